@@ -1,0 +1,6 @@
+"""nanograd: differentiate expressions from the command line or from Python."""
+
+from .engine import Value
+
+__version__ = "0.1.0"
+__all__ = ["Value", "__version__"]

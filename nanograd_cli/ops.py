@@ -1,0 +1,277 @@
+"""The one table of operations: what each computes and how gradient flows back through it.
+
+Every function here follows IEEE 754 instead of raising: `log(-1)` is nan, `1/0` is inf,
+`exp(1000)` is inf.  The engine, the parser, the docs and the tests all read `OPS`.
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+from collections.abc import Callable
+from dataclasses import dataclass
+
+INF = math.inf
+NAN = math.nan
+
+
+@dataclass(frozen=True, slots=True)
+class Op:
+    """An operation: its forward function and its local derivative(s).
+
+    For a unary op, `derivative(x, y)` gives dy/dx where y = forward(x).
+    For a binary op, `derivative(a, b, y)` gives (dy/da, dy/db) where y = forward(a, b).
+    """
+
+    name: str
+    arity: int
+    forward: Callable[..., float]
+    derivative: Callable[..., object]
+    formula: str  # the local derivative, written in the language, for docs
+    doc: str
+    domain: tuple[float, float] = (-3.0, 3.0)  # where the derivative is smooth enough to test
+
+
+def divide(a: float, b: float) -> float:
+    """a / b with IEEE 754 results for a zero divisor."""
+    try:
+        return a / b
+    except ZeroDivisionError:
+        if a != a or a == 0.0:
+            return NAN
+        return math.copysign(INF, a) * math.copysign(1.0, b)
+
+
+def power(a: float, b: float) -> float:
+    """a ** b on reals with IEEE 754 results: nan for a negative base and a fractional
+    exponent, inf on overflow or a zero base with a negative exponent."""
+    try:
+        y = a**b
+    except ZeroDivisionError:  # 0 ** negative
+        odd = b.is_integer() and b % 2 == 1
+        return math.copysign(INF, a) if odd else INF
+    except OverflowError:
+        odd = b.is_integer() and b % 2 == 1
+        return -INF if (a < 0 and odd) else INF
+    return NAN if type(y) is complex else y
+
+
+def _exp(x: float) -> float:
+    try:
+        return math.exp(x)
+    except OverflowError:
+        return INF
+
+
+def _log_with(log: Callable[[float], float]) -> Callable[[float], float]:
+    def safe_log(x: float) -> float:
+        if x > 0.0:
+            return log(x)
+        return -INF if x == 0.0 else NAN
+
+    return safe_log
+
+
+def _in_unit_interval(f: Callable[[float], float]) -> Callable[[float], float]:
+    def safe(x: float) -> float:
+        return f(x) if -1.0 <= x <= 1.0 else NAN
+
+    return safe
+
+
+def _overflowing(f: Callable[[float], float], odd: bool) -> Callable[[float], float]:
+    """Wrap sinh/cosh: on overflow, inf with the sign an odd or even function has."""
+
+    def safe(x: float) -> float:
+        try:
+            return f(x)
+        except OverflowError:
+            return math.copysign(INF, x) if odd else INF
+
+    return safe
+
+
+def _sqrt(x: float) -> float:
+    return math.sqrt(x) if x >= 0.0 else NAN
+
+
+def _sigmoid(x: float) -> float:
+    if x >= 0.0:
+        return 1.0 / (1.0 + math.exp(-x))
+    z = math.exp(x)
+    return z / (1.0 + z)
+
+
+def _softplus(x: float) -> float:
+    # log(1 + exp(x)) without overflow: x + log1p(exp(-x)) for large x
+    if x > 0.0:
+        return x + math.log1p(math.exp(-x))
+    return math.log1p(math.exp(x))
+
+
+def _relu(x: float) -> float:
+    return x if x > 0.0 else 0.0
+
+
+def _step(x: float, y: float) -> float:
+    return 1.0 if x > 0.0 else 0.0  # relu'(0) = 0, as PyTorch
+
+
+def _sign(x: float, y: float) -> float:
+    if x > 0.0:
+        return 1.0
+    return -1.0 if x < 0.0 else 0.0  # abs'(0) = 0, as PyTorch
+
+
+def _pow_derivative(a: float, b: float, y: float) -> tuple[float, float]:
+    da = b * power(a, b - 1.0)
+    if a > 0.0:
+        db = y * math.log(a)
+    elif a == 0.0 and b >= 0.0:
+        db = 0.0  # PyTorch's convention: the limit along a = 0
+    else:
+        db = NAN  # b -> a**b is not real-differentiable for a negative base
+    return da, db
+
+
+_sinh = _overflowing(math.sinh, odd=True)
+_cosh = _overflowing(math.cosh, odd=False)
+_LN2 = math.log(2.0)
+_LN10 = math.log(10.0)
+
+_TABLE = [
+    Op("+", 2, operator.add, lambda a, b, y: (1.0, 1.0), "1, 1", "addition"),
+    Op("-", 2, operator.sub, lambda a, b, y: (1.0, -1.0), "1, -1", "subtraction"),
+    Op("*", 2, operator.mul, lambda a, b, y: (b, a), "b, a", "multiplication"),
+    Op(
+        "/",
+        2,
+        divide,
+        lambda a, b, y: (divide(1.0, b), divide(-y, b)),
+        "1/b, -a/b**2",
+        "division",
+    ),
+    Op(
+        "**",
+        2,
+        power,
+        _pow_derivative,
+        "b*a**(b-1), a**b*log(a)",
+        "power (also written ^); d/db is taken for a > 0, and is 0 at a = 0, b >= 0",
+        (0.2, 3.0),
+    ),
+    Op("neg", 1, operator.neg, lambda x, y: -1.0, "-1", "negation (unary -)"),
+    Op("exp", 1, _exp, lambda x, y: y, "exp(x)", "e to the power x"),
+    Op(
+        "log",
+        1,
+        _log_with(math.log),
+        lambda x, y: divide(1.0, x),
+        "1/x",
+        "natural logarithm",
+        (0.1, 5.0),
+    ),
+    Op(
+        "log2",
+        1,
+        _log_with(math.log2),
+        lambda x, y: divide(1.0, x * _LN2),
+        "1/(x*log(2))",
+        "base-2 logarithm",
+        (0.1, 5.0),
+    ),
+    Op(
+        "log10",
+        1,
+        _log_with(math.log10),
+        lambda x, y: divide(1.0, x * _LN10),
+        "1/(x*log(10))",
+        "base-10 logarithm",
+        (0.1, 5.0),
+    ),
+    Op(
+        "sqrt",
+        1,
+        _sqrt,
+        lambda x, y: divide(0.5, y),
+        "1/(2*sqrt(x))",
+        "square root",
+        (0.1, 5.0),
+    ),
+    Op("sin", 1, math.sin, lambda x, y: math.cos(x), "cos(x)", "sine (radians)"),
+    Op("cos", 1, math.cos, lambda x, y: -math.sin(x), "-sin(x)", "cosine (radians)"),
+    Op(
+        "tan",
+        1,
+        math.tan,
+        lambda x, y: 1.0 + y * y,
+        "1 + tan(x)**2",
+        "tangent (radians)",
+        (-1.4, 1.4),
+    ),
+    Op(
+        "asin",
+        1,
+        _in_unit_interval(math.asin),
+        lambda x, y: divide(1.0, _sqrt(1.0 - x * x)),
+        "1/sqrt(1 - x**2)",
+        "inverse sine",
+        (-0.9, 0.9),
+    ),
+    Op(
+        "acos",
+        1,
+        _in_unit_interval(math.acos),
+        lambda x, y: divide(-1.0, _sqrt(1.0 - x * x)),
+        "-1/sqrt(1 - x**2)",
+        "inverse cosine",
+        (-0.9, 0.9),
+    ),
+    Op("atan", 1, math.atan, lambda x, y: 1.0 / (1.0 + x * x), "1/(1 + x**2)", "inverse tangent"),
+    Op(
+        "sinh",
+        1,
+        _sinh,
+        lambda x, y: _cosh(x),
+        "cosh(x)",
+        "hyperbolic sine",
+    ),
+    Op(
+        "cosh",
+        1,
+        _cosh,
+        lambda x, y: _sinh(x),
+        "sinh(x)",
+        "hyperbolic cosine",
+    ),
+    Op("tanh", 1, math.tanh, lambda x, y: 1.0 - y * y, "1 - tanh(x)**2", "hyperbolic tangent"),
+    Op(
+        "sigmoid",
+        1,
+        _sigmoid,
+        lambda x, y: y * (1.0 - y),
+        "sigmoid(x)*(1 - sigmoid(x))",
+        "logistic function 1/(1 + exp(-x))",
+    ),
+    Op(
+        "softplus",
+        1,
+        _softplus,
+        lambda x, y: _sigmoid(x),
+        "sigmoid(x)",
+        "log(1 + exp(x)), computed without overflow",
+    ),
+    Op("relu", 1, _relu, _step, "1 if x > 0 else 0", "max(x, 0); relu'(0) = 0"),
+    Op("abs", 1, abs, _sign, "sign(x), 0 at 0", "absolute value; abs'(0) = 0"),
+]
+
+OPS: dict[str, Op] = {op.name: op for op in _TABLE}
+FUNCTIONS: dict[str, Op] = {op.name: op for op in _TABLE if op.arity == 1 and op.name != "neg"}
+
+ADD, SUB, MUL, DIV, POW, NEG = (OPS[name] for name in ("+", "-", "*", "/", "**", "neg"))
+
+# Marks a leaf that holds a number of the source (a literal, pi, e): never an input, and
+# never differentiated with respect to.
+CONST = Op("const", 0, float, lambda: (), "", "a number")
+
+CONSTANTS: dict[str, float] = {"pi": math.pi, "e": math.e}
