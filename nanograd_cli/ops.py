@@ -9,27 +9,42 @@ from __future__ import annotations
 import math
 import operator
 from collections.abc import Callable
-from dataclasses import dataclass
 
 INF = math.inf
 NAN = math.nan
 
 
-@dataclass(frozen=True, slots=True)
 class Op:
     """An operation: its forward function and its local derivative(s).
 
     For a unary op, `derivative(x, y)` gives dy/dx where y = forward(x).
     For a binary op, `derivative(a, b, y)` gives (dy/da, dy/db) where y = forward(a, b).
+    `formula` is the local derivative written in the language, for the docs; `domain` is an
+    interval where the function is smooth, for the tests.
     """
 
-    name: str
-    arity: int
-    forward: Callable[..., float]
-    derivative: Callable[..., object]
-    formula: str  # the local derivative, written in the language, for docs
-    doc: str
-    domain: tuple[float, float] = (-3.0, 3.0)  # where the derivative is smooth enough to test
+    __slots__ = ("arity", "derivative", "doc", "domain", "formula", "forward", "name")
+
+    def __init__(
+        self,
+        name: str,
+        arity: int,
+        forward: Callable[..., float],
+        derivative: Callable[..., object],
+        formula: str,
+        doc: str,
+        domain: tuple[float, float] = (-3.0, 3.0),
+    ):
+        self.name = name
+        self.arity = arity
+        self.forward = forward
+        self.derivative = derivative
+        self.formula = formula
+        self.doc = doc
+        self.domain = domain
+
+    def __repr__(self) -> str:
+        return f"Op({self.name!r})"
 
 
 def divide(a: float, b: float) -> float:

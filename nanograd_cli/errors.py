@@ -1,0 +1,84 @@
+"""Typed errors. Each says what went wrong in words and, where it has one, where in the source."""
+
+from __future__ import annotations
+
+
+class NanogradError(Exception):
+    """Anything that stops a run. `exit_code` is what the command line exits with."""
+
+    exit_code = 1
+
+    def __init__(self, message: str):
+        super().__init__(message)
+        self.message = message
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class InputError(NanogradError):
+    """Bad input from the user: the source, an input value or an option (exit code 2)."""
+
+    exit_code = 2
+
+
+class SourceError(InputError):
+    """A problem at a place in the source: shown with its line and a caret under the spot."""
+
+    def __init__(self, message: str, source: str, offset: int):
+        super().__init__(message)
+        self.source = source
+        self.offset = max(0, min(offset, len(source)))
+        line_start = source.rfind("\n", 0, self.offset) + 1
+        line_end = source.find("\n", self.offset)
+        self.line = source.count("\n", 0, self.offset) + 1
+        self.column = self.offset - line_start + 1
+        self.source_line = source[line_start : line_end if line_end >= 0 else len(source)]
+
+    def __str__(self) -> str:
+        # One printable character per source character, so the caret lines up.
+        text = "".join(c if c.isprintable() else " " for c in self.source_line.rstrip("\r"))
+        caret = " " * (self.column - 1) + "^"
+        margin = f"{self.line} | "
+        return (
+            f"line {self.line}, column {self.column}: {self.message}\n"
+            f"  {margin}{text}\n"
+            f"  {' ' * len(margin)}{caret}"
+        )
+
+
+class SyntaxProblem(SourceError):
+    """Text that is not in the language."""
+
+
+class NameProblem(SourceError):
+    """An unknown function, a call of something that is not a function, a reserved name."""
+
+
+class MissingInputs(InputError):
+    """Inputs the source reads that were given no value."""
+
+    def __init__(self, names: list[str]):
+        self.names = names
+        plural = "s" if len(names) > 1 else ""
+        listed = ", ".join(names)
+        how = " ".join(f"--{n} VALUE" for n in names)
+        super().__init__(f"missing value{plural} for input{plural} {listed}: pass {how}")
+
+
+class UnknownInputs(InputError):
+    """Values given for names that the source does not read as inputs."""
+
+    def __init__(self, names: list[str], inputs: list[str]):
+        self.names = names
+        listed = ", ".join(names)
+        known = ", ".join(inputs) if inputs else "none"
+        plural = "s" if len(names) > 1 else ""
+        super().__init__(
+            f"{listed} {'are' if plural else 'is'} not an input of this source "
+            f"(its inputs: {known})"
+        )
+
+
+class NonFiniteResult(NanogradError):
+    """An operation produced nan or inf (an error only when asked to be strict)."""

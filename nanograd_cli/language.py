@@ -1,0 +1,282 @@
+"""Parse source text into a Program, with errors a person can act on.
+
+The grammar is grammars/nanograd.lark; its LALR(1) tables come from `grammar`. The parser
+below runs those tables directly, building the program's instructions as it reduces: no parse
+tree, no recursion, so sources a million terms long or nested 100,000 deep are fine.
+"""
+
+from __future__ import annotations
+
+import keyword
+import math
+import re
+
+from .errors import InputError, NameProblem, SyntaxProblem
+from .grammar import Tables, load_tables
+from .ops import CONST, CONSTANTS, FUNCTIONS, NEG, OPS
+from .program import Instruction, Program
+
+_BINARY = {"+": OPS["+"], "-": OPS["-"], "*": OPS["*"], "/": OPS["/"], "**": OPS["**"]}
+_BINARY["^"] = _BINARY["**"]
+_AUGMENTED = {"+=": OPS["+"], "-=": OPS["-"], "*=": OPS["*"], "/=": OPS["/"]}
+_WORDS = {"NAME": "a name", "NUMBER": "a number", "LPAR": "'('", "RPAR": "')'", "COMMA": "','"}
+
+
+class _Parser:
+    """The LALR(1) tables, compiled once per process."""
+
+    def __init__(self, tables: Tables):
+        self.tables = tables
+        alternatives = [f"(?P<{name}>{regex})" for name, regex in tables.terminals]
+        self.token = re.compile("|".join([*alternatives, r"(?P<_BAD>(?s:.))"]))
+        self.ignore = frozenset(tables.ignore)
+
+    def parse(self, source: str) -> Program:
+        build = _Builder(source)
+        callbacks = [
+            (origin, length, inline, getattr(build, alias) if alias else build.collect)
+            for origin, length, alias, inline in self.tables.rules
+        ]
+        actions = self.tables.actions
+        ignore = self.ignore
+        states = [self.tables.start]
+        values: list = []
+        open_parens: list[int] = []
+        previous = None
+        for match in self.token.finditer(source):
+            kind = match.lastgroup
+            if kind in ignore:
+                continue
+            text = match.group()
+            offset = match.start()
+            if kind == "_SEP" and open_parens and text != ";":
+                continue  # a newline inside parentheses
+            if kind == "LPAR":
+                open_parens.append(offset)
+            elif kind == "RPAR" and open_parens:
+                open_parens.pop()
+            elif kind == "_BAD":
+                raise SyntaxProblem(_bad_character(text), source, offset)
+            token = (kind, text, offset)
+            while True:
+                action = actions[states[-1]].get(kind)
+                if action is None:
+                    raise _syntax_error(self.tables, states[-1], token, previous, source)
+                if action >= 0:
+                    states.append(action)
+                    values.append(token)
+                    break
+                origin, length, inline, callback = callbacks[~action]
+                if inline:
+                    states.pop()
+                else:
+                    value = callback(*values[len(values) - length :]) if length else []
+                    del values[len(values) - length :]
+                    del states[len(states) - length :]
+                    values.append(value)
+                states.append(actions[states[-1]][origin])
+            previous = token
+        end = self.tables.end
+        while states[-1] != end:
+            action = actions[states[-1]].get("$END")
+            if action is None:
+                if open_parens:
+                    raise SyntaxProblem("'(' is never closed", source, open_parens[-1])
+                end_token = ("$END", "", len(source.rstrip()))
+                raise _syntax_error(self.tables, states[-1], end_token, previous, source)
+            origin, length, inline, callback = callbacks[~action]
+            if inline:
+                states.pop()
+            else:
+                value = callback(*values[len(values) - length :]) if length else []
+                del values[len(values) - length :]
+                del states[len(states) - length :]
+                values.append(value)
+            states.append(actions[states[-1]][origin])
+        return build.program()
+
+
+class _Builder:
+    """The parser's callbacks, one per grammar alias: each appends instructions.
+
+    An expression's value is the number of the instruction that makes its node.
+    """
+
+    def __init__(self, source: str):
+        self.source = source
+        self.code: list[Instruction] = []
+        self.bound: dict[str, int] = {}  # name -> instruction
+        self.first_read: dict[str, int] = {}  # input -> offset where it is first read
+        self.labels: dict[int, str] = {}
+        self.result: int | None = None
+
+    def program(self) -> Program:
+        if self.result is None:
+            raise InputError("the source has no statements: there is nothing to evaluate")
+        inputs = sorted(self.first_read, key=self.first_read.get)
+        return Program(self.source, self.code, inputs, self.result, self.labels)
+
+    def _emit(self, op, args, offset: int) -> int:
+        self.code.append((op, args, offset))
+        return len(self.code) - 1
+
+    def collect(self, *values):
+        """The rules with no alias (statement lists, argument lists): gather expressions."""
+        gathered = values[0] if values and type(values[0]) is list else []
+        for v in values[1:] if gathered is values[0] else values:
+            if type(v) is int:
+                gathered.append(v)
+            elif type(v) is list:
+                gathered.extend(v)
+        return gathered
+
+    # statements
+
+    def expression(self, value: int) -> None:
+        self.result = value
+
+    def assign(self, name, _equals, value: int) -> None:
+        self._bind(name, value)
+
+    def augmented(self, name, operator, value: int) -> None:
+        current = self._read(name)
+        self._bind(name, self._emit(_AUGMENTED[operator[1]], (current, value), operator[2]))
+
+    def _bind(self, name, value: int) -> None:
+        _, text, offset = name
+        if text in CONSTANTS:
+            raise NameProblem(f"{text} is a constant and cannot be assigned", self.source, offset)
+        if text in FUNCTIONS:
+            raise NameProblem(
+                f"{text} is a function and cannot be assigned: choose another name",
+                self.source,
+                offset,
+            )
+        self.bound[text] = value
+        self.labels.setdefault(value, text)
+        self.result = value
+
+    def _read(self, name) -> int:
+        _, text, offset = name
+        if text in self.bound:
+            return self.bound[text]
+        if text in CONSTANTS:
+            return self._emit(CONST, CONSTANTS[text], offset)
+        if text in FUNCTIONS:
+            raise NameProblem(
+                f"{text} is a function: call it as {text}(...)", self.source, offset
+            )
+        self.first_read[text] = offset
+        self.bound[text] = self._emit(None, text, offset)
+        self.labels[self.bound[text]] = text
+        return self.bound[text]
+
+    # expressions
+
+    def name(self, token) -> int:
+        return self._read(token)
+
+    def number(self, token) -> int:
+        _, text, offset = token
+        value = float(text)
+        if math.isinf(value):
+            raise SyntaxProblem(f"the number {text} is too large for a float", self.source, offset)
+        return self._emit(CONST, value, offset)
+
+    def binary(self, left: int, operator, right: int) -> int:
+        return self._emit(_BINARY[operator[1]], (left, right), operator[2])
+
+    def negate(self, minus, value: int) -> int:
+        op, args, offset = self.code[value]
+        if op is CONST and value == len(self.code) - 1 and value not in self.labels:
+            self.code[value] = (CONST, -args, minus[2])  # -2 is the number -2
+            return value
+        return self._emit(NEG, (value,), minus[2])
+
+    def plus(self, _plus, value: int) -> int:
+        return value
+
+    def group(self, _open, value: int, _close) -> int:
+        return value
+
+    def call(self, name, _open, *rest) -> int:
+        _, text, offset = name
+        arguments = rest[0] if len(rest) == 2 else []
+        op = FUNCTIONS.get(text)
+        if op is None:
+            raise NameProblem(self._unknown_function(text), self.source, offset)
+        if len(arguments) != op.arity:
+            raise NameProblem(
+                f"{text} takes 1 argument, not {len(arguments)}", self.source, rest[-1][2]
+            )
+        return self._emit(op, tuple(arguments), offset)
+
+    def _unknown_function(self, text: str) -> str:
+        if text in self.bound or text in CONSTANTS:
+            return f"{text} is not a function; to multiply, write {text}*(...)"
+        import difflib
+
+        close = difflib.get_close_matches(text, FUNCTIONS, n=3, cutoff=0.6)
+        if close:
+            return f"unknown function {text}: did you mean {' or '.join(close)}?"
+        return f"unknown function {text}; functions are {', '.join(FUNCTIONS)}"
+
+
+def _bad_character(text: str) -> str:
+    if text in "'\"":
+        return f"unexpected character {text!r}: the language has no strings"
+    if text in "[]{}":
+        return f"unexpected character {text!r}: the language has no lists or sets"
+    return f"unexpected character {text!r}"
+
+
+def _describe(token) -> str:
+    kind, text, _ = token
+    if kind == "$END":
+        return "end of input"
+    if kind == "_SEP":
+        return "';'" if text == ";" else "end of line"
+    return f"'{text}'"
+
+
+def _syntax_error(tables: Tables, state: int, token, previous, source: str) -> SyntaxProblem:
+    """A syntax error in words, not in grammar symbols, at the token that did not fit."""
+    kind, text, offset = token
+    if kind == "_SEP":  # point just past the end of the line's text
+        offset = len(source[:offset].rstrip(" \t\r"))
+    expected = {symbol for symbol in tables.actions[state] if symbol.isupper()}
+    after = f" after {_describe(previous)}" if previous else ""
+    if kind == "NAME" and keyword.iskeyword(text):
+        message = f"unexpected '{text}': Python's keywords are not part of the language"
+    elif kind == "EQUAL" and previous and previous[0] == "EQUAL":
+        message = "unexpected '==': the language has no comparisons"
+    elif previous and previous[0] in ("NUMBER", "RPAR", "NAME") and kind in ("NAME", "NUMBER"):
+        hint = f"write {previous[1]}*{text}"
+        message = f"missing operator between {_describe(previous)} and '{text}': {hint}"
+    elif previous and previous[0] in ("NUMBER", "RPAR") and kind == "LPAR":
+        message = f"missing operator before '(': write {previous[1]}*(...)"
+    elif "NAME" in expected and not expected & {"STAR", "SLASH", "POW", "RPAR"}:
+        message = f"expected an expression{after}" if previous else "expected an expression"
+        if kind != "$END":
+            message += f", found {_describe(token)}"
+    elif kind in ("EQUAL", "AUGMENTED"):
+        message = f"only a name can be assigned to, with '{text}'"
+    elif kind == "RPAR":
+        message = "unmatched ')'"
+    else:
+        words = sorted({_WORDS.get(s, "an operator") for s in expected if s != "$END"})
+        message = f"unexpected {_describe(token)}{after}"
+        if words:
+            message += f"; expected {' or '.join(words)}"
+    return SyntaxProblem(message, source, offset)
+
+
+_parser: _Parser | None = None
+
+
+def parse(source: str) -> Program:
+    """Parse `source` (spec §1) into a Program; raises a SourceError subclass if it is bad."""
+    global _parser
+    if _parser is None:
+        _parser = _Parser(load_tables())
+    return _parser.parse(source)

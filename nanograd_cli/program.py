@@ -1,0 +1,97 @@
+"""A parsed source: a flat list of instructions, evaluated into a Value graph at any point."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+
+from .engine import Value, apply
+from .errors import MissingInputs, SourceError, UnknownInputs
+from .ops import CONST, Op
+
+# An instruction makes one node, numbered by its place in `Program.code`:
+#   (None, name, offset)      the input `name`
+#   (CONST, number, offset)   a constant
+#   (op, (i, j), offset)      `op` applied to the nodes made by instructions i (and j)
+# `offset` is where in the source the instruction comes from.
+Instruction = tuple[Op | None, object, int]
+
+
+class Program:
+    """A source parsed once, to be evaluated at as many points as needed.
+
+    `inputs` are in the order they are first read; `result` is the instruction whose node is
+    the result; `labels` maps an instruction to the name it was bound to.
+    """
+
+    def __init__(
+        self,
+        source: str,
+        code: list[Instruction],
+        inputs: list[str],
+        result: int,
+        labels: dict[int, str],
+    ):
+        self.source = source
+        self.code = code
+        self.inputs = inputs
+        self.result = result
+        self.labels = labels
+
+    def evaluate(self, values: Mapping[str, float]) -> Evaluation:
+        """The graph at the point `values` (one value per input), not yet differentiated."""
+        self.check_inputs(values)
+        nodes: list[Value] = []
+        append = nodes.append
+        for op, args, _ in self.code:
+            if op is None:
+                append(Value(values[args]))
+            elif op is CONST:
+                append(Value.constant(args))
+            else:
+                append(apply(op, *[nodes[i] for i in args]))
+        return Evaluation(self, nodes)
+
+    def check_inputs(self, values: Mapping[str, float]) -> None:
+        """Raise if an input has no value, or a value is given for a name that is no input."""
+        unknown = [name for name in values if name not in self.inputs]
+        if unknown:
+            raise UnknownInputs(unknown, self.inputs)
+        missing = [name for name in self.inputs if name not in values]
+        if missing:
+            raise MissingInputs(missing)
+
+    def gradients(self, values: Mapping[str, float]) -> Evaluation:
+        """Evaluate at `values` and differentiate the result."""
+        evaluation = self.evaluate(values)
+        evaluation.result.backward()
+        return evaluation
+
+
+class Evaluation:
+    """A program's graph at one point: one node per instruction."""
+
+    def __init__(self, program: Program, nodes: list[Value]):
+        self.program = program
+        self.nodes = nodes
+
+    @property
+    def result(self) -> Value:
+        return self.nodes[self.program.result]
+
+    @property
+    def inputs(self) -> dict[str, Value]:
+        """Each input's node, in the program's input order."""
+        slots = {args: i for i, (op, args, _) in enumerate(self.program.code) if op is None}
+        return {name: self.nodes[slots[name]] for name in self.program.inputs}
+
+    def first_non_finite(self) -> SourceError | None:
+        """Where the first operation that made nan or inf out of finite operands is, if any."""
+        for i, (op, args, offset) in enumerate(self.program.code):
+            value = self.nodes[i].data
+            if op is None or op is CONST or math.isfinite(value):
+                continue
+            if all(math.isfinite(self.nodes[j].data) for j in args):
+                name = op.name if op.arity == 1 and op.name != "neg" else f"'{op.name}'"
+                return SourceError(f"{name} gave {value}", self.program.source, offset)
+        return None
