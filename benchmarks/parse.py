@@ -18,7 +18,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from nanograd_cli.language import parse  # noqa: E402
+from nanograd_cli.language import parse
 
 
 def random_source(operations: int, seed: int = 0) -> str:

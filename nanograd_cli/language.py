@@ -163,9 +163,7 @@ class _Builder:
         if text in CONSTANTS:
             return self._emit(CONST, CONSTANTS[text], offset)
         if text in FUNCTIONS:
-            raise NameProblem(
-                f"{text} is a function: call it as {text}(...)", self.source, offset
-            )
+            raise NameProblem(f"{text} is a function: call it as {text}(...)", self.source, offset)
         self.first_read[text] = offset
         self.bound[text] = self._emit(None, text, offset)
         self.labels[self.bound[text]] = text
@@ -187,7 +185,7 @@ class _Builder:
         return self._emit(_BINARY[operator[1]], (left, right), operator[2])
 
     def negate(self, minus, value: int) -> int:
-        op, args, offset = self.code[value]
+        op, args, _ = self.code[value]
         if op is CONST and value == len(self.code) - 1 and value not in self.labels:
             self.code[value] = (CONST, -args, minus[2])  # -2 is the number -2
             return value

@@ -148,7 +148,7 @@ def test_missing_and_unknown_inputs_listed_at_once():
         ("x == 1", "unexpected '==': the language has no comparisons"),
         ("1e400", "the number 1e400 is too large for a float"),
         ("[1,2]", "unexpected character '[': the language has no lists or sets"),
-        ("__import__('os')", "unexpected character \"'\": the language has no strings"),
+        ("__import__('os')", 'unexpected character "\'": the language has no strings'),
         ("x.__class__", "unexpected character '.'"),
         ("lambda: x", "unexpected character ':'"),
         ("x if y else z", "unexpected 'if': Python's keywords are not part of the language"),
