@@ -1,0 +1,5 @@
+"""python -m nanograd_cli"""
+
+from .cli import main
+
+main()

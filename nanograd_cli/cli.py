@@ -1,0 +1,305 @@
+"""The command line: click commands over the library. Errors become exit codes here, only here."""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from collections.abc import Iterator
+
+import click
+
+from . import __version__
+from .errors import InputError, NanogradError, NonFiniteResult, SourceError
+
+INPUT_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+class InputsCommand(click.Command):
+    """A command that also takes `--NAME VALUE` (or `--NAME=VALUE`) for any input NAME.
+
+    The command's own long options are matched exactly, never abbreviated; every other
+    `--NAME` is an input, and the argument after it is its value even when it starts with `-`.
+    """
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        own = {o for p in self.params for o in p.opts if o.startswith("--")}
+        with_value = {o for p in self.params if not getattr(p, "is_flag", True) for o in p.opts}
+        rest: list[str] = []
+        inputs: list[tuple[str, str]] = []
+        i = 0
+        while i < len(args):
+            arg = args[i]
+            if arg == "--":
+                rest += args[i:]
+                break
+            if not arg.startswith("--"):
+                rest.append(arg)
+                i += 1
+                continue
+            name, equals, value = arg[2:].partition("=")
+            if f"--{name}" in own:
+                rest.append(arg)
+                if f"--{name}" in with_value and not equals and i + 1 < len(args):
+                    rest.append(args[i + 1])
+                    i += 1
+            elif not INPUT_NAME.fullmatch(name):
+                raise click.NoSuchOption(arg, ctx=ctx)
+            else:
+                if not equals:
+                    if i + 1 >= len(args):
+                        raise click.BadOptionUsage(
+                            arg, f"{arg} needs a value: {arg} VALUE", ctx=ctx
+                        )
+                    i += 1
+                    value = args[i]
+                inputs.append((name, value))
+            i += 1
+        ctx.meta["inputs"] = inputs
+        return super().parse_args(ctx, rest)
+
+
+def input_values(ctx: click.Context, var: tuple[str, ...]) -> dict[str, float]:
+    """The values of `--NAME VALUE` and `--var NAME=VALUE`, as floats."""
+    pairs = list(ctx.meta["inputs"])
+    for item in var:
+        name, equals, value = item.partition("=")
+        if not equals or not INPUT_NAME.fullmatch(name):
+            raise InputError(f"--var expects NAME=VALUE, got {item!r}")
+        pairs.append((name, value))
+    values: dict[str, float] = {}
+    for name, text in pairs:
+        if name in values:
+            raise InputError(f"a value for {name} is given twice")
+        try:
+            values[name] = float(text)
+        except ValueError:
+            raise InputError(f"--{name} expects a number, got {text!r}") from None
+    return values
+
+
+def read_source(source: str) -> str:
+    """SOURCE as text: `-` is standard input, an existing path is read, anything else is text."""
+    if source == "-":
+        return decode(sys.stdin.buffer.read(), "standard input")
+    if os.path.exists(source):
+        try:
+            with open(source, "rb") as f:
+                return decode(f.read(), source)
+        except OSError as error:
+            raise NanogradError(f"cannot read {source}: {error.strerror}") from None
+    return source
+
+
+def source_lines(source: str) -> Iterator[tuple[int, str]]:
+    """SOURCE line by line (numbered from 1), read as it arrives: for `--each-line`."""
+    if source == "-":
+        for number, raw in enumerate(sys.stdin.buffer, 1):
+            yield number, decode(raw, f"line {number}")
+    else:
+        yield from enumerate(read_source(source).splitlines(), 1)
+
+
+def decode(data: bytes, where: str) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise InputError(
+            f"{where} is not valid UTF-8 (byte 0x{data[error.start]:02x} at offset {error.start})"
+        ) from None
+
+
+def report(message: str) -> None:
+    click.echo(message, err=True)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(
+    __version__, "--version", prog_name="nanograd", message="%(prog)s %(version)s"
+)
+def cli() -> None:
+    """Differentiate expressions: values, gradients and pictures of the computation graph.
+
+    \b
+    Examples:
+      nanograd grad "x*y + tanh(x)" --x 2 --y 3
+      nanograd grad model.txt --x 0.5 --format json
+      echo "sin(x)**2" | nanograd grad - --x 1 --format csv
+    """
+
+
+GRAD_EXAMPLES = """
+\b
+Examples:
+  nanograd grad "x*y + tanh(x)" --x 2 --y 3
+  nanograd grad "x*y + tanh(x)" --x 2 --y 3 --format json
+  nanograd grad --x 1 -- "-x**2"
+  nanograd grad "x*format" --x 1 --var format=2
+  printf 'x*x\\nsin(x)\\n' | nanograd grad - --each-line --x 1 --format csv
+"""
+
+
+@cli.command(cls=InputsCommand, epilog=GRAD_EXAMPLES)
+@click.argument("source")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["table", "json", "csv"]),
+    help="Output format. [default: table; plain text when not on a terminal]",
+)
+@click.option("--wrt", multiple=True, metavar="NAME", help="Show only these gradients.")
+@click.option("--each-line", is_flag=True, help="Treat every line as its own expression.")
+@click.option("--strict", is_flag=True, help="Fail (exit 1) when a result is nan or inf.")
+@click.option("--var", multiple=True, metavar="NAME=VALUE", help="An input's value, for any name.")
+@click.pass_context
+def grad(
+    ctx: click.Context,
+    source: str,
+    fmt: str | None,
+    wrt: tuple[str, ...],
+    each_line: bool,
+    strict: bool,
+    var: tuple[str, ...],
+) -> None:
+    """Print the value of SOURCE and its gradient with respect to every input.
+
+    SOURCE is an expression or program, the path of a file holding one, or - for standard
+    input. Give each input's value as --NAME VALUE.
+    """
+    from .language import parse
+
+    values = input_values(ctx, var)
+    if each_line:
+        ctx.exit(grad_each_line(source, values, fmt, wrt, strict))
+    program = parse(read_source(source))
+    check_wrt(wrt, program.inputs)
+    evaluation = program.gradients(values)
+    warn_non_finite(evaluation, strict)
+    result = as_result(evaluation, wrt)
+    emit(fmt, result, wrt or program.inputs)
+
+
+def grad_each_line(source, values, fmt, wrt, strict) -> int:
+    """`grad --each-line`: one result per line; bad lines are reported and skipped."""
+    from .language import parse
+    from .render import text
+
+    names = list(wrt or values)
+    results = []
+    status = 0
+    if fmt == "csv":
+        click.echo(text.csv_header(names))
+    for number, line in source_lines(source):
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        try:
+            program = parse(line)
+            evaluation = program.gradients({n: values[n] for n in program.inputs if n in values})
+            warn_non_finite(evaluation, strict)
+        except NanogradError as error:
+            if isinstance(error, SourceError):
+                report(f"error: line {number}, column {error.column}: {error.message}")
+            else:
+                report(f"error: line {number}: {error}")
+            status = max(status, error.exit_code)
+            continue
+        result = as_result(evaluation, ())
+        if fmt == "json":
+            click.echo(text.to_json(result))
+        elif fmt == "csv":
+            click.echo(text.csv_row(result, names))
+        else:
+            results.append((line.strip(), result))
+    if results:
+        show_table(text.lines_table_rows(results, names))
+    return status
+
+
+def check_wrt(wrt: tuple[str, ...], inputs: list[str]) -> None:
+    for name in wrt:
+        if name not in inputs:
+            known = ", ".join(inputs) or "none"
+            raise InputError(f"--wrt {name}: {name} is not an input (inputs: {known})")
+
+
+def as_result(evaluation, wrt: tuple[str, ...]):
+    from .render.text import Result
+
+    nodes = evaluation.inputs
+    shown = wrt or tuple(nodes)
+    return Result(
+        evaluation.result.data,
+        {name: node.data for name, node in nodes.items()},
+        {name: nodes[name].grad for name in shown},
+    )
+
+
+def warn_non_finite(evaluation, strict: bool) -> None:
+    where = evaluation.first_non_finite()
+    if where is None:
+        return
+    if strict:
+        raise NonFiniteResult(f"{where}")
+    report(f"warning: {where}")
+
+
+def emit(fmt: str | None, result, names) -> None:
+    from .render import text
+
+    if fmt == "json":
+        click.echo(text.to_json(result))
+    elif fmt == "csv":
+        click.echo(text.csv_header(list(names)))
+        click.echo(text.csv_row(result, list(names)))
+    else:
+        show_table(text.table_rows(result))
+
+
+def show_table(rows: list[list[str]]) -> None:
+    """A Rich table on a terminal; plain aligned text in a pipe or with NO_COLOR set."""
+    if sys.stdout.isatty() and not os.environ.get("NO_COLOR"):
+        from .render.table import print_table
+
+        print_table(rows)
+    else:
+        from .render.text import plain_table
+
+        click.echo(plain_table(rows))
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Run the command line; map every failure to a one-line `error:` and an exit code."""
+    debug = bool(os.environ.get("NANOGRAD_DEBUG"))
+    try:
+        # Not cli.main(): it would print a blank line on Ctrl-C.
+        with cli.make_context("nanograd", sys.argv[1:] if argv is None else argv) as ctx:
+            code = cli.invoke(ctx)
+    except click.exceptions.Exit as done:
+        code = done.exit_code
+    except click.exceptions.NoArgsIsHelpError as error:
+        click.echo(error.ctx.get_help())
+        code = 0
+    except click.ClickException as error:
+        report(f"error: {error.format_message()}")
+        hint = error.ctx.command_path if getattr(error, "ctx", None) else "nanograd"
+        report(f"Try '{hint} --help' for help.")
+        code = 2
+    except NanogradError as error:
+        report(f"error: {error}")
+        code = error.exit_code
+    except BrokenPipeError:
+        # The reader went away (| head -1): stop quietly, and keep Python from
+        # complaining when it flushes stdout at exit.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        code = 0
+    except KeyboardInterrupt:
+        code = 130
+    except click.exceptions.Abort:
+        code = 130
+    except Exception as error:
+        if debug:
+            raise
+        report(f"error: internal error: {type(error).__name__}: {error}")
+        report("This is a bug; set NANOGRAD_DEBUG=1 to see the traceback.")
+        code = 1
+    sys.exit(code or 0)

@@ -1,0 +1,1 @@
+"""Writers: each turns a result into text (or, for graphs, bytes)."""

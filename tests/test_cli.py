@@ -1,0 +1,296 @@
+"""The command line: exact output, exit codes and error messages, through click's runner and
+through real processes for what depends on a terminal or a pipe."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from nanograd_cli import __version__
+from nanograd_cli.cli import cli, main
+
+DATA = Path(__file__).resolve().parent / "data"
+WORKED = str(DATA / "worked_example.txt")
+
+
+def run(*args: str, stdin: str | bytes | None = None):
+    """Run the command line as `main` does; returns (exit code, stdout, stderr)."""
+    runner = CliRunner()
+    result = runner.invoke(_entry, list(args), input=stdin)
+    return result.exit_code, result.stdout, result.stderr
+
+
+class _Entry:
+    """Adapt `main` (which maps errors to exit codes) to CliRunner."""
+
+    name = "nanograd"
+
+    def main(self, args, prog_name=None, **extra):
+        main(args)
+
+
+_entry = _Entry()
+
+
+def test_json_exactly_as_specified():
+    code, out, err = run("grad", "x*y+tanh(x)", "--x", "2", "--y", "3", "--format", "json")
+    assert (code, err) == (0, "")
+    assert out == (
+        '{"value": 6.9640275800758165, "inputs": {"x": 2.0, "y": 3.0}, '
+        '"gradients": {"x": 3.0706508248531645, "y": 2.0}}\n'
+    )
+
+
+def test_csv():
+    code, out, _ = run("grad", "x*y+tanh(x)", "--x=2", "--y", "3", "--format", "csv")
+    assert code == 0
+    assert out == "value,d_x,d_y\n6.9640275800758165,3.0706508248531645,2.0\n"
+
+
+def test_plain_table_when_not_a_terminal():
+    code, out, _ = run("grad", "x*y+tanh(x)", "--x", "2", "--y", "3")
+    assert code == 0
+    assert out == (
+        "        value               gradient\n"
+        "result  6.9640275800758165\n"
+        "x       2.0                 3.0706508248531645\n"
+        "y       3.0                 2.0\n"
+    )
+
+
+def test_worked_example_from_a_file_and_stdin():
+    code, out, _ = run("grad", WORKED, "--x", "-4", "--y", "2", "--format", "json")
+    result = json.loads(out)
+    assert code == 0
+    assert round(result["value"], 4) == 4.6945
+    assert round(result["gradients"]["x"], 4) == 24.7180
+    assert round(result["gradients"]["y"], 4) == 106.6648
+    code, out2, _ = run(
+        "grad", "-", "--x", "-4", "--y", "2", "--format", "json", stdin=Path(WORKED).read_text()
+    )
+    assert (code, out2) == (0, out)
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--x", "-1.5"],
+        ["--x=-1.5"],
+        ["--var", "x=-1.5"],
+        ["--x", "-15e-1"],
+    ],
+)
+def test_input_value_forms(args):
+    code, out, _ = run("grad", "x*x", *args, "--format", "csv")
+    assert (code, out) == (0, "value,d_x\n2.25,-3.0\n")
+
+
+def test_source_starting_with_minus_goes_after_double_dash():
+    code, out, _ = run("grad", "--x", "3", "--format", "csv", "--", "-x**2")
+    assert (code, out) == (0, "value,d_x\n-9.0,-6.0\n")
+
+
+def test_inputs_named_like_options():
+    code, out, _ = run(
+        "grad", "format*p + form", "--var", "format=2", "--p", "3", "--form", "1", "--format", "csv"
+    )
+    assert (code, out) == (0, "value,d_format,d_p,d_form\n7.0,3.0,2.0,1.0\n")
+
+
+def test_wrt_limits_gradients():
+    code, out, _ = run("grad", "x*y", "--x", "2", "--y", "3", "--wrt", "y", "--format", "json")
+    assert code == 0
+    assert json.loads(out) == {
+        "value": 6.0,
+        "inputs": {"x": 2.0, "y": 3.0},
+        "gradients": {"y": 2.0},
+    }
+    _, out, _ = run("grad", "x*y", "--x", "2", "--y", "3", "--wrt", "y", "--format", "csv")
+    assert out == "value,d_y\n6.0,2.0\n"
+
+
+def test_non_finite_results_are_strings_and_warned():
+    code, out, err = run("grad", "a = 1/x\nlog(a - 2)", "--x", "1", "--format", "json")
+    assert code == 0
+    # d/dx log(1/x - 2) = (1/(1/x - 2)) * (-1/x**2) = 1 at x = 1, as PyTorch computes it
+    assert out == '{"value": "nan", "inputs": {"x": 1.0}, "gradients": {"x": 1.0}}\n'
+    assert err == "warning: line 2, column 1: log gave nan\n  2 | log(a - 2)\n      ^\n"
+    code, out, err = run("grad", "1/x", "--x", "0", "--format", "csv")
+    assert out == "value,d_x\ninf,-inf\n"
+    code, out, err = run("grad", "log(x)", "--x", "-1", "--strict", "--format", "json")
+    assert (code, out) == (1, "")
+    assert err.startswith("error: line 1, column 1: log gave nan\n")
+
+
+@pytest.mark.parametrize(
+    ("args", "code", "first_line"),
+    [
+        (
+            ["2x", "--x", "1"],
+            2,
+            "error: line 1, column 2: missing operator between '2' and 'x': write 2*x",
+        ),
+        (
+            ["x*y*z", "--y", "1"],
+            2,
+            "error: missing values for inputs x, z: pass --x VALUE --z VALUE",
+        ),
+        (
+            ["x", "--x", "1", "--z", "2"],
+            2,
+            "error: z is not an input of this source (its inputs: x)",
+        ),
+        (["x", "--x", "abc"], 2, "error: --x expects a number, got 'abc'"),
+        (["x", "--x"], 2, "error: --x needs a value: --x VALUE"),
+        (["x", "--x-y", "2"], 2, "error: No such option '--x-y'."),
+        (["x", "--x", "1", "--x", "2"], 2, "error: a value for x is given twice"),
+        (["x", "--x", "1", "--wrt", "q"], 2, "error: --wrt q: q is not an input (inputs: x)"),
+        (
+            ["x", "--x", "1", "--format", "xml"],
+            2,
+            "error: Invalid value for '--format': 'xml' is not one of 'table', 'json', 'csv'.",
+        ),
+        (["x", "--x", "1", "--var", "oops"], 2, "error: --var expects NAME=VALUE, got 'oops'"),
+        (
+            ["tahn(x)", "--x", "1"],
+            2,
+            "error: line 1, column 1: unknown function tahn: did you mean tan or tanh or atan?",
+        ),
+        (["", "--x", "1"], 2, "error: the source has no statements: there is nothing to evaluate"),
+        (["/"], 1, "error: cannot read /: Is a directory"),
+    ],
+)
+def test_errors(args, code, first_line):
+    got, out, err = run("grad", *args)
+    assert (got, out) == (code, "")
+    assert err.splitlines()[0] == first_line
+    assert "Traceback" not in err
+
+
+def test_invalid_utf8_is_bad_input(tmp_path):
+    bad = tmp_path / "bad.txt"
+    bad.write_bytes(b"x + \xff")
+    assert run("grad", str(bad), "--x", "1")[0::2] == (
+        2,
+        f"error: {bad} is not valid UTF-8 (byte 0xff at offset 4)\n",
+    )
+    assert run("grad", "-", "--x", "1", stdin=b"\xfe")[0] == 2
+
+
+def test_each_line():
+    lines = "x*x\n\n# comment\nsin(x)\n2y\nx+y\n"
+    code, out, err = run("grad", "-", "--each-line", "--x", "1", "--format", "json", stdin=lines)
+    assert code == 2
+    assert out == (
+        '{"value": 1.0, "inputs": {"x": 1.0}, "gradients": {"x": 2.0}}\n'
+        '{"value": 0.8414709848078965, "inputs": {"x": 1.0}, '
+        '"gradients": {"x": 0.5403023058681398}}\n'
+    )
+    assert err == (
+        "error: line 5, column 2: missing operator between '2' and 'y': write 2*y\n"
+        "error: line 6: missing value for input y: pass --y VALUE\n"
+    )
+    code, out, _ = run(
+        "grad", "-", "--each-line", "--x", "1", "--y", "2", "--format", "csv", stdin="x*y\ny\n"
+    )
+    assert (code, out) == (0, "value,d_x,d_y\n2.0,2.0,1.0\n2.0,0.0,1.0\n")
+    code, out, _ = run("grad", "-", "--each-line", "--x", "1", stdin="x*x\nsin(x)\n")
+    assert out == (
+        "expression  value               d_x\n"
+        "x*x         1.0                 2.0\n"
+        "sin(x)      0.8414709848078965  0.5403023058681398\n"
+    )
+
+
+def test_version_and_help():
+    assert run("--version")[:2] == (0, f"nanograd {__version__}\n")
+    for args in (["-h"], ["--help"], ["grad", "-h"], []):
+        code, out, _ = run(*args)
+        assert code == 0
+        assert "Usage: nanograd" in out
+        assert "Examples:" in out
+
+
+def test_every_command_and_option_is_documented():
+    reference = (Path(__file__).resolve().parents[1] / "docs" / "commands.md").read_text()
+    for name, command in cli.commands.items():
+        assert f"## nanograd {name}" in reference
+        for param in command.params:
+            for opt in param.opts:
+                if opt.startswith("-"):
+                    assert f"`{opt}" in reference, f"{name} {opt} is not in docs/commands.md"
+
+
+def _process(*args: str, **kwargs) -> subprocess.CompletedProcess:
+    env = {**os.environ, **kwargs.pop("env", {})}
+    return subprocess.run(
+        [sys.executable, "-m", "nanograd_cli", *args], capture_output=True, env=env, **kwargs
+    )
+
+
+def test_pipe_gives_plain_text_and_terminal_gives_a_rich_table():
+    piped = _process("grad", "x*y", "--x", "2", "--y", "3")
+    assert piped.returncode == 0
+    assert b"\x1b[" not in piped.stdout and "─".encode() not in piped.stdout
+    script = (
+        "import pty, os, sys\n"
+        "pid, fd = pty.fork()\n"
+        "if pid == 0:\n"
+        "    os.execv(sys.executable, [sys.executable, '-m', 'nanograd_cli', 'grad', 'x*y', "
+        "'--x', '2', '--y', '3'])\n"
+        "out = b''\n"
+        "while True:\n"
+        "    try:\n"
+        "        chunk = os.read(fd, 1024)\n"
+        "    except OSError:\n"
+        "        break\n"
+        "    if not chunk:\n"
+        "        break\n"
+        "    out += chunk\n"
+        "os.waitpid(pid, 0)\n"
+        "sys.stdout.buffer.write(out)\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "NO_COLOR"}
+    on_terminal = subprocess.run([sys.executable, "-c", script], capture_output=True, env=env)
+    text = on_terminal.stdout.decode()
+    assert "┃" in text or "│" in text  # box drawing: a Rich table
+    assert "6.0" in text and "result" in text
+    no_color = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, env={**env, "NO_COLOR": "1"}
+    )
+    assert "│" not in no_color.stdout.decode() and "result" in no_color.stdout.decode()
+
+
+def test_closed_pipe_ends_quietly():
+    lines = "x\n" * 20000
+    shell = subprocess.run(
+        f"{sys.executable} -m nanograd_cli grad - --each-line --x 1 --format json | head -1",
+        shell=True,
+        input=lines.encode(),
+        capture_output=True,
+    )
+    assert shell.stdout == b'{"value": 1.0, "inputs": {"x": 1.0}, "gradients": {"x": 1.0}}\n'
+    assert shell.stderr == b""
+
+
+def test_interrupt_exits_130_quietly():
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "nanograd_cli", "grad", "-", "--x", "1"],
+        stdin=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+    )
+    import signal
+    import time
+
+    time.sleep(1.0)  # it waits for standard input
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=10)
+    assert proc.returncode == 130
+    assert err == b""
