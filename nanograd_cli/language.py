@@ -28,7 +28,8 @@ class _Parser:
     def __init__(self, tables: Tables):
         self.tables = tables
         alternatives = [f"(?P<{name}>{regex})" for name, regex in tables.terminals]
-        self.token = re.compile("|".join([*alternatives, r"(?P<_BAD>(?s:.))"]))
+        # The end of the text is a token too, so one loop does all the work.
+        self.token = re.compile("|".join([*alternatives, r"(?P<_END>\Z)", r"(?P<_BAD>(?s:.))"]))
         self.ignore = frozenset(tables.ignore)
 
     def parse(self, source: str) -> Program:
@@ -39,6 +40,7 @@ class _Parser:
         ]
         actions = self.tables.actions
         ignore = self.ignore
+        end = self.tables.end
         states = [self.tables.start]
         values: list = []
         open_parens: list[int] = []
@@ -55,13 +57,21 @@ class _Parser:
                 open_parens.append(offset)
             elif kind == "RPAR" and open_parens:
                 open_parens.pop()
+            elif kind == "_END":
+                kind = "$END"
+                offset = len(source.rstrip())
             elif kind == "_BAD":
                 raise SyntaxProblem(_bad_character(text), source, offset)
             token = (kind, text, offset)
             while True:
-                action = actions[states[-1]].get(kind)
+                state = states[-1]
+                action = actions[state].get(kind)
                 if action is None:
-                    raise _syntax_error(self.tables, states[-1], token, previous, source)
+                    if state == end:  # only the end of the text gets here: accept
+                        return build.program()
+                    if kind == "$END" and open_parens:
+                        raise SyntaxProblem("'(' is never closed", source, open_parens[-1])
+                    raise _syntax_error(self.tables, state, token, previous, source)
                 if action >= 0:
                     states.append(action)
                     values.append(token)
@@ -76,24 +86,7 @@ class _Parser:
                     values.append(value)
                 states.append(actions[states[-1]][origin])
             previous = token
-        end = self.tables.end
-        while states[-1] != end:
-            action = actions[states[-1]].get("$END")
-            if action is None:
-                if open_parens:
-                    raise SyntaxProblem("'(' is never closed", source, open_parens[-1])
-                end_token = ("$END", "", len(source.rstrip()))
-                raise _syntax_error(self.tables, states[-1], end_token, previous, source)
-            origin, length, inline, callback = callbacks[~action]
-            if inline:
-                states.pop()
-            else:
-                value = callback(*values[len(values) - length :]) if length else []
-                del values[len(values) - length :]
-                del states[len(states) - length :]
-                values.append(value)
-            states.append(actions[states[-1]][origin])
-        return build.program()
+        raise AssertionError("unreachable: the last token is the end of the text")
 
 
 class _Builder:
