@@ -139,8 +139,17 @@ Examples:
 """
 
 
+def source_and_inputs(command):
+    """The arguments every command shares: SOURCE and --var (and, through InputsCommand,
+    --NAME VALUE)."""
+    command = click.option(
+        "--var", multiple=True, metavar="NAME=VALUE", help="An input's value, for any name."
+    )(command)
+    return click.argument("source")(command)
+
+
 @cli.command(cls=InputsCommand, epilog=GRAD_EXAMPLES)
-@click.argument("source")
+@source_and_inputs
 @click.option(
     "--format",
     "fmt",
@@ -150,7 +159,6 @@ Examples:
 @click.option("--wrt", multiple=True, metavar="NAME", help="Show only these gradients.")
 @click.option("--each-line", is_flag=True, help="Treat every line as its own expression.")
 @click.option("--strict", is_flag=True, help="Fail (exit 1) when a result is nan or inf.")
-@click.option("--var", multiple=True, metavar="NAME=VALUE", help="An input's value, for any name.")
 @click.pass_context
 def grad(
     ctx: click.Context,
@@ -177,6 +185,96 @@ def grad(
     warn_non_finite(evaluation, strict)
     result = as_result(evaluation, wrt)
     emit(fmt, result, wrt or program.inputs)
+
+
+DRAW_EXAMPLES = """
+\b
+Examples:
+  nanograd draw "x*y + tanh(x)" --x 2 --y 3 -o graph.svg
+  nanograd draw model.txt --x -4 --y 2 -o graph.png --rankdir TB
+  nanograd draw model.txt --x -4 --y 2 | dot -Tsvg > graph.svg
+"""
+
+# Past this many nodes in the picture, suggest how to make it readable.
+BIG_GRAPH = 1000
+
+
+@cli.command(cls=InputsCommand, epilog=DRAW_EXAMPLES)
+@source_and_inputs
+@click.option(
+    "-o",
+    "--output",
+    default="-",
+    metavar="FILE",
+    help="Where to write; the format follows the extension (.svg .png .pdf .dot .gv). "
+    "[default: -, DOT text on standard output]",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["svg", "png", "pdf", "dot"]),
+    help="Output format, whatever the extension.",
+)
+@click.option(
+    "--rankdir",
+    type=click.Choice(["LR", "TB"]),
+    default="LR",
+    show_default=True,
+    help="Lay the graph out left to right or top to bottom.",
+)
+@click.option("--hide-constants", is_flag=True, help="Fold constants into their operations.")
+@click.pass_context
+def draw(
+    ctx: click.Context,
+    source: str,
+    var: tuple[str, ...],
+    output: str,
+    fmt: str | None,
+    rankdir: str,
+    hide_constants: bool,
+) -> None:
+    """Draw the computation graph of SOURCE with every node's data and gradient.
+
+    Gradients are computed first. Value nodes show their name, data and gradient; each
+    operation is its own node. Inputs have a green border, the result a blue one, constants
+    are grey; the darker a node's fill, the larger its gradient.
+    """
+    from .language import parse
+    from .output import write_atomically
+    from .render.graph import draw_evaluation, render
+
+    fmt = fmt or format_of(output)
+    evaluation = parse(read_source(source)).gradients(input_values(ctx, var))
+    warn_non_finite(evaluation, strict=False)
+    dot = draw_evaluation(evaluation, rankdir, hide_constants)
+    nodes = sum(1 for line in dot.body if "label=" in line)
+    if nodes > BIG_GRAPH:
+        tips = ["--rankdir TB"] + ([] if hide_constants else ["--hide-constants"])
+        report(
+            f"warning: the graph has {nodes} nodes; "
+            f"for a picture you can read, try {' or '.join(tips)}"
+        )
+    data = render(dot.source, fmt)
+    if output == "-":
+        sys.stdout.buffer.write(data)
+        sys.stdout.buffer.flush()
+    else:
+        write_atomically(output, data)
+
+
+def format_of(output: str) -> str:
+    """The picture format that the name of the output file asks for."""
+    from .render.graph import EXTENSIONS
+
+    if output == "-":
+        return "dot"
+    fmt = EXTENSIONS.get(os.path.splitext(output)[1].lower())
+    if fmt is None:
+        raise InputError(
+            f"cannot tell the format of {output} from its extension: "
+            "use .svg, .png, .pdf, .dot or .gv, or give --format"
+        )
+    return fmt
 
 
 def grad_each_line(source, values, fmt, wrt, strict) -> int:

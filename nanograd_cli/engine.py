@@ -44,6 +44,12 @@ class Value:
     def __repr__(self) -> str:
         return f"Value(data={self.data!r}, grad={self.grad!r})"
 
+    def _repr_svg_(self) -> str | None:
+        """The graph as SVG, for Jupyter (Graphviz is imported only now)."""
+        from .render.graph import draw_dot, svg_or_none
+
+        return svg_or_none(draw_dot(self))
+
     def __pos__(self) -> Value:
         return self
 

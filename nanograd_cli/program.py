@@ -75,6 +75,12 @@ class Evaluation:
         self.program = program
         self.nodes = nodes
 
+    def _repr_svg_(self) -> str | None:
+        """The graph as SVG, for Jupyter, nodes named as the program binds them."""
+        from .render.graph import draw_evaluation, svg_or_none
+
+        return svg_or_none(draw_evaluation(self))
+
     @property
     def result(self) -> Value:
         return self.nodes[self.program.result]
