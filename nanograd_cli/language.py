@@ -11,7 +11,7 @@ import keyword
 import math
 import re
 
-from .errors import InputError, NameProblem, SyntaxProblem
+from .errors import InputError, NameProblem, NanogradError, SyntaxProblem
 from .grammar import Tables, load_tables
 from .ops import CONST, CONSTANTS, FUNCTIONS, NEG, OPS
 from .program import Instruction, Program
@@ -213,7 +213,12 @@ class _Builder:
         return f"unknown function {text}; functions are {', '.join(FUNCTIONS)}"
 
 
+_LOOKALIKES = {"\u2212": "-", "\u00d7": "*", "\u00f7": "/", "\u00b7": "*", "\u2013": "-"}
+
+
 def _bad_character(text: str) -> str:
+    if text in _LOOKALIKES:
+        return f"unexpected character {text!r}: write {_LOOKALIKES[text]!r}"
     if text in "'\"":
         return f"unexpected character {text!r}: the language has no strings"
     if text in "[]{}":
@@ -237,6 +242,8 @@ def _syntax_error(tables: Tables, state: int, token, previous, source: str) -> S
         offset = len(source[:offset].rstrip(" \t\r"))
     expected = {symbol for symbol in tables.actions[state] if symbol.isupper()}
     after = f" after {_describe(previous)}" if previous else ""
+    if previous and previous[0] == "NAME" and keyword.iskeyword(previous[1]):
+        kind, text, offset = previous
     if kind == "NAME" and keyword.iskeyword(text):
         message = f"unexpected '{text}': Python's keywords are not part of the language"
     elif kind == "EQUAL" and previous and previous[0] == "EQUAL":
@@ -262,12 +269,35 @@ def _syntax_error(tables: Tables, state: int, token, previous, source: str) -> S
     return SyntaxProblem(message, source, offset)
 
 
+# Parsing and evaluating take up to about this many bytes of memory per byte of source (a
+# dense sum of products, measured); sources past LARGE_SOURCE are checked against free memory.
+BYTES_PER_SOURCE_BYTE = 200
+LARGE_SOURCE = 1 << 20
+
 _parser: _Parser | None = None
 
 
 def parse(source: str) -> Program:
     """Parse `source` (spec §1) into a Program; raises a SourceError subclass if it is bad."""
     global _parser
+    if len(source) > LARGE_SOURCE:
+        check_memory(len(source))
     if _parser is None:
         _parser = _Parser(load_tables())
     return _parser.parse(source)
+
+
+def check_memory(size: int, meminfo: str = "/proc/meminfo") -> None:
+    """Refuse, with a clear message, a source whose graph would not fit in free memory."""
+    try:
+        with open(meminfo) as f:
+            fields = dict(line.split(":", 1) for line in f if ":" in line)
+        available = int(fields["MemAvailable"].split()[0]) * 1024
+    except (OSError, KeyError, ValueError):
+        return  # not Linux: no way to tell; go ahead
+    needed = size * BYTES_PER_SOURCE_BYTE
+    if needed > available:
+        raise NanogradError(
+            f"the source is {size / 1e6:.0f} MB: its graph would need about "
+            f"{needed / 1e9:.1f} GB of memory, and {available / 1e9:.1f} GB is free"
+        )

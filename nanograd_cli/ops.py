@@ -106,6 +106,18 @@ def _overflowing(f: Callable[[float], float], odd: bool) -> Callable[[float], fl
     return safe
 
 
+def _periodic(f: Callable[[float], float]) -> Callable[[float], float]:
+    """Wrap sin/cos/tan: nan at ±inf, where Python's math raises."""
+
+    def safe(x: float) -> float:
+        return f(x) if x - x == 0.0 else NAN
+
+    return safe
+
+
+_sin, _cos, _tan = _periodic(math.sin), _periodic(math.cos), _periodic(math.tan)
+
+
 def _sqrt(x: float) -> float:
     return math.sqrt(x) if x >= 0.0 else NAN
 
@@ -213,12 +225,12 @@ _TABLE = [
         "square root",
         (0.1, 5.0),
     ),
-    Op("sin", 1, math.sin, lambda x, y: math.cos(x), "cos(x)", "sine (radians)"),
-    Op("cos", 1, math.cos, lambda x, y: -math.sin(x), "-sin(x)", "cosine (radians)"),
+    Op("sin", 1, _sin, lambda x, y: _cos(x), "cos(x)", "sine (radians)"),
+    Op("cos", 1, _cos, lambda x, y: -_sin(x), "-sin(x)", "cosine (radians)"),
     Op(
         "tan",
         1,
-        math.tan,
+        _tan,
         lambda x, y: 1.0 + y * y,
         "1 + tan(x)**2",
         "tangent (radians)",

@@ -284,3 +284,21 @@ def test_random_graphs_agree_with_pytorch(seed):
     for x in inputs:
         expected = tensors[x].grad.item() if tensors[x].grad is not None else 0.0
         assert x.grad == pytest.approx(expected, rel=1e-9, abs=1e-12)
+
+
+ANY_FLOAT = st.one_of(
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.sampled_from([0.0, -0.0, 1.0, -1.0, math.inf, -math.inf, math.nan, 1e308, -1e308, 5e-324]),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(a=ANY_FLOAT, b=ANY_FLOAT)
+def test_no_op_raises_on_any_float(a, b):
+    """IEEE 754 in, IEEE 754 out: nan and inf instead of exceptions, for every op."""
+    for op in OPS.values():
+        args = (a, b)[: op.arity]
+        y = op.forward(*args)
+        assert isinstance(y, float)
+        local = op.derivative(*args, y)
+        assert all(isinstance(d, float) for d in (local if op.arity == 2 else (local,)))
