@@ -269,9 +269,9 @@ def _syntax_error(tables: Tables, state: int, token, previous, source: str) -> S
     return SyntaxProblem(message, source, offset)
 
 
-# Parsing and evaluating take up to about this many bytes of memory per byte of source (a
-# dense sum of products, measured); sources past LARGE_SOURCE are checked against free memory.
-BYTES_PER_SOURCE_BYTE = 200
+# Parsing and evaluating take up to about this many bytes of memory per byte of source (370
+# measured for `1+1+...`, the worst case); larger sources are checked against free memory.
+BYTES_PER_SOURCE_BYTE = 400
 LARGE_SOURCE = 1 << 20
 
 _parser: _Parser | None = None

@@ -241,7 +241,7 @@ def test_huge_source_fails_clearly_when_memory_would_run_out(tmp_path):
     with pytest.raises(NanogradError) as caught:
         check_memory(100_000_000, str(meminfo))
     assert str(caught.value) == (
-        "the source is 100 MB: its graph would need about 20.0 GB of memory, and 0.0 GB is free"
+        "the source is 100 MB: its graph would need about 40.0 GB of memory, and 0.0 GB is free"
     )
     check_memory(1_000, str(meminfo))  # small sources are fine
     check_memory(100_000_000, str(tmp_path / "absent"))  # unknown: go ahead
