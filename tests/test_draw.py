@@ -234,3 +234,20 @@ def test_draw_pipes_into_dot():
         check=True,
     )
     assert "x data 2.0000 grad 3.0000" in svg_labels(shell.stdout)
+
+
+@needs_pure
+def test_cli_without_dot_on_the_path_uses_graphviz_pure(tmp_path):
+    env = {**os.environ, "PATH": ONLY_PURE}
+    command = [sys.executable, "-m", "nanograd_cli", "draw", "x*y", "--x", "2", "--y", "3"]
+    png = tmp_path / "g.png"
+    done = subprocess.run([*command, "-o", str(png)], env=env, capture_output=True)
+    assert (done.returncode, done.stderr) == (0, b"")
+    assert png.read_bytes().startswith(b"\x89PNG")
+    pdf = tmp_path / "g.pdf"
+    done = subprocess.run([*command, "-o", str(pdf)], env=env, capture_output=True)
+    assert done.returncode == 1
+    assert done.stderr.decode().startswith(
+        "error: cannot render pdf: graphviz-pure renders svg and png only; install Graphviz"
+    )
+    assert not pdf.exists()
