@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 import re
 import sys
@@ -159,6 +160,13 @@ def source_and_inputs(command):
 @click.option("--wrt", multiple=True, metavar="NAME", help="Show only these gradients.")
 @click.option("--each-line", is_flag=True, help="Treat every line as its own expression.")
 @click.option("--strict", is_flag=True, help="Fail (exit 1) when a result is nan or inf.")
+@click.option(
+    "--mode",
+    type=click.Choice(["reverse", "forward"]),
+    default="reverse",
+    show_default=True,
+    help="Reverse mode (one pass for all inputs) or forward mode (one pass per input).",
+)
 @click.pass_context
 def grad(
     ctx: click.Context,
@@ -167,6 +175,7 @@ def grad(
     wrt: tuple[str, ...],
     each_line: bool,
     strict: bool,
+    mode: str,
     var: tuple[str, ...],
 ) -> None:
     """Print the value of SOURCE and its gradient with respect to every input.
@@ -181,9 +190,20 @@ def grad(
         ctx.exit(grad_each_line(source, values, fmt, wrt, strict))
     program = parse(read_source(source))
     check_wrt(wrt, program.inputs)
-    evaluation = program.gradients(values)
-    warn_non_finite(evaluation, strict)
-    result = as_result(evaluation, wrt)
+    if mode == "forward":
+        from .forward import values_and_tangents
+        from .render.text import Result
+
+        warn_non_finite(program.evaluate(values), strict)
+        value, gradients = values_and_tangents(program, values)
+        shown = wrt or program.inputs
+        result = Result(
+            value, {n: values[n] for n in program.inputs}, {n: gradients[n] for n in shown}
+        )
+    else:
+        evaluation = program.gradients(values)
+        warn_non_finite(evaluation, strict)
+        result = as_result(evaluation, wrt)
     emit(fmt, result, wrt or program.inputs)
 
 
@@ -311,6 +331,315 @@ def grad_each_line(source, values, fmt, wrt, strict) -> int:
     if results:
         show_table(text.lines_table_rows(results, names))
     return status
+
+
+HESSIAN_EXAMPLES = """
+\b
+Examples:
+  nanograd hessian "x*y + tanh(x)" --x 2 --y 3
+  nanograd hessian "(1 - x)**2 + 100*(y - x**2)**2" --x 1 --y 1 --format json
+"""
+
+
+@cli.command(cls=InputsCommand, epilog=HESSIAN_EXAMPLES)
+@source_and_inputs
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["table", "json", "csv"]),
+    help="Output format. [default: table; plain text when not on a terminal]",
+)
+@click.pass_context
+def hessian(ctx: click.Context, source: str, var: tuple[str, ...], fmt: str | None) -> None:
+    """Print the value, gradient and Hessian (matrix of second derivatives) of SOURCE.
+
+    The Hessian is computed by automatic differentiation: the symbolic gradient is
+    differentiated again in reverse mode (no finite differences).
+    """
+    from .language import parse
+    from .render import text
+    from .symbolic import hessian as second_derivatives
+
+    program = parse(read_source(source))
+    values = input_values(ctx, var)
+    program.check_inputs(values)
+    value, gradients, matrix = second_derivatives(program, values)
+    if fmt == "json":
+        click.echo(text.to_json_object({"value": value, "gradients": gradients, "hessian": matrix}))
+    elif fmt == "csv":
+        click.echo(text.hessian_csv(matrix))
+    else:
+        show_table(text.hessian_rows(value, gradients, matrix))
+
+
+DIFF_EXAMPLES = """
+\b
+Examples:
+  nanograd diff "x*y + tanh(x)" --wrt x
+  nanograd diff model.txt --wrt x --wrt y
+  nanograd diff "sin(x)**2" --wrt x --format latex
+  nanograd grad "$(nanograd diff 'x**3' --wrt x)" --x 2
+"""
+
+
+@cli.command(epilog=DIFF_EXAMPLES)
+@click.argument("source")
+@click.option("--wrt", multiple=True, metavar="NAME", help="An input to differentiate by.")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "latex"]),
+    default="text",
+    show_default=True,
+    help="The language itself, or LaTeX.",
+)
+def diff(source: str, wrt: tuple[str, ...], fmt: str) -> None:
+    """Print the derivative of SOURCE as an expression in the language.
+
+    With one --wrt, the output is a program whose result is the derivative: give it back to
+    `nanograd grad` to evaluate it. A sub-expression that repeats is bound once to a name.
+    Without --wrt, every input's derivative is printed, one `d_NAME = ...` line each.
+    """
+    from .language import parse
+    from .symbolic import derivative_names, gradient, to_source
+
+    program = parse(read_source(source))
+    check_wrt(wrt, program.inputs)
+    names = list(wrt or program.inputs)
+    if not names:
+        raise InputError("the source has no inputs: its derivative is 0 by every name")
+    gradients = gradient(program, names)
+    labels = derivative_names(names, set(program.inputs))
+    click.echo(to_source({labels[n]: gradients[n] for n in names}, latex=fmt == "latex"))
+
+
+CHECK_EXAMPLES = """
+\b
+Examples:
+  nanograd check "x*y + tanh(x)" --x 2 --y 3
+  nanograd check model.txt --x 0.5 --rtol 1e-6 --format json
+"""
+
+
+@cli.command(cls=InputsCommand, epilog=CHECK_EXAMPLES)
+@source_and_inputs
+@click.option("--rtol", type=float, default=1e-3, show_default=True, help="Relative tolerance.")
+@click.option("--atol", type=float, default=1e-5, show_default=True, help="Absolute tolerance.")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["table", "json", "csv"]),
+    help="Output format. [default: table; plain text when not on a terminal]",
+)
+@click.pass_context
+def check(
+    ctx: click.Context,
+    source: str,
+    var: tuple[str, ...],
+    rtol: float,
+    atol: float,
+    fmt: str | None,
+) -> None:
+    """Check SOURCE's gradients against central finite differences; exit 1 if any fails.
+
+    An input passes when |analytic - numeric| <= atol + rtol * |numeric| (the defaults are
+    torch.autograd.gradcheck's). The step for input x is cbrt(machine epsilon) * max(1, |x|).
+    """
+    from .language import parse
+    from .render import text
+
+    program = parse(read_source(source))
+    values = input_values(ctx, var)
+    evaluation = program.gradients(values)
+    warn_non_finite(evaluation, strict=False)
+    checks = {}
+    for name, node in evaluation.inputs.items():
+        step = FD_STEP * max(1.0, abs(values[name]))
+        up = program.evaluate({**values, name: values[name] + step}).result.data
+        down = program.evaluate({**values, name: values[name] - step}).result.data
+        numeric = (up - down) / (2 * step)
+        error = abs(node.grad - numeric)
+        checks[name] = {
+            "analytic": node.grad,
+            "numeric": numeric,
+            "abs_error": error,
+            "rel_error": error / abs(numeric) if numeric else (0.0 if error == 0 else math.inf),
+            "pass": bool(error <= atol + rtol * abs(numeric)),
+        }
+    passed = all(c["pass"] for c in checks.values())
+    if fmt == "json":
+        click.echo(
+            text.to_json_object({"value": evaluation.result.data, "checks": checks, "pass": passed})
+        )
+    elif fmt == "csv":
+        click.echo(text.check_csv(checks))
+    else:
+        show_table(text.check_rows(checks))
+    if not passed:
+        failed = ", ".join(n for n, c in checks.items() if not c["pass"])
+        raise NanogradError(f"gradient check failed for {failed}")
+
+
+# The finite-difference step: cbrt(machine epsilon), which balances truncation and rounding
+# error for central differences.
+FD_STEP = (2.0**-52) ** (1 / 3)
+
+
+MINIMIZE_EXAMPLES = """
+\b
+Examples:
+  nanograd minimize "(1 - x)**2 + 100*(y - x**2)**2" --x -1.2 --y 1 --steps 10000
+  nanograd minimize "(x - 3)**2" --x 0 --optimizer sgd --lr 0.1 --format json
+"""
+
+
+@cli.command(cls=InputsCommand, epilog=MINIMIZE_EXAMPLES)
+@source_and_inputs
+@click.option(
+    "--steps",
+    type=click.IntRange(1),
+    default=10000,
+    show_default=True,
+    help="At most this many steps.",
+)
+@click.option(
+    "--lr",
+    type=click.FloatRange(0, min_open=True),
+    default=0.01,
+    show_default=True,
+    help="Learning rate.",
+)
+@click.option(
+    "--optimizer",
+    type=click.Choice(["sgd", "momentum", "adam"]),
+    default="adam",
+    show_default=True,
+    help="The update rule.",
+)
+@click.option(
+    "--tol",
+    type=click.FloatRange(0),
+    default=1e-8,
+    show_default=True,
+    help="Stop when the gradient's norm is at most this.",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["table", "json", "csv"]),
+    help="Output format. [default: table; plain text when not on a terminal]",
+)
+@click.pass_context
+def minimize(
+    ctx: click.Context,
+    source: str,
+    var: tuple[str, ...],
+    steps: int,
+    lr: float,
+    optimizer: str,
+    tol: float,
+    fmt: str | None,
+) -> None:
+    """Minimize SOURCE by gradient descent from the point given by its inputs' values.
+
+    Prints the final point, value and gradient norm; exits 1 if the value becomes nan or inf
+    (diverges). Progress shows on standard error when it is a terminal.
+    """
+    from .engine import Value
+    from .language import parse
+    from .nn import SGD, Adam, Momentum
+    from .render import text
+
+    program = parse(read_source(source))
+    start = input_values(ctx, var)
+    program.check_inputs(start)
+    point = {name: Value(start[name]) for name in program.inputs}
+    update = {"sgd": SGD, "momentum": Momentum, "adam": Adam}[optimizer](
+        list(point.values()), lr=lr
+    )
+    progress = Progress(steps) if sys.stderr.isatty() else None
+    taken, converged = 0, False
+    while True:
+        evaluation = program.gradients({n: v.data for n, v in point.items()})
+        loss = evaluation.result.data
+        grads = {n: node.grad for n, node in evaluation.inputs.items()}
+        norm = math.sqrt(sum(g * g for g in grads.values()))
+        if not math.isfinite(loss) or not math.isfinite(norm):
+            if progress:
+                progress.stop()
+            raise NanogradError(
+                f"diverged at step {taken}: the value is {loss}; try a smaller --lr"
+            )
+        converged = norm <= tol
+        if converged or taken == steps:
+            break
+        for name, node in point.items():
+            node.grad = grads[name]
+        update.step()
+        taken += 1
+        if progress:
+            progress.update(taken, loss)
+    if progress:
+        progress.stop()
+    final = {n: v.data for n, v in point.items()}
+    summary = {
+        "value": loss,
+        "inputs": final,
+        "gradients": grads,
+        "gradient_norm": norm,
+        "steps": taken,
+        "converged": converged,
+    }
+    if fmt == "json":
+        click.echo(text.to_json_object(summary))
+    elif fmt == "csv":
+        names = list(final)
+        click.echo(
+            ",".join(
+                ["value", *names, *(f"d_{n}" for n in names), "gradient_norm", "steps", "converged"]
+            )
+        )
+        click.echo(
+            ",".join(
+                [
+                    repr(loss),
+                    *(repr(final[n]) for n in names),
+                    *(repr(grads[n]) for n in names),
+                    repr(norm),
+                    str(taken),
+                    str(converged).lower(),
+                ]
+            )
+        )
+    else:
+        rows = text.table_rows(text.Result(loss, final, grads))
+        rows.append(["gradient norm", repr(norm), ""])
+        rows.append(["steps", str(taken), "converged" if converged else "step limit"])
+        show_table(rows)
+
+
+class Progress:
+    """A Rich progress bar on standard error: step and loss."""
+
+    def __init__(self, total: int):
+        from rich.progress import BarColumn, TextColumn
+        from rich.progress import Progress as Bar
+
+        self.bar = Bar(
+            TextColumn("step {task.completed}/{task.total}"),
+            BarColumn(),
+            TextColumn("loss {task.fields[loss]:.6g}"),
+            transient=True,
+        )
+        self.task = self.bar.add_task("minimize", total=total, loss=float("nan"))
+        self.bar.start()
+
+    def update(self, step: int, loss: float) -> None:
+        if step % 50 == 0:
+            self.bar.update(self.task, completed=step, loss=loss)
+
+    def stop(self) -> None:
+        self.bar.stop()
 
 
 def check_wrt(wrt: tuple[str, ...], inputs: list[str]) -> None:

@@ -92,3 +92,48 @@ class SGD:
         for p in self.parameters:
             p.data -= self.lr * p.grad
             p.grad = 0.0
+
+
+class Momentum(SGD):
+    """Gradient descent with momentum: v = beta * v + grad; p -= lr * v."""
+
+    def __init__(self, parameters: Sequence[Value], lr: float = 0.01, beta: float = 0.9):
+        super().__init__(parameters, lr)
+        self.beta = beta
+        self.velocity = [0.0] * len(self.parameters)
+
+    def step(self) -> None:
+        for i, p in enumerate(self.parameters):
+            self.velocity[i] = self.beta * self.velocity[i] + p.grad
+            p.data -= self.lr * self.velocity[i]
+            p.grad = 0.0
+
+
+class Adam(SGD):
+    """Adam (Kingma and Ba, 2015), with PyTorch's defaults."""
+
+    def __init__(
+        self,
+        parameters: Sequence[Value],
+        lr: float = 0.001,
+        betas: tuple[float, float] = (0.9, 0.999),
+        eps: float = 1e-8,
+    ):
+        super().__init__(parameters, lr)
+        self.betas = betas
+        self.eps = eps
+        self.m = [0.0] * len(self.parameters)
+        self.v = [0.0] * len(self.parameters)
+        self.t = 0
+
+    def step(self) -> None:
+        b1, b2 = self.betas
+        self.t += 1
+        for i, p in enumerate(self.parameters):
+            g = p.grad
+            self.m[i] = b1 * self.m[i] + (1 - b1) * g
+            self.v[i] = b2 * self.v[i] + (1 - b2) * g * g
+            m_hat = self.m[i] / (1 - b1**self.t)
+            v_hat = self.v[i] / (1 - b2**self.t)
+            p.data -= self.lr * m_hat / (v_hat**0.5 + self.eps)
+            p.grad = 0.0

@@ -19,8 +19,9 @@ class Op:
 
     For a unary op, `derivative(x, y)` gives dy/dx where y = forward(x).
     For a binary op, `derivative(a, b, y)` gives (dy/da, dy/db) where y = forward(a, b).
-    `formula` is the local derivative written in the language, for the docs; `domain` is an
-    interval where the function is smooth, for the tests.
+    `formula` is the local derivative written in the language, in x (or a and b, comma
+    separated): the docs show it, symbolic differentiation parses it, and the tests hold it to
+    `derivative`. `domain` is an interval where the function is smooth, for the tests.
     """
 
     __slots__ = ("arity", "derivative", "doc", "domain", "formula", "forward", "name")
@@ -140,14 +141,18 @@ def _relu(x: float) -> float:
     return x if x > 0.0 else 0.0
 
 
-def _step(x: float, y: float) -> float:
-    return 1.0 if x > 0.0 else 0.0  # relu'(0) = 0, as PyTorch
+def _step(x: float) -> float:
+    return 1.0 if x > 0.0 else (0.0 if x == x else NAN)  # relu'(0) = 0, as PyTorch
 
 
-def _sign(x: float, y: float) -> float:
+def _sign(x: float) -> float:
     if x > 0.0:
         return 1.0
-    return -1.0 if x < 0.0 else 0.0  # abs'(0) = 0, as PyTorch
+    return -1.0 if x < 0.0 else (0.0 if x == x else NAN)  # abs'(0) = 0, as PyTorch
+
+
+def _zero(x: float, y: float) -> float:
+    return 0.0
 
 
 def _pow_derivative(a: float, b: float, y: float) -> tuple[float, float]:
@@ -288,8 +293,10 @@ _TABLE = [
         "sigmoid(x)",
         "log(1 + exp(x)), computed without overflow",
     ),
-    Op("relu", 1, _relu, _step, "1 if x > 0 else 0", "max(x, 0); relu'(0) = 0"),
-    Op("abs", 1, abs, _sign, "sign(x), 0 at 0", "absolute value; abs'(0) = 0"),
+    Op("relu", 1, _relu, lambda x, y: _step(x), "step(x)", "max(x, 0); relu'(0) = 0"),
+    Op("abs", 1, abs, lambda x, y: _sign(x), "sign(x)", "absolute value; abs'(0) = 0"),
+    Op("step", 1, _step, _zero, "0", "1 for x > 0, else 0 (the derivative of relu)"),
+    Op("sign", 1, _sign, _zero, "0", "1, 0 or -1 as x is positive, 0 or negative"),
 ]
 
 OPS: dict[str, Op] = {op.name: op for op in _TABLE}

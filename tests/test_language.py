@@ -210,3 +210,12 @@ def test_non_finite_operation_is_located():
     assert (where.line, where.column, where.message) == (2, 5, "log gave nan")
     assert parse("1/x").evaluate({"x": 0.0}).first_non_finite().message == "'/' gave inf"
     assert parse("x + 1").evaluate({"x": 0.0}).first_non_finite() is None
+
+
+def test_language_reference_lists_every_operation_with_its_derivative():
+    from nanograd_cli.ops import OPS
+
+    reference = (ROOT / "docs" / "language.md").read_text()
+    for name, op in OPS.items():
+        shown = f"`{name}(x)`" if op.arity == 1 and name != "neg" else f"`{name}`"
+        assert f"| {shown} | {op.doc} | `{op.formula}` |" in reference, name

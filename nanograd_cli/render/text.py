@@ -67,3 +67,60 @@ def lines_table_rows(results: list[tuple[str, Result]], names: list[str]) -> lis
         grads = [repr(result.gradients.get(n, 0.0)) for n in names]
         rows.append([expression, repr(result.value), *grads])
     return rows
+
+
+def to_json_object(obj: dict) -> str:
+    """Any result object as one line of JSON, non-finite numbers as strings."""
+
+    def clean(v):
+        if isinstance(v, dict):
+            return {k: clean(x) for k, x in v.items()}
+        return number(v) if isinstance(v, float) else v
+
+    return json.dumps(clean(obj), allow_nan=False)
+
+
+def hessian_rows(value: float, gradients: dict, matrix: dict) -> list[list[str]]:
+    """Result, then per input: its gradient and its row of the Hessian."""
+    names = list(matrix)
+    rows = [
+        ["", "gradient", *(f"d_{n}" for n in names)],
+        ["result", repr(value), *[""] * len(names)],
+    ]
+    for n in names:
+        rows.append([n, repr(gradients[n]), *(repr(matrix[n][m]) for m in names)])
+    return rows
+
+
+def hessian_csv(matrix: dict) -> str:
+    """`wrt,d_x,d_y` then one row per input: `d_x,H_xx,H_xy`."""
+    names = list(matrix)
+    lines = [",".join(["wrt", *(f"d_{n}" for n in names)])]
+    lines += [",".join([f"d_{n}", *(repr(matrix[n][m]) for m in names)]) for n in names]
+    return "\n".join(lines)
+
+
+CHECK_FIELDS = ("analytic", "numeric", "abs_error", "rel_error", "pass")
+
+
+def check_rows(checks: dict) -> list[list[str]]:
+    rows = [["input", *CHECK_FIELDS]]
+    for name, c in checks.items():
+        rows.append(
+            [
+                name,
+                *(repr(c[f]) if f != "pass" else ("yes" if c[f] else "NO") for f in CHECK_FIELDS),
+            ]
+        )
+    return rows
+
+
+def check_csv(checks: dict) -> str:
+    lines = [",".join(["input", *CHECK_FIELDS])]
+    for name, c in checks.items():
+        lines.append(
+            ",".join(
+                [name, *(repr(c[f]) if f != "pass" else str(c[f]).lower() for f in CHECK_FIELDS)]
+            )
+        )
+    return "\n".join(lines)

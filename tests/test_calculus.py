@@ -1,0 +1,190 @@
+"""Beyond first derivatives: Hessians, forward mode, gradient checks, symbolic derivatives and
+minimization, against hand derivations, SymPy and properties."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+from hypothesis import assume, given, settings
+
+from nanograd_cli import parse
+from nanograd_cli.forward import values_and_tangents
+from nanograd_cli.ops import FUNCTIONS
+from nanograd_cli.symbolic import gradient, hessian, to_source
+
+from .test_cli import run
+from .test_properties import POINT, expressions
+
+ROSENBROCK = "(1 - x)**2 + 100*(y - x**2)**2"
+
+
+def point_for(program):
+    return {name: POINT[name] for name in program.inputs}
+
+
+def test_formulas_in_the_table_are_the_derivatives():
+    """Each op's formula (docs, symbolic diff) computes what its derivative function does."""
+    for op in FUNCTIONS.values():
+        lo, hi = op.domain
+        for x in (lo + 0.1, (lo + hi) / 2 + 0.05, hi - 0.1):
+            formula = parse(op.formula).evaluate({"x": x} if "x" in op.formula else {})
+            assert formula.result.data == pytest.approx(op.derivative(x, op.forward(x)), rel=1e-12)
+
+
+def test_hessian_by_hand():
+    value, grads, h = hessian(parse("x*y + tanh(x)"), {"x": 2.0, "y": 3.0})
+    assert (value, grads) == (6.9640275800758165, {"x": 3.0706508248531645, "y": 2.0})
+    t = math.tanh(2.0)
+    assert h["x"]["x"] == pytest.approx(-2 * t * (1 - t * t), rel=1e-14)
+    assert (h["x"]["y"], h["y"]["x"], h["y"]["y"]) == (1.0, 1.0, 0.0)
+    _, _, h = hessian(parse(ROSENBROCK), {"x": 1.0, "y": 1.0})
+    assert h == {"x": {"x": 802.0, "y": -400.0}, "y": {"x": -400.0, "y": 200.0}}
+
+
+@settings(max_examples=60, deadline=None)
+@given(expressions())
+def test_hessian_symmetric_and_agrees_with_sympy(source):
+    sympy = pytest.importorskip("sympy")
+    program = parse(source)
+    values = point_for(program)
+    value, _, h = hessian(program, values)
+    assume(math.isfinite(value) and abs(value) < 1e6)
+    names = program.inputs
+    for a in names:
+        for b in names:
+            assert h[a][b] == pytest.approx(h[b][a], rel=1e-9, abs=1e-9)
+    symbols = {n: sympy.Symbol(n) for n in names}
+    expr = sympy.sympify(
+        source.replace("sigmoid", "_sig").replace("softplus", "_sp"),
+        locals={
+            **symbols,
+            "_sig": lambda z: 1 / (1 + sympy.exp(-z)),
+            "_sp": lambda z: sympy.log(1 + sympy.exp(z)),
+            "pi": sympy.pi,
+        },
+    )
+    subs = {symbols[n]: values[n] for n in names}
+    for a in names:
+        for b in names:
+            expected = float(sympy.diff(expr, symbols[a], symbols[b]).evalf(subs=subs))
+            assert h[a][b] == pytest.approx(expected, rel=1e-7, abs=1e-9), (source, a, b)
+
+
+@settings(max_examples=200, deadline=None)
+@given(expressions())
+def test_forward_mode_equals_reverse_mode(source):
+    program = parse(source)
+    values = point_for(program)
+    evaluation = program.gradients(values)
+    value, tangents = values_and_tangents(program, values)
+    assert value == evaluation.result.data or (
+        math.isnan(value) and math.isnan(evaluation.result.data)
+    )
+    for name, node in evaluation.inputs.items():
+        assert tangents[name] == pytest.approx(node.grad, rel=1e-12, abs=1e-300, nan_ok=True)
+
+
+def test_grad_mode_forward_on_the_command_line():
+    args = ("grad", "x*y+tanh(x)", "--x", "2", "--y", "3", "--format", "json")
+    assert run(*args, "--mode", "forward")[:2] == run(*args)[:2]
+
+
+@settings(max_examples=200, deadline=None)
+@given(expressions())
+def test_diff_output_reparses_to_the_gradient(source):
+    program = parse(source)
+    values = point_for(program)
+    evaluation = program.gradients(values)
+    assume(math.isfinite(evaluation.result.data))
+    for name, node in evaluation.inputs.items():
+        text = to_source(gradient(program, [name]))
+        derivative = parse(text)
+        value = derivative.evaluate({n: values[n] for n in derivative.inputs}).result.data
+        assert value == pytest.approx(node.grad, rel=1e-9, abs=1e-12), (source, text)
+
+
+@pytest.mark.parametrize(
+    ("source", "wrt", "expected"),
+    [
+        ("x*y + tanh(x)", ["x"], "1 - tanh(x)**2 + y"),
+        ("x*y + tanh(x)", ["y"], "x"),
+        ("x**2 + 0*y", ["x"], "2 * x"),
+        ("3*x + 1", ["x"], "3"),
+        ("sin(x)*cos(x)", ["x"], "t1 = sin(x)\nt2 = cos(x)\n-t1 * t1 + t2 * t2"),
+        ("x*y", [], "d_x = y\nd_y = x"),
+        ("d_x = x*x; d_x", ["x"], "x + x"),
+    ],
+)
+def test_diff_outputs(source, wrt, expected):
+    args = [arg for w in wrt for arg in ("--wrt", w)]
+    assert run("diff", source, *args) == (0, expected + "\n", "")
+
+
+def test_diff_latex():
+    code, out, _ = run("diff", "sqrt(x)/x", "--wrt", "x", "--format", "latex")
+    assert code == 0
+    assert out == (
+        "t_{1} = \\sqrt{x}\n"
+        "\\frac{-t_{1}}{{x}^{2}} + \\frac{1}{2 \\cdot t_{1}} \\cdot \\frac{1}{x}\n"
+    )
+
+
+def test_check_passes_and_fails():
+    code, out, err = run("check", "x*y + tanh(x)", "--x", "2", "--y", "3", "--format", "json")
+    assert (code, err) == (0, "")
+    result = json.loads(out)
+    assert result["pass"] is True
+    assert result["checks"]["x"]["analytic"] == 3.0706508248531645
+    assert result["checks"]["x"]["numeric"] == pytest.approx(3.0706508248531645, rel=1e-9)
+    assert result["checks"]["y"]["rel_error"] < 1e-9
+    code, out, err = run("check", "relu(x)", "--x", "0", "--format", "csv")
+    assert (code, err) == (1, "error: gradient check failed for x\n")
+    assert out == "input,analytic,numeric,abs_error,rel_error,pass\nx,0.0,0.5,0.5,1.0,false\n"
+
+
+def test_minimize_rosenbrock_with_adam():
+    code, out, err = run(
+        "minimize", ROSENBROCK, "--x", "-1.2", "--y", "1", "--lr", "0.02", "--format", "json"
+    )
+    assert (code, err) == (0, "")
+    result = json.loads(out)
+    assert result["converged"] is True
+    assert abs(result["inputs"]["x"] - 1) < 1e-4 and abs(result["inputs"]["y"] - 1) < 1e-4
+    assert result["value"] < 1e-12 and result["gradient_norm"] <= 1e-8
+
+
+def test_minimize_other_optimizers_and_divergence():
+    code, out, _ = run(
+        "minimize",
+        "(x - 3)**2",
+        "--x",
+        "0",
+        "--optimizer",
+        "sgd",
+        "--lr",
+        "0.5",
+        "--format",
+        "csv",
+    )
+    assert code == 0  # x - 0.5 * 2(x - 3) = 3: one step
+    assert out == "value,x,d_x,gradient_norm,steps,converged\n0.0,3.0,0.0,0.0,1,true\n"
+    code, out, _ = run(
+        "minimize",
+        "(x - 3)**2",
+        "--x",
+        "0",
+        "--optimizer",
+        "momentum",
+        "--lr",
+        "0.05",
+        "--format",
+        "json",
+    )
+    assert code == 0 and json.loads(out)["inputs"]["x"] == pytest.approx(3.0, abs=1e-6)
+    code, out, err = run("minimize", "x**3", "--x", "1", "--optimizer", "sgd", "--lr", "1")
+    assert (code, out) == (1, "")
+    assert err.startswith("error: diverged at step ") and err.rstrip().endswith(
+        "try a smaller --lr"
+    )
