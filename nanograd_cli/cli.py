@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import math
 import os
 import re
@@ -161,6 +162,12 @@ def source_and_inputs(command):
 @click.option("--each-line", is_flag=True, help="Treat every line as its own expression.")
 @click.option("--strict", is_flag=True, help="Fail (exit 1) when a result is nan or inf.")
 @click.option(
+    "--points",
+    metavar="FILE",
+    help="A CSV file (- for standard input) with a header of input names and a point per "
+    "row: one result per row, computed for all rows at once.",
+)
+@click.option(
     "--mode",
     type=click.Choice(["reverse", "forward"]),
     default="reverse",
@@ -175,6 +182,7 @@ def grad(
     wrt: tuple[str, ...],
     each_line: bool,
     strict: bool,
+    points: str | None,
     mode: str,
     var: tuple[str, ...],
 ) -> None:
@@ -190,6 +198,9 @@ def grad(
         ctx.exit(grad_each_line(source, values, fmt, wrt, strict))
     program = parse(read_source(source))
     check_wrt(wrt, program.inputs)
+    if points is not None:
+        grad_points(program, points, values, fmt or "csv", wrt, strict)
+        return
     if mode == "forward":
         from .forward import values_and_tangents
         from .render.text import Result
@@ -295,6 +306,56 @@ def format_of(output: str) -> str:
             "use .svg, .png, .pdf, .dot or .gv, or give --format"
         )
     return fmt
+
+
+def grad_points(program, points: str, values, fmt: str, wrt, strict: bool) -> None:
+    """`grad --points`: one result per CSV row, vectorized with NumPy."""
+    from .points import run_points
+
+    if fmt == "table":
+        raise InputError("--points writes csv or json: give --format csv or --format json")
+    try:
+        stream = (
+            io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8")
+            if points == "-"
+            else open(points, encoding="utf-8")
+        )
+    except OSError as error:
+        raise NanogradError(f"cannot read {points}: {error.strerror}") from None
+    out = sys.stdout
+    with stream:
+        try:
+            run_points(
+                program,
+                stream,
+                values,
+                fmt,
+                list(wrt),
+                strict,
+                write=lambda s: out.write(s + "\n"),
+                warn=report,
+                progress=points_progress if sys.stderr.isatty() else None,
+            )
+        except UnicodeDecodeError as error:
+            raise InputError(f"--points {points} is not valid UTF-8 ({error.reason})") from None
+
+
+def points_progress():
+    """A Rich spinner on standard error counting rows, for --points runs that take a while."""
+    from rich.progress import Progress as Bar
+    from rich.progress import SpinnerColumn, TextColumn
+
+    bar = Bar(SpinnerColumn(), TextColumn("{task.completed:,} rows"), transient=True)
+    task = bar.add_task("points", total=None)
+    bar.start()
+
+    def update(rows: int | None) -> None:
+        if rows is None:
+            bar.stop()
+        else:
+            bar.update(task, completed=rows)
+
+    return update
 
 
 def grad_each_line(source, values, fmt, wrt, strict) -> int:

@@ -276,7 +276,15 @@ _TABLE = [
         "sinh(x)",
         "hyperbolic cosine",
     ),
-    Op("tanh", 1, math.tanh, lambda x, y: 1.0 - y * y, "1 - tanh(x)**2", "hyperbolic tangent"),
+    Op(
+        "tanh",
+        1,
+        math.tanh,
+        # 1/cosh(x)**2 rather than 1 - tanh(x)**2: no cancellation where tanh is near 1
+        lambda x, y: 1.0 / _cosh(x) ** 2,
+        "1/cosh(x)**2",
+        "hyperbolic tangent",
+    ),
     Op(
         "sigmoid",
         1,

@@ -1,0 +1,130 @@
+"""The compiled tape (floats and NumPy arrays) against the engine, and `grad --points`."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from nanograd_cli import parse, points
+from nanograd_cli.tape import Tape, batch_gradients
+
+from .test_cli import WORKED, run
+from .test_properties import expressions
+
+np = pytest.importorskip("numpy")
+
+
+def same(a: float, b: float) -> bool:
+    if math.isnan(a) or math.isnan(b):
+        return math.isnan(a) and math.isnan(b)
+    return a == b or math.isclose(a, b, rel_tol=1e-12, abs_tol=1e-300)
+
+
+@settings(max_examples=300, deadline=None)
+@given(expressions(), st.floats(-3, 3), st.floats(-3, 3), st.floats(-3, 3))
+def test_scalar_tape_equals_the_engine(source, x, y, z):
+    program = parse(source)
+    values = {n: {"x": x, "y": y, "z": z}[n] for n in program.inputs}
+    evaluation = program.gradients(values)
+    value, gradients = Tape(program).run(values)
+    assert same(value, evaluation.result.data)
+    for name, node in evaluation.inputs.items():
+        assert same(gradients[name], node.grad), (source, name)
+
+
+def test_worked_example_on_the_tape():
+    program = parse(Path(WORKED).read_text())
+    value, gradients = Tape(program).run({"x": -4.0, "y": 2.0})
+    assert (round(value, 4), round(gradients["x"], 4), round(gradients["y"], 4)) == (
+        4.6945,
+        24.7180,
+        106.6648,
+    )
+
+
+@settings(max_examples=150, deadline=None)
+@given(expressions())
+def test_vectorized_equals_single_points_on_every_row(source):
+    program = parse(source)
+    rng = np.random.default_rng(0)
+    columns = {n: rng.uniform(-3, 3, 50) for n in program.inputs}
+    columns = {n: np.append(c, [0.0, -0.0, 1e300, np.inf, np.nan]) for n, c in columns.items()}
+    value, gradients = batch_gradients(program, columns)
+    for k in range(len(value)):
+        point = {n: float(c[k]) for n, c in columns.items()}
+        evaluation = program.gradients(point)
+        assert same(float(value[k]), evaluation.result.data), (source, point)
+        for name, node in evaluation.inputs.items():
+            assert same(float(gradients[name][k]), node.grad), (source, name, point)
+
+
+def test_points_csv_json_and_fixed_inputs(tmp_path):
+    csv = tmp_path / "p.csv"
+    csv.write_text("x,y\n2,3\n1,1\n")
+    code, out, err = run("grad", "x*y+tanh(x)", "--points", str(csv))
+    assert (code, err) == (0, "")
+    assert out == (
+        "value,d_x,d_y\n6.9640275800758165,3.0706508248531645,2.0\n"
+        "1.7615941559557649,1.419974341614026,1.0\n"  # 1 + sech(1)**2
+    )
+    code, out, _ = run("grad", "x*y+tanh(x)", "--points", str(csv), "--format", "json")
+    first = json.loads(out.splitlines()[0])
+    assert first == json.loads(
+        run("grad", "x*y+tanh(x)", "--x", "2", "--y", "3", "--format", "json")[1]
+    )
+    code, out, _ = run("grad", "x*y", "--y", "10", "--points", "-", "--wrt", "x", stdin="x\n1\n2\n")
+    assert (code, out) == (0, "value,d_x\n10.0,10.0\n20.0,10.0\n")
+
+
+def test_points_across_chunks(monkeypatch):
+    monkeypatch.setattr(points, "CHUNK_ROWS", 7)
+    rows = "\n".join(str(i / 10) for i in range(50))
+    code, out, _ = run("grad", "sin(x)", "--points", "-", stdin="x\n" + rows + "\n")
+    lines = out.splitlines()
+    assert code == 0 and len(lines) == 51
+    for i, line in enumerate(lines[1:]):
+        value, slope = map(float, line.split(","))
+        assert (value, slope) == (math.sin(i / 10), math.cos(i / 10))
+
+
+def test_points_non_finite_rows_are_kept_and_reported():
+    code, out, err = run("grad", "log(x)", "--points", "-", stdin="x\n1\n0\n-1\n")
+    assert code == 0
+    assert out == "value,d_x\n0.0,1.0\n-inf,inf\nnan,-1.0\n"
+    assert err == (
+        "warning: 2 rows have a non-finite result; the first: row 2 gives -inf "
+        "(log gave -inf at line 1, column 1)\n"
+    )
+    code, out, err = run("grad", "log(x)", "--points", "-", "--strict", stdin="x\n1\n0\n")
+    assert code == 1
+    assert err == "error: --points row 2 gives -inf (log gave -inf at line 1, column 1)\n"
+
+
+@pytest.mark.parametrize(
+    ("stdin", "extra", "message"),
+    [
+        ("x,y\n1,2\n3\n", [], "error: --points row 2 has 1 fields, the header 2"),
+        ("x,y\n1,2\n3,abc\n", [], "error: --points row 2: 'abc' is not a number"),
+        ("x,z\n1,2\n", [], "error: z is not an input of this source (its inputs: x, y)"),
+        ("x\n1\n", [], "error: missing value for input y: pass --y VALUE"),
+        ("", [], "error: --points: the first line must name the inputs, e.g. x,y"),
+        (
+            "x,y\n1,2\n",
+            ["--format", "table"],
+            "error: --points writes csv or json: give --format csv or --format json",
+        ),
+    ],
+)
+def test_points_errors(stdin, extra, message):
+    code, out, err = run("grad", "x*y", "--points", "-", *extra, stdin=stdin)
+    assert (code, out) == (2, "") and err.splitlines()[0] == message
+
+
+def test_points_file_that_cannot_be_read(tmp_path):
+    code, _, err = run("grad", "x", "--points", str(tmp_path / "absent.csv"))
+    assert code == 1 and err.startswith("error: cannot read ")
