@@ -141,6 +141,15 @@ Examples:
 """
 
 
+# The output formats of the commands that report numbers.
+table_format = click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["table", "json", "csv"]),
+    help="Output format. [default: table; plain text when not on a terminal]",
+)
+
+
 def source_and_inputs(command):
     """The arguments every command shares: SOURCE and --var (and, through InputsCommand,
     --NAME VALUE)."""
@@ -152,12 +161,7 @@ def source_and_inputs(command):
 
 @cli.command(cls=InputsCommand, epilog=GRAD_EXAMPLES)
 @source_and_inputs
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["table", "json", "csv"]),
-    help="Output format. [default: table; plain text when not on a terminal]",
-)
+@table_format
 @click.option("--wrt", multiple=True, metavar="NAME", help="Show only these gradients.")
 @click.option("--each-line", is_flag=True, help="Treat every line as its own expression.")
 @click.option("--strict", is_flag=True, help="Fail (exit 1) when a result is nan or inf.")
@@ -404,12 +408,7 @@ Examples:
 
 @cli.command(cls=InputsCommand, epilog=HESSIAN_EXAMPLES)
 @source_and_inputs
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["table", "json", "csv"]),
-    help="Output format. [default: table; plain text when not on a terminal]",
-)
+@table_format
 @click.pass_context
 def hessian(ctx: click.Context, source: str, var: tuple[str, ...], fmt: str | None) -> None:
     """Print the value, gradient and Hessian (matrix of second derivatives) of SOURCE.
@@ -486,12 +485,7 @@ Examples:
 @source_and_inputs
 @click.option("--rtol", type=float, default=1e-3, show_default=True, help="Relative tolerance.")
 @click.option("--atol", type=float, default=1e-5, show_default=True, help="Absolute tolerance.")
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["table", "json", "csv"]),
-    help="Output format. [default: table; plain text when not on a terminal]",
-)
+@table_format
 @click.pass_context
 def check(
     ctx: click.Context,
@@ -584,12 +578,7 @@ Examples:
     show_default=True,
     help="Stop when the gradient's norm is at most this.",
 )
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["table", "json", "csv"]),
-    help="Output format. [default: table; plain text when not on a terminal]",
-)
+@table_format
 @click.pass_context
 def minimize(
     ctx: click.Context,
