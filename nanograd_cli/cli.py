@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import io
-import math
 import os
 import re
 import sys
@@ -500,32 +499,17 @@ def check(
     An input passes when |analytic - numeric| <= atol + rtol * |numeric| (the defaults are
     torch.autograd.gradcheck's). The step for input x is cbrt(machine epsilon) * max(1, |x|).
     """
+    from .gradcheck import gradient_check
     from .language import parse
     from .render import text
 
     program = parse(read_source(source))
     values = input_values(ctx, var)
-    evaluation = program.gradients(values)
-    warn_non_finite(evaluation, strict=False)
-    checks = {}
-    for name, node in evaluation.inputs.items():
-        step = FD_STEP * max(1.0, abs(values[name]))
-        up = program.evaluate({**values, name: values[name] + step}).result.data
-        down = program.evaluate({**values, name: values[name] - step}).result.data
-        numeric = (up - down) / (2 * step)
-        error = abs(node.grad - numeric)
-        checks[name] = {
-            "analytic": node.grad,
-            "numeric": numeric,
-            "abs_error": error,
-            "rel_error": error / abs(numeric) if numeric else (0.0 if error == 0 else math.inf),
-            "pass": bool(error <= atol + rtol * abs(numeric)),
-        }
+    warn_non_finite(program.evaluate(values), strict=False)
+    value, checks = gradient_check(program, values, rtol, atol)
     passed = all(c["pass"] for c in checks.values())
     if fmt == "json":
-        click.echo(
-            text.to_json_object({"value": evaluation.result.data, "checks": checks, "pass": passed})
-        )
+        click.echo(text.to_json_object({"value": value, "checks": checks, "pass": passed}))
     elif fmt == "csv":
         click.echo(text.check_csv(checks))
     else:
@@ -533,11 +517,6 @@ def check(
     if not passed:
         failed = ", ".join(n for n, c in checks.items() if not c["pass"])
         raise NanogradError(f"gradient check failed for {failed}")
-
-
-# The finite-difference step: cbrt(machine epsilon), which balances truncation and rounding
-# error for central differences.
-FD_STEP = (2.0**-52) ** (1 / 3)
 
 
 MINIMIZE_EXAMPLES = """
@@ -595,77 +574,31 @@ def minimize(
     Prints the final point, value and gradient norm; exits 1 if the value becomes nan or inf
     (diverges). Progress shows on standard error when it is a terminal.
     """
-    from .engine import Value
     from .language import parse
-    from .nn import SGD, Adam, Momentum
+    from .minimize import minimize as descend
     from .render import text
 
     program = parse(read_source(source))
-    start = input_values(ctx, var)
-    program.check_inputs(start)
-    point = {name: Value(start[name]) for name in program.inputs}
-    update = {"sgd": SGD, "momentum": Momentum, "adam": Adam}[optimizer](
-        list(point.values()), lr=lr
-    )
     progress = Progress(steps) if sys.stderr.isatty() else None
-    taken, converged = 0, False
-    while True:
-        evaluation = program.gradients({n: v.data for n, v in point.items()})
-        loss = evaluation.result.data
-        grads = {n: node.grad for n, node in evaluation.inputs.items()}
-        norm = math.sqrt(sum(g * g for g in grads.values()))
-        if not math.isfinite(loss) or not math.isfinite(norm):
-            if progress:
-                progress.stop()
-            raise NanogradError(
-                f"diverged at step {taken}: the value is {loss}; try a smaller --lr"
-            )
-        converged = norm <= tol
-        if converged or taken == steps:
-            break
-        for name, node in point.items():
-            node.grad = grads[name]
-        update.step()
-        taken += 1
+    try:
+        summary = descend(
+            program,
+            input_values(ctx, var),
+            steps,
+            lr,
+            optimizer,
+            tol,
+            progress.update if progress else None,
+        )
+    finally:
         if progress:
-            progress.update(taken, loss)
-    if progress:
-        progress.stop()
-    final = {n: v.data for n, v in point.items()}
-    summary = {
-        "value": loss,
-        "inputs": final,
-        "gradients": grads,
-        "gradient_norm": norm,
-        "steps": taken,
-        "converged": converged,
-    }
+            progress.stop()
     if fmt == "json":
         click.echo(text.to_json_object(summary))
     elif fmt == "csv":
-        names = list(final)
-        click.echo(
-            ",".join(
-                ["value", *names, *(f"d_{n}" for n in names), "gradient_norm", "steps", "converged"]
-            )
-        )
-        click.echo(
-            ",".join(
-                [
-                    repr(loss),
-                    *(repr(final[n]) for n in names),
-                    *(repr(grads[n]) for n in names),
-                    repr(norm),
-                    str(taken),
-                    str(converged).lower(),
-                ]
-            )
-        )
+        click.echo(text.minimize_csv(summary))
     else:
-        rows = text.table_rows(text.Result(loss, final, grads))
-        rows.append(["gradient norm", repr(norm), ""])
-        rows.append(["steps", str(taken), "converged" if converged else "step limit"])
-        show_table(rows)
+        show_table(text.minimize_rows(summary))
 
 
 class Progress:

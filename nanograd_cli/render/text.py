@@ -124,3 +124,27 @@ def check_csv(checks: dict) -> str:
             )
         )
     return "\n".join(lines)
+
+
+def minimize_csv(summary: dict) -> str:
+    """`value,x,...,d_x,...,gradient_norm,steps,converged` and one line."""
+    names = list(summary["inputs"])
+    header = ["value", *names, *(f"d_{n}" for n in names), "gradient_norm", "steps", "converged"]
+    row = [
+        repr(summary["value"]),
+        *(repr(summary["inputs"][n]) for n in names),
+        *(repr(summary["gradients"][n]) for n in names),
+        repr(summary["gradient_norm"]),
+        str(summary["steps"]),
+        str(summary["converged"]).lower(),
+    ]
+    return ",".join(header) + "\n" + ",".join(row)
+
+
+def minimize_rows(summary: dict) -> list[list[str]]:
+    """The final point's table, then the gradient's norm and the steps taken."""
+    rows = table_rows(Result(summary["value"], summary["inputs"], summary["gradients"]))
+    rows.append(["gradient norm", repr(summary["gradient_norm"]), ""])
+    done = "converged" if summary["converged"] else "step limit"
+    rows.append(["steps", str(summary["steps"]), done])
+    return rows

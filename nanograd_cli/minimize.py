@@ -1,0 +1,59 @@
+"""Gradient descent on a program, with the optimizers of `nn`."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+
+from .engine import Value
+from .errors import NanogradError
+from .nn import SGD, Adam, Momentum
+from .program import Program
+
+OPTIMIZERS = {"sgd": SGD, "momentum": Momentum, "adam": Adam}
+
+
+def minimize(
+    program: Program,
+    start: Mapping[str, float],
+    steps: int = 10000,
+    lr: float = 0.01,
+    optimizer: str = "adam",
+    tol: float = 1e-8,
+    on_step: Callable[[int, float], None] | None = None,
+) -> dict:
+    """Descend from `start` until the gradient's norm is at most `tol` or `steps` are taken.
+
+    Returns the value, the final point ("inputs"), the gradients, the gradient's norm, the
+    steps taken and whether it converged. Raises if the value or gradient goes nan or inf.
+    """
+    program.check_inputs(start)
+    point = {name: Value(start[name]) for name in program.inputs}
+    update = OPTIMIZERS[optimizer](list(point.values()), lr=lr)
+    taken = 0
+    while True:
+        evaluation = program.gradients({n: v.data for n, v in point.items()})
+        loss = evaluation.result.data
+        grads = {n: node.grad for n, node in evaluation.inputs.items()}
+        norm = math.sqrt(sum(g * g for g in grads.values()))
+        if not math.isfinite(loss) or not math.isfinite(norm):
+            raise NanogradError(
+                f"diverged at step {taken}: the value is {loss}; try a smaller --lr"
+            )
+        converged = norm <= tol
+        if converged or taken == steps:
+            break
+        for name, node in point.items():
+            node.grad = grads[name]
+        update.step()
+        taken += 1
+        if on_step:
+            on_step(taken, loss)
+    return {
+        "value": loss,
+        "inputs": {n: v.data for n, v in point.items()},
+        "gradients": grads,
+        "gradient_norm": norm,
+        "steps": taken,
+        "converged": converged,
+    }
