@@ -197,6 +197,8 @@ def grad(
     from .language import parse
 
     values = input_values(ctx, var)
+    if each_line and points is not None:
+        raise InputError("--each-line and --points cannot be used together")
     if each_line:
         ctx.exit(grad_each_line(source, values, fmt, wrt, strict))
     program = parse(read_source(source))

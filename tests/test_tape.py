@@ -118,6 +118,7 @@ def test_points_non_finite_rows_are_kept_and_reported():
             ["--format", "table"],
             "error: --points writes csv or json: give --format csv or --format json",
         ),
+        ("x,y\n1,2\n", ["--each-line"], "error: --each-line and --points cannot be used together"),
     ],
 )
 def test_points_errors(stdin, extra, message):
