@@ -13,6 +13,8 @@ from collections.abc import Callable, Mapping
 from .ops import ADD, CONST, MUL, NEG, SUB, Op
 from .program import Program
 
+ONE = 1.0  # the result's adjoint: multiplying by it is skipped
+
 
 class Tape:
     """The instructions that the result depends on, in order, with what backward needs."""
@@ -50,7 +52,7 @@ class Tape:
             else:
                 data[i] = functions(op)[0](*(data[a] for a in args))
         result = self.program.result
-        adjoint: dict[int, object] = {result: 1.0}
+        adjoint: dict[int, object] = {result: ONE}
         for i, op, args in reversed(self.steps):
             g = adjoint.get(i)
             if g is None or op is None or op is CONST:
@@ -60,12 +62,13 @@ class Tape:
                 contributions = [g if s > 0 else -g for s in signs]
             elif op is MUL:
                 a, b = args
-                contributions = [data[b] * g, data[a] * g]
+                contributions = [data[b], data[a]]
             elif op.arity == 1:
-                contributions = [functions(op)[1](data[args[0]], data[i]) * g]
+                contributions = [functions(op)[1](data[args[0]], data[i])]
             else:
-                da, db = functions(op)[1](data[args[0]], data[args[1]], data[i])
-                contributions = [da * g, db * g]
+                contributions = list(functions(op)[1](data[args[0]], data[args[1]], data[i]))
+            if op is not ADD and op is not SUB and op is not NEG and g is not ONE:
+                contributions = [c * g for c in contributions]  # the result's own 1 is skipped
             for a, c in zip(args, contributions, strict=True):
                 if self.varies[a]:
                     adjoint[a] = c if a not in adjoint else adjoint[a] + c
