@@ -185,15 +185,19 @@ FUZZ = settings(
 )
 
 
-@FUZZ
-@given(programs)
-def test_fuzz_well_formed_programs(source):
-    names = []
+def var_args(source: str) -> list[str]:
+    """`--var NAME=0.7` for each input of `source`, if it parses."""
     try:
         names = parse(source).inputs
     except NanogradError:
-        pass
-    values = [arg for n in names for arg in ("--var", f"{n}=0.7")]
+        names = []
+    return [arg for n in names for arg in ("--var", f"{n}=0.7")]
+
+
+@FUZZ
+@given(programs)
+def test_fuzz_well_formed_programs(source):
+    values = var_args(source)
     check_outcome(*run("grad", "-", *values, "--format", "json", stdin=source))
 
 
@@ -223,12 +227,7 @@ def test_fuzz_command_lines(args):
 @settings(max_examples=max(FUZZ_EXAMPLES // 5, 50), derandomize=True, deadline=None)
 @given(programs)
 def test_fuzz_draw(source):
-    names = []
-    try:
-        names = parse(source).inputs
-    except NanogradError:
-        pass
-    values = [arg for n in names for arg in ("--var", f"{n}=0.7")]
+    values = var_args(source)
     code, out, err = run("draw", "-", *values, stdin=source)
     assert "Traceback" not in err and code in (0, 1, 2)
     if code == 0:
