@@ -168,6 +168,13 @@ def _pow_derivative(a: float, b: float, y: float) -> tuple[float, float]:
 
 _sinh = _overflowing(math.sinh, odd=True)
 _cosh = _overflowing(math.cosh, odd=False)
+
+
+def _sech_squared(x: float) -> float:
+    c = _cosh(x)
+    return 1.0 / (c * c)  # not cosh(x)**2: a float ** raises OverflowError, * gives inf
+
+
 _LN2 = math.log(2.0)
 _LN10 = math.log(10.0)
 
@@ -281,7 +288,7 @@ _TABLE = [
         1,
         math.tanh,
         # 1/cosh(x)**2 rather than 1 - tanh(x)**2: no cancellation where tanh is near 1
-        lambda x, y: 1.0 / _cosh(x) ** 2,
+        lambda x, y: _sech_squared(x),
         "1/cosh(x)**2",
         "hyperbolic tangent",
     ),
