@@ -21,7 +21,8 @@ class Program:
     """A source parsed once, to be evaluated at as many points as needed.
 
     `inputs` are in the order they are first read; `result` is the instruction whose node is
-    the result; `labels` maps an instruction to the name it was bound to.
+    the result; `labels` maps an instruction to the name it was bound to; `input_slots` maps
+    an input to the instruction that reads it.
     """
 
     def __init__(
@@ -37,6 +38,14 @@ class Program:
         self.inputs = inputs
         self.result = result
         self.labels = labels
+        self.input_slots = {args: i for i, (op, args, _) in enumerate(code) if op is None}
+
+    def varying(self) -> list[bool]:
+        """Per instruction: does it depend on an input (so that it has a derivative)?"""
+        varies = [False] * len(self.code)
+        for i, (op, args, _) in enumerate(self.code):
+            varies[i] = op is None or (op is not CONST and any(varies[a] for a in args))
+        return varies
 
     def evaluate(self, values: Mapping[str, float]) -> Evaluation:
         """The graph at the point `values` (one value per input), not yet differentiated."""
@@ -88,7 +97,7 @@ class Evaluation:
     @property
     def inputs(self) -> dict[str, Value]:
         """Each input's node, in the program's input order."""
-        slots = {args: i for i, (op, args, _) in enumerate(self.program.code) if op is None}
+        slots = self.program.input_slots
         return {name: self.nodes[slots[name]] for name in self.program.inputs}
 
     def first_non_finite(self) -> SourceError | None:

@@ -123,9 +123,7 @@ def gradient(program: Program, wrt: list[str], builder: Builder | None = None) -
     builder = builder or Builder()
     nodes = from_program(builder, program, {n: builder.var(n) for n in program.inputs})
     code = program.code
-    varies = [False] * len(code)  # does the instruction depend on an input?
-    for i, (op, args, _) in enumerate(code):
-        varies[i] = op is None or (op is not CONST and any(varies[a] for a in args))
+    varies = program.varying()
     adjoint: dict[int, Expr] = {program.result: builder.const(1)}
     for i in range(program.result, -1, -1):
         op, args, _ = code[i]
@@ -139,7 +137,7 @@ def gradient(program: Program, wrt: list[str], builder: Builder | None = None) -
             adjoint[args[k]] = (
                 contribution if previous is None else builder.apply(ADD, previous, contribution)
             )
-    slots = {args: i for i, (op, args, _) in enumerate(code) if op is None}
+    slots = program.input_slots
     return {name: adjoint.get(slots[name], builder.const(0)) for name in wrt}
 
 

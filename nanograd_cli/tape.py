@@ -29,12 +29,8 @@ class Tape:
             if needed[i] and op is not None and op is not CONST:
                 for a in args:
                     needed[a] = True
-        varies = [False] * len(code)  # depends on an input: needs an adjoint
-        for i, (op, args, _) in enumerate(code):
-            varies[i] = op is None or (op is not CONST and any(varies[a] for a in args))
         self.steps = [(i, op, args) for i, (op, args, _) in enumerate(code) if needed[i]]
-        self.varies = varies
-        self.input_slots = {args: i for i, (op, args, _) in enumerate(code) if op is None}
+        self.varies = program.varying()  # the instructions that need an adjoint
 
     def run(self, values: Mapping[str, object], functions: Callable[[Op], tuple] | None = None):
         """The result and its gradient with respect to every input, at `values`.
@@ -72,8 +68,8 @@ class Tape:
             for a, c in zip(args, contributions, strict=True):
                 if self.varies[a]:
                     adjoint[a] = c if a not in adjoint else adjoint[a] + c
-        gradients = {name: adjoint.get(slot, 0.0) for name, slot in self.input_slots.items()}
-        return data[result], {name: gradients[name] for name in self.program.inputs}
+        slots = self.program.input_slots
+        return data[result], {name: adjoint.get(slots[name], 0.0) for name in self.program.inputs}
 
 
 def _scalar(op: Op) -> tuple:
