@@ -507,8 +507,9 @@ def check(
 
     program = parse(read_source(source))
     values = input_values(ctx, var)
-    warn_non_finite(program.evaluate(values), strict=False)
-    value, checks = gradient_check(program, values, rtol, atol)
+    evaluation, checks = gradient_check(program, values, rtol, atol)
+    warn_non_finite(evaluation, strict=False)
+    value = evaluation.result.data
     passed = all(c["pass"] for c in checks.values())
     if fmt == "json":
         click.echo(text.to_json_object({"value": value, "checks": checks, "pass": passed}))
