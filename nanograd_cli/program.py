@@ -107,6 +107,6 @@ class Evaluation:
             if op is None or op is CONST or math.isfinite(value):
                 continue
             if all(math.isfinite(self.nodes[j].data) for j in args):
-                name = op.name if op.arity == 1 and op.name != "neg" else f"'{op.name}'"
+                name = op.name if op.arity == 1 else f"'{op.name}'"  # neg never gets here
                 return SourceError(f"{name} gave {value}", self.program.source, offset)
         return None
