@@ -171,8 +171,11 @@ _cosh = _overflowing(math.cosh, odd=False)
 
 
 def _sech_squared(x: float) -> float:
-    c = _cosh(x)
-    return 1.0 / (c * c)  # not cosh(x)**2: a float ** raises OverflowError, * gives inf
+    # 4e/(1 + e)**2 with e = exp(-2|x|) <= 1: no cancellation near saturation (as 1 - tanh**2
+    # has), no overflow (as cosh has), and tiny values where cosh(x)**2 would overflow
+    e = math.exp(-2.0 * abs(x))
+    r = 1.0 / (1.0 + e)
+    return 4.0 * e * r * r
 
 
 _LN2 = math.log(2.0)
@@ -287,7 +290,6 @@ _TABLE = [
         "tanh",
         1,
         math.tanh,
-        # 1/cosh(x)**2 rather than 1 - tanh(x)**2: no cancellation where tanh is near 1
         lambda x, y: _sech_squared(x),
         "1/cosh(x)**2",
         "hyperbolic tangent",
@@ -296,8 +298,9 @@ _TABLE = [
         "sigmoid",
         1,
         _sigmoid,
-        lambda x, y: y * (1.0 - y),
-        "sigmoid(x)*(1 - sigmoid(x))",
+        # not y*(1 - y): 1 - y cancels where sigmoid is near 1; sigmoid(-x) is 1 - y exactly
+        lambda x, y: y * _sigmoid(-x),
+        "sigmoid(x)*sigmoid(-x)",
         "logistic function 1/(1 + exp(-x))",
     ),
     Op(

@@ -165,9 +165,20 @@ def test_exact_limits_without_overflow():
     assert Value(1000.0).softplus().data == 1000.0
     for big in (Value(1000.0).sigmoid(), Value(-1000.0).sigmoid(), Value(1000.0).tanh()):
         big.backward()  # no OverflowError
-    near_overflow = Value(356.0)  # cosh(356)**2 overflows: the derivative is 0, not an error
+    near_overflow = Value(356.0)  # cosh(356)**2 overflows, sech(356)**2 = 4exp(-712) does not
     near_overflow.tanh().backward()
-    assert near_overflow.grad == 0.0
+    assert math.isclose(near_overflow.grad, 4 * math.exp(-712), rel_tol=1e-12)
+
+
+@pytest.mark.parametrize("x", [5.0, 20.0, 40.0, 300.0])
+def test_saturated_derivatives_keep_their_digits(x):
+    """1 - tanh**2 and s*(1 - s) cancel to 0 here; the true derivatives are tiny, not 0."""
+    t, s = Value(x), Value(x)
+    t.tanh().backward()
+    s.sigmoid().backward()
+    e = math.exp(-x)
+    assert math.isclose(t.grad, 4 * e * e / (1 + e * e) ** 2, rel_tol=1e-14)
+    assert math.isclose(s.grad, e / (1 + e) ** 2, rel_tol=1e-14)
 
 
 def test_ieee_results_instead_of_exceptions():
