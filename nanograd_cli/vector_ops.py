@@ -1,0 +1,272 @@
+"""Each operation on NumPy arrays, for the tape: its value and its local derivatives at once,
+written into arrays that the tape preallocates, so that a run allocates no large temporaries.
+
+A step function takes `out` (the step's own arrays: out[0], out[1], ... are made on first use
+and reused run after run) and the arguments' values (arrays, or floats for constants), and
+returns (value, local derivatives): one local derivative per argument, None for an argument
+that does not vary. The results agree with the ops table to the last bits or so; the tests
+hold them to the engine at 1e-12 relative, inf and nan included.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+import numpy as np
+
+from .ops import Op, divide
+
+# Local derivatives of exactly 1 and -1: backward passes the adjoint on (or negates it)
+# instead of multiplying when it meets these very objects.
+ONE, MINUS_ONE = 1.0, -1.0
+
+Step = Callable[..., tuple[object, tuple[object, ...]]]
+
+
+class Arrays(dict):
+    """Arrays of one length, each made on first use and then reused: `arrays[key]`."""
+
+    def __init__(self, length: int):
+        super().__init__()
+        self.length = length
+
+    def __missing__(self, key: object) -> np.ndarray:
+        array = self[key] = np.empty(self.length)
+        return array
+
+
+def step_function(op: Op, constants: tuple[float | None, ...]) -> Step:
+    """`op` as a step; `constants` holds the value of each argument that does not vary (None
+    for those that do), for the specialisations that a constant allows (x**2 as x*x)."""
+    if op.name == "**":
+        return _power(*constants)
+    if op.name == "/":
+        return _divide(*constants)
+    binary = _BINARY.get(op.name)
+    if binary is not None:
+        varies = tuple(c is None for c in constants)
+        return lambda out, a, b: binary(out, a, b, varies)
+    return _UNARY[op.name]
+
+
+def _add(out, a, b, varies):
+    return np.add(a, b, out=out[0]), (ONE if varies[0] else None, ONE if varies[1] else None)
+
+
+def _subtract(out, a, b, varies):
+    y = np.subtract(a, b, out=out[0])
+    return y, (ONE if varies[0] else None, MINUS_ONE if varies[1] else None)
+
+
+def _multiply(out, a, b, varies):
+    return np.multiply(a, b, out=out[0]), (b if varies[0] else None, a if varies[1] else None)
+
+
+_BINARY = {"+": _add, "-": _subtract, "*": _multiply}
+
+
+def _divide(numerator: float | None, denominator: float | None) -> Step:
+    if denominator is not None:  # a / c: d/da = 1/c, a constant
+        reciprocal = divide(1.0, denominator)
+        return lambda out, a, b: (np.divide(a, b, out=out[0]), (reciprocal, None))
+
+    def step(out, a, b):
+        y = np.divide(a, b, out=out[0])
+        da = None if numerator is not None else np.divide(1.0, b, out=out[1])
+        db = np.divide(y, b, out=out[2])
+        return y, (da, np.negative(db, out=db))
+
+    return step
+
+
+def _power(base: float | None, exponent: float | None) -> Step:
+    """a ** b, specialised for a constant exponent (x**2 as x*x) or a constant base."""
+    if exponent == 2.0:
+        return lambda out, a, b: (np.multiply(a, a, out=out[0]), (np.add(a, a, out=out[1]), None))
+    if exponent == 3.0:
+        return _cube
+    if exponent == 0.5:
+        return lambda out, a, b: (_square_root(out[0], a), (_power_slope(out[1], a, b), None))
+    if exponent is not None:
+        return lambda out, a, b: (np.power(a, b, out=out[0]), (_power_slope(out[1], a, b), None))
+    if base is not None:
+        return _exponential(base)
+    return _power_of_both
+
+
+def _cube(out, a, b):
+    square = np.multiply(a, a, out=out[1])
+    y = np.multiply(square, a, out=out[0])
+    return y, (np.multiply(square, 3.0, out=square), None)
+
+
+def _square_root(y, a):
+    """a ** 0.5 as C's pow has it: NumPy's power(a, 0.5) is sqrt, which differs at -0 and -inf
+    (pow gives +0 and +inf)."""
+    np.sqrt(a, out=y)
+    np.add(y, 0.0, out=y)  # -0 + 0 is +0
+    np.copyto(y, math.inf, where=a == -math.inf)
+    return y
+
+
+def _power_slope(out, a, b):
+    """d(a**b)/da = b * a**(b - 1), as the ops table computes it."""
+    np.subtract(b, 1.0, out=out)
+    np.power(a, out, out=out)
+    return np.multiply(out, b, out=out)
+
+
+def _exponential(base: float) -> Step:
+    """c ** b: d/db = c**b * log(c); at c = 0, 0 where b >= 0 (PyTorch's convention)."""
+    if base == 0.0:
+
+        def step(out, a, b):
+            slope = out[1]
+            slope.fill(math.nan)
+            np.copyto(slope, 0.0, where=b >= 0.0)
+            return np.power(a, b, out=out[0]), (None, slope)
+
+        return step
+    log_base = math.log(base) if base > 0.0 else math.nan  # no real log of a negative base
+    return lambda out, a, b: (
+        y := np.power(a, b, out=out[0]),
+        (None, np.multiply(y, log_base, out=out[1])),
+    )
+
+
+def _power_of_both(out, a, b):
+    y = np.power(a, b, out=out[0])
+    positive = a > 0.0
+    db = out[2]
+    db.fill(1.0)
+    np.copyto(db, a, where=positive)
+    np.log(db, out=db)
+    np.multiply(db, y, out=db)
+    np.copyto(db, np.where((a == 0.0) & (b >= 0.0), 0.0, np.nan), where=~positive)
+    return y, (_power_slope(out[1], a, b), db)
+
+
+# tanh from exp(-2|x|) loses digits in 1 - e below this |x| (where e > 1/2): NumPy's tanh
+# is used there.
+TANH_FROM_EXP = 0.35
+
+
+def _tanh(out, x):
+    """tanh and its derivative from one exp: e = exp(-2|x|), tanh = (1 - e)/(1 + e) with the
+    sign of x, and 1 - tanh**2 = 4e/(1 + e)**2, which does not cancel near saturation."""
+    magnitude, e, r, y = out[1], out[2], out[3], out[0]
+    np.abs(x, out=magnitude)
+    np.multiply(magnitude, -2.0, out=e)
+    np.exp(e, out=e)
+    np.add(e, 1.0, out=r)
+    np.divide(1.0, r, out=r)
+    np.subtract(1.0, e, out=y)
+    np.multiply(y, r, out=y)
+    np.copysign(y, x, out=y)
+    small = np.flatnonzero(magnitude < TANH_FROM_EXP)
+    if small.size:
+        y[small] = np.tanh(x[small])
+    slope = np.multiply(e, 4.0, out=magnitude)
+    np.multiply(slope, r, out=slope)
+    return y, (np.multiply(slope, r, out=slope),)
+
+
+def _exp_parts(out, x):
+    """z = exp(-|x|), r = 1/(1 + z) and sigmoid(x) = max(z, x >= 0) * r: r for x >= 0, z*r
+    below (nan stays nan); computed without a branch per element, which is slow in NumPy."""
+    z, r, y = out[1], out[2], out[0]
+    np.abs(x, out=z)
+    np.negative(z, out=z)
+    np.exp(z, out=z)
+    np.add(z, 1.0, out=r)
+    np.divide(1.0, r, out=r)
+    np.greater_equal(x, 0.0, out=y)
+    np.maximum(y, z, out=y)
+    return z, r, np.multiply(y, r, out=y)
+
+
+def _sigmoid(out, x):
+    z, r, y = _exp_parts(out, x)
+    slope = np.multiply(z, r, out=z)
+    return y, (np.multiply(slope, r, out=slope),)  # sigmoid(x)*sigmoid(-x) = z/(1 + z)**2
+
+
+def _softplus(out, x):
+    """max(x, 0) + log1p(exp(-|x|)); its derivative is sigmoid(x)."""
+    z, _, sigmoid = _exp_parts(out, x)
+    y = np.maximum(x, 0.0, out=out[3])
+    return np.add(y, np.log1p(z, out=z), out=y), (sigmoid,)
+
+
+def _step_into(y, x):
+    """1 for x > 0, nan for nan, else 0 (relu's derivative), into y."""
+    np.maximum(x, 0.0, out=y)  # nan stays nan
+    np.sign(y, out=y)
+    return np.add(y, 0.0, out=y)  # -0 + 0 is +0
+
+
+def _relu_into(y, x):
+    """x for x > 0, else 0 (nan included, as the ops table has it), into y."""
+    np.fmax(x, 0.0, out=y)  # fmax drops nan
+    return np.add(y, 0.0, out=y)
+
+
+def _unary(forward: Callable, derivative: Callable) -> Step:
+    """A step from forward(y_out, x) and derivative(slope_out, x, y), each writing its out."""
+
+    def step(out, x):
+        y = forward(out[0], x)
+        return y, (derivative(out[1], x, y),)
+
+    return step
+
+
+def _ufunc(f: np.ufunc) -> Callable:
+    return lambda y, x: f(x, out=y)
+
+
+def _inverse_of(f: Callable) -> Callable:
+    """slope = 1/f(x), f computed into slope."""
+    return lambda slope, x, y: np.divide(1.0, f(slope, x), out=slope)
+
+
+def _unit(slope, x):  # sqrt(1 - x**2), asin's and acos's denominator
+    np.multiply(x, x, out=slope)
+    np.subtract(1.0, slope, out=slope)
+    return np.sqrt(slope, out=slope)
+
+
+def _negated(f: Callable) -> Callable:
+    return lambda slope, x, y: np.negative(f(slope, x, y), out=slope)
+
+
+_LN2, _LN10 = math.log(2.0), math.log(10.0)
+_zero = lambda slope, x, y: 0.0  # noqa: E731
+
+_UNARY: dict[str, Step] = {
+    "neg": lambda out, x: (np.negative(x, out=out[0]), (MINUS_ONE,)),
+    "exp": lambda out, x: (y := np.exp(x, out=out[0]), (y,)),
+    "log": _unary(_ufunc(np.log), _inverse_of(lambda s, x: x)),
+    "log2": _unary(_ufunc(np.log2), _inverse_of(lambda s, x: np.multiply(x, _LN2, out=s))),
+    "log10": _unary(_ufunc(np.log10), _inverse_of(lambda s, x: np.multiply(x, _LN10, out=s))),
+    "sqrt": _unary(_ufunc(np.sqrt), lambda s, x, y: np.divide(0.5, y, out=s)),
+    "sin": _unary(_ufunc(np.sin), lambda s, x, y: np.cos(x, out=s)),
+    "cos": _unary(_ufunc(np.cos), _negated(lambda s, x, y: np.sin(x, out=s))),
+    "tan": _unary(_ufunc(np.tan), lambda s, x, y: np.add(np.multiply(y, y, out=s), 1.0, out=s)),
+    "asin": _unary(_ufunc(np.arcsin), _inverse_of(_unit)),
+    "acos": _unary(_ufunc(np.arccos), _negated(_inverse_of(_unit))),
+    "atan": _unary(
+        _ufunc(np.arctan),
+        _inverse_of(lambda s, x: np.add(np.multiply(x, x, out=s), 1.0, out=s)),
+    ),
+    "sinh": _unary(_ufunc(np.sinh), lambda s, x, y: np.cosh(x, out=s)),
+    "cosh": _unary(_ufunc(np.cosh), lambda s, x, y: np.sinh(x, out=s)),
+    "tanh": _tanh,
+    "sigmoid": _sigmoid,
+    "softplus": _softplus,
+    "relu": _unary(_relu_into, lambda s, x, y: _step_into(s, x)),
+    "abs": _unary(_ufunc(np.abs), lambda s, x, y: np.sign(x, out=s)),
+    "step": _unary(_step_into, _zero),
+    "sign": _unary(_ufunc(np.sign), _zero),
+}
