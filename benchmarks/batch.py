@@ -3,7 +3,10 @@ against a hand-written NumPy script, and against the scalar engine row by row.
 
 Run: python benchmarks/batch.py   (PyTorch and JAX are used when installed, skipped otherwise)
 
-Each figure is the median of several runs, the contenders alternating.
+Each figure is the median of several runs, the contenders alternating in one process. Set-up
+(parsing and compiling the tape, JAX's jit compilation) is done before timing. Every library
+uses the threads it chooses by default; a pause before each timed call lets the previous
+contender's threads go idle.
 """
 
 from __future__ import annotations
@@ -20,6 +23,8 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+
+import report  # noqa: E402
 
 from nanograd_cli import parse  # noqa: E402
 from nanograd_cli.tape import Tape, batch_gradients  # noqa: E402
@@ -132,12 +137,18 @@ def ours(source):
     return lambda x, y: batch_gradients(program, {"x": x, "y": y}, tape)
 
 
+# Between two timed calls: long enough for the previous contender's worker threads (PyTorch's
+# OpenMP team, JAX's pool) to stop spinning and go to sleep, so they leave the cores free.
+PAUSE = 0.1
+
+
 def median_ms(contenders: dict, x, y, runs: int = 7) -> dict[str, float]:
     times: dict[str, list[float]] = {name: [] for name in contenders}
     for fn in contenders.values():
         fn(x, y)  # warm up (and compile, for JAX)
     for _ in range(runs):
         for name, fn in contenders.items():
+            time.sleep(PAUSE)
             t0 = time.perf_counter()
             fn(x, y)
             times[name].append(time.perf_counter() - t0)
@@ -160,7 +171,7 @@ def kernels() -> list[tuple[str, dict[str, float]]]:
             try:
                 contenders[name] = make(src)
             except ImportError:
-                pass
+                report.skipped(KERNEL, label, name, "not installed")
         ref_v, ref_g = hand(x, y)
         v, g = contenders["nanograd"](x, y)
         assert np.allclose(v, ref_v, rtol=1e-9) and np.allclose(g["x"], ref_g["x"], rtol=1e-9)
@@ -215,23 +226,33 @@ def row_by_row(rows: int = 20_000) -> tuple[float, float]:
     return scalar * 1e6, batch * 1e6
 
 
+KERNEL = f"batch kernel, ms for {POINTS:,} points"
+REFERENCES = {"numpy": "hand-written NumPy", "pytorch": "PyTorch", "jax": "JAX jit(vmap(grad))"}
+
+
 def main() -> None:
-    print(f"kernel, {POINTS:,} points: ms (ratio to nanograd)")
+    print(f"kernel, {POINTS:,} points: ms (time / nanograd's)")
     for label, times in kernels():
         cells = "  ".join(f"{n} {t:.1f} ({t / times['nanograd']:.2f}x)" for n, t in times.items())
         missing = [n for n in ("pytorch", "jax") if n not in times]
         note = f"  [{', '.join(missing)} not installed]" if missing else ""
         print(f"  {label:16} {cells}{note}")
+        for name, reference in REFERENCES.items():
+            if name in times:
+                report.ratio(KERNEL, label, times["nanograd"], reference, times[name])
     ours_s, hand_s = end_to_end()
     print(
         f"end to end, CSV in and out, {POINTS:,} rows: nanograd {ours_s:.2f} s, "
         f"hand-written NumPy {hand_s:.2f} s, ratio {ours_s / hand_s:.2f}x"
     )
+    workload = f"{SIMPLE}, CSV to CSV, {POINTS:,} rows"
+    report.ratio("--points end to end, s", workload, ours_s, "NumPy script", hand_s)
     scalar, batch = row_by_row()
     print(
         f"per row: scalar engine {scalar:.2f} µs, vectorized {batch:.3f} µs, "
         f"{scalar / batch:.0f}x faster"
     )
+    report.ratio("µs per row", SIMPLE, batch, "scalar engine, row by row", scalar)
 
 
 if __name__ == "__main__":

@@ -21,6 +21,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+import report
+
 from nanograd_cli.engine import Value
 
 WORKED_EXAMPLE = """
@@ -210,6 +212,9 @@ def main() -> None:
         print(
             f"{name:28} {nodes:>7,} {t_ours:>13.0f} {t_theirs:>18.0f} {t_theirs / t_ours:>5.1f}x "
             f"{b_ours:>12.0f} {b_theirs:>17.0f}"
+        )
+        report.ratio(
+            "engine, ns per node", f"{name}, {nodes:,} nodes", t_ours, "micrograd", t_theirs
         )
     print(depths)
 

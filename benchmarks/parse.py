@@ -18,6 +18,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+import report
+
 from nanograd_cli.language import parse
 
 
@@ -56,6 +58,7 @@ def main() -> None:
         a = statistics.median(ours) / operations * 1e6
         b = statistics.median(theirs) / operations * 1e6
         print(f"{operations:>10,} {a:>11.2f} {b:>16.2f} {a / b:>5.2f}x")
+        report.ratio("parse, µs per operation", f"{operations:,} operations", a, "ast.parse", b)
 
 
 if __name__ == "__main__":

@@ -1,16 +1,20 @@
-"""Every benchmark, in one command; writes benchmarks/results.md with the machine and versions.
+"""Every benchmark, in one command: one table of ratios, and benchmarks/results.md with the
+machine, the versions, the table and each benchmark's own output.
 
-Run: python benchmarks/run_all.py   (after pip install -e '.[bench]')
+Run: python benchmarks/run_all.py   (after pip install -e '.[bench]'; peers that are not
+installed are skipped, with a note)
 """
 
 from __future__ import annotations
 
 import datetime
 import importlib.metadata
+import json
 import os
 import platform
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -22,6 +26,7 @@ BENCHMARKS = [
     ("Forward mode against reverse mode", "modes.py"),
     ("Batch gradients against NumPy, PyTorch and JAX", "batch.py"),
 ]
+PACKAGES = ["nanograd-cli", "numpy", "micrograd", "torch", "jax", "lark", "click"]
 
 
 def version(package: str) -> str:
@@ -31,17 +36,43 @@ def version(package: str) -> str:
         return "not installed"
 
 
+def ratio_table(rows: list[dict]) -> list[str]:
+    """Markdown: nanograd's time over the reference's, per benchmark and workload."""
+    lines = [
+        "| benchmark | workload | reference | nanograd | reference's | nanograd ÷ reference |",
+        "| --- | --- | --- | ---: | ---: | ---: |",
+    ]
+    for r in rows:
+        head = f"| {r['benchmark']} | {r['workload']} | {r['reference']} |"
+        if "why" in r:
+            lines.append(f"{head} — | — | {r['why']} |")
+        else:
+            ratio = r["ours"] / r["theirs"]
+            lines.append(f"{head} {r['ours']:.3g} | {r['theirs']:.3g} | **{ratio:.2f}x** |")
+    return lines
+
+
 def main() -> None:
     sections = []
-    for title, script in BENCHMARKS:
-        print(f"== {title}", flush=True)
-        t0 = time.perf_counter()
-        done = subprocess.run(
-            [sys.executable, str(HERE / script)], capture_output=True, text=True, check=True
-        )
-        print(done.stdout, end="", flush=True)
-        sections.append((title, script, done.stdout, time.perf_counter() - t0))
-    packages = ["nanograd-cli", "numpy", "micrograd", "torch", "jax", "lark", "click"]
+    with tempfile.TemporaryDirectory() as tmp:
+        ratios = Path(tmp) / "ratios.jsonl"
+        env = {**os.environ, "NANOGRAD_BENCH_RATIOS": str(ratios)}
+        for title, script in BENCHMARKS:
+            print(f"== {title}", flush=True)
+            t0 = time.perf_counter()
+            done = subprocess.run(
+                [sys.executable, str(HERE / script)],
+                capture_output=True,
+                text=True,
+                check=True,
+                env=env,
+            )
+            print(done.stdout, end="", flush=True)
+            sections.append((title, script, done.stdout, time.perf_counter() - t0))
+        rows = [json.loads(line) for line in ratios.read_text().splitlines()]
+    table = ratio_table(rows)
+    print("\n== Summary: nanograd's time over the reference's (below 1: nanograd is faster)")
+    print("\n".join(table))
     lines = [
         "# Benchmark results",
         "",
@@ -49,7 +80,14 @@ def main() -> None:
         "",
         f"* Machine: {platform.machine()}, {os.cpu_count()} cores, {platform.platform()}",
         f"* Python {platform.python_version()}; "
-        + ", ".join(f"{p} {version(p)}" for p in packages),
+        + ", ".join(f"{p} {version(p)}" for p in PACKAGES),
+        "",
+        "## Summary",
+        "",
+        "nanograd's time over the reference's: below 1, nanograd is faster. Each figure is a",
+        "median of several runs, nanograd and the reference alternating.",
+        "",
+        *table,
         "",
     ]
     for title, script, output, seconds in sections:

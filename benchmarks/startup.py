@@ -15,6 +15,8 @@ import subprocess
 import sys
 import time
 
+import report
+
 GRAD = ["grad", "x*y+tanh(x)", "--x", "2", "--y", "3", "--format", "json"]
 
 
@@ -40,6 +42,7 @@ def main() -> None:
     print(f"{'nanograd ' + ' '.join(GRAD):44} {ma * 1e3:>9.1f}")
     print(f"{click_only:44} {mb * 1e3:>9.1f}")
     print(f"ratio {ma / mb:.2f}x over {runs} runs each, alternating")
+    report.ratio("start-up, ms", "grad x*y+tanh(x), JSON", ma * 1e3, click_only, mb * 1e3)
 
 
 if __name__ == "__main__":

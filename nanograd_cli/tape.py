@@ -12,10 +12,7 @@ This module is imported only for `grad --points`, so NumPy costs the other comma
 
 from __future__ import annotations
 
-import os
-import threading
 from collections.abc import Mapping
-from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
@@ -56,7 +53,7 @@ class Tape:
             else:
                 constants = tuple(self.constants.get(a) for a in args)
                 self.steps.append((i, args, step_function(op, constants)))
-        self._local = threading.local()  # each thread's arrays, by run length
+        self._workspaces: dict[int, tuple[list[Arrays], Arrays]] = {}
 
     def run(
         self, columns: Mapping[str, np.ndarray], length: int
@@ -86,12 +83,12 @@ class Tape:
 
     def _workspace(self, length: int) -> tuple[list[Arrays], Arrays]:
         """Each step's arrays and the adjoints' arrays for runs of `length` rows."""
-        workspaces = self._local.__dict__.setdefault("workspaces", {})
-        workspace = workspaces.get(length)
+        workspace = self._workspaces.get(length)
         if workspace is None:
-            if len(workspaces) > 2:  # only BLOCK and a last, shorter block recur
-                workspaces.clear()
-            workspace = workspaces[length] = ([Arrays(length) for _ in self.steps], Arrays(length))
+            if len(self._workspaces) > 2:  # only BLOCK and a last, shorter block recur
+                self._workspaces.clear()
+            workspace = ([Arrays(length) for _ in self.steps], Arrays(length))
+            self._workspaces[length] = workspace
         return workspace
 
 
@@ -117,29 +114,18 @@ def batch_gradients(
     program: Program, columns: Mapping[str, object], tape: Tape | None = None
 ) -> tuple[np.ndarray, dict[str, np.ndarray]]:
     """Value and gradients at many points: `columns` maps each input to a 1-D array (or a
-    float, the same on every row). Runs BLOCK rows at a time into preallocated outputs, the
-    blocks shared among one thread per core (NumPy releases the GIL inside its loops)."""
+    float, the same on every row). Runs BLOCK rows at a time into preallocated outputs."""
     tape = tape or Tape(program)
     arrays = {k: np.asarray(v, dtype=np.float64) for k, v in columns.items()}
     n = max((a.size for a in arrays.values() if a.ndim), default=1)
     arrays = {k: np.broadcast_to(a, (n,)) for k, a in arrays.items()}
     value = np.empty(n)
     gradients = {name: np.empty(n) for name in program.inputs}
-
-    def run_block(start: int) -> None:
-        rows = slice(start, start + BLOCK)
-        with np.errstate(all="ignore"):  # per thread: NumPy's error state is thread-local
+    with np.errstate(all="ignore"):
+        for start in range(0, n, BLOCK):
+            rows = slice(start, start + BLOCK)
             v, g = tape.run({k: a[rows] for k, a in arrays.items()}, min(BLOCK, n - start))
-        value[rows] = v
-        for name, out in gradients.items():
-            out[rows] = g[name]
-
-    starts = range(0, n, BLOCK)
-    workers = min(len(starts), os.cpu_count() or 1)
-    if workers > 1:
-        with ThreadPoolExecutor(workers) as pool:
-            list(pool.map(run_block, starts))
-    else:
-        for start in starts:
-            run_block(start)
+            value[rows] = v
+            for name, out in gradients.items():
+                out[rows] = g[name]
     return value, gradients

@@ -144,7 +144,7 @@ def _sources_of_every_op() -> list[str]:
             sources.append(f"{op.name}(x)" if op.name != "neg" else "-x")
         else:
             sources.append(f"x {op.name} y")
-            for c in ("0", "2", "3", "(-2)", "0.5", "-1.5"):
+            for c in ("0", "1", "2", "3", "(-2)", "(-1)", "0.5", "-1.5"):
                 sources += [f"x {op.name} {c}", f"{c} {op.name} y"]
     return sources
 

@@ -1,0 +1,28 @@
+"""The rows of the summary table: each benchmark records its headline ratios here.
+
+`run_all.py` sets NANOGRAD_BENCH_RATIOS to a file; a benchmark run on its own records nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+
+def ratio(benchmark: str, workload: str, ours: float, reference: str, theirs: float) -> None:
+    """Record that nanograd took `ours` where `reference` took `theirs` (same unit)."""
+    path = os.environ.get("NANOGRAD_BENCH_RATIOS")
+    if path:
+        row = {"benchmark": benchmark, "workload": workload, "ours": ours}
+        row |= {"reference": reference, "theirs": theirs}
+        with open(path, "a", encoding="utf-8") as f:
+            f.write(json.dumps(row) + "\n")
+
+
+def skipped(benchmark: str, workload: str, reference: str, why: str) -> None:
+    """Record that `reference` was not measured, and why."""
+    path = os.environ.get("NANOGRAD_BENCH_RATIOS")
+    if path:
+        row = {"benchmark": benchmark, "workload": workload, "reference": reference, "why": why}
+        with open(path, "a", encoding="utf-8") as f:
+            f.write(json.dumps(row) + "\n")
