@@ -207,18 +207,21 @@ def grad(
         grad_points(program, points, values, fmt or "csv", wrt, strict)
         return
     if mode == "forward":
-        from .forward import values_and_tangents
+        from .forward import tangents
         from .render.text import Result
 
-        warn_non_finite(program.evaluate(values), strict)
-        value, gradients = values_and_tangents(program, values)
+        data = program.values(values)
+        warn_non_finite(program.first_non_finite(data), strict)
+        gradients = tangents(program, data)
         shown = wrt or program.inputs
         result = Result(
-            value, {n: values[n] for n in program.inputs}, {n: gradients[n] for n in shown}
+            data[program.result],
+            {n: values[n] for n in program.inputs},
+            {n: gradients[n] for n in shown},
         )
     else:
         evaluation = program.gradients(values)
-        warn_non_finite(evaluation, strict)
+        warn_non_finite(evaluation.first_non_finite(), strict)
         result = as_result(evaluation, wrt)
     emit(fmt, result, wrt or program.inputs)
 
@@ -281,7 +284,7 @@ def draw(
 
     fmt = fmt or format_of(output)
     evaluation = parse(read_source(source)).gradients(input_values(ctx, var))
-    warn_non_finite(evaluation, strict=False)
+    warn_non_finite(evaluation.first_non_finite(), strict=False)
     dot = draw_evaluation(evaluation, rankdir, hide_constants)
     nodes = sum(1 for line in dot.body if "label=" in line)
     if nodes > BIG_GRAPH:
@@ -379,7 +382,7 @@ def grad_each_line(source, values, fmt, wrt, strict) -> int:
         try:
             program = parse(line)
             evaluation = program.gradients({n: values[n] for n in program.inputs if n in values})
-            warn_non_finite(evaluation, strict)
+            warn_non_finite(evaluation.first_non_finite(), strict)
         except NanogradError as error:
             if isinstance(error, SourceError):
                 report(f"error: line {number}, column {error.column}: {error.message}")
@@ -508,7 +511,7 @@ def check(
     program = parse(read_source(source))
     values = input_values(ctx, var)
     evaluation, checks = gradient_check(program, values, rtol, atol)
-    warn_non_finite(evaluation, strict=False)
+    warn_non_finite(evaluation.first_non_finite(), strict=False)
     value = evaluation.result.data
     passed = all(c["pass"] for c in checks.values())
     if fmt == "json":
@@ -647,8 +650,8 @@ def as_result(evaluation, wrt: tuple[str, ...]):
     )
 
 
-def warn_non_finite(evaluation, strict: bool) -> None:
-    where = evaluation.first_non_finite()
+def warn_non_finite(where, strict: bool) -> None:
+    """Warn of (or, with --strict, fail on) the first operation that went non-finite."""
     if where is None:
         return
     if strict:

@@ -15,16 +15,13 @@ from .program import Program
 
 def values_and_tangents(program: Program, values: Mapping[str, float]) -> tuple[float, dict]:
     """The result and d(result)/d(input) for every input, in forward mode."""
-    program.check_inputs(values)
+    data = program.values(values)
+    return data[program.result], tangents(program, data)
+
+
+def tangents(program: Program, data: list[float]) -> dict[str, float]:
+    """d(result)/d(input) for every input, given every instruction's value (Program.values)."""
     code = program.code
-    data: list[float] = []
-    for op, args, _ in code:
-        if op is None:
-            data.append(float(values[args]))
-        elif op is CONST:
-            data.append(args)
-        else:
-            data.append(op.forward(*(data[i] for i in args)))
     gradients = {}
     for name in program.inputs:
         tangent: list[float] = []
@@ -46,4 +43,4 @@ def values_and_tangents(program: Program, values: Mapping[str, float]) -> tuple[
                 else:
                     tangent.append(0.0)
         gradients[name] = tangent[program.result]
-    return data[program.result], gradients
+    return gradients

@@ -129,7 +129,7 @@ def run_points(
 
 def _where(program: Program, row: int, point: dict) -> str:
     """Which row went non-finite, and the first operation that made it so."""
-    evaluation = program.evaluate(point)
-    location = evaluation.first_non_finite()
+    data = program.values(point)
+    location = program.first_non_finite(data)
     detail = f" ({location.message} at line {location.line}, column {location.column})"
-    return f"row {row} gives {evaluation.result.data}" + (detail if location else "")
+    return f"row {row} gives {data[program.result]}" + (detail if location else "")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from .engine import Value, apply
 from .errors import MissingInputs, SourceError, UnknownInputs
@@ -61,6 +61,30 @@ class Program:
                 append(apply(op, *[nodes[i] for i in args]))
         return Evaluation(self, nodes)
 
+    def values(self, point: Mapping[str, float]) -> list[float]:
+        """Every instruction's value at `point`, as plain floats: no graph is built."""
+        self.check_inputs(point)
+        data: list[float] = []
+        for op, args, _ in self.code:
+            if op is None:
+                data.append(float(point[args]))
+            elif op is CONST:
+                data.append(args)
+            else:
+                data.append(op.forward(*(data[i] for i in args)))
+        return data
+
+    def first_non_finite(self, data: Sequence[float]) -> SourceError | None:
+        """Where the first operation that made nan or inf out of finite operands is, if any,
+        given every instruction's value."""
+        for i, (op, args, offset) in enumerate(self.code):
+            if op is None or op is CONST or math.isfinite(data[i]):
+                continue
+            if all(math.isfinite(data[j]) for j in args):
+                name = op.name if op.arity == 1 else f"'{op.name}'"  # neg never gets here
+                return SourceError(f"{name} gave {data[i]}", self.source, offset)
+        return None
+
     def check_inputs(self, values: Mapping[str, float]) -> None:
         """Raise if an input has no value, or a value is given for a name that is no input."""
         unknown = [name for name in values if name not in self.inputs]
@@ -102,11 +126,4 @@ class Evaluation:
 
     def first_non_finite(self) -> SourceError | None:
         """Where the first operation that made nan or inf out of finite operands is, if any."""
-        for i, (op, args, offset) in enumerate(self.program.code):
-            value = self.nodes[i].data
-            if op is None or op is CONST or math.isfinite(value):
-                continue
-            if all(math.isfinite(self.nodes[j].data) for j in args):
-                name = op.name if op.arity == 1 else f"'{op.name}'"  # neg never gets here
-                return SourceError(f"{name} gave {value}", self.program.source, offset)
-        return None
+        return self.program.first_non_finite([node.data for node in self.nodes])

@@ -91,6 +91,16 @@ def test_grad_mode_forward_on_the_command_line():
     assert run(*args, "--mode", "forward")[:2] == run(*args)[:2]
 
 
+@pytest.mark.parametrize("strict", [[], ["--strict"]])
+def test_grad_mode_forward_warns_of_non_finite_results_as_reverse_mode(strict):
+    args = ("grad", "x + log(y)", "--x", "1", "--y", "0", "--format", "csv", *strict)
+    forward = run(*args, "--mode", "forward")
+    assert forward == run(*args)
+    where = "line 1, column 5: log gave -inf\n  1 | x + log(y)\n          ^\n"
+    assert forward[2] == ("error: " if strict else "warning: ") + where
+    assert forward[0] == (1 if strict else 0)
+
+
 @settings(max_examples=200, deadline=None)
 @given(expressions())
 def test_diff_output_reparses_to_the_gradient(source):
