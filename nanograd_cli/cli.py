@@ -5,8 +5,10 @@ from __future__ import annotations
 import io
 import os
 import re
+import stat
 import sys
 from collections.abc import Iterator
+from functools import partial
 
 import click
 
@@ -342,26 +344,55 @@ def grad_points(program, points: str, values, fmt: str, wrt, strict: bool) -> No
                 strict,
                 write=lambda s: out.write(s + "\n"),
                 warn=report,
-                progress=points_progress if sys.stderr.isatty() else None,
+                progress=partial(points_progress, regular_file_size(stream))
+                if sys.stderr.isatty()
+                else None,
             )
         except UnicodeDecodeError as error:
             raise InputError(f"--points {points} is not valid UTF-8 ({error.reason})") from None
 
 
-def points_progress():
-    """A Rich spinner on standard error counting rows, for --points runs that take a while."""
-    from rich.progress import Progress as Bar
-    from rich.progress import SpinnerColumn, TextColumn
+def progress_display(*columns):
+    """A Rich progress display on standard error (standard output carries the results),
+    erased when it stops."""
+    from rich.console import Console
+    from rich.progress import Progress
 
-    bar = Bar(SpinnerColumn(), TextColumn("{task.completed:,} rows"), transient=True)
-    task = bar.add_task("points", total=None)
+    return Progress(*columns, console=Console(stderr=True), transient=True)
+
+
+def regular_file_size(stream) -> int | None:
+    """The size in bytes of the file behind `stream`, or None for a pipe or a terminal."""
+    status = os.fstat(stream.fileno())
+    return status.st_size if stat.S_ISREG(status.st_mode) else None
+
+
+def points_progress(total: int | None):
+    """A Rich display on standard error for --points runs that take a while: a bar with the
+    rows done and the time left when the input's size is known (a file), else a spinner
+    counting rows."""
+    from rich.progress import (
+        BarColumn,
+        SpinnerColumn,
+        TaskProgressColumn,
+        TextColumn,
+        TimeRemainingColumn,
+    )
+
+    rows = TextColumn("{task.fields[rows]:,} rows")
+    if total:
+        columns = (BarColumn(), TaskProgressColumn(), rows, TimeRemainingColumn())
+    else:
+        columns = (SpinnerColumn(), rows)
+    bar = progress_display(*columns)
+    task = bar.add_task("points", total=total or None, rows=0)
     bar.start()
 
-    def update(rows: int | None) -> None:
-        if rows is None:
+    def update(done: int | None, characters: int) -> None:
+        if done is None:
             bar.stop()
         else:
-            bar.update(task, completed=rows)
+            bar.update(task, completed=characters if total else done, rows=done)
 
     return update
 
@@ -612,13 +643,11 @@ class Progress:
 
     def __init__(self, total: int):
         from rich.progress import BarColumn, TextColumn
-        from rich.progress import Progress as Bar
 
-        self.bar = Bar(
+        self.bar = progress_display(
             TextColumn("step {task.completed}/{task.total}"),
             BarColumn(),
             TextColumn("loss {task.fields[loss]:.6g}"),
-            transient=True,
         )
         self.task = self.bar.add_task("minimize", total=total, loss=float("nan"))
         self.bar.start()

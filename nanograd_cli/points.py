@@ -18,13 +18,15 @@ from .tape import Tape, batch_gradients
 CHUNK_ROWS = 65536
 
 
-def read_chunks(stream: IO[str], names: list[str]) -> Iterator[tuple[int, object]]:
-    """(first row number, 2-D array) per chunk of CSV rows; rows are numbered from 1."""
+def read_chunks(stream: IO[str], names: list[str]) -> Iterator[tuple[int, object, int]]:
+    """(first row number, 2-D array, characters read) per chunk of CSV rows; rows are
+    numbered from 1."""
     import numpy as np
 
     row = 1
     while True:
-        lines = [line for line in islice(stream, CHUNK_ROWS) if line.strip()]
+        read = list(islice(stream, CHUNK_ROWS))
+        lines = [line for line in read if line.strip()]
         if not lines:
             return
         try:
@@ -32,7 +34,7 @@ def read_chunks(stream: IO[str], names: list[str]) -> Iterator[tuple[int, object
             table = flat.reshape(len(lines), len(names))
         except ValueError:
             raise _bad_row(lines, row, len(names)) from None
-        yield row, table
+        yield row, table, sum(map(len, read))
         row += len(lines)
 
 
@@ -59,19 +61,20 @@ def run_points(
     strict: bool,
     write: Callable[[str], None],
     warn: Callable[[str], None],
-    progress: Callable[[], Callable[[int | None], None]] | None = None,
+    progress: Callable[[], Callable[[int | None, int], None]] | None = None,
 ) -> None:
     """Write value and gradients for each row of `stream`, a CSV whose header names inputs.
 
     `fixed` gives the inputs without a column their value on every row. `progress`, if given,
-    makes a display once the work has taken a second; it is then told the rows done, and None
-    at the end.
+    makes a display once the work has taken a second; it is then told the rows done and the
+    characters read so far, and None at the end.
     """
     import numpy as np
 
     from .render import text
 
     header = stream.readline()
+    characters = len(header)
     names = [n.strip() for n in header.strip().split(",")] if header.strip() else []
     if not names:
         raise InputError("--points: the first line must name the inputs, e.g. x,y")
@@ -85,8 +88,9 @@ def run_points(
     started = time.monotonic()
     update = None
     non_finite, first_bad = 0, None
-    for first_row, table in read_chunks(stream, names):
+    for first_row, table, read in read_chunks(stream, names):
         rows = len(table)
+        characters += read
         columns = {**fixed, **{n: table[:, k] for k, n in enumerate(names)}}
         value, gradients = batch_gradients(program, columns, tape)
         out = np.column_stack([value, *(gradients[n] for n in shown)])
@@ -118,9 +122,9 @@ def run_points(
         if progress and update is None and time.monotonic() - started > 1.0:
             update = progress()
         if update:
-            update(first_row + rows - 1)
+            update(first_row + rows - 1, characters)
     if update:
-        update(None)
+        update(None, characters)
     if header_due:  # no rows at all
         write(text.csv_header(shown))
     if non_finite:

@@ -3,8 +3,10 @@ minimization, against hand derivations, SymPy and properties."""
 
 from __future__ import annotations
 
+import io
 import json
 import math
+import sys
 
 import pytest
 from hypothesis import assume, given, settings
@@ -198,3 +200,15 @@ def test_minimize_other_optimizers_and_divergence():
     assert err.startswith("error: diverged at step ") and err.rstrip().endswith(
         "try a smaller --lr"
     )
+
+
+def test_minimize_progress_goes_to_standard_error(monkeypatch):
+    from nanograd_cli.cli import Progress
+
+    monkeypatch.setenv("FORCE_COLOR", "1")
+    screen = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", screen)
+    progress = Progress(100)
+    progress.update(50, 0.25)
+    progress.stop()
+    assert "step 50/100" in screen.getvalue() and "loss 0.25" in screen.getvalue()

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import io
 import json
 import math
+import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -167,3 +170,42 @@ def test_every_op_on_the_tape_equals_the_engine_at_special_values(source):
         assert same(float(value[k]), evaluation.result.data), point
         for name, node in evaluation.inputs.items():
             assert same(float(gradients[name][k]), node.grad), (name, point)
+
+
+def test_points_reports_rows_and_characters_to_the_progress_display(monkeypatch):
+    monkeypatch.setattr(points, "CHUNK_ROWS", 4)
+    clock = iter(range(0, 100, 2))  # two seconds pass per reading: the display starts at once
+    monkeypatch.setattr(points.time, "monotonic", lambda: next(clock))
+    calls = []
+    text = "x\n" + "".join(f"{i}\n" for i in range(10))
+    points.run_points(
+        parse("2*x"),
+        io.StringIO(text),
+        {},
+        "csv",
+        [],
+        False,
+        write=lambda s: None,
+        warn=lambda s: None,
+        progress=lambda: lambda rows, characters: calls.append((rows, characters)),
+    )
+    assert calls == [(4, 10), (8, 18), (10, 22), (None, 22)]
+    assert len(text) == 22
+
+
+def test_the_progress_display_shows_a_bar_for_a_file_and_a_spinner_for_a_pipe(monkeypatch):
+    from nanograd_cli.cli import points_progress, regular_file_size
+
+    monkeypatch.setenv("FORCE_COLOR", "1")  # Rich draws as on a terminal
+    for total, shown in ((400, "50%"), (None, "7 rows")):
+        screen = io.StringIO()
+        monkeypatch.setattr(sys, "stderr", screen)  # the display goes there, not to stdout
+        update = points_progress(total)
+        update(7, 200)
+        update(None, 400)
+        assert shown in screen.getvalue() and "7 rows" in screen.getvalue()
+    with open(WORKED, encoding="utf-8") as f:
+        assert regular_file_size(f) == Path(WORKED).stat().st_size
+    read, write = os.pipe()
+    with os.fdopen(read) as pipe, os.fdopen(write, "w"):
+        assert regular_file_size(pipe) is None
