@@ -20,8 +20,9 @@ from .ops import CONST
 from .program import Program
 from .vector_ops import MINUS_ONE, ONE, Arrays, Step, step_function
 
-# Rows per run: 32,768 float64s (256 kB) per array keeps a run's arrays in the cache (L2 for
-# a small source, L3 for a larger one) while the Python work per run stays small.
+# Rows per run: 32,768 float64s (256 kB) per array. Of 4,096 to 32,768 rows, this measured
+# fastest here: the Python work per row shrinks as blocks grow, and the arrays of a run still
+# fit in the L3 cache.
 BLOCK = 32768
 
 _PRODUCT = -1  # the key of the array that holds a contribution before it is added
