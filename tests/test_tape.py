@@ -14,8 +14,9 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from nanograd_cli import parse, points
+from nanograd_cli import tape as tape_module
 from nanograd_cli.ops import OPS
-from nanograd_cli.tape import batch_gradients
+from nanograd_cli.tape import Tape, batch_gradients
 
 from .test_cli import WORKED, run
 from .test_properties import expressions
@@ -209,3 +210,18 @@ def test_the_progress_display_shows_a_bar_for_a_file_and_a_spinner_for_a_pipe(mo
     read, write = os.pipe()
     with os.fdopen(read) as pipe, os.fdopen(write, "w"):
         assert regular_file_size(pipe) is None
+
+
+def test_a_long_source_runs_fewer_rows_at_a_time_within_the_memory_budget():
+    short, long = (parse("a = x\n" + "a = tanh(a * 0.9) + a\n" * n + "a\n") for n in (1, 2500))
+    assert Tape(short).block == tape_module.BLOCK
+    tape = Tape(long)
+    arrays = tape_module.ARRAYS_PER_STEP * len(tape.steps)
+    assert tape.block < tape_module.BLOCK
+    assert 8 * arrays * tape.block <= tape_module.WORKSPACE_BYTES
+    value, gradients = batch_gradients(long, {"x": np.linspace(-1, 1, 3 * tape.block + 5)})
+    for k in (0, tape.block, -1):  # across blocks, and the last, shorter one
+        x = float(np.linspace(-1, 1, 3 * tape.block + 5)[k])
+        evaluation = long.gradients({"x": x})
+        assert same(float(value[k]), evaluation.result.data)
+        assert same(float(gradients["x"][k]), evaluation.inputs["x"].grad)
