@@ -11,18 +11,19 @@ import os
 
 def ratio(benchmark: str, workload: str, ours: float, reference: str, theirs: float) -> None:
     """Record that nanograd took `ours` where `reference` took `theirs` (same unit)."""
-    path = os.environ.get("NANOGRAD_BENCH_RATIOS")
-    if path:
-        row = {"benchmark": benchmark, "workload": workload, "ours": ours}
-        row |= {"reference": reference, "theirs": theirs}
-        with open(path, "a", encoding="utf-8") as f:
-            f.write(json.dumps(row) + "\n")
+    _record(
+        {"benchmark": benchmark, "workload": workload, "ours": ours}
+        | {"reference": reference, "theirs": theirs}
+    )
 
 
 def skipped(benchmark: str, workload: str, reference: str, why: str) -> None:
     """Record that `reference` was not measured, and why."""
+    _record({"benchmark": benchmark, "workload": workload, "reference": reference, "why": why})
+
+
+def _record(row: dict) -> None:
     path = os.environ.get("NANOGRAD_BENCH_RATIOS")
     if path:
-        row = {"benchmark": benchmark, "workload": workload, "reference": reference, "why": why}
         with open(path, "a", encoding="utf-8") as f:
             f.write(json.dumps(row) + "\n")

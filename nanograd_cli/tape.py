@@ -3,9 +3,9 @@
 No Value per node. Compiling folds every instruction that no input reaches into a constant
 (with the ops table, as the engine computes it) and binds each other instruction to a step of
 `vector_ops`, which returns its value together with its local derivatives. A run is then one
-step per instruction forward, and only multiplications and additions backward. Rows run
-BLOCK at a time through arrays allocated once, so that they stay in the CPU's cache and no
-large temporary is allocated and freed per run.
+step per instruction forward, and only multiplications and additions backward. Rows run a
+block at a time (BLOCK, fewer for a long source) through arrays allocated once, so that they
+stay in the CPU's cache and no large temporary is allocated and freed per run.
 
 This module is imported only for `grad --points`, so NumPy costs the other commands nothing.
 """
