@@ -7,16 +7,8 @@ cheaper the more inputs there are; forward mode needs no graph in memory.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
 from .ops import CONST
 from .program import Program
-
-
-def values_and_tangents(program: Program, values: Mapping[str, float]) -> tuple[float, dict]:
-    """The result and d(result)/d(input) for every input, in forward mode."""
-    data = program.values(values)
-    return data[program.result], tangents(program, data)
 
 
 def tangents(program: Program, data: list[float]) -> dict[str, float]:
