@@ -53,40 +53,91 @@ class Tables:
         self.end = end
 
 
-def build_tables(grammar: str) -> Tables:
-    """Analyse `grammar` with Lark and extract its LALR(1) tables."""
+# A rule as plain data: (origin, expansion, alias, inline).
+Rule = tuple[str, tuple[str, ...], str | None, bool]
+
+
+def _lark_analysis(grammar: str):
+    """Lark's LALR(1) analysis of `grammar` as plain data: the one place that touches Lark.
+
+    Tested with Lark 1.2.1 to 1.3.1 (pinned in pyproject.toml). Besides `Lark(...)`, it relies on:
+    `Lark.terminals` and `Lark.ignore_tokens`; `TerminalDef.name`, `.priority`,
+    `.pattern.max_width` and `.pattern.to_regexp()`; the internal
+    `Lark.parser.parser.parser.parse_table`, whose `states` map a state to {symbol name:
+    (action, arg)} and whose `start_states` and `end_states` are keyed by the start rule;
+    `lark.parsers.lalr_analysis.Shift`, the action whose arg is the next state (any other
+    action reduces by the `Rule` in arg); and `Rule.origin.name`, `Rule.expansion` (of symbols
+    with `.name`), `Rule.alias` and `Rule.options.expand1` (set by `?rule`).
+
+    Returns terminals as (name, regex) in the order to try them, the ignored terminal names,
+    the states as {state: {symbol: ("shift", state) or ("reduce", Rule)}}, and the start and
+    end states. Lark's state numbers and dict orders vary with PYTHONHASHSEED.
+    """
     from lark import Lark
     from lark.parsers.lalr_analysis import Shift
 
     lark = Lark(grammar, parser="lalr", lexer="basic")
     table = lark.parser.parser.parser.parse_table
-    rule_index: dict = {}
-    actions: list[dict[str, int]] = [{} for _ in range(len(table.states))]
-    for state, row in table.states.items():
-        for symbol, (action, arg) in row.items():
-            if action is Shift:
-                actions[state][str(symbol)] = arg
-            else:
-                index = rule_index.setdefault(arg, len(rule_index))
-                actions[state][str(symbol)] = ~index
-    rules = [
-        (
-            str(rule.origin.name),
-            len(rule.expansion),
-            None if rule.alias is None else str(rule.alias),
-            bool(rule.options.expand1 and rule.alias is None and len(rule.expansion) == 1),
-        )
-        for rule in sorted(rule_index, key=rule_index.get)
-    ]
+
+    def rule(r) -> Rule:
+        inline = bool(r.options.expand1 and r.alias is None and len(r.expansion) == 1)
+        alias = None if r.alias is None else str(r.alias)
+        return (str(r.origin.name), tuple(str(s.name) for s in r.expansion), alias, inline)
+
+    states = {
+        state: {
+            str(symbol): ("shift", arg) if action is Shift else ("reduce", rule(arg))
+            for symbol, (action, arg) in row.items()
+        }
+        for state, row in table.states.items()
+    }
     terminals = sorted(lark.terminals, key=lambda t: (-t.priority, -t.pattern.max_width, t.name))
+    return (
+        [(str(t.name), t.pattern.to_regexp()) for t in terminals],
+        sorted(str(name) for name in lark.ignore_tokens),
+        states,
+        table.start_states["start"],
+        table.end_states["start"],
+    )
+
+
+def build_tables(grammar: str) -> Tables:
+    """Analyse `grammar` with Lark and number its LALR(1) tables the same way every time.
+
+    States are numbered breadth-first from the start state (0), following each state's
+    symbols in sorted order; rules are numbered in sorted order; each state's actions are
+    sorted by symbol. So the rendered tables depend only on the grammar, not on hash seeds.
+    """
+    terminals, ignore, states, start, end = _lark_analysis(grammar)
+    number = {start: 0}
+    order = [start]
+    for state in order:  # grows as new states are found: a breadth-first traversal
+        for _, (kind, arg) in sorted(states[state].items()):
+            if kind == "shift" and arg not in number:
+                number[arg] = len(order)
+                order.append(arg)
+    assert len(order) == len(states), "every state is reachable from the start state"
+    reduced = {arg for row in states.values() for kind, arg in row.values() if kind == "reduce"}
+    # (origin, expansion) is unique in a Lark grammar, so the sort never compares aliases.
+    rules = sorted(reduced)
+    rule_number = {r: i for i, r in enumerate(rules)}
+    actions = [
+        {
+            symbol: number[arg] if kind == "shift" else ~rule_number[arg]
+            for symbol, (kind, arg) in sorted(states[state].items())
+        }
+        for state in order
+    ]
     return Tables(
         grammar=grammar,
-        terminals=[(str(t.name), t.pattern.to_regexp()) for t in terminals],
-        ignore=sorted(lark.ignore_tokens),
+        terminals=terminals,
+        ignore=ignore,
         actions=actions,
-        rules=rules,
-        start=table.start_states["start"],
-        end=table.end_states["start"],
+        rules=[
+            (origin, len(expansion), alias, inline) for origin, expansion, alias, inline in rules
+        ],
+        start=number[start],
+        end=number[end],
     )
 
 
