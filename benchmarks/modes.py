@@ -13,7 +13,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from nanograd_cli import parse
-from nanograd_cli.forward import tangents
+from nanograd_cli.forward import forward_gradients
 
 
 def main() -> None:
@@ -27,7 +27,7 @@ def main() -> None:
             t0 = time.perf_counter()
             program.gradients(values)
             t1 = time.perf_counter()
-            tangents(program, program.values(values))
+            forward_gradients(program, values)
             t2 = time.perf_counter()
             rev.append(t1 - t0)
             fwd.append(t2 - t1)

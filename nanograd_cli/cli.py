@@ -1,33 +1,30 @@
-"""The command line: click commands over the library. Errors become exit codes here, only here."""
+"""The command line: click wiring over the library. Errors become exit codes here, only here."""
 
 from __future__ import annotations
 
-import io
+import errno
 import os
-import re
-import stat
 import sys
-from collections.abc import Iterator
-from functools import partial
 
 import click
 
 from . import __version__
-from .errors import InputError, NanogradError, NonFiniteResult, SourceError
-
-INPUT_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+from .errors import InputError, NanogradError, NonFiniteResult, SourceError, UnknownInputs
+from .sources import INPUT_NAME, input_values, load_program, source_lines
 
 
 class InputsCommand(click.Command):
     """A command that also takes `--NAME VALUE` (or `--NAME=VALUE`) for any input NAME.
 
-    The command's own long options are matched exactly, never abbreviated; every other
-    `--NAME` is an input, and the argument after it is its value even when it starts with `-`.
+    The command's own long options (help included) are matched exactly, never abbreviated;
+    every other `--NAME` is an input, and the argument after it is its value even when it
+    starts with `-`.
     """
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
-        own = {o for p in self.params for o in p.opts if o.startswith("--")}
-        with_value = {o for p in self.params if not getattr(p, "is_flag", True) for o in p.opts}
+        params = self.get_params(ctx)
+        own = {o for p in params for o in p.opts + p.secondary_opts if o.startswith("--")}
+        with_value = {o for p in params if not getattr(p, "is_flag", True) for o in p.opts}
         rest: list[str] = []
         inputs: list[tuple[str, str]] = []
         i = 0
@@ -51,6 +48,8 @@ class InputsCommand(click.Command):
             else:
                 if not equals:
                     if i + 1 >= len(args):
+                        if ctx.resilient_parsing:  # completing: the value is being typed
+                            break
                         raise click.BadOptionUsage(
                             arg, f"{arg} needs a value: {arg} VALUE", ctx=ctx
                         )
@@ -61,55 +60,41 @@ class InputsCommand(click.Command):
         ctx.meta["inputs"] = inputs
         return super().parse_args(ctx, rest)
 
-
-def input_values(ctx: click.Context, var: tuple[str, ...]) -> dict[str, float]:
-    """The values of `--NAME VALUE` and `--var NAME=VALUE`, as floats."""
-    pairs = list(ctx.meta["inputs"])
-    for item in var:
-        name, equals, value = item.partition("=")
-        if not equals or not INPUT_NAME.fullmatch(name):
-            raise InputError(f"--var expects NAME=VALUE, got {item!r}")
-        pairs.append((name, value))
-    values: dict[str, float] = {}
-    for name, text in pairs:
-        if name in values:
-            raise InputError(f"a value for {name} is given twice")
+    def invoke(self, ctx: click.Context):
         try:
-            values[name] = float(text)
-        except ValueError:
-            raise InputError(f"--{name} expects a number, got {text!r}") from None
-    return values
+            return super().invoke(ctx)
+        except UnknownInputs as error:
+            raise InputError(f"{error}{self._option_hint(ctx, error.names)}") from None
 
+    def _option_hint(self, ctx: click.Context, names: list[str]) -> str:
+        """For `--NAME` read as an input that is no input: the option it may have meant."""
+        import difflib
 
-def read_source(source: str) -> str:
-    """SOURCE as text: `-` is standard input, an existing path is read, anything else is text."""
-    if source == "-":
-        return decode(sys.stdin.buffer.read(), "standard input")
-    if os.path.exists(source):
+        own = [o[2:] for p in self.get_params(ctx) for o in p.opts if o.startswith("--")]
+        others = {o[2:] for c in cli.commands.values() for p in c.params for o in p.opts}
+        for name in names:
+            close = difflib.get_close_matches(name, own, n=1, cutoff=0.75)
+            if close:
+                return f"; did you mean --{close[0]}?"
+            if name in others:
+                return f"; {ctx.command_path} has no --{name} option"
+        return ""
+
+    def shell_complete(self, ctx: click.Context, incomplete: str):
+        """Options, and beyond them `--NAME` for each input of the SOURCE already typed."""
+        from click.shell_completion import CompletionItem
+
+        items = super().shell_complete(ctx, incomplete)
+        source = ctx.params.get("source")
+        if not incomplete.startswith("-") or not source:
+            return items
         try:
-            with open(source, "rb") as f:
-                return decode(f.read(), source)
-        except OSError as error:
-            raise NanogradError(f"cannot read {source}: {error.strerror}") from None
-    return source
-
-
-def source_lines(source: str) -> Iterator[tuple[int, str]]:
-    """SOURCE line by line (numbered from 1), read as it arrives: for `--each-line`."""
-    if source == "-":
-        for number, raw in enumerate(sys.stdin.buffer, 1):
-            yield number, decode(raw, f"line {number}")
-    else:
-        yield from enumerate(read_source(source).splitlines(), 1)
-
-
-def decode(data: bytes, where: str) -> str:
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as error:
-        raise InputError(
-            f"{where} is not valid UTF-8 (byte 0x{data[error.start]:02x} at offset {error.start})"
-        ) from None
+            inputs = load_program(source).inputs
+        except (NanogradError, OSError):
+            return items
+        given = {name for name, _ in ctx.meta.get("inputs", ())}
+        names = [f"--{n}" for n in inputs if n not in given and f"--{n}".startswith(incomplete)]
+        return [CompletionItem(n, help="input") for n in names] + items
 
 
 def report(message: str) -> None:
@@ -131,6 +116,45 @@ def cli() -> None:
     """
 
 
+def check_digits(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    if value is None or value == "full" or (value.isdigit() and 1 <= int(value) <= 17):
+        return value
+    raise click.BadParameter(f"{value!r} is neither a number of digits from 1 to 17 nor full")
+
+
+# The output formats of the commands that report numbers.
+def table_format(command):
+    command = click.option(
+        "--digits",
+        metavar="N|full",
+        callback=check_digits,
+        help="Significant digits of the numbers in a table on a terminal. [default: as many "
+        "as fit the width; full precision in a pipe, JSON and CSV]",
+    )(command)
+    return click.option(
+        "--format",
+        "fmt",
+        type=click.Choice(["table", "json", "csv"]),
+        help="Output format. [default: table; plain text when not on a terminal]",
+    )(command)
+
+
+def complete_file(ctx: click.Context, param: click.Parameter, incomplete: str):
+    """SOURCE completes as a file name (the shell lists the files)."""
+    from click.shell_completion import CompletionItem
+
+    return [CompletionItem(incomplete, type="file")]
+
+
+def source_and_inputs(command):
+    """The arguments every command shares: SOURCE and --var (and, through InputsCommand,
+    --NAME VALUE)."""
+    command = click.option(
+        "--var", multiple=True, metavar="NAME=VALUE", help="An input's value, for any name."
+    )(command)
+    return click.argument("source", shell_complete=complete_file)(command)
+
+
 GRAD_EXAMPLES = """
 \b
 Examples:
@@ -140,24 +164,6 @@ Examples:
   nanograd grad "x*format" --x 1 --var format=2
   printf 'x*x\\nsin(x)\\n' | nanograd grad - --each-line --x 1 --format csv
 """
-
-
-# The output formats of the commands that report numbers.
-table_format = click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["table", "json", "csv"]),
-    help="Output format. [default: table; plain text when not on a terminal]",
-)
-
-
-def source_and_inputs(command):
-    """The arguments every command shares: SOURCE and --var (and, through InputsCommand,
-    --NAME VALUE)."""
-    command = click.option(
-        "--var", multiple=True, metavar="NAME=VALUE", help="An input's value, for any name."
-    )(command)
-    return click.argument("source")(command)
 
 
 @cli.command(cls=InputsCommand, epilog=GRAD_EXAMPLES)
@@ -177,13 +183,14 @@ def source_and_inputs(command):
     type=click.Choice(["reverse", "forward"]),
     default="reverse",
     show_default=True,
-    help="Reverse mode (one pass for all inputs) or forward mode (one pass per input).",
+    help="Reverse mode (one pass back for all inputs) or forward mode (dual numbers).",
 )
 @click.pass_context
 def grad(
     ctx: click.Context,
     source: str,
     fmt: str | None,
+    digits: str | None,
     wrt: tuple[str, ...],
     each_line: bool,
     strict: bool,
@@ -196,36 +203,106 @@ def grad(
     SOURCE is an expression or program, the path of a file holding one, or - for standard
     input. Give each input's value as --NAME VALUE.
     """
-    from .language import parse
-
-    values = input_values(ctx, var)
+    values = input_values(ctx.meta["inputs"], var)
     if each_line and points is not None:
         raise InputError("--each-line and --points cannot be used together")
     if each_line:
-        ctx.exit(grad_each_line(source, values, fmt, wrt, strict))
-    program = parse(read_source(source))
+        check_wrt(wrt, list(values))
+        ctx.exit(grad_each_line(source, values, fmt, digits, wrt, strict, mode))
+    program = load_program(source)
     check_wrt(wrt, program.inputs)
     if points is not None:
+        if mode == "forward":
+            raise InputError("--points runs the vectorized reverse mode: drop --mode forward")
         grad_points(program, points, values, fmt or "csv", wrt, strict)
         return
-    if mode == "forward":
-        from .forward import tangents
-        from .render.text import Result
+    result = program.grad(values, mode)
+    warn_non_finite(result.non_finite, strict)
+    emit(fmt, result.only(wrt), digits)
 
-        data = program.values(values)
-        warn_non_finite(program.first_non_finite(data), strict)
-        gradients = tangents(program, data)
-        shown = wrt or program.inputs
-        result = Result(
-            data[program.result],
-            {n: values[n] for n in program.inputs},
-            {n: gradients[n] for n in shown},
+
+def grad_points(program, points: str, values, fmt: str, wrt, strict: bool) -> None:
+    """`grad --points`: one result per CSV row, vectorized with NumPy."""
+    import io
+
+    from .points import PointsRun
+    from .render import text
+    from .render.progress import RowsProgress, regular_file_size
+
+    if fmt == "table":
+        raise InputError("--points writes csv or json: give --format csv or --format json")
+    try:
+        stream = (
+            io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8")
+            if points == "-"
+            else open(points, encoding="utf-8")
         )
-    else:
-        evaluation = program.gradients(values)
-        warn_non_finite(evaluation.first_non_finite(), strict)
-        result = as_result(evaluation, wrt)
-    emit(fmt, result, wrt or program.inputs)
+    except OSError as error:
+        raise NanogradError(f"cannot read {points}: {error.strerror}") from None
+    with stream:
+        try:
+            run = PointsRun(program, stream, values, list(wrt), strict)
+            progress = RowsProgress(regular_file_size(stream)) if sys.stderr.isatty() else None
+            header_due = fmt == "csv"  # written once the first rows are read and good
+            write = text.points_json if fmt == "json" else text.points_csv
+            try:
+                for batch in run:
+                    if header_due:
+                        click.echo(text.points_csv_header(run.shown))
+                        header_due = False
+                    click.echo(write(batch))
+                    if progress:
+                        progress.update(run.rows, run.characters)
+            finally:
+                if progress:
+                    progress.stop()
+            if header_due:  # no rows at all
+                click.echo(text.points_csv_header(run.shown))
+        except UnicodeDecodeError as error:
+            raise InputError(f"--points {points} is not valid UTF-8 ({error.reason})") from None
+    if run.non_finite:
+        report(
+            f"warning: {run.non_finite} rows have a non-finite result; the first: {run.first_bad}"
+        )
+
+
+def grad_each_line(source, values, fmt, digits, wrt, strict, mode) -> int:
+    """`grad --each-line`: one result per line; bad lines are reported and skipped. Every
+    line's gradients are those with respect to `wrt`, or else to every input given."""
+    from .language import parse
+    from .render import text
+    from .results import LineGradients
+
+    names = list(wrt or values)
+    rows = []
+    status = 0
+    header_due = fmt == "csv"
+    for number, line in source_lines(source):
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        try:
+            program = parse(line)
+            point = {n: values[n] for n in program.inputs if n in values}
+            result = program.grad(point, mode)
+            warn_non_finite(result.non_finite, strict, line=number)
+        except NanogradError as error:
+            where = error.on_line(number) if isinstance(error, SourceError) else None
+            report(f"error: {where or f'line {number}: {error}'}")
+            status = max(status, error.exit_code)
+            continue
+        row = LineGradients(number, line.strip(), result.only(names))
+        if header_due:
+            click.echo(text.csv_header(row))
+            header_due = False
+        if fmt == "json":
+            click.echo(text.to_json(row))
+        elif fmt == "csv":
+            click.echo(text.csv_rows(row)[0])
+        else:
+            rows.append(row)
+    if rows:
+        show_table(lambda number: text.lines_table_rows(rows, number), digits)
+    return status
 
 
 DRAW_EXAMPLES = """
@@ -280,157 +357,27 @@ def draw(
     operation is its own node. Inputs have a green border, the result a blue one, constants
     are grey; the darker a node's fill, the larger its gradient.
     """
-    from .language import parse
     from .output import write_atomically
-    from .render.graph import draw_evaluation, render
+    from .render.graph import draw_evaluation, format_of, render
 
     fmt = fmt or format_of(output)
-    evaluation = parse(read_source(source)).gradients(input_values(ctx, var))
+    if output == "-" and fmt in ("png", "pdf") and sys.stdout.isatty():
+        raise InputError(f"{fmt} is binary: write it to a file with -o graph.{fmt}, or pipe it")
+    evaluation = load_program(source).gradients(input_values(ctx.meta["inputs"], var))
     warn_non_finite(evaluation.first_non_finite(), strict=False)
-    dot = draw_evaluation(evaluation, rankdir, hide_constants)
-    nodes = sum(1 for line in dot.body if "label=" in line)
-    if nodes > BIG_GRAPH:
+    drawing = draw_evaluation(evaluation, rankdir, hide_constants)
+    if drawing.nodes > BIG_GRAPH:
         tips = ["--rankdir TB"] + ([] if hide_constants else ["--hide-constants"])
         report(
-            f"warning: the graph has {nodes} nodes; "
+            f"warning: the graph has {drawing.nodes} nodes; "
             f"for a picture you can read, try {' or '.join(tips)}"
         )
-    data = render(dot.source, fmt)
+    data = render(drawing.dot.source, fmt)
     if output == "-":
         sys.stdout.buffer.write(data)
         sys.stdout.buffer.flush()
     else:
         write_atomically(output, data)
-
-
-def format_of(output: str) -> str:
-    """The picture format that the name of the output file asks for."""
-    from .render.graph import EXTENSIONS
-
-    if output == "-":
-        return "dot"
-    fmt = EXTENSIONS.get(os.path.splitext(output)[1].lower())
-    if fmt is None:
-        raise InputError(
-            f"cannot tell the format of {output} from its extension: "
-            "use .svg, .png, .pdf, .dot or .gv, or give --format"
-        )
-    return fmt
-
-
-def grad_points(program, points: str, values, fmt: str, wrt, strict: bool) -> None:
-    """`grad --points`: one result per CSV row, vectorized with NumPy."""
-    from .points import run_points
-
-    if fmt == "table":
-        raise InputError("--points writes csv or json: give --format csv or --format json")
-    try:
-        stream = (
-            io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8")
-            if points == "-"
-            else open(points, encoding="utf-8")
-        )
-    except OSError as error:
-        raise NanogradError(f"cannot read {points}: {error.strerror}") from None
-    out = sys.stdout
-    with stream:
-        try:
-            run_points(
-                program,
-                stream,
-                values,
-                fmt,
-                list(wrt),
-                strict,
-                write=lambda s: out.write(s + "\n"),
-                warn=report,
-                progress=partial(points_progress, regular_file_size(stream))
-                if sys.stderr.isatty()
-                else None,
-            )
-        except UnicodeDecodeError as error:
-            raise InputError(f"--points {points} is not valid UTF-8 ({error.reason})") from None
-
-
-def progress_display(*columns):
-    """A Rich progress display on standard error (standard output carries the results),
-    erased when it stops."""
-    from rich.console import Console
-    from rich.progress import Progress
-
-    return Progress(*columns, console=Console(stderr=True), transient=True)
-
-
-def regular_file_size(stream) -> int | None:
-    """The size in bytes of the file behind `stream`, or None for a pipe or a terminal."""
-    status = os.fstat(stream.fileno())
-    return status.st_size if stat.S_ISREG(status.st_mode) else None
-
-
-def points_progress(total: int | None):
-    """A Rich display on standard error for --points runs that take a while: a bar with the
-    rows done and the time left when the input's size is known (a file), else a spinner
-    counting rows."""
-    from rich.progress import (
-        BarColumn,
-        SpinnerColumn,
-        TaskProgressColumn,
-        TextColumn,
-        TimeRemainingColumn,
-    )
-
-    rows = TextColumn("{task.fields[rows]:,} rows")
-    if total:
-        columns = (BarColumn(), TaskProgressColumn(), rows, TimeRemainingColumn())
-    else:
-        columns = (SpinnerColumn(), rows)
-    bar = progress_display(*columns)
-    task = bar.add_task("points", total=total or None, rows=0)
-    bar.start()
-
-    def update(done: int | None, characters: int) -> None:
-        if done is None:
-            bar.stop()
-        else:
-            bar.update(task, completed=characters if total else done, rows=done)
-
-    return update
-
-
-def grad_each_line(source, values, fmt, wrt, strict) -> int:
-    """`grad --each-line`: one result per line; bad lines are reported and skipped."""
-    from .language import parse
-    from .render import text
-
-    names = list(wrt or values)
-    results = []
-    status = 0
-    if fmt == "csv":
-        click.echo(text.csv_header(names))
-    for number, line in source_lines(source):
-        if not line.strip() or line.lstrip().startswith("#"):
-            continue
-        try:
-            program = parse(line)
-            evaluation = program.gradients({n: values[n] for n in program.inputs if n in values})
-            warn_non_finite(evaluation.first_non_finite(), strict)
-        except NanogradError as error:
-            if isinstance(error, SourceError):
-                report(f"error: line {number}, column {error.column}: {error.message}")
-            else:
-                report(f"error: line {number}: {error}")
-            status = max(status, error.exit_code)
-            continue
-        result = as_result(evaluation, ())
-        if fmt == "json":
-            click.echo(text.to_json(result))
-        elif fmt == "csv":
-            click.echo(text.csv_row(result, names))
-        else:
-            results.append((line.strip(), result))
-    if results:
-        show_table(text.lines_table_rows(results, names))
-    return status
 
 
 HESSIAN_EXAMPLES = """
@@ -445,26 +392,22 @@ Examples:
 @source_and_inputs
 @table_format
 @click.pass_context
-def hessian(ctx: click.Context, source: str, var: tuple[str, ...], fmt: str | None) -> None:
+def hessian(
+    ctx: click.Context, source: str, var: tuple[str, ...], fmt: str | None, digits: str | None
+) -> None:
     """Print the value, gradient and Hessian (matrix of second derivatives) of SOURCE.
 
     The Hessian is computed by automatic differentiation: the symbolic gradient is
     differentiated again in reverse mode (no finite differences).
     """
-    from .language import parse
-    from .render import text
     from .symbolic import hessian as second_derivatives
 
-    program = parse(read_source(source))
-    values = input_values(ctx, var)
+    program = load_program(source)
+    values = input_values(ctx.meta["inputs"], var)
     program.check_inputs(values)
-    value, gradients, matrix = second_derivatives(program, values)
-    if fmt == "json":
-        click.echo(text.to_json_object({"value": value, "gradients": gradients, "hessian": matrix}))
-    elif fmt == "csv":
-        click.echo(text.hessian_csv(matrix))
-    else:
-        show_table(text.hessian_rows(value, gradients, matrix))
+    result = second_derivatives(program, values)
+    warn_non_finite(result.non_finite, strict=False)
+    emit(fmt, result, digits)
 
 
 DIFF_EXAMPLES = """
@@ -478,7 +421,7 @@ Examples:
 
 
 @cli.command(epilog=DIFF_EXAMPLES)
-@click.argument("source")
+@click.argument("source", shell_complete=complete_file)
 @click.option("--wrt", multiple=True, metavar="NAME", help="An input to differentiate by.")
 @click.option(
     "--format",
@@ -495,10 +438,9 @@ def diff(source: str, wrt: tuple[str, ...], fmt: str) -> None:
     `nanograd grad` to evaluate it. A sub-expression that repeats is bound once to a name.
     Without --wrt, every input's derivative is printed, one `d_NAME = ...` line each.
     """
-    from .language import parse
     from .symbolic import derivative_names, gradient, to_source
 
-    program = parse(read_source(source))
+    program = load_program(source)
     check_wrt(wrt, program.inputs)
     names = list(wrt or program.inputs)
     if not names:
@@ -518,8 +460,12 @@ Examples:
 
 @cli.command(cls=InputsCommand, epilog=CHECK_EXAMPLES)
 @source_and_inputs
-@click.option("--rtol", type=float, default=1e-3, show_default=True, help="Relative tolerance.")
-@click.option("--atol", type=float, default=1e-5, show_default=True, help="Absolute tolerance.")
+@click.option(
+    "--rtol", type=click.FloatRange(0), default=1e-3, show_default=True, help="Relative tolerance."
+)
+@click.option(
+    "--atol", type=click.FloatRange(0), default=1e-5, show_default=True, help="Absolute tolerance."
+)
 @table_format
 @click.pass_context
 def check(
@@ -529,6 +475,7 @@ def check(
     rtol: float,
     atol: float,
     fmt: str | None,
+    digits: str | None,
 ) -> None:
     """Check SOURCE's gradients against central finite differences; exit 1 if any fails.
 
@@ -536,23 +483,13 @@ def check(
     torch.autograd.gradcheck's). The step for input x is cbrt(machine epsilon) * max(1, |x|).
     """
     from .gradcheck import gradient_check
-    from .language import parse
-    from .render import text
 
-    program = parse(read_source(source))
-    values = input_values(ctx, var)
-    evaluation, checks = gradient_check(program, values, rtol, atol)
-    warn_non_finite(evaluation.first_non_finite(), strict=False)
-    value = evaluation.result.data
-    passed = all(c["pass"] for c in checks.values())
-    if fmt == "json":
-        click.echo(text.to_json_object({"value": value, "checks": checks, "pass": passed}))
-    elif fmt == "csv":
-        click.echo(text.check_csv(checks))
-    else:
-        show_table(text.check_rows(checks))
-    if not passed:
-        failed = ", ".join(n for n, c in checks.items() if not c["pass"])
+    program = load_program(source)
+    result = gradient_check(program, input_values(ctx.meta["inputs"], var), rtol, atol)
+    warn_non_finite(result.non_finite, strict=False)
+    emit(fmt, result, digits)
+    if not result.passed:
+        failed = ", ".join(n for n, c in result.checks.items() if not c.passed)
         raise NanogradError(f"gradient check failed for {failed}")
 
 
@@ -605,59 +542,25 @@ def minimize(
     optimizer: str,
     tol: float,
     fmt: str | None,
+    digits: str | None,
 ) -> None:
     """Minimize SOURCE by gradient descent from the point given by its inputs' values.
 
     Prints the final point, value and gradient norm; exits 1 if the value becomes nan or inf
     (diverges). Progress shows on standard error when it is a terminal.
     """
-    from .language import parse
     from .minimize import minimize as descend
-    from .render import text
+    from .render.progress import StepsProgress
 
-    program = parse(read_source(source))
-    progress = Progress(steps) if sys.stderr.isatty() else None
+    program = load_program(source)
+    start = input_values(ctx.meta["inputs"], var)
+    progress = StepsProgress(steps) if sys.stderr.isatty() else None
     try:
-        summary = descend(
-            program,
-            input_values(ctx, var),
-            steps,
-            lr,
-            optimizer,
-            tol,
-            progress.update if progress else None,
-        )
+        result = descend(program, start, steps, lr, optimizer, tol, progress and progress.update)
     finally:
         if progress:
             progress.stop()
-    if fmt == "json":
-        click.echo(text.to_json_object(summary))
-    elif fmt == "csv":
-        click.echo(text.minimize_csv(summary))
-    else:
-        show_table(text.minimize_rows(summary))
-
-
-class Progress:
-    """A Rich progress bar on standard error: step and loss."""
-
-    def __init__(self, total: int):
-        from rich.progress import BarColumn, TextColumn
-
-        self.bar = progress_display(
-            TextColumn("step {task.completed}/{task.total}"),
-            BarColumn(),
-            TextColumn("loss {task.fields[loss]:.6g}"),
-        )
-        self.task = self.bar.add_task("minimize", total=total, loss=float("nan"))
-        self.bar.start()
-
-    def update(self, step: int, loss: float) -> None:
-        if step % 50 == 0:
-            self.bar.update(self.task, completed=step, loss=loss)
-
-    def stop(self) -> None:
-        self.bar.stop()
+    emit(fmt, result, digits)
 
 
 def check_wrt(wrt: tuple[str, ...], inputs: list[str]) -> None:
@@ -667,58 +570,59 @@ def check_wrt(wrt: tuple[str, ...], inputs: list[str]) -> None:
             raise InputError(f"--wrt {name}: {name} is not an input (inputs: {known})")
 
 
-def as_result(evaluation, wrt: tuple[str, ...]):
-    from .render.text import Result
-
-    nodes = evaluation.inputs
-    shown = wrt or tuple(nodes)
-    return Result(
-        evaluation.result.data,
-        {name: node.data for name, node in nodes.items()},
-        {name: nodes[name].grad for name in shown},
-    )
-
-
-def warn_non_finite(where, strict: bool) -> None:
-    """Warn of (or, with --strict, fail on) the first operation that went non-finite."""
+def warn_non_finite(where: SourceError | None, strict: bool, line: int | None = None) -> None:
+    """Warn of (or, with --strict, fail on) the first operation that went non-finite; `line`
+    is the input line it is on, for --each-line."""
     if where is None:
         return
+    message = where.on_line(line) if line is not None else str(where)
     if strict:
-        raise NonFiniteResult(f"{where}")
-    report(f"warning: {where}")
+        raise NonFiniteResult(message)
+    report(f"warning: {message}")
 
 
-def emit(fmt: str | None, result, names) -> None:
+def emit(fmt: str | None, result, digits: str | None = None) -> None:
+    """Print a result as JSON, CSV or a table."""
     from .render import text
 
     if fmt == "json":
         click.echo(text.to_json(result))
     elif fmt == "csv":
-        click.echo(text.csv_header(list(names)))
-        click.echo(text.csv_row(result, list(names)))
+        click.echo(text.to_csv(result))
     else:
-        show_table(text.table_rows(result))
+        show_table(lambda number: text.table_rows(result, number), digits)
 
 
-def show_table(rows: list[list[str]]) -> None:
-    """A Rich table on a terminal; plain aligned text in a pipe or with NO_COLOR set."""
+def show_table(make_rows, digits: str | None = None) -> None:
+    """A Rich table on a terminal; plain aligned text, full precision, in a pipe or with
+    NO_COLOR set. `make_rows(number)` gives the rows with numbers formatted by `number`."""
     if sys.stdout.isatty() and not os.environ.get("NO_COLOR"):
         from .render.table import print_table
 
-        print_table(rows)
+        print_table(make_rows, digits)
     else:
         from .render.text import plain_table
 
-        click.echo(plain_table(rows))
+        click.echo(plain_table(make_rows(repr)))
+
+
+# What writing to a full disk, a closed stream or a broken device raises.
+OUTPUT_ERRORS = (errno.ENOSPC, errno.EDQUOT, errno.EIO, errno.EBADF, errno.EFBIG)
 
 
 def main(argv: list[str] | None = None) -> None:
     """Run the command line; map every failure to a one-line `error:` and an exit code."""
+    completing = os.environ.get("_NANOGRAD_COMPLETE")
+    if completing:
+        from click.shell_completion import shell_complete
+
+        sys.exit(shell_complete(cli, {}, "nanograd", "_NANOGRAD_COMPLETE", completing))
     debug = bool(os.environ.get("NANOGRAD_DEBUG"))
     try:
         # Not cli.main(): it would print a blank line on Ctrl-C.
         with cli.make_context("nanograd", sys.argv[1:] if argv is None else argv) as ctx:
             code = cli.invoke(ctx)
+        sys.stdout.flush()
     except click.exceptions.Exit as done:
         code = done.exit_code
     except click.exceptions.NoArgsIsHelpError as error:
@@ -733,18 +637,24 @@ def main(argv: list[str] | None = None) -> None:
         report(f"error: {error}")
         code = error.exit_code
     except BrokenPipeError:
-        # The reader went away (| head -1): stop quietly, and keep Python from
-        # complaining when it flushes stdout at exit.
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        # The reader went away (| head -1): stop quietly.
         code = 0
-    except KeyboardInterrupt:
-        code = 130
-    except click.exceptions.Abort:
+        silence_stdout()
+    except (KeyboardInterrupt, click.exceptions.Abort):
         code = 130
     except Exception as error:
-        if debug:
+        if isinstance(error, OSError) and error.errno in OUTPUT_ERRORS:
+            report(f"error: cannot write standard output: {error.strerror}")
+            silence_stdout()
+        elif debug:
             raise
-        report(f"error: internal error: {type(error).__name__}: {error}")
-        report("This is a bug; set NANOGRAD_DEBUG=1 to see the traceback.")
+        else:
+            report(f"error: internal error: {type(error).__name__}: {error}")
+            report("This is a bug; set NANOGRAD_DEBUG=1 to see the traceback.")
         code = 1
     sys.exit(code or 0)
+
+
+def silence_stdout() -> None:
+    """Keep Python from failing again when it flushes standard output at exit."""
+    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

@@ -74,9 +74,10 @@ class Value:
                 a, b = prev
                 a.grad += b.data * g
                 b.grad += a.data * g
-            elif op.arity == 1:
+            elif len(prev) == 1:
                 a = prev[0]
-                a.grad += op.derivative(a.data, v.data) * g
+                (d,) = op.derivative(a.data, v.data)
+                a.grad += d * g
             else:
                 a, b = prev
                 da, db = op.derivative(a.data, b.data, v.data)
@@ -174,7 +175,7 @@ def _binary(op: Op, reflected: bool):
         out._op = op
         return out
 
-    method.__doc__ = f"{op.doc} ({op.name}); derivatives {op.formula}"
+    method.__doc__ = f"{op.doc} ({op.name}); derivatives {', '.join(op.formulas)}"
     return method
 
 
@@ -190,7 +191,7 @@ def _unary(op: Op):
         return out
 
     method.__name__ = op.name
-    method.__doc__ = f"{op.doc}; derivative {op.formula}"
+    method.__doc__ = f"{op.doc}; derivative {op.formulas[0]}"
     return method
 
 
@@ -198,6 +199,7 @@ for _dunder, _op in (("add", ADD), ("sub", SUB), ("mul", MUL), ("truediv", DIV),
     setattr(Value, f"__{_dunder}__", _binary(_op, reflected=False))
     setattr(Value, f"__r{_dunder}__", _binary(_op, reflected=True))
 for _name, _op in FUNCTIONS.items():
-    setattr(Value, _name, _unary(_op))
+    if _op.arity == 1:
+        setattr(Value, _name, _unary(_op))
 Value.__neg__ = _unary(NEG)
 Value.__abs__ = Value.abs

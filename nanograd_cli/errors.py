@@ -36,12 +36,17 @@ class SourceError(InputError):
         self.source_line = source[line_start : line_end if line_end >= 0 else len(source)]
 
     def __str__(self) -> str:
+        return self.on_line(self.line)
+
+    def on_line(self, line: int) -> str:
+        """The message with the source line and a caret, the line numbered `line` (for a
+        source that is one line of a longer input)."""
         # One printable character per source character, so the caret lines up.
         text = "".join(c if c.isprintable() else " " for c in self.source_line.rstrip("\r"))
         caret = " " * (self.column - 1) + "^"
-        margin = f"{self.line} | "
+        margin = f"{line} | "
         return (
-            f"line {self.line}, column {self.column}: {self.message}\n"
+            f"line {line}, column {self.column}: {self.message}\n"
             f"  {margin}{text}\n"
             f"  {' ' * len(margin)}{caret}"
         )

@@ -1,38 +1,56 @@
-"""Forward mode: gradients by dual numbers, one pass over the program per input.
+"""Forward mode: gradients by dual numbers, in one pass over the program.
 
-Reverse mode (the engine's backward) costs one pass per output, whatever the number of inputs;
-forward mode costs one pass per input. For a program with one result, reverse mode is the
-cheaper the more inputs there are; forward mode needs no graph in memory.
+Each node carries its value and its tangent: its derivative with respect to every input at
+once. Reverse mode (the engine's backward) keeps the whole graph and walks it back once;
+forward mode keeps no graph and costs, per node, one multiplication per input, so it is the
+cheaper the fewer inputs there are.
 """
 
 from __future__ import annotations
 
-from .ops import CONST
-from .program import Program
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
+from .results import Gradients
+
+if TYPE_CHECKING:
+    from .program import Program
+
+# A dual number: a value and its tangent, one entry per input (None where all are 0).
+Dual = tuple[float, list[float] | None]
 
 
-def tangents(program: Program, data: list[float]) -> dict[str, float]:
-    """d(result)/d(input) for every input, given every instruction's value (Program.values)."""
-    code = program.code
-    gradients = {}
-    for name in program.inputs:
-        tangent: list[float] = []
-        for i, (op, args, _) in enumerate(code):
-            if op is None:
-                tangent.append(1.0 if args == name else 0.0)
-            elif op is CONST:
-                tangent.append(0.0)
-            elif op.arity == 1:
-                (a,) = args
-                t = tangent[a]
-                tangent.append(op.derivative(data[a], data[i]) * t if t else 0.0)
-            else:
-                a, b = args
-                ta, tb = tangent[a], tangent[b]
-                if ta or tb:
-                    da, db = op.derivative(data[a], data[b], data[i])
-                    tangent.append((da * ta if ta else 0.0) + (db * tb if tb else 0.0))
-                else:
-                    tangent.append(0.0)
-        gradients[name] = tangent[program.result]
-    return gradients
+def forward_gradients(program: Program, point: Mapping[str, float]) -> Gradients:
+    """The value at `point` and its gradient with respect to every input, in forward mode."""
+    program.check_inputs(point)
+    width = len(program.inputs)
+    index = {name: k for k, name in enumerate(program.inputs)}
+
+    def input(name: str) -> Dual:
+        tangent = [0.0] * width
+        tangent[index[name]] = 1.0
+        return float(point[name]), tangent
+
+    def const(value: float) -> Dual:
+        return value, None
+
+    def apply(op, *args: Dual) -> Dual:
+        values = [value for value, _ in args]
+        y = op.forward(*values)
+        if all(tangent is None for _, tangent in args):
+            return y, None
+        out = [0.0] * width
+        for d, (_, tangent) in zip(op.derivative(*values, y), args, strict=True):
+            if tangent is not None:
+                # a zero tangent contributes 0, even where the local derivative is inf or nan
+                out = [o + d * t if t else o for o, t in zip(out, tangent, strict=True)]
+        return y, out
+
+    nodes = program.interpret(input=input, const=const, apply=apply)
+    value, tangent = nodes[program.result]
+    return Gradients(
+        value,
+        {name: float(point[name]) for name in program.inputs},
+        dict(zip(program.inputs, tangent or [0.0] * width, strict=True)),
+        program.first_non_finite([v for v, _ in nodes]),
+    )

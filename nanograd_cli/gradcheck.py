@@ -5,7 +5,8 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 
-from .program import Evaluation, Program
+from .program import Program
+from .results import Check, GradientCheck
 
 # The step: cbrt(machine epsilon), which balances the truncation error of central differences
 # (which grows as h**2) against rounding error (eps/h); scaled by |x| for large inputs.
@@ -14,23 +15,23 @@ STEP = (2.0**-52) ** (1 / 3)
 
 def gradient_check(
     program: Program, values: Mapping[str, float], rtol: float = 1e-3, atol: float = 1e-5
-) -> tuple[Evaluation, dict[str, dict]]:
-    """The differentiated evaluation at `values` and, per input: analytic and numeric
-    derivative, their absolute and relative error, and whether
-    |analytic - numeric| <= atol + rtol * |numeric| (gradcheck's rule)."""
-    evaluation = program.gradients(values)
+) -> GradientCheck:
+    """Per input, the analytic derivative at `values` against the numeric one: their absolute
+    and relative error, and whether |analytic - numeric| <= atol + rtol * |numeric|
+    (gradcheck's rule)."""
+    result = program.grad(values)
     checks = {}
-    for name, node in evaluation.inputs.items():
+    for name, analytic in result.gradients.items():
         step = STEP * max(1.0, abs(values[name]))
-        up = program.evaluate({**values, name: values[name] + step}).result.data
-        down = program.evaluate({**values, name: values[name] - step}).result.data
+        up = program.values({**values, name: values[name] + step})[program.result]
+        down = program.values({**values, name: values[name] - step})[program.result]
         numeric = (up - down) / (2 * step)
-        error = abs(node.grad - numeric)
-        checks[name] = {
-            "analytic": node.grad,
-            "numeric": numeric,
-            "abs_error": error,
-            "rel_error": error / abs(numeric) if numeric else (0.0 if error == 0 else math.inf),
-            "pass": bool(error <= atol + rtol * abs(numeric)),
-        }
-    return evaluation, checks
+        error = abs(analytic - numeric)
+        checks[name] = Check(
+            analytic=analytic,
+            numeric=numeric,
+            abs_error=error,
+            rel_error=error / abs(numeric) if numeric else (0.0 if error == 0 else math.inf),
+            passed=bool(error <= atol + rtol * abs(numeric)),
+        )
+    return GradientCheck(result.value, result.inputs, checks, result.non_finite)

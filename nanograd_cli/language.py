@@ -13,8 +13,8 @@ import re
 
 from .errors import InputError, NameProblem, NanogradError, SyntaxProblem
 from .grammar import Tables, load_tables
-from .ops import CONST, CONSTANTS, FUNCTIONS, NEG, OPS
-from .program import Instruction, Program
+from .ops import CONSTANTS, FUNCTIONS, NEG, OPS
+from .program import Apply, Const, Input, Instruction, Program
 
 _BINARY = {"+": OPS["+"], "-": OPS["-"], "*": OPS["*"], "/": OPS["/"], "**": OPS["**"]}
 _BINARY["^"] = _BINARY["**"]
@@ -109,8 +109,8 @@ class _Builder:
         inputs = sorted(self.first_read, key=self.first_read.get)
         return Program(self.source, self.code, inputs, self.result, self.labels)
 
-    def _emit(self, op, args, offset: int) -> int:
-        self.code.append((op, args, offset))
+    def _emit(self, instruction: Instruction) -> int:
+        self.code.append(instruction)
         return len(self.code) - 1
 
     def collect(self, *values):
@@ -133,7 +133,7 @@ class _Builder:
 
     def augmented(self, name, operator, value: int) -> None:
         current = self._read(name)
-        self._bind(name, self._emit(_AUGMENTED[operator[1]], (current, value), operator[2]))
+        self._bind(name, self._emit(Apply(_AUGMENTED[operator[1]], (current, value), operator[2])))
 
     def _bind(self, name, value: int) -> None:
         _, text, offset = name
@@ -154,11 +154,11 @@ class _Builder:
         if text in self.bound:
             return self.bound[text]
         if text in CONSTANTS:
-            return self._emit(CONST, CONSTANTS[text], offset)
+            return self._emit(Const(CONSTANTS[text], offset))
         if text in FUNCTIONS:
             raise NameProblem(f"{text} is a function: call it as {text}(...)", self.source, offset)
         self.first_read[text] = offset
-        self.bound[text] = self._emit(None, text, offset)
+        self.bound[text] = self._emit(Input(text, offset))
         self.labels[self.bound[text]] = text
         return self.bound[text]
 
@@ -172,17 +172,17 @@ class _Builder:
         value = float(text)
         if math.isinf(value):
             raise SyntaxProblem(f"the number {text} is too large for a float", self.source, offset)
-        return self._emit(CONST, value, offset)
+        return self._emit(Const(value, offset))
 
     def binary(self, left: int, operator, right: int) -> int:
-        return self._emit(_BINARY[operator[1]], (left, right), operator[2])
+        return self._emit(Apply(_BINARY[operator[1]], (left, right), operator[2]))
 
     def negate(self, minus, value: int) -> int:
-        op, args, _ = self.code[value]
-        if op is CONST and value == len(self.code) - 1 and value not in self.labels:
-            self.code[value] = (CONST, -args, minus[2])  # -2 is the number -2
+        ins = self.code[value]
+        if type(ins) is Const and value == len(self.code) - 1 and value not in self.labels:
+            self.code[value] = Const(-ins.value, minus[2])  # -2 is the number -2
             return value
-        return self._emit(NEG, (value,), minus[2])
+        return self._emit(Apply(NEG, (value,), minus[2]))
 
     def plus(self, _plus, value: int) -> int:
         return value
@@ -197,10 +197,11 @@ class _Builder:
         if op is None:
             raise NameProblem(self._unknown_function(text), self.source, offset)
         if len(arguments) != op.arity:
+            takes = f"{op.arity} argument{'s' if op.arity > 1 else ''}"
             raise NameProblem(
-                f"{text} takes 1 argument, not {len(arguments)}", self.source, rest[-1][2]
+                f"{text} takes {takes}, not {len(arguments)}", self.source, rest[-1][2]
             )
-        return self._emit(op, tuple(arguments), offset)
+        return self._emit(Apply(op, tuple(arguments), offset))
 
     def _unknown_function(self, text: str) -> str:
         if text in self.bound or text in CONSTANTS:
@@ -278,7 +279,8 @@ _parser: _Parser | None = None
 
 
 def parse(source: str) -> Program:
-    """Parse `source` (spec §1) into a Program; raises a SourceError subclass if it is bad."""
+    """Parse `source` (the language of docs/language.md) into a Program; raises a
+    SourceError subclass if it is bad."""
     global _parser
     if len(source) > LARGE_SOURCE:
         check_memory(len(source))

@@ -9,6 +9,7 @@ from .engine import Value
 from .errors import NanogradError
 from .nn import SGD, Adam, Momentum
 from .program import Program
+from .results import Minimum
 
 OPTIMIZERS = {"sgd": SGD, "momentum": Momentum, "adam": Adam}
 
@@ -21,11 +22,11 @@ def minimize(
     optimizer: str = "adam",
     tol: float = 1e-8,
     on_step: Callable[[int, float], None] | None = None,
-) -> dict:
+) -> Minimum:
     """Descend from `start` until the gradient's norm is at most `tol` or `steps` are taken.
 
-    Returns the value, the final point ("inputs"), the gradients, the gradient's norm, the
-    steps taken and whether it converged. Raises if the value or gradient goes nan or inf.
+    Raises if the value or gradient goes nan or inf. `on_step(steps taken, loss)` is called at
+    each point, the start included.
     """
     program.check_inputs(start)
     point = {name: Value(start[name]) for name in program.inputs}
@@ -40,6 +41,8 @@ def minimize(
             raise NanogradError(
                 f"diverged at step {taken}: the value is {loss}; try a smaller --lr"
             )
+        if on_step:
+            on_step(taken, loss)
         converged = norm <= tol
         if converged or taken == steps:
             break
@@ -47,13 +50,4 @@ def minimize(
             node.grad = grads[name]
         update.step()
         taken += 1
-        if on_step:
-            on_step(taken, loss)
-    return {
-        "value": loss,
-        "inputs": {n: v.data for n, v in point.items()},
-        "gradients": grads,
-        "gradient_norm": norm,
-        "steps": taken,
-        "converged": converged,
-    }
+    return Minimum(loss, {n: v.data for n, v in point.items()}, grads, norm, taken, converged)

@@ -15,34 +15,42 @@ NAN = math.nan
 
 
 class Op:
-    """An operation: its forward function and its local derivative(s).
+    """An operation: its forward function and its local derivatives.
 
-    For a unary op, `derivative(x, y)` gives dy/dx where y = forward(x).
-    For a binary op, `derivative(a, b, y)` gives (dy/da, dy/db) where y = forward(a, b).
-    `formula` is the local derivative written in the language, in x (or a and b, comma
-    separated): the docs show it, symbolic differentiation parses it, and the tests hold it to
-    `derivative`. `domain` is an interval where the function is smooth, for the tests.
+    `derivative(*args, y)`, where y = forward(*args), gives one local derivative per argument,
+    as a tuple: (dy/dx,) for a unary op, (dy/da, dy/db) for a binary one. `formulas` writes
+    the same derivatives in the language, in x (or a and b): the docs show them, symbolic
+    differentiation parses them, and a test holds them to `derivative` at edge points.
+    `syntax` is how the language writes the op: "infix" (a + b), "prefix" (-x) or "call"
+    (f(x)). `domain` is an interval where the function is smooth, for the tests.
     """
 
-    __slots__ = ("arity", "derivative", "doc", "domain", "formula", "forward", "name")
+    __slots__ = ("arity", "derivative", "doc", "domain", "formulas", "forward", "name", "syntax")
 
     def __init__(
         self,
         name: str,
         arity: int,
         forward: Callable[..., float],
-        derivative: Callable[..., object],
-        formula: str,
+        derivative: Callable[..., tuple[float, ...]],
+        formulas: tuple[str, ...],
         doc: str,
         domain: tuple[float, float] = (-3.0, 3.0),
+        syntax: str = "call",
     ):
         self.name = name
         self.arity = arity
         self.forward = forward
         self.derivative = derivative
-        self.formula = formula
+        self.formulas = formulas
         self.doc = doc
         self.domain = domain
+        self.syntax = syntax
+
+    @property
+    def parameters(self) -> tuple[str, ...]:
+        """The names its formulas use for its arguments."""
+        return ("x",) if self.arity == 1 else ("a", "b")[: self.arity]
 
     def __repr__(self) -> str:
         return f"Op({self.name!r})"
@@ -151,19 +159,28 @@ def _sign(x: float) -> float:
     return -1.0 if x < 0.0 else (0.0 if x == x else NAN)  # abs'(0) = 0, as PyTorch
 
 
-def _zero(x: float, y: float) -> float:
-    return 0.0
+def _zero(x: float, y: float) -> tuple[float]:
+    return (0.0,)
+
+
+def _powlog(a: float, b: float) -> float:
+    """a**b * log(a), the derivative of a**b by b: 0 at a = 0 for b >= 0 (PyTorch's
+    convention, the limit along a = 0), nan for a negative base, where b -> a**b is not
+    real-differentiable."""
+    if a > 0.0:
+        return power(a, b) * math.log(a)
+    return 0.0 if a == 0.0 and b >= 0.0 else NAN
 
 
 def _pow_derivative(a: float, b: float, y: float) -> tuple[float, float]:
-    da = b * power(a, b - 1.0)
-    if a > 0.0:
-        db = y * math.log(a)
-    elif a == 0.0 and b >= 0.0:
-        db = 0.0  # PyTorch's convention: the limit along a = 0
-    else:
-        db = NAN  # b -> a**b is not real-differentiable for a negative base
+    # b == 0: a**0 is 1 for every a, so d/da is 0 (not 0 * 0**-1, which is nan at a = 0)
+    da = b * power(a, b - 1.0) if b != 0.0 else 0.0
+    db = y * math.log(a) if a > 0.0 else _powlog(a, b)
     return da, db
+
+
+def _powlog_derivative(a: float, b: float, y: float) -> tuple[float, float]:
+    return b * _powlog(a, b - 1.0) + power(a, b - 1.0), y * _log(a)
 
 
 _sinh = _overflowing(math.sinh, odd=True)
@@ -178,38 +195,58 @@ def _sech_squared(x: float) -> float:
     return 4.0 * e * r * r
 
 
+_log = _log_with(math.log)
 _LN2 = math.log(2.0)
 _LN10 = math.log(10.0)
 
 _TABLE = [
-    Op("+", 2, operator.add, lambda a, b, y: (1.0, 1.0), "1, 1", "addition"),
-    Op("-", 2, operator.sub, lambda a, b, y: (1.0, -1.0), "1, -1", "subtraction"),
-    Op("*", 2, operator.mul, lambda a, b, y: (b, a), "b, a", "multiplication"),
+    Op("+", 2, operator.add, lambda a, b, y: (1.0, 1.0), ("1", "1"), "addition", syntax="infix"),
+    Op(
+        "-",
+        2,
+        operator.sub,
+        lambda a, b, y: (1.0, -1.0),
+        ("1", "-1"),
+        "subtraction",
+        syntax="infix",
+    ),
+    Op("*", 2, operator.mul, lambda a, b, y: (b, a), ("b", "a"), "multiplication", syntax="infix"),
     Op(
         "/",
         2,
         divide,
         lambda a, b, y: (divide(1.0, b), divide(-y, b)),
-        "1/b, -a/b**2",
+        ("1/b", "-(a/b)/b"),  # not -a/b**2: b**2 underflows where b and a/b do not
         "division",
+        syntax="infix",
     ),
     Op(
         "**",
         2,
         power,
         _pow_derivative,
-        "b*a**(b-1), a**b*log(a)",
+        # step(abs(b)) is 0 only at b = 0, where a**0 is 1 and d/da is 0 at every a
+        ("b*a**(b - step(abs(b)))", "powlog(a, b)"),
         "power (also written ^); d/db is taken for a > 0, and is 0 at a = 0, b >= 0",
         (0.2, 3.0),
+        syntax="infix",
     ),
-    Op("neg", 1, operator.neg, lambda x, y: -1.0, "-1", "negation (unary -)"),
-    Op("exp", 1, _exp, lambda x, y: y, "exp(x)", "e to the power x"),
+    Op(
+        "neg",
+        1,
+        operator.neg,
+        lambda x, y: (-1.0,),
+        ("-1",),
+        "negation (unary -)",
+        syntax="prefix",
+    ),
+    Op("exp", 1, _exp, lambda x, y: (y,), ("exp(x)",), "e to the power x"),
     Op(
         "log",
         1,
-        _log_with(math.log),
-        lambda x, y: divide(1.0, x),
-        "1/x",
+        _log,
+        lambda x, y: (divide(1.0, x),),
+        ("1/x",),
         "natural logarithm",
         (0.1, 5.0),
     ),
@@ -217,8 +254,8 @@ _TABLE = [
         "log2",
         1,
         _log_with(math.log2),
-        lambda x, y: divide(1.0, x * _LN2),
-        "1/(x*log(2))",
+        lambda x, y: (divide(1.0, x * _LN2),),
+        ("1/(x*log(2))",),
         "base-2 logarithm",
         (0.1, 5.0),
     ),
@@ -226,8 +263,8 @@ _TABLE = [
         "log10",
         1,
         _log_with(math.log10),
-        lambda x, y: divide(1.0, x * _LN10),
-        "1/(x*log(10))",
+        lambda x, y: (divide(1.0, x * _LN10),),
+        ("1/(x*log(10))",),
         "base-10 logarithm",
         (0.1, 5.0),
     ),
@@ -235,19 +272,19 @@ _TABLE = [
         "sqrt",
         1,
         _sqrt,
-        lambda x, y: divide(0.5, y),
-        "1/(2*sqrt(x))",
+        lambda x, y: (divide(0.5, y),),
+        ("1/(2*sqrt(x))",),
         "square root",
         (0.1, 5.0),
     ),
-    Op("sin", 1, _sin, lambda x, y: _cos(x), "cos(x)", "sine (radians)"),
-    Op("cos", 1, _cos, lambda x, y: -_sin(x), "-sin(x)", "cosine (radians)"),
+    Op("sin", 1, _sin, lambda x, y: (_cos(x),), ("cos(x)",), "sine (radians)"),
+    Op("cos", 1, _cos, lambda x, y: (-_sin(x),), ("-sin(x)",), "cosine (radians)"),
     Op(
         "tan",
         1,
         _tan,
-        lambda x, y: 1.0 + y * y,
-        "1 + tan(x)**2",
+        lambda x, y: (1.0 + y * y,),
+        ("1 + tan(x)**2",),
         "tangent (radians)",
         (-1.4, 1.4),
     ),
@@ -255,8 +292,8 @@ _TABLE = [
         "asin",
         1,
         _in_unit_interval(math.asin),
-        lambda x, y: divide(1.0, _sqrt(1.0 - x * x)),
-        "1/sqrt(1 - x**2)",
+        lambda x, y: (divide(1.0, _sqrt(1.0 - x * x)),),
+        ("1/sqrt(1 - x**2)",),
         "inverse sine",
         (-0.9, 0.9),
     ),
@@ -264,34 +301,27 @@ _TABLE = [
         "acos",
         1,
         _in_unit_interval(math.acos),
-        lambda x, y: divide(-1.0, _sqrt(1.0 - x * x)),
-        "-1/sqrt(1 - x**2)",
+        lambda x, y: (divide(-1.0, _sqrt(1.0 - x * x)),),
+        ("-1/sqrt(1 - x**2)",),
         "inverse cosine",
         (-0.9, 0.9),
     ),
-    Op("atan", 1, math.atan, lambda x, y: 1.0 / (1.0 + x * x), "1/(1 + x**2)", "inverse tangent"),
     Op(
-        "sinh",
+        "atan",
         1,
-        _sinh,
-        lambda x, y: _cosh(x),
-        "cosh(x)",
-        "hyperbolic sine",
+        math.atan,
+        lambda x, y: (1.0 / (1.0 + x * x),),
+        ("1/(1 + x**2)",),
+        "inverse tangent",
     ),
-    Op(
-        "cosh",
-        1,
-        _cosh,
-        lambda x, y: _sinh(x),
-        "sinh(x)",
-        "hyperbolic cosine",
-    ),
+    Op("sinh", 1, _sinh, lambda x, y: (_cosh(x),), ("cosh(x)",), "hyperbolic sine"),
+    Op("cosh", 1, _cosh, lambda x, y: (_sinh(x),), ("sinh(x)",), "hyperbolic cosine"),
     Op(
         "tanh",
         1,
         math.tanh,
-        lambda x, y: _sech_squared(x),
-        "1/cosh(x)**2",
+        lambda x, y: (_sech_squared(x),),
+        ("1/cosh(x)**2",),
         "hyperbolic tangent",
     ),
     Op(
@@ -299,31 +329,40 @@ _TABLE = [
         1,
         _sigmoid,
         # not y*(1 - y): 1 - y cancels where sigmoid is near 1; sigmoid(-x) is 1 - y exactly
-        lambda x, y: y * _sigmoid(-x),
-        "sigmoid(x)*sigmoid(-x)",
+        lambda x, y: (y * _sigmoid(-x),),
+        ("sigmoid(x)*sigmoid(-x)",),
         "logistic function 1/(1 + exp(-x))",
     ),
     Op(
         "softplus",
         1,
         _softplus,
-        lambda x, y: _sigmoid(x),
-        "sigmoid(x)",
+        lambda x, y: (_sigmoid(x),),
+        ("sigmoid(x)",),
         "log(1 + exp(x)), computed without overflow",
     ),
-    Op("relu", 1, _relu, lambda x, y: _step(x), "step(x)", "max(x, 0); relu'(0) = 0"),
-    Op("abs", 1, abs, lambda x, y: _sign(x), "sign(x)", "absolute value; abs'(0) = 0"),
-    Op("step", 1, _step, _zero, "0", "1 for x > 0, else 0 (the derivative of relu)"),
-    Op("sign", 1, _sign, _zero, "0", "1, 0 or -1 as x is positive, 0 or negative"),
+    Op("relu", 1, _relu, lambda x, y: (_step(x),), ("step(x)",), "max(x, 0); relu'(0) = 0"),
+    Op("abs", 1, abs, lambda x, y: (_sign(x),), ("sign(x)",), "absolute value; abs'(0) = 0"),
+    Op("step", 1, _step, _zero, ("0",), "1 for x > 0, else 0 (the derivative of relu)"),
+    Op("sign", 1, _sign, _zero, ("0",), "1, 0 or -1 as x is positive, 0 or negative"),
+    Op(
+        "powlog",
+        2,
+        _powlog,
+        _powlog_derivative,
+        ("b*powlog(a, b - 1) + a**(b - 1)", "powlog(a, b)*log(a)"),
+        "a**b * log(a), the derivative of a**b by b; 0 at a = 0 for b >= 0",
+        (0.2, 3.0),
+    ),
 ]
 
 OPS: dict[str, Op] = {op.name: op for op in _TABLE}
-FUNCTIONS: dict[str, Op] = {op.name: op for op in _TABLE if op.arity == 1 and op.name != "neg"}
+FUNCTIONS: dict[str, Op] = {op.name: op for op in _TABLE if op.syntax == "call"}
 
 ADD, SUB, MUL, DIV, POW, NEG = (OPS[name] for name in ("+", "-", "*", "/", "**", "neg"))
 
 # Marks a leaf that holds a number of the source (a literal, pi, e): never an input, and
 # never differentiated with respect to.
-CONST = Op("const", 0, float, lambda: (), "", "a number")
+CONST = Op("const", 0, float, lambda y: (), (), "a number", syntax="number")
 
 CONSTANTS: dict[str, float] = {"pi": math.pi, "e": math.e}

@@ -1,15 +1,17 @@
 """`grad --points`: value and gradients at every row of a CSV file, vectorized, in chunks.
 
 Rows are read CHUNK_ROWS at a time, so memory stays bounded however long the file is; each
-chunk runs through the tape on NumPy arrays. NumPy is imported only here.
+chunk runs through the tape on NumPy arrays and comes out as a Batch for a writer in
+`render.text`.
 """
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from itertools import islice
-from typing import IO
+from typing import IO, NamedTuple
+
+import numpy as np
 
 from .errors import InputError, NonFiniteResult, UnknownInputs
 from .program import Program
@@ -18,11 +20,19 @@ from .tape import Tape, batch_gradients
 CHUNK_ROWS = 65536
 
 
-def read_chunks(stream: IO[str], names: list[str]) -> Iterator[tuple[int, object, int]]:
+class Batch(NamedTuple):
+    """Consecutive rows' results: `inputs` holds every input's values (a column, or one
+    float for an input fixed on the command line), `gradients` those asked for."""
+
+    first_row: int
+    inputs: dict[str, np.ndarray | float]
+    value: np.ndarray
+    gradients: dict[str, np.ndarray]
+
+
+def read_chunks(stream: IO[str], names: list[str]) -> Iterator[tuple[int, np.ndarray, int]]:
     """(first row number, 2-D array, characters read) per chunk of CSV rows; rows are
     numbered from 1."""
-    import numpy as np
-
     row = 1
     while True:
         read = list(islice(stream, CHUNK_ROWS))
@@ -52,88 +62,65 @@ def _bad_row(lines: list[str], first: int, width: int) -> InputError:
     return InputError(f"--points rows {first}-{first + len(lines) - 1} cannot be read")
 
 
-def run_points(
-    program: Program,
-    stream: IO[str],
-    fixed: dict[str, float],
-    fmt: str,
-    wrt: list[str],
-    strict: bool,
-    write: Callable[[str], None],
-    warn: Callable[[str], None],
-    progress: Callable[[], Callable[[int | None, int], None]] | None = None,
-) -> None:
-    """Write value and gradients for each row of `stream`, a CSV whose header names inputs.
+class PointsRun:
+    """The batches of results for the rows of `stream`, a CSV whose header names inputs.
 
-    `fixed` gives the inputs without a column their value on every row. `progress`, if given,
-    makes a display once the work has taken a second; it is then told the rows done and the
-    characters read so far, and None at the end.
+    `fixed` gives the inputs without a column their value on every row; `wrt` chooses the
+    gradients (all when empty). While iterating, `rows` and `characters` count what has been
+    read; afterwards `non_finite` counts the rows whose value is nan or inf and `first_bad`
+    says which came first and why. With `strict`, such a row raises NonFiniteResult.
     """
-    import numpy as np
 
-    from .render import text
+    def __init__(
+        self,
+        program: Program,
+        stream: IO[str],
+        fixed: dict[str, float],
+        wrt: list[str],
+        strict: bool = False,
+    ):
+        header = stream.readline()
+        self.columns = [n.strip() for n in header.strip().split(",")] if header.strip() else []
+        if not self.columns:
+            raise InputError("--points: the first line must name the inputs, e.g. x,y")
+        unknown = [n for n in self.columns if n not in program.inputs]
+        if unknown:
+            raise UnknownInputs(unknown, program.inputs)
+        program.check_inputs({**fixed, **dict.fromkeys(self.columns, 0.0)})
+        self.program, self.stream, self.fixed, self.strict = program, stream, fixed, strict
+        self.shown = list(wrt or program.inputs)
+        self.rows, self.characters = 0, len(header)
+        self.non_finite, self.first_bad = 0, None
 
-    header = stream.readline()
-    characters = len(header)
-    names = [n.strip() for n in header.strip().split(",")] if header.strip() else []
-    if not names:
-        raise InputError("--points: the first line must name the inputs, e.g. x,y")
-    unknown = [n for n in names if n not in program.inputs]
-    if unknown:
-        raise UnknownInputs(unknown, program.inputs)
-    program.check_inputs({**fixed, **dict.fromkeys(names, 0.0)})
-    tape = Tape(program)
-    shown = wrt or program.inputs
-    header_due = fmt == "csv"  # written with the first rows, once they have been read
-    started = time.monotonic()
-    update = None
-    non_finite, first_bad = 0, None
-    for first_row, table, read in read_chunks(stream, names):
-        rows = len(table)
-        characters += read
-        columns = {**fixed, **{n: table[:, k] for k, n in enumerate(names)}}
-        value, gradients = batch_gradients(program, columns, tape)
-        out = np.column_stack([value, *(gradients[n] for n in shown)])
+    def __iter__(self) -> Iterator[Batch]:
+        tape = Tape(self.program)
+        for first_row, table, read in read_chunks(self.stream, self.columns):
+            self.rows, self.characters = first_row + len(table) - 1, self.characters + read
+            inputs = {**self.fixed, **{n: table[:, k] for k, n in enumerate(self.columns)}}
+            value, gradients = batch_gradients(self.program, inputs, tape)
+            self._check_finite(first_row, value, table)
+            yield Batch(first_row, inputs, value, {n: gradients[n] for n in self.shown})
+
+    def _check_finite(self, first_row: int, value: np.ndarray, table: np.ndarray) -> None:
         bad = ~np.isfinite(value)
-        if bad.any():
-            non_finite += int(bad.sum())
-            if first_bad is None:
-                k = int(np.argmax(bad))
-                first_bad = _where(
-                    program,
-                    first_row + k,
-                    {**fixed, **dict(zip(names, table[k].tolist(), strict=True))},
-                )
-                if strict:
-                    raise NonFiniteResult(f"--points {first_bad}")
-        if header_due:
-            write(text.csv_header(shown))
-            header_due = False
-        if fmt == "json":
-            for r, point in zip(out.tolist(), table.tolist(), strict=True):
-                result = text.Result(
-                    r[0],
-                    {**fixed, **dict(zip(names, point, strict=True))},
-                    dict(zip(shown, r[1:], strict=True)),
-                )
-                write(text.to_json(result))
-        else:
-            write("\n".join(",".join(map(repr, r)) for r in out.tolist()))
-        if progress and update is None and time.monotonic() - started > 1.0:
-            update = progress()
-        if update:
-            update(first_row + rows - 1, characters)
-    if update:
-        update(None, characters)
-    if header_due:  # no rows at all
-        write(text.csv_header(shown))
-    if non_finite:
-        warn(f"warning: {non_finite} rows have a non-finite result; the first: {first_bad}")
+        if not bad.any():
+            return
+        self.non_finite += int(bad.sum())
+        if self.first_bad is None:
+            k = int(np.argmax(bad))
+            point = {**self.fixed, **dict(zip(self.columns, table[k].tolist(), strict=True))}
+            self.first_bad = _where(self.program, first_row + k, point)
+            if self.strict:
+                raise NonFiniteResult(f"--points {self.first_bad}")
 
 
 def _where(program: Program, row: int, point: dict) -> str:
     """Which row went non-finite, and the first operation that made it so."""
     data = program.values(point)
     location = program.first_non_finite(data)
-    detail = f" ({location.message} at line {location.line}, column {location.column})"
-    return f"row {row} gives {data[program.result]}" + (detail if location else "")
+    detail = (
+        f" ({location.message} at line {location.line}, column {location.column})"
+        if location
+        else ""
+    )
+    return f"row {row} gives {data[program.result]}" + detail

@@ -1,28 +1,51 @@
-"""A parsed source: a flat list of instructions, evaluated into a Value graph at any point."""
+"""A parsed source: a flat list of typed instructions, and the one walker that interprets it."""
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import NamedTuple, TypeVar
 
 from .engine import Value, apply
 from .errors import MissingInputs, SourceError, UnknownInputs
-from .ops import CONST, Op
+from .ops import Op
+from .results import Gradients
 
-# An instruction makes one node, numbered by its place in `Program.code`:
-#   (None, name, offset)      the input `name`
-#   (CONST, number, offset)   a constant
-#   (op, (i, j), offset)      `op` applied to the nodes made by instructions i (and j)
-# `offset` is where in the source the instruction comes from.
-Instruction = tuple[Op | None, object, int]
+T = TypeVar("T")
+
+
+class Input(NamedTuple):
+    """Read the input `name`."""
+
+    name: str
+    offset: int  # where in the source the instruction comes from
+
+
+class Const(NamedTuple):
+    """A number of the source (a literal, pi, e)."""
+
+    value: float
+    offset: int
+
+
+class Apply(NamedTuple):
+    """`op` applied to the nodes made by the instructions numbered `args`."""
+
+    op: Op
+    args: tuple[int, ...]
+    offset: int
+
+
+Instruction = Input | Const | Apply
 
 
 class Program:
     """A source parsed once, to be evaluated at as many points as needed.
 
-    `inputs` are in the order they are first read; `result` is the instruction whose node is
-    the result; `labels` maps an instruction to the name it was bound to; `input_slots` maps
-    an input to the instruction that reads it.
+    `code` makes one node per instruction, numbered by its place; `inputs` are in the order
+    they are first read; `result` is the instruction whose node is the result; `labels` maps
+    an instruction to the name it was bound to; `input_slots` maps an input to the
+    instruction that reads it.
     """
 
     def __init__(
@@ -38,51 +61,92 @@ class Program:
         self.inputs = inputs
         self.result = result
         self.labels = labels
-        self.input_slots = {args: i for i, (op, args, _) in enumerate(code) if op is None}
+        self.input_slots = {ins.name: i for i, ins in enumerate(code) if type(ins) is Input}
+
+    def __repr__(self) -> str:
+        inputs = ", ".join(self.inputs) or "none"
+        return f"<Program {len(self.code)} instructions, inputs: {inputs}>"
+
+    def interpret(
+        self,
+        input: Callable[[str], T],
+        const: Callable[[float], T],
+        apply: Callable[..., T],
+    ) -> list[T]:
+        """Every instruction's node, in order: `input(name)`, `const(value)` or
+        `apply(op, *nodes of its arguments)`. Every interpretation of a program (Value graphs,
+        floats, duals, expressions, tapes) is this walk with its own three functions."""
+        nodes: list[T] = []
+        append = nodes.append
+        for ins in self.code:
+            kind = type(ins)
+            if kind is Apply:
+                append(apply(ins.op, *[nodes[i] for i in ins.args]))
+            elif kind is Input:
+                append(input(ins.name))
+            else:
+                append(const(ins.value))
+        return nodes
 
     def varying(self) -> list[bool]:
         """Per instruction: does it depend on an input (so that it has a derivative)?"""
-        varies = [False] * len(self.code)
-        for i, (op, args, _) in enumerate(self.code):
-            varies[i] = op is None or (op is not CONST and any(varies[a] for a in args))
-        return varies
+        return self.interpret(
+            input=lambda name: True, const=lambda value: False, apply=lambda op, *a: any(a)
+        )
+
+    def needed(self) -> list[bool]:
+        """Per instruction: does the result depend on it?"""
+        needed = [False] * len(self.code)
+        needed[self.result] = True
+        for i in range(self.result, -1, -1):
+            ins = self.code[i]
+            if needed[i] and type(ins) is Apply:
+                for a in ins.args:
+                    needed[a] = True
+        return needed
+
+    def pruned(self) -> Program:
+        """The same program without the instructions that neither the result depends on nor
+        read an input, renumbered."""
+        keep = [n or type(ins) is Input for n, ins in zip(self.needed(), self.code, strict=True)]
+        number: dict[int, int] = {}
+        code: list[Instruction] = []
+        for i, ins in enumerate(self.code):
+            if keep[i]:
+                number[i] = len(code)
+                if type(ins) is Apply:
+                    ins = ins._replace(args=tuple(number[a] for a in ins.args))
+                code.append(ins)
+        labels = {number[i]: name for i, name in self.labels.items() if i in number}
+        return Program(self.source, code, self.inputs, number[self.result], labels)
 
     def evaluate(self, values: Mapping[str, float]) -> Evaluation:
         """The graph at the point `values` (one value per input), not yet differentiated."""
         self.check_inputs(values)
-        nodes: list[Value] = []
-        append = nodes.append
-        for op, args, _ in self.code:
-            if op is None:
-                append(Value(values[args]))
-            elif op is CONST:
-                append(Value.constant(args))
-            else:
-                append(apply(op, *[nodes[i] for i in args]))
+        nodes = self.interpret(
+            input=lambda name: Value(values[name]), const=Value.constant, apply=apply
+        )
         return Evaluation(self, nodes)
 
     def values(self, point: Mapping[str, float]) -> list[float]:
         """Every instruction's value at `point`, as plain floats: no graph is built."""
         self.check_inputs(point)
-        data: list[float] = []
-        for op, args, _ in self.code:
-            if op is None:
-                data.append(float(point[args]))
-            elif op is CONST:
-                data.append(args)
-            else:
-                data.append(op.forward(*(data[i] for i in args)))
-        return data
+        return self.interpret(
+            input=lambda name: float(point[name]),
+            const=float,
+            apply=lambda op, *args: op.forward(*args),
+        )
 
     def first_non_finite(self, data: Sequence[float]) -> SourceError | None:
         """Where the first operation that made nan or inf out of finite operands is, if any,
         given every instruction's value."""
-        for i, (op, args, offset) in enumerate(self.code):
-            if op is None or op is CONST or math.isfinite(data[i]):
+        for i, ins in enumerate(self.code):
+            if type(ins) is not Apply or math.isfinite(data[i]):
                 continue
-            if all(math.isfinite(data[j]) for j in args):
-                name = op.name if op.arity == 1 else f"'{op.name}'"  # neg never gets here
-                return SourceError(f"{name} gave {data[i]}", self.source, offset)
+            if all(math.isfinite(data[j]) for j in ins.args):
+                op = ins.op
+                name = f"'{op.name}'" if op.syntax == "infix" else op.name
+                return SourceError(f"{name} gave {data[i]}", self.source, ins.offset)
         return None
 
     def check_inputs(self, values: Mapping[str, float]) -> None:
@@ -100,6 +164,15 @@ class Program:
         evaluation.result.backward()
         return evaluation
 
+    def grad(self, values: Mapping[str, float], mode: str = "reverse") -> Gradients:
+        """The value at `values` and its gradient with respect to every input, in reverse
+        mode (one pass back over the graph) or forward mode (dual numbers, no graph)."""
+        if mode == "forward":
+            from .forward import forward_gradients
+
+            return forward_gradients(self, values)
+        return self.gradients(values).summary()
+
 
 class Evaluation:
     """A program's graph at one point: one node per instruction."""
@@ -108,11 +181,15 @@ class Evaluation:
         self.program = program
         self.nodes = nodes
 
+    def __repr__(self) -> str:
+        inputs = ", ".join(f"{name}={node.data!r}" for name, node in self.inputs.items())
+        return f"<Evaluation at {inputs or 'no inputs'}: {self.result!r}>"
+
     def _repr_svg_(self) -> str | None:
         """The graph as SVG, for Jupyter, nodes named as the program binds them."""
         from .render.graph import draw_evaluation, svg_or_none
 
-        return svg_or_none(draw_evaluation(self))
+        return svg_or_none(draw_evaluation(self).dot)
 
     @property
     def result(self) -> Value:
@@ -127,3 +204,13 @@ class Evaluation:
     def first_non_finite(self) -> SourceError | None:
         """Where the first operation that made nan or inf out of finite operands is, if any."""
         return self.program.first_non_finite([node.data for node in self.nodes])
+
+    def summary(self) -> Gradients:
+        """The value, the inputs and their gradients, as plain numbers."""
+        nodes = self.inputs
+        return Gradients(
+            self.result.data,
+            {name: node.data for name, node in nodes.items()},
+            {name: node.grad for name, node in nodes.items()},
+            self.first_non_finite(),
+        )

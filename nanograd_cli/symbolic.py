@@ -13,7 +13,8 @@ import math
 
 from .engine import Value, apply
 from .ops import ADD, CONST, DIV, MUL, NEG, POW, SUB, Op
-from .program import Program
+from .program import Apply, Program
+from .results import Hessian
 
 
 class Expr:
@@ -93,29 +94,20 @@ class Builder:
 
 def from_program(builder: Builder, program: Program, env: dict[str, Expr]) -> list[Expr]:
     """One expression per instruction of `program`, its inputs replaced by `env`'s."""
-    nodes: list[Expr] = []
-    for op, args, _ in program.code:
-        if op is None:
-            nodes.append(env[args])
-        elif op is CONST:
-            nodes.append(builder.const(args))
-        else:
-            nodes.append(builder.apply(op, *(nodes[i] for i in args)))
-    return nodes
+    return program.interpret(input=env.__getitem__, const=builder.const, apply=builder.apply)
 
 
-_formulas: dict[str, list[Program]] = {}
+_formulas: dict[Op, list[Program]] = {}
 
 
 def local_derivatives(builder: Builder, op: Op, args: tuple[Expr, ...]) -> list[Expr]:
-    """d(op)/d(each argument), from the op's formula in the ops table."""
+    """d(op)/d(each argument), from the op's formulas in the ops table."""
     from .language import parse
 
-    if op.name not in _formulas:
-        _formulas[op.name] = [parse(part) for part in op.formula.split(", ")]
-    names = ("x",) if op.arity == 1 else ("a", "b")
-    env = dict(zip(names, args, strict=True))
-    return [from_program(builder, f, env)[f.result] for f in _formulas[op.name]]
+    if op not in _formulas:
+        _formulas[op] = [parse(formula) for formula in op.formulas]
+    env = dict(zip(op.parameters, args, strict=True))
+    return [from_program(builder, f, env)[f.result] for f in _formulas[op]]
 
 
 def gradient(program: Program, wrt: list[str], builder: Builder | None = None) -> dict[str, Expr]:
@@ -126,17 +118,17 @@ def gradient(program: Program, wrt: list[str], builder: Builder | None = None) -
     varies = program.varying()
     adjoint: dict[int, Expr] = {program.result: builder.const(1)}
     for i in range(program.result, -1, -1):
-        op, args, _ = code[i]
-        if i not in adjoint or op is None or op is CONST:
+        ins = code[i]
+        if i not in adjoint or type(ins) is not Apply:
             continue
-        wanted = [k for k, a in enumerate(args) if varies[a]]
-        locals_ = local_derivatives(builder, op, tuple(nodes[a] for a in args))
-        for k in wanted:
-            contribution = builder.apply(MUL, locals_[k], adjoint[i])
-            previous = adjoint.get(args[k])
-            adjoint[args[k]] = (
-                contribution if previous is None else builder.apply(ADD, previous, contribution)
-            )
+        local = local_derivatives(builder, ins.op, tuple(nodes[a] for a in ins.args))
+        for a, d in zip(ins.args, local, strict=True):
+            if varies[a]:
+                contribution = builder.apply(MUL, d, adjoint[i])
+                previous = adjoint.get(a)
+                adjoint[a] = (
+                    contribution if previous is None else builder.apply(ADD, previous, contribution)
+                )
     slots = program.input_slots
     return {name: adjoint.get(slots[name], builder.const(0)) for name in wrt}
 
@@ -174,7 +166,7 @@ _BINARY = {"+": _SUM, "-": _SUM, "*": _PRODUCT, "/": _PRODUCT}
 def _precedence(e: Expr) -> int:
     if e.op is CONST:
         return _UNARY if e.value < 0 else _ATOM
-    if e.op is None or (e.op.arity == 1 and e.op is not NEG):
+    if e.op is None or e.op.syntax == "call":
         return _ATOM
     return _UNARY if e.op is NEG else _POWER if e.op is POW else _BINARY[e.op.name]
 
@@ -208,15 +200,15 @@ class _Printer:
         args = [text[id(a)] for a in e.args]
         if e.op is NEG:
             return "-" + self.wrap(*args[0], _UNARY)
-        if e.op.arity == 1:
+        if e.op.syntax == "call":
+            inner = ", ".join(text for text, _ in args)
             if self.latex:
-                inner = args[0][0]
                 if e.op.name == "sqrt":
                     return rf"\sqrt{{{inner}}}"
                 known = e.op.name in ("exp", "log", "sin", "cos", "tan", "sinh", "cosh", "tanh")
                 name = rf"\{e.op.name}" if known else rf"\operatorname{{{e.op.name}}}"
                 return rf"{name}\left({inner}\right)"
-            return f"{e.op.name}({args[0][0]})"
+            return f"{e.op.name}({inner})"
         (a, pa), (b, pb) = args
         if e.op is POW:
             if self.latex:
@@ -269,13 +261,13 @@ def derivative_names(wrt: list[str], taken: set[str]) -> dict[str, str]:
     return names
 
 
-def hessian(program: Program, values: dict[str, float]) -> tuple[float, dict, dict]:
+def hessian(program: Program, values: dict[str, float]) -> Hessian:
     """The value, gradient and Hessian at `values`, the Hessian by differentiating the
     symbolic gradient (reverse over reverse)."""
+    first = program.grad(values)
     names = program.inputs
     grads = gradient(program, names)
     inputs = {n: Value(values[n]) for n in names}
-    result = program.gradients(values)
     rows = evaluate([grads[n] for n in names], inputs)
     matrix = {}
     for name, row in zip(names, rows, strict=True):
@@ -283,5 +275,4 @@ def hessian(program: Program, values: dict[str, float]) -> tuple[float, dict, di
             node.grad = 0.0
         row.backward()
         matrix[name] = {n: inputs[n].grad for n in names}
-    gradients = {n: node.grad for n, node in result.inputs.items()}
-    return result.result.data, gradients, matrix
+    return Hessian(first.value, first.inputs, first.gradients, matrix, first.non_finite)

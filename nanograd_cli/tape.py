@@ -13,10 +13,10 @@ This module is imported only for `grad --points`, so NumPy costs the other comma
 from __future__ import annotations
 
 from collections.abc import Mapping
+from itertools import count
 
 import numpy as np
 
-from .ops import CONST
 from .program import Program
 from .vector_ops import MINUS_ONE, ONE, Arrays, Step, step_function
 
@@ -39,28 +39,27 @@ class Tape:
     """The instructions the result depends on, in order, each bound to its step."""
 
     def __init__(self, program: Program):
-        self.program = program
-        code = program.code
-        varies = program.varying()
-        needed = [False] * len(code)
-        needed[program.result] = True
-        for i in range(program.result, -1, -1):
-            op, args, _ = code[i]
-            if needed[i] and op is not None and op is not CONST:
-                for a in args:
-                    needed[a] = True
-        self.constants: dict[int, float] = {}
+        self.program = program = program.pruned()
+        self.constants: dict[int, float] = {}  # node -> its value, for nodes no input reaches
         self.steps: list[tuple[int, tuple[int, ...], Step]] = []
-        for i, (op, args, _) in enumerate(code):
-            if not needed[i] or op is None:
-                continue
-            if op is CONST:
-                self.constants[i] = args
-            elif not varies[i]:
-                self.constants[i] = op.forward(*(self.constants[a] for a in args))
+        self.input_slots = program.input_slots
+        nodes = count()
+
+        def apply(op, *args: int) -> int:
+            node = next(nodes)
+            constants = tuple(self.constants.get(a) for a in args)
+            if None in constants:
+                self.steps.append((node, args, step_function(op, constants)))
             else:
-                constants = tuple(self.constants.get(a) for a in args)
-                self.steps.append((i, args, step_function(op, constants)))
+                self.constants[node] = op.forward(*constants)
+            return node
+
+        def const(value: float) -> int:
+            node = next(nodes)
+            self.constants[node] = value
+            return node
+
+        program.interpret(input=lambda name: next(nodes), const=const, apply=apply)
         self._workspaces: dict[int, tuple[list[Arrays], Arrays]] = {}
         per_row = 8 * ARRAYS_PER_STEP * max(1, len(self.steps))
         self.block = max(MIN_BLOCK, min(BLOCK, WORKSPACE_BYTES // per_row))
@@ -73,7 +72,7 @@ class Tape:
         the arrays returned are reused by the next run."""
         steps_out, adjoint_out = self._workspace(length)
         data: dict[int, object] = dict(self.constants)
-        slots = self.program.input_slots
+        slots = self.input_slots
         for name, column in columns.items():
             data[slots[name]] = column
         slopes = []

@@ -15,7 +15,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from .ops import Op, divide
+from .ops import OPS, Op, divide
 
 # Local derivatives of exactly 1 and -1: backward passes the adjoint on (or negates it)
 # instead of multiplying when it meets these very objects.
@@ -39,15 +39,17 @@ class Arrays(dict):
 def step_function(op: Op, constants: tuple[float | None, ...]) -> Step:
     """`op` as a step; `constants` holds the value of each argument that does not vary (None
     for those that do), for the specialisations that a constant allows (x**2 as x*x)."""
-    if op.name == "**":
-        return _power(*constants)
-    if op.name == "/":
-        return _divide(*constants)
-    binary = _BINARY.get(op.name)
-    if binary is not None:
+    return STEPS[op](*constants)
+
+
+def _with_varying(binary: Callable) -> Callable[..., Step]:
+    """A binary step that is told which of its arguments vary."""
+
+    def make(*constants: float | None) -> Step:
         varies = tuple(c is None for c in constants)
         return lambda out, a, b: binary(out, a, b, varies)
-    return _UNARY[op.name]
+
+    return make
 
 
 def _add(out, a, b, varies):
@@ -61,9 +63,6 @@ def _subtract(out, a, b, varies):
 
 def _multiply(out, a, b, varies):
     return np.multiply(a, b, out=out[0]), (b if varies[0] else None, a if varies[1] else None)
-
-
-_BINARY = {"+": _add, "-": _subtract, "*": _multiply}
 
 
 def _divide(numerator: float | None, denominator: float | None) -> Step:
@@ -82,6 +81,8 @@ def _divide(numerator: float | None, denominator: float | None) -> Step:
 
 def _power(base: float | None, exponent: float | None) -> Step:
     """a ** b, specialised for a constant exponent (x**2 as x*x) or a constant base."""
+    if exponent == 0.0:  # a**0 is 1 for every a: its derivative is 0, not 0 * a**-1
+        return lambda out, a, b: (np.power(a, b, out=out[0]), (None, None))
     if exponent == 2.0:
         return lambda out, a, b: (np.multiply(a, a, out=out[0]), (np.add(a, a, out=out[1]), None))
     if exponent == 3.0:
@@ -111,7 +112,7 @@ def _square_root(y, a):
 
 
 def _power_slope(out, a, b):
-    """d(a**b)/da = b * a**(b - 1), as the ops table computes it."""
+    """d(a**b)/da = b * a**(b - 1), for b != 0, as the ops table computes it."""
     np.subtract(b, 1.0, out=out)
     np.power(a, out, out=out)
     return np.multiply(out, b, out=out)
@@ -144,7 +145,29 @@ def _power_of_both(out, a, b):
     np.log(db, out=db)
     np.multiply(db, y, out=db)
     np.copyto(db, np.where((a == 0.0) & (b >= 0.0), 0.0, np.nan), where=~positive)
-    return y, (_power_slope(out[1], a, b), db)
+    da = _power_slope(out[1], a, b)
+    np.copyto(da, 0.0, where=b == 0.0)
+    return y, (da, db)
+
+
+def _powlog_values(a, b):
+    """a**b * log(a) where a > 0; 0 where a = 0 and b >= 0; else nan (as ops' powlog)."""
+    positive = a > 0.0
+    log = np.log(np.where(positive, a, 1.0))
+    zero = (a == 0.0) & (b >= 0.0)
+    return np.where(positive, np.power(a, b) * log, np.where(zero, 0.0, np.nan))
+
+
+def _powlog(*constants: float | None) -> Step:
+    varies = [c is None for c in constants]
+
+    def step(out, a, b):
+        y = _powlog_values(a, b)
+        da = b * _powlog_values(a, b - 1.0) + np.power(a, b - 1.0) if varies[0] else None
+        db = y * np.log(a) if varies[1] else None
+        return y, (da, db)
+
+    return step
 
 
 # tanh from exp(-2|x|) loses digits in 1 - e below this |x| (where e > 1/2): NumPy's tanh
@@ -270,3 +293,25 @@ _UNARY: dict[str, Step] = {
     "step": _unary(_step_into, _zero),
     "sign": _unary(_ufunc(np.sign), _zero),
 }
+
+
+def _fixed(step: Step) -> Callable[..., Step]:
+    """A factory for a step that no constant argument changes."""
+    return lambda *constants: step
+
+
+# Every op of the table, keyed by the Op itself: a factory that takes the constant arguments
+# (None for an argument that varies) and returns the step.
+STEPS: dict[Op, Callable[..., Step]] = {
+    OPS["+"]: _with_varying(_add),
+    OPS["-"]: _with_varying(_subtract),
+    OPS["*"]: _with_varying(_multiply),
+    OPS["/"]: _divide,
+    OPS["**"]: _power,
+    OPS["powlog"]: _powlog,
+    **{OPS[name]: _fixed(step) for name, step in _UNARY.items()},
+}
+
+_missing = [op.name for op in OPS.values() if op not in STEPS]
+if _missing:
+    raise ImportError(f"vector_ops has no NumPy step for {', '.join(_missing)}: add one to STEPS")

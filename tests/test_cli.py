@@ -10,32 +10,11 @@ import sys
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
 from nanograd_cli import __version__
-from nanograd_cli.cli import cli, main
+from nanograd_cli.cli import cli
 
-DATA = Path(__file__).resolve().parent / "data"
-WORKED = str(DATA / "worked_example.txt")
-
-
-def run(*args: str, stdin: str | bytes | None = None):
-    """Run the command line as `main` does; returns (exit code, stdout, stderr)."""
-    runner = CliRunner()
-    result = runner.invoke(_entry, list(args), input=stdin)
-    return result.exit_code, result.stdout, result.stderr
-
-
-class _Entry:
-    """Adapt `main` (which maps errors to exit codes) to CliRunner."""
-
-    name = "nanograd"
-
-    def main(self, args, prog_name=None, **extra):
-        main(args)
-
-
-_entry = _Entry()
+from .conftest import WORKED, run
 
 
 def test_json_exactly_as_specified():
@@ -188,23 +167,65 @@ def test_each_line():
     code, out, err = run("grad", "-", "--each-line", "--x", "1", "--format", "json", stdin=lines)
     assert code == 2
     assert out == (
-        '{"value": 1.0, "inputs": {"x": 1.0}, "gradients": {"x": 2.0}}\n'
-        '{"value": 0.8414709848078965, "inputs": {"x": 1.0}, '
+        '{"line": 1, "value": 1.0, "inputs": {"x": 1.0}, "gradients": {"x": 2.0}}\n'
+        '{"line": 4, "value": 0.8414709848078965, "inputs": {"x": 1.0}, '
         '"gradients": {"x": 0.5403023058681398}}\n'
     )
     assert err == (
         "error: line 5, column 2: missing operator between '2' and 'y': write 2*y\n"
+        "  5 | 2y\n"
+        "       ^\n"
         "error: line 6: missing value for input y: pass --y VALUE\n"
     )
     code, out, _ = run(
-        "grad", "-", "--each-line", "--x", "1", "--y", "2", "--format", "csv", stdin="x*y\ny\n"
+        "grad", "-", "--each-line", "--x", "1", "--y", "2", "--format", "csv", stdin="x*y\n\ny\n"
     )
-    assert (code, out) == (0, "value,d_x,d_y\n2.0,2.0,1.0\n2.0,0.0,1.0\n")
+    assert (code, out) == (0, "line,value,d_x,d_y\n1,2.0,2.0,1.0\n3,2.0,0.0,1.0\n")
     code, out, _ = run("grad", "-", "--each-line", "--x", "1", stdin="x*x\nsin(x)\n")
     assert out == (
-        "expression  value               d_x\n"
-        "x*x         1.0                 2.0\n"
-        "sin(x)      0.8414709848078965  0.5403023058681398\n"
+        "line  expression  value               d_x\n"
+        "1     x*x         1.0                 2.0\n"
+        "2     sin(x)      0.8414709848078965  0.5403023058681398\n"
+    )
+
+
+def test_each_line_wrt_is_the_same_in_every_format():
+    """--wrt chooses the gradients of every line, 0 where a line does not read the input."""
+    args = ("grad", "-", "--each-line", "--x", "1", "--y", "2", "--wrt", "y")
+    code, out, _ = run(*args, "--format", "csv", stdin="x*y\nx\n")
+    assert (code, out) == (0, "line,value,d_y\n1,2.0,1.0\n2,1.0,0.0\n")
+    code, out, _ = run(*args, "--format", "json", stdin="x*y\nx\n")
+    assert [json.loads(line)["gradients"] for line in out.splitlines()] == [{"y": 1.0}, {"y": 0.0}]
+    code, _, err = run("grad", "-", "--each-line", "--x", "1", "--wrt", "q", stdin="x\n")
+    assert (code, err.splitlines()[0]) == (2, "error: --wrt q: q is not an input (inputs: x)")
+
+
+def test_each_line_warnings_name_the_line():
+    code, out, err = run(
+        "grad", "-", "--each-line", "--x", "0", "--format", "csv", stdin="x\nlog(x)\n"
+    )
+    assert code == 0 and out == "line,value,d_x\n1,0.0,1.0\n2,-inf,inf\n"
+    assert err == "warning: line 2, column 1: log gave -inf\n  2 | log(x)\n      ^\n"
+
+
+def test_mode_forward_with_each_line_and_points():
+    code, out, _ = run(
+        "grad",
+        "-",
+        "--each-line",
+        "--x",
+        "2",
+        "--mode",
+        "forward",
+        "--format",
+        "csv",
+        stdin="x*x\n",
+    )
+    assert (code, out) == (0, "line,value,d_x\n1,4.0,4.0\n")
+    code, _, err = run("grad", "x", "--points", "-", "--mode", "forward", stdin="x\n1\n")
+    assert (code, err) == (
+        2,
+        "error: --points runs the vectorized reverse mode: drop --mode forward\n",
     )
 
 
@@ -275,7 +296,10 @@ def test_closed_pipe_ends_quietly():
         input=lines.encode(),
         capture_output=True,
     )
-    assert shell.stdout == b'{"value": 1.0, "inputs": {"x": 1.0}, "gradients": {"x": 1.0}}\n'
+    assert (
+        shell.stdout
+        == b'{"line": 1, "value": 1.0, "inputs": {"x": 1.0}, "gradients": {"x": 1.0}}\n'
+    )
     assert shell.stderr == b""
 
 

@@ -16,7 +16,7 @@ from nanograd_cli.errors import NanogradError
 from nanograd_cli.ops import CONST
 from nanograd_cli.render import graph
 
-from .test_cli import WORKED, run
+from .conftest import WORKED, run
 
 HAS_DOT = shutil.which("dot") is not None
 PURE = shutil.which("graphviz-pure", path=str(Path(sys.executable).parent))
@@ -53,7 +53,7 @@ def test_gradient_colours_follow_orders_of_magnitude():
 
 def test_dot_counts_match_the_graph():
     evaluation = worked_evaluation()
-    source = graph.draw_evaluation(evaluation).source
+    source = graph.draw_evaluation(evaluation).dot.source
     nodes = list(evaluation.result.walk())
     operations = [v for v in nodes if v.op is not None and v.op is not CONST]
     node_lines = [line for line in source.splitlines() if "[label=" in line]
@@ -63,13 +63,13 @@ def test_dot_counts_match_the_graph():
 
 
 def test_x_times_x_has_two_edges_and_output_is_deterministic():
-    first = graph.draw_evaluation(parse("x*x").gradients({"x": 3.0})).source
+    first = graph.draw_evaluation(parse("x*x").gradients({"x": 3.0})).dot.source
     assert first.count("n0 -> n1op") == 2
-    assert graph.draw_evaluation(parse("x*x").gradients({"x": 3.0})).source == first
+    assert graph.draw_evaluation(parse("x*x").gradients({"x": 3.0})).dot.source == first
 
 
 def test_labels_carry_names_data_and_gradients():
-    source = graph.draw_evaluation(worked_evaluation()).source
+    source = graph.draw_evaluation(worked_evaluation()).dot.source
     assert '"{ x | data -4.0000 | grad 24.7180 }"' in source
     assert '"{ y | data 2.0000 | grad 106.6648 }"' in source
     assert '"{ v | data 4.6945 | grad 1.0000 }"' in source
@@ -77,7 +77,7 @@ def test_labels_carry_names_data_and_gradients():
 
 def test_hide_constants_folds_them_into_operations():
     evaluation = parse("y = x * 0.9 + 0.1").gradients({"x": 1.0})
-    source = graph.draw_evaluation(evaluation, hide_constants=True).source
+    source = graph.draw_evaluation(evaluation, hide_constants=True).dot.source
     assert 'label="* 0.9"' in source and 'label="+ 0.1"' in source
     assert "plaintext" not in source
 
@@ -115,7 +115,7 @@ def svg_labels(svg: bytes) -> list[str]:
 def test_svg_labels_of_the_worked_example(search):
     search = ONLY_PURE if search == "pure" else None
     evaluation = worked_evaluation()
-    svg = graph.render(graph.draw_evaluation(evaluation).source, "svg", search)
+    svg = graph.render(graph.draw_evaluation(evaluation).dot.source, "svg", search)
     labels = svg_labels(svg)
     assert "x data -4.0000 grad 24.7180" in labels
     assert "y data 2.0000 grad 106.6648" in labels
@@ -139,7 +139,7 @@ def test_png_and_pdf_with_dot(tmp_path):
 
 @needs_pure
 def test_fallback_renderer_svg_png_but_not_pdf():
-    dot_source = graph.draw_evaluation(worked_evaluation()).source
+    dot_source = graph.draw_evaluation(worked_evaluation()).dot.source
     assert graph.renderer("svg", ONLY_PURE) == PURE
     assert graph.render(dot_source, "png", ONLY_PURE).startswith(b"\x89PNG")
     with pytest.raises(NanogradError, match="graphviz-pure renders svg and png only"):

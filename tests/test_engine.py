@@ -5,6 +5,7 @@ from __future__ import annotations
 import gc
 import math
 import random
+from graphlib import TopologicalSorter
 
 import pytest
 from hypothesis import assume, given, settings
@@ -74,7 +75,7 @@ def test_shared_subgraph_sums_both_paths():
     assert x.grad == 10.0
 
 
-@pytest.mark.parametrize("name", sorted(FUNCTIONS))
+@pytest.mark.parametrize("name", sorted(n for n, op in FUNCTIONS.items() if op.arity == 1))
 @settings(max_examples=60, deadline=None)
 @given(data=st.data())
 def test_function_gradient_matches_finite_difference(name, data):
@@ -91,15 +92,15 @@ def test_function_gradient_matches_finite_difference(name, data):
     assert x.grad == pytest.approx(numeric, rel=1e-5, abs=1e-6)
 
 
-@pytest.mark.parametrize("name", ["+", "-", "*", "/", "**"])
+@pytest.mark.parametrize("name", ["+", "-", "*", "/", "**", "powlog"])
 @settings(max_examples=80, deadline=None)
 @given(a0=st.floats(0.2, 3.0), b0=st.floats(0.2, 3.0), sign=st.sampled_from([1.0, -1.0]))
 def test_binary_gradients_match_finite_differences(name, a0, b0, sign):
-    if name != "**":
+    if name not in ("**", "powlog"):
         a0 *= sign
     op = OPS[name]
     a, b = Value(a0), Value(b0)
-    y = {"+": a + b, "-": a - b, "*": a * b, "/": a / b, "**": a**b}[name]
+    y = apply(op, a, b)
     y.backward()
     assert y.data == op.forward(a0, b0)
     assert a.grad == pytest.approx(central_difference(lambda t: op.forward(t, b0), a0), rel=1e-5)
@@ -121,7 +122,7 @@ def test_operators_agree_with_the_ops_table():
         node = apply(op, *args)
         node.backward()
         local = op.derivative(*(v.data for v in args), node.data)
-        assert tuple(v.grad for v in args) == (local if op.arity == 2 else (local,))
+        assert tuple(v.grad for v in args) == local
 
 
 def test_numbers_on_either_side():
@@ -287,7 +288,7 @@ def test_random_graphs_agree_with_pytorch(seed):
     root.backward()
     # Replay the same graph in PyTorch (float64), operands before the nodes that use them.
     tensors = {}
-    for node in reversed(root._topological_order()):
+    for node in TopologicalSorter({n: n.children for n in root.walk()}).static_order():
         if not node.children:
             tensors[node] = torch.tensor(node.data, dtype=torch.float64, requires_grad=True)
         else:
@@ -315,4 +316,4 @@ def test_no_op_raises_on_any_float(a, b):
         y = op.forward(*args)
         assert isinstance(y, float)
         local = op.derivative(*args, y)
-        assert all(isinstance(d, float) for d in (local if op.arity == 2 else (local,)))
+        assert len(local) == op.arity and all(isinstance(d, float) for d in local)

@@ -217,5 +217,6 @@ def test_language_reference_lists_every_operation_with_its_derivative():
 
     reference = (ROOT / "docs" / "language.md").read_text()
     for name, op in OPS.items():
-        shown = f"`{name}(x)`" if op.arity == 1 and name != "neg" else f"`{name}`"
-        assert f"| {shown} | {op.doc} | `{op.formula}` |" in reference, name
+        shown = f"`{name}({', '.join(op.parameters)})`" if op.syntax == "call" else f"`{name}`"
+        formulas = ", ".join(f"`{f}`" for f in op.formulas)
+        assert f"| {shown} | {op.doc} | {formulas} |" in reference, name

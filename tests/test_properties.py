@@ -10,27 +10,7 @@ from hypothesis import strategies as st
 
 from nanograd_cli import parse
 
-SMOOTH = ["tanh", "sin", "cos", "sigmoid", "exp", "atan", "softplus"]
-
-
-def expressions(depth: int = 4) -> st.SearchStrategy[str]:
-    leaves = st.sampled_from(["x", "y", "z", "0.5", "2", "1.5", "pi"])
-
-    def extend(inner):
-        return st.one_of(
-            st.tuples(inner, st.sampled_from(["+", "-", "*"]), inner).map(
-                lambda t: f"({t[0]} {t[1]} {t[2]})"
-            ),
-            st.tuples(st.sampled_from(SMOOTH), inner).map(lambda t: f"{t[0]}({t[1]})"),
-            inner.map(lambda e: f"-{e}"),
-            inner.map(lambda e: f"({e})**2"),
-            st.tuples(inner, inner).map(lambda t: f"{t[0]} / (1 + ({t[1]})**2)"),
-        )
-
-    return st.recursive(leaves, extend, max_leaves=12)
-
-
-POINT = {"x": 0.3, "y": -0.7, "z": 1.1}
+from .conftest import POINT, expressions
 
 
 @settings(max_examples=300, deadline=None)

@@ -19,7 +19,7 @@ from nanograd_cli.errors import NanogradError
 from nanograd_cli.language import check_memory
 from nanograd_cli.render import graph
 
-from .test_cli import run
+from .conftest import run
 
 DATA = Path(__file__).resolve().parent / "data"
 CORPUS = json.loads((DATA / "bad_sources.json").read_text())

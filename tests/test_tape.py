@@ -18,8 +18,7 @@ from nanograd_cli import tape as tape_module
 from nanograd_cli.ops import OPS
 from nanograd_cli.tape import Tape, batch_gradients
 
-from .test_cli import WORKED, run
-from .test_properties import expressions
+from .conftest import WORKED, expressions, run
 
 np = pytest.importorskip("numpy")
 
@@ -150,10 +149,11 @@ def _sources_of_every_op() -> list[str]:
     for op in OPS.values():
         if op.arity == 1:
             sources.append(f"{op.name}(x)" if op.name != "neg" else "-x")
-        else:
-            sources.append(f"x {op.name} y")
-            for c in ("0", "1", "2", "3", "(-2)", "(-1)", "0.5", "-1.5"):
-                sources += [f"x {op.name} {c}", f"{c} {op.name} y"]
+            continue
+        form = "{} " + op.name + " {}" if op.syntax == "infix" else op.name + "({}, {})"
+        sources.append(form.format("x", "y"))
+        for c in ("0", "1", "2", "3", "(-2)", "(-1)", "0.5", "-1.5"):
+            sources += [form.format("x", c), form.format(c, "y")]
     return sources
 
 
@@ -173,37 +173,26 @@ def test_every_op_on_the_tape_equals_the_engine_at_special_values(source):
             assert same(float(gradients[name][k]), node.grad), (name, point)
 
 
-def test_points_reports_rows_and_characters_to_the_progress_display(monkeypatch):
+def test_points_counts_rows_and_characters_for_the_progress_display(monkeypatch):
     monkeypatch.setattr(points, "CHUNK_ROWS", 4)
-    clock = iter(range(0, 100, 2))  # two seconds pass per reading: the display starts at once
-    monkeypatch.setattr(points.time, "monotonic", lambda: next(clock))
-    calls = []
     text = "x\n" + "".join(f"{i}\n" for i in range(10))
-    points.run_points(
-        parse("2*x"),
-        io.StringIO(text),
-        {},
-        "csv",
-        [],
-        False,
-        write=lambda s: None,
-        warn=lambda s: None,
-        progress=lambda: lambda rows, characters: calls.append((rows, characters)),
-    )
-    assert calls == [(4, 10), (8, 18), (10, 22), (None, 22)]
+    run = points.PointsRun(parse("2*x"), io.StringIO(text), {}, [])
+    counts = [(run.rows, run.characters) for _ in run]
+    assert counts == [(4, 10), (8, 18), (10, 22)]
     assert len(text) == 22
 
 
 def test_the_progress_display_shows_a_bar_for_a_file_and_a_spinner_for_a_pipe(monkeypatch):
-    from nanograd_cli.cli import points_progress, regular_file_size
+    from nanograd_cli.render.progress import RowsProgress, regular_file_size
 
     monkeypatch.setenv("FORCE_COLOR", "1")  # Rich draws as on a terminal
+    monkeypatch.setattr(RowsProgress, "DELAY", 0.0)
     for total, shown in ((400, "50%"), (None, "7 rows")):
         screen = io.StringIO()
         monkeypatch.setattr(sys, "stderr", screen)  # the display goes there, not to stdout
-        update = points_progress(total)
-        update(7, 200)
-        update(None, 400)
+        progress = RowsProgress(total)
+        progress.update(7, 200)
+        progress.stop()
         assert shown in screen.getvalue() and "7 rows" in screen.getvalue()
     with open(WORKED, encoding="utf-8") as f:
         assert regular_file_size(f) == Path(WORKED).stat().st_size

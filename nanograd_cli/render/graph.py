@@ -1,6 +1,7 @@
 """Computation-graph pictures: the DOT builder and the renderer choice.
 
-The only module that imports graphviz, and only when a picture is asked for.
+graphviz is imported only when a picture is asked for. Nodes are read through their public
+`data`, `grad`, `op` and `children`, so any graph of that shape can be drawn.
 """
 
 from __future__ import annotations
@@ -12,12 +13,16 @@ import subprocess
 import sys
 from collections.abc import Iterable, Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING, NamedTuple
 
-from ..engine import Value
-from ..errors import NanogradError
+from ..errors import InputError, NanogradError
 from ..ops import CONST
 
-FORMATS = ("svg", "png", "pdf", "dot")
+if TYPE_CHECKING:
+    import graphviz
+
+    from ..engine import Value
+
 EXTENSIONS = {".svg": "svg", ".png": "png", ".pdf": "pdf", ".dot": "dot", ".gv": "dot"}
 PURE_FORMATS = ("svg", "png")  # what graphviz-pure renders
 
@@ -85,13 +90,13 @@ def draw_dot(
     names = names or {}
     nodes = reachable(root, order)
     ids = {v: f"n{i}" for i, v in enumerate(nodes)}
-    shown = [v for v in nodes if v._op is not CONST]
+    shown = [v for v in nodes if v.op is not CONST]
     largest = max((abs(v.grad) for v in shown if math.isfinite(v.grad)), default=0.0)
     dot = graphviz.Digraph("nanograd", graph_attr={"rankdir": rankdir})
     dot.attr("node", fontname="Helvetica", fontsize="11")
     for v in nodes:
         node = ids[v]
-        if v._op is CONST:
+        if v.op is CONST:
             if not hide_constants:
                 dot.node(node, constant(v.data), shape="plaintext", fontcolor="#666666")
             continue
@@ -107,16 +112,16 @@ def draw_dot(
         }
         if v is root:
             attrs.update(color=RESULT_COLOUR, penwidth="3")
-        elif v._op is None:
+        elif v.op is None:
             attrs.update(color=INPUT_COLOUR, penwidth="2")
         dot.node(node, "{ " + " | ".join(fields) + " }", **attrs)
-        if v._op is not None:
-            symbol = v._op.name
-            operands = v._prev
+        if v.op is not None:
+            symbol = v.op.name
+            operands = v.children
             if hide_constants:
-                constants = [constant(c.data) for c in operands if c._op is CONST]
+                constants = [constant(c.data) for c in operands if c.op is CONST]
                 symbol = " ".join([symbol, *constants])
-                operands = tuple(c for c in operands if c._op is not CONST)
+                operands = tuple(c for c in operands if c.op is not CONST)
             dot.node(f"{node}op", symbol, shape="ellipse", fontsize="10", margin="0.05,0.02")
             for operand in operands:  # one edge per use: x*x has two
                 dot.edge(ids[operand], f"{node}op")
@@ -124,11 +129,36 @@ def draw_dot(
     return dot
 
 
-def draw_evaluation(evaluation, rankdir: str = "LR", hide_constants: bool = False):
+class Drawing(NamedTuple):
+    """A graph ready to render, and how many nodes it shows (values and operations)."""
+
+    dot: graphviz.Digraph
+    nodes: int
+
+
+def draw_evaluation(evaluation, rankdir: str = "LR", hide_constants: bool = False) -> Drawing:
     """The graph of a program's result, its nodes named as the program binds them."""
     nodes = evaluation.nodes
     names = {nodes[i]: name for i, name in evaluation.program.labels.items()}
-    return draw_dot(evaluation.result, names, nodes, rankdir, hide_constants)
+    dot = draw_dot(evaluation.result, names, nodes, rankdir, hide_constants)
+    shown = reachable(evaluation.result, nodes)
+    count = sum(1 if v.op is None else 2 for v in shown if v.op is not CONST)
+    if not hide_constants:
+        count += sum(1 for v in shown if v.op is CONST)
+    return Drawing(dot, count)
+
+
+def format_of(output: str) -> str:
+    """The picture format that the name of the output file asks for."""
+    if output == "-":
+        return "dot"
+    fmt = EXTENSIONS.get(os.path.splitext(output)[1].lower())
+    if fmt is None:
+        raise InputError(
+            f"cannot tell the format of {output} from its extension: "
+            "use .svg, .png, .pdf, .dot or .gv, or give --format"
+        )
+    return fmt
 
 
 def renderer(fmt: str, search: str | None = None) -> str:

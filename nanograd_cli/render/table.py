@@ -1,18 +1,55 @@
-"""The Rich table writer, for a terminal: the only module that imports Rich."""
+"""Tables on a terminal, drawn with Rich: as wide as the terminal, never dropping a label or
+a digit that is shown. Numbers are shown in full when the table fits, else to fewer
+significant digits (or as `--digits` asks)."""
 
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
+
+Rows = Callable[[Callable[[float], str]], list[list[str]]]
+
+# Significant digits tried, most first, until the table fits the terminal.
+DIGITS = (12, 10, 8, 6, 4)
 
 
-def print_table(rows: list[list[str]], title: str | None = None) -> None:
-    """Print rows (the first is the header) as a Rich table on standard output."""
+def significant(digits: int) -> Callable[[float], str]:
+    """A number to at most `digits` significant digits: 3.07065082485, 1e-07, nan."""
+    return lambda x: format(x, f".{digits}g")
+
+
+def number_formats(digits: str | None) -> list[Callable[[float], str]]:
+    """The number formats to try, in order: `full`, N significant digits, or (None) full
+    precision and then fewer and fewer digits."""
+    if digits == "full":
+        return [repr]
+    if digits is not None:
+        return [significant(int(digits))]
+    return [repr, *map(significant, DIGITS)]
+
+
+def width(rows: list[list[str]]) -> int:
+    """The width of the rows drawn as a Rich table: a border and a space either side of each
+    column's widest cell."""
+    columns = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    return sum(columns) + 3 * len(columns) + 1
+
+
+def print_table(make_rows: Rows, digits: str | None = None) -> None:
+    """Print a table on standard output, its numbers in the first format that fits."""
     from rich.console import Console
     from rich.table import Table
 
-    table = Table(title=title, header_style="bold")
+    console = Console(file=sys.stdout)
+    formats = number_formats(digits)
+    rows = make_rows(formats[0])
+    for number in formats[1:]:
+        if width(rows) <= console.width:
+            break
+        rows = make_rows(number)
+    table = Table(header_style="bold")
     for i, heading in enumerate(rows[0]):
-        table.add_column(heading, justify="left" if i == 0 else "right", no_wrap=i > 0)
+        table.add_column(heading, justify="left" if i == 0 else "right", overflow="fold")
     for row in rows[1:]:
         table.add_row(*row)
-    Console(file=sys.stdout).print(table)
+    console.print(table)

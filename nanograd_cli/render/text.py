@@ -1,18 +1,16 @@
-"""Plain writers: JSON, CSV and aligned text. Pure functions from a Result to a string."""
+"""Plain writers: JSON, CSV and the rows of a table, for every result type. Pure functions
+from a result to text; `cli.emit` picks one by the format asked for."""
 
 from __future__ import annotations
 
 import json
 import math
+from collections.abc import Callable
+from functools import singledispatch
 
+from ..results import GradientCheck, Gradients, Hessian, LineGradients, Minimum
 
-class Result:
-    """What `grad` reports at one point: the value, the inputs and the gradients asked for."""
-
-    def __init__(self, value: float, inputs: dict[str, float], gradients: dict[str, float]):
-        self.value = value
-        self.inputs = inputs
-        self.gradients = gradients
+Number = Callable[[float], str]
 
 
 def number(x: float) -> float | str:
@@ -20,26 +18,20 @@ def number(x: float) -> float | str:
     return x if math.isfinite(x) else repr(x)
 
 
-def to_json(result: Result) -> str:
-    """One JSON object: {"value": .., "inputs": {..}, "gradients": {..}}, full precision."""
-    return json.dumps(
-        {
-            "value": number(result.value),
-            "inputs": {k: number(v) for k, v in result.inputs.items()},
-            "gradients": {k: number(v) for k, v in result.gradients.items()},
-        },
-        allow_nan=False,
-    )
+def _json_numbers(obj):
+    if isinstance(obj, dict):
+        return {k: _json_numbers(v) for k, v in obj.items()}
+    return number(obj) if isinstance(obj, float) else obj
 
 
-def csv_header(names: list[str]) -> str:
-    """`value,d_x,d_y,...`"""
-    return ",".join(["value", *(f"d_{name}" for name in names)])
+def to_json(result) -> str:
+    """One line of JSON, full precision, non-finite numbers as strings."""
+    return json.dumps(_json_numbers(json_object(result)), allow_nan=False)
 
 
-def csv_row(result: Result, names: list[str]) -> str:
-    """The value and the gradients with respect to `names` (0 for a name it does not read)."""
-    return ",".join(repr(x) for x in [result.value, *(result.gradients.get(n, 0.0) for n in names)])
+def to_csv(result) -> str:
+    """A header line, then the result's rows."""
+    return "\n".join([csv_header(result), *csv_rows(result)])
 
 
 def plain_table(rows: list[list[str]]) -> str:
@@ -51,100 +43,223 @@ def plain_table(rows: list[list[str]]) -> str:
     )
 
 
-def table_rows(result: Result) -> list[list[str]]:
-    """The table of one result: a header, the result, then each input's value and gradient."""
-    rows = [["", "value", "gradient"], ["result", repr(result.value), ""]]
-    for name, value in result.inputs.items():
-        gradient = result.gradients.get(name)
-        rows.append([name, repr(value), "" if gradient is None else repr(gradient)])
-    return rows
+def _point(result) -> dict:
+    return {"value": result.value, "inputs": result.inputs}
 
 
-def lines_table_rows(results: list[tuple[str, Result]], names: list[str]) -> list[list[str]]:
-    """The table of `--each-line`: one row per expression, its value and its gradients."""
-    rows = [["expression", "value", *(f"d_{name}" for name in names)]]
-    for expression, result in results:
-        grads = [repr(result.gradients.get(n, 0.0)) for n in names]
-        rows.append([expression, repr(result.value), *grads])
-    return rows
+def _gradient_columns(names) -> list[str]:
+    return [f"d_{name}" for name in names]
 
 
-def to_json_object(obj: dict) -> str:
-    """Any result object as one line of JSON, non-finite numbers as strings."""
-
-    def clean(v):
-        if isinstance(v, dict):
-            return {k: clean(x) for k, x in v.items()}
-        return number(v) if isinstance(v, float) else v
-
-    return json.dumps(clean(obj), allow_nan=False)
+def points_csv_header(names: list[str]) -> str:
+    """`grad --points` CSV: `value,d_x,...`."""
+    return ",".join(["value", *_gradient_columns(names)])
 
 
-def hessian_rows(value: float, gradients: dict, matrix: dict) -> list[list[str]]:
-    """Result, then per input: its gradient and its row of the Hessian."""
-    names = list(matrix)
-    rows = [
-        ["", "gradient", *(f"d_{n}" for n in names)],
-        ["result", repr(value), *[""] * len(names)],
-    ]
-    for n in names:
-        rows.append([n, repr(gradients[n]), *(repr(matrix[n][m]) for m in names)])
-    return rows
+def points_csv(batch) -> str:
+    """A batch of `grad --points` rows as CSV lines, full precision."""
+    import numpy as np
+
+    table = np.column_stack([batch.value, *batch.gradients.values()])
+    return "\n".join(",".join(map(repr, row)) for row in table.tolist())
 
 
-def hessian_csv(matrix: dict) -> str:
-    """`wrt,d_x,d_y` then one row per input: `d_x,H_xx,H_xy`."""
-    names = list(matrix)
-    lines = [",".join(["wrt", *(f"d_{n}" for n in names)])]
-    lines += [",".join([f"d_{n}", *(repr(matrix[n][m]) for m in names)]) for n in names]
-    return "\n".join(lines)
+def points_json(batch) -> str:
+    """A batch of `grad --points` rows as JSON Lines, each with grad's single-point shape."""
+    import numpy as np
+
+    n = len(batch.value)
+    inputs = {k: np.broadcast_to(v, (n,)).tolist() for k, v in batch.inputs.items()}
+    gradients = {k: v.tolist() for k, v in batch.gradients.items()}
+    return "\n".join(
+        to_json(
+            Gradients(
+                value,
+                {k: column[r] for k, column in inputs.items()},
+                {k: column[r] for k, column in gradients.items()},
+            )
+        )
+        for r, value in enumerate(batch.value.tolist())
+    )
+
+
+# JSON: one object per result; every one has "value" and "inputs", as grad's does.
+
+
+@singledispatch
+def json_object(result) -> dict:
+    raise TypeError(f"no JSON writer for {type(result).__name__}")
+
+
+@json_object.register
+def _(result: Gradients) -> dict:
+    return {**_point(result), "gradients": result.gradients}
+
+
+@json_object.register
+def _(result: LineGradients) -> dict:
+    return {"line": result.line, **json_object(result.result)}
+
+
+@json_object.register
+def _(result: Hessian) -> dict:
+    return {**_point(result), "gradients": result.gradients, "hessian": result.hessian}
+
+
+@json_object.register
+def _(result: GradientCheck) -> dict:
+    checks = {
+        name: {
+            "analytic": c.analytic,
+            "numeric": c.numeric,
+            "abs_error": c.abs_error,
+            "rel_error": c.rel_error,
+            "pass": c.passed,
+        }
+        for name, c in result.checks.items()
+    }
+    return {**_point(result), "checks": checks, "pass": result.passed}
+
+
+@json_object.register
+def _(result: Minimum) -> dict:
+    return {
+        **_point(result),
+        "gradients": result.gradients,
+        "gradient_norm": result.gradient_norm,
+        "steps": result.steps,
+        "converged": result.converged,
+    }
+
+
+# CSV: a header line and the rows; numbers in full precision.
+
+
+@singledispatch
+def csv_header(result) -> str:
+    raise TypeError(f"no CSV writer for {type(result).__name__}")
+
+
+@singledispatch
+def csv_rows(result) -> list[str]:
+    raise TypeError(f"no CSV writer for {type(result).__name__}")
+
+
+@csv_header.register
+def _(result: Gradients) -> str:
+    return ",".join(["value", *_gradient_columns(result.gradients)])
+
+
+@csv_rows.register
+def _(result: Gradients) -> list[str]:
+    return [",".join(map(repr, [result.value, *result.gradients.values()]))]
+
+
+@csv_header.register
+def _(result: LineGradients) -> str:
+    return "line," + csv_header(result.result)
+
+
+@csv_rows.register
+def _(result: LineGradients) -> list[str]:
+    return [f"{result.line},{row}" for row in csv_rows(result.result)]
+
+
+@csv_header.register
+def _(result: Hessian) -> str:
+    return ",".join(["wrt", *_gradient_columns(result.hessian)])
+
+
+@csv_rows.register
+def _(result: Hessian) -> list[str]:
+    matrix = result.hessian
+    return [",".join([f"d_{n}", *(repr(matrix[n][m]) for m in matrix)]) for n in matrix]
 
 
 CHECK_FIELDS = ("analytic", "numeric", "abs_error", "rel_error", "pass")
 
 
-def check_rows(checks: dict) -> list[list[str]]:
-    rows = [["input", *CHECK_FIELDS]]
-    for name, c in checks.items():
-        rows.append(
-            [
-                name,
-                *(repr(c[f]) if f != "pass" else ("yes" if c[f] else "NO") for f in CHECK_FIELDS),
-            ]
-        )
+@csv_header.register
+def _(result: GradientCheck) -> str:
+    return ",".join(["input", *CHECK_FIELDS])
+
+
+@csv_rows.register
+def _(result: GradientCheck) -> list[str]:
+    return [
+        ",".join([name, *(repr(getattr(c, f)) for f in CHECK_FIELDS[:-1]), str(c.passed).lower()])
+        for name, c in result.checks.items()
+    ]
+
+
+@csv_header.register
+def _(result: Minimum) -> str:
+    names = list(result.inputs)
+    return ",".join(
+        ["value", *names, *_gradient_columns(names), "gradient_norm", "steps", "converged"]
+    )
+
+
+@csv_rows.register
+def _(result: Minimum) -> list[str]:
+    numbers = [result.value, *result.inputs.values(), *result.gradients.values()]
+    numbers.append(result.gradient_norm)
+    tail = [str(result.steps), str(result.converged).lower()]
+    return [",".join([*map(repr, numbers), *tail])]
+
+
+# Tables: rows of cells, the first the header; `number` formats each number.
+
+
+@singledispatch
+def table_rows(result, number: Number = repr) -> list[list[str]]:
+    raise TypeError(f"no table writer for {type(result).__name__}")
+
+
+@table_rows.register
+def _(result: Gradients, number: Number = repr) -> list[list[str]]:
+    rows = [["", "value", "gradient"], ["result", number(result.value), ""]]
+    for name, value in result.inputs.items():
+        gradient = result.gradients.get(name)
+        rows.append([name, number(value), "" if gradient is None else number(gradient)])
     return rows
 
 
-def check_csv(checks: dict) -> str:
-    lines = [",".join(["input", *CHECK_FIELDS])]
-    for name, c in checks.items():
-        lines.append(
-            ",".join(
-                [name, *(repr(c[f]) if f != "pass" else str(c[f]).lower() for f in CHECK_FIELDS)]
-            )
-        )
-    return "\n".join(lines)
+def lines_table_rows(results: list[LineGradients], number: Number = repr) -> list[list[str]]:
+    """The table of `--each-line`: one row per line, its value and its gradients."""
+    names = list(results[0].result.gradients)
+    rows = [["line", "expression", "value", *_gradient_columns(names)]]
+    for r in results:
+        grads = [number(r.result.gradients[n]) for n in names]
+        rows.append([str(r.line), r.expression, number(r.result.value), *grads])
+    return rows
 
 
-def minimize_csv(summary: dict) -> str:
-    """`value,x,...,d_x,...,gradient_norm,steps,converged` and one line."""
-    names = list(summary["inputs"])
-    header = ["value", *names, *(f"d_{n}" for n in names), "gradient_norm", "steps", "converged"]
-    row = [
-        repr(summary["value"]),
-        *(repr(summary["inputs"][n]) for n in names),
-        *(repr(summary["gradients"][n]) for n in names),
-        repr(summary["gradient_norm"]),
-        str(summary["steps"]),
-        str(summary["converged"]).lower(),
+@table_rows.register
+def _(result: Hessian, number: Number = repr) -> list[list[str]]:
+    names = list(result.hessian)
+    rows = [
+        ["", "gradient", *_gradient_columns(names)],
+        ["result", number(result.value), *[""] * len(names)],
     ]
-    return ",".join(header) + "\n" + ",".join(row)
+    for n in names:
+        row = (number(result.hessian[n][m]) for m in names)
+        rows.append([n, number(result.gradients[n]), *row])
+    return rows
 
 
-def minimize_rows(summary: dict) -> list[list[str]]:
-    """The final point's table, then the gradient's norm and the steps taken."""
-    rows = table_rows(Result(summary["value"], summary["inputs"], summary["gradients"]))
-    rows.append(["gradient norm", repr(summary["gradient_norm"]), ""])
-    done = "converged" if summary["converged"] else "step limit"
-    rows.append(["steps", str(summary["steps"]), done])
+@table_rows.register
+def _(result: GradientCheck, number: Number = repr) -> list[list[str]]:
+    rows = [["input", *CHECK_FIELDS]]
+    for name, c in result.checks.items():
+        numbers = (number(getattr(c, f)) for f in CHECK_FIELDS[:-1])
+        rows.append([name, *numbers, "yes" if c.passed else "NO"])
+    return rows
+
+
+@table_rows.register
+def _(result: Minimum, number: Number = repr) -> list[list[str]]:
+    rows = table_rows(Gradients(result.value, result.inputs, result.gradients), number)
+    rows.append(["gradient norm", number(result.gradient_norm), ""])
+    rows.append(["steps", str(result.steps), "converged" if result.converged else "step limit"])
     return rows
