@@ -1,16 +1,65 @@
-"""nanograd: differentiate expressions from the command line or from Python."""
+"""nanograd: differentiate expressions from the command line or from Python.
+
+>>> from nanograd_cli import grad, diff
+>>> grad("x*y + tanh(x)", x=2, y=3).gradients
+{'x': 3.0706508248531645, 'y': 2.0}
+>>> diff("x**3", "x")
+'3 * x**2'
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
 
 from .engine import Value
 
+if TYPE_CHECKING:
+    from .results import GradientCheck, Gradients, Hessian
+
 __version__ = "0.1.0"
-__all__ = ["Value", "__version__", "parse"]
+__all__ = ["Value", "__version__", "check", "diff", "draw_dot", "grad", "hessian", "parse"]
 
 
-def __getattr__(name: str):
-    # The parser is imported when first asked for, so that `python -m nanograd_cli.grammar`
-    # can regenerate its tables without having imported them already.
-    if name == "parse":
-        from .language import parse
+def parse(source: str):
+    """`source` parsed into a Program, to evaluate at as many points as needed."""
+    from .language import parse
 
-        return parse
-    raise AttributeError(f"module 'nanograd_cli' has no attribute {name!r}")
+    return parse(source)
+
+
+def grad(source: str, /, **inputs: float) -> Gradients:
+    """The value of `source` and its gradient with respect to every input, at the point
+    given by keywords: `grad("x*y", x=2, y=3)`."""
+    return parse(source).grad(inputs)
+
+
+def hessian(source: str, /, **inputs: float) -> Hessian:
+    """The value, gradient and Hessian of `source` at the point given by keywords."""
+    from .symbolic import hessian as second_derivatives
+
+    program = parse(source)
+    program.check_inputs(inputs)
+    return second_derivatives(program, inputs)
+
+
+def check(source: str, /, **inputs: float) -> GradientCheck:
+    """`source`'s gradient at the point given by keywords against central finite
+    differences, with torch.autograd.gradcheck's tolerances."""
+    from .gradcheck import gradient_check
+
+    return gradient_check(parse(source), inputs)
+
+
+def diff(source: str, /, *wrt: str, latex: bool = False) -> str:
+    """The derivative of `source` by each input in `wrt` (by default all), as text in the
+    language (or LaTeX), as `nanograd diff` prints it."""
+    from .symbolic import derivatives_text
+
+    return derivatives_text(parse(source), list(wrt), latex)
+
+
+def draw_dot(root: Value, **options):
+    """The computation graph of `root` as a `graphviz.Digraph` (see render.graph.draw_dot)."""
+    from .render.graph import draw_dot
+
+    return draw_dot(root, **options)

@@ -9,7 +9,14 @@ import sys
 import click
 
 from . import __version__
-from .errors import InputError, NanogradError, NonFiniteResult, SourceError, UnknownInputs
+from .errors import (
+    BadInputValue,
+    InputError,
+    NanogradError,
+    NonFiniteResult,
+    SourceError,
+    UnknownInputs,
+)
 from .sources import INPUT_NAME, input_values, load_program, source_lines
 
 
@@ -63,8 +70,11 @@ class InputsCommand(click.Command):
     def invoke(self, ctx: click.Context):
         try:
             return super().invoke(ctx)
-        except UnknownInputs as error:
-            raise InputError(f"{error}{self._option_hint(ctx, error.names)}") from None
+        except (UnknownInputs, BadInputValue) as error:
+            hint = self._option_hint(ctx, error.names)
+            if not hint:
+                raise
+            raise InputError(f"{error}{hint}") from None
 
     def _option_hint(self, ctx: click.Context, names: list[str]) -> str:
         """For `--NAME` read as an input that is no input: the option it may have meant."""
@@ -114,6 +124,13 @@ def cli() -> None:
       nanograd grad model.txt --x 0.5 --format json
       echo "sin(x)**2" | nanograd grad - --x 1 --format csv
     """
+
+
+def at_least(value: float, low: float, strictly: bool = False) -> float:
+    """An option's value, if it is at least (or, `strictly`, more than) `low`."""
+    if value > low or (value == low and not strictly):
+        return value
+    raise click.BadParameter(f"{value:g} is not {'more than' if strictly else 'at least'} {low:g}")
 
 
 def check_digits(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
@@ -287,7 +304,7 @@ def grad_each_line(source, values, fmt, digits, wrt, strict, mode) -> int:
             warn_non_finite(result.non_finite, strict, line=number)
         except NanogradError as error:
             where = error.on_line(number) if isinstance(error, SourceError) else None
-            report(f"error: {where or f'line {number}: {error}'}")
+            report(f"error: {where or f'line {number}: {describe(error)}'}")
             status = max(status, error.exit_code)
             continue
         row = LineGradients(number, line.strip(), result.only(names))
@@ -438,16 +455,13 @@ def diff(source: str, wrt: tuple[str, ...], fmt: str) -> None:
     `nanograd grad` to evaluate it. A sub-expression that repeats is bound once to a name.
     Without --wrt, every input's derivative is printed, one `d_NAME = ...` line each.
     """
-    from .symbolic import derivative_names, gradient, to_source
+    from .symbolic import derivatives_text
 
     program = load_program(source)
     check_wrt(wrt, program.inputs)
-    names = list(wrt or program.inputs)
-    if not names:
+    if not program.inputs:
         raise InputError("the source has no inputs: its derivative is 0 by every name")
-    gradients = gradient(program, names)
-    labels = derivative_names(names, set(program.inputs))
-    click.echo(to_source({labels[n]: gradients[n] for n in names}, latex=fmt == "latex"))
+    click.echo(derivatives_text(program, list(wrt), latex=fmt == "latex"))
 
 
 CHECK_EXAMPLES = """
@@ -461,10 +475,20 @@ Examples:
 @cli.command(cls=InputsCommand, epilog=CHECK_EXAMPLES)
 @source_and_inputs
 @click.option(
-    "--rtol", type=click.FloatRange(0), default=1e-3, show_default=True, help="Relative tolerance."
+    "--rtol",
+    type=float,
+    callback=lambda ctx, param, value: at_least(value, 0.0),
+    default=1e-3,
+    show_default=True,
+    help="Relative tolerance.",
 )
 @click.option(
-    "--atol", type=click.FloatRange(0), default=1e-5, show_default=True, help="Absolute tolerance."
+    "--atol",
+    type=float,
+    callback=lambda ctx, param, value: at_least(value, 0.0),
+    default=1e-5,
+    show_default=True,
+    help="Absolute tolerance.",
 )
 @table_format
 @click.pass_context
@@ -505,14 +529,16 @@ Examples:
 @source_and_inputs
 @click.option(
     "--steps",
-    type=click.IntRange(1),
+    type=int,
+    callback=lambda ctx, param, value: at_least(value, 1),
     default=10000,
     show_default=True,
     help="At most this many steps.",
 )
 @click.option(
     "--lr",
-    type=click.FloatRange(0, min_open=True),
+    type=float,
+    callback=lambda ctx, param, value: at_least(value, 0.0, strictly=True),
     default=0.01,
     show_default=True,
     help="Learning rate.",
@@ -526,7 +552,8 @@ Examples:
 )
 @click.option(
     "--tol",
-    type=click.FloatRange(0),
+    type=float,
+    callback=lambda ctx, param, value: at_least(value, 0.0),
     default=1e-8,
     show_default=True,
     help="Stop when the gradient's norm is at most this.",
@@ -630,11 +657,14 @@ def main(argv: list[str] | None = None) -> None:
         code = 0
     except click.ClickException as error:
         report(f"error: {error.format_message()}")
+        leading_dash = leading_dash_source(error, sys.argv[1:] if argv is None else argv)
+        if leading_dash:
+            report(leading_dash)
         hint = error.ctx.command_path if getattr(error, "ctx", None) else "nanograd"
         report(f"Try '{hint} --help' for help.")
         code = 2
     except NanogradError as error:
-        report(f"error: {error}")
+        report(f"error: {describe(error)}")
         code = error.exit_code
     except BrokenPipeError:
         # The reader went away (| head -1): stop quietly.
@@ -653,6 +683,22 @@ def main(argv: list[str] | None = None) -> None:
             report("This is a bug; set NANOGRAD_DEBUG=1 to see the traceback.")
         code = 1
     sys.exit(code or 0)
+
+
+def describe(error: NanogradError) -> str:
+    """An error's message for the command line, with how to fix it there."""
+    hint = getattr(error, "hint", None)
+    return f"{error}: {hint}" if hint else str(error)
+
+
+def leading_dash_source(error: click.ClickException, args: list[str]) -> str | None:
+    """For `nanograd grad "-x**2"`, read as options: how to pass a source that begins with -."""
+    if not isinstance(error, click.NoSuchOption) or error.option_name.startswith("--"):
+        return None
+    source = next((a for a in args if a.startswith(error.option_name)), None)
+    if source is None or not error.ctx:
+        return None
+    return f"A source that begins with - goes after --: {error.ctx.command_path} -- {source!r}"
 
 
 def silence_stdout() -> None:

@@ -61,14 +61,14 @@ class NameProblem(SourceError):
 
 
 class MissingInputs(InputError):
-    """Inputs the source reads that were given no value."""
+    """Inputs the source reads that were given no value. `hint` says how to give them on the
+    command line."""
 
     def __init__(self, names: list[str]):
         self.names = names
         plural = "s" if len(names) > 1 else ""
-        listed = ", ".join(names)
-        how = " ".join(f"--{n} VALUE" for n in names)
-        super().__init__(f"missing value{plural} for input{plural} {listed}: pass {how}")
+        super().__init__(f"missing value{plural} for input{plural} {', '.join(names)}")
+        self.hint = "pass " + " ".join(f"--{n} VALUE" for n in names)
 
 
 class UnknownInputs(InputError):
@@ -79,10 +79,16 @@ class UnknownInputs(InputError):
         listed = ", ".join(names)
         known = ", ".join(inputs) if inputs else "none"
         plural = "s" if len(names) > 1 else ""
-        super().__init__(
-            f"{listed} {'are' if plural else 'is'} not an input of this source "
-            f"(its inputs: {known})"
-        )
+        verb = "are not inputs" if plural else "is not an input"
+        super().__init__(f"{listed} {verb} of this source (its inputs: {known})")
+
+
+class BadInputValue(InputError):
+    """A value given for an input that is not a number."""
+
+    def __init__(self, name: str, text: str):
+        self.names = [name]
+        super().__init__(f"--{name} expects a number, got {text!r}")
 
 
 class NonFiniteResult(NanogradError):

@@ -132,6 +132,9 @@ class _Builder:
         self._bind(name, value)
 
     def augmented(self, name, operator, value: int) -> None:
+        _, text, offset = name
+        if text in self.first_read:  # `v += u + v`: v is read first, before the right side
+            self.first_read[text] = min(self.first_read[text], offset)
         current = self._read(name)
         self._bind(name, self._emit(Apply(_AUGMENTED[operator[1]], (current, value), operator[2])))
 
@@ -208,13 +211,28 @@ class _Builder:
             return f"{text} is not a function; to multiply, write {text}*(...)"
         import difflib
 
+        if text in _ALIASES:
+            return f"unknown function {text}: did you mean {_ALIASES[text]}?"
         close = difflib.get_close_matches(text, FUNCTIONS, n=3, cutoff=0.6)
         if close:
             return f"unknown function {text}: did you mean {' or '.join(close)}?"
         return f"unknown function {text}; functions are {', '.join(FUNCTIONS)}"
 
 
-_LOOKALIKES = {"\u2212": "-", "\u00d7": "*", "\u00f7": "/", "\u00b7": "*", "\u2013": "-"}
+_LOOKALIKES = {
+    "\u2212": "-",  # minus sign
+    "\u2013": "-",  # en dash
+    "\u00d7": "*",  # multiplication sign
+    "\u00b7": "*",  # middle dot
+    "\u22c5": "*",  # dot operator
+    "\u00f7": "/",
+    "\u00b2": "**2",
+    "\u00b3": "**3",
+    "\u03c0": "pi",
+}
+
+# Names people type from habit, and what the language calls them.
+_ALIASES = {"ln": "log", "arcsin": "asin", "arccos": "acos", "arctan": "atan"}
 
 
 def _bad_character(text: str) -> str:
@@ -251,6 +269,8 @@ def _syntax_error(tables: Tables, state: int, token, previous, source: str) -> S
         message = "unexpected '==': the language has no comparisons"
     elif previous and previous[0] in ("NUMBER", "RPAR", "NAME") and kind in ("NAME", "NUMBER"):
         hint = f"write {previous[1]}*{text}"
+        if previous[0] == "NAME" and previous[1] in FUNCTIONS:
+            hint = f"write {previous[1]}({text})"
         message = f"missing operator between {_describe(previous)} and '{text}': {hint}"
     elif previous and previous[0] in ("NUMBER", "RPAR") and kind == "LPAR":
         message = f"missing operator before '(': write {previous[1]}*(...)"

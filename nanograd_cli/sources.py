@@ -7,7 +7,7 @@ import re
 import sys
 from collections.abc import Iterable, Iterator
 
-from .errors import InputError, NanogradError, SourceError
+from .errors import BadInputValue, InputError, NanogradError, SourceError
 from .program import Program
 
 INPUT_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -32,7 +32,7 @@ def input_values(pairs: Iterable[tuple[str, str]], var: Iterable[str]) -> dict[s
         try:
             values[name] = float(text)
         except ValueError:
-            raise InputError(f"--{name} expects a number, got {text!r}") from None
+            raise BadInputValue(name, text) from None
         if values[name] in (float("inf"), float("-inf")) and "inf" not in text.lower():
             raise InputError(f"--{name} {text} is too large for a float")
     return values

@@ -261,6 +261,15 @@ def derivative_names(wrt: list[str], taken: set[str]) -> dict[str, str]:
     return names
 
 
+def derivatives_text(program: Program, wrt: list[str], latex: bool = False) -> str:
+    """The derivative by each input in `wrt` (all when empty) as `diff` prints it: with one,
+    a source whose result is the derivative; else one `d_NAME = ...` line each."""
+    names = wrt or program.inputs
+    gradients = gradient(program, names)
+    labels = derivative_names(names, set(program.inputs))
+    return to_source({labels[n]: gradients[n] for n in names}, latex=latex)
+
+
 def hessian(program: Program, values: dict[str, float]) -> Hessian:
     """The value, gradient and Hessian at `values`, the Hessian by differentiating the
     symbolic gradient (reverse over reverse)."""

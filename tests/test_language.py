@@ -118,7 +118,8 @@ def test_missing_and_unknown_inputs_listed_at_once():
     program = parse("a * b + c")
     with pytest.raises(MissingInputs) as caught:
         program.evaluate({"b": 1.0})
-    assert str(caught.value) == "missing values for inputs a, c: pass --a VALUE --c VALUE"
+    assert str(caught.value) == "missing values for inputs a, c"
+    assert caught.value.hint == "pass --a VALUE --c VALUE"
     with pytest.raises(UnknownInputs) as caught:
         program.evaluate({"a": 1.0, "b": 1.0, "c": 1.0, "z": 2.0})
     assert str(caught.value) == "z is not an input of this source (its inputs: a, b, c)"

@@ -29,10 +29,10 @@ def number_formats(digits: str | None) -> list[Callable[[float], str]]:
 
 
 def width(rows: list[list[str]]) -> int:
-    """The width of the rows drawn as a Rich table: a border and a space either side of each
-    column's widest cell."""
+    """The width of the rows drawn as our Rich table: a border between columns and at either
+    edge, and a space either side of each column's widest cell but at the edges."""
     columns = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    return sum(columns) + 3 * len(columns) + 1
+    return sum(columns) + 3 * len(columns) - 1
 
 
 def print_table(make_rows: Rows, digits: str | None = None) -> None:
@@ -47,7 +47,7 @@ def print_table(make_rows: Rows, digits: str | None = None) -> None:
         if width(rows) <= console.width:
             break
         rows = make_rows(number)
-    table = Table(header_style="bold")
+    table = Table(header_style="bold", pad_edge=False)
     for i, heading in enumerate(rows[0]):
         table.add_column(heading, justify="left" if i == 0 else "right", overflow="fold")
     for row in rows[1:]:

@@ -1,0 +1,219 @@
+"""What a user meets first, through the installed `nanograd` command: help, completion in a
+real bash, tables on a pseudo-terminal of 80 and 60 columns, errors that say what to do."""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import pty
+import select
+import shutil
+import struct
+import subprocess
+import sys
+import termios
+from pathlib import Path
+
+import pytest
+
+from nanograd_cli.cli import cli
+
+NANOGRAD = str(Path(sys.executable).parent / "nanograd")
+COMMANDS = sorted(cli.commands)
+
+
+def nanograd(*args: str, stdin: str = "", **kwargs) -> subprocess.CompletedProcess:
+    """The installed command in a subprocess, its output through pipes."""
+    return subprocess.run(
+        [NANOGRAD, *args], input=stdin, capture_output=True, text=True, timeout=60, **kwargs
+    )
+
+
+def on_terminal(*args: str, columns: int = 80) -> str:
+    """What the installed command shows on a pseudo-terminal `columns` wide (both streams)."""
+    main, child = pty.openpty()
+    fcntl.ioctl(child, termios.TIOCSWINSZ, struct.pack("HHHH", 24, columns, 0, 0))
+    env = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "COLUMNS", "LINES")}
+    env["TERM"] = "xterm-256color"
+    process = subprocess.Popen(
+        [NANOGRAD, *args], stdin=child, stdout=child, stderr=child, env=env, close_fds=True
+    )
+    os.close(child)
+    screen = b""
+    while True:
+        ready, _, _ = select.select([main], [], [], 30)
+        if not ready:
+            break
+        try:
+            data = os.read(main, 65536)
+        except OSError:  # the child closed the terminal
+            break
+        if not data:
+            break
+        screen += data
+    process.wait(timeout=30)
+    os.close(main)
+    return screen.decode()
+
+
+def visible(screen: str) -> list[str]:
+    """The lines of a terminal screen without colour codes."""
+    import re
+
+    return re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", screen).replace("\r", "").splitlines()
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+@pytest.mark.parametrize("help_option", ["-h", "--help"])
+def test_every_command_has_help_with_and_without_source(command, help_option):
+    for args in ([command, help_option], [command, "x*y", help_option]):
+        done = nanograd(*args)
+        assert (done.returncode, done.stderr) == (0, ""), args
+        assert done.stdout.startswith(f"Usage: nanograd {command} ")
+        assert "Examples:" in done.stdout
+
+
+def test_top_level_help_and_no_arguments():
+    for args in ([], ["-h"], ["--help"]):
+        done = nanograd(*args)
+        assert done.returncode == 0 and "Commands:" in done.stdout
+        assert all(command in done.stdout for command in COMMANDS)
+
+
+def complete(line: str, shell: str = "bash") -> list[str]:
+    """The completions a real bash offers for `line` (the cursor at its end), through the
+    script that `_NANOGRAD_COMPLETE=bash_source nanograd` prints."""
+    script = f"""
+        eval "$(_NANOGRAD_COMPLETE=bash_source {NANOGRAD})"
+        COMP_WORDS=({line})
+        COMP_CWORD=$(( ${{#COMP_WORDS[@]}} {"" if line.endswith(" ") else "- 1"} ))
+        {"COMP_WORDS+=('')" if line.endswith(" ") else ""}
+        _nanograd_completion nanograd 2>/dev/null
+        printf '%s\\n' "${{COMPREPLY[@]}}"
+    """
+    env = {**os.environ, "PATH": f"{Path(NANOGRAD).parent}:{os.environ['PATH']}"}
+    done = subprocess.run(
+        ["bash", "-c", script], capture_output=True, text=True, env=env, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    return [w for w in done.stdout.splitlines() if w]
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
+def test_bash_completion_of_commands_options_and_input_names(tmp_path):
+    source = nanograd(env={**os.environ, "_NANOGRAD_COMPLETE": "bash_source"})
+    assert source.returncode == 0 and "_nanograd_completion" in source.stdout
+    assert "Examples:" not in source.stdout
+    assert set(complete("nanograd ")) >= set(COMMANDS)
+    assert complete("nanograd gr") == ["grad"]
+    assert {"--format", "--wrt", "--points"} <= set(complete("nanograd grad x --"))
+    assert complete('nanograd grad "x*y" --')[:2] == ["--x", "--y"]
+    assert complete('nanograd grad "x*y" --x 1 --')[:1] == ["--y"]
+    assert complete("nanograd grad x --format ") == ["table", "json", "csv"]
+
+
+@pytest.mark.parametrize("shell", ["zsh", "fish"])
+def test_zsh_and_fish_completion_scripts(shell):
+    done = nanograd(env={**os.environ, "_NANOGRAD_COMPLETE": f"{shell}_source"})
+    assert done.returncode == 0 and "nanograd" in done.stdout and "Examples:" not in done.stdout
+
+
+@pytest.mark.parametrize("columns", [80, 60])
+def test_tables_fit_the_terminal_without_losing_a_label_or_a_digit(columns):
+    check = visible(on_terminal("check", "x*y + tanh(x)", "--x", "2", "--y", "3", columns=columns))
+    assert all(len(line) <= columns for line in check)
+    assert not any("…" in line for line in check)
+    text = "\n".join(check)
+    for label in ("input", "analytic", "numeric", "abs_error", "rel_error", "pass", "yes"):
+        assert label in text, (label, text)
+    assert any(line.split("│")[1].strip() == "x" for line in check if line.count("│") > 2)
+    source = "a*b*c*d + tanh(a*b) + exp(c*d)"
+    hessian = visible(
+        on_terminal(
+            "hessian", source, "--a", "1", "--b", "2", "--c", "0.5", "--d", "0.25", columns=columns
+        )
+    )
+    assert all(len(line) <= columns for line in hessian)
+    assert not any("…" in line for line in hessian)
+    labels = [line.split("│")[1].strip() for line in hessian if line.count("│") > 2]
+    assert {"result", "a", "b", "c", "d"} <= set(labels)
+
+
+def test_digits_on_a_terminal_and_full_precision_in_a_pipe():
+    screen = "\n".join(
+        visible(on_terminal("grad", "x*y + tanh(x)", "--x", "2", "--y", "3", "--digits", "4"))
+    )
+    assert "6.964" in screen and "3.071" in screen and "6.9640275" not in screen
+    screen = "\n".join(visible(on_terminal("grad", "x*y + tanh(x)", "--x", "2", "--y", "3")))
+    assert "6.9640275800758165" in screen  # it fits: full precision
+    piped = nanograd("grad", "x*y + tanh(x)", "--x", "2", "--y", "3", "--digits", "4")
+    assert "6.9640275800758165" in piped.stdout
+    bad = nanograd("grad", "x", "--x", "1", "--digits", "0")
+    assert bad.returncode == 2 and "neither a number of digits from 1 to 17 nor full" in bad.stderr
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+def test_a_full_standard_output_is_an_error():
+    with open("/dev/full", "w") as full:
+        done = subprocess.run(
+            [NANOGRAD, "grad", "x", "--x", "1"], stdout=full, stderr=subprocess.PIPE, text=True
+        )
+    assert done.returncode == 1
+    assert done.stderr == "error: cannot write standard output: No space left on device\n"
+
+
+def test_inputs_in_the_order_read_after_an_augmented_assignment():
+    done = nanograd(
+        "grad", "v += u + v; v*t", "--v", "1", "--u", "2", "--t", "3", "--format", "json"
+    )
+    assert list(json.loads(done.stdout)["inputs"]) == ["v", "u", "t"]
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["grad", "sin x", "--x", "1"], "missing operator between 'sin' and 'x': write sin(x)"),
+        (["grad", "ln(x)", "--x", "1"], "unknown function ln: did you mean log?"),
+        (["grad", "2*π", "--x", "1"], "unexpected character 'π': write 'pi'"),
+        (["grad", "x²", "--x", "1"], "unexpected character '²': write '**2'"),
+        (["grad", "x \u00d7 x", "--x", "1"], "unexpected character '\u00d7': write '*'"),
+        (["grad", "x \u2212 1", "--x", "1"], "unexpected character '\u2212': write '-'"),
+        (["grad", "x · x", "--x", "1"], "unexpected character '·': write '*'"),
+        (["grad", "model.txt", "--x", "1"], "error: no such file: model.txt"),
+        (["grad", "./nosuch", "--x", "1"], "error: no such file: ./nosuch"),
+        (["grad", "x", "--x", "1", "--fromat", "json"], "did you mean --format?"),
+        (["hessian", "x*x", "--x", "1", "--wrt", "x"], "nanograd hessian has no --wrt option"),
+        (["check", "x", "--x", "1", "--rtol", "-1"], "'--rtol': -1 is not at least 0"),
+        (["grad", "-x**2", "--x", "1"], "goes after --: nanograd grad -- '-x**2'"),
+        (["grad", "x", "--x", "1e999"], "error: --x 1e999 is too large for a float"),
+    ],
+)
+def test_errors_say_what_to_do(args, message):
+    done = nanograd(*args)
+    assert done.returncode in (1, 2) and done.stdout == ""
+    assert message in done.stderr and "Traceback" not in done.stderr
+
+
+def test_binary_pictures_are_not_written_to_a_terminal():
+    screen = on_terminal("draw", "x*x", "--x", "1", "--format", "png")
+    assert "error: png is binary: write it to a file with -o graph.png, or pipe it" in screen
+
+
+def test_minimize_progress_never_shows_a_loss_of_nan():
+    screen = on_terminal("minimize", "(x - 3)**2", "--x", "0", "--steps", "20000", "--tol", "0")
+    assert "loss nan" not in screen
+
+
+def test_python_api_takes_keyword_inputs():
+    import doctest
+
+    import nanograd_cli
+
+    assert doctest.testmod(nanograd_cli).failed == 0
+    assert nanograd_cli.hessian("x*y", x=1, y=2).hessian["x"]["y"] == 1.0
+    assert nanograd_cli.check("x*x", x=1).passed
+    with pytest.raises(nanograd_cli.errors.MissingInputs) as caught:
+        nanograd_cli.grad("x*y", x=1)
+    assert str(caught.value) == "missing value for input y"
+    assert repr(nanograd_cli.parse("x*y")) == "<Program 3 instructions, inputs: x, y>"
