@@ -17,10 +17,30 @@ from .errors import (
     SourceError,
     UnknownInputs,
 )
-from .sources import INPUT_NAME, input_values, load_program, source_lines
+from .sources import INPUT_NAME, Source, input_values, load_program, source_lines
 
 
-class InputsCommand(click.Command):
+class SourceCommand(click.Command):
+    """A command that reads a source: SOURCE, `-e TEXT` or `-f PATH`, exactly one of them,
+    passed on as one `source` (a sources.Source)."""
+
+    def invoke(self, ctx: click.Context):
+        given = [
+            Source(kind, value)
+            for kind, value in (
+                ("either", ctx.params.get("source")),
+                ("text", ctx.params.pop("expr", None)),
+                ("file", ctx.params.pop("file", None)),
+            )
+            if value is not None
+        ]
+        if len(given) != 1:
+            raise click.UsageError("give the source once: SOURCE, -e TEXT or -f PATH", ctx)
+        ctx.params["source"] = given[0]
+        return super().invoke(ctx)
+
+
+class InputsCommand(SourceCommand):
     """A command that also takes `--NAME VALUE` (or `--NAME=VALUE`) for any input NAME.
 
     The command's own long options (help included) are matched exactly, never abbreviated;
@@ -99,7 +119,7 @@ class InputsCommand(click.Command):
         if not incomplete.startswith("-") or not source:
             return items
         try:
-            inputs = load_program(source).inputs
+            inputs = load_program(Source("either", source)).inputs
         except (NanogradError, OSError):
             return items
         given = {name for name, _ in ctx.meta.get("inputs", ())}
@@ -163,13 +183,24 @@ def complete_file(ctx: click.Context, param: click.Parameter, incomplete: str):
     return [CompletionItem(incomplete, type="file")]
 
 
+def source_options(command):
+    """SOURCE, or -e TEXT, or -f PATH."""
+    command = click.option(
+        "-f", "--file", metavar="PATH", help="Read the source from this file (never text)."
+    )(command)
+    command = click.option(
+        "-e", "--expr", metavar="TEXT", help="The source is this text (never a file)."
+    )(command)
+    return click.argument("source", required=False, shell_complete=complete_file)(command)
+
+
 def source_and_inputs(command):
-    """The arguments every command shares: SOURCE and --var (and, through InputsCommand,
-    --NAME VALUE)."""
+    """The arguments every command that evaluates shares: the source and --var (and, through
+    InputsCommand, --NAME VALUE)."""
     command = click.option(
         "--var", multiple=True, metavar="NAME=VALUE", help="An input's value, for any name."
     )(command)
-    return click.argument("source", shell_complete=complete_file)(command)
+    return source_options(command)
 
 
 GRAD_EXAMPLES = """
@@ -205,7 +236,7 @@ Examples:
 @click.pass_context
 def grad(
     ctx: click.Context,
-    source: str,
+    source: Source,
     fmt: str | None,
     digits: str | None,
     wrt: tuple[str, ...],
@@ -226,7 +257,7 @@ def grad(
     if each_line:
         check_wrt(wrt, list(values))
         ctx.exit(grad_each_line(source, values, fmt, digits, wrt, strict, mode))
-    program = load_program(source)
+    program = load_program(source, report)
     check_wrt(wrt, program.inputs)
     if points is not None:
         if mode == "forward":
@@ -361,7 +392,7 @@ BIG_GRAPH = 1000
 @click.pass_context
 def draw(
     ctx: click.Context,
-    source: str,
+    source: Source,
     var: tuple[str, ...],
     output: str,
     fmt: str | None,
@@ -380,7 +411,7 @@ def draw(
     fmt = fmt or format_of(output)
     if output == "-" and fmt in ("png", "pdf") and sys.stdout.isatty():
         raise InputError(f"{fmt} is binary: write it to a file with -o graph.{fmt}, or pipe it")
-    evaluation = load_program(source).gradients(input_values(ctx.meta["inputs"], var))
+    evaluation = load_program(source, report).gradients(input_values(ctx.meta["inputs"], var))
     warn_non_finite(evaluation.first_non_finite(), strict=False)
     drawing = draw_evaluation(evaluation, rankdir, hide_constants)
     if drawing.nodes > BIG_GRAPH:
@@ -410,7 +441,7 @@ Examples:
 @table_format
 @click.pass_context
 def hessian(
-    ctx: click.Context, source: str, var: tuple[str, ...], fmt: str | None, digits: str | None
+    ctx: click.Context, source: Source, var: tuple[str, ...], fmt: str | None, digits: str | None
 ) -> None:
     """Print the value, gradient and Hessian (matrix of second derivatives) of SOURCE.
 
@@ -419,7 +450,7 @@ def hessian(
     """
     from .symbolic import hessian as second_derivatives
 
-    program = load_program(source)
+    program = load_program(source, report)
     values = input_values(ctx.meta["inputs"], var)
     program.check_inputs(values)
     result = second_derivatives(program, values)
@@ -437,8 +468,8 @@ Examples:
 """
 
 
-@cli.command(epilog=DIFF_EXAMPLES)
-@click.argument("source", shell_complete=complete_file)
+@cli.command(cls=SourceCommand, epilog=DIFF_EXAMPLES)
+@source_options
 @click.option("--wrt", multiple=True, metavar="NAME", help="An input to differentiate by.")
 @click.option(
     "--format",
@@ -448,7 +479,7 @@ Examples:
     show_default=True,
     help="The language itself, or LaTeX.",
 )
-def diff(source: str, wrt: tuple[str, ...], fmt: str) -> None:
+def diff(source: Source, wrt: tuple[str, ...], fmt: str) -> None:
     """Print the derivative of SOURCE as an expression in the language.
 
     With one --wrt, the output is a program whose result is the derivative: give it back to
@@ -457,7 +488,7 @@ def diff(source: str, wrt: tuple[str, ...], fmt: str) -> None:
     """
     from .symbolic import derivatives_text
 
-    program = load_program(source)
+    program = load_program(source, report)
     check_wrt(wrt, program.inputs)
     if not program.inputs:
         raise InputError("the source has no inputs: its derivative is 0 by every name")
@@ -494,7 +525,7 @@ Examples:
 @click.pass_context
 def check(
     ctx: click.Context,
-    source: str,
+    source: Source,
     var: tuple[str, ...],
     rtol: float,
     atol: float,
@@ -508,7 +539,7 @@ def check(
     """
     from .gradcheck import gradient_check
 
-    program = load_program(source)
+    program = load_program(source, report)
     result = gradient_check(program, input_values(ctx.meta["inputs"], var), rtol, atol)
     warn_non_finite(result.non_finite, strict=False)
     emit(fmt, result, digits)
@@ -562,7 +593,7 @@ Examples:
 @click.pass_context
 def minimize(
     ctx: click.Context,
-    source: str,
+    source: Source,
     var: tuple[str, ...],
     steps: int,
     lr: float,
@@ -579,7 +610,7 @@ def minimize(
     from .minimize import minimize as descend
     from .render.progress import StepsProgress
 
-    program = load_program(source)
+    program = load_program(source, report)
     start = input_values(ctx.meta["inputs"], var)
     progress = StepsProgress(steps) if sys.stderr.isatty() else None
     try:

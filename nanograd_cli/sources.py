@@ -5,7 +5,8 @@ from __future__ import annotations
 import os
 import re
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from typing import NamedTuple
 
 from .errors import BadInputValue, InputError, NanogradError, SourceError
 from .program import Program
@@ -38,35 +39,59 @@ def input_values(pairs: Iterable[tuple[str, str]], var: Iterable[str]) -> dict[s
     return values
 
 
-def read_source(source: str) -> str:
-    """SOURCE as text: `-` is standard input, an existing path is read, anything else is text."""
-    if source == "-":
+class Source(NamedTuple):
+    """Where the source comes from: `-e TEXT` ("text"), `-f PATH` ("file"), or a bare
+    SOURCE ("either": `-` is standard input, an existing path a file, else text)."""
+
+    kind: str
+    value: str
+
+
+def read_source(source: Source) -> str:
+    """The source's text."""
+    kind, value = source
+    if kind == "text":
+        return value
+    if value == "-":
         return decode(sys.stdin.buffer.read(), "standard input")
-    if os.path.exists(source):
+    if kind == "file" or os.path.exists(value):
         try:
-            with open(source, "rb") as f:
-                return decode(f.read(), source)
+            with open(value, "rb") as f:
+                return decode(f.read(), value)
         except OSError as error:
-            raise NanogradError(f"cannot read {source}: {error.strerror}") from None
-    return source
+            raise NanogradError(f"cannot read {value}: {error.strerror}") from None
+    return value
 
 
-def load_program(source: str) -> Program:
-    """SOURCE parsed. Text that is no expression but reads as a file name is a missing file."""
+def load_program(source: Source, warn: Callable[[str], None] | None = None) -> Program:
+    """The source parsed. A bare SOURCE that is no expression but reads as a file name is a
+    missing file; one that is both a file and an expression is read as the file, and `warn`
+    is told so."""
     from .language import parse
 
     text = read_source(source)
+    kind, value = source
+    if kind == "either" and text is not value and warn:
+        try:
+            parse(value)
+        except NanogradError:
+            pass
+        else:
+            warn(
+                f"warning: {value} is a file and also an expression: read the file (-e TEXT "
+                "takes the text)"
+            )
     try:
         return parse(text)
     except SourceError:
-        if text is source and LOOKS_LIKE_A_PATH.fullmatch(source):
-            raise NanogradError(f"no such file: {source}") from None
+        if kind == "either" and text is value and LOOKS_LIKE_A_PATH.fullmatch(value):
+            raise NanogradError(f"no such file: {value}") from None
         raise
 
 
-def source_lines(source: str) -> Iterator[tuple[int, str]]:
-    """SOURCE line by line (numbered from 1), read as it arrives: for `--each-line`."""
-    if source == "-":
+def source_lines(source: Source) -> Iterator[tuple[int, str]]:
+    """The source line by line (numbered from 1), read as it arrives: for `--each-line`."""
+    if source.kind != "text" and source.value == "-":
         for number, raw in enumerate(sys.stdin.buffer, 1):
             yield number, decode(raw, f"line {number}")
     else:

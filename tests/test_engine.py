@@ -218,6 +218,7 @@ def test_leaf_backward():
     assert x.grad == 1.0
 
 
+@pytest.mark.slow
 def test_million_node_chain_and_deep_nesting():
     x = Value(0.5)
     v = x

@@ -188,6 +188,7 @@ def test_empty_sources():
             parse(source)
 
 
+@pytest.mark.slow
 def test_huge_sources_parse_without_recursion():
     deep = "(" * 100_000 + "x" + ")" * 100_000
     assert value(deep, x=2.0) == 2.0

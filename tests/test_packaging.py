@@ -7,9 +7,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
+@pytest.mark.slow
+@pytest.mark.needs_network
 def test_wheel_installs_and_runs_outside_the_source_tree(tmp_path):
     wheels = tmp_path / "wheels"
     subprocess.run(

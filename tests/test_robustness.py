@@ -32,6 +32,7 @@ def test_corpus_of_bad_sources(case):
     assert (code, out, err) == (case["exit"], "", case["stderr"])
 
 
+@pytest.mark.slow
 def test_a_megabyte_line():
     good = "+".join(["x"] * 500_000)
     code, out, _ = run("grad", "-", "--x", "1", "--format", "csv", stdin=good)
