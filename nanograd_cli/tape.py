@@ -75,12 +75,12 @@ class Tape:
         slots = self.input_slots
         for name, column in columns.items():
             data[slots[name]] = column
-        slopes = []
+        derivatives = []
         for (i, args, step), out in zip(self.steps, steps_out, strict=True):
             data[i], local = step(out, *(data[a] for a in args))
-            slopes.append(local)
+            derivatives.append(local)
         adjoint: dict[int, object] = {self.program.result: ONE}
-        for (i, args, _), local in zip(reversed(self.steps), reversed(slopes), strict=True):
+        for (i, args, _), local in zip(reversed(self.steps), reversed(derivatives), strict=True):
             g = adjoint.pop(i, None)
             if g is None:
                 continue

@@ -88,9 +88,12 @@ def _power(base: float | None, exponent: float | None) -> Step:
     if exponent == 3.0:
         return _cube
     if exponent == 0.5:
-        return lambda out, a, b: (_square_root(out[0], a), (_power_slope(out[1], a, b), None))
+        return lambda out, a, b: (_square_root(out[0], a), (_power_derivative(out[1], a, b), None))
     if exponent is not None:
-        return lambda out, a, b: (np.power(a, b, out=out[0]), (_power_slope(out[1], a, b), None))
+        return lambda out, a, b: (
+            np.power(a, b, out=out[0]),
+            (_power_derivative(out[1], a, b), None),
+        )
     if base is not None:
         return _exponential(base)
     return _power_of_both
@@ -111,7 +114,7 @@ def _square_root(y, a):
     return y
 
 
-def _power_slope(out, a, b):
+def _power_derivative(out, a, b):
     """d(a**b)/da = b * a**(b - 1), for b != 0, as the ops table computes it."""
     np.subtract(b, 1.0, out=out)
     np.power(a, out, out=out)
@@ -123,10 +126,10 @@ def _exponential(base: float) -> Step:
     if base == 0.0:
 
         def step(out, a, b):
-            slope = out[1]
-            slope.fill(math.nan)
-            np.copyto(slope, 0.0, where=b >= 0.0)
-            return np.power(a, b, out=out[0]), (None, slope)
+            derivative = out[1]
+            derivative.fill(math.nan)
+            np.copyto(derivative, 0.0, where=b >= 0.0)
+            return np.power(a, b, out=out[0]), (None, derivative)
 
         return step
     log_base = math.log(base) if base > 0.0 else math.nan  # no real log of a negative base
@@ -145,7 +148,7 @@ def _power_of_both(out, a, b):
     np.log(db, out=db)
     np.multiply(db, y, out=db)
     np.copyto(db, np.where((a == 0.0) & (b >= 0.0), 0.0, np.nan), where=~positive)
-    da = _power_slope(out[1], a, b)
+    da = _power_derivative(out[1], a, b)
     np.copyto(da, 0.0, where=b == 0.0)
     return y, (da, db)
 
@@ -190,9 +193,9 @@ def _tanh(out, x):
     small = np.flatnonzero(magnitude < TANH_FROM_EXP)
     if small.size:
         y[small] = np.tanh(x[small])
-    slope = np.multiply(e, 4.0, out=magnitude)
-    np.multiply(slope, r, out=slope)
-    return y, (np.multiply(slope, r, out=slope),)
+    derivative = np.multiply(e, 4.0, out=magnitude)
+    np.multiply(derivative, r, out=derivative)
+    return y, (np.multiply(derivative, r, out=derivative),)
 
 
 def _exp_parts(out, x):
@@ -211,8 +214,8 @@ def _exp_parts(out, x):
 
 def _sigmoid(out, x):
     z, r, y = _exp_parts(out, x)
-    slope = np.multiply(z, r, out=z)
-    return y, (np.multiply(slope, r, out=slope),)  # sigmoid(x)*sigmoid(-x) = z/(1 + z)**2
+    derivative = np.multiply(z, r, out=z)
+    return y, (np.multiply(derivative, r, out=derivative),)  # sigmoid(x)*sigmoid(-x) = z/(1 + z)**2
 
 
 def _softplus(out, x):
@@ -236,7 +239,7 @@ def _relu_into(y, x):
 
 
 def _unary(forward: Callable, derivative: Callable) -> Step:
-    """A step from forward(y_out, x) and derivative(slope_out, x, y), each writing its out."""
+    """A step from forward(y_out, x) and derivative(derivative_out, x, y), each writing its out."""
 
     def step(out, x):
         y = forward(out[0], x)
@@ -250,22 +253,22 @@ def _ufunc(f: np.ufunc) -> Callable:
 
 
 def _inverse_of(f: Callable) -> Callable:
-    """slope = 1/f(x), f computed into slope."""
-    return lambda slope, x, y: np.divide(1.0, f(slope, x), out=slope)
+    """derivative = 1/f(x), f computed into derivative."""
+    return lambda derivative, x, y: np.divide(1.0, f(derivative, x), out=derivative)
 
 
-def _unit(slope, x):  # sqrt(1 - x**2), asin's and acos's denominator
-    np.multiply(x, x, out=slope)
-    np.subtract(1.0, slope, out=slope)
-    return np.sqrt(slope, out=slope)
+def _unit(derivative, x):  # sqrt(1 - x**2), asin's and acos's denominator
+    np.multiply(x, x, out=derivative)
+    np.subtract(1.0, derivative, out=derivative)
+    return np.sqrt(derivative, out=derivative)
 
 
 def _negated(f: Callable) -> Callable:
-    return lambda slope, x, y: np.negative(f(slope, x, y), out=slope)
+    return lambda derivative, x, y: np.negative(f(derivative, x, y), out=derivative)
 
 
 _LN2, _LN10 = math.log(2.0), math.log(10.0)
-_zero = lambda slope, x, y: 0.0  # noqa: E731
+_zero = lambda derivative, x, y: 0.0  # noqa: E731
 
 _UNARY: dict[str, Step] = {
     "neg": lambda out, x: (np.negative(x, out=out[0]), (MINUS_ONE,)),
