@@ -103,7 +103,7 @@ class InputsCommand(SourceCommand):
         own = [o[2:] for p in self.get_params(ctx) for o in p.opts if o.startswith("--")]
         others = {o[2:] for c in cli.commands.values() for p in c.params for o in p.opts}
         for name in names:
-            close = difflib.get_close_matches(name, own, n=1, cutoff=0.75)
+            close = difflib.get_close_matches(name, own, n=1, cutoff=0.6)
             if close:
                 return f"; did you mean --{close[0]}?"
             if name in others:
@@ -219,7 +219,11 @@ Examples:
 @table_format
 @click.option("--wrt", multiple=True, metavar="NAME", help="Show only these gradients.")
 @click.option("--each-line", is_flag=True, help="Treat every line as its own expression.")
-@click.option("--strict", is_flag=True, help="Fail (exit 1) when a result is nan or inf.")
+@click.option(
+    "--strict",
+    is_flag=True,
+    help="Fail (exit 1) when an operation makes nan or inf out of finite numbers.",
+)
 @click.option(
     "--points",
     metavar="FILE",
@@ -309,9 +313,8 @@ def grad_points(program, points: str, values, fmt: str, wrt, strict: bool) -> No
         except UnicodeDecodeError as error:
             raise InputError(f"--points {points} is not valid UTF-8 ({error.reason})") from None
     if run.non_finite:
-        report(
-            f"warning: {run.non_finite} rows have a non-finite result; the first: {run.first_bad}"
-        )
+        rows = "1 row has" if run.non_finite == 1 else f"{run.non_finite} rows have"
+        report(f"warning: {rows} a non-finite result; the first: {run.first_bad}")
 
 
 def grad_each_line(source, values, fmt, digits, wrt, strict, mode) -> int:

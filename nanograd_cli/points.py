@@ -86,6 +86,9 @@ class PointsRun:
         unknown = [n for n in self.columns if n not in program.inputs]
         if unknown:
             raise UnknownInputs(unknown, program.inputs)
+        both = [n for n in self.columns if n in fixed]
+        if both:
+            raise InputError(f"--points has a column {both[0]} and --{both[0]} gives it too")
         program.check_inputs({**fixed, **dict.fromkeys(self.columns, 0.0)})
         self.program, self.stream, self.fixed, self.strict = program, stream, fixed, strict
         self.shown = list(wrt or program.inputs)

@@ -31,6 +31,8 @@ def input_values(pairs: Iterable[tuple[str, str]], var: Iterable[str]) -> dict[s
         if name in values:
             raise InputError(f"a value for {name} is given twice")
         try:
+            if "_" in text:  # float() takes 1_000; the language does not
+                raise ValueError(text)
             values[name] = float(text)
         except ValueError:
             raise BadInputValue(name, text) from None

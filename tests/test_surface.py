@@ -187,6 +187,8 @@ def test_inputs_in_the_order_read_after_an_augmented_assignment():
         (["check", "x", "--x", "1", "--rtol", "-1"], "'--rtol': -1 is not at least 0"),
         (["grad", "-x**2", "--x", "1"], "goes after --: nanograd grad -- '-x**2'"),
         (["grad", "x", "--x", "1e999"], "error: --x 1e999 is too large for a float"),
+        (["grad", "x", "--x", "1_000"], "error: --x expects a number, got '1_000'"),
+        (["grad", "x*y", "--x", "2", "--y", "3", "--wtr", "x"], "did you mean --wrt?"),
     ],
 )
 def test_errors_say_what_to_do(args, message):

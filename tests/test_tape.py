@@ -121,6 +121,7 @@ def test_points_non_finite_rows_are_kept_and_reported():
         ("x,y\n1,2\n3,abc\n", [], "error: --points row 2: 'abc' is not a number"),
         ("x,z\n1,2\n", [], "error: z is not an input of this source (its inputs: x, y)"),
         ("x\n1\n", [], "error: missing value for input y: pass --y VALUE"),
+        ("x,y\n1,2\n", ["--y", "5"], "error: --points has a column y and --y gives it too"),
         ("", [], "error: --points: the first line must name the inputs, e.g. x,y"),
         (
             "x,y\n1,2\n",
