@@ -115,16 +115,30 @@ class InputsCommand(SourceCommand):
         from click.shell_completion import CompletionItem
 
         items = super().shell_complete(ctx, incomplete)
-        source = ctx.params.get("source")
-        if not incomplete.startswith("-") or not source:
-            return items
-        try:
-            inputs = load_program(Source("either", source)).inputs
-        except (NanogradError, OSError):
+        if not incomplete.startswith("-"):
             return items
         given = {name for name, _ in ctx.meta.get("inputs", ())}
-        names = [f"--{n}" for n in inputs if n not in given and f"--{n}".startswith(incomplete)]
-        return [CompletionItem(n, help="input") for n in names] + items
+        names = [f"--{n}" for n in typed_inputs(ctx) if n not in given]
+        return [CompletionItem(n, help="input") for n in names if n.startswith(incomplete)] + items
+
+
+def typed_inputs(ctx: click.Context) -> list[str]:
+    """The inputs of the source typed so far on the command line (for completion)."""
+    typed = [(kind, ctx.params.get(key)) for kind, key in (("text", "expr"), ("file", "file"))]
+    # While an option waits for its value, click leaves SOURCE among the unparsed arguments.
+    typed += [("either", a) for a in [ctx.params.get("source"), *ctx.args] if a != "-"]
+    for kind, value in typed:
+        if value:
+            try:
+                return load_program(Source(kind, value)).inputs
+            except (NanogradError, OSError):
+                return []
+    return []
+
+
+def complete_inputs(ctx: click.Context, param: click.Parameter, incomplete: str):
+    """--wrt completes as the inputs of the source typed."""
+    return [n for n in typed_inputs(ctx) if n.startswith(incomplete)]
 
 
 def report(message: str) -> None:
@@ -217,7 +231,13 @@ Examples:
 @cli.command(cls=InputsCommand, epilog=GRAD_EXAMPLES)
 @source_and_inputs
 @table_format
-@click.option("--wrt", multiple=True, metavar="NAME", help="Show only these gradients.")
+@click.option(
+    "--wrt",
+    multiple=True,
+    metavar="NAME",
+    shell_complete=complete_inputs,
+    help="Show only these gradients.",
+)
 @click.option("--each-line", is_flag=True, help="Treat every line as its own expression.")
 @click.option(
     "--strict",
@@ -473,7 +493,13 @@ Examples:
 
 @cli.command(cls=SourceCommand, epilog=DIFF_EXAMPLES)
 @source_options
-@click.option("--wrt", multiple=True, metavar="NAME", help="An input to differentiate by.")
+@click.option(
+    "--wrt",
+    multiple=True,
+    metavar="NAME",
+    shell_complete=complete_inputs,
+    help="An input to differentiate by.",
+)
 @click.option(
     "--format",
     "fmt",

@@ -111,6 +111,9 @@ def test_bash_completion_of_commands_options_and_input_names(tmp_path):
     assert complete('nanograd grad "x*y" --')[:2] == ["--x", "--y"]
     assert complete('nanograd grad "x*y" --x 1 --')[:1] == ["--y"]
     assert complete("nanograd grad x --format ") == ["table", "json", "csv"]
+    assert complete('nanograd grad -e "a+b" --')[:2] == ["--a", "--b"]
+    assert complete('nanograd grad "x*y" --wrt ') == ["x", "y"]
+    assert complete('nanograd diff "x*y" --wrt ') == ["x", "y"]
 
 
 @pytest.mark.parametrize("shell", ["zsh", "fish"])
