@@ -3,6 +3,15 @@ expressions."""
 
 from __future__ import annotations
 
+import fcntl
+import os
+import pty
+import re
+import select
+import struct
+import subprocess
+import sys
+import termios
 from pathlib import Path
 
 from click.testing import CliRunner
@@ -54,3 +63,45 @@ def expressions(depth: int = 4) -> st.SearchStrategy[str]:
 
 
 POINT = {"x": 0.3, "y": -0.7, "z": 1.1}
+
+
+NANOGRAD = str(Path(sys.executable).parent / "nanograd")
+
+
+def nanograd(*args: str, stdin: str = "", **kwargs) -> subprocess.CompletedProcess:
+    """The installed command in a subprocess, its output through pipes."""
+    return subprocess.run(
+        [NANOGRAD, *args], input=stdin, capture_output=True, text=True, timeout=60, **kwargs
+    )
+
+
+def on_terminal(*args: str, columns: int = 80) -> str:
+    """What the installed command shows on a pseudo-terminal `columns` wide (both streams)."""
+    main, child = pty.openpty()
+    fcntl.ioctl(child, termios.TIOCSWINSZ, struct.pack("HHHH", 24, columns, 0, 0))
+    env = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "COLUMNS", "LINES")}
+    env["TERM"] = "xterm-256color"
+    process = subprocess.Popen(
+        [NANOGRAD, *args], stdin=child, stdout=child, stderr=child, env=env, close_fds=True
+    )
+    os.close(child)
+    screen = b""
+    while True:
+        ready, _, _ = select.select([main], [], [], 30)
+        if not ready:
+            break
+        try:
+            data = os.read(main, 65536)
+        except OSError:  # the child closed the terminal
+            break
+        if not data:
+            break
+        screen += data
+    process.wait(timeout=30)
+    os.close(main)
+    return screen.decode()
+
+
+def visible(screen: str) -> list[str]:
+    """The lines of a terminal screen without colour codes."""
+    return re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", screen).replace("\r", "").splitlines()

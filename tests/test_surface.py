@@ -3,65 +3,19 @@ real bash, tables on a pseudo-terminal of 80 and 60 columns, errors that say wha
 
 from __future__ import annotations
 
-import fcntl
 import json
 import os
-import pty
-import select
 import shutil
-import struct
 import subprocess
-import sys
-import termios
 from pathlib import Path
 
 import pytest
 
 from nanograd_cli.cli import cli
 
-NANOGRAD = str(Path(sys.executable).parent / "nanograd")
+from .conftest import NANOGRAD, nanograd, on_terminal, visible
+
 COMMANDS = sorted(cli.commands)
-
-
-def nanograd(*args: str, stdin: str = "", **kwargs) -> subprocess.CompletedProcess:
-    """The installed command in a subprocess, its output through pipes."""
-    return subprocess.run(
-        [NANOGRAD, *args], input=stdin, capture_output=True, text=True, timeout=60, **kwargs
-    )
-
-
-def on_terminal(*args: str, columns: int = 80) -> str:
-    """What the installed command shows on a pseudo-terminal `columns` wide (both streams)."""
-    main, child = pty.openpty()
-    fcntl.ioctl(child, termios.TIOCSWINSZ, struct.pack("HHHH", 24, columns, 0, 0))
-    env = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "COLUMNS", "LINES")}
-    env["TERM"] = "xterm-256color"
-    process = subprocess.Popen(
-        [NANOGRAD, *args], stdin=child, stdout=child, stderr=child, env=env, close_fds=True
-    )
-    os.close(child)
-    screen = b""
-    while True:
-        ready, _, _ = select.select([main], [], [], 30)
-        if not ready:
-            break
-        try:
-            data = os.read(main, 65536)
-        except OSError:  # the child closed the terminal
-            break
-        if not data:
-            break
-        screen += data
-    process.wait(timeout=30)
-    os.close(main)
-    return screen.decode()
-
-
-def visible(screen: str) -> list[str]:
-    """The lines of a terminal screen without colour codes."""
-    import re
-
-    return re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", screen).replace("\r", "").splitlines()
 
 
 @pytest.mark.parametrize("command", COMMANDS)
