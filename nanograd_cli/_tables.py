@@ -375,7 +375,8 @@ TABLES = {'actions': [{'$END': -22,
             'RPAR: ")"\n'
             'COMMA: ","\n'
             '\n'
-            'NAME: /[A-Za-z_][A-Za-z0-9_]*/\n'
+            '// π is a name of its own: the constant pi, as people type it\n'
+            'NAME: /[A-Za-z_][A-Za-z0-9_]*|π/\n'
             'NUMBER: /(?:[0-9]+\\.?[0-9]*|\\.[0-9]+)(?:[eE][+-]?[0-9]+)?/\n'
             '\n'
             '_SEP: NEWLINE | ";"\n'
@@ -400,7 +401,7 @@ TABLES = {'actions': [{'$END': -22,
            ('statement', 1, 'expression', False), ('term', 1, None, True),
            ('term', 3, 'binary', False), ('term', 3, 'binary', False)],
  'start': 0,
- 'terminals': [('COMMENT', '#[^\n]*'), ('NAME', '[A-Za-z_][A-Za-z0-9_]*'),
+ 'terminals': [('COMMENT', '#[^\n]*'), ('NAME', '[A-Za-z_][A-Za-z0-9_]*|π'),
                ('NUMBER', '(?:[0-9]+\\.?[0-9]*|\\.[0-9]+)(?:[eE][+-]?[0-9]+)?'),
                ('WS', '[ \t\x0c]+'), ('AUGMENTED', '(?:\\+=|\\-=|\\*=|/=)'),
                ('POW', '(?:\\*\\*|\\^)'), ('_SEP', '(?:\r?\n|;)'), ('COMMA', ','), ('EQUAL', '='),

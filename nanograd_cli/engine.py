@@ -79,7 +79,13 @@ class Value:
                 (d,) = op.derivative(a.data, v.data)
                 a.grad += d * g
             else:
-                a, b = prev
+                try:  # costs the binary path nothing, where testing len(prev) would not
+                    a, b = prev
+                except ValueError:  # three arguments or more (clamp)
+                    local = op.derivative(*[c.data for c in prev], v.data)
+                    for c, d in zip(prev, local, strict=True):
+                        c.grad += d * g
+                    continue
                 da, db = op.derivative(a.data, b.data, v.data)
                 a.grad += da * g
                 b.grad += db * g

@@ -13,7 +13,7 @@ import re
 
 from .errors import InputError, NameProblem, NanogradError, SyntaxProblem
 from .grammar import Tables, load_tables
-from .ops import CONSTANTS, FUNCTIONS, NEG, OPS
+from .ops import CALLS, CONSTANTS, FUNCTIONS, NEG, OPS
 from .program import Apply, Const, Input, Instruction, Program
 
 _BINARY = {"+": OPS["+"], "-": OPS["-"], "*": OPS["*"], "/": OPS["/"], "**": OPS["**"]}
@@ -140,9 +140,10 @@ class _Builder:
 
     def _bind(self, name, value: int) -> None:
         _, text, offset = name
-        if text in CONSTANTS:
+        known = ALIASES.get(text, text)
+        if known in CONSTANTS:
             raise NameProblem(f"{text} is a constant and cannot be assigned", self.source, offset)
-        if text in FUNCTIONS:
+        if known in FUNCTIONS:
             raise NameProblem(
                 f"{text} is a function and cannot be assigned: choose another name",
                 self.source,
@@ -156,9 +157,10 @@ class _Builder:
         _, text, offset = name
         if text in self.bound:
             return self.bound[text]
-        if text in CONSTANTS:
-            return self._emit(Const(CONSTANTS[text], offset))
-        if text in FUNCTIONS:
+        known = ALIASES.get(text, text)
+        if known in CONSTANTS:
+            return self._emit(Const(CONSTANTS[known], offset))
+        if known in FUNCTIONS:
             raise NameProblem(f"{text} is a function: call it as {text}(...)", self.source, offset)
         self.first_read[text] = offset
         self.bound[text] = self._emit(Input(text, offset))
@@ -196,23 +198,27 @@ class _Builder:
     def call(self, name, _open, *rest) -> int:
         _, text, offset = name
         arguments = rest[0] if len(rest) == 2 else []
-        op = FUNCTIONS.get(text)
+        known = ALIASES.get(text, text)
+        op = CALLS.get((known, len(arguments)))
         if op is None:
-            raise NameProblem(self._unknown_function(text), self.source, offset)
-        if len(arguments) != op.arity:
-            takes = f"{op.arity} argument{'s' if op.arity > 1 else ''}"
+            if known not in FUNCTIONS:
+                raise NameProblem(self._unknown_function(text), self.source, offset)
+            counts = [str(arity) for name, arity in CALLS if name == known]
+            many = "s" if counts != ["1"] else ""
             raise NameProblem(
-                f"{text} takes {takes}, not {len(arguments)}", self.source, rest[-1][2]
+                f"{text} takes {' or '.join(counts)} argument{many}, not {len(arguments)}",
+                self.source,
+                rest[-1][2],
             )
         return self._emit(Apply(op, tuple(arguments), offset))
 
     def _unknown_function(self, text: str) -> str:
-        if text in self.bound or text in CONSTANTS:
+        if text in self.bound or ALIASES.get(text, text) in CONSTANTS:
             return f"{text} is not a function; to multiply, write {text}*(...)"
         import difflib
 
-        if text in _ALIASES:
-            return f"unknown function {text}: did you mean {_ALIASES[text]}?"
+        if text in _HINTS:
+            return f"unknown function {text}: did you mean {_HINTS[text]}?"
         close = difflib.get_close_matches(text, FUNCTIONS, n=3, cutoff=0.6)
         if close:
             return f"unknown function {text}: did you mean {' or '.join(close)}?"
@@ -228,11 +234,12 @@ _LOOKALIKES = {
     "\u00f7": "/",
     "\u00b2": "**2",
     "\u00b3": "**3",
-    "\u03c0": "pi",
 }
 
-# Names people type from habit, and what the language calls them.
-_ALIASES = {"ln": "log", "arcsin": "asin", "arccos": "acos", "arctan": "atan"}
+# Names people type from habit that the language takes as its own: ln(x) is log(x), π is pi.
+ALIASES = {"ln": "log", "\u03c0": "pi"}
+# Other names people type from habit, and what the language calls them.
+_HINTS = {"arcsin": "asin", "arccos": "acos", "arctan": "atan"}
 
 
 def _bad_character(text: str) -> str:
@@ -269,7 +276,7 @@ def _syntax_error(tables: Tables, state: int, token, previous, source: str) -> S
         message = "unexpected '==': the language has no comparisons"
     elif previous and previous[0] in ("NUMBER", "RPAR", "NAME") and kind in ("NAME", "NUMBER"):
         hint = f"write {previous[1]}*{text}"
-        if previous[0] == "NAME" and previous[1] in FUNCTIONS:
+        if previous[0] == "NAME" and ALIASES.get(previous[1], previous[1]) in FUNCTIONS:
             hint = f"write {previous[1]}({text})"
         message = f"missing operator between {_describe(previous)} and '{text}': {hint}"
     elif previous and previous[0] in ("NUMBER", "RPAR") and kind == "LPAR":

@@ -19,13 +19,24 @@ class Op:
 
     `derivative(*args, y)`, where y = forward(*args), gives one local derivative per argument,
     as a tuple: (dy/dx,) for a unary op, (dy/da, dy/db) for a binary one. `formulas` writes
-    the same derivatives in the language, in x (or a and b): the docs show them, symbolic
-    differentiation parses them, and a test holds them to `derivative` at edge points.
-    `syntax` is how the language writes the op: "infix" (a + b), "prefix" (-x) or "call"
-    (f(x)). `domain` is an interval where the function is smooth, for the tests.
+    the same derivatives in the language, in the op's `parameters` (x, or a and b, unless the
+    row names them): the docs show them, symbolic differentiation parses them, and a test holds
+    them to `derivative` at edge points. `syntax` is how the language writes the op: "infix"
+    (a + b), "prefix" (-x) or "call" (f(x)); a name may be called with different numbers of
+    arguments, one row each. `domain` is an interval where the function is smooth, for the tests.
     """
 
-    __slots__ = ("arity", "derivative", "doc", "domain", "formulas", "forward", "name", "syntax")
+    __slots__ = (
+        "arity",
+        "derivative",
+        "doc",
+        "domain",
+        "formulas",
+        "forward",
+        "name",
+        "parameters",
+        "syntax",
+    )
 
     def __init__(
         self,
@@ -37,6 +48,7 @@ class Op:
         doc: str,
         domain: tuple[float, float] = (-3.0, 3.0),
         syntax: str = "call",
+        parameters: tuple[str, ...] | None = None,
     ):
         self.name = name
         self.arity = arity
@@ -46,11 +58,8 @@ class Op:
         self.doc = doc
         self.domain = domain
         self.syntax = syntax
-
-    @property
-    def parameters(self) -> tuple[str, ...]:
-        """The names its formulas use for its arguments."""
-        return ("x",) if self.arity == 1 else ("a", "b")[: self.arity]
+        # the names its formulas (and the docs) use for its arguments
+        self.parameters = parameters or (("x",) if arity == 1 else ("a", "b")[:arity])
 
     def __repr__(self) -> str:
         return f"Op({self.name!r})"
@@ -199,6 +208,94 @@ _log = _log_with(math.log)
 _LN2 = math.log(2.0)
 _LN10 = math.log(10.0)
 
+
+def _log_base(x: float, base: float) -> float:
+    return divide(_log(x), _log(base))
+
+
+def _log_base_derivative(x: float, base: float, y: float) -> tuple[float, float]:
+    log_base = _log(base)
+    return divide(1.0, x * log_base), divide(-y, base * log_base)
+
+
+def _log1p(x: float) -> float:
+    if x > -1.0:
+        return math.log1p(x)
+    return -INF if x == -1.0 else NAN
+
+
+def _expm1(x: float) -> float:
+    try:
+        return math.expm1(x)
+    except OverflowError:
+        return INF
+
+
+def _atan2_derivative(y: float, x: float, _: float) -> tuple[float, float]:
+    # x/h/h, not x/(x**2 + y**2): the squares overflow or underflow where h does not
+    h = math.hypot(y, x)
+    return divide(divide(x, h), h), divide(divide(-y, h), h)
+
+
+def _hypot_derivative(x: float, y: float, h: float) -> tuple[float, float]:
+    return divide(x, h), divide(y, h)
+
+
+_TWO_OVER_ROOT_PI = 2.0 / math.sqrt(math.pi)
+
+
+def _gaussian(x: float) -> float:
+    """2/sqrt(pi) * exp(-x**2), the derivative of erf."""
+    return _TWO_OVER_ROOT_PI * _exp(-power(x, 2.0))
+
+
+def _maximum(a: float, b: float) -> float:
+    return a if a >= b else (b if b > a else NAN)
+
+
+def _minimum(a: float, b: float) -> float:
+    return a if a <= b else (b if b < a else NAN)
+
+
+def _max_derivative(a: float, b: float, y: float) -> tuple[float, float]:
+    # at a = b each argument gets half, as PyTorch's maximum
+    s = _sign(a - b)
+    return (1.0 + s) / 2.0, (1.0 - s) / 2.0
+
+
+def _min_derivative(a: float, b: float, y: float) -> tuple[float, float]:
+    s = _sign(a - b)
+    return (1.0 - s) / 2.0, (1.0 + s) / 2.0
+
+
+def _clamp(x: float, lo: float, hi: float) -> float:
+    """min(max(x, lo), hi): hi where lo > hi, nan where any argument is nan (as PyTorch)."""
+    if x != x or lo != lo or hi != hi:
+        return NAN
+    return min(max(x, lo), hi)
+
+
+def _clamp_derivative(x: float, lo: float, hi: float, y: float) -> tuple[float, float, float]:
+    # PyTorch's rule: x gets the gradient where lo <= x <= hi, lo where x < lo < hi, hi where
+    # x > hi or hi < lo (so none gets it where x < lo = hi)
+    below, above = _step(lo - x), _step(x - hi)
+    return (
+        (1.0 - below) * (1.0 - above),
+        below * _step(hi - lo),
+        _sign(above + _step(lo - hi)),
+    )
+
+
+def _integer_valued(f: Callable[[float], int]) -> Callable[[float], float]:
+    """Wrap floor/ceil/round: a float with the sign of x (floor(-0.5) is -1, ceil(-0.5) is
+    -0, as C has them), and inf and nan as they are, where Python's would raise."""
+
+    def safe(x: float) -> float:
+        return math.copysign(float(f(x)), x) if x - x == 0.0 else x
+
+    return safe
+
+
 _TABLE = [
     Op("+", 2, operator.add, lambda a, b, y: (1.0, 1.0), ("1", "1"), "addition", syntax="infix"),
     Op(
@@ -242,6 +339,14 @@ _TABLE = [
     ),
     Op("exp", 1, _exp, lambda x, y: (y,), ("exp(x)",), "e to the power x"),
     Op(
+        "expm1",
+        1,
+        _expm1,
+        lambda x, y: (_exp(x),),
+        ("exp(x)",),
+        "exp(x) - 1, accurate near x = 0",
+    ),
+    Op(
         "log",
         1,
         _log,
@@ -249,6 +354,25 @@ _TABLE = [
         ("1/x",),
         "natural logarithm",
         (0.1, 5.0),
+    ),
+    Op(
+        "log",
+        2,
+        _log_base,
+        _log_base_derivative,
+        ("1/(x*log(base))", "-log(x, base)/(base*log(base))"),
+        "logarithm to the given base: log(x)/log(base)",
+        (1.5, 5.0),
+        parameters=("x", "base"),
+    ),
+    Op(
+        "log1p",
+        1,
+        _log1p,
+        lambda x, y: (divide(1.0, 1.0 + x),),
+        ("1/(1 + x)",),
+        "log(1 + x), accurate near x = 0",
+        (-0.9, 5.0),
     ),
     Op(
         "log2",
@@ -276,6 +400,15 @@ _TABLE = [
         ("1/(2*sqrt(x))",),
         "square root",
         (0.1, 5.0),
+    ),
+    Op(
+        "pow",
+        2,
+        power,
+        _pow_derivative,
+        ("b*a**(b - step(abs(b)))", "powlog(a, b)"),
+        "a**b, as a function",
+        (0.2, 3.0),
     ),
     Op("sin", 1, _sin, lambda x, y: (_cos(x),), ("cos(x)",), "sine (radians)"),
     Op("cos", 1, _cos, lambda x, y: (-_sin(x),), ("-sin(x)",), "cosine (radians)"),
@@ -314,6 +447,26 @@ _TABLE = [
         ("1/(1 + x**2)",),
         "inverse tangent",
     ),
+    Op(
+        "atan2",
+        2,
+        math.atan2,
+        _atan2_derivative,
+        ("x/hypot(y, x)/hypot(y, x)", "-y/hypot(y, x)/hypot(y, x)"),
+        "the angle of the point (x, y), from -pi to pi; nan derivatives at the origin",
+        (0.2, 3.0),
+        parameters=("y", "x"),
+    ),
+    Op(
+        "hypot",
+        2,
+        math.hypot,
+        _hypot_derivative,
+        ("x/hypot(x, y)", "y/hypot(x, y)"),
+        "sqrt(x**2 + y**2), without overflow; nan derivatives at the origin",
+        (0.2, 3.0),
+        parameters=("x", "y"),
+    ),
     Op("sinh", 1, _sinh, lambda x, y: (_cosh(x),), ("cosh(x)",), "hyperbolic sine"),
     Op("cosh", 1, _cosh, lambda x, y: (_sinh(x),), ("sinh(x)",), "hyperbolic cosine"),
     Op(
@@ -323,6 +476,22 @@ _TABLE = [
         lambda x, y: (_sech_squared(x),),
         ("1/cosh(x)**2",),
         "hyperbolic tangent",
+    ),
+    Op(
+        "erf",
+        1,
+        math.erf,
+        lambda x, y: (_gaussian(x),),
+        ("2/sqrt(pi)*exp(-x**2)",),
+        "error function",
+    ),
+    Op(
+        "erfc",
+        1,
+        math.erfc,
+        lambda x, y: (-_gaussian(x),),
+        ("-(2/sqrt(pi)*exp(-x**2))",),
+        "1 - erf(x), accurate where erf(x) is near 1",
     ),
     Op(
         "sigmoid",
@@ -343,8 +512,64 @@ _TABLE = [
     ),
     Op("relu", 1, _relu, lambda x, y: (_step(x),), ("step(x)",), "max(x, 0); relu'(0) = 0"),
     Op("abs", 1, abs, lambda x, y: (_sign(x),), ("sign(x)",), "absolute value; abs'(0) = 0"),
+    Op(
+        "max",
+        2,
+        _maximum,
+        _max_derivative,
+        ("(1 + sign(a - b))/2", "(1 - sign(a - b))/2"),
+        "the larger of a and b; at a = b each gets half the derivative",
+    ),
+    Op(
+        "min",
+        2,
+        _minimum,
+        _min_derivative,
+        ("(1 - sign(a - b))/2", "(1 + sign(a - b))/2"),
+        "the smaller of a and b; at a = b each gets half the derivative",
+    ),
+    Op(
+        "clamp",
+        3,
+        _clamp,
+        _clamp_derivative,
+        (
+            "(1 - step(lo - x))*(1 - step(x - hi))",
+            "step(lo - x)*step(hi - lo)",
+            "sign(step(x - hi) + step(lo - hi))",
+        ),
+        "min(max(x, lo), hi); at x = lo or x = hi the derivative goes to x",
+        parameters=("x", "lo", "hi"),
+    ),
     Op("step", 1, _step, _zero, ("0",), "1 for x > 0, else 0 (the derivative of relu)"),
     Op("sign", 1, _sign, _zero, ("0",), "1, 0 or -1 as x is positive, 0 or negative"),
+    Op(
+        "floor",
+        1,
+        _integer_valued(math.floor),
+        _zero,
+        ("0",),
+        "the largest integer <= x; derivative 0",
+        (0.1, 0.9),
+    ),
+    Op(
+        "ceil",
+        1,
+        _integer_valued(math.ceil),
+        _zero,
+        ("0",),
+        "the smallest integer >= x; derivative 0",
+        (0.1, 0.9),
+    ),
+    Op(
+        "round",
+        1,
+        _integer_valued(round),
+        _zero,
+        ("0",),
+        "the nearest integer, halves to even (round(2.5) is 2); derivative 0",
+        (-0.4, 0.4),
+    ),
     Op(
         "powlog",
         2,
@@ -356,8 +581,21 @@ _TABLE = [
     ),
 ]
 
-OPS: dict[str, Op] = {op.name: op for op in _TABLE}
-FUNCTIONS: dict[str, Op] = {op.name: op for op in _TABLE if op.syntax == "call"}
+
+def _by_key(table: list[Op]) -> dict[str, Op]:
+    """Each op by its name; a second row of a name by name/arity ("log/2")."""
+    ops: dict[str, Op] = {}
+    for op in table:
+        ops[f"{op.name}/{op.arity}" if op.name in ops else op.name] = op
+    return ops
+
+
+OPS: dict[str, Op] = _by_key(_TABLE)
+# The functions by name (log is the one-argument log), and by name and number of arguments.
+FUNCTIONS: dict[str, Op] = {
+    name: op for name, op in OPS.items() if op.syntax == "call" and name == op.name
+}
+CALLS: dict[tuple[str, int], Op] = {(op.name, op.arity): op for op in _TABLE if op.syntax == "call"}
 
 ADD, SUB, MUL, DIV, POW, NEG = (OPS[name] for name in ("+", "-", "*", "/", "**", "neg"))
 

@@ -118,7 +118,7 @@ def test_operators_agree_with_the_ops_table():
     assert (a**b).data == OPS["**"].forward(1.7, -0.6)
     assert (-a).data == OPS["neg"].forward(1.7)
     for op in OPS.values():
-        args = (Value(0.8), Value(1.3))[: op.arity]
+        args = (Value(0.8), Value(1.3), Value(-0.4))[: op.arity]
         node = apply(op, *args)
         node.backward()
         local = op.derivative(*(v.data for v in args), node.data)
@@ -309,11 +309,11 @@ ANY_FLOAT = st.one_of(
 
 
 @settings(max_examples=300, deadline=None)
-@given(a=ANY_FLOAT, b=ANY_FLOAT)
-def test_no_op_raises_on_any_float(a, b):
+@given(a=ANY_FLOAT, b=ANY_FLOAT, c=ANY_FLOAT)
+def test_no_op_raises_on_any_float(a, b, c):
     """IEEE 754 in, IEEE 754 out: nan and inf instead of exceptions, for every op."""
     for op in OPS.values():
-        args = (a, b)[: op.arity]
+        args = (a, b, c)[: op.arity]
         y = op.forward(*args)
         assert isinstance(y, float)
         local = op.derivative(*args, y)

@@ -219,6 +219,6 @@ def test_language_reference_lists_every_operation_with_its_derivative():
 
     reference = (ROOT / "docs" / "language.md").read_text()
     for name, op in OPS.items():
-        shown = f"`{name}({', '.join(op.parameters)})`" if op.syntax == "call" else f"`{name}`"
+        shown = f"`{op.name}({', '.join(op.parameters)})`" if op.syntax == "call" else f"`{name}`"
         formulas = ", ".join(f"`{f}`" for f in op.formulas)
         assert f"| {shown} | {op.doc} | {formulas} |" in reference, name

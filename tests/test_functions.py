@@ -1,0 +1,254 @@
+"""The functions people reach for (min, max, clamp, atan2, hypot, erf, erfc, log to a base, pow,
+floor, ceil, round, log1p, expm1) and the names ln and π: values against mpmath, derivatives
+against SymPy's, kinks and ties against PyTorch, and diff and hessian through them."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+import random
+
+import pytest
+
+from nanograd_cli import parse
+from nanograd_cli.symbolic import hessian
+
+from .conftest import nanograd
+
+mpmath = pytest.importorskip("mpmath")
+sympy = pytest.importorskip("sympy")
+A, B = sympy.symbols("a b", real=True)
+
+
+def sampled(seed: int, count: int, *ranges: tuple[float, float]) -> list[tuple[float, ...]]:
+    """`count` points, each coordinate uniform in its range."""
+    rng = random.Random(seed)
+    return [tuple(rng.uniform(lo, hi) for lo, hi in ranges) for _ in range(count)]
+
+
+TINY = [(1e-300,), (-1e-300,), (1e-20,), (-3e-12,), (2e-8,), (-1e-5,)]
+
+# name -> (source in a (and b), the function in mpmath, the same in SymPy, points)
+SMOOTH = {
+    "expm1": ("expm1(a)", mpmath.expm1, sympy.exp(A) - 1, TINY + sampled(1, 40, (-30, 30))),
+    "log1p": ("log1p(a)", mpmath.log1p, sympy.log(1 + A), TINY + sampled(2, 40, (-0.999, 100))),
+    "erf": ("erf(a)", mpmath.erf, sympy.erf(A), TINY + sampled(3, 40, (-6, 6))),
+    "erfc": ("erfc(a)", mpmath.erfc, sympy.erfc(A), sampled(4, 40, (-6, 26))),
+    "log(x, base)": (
+        "log(a, b)",
+        mpmath.log,
+        sympy.log(A, B),
+        sampled(5, 30, (0.01, 100), (1.01, 100)) + sampled(6, 30, (0.01, 100), (0.01, 0.99)),
+    ),
+    "atan2": ("atan2(a, b)", mpmath.atan2, sympy.atan2(A, B), sampled(7, 60, (-10, 10), (-10, 10))),
+    "hypot": (
+        "hypot(a, b)",
+        mpmath.hypot,
+        sympy.sqrt(A**2 + B**2),
+        [*sampled(8, 40, (-10, 10), (-10, 10)), (1e200, 3e200), (1e-200, -2e-200)],
+    ),
+    "pow": ("pow(a, b)", mpmath.power, A**B, sampled(9, 60, (0.05, 5), (-3, 3))),
+}
+
+
+def derivatives(expression, symbols) -> list:
+    """Each first derivative of a SymPy expression, as a function evaluated by mpmath."""
+    return [sympy.lambdify(symbols, sympy.diff(expression, s), "mpmath") for s in symbols]
+
+
+@pytest.mark.parametrize("name", SMOOTH)
+def test_values_and_derivatives_agree_with_mpmath_and_sympy(name):
+    """Every value to a few units in the last place against mpmath (log1p and expm1 at 1e-20
+    too, where log(1 + x) and exp(x) - 1 lose every digit), every derivative to 1e-12 against
+    SymPy's, evaluated by mpmath at 50 digits, in reverse and forward mode."""
+    source, f, expression, points = SMOOTH[name]
+    program = parse(source)
+    exact_derivatives = derivatives(expression, [A, B][: len(program.inputs)])
+    with mpmath.workdps(50):
+        for point in points:
+            values = dict(zip(program.inputs, point, strict=True))
+            at = [mpmath.mpf(v) for v in point]
+            exact = float(f(*at))
+            slopes = [float(d(*at)) for d in exact_derivatives]
+            for mode in ("reverse", "forward"):
+                result = program.grad(values, mode)
+                assert result.value == pytest.approx(exact, rel=4e-16, abs=0), (point, mode)
+                for n, slope in zip(program.inputs, slopes, strict=True):
+                    assert result.gradients[n] == pytest.approx(slope, rel=1e-12), (point, n)
+
+
+def test_log_of_one_argument_is_natural_and_ln_is_log():
+    for x in (0.3, 1.0, 8.0, 1e300):
+        assert parse("ln(x)").grad({"x": x}) == parse("log(x)").grad({"x": x})
+        assert parse("log(x, e)").grad({"x": x}).value == pytest.approx(math.log(x), rel=1e-15)
+    assert parse("log(8, 2)").values({})[-1] == 3.0
+    assert parse("log(1000, 10)").values({})[-1] == pytest.approx(3.0, rel=1e-15)
+
+
+def test_rounding_functions_have_derivative_zero_and_round_halves_to_even():
+    points = [-2.5, -1.5, -0.5, -0.4, 0.0, 0.4, 0.5, 1.5, 2.5, 2.7, 1e300]
+    expected = {
+        "floor": [-3, -2, -1, -1, 0, 0, 0, 1, 2, 2, 1e300],
+        "ceil": [-2, -1, -0.0, -0.0, 0, 1, 1, 2, 3, 3, 1e300],
+        "round": [-2, -2, -0.0, -0.0, 0, 0, 0, 2, 2, 3, 1e300],
+    }
+    for name, values in expected.items():
+        program = parse(f"{name}(x)")
+        for x, y in zip(points, values, strict=True):
+            result = program.grad({"x": x})
+            assert (result.value, result.gradients) == (y, {"x": 0.0})
+            assert math.copysign(1, result.value) == math.copysign(1, y)  # -0 where C has it
+        for special in (math.inf, -math.inf):
+            assert program.grad({"x": special}).value == special
+        assert math.isnan(program.grad({"x": math.nan}).value)
+
+
+# Ties, bounds and jumps, where PyTorch's conventions decide the derivative.
+KINKS = {
+    "max(x, y)": [(1.0, 1.0), (0.0, -0.0), (-0.0, 0.0), (2.0, 1.0), (1.0, 2.0), (-3.0, -3.0)],
+    "min(x, y)": [(1.0, 1.0), (0.0, -0.0), (2.0, 1.0), (1.0, 2.0), (1e300, 1e300)],
+    "clamp(x, y, z)": [
+        (x, lo, hi) for x, lo, hi in itertools.product([-1.0, 0.0, 0.5, 1.0, 2.0], repeat=3)
+    ],
+    "floor(x)": [(-1.0,), (-0.5,), (0.0,), (0.5,), (1.0,), (2.0,)],
+    "ceil(x)": [(-1.0,), (-0.5,), (0.0,), (0.5,), (1.0,), (2.0,)],
+    "round(x)": [(-1.5,), (-0.5,), (0.0,), (0.5,), (1.5,), (2.5,), (2.0,)],
+    "relu(x)": [(0.0,), (-1.0,), (1.0,)],
+    "abs(x)": [(0.0,), (-1.0,), (1.0,)],
+}
+
+
+def torch_gradients(source: str, point: tuple[float, ...]):
+    torch = pytest.importorskip("torch")
+    functions = {
+        "max": torch.maximum,
+        "min": torch.minimum,
+        "clamp": torch.clamp,
+        "floor": torch.floor,
+        "ceil": torch.ceil,
+        "round": torch.round,
+        "relu": torch.relu,
+        "abs": torch.abs,
+    }
+    args = [torch.tensor(v, dtype=torch.float64, requires_grad=True) for v in point]
+    y = functions[source.split("(")[0]](*args)
+    y.backward()
+    return y.item(), [0.0 if a.grad is None else a.grad.item() for a in args]
+
+
+@pytest.mark.parametrize("source", KINKS)
+def test_kinks_ties_and_bounds_follow_pytorch(source):
+    """Reverse mode, forward mode and the tape give PyTorch's value and derivatives at every
+    tie (max(1, 1)), bound (clamp(0, 0, 1), clamp(0, 1, 0), clamp(-1, 0, 0)) and jump."""
+    from nanograd_cli.tape import batch_gradients
+
+    program = parse(source)
+    points = KINKS[source]
+    columns = {n: [p[k] for p in points] for k, n in enumerate(program.inputs)}
+    tape_value, tape_gradients = batch_gradients(program, columns)
+    for row, point in enumerate(points):
+        value, gradients = torch_gradients(source, point)
+        values = dict(zip(program.inputs, point, strict=True))
+        for result in (program.grad(values), program.grad(values, "forward")):
+            assert result.value == value, point
+            assert list(result.gradients.values()) == gradients, point
+        assert tape_value[row] == value
+        assert [float(tape_gradients[n][row]) for n in program.inputs] == gradients, point
+
+
+def test_clamp_of_three_varying_arguments_adds_their_derivatives_as_pytorch():
+    """clamp's three derivatives flow back to an input used in all of its arguments: below
+    (x = 1), inside (2), at the upper bound (3), at lo = hi (0.5) and at lo > hi (0)."""
+    torch = pytest.importorskip("torch")
+    program = parse("clamp(x*x, x + 1, 3*x)")
+    for x in (1.0, 2.0, 3.0, 0.5, 0.0):
+        t = torch.tensor(x, dtype=torch.float64, requires_grad=True)
+        torch.clamp(t * t, t + 1, 3 * t).backward()
+        assert program.grad({"x": x}).gradients == {"x": t.grad.item()}
+        assert program.grad({"x": x}, "forward").gradients == {"x": t.grad.item()}
+
+
+# Functions of two and three arguments, in one source, for diff and hessian.
+MIXED = "atan2(y, x)*hypot(x, y) + erf(x*y) + log(x, y) + pow(x, y) + clamp(x, y, 2) + max(x, y)"
+
+
+def test_hessian_through_the_new_functions_agrees_with_sympy():
+    point = {"x": 1.3, "y": 0.7}
+    x, y = sympy.symbols("x y", real=True)
+    # clamp(x, y, 2) and max(x, y) are x near this point, where y < x < 2
+    expression = (
+        sympy.atan2(y, x) * sympy.sqrt(x**2 + y**2)
+        + sympy.erf(x * y)
+        + sympy.log(x, y)
+        + x**y
+        + 2 * x
+    )
+    result = hessian(parse(MIXED), point)
+    at = {x: sympy.Float(point["x"], 50), y: sympy.Float(point["y"], 50)}
+    symbols = {"x": x, "y": y}
+    for a, sa in symbols.items():
+        slope = float(sympy.diff(expression, sa).evalf(50, subs=at))
+        assert result.gradients[a] == pytest.approx(slope, rel=1e-12)
+        for b, sb in symbols.items():
+            expected = float(sympy.diff(expression, sa, sb).evalf(50, subs=at))
+            assert result.hessian[a][b] == pytest.approx(expected, rel=1e-10), (a, b)
+
+
+@pytest.mark.parametrize(
+    ("source", "call"),
+    [
+        (MIXED, "log(x,y)"),
+        ("x*clamp(x, y, 2)", "clamp(x,y,2)"),
+        ("clamp(x*y, y - 1, x**2)", "step("),
+        ("log(x, 2)*expm1(y) - log1p(x)/erfc(y)", "erfc(y)"),
+        ("ln(x)*π + log(x)", "/x"),
+    ],
+)
+def test_diff_prints_calls_of_every_arity_and_its_output_reparses_to_the_gradient(source, call):
+    """`nanograd diff` prints calls of two and three arguments (log(x, y), clamp(x, y, 2)) so
+    that its output, evaluated by `nanograd grad`, is the gradient `grad` computes."""
+    point = [a for n in parse(source).inputs for a in (f"--{n}", {"x": "1.3", "y": "0.7"}[n])]
+    grad = nanograd("grad", source, *point, "--format", "json")
+    assert grad.returncode == 0, grad.stderr
+    inputs = json.loads(grad.stdout)["inputs"]
+    printed = ""
+    for name, expected in json.loads(grad.stdout)["gradients"].items():
+        diff = nanograd("diff", source, "--wrt", name)
+        assert (diff.returncode, diff.stderr) == (0, "")
+        derivative = parse(diff.stdout)
+        args = [a for n in derivative.inputs for a in (f"--{n}", str(inputs[n]))]
+        value = nanograd("grad", diff.stdout, *args, "--format", "json")
+        assert value.returncode == 0, (diff.stdout, value.stderr)
+        assert json.loads(value.stdout)["value"] == pytest.approx(expected, rel=1e-12)
+        printed += diff.stdout.replace(" ", "")
+    assert call in printed
+
+
+def test_ln_and_pi_work_on_the_command_line():
+    done = nanograd("grad", "ln(x) + π*x", "--x", "2", "--format", "json")
+    assert (done.returncode, done.stderr) == (0, "")
+    assert json.loads(done.stdout) == {
+        "value": math.log(2) + math.pi * 2,
+        "inputs": {"x": 2.0},
+        "gradients": {"x": 0.5 + math.pi},
+    }
+
+
+@pytest.mark.parametrize(
+    ("source", "message"),
+    [
+        ("log(x, 2, 3)", "line 1, column 12: log takes 1 or 2 arguments, not 3"),
+        ("clamp(x, 1)", "line 1, column 11: clamp takes 3 arguments, not 2"),
+        ("max(x)", "line 1, column 6: max takes 2 arguments, not 1"),
+        ("ln = 2", "line 1, column 1: ln is a function and cannot be assigned"),
+        ("π = 3", "line 1, column 1: π is a constant and cannot be assigned"),
+        ("2π", "missing operator between '2' and 'π': write 2*π"),
+        ("ln x", "missing operator between 'ln' and 'x': write ln(x)"),
+        ("π(x)", "π is not a function; to multiply, write π*(...)"),
+    ],
+)
+def test_wrong_calls_and_misused_names_are_clear_errors(source, message):
+    done = nanograd("grad", source, "--x", "1")
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr.startswith("error: ") and message in done.stderr.splitlines()[0]
