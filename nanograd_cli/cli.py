@@ -618,6 +618,13 @@ Examples:
     show_default=True,
     help="Stop when the gradient's norm is at most this.",
 )
+@click.option(
+    "--plot",
+    "picture",
+    metavar="FILE",
+    help="Also draw the descent (.svg .png .pdf): its path on the contour plot of SOURCE for "
+    "two inputs, the loss at every step otherwise.",
+)
 @table_format
 @click.pass_context
 def minimize(
@@ -628,6 +635,7 @@ def minimize(
     lr: float,
     optimizer: str,
     tol: float,
+    picture: str | None,
     fmt: str | None,
     digits: str | None,
 ) -> None:
@@ -639,15 +647,93 @@ def minimize(
     from .minimize import minimize as descend
     from .render.progress import StepsProgress
 
+    descent = picture_format = None
+    if picture:
+        from .plot import Descent
+        from .render.plot import format_of
+
+        picture_format = format_of(picture)  # before any step: a bad name fails at once
+        descent = Descent()
     program = load_program(source, report)
     start = input_values(ctx.meta["inputs"], var)
     progress = StepsProgress(steps) if sys.stderr.isatty() else None
     try:
-        result = descend(program, start, steps, lr, optimizer, tol, progress and progress.update)
+        result = descend(
+            program,
+            start,
+            steps,
+            lr,
+            optimizer,
+            tol,
+            progress and progress.update,
+            descent and descent.record,
+        )
     finally:
         if progress:
             progress.stop()
+    if picture:
+        from .output import write_atomically
+        from .render.plot import descent_figure
+
+        label = f"{optimizer}, {result.steps} steps"
+        write_atomically(picture, descent_figure(program, descent, label, picture_format))
     emit(fmt, result, digits)
+
+
+PLOT_EXAMPLES = """
+\b
+Examples:
+  nanograd plot "sin(x)" --x -3:3
+  nanograd plot "x*y + tanh(x)" --x -3:3 --y 2 -o plot.svg
+  nanograd plot "log(x)" --x -1:3:1000 -o log.png
+  nanograd plot "(1 - x)**2 + 100*(y - x**2)**2" --x -2:2 --y -1:3 -o contour.png
+"""
+
+
+@cli.command(cls=InputsCommand, epilog=PLOT_EXAMPLES)
+@source_and_inputs
+@click.option(
+    "-o",
+    "--output",
+    metavar="FILE",
+    help="Write a picture; the format follows the extension (.svg .png .pdf). "
+    "[default: a plot in text on standard output]",
+)
+@click.pass_context
+def plot(ctx: click.Context, source: Source, var: tuple[str, ...], output: str | None) -> None:
+    """Plot SOURCE and its derivative over a range of one input, or its contour plot and
+    gradient field over ranges of two.
+
+    Give a swept input as --NAME LO:HI (or LO:HI:N for N points), the others as --NAME VALUE.
+    Where SOURCE is nan or inf the plot has a gap.
+    """
+    import shutil
+
+    from . import plot as sampling
+    from .output import write_atomically
+    from .render import plot as drawing
+
+    fmt = output and drawing.format_of(output)
+    program = load_program(source, report)
+    fixed, ranges = sampling.parse_inputs(ctx.meta["inputs"], var)
+    sampling.check_ranges(program, ranges)
+    columns = shutil.get_terminal_size((80, 24)).columns
+    if len(ranges) == 2:
+        if not output:
+            raise InputError("a contour plot of two ranges is a picture: add -o plot.png")
+        result = sampling.sample_surface(program, fixed, ranges)
+    else:
+        ((name, span),) = ranges.items()
+        points = sampling.CURVE_POINTS if output else drawing.terminal_points(columns)
+        result = sampling.sample_curve(program, fixed, name, span, points)
+    warning = sampling.gaps_warning(result)
+    if warning:
+        report(warning)
+    if output:
+        write_atomically(output, drawing.figure(result, fmt))
+    else:
+        color = sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+        click.echo(drawing.curve_text(result, columns, color))
 
 
 def check_wrt(wrt: tuple[str, ...], inputs: list[str]) -> None:

@@ -22,11 +22,12 @@ def minimize(
     optimizer: str = "adam",
     tol: float = 1e-8,
     on_step: Callable[[int, float], None] | None = None,
+    on_point: Callable[[dict[str, float], float], None] | None = None,
 ) -> Minimum:
     """Descend from `start` until the gradient's norm is at most `tol` or `steps` are taken.
 
-    Raises if the value or gradient goes nan or inf. `on_step(steps taken, loss)` is called at
-    each point, the start included.
+    Raises if the value or gradient goes nan or inf. `on_step(steps taken, loss)` and
+    `on_point(point, loss)` are called at each point, the start included.
     """
     program.check_inputs(start)
     point = {name: Value(start[name]) for name in program.inputs}
@@ -43,6 +44,8 @@ def minimize(
             )
         if on_step:
             on_step(taken, loss)
+        if on_point:
+            on_point({n: v.data for n, v in point.items()}, loss)
         converged = norm <= tol
         if converged or taken == steps:
             break

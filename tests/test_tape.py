@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import itertools
 import json
 import math
 import os
@@ -146,15 +147,25 @@ SPECIAL += [-1e300, 1e-300, np.inf, -np.inf, np.nan]
 
 
 def _sources_of_every_op() -> list[str]:
+    """Each op on x and y, with each argument constant in turn. An op of three arguments gets
+    every way to put x and y in its places too (clamp(x, x, y): x at a bound)."""
+    constants = ("0", "1", "2", "3", "(-2)", "(-1)", "0.5", "-1.5")
     sources = []
     for op in OPS.values():
         if op.arity == 1:
             sources.append(f"{op.name}(x)" if op.name != "neg" else "-x")
-            continue
-        form = "{} " + op.name + " {}" if op.syntax == "infix" else op.name + "({}, {})"
-        sources.append(form.format("x", "y"))
-        for c in ("0", "1", "2", "3", "(-2)", "(-1)", "0.5", "-1.5"):
-            sources += [form.format("x", c), form.format(c, "y")]
+        elif op.arity == 2:
+            form = "{} " + op.name + " {}" if op.syntax == "infix" else op.name + "({}, {})"
+            sources.append(form.format("x", "y"))
+            for c in constants:
+                sources += [form.format("x", c), form.format(c, "y")]
+        else:
+            form = op.name + "({}, {}, {})"
+            sources += [form.format(*args) for args in itertools.product("xy", repeat=3)]
+            for c, k in itertools.product(constants, range(3)):
+                args = ["x", "y"]
+                args.insert(k, c)
+                sources.append(form.format(*args))
     return sources
 
 

@@ -1,0 +1,233 @@
+"""What `nanograd plot` draws: f and its gradient sampled over ranges of inputs, with the tape.
+
+`--x LO:HI[:N]` sweeps an input, `--y 2` fixes one. One range gives a Curve (f and df/dx
+along x), two a Surface (f and its gradient on a grid). Points where f is nan or inf stay in
+the arrays, as nan, and the drawings leave gaps there. Drawing is `render.plot`'s job.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import NamedTuple
+
+import numpy as np
+
+from .errors import InputError
+from .program import Program
+from .sources import input_values
+from .tape import batch_gradients
+
+CURVE_POINTS = 400  # along a range, in a picture file
+GRID_POINTS = 101  # along each of two ranges: 10,201 points, a smooth contour in well under 1 s
+MAX_POINTS = 1_000_000  # in all: about 100 MB of arrays, and matplotlib still draws it
+
+
+class Range(NamedTuple):
+    """`--NAME LO:HI[:N]`: N points from LO to HI, both included; N None takes a default."""
+
+    low: float
+    high: float
+    points: int | None = None
+
+    def samples(self, default: int) -> np.ndarray:
+        return np.linspace(self.low, self.high, self.points or default)
+
+
+def parse_inputs(
+    pairs: Iterable[tuple[str, str]], var: Iterable[str]
+) -> tuple[dict[str, float], dict[str, Range]]:
+    """`--NAME VALUE` pairs and `--var NAME=VALUE` items split into fixed values and ranges
+    (a value with a colon is a range), each checked."""
+    pairs = list(pairs)
+    var = list(var)
+    texts = [(n, v) for n, v in pairs if ":" in v]
+    for item in var:
+        name, equals, value = item.partition("=")
+        if equals and ":" in value:
+            texts.append((name, value))
+    ranges: dict[str, Range] = {}
+    for name, text in texts:
+        if name in ranges:
+            raise InputError(f"a range for {name} is given twice")
+        ranges[name] = parse_range(name, text)
+    fixed = input_values(
+        [(n, v) for n, v in pairs if ":" not in v],
+        [item for item in var if ":" not in item.partition("=")[2]],
+    )
+    both = [name for name in fixed if name in ranges]
+    if both:
+        raise InputError(f"--{both[0]} is given a value and a range: give one of them")
+    return fixed, ranges
+
+
+def parse_range(name: str, text: str) -> Range:
+    """`LO:HI` or `LO:HI:N` for the input `name`: finite numbers LO < HI, an integer N >= 2."""
+    usage = f"--{name} {text}: a range is LO:HI or LO:HI:N, e.g. --{name} -3:3 or --{name} 0:1:50"
+    parts = text.split(":")
+    if len(parts) not in (2, 3):
+        raise InputError(usage)
+    try:
+        low, high = (input_values([(name, part)], ())[name] for part in parts[:2])
+    except InputError:
+        raise InputError(usage) from None
+    if not (math.isfinite(low) and math.isfinite(high)):
+        raise InputError(f"--{name} {text}: the ends of a range must be finite numbers")
+    if not low < high:
+        raise InputError(f"--{name} {text}: a range goes from low to high (LO < HI)")
+    if len(parts) == 2:
+        return Range(low, high)
+    count = parts[2].strip()
+    if not (count.isascii() and count.isdigit()) or int(count) < 2:
+        raise InputError(f"--{name} {text}: N, the number of points, is a whole number >= 2")
+    if int(count) > MAX_POINTS:
+        raise InputError(f"--{name} {text}: at most {MAX_POINTS:,} points")
+    return Range(low, high, int(count))
+
+
+@dataclass
+class Curve:
+    """f and df/dx at `x`, the samples of the input `name`, with the other inputs `fixed`.
+
+    `non_finite` counts the points where f is nan or inf (nan in `value`: a gap), and
+    `first_bad` says which came first and the operation that made it.
+    """
+
+    source: str
+    name: str
+    fixed: dict[str, float]
+    x: np.ndarray
+    value: np.ndarray
+    gradient: np.ndarray
+    non_finite: int = 0
+    first_bad: str | None = field(default=None, repr=False)
+
+
+@dataclass
+class Surface:
+    """f and its gradient on the grid of `x` (the first of `names`) by `y` (the second):
+    `value[i, j]` is f at (x[j], y[i]), `gradients` holds df/dx and df/dy alike."""
+
+    source: str
+    names: tuple[str, str]
+    fixed: dict[str, float]
+    x: np.ndarray
+    y: np.ndarray
+    value: np.ndarray
+    gradients: tuple[np.ndarray, np.ndarray]
+    non_finite: int = 0
+    first_bad: str | None = field(default=None, repr=False)
+
+
+def sample_curve(
+    program: Program, fixed: Mapping[str, float], name: str, span: Range, default: int
+) -> Curve:
+    """f and df/d`name` at `span`'s points (`default` of them unless it says), computed for
+    all points at once on the vectorized tape."""
+    program.check_inputs({**fixed, name: 0.0})
+    x = span.samples(default)
+    value, gradients = batch_gradients(program, {**fixed, name: x})
+    count, first = _non_finite(program, value, fixed, {name: x})
+    return Curve(program.source, name, dict(fixed), x, value, gradients[name], count, first)
+
+
+def sample_surface(
+    program: Program,
+    fixed: Mapping[str, float],
+    spans: Mapping[str, Range],
+    default: int = GRID_POINTS,
+) -> Surface:
+    """f and its gradient on the grid of the two `spans` (`default` points along each unless
+    a span says), computed for all points at once on the vectorized tape."""
+    (xname, xspan), (yname, yspan) = spans.items()
+    program.check_inputs({**fixed, xname: 0.0, yname: 0.0})
+    x, y = xspan.samples(default), yspan.samples(default)
+    if x.size * y.size > MAX_POINTS:
+        raise InputError(
+            f"{x.size} by {y.size} points is more than {MAX_POINTS:,}: give fewer with LO:HI:N"
+        )
+    grid = dict(zip((xname, yname), np.meshgrid(x, y), strict=True))
+    value, gradients = batch_gradients(
+        program, {**fixed, **{n: g.ravel() for n, g in grid.items()}}
+    )
+    shape = grid[xname].shape
+    count, first = _non_finite(program, value, fixed, {n: g.ravel() for n, g in grid.items()})
+    return Surface(
+        program.source,
+        (xname, yname),
+        dict(fixed),
+        x,
+        y,
+        value.reshape(shape),
+        (gradients[xname].reshape(shape), gradients[yname].reshape(shape)),
+        count,
+        first,
+    )
+
+
+def _non_finite(
+    program: Program, value: np.ndarray, fixed: Mapping[str, float], swept: dict[str, np.ndarray]
+) -> tuple[int, str | None]:
+    """How many points have a non-finite f, and which is the first: its inputs, its value
+    and the operation that made it (found again by evaluating that one point)."""
+    bad = ~np.isfinite(value)
+    if not bad.any():
+        return 0, None
+    k = int(np.argmax(bad))
+    at = {n: float(a[k]) for n, a in swept.items()}
+    data = program.values({**fixed, **at})
+    location = program.first_non_finite(data)
+    detail = (
+        f" ({location.message} at line {location.line}, column {location.column})"
+        if location
+        else ""
+    )
+    point = ", ".join(f"{n} = {v!r}" for n, v in at.items())
+    return int(bad.sum()), f"{point} gives {data[program.result]}{detail}"
+
+
+def title(source: str, fixed: Mapping[str, float], width: int = 60) -> str:
+    """The source on one line (statements joined by `; `), cut to `width` characters, and the
+    values of the fixed inputs."""
+    statements = [line.split("#")[0].strip() for line in source.splitlines()]
+    text = "; ".join(s for s in statements if s)
+    if len(text) > width:
+        text = text[: width - 1] + "…"
+    values = ", ".join(f"{n} = {v!r}" for n, v in fixed.items())
+    return f"{text}   at {values}" if values else text
+
+
+def check_ranges(program: Program, ranges: Mapping[str, Range]) -> None:
+    """One or two ranges, each of an input."""
+    if not program.inputs:
+        raise InputError("the source has no inputs: there is nothing to plot it over")
+    if not ranges:
+        name = program.inputs[0]
+        raise InputError(f"give an input a range to plot over, e.g. --{name} -3:3")
+    if len(ranges) > 2:
+        names = ", ".join(ranges)
+        raise InputError(f"ranges for {names}: a plot sweeps one input, or two for a contour")
+
+
+def gaps_warning(result: Curve | Surface) -> str | None:
+    """What to warn of when f is nan or inf at some points, if it is."""
+    if not result.non_finite:
+        return None
+    total = result.value.size
+    return (
+        f"warning: f is nan or inf at {result.non_finite} of {total} points, drawn as gaps; "
+        f"the first: {result.first_bad}"
+    )
+
+
+class Descent:
+    """The points and losses of a descent, as `minimize(on_point=descent.record)` visits them."""
+
+    def __init__(self) -> None:
+        self.points: list[dict[str, float]] = []
+        self.losses: list[float] = []
+
+    def record(self, point: dict[str, float], loss: float) -> None:
+        self.points.append(point)
+        self.losses.append(loss)

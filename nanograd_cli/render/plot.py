@@ -1,0 +1,260 @@
+"""Plots of f and its gradient: Matplotlib pictures (svg, png, pdf) and uniplot terminal plots.
+
+Matplotlib and uniplot are imported inside the functions that draw, so no other command pays
+for them. Figures are built with `matplotlib.figure.Figure`, not pyplot: no global state, no
+GUI backend, and the format's own canvas (Agg for png) renders them.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from ..errors import InputError, NanogradError
+from ..plot import Curve, Descent, Range, Surface, sample_surface, title
+
+if TYPE_CHECKING:
+    from matplotlib.artist import Artist
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+
+    from ..program import Program
+
+EXTENSIONS = {".svg": "svg", ".png": "png", ".pdf": "pdf"}
+INSTALL = "install it with: python -m pip install 'nanograd-cli[plot]'"
+
+DPI = 150  # png: 960 by 720 pixels, sharp on a slide and small on disk
+ARROWS = 20  # gradient arrows along each side of a contour plot
+LEVELS = 20  # contour levels
+LOG_SCALE = 100  # losses from the largest to the smallest: past this ratio, a log scale
+TERMINAL_HEIGHT = 17  # rows of a terminal plot's drawing area, uniplot's default
+# Series symbols where there is no colour to tell them apart (a pipe, NO_COLOR).
+PLAIN_SYMBOLS = ["*", "o"]
+
+
+def format_of(output: str) -> str:
+    """The picture format that the name of the output file asks for."""
+    fmt = EXTENSIONS.get(os.path.splitext(output)[1].lower())
+    if fmt is None:
+        raise InputError(
+            f"cannot tell the format of {output} from its extension: use .svg, .png or .pdf"
+        )
+    return fmt
+
+
+def _gaps(values: np.ndarray, where: np.ndarray | None = None) -> np.ndarray:
+    """`values` with nan wherever it, or `where`, is not finite: drawn as a gap."""
+    finite = np.isfinite(values) if where is None else np.isfinite(values) & np.isfinite(where)
+    return np.where(finite, values, np.nan)
+
+
+# Terminal plots
+
+
+def curve_text(curve: Curve, columns: int, color: bool) -> str:
+    """f and df/dx as a plot in text at most `columns` wide: coloured Unicode blocks, or, where
+    `color` is false, one ASCII symbol per series (so they differ without colour)."""
+    try:
+        from uniplot import plot_to_string
+    except ImportError:
+        raise NanogradError(f"a terminal plot needs uniplot: {INSTALL}") from None
+
+    f = _gaps(curve.value)
+    series = [(f, f"f({curve.name})"), (_gaps(curve.gradient, f), f"df/d{curve.name}")]
+    if not np.isfinite(f).any():
+        raise NanogradError(f"nothing to draw: f is nan or inf at every point of {curve.name}")
+    # uniplot cannot draw a series with no finite point: leave such a df/dx out.
+    series = [(y, label) for y, label in series if np.isfinite(y).any()]
+    style = (
+        {"color": True}
+        if color
+        else {"color": False, "character_set": "ascii", "force_ascii_characters": PLAIN_SYMBOLS}
+    )
+    return plot_to_string(
+        [y for y, _ in series],
+        [curve.x] * len(series),
+        legend_labels=[label for _, label in series],
+        title=title(curve.source, curve.fixed, columns - 4),
+        lines=True,
+        width=columns,  # uniplot narrows it to fit the cap, labels included
+        line_length_hard_cap=columns,
+        height=TERMINAL_HEIGHT,
+        **style,
+    )
+
+
+def terminal_points(columns: int) -> int:
+    """Points along x for a terminal plot `columns` wide: one per pixel column (Unicode block
+    characters are two pixels wide)."""
+    return 2 * columns
+
+
+# Pictures
+
+
+def _figure(**kwargs) -> Figure:
+    try:
+        from matplotlib.figure import Figure
+    except ImportError:
+        raise NanogradError(f"plotting to a file needs matplotlib: {INSTALL}") from None
+    return Figure(layout="constrained", **kwargs)
+
+
+def _save(figure: Figure, fmt: str) -> bytes:
+    """The figure's bytes; svg and pdf without a date, so the same plot gives the same file."""
+    from matplotlib import rc_context
+
+    metadata = {"svg": {"Date": None}, "pdf": {"CreationDate": None}}.get(fmt)
+    buffer = io.BytesIO()
+    # svg.fonttype none: text stays text (searchable, selectable), not outlines.
+    with rc_context({"svg.fonttype": "none", "svg.hashsalt": "nanograd"}):
+        figure.savefig(buffer, format=fmt, dpi=DPI, metadata=metadata)
+    return buffer.getvalue()
+
+
+def curve_figure(curve: Curve, fmt: str) -> bytes:
+    """f above df/dx, over the same x axis, as svg, png or pdf bytes. Where f is nan or inf,
+    neither is drawn: a gap."""
+    f = _gaps(curve.value)
+    if not np.isfinite(f).any():
+        raise NanogradError(f"nothing to draw: f is nan or inf at every point of {curve.name}")
+    name = curve.name
+    figure = _figure(figsize=(6.4, 4.8))
+    top, bottom = figure.subplots(2, 1, sharex=True)
+    top.plot(curve.x, f, color="C0", label=f"f({name})", gid="f")
+    df = _gaps(curve.gradient, f)
+    bottom.plot(curve.x, df, color="C1", label=f"df/d{name}", gid="df")
+    top.set_ylabel(f"f({name})")
+    bottom.set_ylabel(f"df/d{name}")
+    bottom.set_xlabel(name)
+    for axes in (top, bottom):
+        axes.axhline(0, color="0.6", linewidth=0.8, zorder=0)
+        axes.grid(alpha=0.3)
+        axes.legend(loc="best")
+    figure.suptitle(title(curve.source, curve.fixed))
+    return _save(figure, fmt)
+
+
+def figure(result: Curve | Surface, fmt: str) -> bytes:
+    """The picture of a curve or a surface, as svg, png or pdf bytes."""
+    return curve_figure(result, fmt) if isinstance(result, Curve) else surface_figure(result, fmt)
+
+
+def _contour(figure: Figure, surface: Surface) -> tuple[Axes, Artist]:
+    """The contour plot of f with the gradient's direction as arrows, on a new axes; and the
+    arrows' legend entry."""
+    from matplotlib.colors import BoundaryNorm
+    from matplotlib.lines import Line2D
+
+    axes = figure.subplots()
+    f = np.ma.masked_invalid(surface.value)
+    if f.count() == 0:
+        raise NanogradError("nothing to draw: f is nan or inf at every point of the grid")
+    # Levels at quantiles of f: every region shows its shape, even where f is nearly flat
+    # beside a steep wall (Rosenbrock's valley); the colour bar gives their values.
+    levels = np.unique(np.quantile(f.compressed(), np.linspace(0, 1, LEVELS + 1)))
+    if levels.size < 2:  # f is the same everywhere
+        levels = levels[0] + np.array([-0.5, 0.5])
+    # One colour per band, evenly through the colour map, whatever the levels' spacing.
+    norm = BoundaryNorm(levels, ncolors=256)
+    filled = axes.contourf(surface.x, surface.y, f, levels=levels, cmap="viridis", norm=norm)
+    axes.contour(surface.x, surface.y, f, levels=levels, colors="white", linewidths=0.3)
+    figure.colorbar(filled, ax=axes, label=f"f({', '.join(surface.names)})")
+    step = max(1, surface.x.size // ARROWS), max(1, surface.y.size // ARROWS)
+    rows, cols = slice(step[1] // 2, None, step[1]), slice(step[0] // 2, None, step[0])
+    u, v = (_gaps(g[rows, cols], surface.value[rows, cols]) for g in surface.gradients)
+    length = np.hypot(u, v)
+    length[length == 0] = np.nan  # no direction where the gradient is zero
+    # Every arrow has one length: its direction is the gradient's, the contours show its size.
+    if np.isfinite(length).any():  # else f is flat: no arrow to draw
+        axes.quiver(
+            surface.x[cols],
+            surface.y[rows],
+            u / length,
+            v / length,
+            color="black",
+            angles="xy",
+            pivot="mid",
+            width=0.003,
+            gid="gradient",
+        )
+    axes.set_xlabel(surface.names[0])
+    axes.set_ylabel(surface.names[1])
+    axes.set_xlim(surface.x[0], surface.x[-1])
+    axes.set_ylim(surface.y[0], surface.y[-1])
+    arrow = Line2D(
+        [],
+        [],
+        color="black",
+        marker=r"$\rightarrow$",
+        markersize=12,
+        linestyle="",
+        label="direction of the gradient",
+    )
+    return axes, arrow
+
+
+def surface_figure(surface: Surface, fmt: str) -> bytes:
+    """The contour plot of f with its gradient field, as svg, png or pdf bytes."""
+    figure = _figure(figsize=(6.4, 5.2))
+    _, arrow = _contour(figure, surface)
+    figure.legend(handles=[arrow], loc="outside lower center")
+    figure.suptitle(title(surface.source, surface.fixed))
+    return _save(figure, fmt)
+
+
+def descent_figure(program: Program, descent: Descent, label: str, fmt: str) -> bytes:
+    """How gradient descent went: for two inputs, its path on the contour plot of f; else the
+    loss at every step (on a log scale when every loss is positive and they span more than
+    two orders of magnitude)."""
+    if len(program.inputs) == 2:
+        return _path_figure(program, descent.points, label, fmt)
+    losses = descent.losses
+    figure = _figure(figsize=(6.4, 4.8))
+    axes = figure.subplots()
+    axes.plot(np.arange(len(losses)), losses, color="C0", label=label, gid="loss")
+    if min(losses) > 0 and max(losses) > LOG_SCALE * min(losses):
+        axes.set_yscale("log")
+    axes.set_xlabel("step")
+    axes.set_ylabel("f (loss)")
+    axes.grid(alpha=0.3)
+    axes.legend(loc="best")
+    figure.suptitle(title(program.source, {}))
+    return _save(figure, fmt)
+
+
+def _path_figure(
+    program: Program, points: Sequence[Mapping[str, float]], label: str, fmt: str
+) -> bytes:
+    """The optimizer's path drawn on the contour plot of f over a box around it."""
+    names = program.inputs
+    path = {n: np.array([p[n] for p in points]) for n in names}
+    spans = {}
+    for n, values in path.items():
+        low, high = float(values.min()), float(values.max())
+        margin = 0.15 * (high - low) or max(1.0, abs(low))  # a path that stayed put: its point
+        spans[n] = Range(low - margin, high + margin)
+    surface = sample_surface(program, {}, spans)
+    figure = _figure(figsize=(6.4, 5.2))
+    axes, arrow = _contour(figure, surface)
+    x, y = path[names[0]], path[names[1]]
+    axes.plot(x, y, color="C3", linewidth=1.5, marker=".", markersize=3, label=label, gid="path")
+    axes.plot(x[:1], y[:1], "o", color="C3", markersize=8, label="start", gid="start")
+    axes.plot(
+        x[-1:],
+        y[-1:],
+        "*",
+        color="white",
+        markeredgecolor="C3",
+        markersize=14,
+        label="end",
+        gid="end",
+    )
+    handles = axes.get_legend_handles_labels()[0]
+    figure.legend(handles=[*handles, arrow], loc="outside lower center", ncols=2)
+    figure.suptitle(title(program.source, {}))
+    return _save(figure, fmt)

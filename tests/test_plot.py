@@ -1,0 +1,335 @@
+"""`nanograd plot` and `minimize --plot`: the pictures parsed, the terminal plot captured, the
+numbers against `grad`, and the errors."""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from nanograd_cli import parse
+from nanograd_cli.minimize import minimize
+from nanograd_cli.plot import (
+    CURVE_POINTS,
+    GRID_POINTS,
+    Descent,
+    Range,
+    sample_curve,
+    sample_surface,
+)
+
+from .conftest import nanograd, on_terminal, visible
+
+SVG = "{http://www.w3.org/2000/svg}"
+# Matplotlib's first two colours: f and df/dx.
+BLUE, ORANGE = (0x1F, 0x77, 0xB4), (0xFF, 0x7F, 0x0E)
+
+
+def svg(path: Path) -> ET.Element:
+    return ET.parse(path).getroot()
+
+
+def texts(root: ET.Element) -> list[str]:
+    return [t.text for t in root.iter(f"{SVG}text")]
+
+
+def paths(root: ET.Element, gid: str) -> list[str]:
+    """The `d` of every path drawn by the artist with this id."""
+    groups = [g for g in root.iter(f"{SVG}g") if g.get("id") == gid]
+    return [p.get("d") for g in groups for p in g.iter(f"{SVG}path")]
+
+
+def runs(finite: np.ndarray) -> int:
+    """How many stretches of consecutive finite points: the pieces a line with gaps has."""
+    return int(finite[0]) + int(np.sum(finite[1:] & ~finite[:-1]))
+
+
+def test_svg_has_axis_labels_legend_title_and_one_line_per_curve(tmp_path):
+    out = tmp_path / "plot.svg"
+    result = nanograd("plot", "x*y + tanh(x)", "--x", "-3:3", "--y", "2", "-o", str(out))
+    assert (result.returncode, result.stdout, result.stderr) == (0, "", "")
+    root = svg(out)
+    words = texts(root)
+    # Each y label once as the label and once in its panel's legend.
+    assert words.count("f(x)") == 2 and words.count("df/dx") == 2
+    assert "x" in words
+    assert "x*y + tanh(x)   at y = 2.0" in words
+    for gid in ("f", "df"):
+        (d,) = paths(root, gid)
+        assert d.count("M") == 1  # no gap: one unbroken line
+
+
+def test_nan_makes_gaps_with_a_warning_not_an_error(tmp_path):
+    out = tmp_path / "log.svg"
+    result = nanograd("plot", "log(x)", "--x", "-1:3", "-o", str(out))
+    assert result.returncode == 0
+    # 100 of the 400 points have x < 0 (x = -1 + 4k/399 for k = 0..99).
+    assert result.stderr == (
+        "warning: f is nan or inf at 100 of 400 points, drawn as gaps; the first: "
+        "x = -1.0 gives nan (log gave nan at line 1, column 1)\n"
+    )
+    (d,) = paths(svg(out), "f")
+    assert d.count("M") == 1  # drawn from x > 0 only
+    # df/dx = 1/x is finite for x < 0 too, but where f is not, neither is drawn.
+    (d,) = paths(svg(out), "df")
+    assert d.count("M") == 1
+
+
+def test_every_stretch_between_gaps_is_its_own_piece_of_line(tmp_path):
+    out = tmp_path / "gaps.svg"
+    result = nanograd("plot", "log(sin(x))", "--x", "0.1:12", "-o", str(out))
+    assert result.returncode == 0 and result.stderr.startswith("warning: f is nan or inf at ")
+    curve = sample_curve(parse("log(sin(x))"), {}, "x", Range(0.1, 12.0), CURVE_POINTS)
+    pieces = runs(np.isfinite(curve.value))
+    assert pieces == 2  # sin(x) > 0 on (0, pi) and (2 pi, 3 pi) within the range
+    assert [d.count("M") for d in paths(svg(out), "f")] == [pieces]
+
+
+def test_png_has_its_size_and_both_curves(tmp_path):
+    from matplotlib.image import imread
+
+    out = tmp_path / "plot.png"
+    result = nanograd("plot", "sin(x)", "--x", "-3:3", "-o", str(out))
+    assert result.returncode == 0
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    pixels = (imread(out)[:, :, :3] * 255).round().astype(int)
+    assert pixels.shape[:2] == (720, 960)  # 6.4 by 4.8 inches at 150 dpi
+    white = (pixels == 255).all(axis=2)
+    assert 0.02 < 1 - white.mean() < 0.5
+    for colour in (BLUE, ORANGE):
+        assert ((pixels == colour).all(axis=2)).sum() > 500, colour
+
+
+def test_pdf(tmp_path):
+    out = tmp_path / "plot.pdf"
+    result = nanograd("plot", "sin(x)", "--x", "-3:3", "-o", str(out))
+    assert result.returncode == 0
+    data = out.read_bytes()
+    assert data.startswith(b"%PDF-") and data.rstrip().endswith(b"%%EOF")
+
+
+def test_the_same_plot_gives_the_same_file(tmp_path):
+    for fmt in ("svg", "pdf"):
+        first, second = tmp_path / f"1.{fmt}", tmp_path / f"2.{fmt}"
+        for out in (first, second):
+            assert nanograd("plot", "sin(x)", "--x", "0:1", "-o", str(out)).returncode == 0
+        assert first.read_bytes() == second.read_bytes()
+
+
+def test_terminal_plot_fits_80_columns_in_colour_with_a_legend():
+    screen = on_terminal("plot", "sin(x)*y", "--x", "-3:3", "--y", "2")
+    lines = visible(screen)
+    assert "\x1b[3" in screen  # coloured series
+    assert all(len(line) <= 80 for line in lines)
+    assert lines[0].strip() == "sin(x)*y   at y = 2.0"
+    assert re.fullmatch(r" *██ f\(x\) +██ df/dx", lines[-1])
+    assert lines[1].startswith("┌") and lines[-3].startswith("└")
+    assert lines[-2].split() == ["-3", "-2", "-1", "0", "1", "2", "3"]
+
+
+def test_terminal_plot_on_a_narrow_terminal():
+    lines = visible(on_terminal("plot", "sin(x)", "--x", "-3:3", columns=50))
+    assert all(len(line) <= 50 for line in lines)
+    assert "f(x)" in lines[-1] and "df/dx" in lines[-1]
+
+
+def test_plot_in_a_pipe_is_plain_text_with_a_symbol_per_curve():
+    result = nanograd("plot", "x**2", "--x", "-1:1", env={"PATH": "", "COLUMNS": "60"})
+    assert result.returncode == 0 and result.stderr == ""
+    lines = result.stdout.splitlines()
+    assert "\x1b" not in result.stdout
+    assert all(len(line) <= 60 for line in lines)
+    assert lines[-1].split() == ["**", "f(x)", "oo", "df/dx"]
+    body = "".join(lines[2:-3])
+    assert "*" in body and "o" in body
+
+
+def test_plotted_numbers_are_grads_at_sample_points():
+    """The arrays drawn are what `nanograd grad` prints at the same points, and the hand
+    derivative: d/dx (x*y + tanh(x)) = y + 1 - tanh(x)**2."""
+    curve = sample_curve(parse("x*y + tanh(x)"), {"y": 2.0}, "x", Range(-3.0, 3.0), 400)
+    assert curve.x.size == 400 and curve.x[0] == -3.0 and curve.x[-1] == 3.0
+    for k in (0, 57, 200, 399):
+        x = float(curve.x[k])
+        result = nanograd("grad", "x*y + tanh(x)", "--x", repr(x), "--y", "2", "--format", "json")
+        grad = json.loads(result.stdout)
+        assert curve.value[k] == pytest.approx(grad["value"], rel=1e-14, abs=1e-15)
+        assert curve.gradient[k] == pytest.approx(grad["gradients"]["x"], rel=1e-14)
+        assert curve.gradient[k] == pytest.approx(2.0 + 1.0 - math.tanh(x) ** 2, rel=1e-14)
+
+
+def test_surface_numbers_are_grads_at_grid_points():
+    source = "sin(x)*y**2 + z"
+    spans = {"x": Range(-2.0, 2.0), "y": Range(-1.0, 3.0, 31)}
+    surface = sample_surface(parse(source), {"z": 0.5}, spans)
+    assert surface.value.shape == (31, GRID_POINTS)
+    for i, j in ((0, 0), (7, 50), (30, 100)):
+        x, y = float(surface.x[j]), float(surface.y[i])
+        result = nanograd(
+            "grad", source, "--x", repr(x), "--y", repr(y), "--z", "0.5", "--format", "json"
+        )
+        grad = json.loads(result.stdout)
+        assert surface.value[i, j] == pytest.approx(grad["value"], rel=1e-14, abs=1e-15)
+        for name, g in zip("xy", surface.gradients, strict=True):
+            assert g[i, j] == pytest.approx(grad["gradients"][name], rel=1e-14, abs=1e-15)
+        assert surface.gradients[0][i, j] == pytest.approx(math.cos(x) * y**2, abs=1e-14)
+
+
+def test_two_ranges_draw_a_contour_with_gradient_arrows(tmp_path):
+    from matplotlib.image import imread
+
+    svg_out, png_out = tmp_path / "c.svg", tmp_path / "c.png"
+    source = "(1 - x)**2 + 100*(y - x**2)**2"
+    for out in (svg_out, png_out):
+        result = nanograd("plot", source, "--x", "-2:2", "--y", "-1:3", "-o", str(out))
+        assert (result.returncode, result.stderr) == (0, "")
+    root = svg(svg_out)
+    words = texts(root)
+    assert {"x", "y", "f(x, y)", "direction of the gradient", source} <= set(words)
+    assert paths(root, "gradient")  # the arrows
+    pixels = imread(png_out)[:, :, :3]
+    assert pixels.shape[:2] == (780, 960)
+    assert len(np.unique((pixels * 255).astype(int).reshape(-1, 3), axis=0)) > 50  # colours
+
+
+def test_minimize_draws_the_path_on_the_contour(tmp_path):
+    out = tmp_path / "path.svg"
+    result = nanograd(
+        "minimize", "(1 - x)**2 + 100*(y - x**2)**2", "--x", "-1.2", "--y", "1", "--lr", "0.02",
+        "--plot", str(out), "--format", "json",
+    )  # fmt: skip
+    assert result.returncode == 0
+    steps = json.loads(result.stdout)["steps"]
+    root = svg(out)
+    words = texts(root)
+    assert {f"adam, {steps} steps", "start", "end", "x", "y"} <= set(words)
+    assert paths(root, "path") and paths(root, "start") and paths(root, "end")
+
+
+def test_minimize_draws_the_loss_curve_for_one_input(tmp_path):
+    out = tmp_path / "loss.svg"
+    result = nanograd("minimize", "(x - 3)**2", "--x", "0", "--plot", str(out))
+    assert result.returncode == 0
+    words = texts(svg(out))
+    assert {"step", "f (loss)", "(x - 3)**2"} <= set(words)
+    assert any(w.startswith("adam, ") and w.endswith(" steps") for w in words)
+    assert len(paths(svg(out), "loss")) == 1
+
+
+def test_descent_records_every_point_from_start_to_end():
+    program = parse("(x - 3)**2 + (y + 1)**2")
+    descent = Descent()
+    result = minimize(program, {"x": 0.0, "y": 0.0}, steps=50, lr=0.1, on_point=descent.record)
+    assert len(descent.points) == len(descent.losses) == result.steps + 1
+    assert descent.points[0] == {"x": 0.0, "y": 0.0}
+    assert descent.points[-1] == result.inputs
+    assert descent.losses[0] == 10.0 and descent.losses[-1] == result.value
+
+
+USAGE = "a range is LO:HI or LO:HI:N, e.g. --x -3:3 or --x 0:1:50"
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        ("--x 3:1", "--x 3:1: a range goes from low to high (LO < HI)"),
+        ("--x a:b", f"--x a:b: {USAGE}"),
+        ("--x 1:2:3:4", f"--x 1:2:3:4: {USAGE}"),
+        ("--x 0:inf", "--x 0:inf: the ends of a range must be finite numbers"),
+        ("--x 0:1:1", "--x 0:1:1: N, the number of points, is a whole number >= 2"),
+        ("--x 0:1:2.5", "--x 0:1:2.5: N, the number of points, is a whole number >= 2"),
+        ("--x 0:1:2000000", "--x 0:1:2000000: at most 1,000,000 points"),
+        ("--x 1", "give an input a range to plot over, e.g. --x -3:3"),
+        ("--x 1 --var x=0:1", "--x is given a value and a range: give one of them"),
+        ("--x 0:1 --var x=0:2", "a range for x is given twice"),
+        ("--x -2:2 --y -1:3", "a contour plot of two ranges is a picture: add -o plot.png"),
+        (
+            "--x 0:1 --y 0:1 --z 0:1 -o p.png",
+            "ranges for x, y, z: a plot sweeps one input, or two for a contour",
+        ),
+        ("--x 0:1 --z 1", "missing value for input y: pass --y VALUE"),
+        (
+            "--x 0:1 --y 1 -o plot.txt",
+            "cannot tell the format of plot.txt from its extension: use .svg, .png or .pdf",
+        ),
+    ],
+)
+def test_bad_ranges_and_options_are_exit_2(args, message, tmp_path):
+    source = "x*y + z" if "--z" in args else "x*y"
+    result = nanograd("plot", source, *args.split(), cwd=tmp_path)
+    assert (result.returncode, result.stdout) == (2, "")
+    assert result.stderr.splitlines()[0] == f"error: {message}"
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_nothing_to_draw_is_exit_1_and_leaves_the_old_file(tmp_path):
+    out = tmp_path / "plot.png"
+    out.write_bytes(b"old")
+    result = nanograd("plot", "log(x)", "--x", "-3:-1", "-o", str(out))
+    assert result.returncode == 1
+    assert result.stderr.splitlines()[-1] == (
+        "error: nothing to draw: f is nan or inf at every point of x"
+    )
+    assert out.read_bytes() == b"old" and list(tmp_path.iterdir()) == [out]
+
+
+def test_minimize_plot_with_an_unknown_extension_fails_before_descending(tmp_path):
+    result = nanograd("minimize", "x**2", "--x", "1", "--plot", str(tmp_path / "p.jpg"))
+    assert (result.returncode, result.stdout) == (2, "")
+    assert "cannot tell the format of" in result.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    "library, args, message",
+    [
+        ("uniplot", [], "error: a terminal plot needs uniplot: "),
+        ("matplotlib", ["-o", "plot.png"], "error: plotting to a file needs matplotlib: "),
+    ],
+)
+def test_without_the_plot_extra_it_says_what_to_install(library, args, message, tmp_path):
+    code = (
+        "import sys\n"
+        f"sys.modules[{library!r}] = None  # as if not installed\n"
+        "from nanograd_cli.cli import main\n"
+        f"main(['plot', 'sin(x)', '--x', '0:1', *{args!r}])\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path
+    )
+    assert (result.returncode, result.stdout) == (1, "")
+    assert result.stderr == (
+        f"{message}install it with: python -m pip install 'nanograd-cli[plot]'\n"
+    )
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_source_without_inputs_has_nothing_to_plot_over():
+    result = nanograd("plot", "2 + 3")
+    assert (result.returncode, result.stderr) == (
+        2,
+        "error: the source has no inputs: there is nothing to plot it over\n",
+    )
+
+
+def test_grad_does_not_import_the_plotting_libraries():
+    """Start-up of the other commands stays as it was: no Matplotlib, uniplot or NumPy."""
+    code = (
+        "import sys\n"
+        "from nanograd_cli.cli import main\n"
+        "try:\n"
+        "    main(['grad', 'x*y', '--x', '2', '--y', '3'])\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "heavy = {'matplotlib', 'uniplot', 'numpy', 'PIL'}\n"
+        "print(sorted({m.split('.')[0] for m in sys.modules} & heavy), file=sys.stderr)\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert result.stderr == "[]\n"
