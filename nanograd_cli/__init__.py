@@ -14,10 +14,21 @@ from typing import TYPE_CHECKING
 from .engine import Value
 
 if TYPE_CHECKING:
+    from .batch import BatchFunction
     from .results import GradientCheck, Gradients, Hessian
 
 __version__ = "0.1.0"
-__all__ = ["Value", "__version__", "check", "diff", "draw_dot", "grad", "hessian", "parse"]
+__all__ = [
+    "Value",
+    "__version__",
+    "check",
+    "compile",
+    "diff",
+    "draw_dot",
+    "grad",
+    "hessian",
+    "parse",
+]
 
 
 def parse(source: str):
@@ -48,6 +59,16 @@ def check(source: str, /, **inputs: float) -> GradientCheck:
     from .gradcheck import gradient_check
 
     return gradient_check(parse(source), inputs)
+
+
+def compile(source: str, /, *wrt: str, **fixed: float) -> BatchFunction:
+    """`source` compiled for batches of points: `f = compile("x*y + tanh(x)")`, then `f(df)`
+    for a pandas DataFrame, an Arrow RecordBatch or Table (the same with `value` and `d_NAME`
+    columns added) or `f(x=xs, y=ys)` for NumPy arrays (a dict of arrays). Gradients with
+    respect to `wrt` (all inputs by default); `fixed` inputs have one value for every row."""
+    from .batch import BatchFunction
+
+    return BatchFunction(parse(source), list(wrt), fixed)
 
 
 def diff(source: str, /, *wrt: str, latex: bool = False) -> str:

@@ -247,8 +247,22 @@ Examples:
 @click.option(
     "--points",
     metavar="FILE",
-    help="A CSV file (- for standard input) with a header of input names and a point per "
-    "row: one result per row, computed for all rows at once.",
+    help="A table of points (- for standard input), a row per point and a column per input: "
+    "one result per row, the row's columns kept. CSV with a header, Parquet, Arrow or JSON "
+    "Lines, by the extension.",
+)
+@click.option(
+    "--points-format",
+    type=click.Choice(["csv", "parquet", "arrow", "jsonl"]),
+    help="The format of --points FILE, and of the results where no extension says. "
+    "[default: by the extension, else csv]",
+)
+@click.option(
+    "-o",
+    "--output",
+    metavar="FILE",
+    help="With --points: write the results to FILE, in the format its extension says (.csv "
+    ".parquet .arrow .feather .jsonl). [default: standard output]",
 )
 @click.option(
     "--mode",
@@ -267,6 +281,8 @@ def grad(
     each_line: bool,
     strict: bool,
     points: str | None,
+    points_format: str | None,
+    output: str | None,
     mode: str,
     var: tuple[str, ...],
 ) -> None:
@@ -281,57 +297,42 @@ def grad(
     if each_line:
         check_wrt(wrt, list(values))
         ctx.exit(grad_each_line(source, values, fmt, digits, wrt, strict, mode))
+    if points is None and (output is not None or points_format is not None):
+        raise InputError("-o and --points-format are for the rows of --points FILE")
     program = load_program(source, report)
     check_wrt(wrt, program.inputs)
     if points is not None:
         if mode == "forward":
             raise InputError("--points runs the vectorized reverse mode: drop --mode forward")
-        grad_points(program, points, values, fmt or "csv", wrt, strict)
+        grad_points(program, points, values, fmt, wrt, strict, output, points_format)
         return
     result = program.grad(values, mode)
     warn_non_finite(result.non_finite, strict)
     emit(fmt, result.only(wrt), digits)
 
 
-def grad_points(program, points: str, values, fmt: str, wrt, strict: bool) -> None:
-    """`grad --points`: one result per CSV row, vectorized with NumPy."""
-    import io
-
-    from .points import PointsRun
-    from .render import text
-    from .render.progress import RowsProgress, regular_file_size
+def grad_points(program, points, values, fmt, wrt, strict, output, points_format) -> None:
+    """`grad --points`: one result per row, a batch of rows at a time, in any format."""
+    from . import io
 
     if fmt == "table":
         raise InputError("--points writes csv or json: give --format csv or --format json")
-    try:
-        stream = (
-            io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8")
-            if points == "-"
-            else open(points, encoding="utf-8")
-        )
-    except OSError as error:
-        raise NanogradError(f"cannot read {points}: {error.strerror}") from None
-    with stream:
-        try:
-            run = PointsRun(program, stream, values, list(wrt), strict)
-            progress = RowsProgress(regular_file_size(stream)) if sys.stderr.isatty() else None
-            header_due = fmt == "csv"  # written once the first rows are read and good
-            write = text.points_json if fmt == "json" else text.points_csv
-            try:
-                for batch in run:
-                    if header_due:
-                        click.echo(text.points_csv_header(run.shown))
-                        header_due = False
-                    click.echo(write(batch))
-                    if progress:
-                        progress.update(run.rows, run.characters)
-            finally:
-                if progress:
-                    progress.stop()
-            if header_due:  # no rows at all
-                click.echo(text.points_csv_header(run.shown))
-        except UnicodeDecodeError as error:
-            raise InputError(f"--points {points} is not valid UTF-8 ({error.reason})") from None
+    out_format = io.output_format(output, fmt, points_format)
+    if output in (None, "-") and out_format not in io.TEXT_FORMATS and sys.stdout.isatty():
+        raise InputError(f"{out_format} is binary: write it to a file with -o FILE, or pipe it")
+    io.pyarrow_required()
+    from .points import run_points
+    from .render.progress import RowsProgress
+
+    run = run_points(
+        program,
+        (points, io.input_format(points, points_format)),
+        (output, out_format),
+        values,
+        list(wrt),
+        strict,
+        RowsProgress if sys.stderr.isatty() else None,
+    )
     if run.non_finite:
         rows = "1 row has" if run.non_finite == 1 else f"{run.non_finite} rows have"
         report(f"warning: {rows} a non-finite result; the first: {run.first_bad}")

@@ -1,129 +1,186 @@
-"""`grad --points`: value and gradients at every row of a CSV file, vectorized, in chunks.
+"""`grad --points`: value and gradients at every row of a table of points, a batch of rows at
+a time, so that memory stays bounded however many rows there are.
 
-Rows are read CHUNK_ROWS at a time, so memory stays bounded however long the file is; each
-chunk runs through the tape on NumPy arrays and comes out as a Batch for a writer in
-`render.text`.
+A reader (`io.readers`) gives the rows in batches as Arrow tables; each batch's input columns
+become float64 arrays (`io.numbers.floats`, with errors naming the row), run through the
+compiled source (`batch.BatchFunction`), and come out as a Batch for a writer
+(`io.writers`), which keeps the columns read beside the results. `run_points` does it all,
+from a file (or standard input) to a file (or standard output).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from itertools import islice
-from typing import IO, NamedTuple
+import sys
+from collections.abc import Callable, Iterator
+from typing import NamedTuple
 
 import numpy as np
 
-from .errors import InputError, NonFiniteResult, UnknownInputs
+from .batch import BatchFunction
+from .errors import InputError, MissingInputs, NanogradError, NonFiniteResult
+from .io.files import OutputFile
+from .io.numbers import floats
+from .io.readers import Reader, open_points
+from .io.writers import open_writer, output_schema
 from .program import Program
-from .tape import Tape, batch_gradients
-
-CHUNK_ROWS = 65536
 
 
 class Batch(NamedTuple):
-    """Consecutive rows' results: `inputs` holds every input's values (a column, or one
-    float for an input fixed on the command line), `gradients` those asked for."""
+    """Consecutive rows' results: `table` holds the rows as read, `inputs` every input's
+    values in the source's order (a column, or one float for an input fixed on the command
+    line), `gradients` those asked for."""
 
     first_row: int
+    table: object  # a pyarrow.Table
     inputs: dict[str, np.ndarray | float]
     value: np.ndarray
     gradients: dict[str, np.ndarray]
 
 
-def read_chunks(stream: IO[str], names: list[str]) -> Iterator[tuple[int, np.ndarray, int]]:
-    """(first row number, 2-D array, characters read) per chunk of CSV rows; rows are
-    numbered from 1."""
-    row = 1
-    while True:
-        read = list(islice(stream, CHUNK_ROWS))
-        lines = [line for line in read if line.strip()]
-        if not lines:
-            return
-        try:
-            flat = np.array(",".join(line.strip() for line in lines).split(","), dtype=np.float64)
-            table = flat.reshape(len(lines), len(names))
-        except ValueError:
-            raise _bad_row(lines, row, len(names)) from None
-        yield row, table, sum(map(len, read))
-        row += len(lines)
-
-
-def _bad_row(lines: list[str], first: int, width: int) -> InputError:
-    for k, line in enumerate(lines):
-        fields = line.strip().split(",")
-        where = f"--points row {first + k}"
-        if len(fields) != width:
-            return InputError(f"{where} has {len(fields)} fields, the header {width}")
-        for field in fields:
-            try:
-                float(field)
-            except ValueError:
-                return InputError(f"{where}: {field.strip()!r} is not a number")
-    return InputError(f"--points rows {first}-{first + len(lines) - 1} cannot be read")
-
-
 class PointsRun:
-    """The batches of results for the rows of `stream`, a CSV whose header names inputs.
+    """The batches of results for the rows that `reader` reads.
 
     `fixed` gives the inputs without a column their value on every row; `wrt` chooses the
-    gradients (all when empty). While iterating, `rows` and `characters` count what has been
-    read; afterwards `non_finite` counts the rows whose value is nan or inf and `first_bad`
-    says which came first and why. With `strict`, such a row raises NonFiniteResult.
+    gradients (all when empty). Columns that are no input are kept as they are. While
+    iterating, `reader.rows_read` counts the rows read; afterwards `non_finite` counts the rows
+    whose value is nan or inf and `first_bad` says which came first and why. With `strict`, a
+    row where an operation made nan or inf out of finite inputs raises NonFiniteResult.
     """
 
     def __init__(
         self,
         program: Program,
-        stream: IO[str],
+        reader: Reader,
         fixed: dict[str, float],
         wrt: list[str],
         strict: bool = False,
     ):
-        header = stream.readline()
-        self.columns = [n.strip() for n in header.strip().split(",")] if header.strip() else []
-        if not self.columns:
-            raise InputError("--points: the first line must name the inputs, e.g. x,y")
-        unknown = [n for n in self.columns if n not in program.inputs]
-        if unknown:
-            raise UnknownInputs(unknown, program.inputs)
-        both = [n for n in self.columns if n in fixed]
+        columns = reader.columns
+        twice = next((c for k, c in enumerate(columns) if c in columns[:k]), None)
+        if twice is not None:
+            raise InputError(f"--points: the header names the column {twice} twice")
+        both = [n for n in columns if n in fixed]
         if both:
             raise InputError(f"--points has a column {both[0]} and --{both[0]} gives it too")
-        program.check_inputs({**fixed, **dict.fromkeys(self.columns, 0.0)})
-        self.program, self.stream, self.fixed, self.strict = program, stream, fixed, strict
-        self.shown = list(wrt or program.inputs)
-        self.rows, self.characters = 0, len(header)
+        program.check_inputs({**fixed, **{n: 0.0 for n in program.inputs if n not in fixed}})
+        missing = [n for n in program.inputs if n not in columns and n not in fixed]
+        if missing:
+            raise _missing(missing, columns)
+        self.program, self.reader, self.fixed, self.strict = program, reader, fixed, strict
+        self.function = BatchFunction(program, wrt, fixed)
+        self.shown = self.function.wrt
+        self.input_columns = [n for n in columns if n in program.inputs]
         self.non_finite, self.first_bad = 0, None
 
     def __iter__(self) -> Iterator[Batch]:
-        tape = Tape(self.program)
-        for first_row, table, read in read_chunks(self.stream, self.columns):
-            self.rows, self.characters = first_row + len(table) - 1, self.characters + read
-            inputs = {**self.fixed, **{n: table[:, k] for k, n in enumerate(self.columns)}}
-            value, gradients = batch_gradients(self.program, inputs, tape)
-            self._check_finite(first_row, value, table)
-            yield Batch(first_row, inputs, value, {n: gradients[n] for n in self.shown})
+        for first_row, table in self.reader:
+            columns = {n: floats(table.column(n), n, first_row) for n in self.input_columns}
+            value, gradients = self.function.gradients(columns, table.num_rows)
+            inputs = {n: columns[n] if n in columns else self.fixed[n] for n in self.program.inputs}
+            self._check_finite(first_row, value, inputs)
+            yield Batch(first_row, table, inputs, value, gradients)
 
-    def _check_finite(self, first_row: int, value: np.ndarray, table: np.ndarray) -> None:
+    def _check_finite(self, first_row: int, value: np.ndarray, inputs: dict) -> None:
         bad = ~np.isfinite(value)
         if not bad.any():
             return
         self.non_finite += int(bad.sum())
         if self.first_bad is None:
-            k = int(np.argmax(bad))
-            point = {**self.fixed, **dict(zip(self.columns, table[k].tolist(), strict=True))}
-            self.first_bad = _where(self.program, first_row + k, point)
-            if self.strict:
-                raise NonFiniteResult(f"--points {self.first_bad}")
+            self.first_bad = _where(self.program, first_row, int(np.argmax(bad)), inputs)
+        if self.strict:
+            # --strict fails on an operation that made nan or inf out of finite numbers, not on
+            # a row whose input was nan or inf already.
+            made = bad.copy()
+            for values in inputs.values():
+                made &= np.isfinite(values)
+            if made.any():
+                where = _where(self.program, first_row, int(np.argmax(made)), inputs)
+                raise NonFiniteResult(f"--points {where}")
 
 
-def _where(program: Program, row: int, point: dict) -> str:
-    """Which row went non-finite, and the first operation that made it so."""
+def run_points(
+    program: Program,
+    points: tuple[str, str],
+    output: tuple[str | None, str],
+    fixed: dict[str, float],
+    wrt: list[str],
+    strict: bool = False,
+    progress: Callable | None = None,
+) -> PointsRun:
+    """Read the points (a path, `-` for standard input, and a format), write the results
+    (to a path, or standard output for None or `-`, in a format), and return the finished
+    run. `progress(total_bytes, total_rows)` makes a display with `update(rows, bytes)` and
+    `stop()`. A file written is put in place only when all went well."""
+    path, out_format = output
+    to_stdout = path in (None, "-")
+    with open_points(*points) as reader:
+        run = PointsRun(program, reader, fixed, wrt, strict)
+        file = None if to_stdout else OutputFile(path)
+        display = progress(reader.total_bytes, reader.total_rows) if progress else None
+        writer = None
+        try:
+            writer = open_writer(
+                sys.stdout.buffer if file is None else file.file,
+                out_format,
+                reader.columns,
+                run.input_columns,
+                run.shown,
+                stream=to_stdout,
+            )
+            for batch in run:
+                writer.write(batch)
+                if display:
+                    display.update(reader.rows_read, reader.bytes_read)
+            schema = list(zip(reader.schema.names, reader.schema.types, strict=True))
+            writer.close(output_schema(schema, run.input_columns, run.shown))
+            if file is not None:
+                file.commit()
+        except BaseException as error:
+            if writer is not None:
+                writer.abort()
+            if file is not None:
+                file.discard()
+                if isinstance(error, OSError):
+                    raise NanogradError(f"cannot write {path}: {error.strerror}") from None
+            raise
+        finally:
+            if display:
+                display.stop()
+    return run
+
+
+def _missing(names: list[str], columns: list[str]) -> InputError:
+    """No column and no value for `names`: say so, and whether the first line is a header."""
+    if columns and all(_is_number(c) for c in columns):
+        return InputError(
+            f"--points: the first line must name the columns, e.g. {','.join(names)}; "
+            f"it reads {','.join(columns)}"
+        )
+    error = MissingInputs(names)
+    columns = f"columns {', '.join(names)}" if len(names) > 1 else f"a column {names[0]}"
+    error.hint = f"give --points {columns} or {error.hint}"
+    return error
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _where(program: Program, first_row: int, k: int, inputs: dict) -> str:
+    """Why the row `k` of a batch went non-finite: the input that was nan or inf, or else the
+    first operation that made nan or inf out of finite numbers."""
+    point = {n: float(v[k]) if isinstance(v, np.ndarray) else v for n, v in inputs.items()}
     data = program.values(point)
+    given = next((n for n, v in point.items() if not np.isfinite(v)), None)
     location = program.first_non_finite(data)
-    detail = (
-        f" ({location.message} at line {location.line}, column {location.column})"
-        if location
-        else ""
-    )
-    return f"row {row} gives {data[program.result]}" + detail
+    if given is not None:
+        detail = f" (input {given} is {point[given]})"
+    elif location is not None:
+        detail = f" ({location.message} at line {location.line}, column {location.column})"
+    else:
+        detail = ""
+    return f"row {first_row + k} gives {data[program.result]}{detail}"

@@ -79,8 +79,8 @@ def test_points_csv_json_and_fixed_inputs(tmp_path):
     code, out, err = run("grad", "x*y+tanh(x)", "--points", str(csv))
     assert (code, err) == (0, "")
     assert out == (
-        "value,d_x,d_y\n6.9640275800758165,3.0706508248531645,2.0\n"
-        "1.7615941559557649,1.419974341614026,1.0\n"  # 1 + sech(1)**2
+        "x,y,value,d_x,d_y\n2,3,6.9640275800758165,3.0706508248531645,2.0\n"
+        "1,1,1.7615941559557649,1.419974341614026,1.0\n"  # 1 + sech(1)**2
     )
     code, out, _ = run("grad", "x*y+tanh(x)", "--points", str(csv), "--format", "json")
     first = json.loads(out.splitlines()[0])
@@ -88,24 +88,27 @@ def test_points_csv_json_and_fixed_inputs(tmp_path):
         run("grad", "x*y+tanh(x)", "--x", "2", "--y", "3", "--format", "json")[1]
     )
     code, out, _ = run("grad", "x*y", "--y", "10", "--points", "-", "--wrt", "x", stdin="x\n1\n2\n")
-    assert (code, out) == (0, "value,d_x\n10.0,10.0\n20.0,10.0\n")
+    assert (code, out) == (0, "x,value,d_x\n1,10.0,10.0\n2,20.0,10.0\n")
 
 
 def test_points_across_chunks(monkeypatch):
-    monkeypatch.setattr(points, "CHUNK_ROWS", 7)
+    from nanograd_cli.io import chunks, readers
+
+    monkeypatch.setattr(chunks, "CHUNK_BYTES", 16)
+    monkeypatch.setattr(readers, "BATCH_ROWS", 7)
     rows = "\n".join(str(i / 10) for i in range(50))
     code, out, _ = run("grad", "sin(x)", "--points", "-", stdin="x\n" + rows + "\n")
     lines = out.splitlines()
     assert code == 0 and len(lines) == 51
     for i, line in enumerate(lines[1:]):
-        value, slope = map(float, line.split(","))
-        assert (value, slope) == (math.sin(i / 10), math.cos(i / 10))
+        x, value, slope = map(float, line.split(","))
+        assert (x, value, slope) == (i / 10, math.sin(i / 10), math.cos(i / 10))
 
 
 def test_points_non_finite_rows_are_kept_and_reported():
     code, out, err = run("grad", "log(x)", "--points", "-", stdin="x\n1\n0\n-1\n")
     assert code == 0
-    assert out == "value,d_x\n0.0,1.0\n-inf,inf\nnan,-1.0\n"
+    assert out == "x,value,d_x\n1,0.0,1.0\n0,-inf,inf\n-1,nan,-1.0\n"
     assert err == (
         "warning: 2 rows have a non-finite result; the first: row 2 gives -inf "
         "(log gave -inf at line 1, column 1)\n"
@@ -115,15 +118,18 @@ def test_points_non_finite_rows_are_kept_and_reported():
     assert err == "error: --points row 2 gives -inf (log gave -inf at line 1, column 1)\n"
 
 
+MISSING_Y = "error: missing value for input y: give --points a column y or pass --y VALUE"
+
+
 @pytest.mark.parametrize(
     ("stdin", "extra", "message"),
     [
-        ("x,y\n1,2\n3\n", [], "error: --points row 2 has 1 fields, the header 2"),
-        ("x,y\n1,2\n3,abc\n", [], "error: --points row 2: 'abc' is not a number"),
-        ("x,z\n1,2\n", [], "error: z is not an input of this source (its inputs: x, y)"),
-        ("x\n1\n", [], "error: missing value for input y: pass --y VALUE"),
+        ("x,y\n1,2\n3\n", [], "error: --points row 2 has 1 field, the header 2"),
+        ("x,y\n1,2\n3,abc\n", [], "error: --points row 2, column y: 'abc' is not a number"),
+        ("x,z\n1,2\n", [], MISSING_Y),
+        ("x\n1\n", [], MISSING_Y),
         ("x,y\n1,2\n", ["--y", "5"], "error: --points has a column y and --y gives it too"),
-        ("", [], "error: --points: the first line must name the inputs, e.g. x,y"),
+        ("", [], "error: --points: the first line must name the columns, e.g. x,y"),
         (
             "x,y\n1,2\n",
             ["--format", "table"],
@@ -185,12 +191,15 @@ def test_every_op_on_the_tape_equals_the_engine_at_special_values(source):
             assert same(float(gradients[name][k]), node.grad), (name, point)
 
 
-def test_points_counts_rows_and_characters_for_the_progress_display(monkeypatch):
-    monkeypatch.setattr(points, "CHUNK_ROWS", 4)
+def test_points_counts_rows_and_bytes_for_the_progress_display(monkeypatch):
+    from nanograd_cli.io import chunks, readers
+
+    monkeypatch.setattr(chunks, "CHUNK_BYTES", 8)
     text = "x\n" + "".join(f"{i}\n" for i in range(10))
-    run = points.PointsRun(parse("2*x"), io.StringIO(text), {}, [])
-    counts = [(run.rows, run.characters) for _ in run]
-    assert counts == [(4, 10), (8, 18), (10, 22)]
+    reader = readers.CsvReader(io.BytesIO(text.encode()), len(text))
+    run = points.PointsRun(parse("2*x"), reader, {}, [])
+    counts = [(reader.rows_read, reader.bytes_read) for _ in run]
+    assert counts == [(7, 16), (10, 22)]  # a piece ends where a row does
     assert len(text) == 22
 
 
@@ -199,7 +208,7 @@ def test_the_progress_display_shows_a_bar_for_a_file_and_a_spinner_for_a_pipe(mo
 
     monkeypatch.setenv("FORCE_COLOR", "1")  # Rich draws as on a terminal
     monkeypatch.setattr(RowsProgress, "DELAY", 0.0)
-    for total, shown in ((400, "50%"), (None, "7 rows")):
+    for total, shown in ((400, "50%"), (None, "7 rows, ")):
         screen = io.StringIO()
         monkeypatch.setattr(sys, "stderr", screen)  # the display goes there, not to stdout
         progress = RowsProgress(total)

@@ -45,39 +45,48 @@ def regular_file_size(stream: IO) -> int | None:
 
 
 class RowsProgress:
-    """`grad --points`: shown only once a run has taken a second. A bar with the rows done
-    and the time left when the input's size is known (a file), else a spinner counting rows."""
+    """`grad --points`: shown only once a run has taken a second. The rows done, the rate and,
+    when the input's size is known (bytes of a text file, rows of Parquet or Arrow), a bar and
+    the time left; else a spinner."""
 
     DELAY = 1.0
 
-    def __init__(self, total_characters: int | None):
-        self.total = total_characters
+    def __init__(self, total_bytes: int | None = None, total_rows: int | None = None):
+        self.total_bytes, self.total_rows = total_bytes, total_rows
         self.started = time.monotonic()
         self.bar = None
 
-    def update(self, rows: int, characters: int) -> None:
+    def update(self, rows: int, bytes_read: int) -> None:
+        elapsed = time.monotonic() - self.started
         if self.bar is None:
-            if time.monotonic() - self.started < self.DELAY:
+            if elapsed < self.DELAY:
                 return
             self._start()
-        self.bar.update(self.task, completed=characters if self.total else rows, rows=rows)
+        done = rows if self.total_rows else bytes_read if self.total_bytes else rows
+        total = self.total_rows or self.total_bytes
+        rate = f"{rows / elapsed:,.0f}" if elapsed > 0 else "…"
+        # From the whole run's average: Rich's own estimate needs more updates than a run of
+        # a few large batches makes.
+        left = elapsed * (total - done) / done if total and done else None
+        shown = (
+            ""
+            if left is None
+            else f"{int(left) // 3600}:{int(left) // 60 % 60:02}:{int(left) % 60:02} left"
+        )
+        self.bar.update(self.task, completed=done, rows=rows, rate=rate, left=shown)
 
     def _start(self) -> None:
-        from rich.progress import (
-            BarColumn,
-            SpinnerColumn,
-            TaskProgressColumn,
-            TextColumn,
-            TimeRemainingColumn,
-        )
+        from rich.progress import BarColumn, SpinnerColumn, TaskProgressColumn, TextColumn
 
-        rows = TextColumn("{task.fields[rows]:,} rows")
-        if self.total:
-            columns = (BarColumn(), TaskProgressColumn(), rows, TimeRemainingColumn())
+        total = self.total_rows or self.total_bytes
+        rows = TextColumn("{task.fields[rows]:,} rows, {task.fields[rate]} rows/s")
+        if total:
+            left = TextColumn("{task.fields[left]}")
+            columns = (BarColumn(), TaskProgressColumn(), rows, left)
         else:
             columns = (SpinnerColumn(), rows)
         self.bar = _display(*columns)
-        self.task = self.bar.add_task("points", total=self.total or None, rows=0)
+        self.task = self.bar.add_task("points", total=total or None, rows=0, rate="…", left="")
         self.bar.start()
 
     def stop(self) -> None:

@@ -51,38 +51,6 @@ def _gradient_columns(names) -> list[str]:
     return [f"d_{name}" for name in names]
 
 
-def points_csv_header(names: list[str]) -> str:
-    """`grad --points` CSV: `value,d_x,...`."""
-    return ",".join(["value", *_gradient_columns(names)])
-
-
-def points_csv(batch) -> str:
-    """A batch of `grad --points` rows as CSV lines, full precision."""
-    import numpy as np
-
-    table = np.column_stack([batch.value, *batch.gradients.values()])
-    return "\n".join(",".join(map(repr, row)) for row in table.tolist())
-
-
-def points_json(batch) -> str:
-    """A batch of `grad --points` rows as JSON Lines, each with grad's single-point shape."""
-    import numpy as np
-
-    n = len(batch.value)
-    inputs = {k: np.broadcast_to(v, (n,)).tolist() for k, v in batch.inputs.items()}
-    gradients = {k: v.tolist() for k, v in batch.gradients.items()}
-    return "\n".join(
-        to_json(
-            Gradients(
-                value,
-                {k: column[r] for k, column in inputs.items()},
-                {k: column[r] for k, column in gradients.items()},
-            )
-        )
-        for r, value in enumerate(batch.value.tolist())
-    )
-
-
 # JSON: one object per result; every one has "value" and "inputs", as grad's does.
 
 

@@ -1,0 +1,312 @@
+"""Readers of points: each gives the columns' names before any row is read, then the rows as
+Arrow tables of at most BATCH_ROWS rows, with `first_row` counting rows from 1 and
+`bytes_read` / `rows_read` saying how far it has got."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+import sys
+from collections.abc import Iterator
+from typing import BinaryIO
+
+import pyarrow as pa
+
+from ..errors import InputError, NanogradError
+from .chunks import Chunks, first_record
+
+# Rows handed on at a time from the formats that store them in batches of their own.
+BATCH_ROWS = 1 << 18
+
+
+class Reader:
+    """What every reader has: `columns`, `total_bytes` or `total_rows` when known (for a
+    progress bar), and batches of rows."""
+
+    columns: list[str]
+    schema: pa.Schema  # the columns' types
+    total_bytes: int | None = None
+    total_rows: int | None = None
+    rows_read = 0
+
+    @property
+    def bytes_read(self) -> int:
+        return 0
+
+    def tables(self) -> Iterator[pa.Table]:
+        raise NotImplementedError
+
+    def __enter__(self) -> Reader:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        closing = getattr(self, "close_file", None)
+        if closing:
+            closing()
+
+    def __iter__(self) -> Iterator[tuple[int, pa.Table]]:
+        """(number of the first row, its rows) per batch."""
+        for table in self.tables():
+            for start in range(0, table.num_rows, BATCH_ROWS):
+                part = table.slice(start, BATCH_ROWS)
+                first = self.rows_read + 1
+                self.rows_read += part.num_rows
+                yield first, part
+
+
+class CsvReader(Reader):
+    """CSV with a header: quoted fields (with commas, quotes and newlines inside), a UTF-8
+    BOM, CRLF line ends and blank lines are all read as RFC 4180 and Arrow read them. Every
+    column is read as text: an input column is made numbers by `numbers.floats`, any other
+    passes through as it was written."""
+
+    def __init__(self, stream: BinaryIO, total_bytes: int | None):
+        self.chunks = Chunks(stream, quoted=True)
+        self.total_bytes = total_bytes
+        header = first_record(self.chunks)
+        if not header:
+            raise InputError("--points: the first line must name the columns, e.g. x,y")
+        try:
+            # "x, y": the space after a comma is no part of a name
+            self.columns = [n.strip() for n in next(csv.reader([header.decode("utf-8")]))]
+        except UnicodeDecodeError:
+            raise InputError("--points: the header is not valid UTF-8") from None
+        self.schema = pa.schema([(n, pa.string()) for n in self.columns])
+
+    @property
+    def bytes_read(self) -> int:
+        return self.chunks.bytes_read
+
+    def tables(self) -> Iterator[pa.Table]:
+        import pyarrow.csv as pcsv
+
+        read = pcsv.ReadOptions(column_names=self.columns)
+        convert = pcsv.ConvertOptions(
+            column_types=dict.fromkeys(self.columns, pa.string()),
+            strings_can_be_null=False,
+            quoted_strings_can_be_null=False,
+        )
+        for piece in self.chunks:
+            # Newlines may be inside quotes only if there are quotes: the faster parse if not.
+            parse = pcsv.ParseOptions(newlines_in_values=b'"' in piece)
+            try:
+                yield pcsv.read_csv(pa.py_buffer(piece), read, parse, convert)
+            except pa.ArrowInvalid as error:
+                raise self._bad_row(piece, error) from None
+
+    def _bad_row(self, piece: bytes, error: Exception) -> InputError:
+        """Which row of `piece` Arrow could not read, found with the csv module."""
+        width = len(self.columns)
+        rows = csv.reader(io.StringIO(piece.decode("utf-8", "surrogateescape"), newline=""))
+        row = self.rows_read
+        for fields in rows:
+            if not fields:  # a blank line
+                continue
+            row += 1
+            where = f"--points row {row}"
+            if len(fields) != width:
+                plural = "" if len(fields) == 1 else "s"
+                return InputError(f"{where} has {len(fields)} field{plural}, the header {width}")
+            if any(_undecodable(field) for field in fields):
+                return InputError(f"{where} is not valid UTF-8")
+        return InputError(f"--points rows after {self.rows_read}: {error}")
+
+
+def _undecodable(text: str) -> bool:
+    return any("\udc80" <= c <= "\udcff" for c in text)
+
+
+class JsonLinesReader(Reader):
+    """JSON Lines: one object per line, its keys the columns (in the order first seen). A
+    number that overflows a float (1e400) is bad input; "nan", "inf" and "-inf" (strings, as
+    JSON has no such numbers, and as nanograd writes them) are read as those values."""
+
+    def __init__(self, stream: BinaryIO, total_bytes: int | None):
+        self.chunks = Chunks(stream, quoted=False)
+        self.total_bytes = total_bytes
+        rows = self._rows(self.chunks.read())
+        self.columns = list(dict.fromkeys(k for row in rows for k in row))
+        self._first = self._table(rows) if rows else None
+        self.schema = self._first.schema if rows else pa.schema([])
+
+    @property
+    def bytes_read(self) -> int:
+        return self.chunks.bytes_read
+
+    def tables(self) -> Iterator[pa.Table]:
+        if self._first is None:
+            return
+        yield self._first
+        while rows := self._rows(self.chunks.read()):
+            yield self._table(rows)
+
+    def _rows(self, piece: bytes) -> list[dict]:
+        rows = []
+        for line in piece.split(b"\n"):
+            if not line.strip():
+                continue
+            where = f"--points row {self.rows_read + len(rows) + 1}"
+            try:
+                row = json.loads(line, object_pairs_hook=_object, parse_float=_float)
+            except (ValueError, _Duplicate, _Overflow) as error:
+                raise InputError(f"{where}: {_json_problem(error)}") from None
+            if not isinstance(row, dict):
+                raise InputError(f"{where} is not a JSON object")
+            rows.append(row)
+        return rows
+
+    def _table(self, rows: list[dict]) -> pa.Table:
+        new = [k for row in rows for k in row if k not in self.columns]
+        if new:
+            row = next(n for n, r in enumerate(rows, self.rows_read + 1) if new[0] in r)
+            raise InputError(f"--points row {row} has a key {new[0]} that no row before had")
+        columns = {}
+        for name in self.columns:
+            values = [row.get(name) for row in rows]
+            try:
+                columns[name] = pa.array(values)
+            except (pa.ArrowInvalid, pa.ArrowTypeError):
+                # Numbers and text mixed ("inf" among numbers): text, read by numbers.floats.
+                columns[name] = pa.array([_as_text(v) for v in values], type=pa.string())
+        return pa.table(columns)
+
+
+class _Duplicate(ValueError):
+    pass
+
+
+class _Overflow(ValueError):
+    pass
+
+
+def _object(pairs: list[tuple[str, object]]) -> dict:
+    row = dict(pairs)
+    if len(row) != len(pairs):
+        seen = set()
+        twice = next(k for k, _ in pairs if k in seen or seen.add(k))
+        raise _Duplicate(f"the key {twice} appears twice")
+    return row
+
+
+def _float(text: str) -> float:
+    value = float(text)
+    if math.isinf(value):
+        raise _Overflow(f"{text} is too large for a float")
+    return value
+
+
+def _json_problem(error: Exception) -> str:
+    if isinstance(error, json.JSONDecodeError):
+        return f"not JSON ({error.msg}, column {error.colno})"
+    if isinstance(error, UnicodeDecodeError):
+        return "not valid UTF-8"
+    return str(error)
+
+
+def _as_text(value) -> str | None:
+    if value is None or isinstance(value, str):
+        return value
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return repr(float(value))
+    return json.dumps(value)
+
+
+class ParquetReader(Reader):
+    """Parquet, a row group at a time."""
+
+    def __init__(self, source):
+        import pyarrow.parquet as pq
+
+        self.file = pq.ParquetFile(source)
+        self.schema = self.file.schema_arrow
+        self.columns = self.schema.names
+        self.total_rows = self.file.metadata.num_rows
+
+    def tables(self) -> Iterator[pa.Table]:
+        for batch in self.file.iter_batches(batch_size=BATCH_ROWS):
+            yield pa.Table.from_batches([batch])
+
+
+class ArrowReader(Reader):
+    """Arrow IPC: the file format (Feather 2) or the stream format, batch by batch."""
+
+    def __init__(self, source, file_format: bool):
+        import pyarrow.ipc as ipc
+
+        if file_format:
+            self.file = ipc.open_file(source)
+            self.schema = self.file.schema
+            self.total_rows = self.file.count_rows()  # from the batches' headers only
+        else:
+            self.file = None
+            self.stream = ipc.open_stream(source)
+            self.schema = self.stream.schema
+        self.columns = self.schema.names
+
+    def tables(self) -> Iterator[pa.Table]:
+        if self.file is not None:
+            batches = (self.file.get_batch(i) for i in range(self.file.num_record_batches))
+        else:
+            batches = iter(self.stream)
+        for batch in batches:
+            yield pa.Table.from_batches([batch])
+
+
+def open_points(path: str, fmt: str) -> Reader:
+    """A reader of the points in `path` (`-`: standard input) in the format `fmt`; use it in
+    a `with` block, which closes the file."""
+    stdin = path == "-"
+    name = "standard input" if stdin else path
+    try:
+        stream = sys.stdin.buffer if stdin else open(path, "rb")
+    except OSError as error:
+        raise NanogradError(f"cannot read {name}: {error.strerror}") from None
+    try:
+        reader = _reader(stream, fmt, stdin, path)
+    except BaseException:
+        if not stdin:
+            stream.close()
+        raise
+    if not stdin:
+        reader.close_file = stream.close
+    return reader
+
+
+def _reader(stream, fmt: str, stdin: bool, path: str) -> Reader:
+    from ..render.progress import regular_file_size
+
+    name = "standard input" if stdin else path
+    try:
+        if fmt in ("csv", "jsonl"):
+            try:
+                size = regular_file_size(stream)
+            except (OSError, ValueError):  # a stream with no file behind it
+                size = None
+            return (CsvReader if fmt == "csv" else JsonLinesReader)(stream, size)
+        try:
+            if fmt == "parquet":
+                # Parquet is read from its end: all of a pipe is needed first. A file is read by
+                # Arrow itself, five times faster than through a Python file (and, unlike a
+                # memory map, what has been read does not stay resident).
+                return ParquetReader(pa.BufferReader(stream.read()) if stdin else pa.OSFile(path))
+            file_format = _starts_with(stream, b"ARROW1")
+            if file_format and stdin:
+                return ArrowReader(pa.BufferReader(stream.read()), file_format)
+            return ArrowReader(stream if stdin else pa.OSFile(path), file_format)
+        except pa.ArrowInvalid as error:
+            what = "a Parquet file" if fmt == "parquet" else "Arrow IPC (Feather)"
+            raise InputError(f"--points {name} is not {what}: {error}") from None
+    except OSError as error:
+        raise NanogradError(f"cannot read {name}: {error.strerror or error}") from None
+
+
+def _starts_with(stream, magic: bytes) -> bool:
+    """Whether `stream` starts with `magic`, leaving it where it was."""
+    if hasattr(stream, "peek"):
+        return stream.peek(len(magic))[: len(magic)] == magic
+    start = stream.tell()
+    found = stream.read(len(magic)) == magic
+    stream.seek(start)
+    return found

@@ -1,0 +1,514 @@
+"""`grad --points` in every format, and `nanograd_cli.compile` on NumPy, pandas, Arrow and a
+Dask cluster: bad input named by row, exact round trips, rows that keep their columns."""
+
+from __future__ import annotations
+
+import io
+import json
+import math
+import os
+import struct
+import subprocess
+import sys
+from types import SimpleNamespace
+
+import pytest
+
+from nanograd_cli import compile, parse
+
+from .conftest import NANOGRAD, nanograd, run
+
+np = pytest.importorskip("numpy")
+pa = pytest.importorskip("pyarrow")
+pq = pytest.importorskip("pyarrow.parquet")
+pcsv = pytest.importorskip("pyarrow.csv")
+ipc = pytest.importorskip("pyarrow.ipc")
+
+SOURCE = "x*y + tanh(x)"
+
+# Floats whose shortest text is hard to get right: 17 digits, subnormal, huge, a whole number
+# past 2**53, tiny, negative zero, and one a float32-minded writer shortens wrongly.
+HARD = [0.09114271676623718, 5e-324, 2.2250738585072014e-308, 1.7976931348623157e308]
+HARD += [1e22, 1e16, 123456789012345680.0, 1e-7, 0.0001, 1 / 3, -0.0, 0.0, 2.0, -7.0]
+
+
+def hand(x: float, y: float) -> tuple[float, float, float]:
+    """x*y + tanh(x) and its gradient, by hand: (value, d/dx, d/dy)."""
+    t = math.tanh(x)
+    return x * y + t, y + 1 - t * t, x
+
+
+def bits(values) -> list[bytes]:
+    """Floats as their bytes: equal only when the very same float (nan and -0.0 included)."""
+    return [struct.pack("<d", v) for v in values]
+
+
+def points_table(n: int = 2000, seed: int = 0):
+    rng = np.random.default_rng(seed)
+    x = np.concatenate([rng.standard_normal(n) * 10.0 ** rng.integers(-8, 8, n), HARD])
+    y = np.concatenate([rng.uniform(-3, 3, n), HARD[::-1]])
+    ids = [f"p{k}" for k in range(len(x))]
+    return pa.table({"id": ids, "x": x, "y": y})
+
+
+# Every bad input that issue 17 found, and the rest of the spec's: an error naming the row,
+# or the right answer.
+
+
+@pytest.mark.parametrize(
+    ("stdin", "out", "warning"),
+    [
+        ("x\ninf\n", "x,value,d_x\ninf,inf,2.0\n", "row 1 gives inf (input x is inf)"),
+        ("x\nnan\n", "x,value,d_x\nnan,nan,2.0\n", "row 1 gives nan (input x is nan)"),
+        ("x\n1\n-inf\n", "x,value,d_x\n1,2.0,2.0\n-inf,-inf,2.0\n", "row 2 gives -inf (input"),
+    ],
+)
+def test_nan_and_inf_are_values_with_a_warning(stdin, out, warning):
+    result = nanograd("grad", "x*2", "--points", "-", stdin=stdin)
+    assert (result.returncode, result.stdout) == (0, out)
+    assert result.stderr.startswith("warning: 1 row has a non-finite result; the first: ")
+    assert warning in result.stderr
+
+
+def test_strict_fails_on_an_operation_not_on_an_input_that_is_inf():
+    result = nanograd("grad", "log(x)", "--points", "-", "--strict", stdin="x\ninf\n1\n0\n")
+    assert (result.returncode, result.stdout) == (1, "")
+    assert result.stderr == "error: --points row 3 gives -inf (log gave -inf at line 1, column 1)\n"
+    result = nanograd("grad", "log(x)", "--points", "-", "--strict", stdin="x\ninf\n1\n")
+    assert (result.returncode, result.stdout) == (0, "x,value,d_x\ninf,inf,0.0\n1,0.0,1.0\n")
+
+
+@pytest.mark.parametrize(
+    ("stdin", "message"),
+    [
+        ("x,y\n1,2\n1e400,1\n", "--points row 2, column x: 1e400 is too large for a float"),
+        ("x,y\n-1E999,1\n", "--points row 1, column x: -1E999 is too large for a float"),
+        ("x,y\n1,2\n3\n", "--points row 2 has 1 field, the header 2"),
+        ("x,y\n1,2\n\n3,4,5\n", "--points row 2 has 3 fields, the header 2"),
+        ('x,y\n1,2\n"3,4"\n', "--points row 2 has 1 field, the header 2"),
+        ("x,y,x\n1,2,3\n", "--points: the header names the column x twice"),
+        ("x,y\n1,2\n3,abc\n", "--points row 2, column y: 'abc' is not a number"),
+        ("x,y\n1,2\n4,5\n3,\n", "--points row 3, column y is empty"),
+        ("x,y\n1,2\n3,1_000\n", "--points row 2, column y: '1_000' is not a number"),
+        ("x,y\n1,2\n3,\xff\n", "--points row 2 is not valid UTF-8"),
+        ("1,2\n3,4\n", "--points: the first line must name the columns, e.g. x,y; it reads 1,2"),
+        ("", "--points: the first line must name the columns, e.g. x,y"),
+        ("id,value,x,y\n1,2,3,4\n", "--points has a column value, which the results add"),
+    ],
+)
+def test_bad_rows_are_named_with_exit_2(stdin, message):
+    result = subprocess.run(
+        [NANOGRAD, "grad", SOURCE, "--points", "-"],
+        input=stdin.encode("latin-1"),
+        capture_output=True,
+        timeout=60,
+    )
+    assert (result.returncode, result.stdout) == (2, b"")
+    assert result.stderr.decode().splitlines()[0].startswith(f"error: {message}")
+
+
+@pytest.mark.parametrize(
+    "stdin",
+    [
+        '"x","y"\n"2","3"\n',  # a quoted header and quoted numbers
+        "\ufeffx,y\n2,3\n",  # a UTF-8 byte order mark
+        "x,y\r\n2,3\r\n",  # CRLF
+        "\n\nx,y\n\n2,3\n\n",  # blank lines
+        "x,y\n2,3",  # no line end at the end
+        "x, y\n2, 3\n",  # a space after the comma
+    ],
+)
+def test_real_csv(stdin):
+    result = nanograd("grad", SOURCE, "--points", "-", stdin=stdin)
+    assert result.returncode == 0, result.stderr
+    header, row = result.stdout.splitlines()
+    assert header.split(",")[-3:] == ["value", "d_x", "d_y"]
+    assert [float(v) for v in row.split(",")[-3:]] == list(hand(2.0, 3.0))
+
+
+def test_the_index_column_pandas_writes_comes_back(tmp_path):
+    pd = pytest.importorskip("pandas")
+    frame = pd.DataFrame({"x": [2.0, 1.0, -0.5], "y": [3.0, 1.0, 4.0]}, index=[10, 20, 30])
+    frame.to_csv(tmp_path / "in.csv")  # its header begins with an empty name: ",x,y"
+    result = nanograd("grad", SOURCE, "--points", str(tmp_path / "in.csv"))
+    assert result.returncode == 0, result.stderr
+    back = pd.read_csv(io.StringIO(result.stdout), index_col=0)
+    assert list(back.index) == [10, 20, 30]
+    for (x, y), (_, row) in zip(frame.itertuples(index=False), back.iterrows(), strict=True):
+        assert (row["value"], row["d_x"], row["d_y"]) == pytest.approx(hand(x, y), rel=1e-15)
+
+
+def test_text_columns_pass_through_as_written():
+    stdin = (
+        "name,x,note,y\n"
+        'a,2,"one, two",3\n'
+        'b,1,"say ""hi""",1\n'
+        'c,0.50,"two\nlines",-1\n'
+        "d,1e2,ünïcödé ✓,0\n"
+        "e,7,,0\n"
+    )
+    result = nanograd("grad", "x*y", "--points", "-", stdin=stdin)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == (
+        "name,x,note,y,value,d_x,d_y\n"
+        'a,2,"one, two",3,6.0,3.0,2.0\n'
+        'b,1,"say ""hi""",1,1.0,1.0,1.0\n'
+        'c,0.50,"two\nlines",-1,-0.5,-1.0,0.5\n'
+        "d,1e2,ünïcödé ✓,0,0.0,0.0,100.0\n"
+        "e,7,,0,0.0,0.0,7.0\n"
+    )
+
+
+def test_rows_keep_their_identity_in_order(tmp_path):
+    table = points_table(300)
+    pcsv.write_csv(table, tmp_path / "in.csv")
+    result = nanograd("grad", SOURCE, "--points", str(tmp_path / "in.csv"), "--wrt", "x")
+    assert result.returncode == 0, result.stderr
+    out = pcsv.read_csv(io.BytesIO(result.stdout.encode()))
+    assert out.column_names == ["id", "x", "y", "value", "d_x"]
+    assert out["id"].to_pylist() == table["id"].to_pylist()
+    for x, y, value, d_x in zip(
+        *(out[n].to_pylist() for n in ("x", "y", "value", "d_x")), strict=True
+    ):
+        v, dx, _ = hand(x, y)
+        assert value == pytest.approx(v, rel=1e-12, abs=1e-13)
+        assert d_x == pytest.approx(dx, rel=1e-12, abs=1e-13)
+
+
+# Exact round trips: what is written reads back as the very floats computed.
+
+
+def written(path, fmt: str):
+    """The results file read back, as a dict of columns."""
+    if fmt == "parquet":
+        return pq.read_table(path).to_pydict()
+    if fmt == "arrow":
+        with pa.memory_map(str(path)) as source:
+            return ipc.open_file(source).read_all().to_pydict()
+    text = path.read_text(encoding="utf-8")
+    if fmt == "csv":
+        lines = text.splitlines()
+        names = lines[0].split(",")
+        rows = [line.split(",") for line in lines[1:]]
+        return {n: [float(r[k]) if n != "id" else r[k] for r in rows] for k, n in enumerate(names)}
+    rows = [json.loads(line) for line in text.splitlines()]
+    return {
+        "id": [r["id"] for r in rows],
+        "x": [r["inputs"]["x"] for r in rows],
+        "y": [r["inputs"]["y"] for r in rows],
+        "value": [float(r["value"]) for r in rows],
+        "d_x": [float(r["gradients"]["x"]) for r in rows],
+        "d_y": [float(r["gradients"]["y"]) for r in rows],
+    }
+
+
+@pytest.mark.parametrize("into", ["csv", "parquet", "arrow", "jsonl"])
+@pytest.mark.parametrize("source", ["csv", "parquet", "arrow", "jsonl"])
+def test_round_trips_are_exact(tmp_path, source, into):
+    table = points_table(500)
+    given = tmp_path / f"in.{source}"
+    if source == "csv":
+        given.write_text(
+            "id,x,y\n"
+            + "".join(
+                f"{i},{x!r},{y!r}\n" for i, x, y in zip(*table.to_pydict().values(), strict=True)
+            )
+        )
+    elif source == "parquet":
+        pq.write_table(table, given, row_group_size=128)
+    elif source == "arrow":
+        with ipc.new_file(str(given), table.schema) as f:
+            f.write_table(table, max_chunksize=100)
+    else:
+        rows = table.to_pylist()
+        given.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    out = tmp_path / f"out.{into}"
+    result = nanograd("grad", SOURCE, "--points", str(given), "-o", str(out))
+    assert (result.returncode, result.stdout, result.stderr) == (0, "", "")
+    expected = compile(SOURCE)(x=table["x"].to_numpy(), y=table["y"].to_numpy())
+    back = written(out, into)
+    assert back["id"] == table["id"].to_pylist()
+    assert bits(back["x"]) == bits(table["x"].to_pylist())
+    for name in ("value", "d_x", "d_y"):
+        assert bits(back[name]) == bits(expected[name].tolist()), name
+
+
+def test_csv_numbers_are_the_shortest_that_read_back():
+    values = "\n".join(repr(v) for v in HARD)
+    result = nanograd("grad", "x", "--points", "-", stdin="x\n" + values + "\n")
+    lines = result.stdout.splitlines()[1:]
+    for line, v in zip(lines, HARD, strict=True):
+        text = line.split(",")[1]
+        assert float(text) == v and math.copysign(1, float(text)) == math.copysign(1, v)
+        digits = text.split("e")[0].replace("-", "").replace(".", "").strip("0")
+        assert len(digits) <= len(repr(v).split("e")[0].replace("-", "").replace(".", "")), text
+        assert any(c in text for c in ".e"), text  # a float, never read as an integer
+
+
+def test_other_columns_keep_their_type_in_binary_formats(tmp_path):
+    table = pa.table(
+        {
+            "n": pa.array([1, 2], pa.int64()),
+            "when": pa.array([0, 86_400_000_000], pa.timestamp("us")),
+            "x": pa.array([1.5, 2.5], pa.float32()),
+            "tags": pa.array([["a"], []], pa.list_(pa.string())),
+        }
+    )
+    pq.write_table(table, tmp_path / "in.parquet")
+    result = nanograd(
+        "grad", "x*x", "--points", str(tmp_path / "in.parquet"), "-o", str(tmp_path / "o.parquet")
+    )
+    assert result.returncode == 0, result.stderr
+    back = pq.read_table(tmp_path / "o.parquet")
+    assert back.schema.names == ["n", "when", "x", "tags", "value", "d_x"]
+    assert back.schema.field("when").type == pa.timestamp("us")
+    assert back.schema.field("x").type == pa.float32()
+    assert back.to_pydict()["tags"] == [["a"], []]
+    assert back["value"].to_pylist() == [2.25, 6.25]
+    # From CSV, the other columns are text, the inputs numbers.
+    out = str(tmp_path / "c.parquet")
+    result = nanograd("grad", "x", "--points", "-", "-o", out, stdin="id,x\n007,1\n")
+    assert result.returncode == 0, result.stderr
+    back = pq.read_table(tmp_path / "c.parquet")
+    assert back.to_pydict() == {"id": ["007"], "x": [1.0], "value": [1.0], "d_x": [1.0]}
+
+
+def test_a_column_csv_cannot_hold(tmp_path):
+    pq.write_table(pa.table({"x": [1.0], "tags": [["a"]]}), tmp_path / "in.parquet")
+    result = nanograd("grad", "x", "--points", str(tmp_path / "in.parquet"))
+    assert (result.returncode, result.stdout) == (2, "")
+    assert result.stderr.startswith("error: --points column tags holds list<")
+
+
+def test_json_lines_in_and_out():
+    stdin = '{"id": 1, "x": 2, "y": 3}\n\n{"y": 1.5, "x": "inf", "id": 2, "extra": {"k": [1, 2]}}\n'
+    result = nanograd(
+        "grad", "x*y", "--points", "-", "--points-format", "jsonl", "--format", "json", stdin=stdin
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == [
+        '{"id": 1, "extra": null, "value": 6.0, "inputs": {"x": 2.0, "y": 3.0}, '
+        '"gradients": {"x": 3.0, "y": 2.0}}',
+        '{"id": 2, "extra": {"k": [1, 2]}, "value": "inf", "inputs": {"x": "inf", "y": 1.5}, '
+        '"gradients": {"x": 1.5, "y": "inf"}}',
+    ]
+    single = nanograd("grad", "x*y", "--x", "2", "--y", "3", "--format", "json").stdout
+    first = json.loads(result.stdout.splitlines()[0])
+    assert {k: first[k] for k in ("value", "inputs", "gradients")} == json.loads(single)
+
+
+@pytest.mark.parametrize(
+    ("stdin", "message"),
+    [
+        ('{"x": 1}\n{"x": 1e400}\n', "--points row 2: 1e400 is too large for a float"),
+        ('{"x": 1}\n{"x": 2\n', "--points row 2: not JSON"),
+        ('{"x": 1, "x": 2}\n', "--points row 1: the key x appears twice"),
+        ('{"x": 1}\n[1]\n', "--points row 2 is not a JSON object"),
+        ('{"x": 1}\n{"x": "a"}\n', "--points row 2, column x: 'a' is not a number"),
+        ('{"x": 1}\n{}\n', "--points row 2, column x has no value"),
+    ],
+)
+def test_bad_json_lines(stdin, message):
+    result = nanograd("grad", "x", "--points", "-", "--points-format", "jsonl", stdin=stdin)
+    assert (result.returncode, result.stdout) == (2, "")
+    assert result.stderr.startswith(f"error: {message}")
+
+
+def test_a_key_first_seen_after_the_first_rows_read(monkeypatch):
+    from nanograd_cli.io import chunks
+
+    monkeypatch.setattr(chunks, "CHUNK_BYTES", 16)
+    stdin = '{"x": 1}\n{"x": 2}\n{"x": 3}\n{"x": 4}\n{"x": 5, "id": 9}\n'
+    code, _, err = run("grad", "x", "--points", "-", "--points-format", "jsonl", stdin=stdin)
+    assert code == 2 and err == "error: --points row 5 has a key id that no row before had\n"
+
+
+def test_formats_by_extension_or_option_through_pipes(tmp_path):
+    """Where no extension says (standard input and output), --points-format does: Parquet
+    in and out through pipes; Arrow's stream format out of a Parquet file."""
+    table = points_table(50)
+    pq.write_table(table, tmp_path / "in.parquet")
+    data = (tmp_path / "in.parquet").read_bytes()
+    result = subprocess.run(
+        [NANOGRAD, "grad", SOURCE, "--points", "-", "--points-format", "parquet"],
+        input=data,
+        capture_output=True,
+        timeout=60,
+    )
+    assert result.returncode == 0 and result.stdout.startswith(b"PAR1")
+    back = pq.read_table(pa.BufferReader(result.stdout))
+    assert back.column_names == ["id", "x", "y", "value", "d_x", "d_y"]
+    result = subprocess.run(
+        [
+            NANOGRAD,
+            "grad",
+            "x",
+            "--points",
+            str(tmp_path / "in.parquet"),
+            "--points-format",
+            "arrow",
+            "--wrt",
+            "x",
+        ],
+        capture_output=True,
+        timeout=60,
+    )
+    assert result.returncode == 0 and result.stdout.startswith(b"\xff\xff\xff\xff")  # a stream
+    back = ipc.open_stream(result.stdout).read_all()
+    assert back.column_names == ["id", "x", "y", "value", "d_x"]
+    assert back["value"].to_pylist() == table["x"].to_pylist()
+    piped = subprocess.run(
+        [NANOGRAD, "grad", "2*y", "--points", "-", "--points-format", "arrow", "--format", "csv"],
+        input=result.stdout.replace(b"value", b"vvvvv"),
+        capture_output=True,
+        timeout=60,
+    )
+    assert piped.returncode == 0, piped.stderr
+    assert piped.stdout.decode().splitlines()[0] == "id,x,y,vvvvv,d_x,value,d_y"
+
+
+def test_disagreeing_format_and_output_and_options_without_points(tmp_path):
+    out = tmp_path / "out.parquet"
+    code, _, err = run(
+        "grad", "x", "--points", "-", "--format", "json", "-o", str(out), stdin="x\n1\n"
+    )
+    assert code == 2 and "--format json and -o" in err
+    code, _, err = run("grad", "x", "--x", "1", "-o", str(out))
+    assert (code, err) == (2, "error: -o and --points-format are for the rows of --points FILE\n")
+    assert not out.exists()
+
+
+def test_a_failed_run_leaves_no_file(tmp_path, monkeypatch):
+    from nanograd_cli.io import chunks
+
+    monkeypatch.setattr(chunks, "CHUNK_BYTES", 64)  # the bad row comes after rows written
+    out = tmp_path / "out.parquet"
+    stdin = "x\n" + "1\n" * 100 + "oops\n"
+    for target in (out, tmp_path / "out.csv"):
+        code, _, err = run("grad", "x", "--points", "-", "-o", str(target), stdin=stdin)
+        assert code == 2 and err == "error: --points row 101, column x: 'oops' is not a number\n"
+        assert os.listdir(tmp_path) == []
+    out.write_bytes(b"kept")
+    code, _, _ = run("grad", "x", "--points", "-", "-o", str(out), stdin=stdin)
+    assert code == 2 and out.read_bytes() == b"kept" and os.listdir(tmp_path) == ["out.parquet"]
+
+
+def test_without_pyarrow_the_error_names_the_extra():
+    block = "import sys; sys.modules['pyarrow'] = None; from nanograd_cli.cli import main; main()"
+    result = subprocess.run(
+        [sys.executable, "-c", block, "grad", "x", "--points", "-"],
+        input="x\n1\n",
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert (result.returncode, result.stdout) == (1, "")
+    assert result.stderr == (
+        "error: --points needs PyArrow, which is not installed: "
+        "pip install 'nanograd-cli[points]'\n"
+    )
+
+
+def test_the_progress_display_shows_rows_rate_and_time_left(monkeypatch):
+    from nanograd_cli.render import progress as progress_module
+    from nanograd_cli.render.progress import RowsProgress
+
+    monkeypatch.setenv("FORCE_COLOR", "1")
+    monkeypatch.setattr(RowsProgress, "DELAY", 0.0)
+    screen = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", screen)
+    clock = iter([100.0, 110.0])  # started, then 10 s later a quarter is done
+    monkeypatch.setattr(progress_module, "time", SimpleNamespace(monotonic=lambda: next(clock)))
+    progress = RowsProgress(total_rows=1000)
+    progress.update(250, 0)
+    progress.stop()
+    shown = screen.getvalue()
+    assert "25%" in shown and "250 rows, 25 rows/s" in shown and "0:00:30 left" in shown
+
+
+# nanograd_cli.compile: the same function for NumPy, pandas, Arrow, and other machines.
+
+
+def test_compile_on_arrays_frames_and_arrow():
+    pd = pytest.importorskip("pandas")
+    f = compile(SOURCE)
+    x, y = np.array([2.0, -1.0]), np.array([3.0, 0.5])
+    results = f(x=x, y=y)
+    assert list(results) == ["value", "d_x", "d_y"]
+    for k in range(2):
+        expected = hand(x[k], y[k])
+        got = (results["value"][k], results["d_x"][k], results["d_y"][k])
+        assert got == pytest.approx(expected, rel=1e-15)
+    frame = pd.DataFrame({"id": ["a", "b"], "x": x, "y": y}, index=[7, 9])
+    out = f(frame)
+    assert list(out.columns) == ["id", "x", "y", "value", "d_x", "d_y"]
+    assert list(out.index) == [7, 9] and list(out["value"]) == list(results["value"])
+    batch = f(pa.record_batch({"x": x, "y": y}))
+    assert isinstance(batch, pa.RecordBatch)
+    assert batch.column("d_x").to_pylist() == results["d_x"].tolist()
+    g = compile("x*y", "y", x=2.0)
+    assert g(pa.table({"y": [1.0, 5.0]})).to_pydict() == {
+        "y": [1.0, 5.0],
+        "value": [2.0, 10.0],
+        "d_y": [2.0, 2.0],
+    }
+    assert len(f(frame.iloc[:0])) == 0
+
+
+def test_compile_errors():
+    from nanograd_cli.errors import InputError, UnknownInputs
+
+    with pytest.raises(UnknownInputs):
+        compile("x*y", "z")
+    with pytest.raises(InputError, match="no column for input y"):
+        compile("x*y")(x=np.array([1.0]))
+    with pytest.raises(InputError, match="row 2, column x: 'b' is not a number"):
+        compile("x")(pa.table({"x": ["1", "b"]}))
+
+
+@pytest.mark.slow
+def test_compile_on_a_dask_cluster_equals_one_machine(tmp_path):
+    dd = pytest.importorskip("dask.dataframe")
+    distributed = pytest.importorskip("dask.distributed")
+    table = points_table(20_000, seed=3)
+    folder = tmp_path / "points"
+    folder.mkdir()
+    for k, start in enumerate(range(0, table.num_rows, 5000)):  # four files, several partitions
+        pq.write_table(table.slice(start, 5000), folder / f"part{k}.parquet", row_group_size=2500)
+    f = compile(SOURCE)
+    with (
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+        ) as cluster,
+        distributed.Client(cluster) as client,
+    ):
+        frame = dd.read_parquet(str(folder))
+        assert frame.npartitions >= 4
+        computed = frame.map_partitions(f).compute()
+        workers = client.run(os.getpid)
+        assert len(set(workers.values())) == 2 and os.getpid() not in workers.values()
+    alone = f(table.to_pandas())
+    assert list(computed.columns) == list(alone.columns)
+    assert computed["id"].tolist() == alone["id"].tolist()
+    for name in ("x", "y", "value", "d_x", "d_y"):
+        assert bits(computed[name].tolist()) == bits(alone[name].tolist()), name
+
+
+def test_compile_pickles_as_its_source():
+    import pickle
+
+    f = compile("x*y", "x", y=3.0)
+    g = pickle.loads(pickle.dumps(f))
+    assert g.program.source == "x*y" and g.wrt == ["x"] and g.fixed == {"y": 3.0}
+    assert g(x=np.array([2.0]))["value"].tolist() == [6.0]
+
+
+def test_points_and_compile_agree_with_the_engine_row_by_row():
+    program = parse(SOURCE)
+    table = points_table(40)
+    results = compile(SOURCE)(table)
+    for row in results.to_pylist():
+        single = program.grad({"x": row["x"], "y": row["y"]})
+        assert row["value"] == pytest.approx(single.value, rel=1e-12, abs=1e-300)
+        assert row["d_x"] == pytest.approx(single.gradients["x"], rel=1e-12, abs=1e-300)
+        assert row["d_y"] == single.gradients["y"]
