@@ -60,7 +60,9 @@ class Value:
         leaf's `grad` has d(self)/d(leaf) *added* to it: calling backward twice doubles the
         leaves' gradients, as in PyTorch and micrograd. `zero_grad()` starts afresh.
         """
-        for v in self._topological_order():
+        order = self._order(reset=True)
+        self.grad += 1.0
+        for v in order:
             prev = v._prev
             if not prev:
                 continue
@@ -90,11 +92,14 @@ class Value:
                 a.grad += da * g
                 b.grad += db * g
 
-    def _topological_order(self) -> list[Value]:
-        """Nodes from this one down to the leaves, each before the nodes it was computed from.
+    def topological_order(self) -> list[Value]:
+        """This node and every node it depends on, each before the nodes it was computed from:
+        the order in which `backward` visits them, and so adds up each node's gradient."""
+        return self._order(reset=False)
 
-        Sets the intermediate nodes' gradients to 0 and adds 1 to this node's, on the way.
-        """
+    def _order(self, reset: bool) -> list[Value]:
+        """The topological order; with `reset`, the intermediate nodes' gradients are set to 0
+        on the way (for backward, which would otherwise need a pass of its own)."""
         order: list[Value] = []
         visited: set[Value] = set()
         stack: list[Value | None] = [self]
@@ -106,14 +111,14 @@ class Value:
                 visited.add(v)
                 prev = v._prev
                 if prev:
-                    v.grad = 0.0
+                    if reset:
+                        v.grad = 0.0
                     stack.append(v)
                     stack.append(None)
                     stack.extend(prev)
                 else:
                     order.append(v)
         order.reverse()
-        self.grad += 1.0
         return order
 
     def zero_grad(self) -> None:
