@@ -4,7 +4,7 @@
 >>> grad("x*y + tanh(x)", x=2, y=3).gradients
 {'x': 3.0706508248531645, 'y': 2.0}
 >>> diff("x**3", "x")
-'3 * x**2'
+'3*x**2'
 """
 
 from __future__ import annotations

@@ -1,95 +1,20 @@
 """Symbolic derivatives: a program's gradient as expressions in the language itself.
 
 Reverse mode, on expressions instead of numbers: each operation's local derivative comes from
-its `formula` in the ops table, parsed by our own parser. Expressions are hash-consed (an
-expression that occurs twice is one object), simplified as they are built (constants folded,
-`*1`, `+0`, `*0` removed), and printed with each repeated sub-expression bound once to a name.
-Nothing here recurses.
+its `formula` in the ops table, parsed by our own parser. Expressions are built in a canonical
+form that simplifies them as they are made (`algebra.Builder`: constants folded, like terms
+and powers collected, common factors cancelled), laid out as a person writes them
+(`algebra.layout`) and printed with each large repeated sub-expression bound once to a name
+(`render.formula`). Nothing here recurses.
 """
 
 from __future__ import annotations
 
-import math
-
+from .algebra import INPUT, NUMBER, Builder, Expr, layout, reachable
 from .engine import Value, apply
-from .ops import ADD, CONST, DIV, MUL, NEG, POW, SUB, Op
+from .ops import ADD, MUL, Op
 from .program import Apply, Program
 from .results import Hessian
-
-
-class Expr:
-    """An expression node: a constant (op CONST), an input (op None) or an op on args."""
-
-    __slots__ = ("args", "op", "serial", "value")
-
-    def __init__(self, op: Op | None, args: tuple[Expr, ...], value: float | str, serial: int):
-        self.op = op
-        self.args = args
-        self.value = value  # the number of a constant, the name of an input
-        self.serial = serial  # creation order: a node comes after its arguments
-
-
-class Builder:
-    """Makes expressions, sharing equal ones and simplifying as it goes."""
-
-    def __init__(self):
-        self._interned: dict[tuple, Expr] = {}
-
-    def _make(self, op, args: tuple[Expr, ...], value) -> Expr:
-        key = (op.name if op else None, tuple(id(a) for a in args), value)
-        node = self._interned.get(key)
-        if node is None:
-            node = self._interned[key] = Expr(op, args, value, len(self._interned))
-        return node
-
-    def const(self, value: float) -> Expr:
-        return self._make(CONST, (), float(value) + 0.0)  # -0.0 and 0.0 are one constant
-
-    def var(self, name: str) -> Expr:
-        return self._make(None, (), name)
-
-    def apply(self, op: Op, *args: Expr) -> Expr:
-        values = [a.value for a in args if a.op is CONST]
-        if len(values) == len(args):
-            folded = op.forward(*values)
-            if math.isfinite(folded):
-                return self.const(folded)
-        simpler = self._simplify(op, args)
-        return simpler if simpler is not None else self._make(op, args, None)
-
-    def _simplify(self, op: Op, args: tuple[Expr, ...]) -> Expr | None:
-        def is_const(e: Expr, v: float) -> bool:
-            return e.op is CONST and e.value == v
-
-        if op is ADD:
-            a, b = args
-            return b if is_const(a, 0) else a if is_const(b, 0) else None
-        if op is SUB:
-            a, b = args
-            if is_const(b, 0):
-                return a
-            if is_const(a, 0):
-                return self.apply(NEG, b)
-            return self.const(0) if a is b else None
-        if op is MUL:
-            a, b = args
-            if is_const(a, 0) or is_const(b, 0):
-                return self.const(0)
-            if is_const(a, 1) or is_const(b, 1):
-                return b if is_const(a, 1) else a
-            if is_const(a, -1) or is_const(b, -1):
-                return self.apply(NEG, b if is_const(a, -1) else a)
-            return None
-        if op is DIV:
-            a, b = args
-            return a if is_const(b, 1) else self.const(0) if is_const(a, 0) else None
-        if op is POW:
-            a, b = args
-            return a if is_const(b, 1) else self.const(1) if is_const(b, 0) else None
-        if op is NEG:
-            (a,) = args
-            return a.args[0] if a.op is NEG else None
-        return None
 
 
 def from_program(builder: Builder, program: Program, env: dict[str, Expr]) -> list[Expr]:
@@ -133,121 +58,29 @@ def gradient(program: Program, wrt: list[str], builder: Builder | None = None) -
     return {name: adjoint.get(slots[name], builder.const(0)) for name in wrt}
 
 
-def _reachable(roots: list[Expr]) -> list[Expr]:
-    """Every node the roots depend on, arguments before users."""
-    seen = {id(r): r for r in roots}
-    stack = list(roots)
-    while stack:
-        for a in stack.pop().args:
-            if id(a) not in seen:
-                seen[id(a)] = a
-                stack.append(a)
-    return sorted(seen.values(), key=lambda e: e.serial)
-
-
 def evaluate(roots: list[Expr], inputs: dict[str, Value]) -> list[Value]:
-    """The roots as Value graphs over the given input nodes (so they can be differentiated)."""
+    """The roots, as printed, as Value graphs over the given input nodes (so they can be
+    differentiated)."""
+    shown = layout(roots)
     values: dict[int, Value] = {}
-    for e in _reachable(roots):
-        if e.op is None:
+    for e in reachable(shown):
+        if e.kind == INPUT:
             values[id(e)] = inputs[e.value]
-        elif e.op is CONST:
+        elif e.kind == NUMBER:
             values[id(e)] = Value.constant(e.value)
         else:
             values[id(e)] = apply(e.op, *(values[id(a)] for a in e.args))
-    return [values[id(r)] for r in roots]
-
-
-# Printing. Precedence: what each node's text binds as, and what each operand needs.
-_LOOSEST, _SUM, _PRODUCT, _UNARY, _POWER, _ATOM = range(6)
-_BINARY = {"+": _SUM, "-": _SUM, "*": _PRODUCT, "/": _PRODUCT}
-
-
-def _precedence(e: Expr) -> int:
-    if e.op is CONST:
-        return _UNARY if e.value < 0 else _ATOM
-    if e.op is None or e.op.syntax == "call":
-        return _ATOM
-    return _UNARY if e.op is NEG else _POWER if e.op is POW else _BINARY[e.op.name]
-
-
-def _number(x: float) -> str:
-    text = repr(x)
-    return text[:-2] if text.endswith(".0") else text
-
-
-class _Printer:
-    """Text for expressions, in the language or in LaTeX."""
-
-    def __init__(self, latex: bool):
-        self.latex = latex
-
-    def precedence(self, e: Expr) -> int:
-        if self.latex and e.op is DIV:
-            return _ATOM  # a fraction is one visual unit
-        return _precedence(e)
-
-    def wrap(self, text: str, inner: int, needed: int) -> str:
-        if inner >= needed:
-            return text
-        return rf"\left({text}\right)" if self.latex else f"({text})"
-
-    def node(self, e: Expr, text: dict[int, tuple[str, int]]) -> str:
-        if e.op is CONST:
-            return _number(e.value)
-        if e.op is None:
-            return e.value
-        args = [text[id(a)] for a in e.args]
-        if e.op is NEG:
-            return "-" + self.wrap(*args[0], _UNARY)
-        if e.op.syntax == "call":
-            inner = ", ".join(text for text, _ in args)
-            if self.latex:
-                if e.op.name == "sqrt":
-                    return rf"\sqrt{{{inner}}}"
-                known = e.op.name in ("exp", "log", "sin", "cos", "tan", "sinh", "cosh", "tanh")
-                name = rf"\{e.op.name}" if known else rf"\operatorname{{{e.op.name}}}"
-                return rf"{name}\left({inner}\right)"
-            return f"{e.op.name}({inner})"
-        (a, pa), (b, pb) = args
-        if e.op is POW:
-            if self.latex:
-                return f"{{{self.wrap(a, pa, _ATOM)}}}^{{{b}}}"
-            return f"{self.wrap(a, pa, _ATOM)}**{self.wrap(b, pb, _UNARY)}"
-        if self.latex and e.op is DIV:
-            return rf"\frac{{{a}}}{{{b}}}"
-        level = _BINARY[e.op.name]
-        symbol = r" \cdot " if self.latex and e.op is MUL else f" {e.op.name} "
-        return self.wrap(a, pa, level) + symbol + self.wrap(b, pb, level + 1)
+    return [values[id(r)] for r in shown]
 
 
 def to_source(roots: dict[str, Expr], latex: bool = False) -> str:
-    """Statements that compute the roots: each repeated sub-expression bound once to a name
-    (t1, t2, ...), then one `NAME = expression` per root (the last is the result)."""
-    order = _reachable(list(roots.values()))
-    uses: dict[int, int] = {}
-    for e in order:
-        for a in e.args:
-            uses[id(a)] = uses.get(id(a), 0) + 1
-    taken = {e.value for e in order if e.op is None}
-    printer = _Printer(latex)
-    text: dict[int, tuple[str, int]] = {}  # node -> (its text, its precedence)
-    lines: list[str] = []
-    counter = 0
-    for e in order:
-        text[id(e)] = (printer.node(e, text), printer.precedence(e))
-        if uses.get(id(e), 0) > 1 and e.args:
-            counter += 1
-            while f"t{counter}" in taken:
-                counter += 1
-            name = f"t_{{{counter}}}" if latex else f"t{counter}"
-            lines.append(f"{name} = {text[id(e)][0]}")
-            text[id(e)] = (name, _ATOM)
-    if len(roots) == 1:  # one derivative: the last line is the expression itself
-        (root,) = roots.values()
-        return "\n".join([*lines, text[id(root)][0]])
-    lines += [f"{name} = {text[id(root)][0]}" for name, root in roots.items()]
-    return "\n".join(lines)
+    """Statements that compute the roots: each large repeated sub-expression bound once to a
+    name (t1, t2, ...), then, for one root, its expression, or one `NAME = expression` per
+    root (the last is the result)."""
+    from .render.formula import write
+
+    shown = layout(list(roots.values()))
+    return write(dict(zip(roots, shown, strict=True)), latex=latex)
 
 
 def derivative_names(wrt: list[str], taken: set[str]) -> dict[str, str]:

@@ -156,13 +156,15 @@ def test_diff_output_reparses_to_the_gradient(source):
 @pytest.mark.parametrize(
     ("source", "wrt", "expected"),
     [
-        ("x*y + tanh(x)", ["x"], "1 / cosh(x)**2 + y"),
+        ("x*y + tanh(x)", ["x"], "y + 1/cosh(x)**2"),
         ("x*y + tanh(x)", ["y"], "x"),
-        ("x**2 + 0*y", ["x"], "2 * x"),
+        ("x**2 + 0*y", ["x"], "2*x"),
         ("3*x + 1", ["x"], "3"),
-        ("sin(x)*cos(x)", ["x"], "t1 = sin(x)\nt2 = cos(x)\n-t1 * t1 + t2 * t2"),
+        ("3*x**2 + 2*x + 1", ["x"], "6*x + 2"),
+        ("log(x**2)", ["x"], "2/x"),
+        ("sin(x)*cos(x)", ["x"], "cos(x)**2 - sin(x)**2"),
         ("x*y", [], "d_x = y\nd_y = x"),
-        ("d_x = x*x; d_x", ["x"], "x + x"),
+        ("d_x = x*x; d_x", ["x"], "2*x"),
     ],
 )
 def test_diff_outputs(source, wrt, expected):
@@ -173,10 +175,7 @@ def test_diff_outputs(source, wrt, expected):
 def test_diff_latex():
     code, out, _ = run("diff", "sqrt(x)/x", "--wrt", "x", "--format", "latex")
     assert code == 0
-    assert out == (
-        "t_{1} = \\sqrt{x}\n"
-        "\\frac{-\\frac{t_{1}}{x}}{x} + \\frac{1}{2 \\cdot t_{1}} \\cdot \\frac{1}{x}\n"
-    )
+    assert out == "-\\frac{1}{2 {x}^{1.5}}\n"
 
 
 def test_check_passes_and_fails():

@@ -1,0 +1,179 @@
+"""How long `nanograd diff`'s derivatives are, against SymPy's `diff`, and whether they are right.
+
+Over 200 random expressions (seeded, the grammar of the tests' `expressions()`), the examples
+of the docs and the worked example: for each input of each, the operations in our printed
+derivative and in `str(sympy.diff(...))`, both counted the same way (parsed by Python's `ast`:
+one per operator and function call, none for a number such as `3/2` or `-1`, and a bound
+sub-expression's operations once). Also: the printed derivative, parsed back and evaluated at
+random points, against `grad`, to 1e-12 relative, wherever grad is finite (see `round_trip`).
+
+Run: python benchmarks/diff_size.py   (needs SymPy: pip install -e '.[test]')
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+import random
+import shlex
+import statistics
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+import sympy  # noqa: E402
+
+from nanograd_cli import parse  # noqa: E402
+from nanograd_cli.symbolic import gradient, to_source  # noqa: E402
+from tests.oracle import derivative_at, to_sympy  # noqa: E402
+
+SEED = 16
+COUNT = 200
+SMOOTH = ["tanh", "sin", "cos", "sigmoid", "exp", "atan", "softplus"]
+LEAVES = ["x", "y", "z", "0.5", "2", "1.5", "pi"]
+EXAMPLES = ["3*x**2+2*x+1", "log(x**2)"]  # the two that started this
+CONSTANT_NAMES = {"pi", "E", "e"}
+
+
+def random_expression(rng: random.Random, leaves: int) -> str:
+    """An expression with about `leaves` leaves, built as the tests' `expressions()` builds."""
+    if leaves <= 1:
+        text = rng.choice(LEAVES)
+    else:
+        left = rng.randint(1, leaves - 1)
+        a, b = random_expression(rng, left), random_expression(rng, leaves - left)
+        if rng.random() < 0.8:
+            text = f"({a} {rng.choice('+-*')} {b})"
+        else:
+            text = f"{a} / (1 + ({b})**2)"
+    while rng.random() < 0.35:  # the one-argument forms, around any part
+        form = rng.randrange(3)
+        if form == 0:
+            text = f"{rng.choice(SMOOTH)}({text})"
+        elif form == 1:
+            text = f"-{text}"
+        else:
+            text = f"({text})**2"
+    return text
+
+
+def doc_examples() -> list[tuple[str, list[str]]]:
+    """(source, --wrt names) of every `$ nanograd diff` in README.md and docs/."""
+    found = []
+    for path in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]:
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if line.startswith("$ nanograd diff "):
+                words = shlex.split(line[2:])[2:]
+                wrt = [words[i + 1] for i, w in enumerate(words) if w == "--wrt"]
+                found.append((words[0], wrt))
+    return found
+
+
+def is_constant(node: ast.AST) -> bool:
+    names = [n.id for n in ast.walk(node) if isinstance(n, ast.Name)]
+    calls = {c.func.id for c in ast.walk(node) if isinstance(c, ast.Call)}
+    return all(name in CONSTANT_NAMES or name in calls for name in names)
+
+
+def operations(text: str) -> int:
+    """Operators and calls in the printed text, none for a part that is a number."""
+    count = 0
+    for node in ast.walk(ast.parse(text.replace("^", "**"))):
+        if isinstance(node, ast.BinOp | ast.UnaryOp | ast.Call) and not is_constant(node):
+            count += 1
+    return count
+
+
+def round_trip(program, text: str, name: str, rng: random.Random) -> tuple | None:
+    """The printed derivative, parsed back, against grad at three random points where grad's
+    value is finite: ("equal",) if to 1e-12 relative at all, else ("differs", ours, grad):
+    the largest relative errors of ours and grad against SymPy's 30-digit value where they
+    differ (an expression that amplifies rounding, as sin(exp(t)) for t large, leaves both
+    off). None: grad is finite at none of the points."""
+    derivative = parse(text)
+    verdict = None
+    for _ in range(3):
+        point = {n: rng.uniform(-2.0, 2.0) for n in program.inputs}
+        expected = program.grad(point).gradients[name]
+        if not math.isfinite(expected):
+            continue
+        got = derivative.values({n: point[n] for n in derivative.inputs})[derivative.result]
+        if abs(got - expected) <= 1e-12 * max(abs(got), abs(expected)):
+            verdict = verdict or ("equal",)
+            continue
+        exact = derivative_at(program, name, point)
+        errors = abs(got - exact) / abs(exact), abs(expected - exact) / abs(exact)
+        worst = verdict[1:] if verdict and verdict[0] == "differs" else (0.0, 0.0)
+        verdict = ("differs", *map(max, zip(worst, errors, strict=True)))
+    return verdict
+
+
+@dataclass
+class Case:
+    origin: str
+    source: str
+    name: str
+    ours: str
+    theirs: str
+    check: tuple | None
+
+    @property
+    def counts(self) -> tuple[int, int]:
+        return operations(self.ours), operations(self.theirs)
+
+    @property
+    def ratio(self) -> float:
+        ours, theirs = self.counts
+        return 1.0 if ours == theirs else ours / theirs if theirs else math.inf
+
+
+def main() -> None:
+    rng = random.Random(SEED)
+    sources = [(random_expression(rng, rng.randint(2, 12)), [], "random") for _ in range(COUNT)]
+    sources += [(s, w, "docs") for s, w in doc_examples()]
+    sources += [(s, [], "issue") for s in EXAMPLES]
+    worked = (ROOT / "tests" / "data" / "worked_example.txt").read_text()
+    sources.append((worked, [], "worked example"))
+    cases = []
+    points = random.Random(SEED + 1)
+    for source, wrt, origin in sources:
+        program = parse(source)
+        expr = to_sympy(program)
+        for name in wrt or program.inputs:
+            ours = to_source(gradient(program, [name]))
+            theirs = str(sympy.diff(expr, sympy.Symbol(name)))
+            check = round_trip(program, ours, name, points)
+            cases.append(Case(origin, source, name, ours, theirs, check))
+    ratios = [c.ratio for c in cases]
+    checked = [c for c in cases if c.check]
+    differ = [c for c in checked if c.check[0] == "differs"]
+    print(f"derivatives: {len(cases)} (of {len(sources)} expressions, one per input)")
+    print(f"median operations, ours / SymPy's: {statistics.median(ratios):.3f}")
+    print(f"share with at most SymPy's operations: {sum(r <= 1 for r in ratios) / len(cases):.1%}")
+    ours, theirs = (sum(c.counts[k] for c in cases) for k in (0, 1))
+    print(f"all operations: ours {ours}, SymPy's {theirs} ({ours / theirs:.3f})")
+    print(f"round trip equals grad to 1e-12: {len(checked) - len(differ)}/{len(checked)}")
+    print("\nthe examples (operations ours | SymPy's, then the derivatives):")
+    for c in cases:
+        if c.origin != "random":
+            shown = c.source if c.origin != "worked example" else c.origin
+            print(f"  d/d{c.name} {shown}: {c.counts[0]} | {c.counts[1]}")
+            if c.origin != "worked example":
+                print(f"    {c.ours} | {c.theirs}")
+    print("\nthe longest against SymPy's:")
+    for c in sorted(cases, key=lambda c: -c.ratio)[:5]:
+        print(f"  d/d{c.name} {c.source}: {c.counts[0]} | {c.counts[1]}")
+        print(f"    {c.ours!r}\n    {c.theirs}")
+    if differ:
+        print(
+            "\nwhere not equal to 1e-12, relative errors against SymPy's 30 digits (ours, grad's):"
+        )
+    for c in differ:
+        print(f"  {c.check[1]:.1e}, {c.check[2]:.1e}: d/d{c.name} {c.source}\n    {c.ours!r}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,643 @@
+"""Expressions in a canonical form, simplified as they are built, and laid out for printing.
+
+A sum is a constant plus numeric multiples of terms; a product is a numeric coefficient times
+bases raised to numeric exponents; both are kept in one order. So like terms and numeric
+coefficients are collected (`2*x*3 + x` is `7*x`), powers of a base add their exponents
+(`x**2 * x**-1` is `x`), `-a*-b` is `a*b`, and a multiple of a sum is spread over it where that
+collects terms (`2*(x + 1) + x` is `3*x + 2`). `layout` turns the canonical form into the ops
+of the language the way a person writes them: `x - y` not `x + -1*y`, `2/x` not `2*x**-1`,
+`sqrt(x)` not `x**0.5`, common factors taken out.
+
+Every rewrite is exact in real arithmetic and keeps the ops' IEEE conventions, with one chosen
+exception: a factor cancels against its inverse (`x/x` is 1) only when it is made of analytic
+functions, which are zero or undefined at isolated points only; there the printed derivative
+may be a number where grad's is nan (0/0). Functions with kinks or flat pieces (relu, abs,
+step, sign, min, ...) and functions undefined on intervals (log, sqrt, ...) never cancel, and
+neither does a term that can be nan on an interval (`log(x) - log(x)` stays `0*log(x)`).
+Whether an op is so is read off the ops table (its derivative formulas and its values), not
+listed here. Nothing here recurses.
+"""
+
+from __future__ import annotations
+
+import collections
+import functools
+import itertools
+import math
+import re
+
+from .ops import ADD, DIV, MUL, NEG, OPS, POW, SUB, Op, power
+from .program import Apply
+
+NUMBER, INPUT, SUM, PRODUCT, POWER, CALL = "number", "input", "sum", "product", "power", "call"
+SQRT = OPS["sqrt"]
+
+# Sums and products are flattened up to this many operands; past it, one is kept whole as a
+# single term or factor, so that building a long chain stays linear instead of copying
+# ever longer operand lists at each step.
+FLAT_LIMIT = 64
+
+# Where an op is sampled to see whether it is nan on an interval (log, sqrt, asin, ...).
+_SAMPLES = (-2.5, -0.5, 0.5, 2.5)
+
+
+class Expr:
+    """A node: a number, an input, a sum, a product, a power with a non-numeric exponent, or
+    an op of the table applied to arguments (a call, or in a layout any op).
+
+    A sum is `value + sum(w * a for a, w in zip(args, weights))`, a product
+    `value * prod(a ** w for a, w in zip(args, weights))`. `total`: it is nan nowhere but at
+    isolated points (where its inputs are finite); `analytic`: also, it is made of analytic
+    functions only, so it is zero at isolated points only, and may be cancelled.
+    """
+
+    __slots__ = (
+        "analytic",
+        "args",
+        "degree",
+        "key",
+        "kind",
+        "op",
+        "serial",
+        "total",
+        "value",
+        "weights",
+    )
+
+    def __init__(self, kind, op, args, weights, value, serial):
+        self.kind = kind
+        self.op = op  # the table op of a call
+        self.args = args
+        self.weights = weights
+        self.value = value  # a number's value, an input's name, a sum's constant, a coefficient
+        self.serial = serial  # creation order: a node comes after its arguments
+
+
+def is_integer(x: float) -> bool:
+    return float(x).is_integer()
+
+
+def _finite(*xs: float) -> bool:
+    return all(math.isfinite(x) for x in xs)
+
+
+@functools.cache
+def _piecewise_ops() -> frozenset[Op]:
+    """The functions with kinks or flat pieces: those whose derivative is the number 0 (step,
+    sign, floor, ...) and those whose derivative formulas call one of them (relu, abs, max,
+    ...). Arithmetic and powers are not looked at: the builder sees their exponents."""
+    from .language import parse
+
+    calls: dict[Op, set[Op]] = {}
+    piecewise = set()
+    for op in OPS.values():
+        if op.syntax != "call" or op.forward is POW.forward:
+            continue
+        programs = [parse(formula) for formula in op.formulas]
+        if programs and all(_is_zero(p) for p in programs):
+            piecewise.add(op)
+        calls[op] = {ins.op for p in programs for ins in p.code if type(ins) is Apply}
+    changed = True
+    while changed:
+        changed = False
+        for op, called in calls.items():
+            if op not in piecewise and called & piecewise:
+                piecewise.add(op)
+                changed = True
+    return frozenset(piecewise)
+
+
+def _is_zero(program) -> bool:
+    return not program.inputs and program.values({})[program.result] == 0.0
+
+
+@functools.cache
+def op_nature(op: Op) -> tuple[bool, bool]:
+    """(total, analytic) for an op: total if it is a number at every sample point (log is nan
+    for x < 0), analytic if also it has no kinks or flat pieces."""
+    total = all(
+        not math.isnan(op.forward(*point)) for point in itertools.product(_SAMPLES, repeat=op.arity)
+    )
+    return total, total and op not in _piecewise_ops()
+
+
+def _power_of_power(p: float, k: float) -> float | None:
+    """The exponent e such that (b**p)**k is b**e for every b (IEEE, up to rounding), if any:
+    not (x**2)**0.5 (that is abs(x)), not (x**0.5)**2 (nan for x < 0, where x is not)."""
+    e = p * k
+    if not _finite(e):
+        return None
+    if is_integer(e) and not (is_integer(p) and is_integer(k)):
+        return None
+    if not is_integer(k) and is_integer(p) and p % 2 == 0:
+        return None
+    return e
+
+
+def _exponent_sum(q: float, p: float, base: Expr) -> float | None:
+    """The exponent of base**q * base**p as one power, if that keeps every value: not
+    x**0.5 * x**0.5 (nan for x < 0, where x is not), and with opposite signs (a
+    cancellation, x**2/x) only for an analytic base, whose zeros are isolated."""
+    s = q + p
+    if is_integer(s) and not (is_integer(q) and is_integer(p)):
+        return None
+    if (q > 0) != (p > 0) and not (base.analytic and base.kind != NUMBER):
+        return None
+    return s
+
+
+def _factor_total(base: Expr, p: float) -> bool:
+    """Whether base**p is nan nowhere but at isolated points (a number is a base only where
+    its power overflows)."""
+    return base.kind != NUMBER and base.total and is_integer(p) and (p > 0 or base.analytic)
+
+
+class Builder:
+    """Makes canonical expressions, sharing equal ones."""
+
+    def __init__(self):
+        self._interned: dict[tuple, Expr] = {}
+
+    def _make(self, kind, op, args=(), weights=(), value=None) -> Expr:
+        key = (kind, op, tuple(map(id, args)), weights, value)
+        node = self._interned.get(key)
+        if node is None:
+            node = Expr(kind, op, args, weights, value, len(self._interned))
+            _describe(node)
+            self._interned[key] = node
+        return node
+
+    def const(self, value: float) -> Expr:
+        return self._make(NUMBER, None, value=float(value) + 0.0)  # -0.0 and 0.0 are one
+
+    def var(self, name: str) -> Expr:
+        return self._make(INPUT, None, value=name)
+
+    def apply(self, op: Op, *args: Expr) -> Expr:
+        """op applied to args: simplified, or as it is when simplifying would overflow."""
+        if all(a.kind == NUMBER for a in args):
+            folded = op.forward(*(a.value for a in args))
+            if math.isfinite(folded):
+                return self.const(folded)
+        simpler = self._rewrite(op, args)
+        return simpler if simpler is not None else self._make(CALL, op, args)
+
+    def _rewrite(self, op: Op, args: tuple[Expr, ...]) -> Expr | None:
+        if op is ADD:
+            return self.add(0.0, [(args[0], 1.0), (args[1], 1.0)])
+        if op is SUB:
+            return self.add(0.0, [(args[0], 1.0), (args[1], -1.0)])
+        if op is NEG:
+            return self.multiply(-1.0, [(args[0], 1.0)])
+        if op is MUL:
+            return self.multiply(1.0, [(args[0], 1.0), (args[1], 1.0)])
+        if op is DIV:
+            return self.multiply(1.0, [(args[0], 1.0), (args[1], -1.0)])
+        if op.forward is POW.forward:  # ** and pow(a, b)
+            return self.power(*args)
+        if op is SQRT:
+            return self.multiply(1.0, [(args[0], 0.5)])
+        return None
+
+    def power(self, base: Expr, exponent: Expr) -> Expr | None:
+        if exponent.kind != NUMBER:
+            return self._make(POWER, None, (base, exponent))
+        if exponent.value == 0.0:  # x**0 is 1 for every x, nan and inf too (IEEE pow)
+            return self.const(1.0)
+        return self.multiply(1.0, [(base, exponent.value)])
+
+    def add(self, constant: float, items: list[tuple[Expr, float]]) -> Expr | None:
+        """constant + sum of weight * expression, or None if a number overflows."""
+        weights: dict[int, float] = {}
+        terms: dict[int, Expr] = {}
+        for e, w in items:
+            if e.kind == NUMBER:
+                constant += w * e.value
+                continue
+            for term, u in self._terms(e):
+                if term is None:
+                    constant += w * u
+                    continue
+                terms[id(term)] = term
+                weights[id(term)] = weights.get(id(term), 0.0) + w * u
+        constant = self._spread(constant, terms, weights)
+        if not _finite(constant, *weights.values()):
+            return None
+        # a term that cancels goes, unless it can be nan on an interval: 0*log(x) stays
+        kept = [(terms[i], w + 0.0) for i, w in weights.items() if w != 0.0 or not terms[i].total]
+        if not kept:
+            return self.const(constant)
+        if len(kept) == 1 and constant == 0.0:
+            term, w = kept[0]
+            return term if w == 1.0 else self.multiply(w, [(term, 1.0)])
+        kept.sort(key=lambda tw: _term_order(tw[0]))
+        return self._make(
+            SUM, None, tuple(t for t, _ in kept), tuple(w for _, w in kept), constant + 0.0
+        )
+
+    def _spread(self, constant: float, terms: dict[int, Expr], weights: dict[int, float]) -> float:
+        """Spread each multiple of a sum among the terms over them where that collects half its
+        terms (its constant counts as one) or more, or, for s or -s or the only term besides
+        the constant, where that collects one or s is no factor of another term:
+        2*(x + 1) + x is 3*x + 2, but 2*s + x*s and x*s - s keep s whole (a common factor,
+        for `layout` to take out). Returns the new constant."""
+        sums = [i for i, t in terms.items() if t.kind == SUM and len(t.args) <= FLAT_LIMIT]
+        if not sums:
+            return constant
+        seen = collections.Counter(i for i in terms if i not in sums)
+        seen.update(id(t) for i in sums for t in terms[i].args)
+        factors = {id(b) for t in terms.values() if t.kind == PRODUCT for b in t.args}
+        constants = (constant != 0.0) + sum(terms[i].value != 0.0 for i in sums)
+        for i in sums:
+            s, c = terms[i], weights[i]
+            collected = sum(seen[id(t)] > 1 for t in s.args) + bool(s.value and constants > 1)
+            if abs(c) == 1.0 or len(terms) == 1:
+                worth = collected > 0 or i not in factors
+            else:
+                worth = 2 * collected >= len(s.args) + (s.value != 0.0)
+            if c == 0.0 or not worth:
+                continue
+            del terms[i], weights[i]
+            constant += c * s.value
+            for t, u in _pairs(s):
+                terms[id(t)] = t
+                weights[id(t)] = weights.get(id(t), 0.0) + c * u
+        return constant
+
+    def multiply(self, coefficient: float, items: list[tuple[Expr, float]]) -> Expr | None:
+        """coefficient * product of expression ** exponent, or None if a number overflows."""
+        exponents: dict[int, list[float]] = {}
+        bases: dict[int, Expr] = {}
+        for e, k in items:
+            c, factors = self._factors(e, k)
+            coefficient *= c
+            for base, p in factors:
+                bases[id(base)] = base
+                known = exponents.setdefault(id(base), [])
+                for j, q in enumerate(known):
+                    s = _exponent_sum(q, p, base)
+                    if s is not None:
+                        known[j] = s
+                        break
+                else:
+                    known.append(p)
+        if not _finite(coefficient):
+            return None
+        factors = [(bases[i], p) for i, ps in exponents.items() for p in ps if p != 0.0]
+        if coefficient == 0.0 and all(_factor_total(b, p) for b, p in factors):
+            return self.const(0.0)
+        if not factors:
+            return self.const(coefficient)
+        if len(factors) == 1 and factors[0][1] == 1.0 and coefficient == 1.0:
+            return factors[0][0]
+        factors.sort(key=lambda bp: (bp[0].key, bp[1]))
+        return self._make(
+            PRODUCT,
+            None,
+            tuple(b for b, _ in factors),
+            tuple(p + 0.0 for _, p in factors),
+            coefficient + 0.0,
+        )
+
+    def _factors(self, e: Expr, k: float) -> tuple[float, list[tuple[Expr, float]]]:
+        """e**k as a coefficient and (base, exponent) factors."""
+        if e.kind == NUMBER:
+            value = power(e.value, k)
+            if math.isfinite(value):
+                return value, []
+            return 1.0, [(e, k)]
+        if e.kind == PRODUCT and len(e.args) <= FLAT_LIMIT:
+            c = e.value
+            exponents = [_power_of_power(p, k) for p in e.weights]
+            scalable = is_integer(k) or (len(e.args) == 1 and c > 0.0)
+            if scalable and None not in exponents:
+                return power(c, k), list(zip(e.args, exponents, strict=True))
+            return 1.0, [(e, k)]
+        if e.kind == SUM and is_integer(k) and len(e.args) <= FLAT_LIMIT:
+            content = _content([*e.weights, e.value] if e.value else list(e.weights))
+            if content != 1.0:
+                scaled = self.add(e.value / content, [(t, w / content) for t, w in _pairs(e)])
+                if scaled is not None and math.isfinite(content**k):
+                    return content**k, [(scaled, k)]
+        return 1.0, [(e, k)]
+
+    def _terms(self, e: Expr) -> list[tuple[Expr | None, float]]:
+        """e as (term, weight) pairs, a constant as (None, constant)."""
+        if e.kind == SUM and len(e.args) <= FLAT_LIMIT:
+            return [(None, e.value), *_pairs(e)]
+        if e.kind == PRODUCT and e.value != 1.0:
+            if len(e.args) == 1 and e.weights[0] == 1.0:
+                return [(e.args[0], e.value)]
+            return [(self._make(PRODUCT, None, e.args, e.weights, 1.0), e.value)]
+        return [(e, 1.0)]
+
+
+def _pairs(e: Expr) -> list[tuple[Expr, float]]:
+    return list(zip(e.args, e.weights, strict=True))
+
+
+def _content(weights: list[float]) -> float:
+    """The number to take out of a sum with these weights (its constant last) so that its
+    first weight is positive and, where the weights allow, they are the smallest integers:
+    2*x + 4 is 2*(x + 2)."""
+    first = weights[0]
+    if first == 0.0:
+        return 1.0
+    if all(is_integer(w) for w in weights):
+        g = 0
+        for w in weights:
+            g = math.gcd(g, int(w))
+        return math.copysign(g, first)
+    if all(is_integer(w / first) for w in weights):
+        return first
+    return math.copysign(1.0, first)
+
+
+def _term_order(term: Expr) -> tuple:
+    """Terms of a sum: higher degree first (6*x + 2), then by their factors."""
+    if term.kind == PRODUCT:
+        factors = tuple((b.key, -p) for b, p in _pairs(term))
+    else:
+        factors = ((term.key, -1.0),)
+    long = term.kind == SUM and len(term.args) > FLAT_LIMIT
+    return (not long, -term.degree, factors)  # a long sum kept whole goes first
+
+
+_RANKS = {NUMBER: 0, INPUT: 2, CALL: 3, POWER: 4, SUM: 5, PRODUCT: 1}
+
+
+def _natural(name: str) -> str:
+    """A name to sort by, its numbers by value: x2 before x10."""
+    return re.sub(r"[0-9]+", lambda digits: digits[0].zfill(20), name)
+
+
+def _describe(e: Expr) -> None:
+    """Fill in what is known of a new node from its arguments: total, analytic, degree, key."""
+    kind = e.kind
+    if kind == NUMBER:
+        e.total = e.analytic = True
+        e.degree = 0.0
+    elif kind == INPUT:
+        e.total = e.analytic = True
+        e.degree = 1.0
+    elif kind == SUM:
+        e.total = all(a.total for a in e.args)
+        e.analytic = all(a.analytic for a in e.args)
+        e.degree = max(a.degree for a in e.args)
+    elif kind == PRODUCT:
+        pairs = _pairs(e)
+        e.total = all(_factor_total(b, p) for b, p in pairs)
+        e.analytic = all(b.analytic and is_integer(p) for b, p in pairs)
+        e.degree = sum(b.degree * p for b, p in pairs)
+    elif kind == POWER:
+        e.total = e.analytic = False
+        e.degree = 0.0
+    else:  # a call; one of numbers only is one whose value is not finite (log(0))
+        total, analytic = op_nature(e.op)
+        defined = total and not all(a.kind == NUMBER for a in e.args)
+        e.total = defined and all(a.total for a in e.args)
+        e.analytic = defined and analytic and all(a.analytic for a in e.args)
+        e.degree = 0.0
+    # factors print in this order: long products kept whole first (so they need no
+    # parentheses), inputs by name, then calls by name, powers, sums
+    rank = _RANKS[kind]
+    name = _natural(e.value) if kind == INPUT else (e.op.name if kind == CALL else "")
+    e.key = (rank, name, e.serial)
+
+
+def reachable(roots: list[Expr]) -> list[Expr]:
+    """Every node the roots depend on, arguments before users."""
+    seen = {id(r): r for r in roots}
+    stack = list(roots)
+    while stack:
+        for a in stack.pop().args:
+            if id(a) not in seen:
+                seen[id(a)] = a
+                stack.append(a)
+    return sorted(seen.values(), key=lambda e: e.serial)
+
+
+Factor = tuple[Expr, float]  # base, exponent
+Term = tuple[float, list[Factor]]  # weight, factors
+Piece = tuple[float, list[Factor], "Expr | None"]  # weight, factors, a last factor shown
+
+
+class _Layout:
+    """Canonical expressions written with the ops of the language, as a person writes them:
+    a leading positive term, subtraction for negative ones, numbers first in a product, a
+    denominator for negative exponents, sqrt for the power 1/2. Equal parts are shared."""
+
+    def __init__(self):
+        self._interned: dict[tuple, Expr] = {}
+        self.shown: dict[int, Expr] = {}
+
+    def _node(self, kind: str, op: Op | None = None, args=(), value=None) -> Expr:
+        key = (kind, op, tuple(map(id, args)), value)
+        node = self._interned.get(key)
+        if node is None:
+            node = Expr(kind, op, args, (), value, len(self._interned))
+            _describe(node)
+            self._interned[key] = node
+        return node
+
+    def number(self, value: float) -> Expr:
+        return self._node(NUMBER, value=value + 0.0)
+
+    def op(self, op: Op, *args: Expr) -> Expr:
+        return self._node(CALL, op, args)
+
+    def show(self, e: Expr) -> Expr:
+        """e's layout, given its arguments' (in self.shown)."""
+        kind = e.kind
+        if kind == NUMBER:
+            return self.number(e.value)
+        if kind == INPUT:
+            return self._node(INPUT, value=e.value)
+        if kind == CALL:
+            return self.op(e.op, *(self.shown[id(a)] for a in e.args))
+        if kind == POWER:
+            return self.op(POW, *(self.shown[id(a)] for a in e.args))
+        if kind == PRODUCT:
+            return self.terms([(e.value, _pairs(e))])
+        terms = [(w, _factor_list(t)) for t, w in _pairs(e)]
+        return self.terms([*terms, (e.value, [])] if e.value else terms)
+
+    def terms(self, terms: list[Term]) -> Expr:
+        """A sum of weight * product of factors. Terms that share a factor that is more than
+        an input have their common factors taken out: sigmoid(x)*(a + b) + c, but
+        3*x**2 + 2*x; each time the factor that most terms share, until none is shared."""
+        pieces: list[tuple[int, Piece]] = []
+        rest = list(enumerate(_spread(terms)))
+        while group := _sharing([factors for _, (_, factors) in rest]):
+            inner = [rest[i][1] for i in group]
+            common = _common_factors(inner)
+            weights = [w for w, _ in inner]
+            content = abs(_content(weights)) * (-1.0 if max(weights) < 0.0 else 1.0)
+            reduced = _spread([(w / content, _divide(factors, common)) for w, factors in inner])
+            sum_of = self.chain([(w, factors, None) for w, factors in reduced])
+            pieces.append((rest[group[0]][0], (content, common, sum_of)))
+            rest = [r for i, r in enumerate(rest) if i not in group]
+        pieces += [(place, (w, factors, None)) for place, (w, factors) in rest]
+        pieces.sort(key=lambda piece: piece[0])
+        return self.chain([piece for _, piece in pieces])
+
+    def chain(self, pieces: list[Piece]) -> Expr:
+        """The sum of the pieces (weight, factors, a last factor already shown), a positive one
+        first, then adding or subtracting each."""
+        lead = next((i for i, (w, _, _) in enumerate(pieces) if w > 0.0), 0)
+        pieces = [pieces[lead], *pieces[:lead], *pieces[lead + 1 :]]
+        shown = self.product(*pieces[0])
+        for w, factors, last in pieces[1:]:
+            if w < 0.0:
+                shown = self.op(SUB, shown, self.product(-w, factors, last))
+            else:
+                shown = self.op(ADD, shown, self.product(w, factors, last))
+        return shown
+
+    def product(self, c: float, factors: list[Factor], last: Expr | None = None) -> Expr:
+        """c * product of base**p, times `last` (shown already) if given."""
+        if not factors and last is None:
+            return self.number(c)
+        negative = c < 0.0
+        c = abs(c)
+        top: list[Expr] = []
+        bottom: list[Expr] = []
+        if c == 0.0:  # a term kept for its nan: 0*log(x)
+            top.append(self.number(c))
+        elif c != 1.0:
+            inverse = 1.0 / c
+            if not is_integer(c) and math.isfinite(inverse) and is_integer(inverse):
+                bottom.append(self.number(inverse))  # x/2, not 0.5*x
+            else:
+                top.append(self.number(c))
+        for base, p in factors:
+            shown = self.shown[id(base)]
+            if negative and p == 1.0 and base.kind == SUM and _short(base) and _mixed(base):
+                # -(x - y)*z is (y - x)*z (only for a short sum, which is not worth sharing)
+                shown = self.terms(
+                    [(-w, _factor_list(t)) for t, w in _pairs(base)] + [(-base.value, [])]
+                )
+                negative = False
+            (top if p > 0.0 else bottom).append(self.power(shown, abs(p)))
+        if last is not None:
+            top.append(last)
+        shown = self.times(top) if top else self.number(1.0)
+        if bottom:
+            shown = self.op(DIV, shown, self.times(bottom))
+        return self.op(NEG, shown) if negative else shown
+
+    def power(self, base: Expr, p: float) -> Expr:
+        if p == 1.0:
+            return base
+        if p == 0.5:
+            return self.op(SQRT, base)
+        return self.op(POW, base, self.number(p))
+
+    def times(self, factors: list[Expr]) -> Expr:
+        shown = factors[0]
+        for f in factors[1:]:
+            shown = self.op(MUL, shown, f)
+        return shown
+
+
+def _spread(terms: list[Term]) -> list[Term]:
+    """The terms with each multiple of a sum that is no factor of another term spread over
+    it where that costs no operation (`_spreads`), like terms and the constants merged:
+    x + 2*(0.5 - y) is x + 1 - 2*y."""
+    elsewhere = {id(b) for _, factors in terms if len(factors) > 1 for b, _ in factors}
+    merged: dict[tuple, list] = {}
+    for w, factors in terms:
+        parts = [(w, factors)]
+        if len(factors) == 1 and factors[0][1] == 1.0:
+            s = factors[0][0]
+            if s.kind == SUM and id(s) not in elsewhere and _spreads(w, s):
+                parts = [(w * u, _factor_list(t)) for t, u in _pairs(s)] + [(w * s.value, [])]
+        for v, f in parts:
+            key = tuple((id(b), p) for b, p in f)
+            if key in merged:
+                merged[key][0] += v
+            else:
+                merged[key] = [v, f]
+    kept = [(w, f) for w, f in merged.values() if w or not all(_factor_total(b, p) for b, p in f)]
+    return kept or [(0.0, [])]
+
+
+def _factor_list(e: Expr) -> list[tuple[Expr, float]]:
+    """A term's factors, its coefficient left out (the weight of a sum's term has it)."""
+    return _pairs(e) if e.kind == PRODUCT else [(e, 1.0)]
+
+
+def _sharing(terms: list[list[tuple[Expr, float]]]) -> list[int]:
+    """The terms (their places) that share the factor most of them have, with exponents of one
+    sign, if that is two or more and the factor is more than an input; else none."""
+    holders: dict[tuple[int, bool], list[int]] = {}
+    for place, factors in enumerate(terms):
+        for base, p in factors:
+            if base.kind not in (INPUT, NUMBER):
+                found = holders.setdefault((id(base), p > 0.0), [])
+                if not found or found[-1] != place:
+                    found.append(place)
+    best = max(holders.values(), key=len, default=[])
+    return best if len(best) > 1 else []
+
+
+def _common_factors(terms: list[tuple[float, list[tuple[Expr, float]]]]) -> list:
+    """The factors every term has (the smaller power, where the signs of the exponents
+    agree)."""
+    common = []
+    for base, p in terms[0][1]:
+        if base.kind == NUMBER:
+            continue
+        smallest = p
+        for _, factors in terms[1:]:
+            q = next((q for b, q in factors if b is base and (q > 0.0) == (p > 0.0)), None)
+            if q is None:
+                break
+            smallest = min(smallest, q, key=abs)
+        else:
+            common.append((base, smallest))
+    return common
+
+
+def _divide(factors: list[tuple[Expr, float]], common: list[tuple[Expr, float]]) -> list:
+    """The factors of a term with the common ones taken out (each from the power of its base
+    whose exponent has the same sign)."""
+    left = list(common)
+    reduced = []
+    for base, p in factors:
+        for j, (b, q) in enumerate(left):
+            if b is base and (q > 0.0) == (p > 0.0):
+                p -= q
+                del left[j]
+                break
+        if p != 0.0:
+            reduced.append((base, p))
+    return reduced
+
+
+def _spreads(c: float, s: Expr) -> bool:
+    """Whether c*s written as a sum has no more operations: -(x + y) is -x - y, 2*(0.5 - x)
+    is 1 - 2*x, but 2*(x + y) stays."""
+    if len(s.args) > FLAT_LIMIT or not _finite(c * s.value, *(c * w for w in s.weights)):
+        return False
+    return abs(c) == 1.0 or sum(abs(w) == 1.0 for w in s.weights) <= 1
+
+
+def _short(e: Expr) -> bool:
+    return len(e.args) + (e.value != 0.0) <= 2
+
+
+def _mixed(e: Expr) -> bool:
+    """Whether a sum has terms of both signs."""
+    signs = {w > 0.0 for w in e.weights if w}
+    if e.value:
+        signs.add(e.value > 0.0)
+    return len(signs) == 2
+
+
+def layout(roots: list[Expr]) -> list[Expr]:
+    """The roots written with the ops of the language (nodes of kinds number, input, call)."""
+    lay = _Layout()
+    for e in reachable(roots):
+        lay.shown[id(e)] = lay.show(e)
+    return [lay.shown[id(r)] for r in roots]

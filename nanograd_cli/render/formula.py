@@ -1,0 +1,200 @@
+"""Expressions as text: in the language (which parses back) or in LaTeX.
+
+Takes expressions already laid out with the ops of the language (`algebra.layout`). A
+sub-expression that repeats and is large is bound once to a name (t1, t2, ...) before the
+lines that use it. Nothing here recurses.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+from ..algebra import CALL, INPUT, NUMBER, Expr, reachable
+from ..ops import ADD, DIV, MUL, NEG, POW, SUB
+
+# A repeated sub-expression is bound to a name when it has at least this many operations.
+BIND_SIZE = 4
+
+# What each node's text binds as, loosest first; an operand looser than its place needs
+# parentheses.
+_SUM, _PRODUCT, _UNARY, _POWER, _ATOM = range(5)
+
+_LATEX_NAMES = {
+    "asin": r"\arcsin",
+    "acos": r"\arccos",
+    "atan": r"\arctan",
+    "log2": r"\log_{2}",
+    "log10": r"\log_{10}",
+    **{f: "\\" + f for f in ("log", "sin", "cos", "tan", "sinh", "cosh", "tanh", "min", "max")},
+}
+_GREEK = set(
+    "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi rho sigma tau "
+    "upsilon phi chi psi omega Gamma Delta Theta Lambda Xi Sigma Upsilon Phi Psi Omega".split()
+)
+
+
+def _bindings(roots: list[Expr]) -> tuple[list[Expr], set[int]]:
+    """The nodes in order, and those to bind: used twice or more, BIND_SIZE operations or more
+    (counting a bound part as none)."""
+    order = reachable(roots)
+    uses: dict[int, int] = {}
+    for e in order:
+        for a in e.args:
+            uses[id(a)] = uses.get(id(a), 0) + 1
+    size: dict[int, int] = {}
+    bound: set[int] = set()
+    for e in order:
+        if e.kind != CALL:
+            size[id(e)] = 0
+            continue
+        size[id(e)] = 1 + sum(0 if id(a) in bound else size[id(a)] for a in e.args)
+        if uses.get(id(e), 0) > 1 and size[id(e)] >= BIND_SIZE:
+            bound.add(id(e))
+    return order, bound
+
+
+def write(roots: dict[str, Expr], latex: bool = False) -> str:
+    """Statements that compute the roots: each bound sub-expression once (t1 = ...), then,
+    for one root, its expression; for several, one `NAME = expression` line each."""
+    order, bound = _bindings(list(roots.values()))
+    taken = {e.value for e in order if e.kind == INPUT}
+    printer = _Latex() if latex else _Text()
+    text: dict[int, tuple[str, int]] = {}  # node -> (its text, its precedence)
+    lines: list[str] = []
+    counter = 0
+    for e in order:
+        text[id(e)] = printer.node(e, text)
+        if id(e) in bound:
+            counter += 1
+            while f"t{counter}" in taken:
+                counter += 1
+            name = f"t_{{{counter}}}" if latex else f"t{counter}"
+            lines.append(f"{name} = {text[id(e)][0]}")
+            text[id(e)] = (name, _ATOM)
+    if len(roots) == 1:  # one root: the last line is the expression itself
+        (root,) = roots.values()
+        return "\n".join([*lines, text[id(root)][0]])
+    lines += [f"{printer.name(name)} = {text[id(root)][0]}" for name, root in roots.items()]
+    return "\n".join(lines)
+
+
+class _Text:
+    """The language, as SymPy prints: `6*x + 2`, `1/(2*sqrt(x))`."""
+
+    def wrap(self, operand: tuple[str, int], needed: int) -> str:
+        text, level = operand
+        return text if level >= needed else self.parenthesised(text)
+
+    def parenthesised(self, text: str) -> str:
+        return f"({text})"
+
+    def name(self, name: str) -> str:
+        return name
+
+    def number(self, x: float) -> str:
+        if x == math.pi:
+            return "pi"
+        if x == math.e:
+            return "e"
+        text = repr(x)
+        return text[:-2] if text.endswith(".0") else text
+
+    def node(self, e: Expr, text: dict[int, tuple[str, int]]) -> tuple[str, int]:
+        if e.kind == NUMBER:
+            return self.number(e.value), (_UNARY if e.value < 0 else _ATOM)
+        if e.kind == INPUT:
+            return self.name(e.value), _ATOM
+        op = e.op
+        args = [text[id(a)] for a in e.args]
+        if op is NEG:
+            # -(2*x) is (-2)*x exactly, so the product needs no parentheses
+            (operand,) = args
+            if operand[1] == _PRODUCT:
+                return "-" + operand[0], _PRODUCT
+            return "-" + self.wrap(operand, _UNARY), _UNARY
+        if op.syntax == "call":
+            return self.call(op, [t for t, _ in args]), _ATOM
+        a, b = args
+        if op is POW:
+            return self.power(self.wrap(a, _ATOM), b), _POWER
+        if op is DIV:
+            return self.divide(a, b), _PRODUCT
+        if op is MUL:
+            return self.multiply(a, b), _PRODUCT
+        if op is ADD or op is SUB:
+            return f"{self.wrap(a, _SUM)} {op.name} {self.wrap(b, _PRODUCT)}", _SUM
+        return f"{self.wrap(a, _ATOM)} {op.name} {self.wrap(b, _ATOM)}", _SUM
+
+    def call(self, op, args: list[str]) -> str:
+        return f"{op.name}({', '.join(args)})"
+
+    def power(self, base: str, exponent: tuple[str, int]) -> str:
+        return f"{base}**{self.wrap(exponent, _UNARY)}"
+
+    def divide(self, a: tuple[str, int], b: tuple[str, int]) -> str:
+        return f"{self.wrap(a, _PRODUCT)}/{self.wrap(b, _POWER)}"
+
+    def multiply(self, a: tuple[str, int], b: tuple[str, int]) -> str:
+        return f"{self.wrap(a, _PRODUCT)}*{self.wrap(b, _POWER)}"
+
+
+class _Latex(_Text):
+    r"""LaTeX as on a slide: `6 x + 2`, `\frac{1}{2 \sqrt{x}}`, `\operatorname{sigmoid}(x)`."""
+
+    def parenthesised(self, text: str) -> str:
+        return rf"\left({text}\right)"
+
+    def name(self, name: str) -> str:
+        if name in _GREEK:
+            return "\\" + name
+        match = re.fullmatch(r"([A-Za-z])_?([0-9]+|[A-Za-z0-9])", name)
+        if match:
+            return f"{match[1]}_{{{match[2]}}}"
+        if len(name) == 1:
+            return name
+        return r"\mathrm{" + name.replace("_", r"\_") + "}"
+
+    def number(self, x: float) -> str:
+        if x == math.pi:
+            return r"\pi"
+        text = super().number(x)
+        mantissa, e, exponent = text.partition("e")
+        if e and text != "e":
+            return rf"{mantissa} \cdot 10^{{{int(exponent)}}}"
+        return text
+
+    def node(self, e: Expr, text: dict[int, tuple[str, int]]) -> tuple[str, int]:
+        if e.kind == CALL and e.op is DIV:
+            a, b = (text[id(x)][0] for x in e.args)
+            return rf"\frac{{{a}}}{{{b}}}", _ATOM
+        if e.kind == CALL and e.op is POW:
+            base, (exponent, _) = (text[id(x)] for x in e.args)
+            # a fraction or a power as a base is parenthesised: (1/x)^2, not \frac{1}{x}^2
+            tall = base[1] < _ATOM or base[0].startswith((r"\frac", "e^"))
+            shown = self.parenthesised(base[0]) if tall else base[0]
+            return f"{{{shown}}}^{{{exponent}}}", _POWER
+        if e.kind == CALL and e.op.name == "exp" and e.op.arity == 1:
+            return f"e^{{{text[id(e.args[0])][0]}}}", _POWER
+        return super().node(e, text)
+
+    def call(self, op, args: list[str]) -> str:
+        if op.name == "sqrt":
+            return rf"\sqrt{{{args[0]}}}"
+        if op.name == "abs":
+            return rf"\left|{args[0]}\right|"
+        if op.name == "log" and op.arity == 2:
+            return rf"\log_{{{args[1]}}}{self.arguments(args[:1])}"
+        name = _LATEX_NAMES.get(op.name, rf"\operatorname{{{op.name}}}")
+        return name + self.arguments(args)
+
+    def arguments(self, args: list[str]) -> str:
+        inner = ", ".join(args)
+        return self.parenthesised(inner) if r"\frac" in inner else f"({inner})"
+
+    def multiply(self, a: tuple[str, int], b: tuple[str, int]) -> str:
+        left, right = self.wrap(a, _PRODUCT), self.wrap(b, _POWER)
+        # juxtaposed where that cannot be misread: 6 x, 2 \sin(x); not 2 3 or x \frac{}{}
+        ambiguous = right[:1].isdigit() or right.startswith(("-", ".", r"\frac"))
+        ambiguous = ambiguous or r"\mathrm" in left or r"\mathrm" in right
+        return f"{left} \\cdot {right}" if ambiguous else f"{left} {right}"
