@@ -157,6 +157,7 @@ def cli() -> None:
       nanograd grad "x*y + tanh(x)" --x 2 --y 3
       nanograd grad model.txt --x 0.5 --format json
       echo "sin(x)**2" | nanograd grad - --x 1 --format csv
+      nanograd repl
     """
 
 
@@ -381,7 +382,8 @@ DRAW_EXAMPLES = """
 \b
 Examples:
   nanograd draw "x*y + tanh(x)" --x 2 --y 3 -o graph.svg
-  nanograd draw model.txt --x -4 --y 2 -o graph.png --rankdir TB
+  nanograd draw model.txt --x -4 --y 2 -o graph.png --dpi 150
+  nanograd draw "t/2 + 10/t" --t 3 -o graph.svg --hide-constants --edge-grads
   nanograd draw model.txt --x -4 --y 2 | dot -Tsvg > graph.svg
 """
 
@@ -396,23 +398,41 @@ BIG_GRAPH = 1000
     "--output",
     default="-",
     metavar="FILE",
-    help="Where to write; the format follows the extension (.svg .png .pdf .dot .gv). "
-    "[default: -, DOT text on standard output]",
+    help="Where to write; the format follows the extension (.svg .png .pdf .dot .gv, "
+    ".html for a live page). [default: -, DOT text on standard output]",
 )
 @click.option(
     "--format",
     "fmt",
-    type=click.Choice(["svg", "png", "pdf", "dot"]),
+    type=click.Choice(["svg", "png", "pdf", "dot", "html"]),
     help="Output format, whatever the extension.",
 )
 @click.option(
     "--rankdir",
     type=click.Choice(["LR", "TB"]),
-    default="LR",
-    show_default=True,
-    help="Lay the graph out left to right or top to bottom.",
+    help="Lay the graph out left to right or top to bottom. "
+    "[default: the one whose picture fits a 16:9 slide better]",
 )
 @click.option("--hide-constants", is_flag=True, help="Fold constants into their operations.")
+@click.option("--edge-grads", is_flag=True, help="Write each edge's local derivative on it.")
+@click.option(
+    "--dpi",
+    type=click.IntRange(1, 2400),
+    metavar="N",
+    help="Dots per inch of a png (Graphviz's default: 96).",
+)
+@click.option(
+    "--legend/--no-legend",
+    default=True,
+    show_default=True,
+    help="Add a table that explains the borders, fills and labels.",
+)
+@click.option(
+    "--statements/--no-statements",
+    default=True,
+    show_default=True,
+    help="Box each statement's nodes, labelled with its source (sources of several statements).",
+)
 @click.pass_context
 def draw(
     ctx: click.Context,
@@ -420,31 +440,60 @@ def draw(
     var: tuple[str, ...],
     output: str,
     fmt: str | None,
-    rankdir: str,
+    rankdir: str | None,
     hide_constants: bool,
+    edge_grads: bool,
+    dpi: int | None,
+    legend: bool,
+    statements: bool,
 ) -> None:
     """Draw the computation graph of SOURCE with every node's data and gradient.
 
-    Gradients are computed first. Value nodes show their name, data and gradient; each
-    operation is its own node. Inputs have a green border, the result a blue one, constants
-    are grey; the darker a node's fill, the larger its gradient.
+    Gradients are computed first. Value nodes show their name (q₁, q₂ for the versions of a
+    reassigned name), data and gradient; each operation is its own node, and the operands
+    of - / ** and functions of several arguments are labelled (a, b). Inputs have a green
+    border, the result a blue one, constants are grey; the darker a node's fill, the larger
+    its gradient (see the legend).
     """
     from .output import write_atomically
-    from .render.graph import draw_evaluation, format_of, render
+    from .render.graph import MAX_PNG_PIXELS, draw_evaluation, format_of, render_drawing
 
-    fmt = fmt or format_of(output)
+    fmt = fmt or ("html" if output.lower().endswith((".html", ".htm")) else format_of(output))
     if output == "-" and fmt in ("png", "pdf") and sys.stdout.isatty():
         raise InputError(f"{fmt} is binary: write it to a file with -o graph.{fmt}, or pipe it")
+    if dpi is not None and fmt != "png":
+        raise InputError(f"--dpi is for png; {fmt} is not made of pixels")
     evaluation = load_program(source, report).gradients(input_values(ctx.meta["inputs"], var))
     warn_non_finite(evaluation.first_non_finite(), strict=False)
-    drawing = draw_evaluation(evaluation, rankdir, hide_constants)
-    if drawing.nodes > BIG_GRAPH:
-        tips = ["--rankdir TB"] + ([] if hide_constants else ["--hide-constants"])
+    drawing = draw_evaluation(
+        evaluation,
+        rankdir,
+        hide_constants,
+        edge_grads=edge_grads,
+        legend=legend,
+        statements=statements,
+    )
+    if drawing.layout.engine != "dot":
         report(
-            f"warning: the graph has {drawing.nodes} nodes; "
-            f"for a picture you can read, try {' or '.join(tips)}"
+            f"note: the graph is too big for a layered layout in reasonable time; laid out "
+            f"with {drawing.layout.engine} (force-directed: no left-to-right order)"
+            + (f"; the png is at most {MAX_PNG_PIXELS:,} pixels across" if fmt == "png" else "")
         )
-    data = render(drawing.dot.source, fmt)
+    if drawing.nodes > BIG_GRAPH and not hide_constants:
+        report(
+            f"warning: the graph has {drawing.nodes:,} nodes; "
+            "for a picture you can read, try --hide-constants"
+        )
+
+    def still_drawing() -> None:
+        report(f"drawing {drawing.nodes:,} nodes with Graphviz… (Ctrl-C stops it)")
+
+    if fmt == "html":
+        from .render.html import live_page
+
+        data = live_page(evaluation, rankdir, hide_constants, statements, on_slow=still_drawing)
+    else:
+        data = render_drawing(drawing, fmt, dpi, still_drawing)
     if output == "-":
         sys.stdout.buffer.write(data)
         sys.stdout.buffer.flush()
@@ -523,6 +572,62 @@ def diff(source: Source, wrt: tuple[str, ...], fmt: str) -> None:
     if not program.inputs:
         raise InputError("the source has no inputs: its derivative is 0 by every name")
     click.echo(derivatives_text(program, list(wrt), latex=fmt == "latex"))
+
+
+EXPLAIN_EXAMPLES = """
+\b
+Examples:
+  nanograd explain "x*y + tanh(x)" --x 2 --y 3
+  nanograd explain model.txt --x -4 --y 2 --format markdown > backprop.md
+  nanograd explain "(x - 3)**2" --x 1 --format latex --digits 4
+  nanograd explain "x*y + tanh(x)" --x 2 --y 3 --format json
+"""
+
+
+@cli.command(cls=InputsCommand, epilog=EXPLAIN_EXAMPLES)
+@source_and_inputs
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["table", "markdown", "latex", "json"]),
+    help="Output format. [default: table; plain text when not on a terminal]",
+)
+@click.option(
+    "--digits",
+    metavar="N|full",
+    callback=check_digits,
+    help="Significant digits of the numbers in a table on a terminal, in Markdown and in "
+    "LaTeX. [default: as many as fit a terminal; else full precision]",
+)
+@click.pass_context
+def explain(
+    ctx: click.Context, source: Source, var: tuple[str, ...], fmt: str | None, digits: str | None
+) -> None:
+    """Write out the forward and backward passes of SOURCE at a point, node by node.
+
+    Forward: each node's expression and value, in the order they are computed. Backward, in
+    reverse topological order: each node's gradient (the sum of what flows back to it, written
+    out where it feeds several nodes) and, per argument, its local derivative (the formula and
+    its value) and the product with the gradient. The numbers are those `grad` computes.
+    """
+    from .explain import explain as written_out
+    from .render import explain as writers
+    from .render.table import number_formats
+
+    program = load_program(source, report)
+    result = written_out(program, input_values(ctx.meta["inputs"], var))
+    warn_non_finite(result.non_finite, strict=False)
+    number = number_formats(digits)[0]
+    if fmt == "json":
+        click.echo(writers.to_json(result))
+    elif fmt == "markdown":
+        click.echo(writers.markdown(result, number))
+    elif fmt == "latex":
+        click.echo(writers.latex(result, number))
+    elif sys.stdout.isatty() and not os.environ.get("NO_COLOR"):
+        writers.print_tables(result, digits)
+    else:
+        click.echo(writers.plain(result))
 
 
 CHECK_EXAMPLES = """
@@ -735,6 +840,35 @@ def plot(ctx: click.Context, source: Source, var: tuple[str, ...], output: str |
     else:
         color = sys.stdout.isatty() and not os.environ.get("NO_COLOR")
         click.echo(drawing.curve_text(result, columns, color))
+
+
+REPL_EXAMPLES = """
+\b
+Examples:
+  nanograd repl
+  nanograd repl < session.txt
+"""
+
+
+@cli.command(epilog=REPL_EXAMPLES)
+@click.pass_context
+def repl(ctx: click.Context) -> None:
+    """Type expressions and see their values and gradients, line after line.
+
+    \b
+    x = 2          gives the input x its value
+    q = x*y        defines q for the lines that follow
+    x*y + tanh(x)  prints the value and the gradient by each input it reads
+    :help          lists the commands (:diff, :hessian, :explain, :draw, ...)
+
+    On a terminal: history, completion (Tab) and multi-line input while a parenthesis is
+    open; Ctrl-C drops the line, Ctrl-D leaves. From a pipe or file, each line's results
+    print plainly and errors name the line; the exit code is the highest of the failed
+    lines' (2 for bad input), or 0.
+    """
+    from .repl import main as session
+
+    ctx.exit(session())
 
 
 def check_wrt(wrt: tuple[str, ...], inputs: list[str]) -> None:

@@ -83,3 +83,62 @@ class Minimum:
     gradient_norm: float
     steps: int
     converged: bool
+
+
+@dataclass
+class Term:
+    """A node or a formula, written in the language (`text`) and in LaTeX. A result with no
+    name of its own is written f in LaTeX, where partial derivatives need a name for it."""
+
+    text: str
+    latex: str
+
+
+@dataclass
+class ForwardStep:
+    """One node of the forward pass: how other steps name it, what computes it, its value.
+
+    For a node without a name of its own, `node` and `expression` are the same text.
+    """
+
+    node: Term
+    expression: Term
+    value: float
+
+
+@dataclass
+class LocalDerivative:
+    """d(node)/d(argument): the op's formula with the arguments in it, its value, and the
+    product value * upstream gradient that flows back to the argument."""
+
+    argument: Term
+    formula: Term
+    local: float
+    product: float
+
+
+@dataclass
+class BackwardStep:
+    """One node of the backward pass: its gradient (the sum of `contributions`, the products
+    flowing back from the nodes it feeds, in the order they are added; 1 for the result) and
+    its local derivatives, each multiplied by that gradient."""
+
+    node: Term
+    gradient: float
+    contributions: list[float]
+    local_derivatives: list[LocalDerivative]
+
+
+@dataclass
+class Explanation:
+    """The forward pass in the order it runs and the backward pass in reverse topological
+    order, with the value, inputs and gradients as `grad` reports them. `result` names the
+    result in LaTeX's partial derivatives."""
+
+    value: float
+    inputs: dict[str, float]
+    gradients: dict[str, float]
+    forward: list[ForwardStep]
+    backward: list[BackwardStep]
+    result: Term
+    non_finite: SourceError | None = field(default=None, compare=False, repr=False)

@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import os
+import select
 import shutil
+import signal
+import struct
 import subprocess
 import sys
+import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -13,10 +17,10 @@ import pytest
 
 from nanograd_cli import Value, parse
 from nanograd_cli.errors import NanogradError
-from nanograd_cli.ops import CONST
+from nanograd_cli.ops import ADD, CONST, MUL, OPS
 from nanograd_cli.render import graph
 
-from .conftest import WORKED, run
+from .conftest import NANOGRAD, WORKED, nanograd, run
 
 HAS_DOT = shutil.which("dot") is not None
 PURE = shutil.which("graphviz-pure", path=str(Path(sys.executable).parent))
@@ -40,15 +44,28 @@ def test_human_numbers():
     assert graph.constant(0.9) == "0.9" and graph.constant(3.0) == "3"
 
 
-def test_gradient_colours_follow_orders_of_magnitude():
-    darkest, *_ = reversed(graph.GRADIENT_COLOURS)
-    assert graph.gradient_colour(10.0, 10.0) == darkest
-    assert graph.gradient_colour(-10.0, 10.0) == darkest
-    assert graph.gradient_colour(0.5, 10.0) == graph.GRADIENT_COLOURS[-2]  # 1.3 orders below
-    assert graph.gradient_colour(0.05, 10.0) == graph.GRADIENT_COLOURS[-3]
-    assert graph.gradient_colour(1e-9, 10.0) == graph.GRADIENT_COLOURS[1]
-    assert graph.gradient_colour(0.0, 10.0) == "#ffffff"
-    assert graph.gradient_colour(float("nan"), 10.0) == graph.NON_FINITE_COLOUR
+def test_fill_scale_separates_gradients_within_one_order_of_magnitude():
+    # 1, 2, 4, 8: the old scale, by orders of magnitude, gave them one colour
+    scale = graph.gradient_scale([1.0, -2.0, 4.0, 8.0, 0.0, float("nan")])
+    assert scale[0] == 1.0 and scale[-1] == pytest.approx(8.0)
+    assert scale[3] == pytest.approx(8.0**0.5)  # geometric: the middle is the geometric mean
+    colours = [graph.gradient_colour(g, scale) for g in (1.0, -2.0, 4.0, 8.0)]
+    assert len(set(colours)) == 4
+    assert colours[0] == graph.GRADIENT_COLOURS[0] and colours[-1] == graph.GRADIENT_COLOURS[-1]
+    assert colours[1] == graph.GRADIENT_COLOURS[2]  # log(2)/log(8) = 1/3 of the way: step 2
+    assert graph.gradient_colour(0.0, scale) == graph.ZERO_COLOUR
+    assert graph.gradient_colour(float("inf"), scale) == graph.NON_FINITE_COLOUR
+
+
+def test_fill_scale_spans_at_most_six_orders_and_one_gradient_is_darkest():
+    scale = graph.gradient_scale([1e-12, 1.0, 10.0])
+    assert scale[0] == pytest.approx(1e-5) and scale[-1] == 10.0  # 6 orders below the largest
+    assert graph.gradient_colour(1e-12, scale) == graph.GRADIENT_COLOURS[0]
+    assert graph.gradient_colour(0.5, scale) == graph.GRADIENT_COLOURS[-2]  # 4.7 orders up
+    single = graph.gradient_scale([3.0, 3.0, 0.0])
+    assert graph.gradient_colour(3.0, single) == graph.GRADIENT_COLOURS[-1]
+    assert graph.gradient_scale([0.0, float("nan")]) == ()
+    assert graph.gradient_colour(0.0, ()) == graph.ZERO_COLOUR
 
 
 def test_dot_counts_match_the_graph():
@@ -58,8 +75,9 @@ def test_dot_counts_match_the_graph():
     operations = [v for v in nodes if v.op is not None and v.op is not CONST]
     node_lines = [line for line in source.splitlines() if "[label=" in line]
     edge_lines = [line for line in source.splitlines() if "->" in line]
-    assert len(node_lines) == len(nodes) + len(operations)
+    assert len(node_lines) == len(nodes) + len(operations) + 1  # and the legend
     assert len(edge_lines) == sum(len(v.children) for v in operations) + len(operations)
+    assert source.count("subgraph cluster_") == 10  # a box per statement
 
 
 def test_x_times_x_has_two_edges_and_output_is_deterministic():
@@ -69,16 +87,19 @@ def test_x_times_x_has_two_edges_and_output_is_deterministic():
 
 
 def test_labels_carry_names_data_and_gradients():
-    source = graph.draw_evaluation(worked_evaluation()).dot.source
+    # left to right, record fields stack top down; top to bottom, braces make them stack
+    source = graph.draw_evaluation(worked_evaluation(), "LR").dot.source
+    assert '"x | data -4.0000 | grad 24.7180"' in source
+    assert '"y | data 2.0000 | grad 106.6648"' in source
+    assert '"v | data 4.6945 | grad 1.0000"' in source
+    source = graph.draw_evaluation(worked_evaluation(), "TB").dot.source
     assert '"{ x | data -4.0000 | grad 24.7180 }"' in source
-    assert '"{ y | data 2.0000 | grad 106.6648 }"' in source
-    assert '"{ v | data 4.6945 | grad 1.0000 }"' in source
 
 
 def test_hide_constants_folds_them_into_operations():
     evaluation = parse("y = x * 0.9 + 0.1").gradients({"x": 1.0})
-    source = graph.draw_evaluation(evaluation, hide_constants=True).dot.source
-    assert 'label="* 0.9"' in source and 'label="+ 0.1"' in source
+    source = graph.draw_evaluation(evaluation, hide_constants=True, legend=False).dot.source
+    assert 'label="· * 0.9"' in source and 'label="· + 0.1"' in source
     assert "plaintext" not in source
 
 
@@ -91,7 +112,8 @@ def test_draw_dot_and_notebook_display():
     c = a * b + a.tanh()
     c.backward()
     dot = graph.draw_dot(c, names={a: "a", b: "b", c: "c"})
-    assert '"{ a | data 2.0000 | grad 3.0707 }"' in dot.source
+    assert '"a | data 2.0000 | grad 3.0707"' in dot.source
+    assert "legend" not in dot.source
     svg = c._repr_svg_()
     if HAS_DOT or PURE:
         assert svg.lstrip().startswith("<?xml") and "<svg" in svg
@@ -120,7 +142,7 @@ def test_svg_labels_of_the_worked_example(search):
     assert "x data -4.0000 grad 24.7180" in labels
     assert "y data 2.0000 grad 106.6648" in labels
     assert "v data 4.6945 grad 1.0000" in labels
-    names = evaluation.program.labels
+    names = graph.versioned(evaluation.program.labels)
     for i, node in enumerate(evaluation.nodes):
         if node.op is CONST or i not in names:
             continue
@@ -160,7 +182,7 @@ def test_dot_text_to_stdout():
     code, out, _ = run("draw", "x*y", "--x", "2", "--y", "3")
     assert code == 0
     assert out.startswith("digraph nanograd {")
-    assert '"{ x | data 2.0000 | grad 3.0000 }"' in out
+    assert '"x | data 2.0000 | grad 3.0000"' in out
 
 
 @pytest.mark.skipif(not (HAS_DOT or PURE), reason="no renderer")
@@ -219,10 +241,14 @@ def test_big_graphs_warn_and_still_draw():
     source = "+".join(f"tanh(x*{i})" for i in range(300))
     code, out, err = run("draw", source, "--x", "0.1")
     assert code == 0 and out.startswith("digraph")
+    assert "layout=sfdp" in out  # every term reads x: dot would take minutes
     assert err == (
-        "warning: the graph has 2099 nodes; for a picture you can read, "
-        "try --rankdir TB or --hide-constants\n"
+        "note: the graph is too big for a layered layout in reasonable time; laid out with sfdp "
+        "(force-directed: no left-to-right order)\n"
+        "warning: the graph has 2,099 nodes; for a picture you can read, try --hide-constants\n"
     )
+    code, out, err = run("draw", source, "--x", "0.1", "--hide-constants")
+    assert code == 0 and "warning" not in err
 
 
 @needs_dot
@@ -251,3 +277,294 @@ def test_cli_without_dot_on_the_path_uses_graphviz_pure(tmp_path):
         "error: cannot render pdf: graphviz-pure renders svg and png only; install Graphviz"
     )
     assert not pdf.exists()
+
+
+SVG = {"svg": "http://www.w3.org/2000/svg"}
+
+
+def svg_parts(svg: bytes | str):
+    """The nodes (id -> their text, joined by spaces), the edges ((tail, head, [their label
+    texts]) in order) and the boxes (their label texts) of an SVG made by dot."""
+    root = ET.fromstring(svg)
+    nodes = {
+        g.findtext("svg:title", namespaces=SVG): " ".join(
+            t.text or "" for t in g.iterfind(".//svg:text", SVG)
+        )
+        for g in root.iterfind(".//svg:g[@class='node']", SVG)
+    }
+    edges = []
+    for g in root.iterfind(".//svg:g[@class='edge']", SVG):
+        tail, head = g.findtext("svg:title", namespaces=SVG).split("->")
+        edges.append((tail, head, [t.text for t in g.iterfind(".//svg:text", SVG)]))
+    boxes = [
+        " ".join(t.text or "" for t in g.iterfind(".//svg:text", SVG))
+        for g in root.iterfind(".//svg:g[@class='cluster']", SVG)
+    ]
+    return nodes, edges, boxes
+
+
+def drawn_svg(source: str, point: dict[str, float], **options) -> bytes:
+    evaluation = parse(source).gradients(point)
+    return graph.render(graph.draw_evaluation(evaluation, **options).dot.source, "svg")
+
+
+def by_name(nodes: dict[str, str]) -> dict[str, str]:
+    """Node id by the first word of its text (a value's name)."""
+    return {text.split()[0]: node_id for node_id, text in nodes.items() if text}
+
+
+def png_size(data: bytes) -> tuple[int, int]:
+    assert data.startswith(b"\x89PNG\r\n\x1a\n")
+    return struct.unpack(">II", data[16:24])
+
+
+@needs_dot
+@pytest.mark.parametrize(
+    "op", [op for op in OPS.values() if op.arity > 1], ids=lambda op: f"{op.name}/{op.arity}"
+)
+def test_every_operand_of_an_operation_is_identified(op):
+    names = ["in1", "in2", "in3"][: op.arity]
+    low, high = op.domain
+    point = {n: low + (high - low) * (k + 1) / (op.arity + 1) for k, n in enumerate(names)}
+    if op.syntax == "infix":
+        source = f"in1 {op.name} in2"
+    else:
+        source = f"{op.name}({', '.join(names)})"
+    nodes, edges, _ = svg_parts(drawn_svg(source, point, legend=False))
+    (op_node,) = [node_id for node_id in nodes if node_id.endswith("op")]
+    ids = by_name(nodes)
+    into_op = [(tail, texts) for tail, head, texts in edges if head == op_node]
+    if op in (ADD, MUL):  # a + b is b + a: the symbol says all
+        assert nodes[op_node] == op.name
+        assert sorted(into_op) == sorted((ids[n], []) for n in names)
+    else:
+        expected = {"infix": f"a {op.name} b"}.get(
+            op.syntax, f"{op.name}({', '.join(op.parameters)})"
+        )
+        assert nodes[op_node] == expected
+        assert sorted(into_op) == sorted(
+            (ids[n], [parameter]) for n, parameter in zip(names, op.parameters, strict=True)
+        )
+
+
+@needs_dot
+def test_t_over_2_and_10_over_t_are_told_apart():
+    for source, t_role, constant_role, constant in (
+        ("t/2", "a", "b", "2"),
+        ("10/t", "b", "a", "10"),
+    ):
+        nodes, edges, _ = svg_parts(drawn_svg(source, {"t": 3.0}, legend=False))
+        roles = {nodes[tail].split()[0]: texts for tail, _, texts in edges if texts}
+        assert roles == {"t": [t_role], constant: [constant_role]}
+
+
+def test_hide_constants_labels_say_which_side_the_constant_is_on():
+    source = "a = 10/x; b = x/10; c = 2**x; d = x**2; g = 0.5 - x; a + b + c + d + g"
+    done = nanograd("draw", source, "--x", "3", "--hide-constants", "--format", "svg")
+    assert (done.returncode, done.stderr) == (0, "")
+    nodes, edges, _ = svg_parts(done.stdout)
+    texts = set(nodes.values())
+    assert {"10 / ·", "· / 10", "2 ** ·", "· ** 2", "0.5 - ·"} <= texts
+    assert not any(text in {"10", "2", "0.5"} for text in texts)  # no constant nodes
+    assert not any(labels for _, _, labels in edges)  # one operand left: nothing to tell apart
+
+
+def test_versions_of_a_name():
+    assert graph.versioned({0: "x", 2: "q", 5: "q", 7: "y", 9: "q"}) == {
+        0: "x",
+        2: "q₁",
+        5: "q₂",
+        7: "y",
+        9: "q₃",
+    }
+    program = parse("y = x + y; y * 2")  # the input y is the first version
+    assert sorted(graph.versioned(program.labels).values()) == ["x", "y₁", "y₂"]
+
+
+@needs_dot
+def test_reassigned_names_are_numbered_in_the_picture():
+    done = nanograd("draw", WORKED, "--x", "-4", "--y", "2", "--format", "svg")
+    nodes, _, _ = svg_parts(done.stdout)
+    labels = {text.split(" grad")[0] for text in nodes.values()}
+    # by hand: q1 = x + y, r1 = x*y + y**3, q2 = 2*q1 + 1, q3 = 2*q2 + 1 - x,
+    # r2 = 3*r1 + sigmoid(y + x), r3 = 4*r2 + sigmoid(y - x), s = q3 - r3
+    for label in (
+        "q₁ data -2.0000",
+        "r₁ data 0.0000",
+        "q₂ data -3.0000",
+        "q₃ data -1.0000",
+        "r₂ data 0.1192",
+        "r₃ data 1.4743",
+        "s data -2.4743",
+        "x data -4.0000",
+    ):
+        assert label in labels
+    assert not any(label.startswith(("q ", "r ")) for label in labels)
+
+
+def test_statement_spans():
+    source = "a = (1 +\n 2); b = a  # c; d\n\n# only a comment\n  e;;"
+    spans = graph.statement_spans(source)
+    assert [source[i:j] for i, j in spans] == ["a = (1 +\n 2)", "b = a", "e"]
+
+
+@needs_dot
+def test_a_box_per_statement_labelled_with_its_source():
+    svg = drawn_svg(Path(WORKED).read_text(), {"x": -4.0, "y": 2.0})
+    _, _, boxes = svg_parts(svg)
+    assert sorted(boxes) == sorted(Path(WORKED).read_text().splitlines())
+    svg = drawn_svg(Path(WORKED).read_text(), {"x": -4.0, "y": 2.0}, statements=False)
+    assert svg_parts(svg)[2] == []
+    assert svg_parts(drawn_svg("y = x*2", {"x": 1.0}))[2] == []  # one statement: no box
+
+
+@needs_dot
+def test_the_legend_explains_borders_and_the_fill_scale():
+    done = nanograd("draw", "x*y", "--x", "2", "--y", "3", "--format", "svg")
+    assert done.returncode == 0
+    root = ET.fromstring(done.stdout)
+    nodes, _, _ = svg_parts(done.stdout)
+    legend = nodes["legend"]
+    for text in ("input (green border)", "result (blue border)", "constant", "fill: |grad|"):
+        assert text in legend
+    # nonzero |grad| are 1 (the result), 2 (y) and 3 (x): steps of 3**(1/6), by hand
+    steps = ["≥ 2.5", "2.08 to 2.5", "1.73 to 2.08", "1.44 to 1.73", "1.2 to 1.44", "1 to 1.2"]
+    assert [t for t in legend.split("  ") if t] and all(step in legend for step in steps)
+    box = root.find(".//svg:g[@id='node1']", SVG)  # the legend is the first node
+    fills = [p.get("fill") for p in box.iterfind(".//svg:polygon", SVG)]
+    assert [f for f in fills if f in graph.GRADIENT_COLOURS] == list(graph.GRADIENT_COLOURS)[::-1]
+    ids = by_name(nodes)
+
+    def fill(node_id: str) -> str:
+        (g,) = [
+            g
+            for g in root.iterfind(".//svg:g[@class='node']", SVG)
+            if g.findtext("svg:title", namespaces=SVG) == node_id
+        ]
+        return g.find("svg:polygon", SVG).get("fill")
+
+    assert fill(ids["x"]) == graph.GRADIENT_COLOURS[5]  # grad 3: the largest
+    assert fill(ids["y"]) == graph.GRADIENT_COLOURS[3]  # grad 2: 6*log(2)/log(3) = 3.8
+    done = nanograd("draw", "x*y", "--x", "2", "--y", "3", "--format", "svg", "--no-legend")
+    assert "legend" not in svg_parts(done.stdout)[0]
+
+
+@needs_dot
+def test_edge_grads_are_the_local_derivatives():
+    TIMES = "\N{MULTIPLICATION SIGN}"
+    nodes, edges, _ = svg_parts(drawn_svg("x*y + tanh(x)", {"x": 2.0, "y": 3.0}, edge_grads=True))
+    name = {node_id: text.split()[0] for node_id, text in nodes.items()}
+    local = [(name[tail], nodes[head], texts) for tail, head, texts in edges if texts]
+    # by hand: d(x*y)/dx = y = 3, d(x*y)/dy = x = 2, tanh'(2) = 1 - tanh(2)**2 = 0.0707, and
+    # d(a + b)/da = d(a + b)/db = 1
+    assert sorted(local) == sorted(
+        [
+            ("x", "*", [f"{TIMES}3.0000"]),
+            ("y", "*", [f"{TIMES}2.0000"]),
+            ("x", "tanh", [f"{TIMES}0.0707"]),
+            ("data", "+", [f"{TIMES}1.0000"]),
+            ("data", "+", [f"{TIMES}1.0000"]),
+        ]
+    )
+    nodes, edges, _ = svg_parts(drawn_svg("t/2", {"t": 3.0}, edge_grads=True, legend=False))
+    labels = sorted(texts[0] for _, _, texts in edges if texts)
+    assert labels == [f"a {TIMES}0.5000", f"b {TIMES}-0.7500"]  # d(t/2)/d2 = -t/2**2
+
+
+@needs_dot
+def test_dpi_scales_the_png(tmp_path):
+    sizes = []
+    for dpi in ([], ["--dpi", "192"]):
+        target = tmp_path / f"graph{len(dpi)}.png"
+        done = nanograd("draw", "x*y + tanh(x)", "--x", "2", "--y", "3", "-o", str(target), *dpi)
+        assert (done.returncode, done.stderr) == (0, "")
+        sizes.append(png_size(target.read_bytes()))
+    (w96, h96), (w192, h192) = sizes
+    assert w192 / w96 == pytest.approx(2, rel=0.01) and h192 / h96 == pytest.approx(2, rel=0.01)
+    done = nanograd(
+        "draw", "x*y", "--x", "2", "--y", "3", "-o", str(tmp_path / "g.svg"), "--dpi", "2"
+    )
+    assert (done.returncode, done.stderr) == (
+        2,
+        "error: --dpi is for png; svg is not made of pixels\n",
+    )
+
+
+def slide_fill(width: int, height: int) -> float:
+    """The share of a 16:9 slide that a picture scaled to fit it covers."""
+    aspect = width / height
+    return min(aspect / (16 / 9), (16 / 9) / aspect)
+
+
+@needs_dot
+def test_the_default_layout_of_the_worked_example_fits_a_slide(tmp_path):
+    chosen = graph.draw_evaluation(worked_evaluation()).layout.rankdir
+    fills = {}
+    for rankdir in ("LR", "TB"):
+        source = graph.draw_evaluation(worked_evaluation(), rankdir).dot.source
+        fills[rankdir] = slide_fill(*png_size(graph.render(source, "png")))
+    assert fills[chosen] == max(fills.values())
+    assert fills[chosen] > 0.5  # it was 0.15: 5748 x 488 pixels
+
+
+def test_layout_estimate_and_choice():
+    x = Value(1.0)
+    y = x + x.tanh()
+    cost, deep = graph.estimate(graph.reachable(y), lambda v: True)
+    # x at rank 0, tanh at 1, its value at 2, + at 3: the edge x -> + spans two virtual ranks
+    assert (cost, deep) == (5 + 2, 5 / 1)
+    assert graph.choose_layout(graph.LAYERED_LIMIT + 1, 1.0, "LR").engine == "sfdp"
+    assert graph.choose_layout(100, 0.3, None).rankdir == "TB"  # wide and shallow
+    assert graph.choose_layout(100, 2.0, None).rankdir == "LR"
+
+
+def ten_thousand_nodes() -> str:
+    """A sum of 1,429 terms: 10,002 nodes, each term reading x (what made dot take hours)."""
+    return "+".join(f"tanh(x*{i})" for i in range(1429))
+
+
+@needs_dot
+@pytest.mark.slow
+def test_ten_thousand_nodes_render(tmp_path):
+    target = tmp_path / "big.svg"
+    done = nanograd("draw", "-e", ten_thousand_nodes(), "--x", "0.1", "-o", str(target))
+    assert done.returncode == 0
+    assert "laid out with sfdp" in done.stderr
+    nodes, edges, _ = svg_parts(target.read_bytes())
+    assert len(nodes) == 10_002 + 1  # and the legend
+    # per term: i and x into *, x*i into tanh, and the ops to their values; per +: three
+    assert len(edges) == 5 * 1429 + 3 * 1428
+    png = tmp_path / "big.png"
+    done = nanograd("draw", "-e", ten_thousand_nodes(), "--x", "0.1", "-o", str(png))
+    assert done.returncode == 0
+    assert max(png_size(png.read_bytes())) <= graph.MAX_PNG_PIXELS
+
+
+def children(pid: int) -> list[int]:
+    with open(f"/proc/{pid}/task/{pid}/children") as f:
+        return [int(p) for p in f.read().split()]
+
+
+@needs_dot
+@pytest.mark.slow
+@pytest.mark.skipif(not os.path.exists("/proc/self/task"), reason="reads /proc (Linux)")
+def test_ctrl_c_stops_graphviz_too(tmp_path):
+    target = tmp_path / "big.svg"
+    command = [NANOGRAD, "draw", "-e", ten_thousand_nodes(), "--x", "0.1", "-o", str(target)]
+    with subprocess.Popen(command, stderr=subprocess.PIPE, text=True) as process:
+        try:
+            said = ""
+            deadline = time.monotonic() + 60
+            while "drawing" not in said and time.monotonic() < deadline:
+                select.select([process.stderr], [], [], 1)
+                said += process.stderr.readline()
+            assert "drawing 10,002 nodes with Graphviz… (Ctrl-C stops it)\n" in said
+            (renderer,) = children(process.pid)
+            assert Path(f"/proc/{renderer}/exe").resolve() == Path(shutil.which("dot")).resolve()
+            process.send_signal(signal.SIGINT)
+            assert process.wait(timeout=10) == 130
+            assert not Path(f"/proc/{renderer}").exists()  # killed and reaped
+            assert not target.exists()
+            assert not [p for p in tmp_path.iterdir() if p.name.startswith(".nanograd-")]
+        finally:
+            process.kill()

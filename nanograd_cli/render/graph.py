@@ -1,22 +1,25 @@
-"""Computation-graph pictures: the DOT builder and the renderer choice.
+"""Computation-graph pictures: the DOT builder, the layout choice and the renderer.
 
 graphviz is imported only when a picture is asked for. Nodes are read through their public
-`data`, `grad`, `op` and `children`, so any graph of that shape can be drawn.
+`data`, `grad`, `op`, `children`, `walk()` and `topological_order()`.
 """
 
 from __future__ import annotations
 
 import math
 import os
+import re
 import shutil
 import subprocess
 import sys
-from collections.abc import Iterable, Mapping
+from bisect import bisect_right
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from ..errors import InputError, NanogradError
-from ..ops import CONST
+from ..ops import ADD, CONST, MUL
 
 if TYPE_CHECKING:
     import graphviz
@@ -26,12 +29,25 @@ if TYPE_CHECKING:
 EXTENSIONS = {".svg": "svg", ".png": "png", ".pdf": "pdf", ".dot": "dot", ".gv": "dot"}
 PURE_FORMATS = ("svg", "png")  # what graphviz-pure renders
 
-# Fill colours by |grad| relative to the largest |grad| in the picture (light to dark); the
-# thresholds are powers of ten, so colour follows orders of magnitude.
-GRADIENT_COLOURS = ("#ffffff", "#fff5eb", "#fee6ce", "#fdd0a2", "#fdae6b")
+# Fill colours, light to dark, for |grad| on a log scale from the smallest nonzero |grad| in the
+# picture to the largest: each step is a sixth of that range, and never more than one order of
+# magnitude (below six orders under the largest, all get the lightest).
+GRADIENT_COLOURS = ("#fff5eb", "#fee6ce", "#fdd0a2", "#fdae6b", "#fd8d3c", "#f16913")
+MAX_ORDERS = len(GRADIENT_COLOURS)
+ZERO_COLOUR = "#ffffff"
 NON_FINITE_COLOUR = "#d9d9d9"
 INPUT_COLOUR = "#2b8a3e"
 RESULT_COLOUR = "#1c4e80"
+CONSTANT_COLOUR = "#666666"
+OPERAND_COLOUR = "#7a3e9d"  # the labels that say which operand is which
+FONT = "Helvetica"
+
+# Where the order of the operands shows in the symbol alone: a + b is b + a, and so are the
+# local derivatives. Every other op with several operands labels each edge with its parameter.
+COMMUTATIVE = (ADD, MUL)
+
+TIMES = "\N{MULTIPLICATION SIGN}"  # before a local derivative: the gradient is multiplied by it
+SUBSCRIPTS = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
 
 
 def human(x: float) -> str:
@@ -53,99 +69,419 @@ def _escape(text: str) -> str:
     return "".join("\\" + c if c in '{}|<>"\\' else c for c in text)
 
 
-def gradient_colour(grad: float, largest: float) -> str:
-    """The fill colour for a node with gradient `grad`, the largest |grad| being `largest`."""
+def gradient_scale(grads: Iterable[float]) -> tuple[float, ...]:
+    """The |grad| boundaries of the fill colours, low to high (one more than the colours):
+    geometric steps from the smallest nonzero finite |grad| to the largest, the range cut to
+    MAX_ORDERS orders of magnitude; () when no gradient is nonzero and finite."""
+    sizes = [abs(g) for g in grads if g != 0 and math.isfinite(g)]
+    if not sizes:
+        return ()
+    high = max(sizes)
+    low = max(min(sizes), high / 10.0**MAX_ORDERS)
+    steps = len(GRADIENT_COLOURS)
+    return tuple(low * (high / low) ** (k / steps) for k in range(steps + 1))
+
+
+def gradient_colour(grad: float, scale: Sequence[float]) -> str:
+    """The fill colour of a node with gradient `grad`, on `scale` (from `gradient_scale`)."""
     if not math.isfinite(grad):
         return NON_FINITE_COLOUR
-    if grad == 0 or largest == 0:
-        return GRADIENT_COLOURS[0]
-    orders_below = math.floor(math.log10(largest / abs(grad)))  # 0 for the largest
-    return GRADIENT_COLOURS[max(len(GRADIENT_COLOURS) - 1 - orders_below, 1)]
+    if grad == 0 or not scale:
+        return ZERO_COLOUR
+    low, high = scale[0], scale[-1]
+    if high == low:
+        return GRADIENT_COLOURS[-1]
+    step = math.floor(len(GRADIENT_COLOURS) * math.log(abs(grad) / low) / math.log(high / low))
+    return GRADIENT_COLOURS[min(max(step, 0), len(GRADIENT_COLOURS) - 1)]
 
 
 def reachable(root: Value, order: Iterable[Value] | None = None) -> list[Value]:
-    """The nodes `root` depends on: in `order` when given (creation order), else leaves first."""
-    nodes = list(root.walk())
+    """The nodes `root` depends on, each after its operands: in `order` when given (creation
+    order), else in the reverse of the order backward visits them."""
     if order is None:
-        return nodes[::-1]
-    wanted = set(nodes)
+        return root.topological_order()[::-1]
+    wanted = set(root.walk())
     return [v for v in order if v in wanted]
+
+
+def versioned(labels: Mapping[int, str]) -> dict[int, str]:
+    """Names numbered by version where one is bound more than once: q₁, q₂, q₃ in the order
+    of the keys (instruction numbers); a name bound once stays as it is."""
+    bound = Counter(labels.values())
+    seen: Counter[str] = Counter()
+    names = {}
+    for i in sorted(labels):
+        name = labels[i]
+        if bound[name] > 1:
+            seen[name] += 1
+            name += str(seen[name]).translate(SUBSCRIPTS)
+        names[i] = name
+    return names
+
+
+def statement_spans(source: str) -> list[tuple[int, int]]:
+    """Where each statement of `source` starts and ends, without comments and surrounding
+    blanks. A Program keeps each instruction's offset but not its statement's span, so the
+    separators are found here: `;` and newlines outside parentheses (the language's rule)."""
+    text = re.sub(r"#[^\n]*", lambda m: " " * len(m.group()), source)
+    spans = []
+    depth = start = 0
+    for i, c in enumerate(text + "\n"):
+        if c == "(":
+            depth += 1
+        elif c == ")":
+            depth = max(depth - 1, 0)
+        elif c == ";" or (c == "\n" and depth == 0):
+            stripped = text[start:i].strip()
+            if stripped:
+                first = text.index(stripped[0], start)
+                spans.append((first, first + len(stripped)))
+            start = i + 1
+    return spans
+
+
+def _statement_text(source: str, span: tuple[int, int], width: int = 60) -> str:
+    text = " ".join(source[span[0] : span[1]].split())
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+# --- the layout --------------------------------------------------------------------------------
+
+# Graphviz's `dot` makes a chain of virtual nodes for every edge that spans several ranks, and
+# its time grows faster than linearly in nodes plus virtual nodes: an input read by every term
+# of a long sum spans them all. Measured on a 2-core machine, with the limits below, `dot`
+# took 0.5 to 4 s at about this estimate (sums, chains of statements, random trees, layers of
+# neurons), 4 to 11 s at 20,000, and without the limits over 10 minutes at 21,000 (a sum of
+# 143 terms). Past it, the force-directed `sfdp` lays out 10,000 nodes in 5 to 8 s.
+LAYERED_LIMIT = 5000
+# Past this estimate, `dot` is told to stop its searches early (slightly more crossings).
+LIMITED_SEARCH = 1500
+# A slide is 16:9; the direction whose estimated picture is closer to that is the default.
+SLIDE = 16 / 9
+
+
+class Layout(NamedTuple):
+    """How a graph is laid out: the Graphviz engine, the direction of its ranks (for `dot`),
+    and the estimated work that chose the engine."""
+
+    engine: str
+    rankdir: str
+    cost: int  # nodes plus the virtual nodes `dot` would need
+
+
+def estimate(nodes: Sequence[Value], shown: Callable[[Value], bool]) -> tuple[int, float]:
+    """The work `dot` would have (drawn nodes plus virtual ones), and how much deeper than
+    wide the layered picture is, from the longest-path ranks of the value and operation
+    nodes (`nodes` each after its operands; `shown` says which are drawn)."""
+    rank: dict[Value, int] = {}
+    uses: dict[Value, list[int]] = {}
+    for v in nodes:
+        if v.op is None or v.op is CONST:
+            continue
+        op_rank = 1 + max((rank.get(c, 0) for c in v.children if shown(c)), default=0)
+        rank[v] = op_rank + 1
+        for c in v.children:
+            if shown(c):
+                uses.setdefault(c, []).append(op_rank)
+    virtual = 0
+    per_rank: Counter[int] = Counter()
+    for v in nodes:
+        if not shown(v):
+            continue
+        if v.op is not None and v.op is not CONST:
+            per_rank[rank[v]] += 1
+            per_rank[rank[v] - 1] += 1
+        at = uses.get(v, [])
+        if v not in rank and at:  # a leaf sits next to its first use
+            rank[v] = min(at) - 1
+            per_rank[rank[v]] += 1
+        virtual += sum(r - rank.get(v, 0) - 1 for r in at)
+    drawn = sum(per_rank.values())
+    depth = max(per_rank, default=0) + 1
+    breadth = max(per_rank.values(), default=1)
+    return drawn + virtual, depth / breadth
+
+
+def choose_layout(cost: int, deep: float, rankdir: str | None) -> Layout:
+    """`dot` left to right or top to bottom (`rankdir`, else what fits a slide best), or `sfdp`
+    for a graph too big for `dot`."""
+    if cost > LAYERED_LIMIT:
+        return Layout("sfdp", rankdir or "TB", cost)
+    if rankdir is None:
+        # Measured on drawings: left to right, a rank is about 1.2 in across and a node in it
+        # 0.9 in high; top to bottom, a rank is 0.83 in high and a node 1.4 in across.
+        across = deep * 1.2 / 0.9
+        down = 1.4 / (deep * 0.83)
+        rankdir = "LR" if abs(math.log(across / SLIDE)) < abs(math.log(down / SLIDE)) else "TB"
+    return Layout("dot", rankdir, cost)
+
+
+def _layout_attributes(layout: Layout) -> dict[str, str]:
+    if layout.engine == "sfdp":
+        # prism removes overlaps; its attempts are capped, as it is most of sfdp's time
+        return {"layout": "sfdp", "overlap": "prism20", "outputorder": "edgesfirst"}
+    attrs = {"rankdir": layout.rankdir, "ranksep": "0.3", "nodesep": "0.2"}
+    if layout.cost > LIMITED_SEARCH:
+        # newrank ranks the whole graph in one pass (three times faster on deep graphs, but it
+        # stretches statement boxes); nslimit and mclimit cut the searches short
+        attrs.update(newrank="true", nslimit="0.5", mclimit="0.5")
+    return attrs
+
+
+# --- the graph ---------------------------------------------------------------------------------
+
+
+def _formula(op, operands: Sequence[str]) -> str:
+    """`op` written as the language writes it, on these operand texts: a / 10, tanh(·)."""
+    if op.syntax == "infix":
+        return f"{operands[0]} {op.name} {operands[1]}"
+    if op.syntax == "prefix":
+        return f"-{operands[0]}"
+    return f"{op.name}({', '.join(operands)})"
+
+
+def _value_label(name: str | None, v: Value, stacked: bool) -> str:
+    fields = ([_escape(name)] if name else []) + [f"data {human(v.data)}", f"grad {human(v.grad)}"]
+    # record fields run across a rank; braces turn them: a value is a stack read top down
+    return " | ".join(fields) if not stacked else "{ " + " | ".join(fields) + " }"
+
+
+def _legend(scale: Sequence[float], grads: Sequence[float], edge_grads: bool) -> str:
+    """An HTML-like table that says what the borders, fills and labels mean."""
+
+    def row(sample: str, text: str, **cell: str) -> str:
+        attrs = "".join(f' {k.upper()}="{v}"' for k, v in cell.items())
+        return f'<TR><TD{attrs}>{sample}</TD><TD ALIGN="LEFT">{text}</TD></TR>'
+
+    rows = [
+        row("x", "input (green border)", COLOR=INPUT_COLOUR, BORDER="2"),
+        row("v", "result (blue border)", COLOR=RESULT_COLOUR, BORDER="3"),
+        row(f'<FONT COLOR="{CONSTANT_COLOUR}">2</FONT>', "constant", BORDER="0"),
+        row(
+            "a / b",
+            f'operation; <FONT COLOR="{OPERAND_COLOUR}">a</FONT>, '
+            f'<FONT COLOR="{OPERAND_COLOUR}">b</FONT> on its edges: which operand is which',
+            BORDER="0",
+        ),
+    ]
+    if edge_grads:
+        rows.append(
+            row(
+                f"{TIMES}0.5",
+                'on an edge: the local derivative, d(operation)/d(operand);<BR ALIGN="LEFT"/>'
+                f"an operand's grad is the sum of local derivative {TIMES} the operation's grad",
+                BORDER="0",
+            )
+        )
+    steps = len(GRADIENT_COLOURS)
+    if scale:
+        rows.append(
+            '<TR><TD COLSPAN="2" ALIGN="LEFT">fill: |grad| on a log scale in '
+            f'{steps} equal steps,<BR ALIGN="LEFT"/>from the smallest nonzero |grad| to the '
+            'largest<BR ALIGN="LEFT"/></TD></TR>'
+        )
+        for k in reversed(range(steps)):
+            low, high = scale[k], scale[k + 1]
+            if k == steps - 1:
+                text = f"≥ {low:.3g}"
+            elif k == 0 and scale[0] > min(abs(g) for g in grads if g and math.isfinite(g)):
+                text = f"&lt; {high:.3g}"
+            else:
+                text = f"{low:.3g} to {high:.3g}"
+            rows.append(row("", text, BGCOLOR=GRADIENT_COLOURS[k]))
+    if any(g == 0 for g in grads):
+        rows.append(row("", "0", BGCOLOR=ZERO_COLOUR))
+    if any(not math.isfinite(g) for g in grads):
+        rows.append(row("", "nan or inf", BGCOLOR=NON_FINITE_COLOUR))
+    table = "".join(rows)
+    return (
+        '<<TABLE BORDER="1" CELLBORDER="1" CELLSPACING="2" CELLPADDING="3" COLOR="#999999">'
+        f'<TR><TD COLSPAN="2"><B>legend</B></TD></TR>{table}</TABLE>>'
+    )
 
 
 def draw_dot(
     root: Value,
     names: Mapping[Value, str] | None = None,
     order: Iterable[Value] | None = None,
-    rankdir: str = "LR",
+    rankdir: str | None = "LR",
     hide_constants: bool = False,
+    *,
+    edge_grads: bool = False,
+    legend: bool = False,
+    groups: Mapping[Value, tuple[int, str]] | None = None,
+    layout: Layout | None = None,
 ):
     """The computation graph of `root` as a `graphviz.Digraph`.
 
     Every value node shows its name (from `names`), data and gradient, every operation is a
     node of its own. Inputs have a green border, the result a blue one; constants are grey text;
-    fill colour darkens with |grad|. Call `root.backward()` first to see gradients.
+    fill colour darkens with |grad|. The operands of an operation other than + and * are
+    labelled with its parameter names (a / b). `edge_grads` writes each edge's local
+    derivative; `legend` adds a table that explains the picture; `groups` boxes nodes by a
+    (number, label) pair (a statement's). Call `root.backward()` first to see gradients.
     """
     import graphviz
 
     names = names or {}
     nodes = reachable(root, order)
+
+    def shown(v: Value) -> bool:
+        return not (hide_constants and v.op is CONST)
+
+    if layout is None:
+        layout = choose_layout(*estimate(nodes, shown), rankdir)
+    stacked = layout.engine != "dot" or layout.rankdir != "LR"
     ids = {v: f"n{i}" for i, v in enumerate(nodes)}
-    shown = [v for v in nodes if v.op is not CONST]
-    largest = max((abs(v.grad) for v in shown if math.isfinite(v.grad)), default=0.0)
-    dot = graphviz.Digraph("nanograd", graph_attr={"rankdir": rankdir})
-    dot.attr("node", fontname="Helvetica", fontsize="11")
+    grads = [v.grad for v in nodes if v.op is not CONST]
+    scale = gradient_scale(grads)
+    dot = graphviz.Digraph("nanograd", graph_attr=_layout_attributes(layout))
+    dot.attr("node", fontname=FONT, fontsize="11")
+    dot.attr("edge", fontname=FONT, fontsize="10", arrowsize="0.7")
+    if legend:
+        dot.node("legend", _legend(scale, grads, edge_grads), shape="plaintext", fontsize="10")
+    boxes: dict[tuple[int, str], list[tuple[str, str, dict[str, str]]]] = {}
+
+    def node(v: Value, node_id: str, label: str, **attrs: str) -> None:
+        group = groups.get(v) if groups else None
+        if group is None:
+            dot.node(node_id, label, **attrs)
+        else:
+            boxes.setdefault(group, []).append((node_id, label, attrs))
+
     for v in nodes:
-        node = ids[v]
+        node_id = ids[v]
         if v.op is CONST:
-            if not hide_constants:
-                dot.node(node, constant(v.data), shape="plaintext", fontcolor="#666666")
+            if shown(v):
+                node(
+                    v,
+                    node_id,
+                    constant(v.data),
+                    shape="plaintext",
+                    fontcolor=CONSTANT_COLOUR,
+                    width="0.3",  # as narrow as the number, not Graphviz's 0.75 in
+                    margin="0.02",
+                )
             continue
-        name = names.get(v)
-        fields = ([_escape(name)] if name else []) + [
-            f"data {human(v.data)}",
-            f"grad {human(v.grad)}",
-        ]
         attrs = {
             "shape": "record",
             "style": "filled",
-            "fillcolor": gradient_colour(v.grad, largest),
+            "fillcolor": gradient_colour(v.grad, scale),
         }
         if v is root:
             attrs.update(color=RESULT_COLOUR, penwidth="3")
         elif v.op is None:
             attrs.update(color=INPUT_COLOUR, penwidth="2")
-        dot.node(node, "{ " + " | ".join(fields) + " }", **attrs)
-        if v.op is not None:
-            symbol = v.op.name
-            operands = v.children
-            if hide_constants:
-                constants = [constant(c.data) for c in operands if c.op is CONST]
-                symbol = " ".join([symbol, *constants])
-                operands = tuple(c for c in operands if c.op is not CONST)
-            dot.node(f"{node}op", symbol, shape="ellipse", fontsize="10", margin="0.05,0.02")
-            for operand in operands:  # one edge per use: x*x has two
-                dot.edge(ids[operand], f"{node}op")
-            dot.edge(f"{node}op", node)
+        node(v, node_id, _value_label(names.get(v), v, stacked), **attrs)
+        if v.op is None:
+            continue
+        operands = v.children
+        labelled = len(operands) > 1 and v.op not in COMMUTATIVE
+        drawn = [c for c in operands if shown(c)]
+        placeholder = len(drawn) == 1 and len(operands) > 1
+        texts = [
+            constant(c.data) if not shown(c) else "·" if placeholder else parameter
+            for c, parameter in zip(operands, v.op.parameters, strict=True)
+        ]
+        folded = len(drawn) < len(operands)
+        symbol = _formula(v.op, texts) if folded or labelled else v.op.name
+        node(v, f"{node_id}op", symbol, shape="ellipse", fontsize="10", margin="0.05,0.02")
+        local = v.op.derivative(*(c.data for c in operands), v.data) if edge_grads else ()
+        for i, (operand, parameter) in enumerate(zip(operands, v.op.parameters, strict=True)):
+            if not shown(operand):
+                continue
+            edge: dict[str, str] = {}
+            role = parameter if labelled and not placeholder else ""
+            if edge_grads:
+                edge["label"] = f"{role} {TIMES}{human(local[i])}".strip()
+                if role:
+                    edge["fontcolor"] = OPERAND_COLOUR
+            elif role:
+                edge.update(headlabel=role, fontcolor=OPERAND_COLOUR, labeldistance="1.6")
+            dot.edge(ids[operand], f"{node_id}op", **edge)  # one edge per use: x*x has two
+        dot.edge(f"{node_id}op", node_id)
+    for k, ((_, label), members) in enumerate(boxes.items()):
+        with dot.subgraph(name=f"cluster_{k}") as box:
+            box.attr(
+                label=label,
+                labeljust="l",
+                style="rounded,dashed",
+                color="#aaaaaa",
+                fontname="Courier",
+                fontsize="11",
+            )
+            for node_id, label_text, attrs in members:
+                box.node(node_id, label_text, **attrs)
     return dot
 
 
 class Drawing(NamedTuple):
-    """A graph ready to render, and how many nodes it shows (values and operations)."""
+    """A graph ready to render, how many nodes it shows (values and operations), and how it is
+    laid out."""
 
     dot: graphviz.Digraph
     nodes: int
+    layout: Layout
 
 
-def draw_evaluation(evaluation, rankdir: str = "LR", hide_constants: bool = False) -> Drawing:
-    """The graph of a program's result, its nodes named as the program binds them."""
+# Boxes per statement make `dot` slower; past this many nodes they are left out.
+MAX_BOXED = 1000
+
+
+def draw_evaluation(
+    evaluation,
+    rankdir: str | None = None,
+    hide_constants: bool = False,
+    *,
+    edge_grads: bool = False,
+    legend: bool = True,
+    statements: bool = True,
+) -> Drawing:
+    """The graph of a program's result, its nodes named as the program binds them (a name
+    bound more than once numbered by version), a box per statement labelled with its text
+    when the program has several and `statements` is set, and a legend when `legend` is.
+    `rankdir` None chooses the direction that best fits a slide."""
     nodes = evaluation.nodes
-    names = {nodes[i]: name for i, name in evaluation.program.labels.items()}
-    dot = draw_dot(evaluation.result, names, nodes, rankdir, hide_constants)
+    program = evaluation.program
+    names = {nodes[i]: name for i, name in versioned(program.labels).items()}
     shown = reachable(evaluation.result, nodes)
-    count = sum(1 if v.op is None else 2 for v in shown if v.op is not CONST)
-    if not hide_constants:
-        count += sum(1 for v in shown if v.op is CONST)
-    return Drawing(dot, count)
+    visible = [v for v in shown if not (hide_constants and v.op is CONST)]
+    count = sum(1 if v.op is None or v.op is CONST else 2 for v in visible)
+    layout = choose_layout(
+        *estimate(shown, lambda v: not (hide_constants and v.op is CONST)), rankdir
+    )
+    groups = None
+    if statements and layout.engine == "dot" and count <= MAX_BOXED:
+        groups = _statement_groups(program, nodes, set(shown))
+    dot = draw_dot(
+        evaluation.result,
+        names,
+        nodes,
+        hide_constants=hide_constants,
+        edge_grads=edge_grads,
+        legend=legend,
+        groups=groups,
+        layout=layout,
+    )
+    return Drawing(dot, count, layout)
+
+
+def _statement_groups(
+    program, nodes: Sequence[Value], shown: set[Value]
+) -> dict[Value, tuple[int, str]]:
+    """Each drawn node (but inputs, which statements share) -> its statement's number and
+    text; empty when the drawn nodes come from fewer than two statements."""
+    spans = statement_spans(program.source)
+    starts = [start for start, _ in spans]
+    groups = {}
+    for ins, node in zip(program.code, nodes, strict=True):
+        if node in shown and node.op is not None:
+            k = bisect_right(starts, ins.offset) - 1
+            groups[node] = (k, _statement_text(program.source, spans[k]))
+    return groups if len(set(groups.values())) > 1 else {}
+
+
+# --- rendering ---------------------------------------------------------------------------------
 
 
 def format_of(output: str) -> str:
@@ -184,20 +520,65 @@ def renderer(fmt: str, search: str | None = None) -> str:
     )
 
 
-def render(dot_source: str, fmt: str, search: str | None = None) -> bytes:
-    """DOT text rendered as `fmt` bytes (or the DOT text itself for `dot`)."""
+# After this many seconds of rendering, `on_slow` is called (to say that it is still running).
+SLOW = 3.0
+
+
+def render(
+    dot_source: str,
+    fmt: str,
+    search: str | None = None,
+    *,
+    attributes: Mapping[str, str] | None = None,
+    on_slow: Callable[[], None] | None = None,
+) -> bytes:
+    """DOT text rendered as `fmt` bytes (or the DOT text itself for `dot`), with graph
+    `attributes` set on the renderer's command line. The renderer is a child process, killed if
+    this one is interrupted; `on_slow` is called once if it takes more than SLOW seconds."""
     if fmt == "dot":
         return dot_source.encode()
     program = renderer(fmt, search)
-    done = subprocess.run(
-        [program, f"-T{fmt}"], input=dot_source.encode(), capture_output=True, check=False
-    )
-    if done.returncode != 0:
-        detail = done.stderr.decode(errors="replace").strip().splitlines()
+    command = [program, f"-T{fmt}", *(f"-G{k}={v}" for k, v in (attributes or {}).items())]
+    with subprocess.Popen(
+        command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    ) as process:
+        try:
+            try:
+                out, err = process.communicate(dot_source.encode(), timeout=SLOW)
+            except subprocess.TimeoutExpired:
+                if on_slow:
+                    on_slow()
+                out, err = process.communicate()
+        except BaseException:  # Ctrl-C above all: the renderer must not outlive us
+            process.kill()
+            process.wait()
+            raise
+    if process.returncode != 0:
+        detail = err.decode(errors="replace").strip().splitlines()
         raise NanogradError(
             f"{Path(program).name} failed to render {fmt}: {detail[-1] if detail else 'no message'}"
         )
-    return done.stdout
+    return out
+
+
+# A png of a graph laid out by sfdp is at most this many pixels across: beyond it the picture
+# takes longer to paint than to lay out, and needs hundreds of megabytes (svg keeps every detail).
+MAX_PNG_PIXELS = 8192
+
+
+def render_drawing(
+    drawing: Drawing,
+    fmt: str,
+    dpi: int | None = None,
+    on_slow: Callable[[], None] | None = None,
+) -> bytes:
+    """A Drawing rendered as `fmt` (as `render`), a big graph's png scaled down to at most
+    MAX_PNG_PIXELS across."""
+    attributes = {"dpi": str(dpi)} if dpi and fmt == "png" else {}
+    if fmt == "png" and drawing.layout.engine != "dot":
+        inches = MAX_PNG_PIXELS / (dpi or 96)
+        attributes["size"] = f"{inches:g},{inches:g}"
+    return render(drawing.dot.source, fmt, attributes=attributes, on_slow=on_slow)
 
 
 def svg_or_none(dot) -> str | None:

@@ -1,0 +1,223 @@
+"""The forward and backward passes of a program at one point, written out node by node.
+
+The numbers are those of the one engine pass `grad` makes (`Program.gradients`): explain walks
+that graph afterwards, in the order the engine ran, so every gradient it totals is the engine's
+to the bit. The words are the source's: a node is written as its sub-expression, or by the
+name it is bound to, and a local derivative is its op's formula from the ops table with the
+op's parameters replaced by the arguments.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import math
+from collections.abc import Callable, Iterator, Mapping
+
+from .algebra import CALL, INPUT, NUMBER, Expr
+from .ops import POW, Op
+from .program import Apply, Const, Input, Program
+from .render.formula import write
+from .results import BackwardStep, Explanation, ForwardStep, LocalDerivative, Term
+
+# An unnamed sub-expression whose text is longer than this is named (t1, t2, ...) and written
+# by that name where it is used: the text stays short and linear in the size of the program.
+LONGEST_INLINE = 24
+
+_SUBSCRIPTS = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
+
+# Makes a fresh expression tree, in the language (False) or in LaTeX (True). Trees are built
+# afresh for every use, so no node is shared: printing would bind a shared node to a name.
+Build = Callable[[bool], Expr]
+
+
+def explain(program: Program, point: Mapping[str, float]) -> Explanation:
+    """The program's forward and backward passes at `point`, one step per node."""
+    evaluation = program.gradients(point)
+    summary = evaluation.summary()
+    nodes = evaluation.nodes
+    writer = _Writer(program)
+    forward = []
+    for i, node in enumerate(nodes):
+        expression = writer.add(i)
+        if expression is not None:
+            forward.append(ForwardStep(writer.terms[i], expression, node.data))
+
+    code = program.code
+    varying = program.varying()
+    index = {id(node): i for i, node in enumerate(nodes)}
+    contributions: dict[int, list[float]] = {}
+    backward = []
+    reached = set()
+    for v in evaluation.result.topological_order():  # backward's order: its sums, to the bit
+        i = index[id(v)]
+        reached.add(i)
+        if not varying[i]:
+            continue  # no input below it: its gradient flows nowhere that matters
+        ins = code[i]
+        local_derivatives = []
+        if type(ins) is Apply:
+            locals_ = ins.op.derivative(*(c.data for c in v.children), v.data)
+            for k, (a, local) in enumerate(zip(ins.args, locals_, strict=True)):
+                if varying[a]:
+                    product = local * v.grad  # as Value.backward computes it
+                    contributions.setdefault(a, []).append(product)
+                    formula = writer.formula(ins.op, k, ins.args)
+                    local_derivatives.append(
+                        LocalDerivative(writer.terms[a], formula, local, product)
+                    )
+        step = BackwardStep(writer.terms[i], v.grad, contributions.get(i, []), local_derivatives)
+        backward.append(step)
+    for name in program.inputs:  # inputs the result does not depend on: gradient 0
+        slot = program.input_slots[name]
+        if slot not in reached:
+            backward.append(BackwardStep(writer.terms[slot], nodes[slot].grad, [], []))
+    result = writer.terms[program.result]
+    return Explanation(
+        summary.value,
+        summary.inputs,
+        summary.gradients,
+        forward,
+        backward,
+        result,
+        summary.non_finite,
+    )
+
+
+class _Writer:
+    """How each node is written: `terms[i]` where it is used, and the trees to print it."""
+
+    def __init__(self, program: Program):
+        self.program = program
+        self.names = bound_names(program)
+        self.terms: list[Term] = []
+        self._builds: list[Build] = []
+        self._serial = itertools.count()
+        self._spare = spare_names(program)
+        self._numbers: dict[tuple[Op, int], Term] = {}  # formulas that are numbers
+
+    def add(self, i: int) -> Term | None:
+        """Write node `i` (after the nodes before it); return the expression that computes
+        it, or None for a number that is only written inside other expressions."""
+        ins = self.program.code[i]
+        name = self.names.get(i)
+        if type(ins) is Input:
+            name = name or (ins.name, ins.name)
+            self._keep(self._term(self._leaf(name)), self._leaf(name))
+            return self.terms[i]
+        if type(ins) is Const:
+            build = self._number(ins.value)
+        else:
+            build = self._apply(ins.op, *(self._builds[a] for a in ins.args))
+        expression = self._term(build)
+        if name is None and i == self.program.result:
+            self._keep(Term(expression.text, self._result_name()), build)
+            return expression
+        if name is None and type(ins) is Const:
+            self._keep(expression, build)
+            return None
+        if name is None and len(expression.text) > LONGEST_INLINE:
+            name = next(self._spare)
+        if name is None:
+            self._keep(expression, build)
+        else:
+            self._keep(self._term(self._leaf(name)), self._leaf(name))
+        return expression
+
+    def formula(self, op: Op, k: int, args: tuple[int, ...]) -> Term:
+        """The op's formula for d/d(argument k), its parameters replaced by the arguments.
+
+        What numbers of the source make constant is worked out, so `x**2` gives `2*x`, not
+        `2*x**(2 - step(abs(2)))`; the formula's own numbers stay (`1/(x*log(2))`).
+        """
+        formula = _formula(op, k)
+        if not formula.inputs:  # a number, as for + and -: the same text at every use
+            if (op, k) not in self._numbers:
+                self._numbers[op, k] = self._term(self._number(formula.values({})[formula.result]))
+            return self._numbers[op, k]
+        code = self.program.code
+        env: dict[str, tuple[Build, float | None]] = {}
+        for parameter, a in zip(op.parameters, args, strict=True):
+            is_number = type(code[a]) is Const and a not in self.names
+            env[parameter] = (self._builds[a], code[a].value if is_number else None)
+
+        def apply(op: Op, *parts: tuple[Build, float | None]) -> tuple[Build, float | None]:
+            numbers = [number for _, number in parts]
+            if None not in numbers:
+                value = op.forward(*numbers)
+                if math.isfinite(value):
+                    return self._number(value), value
+            if op is POW and numbers[1] == 1.0:
+                return parts[0]  # a**1 is a, exactly
+            return self._apply(op, *(build for build, _ in parts)), None
+
+        parts = formula.interpret(
+            input=env.__getitem__, const=lambda value: (self._number(value), None), apply=apply
+        )
+        return self._term(parts[formula.result][0])
+
+    def _keep(self, term: Term, build: Build) -> None:
+        self.terms.append(term)
+        self._builds.append(build)
+
+    def _result_name(self) -> str:
+        """An unnamed result is written f in LaTeX's partial derivatives."""
+        taken = {text for text, _ in self.names.values()} | set(self.program.inputs)
+        return "f" if "f" not in taken else r"\hat{f}"
+
+    # Trees, made afresh at every use, and printed as `diff` prints.
+
+    def _leaf(self, name: tuple[str, str]) -> Build:
+        text, identifier = name
+        serial = self._serial
+        return lambda latex: Expr(INPUT, None, (), (), identifier if latex else text, next(serial))
+
+    def _number(self, value: float) -> Build:
+        serial = self._serial
+        return lambda latex: Expr(NUMBER, None, (), (), value, next(serial))
+
+    def _apply(self, op: Op, *args: Build) -> Build:
+        serial = self._serial
+
+        def build(latex: bool) -> Expr:
+            made = tuple(a(latex) for a in args)
+            return Expr(CALL, op, made, (), None, next(serial))
+
+        return build
+
+    def _term(self, build: Build) -> Term:
+        return Term(write({"": build(False)}), write({"": build(True)}, latex=True))
+
+
+@functools.cache
+def _formula(op: Op, k: int) -> Program:
+    from .language import parse
+
+    return parse(op.formulas[k])
+
+
+def bound_names(program: Program) -> dict[int, tuple[str, str]]:
+    """The name bound to each node that has one, as shown and as LaTeX is made from it. A name
+    bound to several nodes in turn is numbered, q₁, q₂, ... (LaTeX: q_1, ...), so that every
+    version can be told apart."""
+    times: dict[str, int] = {}
+    for name in program.labels.values():
+        times[name] = times.get(name, 0) + 1
+    seen: dict[str, int] = {}
+    names = {}
+    for i in sorted(program.labels):
+        name = program.labels[i]
+        if times[name] == 1:
+            names[i] = (name, name)
+        else:
+            seen[name] = version = seen.get(name, 0) + 1
+            names[i] = (name + str(version).translate(_SUBSCRIPTS), f"{name}_{version}")
+    return names
+
+
+def spare_names(program: Program) -> Iterator[tuple[str, str]]:
+    """t1, t2, ...: names the program does not use."""
+    taken = set(program.labels.values()) | set(program.inputs)
+    for k in itertools.count(1):
+        if f"t{k}" not in taken:
+            yield f"t{k}", f"t{k}"

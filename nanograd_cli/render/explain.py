@@ -1,0 +1,258 @@
+"""Writers for `explain`: the forward and backward passes as tables (Rich on a terminal, plain
+text in a pipe), Markdown, LaTeX and JSON. Pure functions of an `Explanation`, but for the
+terminal writer, which prints."""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from collections.abc import Callable
+
+from ..results import BackwardStep, Explanation, ForwardStep
+from .text import number as json_number
+from .text import plain_table
+
+Number = Callable[[float], str]
+
+FORWARD_HEADER = ["node", "value"]
+BACKWARD_HEADER = ["node", "gradient", "argument", "local", "value", "product"]
+# The columns that hold expressions (left-aligned, and code in Markdown); the others numbers.
+FORWARD_TEXT = (0,)
+BACKWARD_TEXT = (0, 2, 3)
+
+
+def shown(step: ForwardStep) -> str:
+    """A forward step as the table shows it: `q₂ = q₁ + 1`, or the expression alone."""
+    node, expression = step.node.text, step.expression.text
+    return node if node == expression else f"{node} = {expression}"
+
+
+def signed(term: str) -> str:
+    """A number as a term after the first of a sum: `+ 0.07`, `- 0.5` (not `+ -0.5`)."""
+    return f"- {term[1:]}" if term.startswith("-") else f"+ {term}"
+
+
+def written_sum(terms: list[str]) -> str:
+    """Numbers as a sum on one line: `3.0 + 0.07 - 0.5`."""
+    return " ".join([terms[0], *map(signed, terms[1:])])
+
+
+def gradient_cells(step: BackwardStep, number: Number) -> list[str]:
+    """A node's gradient, a cell per row: where several contributions make it, the sum
+    written out a term per row, as an addition is written on paper, then `= total`."""
+    if len(step.contributions) < 2:
+        return [number(step.gradient)]
+    first, *rest = (number(c) for c in step.contributions)
+    return [first, *map(signed, rest), f"= {number(step.gradient)}"]
+
+
+def forward_rows(result: Explanation, number: Number = repr) -> list[list[str]]:
+    """The forward pass: a row per node, in the order the nodes are computed."""
+    return [FORWARD_HEADER, *([shown(step), number(step.value)] for step in result.forward)]
+
+
+def backward_rows(result: Explanation, number: Number = repr) -> list[list[str]]:
+    """The backward pass: per node, in the order the engine visits them, its gradient and
+    then, from the row showing its total, a row per argument: local derivative, its value,
+    and the product of the two."""
+    rows = [BACKWARD_HEADER]
+    for step in result.backward:
+        gradient = gradient_cells(step, number)
+        derivatives = [
+            [d.argument.text, d.formula.text, number(d.local), number(d.product)]
+            for d in step.local_derivatives
+        ]
+        first = len(gradient) - 1  # the row of the total
+        for k in range(first + max(len(derivatives), 1)):
+            node = step.node.text if k == 0 else ""
+            total = gradient[k] if k < len(gradient) else ""
+            cells = derivatives[k - first] if first <= k < first + len(derivatives) else []
+            rows.append([node, total, *(cells or ["", "", "", ""])])
+    return rows
+
+
+def plain(result: Explanation) -> str:
+    """Both passes as aligned plain text, full precision: what a pipe gets."""
+    return "\n".join(
+        [
+            "forward pass",
+            plain_table(forward_rows(result)),
+            "",
+            "backward pass",
+            plain_table(backward_rows(result)),
+        ]
+    )
+
+
+def print_tables(result: Explanation, digits: str | None) -> None:
+    """Both passes as Rich tables on standard output, each in the most digits that fit."""
+    from rich.console import Console
+    from rich.table import Table
+
+    from .table import number_formats, width
+
+    console = Console(file=sys.stdout)
+    tables = [
+        ("forward pass", lambda n: forward_rows(result, n), FORWARD_TEXT),
+        ("backward pass", lambda n: backward_rows(result, n), BACKWARD_TEXT),
+    ]
+    for title, make_rows, text_columns in tables:
+        formats = number_formats(digits)
+        rows = make_rows(formats[0])
+        for number in formats[1:]:
+            if width(rows) <= console.width:
+                break
+            rows = make_rows(number)
+        table = Table(title=title, header_style="bold", pad_edge=False)
+        for i, heading in enumerate(rows[0]):
+            justify = "left" if i in text_columns else "right"
+            table.add_column(heading, justify=justify, overflow="fold")
+        for row in rows[1:]:
+            table.add_row(*row)
+        console.print(table)
+
+
+def markdown(result: Explanation, number: Number = repr) -> str:
+    """Both passes as Markdown tables, expressions as code."""
+
+    def table(rows: list[list[str]], text_columns: tuple[int, ...]) -> list[str]:
+        rule = ["---" if i in text_columns else "---:" for i in range(len(rows[0]))]
+        lines = [rows[0], rule]
+        for row in rows[1:]:
+            lines.append([f"`{c}`" if c and i in text_columns else c for i, c in enumerate(row)])
+        return ["| " + " | ".join(cells) + " |" for cells in lines]
+
+    return "\n".join(
+        [
+            "**Forward pass**",
+            "",
+            *table(forward_rows(result, number), FORWARD_TEXT),
+            "",
+            "**Backward pass**",
+            "",
+            *table(backward_rows(result, number), BACKWARD_TEXT),
+        ]
+    )
+
+
+# A LaTeX term that needs no parentheses after \partial: a name, a version of one, a number,
+# or a function called on arguments, \tanh(x).
+_ATOMIC = re.compile(
+    r"(?:[A-Za-z]|\\[A-Za-z]+|\\mathrm\{[^{}]*\}|\\hat\{f\})(?:_\{[^{}]*\})?|[\d.]+"
+)
+_CALL = re.compile(r"\\(?:[A-Za-z]+|operatorname\{[A-Za-z0-9]+\})\(")
+
+
+def atomic(tex: str) -> bool:
+    """Whether a LaTeX term reads as one unit: a name, a number, or one call, `\\tanh(x)`."""
+    if _ATOMIC.fullmatch(tex):
+        return True
+    call = _CALL.match(tex)
+    if not call:
+        return False
+    depth = 0
+    for k in range(call.end() - 1, len(tex)):
+        depth += {"(": 1, ")": -1}.get(tex[k], 0)
+        if depth == 0:
+            return k == len(tex) - 1  # the call's parenthesis closes the term
+    return False
+
+
+def latex_number(text: str) -> str:
+    """A number as printed (repr or %g) in LaTeX: 1e-07 as 1 \\cdot 10^{-7}, 2.0 as 2."""
+    if text in ("nan", "inf", "-inf"):
+        return {"nan": r"\mathrm{nan}", "inf": r"\infty", "-inf": r"-\infty"}[text]
+    mantissa, e, exponent = text.partition("e")
+    if mantissa.endswith(".0"):
+        mantissa = mantissa[:-2]
+    return rf"{mantissa} \cdot 10^{{{int(exponent)}}}" if e else mantissa
+
+
+def latex(result: Explanation, number: Number = repr) -> str:
+    """Both passes as equations (amsmath): the forward values (`align*`), then per node of the
+    backward pass its gradient and, per argument, the local derivative beside the product
+    (`alignat*`)."""
+
+    def num(x: float) -> str:
+        return latex_number(number(x))
+
+    def factor(x: float) -> str:
+        text = num(x)
+        return rf"\left({text}\right)" if text.startswith("-") else text
+
+    def partial(of: str, by: str) -> str:
+        of, by = (t if atomic(t) else rf"\left({t}\right)" for t in (of, by))
+        return rf"\frac{{\partial {of}}}{{\partial {by}}}"
+
+    forward = []
+    for step in result.forward:
+        node, expression = step.node.latex, step.expression.latex
+        left = node if node == expression else f"{node} = {expression}"
+        forward.append(f"{left} &= {num(step.value)}")
+
+    f = result.result.latex
+    # A local derivative is of the node's operation: for an unnamed result, written f in
+    # gradients (df/d(x y)), the operation is written out (d(x y + tanh(x))/d(x y)).
+    last = next((s for s in result.forward if s.node == result.result), None)
+    unnamed = last is not None and last.node.text == last.expression.text
+    operation = {f: last.expression.latex} if unnamed else {}
+    backward = []
+    for step in result.backward:
+        of = step.node.latex
+        gradient = num(step.gradient)
+        if len(step.contributions) > 1:
+            gradient = f"{written_sum([num(c) for c in step.contributions])} = {gradient}"
+        backward.append(f"{partial(f, of)} &= {gradient}")
+        for d in step.local_derivatives:
+            value = num(d.local)
+            formula = value if d.formula.latex == value else f"{d.formula.latex} = {value}"
+            product = f"{factor(d.local)} \\cdot {factor(step.gradient)} &= {num(d.product)}"
+            local = partial(operation.get(of, of), d.argument.latex)
+            backward.append(f"{local} &= {formula}, &\\qquad {product}")
+
+    def align(rows: list[str], environment: str, columns: str = "") -> list[str]:
+        begin, end = rf"\begin{{{environment}}}{columns}", rf"\end{{{environment}}}"
+        return [begin, " \\\\\n".join(rows), end]
+
+    return "\n".join(
+        [
+            "% Forward pass",
+            *align(forward, "align*"),
+            f"% Backward pass: the gradient of {f} with respect to each node",
+            *(align(backward, "alignat*", "{2}") if backward else []),
+        ]
+    )
+
+
+def to_json(result: Explanation) -> str:
+    """One JSON object: value, inputs and gradients as `grad` gives them, and every step of
+    both passes, numbers at full precision (nan, inf, -inf as strings)."""
+    n = json_number
+    data = {
+        "value": n(result.value),
+        "inputs": {name: n(x) for name, x in result.inputs.items()},
+        "gradients": {name: n(x) for name, x in result.gradients.items()},
+        "forward": [
+            {"node": s.node.text, "expression": s.expression.text, "value": n(s.value)}
+            for s in result.forward
+        ],
+        "backward": [
+            {
+                "node": s.node.text,
+                "gradient": n(s.gradient),
+                "contributions": [n(c) for c in s.contributions],
+                "local_derivatives": [
+                    {
+                        "argument": d.argument.text,
+                        "formula": d.formula.text,
+                        "local": n(d.local),
+                        "product": n(d.product),
+                    }
+                    for d in s.local_derivatives
+                ],
+            }
+            for s in result.backward
+        ],
+    }
+    return json.dumps(data, allow_nan=False)

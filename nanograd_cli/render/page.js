@@ -1,0 +1,409 @@
+// The live page: forward and backward passes over the program's instructions, as the engine
+// runs them, and the drawing's labels, fills and highlights kept in step with them.
+"use strict";
+
+const STARTED = performance.now();
+const D = JSON.parse(document.getElementById("nanograd-data").textContent);
+const fromJson = (v) => (typeof v === "number" ? v : v === "nan" ? NaN : v === "inf" ? Infinity : -Infinity);
+
+// Numbers written as Python writes them, so the page reads like the command line.
+function repr(x) {
+  if (x !== x) return "nan";
+  if (x === Infinity) return "inf";
+  if (x === -Infinity) return "-inf";
+  if (x === 0) return Object.is(x, -0) ? "-0.0" : "0.0";
+  const [mantissa, exponent] = x.toExponential().split("e"); // the shortest round trip
+  const e = Number(exponent);
+  const sign = x < 0 ? "-" : "";
+  const digits = mantissa.replace("-", "").replace(".", "");
+  if (e < -4 || e >= 16) {
+    const m = digits.length > 1 ? digits[0] + "." + digits.slice(1) : digits;
+    return sign + m + "e" + (e < 0 ? "-" : "+") + String(Math.abs(e)).padStart(2, "0");
+  }
+  if (e < 0) return sign + "0." + "0".repeat(-e - 1) + digits;
+  if (digits.length <= e + 1) return sign + digits + "0".repeat(e + 1 - digits.length) + ".0";
+  return sign + digits.slice(0, e + 1) + "." + digits.slice(e + 1);
+}
+
+// Python's f"{x:.{d}f}" and f"{x:.{d}e}": JavaScript rounds exact ties up, Python to even.
+function pyFormat(x, d, kind) {
+  const a = Math.abs(x);
+  const sign = x < 0 || Object.is(x, -0) ? "-" : "";
+  const write = kind === "f" ? (n) => a.toFixed(n) : (n) => a.toExponential(n);
+  let s = write(d);
+  if (write(d + 1).split("e")[0].endsWith("5") && Number(s.split("e")[0].slice(-1)) % 2 === 1) {
+    const long = write(Math.min(100, d + 90));
+    const [m, e] = long.split("e");
+    const point = m.indexOf(".");
+    if (/^50*$/.test(m.slice(point + d + 1))) {
+      s = m.slice(0, point + d + 1) + (e === undefined ? "" : "e" + e); // the even neighbour
+    }
+  }
+  if (kind === "e") s = s.replace(/e([+-])(\d)$/, "e$10$2");
+  return sign + s;
+}
+
+// What the drawing shows (render/graph.py's `human`): 4 decimals, or exponent form.
+function human(x) {
+  if (!Number.isFinite(x)) return repr(x);
+  const a = Math.abs(x);
+  return x === 0 || (1e-3 <= a && a < 1e6) ? pyFormat(x, 4, "f") : pyFormat(x, 4, "e");
+}
+
+// The fill colours, as render/graph.py's `gradient_scale` and `gradient_colour`.
+const COLOURS = D.colours;
+function gradientScale(grads) {
+  const sizes = grads.filter((g) => g !== 0 && Number.isFinite(g)).map(Math.abs);
+  if (sizes.length === 0) return [];
+  const high = Math.max(...sizes);
+  const low = Math.max(Math.min(...sizes), high / 10 ** COLOURS.orders);
+  const steps = COLOURS.scale.length;
+  return Array.from({ length: steps + 1 }, (_, k) => low * (high / low) ** (k / steps));
+}
+function gradientColour(grad, scale) {
+  if (!Number.isFinite(grad)) return COLOURS.nonFinite;
+  if (grad === 0 || scale.length === 0) return COLOURS.zero;
+  const low = scale[0], high = scale[scale.length - 1], n = COLOURS.scale.length;
+  if (high === low) return COLOURS.scale[n - 1];
+  const step = Math.floor((n * Math.log(Math.abs(grad) / low)) / Math.log(high / low));
+  return COLOURS.scale[Math.min(Math.max(step, 0), n - 1)];
+}
+
+// --- the program -----------------------------------------------------------------------------
+
+const N = D.code.length;
+const data = new Float64Array(N);
+const grad = new Float64Array(N);
+const locals = new Array(N);
+const point = D.point.map(fromJson);
+const ops = D.code.map((c) => (c[0] === "apply" ? OPS[c[1]] : null));
+const argsOf = D.code.map((c) => (c[0] === "apply" ? c[2] : []));
+const slotOf = new Map(D.slots.map((slot, k) => [slot, k]));
+
+// The forward pass in instruction order, then the backward pass in the engine's order: each
+// node's gradient times its local derivatives added to its operands', as Value.backward does.
+function compute() {
+  for (let i = 0; i < N; i++) {
+    const c = D.code[i];
+    if (c[0] === "input") data[i] = point[slotOf.get(i)];
+    else if (c[0] === "const") data[i] = fromJson(c[1]);
+    else data[i] = ops[i].f(...argsOf[i].map((a) => data[a]));
+  }
+  grad.fill(0);
+  grad[D.result] = 1;
+  for (const i of D.order) {
+    if (ops[i] === null) continue;
+    const args = argsOf[i];
+    const local = ops[i].d(...args.map((a) => data[a]), data[i]);
+    locals[i] = local;
+    const g = grad[i];
+    for (let k = 0; k < args.length; k++) grad[args[k]] += local[k] * g;
+  }
+}
+
+// --- the drawing -----------------------------------------------------------------------------
+
+const svg = document.querySelector("#graph svg");
+const byTitle = new Map();
+for (const g of svg.querySelectorAll("g.node, g.edge")) {
+  const title = g.querySelector(":scope > title");
+  if (!title) continue;
+  const name = title.textContent;
+  title.remove(); // the page's own tooltip says more than the node's name
+  g.dataset.node = name;
+  if (g.classList.contains("edge")) {
+    if (!byTitle.has(name)) byTitle.set(name, []);
+    byTitle.get(name).push(g);
+  } else byTitle.set(name, g);
+}
+const canvas = document.createElement("canvas").getContext("2d");
+function field(g, prefix) {
+  if (!g) return null;
+  const text = [...g.querySelectorAll("text")].find((t) => t.textContent.startsWith(prefix));
+  if (!text) return null;
+  canvas.font = `${text.getAttribute("font-size")}px ${text.getAttribute("font-family")}`;
+  // the room Graphviz left: the text as drawn, and the padding around it
+  return { text, font: canvas.font, room: canvas.measureText(text.textContent).width + 6, shown: "" };
+}
+const shown = D.names.map((name, i) => name !== null && D.code[i][0] !== "const");
+const nodes = D.names.map((name, i) => {
+  if (name === null) return null;
+  const value = byTitle.get(name) || null;
+  const op = byTitle.get(name + "op") || null;
+  const edges = [...(byTitle.get(name + "op->" + name) || [])];
+  for (const a of argsOf[i]) {
+    if (D.names[a] !== null) edges.push(...(byTitle.get(D.names[a] + "->" + name + "op") || []));
+  }
+  const fill = value && [...value.children].find((e) => e.getAttribute && e.getAttribute("fill") && e.getAttribute("fill") !== "none");
+  for (const g of [value, op]) {
+    if (!g) continue;
+    g.setAttribute("tabindex", "0");
+    g.setAttribute("role", "img");
+    g.dataset.instruction = String(i);
+  }
+  return {
+    value, op, edges, fill,
+    data: shown[i] ? field(value, "data ") : null,
+    grad: shown[i] ? field(value, "grad ") : null,
+  };
+});
+
+let full = false;
+function setField(f, label, x) {
+  const text = label + (full ? repr(x) : human(x));
+  if (f.shown === text) return;
+  f.shown = text;
+  f.text.textContent = text;
+  canvas.font = f.font;
+  if (canvas.measureText(text).width > f.room) {
+    f.text.setAttribute("textLength", String(f.room));
+    f.text.setAttribute("lengthAdjust", "spacingAndGlyphs");
+  } else f.text.removeAttribute("textLength");
+}
+
+const legend = document.getElementById("legend");
+const short = (x) => String(Number(x.toPrecision(3)));
+function showLegend(scale, grads) {
+  const rows = [
+    `<div><span class="swatch" style="border:2px solid #2b8a3e"></span>input (green border)</div>`,
+    `<div><span class="swatch" style="border:3px solid #1c4e80"></span>result (blue border)</div>`,
+    `<div>fill: |grad| on a log scale, light to dark, from the smallest nonzero |grad| to the largest</div>`,
+  ];
+  const n = COLOURS.scale.length;
+  for (let k = n - 1; k >= 0 && scale.length; k--) {
+    const text = k === n - 1 ? `≥ ${short(scale[k])}` : `${short(scale[k])} to ${short(scale[k + 1])}`;
+    rows.push(`<div><span class="swatch" style="background:${COLOURS.scale[k]}"></span>${text}</div>`);
+  }
+  if (grads.some((g) => g === 0)) rows.push(`<div><span class="swatch" style="background:${COLOURS.zero}"></span>0</div>`);
+  if (grads.some((g) => !Number.isFinite(g))) rows.push(`<div><span class="swatch" style="background:${COLOURS.nonFinite}"></span>nan or inf</div>`);
+  legend.innerHTML = rows.join("");
+}
+
+const escapeHtml = (s) => s.replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c]);
+const summary = document.getElementById("summary");
+function showSummary() {
+  const rows = [["value", data[D.result]]];
+  D.inputs.forEach((name, k) => rows.push([`∂/∂${name}`, grad[D.slots[k]]]));
+  summary.innerHTML = rows
+    .map(([label, x]) => `<tr><th scope="row" class="mono">${escapeHtml(label)}</th><td class="num">${repr(x)}</td></tr>`)
+    .join("");
+}
+
+function draw() {
+  const grads = [];
+  for (let i = 0; i < N; i++) if (shown[i]) grads.push(grad[i]);
+  const scale = gradientScale(grads);
+  for (let i = 0; i < N; i++) {
+    const node = nodes[i];
+    if (!shown[i] || !node) continue;
+    if (node.data) setField(node.data, "data ", data[i]);
+    if (node.grad) setField(node.grad, "grad ", grad[i]);
+    if (node.fill) node.fill.setAttribute("fill", gradientColour(grad[i], scale));
+    const label = `${D.term[i] ?? D.names[i]}: data ${repr(data[i])}, grad ${repr(grad[i])}`;
+    for (const g of [node.value, node.op]) if (g) g.setAttribute("aria-label", label);
+  }
+  showLegend(scale, grads);
+  showSummary();
+  showPanel();
+}
+
+function update() {
+  compute();
+  draw();
+}
+
+// --- the words: what each node is and what happens there, as `nanograd explain` writes it -----
+
+function contributions(a) {
+  const terms = [];
+  for (const p of D.order) {
+    argsOf[p].forEach((arg, k) => {
+      if (arg === a && D.varying[a]) terms.push(locals[p][k] * grad[p]);
+    });
+  }
+  return terms;
+}
+function writtenSum(terms) {
+  return terms.map((t, k) => (k === 0 ? repr(t) : t < 0 || Object.is(t, -0) ? `- ${repr(t).slice(1)}` : `+ ${repr(t)}`)).join(" ");
+}
+function derivativeRows(i) {
+  const formulas = D.formulas[i] || [];
+  const rows = [];
+  argsOf[i].forEach((a, k) => {
+    if (!D.varying[a] || formulas.length === 0) return;
+    const local = locals[i][k];
+    rows.push(`<tr><td class="mono">${escapeHtml(D.term[a] ?? repr(data[a]))}</td>` +
+      `<td class="mono">${escapeHtml(formulas[rows.length] ?? "")}</td>` +
+      `<td class="num">${repr(local)}</td><td class="num">${repr(local * grad[i])}</td></tr>`);
+  });
+  if (rows.length === 0) return "";
+  return `<table class="derivatives"><tr><th>argument</th><th>local</th><th>value</th><th>product</th></tr>${rows.join("")}</table>`;
+}
+function gradientText(i) {
+  const terms = contributions(i);
+  if (i === D.result) return repr(grad[i]) + " (the result)";
+  return terms.length < 2 ? repr(grad[i]) : `${writtenSum(terms)} = ${repr(grad[i])}`;
+}
+
+const steps = [...D.forward.map((i) => ["forward", i]), ...D.backward.map((i) => ["backward", i])];
+let at = -1;
+const graph = document.getElementById("graph");
+const panel = document.getElementById("panel");
+
+function showPanel() {
+  if (at < 0) {
+    panel.innerHTML = `<p class="hint">${steps.length} steps: ${D.forward.length} forward, ${D.backward.length} backward.</p>`;
+    return;
+  }
+  const [pass, i] = steps[at];
+  const k = pass === "forward" ? at + 1 : at + 1 - D.forward.length;
+  const total = pass === "forward" ? D.forward.length : D.backward.length;
+  const heading = `<p><strong>${pass} pass</strong>, step ${k} of ${total}</p>`;
+  if (pass === "forward") {
+    panel.innerHTML = heading + `<p class="mono step-node">${escapeHtml(D.text[i])}</p>` +
+      `<p>value <span class="mono step-value">${repr(data[i])}</span></p>`;
+  } else {
+    panel.innerHTML = heading + `<p class="mono step-node">${escapeHtml(D.term[i])}</p>` +
+      `<p>gradient <span class="mono step-gradient">${gradientText(i)}</span></p>` + derivativeRows(i);
+  }
+}
+
+function mark(i, cls, on) {
+  const node = nodes[i];
+  if (!node) return;
+  for (const g of [node.value, node.op]) if (g) g.classList.toggle(cls, on);
+  if (cls === "current") for (const e of node.edges) e.classList.toggle(cls, on);
+}
+function go(to) {
+  at = Math.max(-1, Math.min(steps.length - 1, to));
+  for (let i = 0; i < N; i++) { mark(i, "current", false); mark(i, "future", false); }
+  graph.classList.toggle("stepping", at >= 0);
+  if (at >= 0) {
+    const [pass, i] = steps[at];
+    if (pass === "forward") for (const j of D.forward.slice(at + 1)) mark(j, "future", true);
+    mark(i, "current", true);
+    const g = nodes[i] && nodes[i].value;
+    if (g && g.scrollIntoView) g.scrollIntoView({ block: "nearest", inline: "nearest" });
+  }
+  showPanel();
+}
+document.getElementById("next").addEventListener("click", () => go(at + 1));
+document.getElementById("back").addEventListener("click", () => go(at - 1));
+document.getElementById("reset").addEventListener("click", () => go(-1));
+document.addEventListener("keydown", (event) => {
+  const t = event.target;
+  if (t instanceof HTMLInputElement || t instanceof HTMLTextAreaElement) return; // sliders use arrows
+  const moves = { ArrowRight: 1, ArrowDown: 1, ArrowLeft: -1, ArrowUp: -1 };
+  if (event.key in moves) go(at + moves[event.key]);
+  else if (event.key === "Escape" || event.key === "Home") go(-1);
+  else if (event.key === "End") go(steps.length - 1);
+  else return;
+  event.preventDefault();
+});
+
+// --- hover and focus: a node's expression, numbers and local derivatives ----------------------
+
+const tip = document.getElementById("tip");
+function showTip(g, x, y) {
+  const i = Number(g.dataset.instruction);
+  const expression = D.text[i] ?? repr(data[i]);
+  tip.innerHTML = `<p class="mono tip-expression"><strong>${escapeHtml(expression)}</strong></p>` +
+    `<p>data <span class="mono tip-data">${repr(data[i])}</span></p>` +
+    (D.varying[i] ? `<p>grad <span class="mono tip-grad">${repr(grad[i])}</span></p>` : "") +
+    (ops[i] ? derivativeRows(i) : "");
+  tip.hidden = false;
+  const room = tip.getBoundingClientRect();
+  tip.style.left = `${Math.min(x + 12, innerWidth - room.width - 4)}px`;
+  tip.style.top = `${Math.min(y + 12, innerHeight - room.height - 4)}px`;
+}
+for (const g of svg.querySelectorAll("g.node[data-instruction]")) {
+  g.addEventListener("mouseenter", (e) => showTip(g, e.clientX, e.clientY));
+  g.addEventListener("mousemove", (e) => showTip(g, e.clientX, e.clientY));
+  g.addEventListener("mouseleave", () => { tip.hidden = true; });
+  g.addEventListener("focus", () => { const r = g.getBoundingClientRect(); showTip(g, r.right, r.top); });
+  g.addEventListener("blur", () => { tip.hidden = true; });
+}
+
+// --- the inputs --------------------------------------------------------------------------------
+
+const NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
+function parse(text) {
+  const s = text.trim().toLowerCase();
+  if (s === "nan" || s === "+nan" || s === "-nan") return NaN;
+  if (/^[+]?inf(inity)?$/.test(s)) return Infinity;
+  if (/^-inf(inity)?$/.test(s)) return -Infinity;
+  if (!NUMBER.test(s)) return null;
+  const x = Number(s);
+  return Number.isFinite(x) ? x : null; // 1e999 overflows: bad input, as on the command line
+}
+function niceStep(low, high) {
+  const span = high - low;
+  return span > 0 && Number.isFinite(span) ? 10 ** Math.floor(Math.log10(span / 1000)) : 1;
+}
+
+const inputsBox = document.getElementById("inputs");
+D.inputs.forEach((name, k) => {
+  const x0 = point[k];
+  // from -3|x| to 3|x| (-3 to 3 about 0, nan or inf), editable
+  const half = Number.isFinite(x0) && x0 !== 0 ? 3 * Math.abs(x0) : 3;
+  const row = document.createElement("div");
+  row.className = "input";
+  row.innerHTML = `<label for="slider-${k}">${escapeHtml(name)}</label>` +
+    `<input type="range" id="slider-${k}">` +
+    `<span class="boxes"><input type="text" id="value-${k}" aria-label="${escapeHtml(name)}" spellcheck="false">` +
+    `from <input type="text" id="low-${k}" aria-label="${escapeHtml(name)} slider from" spellcheck="false">` +
+    `to <input type="text" id="high-${k}" aria-label="${escapeHtml(name)} slider to" spellcheck="false"></span>`;
+  inputsBox.append(row);
+  const [slider, box, lowBox, highBox] = ["slider", "value", "low", "high"].map((p) => document.getElementById(`${p}-${k}`));
+  function setRange(low, high) {
+    slider.min = String(low);
+    slider.max = String(high);
+    slider.step = String(niceStep(low, high));
+    lowBox.value = repr(low);
+    highBox.value = repr(high);
+  }
+  const centre = Number.isFinite(x0) ? x0 : 0;
+  setRange(-half, half);
+  slider.value = String(centre);
+  box.value = repr(x0);
+  slider.addEventListener("input", () => {
+    point[k] = Number(slider.value);
+    box.value = repr(point[k]);
+    box.removeAttribute("aria-invalid");
+    update();
+  });
+  box.addEventListener("input", () => {
+    const x = parse(box.value);
+    box.setAttribute("aria-invalid", String(x === null));
+    if (x === null) return;
+    if (Number.isFinite(x) && (x < Number(slider.min) || x > Number(slider.max))) {
+      setRange(Math.min(x, Number(slider.min)), Math.max(x, Number(slider.max)));
+    }
+    point[k] = x;
+    if (Number.isFinite(x)) slider.value = String(x);
+    update();
+  });
+  for (const edge of [lowBox, highBox]) {
+    edge.addEventListener("change", () => {
+      const low = parse(lowBox.value), high = parse(highBox.value);
+      const ok = low !== null && high !== null && Number.isFinite(low) && Number.isFinite(high) && low < high;
+      lowBox.setAttribute("aria-invalid", String(!ok));
+      highBox.setAttribute("aria-invalid", String(!ok));
+      if (ok) setRange(low, high);
+    });
+  }
+});
+
+document.getElementById("full").addEventListener("change", (event) => {
+  full = event.target.checked;
+  draw();
+});
+
+// Small graphs fit the window; big ones are shown at full size, to scroll around.
+const fitBox = document.getElementById("fit");
+fitBox.checked = shown.filter(Boolean).length <= 60;
+graph.classList.toggle("fit", fitBox.checked);
+fitBox.addEventListener("change", () => graph.classList.toggle("fit", fitBox.checked));
+
+update();
+window.nanograd = { started: STARTED, data, grad, point, steps, go, repr, human, gradientScale, gradientColour, parse, ready: performance.now() };

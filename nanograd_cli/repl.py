@@ -1,0 +1,501 @@
+"""`nanograd repl`: a session where inputs and definitions persist from one line to the next.
+
+`Session` holds the state and turns one entry (a line, or several while parentheses are open)
+into a `Reply`: what to print and whether it failed. It knows nothing of terminals, so it is
+tested line by line. `main` runs it: with prompt_toolkit on a terminal (history, completion,
+multi-line input), or over plain lines from a pipe, where it prints results and nothing else.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import NamedTuple, TextIO
+
+from .errors import InputError, MissingInputs, NanogradError, SourceError
+from .ops import CONSTANTS, FUNCTIONS
+from .program import Program
+from .results import Explanation
+
+ASSIGNMENT = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\s*([-+*/]?=)\s*(.*)", re.S)
+NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
+
+COMMANDS = {
+    ":grad": ("EXPR", "the value and gradient of EXPR, keeping none of its assignments"),
+    ":diff": ("EXPR [wrt NAME...]", "the derivative of EXPR as an expression"),
+    ":hessian": ("EXPR", "the value, gradient and matrix of second derivatives"),
+    ":explain": ("EXPR", "the forward and backward passes written out, node by node"),
+    ":draw": ("EXPR FILE", "the computation graph, to FILE (.svg .png .pdf .dot)"),
+    ":inputs": ("", "the inputs and definitions, as lines that make them again"),
+    ":reset": ("", "forget every input and definition"),
+    ":help": ("", "this list"),
+    ":quit": ("", "leave (so does Ctrl-D)"),
+}
+
+HELP = "\n".join(
+    [
+        "NAME = NUMBER gives an input its value; NAME = EXPR defines NAME for later lines;",
+        "an expression prints its value and its gradient with respect to the inputs it reads.",
+        "",
+        *(f"{f'{name} {args}'.strip():<28}{text}" for name, (args, text) in COMMANDS.items()),
+    ]
+)
+
+
+class Table(NamedTuple):
+    """A table: `rows(number)` gives its cells with numbers formatted by `number`."""
+
+    rows: Callable[[Callable[[float], str]], list[list[str]]]
+
+    def plain(self) -> str:
+        from .render.text import plain_table
+
+        return plain_table(self.rows(repr))
+
+    def show(self) -> None:
+        from .render.table import print_table
+
+        print_table(self.rows)
+
+
+class Explained(NamedTuple):
+    """`:explain`'s two tables."""
+
+    result: Explanation
+
+    def plain(self) -> str:
+        from .render.explain import plain
+
+        return plain(self.result)
+
+    def show(self) -> None:
+        from .render.explain import print_tables
+
+        print_tables(self.result, None)
+
+
+Part = str | Table | Explained
+
+
+@dataclass
+class Reply:
+    """What one entry prints: `out` on standard output, `err` (errors and warnings) on
+    standard error, and the exit code of a failure (0 when none)."""
+
+    out: list[Part] = field(default_factory=list)
+    err: list[str | SourceError] = field(default_factory=list)
+    status: int = 0
+    quit: bool = False
+
+    def text(self) -> str:
+        """Standard output as plain text."""
+        return "\n".join(p if isinstance(p, str) else p.plain() for p in self.out)
+
+
+class Definition(NamedTuple):
+    """A statement that assigns `name`, and the names it reads before it assigns any."""
+
+    name: str
+    text: str
+    reads: list[str]
+
+
+def unclosed(text: str) -> bool:
+    """Whether a parenthesis of `text` is still open (so the entry goes on, on the next line)."""
+    depth = 0
+    for match in re.finditer(r"#[^\n]*|[()]", text):
+        depth += {"(": 1, ")": -1}.get(match.group(), 0)
+    return depth > 0
+
+
+def statements(text: str) -> Iterator[tuple[int, int]]:
+    """The (start, end) of each statement of a source that parses: split at `;` and at
+    newlines outside parentheses."""
+    depth = 0
+    start = 0
+    for match in re.finditer(r"#[^\n]*|[();\n]", text):
+        c = match.group()
+        if c == "(":
+            depth += 1
+        elif c == ")":
+            depth -= 1
+        elif c == ";" or (c == "\n" and depth == 0):
+            if code(text[start : match.start()]):
+                yield start, match.start()
+            start = match.end()
+    if code(text[start:]):
+        yield start, len(text)
+
+
+def code(text: str) -> str:
+    """A statement without its comments and surrounding blanks."""
+    return re.sub(r"#[^\n]*", "", text).strip()
+
+
+class Session:
+    """The state of a session: input values and definitions, in the order they were made."""
+
+    def __init__(self) -> None:
+        self.inputs: dict[str, float] = {}
+        self.definitions: list[Definition] = []
+
+    def names(self) -> list[str]:
+        """Every name in scope: inputs, then defined names."""
+        return list(dict.fromkeys([*self.inputs, *(d.name for d in self.definitions)]))
+
+    def run(self, entry: str, line: int | None = None) -> Reply:
+        """Carry out one entry. `line` is where it starts in a script, for error messages;
+        without it, they count lines within the entry."""
+        reply = Reply()
+        failure = None
+        try:
+            self._run(entry.strip("\n"), reply)
+        except NanogradError as error:
+            failure = error
+        # Warnings at a place in the entry are said as errors are.
+        reply.err = [
+            f"warning: {_message(w, line)}" if isinstance(w, SourceError) else w for w in reply.err
+        ]
+        if failure is not None:
+            reply.err.append(f"error: {_message(failure, line)}")
+            reply.status = failure.exit_code
+        return reply
+
+    def _run(self, entry: str, reply: Reply) -> None:
+        command, _, rest = entry.strip().partition(" ")
+        if not entry.strip() or entry.lstrip().startswith("#"):
+            return
+        if not command.startswith(":"):
+            self._statements(entry, reply)
+            return
+        rest = rest.strip()
+        if command in (":quit", ":q"):
+            reply.quit = True
+        elif command == ":help":
+            reply.out.append(HELP)
+        elif command == ":reset":
+            self.inputs.clear()
+            self.definitions.clear()
+        elif command == ":inputs":
+            lines = [f"{name} = {value!r}" for name, value in self.inputs.items()]
+            lines += [d.text for d in self.definitions]
+            reply.out.append("\n".join(lines) or "no inputs or definitions yet")
+        elif command in COMMANDS:
+            if not rest:
+                raise InputError(f"{command} needs {COMMANDS[command][0]}: see :help")
+            getattr(self, command[1:])(rest, reply)
+        else:
+            raise InputError(f"unknown command {command}; commands are {', '.join(COMMANDS)}")
+
+    # entries
+
+    def _statements(self, entry: str, reply: Reply) -> None:
+        """Assignments and expressions: validate, keep inputs and definitions, evaluate."""
+        self._parse_after(entry, self.definitions)
+        evaluated = list(entry)
+        last_is_expression = False
+        kept: list[Definition] = []
+        for start, end in statements(entry):
+            text = code(entry[start:end])
+            assignment = ASSIGNMENT.fullmatch(text)
+            last_is_expression = assignment is None
+            if assignment is None:
+                continue
+            name, operator, value = assignment.groups()
+            if operator == "=" and NUMBER.fullmatch(value):
+                self.inputs[name] = float(value)
+                self.definitions = [d for d in self.definitions if d.name != name]
+                evaluated[start:end] = " " * (end - start)  # same offsets for the rest
+                continue
+            if operator == "=":
+                self.inputs.pop(name, None)
+            reads = _parse(text).inputs
+            kept.append(Definition(name, text, reads))
+        if last_is_expression:
+            self.grad("".join(evaluated), reply)
+        self.definitions += kept
+
+    def grad(self, expr: str, reply: Reply) -> None:
+        from .render.text import table_rows
+
+        source, program = self._program(expr)
+        result = program.grad(self._point(program))
+        self._warn(result.non_finite, source, reply)
+        reply.out.append(Table(lambda number: table_rows(result, number)))
+
+    def diff(self, expr: str, reply: Reply) -> None:
+        from .symbolic import derivatives_text
+
+        expr, wrt_word, names = expr.rpartition(" wrt ") if " wrt " in expr else (expr, "", "")
+        wrt = names.replace(",", " ").split()
+        if wrt_word and not wrt:
+            raise InputError(":diff EXPR wrt NAME: name an input after wrt")
+        _, program = self._program(expr)
+        for name in wrt:
+            if name not in program.inputs:
+                known = ", ".join(program.inputs) or "none"
+                raise InputError(f"wrt {name}: {name} is not an input (inputs: {known})")
+        if not program.inputs:
+            raise InputError("the expression has no inputs: its derivative is 0 by every name")
+        reply.out.append(derivatives_text(program, wrt))
+
+    def hessian(self, expr: str, reply: Reply) -> None:
+        from .render.text import table_rows
+        from .symbolic import hessian
+
+        source, program = self._program(expr)
+        result = hessian(program, self._point(program))
+        self._warn(result.non_finite, source, reply)
+        reply.out.append(Table(lambda number: table_rows(result, number)))
+
+    def explain(self, expr: str, reply: Reply) -> None:
+        from .explain import explain
+
+        source, program = self._program(expr)
+        result = explain(program, self._point(program))
+        self._warn(result.non_finite, source, reply)
+        reply.out.append(Explained(result))
+
+    def draw(self, rest: str, reply: Reply) -> None:
+        from .output import write_atomically
+        from .render.graph import draw_evaluation, format_of, render
+
+        expr, _, path = rest.rpartition(" ")
+        if not expr.strip():
+            raise InputError(":draw needs EXPR FILE, as in :draw x*y graph.svg")
+        fmt = format_of(path)
+        source, program = self._program(expr)
+        evaluation = program.gradients(self._point(program))
+        self._warn(evaluation.first_non_finite(), source, reply)
+        write_atomically(path, render(draw_evaluation(evaluation).dot.source, fmt))
+        reply.out.append(f"wrote {path}")
+
+    # helpers
+
+    def _program(self, expr: str) -> tuple[_Source, Program]:
+        """`expr` parsed after the definitions it needs (and no others, so that only the
+        inputs it depends on are asked for); errors point into `expr`."""
+        needed = set(_parse(expr).inputs) if expr.strip() else set()
+        used: list[Definition] = []
+        for d in reversed(self.definitions):
+            if d.name in needed:
+                used.append(d)
+                needed.discard(d.name)
+                needed.update(d.reads)
+        used.reverse()
+        return self._parse_after(expr, used)
+
+    def _parse_after(self, entry: str, definitions: list[Definition]) -> tuple[_Source, Program]:
+        source = _Source([d.text for d in definitions], entry)
+        try:
+            return source, _parse(source.text)
+        except SourceError as error:
+            raise source.locate(error) from None
+
+    def _point(self, program: Program) -> dict[str, float]:
+        missing = [name for name in program.inputs if name not in self.inputs]
+        if missing:
+            raise MissingInputs(missing)
+        return {name: self.inputs[name] for name in program.inputs}
+
+    def _warn(self, where: SourceError | None, source: _Source, reply: Reply) -> None:
+        if where is not None:
+            located = source.locate(where)
+            reply.err.append(located if isinstance(located, SourceError) else f"warning: {located}")
+
+
+class _Source:
+    """Definitions, one per line, then the entry: offsets in it are traced back to one of
+    them, so a message shows the line the user typed."""
+
+    def __init__(self, definitions: list[str], entry: str):
+        self.chunks = [*definitions, entry]
+        self.text = "\n".join(self.chunks)
+
+    def locate(self, error: SourceError) -> SourceError | str:
+        """The error in the entry, with its offset there; or, for one in a definition, a
+        message that shows the definition (it was typed on an earlier line)."""
+        start = 0
+        for chunk in self.chunks[:-1]:
+            end = start + len(chunk)
+            if error.offset <= end:
+                where = SourceError(error.message, chunk, error.offset - start)
+                caret = " " * (where.column - 1) + "^"
+                return f"{error.message}, in a definition:\n  {where.source_line}\n  {caret}"
+            start = end + 1
+        return type(error)(error.message, self.chunks[-1], error.offset - start)
+
+
+def _parse(text: str) -> Program:
+    from .language import parse
+
+    return parse(text)
+
+
+def _message(error: Exception, line: int | None) -> str:
+    if isinstance(error, SourceError):
+        return error.on_line(line + error.line - 1) if line is not None else str(error)
+    if isinstance(error, MissingInputs):
+        them = "it" if len(error.names) == 1 else "them"
+        example = "; ".join(f"{name} = VALUE" for name in error.names)
+        text = f"{error}: give {them} a value first: {example}"
+    else:
+        text = str(error)
+    return f"line {line}: {text}" if line is not None else text
+
+
+# Running a session
+
+
+def main() -> int:
+    """Run a session on the terminal, or over standard input when it is not one. The exit
+    code: 0, or for a script, the highest exit code of its failed lines."""
+    if sys.stdin.isatty() and sys.stdout.isatty():
+        return interactive(Session())
+    return scripted(Session(), _lines(sys.stdin.buffer), sys.stdout, sys.stderr)
+
+
+def _lines(stream: Iterable[bytes]) -> Iterator[str | InputError]:
+    from .sources import decode
+
+    for number, raw in enumerate(stream, 1):
+        try:
+            yield decode(raw, f"line {number}").rstrip("\r\n")
+        except InputError as error:
+            yield error
+
+
+def entries(lines: Iterable[str | InputError]) -> Iterator[tuple[int, str] | InputError]:
+    """A script's entries, each with the number of its first line: an entry goes on over the
+    next lines while a parenthesis is open, until a line that is a command."""
+    entry: list[str] = []
+    first = 0
+    for number, line in enumerate(lines, 1):
+        if entry and (isinstance(line, InputError) or line.lstrip().startswith(":")):
+            yield first, "\n".join(entry)
+            entry = []
+        if isinstance(line, InputError):
+            yield line
+            continue
+        if not entry:
+            first = number
+        entry.append(line)
+        if not unclosed("\n".join(entry)):
+            yield first, "\n".join(entry)
+            entry = []
+    if entry:
+        yield first, "\n".join(entry)
+
+
+def scripted(session: Session, lines: Iterable[str | InputError], out: TextIO, err: TextIO) -> int:
+    """Run a script's entries. Output is plain; errors and warnings name the script's line.
+    The exit code is the highest of the failed entries', or 0."""
+    status = 0
+    for entry in entries(lines):
+        if isinstance(entry, InputError):
+            print(f"error: {entry}", file=err, flush=True)
+            status = max(status, entry.exit_code)
+            continue
+        reply = session.run(entry[1], entry[0])
+        for message in reply.err:
+            print(message, file=err, flush=True)
+        if reply.out:
+            print(reply.text(), file=out, flush=True)
+        status = max(status, reply.status)
+        if reply.quit:
+            break
+    return status
+
+
+def history_path() -> Path:
+    """Where the history is kept: $XDG_DATA_HOME/nanograd/history, by default under
+    ~/.local/share."""
+    data = os.environ.get("XDG_DATA_HOME") or os.path.join(
+        os.path.expanduser("~"), ".local", "share"
+    )
+    return Path(data) / "nanograd" / "history"
+
+
+def interactive(session: Session) -> int:
+    """The session on a terminal, with prompt_toolkit: history, completion, and an entry
+    that goes on over several lines while a parenthesis is open."""
+    try:
+        from prompt_toolkit import PromptSession
+        from prompt_toolkit.completion import Completer, Completion
+        from prompt_toolkit.history import FileHistory, InMemoryHistory
+        from prompt_toolkit.key_binding import KeyBindings
+    except ImportError:
+        raise NanogradError(
+            "nanograd repl on a terminal needs prompt_toolkit: "
+            "pip install 'nanograd-cli[repl]' (or pipe the lines in: nanograd repl < FILE)"
+        ) from None
+
+    from . import __version__
+
+    class Names(Completer):
+        def get_completions(self, document, complete_event):
+            before = document.text_before_cursor
+            word = re.search(r"(?:^\s*:\w*|[A-Za-z_]\w*)$", before)
+            if word is None:
+                return
+            typed = word.group().strip()
+            if typed.startswith(":"):
+                choices = list(COMMANDS)
+            else:
+                choices = [*session.names(), *FUNCTIONS, *CONSTANTS]
+            for choice in dict.fromkeys(choices):
+                if choice.startswith(typed) and choice != typed:
+                    yield Completion(choice, start_position=-len(typed))
+
+    keys = KeyBindings()
+
+    @keys.add("enter")
+    def _(event) -> None:
+        buffer = event.current_buffer
+        if unclosed(buffer.text):
+            buffer.insert_text("\n")
+        else:
+            buffer.validate_and_handle()
+
+    try:
+        path = history_path()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        history = FileHistory(str(path))
+    except OSError:  # a read-only home: a session without saved history still works
+        history = InMemoryHistory()
+    prompt = PromptSession(
+        history=history,
+        completer=Names(),
+        complete_while_typing=False,
+        multiline=True,
+        key_bindings=keys,
+        prompt_continuation="... ",
+    )
+    rich = not os.environ.get("NO_COLOR")
+    print(f"nanograd {__version__}: type an expression, :help for commands, Ctrl-D to leave")
+    while True:
+        try:
+            entry = prompt.prompt("> ")
+        except KeyboardInterrupt:
+            continue  # Ctrl-C: the line is dropped
+        except EOFError:
+            return 0
+        try:
+            reply = session.run(entry)
+        except KeyboardInterrupt:
+            print("interrupted", file=sys.stderr)
+            continue
+        for message in reply.err:
+            print(message, file=sys.stderr, flush=True)
+        for part in reply.out:
+            if isinstance(part, str) or not rich:
+                print(part if isinstance(part, str) else part.plain())
+            else:
+                part.show()
+        sys.stdout.flush()
+        if reply.quit:
+            return 0

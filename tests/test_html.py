@@ -1,0 +1,413 @@
+"""The live page (`draw -o graph.html`): its file, its JavaScript ops against ops.py, and the
+page itself driven in headless Chromium (marker `browser`; skipped where there is none)."""
+
+from __future__ import annotations
+
+import html
+import json
+import math
+import random
+import re
+import shutil
+import struct
+from pathlib import Path
+
+import pytest
+
+from nanograd_cli.language import parse
+from nanograd_cli.ops import CONST, OPS
+from nanograd_cli.render.graph import gradient_colour, gradient_scale, human, renderer
+from nanograd_cli.render.html import JS_OPS, dot_names, ops_script
+
+from .conftest import WORKED, nanograd
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+try:
+    renderer("svg")
+    HAS_RENDERER = True
+except Exception:
+    HAS_RENDERER = False
+needs_renderer = pytest.mark.skipif(not HAS_RENDERER, reason="no Graphviz renderer")
+WORKED_POINT = {"x": -4.0, "y": 2.0}
+WORKED_ARGS = ("--x", "-4", "--y", "2")
+
+
+def test_every_op_has_javascript():
+    assert set(JS_OPS) == set(OPS), "add a row to JS_OPS in nanograd_cli/render/html.py"
+
+
+def test_an_op_without_javascript_is_named():
+    with pytest.raises(KeyError, match="'nosuchop' has no JavaScript"):
+        ops_script(["nosuchop"])
+
+
+def page(tmp_path: Path, *args: str, name: str = "graph.html") -> Path:
+    """The page the installed command writes for `args`."""
+    out = tmp_path / name
+    done = nanograd("draw", *args, "-o", str(out))
+    assert done.returncode == 0, done.stderr
+    return out
+
+
+@needs_renderer
+def test_the_page_is_one_self_contained_file(tmp_path):
+    out = page(tmp_path, WORKED, *WORKED_ARGS)
+    text = out.read_text(encoding="utf-8")
+    assert text.startswith("<!DOCTYPE html>")
+    # nothing to fetch at view time: no external scripts, styles, images or fonts
+    assert not re.search(r"<(script|link|img|iframe)[^>]*\s(src|href)=", text)
+    assert "@import" not in text and "url(" not in text
+    urls = set(re.findall(r"https?://[^\s\"'<>]+", text))
+    assert urls <= {"http://www.w3.org/2000/svg", "http://www.w3.org/1999/xlink"}
+    # --format html wins over the extension, and goes to standard output with -o -
+    done = nanograd("draw", WORKED, *WORKED_ARGS, "--format", "html")
+    assert done.returncode == 0 and done.stdout == text
+
+
+@needs_renderer
+def test_a_failed_run_leaves_no_page(tmp_path):
+    out = tmp_path / "graph.html"
+    done = nanograd("draw", "x*y", "--x", "1", "-o", str(out))
+    assert done.returncode == 2 and "y" in done.stderr
+    assert not out.exists()
+    done = nanograd("draw", "x*y", "--x", "1", "--y", "2", "-o", str(tmp_path / "no" / "g.html"))
+    assert done.returncode == 1 and done.stderr.startswith("error:")
+    assert list(tmp_path.iterdir()) == []
+
+
+@needs_renderer
+def test_drawing_node_names_are_the_svg_titles(tmp_path):
+    evaluation = parse(Path(WORKED).read_text()).gradients(WORKED_POINT)
+    text = page(tmp_path, WORKED, *WORKED_ARGS).read_text(encoding="utf-8")
+    nodes = dict(
+        re.findall(r'<g id="node\d+" class="node">\s*<title>(\w+)</title>(.*?)</g>', text, re.S)
+    )
+    names = dot_names(evaluation)
+    for name, v in zip(names, evaluation.nodes, strict=True):
+        if name is None or v.op is CONST:
+            continue
+        assert f">data {human(v.data)}<" in html.unescape(nodes[name])
+        assert f">grad {human(v.grad)}<" in html.unescape(nodes[name])
+        if v.op is not None:
+            assert f"{name}op" in nodes
+
+
+# --- in the browser ------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def browser():
+    playwright = pytest.importorskip("playwright.sync_api")
+    if CHROMIUM is None:
+        pytest.skip("no Chromium installed (Debian: apt-get install chromium)")
+    with playwright.sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=CHROMIUM)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def tab(browser):
+    context = browser.new_context(viewport={"width": 1400, "height": 900})
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    yield page
+    context.close()
+    assert errors == []
+
+
+def to_json(x: float) -> float | str:
+    return x if math.isfinite(x) else repr(x)
+
+
+def from_json(x: float | str) -> float:
+    return float(x)
+
+
+def close(js: float, py: float) -> bool:
+    """Equal to 1e-12 relative; nan to nan, inf to inf; below the normal floats (where there
+    are no 12 digits to compare) to 1e-300."""
+    if math.isnan(py) or math.isnan(js):
+        return math.isnan(py) and math.isnan(js)
+    if math.isinf(py) or math.isinf(js):
+        return js == py
+    return abs(js - py) <= 1e-12 * abs(py) or abs(js - py) < 1e-300
+
+
+EDGES = [
+    0.0,
+    -0.0,
+    1.0,
+    -1.0,
+    0.5,
+    -0.5,
+    2.0,
+    -3.0,
+    2.5,
+    -2.5,
+    1.5,
+    -1.5,
+    0.49999999999999994,
+    1e-300,
+    -1e-300,
+    5e-324,
+    1e300,
+    -1e300,
+    30.0,
+    27.0,
+    700.0,
+    710.0,
+    -745.0,
+    1e16,
+    math.pi,
+    math.nan,
+    math.inf,
+    -math.inf,
+]
+
+
+def points(op, rng: random.Random) -> list[tuple[float, ...]]:
+    """Edge points and random ones, in and around the op's domain."""
+    low, high = op.domain
+    if op.arity == 1:
+        pts = [(x,) for x in EDGES]
+    else:
+        small = [0.0, -0.0, 1.0, -1.0, 0.5, 2.0, -2.0, 3.0, math.nan, math.inf, -math.inf]
+        pts = [tuple(rng.choice(small) for _ in range(op.arity)) for _ in range(400)]
+        pts += [(a, b) + (0.3,) * (op.arity - 2) for a in small for b in small]
+    for _ in range(300):
+        pts.append(tuple(rng.uniform(low, high) for _ in range(op.arity)))
+        pts.append(tuple(rng.uniform(-10, 10) * 10 ** rng.randint(-3, 3) for _ in range(op.arity)))
+    return pts
+
+
+@pytest.mark.browser
+def test_every_op_in_javascript_matches_python(tab):
+    tab.set_content(f"<script>{ops_script(list(OPS))}</script>")
+    rng = random.Random(15)
+    failures = []
+    for key, op in OPS.items():
+        pts = points(op, rng)
+        results = tab.evaluate(
+            """([key, pts]) => pts.map((p) => {
+                const x = p.map((v) => typeof v === "number" ? v : Number(v.replace("inf", "Inf")
+                    .replace("Inf", "Infinity")));
+                const y = OPS[key].f(...x);
+                const d = OPS[key].d(...x, y);
+                return [y, ...d].map((v) => Number.isFinite(v) ? v : String(v));
+            })""",
+            [key, [[to_json(v) for v in p] for p in pts]],
+        )
+        for p, got in zip(pts, results, strict=True):
+            y = op.forward(*p)
+            want = [y, *op.derivative(*p, y)]
+            got = [float(str(v).replace("Infinity", "inf")) for v in got]
+            if len(got) != len(want) or not all(map(close, got, want)):
+                failures.append((key, p, got, want))
+    assert failures == []
+
+
+def random_floats(rng: random.Random, n: int) -> list[float]:
+    """Floats of every size and many digits: random bits, and round and tie-making values."""
+    out = []
+    while len(out) < n:
+        x = struct.unpack("<d", rng.getrandbits(64).to_bytes(8, "little"))[0]
+        if math.isfinite(x):
+            out.append(x)
+    out += [rng.uniform(-1e7, 1e7) for _ in range(n)]
+    out += [k / 2**r for k in range(-300, 300, 7) for r in (1, 3, 5, 6)]  # exact ties
+    out += [0.0, -0.0, 1e16, 1e-5, 1e-4, 123456.5, 1234550.0, 1234650.0, 5e-324, 1.03125]
+    return out
+
+
+@pytest.mark.browser
+def test_numbers_are_written_as_python_writes_them(tab, tmp_path):
+    tab.goto(page(tmp_path, "x*y", "--x", "2", "--y", "3").as_uri())
+    xs = random_floats(random.Random(3), 3000)
+    got = tab.evaluate(
+        "(xs) => xs.map((x) => [nanograd.repr(x), nanograd.human(x)])", [to_json(x) for x in xs]
+    )
+    assert [tuple(g) for g in got] == [(repr(x), human(x)) for x in xs]
+    special = tab.evaluate("[NaN, Infinity, -Infinity].map((x) => nanograd.human(x))")
+    assert special == ["nan", "inf", "-inf"]
+
+
+def shown_numbers(tab, full: bool) -> dict[str, tuple[str, str]]:
+    """Each value node's shown data and grad, by drawing name."""
+    if tab.is_checked("#full") != full:
+        tab.click("#full")
+    return {
+        name: (data, grad)
+        for name, data, grad in tab.evaluate(
+            """() => [...document.querySelectorAll("#graph g.node[data-instruction]")]
+                .map((g) => [g.dataset.node, ...["data ", "grad "].map((p) =>
+                    ([...g.querySelectorAll("text")].find((t) => t.textContent.startsWith(p))
+                     || {textContent: ""}).textContent.slice(p.length))])
+                .filter(([name, data]) => data !== "")"""
+        )
+    }
+
+
+def summary(tab) -> dict[str, float]:
+    rows = tab.eval_on_selector_all(
+        "#summary tr", "rs => rs.map(r => [r.cells[0].innerText, r.cells[1].innerText])"
+    )
+    return {label: float(value) for label, value in rows}
+
+
+def check_page_against(tab, program, point: dict[str, float]):
+    """Every shown number against the Value graph and the command line at `point`."""
+    evaluation = program.gradients(point)
+    names = dot_names(evaluation)
+    full = shown_numbers(tab, full=True)
+    rounded = shown_numbers(tab, full=False)
+    checked = 0
+    grads = [
+        v.grad for v, n in zip(evaluation.nodes, names, strict=True) if n and v.op is not CONST
+    ]
+    scale = gradient_scale(grads)
+    fills = dict(
+        tab.evaluate(
+            """() => [...document.querySelectorAll("#graph g.node[data-instruction]")].map((g) =>
+            [g.dataset.node, ([...g.children].find((e) => e.getAttribute("fill")
+              && e.getAttribute("fill") !== "none") || {getAttribute: () => null})
+              .getAttribute("fill")])"""
+        )
+    )
+    for name, v in zip(names, evaluation.nodes, strict=True):
+        if name is None or v.op is CONST:
+            continue
+        data, grad = full[name]
+        assert close(float(data), v.data) and close(float(grad), v.grad), name
+        assert rounded[name] == (human(float(data)), human(float(grad)))
+        assert fills[name] == gradient_colour(float(grad), scale), name
+        checked += 1
+    assert checked == len(full)
+    args = [f"--{k}={v!r}" for k, v in point.items()]
+    cli = json.loads(nanograd("grad", "-e", program.source, *args, "--format", "json").stdout)
+    shown = summary(tab)
+    assert close(shown["value"], from_json(cli["value"]))
+    for k, g in cli["gradients"].items():
+        assert close(shown[f"∂/∂{k}"], from_json(g))
+
+
+@pytest.mark.browser
+def test_worked_example_numbers_and_a_slider_move(tab, tmp_path):
+    program = parse(Path(WORKED).read_text())
+    tab.goto(page(tmp_path, WORKED, *WORKED_ARGS).as_uri())
+    check_page_against(tab, program, WORKED_POINT)
+    # move x's slider with the keyboard, then compare at the new point the page shows
+    tab.focus("#slider-0")
+    for _ in range(37):
+        tab.keyboard.press("ArrowRight")
+    x = float(tab.input_value("#value-0"))
+    assert x == pytest.approx(-4.0 + 37 * 0.01) and x == float(tab.input_value("#slider-0"))
+    assert (
+        tab.evaluate("nanograd.steps.length") > 0
+        and tab.evaluate("document.querySelector('#graph.stepping')") is None
+    )
+    check_page_against(tab, program, {"x": x, "y": 2.0})
+    # typing a value moves the slider, extending its range
+    tab.fill("#value-1", "20.5")
+    assert tab.input_value("#high-1") == "20.5"
+    check_page_against(tab, program, {"x": x, "y": 20.5})
+
+
+CURRENT = "#graph g.node.current[data-instruction]:not([data-node$=op])"  # its value node
+
+
+@pytest.mark.browser
+def test_stepping_follows_the_engine_and_explain(tab, tmp_path):
+    program = parse(Path(WORKED).read_text())
+    evaluation = program.evaluate(WORKED_POINT)
+    names = dot_names(evaluation)
+    index = {id(v): i for i, v in enumerate(evaluation.nodes)}
+    varying = program.varying()
+    engine_order = [index[id(v)] for v in evaluation.result.topological_order()]
+    forward = [names[i] for i, v in enumerate(evaluation.nodes) if names[i] and v.op is not CONST]
+    backward = [names[i] for i in engine_order if varying[i]]
+    explained = json.loads(nanograd("explain", WORKED, *WORKED_ARGS, "--format", "json").stdout)
+
+    tab.goto(page(tmp_path, WORKED, *WORKED_ARGS).as_uri())
+    tab.click("#reset")  # focus on a button: arrow keys step
+    seen, panels = [], []
+    for _ in range(len(forward) + len(backward)):
+        tab.keyboard.press("ArrowRight")
+        seen.append(tab.eval_on_selector(CURRENT, "g => g.dataset.node"))
+        panels.append([line for line in tab.inner_text("#panel").splitlines() if line.strip()])
+    assert seen == forward + backward
+    forward_text = [
+        s["node"] if s["node"] == s["expression"] else f"{s['node']} = {s['expression']}"
+        for s in explained["forward"]
+    ]
+    assert [panel[1] for panel in panels[: len(forward)]] == forward_text
+    for panel, step in zip(panels[len(forward) :], explained["backward"], strict=True):
+        lines = panel
+        assert lines[1] == step["node"]
+        assert close(
+            float(lines[2].split()[-1] if "result" not in lines[2] else lines[2].split()[1]),
+            from_json(step["gradient"]),
+        )
+        for d in step["local_derivatives"]:
+            assert f"{d['argument']}\t{d['formula']}\t" in "\n".join(panel)
+    tab.keyboard.press("ArrowLeft")
+    assert tab.eval_on_selector(CURRENT, "g => g.dataset.node") == backward[-2]
+    tab.keyboard.press("Escape")
+    assert tab.query_selector("#graph g.current") is None
+
+
+@pytest.mark.browser
+def test_keyboard_reaches_the_sliders_and_the_nodes(tab, tmp_path):
+    tab.goto(page(tmp_path, "x*y + tanh(x)", "--x", "2", "--y", "3").as_uri())
+    reached = []
+    for _ in range(40):
+        tab.keyboard.press("Tab")
+        reached.append(
+            tab.evaluate("document.activeElement.dataset.node || document.activeElement.id")
+        )
+    assert "slider-0" in reached and "slider-1" in reached and "next" in reached
+    assert reached.index("slider-0") < reached.index("next")
+    assert any(re.fullmatch(r"n\d+(op)?", r) for r in reached)  # nodes, for their numbers
+    tab.focus("[data-node=n0]")
+    assert tab.is_visible("#tip") and "x" in tab.inner_text("#tip .tip-expression")
+
+
+@pytest.mark.browser
+def test_hover_shows_expression_numbers_and_local_derivatives(tab, tmp_path):
+    program = parse("a = x*y\na + tanh(x)")
+    evaluation = program.gradients({"x": 0.5, "y": 3.0})
+    names = dot_names(evaluation)
+    tab.goto(page(tmp_path, "-e", program.source, "--x", "0.5", "--y", "3").as_uri())
+    tanh = next(i for i, ins in enumerate(program.code) if getattr(ins, "op", None) is OPS["tanh"])
+    tab.hover(f"[data-node={names[tanh]}op]")
+    tip = tab.inner_text("#tip")
+    assert "tanh(x)" in tip
+    assert repr(evaluation.nodes[tanh].data) in tip
+    assert (
+        "1/cosh(x)**2" in tip and repr(OPS["tanh"].derivative(0.5, math.tanh(0.5))[0])[:14] in tip
+    )
+    tab.mouse.move(1, 1)
+    assert not tab.is_visible("#tip")
+
+
+@pytest.mark.browser
+def test_nan_and_inf_are_shown_as_such(tab, tmp_path):
+    tab.goto(page(tmp_path, "log(x) * y", "--x", "0", "--y", "2").as_uri())
+    shown = shown_numbers(tab, full=False)
+    assert ("-inf", "0.0000") in shown.values() or any(d == "-inf" for d, _ in shown.values())
+    assert summary(tab)["value"] == -math.inf
+    tab.fill("#value-0", "nan")
+    assert tab.get_attribute("#value-0", "aria-invalid") == "false"
+    assert math.isnan(summary(tab)["value"])
+    assert all(d == "nan" for d, _ in [shown_numbers(tab, full=False)["n0"]])
+    tab.fill("#value-0", "1e999")  # overflows: bad input, as on the command line
+    assert tab.get_attribute("#value-0", "aria-invalid") == "true"
+    assert math.isnan(summary(tab)["value"])
+
+
+@pytest.mark.browser
+def test_screenshot(tab, tmp_path):
+    tab.goto(page(tmp_path, WORKED, *WORKED_ARGS, "--rankdir", "TB").as_uri())
+    shot = tab.screenshot(path=str(tmp_path / "page.png"))
+    assert shot[:8] == b"\x89PNG\r\n\x1a\n" and len(shot) > 20_000
