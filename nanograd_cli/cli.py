@@ -458,7 +458,7 @@ def draw(
     from .output import write_atomically
     from .render.graph import MAX_PNG_PIXELS, draw_evaluation, format_of, render_drawing
 
-    fmt = fmt or ("html" if output.lower().endswith((".html", ".htm")) else format_of(output))
+    fmt = fmt or format_of(output)
     if output == "-" and fmt in ("png", "pdf") and sys.stdout.isatty():
         raise InputError(f"{fmt} is binary: write it to a file with -o graph.{fmt}, or pipe it")
     if dpi is not None and fmt != "png":

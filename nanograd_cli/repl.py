@@ -29,7 +29,7 @@ COMMANDS = {
     ":diff": ("EXPR [wrt NAME...]", "the derivative of EXPR as an expression"),
     ":hessian": ("EXPR", "the value, gradient and matrix of second derivatives"),
     ":explain": ("EXPR", "the forward and backward passes written out, node by node"),
-    ":draw": ("EXPR FILE", "the computation graph, to FILE (.svg .png .pdf .dot)"),
+    ":draw": ("EXPR FILE", "the computation graph, to FILE (.svg .png .pdf .dot .html)"),
     ":inputs": ("", "the inputs and definitions, as lines that make them again"),
     ":reset": ("", "forget every input and definition"),
     ":help": ("", "this list"),
@@ -271,7 +271,13 @@ class Session:
         source, program = self._program(expr)
         evaluation = program.gradients(self._point(program))
         self._warn(evaluation.first_non_finite(), source, reply)
-        write_atomically(path, render(draw_evaluation(evaluation).dot.source, fmt))
+        if fmt == "html":
+            from .render.html import live_page
+
+            data = live_page(evaluation)
+        else:
+            data = render(draw_evaluation(evaluation).dot.source, fmt)
+        write_atomically(path, data)
         reply.out.append(f"wrote {path}")
 
     # helpers

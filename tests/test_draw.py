@@ -215,7 +215,7 @@ def test_file_errors_leave_the_old_file(tmp_path):
     assert code == 2
     assert err.splitlines()[0] == (
         f"error: cannot tell the format of {tmp_path / 'graph.jpg'} from its extension: "
-        "use .svg, .png, .pdf, .dot or .gv, or give --format"
+        "use .svg, .png, .pdf, .dot, .gv or .html"
     )
     if os.path.exists("/dev/full"):
         code, _, err = run("draw", "x", "--x", "1", "-o", "/dev/full", "--format", "dot")

@@ -175,6 +175,9 @@ def test_draw_writes_the_graph(tmp_path: Path):
     assert out(s, f":draw x*y + tanh(x) {target}") == f"wrote {target}"
     dot = target.read_text()
     assert dot.startswith("digraph") and "tanh" in dot and "3.0707" in dot
+    page = tmp_path / "g.html"
+    assert out(s, f":draw x*y {page}") == f"wrote {page}"
+    assert page.read_text().startswith("<!DOCTYPE html>") and "<svg" in page.read_text()
     bad = tmp_path / "g.txt"
     assert "cannot tell the format" in error(s, f":draw x*y {bad}")
     assert not bad.exists()

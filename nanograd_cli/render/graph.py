@@ -26,7 +26,15 @@ if TYPE_CHECKING:
 
     from ..engine import Value
 
-EXTENSIONS = {".svg": "svg", ".png": "png", ".pdf": "pdf", ".dot": "dot", ".gv": "dot"}
+EXTENSIONS = {
+    ".svg": "svg",
+    ".png": "png",
+    ".pdf": "pdf",
+    ".dot": "dot",
+    ".gv": "dot",
+    ".html": "html",
+    ".htm": "html",
+}
 PURE_FORMATS = ("svg", "png")  # what graphviz-pure renders
 
 # Fill colours, light to dark, for |grad| on a log scale from the smallest nonzero |grad| in the
@@ -492,7 +500,7 @@ def format_of(output: str) -> str:
     if fmt is None:
         raise InputError(
             f"cannot tell the format of {output} from its extension: "
-            "use .svg, .png, .pdf, .dot or .gv, or give --format"
+            "use .svg, .png, .pdf, .dot, .gv or .html"
         )
     return fmt
 
