@@ -230,6 +230,9 @@ class Session:
     def diff(self, expr: str, reply: Reply) -> None:
         from .symbolic import derivatives_text
 
+        words = expr.split()
+        if words[-1:] == ["wrt"] or words[:1] == ["wrt"]:
+            raise InputError(":diff EXPR wrt NAME: give both the expression and the input")
         expr, wrt_word, names = expr.rpartition(" wrt ") if " wrt " in expr else (expr, "", "")
         wrt = names.replace(",", " ").split()
         if wrt_word and not wrt:

@@ -184,6 +184,14 @@ def test_draw_writes_the_graph(tmp_path: Path):
     assert error(s, ":draw x*y") == "error: :draw needs EXPR FILE, as in :draw x*y graph.svg"
 
 
+def test_diff_without_an_expression_or_a_name_says_so():
+    s = session("x = 2")
+    for entry in (":diff x wrt", ":diff wrt x"):
+        assert error(s, entry) == (
+            "error: :diff EXPR wrt NAME: give both the expression and the input"
+        )
+
+
 def test_reset_help_quit():
     s = session("x = 2", "q = x")
     assert out(s, ":reset") == ""
