@@ -1,0 +1,80 @@
+"""SymPy as an independent reference: a program as a SymPy expression, with nanograd's functions
+and their conventions (step(0) = 0, relu = max(x, 0)). Used by the tests and by
+benchmarks/diff_size.py."""
+
+from __future__ import annotations
+
+import sympy
+
+
+class sigmoid(sympy.Function):
+    @classmethod
+    def eval(cls, a):
+        if a.is_Number:  # a number, as nanograd folds it (else SymPy's diff crawls)
+            return (1 / (1 + sympy.exp(-a))).evalf()
+        return None
+
+    def fdiff(self, argindex=1):
+        return sigmoid(self.args[0]) * (1 - sigmoid(self.args[0]))
+
+
+class softplus(sympy.Function):
+    @classmethod
+    def eval(cls, a):
+        if a.is_Number:
+            return sympy.log(1 + sympy.exp(a)).evalf()
+        return None
+
+    def fdiff(self, argindex=1):
+        return sigmoid(self.args[0])
+
+
+FUNCTIONS = {
+    "+": lambda a, b: a + b,
+    "-": lambda a, b: a - b,
+    "*": lambda a, b: a * b,
+    "/": lambda a, b: a / b,
+    "**": lambda a, b: a**b,
+    "pow": lambda a, b: a**b,
+    "neg": lambda a: -a,
+    "sigmoid": sigmoid,
+    "softplus": softplus,
+    "abs": sympy.Abs,
+    "relu": lambda a: sympy.Max(a, 0),
+    "step": lambda a: sympy.Heaviside(a, 0),
+    "log2": lambda a: sympy.log(a, 2),
+    "log10": lambda a: sympy.log(a, 10),
+    "log1p": lambda a: sympy.log(1 + a),
+    "expm1": lambda a: sympy.exp(a) - 1,
+    "hypot": lambda a, b: sympy.sqrt(a**2 + b**2),
+    "powlog": lambda a, b: a**b * sympy.log(a),
+    "min": sympy.Min,
+    "max": sympy.Max,
+    "clamp": lambda a, lo, hi: sympy.Min(sympy.Max(a, lo), hi),
+    "ceil": sympy.ceiling,
+}
+
+
+def to_sympy(program):
+    """The program's result as a SymPy expression, through the walker every interpretation of
+    a program uses. Its numbers are integers and floats, so that SymPy folds them as nanograd
+    does (with pi exact, `pi/(1 + pi**2)` keeps SymPy's `diff` busy for minutes)."""
+
+    def number(value: float):
+        return sympy.Integer(int(value)) if value.is_integer() else sympy.Float(value)
+
+    def call(op, *args):
+        f = FUNCTIONS.get(op.name) or getattr(sympy, op.name, None) or sympy.Function(op.name)
+        return f(*args)
+
+    nodes = program.interpret(input=sympy.Symbol, const=number, apply=call)
+    return nodes[program.result]
+
+
+def derivative_at(program, name: str, point: dict[str, float], digits: int = 30) -> float:
+    """d(result)/d(name) at the point, by SymPy, to `digits` digits."""
+    expr = sympy.diff(to_sympy(program), sympy.Symbol(name))
+    expr = expr.replace(sigmoid, lambda a: 1 / (1 + sympy.exp(-a)))
+    expr = expr.replace(softplus, lambda a: sympy.log(1 + sympy.exp(a)))
+    subs = {sympy.Symbol(n): sympy.Float(v, digits) for n, v in point.items()}
+    return float(expr.evalf(digits, subs=subs))
