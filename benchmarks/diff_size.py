@@ -28,7 +28,7 @@ import sympy  # noqa: E402
 
 from nanograd_cli import parse  # noqa: E402
 from nanograd_cli.symbolic import gradient, to_source  # noqa: E402
-from tests.oracle import derivative_at, to_sympy  # noqa: E402
+from tests.oracle import derivative_at, symbol, to_sympy  # noqa: E402
 
 SEED = 16
 COUNT = 200
@@ -144,7 +144,7 @@ def main() -> None:
         expr = to_sympy(program)
         for name in wrt or program.inputs:
             ours = to_source(gradient(program, [name]))
-            theirs = str(sympy.diff(expr, sympy.Symbol(name)))
+            theirs = str(sympy.diff(expr, symbol(name)))
             check = round_trip(program, ours, name, points)
             cases.append(Case(origin, source, name, ours, theirs, check))
     ratios = [c.ratio for c in cases]

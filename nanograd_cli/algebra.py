@@ -15,7 +15,7 @@ may be a number where grad's is nan (0/0). Functions with kinks or flat pieces (
 step, sign, min, ...) and functions undefined on intervals (log, sqrt, ...) never cancel, and
 neither does a term that can be nan on an interval (`log(x) - log(x)` stays `0*log(x)`).
 Whether an op is so is read off the ops table (its derivative formulas and its values), not
-listed here. Nothing here recurses.
+listed here. Nothing here recurses on the size of an expression.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ import itertools
 import math
 import re
 
+from .language import parse
 from .ops import ADD, DIV, MUL, NEG, OPS, POW, SUB, Op, power
 from .program import Apply
 
@@ -73,8 +74,13 @@ class Expr:
         self.serial = serial  # creation order: a node comes after its arguments
 
 
-def is_integer(x: float) -> bool:
+def _integer(x: float) -> bool:
     return float(x).is_integer()
+
+
+def _exactly(value):
+    """A value as a key that tells -0.0 from 0.0 (1/-0.0 is -inf)."""
+    return value.hex() if isinstance(value, float) else value
 
 
 def _finite(*xs: float) -> bool:
@@ -86,8 +92,6 @@ def _piecewise_ops() -> frozenset[Op]:
     """The functions with kinks or flat pieces: those whose derivative is the number 0 (step,
     sign, floor, ...) and those whose derivative formulas call one of them (relu, abs, max,
     ...). Arithmetic and powers are not looked at: the builder sees their exponents."""
-    from .language import parse
-
     calls: dict[Op, set[Op]] = {}
     piecewise = set()
     for op in OPS.values():
@@ -112,7 +116,7 @@ def _is_zero(program) -> bool:
 
 
 @functools.cache
-def op_nature(op: Op) -> tuple[bool, bool]:
+def _op_nature(op: Op) -> tuple[bool, bool]:
     """(total, analytic) for an op: total if it is a number at every sample point (log is nan
     for x < 0), analytic if also it has no kinks or flat pieces."""
     total = all(
@@ -127,9 +131,9 @@ def _power_of_power(p: float, k: float) -> float | None:
     e = p * k
     if not _finite(e):
         return None
-    if is_integer(e) and not (is_integer(p) and is_integer(k)):
+    if _integer(e) and not (_integer(p) and _integer(k)):
         return None
-    if not is_integer(k) and is_integer(p) and p % 2 == 0:
+    if not _integer(k) and _integer(p) and p % 2 == 0:
         return None
     return e
 
@@ -139,7 +143,7 @@ def _exponent_sum(q: float, p: float, base: Expr) -> float | None:
     x**0.5 * x**0.5 (nan for x < 0, where x is not), and with opposite signs (a
     cancellation, x**2/x) only for an analytic base, whose zeros are isolated."""
     s = q + p
-    if is_integer(s) and not (is_integer(q) and is_integer(p)):
+    if _integer(s) and not (_integer(q) and _integer(p)):
         return None
     if (q > 0) != (p > 0) and not (base.analytic and base.kind != NUMBER):
         return None
@@ -149,7 +153,7 @@ def _exponent_sum(q: float, p: float, base: Expr) -> float | None:
 def _factor_total(base: Expr, p: float) -> bool:
     """Whether base**p is nan nowhere but at isolated points (a number is a base only where
     its power overflows)."""
-    return base.kind != NUMBER and base.total and is_integer(p) and (p > 0 or base.analytic)
+    return base.kind != NUMBER and base.total and _integer(p) and (p > 0 or base.analytic)
 
 
 class Builder:
@@ -159,7 +163,7 @@ class Builder:
         self._interned: dict[tuple, Expr] = {}
 
     def _make(self, kind, op, args=(), weights=(), value=None) -> Expr:
-        key = (kind, op, tuple(map(id, args)), weights, value)
+        key = (kind, op, tuple(map(id, args)), weights, _exactly(value))
         node = self._interned.get(key)
         if node is None:
             node = Expr(kind, op, args, weights, value, len(self._interned))
@@ -168,7 +172,7 @@ class Builder:
         return node
 
     def const(self, value: float) -> Expr:
-        return self._make(NUMBER, None, value=float(value) + 0.0)  # -0.0 and 0.0 are one
+        return self._make(NUMBER, None, value=float(value))
 
     def var(self, name: str) -> Expr:
         return self._make(INPUT, None, value=name)
@@ -309,16 +313,16 @@ class Builder:
         if e.kind == PRODUCT and len(e.args) <= FLAT_LIMIT:
             c = e.value
             exponents = [_power_of_power(p, k) for p in e.weights]
-            scalable = is_integer(k) or (len(e.args) == 1 and c > 0.0)
+            scalable = _integer(k) or (len(e.args) == 1 and c > 0.0)
             if scalable and None not in exponents:
                 return power(c, k), list(zip(e.args, exponents, strict=True))
             return 1.0, [(e, k)]
-        if e.kind == SUM and is_integer(k) and len(e.args) <= FLAT_LIMIT:
+        if e.kind == SUM and _integer(k) and len(e.args) <= FLAT_LIMIT:
             content = _content([*e.weights, e.value] if e.value else list(e.weights))
             if content != 1.0:
                 scaled = self.add(e.value / content, [(t, w / content) for t, w in _pairs(e)])
-                if scaled is not None and math.isfinite(content**k):
-                    return content**k, [(scaled, k)]
+                if scaled is not None and math.isfinite(power(content, k)):
+                    return power(content, k), [(scaled, k)]
         return 1.0, [(e, k)]
 
     def _terms(self, e: Expr) -> list[tuple[Expr | None, float]]:
@@ -343,12 +347,12 @@ def _content(weights: list[float]) -> float:
     first = weights[0]
     if first == 0.0:
         return 1.0
-    if all(is_integer(w) for w in weights):
+    if all(_integer(w) for w in weights):
         g = 0
         for w in weights:
             g = math.gcd(g, int(w))
         return math.copysign(g, first)
-    if all(is_integer(w / first) for w in weights):
+    if all(_integer(w / first) for w in weights):
         return first
     return math.copysign(1.0, first)
 
@@ -387,19 +391,19 @@ def _describe(e: Expr) -> None:
     elif kind == PRODUCT:
         pairs = _pairs(e)
         e.total = all(_factor_total(b, p) for b, p in pairs)
-        e.analytic = all(b.analytic and is_integer(p) for b, p in pairs)
+        e.analytic = all(b.analytic and _integer(p) for b, p in pairs)
         e.degree = sum(b.degree * p for b, p in pairs)
     elif kind == POWER:
         e.total = e.analytic = False
         e.degree = 0.0
     else:  # a call; one of numbers only is one whose value is not finite (log(0))
-        total, analytic = op_nature(e.op)
+        total, analytic = _op_nature(e.op)
         defined = total and not all(a.kind == NUMBER for a in e.args)
         e.total = defined and all(a.total for a in e.args)
         e.analytic = defined and analytic and all(a.analytic for a in e.args)
         e.degree = 0.0
-    # factors print in this order: long products kept whole first (so they need no
-    # parentheses), inputs by name, then calls by name, powers, sums
+    # factors print in this order: numbers, long products kept whole (first, so they need no
+    # parentheses), inputs by name (x2 before x10), calls by name, powers, sums
     rank = _RANKS[kind]
     name = _natural(e.value) if kind == INPUT else (e.op.name if kind == CALL else "")
     e.key = (rank, name, e.serial)
@@ -432,7 +436,7 @@ class _Layout:
         self.shown: dict[int, Expr] = {}
 
     def _node(self, kind: str, op: Op | None = None, args=(), value=None) -> Expr:
-        key = (kind, op, tuple(map(id, args)), value)
+        key = (kind, op, tuple(map(id, args)), _exactly(value))
         node = self._interned.get(key)
         if node is None:
             node = Expr(kind, op, args, (), value, len(self._interned))
@@ -441,7 +445,7 @@ class _Layout:
         return node
 
     def number(self, value: float) -> Expr:
-        return self._node(NUMBER, value=value + 0.0)
+        return self._node(NUMBER, value=value)
 
     def op(self, op: Op, *args: Expr) -> Expr:
         return self._node(CALL, op, args)
@@ -506,7 +510,7 @@ class _Layout:
             top.append(self.number(c))
         elif c != 1.0:
             inverse = 1.0 / c
-            if not is_integer(c) and math.isfinite(inverse) and is_integer(inverse):
+            if not _integer(c) and math.isfinite(inverse) and _integer(inverse):
                 bottom.append(self.number(inverse))  # x/2, not 0.5*x
             else:
                 top.append(self.number(c))
@@ -521,7 +525,12 @@ class _Layout:
             (top if p > 0.0 else bottom).append(self.power(shown, abs(p)))
         if last is not None:
             top.append(last)
-        shown = self.times(top) if top else self.number(1.0)
+        if not top:
+            top.append(self.number(1.0))
+        if negative and top[0].kind == NUMBER:  # -2*x, -1/x: the number takes the sign
+            top[0] = self.number(-top[0].value)
+            negative = False
+        shown = self.times(top)
         if bottom:
             shown = self.op(DIV, shown, self.times(bottom))
         return self.op(NEG, shown) if negative else shown
@@ -583,18 +592,26 @@ def _sharing(terms: list[list[tuple[Expr, float]]]) -> list[int]:
 
 def _common_factors(terms: list[tuple[float, list[tuple[Expr, float]]]]) -> list:
     """The factors every term has (the smaller power, where the signs of the exponents
-    agree)."""
+    agree; a base that a term has twice, as sqrt(x)*sqrt(x), counts twice)."""
+    others = [list(factors) for _, factors in terms[1:]]
     common = []
     for base, p in terms[0][1]:
         if base.kind == NUMBER:
             continue
-        smallest = p
-        for _, factors in terms[1:]:
-            q = next((q for b, q in factors if b is base and (q > 0.0) == (p > 0.0)), None)
-            if q is None:
+        found = []
+        for factors in others:
+            j = next(
+                (j for j, (b, q) in enumerate(factors) if b is base and (q > 0.0) == (p > 0.0)),
+                None,
+            )
+            if j is None:
                 break
-            smallest = min(smallest, q, key=abs)
+            found.append(j)
         else:
+            powers = [p]
+            for factors, j in zip(others, found, strict=True):
+                powers.append(factors.pop(j)[1])
+            smallest = min(powers, key=abs)
             common.append((base, smallest))
     return common
 

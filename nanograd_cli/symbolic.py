@@ -14,6 +14,7 @@ from .algebra import INPUT, NUMBER, Builder, Expr, layout, reachable
 from .engine import Value, apply
 from .ops import ADD, MUL, Op
 from .program import Apply, Program
+from .render.formula import write
 from .results import Hessian
 
 
@@ -77,8 +78,6 @@ def to_source(roots: dict[str, Expr], latex: bool = False) -> str:
     """Statements that compute the roots: each large repeated sub-expression bound once to a
     name (t1, t2, ...), then, for one root, its expression, or one `NAME = expression` per
     root (the last is the result)."""
-    from .render.formula import write
-
     shown = layout(list(roots.values()))
     return write(dict(zip(roots, shown, strict=True)), latex=latex)
 

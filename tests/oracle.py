@@ -1,10 +1,15 @@
 """SymPy as an independent reference: a program as a SymPy expression, with nanograd's functions
-and their conventions (step(0) = 0, relu = max(x, 0)). Used by the tests and by
-benchmarks/diff_size.py."""
+and their conventions (step(0) = 0, relu = max(x, 0)), and a printed derivative held to grad
+and to SymPy. Used by the tests and by benchmarks/diff_size.py."""
 
 from __future__ import annotations
 
+import math
+
+import pytest
 import sympy
+
+from nanograd_cli import parse
 
 
 class sigmoid(sympy.Function):
@@ -55,6 +60,12 @@ FUNCTIONS = {
 }
 
 
+def symbol(name: str) -> sympy.Symbol:
+    """An input: a real number (without the assumption SymPy's diff can take minutes proving
+    that tanh of something is real)."""
+    return sympy.Symbol(name, real=True)
+
+
 def to_sympy(program):
     """The program's result as a SymPy expression, through the walker every interpretation of
     a program uses. Its numbers are integers and floats, so that SymPy folds them as nanograd
@@ -67,14 +78,39 @@ def to_sympy(program):
         f = FUNCTIONS.get(op.name) or getattr(sympy, op.name, None) or sympy.Function(op.name)
         return f(*args)
 
-    nodes = program.interpret(input=sympy.Symbol, const=number, apply=call)
+    nodes = program.interpret(input=symbol, const=number, apply=call)
     return nodes[program.result]
 
 
 def derivative_at(program, name: str, point: dict[str, float], digits: int = 30) -> float:
     """d(result)/d(name) at the point, by SymPy, to `digits` digits."""
-    expr = sympy.diff(to_sympy(program), sympy.Symbol(name))
+    expr = sympy.diff(to_sympy(program), symbol(name))
     expr = expr.replace(sigmoid, lambda a: 1 / (1 + sympy.exp(-a)))
     expr = expr.replace(softplus, lambda a: sympy.log(1 + sympy.exp(a)))
-    subs = {sympy.Symbol(n): sympy.Float(v, digits) for n, v in point.items()}
+    subs = {symbol(n): sympy.Float(v, digits) for n, v in point.items()}
     return float(expr.evalf(digits, subs=subs))
+
+
+def value_of(text: str, point: dict[str, float]) -> float:
+    """A printed derivative, parsed back and evaluated (plain floats, as grad's ops)."""
+    program = parse(text)
+    return program.values({n: point[n] for n in program.inputs})[program.result]
+
+
+def same(a: float, b: float, rel: float = 1e-12) -> bool:
+    """Equal to `rel` relative, or both nan."""
+    return (math.isnan(a) and math.isnan(b)) or a == pytest.approx(b, rel=rel, abs=1e-300)
+
+
+def agrees_with_grad(program, text: str, name: str, point: dict[str, float]) -> bool:
+    """The printed derivative `text` gives grad's number to 1e-12 relative; or, where the
+    expression amplifies rounding (sin(t) near a zero with t large, terms that cancel to about
+    0), it is at most twice as far from SymPy's 30-digit value as grad's is, or within 1e-14
+    of it (grad's may be exact by luck where both round terms that cancel)."""
+    expected = program.grad(point).gradients[name]
+    got = value_of(text, point)
+    if same(got, expected):
+        return True
+    exact = derivative_at(program, name, point)
+    allowed = 2 * abs(expected - exact) + 1e-14 * max(1.0, abs(exact))
+    return math.isfinite(got) and abs(got - exact) <= allowed

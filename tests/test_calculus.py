@@ -18,6 +18,7 @@ from nanograd_cli.ops import OPS
 from nanograd_cli.symbolic import gradient, hessian, to_source
 
 from .conftest import POINT, expressions, run
+from .oracle import agrees_with_grad
 
 ROSENBROCK = "(1 - x)**2 + 100*(y - x**2)**2"
 
@@ -146,11 +147,9 @@ def test_diff_output_reparses_to_the_gradient(source):
     values = point_for(program)
     evaluation = program.gradients(values)
     assume(math.isfinite(evaluation.result.data))
-    for name, node in evaluation.inputs.items():
+    for name in evaluation.inputs:
         text = to_source(gradient(program, [name]))
-        derivative = parse(text)
-        value = derivative.evaluate({n: values[n] for n in derivative.inputs}).result.data
-        assert value == pytest.approx(node.grad, rel=1e-9, abs=1e-12), (source, text)
+        assert agrees_with_grad(program, text, name, values), (source, text)
 
 
 @pytest.mark.parametrize(
@@ -175,7 +174,7 @@ def test_diff_outputs(source, wrt, expected):
 def test_diff_latex():
     code, out, _ = run("diff", "sqrt(x)/x", "--wrt", "x", "--format", "latex")
     assert code == 0
-    assert out == "-\\frac{1}{2 {x}^{1.5}}\n"
+    assert out == "-\\frac{1}{2 x^{1.5}}\n"
 
 
 def test_check_passes_and_fails():

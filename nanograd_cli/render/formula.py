@@ -28,6 +28,8 @@ _LATEX_NAMES = {
     "log10": r"\log_{10}",
     **{f: "\\" + f for f in ("log", "sin", "cos", "tan", "sinh", "cosh", "tanh", "min", "max")},
 }
+# A base that takes an exponent without braces: x^{2}, 10^{3}, \alpha^{2}, x_{1}^{2}
+_SIMPLE = re.compile(r"[A-Za-z]|[0-9.]+|\\[A-Za-z]+|[A-Za-z]_\{[A-Za-z0-9]+\}")
 _GREEK = set(
     "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi rho sigma tau "
     "upsilon phi chi psi omega Gamma Delta Theta Lambda Xi Sigma Upsilon Phi Psi Omega".split()
@@ -79,6 +81,13 @@ def write(roots: dict[str, Expr], latex: bool = False) -> str:
     return "\n".join(lines)
 
 
+def _leading_number(e: Expr) -> float:
+    """The number a product is written beginning with (its coefficient), else 0."""
+    while e.kind == CALL and e.op is MUL:
+        e = e.args[0]
+    return math.copysign(1.0, e.value) if e.kind == NUMBER else 0.0
+
+
 class _Text:
     """The language, as SymPy prints: `6*x + 2`, `1/(2*sqrt(x))`."""
 
@@ -102,7 +111,7 @@ class _Text:
 
     def node(self, e: Expr, text: dict[int, tuple[str, int]]) -> tuple[str, int]:
         if e.kind == NUMBER:
-            return self.number(e.value), (_UNARY if e.value < 0 else _ATOM)
+            return self.number(e.value), (_UNARY if math.copysign(1.0, e.value) < 0 else _ATOM)
         if e.kind == INPUT:
             return self.name(e.value), _ATOM
         op = e.op
@@ -148,9 +157,10 @@ class _Latex(_Text):
     def name(self, name: str) -> str:
         if name in _GREEK:
             return "\\" + name
-        match = re.fullmatch(r"([A-Za-z])_?([0-9]+|[A-Za-z0-9])", name)
-        if match:
-            return f"{match[1]}_{{{match[2]}}}"
+        match = re.fullmatch(r"([A-Za-z])(?:_([A-Za-z0-9]+)|([0-9]+))", name)
+        if match:  # x1, x_1, d_x, d_alpha: subscripts
+            subscript = match[2] or match[3]
+            return f"{match[1]}_{{{self.name(subscript) if subscript in _GREEK else subscript}}}"
         if len(name) == 1:
             return name
         return r"\mathrm{" + name.replace("_", r"\_") + "}"
@@ -167,13 +177,17 @@ class _Latex(_Text):
     def node(self, e: Expr, text: dict[int, tuple[str, int]]) -> tuple[str, int]:
         if e.kind == CALL and e.op is DIV:
             a, b = (text[id(x)][0] for x in e.args)
+            if _leading_number(e.args[0]) < 0:  # -\frac{2}{x}, not \frac{-2}{x}
+                return rf"-\frac{{{a[1:]}}}{{{b}}}", _UNARY
             return rf"\frac{{{a}}}{{{b}}}", _ATOM
         if e.kind == CALL and e.op is POW:
             base, (exponent, _) = (text[id(x)] for x in e.args)
             # a fraction or a power as a base is parenthesised: (1/x)^2, not \frac{1}{x}^2
             tall = base[1] < _ATOM or base[0].startswith((r"\frac", "e^"))
             shown = self.parenthesised(base[0]) if tall else base[0]
-            return f"{{{shown}}}^{{{exponent}}}", _POWER
+            if not _SIMPLE.fullmatch(shown):
+                shown = f"{{{shown}}}"
+            return f"{shown}^{{{exponent}}}", _POWER
         if e.kind == CALL and e.op.name == "exp" and e.op.arity == 1:
             return f"e^{{{text[id(e.args[0])][0]}}}", _POWER
         return super().node(e, text)
