@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import re
-import sys
 from collections.abc import Callable
 
 from ..results import BackwardStep, Explanation, ForwardStep
@@ -87,30 +86,14 @@ def plain(result: Explanation) -> str:
 
 def print_tables(result: Explanation, digits: str | None) -> None:
     """Both passes as Rich tables on standard output, each in the most digits that fit."""
-    from rich.console import Console
-    from rich.table import Table
+    from .table import print_table
 
-    from .table import number_formats, width
-
-    console = Console(file=sys.stdout)
     tables = [
         ("forward pass", lambda n: forward_rows(result, n), FORWARD_TEXT),
         ("backward pass", lambda n: backward_rows(result, n), BACKWARD_TEXT),
     ]
     for title, make_rows, text_columns in tables:
-        formats = number_formats(digits)
-        rows = make_rows(formats[0])
-        for number in formats[1:]:
-            if width(rows) <= console.width:
-                break
-            rows = make_rows(number)
-        table = Table(title=title, header_style="bold", pad_edge=False)
-        for i, heading in enumerate(rows[0]):
-            justify = "left" if i in text_columns else "right"
-            table.add_column(heading, justify=justify, overflow="fold")
-        for row in rows[1:]:
-            table.add_row(*row)
-        console.print(table)
+        print_table(make_rows, digits, title, frozenset(text_columns))
 
 
 def markdown(result: Explanation, number: Number = repr) -> str:

@@ -35,8 +35,14 @@ def width(rows: list[list[str]]) -> int:
     return sum(columns) + 3 * len(columns) - 1
 
 
-def print_table(make_rows: Rows, digits: str | None = None) -> None:
-    """Print a table on standard output, its numbers in the first format that fits."""
+def print_table(
+    make_rows: Rows,
+    digits: str | None = None,
+    title: str | None = None,
+    text_columns: frozenset[int] = frozenset({0}),
+) -> None:
+    """Print a table on standard output, its numbers in the first format that fits; the
+    columns in `text_columns` are left-aligned, the others (numbers) right-aligned."""
     from rich.console import Console
     from rich.table import Table
 
@@ -47,9 +53,10 @@ def print_table(make_rows: Rows, digits: str | None = None) -> None:
         if width(rows) <= console.width:
             break
         rows = make_rows(number)
-    table = Table(header_style="bold", pad_edge=False)
+    table = Table(title=title, header_style="bold", pad_edge=False)
     for i, heading in enumerate(rows[0]):
-        table.add_column(heading, justify="left" if i == 0 else "right", overflow="fold")
+        justify = "left" if i in text_columns else "right"
+        table.add_column(heading, justify=justify, overflow="fold")
     for row in rows[1:]:
         table.add_row(*row)
     console.print(table)
