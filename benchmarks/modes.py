@@ -1,4 +1,5 @@
-"""Forward mode against reverse mode: time for all gradients of one result as inputs grow.
+"""Forward mode against reverse mode: time for all gradients of one result as inputs grow,
+and for the Jacobian of several outputs as inputs and outputs grow (where `auto` switches).
 
 Run: python benchmarks/modes.py
 """
@@ -14,9 +15,16 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from nanograd_cli import parse
 from nanograd_cli.forward import forward_gradients
+from nanograd_cli.program import JACOBIAN_FORWARD
 
 
 def main() -> None:
+    one_output()
+    print()
+    jacobian()
+
+
+def one_output() -> None:
     print(f"{'inputs':>6} {'ms reverse':>11} {'ms forward':>11} {'forward/reverse':>16}")
     for n in (1, 2, 10, 100):
         source = " + ".join(f"tanh(x{i} * x{(i + 1) % n})" for i in range(n))
@@ -33,6 +41,43 @@ def main() -> None:
             fwd.append(t2 - t1)
         r, f = statistics.median(rev) * 1e3, statistics.median(fwd) * 1e3
         print(f"{n:>6} {r:>11.3f} {f:>11.3f} {f / r:>15.2f}x")
+
+
+def jacobian() -> None:
+    """Two shapes: in `apart`, output j is the sum over inputs i of tanh(x_i * (j + 1)), so
+    each output has a graph of its own; in `shared`, every output is a multiple of one chain of
+    200 tanh steps that reads every input, so each reverse pass walks the chain again."""
+    print(
+        f"{'shape':>6} {'inputs':>6} {'outputs':>7} {'ms reverse':>11} {'ms forward':>11} "
+        f"{'forward/reverse':>16} {'auto':>8}"
+    )
+    for shape in ("apart", "shared"):
+        for n, m in ((1, 2), (1, 4), (2, 4), (2, 8), (4, 8), (4, 16), (8, 16), (8, 32)):
+            program = parse(_outputs_source(shape, n, m))
+            values = {name: 0.1 for name in program.inputs}
+            rev, fwd = [], []
+            for _ in range(15):
+                t0 = time.perf_counter()
+                program.jacobian(values, "reverse")
+                t1 = time.perf_counter()
+                program.jacobian(values, "forward")
+                t2 = time.perf_counter()
+                rev.append(t1 - t0)
+                fwd.append(t2 - t1)
+            r, f = statistics.median(rev) * 1e3, statistics.median(fwd) * 1e3
+            auto = "forward" if m > JACOBIAN_FORWARD * (n + 1) else "reverse"
+            print(f"{shape:>6} {n:>6} {m:>7} {r:>11.3f} {f:>11.3f} {f / r:>15.2f}x {auto:>8}")
+
+
+def _outputs_source(shape: str, n: int, m: int) -> str:
+    if shape == "apart":
+        terms = (" + ".join(f"tanh(x{i} * {j + 1})" for i in range(n)) for j in range(m))
+        lines = [f"u{j} = {t}" for j, t in enumerate(terms)]
+    else:
+        lines = ["h = " + " + ".join(f"x{i}" for i in range(n))]
+        lines += [f"h = tanh(h * 0.9 + x{k % n})" for k in range(200)]
+        lines += [f"u{j} = h * {j + 1}" for j in range(m)]
+    return "\n".join([*lines, ", ".join(f"u{j}" for j in range(m))])
 
 
 if __name__ == "__main__":

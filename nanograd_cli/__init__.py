@@ -15,7 +15,7 @@ from .engine import Value
 
 if TYPE_CHECKING:
     from .batch import BatchFunction
-    from .results import GradientCheck, Gradients, Hessian
+    from .results import GradientCheck, Gradients, Hessian, Jacobian
 
 __version__ = "0.1.0"
 __all__ = [
@@ -27,6 +27,7 @@ __all__ = [
     "draw_dot",
     "grad",
     "hessian",
+    "jacobian",
     "parse",
 ]
 
@@ -41,14 +42,20 @@ def parse(source: str):
 def grad(source: str, /, **inputs: float) -> Gradients:
     """The value of `source` and its gradient with respect to every input, at the point
     given by keywords: `grad("x*y", x=2, y=3)`."""
-    return parse(source).grad(inputs)
+    return parse(source).single().grad(inputs)
+
+
+def jacobian(source: str, /, **inputs: float) -> Jacobian:
+    """The value of every output of `source` (a source that ends by listing names, `u, v`;
+    else its result) and their gradients, at the point given by keywords."""
+    return parse(source).jacobian(inputs)
 
 
 def hessian(source: str, /, **inputs: float) -> Hessian:
     """The value, gradient and Hessian of `source` at the point given by keywords."""
     from .symbolic import hessian as second_derivatives
 
-    program = parse(source)
+    program = parse(source).single()
     program.check_inputs(inputs)
     return second_derivatives(program, inputs)
 
@@ -58,7 +65,7 @@ def check(source: str, /, **inputs: float) -> GradientCheck:
     differences, with torch.autograd.gradcheck's tolerances."""
     from .gradcheck import gradient_check
 
-    return gradient_check(parse(source), inputs)
+    return gradient_check(parse(source).single(), inputs)
 
 
 def compile(source: str, /, *wrt: str, **fixed: float) -> BatchFunction:
@@ -68,7 +75,7 @@ def compile(source: str, /, *wrt: str, **fixed: float) -> BatchFunction:
     respect to `wrt` (all inputs by default); `fixed` inputs have one value for every row."""
     from .batch import BatchFunction
 
-    return BatchFunction(parse(source), list(wrt), fixed)
+    return BatchFunction(parse(source).single(), list(wrt), fixed)
 
 
 def diff(source: str, /, *wrt: str, latex: bool = False) -> str:
@@ -76,7 +83,7 @@ def diff(source: str, /, *wrt: str, latex: bool = False) -> str:
     language (or LaTeX), as `nanograd diff` prints it."""
     from .symbolic import derivatives_text
 
-    return derivatives_text(parse(source), list(wrt), latex)
+    return derivatives_text(parse(source).single(), list(wrt), latex)
 
 
 def draw_dot(root: Value, **options):

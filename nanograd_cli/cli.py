@@ -130,7 +130,7 @@ def typed_inputs(ctx: click.Context) -> list[str]:
     for kind, value in typed:
         if value:
             try:
-                return load_program(Source(kind, value)).inputs
+                return load_program(Source(kind, value), several=True).inputs
             except (NanogradError, OSError):
                 return []
     return []
@@ -226,6 +226,7 @@ Examples:
   nanograd grad --x 1 -- "-x**2"
   nanograd grad "x*format" --x 1 --var format=2
   printf 'x*x\\nsin(x)\\n' | nanograd grad - --each-line --x 1 --format csv
+  nanograd grad "u = x*y; v = x + y; u, v" --x 2 --y 3
 """
 
 
@@ -267,10 +268,11 @@ Examples:
 )
 @click.option(
     "--mode",
-    type=click.Choice(["reverse", "forward"]),
-    default="reverse",
+    type=click.Choice(["auto", "reverse", "forward"]),
+    default="auto",
     show_default=True,
-    help="Reverse mode (one pass back for all inputs) or forward mode (dual numbers).",
+    help="Reverse mode (one pass back per output) or forward mode (dual numbers, one pass for "
+    "every input at once); auto is reverse, or forward for many more outputs than inputs.",
 )
 @click.pass_context
 def grad(
@@ -290,7 +292,9 @@ def grad(
     """Print the value of SOURCE and its gradient with respect to every input.
 
     SOURCE is an expression or program, the path of a file holding one, or - for standard
-    input. Give each input's value as --NAME VALUE.
+    input. Give each input's value as --NAME VALUE. A source that ends by listing names
+    (u = x*y; v = x+y; u, v) has several outputs: grad prints each one's value and gradient,
+    the Jacobian.
     """
     values = input_values(ctx.meta["inputs"], var)
     if each_line and points is not None:
@@ -300,14 +304,18 @@ def grad(
         ctx.exit(grad_each_line(source, values, fmt, digits, wrt, strict, mode))
     if points is None and (output is not None or points_format is not None):
         raise InputError("-o and --points-format are for the rows of --points FILE")
-    program = load_program(source, report)
+    program = load_program(source, report, several=True)
     check_wrt(wrt, program.inputs)
     if points is not None:
+        program.single()  # --points computes one output per row
         if mode == "forward":
             raise InputError("--points runs the vectorized reverse mode: drop --mode forward")
         grad_points(program, points, values, fmt, wrt, strict, output, points_format)
         return
-    result = program.grad(values, mode)
+    if program.outputs:
+        result = program.jacobian(values, mode)
+    else:
+        result = program.grad(values, "reverse" if mode == "auto" else mode)
     warn_non_finite(result.non_finite, strict)
     emit(fmt, result.only(wrt), digits)
 
@@ -354,7 +362,7 @@ def grad_each_line(source, values, fmt, digits, wrt, strict, mode) -> int:
         if not line.strip() or line.lstrip().startswith("#"):
             continue
         try:
-            program = parse(line)
+            program = parse(line).single()
             point = {n: values[n] for n in program.inputs if n in values}
             result = program.grad(point, mode)
             warn_non_finite(result.non_finite, strict, line=number)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from .results import Gradients
+from .results import Gradients, Jacobian
 
 if TYPE_CHECKING:
     from .program import Program
@@ -22,6 +22,31 @@ Dual = tuple[float, list[float] | None]
 
 def forward_gradients(program: Program, point: Mapping[str, float]) -> Gradients:
     """The value at `point` and its gradient with respect to every input, in forward mode."""
+    nodes = duals(program, point)
+    value, tangent = nodes[program.result]
+    return Gradients(
+        value,
+        {name: float(point[name]) for name in program.inputs},
+        _by_input(program, tangent),
+        program.first_non_finite([v for v, _ in nodes]),
+    )
+
+
+def forward_jacobian(program: Program, point: Mapping[str, float]) -> Jacobian:
+    """The value of every output at `point` and its gradient with respect to every input,
+    from one forward pass."""
+    nodes = duals(program, point)
+    outputs = program.outputs or {"result": program.result}
+    return Jacobian(
+        {name: nodes[slot][0] for name, slot in outputs.items()},
+        {name: float(point[name]) for name in program.inputs},
+        {name: _by_input(program, nodes[slot][1]) for name, slot in outputs.items()},
+        program.first_non_finite([v for v, _ in nodes]),
+    )
+
+
+def duals(program: Program, point: Mapping[str, float]) -> list[Dual]:
+    """Every instruction's value and tangent at `point`."""
     program.check_inputs(point)
     width = len(program.inputs)
     index = {name: k for k, name in enumerate(program.inputs)}
@@ -46,11 +71,8 @@ def forward_gradients(program: Program, point: Mapping[str, float]) -> Gradients
                 out = [o + d * t if t else o for o, t in zip(out, tangent, strict=True)]
         return y, out
 
-    nodes = program.interpret(input=input, const=const, apply=apply)
-    value, tangent = nodes[program.result]
-    return Gradients(
-        value,
-        {name: float(point[name]) for name in program.inputs},
-        dict(zip(program.inputs, tangent or [0.0] * width, strict=True)),
-        program.first_non_finite([v for v, _ in nodes]),
-    )
+    return program.interpret(input=input, const=const, apply=apply)
+
+
+def _by_input(program: Program, tangent: list[float] | None) -> dict[str, float]:
+    return dict(zip(program.inputs, tangent or [0.0] * len(program.inputs), strict=True))

@@ -102,12 +102,14 @@ class _Builder:
         self.first_read: dict[str, int] = {}  # input -> offset where it is first read
         self.labels: dict[int, str] = {}
         self.result: int | None = None
+        self.output_slots: dict[str, int] = {}  # name -> instruction, for `u, v`
+        self.listed_at: int | None = None  # where the list of outputs is
 
     def program(self) -> Program:
         if self.result is None:
             raise InputError("the source has no statements: there is nothing to evaluate")
         inputs = sorted(self.first_read, key=self.first_read.get)
-        return Program(self.source, self.code, inputs, self.result, self.labels)
+        return Program(self.source, self.code, inputs, self.result, self.labels, self.output_slots)
 
     def _emit(self, instruction: Instruction) -> int:
         self.code.append(instruction)
@@ -126,12 +128,35 @@ class _Builder:
     # statements
 
     def expression(self, value: int) -> None:
+        self._not_after_outputs()
         self.result = value
 
+    def listed(self, names, _comma, name) -> list:
+        """`u, v`: the name tokens listed, in order."""
+        return [*names, name] if type(names) is list else [names, name]
+
+    def outputs(self, names: list) -> None:
+        self._not_after_outputs()
+        for token in names:
+            _, text, offset = token
+            if text in self.output_slots:
+                raise NameProblem(f"{text} is listed twice", self.source, offset)
+            self.output_slots[text] = self._read(token)
+        self.result = self.output_slots[names[0][1]]
+        self.listed_at = names[0][2]
+
+    def _not_after_outputs(self) -> None:
+        if self.listed_at is not None:
+            raise SyntaxProblem(
+                "the list of outputs must be the last statement", self.source, self.listed_at
+            )
+
     def assign(self, name, _equals, value: int) -> None:
+        self._not_after_outputs()
         self._bind(name, value)
 
     def augmented(self, name, operator, value: int) -> None:
+        self._not_after_outputs()
         _, text, offset = name
         if text in self.first_read:  # `v += u + v`: v is read first, before the right side
             self.first_read[text] = min(self.first_read[text], offset)
@@ -281,10 +306,19 @@ def _syntax_error(tables: Tables, state: int, token, previous, source: str) -> S
         message = f"missing operator between {_describe(previous)} and '{text}': {hint}"
     elif previous and previous[0] in ("NUMBER", "RPAR") and kind == "LPAR":
         message = f"missing operator before '(': write {previous[1]}*(...)"
+    elif expected == {"NAME"}:  # after the ',' of a list of outputs
+        message = f"expected a name{after}" + (
+            "" if kind == "$END" else f", found {_describe(token)}"
+        )
     elif "NAME" in expected and not expected & {"STAR", "SLASH", "POW", "RPAR"}:
         message = f"expected an expression{after}" if previous else "expected an expression"
         if kind != "$END":
             message += f", found {_describe(token)}"
+    elif kind == "COMMA":
+        message = (
+            f"unexpected ','{after}: several outputs are listed by name, as the last statement "
+            "(u = ...; v = ...; u, v)"
+        )
     elif kind in ("EQUAL", "AUGMENTED"):
         message = f"only a name can be assigned to, with '{text}'"
     elif kind == "RPAR":

@@ -7,11 +7,16 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import NamedTuple, TypeVar
 
 from .engine import Value, apply
-from .errors import MissingInputs, SourceError, UnknownInputs
+from .errors import InputError, MissingInputs, SourceError, UnknownInputs
 from .ops import Op
-from .results import Gradients
+from .results import Gradients, Jacobian
 
 T = TypeVar("T")
+
+# The Jacobian is computed forward when the outputs are more than this many per input (plus
+# one): a forward pass costs about two reverse ones here, and where outputs share most of the
+# graph, each reverse pass walks it again (measured by benchmarks/modes.py).
+JACOBIAN_FORWARD = 2
 
 
 class Input(NamedTuple):
@@ -45,7 +50,9 @@ class Program:
     `code` makes one node per instruction, numbered by its place; `inputs` are in the order
     they are first read; `result` is the instruction whose node is the result; `labels` maps
     an instruction to the name it was bound to; `input_slots` maps an input to the
-    instruction that reads it.
+    instruction that reads it. A source that ends with a list of names (`u, v`) has several
+    outputs: `outputs` maps each name to its instruction (empty for one result), and `result`
+    is the first.
     """
 
     def __init__(
@@ -55,12 +62,14 @@ class Program:
         inputs: list[str],
         result: int,
         labels: dict[int, str],
+        outputs: dict[str, int] | None = None,
     ):
         self.source = source
         self.code = code
         self.inputs = inputs
         self.result = result
         self.labels = labels
+        self.outputs = outputs or {}
         self.input_slots = {ins.name: i for i, ins in enumerate(code) if type(ins) is Input}
 
     def __repr__(self) -> str:
@@ -95,10 +104,12 @@ class Program:
         )
 
     def needed(self) -> list[bool]:
-        """Per instruction: does the result depend on it?"""
+        """Per instruction: does the result (or an output) depend on it?"""
         needed = [False] * len(self.code)
-        needed[self.result] = True
-        for i in range(self.result, -1, -1):
+        roots = [self.result, *self.outputs.values()]
+        for root in roots:
+            needed[root] = True
+        for i in range(max(roots), -1, -1):
             ins = self.code[i]
             if needed[i] and type(ins) is Apply:
                 for a in ins.args:
@@ -118,7 +129,19 @@ class Program:
                     ins = ins._replace(args=tuple(number[a] for a in ins.args))
                 code.append(ins)
         labels = {number[i]: name for i, name in self.labels.items() if i in number}
-        return Program(self.source, code, self.inputs, number[self.result], labels)
+        outputs = {name: number[i] for name, i in self.outputs.items()}
+        return Program(self.source, code, self.inputs, number[self.result], labels, outputs)
+
+    def single(self) -> Program:
+        """This program, if it has one result; a program that lists several outputs is bad
+        input to everything but the Jacobian."""
+        if self.outputs:
+            names = ", ".join(self.outputs)
+            raise InputError(
+                f"the source lists {len(self.outputs)} outputs ({names}), and this takes one: "
+                "end the source with one of them (grad takes several)"
+            )
+        return self
 
     def evaluate(self, values: Mapping[str, float]) -> Evaluation:
         """The graph at the point `values` (one value per input), not yet differentiated."""
@@ -172,6 +195,33 @@ class Program:
 
             return forward_gradients(self, values)
         return self.gradients(values).summary()
+
+    def jacobian(self, values: Mapping[str, float], mode: str = "auto") -> Jacobian:
+        """The value of every output at `values` and its gradient with respect to every
+        input: one reverse pass per output, or one forward pass carrying a derivative per
+        input; `auto` picks forward where outputs outnumber inputs (see JACOBIAN_FORWARD)."""
+        outputs = self.outputs or {"result": self.result}
+        if mode == "auto":
+            forward = len(outputs) > JACOBIAN_FORWARD * (len(self.inputs) + 1)
+            mode = "forward" if forward else "reverse"
+        if mode == "forward":
+            from .forward import forward_jacobian
+
+            return forward_jacobian(self, values)
+        evaluation = self.evaluate(values)
+        nodes, inputs = evaluation.nodes, evaluation.inputs
+        rows = {}
+        for name, slot in outputs.items():
+            for node in inputs.values():  # backward adds to the leaves' gradients
+                node.grad = 0.0
+            nodes[slot].backward()
+            rows[name] = {name: node.grad for name, node in inputs.items()}
+        return Jacobian(
+            {name: nodes[slot].data for name, slot in outputs.items()},
+            {name: node.data for name, node in inputs.items()},
+            rows,
+            evaluation.first_non_finite(),
+        )
 
 
 class Evaluation:

@@ -222,8 +222,9 @@ class Session:
     def grad(self, expr: str, reply: Reply) -> None:
         from .render.text import table_rows
 
-        source, program = self._program(expr)
-        result = program.grad(self._point(program))
+        source, program = self._program(expr, several=True)
+        point = self._point(program)
+        result = program.jacobian(point) if program.outputs else program.grad(point)
         self._warn(result.non_finite, source, reply)
         reply.out.append(Table(lambda number: table_rows(result, number)))
 
@@ -285,9 +286,10 @@ class Session:
 
     # helpers
 
-    def _program(self, expr: str) -> tuple[_Source, Program]:
+    def _program(self, expr: str, several: bool = False) -> tuple[_Source, Program]:
         """`expr` parsed after the definitions it needs (and no others, so that only the
-        inputs it depends on are asked for); errors point into `expr`."""
+        inputs it depends on are asked for); errors point into `expr`. A list of outputs is
+        bad input unless `several`."""
         needed = set(_parse(expr).inputs) if expr.strip() else set()
         used: list[Definition] = []
         for d in reversed(self.definitions):
@@ -296,7 +298,8 @@ class Session:
                 needed.discard(d.name)
                 needed.update(d.reads)
         used.reverse()
-        return self._parse_after(expr, used)
+        source, program = self._parse_after(expr, used)
+        return source, program if several else program.single()
 
     def _parse_after(self, entry: str, definitions: list[Definition]) -> tuple[_Source, Program]:
         source = _Source([d.text for d in definitions], entry)

@@ -29,6 +29,24 @@ class Gradients:
 
 
 @dataclass
+class Jacobian:
+    """The values of several outputs and their gradients: jacobian[u][x] = du/dx."""
+
+    values: dict[str, float]
+    inputs: dict[str, float]
+    jacobian: dict[str, dict[str, float]]
+    non_finite: SourceError | None = field(default=None, compare=False, repr=False)
+
+    def only(self, wrt: list[str] | tuple[str, ...]) -> Jacobian:
+        """The same result with the derivatives with respect to `wrt` only; all of them when
+        `wrt` is empty."""
+        if not wrt:
+            return self
+        rows = {u: {name: row.get(name, 0.0) for name in wrt} for u, row in self.jacobian.items()}
+        return Jacobian(self.values, self.inputs, rows, self.non_finite)
+
+
+@dataclass
 class LineGradients:
     """`grad --each-line`: one line's result, with the line's number and text."""
 

@@ -65,10 +65,12 @@ def read_source(source: Source) -> str:
     return value
 
 
-def load_program(source: Source, warn: Callable[[str], None] | None = None) -> Program:
+def load_program(
+    source: Source, warn: Callable[[str], None] | None = None, several: bool = False
+) -> Program:
     """The source parsed. A bare SOURCE that is no expression but reads as a file name is a
     missing file; one that is both a file and an expression is read as the file, and `warn`
-    is told so."""
+    is told so. A source that lists several outputs is bad input unless `several`."""
     from .language import parse
 
     text = read_source(source)
@@ -84,11 +86,12 @@ def load_program(source: Source, warn: Callable[[str], None] | None = None) -> P
                 "takes the text)"
             )
     try:
-        return parse(text)
+        program = parse(text)
     except SourceError:
         if kind == "either" and text is value and LOOKS_LIKE_A_PATH.fullmatch(value):
             raise NanogradError(f"no such file: {value}") from None
         raise
+    return program if several else program.single()
 
 
 def source_lines(source: Source) -> Iterator[tuple[int, str]]:

@@ -8,7 +8,7 @@ import math
 from collections.abc import Callable
 from functools import singledispatch
 
-from ..results import GradientCheck, Gradients, Hessian, LineGradients, Minimum
+from ..results import GradientCheck, Gradients, Hessian, Jacobian, LineGradients, Minimum
 
 Number = Callable[[float], str]
 
@@ -51,6 +51,11 @@ def _gradient_columns(names) -> list[str]:
     return [f"d_{name}" for name in names]
 
 
+def _wrt(result: Jacobian) -> list[str]:
+    """The inputs a Jacobian has derivatives by (those of --wrt, or all)."""
+    return list(next(iter(result.jacobian.values())))
+
+
 # JSON: one object per result; every one has "value" and "inputs", as grad's does.
 
 
@@ -62,6 +67,11 @@ def json_object(result) -> dict:
 @json_object.register
 def _(result: Gradients) -> dict:
     return {**_point(result), "gradients": result.gradients}
+
+
+@json_object.register
+def _(result: Jacobian) -> dict:
+    return {"values": result.values, "inputs": result.inputs, "jacobian": result.jacobian}
 
 
 @json_object.register
@@ -121,6 +131,19 @@ def _(result: Gradients) -> str:
 @csv_rows.register
 def _(result: Gradients) -> list[str]:
     return [",".join(map(repr, [result.value, *result.gradients.values()]))]
+
+
+@csv_header.register
+def _(result: Jacobian) -> str:
+    return ",".join(["output", "value", *_gradient_columns(_wrt(result))])
+
+
+@csv_rows.register
+def _(result: Jacobian) -> list[str]:
+    return [
+        ",".join([name, *map(repr, [result.values[name], *result.jacobian[name].values()])])
+        for name in result.values
+    ]
 
 
 @csv_header.register
@@ -190,6 +213,17 @@ def _(result: Gradients, number: Number = repr) -> list[list[str]]:
     for name, value in result.inputs.items():
         gradient = result.gradients.get(name)
         rows.append([name, number(value), "" if gradient is None else number(gradient)])
+    return rows
+
+
+@table_rows.register
+def _(result: Jacobian, number: Number = repr) -> list[list[str]]:
+    names = _wrt(result)
+    rows = [["", "value", *_gradient_columns(names)]]
+    for output, row in result.jacobian.items():
+        rows.append([output, number(result.values[output]), *(number(row[n]) for n in names)])
+    for name, value in result.inputs.items():
+        rows.append([name, number(value), *[""] * len(names)])
     return rows
 
 
