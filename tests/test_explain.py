@@ -361,3 +361,17 @@ def test_help_has_examples():
     done = nanograd("explain", "--help")
     assert done.returncode == 0 and "Examples:" in done.stdout
     assert re.search(r"--format \[table\|markdown\|latex\|json\]", done.stdout)
+
+
+def test_a_source_without_inputs_says_there_is_nothing_to_differentiate():
+    note = "the source reads no input: there is nothing to differentiate"
+    plain = nanograd("explain", "2*3 + 1")
+    assert plain.returncode == 0, plain.stderr
+    assert plain.stdout.endswith(f"backward pass\n{note}\n")
+    assert nanograd("explain", "2*3 + 1", "--format", "markdown").stdout.endswith(
+        f"**Backward pass**\n\n{note}\n"
+    )
+    assert nanograd("explain", "2*3 + 1", "--format", "latex").stdout.endswith(
+        f"% Backward pass: {note}\n"
+    )
+    assert visible(on_terminal("explain", "2*3 + 1"))[-1] == f"backward pass: {note}"

@@ -16,6 +16,8 @@ Number = Callable[[float], str]
 
 FORWARD_HEADER = ["node", "value"]
 BACKWARD_HEADER = ["node", "gradient", "argument", "local", "value", "product"]
+# What the backward pass shows for a source that reads no input.
+NOTHING_TO_DIFFERENTIATE = "the source reads no input: there is nothing to differentiate"
 # The columns that hold expressions (left-aligned, and code in Markdown); the others numbers.
 FORWARD_TEXT = (0,)
 BACKWARD_TEXT = (0, 2, 3)
@@ -79,7 +81,7 @@ def plain(result: Explanation) -> str:
             plain_table(forward_rows(result)),
             "",
             "backward pass",
-            plain_table(backward_rows(result)),
+            plain_table(backward_rows(result)) if result.backward else NOTHING_TO_DIFFERENTIATE,
         ]
     )
 
@@ -92,8 +94,10 @@ def print_tables(result: Explanation, digits: str | None) -> None:
         ("forward pass", lambda n: forward_rows(result, n), FORWARD_TEXT),
         ("backward pass", lambda n: backward_rows(result, n), BACKWARD_TEXT),
     ]
-    for title, make_rows, text_columns in tables:
+    for title, make_rows, text_columns in tables[: 2 if result.backward else 1]:
         print_table(make_rows, digits, title, frozenset(text_columns))
+    if not result.backward:
+        print(f"\nbackward pass: {NOTHING_TO_DIFFERENTIATE}")
 
 
 def markdown(result: Explanation, number: Number = repr) -> str:
@@ -114,7 +118,11 @@ def markdown(result: Explanation, number: Number = repr) -> str:
             "",
             "**Backward pass**",
             "",
-            *table(backward_rows(result, number), BACKWARD_TEXT),
+            *(
+                table(backward_rows(result, number), BACKWARD_TEXT)
+                if result.backward
+                else [NOTHING_TO_DIFFERENTIATE]
+            ),
         ]
     )
 
@@ -202,7 +210,9 @@ def latex(result: Explanation, number: Number = repr) -> str:
         [
             "% Forward pass",
             *align(forward, "align*"),
-            f"% Backward pass: the gradient of {f} with respect to each node",
+            f"% Backward pass: the gradient of {f} with respect to each node"
+            if backward
+            else f"% Backward pass: {NOTHING_TO_DIFFERENTIATE}",
             *(align(backward, "alignat*", "{2}") if backward else []),
         ]
     )
