@@ -12,7 +12,7 @@ This module is imported only for `grad --points`, so NumPy costs the other comma
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from itertools import count
 
 import numpy as np
@@ -60,16 +60,18 @@ class Tape:
             return node
 
         program.interpret(input=lambda name: next(nodes), const=const, apply=apply)
+        self.roots = list(program.outputs.values()) or [program.result]
         self._workspaces: dict[int, tuple[list[Arrays], Arrays]] = {}
         per_row = 8 * ARRAYS_PER_STEP * max(1, len(self.steps))
         self.block = max(MIN_BLOCK, min(BLOCK, WORKSPACE_BYTES // per_row))
 
     def run(
         self, columns: Mapping[str, np.ndarray], length: int
-    ) -> tuple[object, dict[str, object]]:
-        """The result and its gradient with respect to every input, on 1-D arrays of `length`
-        rows (one per input). A result or gradient the same on every row may come as a float;
-        the arrays returned are reused by the next run."""
+    ) -> Iterator[tuple[object, dict[str, object]]]:
+        """Per output (the result, for a program with one), its value and its gradient with
+        respect to every input, on 1-D arrays of `length` rows (one per input): one pass
+        forward, then one back per output. A value or gradient the same on every row may come
+        as a float; the arrays yielded are reused by the next output and the next run."""
         steps_out, adjoint_out = self._workspace(length)
         data: dict[int, object] = dict(self.constants)
         slots = self.input_slots
@@ -79,16 +81,18 @@ class Tape:
         for (i, args, step), out in zip(self.steps, steps_out, strict=True):
             data[i], local = step(out, *(data[a] for a in args))
             derivatives.append(local)
-        adjoint: dict[int, object] = {self.program.result: ONE}
-        for (i, args, _), local in zip(reversed(self.steps), reversed(derivatives), strict=True):
-            g = adjoint.pop(i, None)
-            if g is None:
-                continue
-            for a, d in zip(args, local, strict=True):
-                if d is not None:
-                    _accumulate(adjoint, a, g, d, adjoint_out)
-        gradients = {name: adjoint.get(slots[name], 0.0) for name in self.program.inputs}
-        return data[self.program.result], gradients
+        for root in self.roots:
+            adjoint: dict[int, object] = {root: ONE}
+            for (i, args, _), local in zip(
+                reversed(self.steps), reversed(derivatives), strict=True
+            ):
+                g = adjoint.pop(i, None)
+                if g is None:
+                    continue
+                for a, d in zip(args, local, strict=True):
+                    if d is not None:
+                        _accumulate(adjoint, a, g, d, adjoint_out)
+            yield data[root], {name: adjoint.get(slots[name], 0.0) for name in self.program.inputs}
 
     def _workspace(self, length: int) -> tuple[list[Arrays], Arrays]:
         """Each step's arrays and the adjoints' arrays for runs of `length` rows."""
@@ -123,18 +127,28 @@ def batch_gradients(
     program: Program, columns: Mapping[str, object], tape: Tape | None = None
 ) -> tuple[np.ndarray, dict[str, np.ndarray]]:
     """Value and gradients at many points: `columns` maps each input to a 1-D array (or a
-    float, the same on every row). Runs `tape.block` rows at a time into preallocated outputs."""
+    float, the same on every row)."""
+    return batch_jacobian(program, columns, tape)[0]
+
+
+def batch_jacobian(
+    program: Program, columns: Mapping[str, object], tape: Tape | None = None
+) -> list[tuple[np.ndarray, dict[str, np.ndarray]]]:
+    """Per output (the result alone, for a program with one) its value and gradients at many
+    points, given as for `batch_gradients`. Runs `tape.block` rows at a time into
+    preallocated outputs."""
     tape = tape or Tape(program)
     arrays = {k: np.asarray(v, dtype=np.float64) for k, v in columns.items()}
     n = max((a.size for a in arrays.values() if a.ndim), default=1)
     arrays = {k: np.broadcast_to(a, (n,)) for k, a in arrays.items()}
-    value = np.empty(n)
-    gradients = {name: np.empty(n) for name in program.inputs}
+    results = [(np.empty(n), {name: np.empty(n) for name in program.inputs}) for _ in tape.roots]
     with np.errstate(all="ignore"):
         for start in range(0, n, tape.block):
             rows = slice(start, start + tape.block)
-            v, g = tape.run({k: a[rows] for k, a in arrays.items()}, min(tape.block, n - start))
-            value[rows] = v
-            for name, out in gradients.items():
-                out[rows] = g[name]
-    return value, gradients
+            length = min(tape.block, n - start)
+            computed = tape.run({k: a[rows] for k, a in arrays.items()}, length)
+            for (value, gradients), (v, g) in zip(results, computed, strict=True):
+                value[rows] = v
+                for name, out in gradients.items():
+                    out[rows] = g[name]
+    return results

@@ -207,3 +207,19 @@ def test_the_library_refuses_a_list_where_it_takes_one_result():
         grad("u = x; u, x", x=1)
     with pytest.raises(InputError, match="lists 2 outputs"):
         diff("u = x; u, x")
+
+
+def test_the_tape_gives_every_outputs_gradients_at_many_points():
+    import numpy as np
+
+    from nanograd_cli.tape import batch_jacobian
+
+    program = parse(SOURCE)
+    xs, ys = np.linspace(-2, 2, 7), np.linspace(3, -1, 7)
+    computed = batch_jacobian(program, {"x": xs, "y": ys})
+    for k, (x, y) in enumerate(zip(xs, ys, strict=True)):
+        expected = program.jacobian({"x": x, "y": y}, "reverse")
+        for (value, gradients), name in zip(computed, program.outputs, strict=True):
+            assert value[k] == pytest.approx(expected.values[name], rel=1e-15)
+            for wrt in program.inputs:
+                assert gradients[wrt][k] == pytest.approx(expected.jacobian[name][wrt], rel=1e-15)
