@@ -60,6 +60,30 @@ def duals(program: Program, point: Mapping[str, float]) -> list[Dual]:
         return value, None
 
     def apply(op, *args: Dual) -> Dual:
+        # One and two arguments, the commonest, unrolled: half the time of the general case.
+        # A zero tangent contributes 0, even where the local derivative is inf or nan, and a
+        # sum starts from 0.0 as in reverse mode (so that a derivative is never -0.0).
+        if len(args) == 2:
+            (a, ta), (b, tb) = args
+            y = op.forward(a, b)
+            if ta is None and tb is None:
+                return y, None
+            da, db = op.derivative(a, b, y)
+            if tb is None:
+                return y, [da * s + 0.0 if s else 0.0 for s in ta]
+            if ta is None:
+                return y, [db * t + 0.0 if t else 0.0 for t in tb]
+            return y, [
+                (da * s if s else 0.0) + (db * t if t else 0.0) + 0.0
+                for s, t in zip(ta, tb, strict=True)
+            ]
+        if len(args) == 1:
+            ((a, ta),) = args
+            y = op.forward(a)
+            if ta is None:
+                return y, None
+            (d,) = op.derivative(a, y)
+            return y, [d * t + 0.0 if t else 0.0 for t in ta]
         values = [value for value, _ in args]
         y = op.forward(*values)
         if all(tangent is None for _, tangent in args):
@@ -67,7 +91,6 @@ def duals(program: Program, point: Mapping[str, float]) -> list[Dual]:
         out = [0.0] * width
         for d, (_, tangent) in zip(op.derivative(*values, y), args, strict=True):
             if tangent is not None:
-                # a zero tangent contributes 0, even where the local derivative is inf or nan
                 out = [o + d * t if t else o for o, t in zip(out, tangent, strict=True)]
         return y, out
 
