@@ -15,7 +15,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from nanograd_cli import parse
 from nanograd_cli.forward import forward_gradients
-from nanograd_cli.program import JACOBIAN_FORWARD
 
 
 def main() -> None:
@@ -52,7 +51,7 @@ def jacobian() -> None:
         f"{'forward/reverse':>16} {'auto':>8}"
     )
     for shape in ("apart", "shared"):
-        for n, m in ((1, 2), (1, 4), (2, 4), (2, 8), (4, 8), (4, 16), (8, 16), (8, 32)):
+        for n, m in ((2, 1), (4, 2), (1, 2), (2, 4), (4, 8), (8, 16), (8, 32), (16, 8)):
             program = parse(_outputs_source(shape, n, m))
             values = {name: 0.1 for name in program.inputs}
             rev, fwd = [], []
@@ -65,7 +64,7 @@ def jacobian() -> None:
                 rev.append(t1 - t0)
                 fwd.append(t2 - t1)
             r, f = statistics.median(rev) * 1e3, statistics.median(fwd) * 1e3
-            auto = "forward" if m > JACOBIAN_FORWARD * (n + 1) else "reverse"
+            auto = "forward" if m > n else "reverse"
             print(f"{shape:>6} {n:>6} {m:>7} {r:>11.3f} {f:>11.3f} {f / r:>15.2f}x {auto:>8}")
 
 

@@ -13,11 +13,6 @@ from .results import Gradients, Jacobian
 
 T = TypeVar("T")
 
-# The Jacobian is computed forward when the outputs are more than this many per input (plus
-# one): a forward pass costs about two reverse ones here, and where outputs share most of the
-# graph, each reverse pass walks it again (measured by benchmarks/modes.py).
-JACOBIAN_FORWARD = 2
-
 
 class Input(NamedTuple):
     """Read the input `name`."""
@@ -199,11 +194,11 @@ class Program:
     def jacobian(self, values: Mapping[str, float], mode: str = "auto") -> Jacobian:
         """The value of every output at `values` and its gradient with respect to every
         input: one reverse pass per output, or one forward pass carrying a derivative per
-        input; `auto` picks forward where outputs outnumber inputs (see JACOBIAN_FORWARD)."""
+        input; `auto` picks forward where outputs outnumber inputs (benchmarks/modes.py
+        measures both)."""
         outputs = self.outputs or {"result": self.result}
         if mode == "auto":
-            forward = len(outputs) > JACOBIAN_FORWARD * (len(self.inputs) + 1)
-            mode = "forward" if forward else "reverse"
+            mode = "forward" if len(outputs) > len(self.inputs) else "reverse"
         if mode == "forward":
             from .forward import forward_jacobian
 

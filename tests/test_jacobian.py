@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from nanograd_cli import jacobian, parse
 from nanograd_cli.errors import InputError, SourceError
-from nanograd_cli.program import JACOBIAN_FORWARD, Program
+from nanograd_cli.program import Program
 
 from .conftest import POINT, expressions, nanograd, on_terminal, visible
 from .oracle import derivative_at
@@ -108,19 +108,15 @@ def test_both_modes_agree_with_each_output_alone_and_finite_differences(bodies):
             assert math.isclose(exact, numeric, rel_tol=1e-4, abs_tol=1e-5), (source, wrt)
 
 
-def test_auto_is_forward_only_for_many_more_outputs_than_inputs(monkeypatch):
+def test_auto_is_forward_where_outputs_outnumber_inputs(monkeypatch):
     import nanograd_cli.forward as forward
 
     calls = []
-    monkeypatch.setattr(
-        forward, "forward_jacobian", lambda p, v: calls.append(len(p.outputs)) or None
-    )
-    few = JACOBIAN_FORWARD * 2  # one input: forward above this many outputs
-    for m in (few, few + 1):
-        names = [f"u{k}" for k in range(m)]
-        lines = [f"u{k} = x * {k + 1}" for k in range(m)]
-        parse("\n".join([*lines, ", ".join(names)])).jacobian({"x": 1.0})
-    assert calls == [few + 1]
+    monkeypatch.setattr(forward, "forward_jacobian", lambda p, v: calls.append(len(p.outputs)))
+    for m in (1, 2, 3):  # outputs of two inputs
+        lines = [f"u{k} = x * y * {k + 1}" for k in range(m)]
+        parse("\n".join([*lines, ", ".join(f"u{k}" for k in range(m))])).jacobian({"x": 1, "y": 2})
+    assert calls == [3]
 
 
 # the command line
