@@ -272,7 +272,7 @@ Examples:
     default="auto",
     show_default=True,
     help="Reverse mode (one pass back per output) or forward mode (dual numbers, one pass for "
-    "every input at once); auto is reverse, or forward for many more outputs than inputs.",
+    "every input at once); auto is reverse, or forward where outputs outnumber inputs.",
 )
 @click.pass_context
 def grad(
