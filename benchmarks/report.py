@@ -1,12 +1,15 @@
 """The rows of the summary table: each benchmark records its headline ratios here.
 
 `run_all.py` sets NANOGRAD_BENCH_RATIOS to a file; a benchmark run on its own records nothing.
+Each row says which script recorded it, so that run_all.py can keep the rows of the others.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import sys
+from pathlib import Path
 
 
 def ratio(benchmark: str, workload: str, ours: float, reference: str, theirs: float) -> None:
@@ -26,4 +29,4 @@ def _record(row: dict) -> None:
     path = os.environ.get("NANOGRAD_BENCH_RATIOS")
     if path:
         with open(path, "a", encoding="utf-8") as f:
-            f.write(json.dumps(row) + "\n")
+            f.write(json.dumps(row | {"script": Path(sys.argv[0]).name}) + "\n")

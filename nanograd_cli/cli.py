@@ -477,8 +477,8 @@ def draw(
         evaluation,
         rankdir,
         hide_constants,
-        edge_grads=edge_grads,
-        legend=legend,
+        edge_grads=edge_grads and fmt != "html",  # the page has its own legend and labels
+        legend=legend and fmt != "html",
         statements=statements,
     )
     if drawing.layout.engine != "dot":
@@ -499,7 +499,7 @@ def draw(
     if fmt == "html":
         from .render.html import live_page
 
-        data = live_page(evaluation, rankdir, hide_constants, statements, on_slow=still_drawing)
+        data = live_page(evaluation, drawing=drawing, on_slow=still_drawing)
     else:
         data = render_drawing(drawing, fmt, dpi, still_drawing)
     if output == "-":

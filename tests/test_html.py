@@ -16,8 +16,14 @@ import pytest
 
 from nanograd_cli.language import parse
 from nanograd_cli.ops import CONST, OPS
-from nanograd_cli.render.graph import gradient_colour, gradient_scale, human, renderer
-from nanograd_cli.render.html import JS_OPS, dot_names, ops_script
+from nanograd_cli.render.graph import (
+    draw_evaluation,
+    gradient_colour,
+    gradient_scale,
+    human,
+    renderer,
+)
+from nanograd_cli.render.html import JS_OPS, instruction_names, live_page, ops_script
 
 from .conftest import WORKED, nanograd
 
@@ -75,21 +81,62 @@ def test_a_failed_run_leaves_no_page(tmp_path):
     assert list(tmp_path.iterdir()) == []
 
 
+def page_parts(text: str) -> tuple[str, dict]:
+    """A page's <svg> element and the data its script reads."""
+    svg = text[text.index("<svg") : text.index("</svg>") + 6]
+    start = text.index(">", text.index('id="nanograd-data"')) + 1
+    return svg, json.loads(text[start : text.index("</script>", start)])
+
+
+NODE = re.compile(
+    r'<g class="node (\w+)" data-node="(\w+)" data-instruction="(\d+)"[^>]*>(.*?)</g>'
+)
+
+
 @needs_renderer
-def test_drawing_node_names_are_the_svg_titles(tmp_path):
-    evaluation = parse(Path(WORKED).read_text()).gradients(WORKED_POINT)
+def test_every_node_and_edge_of_the_drawing_is_in_the_page_once(tmp_path):
+    program = parse(Path(WORKED).read_text())
+    evaluation = program.gradients(WORKED_POINT)
+    drawing = draw_evaluation(evaluation, legend=False)
     text = page(tmp_path, WORKED, *WORKED_ARGS).read_text(encoding="utf-8")
-    nodes = dict(
-        re.findall(r'<g id="node\d+" class="node">\s*<title>(\w+)</title>(.*?)</g>', text, re.S)
-    )
-    names = dot_names(evaluation)
-    for name, v in zip(names, evaluation.nodes, strict=True):
-        if name is None or v.op is CONST:
+    svg, data = page_parts(text)
+    # what the page leaves out of Graphviz's SVG to open faster
+    assert "<title>" not in svg and "<!--" not in svg and 'class="edge"' not in svg
+    found = [m.groups() for tile in data["tiles"] for m in NODE.finditer(tile)]
+    assert len(found) == len({name for _, name, _, _ in found})  # each node once
+    nodes = {name: (kind, int(i), inner) for kind, name, i, inner in found}
+    names = instruction_names(evaluation)
+    for i, (name, v) in enumerate(zip(names, evaluation.nodes, strict=True)):
+        if name is None:
+            assert str(i) not in {n for _, n, _ in nodes.values()}
             continue
-        assert f">data {human(v.data)}<" in html.unescape(nodes[name])
-        assert f">grad {human(v.grad)}<" in html.unescape(nodes[name])
+        if v.op is CONST:
+            assert nodes[name][:2] == ("constant", i)
+            continue
+        kind, instruction, inner = nodes[name]
+        assert (kind, instruction) == ("value", i)
+        texts = re.findall(r"<text[^>]*>([^<]*)</text>", inner)
+        assert [html.unescape(t) for t in texts[-2:]] == [
+            f"data {human(v.data)}",
+            f"grad {human(v.grad)}",
+        ]
         if v.op is not None:
-            assert f"{name}op" in nodes
+            assert nodes[f"{name}op"][:2] == ("operation", i)
+    assert len(nodes) == drawing.nodes
+    # every edge: a line and an arrowhead, and those of an operation listed under it
+    edges = drawing.dot.source.count(" -> ")
+    lines = re.search(r'class="edges"[^>]*d="([^"]*)"', svg).group(1)
+    heads = re.search(r'class="arrowheads"[^>]*d="([^"]*)"', svg).group(1)
+    assert lines.count("M") == heads.count("M") == heads.count("Z") == edges
+    listed = sorted(k for ks in data["edges"].values() for k in ks)
+    assert listed == list(range(edges))
+
+
+@needs_renderer
+def test_a_drawing_given_is_the_one_drawn():
+    evaluation = parse(Path(WORKED).read_text()).gradients(WORKED_POINT)
+    drawing = draw_evaluation(evaluation, "TB", legend=False)
+    assert live_page(evaluation, drawing=drawing) == live_page(evaluation, "TB")
 
 
 # --- in the browser ------------------------------------------------------------------------------
@@ -115,6 +162,12 @@ def tab(browser):
     yield page
     context.close()
     assert errors == []
+
+
+def open_page(tab, path: Path) -> None:
+    """Open a page and wait until every tile of its drawing is in."""
+    tab.goto(path.as_uri())
+    tab.evaluate("nanograd.drawn")
 
 
 def to_json(x: float) -> float | str:
@@ -223,7 +276,7 @@ def random_floats(rng: random.Random, n: int) -> list[float]:
 
 @pytest.mark.browser
 def test_numbers_are_written_as_python_writes_them(tab, tmp_path):
-    tab.goto(page(tmp_path, "x*y", "--x", "2", "--y", "3").as_uri())
+    open_page(tab, page(tmp_path, "x*y", "--x", "2", "--y", "3"))
     xs = random_floats(random.Random(3), 3000)
     got = tab.evaluate(
         "(xs) => xs.map((x) => [nanograd.repr(x), nanograd.human(x)])", [to_json(x) for x in xs]
@@ -240,7 +293,7 @@ def shown_numbers(tab, full: bool) -> dict[str, tuple[str, str]]:
     return {
         name: (data, grad)
         for name, data, grad in tab.evaluate(
-            """() => [...document.querySelectorAll("#graph g.node[data-instruction]")]
+            """() => [...document.querySelectorAll("#graph g.node.value")]
                 .map((g) => [g.dataset.node, ...["data ", "grad "].map((p) =>
                     ([...g.querySelectorAll("text")].find((t) => t.textContent.startsWith(p))
                      || {textContent: ""}).textContent.slice(p.length))])
@@ -259,7 +312,7 @@ def summary(tab) -> dict[str, float]:
 def check_page_against(tab, program, point: dict[str, float]):
     """Every shown number against the Value graph and the command line at `point`."""
     evaluation = program.gradients(point)
-    names = dot_names(evaluation)
+    names = instruction_names(evaluation)
     full = shown_numbers(tab, full=True)
     rounded = shown_numbers(tab, full=False)
     checked = 0
@@ -269,7 +322,7 @@ def check_page_against(tab, program, point: dict[str, float]):
     scale = gradient_scale(grads)
     fills = dict(
         tab.evaluate(
-            """() => [...document.querySelectorAll("#graph g.node[data-instruction]")].map((g) =>
+            """() => [...document.querySelectorAll("#graph g.node.value")].map((g) =>
             [g.dataset.node, ([...g.children].find((e) => e.getAttribute("fill")
               && e.getAttribute("fill") !== "none") || {getAttribute: () => null})
               .getAttribute("fill")])"""
@@ -295,7 +348,7 @@ def check_page_against(tab, program, point: dict[str, float]):
 @pytest.mark.browser
 def test_worked_example_numbers_and_a_slider_move(tab, tmp_path):
     program = parse(Path(WORKED).read_text())
-    tab.goto(page(tmp_path, WORKED, *WORKED_ARGS).as_uri())
+    open_page(tab, page(tmp_path, WORKED, *WORKED_ARGS))
     check_page_against(tab, program, WORKED_POINT)
     # move x's slider with the keyboard, then compare at the new point the page shows
     tab.focus("#slider-0")
@@ -314,14 +367,63 @@ def test_worked_example_numbers_and_a_slider_move(tab, tmp_path):
     check_page_against(tab, program, {"x": x, "y": 20.5})
 
 
-CURRENT = "#graph g.node.current[data-instruction]:not([data-node$=op])"  # its value node
+# A graph bigger than the window: tiles out of view go in after the first picture.
+CHAIN = "\n".join(["h = x"] + [f"h = tanh(h*0.{k % 9 + 1} + y)" for k in range(40)] + ["h*h"])
+
+MOVE_AT_ONCE = """document.addEventListener("DOMContentLoaded", () => {
+    window.emptyTiles = document.querySelectorAll("#graph g.tile:empty").length;
+    const slider = document.getElementById("slider-1");
+    slider.value = "0.5";
+    slider.dispatchEvent(new Event("input"));
+});"""
+
+
+@pytest.mark.browser
+def test_a_move_before_every_tile_is_in_reaches_them_all(tab, tmp_path):
+    program = parse(CHAIN)
+    tab.add_init_script(MOVE_AT_ONCE)
+    open_page(tab, page(tmp_path, "-e", CHAIN, "--x", "0.3", "--y", "0.2"))
+    assert tab.evaluate("window.emptyTiles") > 0
+    assert tab.evaluate("document.querySelectorAll('#graph g.tile:empty').length") == 0
+    y = float(tab.input_value("#value-1"))
+    assert y == pytest.approx(0.5)
+    check_page_against(tab, program, {"x": 0.3, "y": y})
+
+
+def finite_or_not(rng: random.Random) -> float:
+    return rng.choice(
+        [0.0, -0.0, 1.0, -2.0, math.nan, math.inf, -math.inf]
+        + [rng.uniform(-1, 1) * 10.0 ** rng.randint(-15, 15) for _ in range(6)]
+    )
+
+
+@pytest.mark.browser
+def test_the_pages_fill_colours_are_the_drawings(tab, tmp_path):
+    open_page(tab, page(tmp_path, "x*y", "--x", "2", "--y", "3"))
+    rng = random.Random(11)
+    cases = [[finite_or_not(rng) for _ in range(rng.randint(1, 9))] for _ in range(2000)]
+    got = tab.evaluate(
+        """(cases) => cases.map((gs) => {
+            gs = gs.map((g) => typeof g === "number" ? g : Number(g.replace("inf", "Infinity")));
+            const scale = nanograd.gradientScale(gs);
+            return [scale, gs.map((g) => nanograd.gradientColour(g, scale))];
+        })""",
+        [[to_json(g) for g in gs] for gs in cases],
+    )
+    for gs, (scale, colours) in zip(cases, got, strict=True):
+        want = gradient_scale(gs)
+        assert len(scale) == len(want) and all(map(close, scale, want)), gs
+        assert colours == [gradient_colour(g, want) for g in gs], gs
+
+
+CURRENT = "#graph g.node.value.current"
 
 
 @pytest.mark.browser
 def test_stepping_follows_the_engine_and_explain(tab, tmp_path):
     program = parse(Path(WORKED).read_text())
     evaluation = program.evaluate(WORKED_POINT)
-    names = dot_names(evaluation)
+    names = instruction_names(evaluation)
     index = {id(v): i for i, v in enumerate(evaluation.nodes)}
     varying = program.varying()
     engine_order = [index[id(v)] for v in evaluation.result.topological_order()]
@@ -329,7 +431,7 @@ def test_stepping_follows_the_engine_and_explain(tab, tmp_path):
     backward = [names[i] for i in engine_order if varying[i]]
     explained = json.loads(nanograd("explain", WORKED, *WORKED_ARGS, "--format", "json").stdout)
 
-    tab.goto(page(tmp_path, WORKED, *WORKED_ARGS).as_uri())
+    open_page(tab, page(tmp_path, WORKED, *WORKED_ARGS))
     tab.click("#reset")  # focus on a button: arrow keys step
     seen, panels = [], []
     for _ in range(len(forward) + len(backward)):
@@ -359,7 +461,7 @@ def test_stepping_follows_the_engine_and_explain(tab, tmp_path):
 
 @pytest.mark.browser
 def test_keyboard_reaches_the_sliders_and_the_nodes(tab, tmp_path):
-    tab.goto(page(tmp_path, "x*y + tanh(x)", "--x", "2", "--y", "3").as_uri())
+    open_page(tab, page(tmp_path, "x*y + tanh(x)", "--x", "2", "--y", "3"))
     reached = []
     for _ in range(40):
         tab.keyboard.press("Tab")
@@ -377,8 +479,8 @@ def test_keyboard_reaches_the_sliders_and_the_nodes(tab, tmp_path):
 def test_hover_shows_expression_numbers_and_local_derivatives(tab, tmp_path):
     program = parse("a = x*y\na + tanh(x)")
     evaluation = program.gradients({"x": 0.5, "y": 3.0})
-    names = dot_names(evaluation)
-    tab.goto(page(tmp_path, "-e", program.source, "--x", "0.5", "--y", "3").as_uri())
+    names = instruction_names(evaluation)
+    open_page(tab, page(tmp_path, "-e", program.source, "--x", "0.5", "--y", "3"))
     tanh = next(i for i, ins in enumerate(program.code) if getattr(ins, "op", None) is OPS["tanh"])
     tab.hover(f"[data-node={names[tanh]}op]")
     tip = tab.inner_text("#tip")
@@ -393,7 +495,7 @@ def test_hover_shows_expression_numbers_and_local_derivatives(tab, tmp_path):
 
 @pytest.mark.browser
 def test_nan_and_inf_are_shown_as_such(tab, tmp_path):
-    tab.goto(page(tmp_path, "log(x) * y", "--x", "0", "--y", "2").as_uri())
+    open_page(tab, page(tmp_path, "log(x) * y", "--x", "0", "--y", "2"))
     shown = shown_numbers(tab, full=False)
     assert ("-inf", "0.0000") in shown.values() or any(d == "-inf" for d, _ in shown.values())
     assert summary(tab)["value"] == -math.inf
@@ -408,6 +510,6 @@ def test_nan_and_inf_are_shown_as_such(tab, tmp_path):
 
 @pytest.mark.browser
 def test_screenshot(tab, tmp_path):
-    tab.goto(page(tmp_path, WORKED, *WORKED_ARGS, "--rankdir", "TB").as_uri())
+    open_page(tab, page(tmp_path, WORKED, *WORKED_ARGS, "--rankdir", "TB"))
     shot = tab.screenshot(path=str(tmp_path / "page.png"))
     assert shot[:8] == b"\x89PNG\r\n\x1a\n" and len(shot) > 20_000

@@ -112,6 +112,18 @@ def reachable(root: Value, order: Iterable[Value] | None = None) -> list[Value]:
     return [v for v in order if v in wanted]
 
 
+def node_names(nodes: Iterable[Value]) -> dict[Value, str]:
+    """The name of each value node in the DOT text and the SVG titles of a drawing, `nodes` in
+    the order `reachable` gives them: n0, n1, ...; the node of the operation that makes a value
+    is named by `operation_name`."""
+    return {v: f"n{i}" for i, v in enumerate(nodes)}
+
+
+def operation_name(value_name: str) -> str:
+    """The name of the node of the operation that makes the value node `value_name`."""
+    return f"{value_name}op"
+
+
 def versioned(labels: Mapping[int, str]) -> dict[int, str]:
     """Names numbered by version where one is bound more than once: q₁, q₂, q₃ in the order
     of the keys (instruction numbers); a name bound once stays as it is."""
@@ -340,7 +352,7 @@ def draw_dot(
     if layout is None:
         layout = choose_layout(*estimate(nodes, shown), rankdir)
     stacked = layout.engine != "dot" or layout.rankdir != "LR"
-    ids = {v: f"n{i}" for i, v in enumerate(nodes)}
+    ids = node_names(nodes)
     grads = [v.grad for v in nodes if v.op is not CONST]
     scale = gradient_scale(grads)
     dot = graphviz.Digraph("nanograd", graph_attr=_layout_attributes(layout))
@@ -393,7 +405,7 @@ def draw_dot(
         ]
         folded = len(drawn) < len(operands)
         symbol = _formula(v.op, texts) if folded or labelled else v.op.name
-        node(v, f"{node_id}op", symbol, shape="ellipse", fontsize="10", margin="0.05,0.02")
+        node(v, operation_name(node_id), symbol, shape="ellipse", fontsize="10", margin="0.05,0.02")
         local = v.op.derivative(*(c.data for c in operands), v.data) if edge_grads else ()
         for i, (operand, parameter) in enumerate(zip(operands, v.op.parameters, strict=True)):
             if not shown(operand):
@@ -406,8 +418,8 @@ def draw_dot(
                     edge["fontcolor"] = OPERAND_COLOUR
             elif role:
                 edge.update(headlabel=role, fontcolor=OPERAND_COLOUR, labeldistance="1.6")
-            dot.edge(ids[operand], f"{node_id}op", **edge)  # one edge per use: x*x has two
-        dot.edge(f"{node_id}op", node_id)
+            dot.edge(ids[operand], operation_name(node_id), **edge)  # one edge per use: x*x has two
+        dot.edge(operation_name(node_id), node_id)
     for k, ((_, label), members) in enumerate(boxes.items()):
         with dot.subgraph(name=f"cluster_{k}") as box:
             box.attr(

@@ -2,7 +2,8 @@
 for its inputs, and the program and its ops in JavaScript, so the page recomputes every node's
 data and gradient as an input moves, and steps through the passes in the engine's order.
 
-The drawing is `render.graph`'s SVG; its nodes are found by the names `draw_dot` gives them.
+The drawing is `render.graph`'s SVG, cut up by `render.live_svg` so that it opens quickly; its
+nodes are known by the names `render.graph.node_names` gives them.
 Each op's forward and local derivatives are written here once in JavaScript, mirroring
 `ops.py` (IEEE results, the same kinks), and the tests hold every row to the Python one.
 """
@@ -18,18 +19,24 @@ from importlib import resources
 from typing import TYPE_CHECKING
 
 from ..explain import explain
-from ..ops import OPS, Op
+from ..ops import CONST, OPS, Op
 from ..program import Const, Input
 from .explain import shown
 from .graph import (
     GRADIENT_COLOURS,
+    INPUT_COLOUR,
     MAX_ORDERS,
     NON_FINITE_COLOUR,
+    RESULT_COLOUR,
     ZERO_COLOUR,
+    Drawing,
     draw_evaluation,
+    node_names,
+    operation_name,
     reachable,
     render,
 )
+from .live_svg import Node, live_svg
 
 if TYPE_CHECKING:
     from ..program import Evaluation
@@ -215,22 +222,39 @@ def number(x: float) -> float | str:
     return x if math.isfinite(x) else repr(x)
 
 
-def dot_names(evaluation: Evaluation) -> list[str | None]:
-    """Per instruction, the name of its value node in the drawing (`n3`; its operation is
-    `n3op`), or None where the result does not depend on it: `draw_dot` numbers the nodes in
-    the order of `reachable`."""
-    nodes = evaluation.nodes
-    number_of = {id(v): k for k, v in enumerate(reachable(evaluation.result, nodes))}
-    return [f"n{number_of[id(v)]}" if id(v) in number_of else None for v in nodes]
+def instruction_names(evaluation: Evaluation) -> list[str | None]:
+    """Per instruction, the name of its value node in the drawing (`n3`), or None where the
+    result does not depend on it."""
+    names = node_names(reachable(evaluation.result, evaluation.nodes))
+    return [names.get(v) for v in evaluation.nodes]
+
+
+def drawing_nodes(evaluation: Evaluation, terms: list[str | None]) -> dict[str, Node]:
+    """The drawing's node names of the program's nodes, with their instruction and kind, and
+    for each value and operation what a screen reader says: its expression, data and grad."""
+    nodes = {}
+    for i, (name, v) in enumerate(
+        zip(instruction_names(evaluation), evaluation.nodes, strict=True)
+    ):
+        if name is None:
+            continue
+        if v.op is CONST:
+            nodes[name] = Node(i, "constant")
+            continue
+        label = f"{terms[i] or name}: data {v.data!r}, grad {v.grad!r}"
+        nodes[name] = Node(i, "value", label)
+        if v.op is not None:
+            nodes[operation_name(name)] = Node(i, "operation", label)
+    return nodes
 
 
 def page_data(evaluation: Evaluation) -> dict:
-    """What the page's script needs: the program, the point, the drawing's node names, the
-    engine's orders and the words of `explain` for every node."""
+    """What the page's script needs: the program, the point, the drawn nodes, the engine's
+    orders and the words of `explain` for every node."""
     program = evaluation.program
     code = program.code
     keys = op_keys()
-    names = dot_names(evaluation)
+    names = instruction_names(evaluation)
     point = {name: v.data for name, v in evaluation.inputs.items()}
     explanation = explain(program, point)
     instructions = []
@@ -250,10 +274,9 @@ def page_data(evaluation: Evaluation) -> dict:
         if type(ins) is not Const or i in program.labels or i == program.result
     ]
     text: list[str | None] = [None] * len(code)
-    for i, step in zip(written, explanation.forward, strict=True):
-        text[i] = shown(step)
     term: list[str | None] = [None] * len(code)
     for i, step in zip(written, explanation.forward, strict=True):
+        text[i] = shown(step)
         term[i] = step.node.text
     index = {id(v): i for i, v in enumerate(evaluation.nodes)}
     order = [index[id(v)] for v in evaluation.result.topological_order()]
@@ -262,7 +285,7 @@ def page_data(evaluation: Evaluation) -> dict:
     formulas: list[list[str] | None] = [None] * len(code)
     for i, step in zip(stepped, explanation.backward, strict=False):
         formulas[i] = [d.formula.text for d in step.local_derivatives]
-    forward = [i for i in written if names[i] is not None and type(code[i]) is not Const]
+    drawn = [i for i, name in enumerate(names) if name is not None and type(code[i]) is not Const]
     return {
         "inputs": program.inputs,
         "slots": [program.input_slots[name] for name in program.inputs],
@@ -270,11 +293,11 @@ def page_data(evaluation: Evaluation) -> dict:
         "code": instructions,
         "result": program.result,
         "varying": varying,
-        "names": names,
+        "drawn": drawn,
         "text": text,
         "term": term,
         "formulas": formulas,
-        "forward": forward,
+        "forward": [i for i in written if names[i] is not None and type(code[i]) is not Const],
         "order": order,
         "backward": stepped,
         "colours": {
@@ -282,6 +305,8 @@ def page_data(evaluation: Evaluation) -> dict:
             "zero": ZERO_COLOUR,
             "nonFinite": NON_FINITE_COLOUR,
             "orders": MAX_ORDERS,
+            "input": INPUT_COLOUR,
+            "result": RESULT_COLOUR,
         },
     }
 
@@ -291,13 +316,9 @@ def _template(name: str) -> str:
 
 
 def _script_json(data: object) -> str:
-    """JSON that is safe inside a <script> element: no `<` to end it early."""
-    return json.dumps(data, ensure_ascii=False, allow_nan=False).replace("<", "\\u003c")
-
-
-def _svg_element(svg: str) -> str:
-    """Graphviz's SVG document as an element to put in HTML: from `<svg` on."""
-    return svg[svg.index("<svg") :]
+    """JSON that is safe inside a <script> element: no `</` to end it early, no `<!--`."""
+    text = json.dumps(data, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+    return text.replace("</", "<\\/").replace("<!--", "\\u003c!--")
 
 
 def live_page(
@@ -306,22 +327,27 @@ def live_page(
     hide_constants: bool = False,
     statements: bool = True,
     *,
+    drawing: Drawing | None = None,
     on_slow: Callable[[], None] | None = None,
 ) -> bytes:
-    """The live page of a differentiated program's graph, as UTF-8 bytes. The drawing has no
-    legend and no numbers on its edges: the page keeps its own legend up to date instead."""
-    drawing = draw_evaluation(
-        evaluation, rankdir, hide_constants, legend=False, statements=statements
-    )
+    """The live page of a differentiated program's graph, as UTF-8 bytes: `drawing` (from
+    `draw_evaluation(evaluation, ..., legend=False)`), else one drawn here without a legend
+    (`rankdir`, `hide_constants`, `statements` as there). The page keeps its own legend."""
+    if drawing is None:
+        drawing = draw_evaluation(
+            evaluation, rankdir, hide_constants, legend=False, statements=statements
+        )
     svg = render(drawing.dot.source, "svg", on_slow=on_slow).decode()
     data = page_data(evaluation)
+    cut = live_svg(svg, drawing_nodes(evaluation, data["term"]))
+    data |= {"tiles": cut.tiles, "boxes": cut.boxes, "edges": cut.edges}
     used = sorted({row[1] for row in data["code"] if row[0] == "apply"})
     script = ops_script(used) + _template("page.js")
     title = evaluation.program.source.strip().splitlines()
     replacements = {
         "{{title}}": html.escape(title[0] if len(title) == 1 else "nanograd graph"),
         "{{source}}": html.escape(evaluation.program.source.strip()),
-        "{{svg}}": _svg_element(svg),
+        "{{svg}}": cut.shell,
         "{{data}}": _script_json(data),
         "{{script}}": script.replace("</", "<\\/"),
     }

@@ -102,80 +102,150 @@ function compute() {
 }
 
 // --- the drawing -----------------------------------------------------------------------------
+// The drawing comes in tiles (render/live_svg.py): those in view are put in before the first
+// picture, the others right after it, nearest first, a few at a time, so that the page shows
+// at once and stays responsive. Until a node's tile is in, it is left out of every update: its
+// tile's markup is drawn at the point given, and is brought up to date as it goes in.
 
 const svg = document.querySelector("#graph svg");
-const byTitle = new Map();
-for (const g of svg.querySelectorAll("g.node, g.edge")) {
-  const title = g.querySelector(":scope > title");
-  if (!title) continue;
-  const name = title.textContent;
-  title.remove(); // the page's own tooltip says more than the node's name
-  g.dataset.node = name;
-  if (g.classList.contains("edge")) {
-    if (!byTitle.has(name)) byTitle.set(name, []);
-    byTitle.get(name).push(g);
-  } else byTitle.set(name, g);
-}
+const graph = document.getElementById("graph");
+const tileGroups = svg.querySelectorAll("g.tile");
+const tileIn = new Uint8Array(D.tiles.length);
+let tilesLeft = D.tiles.length;
+const nodes = new Array(N).fill(null); // per drawn instruction, once its tile is in
+let version = 0; // redraws since the drawing was made; 0: the numbers are the drawing's own
+let scale = [];
+
+const [familyOfGraph, sizeOfGraph] = ["font-family", "font-size"].map((a) => svg.querySelector("g.graph").getAttribute(a));
 const canvas = document.createElement("canvas").getContext("2d");
-function field(g, prefix) {
-  if (!g) return null;
-  const text = [...g.querySelectorAll("text")].find((t) => t.textContent.startsWith(prefix));
-  if (!text) return null;
-  canvas.font = `${text.getAttribute("font-size")}px ${text.getAttribute("font-family")}`;
-  // the room Graphviz left: the text as drawn, and the padding around it
-  return { text, font: canvas.font, room: canvas.measureText(text.textContent).width + 6, shown: "" };
+function width(text, content) {
+  const font = `${text.getAttribute("font-size") || sizeOfGraph}px ${text.getAttribute("font-family") || familyOfGraph}`;
+  if (canvas.font !== font) canvas.font = font;
+  return canvas.measureText(content).width;
 }
-const shown = D.names.map((name, i) => name !== null && D.code[i][0] !== "const");
-const nodes = D.names.map((name, i) => {
-  if (name === null) return null;
-  const value = byTitle.get(name) || null;
-  const op = byTitle.get(name + "op") || null;
-  const edges = [...(byTitle.get(name + "op->" + name) || [])];
-  for (const a of argsOf[i]) {
-    if (D.names[a] !== null) edges.push(...(byTitle.get(D.names[a] + "->" + name + "op") || []));
+const field = (text) => ({ text, shown: text.textContent, room: null, squeezed: false });
+
+function insertTile(k) {
+  if (tileIn[k]) return;
+  tileIn[k] = 1;
+  tileGroups[k].innerHTML = D.tiles[k];
+  D.tiles[k] = null; // its text is not needed again
+  for (const g of tileGroups[k].querySelectorAll("g.value, g.operation")) {
+    const i = Number(g.dataset.instruction);
+    const node = nodes[i] || (nodes[i] = { value: null, op: null, data: null, grad: null, fill: null });
+    if (g.classList.contains("operation")) node.op = g;
+    else {
+      // render/live_svg.py puts a value's shape first and its data and grad texts last
+      node.value = g;
+      node.fill = g.firstElementChild;
+      node.colour = node.fill.getAttribute("fill");
+      node.label = g.getAttribute("aria-label");
+      node.grad = field(g.lastElementChild);
+      node.data = field(g.lastElementChild.previousElementSibling);
+    }
+    if (version > 0 && node.value) {
+      if (g === node.value) drawNode(i);
+      else g.setAttribute("aria-label", node.label); // its value is up to date already
+    }
   }
-  const fill = value && [...value.children].find((e) => e.getAttribute && e.getAttribute("fill") && e.getAttribute("fill") !== "none");
-  for (const g of [value, op]) {
-    if (!g) continue;
-    g.setAttribute("tabindex", "0");
-    g.setAttribute("role", "img");
-    g.dataset.instruction = String(i);
-  }
+  if (--tilesLeft === 0) finished();
+}
+
+// The part of the drawing in view (and `margin` pixels around it), in the SVG's units: its
+// centre, and a test for a tile's box.
+function view(margin) {
+  const ctm = svg.getScreenCTM();
+  if (!ctm) return { centre: { x: 0, y: 0 }, sees: () => true };
+  const r = graph.getBoundingClientRect();
+  const inverse = ctm.inverse();
+  const [a, b] = [
+    [Math.max(r.left, 0) - margin, Math.max(r.top, 0) - margin],
+    [Math.min(r.right, innerWidth) + margin, Math.min(r.bottom, innerHeight) + margin],
+  ].map(([x, y]) => new DOMPoint(x, y).matrixTransform(inverse));
+  const [x0, x1, y0, y1] = [Math.min(a.x, b.x), Math.max(a.x, b.x), Math.min(a.y, b.y), Math.max(a.y, b.y)];
   return {
-    value, op, edges, fill,
-    data: shown[i] ? field(value, "data ") : null,
-    grad: shown[i] ? field(value, "grad ") : null,
+    centre: { x: (x0 + x1) / 2, y: (y0 + y1) / 2 },
+    sees: (box) => box[0] <= x1 && box[2] >= x0 && box[1] <= y1 && box[3] >= y0,
+  };
+}
+function insertInView(margin = 100) {
+  if (tilesLeft === 0) return null;
+  const seen = view(margin);
+  D.boxes.forEach((box, k) => { if (!tileIn[k] && seen.sees(box)) insertTile(k); });
+  return seen;
+}
+
+// `drawn` resolves, with the time, once every tile is in
+let finished;
+const drawn = new Promise((resolve) => {
+  finished = () => {
+    graph.removeEventListener("scroll", onScroll);
+    resolve(performance.now());
   };
 });
+const onScroll = () => insertInView();
+// The rest, nearest to `centre` first, in slices of a few milliseconds, each a task of its own
+// so that input and frames come between them (a message: a timer's is held back 4 ms).
+function fillIn(centre) {
+  const distance = (box) => Math.hypot(Math.max(box[0] - centre.x, 0, centre.x - box[2]), Math.max(box[1] - centre.y, 0, centre.y - box[3]));
+  const queue = D.boxes.map((box, k) => k).filter((k) => !tileIn[k]).sort((j, k) => distance(D.boxes[j]) - distance(D.boxes[k]));
+  const channel = new MessageChannel();
+  let next = 0;
+  channel.port1.onmessage = () => {
+    const start = performance.now();
+    while (next < queue.length && performance.now() - start < 8) insertTile(queue[next++]);
+    if (next < queue.length) channel.port2.postMessage(null);
+    else channel.port1.close();
+  };
+  channel.port2.postMessage(null);
+}
+function insertAll() {
+  for (let k = 0; k < D.tiles.length; k++) insertTile(k);
+}
 
 let full = false;
 function setField(f, label, x) {
   const text = label + (full ? repr(x) : human(x));
   if (f.shown === text) return;
+  if (f.room === null) f.room = width(f.text, f.shown) + 6; // the text Graphviz made room for, and padding
   f.shown = text;
   f.text.textContent = text;
-  canvas.font = f.font;
-  if (canvas.measureText(text).width > f.room) {
+  const squeeze = width(f.text, text) > f.room;
+  if (squeeze) {
     f.text.setAttribute("textLength", String(f.room));
     f.text.setAttribute("lengthAdjust", "spacingAndGlyphs");
-  } else f.text.removeAttribute("textLength");
+  } else if (f.squeezed) f.text.removeAttribute("textLength");
+  f.squeezed = squeeze;
+}
+function drawNode(i) {
+  const node = nodes[i];
+  setField(node.data, "data ", data[i]);
+  setField(node.grad, "grad ", grad[i]);
+  const colour = gradientColour(grad[i], scale);
+  if (colour !== node.colour) node.fill.setAttribute("fill", (node.colour = colour));
+  const label = `${D.term[i]}: data ${repr(data[i])}, grad ${repr(grad[i])}`;
+  if (label !== node.label) {
+    node.label = label;
+    for (const g of [node.value, node.op]) if (g) g.setAttribute("aria-label", label);
+  }
 }
 
 const legend = document.getElementById("legend");
 const short = (x) => String(Number(x.toPrecision(3)));
-function showLegend(scale, grads) {
+function showLegend(grads) {
+  const swatch = (style, text) => `<div><span class="swatch" style="${style}"></span>${text}</div>`;
   const rows = [
-    `<div><span class="swatch" style="border:2px solid #2b8a3e"></span>input (green border)</div>`,
-    `<div><span class="swatch" style="border:3px solid #1c4e80"></span>result (blue border)</div>`,
+    swatch(`border:2px solid ${COLOURS.input}`, "input (green border)"),
+    swatch(`border:3px solid ${COLOURS.result}`, "result (blue border)"),
     `<div>fill: |grad| on a log scale, light to dark, from the smallest nonzero |grad| to the largest</div>`,
   ];
   const n = COLOURS.scale.length;
   for (let k = n - 1; k >= 0 && scale.length; k--) {
     const text = k === n - 1 ? `≥ ${short(scale[k])}` : `${short(scale[k])} to ${short(scale[k + 1])}`;
-    rows.push(`<div><span class="swatch" style="background:${COLOURS.scale[k]}"></span>${text}</div>`);
+    rows.push(swatch(`background:${COLOURS.scale[k]}`, text));
   }
-  if (grads.some((g) => g === 0)) rows.push(`<div><span class="swatch" style="background:${COLOURS.zero}"></span>0</div>`);
-  if (grads.some((g) => !Number.isFinite(g))) rows.push(`<div><span class="swatch" style="background:${COLOURS.nonFinite}"></span>nan or inf</div>`);
+  if (grads.some((g) => g === 0)) rows.push(swatch(`background:${COLOURS.zero}`, "0"));
+  if (grads.some((g) => !Number.isFinite(g))) rows.push(swatch(`background:${COLOURS.nonFinite}`, "nan or inf"));
   legend.innerHTML = rows.join("");
 }
 
@@ -189,20 +259,15 @@ function showSummary() {
     .join("");
 }
 
-function draw() {
-  const grads = [];
-  for (let i = 0; i < N; i++) if (shown[i]) grads.push(grad[i]);
-  const scale = gradientScale(grads);
-  for (let i = 0; i < N; i++) {
-    const node = nodes[i];
-    if (!shown[i] || !node) continue;
-    if (node.data) setField(node.data, "data ", data[i]);
-    if (node.grad) setField(node.grad, "grad ", grad[i]);
-    if (node.fill) node.fill.setAttribute("fill", gradientColour(grad[i], scale));
-    const label = `${D.term[i] ?? D.names[i]}: data ${repr(data[i])}, grad ${repr(grad[i])}`;
-    for (const g of [node.value, node.op]) if (g) g.setAttribute("aria-label", label);
+// Everything the numbers change; `graphToo` false leaves the drawing as it was made.
+function draw(graphToo = true) {
+  const grads = D.drawn.map((i) => grad[i]);
+  scale = gradientScale(grads);
+  if (graphToo) {
+    version++;
+    for (const i of D.drawn) if (nodes[i] && nodes[i].value) drawNode(i);
   }
-  showLegend(scale, grads);
+  showLegend(grads);
   showSummary();
   showPanel();
 }
@@ -247,7 +312,6 @@ function gradientText(i) {
 
 const steps = [...D.forward.map((i) => ["forward", i]), ...D.backward.map((i) => ["backward", i])];
 let at = -1;
-const graph = document.getElementById("graph");
 const panel = document.getElementById("panel");
 
 function showPanel() {
@@ -268,20 +332,40 @@ function showPanel() {
   }
 }
 
-function mark(i, cls, on) {
+// The current node's edges, drawn over the drawing's one path of edges (render/live_svg.py
+// puts each edge's line and arrowhead in it as one subpath each, in the order of D.edges).
+const currentEdges = svg.querySelector("g.current-edges");
+let edgeShapes = null;
+function edgesOf(i) {
+  if (edgeShapes === null) {
+    edgeShapes = ["path.edges", "path.arrowheads"].map((s) => {
+      const path = svg.querySelector(s);
+      return path ? path.getAttribute("d").split(/(?=M)/) : [];
+    });
+  }
+  const [lines, heads] = edgeShapes;
+  return (D.edges[i] || []).map((k) => `<path class="line" d="${lines[k]}"/><path class="head" d="${heads[k]}"/>`).join("");
+}
+let marked = [];
+function mark(i, cls) {
   const node = nodes[i];
   if (!node) return;
-  for (const g of [node.value, node.op]) if (g) g.classList.toggle(cls, on);
-  if (cls === "current") for (const e of node.edges) e.classList.toggle(cls, on);
+  for (const g of [node.value, node.op]) {
+    if (g) { g.classList.add(cls); marked.push([g, cls]); }
+  }
 }
 function go(to) {
+  insertAll(); // stepping shows the whole graph's order: every node must be there
   at = Math.max(-1, Math.min(steps.length - 1, to));
-  for (let i = 0; i < N; i++) { mark(i, "current", false); mark(i, "future", false); }
+  for (const [g, cls] of marked) g.classList.remove(cls);
+  marked = [];
+  currentEdges.innerHTML = "";
   graph.classList.toggle("stepping", at >= 0);
   if (at >= 0) {
     const [pass, i] = steps[at];
-    if (pass === "forward") for (const j of D.forward.slice(at + 1)) mark(j, "future", true);
-    mark(i, "current", true);
+    if (pass === "forward") for (const j of D.forward.slice(at + 1)) mark(j, "future");
+    mark(i, "current");
+    currentEdges.innerHTML = edgesOf(i);
     const g = nodes[i] && nodes[i].value;
     if (g && g.scrollIntoView) g.scrollIntoView({ block: "nearest", inline: "nearest" });
   }
@@ -316,13 +400,19 @@ function showTip(g, x, y) {
   tip.style.left = `${Math.min(x + 12, innerWidth - room.width - 4)}px`;
   tip.style.top = `${Math.min(y + 12, innerHeight - room.height - 4)}px`;
 }
-for (const g of svg.querySelectorAll("g.node[data-instruction]")) {
-  g.addEventListener("mouseenter", (e) => showTip(g, e.clientX, e.clientY));
-  g.addEventListener("mousemove", (e) => showTip(g, e.clientX, e.clientY));
-  g.addEventListener("mouseleave", () => { tip.hidden = true; });
-  g.addEventListener("focus", () => { const r = g.getBoundingClientRect(); showTip(g, r.right, r.top); });
-  g.addEventListener("blur", () => { tip.hidden = true; });
-}
+// one listener for every node, those of tiles still to come too
+const nodeAt = (target) => (target instanceof Element ? target.closest("g.node[data-instruction]") : null);
+svg.addEventListener("mousemove", (e) => {
+  const g = nodeAt(e.target);
+  if (g) showTip(g, e.clientX, e.clientY);
+  else tip.hidden = true;
+});
+svg.addEventListener("mouseleave", () => { tip.hidden = true; });
+svg.addEventListener("focusin", (e) => {
+  const g = nodeAt(e.target);
+  if (g) { const r = g.getBoundingClientRect(); showTip(g, r.right, r.top); }
+});
+svg.addEventListener("focusout", () => { tip.hidden = true; });
 
 // --- the inputs --------------------------------------------------------------------------------
 
@@ -344,8 +434,8 @@ function niceStep(low, high) {
 const inputsBox = document.getElementById("inputs");
 D.inputs.forEach((name, k) => {
   const x0 = point[k];
-  // from -3|x| to 3|x| (-3 to 3 about 0, nan or inf), editable
-  const half = Number.isFinite(x0) && x0 !== 0 ? 3 * Math.abs(x0) : 3;
+  // from -3|x| to 3|x| (-3 to 3 about 0, nan or inf), editable; 12 digits: 0.9, not 0.8999999999999999
+  const half = Number.isFinite(x0) && x0 !== 0 ? Number((3 * Math.abs(x0)).toPrecision(12)) : 3;
   const row = document.createElement("div");
   row.className = "input";
   row.innerHTML = `<label for="slider-${k}">${escapeHtml(name)}</label>` +
@@ -401,9 +491,22 @@ document.getElementById("full").addEventListener("change", (event) => {
 
 // Small graphs fit the window; big ones are shown at full size, to scroll around.
 const fitBox = document.getElementById("fit");
-fitBox.checked = shown.filter(Boolean).length <= 60;
+fitBox.checked = D.drawn.length <= 60;
 graph.classList.toggle("fit", fitBox.checked);
-fitBox.addEventListener("change", () => graph.classList.toggle("fit", fitBox.checked));
+fitBox.addEventListener("change", () => {
+  graph.classList.toggle("fit", fitBox.checked);
+  insertInView();
+});
 
-update();
-window.nanograd = { started: STARTED, data, grad, point, steps, go, repr, human, gradientScale, gradientColour, parse, ready: performance.now() };
+compute();
+draw(false); // the drawing already shows these numbers: Graphviz drew it at this point
+const firstView = insertInView(0);
+if (tilesLeft > 0) {
+  graph.addEventListener("scroll", onScroll, { passive: true });
+  // after the first picture is painted
+  requestAnimationFrame(() => setTimeout(() => fillIn(firstView.centre), 0));
+} else if (D.tiles.length === 0) finished();
+window.nanograd = {
+  started: STARTED, data, grad, point, steps, go, repr, human, gradientScale, gradientColour, parse,
+  drawn, ready: performance.now(),
+};
