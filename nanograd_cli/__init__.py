@@ -42,7 +42,7 @@ def parse(source: str):
 def grad(source: str, /, **inputs: float) -> Gradients:
     """The value of `source` and its gradient with respect to every input, at the point
     given by keywords: `grad("x*y", x=2, y=3)`."""
-    return parse(source).single().grad(inputs)
+    return parse(source).single("grad()", "jacobian()").grad(inputs)
 
 
 def jacobian(source: str, /, **inputs: float) -> Jacobian:
@@ -55,7 +55,7 @@ def hessian(source: str, /, **inputs: float) -> Hessian:
     """The value, gradient and Hessian of `source` at the point given by keywords."""
     from .symbolic import hessian as second_derivatives
 
-    program = parse(source).single()
+    program = parse(source).single("hessian()", "jacobian()")
     program.check_inputs(inputs)
     return second_derivatives(program, inputs)
 
@@ -65,7 +65,7 @@ def check(source: str, /, **inputs: float) -> GradientCheck:
     differences, with torch.autograd.gradcheck's tolerances."""
     from .gradcheck import gradient_check
 
-    return gradient_check(parse(source).single(), inputs)
+    return gradient_check(parse(source).single("check()", "jacobian()"), inputs)
 
 
 def compile(source: str, /, *wrt: str, **fixed: float) -> BatchFunction:
@@ -75,7 +75,7 @@ def compile(source: str, /, *wrt: str, **fixed: float) -> BatchFunction:
     respect to `wrt` (all inputs by default); `fixed` inputs have one value for every row."""
     from .batch import BatchFunction
 
-    return BatchFunction(parse(source).single(), list(wrt), fixed)
+    return BatchFunction(parse(source).single("compile()", None), list(wrt), fixed)
 
 
 def diff(source: str, /, *wrt: str, latex: bool = False) -> str:
@@ -83,7 +83,7 @@ def diff(source: str, /, *wrt: str, latex: bool = False) -> str:
     language (or LaTeX), as `nanograd diff` prints it."""
     from .symbolic import derivatives_text
 
-    return derivatives_text(parse(source).single(), list(wrt), latex)
+    return derivatives_text(parse(source).single("diff()", None), list(wrt), latex)
 
 
 def draw_dot(root: Value, **options):

@@ -15,9 +15,12 @@ from .errors import (
     NanogradError,
     NonFiniteResult,
     SourceError,
+    StreamError,
     UnknownInputs,
 )
-from .sources import INPUT_NAME, Source, input_values, load_program, source_lines
+from .sources import INPUT_NAME, Source, decode, input_values, load_program, source_lines
+from .streams import guard as guard_streams
+from .streams import silence_stdout
 
 
 class SourceCommand(click.Command):
@@ -142,7 +145,12 @@ def complete_inputs(ctx: click.Context, param: click.Parameter, incomplete: str)
 
 
 def report(message: str) -> None:
-    click.echo(message, err=True)
+    """A message on standard error; one that cannot be written there (a full or closed
+    stderr) is dropped, so that it does not change the run's outcome."""
+    try:
+        click.echo(message, err=True)
+    except OSError:
+        pass
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -188,6 +196,16 @@ def table_format(command):
         "fmt",
         type=click.Choice(["table", "json", "csv"]),
         help="Output format. [default: table; plain text when not on a terminal]",
+    )(command)
+
+
+def strict_option(command):
+    """--strict: the IEEE policy's warnings become errors (see warn_non_finite)."""
+    return click.option(
+        "--strict",
+        is_flag=True,
+        help="Fail (exit 1) when an input is nan or inf, or an operation makes nan or inf out "
+        "of finite numbers, instead of warning.",
     )(command)
 
 
@@ -241,11 +259,7 @@ Examples:
     help="Show only these gradients.",
 )
 @click.option("--each-line", is_flag=True, help="Treat every line as its own expression.")
-@click.option(
-    "--strict",
-    is_flag=True,
-    help="Fail (exit 1) when an operation makes nan or inf out of finite numbers.",
-)
+@strict_option
 @click.option(
     "--points",
     metavar="FILE",
@@ -299,6 +313,8 @@ def grad(
     values = input_values(ctx.meta["inputs"], var)
     if each_line and points is not None:
         raise InputError("--each-line and --points cannot be used together")
+    if mode == "auto":  # the Jacobian picks its mode by shape; one result is reverse mode
+        mode = "reverse" if points is not None or each_line else mode
     if each_line:
         check_wrt(wrt, list(values))
         ctx.exit(grad_each_line(source, values, fmt, digits, wrt, strict, mode))
@@ -358,17 +374,23 @@ def grad_each_line(source, values, fmt, digits, wrt, strict, mode) -> int:
     rows = []
     status = 0
     header_due = fmt == "csv"
-    for number, line in source_lines(source):
-        if not line.strip() or line.lstrip().startswith("#"):
-            continue
+    for number, data in source_lines(source):
         try:
-            program = parse(line).single()
+            line = decode(data, "the line")
+            if not line.strip() or line.lstrip().startswith("#"):
+                continue
+            program = parse(line).single("grad --each-line", None)
             point = {n: values[n] for n in program.inputs if n in values}
             result = program.grad(point, mode)
             warn_non_finite(result.non_finite, strict, line=number)
         except NanogradError as error:
-            where = error.on_line(number) if isinstance(error, SourceError) else None
-            report(f"error: {where or f'line {number}: {describe(error)}'}")
+            if isinstance(error, SourceError):
+                message = error.on_line(number)
+            elif isinstance(error, NonFiniteResult):  # it names the line already
+                message = str(error)
+            else:
+                message = f"line {number}: {describe(error)}"
+            report(f"error: {message}")
             status = max(status, error.exit_code)
             continue
         row = LineGradients(number, line.strip(), result.only(names))
@@ -441,6 +463,7 @@ BIG_GRAPH = 1000
     show_default=True,
     help="Box each statement's nodes, labelled with its source (sources of several statements).",
 )
+@strict_option
 @click.pass_context
 def draw(
     ctx: click.Context,
@@ -454,6 +477,7 @@ def draw(
     dpi: int | None,
     legend: bool,
     statements: bool,
+    strict: bool,
 ) -> None:
     """Draw the computation graph of SOURCE with every node's data and gradient.
 
@@ -472,7 +496,7 @@ def draw(
     if dpi is not None and fmt != "png":
         raise InputError(f"--dpi is for png; {fmt} is not made of pixels")
     evaluation = load_program(source, report).gradients(input_values(ctx.meta["inputs"], var))
-    warn_non_finite(evaluation.first_non_finite(), strict=False)
+    warn_non_finite(evaluation.first_non_finite(), strict)
     drawing = draw_evaluation(
         evaluation,
         rankdir,
@@ -520,9 +544,15 @@ Examples:
 @cli.command(cls=InputsCommand, epilog=HESSIAN_EXAMPLES)
 @source_and_inputs
 @table_format
+@strict_option
 @click.pass_context
 def hessian(
-    ctx: click.Context, source: Source, var: tuple[str, ...], fmt: str | None, digits: str | None
+    ctx: click.Context,
+    source: Source,
+    var: tuple[str, ...],
+    fmt: str | None,
+    digits: str | None,
+    strict: bool,
 ) -> None:
     """Print the value, gradient and Hessian (matrix of second derivatives) of SOURCE.
 
@@ -535,7 +565,7 @@ def hessian(
     values = input_values(ctx.meta["inputs"], var)
     program.check_inputs(values)
     result = second_derivatives(program, values)
-    warn_non_finite(result.non_finite, strict=False)
+    warn_non_finite(result.non_finite, strict)
     emit(fmt, result, digits)
 
 
@@ -607,9 +637,15 @@ Examples:
     help="Significant digits of the numbers in a table on a terminal, in Markdown and in "
     "LaTeX. [default: as many as fit a terminal; else full precision]",
 )
+@strict_option
 @click.pass_context
 def explain(
-    ctx: click.Context, source: Source, var: tuple[str, ...], fmt: str | None, digits: str | None
+    ctx: click.Context,
+    source: Source,
+    var: tuple[str, ...],
+    fmt: str | None,
+    digits: str | None,
+    strict: bool,
 ) -> None:
     """Write out the forward and backward passes of SOURCE at a point, node by node.
 
@@ -624,7 +660,7 @@ def explain(
 
     program = load_program(source, report)
     result = written_out(program, input_values(ctx.meta["inputs"], var))
-    warn_non_finite(result.non_finite, strict=False)
+    warn_non_finite(result.non_finite, strict)
     number = number_formats(digits)[0]
     if fmt == "json":
         click.echo(writers.to_json(result))
@@ -665,6 +701,7 @@ Examples:
     help="Absolute tolerance.",
 )
 @table_format
+@strict_option
 @click.pass_context
 def check(
     ctx: click.Context,
@@ -674,6 +711,7 @@ def check(
     atol: float,
     fmt: str | None,
     digits: str | None,
+    strict: bool,
 ) -> None:
     """Check SOURCE's gradients against central finite differences; exit 1 if any fails.
 
@@ -684,7 +722,7 @@ def check(
 
     program = load_program(source, report)
     result = gradient_check(program, input_values(ctx.meta["inputs"], var), rtol, atol)
-    warn_non_finite(result.non_finite, strict=False)
+    warn_non_finite(result.non_finite, strict)
     emit(fmt, result, digits)
     if not result.passed:
         failed = ", ".join(n for n, c in result.checks.items() if not c.passed)
@@ -740,6 +778,7 @@ Examples:
     "two inputs, the loss at every step otherwise.",
 )
 @table_format
+@strict_option
 @click.pass_context
 def minimize(
     ctx: click.Context,
@@ -752,6 +791,7 @@ def minimize(
     picture: str | None,
     fmt: str | None,
     digits: str | None,
+    strict: bool,
 ) -> None:
     """Minimize SOURCE by gradient descent from the point given by its inputs' values.
 
@@ -770,6 +810,9 @@ def minimize(
         descent = Descent()
     program = load_program(source, report)
     start = input_values(ctx.meta["inputs"], var)
+    # The starting point is checked (a nan there is the input's, not the descent's fault);
+    # a value that goes nan or inf on the way is an error anyway.
+    warn_non_finite(program.first_non_finite(program.values(start)), strict)
     progress = StepsProgress(steps) if sys.stderr.isatty() else None
     try:
         result = descend(
@@ -887,8 +930,9 @@ def check_wrt(wrt: tuple[str, ...], inputs: list[str]) -> None:
 
 
 def warn_non_finite(where: SourceError | None, strict: bool, line: int | None = None) -> None:
-    """Warn of (or, with --strict, fail on) the first operation that went non-finite; `line`
-    is the input line it is on, for --each-line."""
+    """Warn of (or, with --strict, fail on) the first nan or inf: an input given as one, or an
+    operation that made one out of finite numbers; `line` is the input line it is on, for
+    --each-line."""
     if where is None:
         return
     message = where.on_line(line) if line is not None else str(where)
@@ -928,6 +972,7 @@ OUTPUT_ERRORS = (errno.ENOSPC, errno.EDQUOT, errno.EIO, errno.EBADF, errno.EFBIG
 
 def main(argv: list[str] | None = None) -> None:
     """Run the command line; map every failure to a one-line `error:` and an exit code."""
+    guard_streams()
     completing = os.environ.get("_NANOGRAD_COMPLETE")
     if completing:
         from click.shell_completion import shell_complete
@@ -935,15 +980,16 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(shell_complete(cli, {}, "nanograd", "_NANOGRAD_COMPLETE", completing))
     debug = bool(os.environ.get("NANOGRAD_DEBUG"))
     try:
-        # Not cli.main(): it would print a blank line on Ctrl-C.
-        with cli.make_context("nanograd", sys.argv[1:] if argv is None else argv) as ctx:
-            code = cli.invoke(ctx)
+        try:
+            # Not cli.main(): it would print a blank line on Ctrl-C.
+            with cli.make_context("nanograd", sys.argv[1:] if argv is None else argv) as ctx:
+                code = cli.invoke(ctx)
+        except click.exceptions.NoArgsIsHelpError as error:
+            click.echo(error.ctx.get_help())
+            code = 0
         sys.stdout.flush()
     except click.exceptions.Exit as done:
         code = done.exit_code
-    except click.exceptions.NoArgsIsHelpError as error:
-        click.echo(error.ctx.get_help())
-        code = 0
     except click.ClickException as error:
         report(f"error: {error.format_message()}")
         leading_dash = leading_dash_source(error, sys.argv[1:] if argv is None else argv)
@@ -952,6 +998,10 @@ def main(argv: list[str] | None = None) -> None:
         hint = error.ctx.command_path if getattr(error, "ctx", None) else "nanograd"
         report(f"Try '{hint} --help' for help.")
         code = 2
+    except StreamError as error:
+        report(f"error: {error}")
+        code = error.exit_code
+        silence_stdout()
     except NanogradError as error:
         report(f"error: {describe(error)}")
         code = error.exit_code
@@ -961,6 +1011,9 @@ def main(argv: list[str] | None = None) -> None:
         silence_stdout()
     except (KeyboardInterrupt, click.exceptions.Abort):
         code = 130
+    except MemoryError:
+        report("error: out of memory")
+        code = 1
     except Exception as error:
         if isinstance(error, OSError) and error.errno in OUTPUT_ERRORS:
             report(f"error: cannot write standard output: {error.strerror}")
@@ -988,8 +1041,3 @@ def leading_dash_source(error: click.ClickException, args: list[str]) -> str | N
     if source is None or not error.ctx:
         return None
     return f"A source that begins with - goes after --: {error.ctx.command_path} -- {source!r}"
-
-
-def silence_stdout() -> None:
-    """Keep Python from failing again when it flushes standard output at exit."""
-    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

@@ -93,3 +93,8 @@ class BadInputValue(InputError):
 
 class NonFiniteResult(NanogradError):
     """An operation produced nan or inf (an error only when asked to be strict)."""
+
+
+class StreamError(NanogradError):
+    """A standard stream that cannot be read or written: closed (`<&-`, `>&-`), full, a
+    directory."""

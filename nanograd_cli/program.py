@@ -127,14 +127,15 @@ class Program:
         outputs = {name: number[i] for name, i in self.outputs.items()}
         return Program(self.source, code, self.inputs, number[self.result], labels, outputs)
 
-    def single(self) -> Program:
+    def single(self, taker: str = "this", several: str | None = "grad") -> Program:
         """This program, if it has one result; a program that lists several outputs is bad
-        input to everything but the Jacobian."""
+        input to `taker`, which takes one (`several` names what takes several)."""
         if self.outputs:
             names = ", ".join(self.outputs)
+            instead = f" ({several} takes several)" if several else ""
             raise InputError(
-                f"the source lists {len(self.outputs)} outputs ({names}), and this takes one: "
-                "end the source with one of them (grad takes several)"
+                f"the source lists {len(self.outputs)} outputs ({names}), and {taker} takes "
+                f"one: end the source with one of them{instead}"
             )
         return self
 
@@ -156,11 +157,15 @@ class Program:
         )
 
     def first_non_finite(self, data: Sequence[float]) -> SourceError | None:
-        """Where the first operation that made nan or inf out of finite operands is, if any,
-        given every instruction's value."""
+        """Where the first nan or inf came from, if any, given every instruction's value: an
+        input given as nan or inf (at its first read), or an operation that made one out of
+        finite operands."""
         for i, ins in enumerate(self.code):
-            if type(ins) is not Apply or math.isfinite(data[i]):
+            kind = type(ins)
+            if kind is Const or math.isfinite(data[i]):
                 continue
+            if kind is Input:
+                return SourceError(f"input {ins.name} is {data[i]}", self.source, ins.offset)
             if all(math.isfinite(data[j]) for j in ins.args):
                 op = ins.op
                 name = f"'{op.name}'" if op.syntax == "infix" else op.name
@@ -177,7 +182,8 @@ class Program:
             raise MissingInputs(missing)
 
     def gradients(self, values: Mapping[str, float]) -> Evaluation:
-        """Evaluate at `values` and differentiate the result."""
+        """Evaluate at `values` and differentiate the result (of a program with one)."""
+        self.single("gradients()", "jacobian()")
         evaluation = self.evaluate(values)
         evaluation.result.backward()
         return evaluation
@@ -188,7 +194,9 @@ class Program:
         if mode == "forward":
             from .forward import forward_gradients
 
-            return forward_gradients(self, values)
+            return forward_gradients(self.single("grad()", "jacobian()"), values)
+        if mode != "reverse":
+            raise ValueError(f"mode is reverse or forward, not {mode!r}")
         return self.gradients(values).summary()
 
     def jacobian(self, values: Mapping[str, float], mode: str = "auto") -> Jacobian:
@@ -196,6 +204,8 @@ class Program:
         input: one reverse pass per output, or one forward pass carrying a derivative per
         input; `auto` picks forward where outputs outnumber inputs (benchmarks/modes.py
         measures both)."""
+        if mode not in ("auto", "reverse", "forward"):
+            raise ValueError(f"mode is auto, reverse or forward, not {mode!r}")
         outputs = self.outputs or {"result": self.result}
         if mode == "auto":
             mode = "forward" if len(outputs) > len(self.inputs) else "reverse"

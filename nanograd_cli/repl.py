@@ -299,7 +299,7 @@ class Session:
                 needed.update(d.reads)
         used.reverse()
         source, program = self._parse_after(expr, used)
-        return source, program if several else program.single()
+        return source, program if several else program.single("this command", "a plain line")
 
     def _parse_after(self, entry: str, definitions: list[Definition]) -> tuple[_Source, Program]:
         source = _Source([d.text for d in definitions], entry)

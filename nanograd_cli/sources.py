@@ -6,9 +6,10 @@ import os
 import re
 import sys
 from collections.abc import Callable, Iterable, Iterator
-from typing import NamedTuple
+from contextlib import contextmanager
+from typing import BinaryIO, NamedTuple
 
-from .errors import BadInputValue, InputError, NanogradError, SourceError
+from .errors import BadInputValue, InputError, NanogradError, SourceError, StreamError
 from .program import Program
 
 INPUT_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -35,10 +36,16 @@ def input_values(pairs: Iterable[tuple[str, str]], var: Iterable[str]) -> dict[s
                 raise ValueError(text)
             values[name] = float(text)
         except ValueError:
-            raise BadInputValue(name, text) from None
+            raise BadInputValue(name, shortened(text)) from None
         if values[name] in (float("inf"), float("-inf")) and "inf" not in text.lower():
-            raise InputError(f"--{name} {text} is too large for a float")
+            raise InputError(f"--{name} {shortened(text)} is too large for a float")
     return values
+
+
+def shortened(text: str, width: int = 40) -> str:
+    """`text` as an error message quotes it: cut to `width` characters (a value can be a
+    100,000-digit number)."""
+    return text if len(text) <= width else f"{text[: width - 1]}…"
 
 
 class Source(NamedTuple):
@@ -51,18 +58,53 @@ class Source(NamedTuple):
 
 def read_source(source: Source) -> str:
     """The source's text."""
+    with opened(source) as (file, name):
+        return source.value if file is None else decode(read_bounded(file), name)
+
+
+@contextmanager
+def opened(source: Source) -> Iterator[tuple[BinaryIO | None, str]]:
+    """The file to read the source from and its name for messages: standard input, or the
+    file (closed afterwards), or None for text. Errors reading it say what could not be read."""
     kind, value = source
-    if kind == "text":
-        return value
-    if value == "-":
-        return decode(sys.stdin.buffer.read(), "standard input")
-    if kind == "file" or os.path.exists(value):
+    if kind != "text" and value == "-":
+        try:
+            yield sys.stdin.buffer, "standard input"
+        except OSError as error:
+            raise StreamError(f"cannot read standard input: {error.strerror}") from None
+    elif kind == "file" or (kind == "either" and os.path.exists(value)):
         try:
             with open(value, "rb") as f:
-                return decode(f.read(), value)
+                yield f, value
         except OSError as error:
             raise NanogradError(f"cannot read {value}: {error.strerror}") from None
-    return value
+    else:
+        yield None, "the text"
+
+
+# Sources are read this many bytes at a time, so that memory is checked as they grow.
+CHUNK = 1 << 16
+
+
+def read_bounded(file: BinaryIO, line: bool = False) -> bytes:
+    """All of `file` or, with `line`, its next line (newline included), read a chunk at a
+    time. Past `language.LARGE_SOURCE` bytes, and each time it doubles, what has been read is
+    held to `language.check_memory`, so that an endless file (/dev/zero) or line is refused
+    before memory runs out."""
+    from .language import LARGE_SOURCE, check_memory
+
+    chunks = []
+    size, check_at = 0, LARGE_SOURCE
+    while True:
+        chunk = file.readline(CHUNK) if line else file.read(CHUNK)
+        chunks.append(chunk)
+        size += len(chunk)
+        if size > check_at:
+            check_memory(size, so_far=True)
+            check_at = 2 * size
+        # An empty read is the end: on a terminal, a short one is only the line typed.
+        if not chunk or (line and chunk.endswith(b"\n")):
+            return b"".join(chunks)
 
 
 def load_program(
@@ -91,16 +133,25 @@ def load_program(
         if kind == "either" and text is value and LOOKS_LIKE_A_PATH.fullmatch(value):
             raise NanogradError(f"no such file: {value}") from None
         raise
-    return program if several else program.single()
+    if several:
+        return program
+    import click
+
+    command = click.get_current_context(silent=True)
+    return program.single(command.command_path if command else "this", "nanograd grad")
 
 
-def source_lines(source: Source) -> Iterator[tuple[int, str]]:
-    """The source line by line (numbered from 1), read as it arrives: for `--each-line`."""
-    if source.kind != "text" and source.value == "-":
-        for number, raw in enumerate(sys.stdin.buffer, 1):
-            yield number, decode(raw, f"line {number}")
-    else:
-        yield from enumerate(read_source(source).splitlines(), 1)
+def source_lines(source: Source) -> Iterator[tuple[int, bytes]]:
+    """The source's lines, numbered from 1, for `--each-line`: split at newlines (LF or CRLF)
+    only, as the language splits statements, the same for text, a file or standard input;
+    read as they arrive; undecoded, so that a line that is not UTF-8 fails alone."""
+    with opened(source) as (file, _):
+        if file is None:
+            lines = source.value.encode("utf-8", "surrogateescape").split(b"\n")
+        else:
+            lines = iter(lambda: read_bounded(file, line=True), b"")
+        for number, line in enumerate(lines, 1):
+            yield number, line.removesuffix(b"\n").removesuffix(b"\r")
 
 
 def decode(data: bytes, where: str) -> str:

@@ -219,11 +219,9 @@ def _(result: Gradients, number: Number = repr) -> list[list[str]]:
 @table_rows.register
 def _(result: Jacobian, number: Number = repr) -> list[list[str]]:
     names = _wrt(result)
-    rows = [["", "value", *_gradient_columns(names)]]
+    rows = [["output", "value", *_gradient_columns(names)]]
     for output, row in result.jacobian.items():
         rows.append([output, number(result.values[output]), *(number(row[n]) for n in names)])
-    for name, value in result.inputs.items():
-        rows.append([name, number(value), *[""] * len(names)])
     return rows
 
 

@@ -1,0 +1,317 @@
+"""Hostile input, run as an attacker would: the installed command in a shell, under `timeout 60`
+and `ulimit -v 4000000`. Non-finite inputs, closed and full standard streams, endless and
+oversized sources, --each-line's bytes and line ends."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+
+from nanograd_cli import memory
+from nanograd_cli.errors import NanogradError
+from nanograd_cli.language import check_memory
+
+from .conftest import NANOGRAD
+
+LIMITS = "ulimit -v 4000000"
+
+
+def hostile(command: str, stdin: bytes = b"", cwd: str | None = None) -> tuple[int, str, str]:
+    """Run shell `command`, where `nanograd` is the installed command, under the limits; its
+    exit code, standard output and standard error. Never a traceback."""
+    script = f'{LIMITS}; nanograd() {{ "$NANOGRAD" "$@"; }}; {command}'
+    done = subprocess.run(
+        ["timeout", "60", "bash", "-c", script],
+        input=stdin,
+        capture_output=True,
+        timeout=90,
+        cwd=cwd,
+        env={**os.environ, "NANOGRAD": NANOGRAD},
+    )
+    out, err = (stream.decode(errors="replace") for stream in (done.stdout, done.stderr))
+    assert done.returncode != 124, f"{command} ran out of time"
+    assert "Traceback" not in err and "internal error" not in err, err
+    return done.returncode, out, err
+
+
+def caret(message: str, line: str, column: int, number: int = 1) -> str:
+    """A message at a place in the source, as standard error shows it."""
+    margin = f"{number} | "
+    return f"{message}\n  {margin}{line}\n  {' ' * (len(margin) + column - 1)}^\n"
+
+
+# Non-finite inputs: a warning naming the input; --strict makes it exit 1.
+
+
+@pytest.mark.parametrize("value, shown", [("nan", "nan"), ("inf", "inf"), ("-Infinity", "-inf")])
+@pytest.mark.parametrize("mode", ["reverse", "forward"])
+def test_a_non_finite_input_is_named_and_strict_fails(value, shown, mode):
+    where = caret(f"line 1, column 1: input x is {shown}", "x*2", 1)
+    code, out, err = hostile(f"nanograd grad 'x*2' --x {value} --mode {mode} --format csv")
+    assert (code, err) == (0, f"warning: {where}")
+    assert out == f"value,d_x\n{shown},2.0\n"
+    code, out, err = hostile(f"nanograd grad 'x*2' --x {value} --mode {mode} --strict")
+    assert (code, out, err) == (1, "", f"error: {where}")
+
+
+@pytest.mark.parametrize("command", ["hessian", "check", "explain", "draw", "minimize"])
+def test_every_command_warns_of_a_non_finite_input_and_has_strict(command):
+    where = caret("line 1, column 5: input x is inf", "exp(x)", 5)
+    code, out, err = hostile(f"nanograd {command} 'exp(x)' --x inf")
+    assert err.startswith(f"warning: {where}")
+    code, out, err = hostile(f"nanograd {command} 'exp(x)' --x inf --strict")
+    assert (code, out, err) == (1, "", f"error: {where}")
+    code, out, err = hostile(f"nanograd {command} --help")
+    assert code == 0 and "--strict" in out and "input is nan or inf" in " ".join(out.split())
+
+
+@pytest.mark.parametrize("command", ["hessian", "check", "explain", "draw"])
+def test_every_command_warns_of_an_operation_that_made_nan(command):
+    where = caret("line 1, column 1: log gave nan", "log(x)", 1)
+    code, out, err = hostile(f"nanograd {command} 'log(x)' --x -1")
+    assert err.startswith(f"warning: {where}")
+    code, out, err = hostile(f"nanograd {command} 'log(x)' --x -1 --strict")
+    assert (code, out, err) == (1, "", f"error: {where}")
+
+
+def test_hessian_of_log_at_minus_one_warns():
+    code, out, err = hostile("nanograd hessian 'log(x)' --x -1 --format json")
+    assert code == 0 and err == "warning: " + caret("line 1, column 1: log gave nan", "log(x)", 1)
+    assert '"value": "nan"' in out
+
+
+def test_minimize_checks_its_starting_point():
+    where = caret("line 1, column 2: input x is nan", "(x-1)**2", 2)
+    code, out, err = hostile("nanograd minimize '(x-1)**2' --x nan --strict")
+    assert (code, out, err) == (1, "", f"error: {where}")
+    code, out, err = hostile("nanograd minimize '(x-1)**2' --x 3 --strict --format csv")
+    assert code == 0 and err == "" and out.startswith("value,x,d_x,")
+
+
+def test_each_line_names_the_line_of_a_non_finite_input():
+    code, out, err = hostile(
+        "nanograd grad - --each-line --x nan --y 1 --strict --format csv", stdin=b"x*2\ny\n"
+    )
+    assert code == 1
+    assert out == "line,value,d_x,d_y\n2,1.0,0.0,1.0\n"
+    assert err == "error: " + caret("line 1, column 1: input x is nan", "x*2", 1)
+    code, out, err = hostile(
+        "nanograd grad - --each-line --x -1 --format csv", stdin=b"x\nlog(x)\n"
+    )
+    assert code == 0 and out == "line,value,d_x\n1,-1.0,1.0\n2,nan,-1.0\n"
+    assert err == "warning: " + caret("line 2, column 1: log gave nan", "log(x)", 1, number=2)
+
+
+def test_huge_and_overflowing_values_are_bad_input():
+    digits = "9" * 100_000
+    code, out, err = hostile(f"nanograd grad 'x*2' --x {digits}")
+    shown = "9" * 39 + "…"
+    assert (code, out, err) == (2, "", f"error: --x {shown} is too large for a float\n")
+    code, out, err = hostile(f"nanograd grad 'x*2' --x 0.{digits} --format csv --strict")
+    assert (code, out, err) == (0, "value,d_x\n2.0,2.0\n", "")
+    code, out, err = hostile("nanograd grad 'x*2' --x -1e999")
+    assert (code, out, err) == (2, "", "error: --x -1e999 is too large for a float\n")
+
+
+# Closed and full standard streams: one error line, exit 1, never silence.
+
+WRITE_CLOSED = "error: cannot write standard output: Bad file descriptor\n"
+WRITE_FULL = "error: cannot write standard output: No space left on device\n"
+READ_CLOSED = "error: cannot read standard input: Bad file descriptor\n"
+
+WRITERS = [
+    "nanograd grad 'x*x' --x 1 --format csv",
+    "nanograd grad 'x*x' --x 1",
+    "nanograd grad 'x*x' --x 1 --format json --mode forward",
+    "nanograd diff 'x*x'",
+    "nanograd draw 'x*x' --x 1 -o -",
+    "nanograd draw 'x*x' --x 1 -o - --format svg",
+    "nanograd hessian 'x*x' --x 1",
+    "nanograd check 'x*x' --x 1",
+    "nanograd explain 'x*x' --x 1",
+    "nanograd minimize '(x-1)**2' --x 0",
+    "nanograd plot 'x*x' --x 0:1",
+    "printf 'x\\nx*x\\n' | nanograd grad - --each-line --x 1 --format csv",
+    "printf 'x=1\\nx*x\\n' | nanograd repl",
+    "nanograd --version",
+    "nanograd grad --help",
+    "nanograd",
+]
+
+
+@pytest.mark.parametrize("command", WRITERS)
+def test_closed_standard_output(command):
+    assert hostile(f"{command} >&-") == (1, "", WRITE_CLOSED)
+
+
+@pytest.mark.parametrize("command", WRITERS)
+def test_full_standard_output(command):
+    assert hostile(f"{command} > /dev/full") == (1, "", WRITE_FULL)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "nanograd grad - --x 1",
+        "nanograd grad - --x 1 --each-line",
+        "nanograd draw - --x 1",
+        "nanograd diff -",
+        "nanograd repl",
+    ],
+)
+def test_closed_standard_input(command):
+    assert hostile(f"{command} <&-") == (1, "", READ_CLOSED)
+
+
+def test_points_with_closed_or_full_streams(tmp_path):
+    pytest.importorskip("pyarrow")
+    rows = b"x\n1\n2\n"
+    assert hostile("nanograd grad -e 'x*x' --points - >&-", stdin=rows) == (1, "", WRITE_CLOSED)
+    assert hostile("nanograd grad -e 'x*x' --points - >/dev/full", stdin=rows) == (
+        1,
+        "",
+        WRITE_FULL,
+    )
+    assert hostile("nanograd grad -e 'x*x' --points - <&-") == (1, "", READ_CLOSED)
+    # Results to a file need no standard output.
+    code, out, err = hostile(
+        "nanograd grad -e 'x*x' --points - -o out.csv >&-", stdin=rows, cwd=str(tmp_path)
+    )
+    assert (code, out, err) == (0, "", "")
+    assert (tmp_path / "out.csv").read_text() == "x,value,d_x\n1,1.0,2.0\n2,4.0,4.0\n"
+
+
+def test_a_closed_stream_is_not_taken_by_a_file(tmp_path):
+    """With standard output or error closed, the picture written is the picture alone."""
+    for closed in (">&-", "2>&-", ">&- 2>&-"):
+        picture = tmp_path / "graph.dot"
+        code, out, err = hostile(f"nanograd draw 'x*x' --x 1 -o {picture} {closed}")
+        assert code == 0 and picture.read_text().startswith("digraph nanograd {")
+        assert "error" not in picture.read_text()
+    code, out, err = hostile("nanograd grad 'x*2' --x nan --strict 2>&-")
+    assert (code, out, err) == (1, "", "")
+
+
+# Endless and oversized sources: refused before memory runs out.
+
+REFUSAL = re.compile(
+    r"error: the source is at least [\d.]+ MB: its graph would need at least [\d.]+ GB of "
+    r"memory, and [\d.]+ GB is free\n"
+)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "nanograd grad /dev/zero",
+        "nanograd grad -f /dev/zero --x 1",
+        "nanograd grad - < /dev/zero",
+        "nanograd grad /dev/zero --each-line --x 1",
+        "nanograd grad - --each-line < /dev/zero",
+        "nanograd draw /dev/zero",
+        "nanograd diff /dev/zero",
+    ],
+)
+def test_an_endless_source_is_refused(command):
+    code, out, err = hostile(command)
+    assert code == 1 and out == "" and REFUSAL.fullmatch(err), err
+
+
+@pytest.mark.parametrize("how", ["big.txt", "- < big.txt", "-f big.txt", "- --each-line < big.txt"])
+def test_a_3_mb_source_under_a_600_mb_limit_is_refused(tmp_path, how):
+    (tmp_path / "big.txt").write_text("x+" * 1_500_000 + "x")
+    code, out, err = hostile(f"ulimit -v 600000; nanograd grad {how} --x 1", cwd=str(tmp_path))
+    assert code == 1 and out == "" and REFUSAL.fullmatch(err), err
+
+
+def test_a_source_that_fits_is_read_whole(tmp_path):
+    """Read in chunks, checked as it grows: a source past the first check still runs."""
+    (tmp_path / "long.txt").write_text("x+" * 100_000 + "x")
+    for how in ("long.txt", "- < long.txt"):
+        code, out, err = hostile(f"nanograd grad {how} --x 1 --format csv", cwd=str(tmp_path))
+        assert (code, out, err) == (0, "value,d_x\n100001.0,100001.0\n", "")
+
+
+def test_memory_left_counts_the_process_limit():
+    script = (
+        "from nanograd_cli import memory; print(memory.process_limit_left(), memory.available())"
+    )
+    done = subprocess.run(
+        ["bash", "-c", f'ulimit -v 600000; "$PYTHON" -c "{script}"'],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHON": sys.executable},
+        timeout=60,
+    )
+    left, available = map(int, done.stdout.split())
+    # The limit less what the interpreter already has mapped (tens of MB).
+    assert 400_000_000 < left < 600_000 * 1024 and available <= left
+
+
+def test_memory_left_reads_cgroups_v1_and_v2(tmp_path):
+    v2 = tmp_path / "v2"
+    (v2 / "box").mkdir(parents=True)
+    (v2 / "box" / "memory.max").write_text("1000000000\n")
+    (v2 / "box" / "memory.current").write_text("300000000\n")
+    (v2 / "box" / "memory.stat").write_text("anon 1\ninactive_file 50000000\n")
+    cgroups = tmp_path / "cgroup"
+    cgroups.write_text("0::/box\n")
+    assert memory.cgroup_left(str(v2), str(cgroups)) == 750_000_000
+    (v2 / "box" / "memory.max").write_text("max\n")
+    assert memory.cgroup_left(str(v2), str(cgroups)) is None
+    # v1, in a container: the cgroup's own directory is mounted as the hierarchy's root.
+    v1 = tmp_path / "v1" / "memory"
+    v1.mkdir(parents=True)
+    (v1 / "memory.limit_in_bytes").write_text("2000000000\n")
+    (v1 / "memory.usage_in_bytes").write_text("500000000\n")
+    (v1 / "memory.stat").write_text("total_inactive_file 100000000\n")
+    cgroups.write_text("4:memory:/some/where\n0::/\n")
+    assert memory.cgroup_left(str(tmp_path / "v1"), str(cgroups)) == 1_600_000_000
+    (v1 / "memory.limit_in_bytes").write_text("9223372036854771712\n")  # no limit
+    assert memory.cgroup_left(str(tmp_path / "v1"), str(cgroups)) is None
+
+
+def test_a_source_read_so_far_is_refused_with_at_least(tmp_path):
+    meminfo = tmp_path / "meminfo"
+    meminfo.write_text("MemTotal: 4000000 kB\nMemAvailable: 1000000 kB\n")
+    with pytest.raises(NanogradError) as caught:
+        check_memory(2_621_440, str(meminfo), so_far=True)
+    assert str(caught.value) == (
+        "the source is at least 2.6 MB: its graph would need at least 1.0 GB of memory, "
+        "and 1.0 GB is free"
+    )
+    assert memory.system_free(str(meminfo)) == 1_024_000_000
+
+
+# --each-line: the same lines from a file, standard input or -e; a bad line fails alone.
+
+LINES = b"x\n\xff\nx*2\r\nlog(x)\nx\xc2\x85+1\nx\x0c+1\n\nx+1"
+
+
+def test_each_line_reads_the_same_rows_from_a_file_standard_input_and_text(tmp_path):
+    (tmp_path / "lines.txt").write_bytes(LINES)
+    expected_out = "line,value,d_x\n1,-1.0,1.0\n3,-2.0,2.0\n4,nan,-1.0\n6,0.0,1.0\n8,0.0,1.0\n"
+    expected_err = (
+        "error: line 2: the line is not valid UTF-8 (byte 0xff at offset 0)\n"
+        + "warning: "
+        + caret("line 4, column 1: log gave nan", "log(x)", 1, number=4)
+        + "error: "
+        + caret("line 5, column 2: unexpected character '\\x85'", "x +1", 2, number=5)
+    )
+    runs = [
+        hostile("nanograd grad lines.txt --each-line --x -1 --format csv", cwd=str(tmp_path)),
+        hostile("nanograd grad -f lines.txt --each-line --x -1 --format csv", cwd=str(tmp_path)),
+        hostile("nanograd grad - --each-line --x -1 --format csv", stdin=LINES),
+        hostile(
+            'nanograd grad -e "$(cat lines.txt)" --each-line --x -1 --format csv',
+            cwd=str(tmp_path),
+        ),
+    ]
+    for code, out, err in runs:
+        assert out == expected_out
+        assert err == expected_err, err
+        assert code == 2
