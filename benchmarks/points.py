@@ -1,14 +1,17 @@
 """`grad --points` end to end, 1,000,000 rows of x*y + tanh(x): CSV to CSV against a PyArrow
-script (pyarrow.csv.read_csv, NumPy, pyarrow.csv.write_csv) doing the same, and Parquet to
-Parquet against CSV to CSV. With --before DIR (a checkout of an older nanograd), that
-version's CSV to CSV runs alongside, the reference of the Parquet figure.
+script (pyarrow.csv.read_csv, NumPy, pyarrow.csv.write_csv) doing the same, Parquet to Parquet
+against CSV to CSV, and JSON Lines to CSV. With --before DIR (an older nanograd's package,
+e.g. `git archive COMMIT nanograd_cli grammars | tar -x -C DIR`), that version's CSV to CSV
+runs alongside, the reference of the Parquet figure, and its JSON Lines to CSV if it reads them.
 
 Run: python benchmarks/points.py [--before DIR] [--runs N]
      python benchmarks/points.py --memory [ROWS]   (100,000,000 rows by default: minutes)
 
-Each command is a whole process; they run in turn, N times (default 5), and the medians of
-the wall-clock times are compared. --memory pipes ROWS generated rows of CSV into
-`nanograd grad --points -` and reports its peak resident memory (the kernel's count).
+Each command is a whole process, started in a temporary directory (so that PYTHONPATH, not
+the current directory, says which nanograd runs); they run in turn, N times (default 5), and
+the medians of the wall-clock and CPU times are compared. --memory pipes ROWS generated rows
+of CSV into `nanograd grad --points -` and reports its peak resident memory (the kernel's
+count).
 """
 
 from __future__ import annotations
@@ -66,14 +69,10 @@ for start in range(0, rows, block):
 """
 
 
-def wall_time(command: list[str], env: dict, stdout) -> float:
-    return timed(command, env, stdout)[0]
-
-
-def timed(command: list[str], env: dict, stdout) -> tuple[float, float]:
+def timed(command: list[str], env: dict, stdout, cwd: Path) -> tuple[float, float]:
     """Wall-clock seconds, and CPU seconds (user and system, all threads) of one run."""
     t0 = time.perf_counter()
-    process = subprocess.Popen(command, stdout=stdout, env=env)
+    process = subprocess.Popen(command, stdout=stdout, env=env, cwd=cwd)
     _, status, usage = os.wait4(process.pid, 0)
     wall = time.perf_counter() - t0
     if os.waitstatus_to_exitcode(status) != 0:
@@ -91,52 +90,64 @@ def end_to_end(before: str | None, runs: int) -> tuple[dict[str, float], dict[st
         options = pcsv.WriteOptions(quoting_header="none")
         pcsv.write_csv(table, tmp / "points.csv", options)
         pq.write_table(table, tmp / "points.parquet")
+        with open(tmp / "points.jsonl", "w") as f:
+            for x, y in zip(table["x"].to_pylist(), table["y"].to_pylist(), strict=True):
+                f.write(f'{{"x": {x!r}, "y": {y!r}}}\n')
         (tmp / "pyarrow_script.py").write_text(PYARROW_SCRIPT)
         nanograd = [sys.executable, "-m", "nanograd_cli", "grad", SOURCE, "--points"]
-        commands = {
-            "nanograd CSV to CSV": [*nanograd, str(tmp / "points.csv")],
-            "PyArrow script CSV to CSV": [
-                sys.executable,
-                str(tmp / "pyarrow_script.py"),
-                str(tmp / "points.csv"),
-            ],
-            "nanograd Parquet to Parquet": [
-                *nanograd,
-                str(tmp / "points.parquet"),
-                "-o",
-                str(tmp / "out.parquet"),
-            ],
+        now = {**os.environ, "PYTHONPATH": str(ROOT)}
+        contenders = {
+            "nanograd CSV to CSV": ([*nanograd, "points.csv"], now),
+            "PyArrow script CSV to CSV": ([sys.executable, "pyarrow_script.py", "points.csv"], now),
+            "nanograd Parquet to Parquet": (
+                [*nanograd, "points.parquet", "-o", "out.parquet"],
+                now,
+            ),
+            "nanograd JSON Lines to CSV": ([*nanograd, "points.jsonl", "--format", "csv"], now),
         }
-        envs = {name: {**os.environ, "PYTHONPATH": str(ROOT)} for name in commands}
         if before:
-            commands["nanograd before, CSV to CSV"] = commands["nanograd CSV to CSV"]
-            envs["nanograd before, CSV to CSV"] = {**os.environ, "PYTHONPATH": before}
-        check(commands, envs, tmp)
-        times: dict[str, list[tuple[float, float]]] = {name: [] for name in commands}
+            old = {**os.environ, "PYTHONPATH": str(Path(before).resolve())}
+            contenders["before, CSV to CSV"] = ([*nanograd, "points.csv"], old)
+            if reads_json_lines(contenders["nanograd JSON Lines to CSV"][0], old, tmp):
+                contenders["before, JSON Lines to CSV"] = (
+                    contenders["nanograd JSON Lines to CSV"][0],
+                    old,
+                )
+        check(contenders, tmp)
+        times: dict[str, list[tuple[float, float]]] = {name: [] for name in contenders}
         for _ in range(runs):
-            for name, command in commands.items():
+            for name, (command, env) in contenders.items():
                 with open(tmp / "out.txt", "wb") as sink:
-                    times[name].append(timed(command, envs[name], sink))
+                    times[name].append(timed(command, env, sink, tmp))
     wall = {name: statistics.median(w for w, _ in t) for name, t in times.items()}
     cpu = {name: statistics.median(c for _, c in t) for name, t in times.items()}
     return wall, cpu
 
 
-def check(commands: dict, envs: dict, tmp: Path) -> None:
+def reads_json_lines(command: list[str], env: dict, tmp: Path) -> bool:
+    """Whether the nanograd in `env` reads JSON Lines (an older one may not)."""
+    probe = [*command[: command.index("--points") + 1], "-", "--points-format", "jsonl"]
+    done = subprocess.run(probe, env=env, cwd=tmp, input=b'{"x": 1, "y": 2}\n', capture_output=True)
+    return done.returncode == 0
+
+
+def check(contenders: dict, tmp: Path) -> None:
     """The contenders agree: the same rows, the same numbers to 1e-12."""
     results = {}
-    for name in ("nanograd CSV to CSV", "PyArrow script CSV to CSV"):
+    for name, (command, env) in contenders.items():
         with open(tmp / "out.csv", "wb") as sink:
-            wall_time(commands[name], envs[name], sink)
-        results[name] = pcsv.read_csv(tmp / "out.csv")
-    wall_time(commands["nanograd Parquet to Parquet"], envs["nanograd Parquet to Parquet"], None)
-    results["parquet"] = pq.read_table(tmp / "out.parquet")
+            timed(command, env, sink, tmp)
+        if "Parquet" in name:
+            results[name] = pq.read_table(tmp / "out.parquet")
+        else:
+            results[name] = pcsv.read_csv(tmp / "out.csv")
     reference = results["PyArrow script CSV to CSV"]
-    for table in results.values():
-        assert table.column_names == ["x", "y", "value", "d_x", "d_y"]
-        for name in table.column_names:
-            a, b = table[name].to_numpy(), reference[name].to_numpy()
-            assert np.allclose(a, b, rtol=1e-12, atol=1e-13), name
+    for name, table in results.items():
+        # The version before wrote only the results, not the columns read.
+        assert table.column_names[-3:] == ["value", "d_x", "d_y"], name
+        for column in table.column_names:
+            a, b = table[column].to_numpy(), reference[column].to_numpy()
+            assert np.allclose(a, b, rtol=1e-12, atol=1e-13), (name, column)
 
 
 def memory(rows: int) -> None:
@@ -148,7 +159,9 @@ def memory(rows: int) -> None:
     command = [sys.executable, "-m", "nanograd_cli", "grad", SOURCE, "--points", "-"]
     t0 = time.perf_counter()
     with open(os.devnull, "wb") as sink:
-        ours = subprocess.Popen(command, stdin=generator.stdout, stdout=sink, env=env)
+        ours = subprocess.Popen(
+            command, stdin=generator.stdout, stdout=sink, env=env, cwd=tempfile.gettempdir()
+        )
         generator.stdout.close()
         _, status, usage = os.wait4(ours.pid, 0)
     generator.wait()
@@ -168,23 +181,28 @@ def main() -> None:
     if args.memory:
         memory(args.memory)
         return
-    times, cpu = end_to_end(args.before, args.runs)
+    wall, cpu = end_to_end(args.before, args.runs)
     print(f"{ROWS:,} rows of {SOURCE}, seconds (median of {args.runs}, alternating):")
     print(f"  {'':30} {'wall':>6} {'CPU':>6}")
-    for name, seconds in times.items():
+    for name, seconds in wall.items():
         print(f"  {name:30} {seconds:6.2f} {cpu[name]:6.2f}")
-    ours, script = times["nanograd CSV to CSV"], times["PyArrow script CSV to CSV"]
-    parquet = times["nanograd Parquet to Parquet"]
-    print(f"CSV to CSV over the PyArrow script: {ours / script:.2f}x")
     workload = f"{SOURCE}, {ROWS:,} rows"
-    report.ratio("--points CSV to CSV, s", workload, ours, "PyArrow script", script)
-    if args.before:
-        old = times["nanograd before, CSV to CSV"]
-        print(f"Parquet to Parquet over the earlier CSV to CSV: {parquet / old:.3f}x")
-        old_cpu = cpu["nanograd before, CSV to CSV"]
-        print(f"  in CPU time: {cpu['nanograd Parquet to Parquet'] / old_cpu:.3f}x")
-        report.ratio("--points Parquet to Parquet, s", workload, parquet, "earlier CSV to CSV", old)
-    print(f"Parquet to Parquet over CSV to CSV now: {parquet / ours:.3f}x")
+    pairs = [
+        ("--points CSV to CSV", "nanograd CSV to CSV", "PyArrow script CSV to CSV"),
+        ("--points Parquet to Parquet", "nanograd Parquet to Parquet", "before, CSV to CSV"),
+        ("--points JSON Lines to CSV", "nanograd JSON Lines to CSV", "before, JSON Lines to CSV"),
+        ("Parquet over CSV, now", "nanograd Parquet to Parquet", "nanograd CSV to CSV"),
+        ("JSON Lines over CSV, now", "nanograd JSON Lines to CSV", "nanograd CSV to CSV"),
+    ]
+    for benchmark, ours, reference in pairs:
+        if reference not in wall:
+            continue
+        print(
+            f"  {ours} over {reference}: {wall[ours] / wall[reference]:.3f}x wall, "
+            f"{cpu[ours] / cpu[reference]:.3f}x CPU"
+        )
+        if benchmark.startswith("--points"):
+            report.ratio(f"{benchmark}, s", workload, wall[ours], reference, wall[reference])
 
 
 if __name__ == "__main__":

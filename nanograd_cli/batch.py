@@ -27,7 +27,8 @@ class BatchFunction:
         self.program = program
         self.fixed = dict(fixed)
         self.wrt = list(wrt or program.inputs)
-        unknown = [n for n in [*self.wrt, *self.fixed] if n not in program.inputs]
+        inputs = set(program.inputs)
+        unknown = [n for n in [*self.wrt, *self.fixed] if n not in inputs]
         if unknown:
             raise UnknownInputs(unknown, program.inputs)
         self.inputs = [n for n in program.inputs if n not in self.fixed]
@@ -71,13 +72,13 @@ class BatchFunction:
         value, gradients = computed
         return dict(zip(self.names, [value, *gradients.values()], strict=True))
 
-    def _check_names(self, columns) -> None:
+    def _check_names(self, columns: set[str]) -> None:
         clash = [n for n in self.names if n in columns]
         if clash:
             raise InputError(f"the table has a column {clash[0]}, which the results add")
 
     def _pandas(self, frame):
-        self._check_names(frame.columns)
+        self._check_names(set(frame.columns))
         columns = {n: np.asarray(frame[n], dtype=np.float64) for n in self.inputs if n in frame}
         results = self._results(self.gradients(columns, len(frame)))
         return frame.assign(**{n: _like(frame.index, a) for n, a in results.items()})
@@ -85,8 +86,8 @@ class BatchFunction:
     def _arrow(self, table):
         from .io.numbers import floats, to_arrow
 
-        self._check_names(table.column_names)
-        names = table.column_names
+        names = set(table.column_names)
+        self._check_names(names)
         columns = {n: floats(table.column(n), n, 1) for n in self.inputs if n in names}
         results = self._results(self.gradients(columns, table.num_rows))
         for name, values in results.items():

@@ -21,7 +21,7 @@ from .errors import InputError, MissingInputs, NanogradError, NonFiniteResult
 from .io.files import OutputFile
 from .io.numbers import floats
 from .io.readers import Reader, open_points
-from .io.writers import open_writer, output_schema
+from .io.writers import open_writer
 from .program import Program
 
 
@@ -55,21 +55,23 @@ class PointsRun:
         wrt: list[str],
         strict: bool = False,
     ):
+        # Names are looked up in sets: a table may have 100,000 columns, a source as many inputs.
         columns = reader.columns
-        twice = next((c for k, c in enumerate(columns) if c in columns[:k]), None)
+        seen: set[str] = set()
+        twice = next((c for c in columns if c in seen or seen.add(c)), None)
         if twice is not None:
             raise InputError(f"--points: the header names the column {twice} twice")
-        both = [n for n in columns if n in fixed]
-        if both:
-            raise InputError(f"--points has a column {both[0]} and --{both[0]} gives it too")
-        program.check_inputs({**fixed, **{n: 0.0 for n in program.inputs if n not in fixed}})
-        missing = [n for n in program.inputs if n not in columns and n not in fixed]
+        both = next((n for n in columns if n in fixed), None)
+        if both is not None:
+            raise InputError(f"--points has a column {both} and --{both} gives it too")
+        self.function = BatchFunction(program, wrt, fixed)  # raises for a fixed name no input
+        missing = [n for n in program.inputs if n not in seen and n not in fixed]
         if missing:
             raise _missing(missing, columns)
         self.program, self.reader, self.fixed, self.strict = program, reader, fixed, strict
-        self.function = BatchFunction(program, wrt, fixed)
         self.shown = self.function.wrt
-        self.input_columns = [n for n in columns if n in program.inputs]
+        inputs = set(program.inputs)
+        self.input_columns = [n for n in columns if n in inputs]
         self.non_finite, self.first_bad = 0, None
 
     def __iter__(self) -> Iterator[Batch]:
@@ -131,8 +133,7 @@ def run_points(
                 writer.write(batch)
                 if display:
                     display.update(reader.rows_read, reader.bytes_read)
-            schema = list(zip(reader.schema.names, reader.schema.types, strict=True))
-            writer.close(output_schema(schema, run.input_columns, run.shown))
+            writer.close(reader.schema)
             if file is not None:
                 file.commit()
         except BaseException as error:

@@ -13,6 +13,8 @@ import sys
 from types import SimpleNamespace
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from nanograd_cli import compile, parse
 
@@ -271,6 +273,12 @@ def test_other_columns_keep_their_type_in_binary_formats(tmp_path):
     assert result.returncode == 0, result.stderr
     back = pq.read_table(tmp_path / "c.parquet")
     assert back.to_pydict() == {"id": ["007"], "x": [1.0], "value": [1.0], "d_x": [1.0]}
+    # Numbers read from text and computed are never null, and their columns say so; so too
+    # in an output of no rows.
+    assert [f.nullable for f in back.schema] == [True, False, False, False]
+    result = nanograd("grad", "x", "--points", "-", "-o", out, stdin="id,x\n")
+    assert result.returncode == 0, result.stderr
+    assert pq.read_schema(out) == back.schema and pq.read_table(out).num_rows == 0
 
 
 def test_a_column_csv_cannot_hold(tmp_path):
@@ -306,12 +314,120 @@ def test_json_lines_in_and_out():
         ('{"x": 1}\n[1]\n', "--points row 2 is not a JSON object"),
         ('{"x": 1}\n{"x": "a"}\n', "--points row 2, column x: 'a' is not a number"),
         ('{"x": 1}\n{}\n', "--points row 2, column x has no value"),
+        ('{"x": 1}\n\n{"x": 2} {"x": 3}\n', "--points row 2: not JSON (Extra data"),
+        ('{"x": 1, "s": "a"}\n{"x": 2, "s": "\xff"}\n', "--points row 2: not valid UTF-8"),
+        ('{"x": 1}\n{"x": 1' + "0" * 400 + "}\n", f"--points row 2: 1{'0' * 400} is too large"),
+        ('{"x": 1}\nnull\n', "--points row 2 is not a JSON object"),
+        ('null\n{"x": 1}\n', "--points row 1 is not a JSON object"),  # PyArrow would crash
     ],
 )
 def test_bad_json_lines(stdin, message):
-    result = nanograd("grad", "x", "--points", "-", "--points-format", "jsonl", stdin=stdin)
-    assert (result.returncode, result.stdout) == (2, "")
-    assert result.stderr.startswith(f"error: {message}")
+    result = subprocess.run(
+        [NANOGRAD, "grad", "x", "--points", "-", "--points-format", "jsonl"],
+        input=stdin.encode("latin-1"),
+        capture_output=True,
+        timeout=60,
+    )
+    assert (result.returncode, result.stdout) == (2, b"")
+    assert result.stderr.decode().startswith(f"error: {message}")
+
+
+def test_json_lines_keys_missing_from_later_rows(monkeypatch):
+    """Rows read after the first piece may leave out keys (no value) and list them in another
+    order; the columns are those of the first rows."""
+    from nanograd_cli.io import chunks
+
+    monkeypatch.setattr(chunks, "CHUNK_BYTES", 16)
+    stdin = '{"id": "a", "x": 1}\n{"id": "b", "x": 2}\n{"x": 3}\n{"x": 4, "id": "d"}\n'
+    args = ["--points", "-", "--points-format", "jsonl", "--format", "csv"]
+    code, out, err = run("grad", "x", *args, stdin=stdin)
+    assert (code, err) == (0, "")
+    assert out == "id,x,value,d_x\na,1,1.0,1.0\nb,2,2.0,1.0\n,3,3.0,1.0\nd,4,4.0,1.0\n"
+
+
+JSON_VALUES = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**70), 2**70)
+    | st.floats(width=64)
+    | st.sampled_from(["", "inf", "a,b", "é"]),
+    lambda inner: st.lists(inner, max_size=2) | st.dictionaries(st.sampled_from("ab"), inner),
+    max_leaves=4,
+)
+JSON_LINES = st.lists(
+    st.one_of(
+        st.dictionaries(st.sampled_from(["x", "y", "id"]), JSON_VALUES).map(json.dumps),
+        JSON_VALUES.map(json.dumps),  # not an object
+        st.sampled_from(["", " ", "null", '{"x": 1e400}', '{"x": 1} {"x": 2}', '{"x": [1e999]}']),
+    ),
+    min_size=1,
+    max_size=6,
+).map("\n".join)
+
+
+def read_json_lines(text: str, chunk_bytes: int):
+    """What the reader makes of `text`: the batches as Python values, or the error."""
+    from nanograd_cli.errors import InputError
+    from nanograd_cli.io import chunks, readers
+
+    chunks.CHUNK_BYTES, before = chunk_bytes, chunks.CHUNK_BYTES
+    try:
+        reader = readers.JsonLinesReader(io.BytesIO(text.encode()), None)
+        return reader.columns, [(first, table.to_pylist()) for first, table in reader]
+    except InputError as error:
+        return str(error)
+    finally:
+        chunks.CHUNK_BYTES = before
+
+
+@settings(max_examples=300, deadline=None)
+@given(JSON_LINES, st.sampled_from([16, 1 << 20]))
+def test_json_lines_read_by_pyarrow_as_by_json(text, chunk_bytes):
+    """PyArrow's JSON reader reads what Python's `json` reads, a line at a time, the same: the
+    same rows, or the same error naming the row (where PyArrow reads otherwise, or would crash
+    on a first row null, `json` reads the piece)."""
+    from nanograd_cli.io.readers import JsonLinesReader
+
+    fast = read_json_lines(text, chunk_bytes)
+    table = JsonLinesReader._table
+    JsonLinesReader._table = lambda self, piece: self._table_of(self._rows(piece))
+    try:
+        slow = read_json_lines(text, chunk_bytes)
+    finally:
+        JsonLinesReader._table = table
+    assert repr(fast) == repr(slow)  # repr: nan equals nan
+    if isinstance(fast, tuple):
+        rows = [json.loads(line) for line in text.splitlines() if line.strip()]
+        columns, batches = fast
+        got = [row for _, batch in batches for row in batch]
+        assert len(got) == len(rows) and all(set(row) <= set(columns) for row in rows)
+
+
+@pytest.mark.parametrize("fmt", ["csv", "parquet", "arrow", "jsonl"])
+def test_no_format_imports_pandas(tmp_path, fmt):
+    """pandas (half a second to import) is for nanograd_cli.compile on DataFrames only."""
+    given = tmp_path / f"in.{fmt}"
+    table = pa.table({"x": [1.0, 2.0], "name": ["a", "b"]})
+    if fmt == "csv":
+        pcsv.write_csv(table, given)
+    elif fmt == "parquet":
+        pq.write_table(table, given)
+    elif fmt == "arrow":
+        with ipc.new_file(str(given), table.schema) as f:
+            f.write_table(table)
+    else:
+        given.write_text('{"x": 1, "name": "a"}\n{"x": "inf", "name": "b"}\n')
+    block = (
+        "import sys\nfrom nanograd_cli.cli import main\ntry:\n    main()\nexcept SystemExit as e:\n"
+        "    assert e.code in (0, None), e.code\nprint(sorted(m for m in sys.modules if "
+        "m.split('.')[0] == 'pandas'))"
+    )
+    for out in ("out.csv", "out.jsonl", "out.parquet"):
+        args = ["grad", "x", "--points", str(given), "-o", str(tmp_path / out)]
+        result = subprocess.run(
+            [sys.executable, "-c", block, *args], capture_output=True, text=True, timeout=60
+        )
+        assert result.stdout == "[]\n", result.stderr
 
 
 def test_a_key_first_seen_after_the_first_rows_read(monkeypatch):
@@ -391,6 +507,89 @@ def test_a_failed_run_leaves_no_file(tmp_path, monkeypatch):
     out.write_bytes(b"kept")
     code, _, _ = run("grad", "x", "--points", "-", "-o", str(out), stdin=stdin)
     assert code == 2 and out.read_bytes() == b"kept" and os.listdir(tmp_path) == ["out.parquet"]
+
+
+# Hostile input: the installed command in a shell under `timeout 60` and `ulimit -v 4000000`.
+
+
+def limited(command: str, stdin: bytes = b"", cwd=None) -> subprocess.CompletedProcess:
+    """Run shell `command`, where `nanograd` is the installed command, within 60 s and 4 GB of
+    address space."""
+    script = f'ulimit -v 4000000; nanograd() {{ "$NANOGRAD" "$@"; }}; {command}'
+    done = subprocess.run(
+        ["timeout", "60", "bash", "-c", script],
+        input=stdin,
+        capture_output=True,
+        timeout=90,
+        cwd=cwd,
+        env={**os.environ, "NANOGRAD": NANOGRAD},
+    )
+    assert done.returncode != 124, f"{command} ran out of time"
+    assert b"Traceback" not in done.stderr and b"internal error" not in done.stderr
+    return done
+
+
+def test_a_table_100000_columns_wide(tmp_path):
+    """Names are looked up in sets: before, 100,000 columns took 154 s, in lists."""
+    names = [f"c{k}" for k in range(100_000)]
+    (tmp_path / "wide.csv").write_text(",".join(names) + "\n" + ",".join(map(str, range(100_000))))
+    done = limited("nanograd grad 'c1*c99999 + c5' --points wide.csv", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    header, row = done.stdout.decode().splitlines()
+    assert header.split(",") == [*names, "value", "d_c1", "d_c99999", "d_c5"]
+    assert row.split(",")[-4:] == ["100004.0", "99999.0", "1.0", "1.0"]
+
+
+TOO_LONG = "is longer than 64 MB (no line end"
+
+
+@pytest.mark.parametrize(
+    ("command", "message"),
+    [
+        ("nanograd grad x --points /dev/zero", f"--points: the header {TOO_LONG}"),
+        ("nanograd grad x --points - < /dev/zero", f"--points: the header {TOO_LONG}"),
+        ("nanograd grad x --points /dev/zero --points-format jsonl", f"--points row 1 {TOO_LONG}"),
+        (
+            "(echo x; echo 1; cat /dev/zero) | nanograd grad x --points -",
+            f"--points row 2 {TOO_LONG}",
+        ),
+        (
+            "(echo x,note; echo '1,\"open'; yes 2,text) | nanograd grad x --points -",
+            f"--points row 1 {TOO_LONG}, or a quote never closed?)",
+        ),
+        (
+            "nanograd grad x --points - --points-format parquet < /dev/zero",
+            "--points standard input is not a Parquet file",
+        ),
+        (
+            "nanograd grad x --points /dev/zero --points-format parquet",
+            "--points /dev/zero is not a Parquet file",
+        ),
+        (
+            "nanograd grad x --points - --points-format arrow < /dev/zero",
+            "--points standard input is not Arrow IPC",
+        ),
+    ],
+)
+def test_endless_input_without_line_ends_is_refused(command, message):
+    """A record (the header, or a row) longer than 64 MB is bad input, read no further: a file
+    with no line ends, or a quote that is never closed, cannot take all memory."""
+    done = limited(command)
+    assert done.returncode == 2
+    assert done.stderr.decode().startswith(f"error: {message}")
+
+
+def test_a_long_record_within_the_limit_is_read(monkeypatch):
+    from nanograd_cli.io import chunks
+
+    monkeypatch.setattr(chunks, "CHUNK_BYTES", 16)
+    monkeypatch.setattr(chunks, "RECORD_BYTES", 64)
+    note = "n" * 60  # with a short row after it: more than 64 bytes read at once
+    code, out, err = run("grad", "x", "--points", "-", stdin=f"x,note\n2,{note}\n3,a\n")
+    assert (code, err) == (0, "")
+    assert out == f"x,note,value,d_x\n2,{note},2.0,1.0\n3,a,3.0,1.0\n"
+    code, out, err = run("grad", "x", "--points", "-", stdin=f"x,note\n2,a\n3,{note * 2}\n")
+    assert code == 2 and err.startswith("error: --points row 2 is longer than 64 bytes")
 
 
 def test_without_pyarrow_the_error_names_the_extra():

@@ -12,7 +12,18 @@ import numpy as np
 # measurable and cost memory (the text, its columns and the results are held at once).
 CHUNK_BYTES = 16 << 20
 
+# The longest record (a row, or the header) read: what has no line end by then is refused, so
+# that a file with no line ends (/dev/zero) or a quote never closed cannot take all memory.
+RECORD_BYTES = 64 << 20
+
 BOM = b"\xef\xbb\xbf"
+
+
+class RecordTooLong(Exception):
+    """RECORD_BYTES read with no end of a record among them; its text says how many."""
+
+    def __init__(self, limit: int):
+        super().__init__(f"{limit >> 20} MB" if limit >= 1 << 20 else f"{limit} bytes")
 
 
 class Chunks:
@@ -28,7 +39,8 @@ class Chunks:
         self._first = True
 
     def read(self) -> bytes:
-        """The next piece: b"" at the end."""
+        """The next piece: b"" at the end. Raises RecordTooLong when the record that the
+        piece would start with is longer than RECORD_BYTES."""
         data = self._rest
         while True:
             more = self.stream.read(CHUNK_BYTES)
@@ -44,6 +56,8 @@ class Chunks:
             if cut:
                 self._rest = data[cut:]
                 return data[:cut]
+            if len(data) > RECORD_BYTES:
+                raise RecordTooLong(RECORD_BYTES)
 
     def __iter__(self) -> Iterator[bytes]:
         while piece := self.read():
@@ -68,18 +82,18 @@ def first_record(chunks: Chunks) -> bytes:
     """The first record that is not blank (the header), without its line end; b"" if none.
     What follows it stays in `chunks`."""
     while piece := chunks.read():
-        quotes = 0
-        start = 0
-        for end in range(len(piece)):  # the header is short: scan it byte by byte
-            byte = piece[end]
-            if byte == 34:
-                quotes += 1
-            elif byte == 10 and quotes % 2 == 0:
-                record = piece[start:end].rstrip(b"\r")
-                if record.strip():
-                    chunks.unread(piece[end + 1 :])
-                    return record
-                start = end + 1
+        start = position = quotes = 0
+        # Line by line, counting quotes: a newline inside quotes ends no record.
+        while (end := piece.find(b"\n", position)) >= 0:
+            quotes += piece.count(b'"', position, end)
+            position = end + 1
+            if quotes % 2:
+                continue
+            record = piece[start:end].rstrip(b"\r")
+            if record.strip():
+                chunks.unread(piece[end + 1 :])
+                return record
+            start = end + 1
         if piece[start:].strip():  # the last record, with no line end
             return piece[start:].rstrip(b"\r")
     return b""

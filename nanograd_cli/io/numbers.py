@@ -100,8 +100,10 @@ def to_arrow(values: np.ndarray) -> pa.Array:
     if values.dtype == bool:
         bits = np.packbits(values, bitorder="little")
         return pa.Array.from_buffers(pa.bool_(), len(values), [None, pa.py_buffer(bits)])
-    kind = pa.int64() if values.dtype == np.int64 else pa.float64()
-    values = values.astype(kind.to_pandas_dtype(), copy=False)
+    if values.dtype == np.int64:
+        kind = pa.int64()
+    else:
+        kind, values = pa.float64(), values.astype(np.float64, copy=False)
     return pa.Array.from_buffers(kind, len(values), [None, pa.py_buffer(values)])
 
 

@@ -8,17 +8,22 @@ import csv
 import io
 import json
 import math
+import re
 import sys
 from collections.abc import Iterator
 from typing import BinaryIO
 
+import numpy as np
 import pyarrow as pa
 
 from ..errors import InputError, NanogradError
-from .chunks import Chunks, first_record
+from .chunks import Chunks, RecordTooLong, first_record
+from .numbers import to_numpy
 
 # Rows handed on at a time from the formats that store them in batches of their own.
 BATCH_ROWS = 1 << 18
+
+PARQUET_MAGIC = b"PAR1"  # the first bytes of a Parquet file (and its last)
 
 
 class Reader:
@@ -50,7 +55,8 @@ class Reader:
         """(number of the first row, its rows) per batch."""
         for table in self.tables():
             for start in range(0, table.num_rows, BATCH_ROWS):
-                part = table.slice(start, BATCH_ROWS)
+                # The length given exactly: a table of no columns is not cut at its end.
+                part = table.slice(start, min(BATCH_ROWS, table.num_rows - start))
                 first = self.rows_read + 1
                 self.rows_read += part.num_rows
                 yield first, part
@@ -65,7 +71,10 @@ class CsvReader(Reader):
     def __init__(self, stream: BinaryIO, total_bytes: int | None):
         self.chunks = Chunks(stream, quoted=True)
         self.total_bytes = total_bytes
-        header = first_record(self.chunks)
+        try:
+            header = first_record(self.chunks)
+        except RecordTooLong as error:
+            raise _too_long(error, None, quoted=True) from None
         if not header:
             raise InputError("--points: the first line must name the columns, e.g. x,y")
         try:
@@ -88,7 +97,7 @@ class CsvReader(Reader):
             strings_can_be_null=False,
             quoted_strings_can_be_null=False,
         )
-        for piece in self.chunks:
+        for piece in _pieces(self, quoted=True):
             # Newlines may be inside quotes only if there are quotes: the faster parse if not.
             parse = pcsv.ParseOptions(newlines_in_values=b'"' in piece)
             try:
@@ -114,6 +123,24 @@ class CsvReader(Reader):
         return InputError(f"--points rows after {self.rows_read}: {error}")
 
 
+def _pieces(reader: Reader, quoted: bool) -> Iterator[bytes]:
+    """The pieces of `reader.chunks`, a record too long an error naming its row."""
+    while True:
+        try:
+            piece = reader.chunks.read()
+        except RecordTooLong as error:
+            raise _too_long(error, reader.rows_read + 1, quoted) from None
+        if not piece:
+            return
+        yield piece
+
+
+def _too_long(error: RecordTooLong, row: int | None, quoted: bool) -> InputError:
+    what = ": the header" if row is None else f" row {row}"
+    cause = "no line end, or a quote never closed" if quoted else "no line end"
+    return InputError(f"--points{what} is longer than {error} ({cause}?)")
+
+
 def _undecodable(text: str) -> bool:
     return any("\udc80" <= c <= "\udcff" for c in text)
 
@@ -121,15 +148,22 @@ def _undecodable(text: str) -> bool:
 class JsonLinesReader(Reader):
     """JSON Lines: one object per line, its keys the columns (in the order first seen). A
     number that overflows a float (1e400) is bad input; "nan", "inf" and "-inf" (strings, as
-    JSON has no such numbers, and as nanograd writes them) are read as those values."""
+    JSON has no such numbers, and as nanograd writes them) are read as those values.
+
+    PyArrow's JSON reader reads the rows, ten times faster than Python's `json` a line at a
+    time; a piece of rows it cannot read, or reads otherwise than as one object per line, is
+    read again with `json`, which names the row at fault or (numbers and text mixed in a
+    column) makes that column text."""
 
     def __init__(self, stream: BinaryIO, total_bytes: int | None):
         self.chunks = Chunks(stream, quoted=False)
         self.total_bytes = total_bytes
-        rows = self._rows(self.chunks.read())
-        self.columns = list(dict.fromkeys(k for row in rows for k in row))
-        self._first = self._table(rows) if rows else None
-        self.schema = self._first.schema if rows else pa.schema([])
+        self.columns: list[str] | None = None  # those of the first rows, once read
+        self._pieces = _pieces(self, quoted=False)
+        tables = (self._table(piece) for piece in self._pieces)
+        self._first = next((t for t in tables if t is not None), None)
+        self.columns = self.columns or []
+        self.schema = self._first.schema if self._first is not None else pa.schema([])
 
     @property
     def bytes_read(self) -> int:
@@ -139,8 +173,45 @@ class JsonLinesReader(Reader):
         if self._first is None:
             return
         yield self._first
-        while rows := self._rows(self.chunks.read()):
-            yield self._table(rows)
+        for piece in self._pieces:
+            table = self._table(piece)
+            if table is not None:
+                yield table
+
+    def _table(self, piece: bytes) -> pa.Table | None:
+        """The rows of `piece` in the columns of the first rows; None if there are none."""
+        import pyarrow.json as pj
+
+        text = piece.strip()
+        if not text:
+            return None
+        if text.startswith(b"null"):  # PyArrow's reader crashes on a first row null
+            return self._table_of(self._rows(piece))
+        # Rows as lines: those neither blank nor null, which PyArrow would take for a row.
+        rows = text.count(b"\n") + 1 - len(SKIPPED.findall(text))
+        try:
+            # One block: a row is never cut in two, however long.
+            options = pj.ReadOptions(block_size=len(text) + 1)
+            table = pj.read_json(pa.BufferReader(text), read_options=options)
+            table.validate(full=True)  # text that is not UTF-8, lists PyArrow got wrong
+        except (pa.ArrowException, UnicodeDecodeError):
+            return self._table_of(self._rows(piece))
+        first = self.columns is None
+        known = set(table.column_names if first else self.columns)
+        if (
+            table.num_rows != rows  # a null row, or two objects on a line
+            or any(n not in known for n in table.column_names)  # a key not seen at first
+            or any(_infinite(c) for c in table.columns)  # 1e400: PyArrow reads inf
+        ):
+            return self._table_of(self._rows(piece))
+        if first:
+            self.columns = table.column_names
+            return table
+        present = set(table.column_names)
+        if len(present) == len(self.columns):
+            return table.select(self.columns)  # in the first rows' order
+        columns = [table[n] if n in present else pa.nulls(table.num_rows) for n in self.columns]
+        return pa.Table.from_arrays(columns, names=self.columns)
 
     def _rows(self, piece: bytes) -> list[dict]:
         rows = []
@@ -149,28 +220,75 @@ class JsonLinesReader(Reader):
                 continue
             where = f"--points row {self.rows_read + len(rows) + 1}"
             try:
-                row = json.loads(line, object_pairs_hook=_object, parse_float=_float)
+                row = json.loads(
+                    line, object_pairs_hook=_object, parse_float=_float, parse_int=_int
+                )
             except (ValueError, _Duplicate, _Overflow) as error:
                 raise InputError(f"{where}: {_json_problem(error)}") from None
             if not isinstance(row, dict):
                 raise InputError(f"{where} is not a JSON object")
+            if b"\\u" in line and not _encodable(row):
+                raise InputError(f"{where}: not valid Unicode (a \\u escape of half a character)")
             rows.append(row)
         return rows
 
-    def _table(self, rows: list[dict]) -> pa.Table:
-        new = [k for row in rows for k in row if k not in self.columns]
-        if new:
-            row = next(n for n, r in enumerate(rows, self.rows_read + 1) if new[0] in r)
-            raise InputError(f"--points row {row} has a key {new[0]} that no row before had")
-        columns = {}
-        for name in self.columns:
-            values = [row.get(name) for row in rows]
-            try:
-                columns[name] = pa.array(values)
-            except (pa.ArrowInvalid, pa.ArrowTypeError):
-                # Numbers and text mixed ("inf" among numbers): text, read by numbers.floats.
-                columns[name] = pa.array([_as_text(v) for v in values], type=pa.string())
-        return pa.table(columns)
+    def _table_of(self, rows: list[dict]) -> pa.Table | None:
+        if not rows:
+            return None
+        if self.columns is None:
+            self.columns = list(dict.fromkeys(k for row in rows for k in row))
+        known = set(self.columns)
+        new = next((k for row in rows for k in row if k not in known), None)
+        if new is not None:
+            row = next(n for n, r in enumerate(rows, self.rows_read + 1) if new in r)
+            raise InputError(f"--points row {row} has a key {new} that no row before had")
+        if not self.columns:  # rows of no keys: {}
+            return pa.table({"": pa.nulls(len(rows))}).select([])
+        columns = [_column([row.get(name) for row in rows]) for name in self.columns]
+        return pa.Table.from_arrays(columns, names=self.columns)
+
+
+# A line end before a blank line or one that starts with null.
+SKIPPED = re.compile(rb"\n(?=[ \t\r]*(?:\n|null))")
+
+
+def _infinite(column) -> bool:
+    """Whether a column holds inf, in lists and objects too: JSON has no such number, so PyArrow
+    read one that overflows (1e400) so."""
+    kind = column.type
+    if isinstance(column, pa.ChunkedArray):
+        return any(_infinite(chunk) for chunk in column.chunks)
+    if pa.types.is_floating(kind):
+        if column.null_count:
+            import pyarrow.compute as pc
+
+            return bool(pc.any(pc.is_inf(column)).as_py())
+        return bool(np.isinf(to_numpy(column)).any())
+    if pa.types.is_list(kind) or pa.types.is_large_list(kind):
+        return _infinite(column.flatten())
+    if pa.types.is_struct(kind):
+        return any(_infinite(field) for field in column.flatten())
+    return False
+
+
+def _column(values: list) -> pa.Array:
+    """Values that `json` read as a column, typed as PyArrow's JSON reader types them (no
+    pa.array: it imports pandas, half a second). Numbers and text mixed ("inf" among numbers),
+    or values PyArrow reads wrongly, make a column of text: numbers.floats reads numbers in it,
+    and other values are JSON."""
+    import pyarrow.json as pj
+
+    try:
+        column = pj.read_json(_one_key(values)).column(0)
+        column.validate(full=True)
+        return column
+    except pa.ArrowException:
+        text = pj.ParseOptions(explicit_schema=pa.schema([("v", pa.string())]))
+        return pj.read_json(_one_key(map(_as_text, values)), parse_options=text).column(0)
+
+
+def _one_key(values) -> pa.BufferReader:
+    return pa.BufferReader("".join(f'{{"v": {json.dumps(v)}}}\n' for v in values).encode())
 
 
 class _Duplicate(ValueError):
@@ -195,6 +313,22 @@ def _float(text: str) -> float:
     if math.isinf(value):
         raise _Overflow(f"{text} is too large for a float")
     return value
+
+
+def _int(text: str) -> int:
+    value = int(text)
+    if abs(value) > sys.float_info.max:
+        raise _Overflow(f"{text} is too large for a float")
+    return value
+
+
+def _encodable(row: dict) -> bool:
+    """Whether a row's text is all characters: "\\ud800" is half of one, a lone surrogate."""
+    try:
+        json.dumps(row, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _json_problem(error: Exception) -> str:
@@ -238,7 +372,10 @@ class ArrowReader(Reader):
         if file_format:
             self.file = ipc.open_file(source)
             self.schema = self.file.schema
-            self.total_rows = self.file.count_rows()  # from the batches' headers only
+            # From the batches' headers only; PyArrow before 26 cannot count them without
+            # reading every batch: then the progress display shows no total.
+            count = getattr(self.file, "count_rows", None)
+            self.total_rows = count() if count else None
         else:
             self.file = None
             self.stream = ipc.open_stream(source)
@@ -287,10 +424,15 @@ def _reader(stream, fmt: str, stdin: bool, path: str) -> Reader:
             return (CsvReader if fmt == "csv" else JsonLinesReader)(stream, size)
         try:
             if fmt == "parquet":
-                # Parquet is read from its end: all of a pipe is needed first. A file is read by
-                # Arrow itself, five times faster than through a Python file (and, unlike a
-                # memory map, what has been read does not stay resident).
-                return ParquetReader(pa.BufferReader(stream.read()) if stdin else pa.OSFile(path))
+                # Parquet is read from its end: all of a pipe is needed first, if it starts as
+                # Parquet does (not so /dev/zero). A file is read by Arrow itself, five times
+                # faster than through a Python file (and, unlike a memory map, what has been
+                # read does not stay resident).
+                if not stdin:
+                    return ParquetReader(pa.OSFile(path))
+                if not _starts_with(stream, PARQUET_MAGIC):
+                    raise InputError(f"--points {name} is not a Parquet file")
+                return ParquetReader(pa.BufferReader(stream.read()))
             file_format = _starts_with(stream, b"ARROW1")
             if file_format and stdin:
                 return ArrowReader(pa.BufferReader(stream.read()), file_format)
