@@ -71,11 +71,12 @@ def check(source: str, /, **inputs: float) -> GradientCheck:
 def compile(source: str, /, *wrt: str, **fixed: float) -> BatchFunction:
     """`source` compiled for batches of points: `f = compile("x*y + tanh(x)")`, then `f(df)`
     for a pandas DataFrame, an Arrow RecordBatch or Table (the same with `value` and `d_NAME`
-    columns added) or `f(x=xs, y=ys)` for NumPy arrays (a dict of arrays). Gradients with
-    respect to `wrt` (all inputs by default); `fixed` inputs have one value for every row."""
+    columns added; for a source that lists outputs `u, v`, columns `u`, `v`, `du/dx`, ...) or
+    `f(x=xs, y=ys)` for NumPy arrays (a dict of arrays). Gradients with respect to `wrt` (all
+    inputs by default); `fixed` inputs have one value for every row."""
     from .batch import BatchFunction
 
-    return BatchFunction(parse(source).single("compile()", None), list(wrt), fixed)
+    return BatchFunction(parse(source), list(wrt), fixed)
 
 
 def diff(source: str, /, *wrt: str, latex: bool = False) -> str:

@@ -11,7 +11,16 @@ import numpy as np
 
 from .errors import InputError, UnknownInputs
 from .program import Program
-from .tape import Tape, batch_gradients
+from .tape import Tape, batch_jacobian
+
+
+def result_names(outputs: list[str], wrt: list[str]) -> list[str]:
+    """The columns that results add: `value` and `d_NAME` per input for one result; for
+    several outputs (`u, v`), each one's value under its name, then `du/dx` per output and
+    input."""
+    if not outputs:
+        return ["value", *(f"d_{n}" for n in wrt)]
+    return [*outputs, *(f"d{u}/d{x}" for u in outputs for x in wrt)]
 
 
 class BatchFunction:
@@ -19,7 +28,8 @@ class BatchFunction:
     `d_NAME` per input appended (a DataFrame for a DataFrame, a RecordBatch for a
     RecordBatch, a Table for a Table), or `f(x=array, y=array)`: a dict of arrays `value`,
     `d_x`, `d_y`. Inputs given as `fixed` have that value on every row; `wrt` chooses the
-    gradients (all by default)."""
+    gradients (all by default). A source that lists several outputs adds the columns of
+    `result_names` instead."""
 
     def __init__(
         self, program: Program, wrt: list[str] | None = None, fixed: Mapping[str, float] = ()
@@ -32,7 +42,8 @@ class BatchFunction:
         if unknown:
             raise UnknownInputs(unknown, program.inputs)
         self.inputs = [n for n in program.inputs if n not in self.fixed]
-        self.names = ["value", *(f"d_{n}" for n in self.wrt)]
+        self.outputs = list(program.outputs)
+        self.names = result_names(self.outputs, self.wrt)
         self._tape = None
 
     def __reduce__(self):
@@ -40,37 +51,35 @@ class BatchFunction:
 
         return _rebuild, (parse, self.program.source, self.wrt, self.fixed)
 
-    def gradients(
-        self, columns: Mapping[str, object], rows: int | None = None
-    ) -> tuple[np.ndarray, dict[str, np.ndarray]]:
-        """Value and the gradients chosen, each a 1-D float64 array of `rows` rows, given every
-        input that is not fixed as a 1-D array (or a float, the same on every row)."""
+    def results(self, columns: Mapping[str, object], rows: int | None = None) -> list[np.ndarray]:
+        """The columns of `names`, each a 1-D float64 array of `rows` rows, given every input
+        that is not fixed as a 1-D array (or a float, the same on every row)."""
         missing = [n for n in self.inputs if n not in columns]
         if missing:
             raise InputError(f"no column for input{'s' * (len(missing) > 1)} {', '.join(missing)}")
         if self._tape is None:
             self._tape = Tape(self.program)
-        value, gradients = batch_gradients(self.program, {**columns, **self.fixed}, self._tape)
-        if rows is not None and value.size != rows:  # no input varies from row to row
-            value = np.broadcast_to(value, (rows,))
-            gradients = {n: np.broadcast_to(g, (rows,)) for n, g in gradients.items()}
-        return value, {n: gradients[n] for n in self.wrt}
+        computed = batch_jacobian(self.program, {**columns, **self.fixed}, self._tape)
+        values = [value for value, _ in computed]
+        results = [*values, *(gradients[n] for _, gradients in computed for n in self.wrt)]
+        if rows is not None and values[0].size != rows:  # no input varies from row to row
+            results = [np.broadcast_to(a, (rows,)) for a in results]
+        return results
 
     def __call__(self, table=None, /, **columns):
         if table is None:
-            return self._results(self.gradients(columns))
+            return self._named(self.results(columns))
         kind = type(table).__module__.split(".")[0]
         if kind == "pandas":
             return self._pandas(table)
         if kind == "pyarrow":
             return self._arrow(table)
         if isinstance(table, Mapping):
-            return self._results(self.gradients(table))
+            return self._named(self.results(table))
         raise TypeError(f"expected a DataFrame, an Arrow table or a mapping, got {type(table)}")
 
-    def _results(self, computed) -> dict[str, np.ndarray]:
-        value, gradients = computed
-        return dict(zip(self.names, [value, *gradients.values()], strict=True))
+    def _named(self, results: list[np.ndarray]) -> dict[str, np.ndarray]:
+        return dict(zip(self.names, results, strict=True))
 
     def _check_names(self, columns: set[str]) -> None:
         clash = [n for n in self.names if n in columns]
@@ -80,7 +89,7 @@ class BatchFunction:
     def _pandas(self, frame):
         self._check_names(set(frame.columns))
         columns = {n: np.asarray(frame[n], dtype=np.float64) for n in self.inputs if n in frame}
-        results = self._results(self.gradients(columns, len(frame)))
+        results = self._named(self.results(columns, len(frame)))
         return frame.assign(**{n: _like(frame.index, a) for n, a in results.items()})
 
     def _arrow(self, table):
@@ -89,7 +98,7 @@ class BatchFunction:
         names = set(table.column_names)
         self._check_names(names)
         columns = {n: floats(table.column(n), n, 1) for n in self.inputs if n in names}
-        results = self._results(self.gradients(columns, table.num_rows))
+        results = self._named(self.results(columns, table.num_rows))
         for name, values in results.items():
             table = table.append_column(name, to_arrow(values))
         return table

@@ -323,7 +323,6 @@ def grad(
     program = load_program(source, report, several=True)
     check_wrt(wrt, program.inputs)
     if points is not None:
-        program.single()  # --points computes one output per row
         if mode == "forward":
             raise InputError("--points runs the vectorized reverse mode: drop --mode forward")
         grad_points(program, points, values, fmt, wrt, strict, output, points_format)

@@ -28,13 +28,12 @@ from .program import Program
 class Batch(NamedTuple):
     """Consecutive rows' results: `table` holds the rows as read, `inputs` every input's
     values in the source's order (a column, or one float for an input fixed on the command
-    line), `gradients` those asked for."""
+    line), `results` the columns of `batch.result_names`: values, then gradients."""
 
     first_row: int
     table: object  # a pyarrow.Table
     inputs: dict[str, np.ndarray | float]
-    value: np.ndarray
-    gradients: dict[str, np.ndarray]
+    results: list[np.ndarray]
 
 
 class PointsRun:
@@ -77,13 +76,16 @@ class PointsRun:
     def __iter__(self) -> Iterator[Batch]:
         for first_row, table in self.reader:
             columns = {n: floats(table.column(n), n, first_row) for n in self.input_columns}
-            value, gradients = self.function.gradients(columns, table.num_rows)
+            results = self.function.results(columns, table.num_rows)
             inputs = {n: columns[n] if n in columns else self.fixed[n] for n in self.program.inputs}
-            self._check_finite(first_row, value, inputs)
-            yield Batch(first_row, table, inputs, value, gradients)
+            self._check_finite(first_row, results[: len(self.function.outputs) or 1], inputs)
+            yield Batch(first_row, table, inputs, results)
 
-    def _check_finite(self, first_row: int, value: np.ndarray, inputs: dict) -> None:
-        bad = ~np.isfinite(value)
+    def _check_finite(self, first_row: int, values: list[np.ndarray], inputs: dict) -> None:
+        """Count the rows where a value (of any output) is nan or inf; remember the first."""
+        bad = ~np.isfinite(values[0])
+        for value in values[1:]:
+            bad |= ~np.isfinite(value)
         if not bad.any():
             return
         self.non_finite += int(bad.sum())
@@ -127,6 +129,7 @@ def run_points(
                 reader.columns,
                 run.input_columns,
                 run.shown,
+                run.function.outputs,
                 stream=to_stdout,
             )
             for batch in run:
@@ -184,4 +187,7 @@ def _where(program: Program, first_row: int, k: int, inputs: dict) -> str:
         detail = f" ({location.message} at line {location.line}, column {location.column})"
     else:
         detail = ""
-    return f"row {first_row + k} gives {data[program.result]}{detail}"
+    outputs = program.outputs or {"": program.result}
+    name, slot = next(((n, i) for n, i in outputs.items() if not np.isfinite(data[i])), ("", 0))
+    value = f"{name} = {data[slot]}" if name else data[program.result]
+    return f"row {first_row + k} gives {value}{detail}"

@@ -228,3 +228,87 @@ def test_a_long_list_parses_in_linear_time_and_may_span_lines():
         [sys.executable, "-c", script], input=source, capture_output=True, text=True, timeout=60
     )
     assert done.stdout == "200000\n", done.stderr
+
+
+# many points
+
+
+POINTS = "x,y,tag\n0.3,-0.7,a\n2,3,b\n-1.5,0.25,c\n"
+
+
+def expected_rows():
+    program = parse(SOURCE)
+    for line in POINTS.splitlines()[1:]:
+        x, y, tag = line.split(",")
+        yield tag, program.jacobian({"x": float(x), "y": float(y)}, "reverse")
+
+
+def test_points_give_every_outputs_value_and_gradients_as_columns(tmp_path):
+    points = tmp_path / "points.csv"
+    points.write_text(POINTS)
+    done = nanograd("grad", SOURCE, "--points", str(points))
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0] == "x,y,tag,u,v,w,du/dx,du/dy,dv/dx,dv/dy,dw/dx,dw/dy"
+    for line, (tag, expected) in zip(lines[1:], expected_rows(), strict=True):
+        cells = line.split(",")
+        assert cells[2] == tag
+        numbers = [float(c) for c in cells[3:]]
+        gradients = [expected.jacobian[u][x] for u in "uvw" for x in "xy"]
+        assert numbers == pytest.approx([*expected.values.values(), *gradients], rel=1e-15)
+
+
+def test_points_in_json_lines_and_parquet_have_the_jacobians_shape(tmp_path):
+    import pyarrow.parquet as pq
+
+    points = tmp_path / "points.csv"
+    points.write_text(POINTS)
+    done = nanograd("grad", SOURCE, "--points", str(points), "--format", "json", "--wrt", "y")
+    assert done.returncode == 0, done.stderr
+    for line, (tag, expected) in zip(done.stdout.splitlines(), expected_rows(), strict=True):
+        row = json.loads(line)
+        assert list(row) == ["tag", "values", "inputs", "jacobian"]
+        assert row["tag"] == tag and row["values"] == pytest.approx(expected.values, rel=1e-15)
+        assert row["jacobian"] == {
+            u: pytest.approx({"y": r["y"]}, rel=1e-15) for u, r in expected.jacobian.items()
+        }
+    out = tmp_path / "results.parquet"
+    assert nanograd("grad", SOURCE, "--points", str(points), "-o", str(out)).returncode == 0
+    table = pq.read_table(out).to_pylist()
+    for row, (tag, expected) in zip(table, expected_rows(), strict=True):
+        assert row["tag"] == tag and row["dw/dx"] == pytest.approx(expected.jacobian["w"]["x"])
+
+
+def test_an_output_named_as_a_column_is_refused(tmp_path):
+    points = tmp_path / "points.csv"
+    points.write_text("x,y\n1,2\n")
+    done = nanograd("grad", "u = x*y; u, x", "--points", str(points))
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == "error: --points has a column x, which the results add: rename it\n"
+
+
+def test_compile_adds_every_outputs_columns_to_a_dataframe():
+    import pandas as pd
+
+    from nanograd_cli import compile
+
+    frame = pd.DataFrame({"x": [0.3, 2.0, -1.5], "y": [-0.7, 3.0, 0.25]})
+    result = compile(SOURCE)(frame)
+    assert list(result.columns) == [
+        "x",
+        "y",
+        "u",
+        "v",
+        "w",
+        "du/dx",
+        "du/dy",
+        "dv/dx",
+        "dv/dy",
+        "dw/dx",
+        "dw/dy",
+    ]
+    program = parse(SOURCE)
+    for _, row in result.iterrows():
+        expected = program.jacobian({"x": row["x"], "y": row["y"]}, "reverse")
+        assert row["v"] == pytest.approx(expected.values["v"], rel=1e-15)
+        assert row["du/dx"] == pytest.approx(expected.jacobian["u"]["x"], rel=1e-15)

@@ -1,6 +1,8 @@
 """Writers of results, a batch of rows at a time: every column that was read (inputs and
-any others, passed through), then `value` and `d_NAME` per gradient shown. JSON Lines rows have
-the single-point shape, `{"value", "inputs", "gradients"}`, after the passed-through columns.
+any others, passed through), then `value` and `d_NAME` per gradient shown (for several outputs,
+each one's value and `du/dx`: `batch.result_names`). JSON Lines rows have the single-point
+shape, `{"value", "inputs", "gradients"}` (or `{"values", "inputs", "jacobian"}`), after the
+passed-through columns.
 
 Text is made a column at a time with Arrow's compute functions, never a row at a time in
 Python: numbers by `numbers.float_text`, rows by joining the columns' text."""
@@ -16,23 +18,26 @@ from typing import BinaryIO
 import numpy as np
 import pyarrow as pa
 
+from ..batch import result_names
 from ..errors import InputError
 from .numbers import float_text, join, literal, text_array, to_arrow, to_numpy
 
 
 class Writer:
     """Rows to `sink` (a binary file). `columns` are those read, `inputs` which of them are
-    inputs, `shown` the inputs whose gradients are written."""
+    inputs, `shown` the inputs whose gradients are written, `outputs` the names of a source's
+    several outputs (none for one result)."""
 
-    def __init__(self, sink: BinaryIO, columns, inputs, shown):
+    def __init__(self, sink: BinaryIO, columns, inputs, shown, outputs=()):
         self.sink = sink
         self.columns = list(columns)
         self.inputs = set(inputs)
         self.shown = list(shown)
+        self.outputs = list(outputs)
 
     def added(self) -> list[str]:
         """The names of the columns (or keys) this format adds to those read."""
-        return ["value", *(f"d_{n}" for n in self.shown)]
+        return result_names(self.outputs, self.shown)
 
     def kept(self) -> list[str]:
         """The columns read that are written as they were."""
@@ -56,7 +61,7 @@ class CsvWriter(Writer):
     def write(self, batch) -> None:
         table = batch.table
         texts = [_csv_text(table.column(i), name) for i, name in enumerate(table.column_names)]
-        texts += [float_text(batch.value), *(float_text(batch.gradients[n]) for n in self.shown)]
+        texts += [float_text(values) for values in batch.results]
         self._header()
         _write_lines(self.sink, texts, ",")
 
@@ -77,7 +82,9 @@ class JsonLinesWriter(Writer):
     point: non-finite numbers are the strings "nan", "inf" and "-inf"."""
 
     def added(self) -> list[str]:
-        return ["value", "inputs", "gradients"]
+        return (
+            ["values", "inputs", "jacobian"] if self.outputs else ["value", "inputs", "gradients"]
+        )
 
     def kept(self) -> list[str]:
         return [c for c in self.columns if c not in self.inputs]
@@ -88,13 +95,23 @@ class JsonLinesWriter(Writer):
             values = batch.table.column(name).to_pylist()
             text = [_json_value(v) for v in values]
             pieces += [f"{json.dumps(name)}: ", text_array(text), ", "]
-        pieces += ['"value": ', _json_numbers(batch.value), ', "inputs": {']
-        for k, (name, values) in enumerate(batch.inputs.items()):
-            pieces += [", " * (k > 0) + f'"{name}": ', _json_numbers(values)]
-        pieces.append('}, "gradients": {')
-        for k, name in enumerate(self.shown):
-            pieces += [", " * (k > 0) + f'"{name}": ', _json_numbers(batch.gradients[name])]
-        pieces.append("}}")
+        m = len(self.outputs)
+        values, gradients = batch.results[: m or 1], iter(batch.results[m or 1 :])
+        if m:
+            pieces += ['"values": ', *_json_object(self.outputs, values)]
+        else:
+            pieces += ['"value": ', _json_numbers(values[0])]
+        pieces += [', "inputs": ', *_json_object(batch.inputs, batch.inputs.values())]
+        if m:
+            pieces.append(', "jacobian": {')
+            for k, output in enumerate(self.outputs):
+                row = [next(gradients) for _ in self.shown]
+                pieces += [", " * (k > 0) + f"{json.dumps(output)}: "]
+                pieces += _json_object(self.shown, row)
+            pieces.append("}")
+        else:
+            pieces += [', "gradients": ', *_json_object(self.shown, gradients)]
+        pieces.append("}")
         _write_lines(self.sink, ["{", *pieces], "")
 
 
@@ -102,8 +119,8 @@ class ArrowFormatWriter(Writer):
     """Parquet or Arrow IPC: the columns read keep their type, except input columns read as
     text (from CSV), which are written as the numbers read from them."""
 
-    def __init__(self, sink, columns, inputs, shown, fmt: str, stream: bool):
-        super().__init__(sink, columns, inputs, shown)
+    def __init__(self, sink, columns, inputs, shown, outputs, fmt: str, stream: bool):
+        super().__init__(sink, columns, inputs, shown, outputs)
         self.fmt = fmt
         self.stream = stream  # the IPC stream format, for a pipe
         self.writer = None
@@ -141,7 +158,7 @@ class ArrowFormatWriter(Writer):
                 batch.table.column_names, batch.table.schema, batch.table.columns, strict=True
             )
         ]
-        arrays += [to_arrow(batch.value), *(to_arrow(batch.gradients[n]) for n in self.shown)]
+        arrays += [to_arrow(values) for values in batch.results]
         return pa.Table.from_arrays(arrays, schema=self._schema(batch.table.schema))
 
     def _schema(self, read: pa.Schema) -> pa.Schema:
@@ -171,15 +188,15 @@ class ArrowFormatWriter(Writer):
             self.writer = new(self.sink, schema)
 
 
-def open_writer(sink: BinaryIO, fmt: str, columns, inputs, shown, stream: bool) -> Writer:
+def open_writer(sink: BinaryIO, fmt: str, columns, inputs, shown, outputs, stream: bool) -> Writer:
     """The writer of `fmt` to `sink`; `stream`: the sink is a pipe (Arrow's stream format).
     A column read that has the name of one the output adds is an error."""
     if fmt == "csv":
-        writer = CsvWriter(sink, columns, inputs, shown)
+        writer = CsvWriter(sink, columns, inputs, shown, outputs)
     elif fmt == "jsonl":
-        writer = JsonLinesWriter(sink, columns, inputs, shown)
+        writer = JsonLinesWriter(sink, columns, inputs, shown, outputs)
     else:
-        writer = ArrowFormatWriter(sink, columns, inputs, shown, fmt, stream)
+        writer = ArrowFormatWriter(sink, columns, inputs, shown, outputs, fmt, stream)
     added = set(writer.added())
     clash = next((c for c in writer.kept() if c in added), None)
     if clash is not None:
@@ -247,6 +264,15 @@ def _json_numbers(values) -> pa.Array | str:
         quoted = join('"', text, '"')
         text = pc.if_else(to_arrow(bad), quoted, text)
     return text
+
+
+def _json_object(names, columns) -> list:
+    """`{"name": number, ...}` per row, as pieces for `_write_lines`."""
+    pieces: list = ["{"]
+    for k, (name, values) in enumerate(zip(names, columns, strict=True)):
+        pieces += [", " * (k > 0) + f"{json.dumps(name)}: ", _json_numbers(values)]
+    pieces.append("}")
+    return pieces
 
 
 def _json_value(value) -> str:
