@@ -58,6 +58,11 @@ BENCHMARKS = [
     Benchmark("`diff`'s derivatives against SymPy's `diff`: operations", "diff_size.py"),
     Benchmark("`explain` against `grad`", "explain.py"),
     Benchmark("The live page in headless Chromium", "html.py"),
+    Benchmark(
+        "Growth: time and memory as inputs double",
+        "growth.py",
+        "measured against a checkout of an older version (--before CHECKOUT), for minutes",
+    ),
 ]
 PACKAGES = ["nanograd-cli", "numpy", "micrograd", "torch", "jax", "lark", "click", "sympy"]
 SUMMARY = "Summary"

@@ -2,7 +2,9 @@
 
 Takes expressions already laid out with the ops of the language (`algebra.layout`). A
 sub-expression that repeats and is large is bound once to a name (t1, t2, ...) before the
-lines that use it. Nothing here recurses.
+lines that use it. A node's text holds its operands' texts by reference (`_Rope`) and is
+joined once, when written: expressions nested D deep take memory and time linear in D, where
+a string per node would copy its operands' at every level (D**2). Nothing here recurses.
 """
 
 from __future__ import annotations
@@ -36,6 +38,91 @@ _GREEK = set(
 )
 
 
+# Marks of what a text contains, which the LaTeX printer tests.
+_FRACTION, _MATHRM = 1, 2
+# A joined text keeps this many of its first characters; the printers test at most 5.
+_HEAD = 16
+# Parts that are all strings and add up to at most this many characters are joined at once.
+_SHORT = 64
+
+
+class _Rope:
+    """Text made of parts (strings and other ropes), joined only when written, less its first
+    `skip` characters. It keeps its length, its first characters and what it contains."""
+
+    __slots__ = ("head", "marks", "parts", "size", "skip")
+
+    def __init__(self, parts: tuple[Text, ...], skip: int = 0):
+        self.parts = parts
+        self.skip = skip
+        self.size = sum(map(_size, parts)) - skip
+        self.marks = 0
+        head, known = "", True
+        for part in parts:
+            self.marks |= _marks(part)
+            if known and len(head) < _HEAD + skip:
+                first = _head(part)
+                head += first
+                known = len(first) == _size(part)  # past a part's head, its text is not known
+        # shorter by what it skips: a rope that skips is never first in another (it follows
+        # -\frac{), so the heads the printers read are whole
+        self.head = head[skip : skip + _HEAD]
+
+
+Text = str | _Rope
+
+
+def _size(text: Text) -> int:
+    return len(text) if isinstance(text, str) else text.size
+
+
+def _head(text: Text) -> str:
+    return text[:_HEAD] if isinstance(text, str) else text.head
+
+
+def _marks(text: Text) -> int:
+    if isinstance(text, str):
+        return (_FRACTION if r"\frac" in text else 0) | (_MATHRM if r"\mathrm" in text else 0)
+    return text.marks
+
+
+def _cat(*parts: Text) -> Text:
+    """The parts one after another: a string when they are short strings, else a rope."""
+    if all(isinstance(p, str) for p in parts) and sum(map(len, parts)) <= _SHORT:
+        return "".join(parts)
+    return _Rope(parts)
+
+
+def _listed(texts: list[Text], separator: str) -> tuple[Text, ...]:
+    """The texts with `separator` between them, as parts."""
+    parts: list[Text] = []
+    for k, text in enumerate(texts):
+        if k:
+            parts.append(separator)
+        parts.append(text)
+    return tuple(parts)
+
+
+def _join(text: Text) -> str:
+    """A text as one string (iteratively: a rope can be nested as deep as the expression)."""
+    if isinstance(text, str):
+        return text
+    out: list[str] = []
+    skip = 0  # characters still to leave out, from the start of the ropes being entered
+    stack: list[Text] = [text]
+    while stack:
+        part = stack.pop()
+        if isinstance(part, str):
+            if skip:
+                cut = min(skip, len(part))
+                part, skip = part[cut:], skip - cut
+            out.append(part)
+        else:
+            skip += part.skip
+            stack.extend(reversed(part.parts))
+    return "".join(out)
+
+
 def _bindings(roots: list[Expr]) -> tuple[list[Expr], set[int]]:
     """The nodes in order, and those to bind: used twice or more, BIND_SIZE operations or more
     (counting a bound part as none)."""
@@ -62,7 +149,7 @@ def write(roots: dict[str, Expr], latex: bool = False) -> str:
     order, bound = _bindings(list(roots.values()))
     taken = {e.value for e in order if e.kind == INPUT}
     printer = _Latex() if latex else _Text()
-    text: dict[int, tuple[str, int]] = {}  # node -> (its text, its precedence)
+    text: dict[int, tuple[Text, int]] = {}  # node -> (its text, its precedence)
     lines: list[str] = []
     counter = 0
     for e in order:
@@ -72,31 +159,24 @@ def write(roots: dict[str, Expr], latex: bool = False) -> str:
             while f"t{counter}" in taken:
                 counter += 1
             name = f"t_{{{counter}}}" if latex else f"t{counter}"
-            lines.append(f"{name} = {text[id(e)][0]}")
+            lines.append(f"{name} = {_join(text[id(e)][0])}")
             text[id(e)] = (name, _ATOM)
     if len(roots) == 1:  # one root: the last line is the expression itself
         (root,) = roots.values()
-        return "\n".join([*lines, text[id(root)][0]])
-    lines += [f"{printer.name(name)} = {text[id(root)][0]}" for name, root in roots.items()]
+        return "\n".join([*lines, _join(text[id(root)][0])])
+    lines += [f"{printer.name(name)} = {_join(text[id(root)][0])}" for name, root in roots.items()]
     return "\n".join(lines)
-
-
-def _leading_number(e: Expr) -> float:
-    """The number a product is written beginning with (its coefficient), else 0."""
-    while e.kind == CALL and e.op is MUL:
-        e = e.args[0]
-    return math.copysign(1.0, e.value) if e.kind == NUMBER else 0.0
 
 
 class _Text:
     """The language, as SymPy prints: `6*x + 2`, `1/(2*sqrt(x))`."""
 
-    def wrap(self, operand: tuple[str, int], needed: int) -> str:
+    def wrap(self, operand: tuple[Text, int], needed: int) -> Text:
         text, level = operand
         return text if level >= needed else self.parenthesised(text)
 
-    def parenthesised(self, text: str) -> str:
-        return f"({text})"
+    def parenthesised(self, text: Text) -> Text:
+        return _cat("(", text, ")")
 
     def name(self, name: str) -> str:
         return name
@@ -109,7 +189,7 @@ class _Text:
         text = repr(x)
         return text[:-2] if text.endswith(".0") else text
 
-    def node(self, e: Expr, text: dict[int, tuple[str, int]]) -> tuple[str, int]:
+    def node(self, e: Expr, text: dict[int, tuple[Text, int]]) -> tuple[Text, int]:
         if e.kind == NUMBER:
             return self.number(e.value), (_UNARY if math.copysign(1.0, e.value) < 0 else _ATOM)
         if e.kind == INPUT:
@@ -120,8 +200,8 @@ class _Text:
             # -(2*x) is (-2)*x exactly, so the product needs no parentheses
             (operand,) = args
             if operand[1] == _PRODUCT:
-                return "-" + operand[0], _PRODUCT
-            return "-" + self.wrap(operand, _UNARY), _UNARY
+                return _cat("-", operand[0]), _PRODUCT
+            return _cat("-", self.wrap(operand, _UNARY)), _UNARY
         if op.syntax == "call":
             return self.call(op, [t for t, _ in args]), _ATOM
         a, b = args
@@ -132,27 +212,31 @@ class _Text:
         if op is MUL:
             return self.multiply(a, b), _PRODUCT
         if op is ADD or op is SUB:
-            return f"{self.wrap(a, _SUM)} {op.name} {self.wrap(b, _PRODUCT)}", _SUM
-        return f"{self.wrap(a, _ATOM)} {op.name} {self.wrap(b, _ATOM)}", _SUM
+            return _cat(self.wrap(a, _SUM), f" {op.name} ", self.wrap(b, _PRODUCT)), _SUM
+        return _cat(self.wrap(a, _ATOM), f" {op.name} ", self.wrap(b, _ATOM)), _SUM
 
-    def call(self, op, args: list[str]) -> str:
-        return f"{op.name}({', '.join(args)})"
+    def call(self, op, args: list[Text]) -> Text:
+        return _cat(f"{op.name}(", *_listed(args, ", "), ")")
 
-    def power(self, base: str, exponent: tuple[str, int]) -> str:
-        return f"{base}**{self.wrap(exponent, _UNARY)}"
+    def power(self, base: Text, exponent: tuple[Text, int]) -> Text:
+        return _cat(base, "**", self.wrap(exponent, _UNARY))
 
-    def divide(self, a: tuple[str, int], b: tuple[str, int]) -> str:
-        return f"{self.wrap(a, _PRODUCT)}/{self.wrap(b, _POWER)}"
+    def divide(self, a: tuple[Text, int], b: tuple[Text, int]) -> Text:
+        return _cat(self.wrap(a, _PRODUCT), "/", self.wrap(b, _POWER))
 
-    def multiply(self, a: tuple[str, int], b: tuple[str, int]) -> str:
-        return f"{self.wrap(a, _PRODUCT)}*{self.wrap(b, _POWER)}"
+    def multiply(self, a: tuple[Text, int], b: tuple[Text, int]) -> Text:
+        return _cat(self.wrap(a, _PRODUCT), "*", self.wrap(b, _POWER))
 
 
 class _Latex(_Text):
     r"""LaTeX as on a slide: `6 x + 2`, `\frac{1}{2 \sqrt{x}}`, `\operatorname{sigmoid}(x)`."""
 
-    def parenthesised(self, text: str) -> str:
-        return rf"\left({text}\right)"
+    def __init__(self):
+        # per node: the sign of the number a product is written beginning with, else 0
+        self._leading: dict[int, float] = {}
+
+    def parenthesised(self, text: Text) -> Text:
+        return _cat(r"\left(", text, r"\right)")
 
     def name(self, name: str) -> str:
         if name in _GREEK:
@@ -174,41 +258,46 @@ class _Latex(_Text):
             return rf"{mantissa} \cdot 10^{{{int(exponent)}}}"
         return text
 
-    def node(self, e: Expr, text: dict[int, tuple[str, int]]) -> tuple[str, int]:
+    def node(self, e: Expr, text: dict[int, tuple[Text, int]]) -> tuple[Text, int]:
+        product = e.kind == CALL and e.op is MUL
+        number = math.copysign(1.0, e.value) if e.kind == NUMBER else 0.0
+        self._leading[id(e)] = self._leading[id(e.args[0])] if product else number
         if e.kind == CALL and e.op is DIV:
             a, b = (text[id(x)][0] for x in e.args)
-            if _leading_number(e.args[0]) < 0:  # -\frac{2}{x}, not \frac{-2}{x}
-                return rf"-\frac{{{a[1:]}}}{{{b}}}", _UNARY
-            return rf"\frac{{{a}}}{{{b}}}", _ATOM
+            if self._leading[id(e.args[0])] < 0:  # -\frac{2}{x}, not \frac{-2}{x}
+                return _cat(r"-\frac{", _Rope((a,), skip=1), "}{", b, "}"), _UNARY
+            return _cat(r"\frac{", a, "}{", b, "}"), _ATOM
         if e.kind == CALL and e.op is POW:
             base, (exponent, _) = (text[id(x)] for x in e.args)
             # a fraction or a power as a base is parenthesised: (1/x)^2, not \frac{1}{x}^2
-            tall = base[1] < _ATOM or base[0].startswith((r"\frac", "e^"))
+            tall = base[1] < _ATOM or _head(base[0]).startswith((r"\frac", "e^"))
             shown = self.parenthesised(base[0]) if tall else base[0]
-            if not _SIMPLE.fullmatch(shown):
-                shown = f"{{{shown}}}"
-            return f"{shown}^{{{exponent}}}", _POWER
+            # (a text joined from parts always has an operator or a bracket: never simple)
+            if not (isinstance(shown, str) and _SIMPLE.fullmatch(shown)):
+                shown = _cat("{", shown, "}")
+            return _cat(shown, "^{", exponent, "}"), _POWER
         if e.kind == CALL and e.op.name == "exp" and e.op.arity == 1:
-            return f"e^{{{text[id(e.args[0])][0]}}}", _POWER
+            return _cat("e^{", text[id(e.args[0])][0], "}"), _POWER
         return super().node(e, text)
 
-    def call(self, op, args: list[str]) -> str:
+    def call(self, op, args: list[Text]) -> Text:
         if op.name == "sqrt":
-            return rf"\sqrt{{{args[0]}}}"
+            return _cat(r"\sqrt{", args[0], "}")
         if op.name == "abs":
-            return rf"\left|{args[0]}\right|"
+            return _cat(r"\left|", args[0], r"\right|")
         if op.name == "log" and op.arity == 2:
-            return rf"\log_{{{args[1]}}}{self.arguments(args[:1])}"
+            return _cat(r"\log_{", args[1], "}", self.arguments(args[:1]))
         name = _LATEX_NAMES.get(op.name, rf"\operatorname{{{op.name}}}")
-        return name + self.arguments(args)
+        return _cat(name, self.arguments(args))
 
-    def arguments(self, args: list[str]) -> str:
-        inner = ", ".join(args)
-        return self.parenthesised(inner) if r"\frac" in inner else f"({inner})"
+    def arguments(self, args: list[Text]) -> Text:
+        inner = _cat(*_listed(args, ", "))
+        return self.parenthesised(inner) if _marks(inner) & _FRACTION else _cat("(", inner, ")")
 
-    def multiply(self, a: tuple[str, int], b: tuple[str, int]) -> str:
+    def multiply(self, a: tuple[Text, int], b: tuple[Text, int]) -> Text:
         left, right = self.wrap(a, _PRODUCT), self.wrap(b, _POWER)
         # juxtaposed where that cannot be misread: 6 x, 2 \sin(x); not 2 3 or x \frac{}{}
-        ambiguous = right[:1].isdigit() or right.startswith(("-", ".", r"\frac"))
-        ambiguous = ambiguous or r"\mathrm" in left or r"\mathrm" in right
-        return f"{left} \\cdot {right}" if ambiguous else f"{left} {right}"
+        first = _head(right)
+        ambiguous = first[:1].isdigit() or first.startswith(("-", ".", r"\frac"))
+        ambiguous = ambiguous or bool((_marks(left) | _marks(right)) & _MATHRM)
+        return _cat(left, r" \cdot ", right) if ambiguous else _cat(left, " ", right)

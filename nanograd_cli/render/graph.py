@@ -6,16 +6,20 @@ graphviz is imported only when a picture is asked for. Nodes are read through th
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
+import threading
 from bisect import bisect_right
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
+from types import FrameType
 from typing import TYPE_CHECKING, NamedTuple
 
 from ..errors import InputError, NanogradError
@@ -176,6 +180,15 @@ def _statement_text(source: str, span: tuple[int, int], width: int = 60) -> str:
 LAYERED_LIMIT = 5000
 # Past this estimate, `dot` is told to stop its searches early (slightly more crossings).
 LIMITED_SEARCH = 1500
+# Edge labels (--edge-grads) put a label node in the middle of every edge and double the ranks.
+# The chains of virtual nodes then no longer line up unless `dot` positions them to the end,
+# and it routes each edge through a box per rank it crosses, at a cost growing much faster than
+# the boxes: with the searches cut short, `dot` took 57 s for x + y + z + w + x + ... of 70
+# terms (an estimate of 4,700), and without the limits 19 s for x + x + ... of 50 terms (2,500),
+# all of it positioning. Up to LIMITED_SEARCH with labels, where no search is cut, it took 2.3 s
+# at most (sums, products, chains of statements, all products of pairs of 8 inputs, random
+# statements; both directions): past it, a labelled graph is laid out by `sfdp`.
+LABELLED_LIMIT = LIMITED_SEARCH
 # A slide is 16:9; the direction whose estimated picture is closer to that is the default.
 SLIDE = 16 / 9
 
@@ -222,10 +235,12 @@ def estimate(nodes: Sequence[Value], shown: Callable[[Value], bool]) -> tuple[in
     return drawn + virtual, depth / breadth
 
 
-def choose_layout(cost: int, deep: float, rankdir: str | None) -> Layout:
+def choose_layout(
+    cost: int, deep: float, rankdir: str | None, *, edge_labels: bool = False
+) -> Layout:
     """`dot` left to right or top to bottom (`rankdir`, else what fits a slide best), or `sfdp`
-    for a graph too big for `dot`."""
-    if cost > LAYERED_LIMIT:
+    for a graph too big for `dot` (a smaller one when its edges are labelled)."""
+    if cost > (LABELLED_LIMIT if edge_labels else LAYERED_LIMIT):
         return Layout("sfdp", rankdir or "TB", cost)
     if rankdir is None:
         # Measured on drawings: left to right, a rank is about 1.2 in across and a node in it
@@ -350,7 +365,7 @@ def draw_dot(
         return not (hide_constants and v.op is CONST)
 
     if layout is None:
-        layout = choose_layout(*estimate(nodes, shown), rankdir)
+        layout = choose_layout(*estimate(nodes, shown), rankdir, edge_labels=edge_grads)
     stacked = layout.engine != "dot" or layout.rankdir != "LR"
     ids = node_names(nodes)
     grads = [v.grad for v in nodes if v.op is not CONST]
@@ -468,7 +483,9 @@ def draw_evaluation(
     visible = [v for v in shown if not (hide_constants and v.op is CONST)]
     count = sum(1 if v.op is None or v.op is CONST else 2 for v in visible)
     layout = choose_layout(
-        *estimate(shown, lambda v: not (hide_constants and v.op is CONST)), rankdir
+        *estimate(shown, lambda v: not (hide_constants and v.op is CONST)),
+        rankdir,
+        edge_labels=edge_grads,
     )
     groups = None
     if statements and layout.engine == "dot" and count <= MAX_BOXED:
@@ -542,6 +559,44 @@ def renderer(fmt: str, search: str | None = None) -> str:
 
 # After this many seconds of rendering, `on_slow` is called (to say that it is still running).
 SLOW = 3.0
+# The signals that end a process by default, which a renderer must not outlive: Ctrl-C is an
+# exception (KeyboardInterrupt) already, but `kill PID` sends SIGTERM or SIGHUP to this process
+# alone (Ctrl-C, a closed terminal and `timeout` signal the renderer too).
+ENDING_SIGNALS = tuple(
+    getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name)
+)
+
+
+@contextlib.contextmanager
+def _terminated_with(process: subprocess.Popen) -> Iterator[None]:
+    """While `process` runs, an ending signal kills it, then ends this process as it would
+    have (or reaches the handler that was there before). Signal handlers belong to the main
+    thread: elsewhere, and for a signal that is ignored or handled outside Python, nothing
+    changes."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = {
+        number: handler
+        for number in ENDING_SIGNALS
+        if (handler := signal.getsignal(number)) is signal.SIG_DFL or callable(handler)
+    }
+
+    def end(number: int, frame: FrameType | None) -> None:
+        process.kill()
+        signal.signal(number, previous[number])
+        if previous[number] is signal.SIG_DFL:  # about to end: reaped here, as no one else may
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(process.pid, 0)
+        signal.raise_signal(number)
+
+    for number in previous:
+        signal.signal(number, end)
+    try:
+        yield
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
 
 
 def render(
@@ -553,15 +608,19 @@ def render(
     on_slow: Callable[[], None] | None = None,
 ) -> bytes:
     """DOT text rendered as `fmt` bytes (or the DOT text itself for `dot`), with graph
-    `attributes` set on the renderer's command line. The renderer is a child process, killed if
-    this one is interrupted; `on_slow` is called once if it takes more than SLOW seconds."""
+    `attributes` set on the renderer's command line. The renderer is a child process, killed
+    if this one fails, is interrupted or is terminated; `on_slow` is called once if it takes
+    more than SLOW seconds."""
     if fmt == "dot":
         return dot_source.encode()
     program = renderer(fmt, search)
     command = [program, f"-T{fmt}", *(f"-G{k}={v}" for k, v in (attributes or {}).items())]
-    with subprocess.Popen(
-        command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
-    ) as process:
+    with (
+        subprocess.Popen(
+            command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        ) as process,
+        _terminated_with(process),
+    ):
         try:
             try:
                 out, err = process.communicate(dot_source.encode(), timeout=SLOW)

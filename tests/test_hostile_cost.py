@@ -1,0 +1,270 @@
+"""Small inputs of unbounded cost, run as an attacker would: the installed command in a shell
+under a time and a memory limit. Drawings whose layout took Graphviz minutes, a renderer left
+running after nanograd was stopped, derivatives whose text took memory growing with the square
+of the nesting, and a gradient check that re-read every input at each evaluation."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import select
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from nanograd_cli import parse
+from nanograd_cli.render import graph
+
+from .conftest import NANOGRAD
+
+MEMORY = 4_000_000  # kB of virtual memory
+# The text of a derivative nested 16,000 deep took 2.4 GB before it was built in linear memory
+# (8,000 statements 1.9 GB, Horner's form of degree 8,000 1 GB); all now pass under 300 MB.
+DIFF_MEMORY = 500_000
+
+
+def limited(
+    command: str, tmp_path: Path, seconds: int = 30, memory: int = MEMORY
+) -> tuple[int, str, str]:
+    """Run shell `command`, where `nanograd` is the installed command, in `tmp_path` under
+    `timeout` and `ulimit -v`: its exit code, standard output and standard error. It must end
+    in time and never with a traceback."""
+    script = f'ulimit -v {memory}; nanograd() {{ timeout {seconds} "$NANOGRAD" "$@"; }}; {command}'
+    done = subprocess.run(
+        ["bash", "-c", script],
+        capture_output=True,
+        timeout=seconds + 30,
+        cwd=tmp_path,
+        env={**os.environ, "NANOGRAD": NANOGRAD},
+    )
+    out, err = (stream.decode(errors="replace") for stream in (done.stdout, done.stderr))
+    assert done.returncode != 124, f"{command[:100]} ran out of time"
+    assert "Traceback" not in err and "internal error" not in err, err
+    return done.returncode, out, err
+
+
+SFDP_NOTE = (
+    "note: the graph is too big for a layered layout in reasonable time; laid out with sfdp "
+    "(force-directed: no left-to-right order)\n"
+)
+
+
+# Drawing: bounded layout work.
+
+
+def sum_of(terms: int, names: str) -> str:
+    """names[0] + names[1] + ... cycling through `names`, `terms` terms."""
+    return "+".join(names[i % len(names)] for i in range(terms))
+
+
+def test_a_sum_of_100_xs_is_drawn_in_time(tmp_path):
+    source = sum_of(100, "x")
+    assert len(source) == 199
+    (tmp_path / "sum.txt").write_text(source)
+    code, out, err = limited("nanograd draw -f sum.txt --x 1 -o sum.svg", tmp_path)
+    assert (code, out, err) == (0, "", SFDP_NOTE)
+    svg = (tmp_path / "sum.svg").read_text()
+    assert svg.count('class="node"') == 1 + 1 + 2 * 99  # the legend, x, each + and its value
+    assert "grad 100.0000" in svg  # x's gradient: one per term
+
+
+@pytest.mark.parametrize(
+    "terms, names", [(70, "xyzw"), (50, "x")], ids=["x+y+z+w+x... 70 terms", "x+x... 50 terms"]
+)
+def test_labelled_edges_of_a_long_sum_are_drawn_in_time(tmp_path, terms, names):
+    # with --edge-grads, Graphviz's dot took 57 s for the first (routing edges through boxes)
+    # and, with its searches not cut short, 19 s for the second (positioning)
+    (tmp_path / "sum.txt").write_text(sum_of(terms, names))
+    inputs = " ".join(f"--{n} {k + 1}" for k, n in enumerate(sorted(set(names))))
+    code, out, err = limited(
+        f"nanograd draw -f sum.txt {inputs} --edge-grads -o sum.svg", tmp_path, seconds=20
+    )
+    assert (code, out, err) == (0, "", SFDP_NOTE)
+    svg = (tmp_path / "sum.svg").read_text()
+    # each use of an input, each + to its value, each value to the next +
+    assert svg.count('class="edge"') == terms + (terms - 1) + (terms - 2)
+    times_one = graph.TIMES + "1.0000"  # every local derivative of + is 1
+    assert svg.count(times_one) == terms + (terms - 2)
+
+
+def test_labelled_edges_go_to_sfdp_past_the_limit_of_a_full_search():
+    layout = graph.choose_layout(graph.LABELLED_LIMIT, 1.0, "LR", edge_labels=True)
+    assert layout.engine == "dot"
+    layout = graph.choose_layout(graph.LABELLED_LIMIT + 1, 1.0, "LR", edge_labels=True)
+    assert layout.engine == "sfdp"
+    assert graph.choose_layout(graph.LABELLED_LIMIT + 1, 1.0, "LR").engine == "dot"
+
+
+def test_a_small_drawing_keeps_its_layout(tmp_path):
+    code, out, err = limited("nanograd draw -e 'x*y + tanh(x)' --x 2 --y 3 --edge-grads", tmp_path)
+    assert (code, err) == (0, "")
+    assert out.splitlines()[:2] == [
+        "digraph nanograd {",
+        "\tgraph [nodesep=0.2 rankdir=LR ranksep=0.3]",
+    ]
+
+
+# Drawing: the renderer ends with nanograd, however nanograd ends.
+
+
+def children(pid: int) -> list[int]:
+    listed = subprocess.run(["pgrep", "-P", str(pid)], capture_output=True, text=True).stdout
+    return [int(child) for child in listed.split()]
+
+
+def read_until(stream, text: bytes, seconds: float) -> bytes:
+    """What `stream` gives until it has given `text`, ends, or `seconds` pass."""
+    seen = b""
+    deadline = time.monotonic() + seconds
+    while text not in seen:
+        ready, _, _ = select.select([stream], [], [], max(deadline - time.monotonic(), 0))
+        chunk = os.read(stream.fileno(), 65536) if ready else b""
+        if not chunk:
+            break
+        seen += chunk
+    return seen
+
+
+def running(pid: int) -> bool:
+    """Whether process `pid` exists and is no zombie."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except FileNotFoundError:
+        return False
+    return stat.rpartition(")")[2].split()[0] != "Z"
+
+
+@pytest.mark.parametrize(
+    "sent, code",
+    [(signal.SIGTERM, -signal.SIGTERM), (signal.SIGHUP, -signal.SIGHUP), (signal.SIGINT, 130)],
+    ids=["SIGTERM", "SIGHUP", "SIGINT"],
+)
+def test_a_signal_to_nanograd_ends_graphviz_too(tmp_path, sent, code):
+    # 10,002 nodes: Graphviz takes seconds to draw them as png; the signal goes to nanograd
+    # alone, as `kill PID` sends it (Ctrl-C and a closed terminal reach the whole group)
+    (tmp_path / "big.txt").write_text("+".join(f"tanh(x*{i})" for i in range(1429)))
+    draw = ["draw", "-f", "big.txt", "--x", "0.1", "-o", "big.png"]
+    renderers: list[int] = []
+    with subprocess.Popen(
+        ["bash", "-c", f'ulimit -v {MEMORY}; exec "$NANOGRAD" "$@"', "nanograd", *draw],
+        cwd=tmp_path,
+        env={**os.environ, "NANOGRAD": NANOGRAD},
+        stderr=subprocess.PIPE,
+    ) as process:
+        try:
+            # once it says so, Graphviz has read the whole graph and is laying it out (before,
+            # a renderer cut off in the middle of the graph ends by itself)
+            err = read_until(process.stderr, b"with Graphviz", seconds=60)
+            renderers = children(process.pid)
+            process.send_signal(sent)
+            ended = process.wait(timeout=30)
+            # at once: left alone, Graphviz goes on for seconds, then dies writing its picture
+            left = list(filter(running, renderers))
+        finally:  # nothing outlives the test, whatever it found
+            if process.poll() is None:
+                process.kill()
+            for pid in filter(running, renderers):
+                os.kill(pid, signal.SIGKILL)
+        err += process.stderr.read()
+    assert b"drawing 10,002 nodes with Graphviz" in err
+    assert renderers, "no renderer started"
+    assert ended == code
+    assert not left, "Graphviz outlived nanograd"
+    assert not (tmp_path / "big.png").exists()
+    assert b"Traceback" not in err
+
+
+# diff: text in linear memory.
+
+
+def sin_chain_derivative(depth: int, latex: bool) -> str:
+    """diff's text of d/dx sin(sin(...sin(x))), `depth` (a multiple of 4) deep, by the chain
+    rule: every fourth sin(...) bound to a name, then the product of the cosines of each
+    level, the outermost first."""
+    if latex:
+        sin, cos, times = r"\sin", r"\cos", " "
+        name = "t_{{{}}}".format
+    else:
+        sin, cos, times = "sin", "cos", "*"
+        name = "t{}".format
+    names = ["x"] + [name(k) for k in range(1, depth // 4)]
+    lines = [
+        f"{names[k]} = {sin}({sin}({sin}({sin}({names[k - 1]}))))" for k in range(1, len(names))
+    ]
+    factors = []
+    for base in reversed(names):
+        for level in (3, 2, 1, 0):
+            factors.append(f"{cos}(" + f"{sin}(" * level + base + ")" * level + ")")
+    return "\n".join([*lines, times.join(factors)]) + "\n"
+
+
+@pytest.mark.parametrize("fmt", ["text", "latex"])
+def test_diff_of_sin_nested_16000_deep_fits_in_memory(tmp_path, fmt):
+    depth = 16_000
+    (tmp_path / "deep.txt").write_text("sin(" * depth + "x" + ")" * depth)
+    code, out, err = limited(
+        f"nanograd diff -f deep.txt --format {fmt}", tmp_path, memory=DIFF_MEMORY
+    )
+    assert (code, err) == (0, "")
+    assert out == sin_chain_derivative(depth, latex=fmt == "latex")
+
+
+def statement_chain(x: float, lines: int) -> float:
+    """d/dx of a = x, then `lines` times a = a*x - sin(a), by forward differentiation."""
+    a, da = x, 1.0
+    for _ in range(lines):
+        a, da = a * x - math.sin(a), a + x * da - math.cos(a) * da
+    return da
+
+
+def horner(x: float, degree: int) -> float:
+    """d/dx of (...((x*x + 1)*x + 2)*x + ...), `degree` products, by forward differentiation."""
+    p, dp = x, 1.0
+    for i in range(degree):
+        p, dp = p * x + (i % 7 + 1), dp * x + p
+    return dp
+
+
+@pytest.mark.parametrize(
+    "source, derivative",
+    [
+        ("\n".join(["a = x"] + ["a = a*x - sin(a)"] * 8000), lambda x: statement_chain(x, 8000)),
+        (
+            "(" * 8000 + "x" + "".join(f"*x+{i % 7 + 1})" for i in range(8000)),
+            lambda x: horner(x, 8000),
+        ),
+    ],
+    ids=["8000 statements", "Horner, degree 8000"],
+)
+def test_diff_of_long_chains_fits_in_memory(tmp_path, source, derivative):
+    (tmp_path / "chain.txt").write_text(source)
+    code, out, err = limited("nanograd diff -f chain.txt", tmp_path, memory=DIFF_MEMORY)
+    assert (code, err) == (0, "")
+    printed = parse(out)
+    for x in (0.5, -0.3):
+        assert printed.values({"x": x})[printed.result] == pytest.approx(derivative(x), rel=1e-9)
+
+
+# check: each finite difference costs the program's size.
+
+
+def test_check_of_2000_inputs_is_done_in_time(tmp_path):
+    # 10 s; 2 minutes when every evaluation checked every input against a list of them
+    names = [f"x{i}" for i in range(2000)]
+    (tmp_path / "squares.txt").write_text(" + ".join(f"{n}*{n}" for n in names))
+    values = {n: (i % 17 - 8) / 4 for i, n in enumerate(names)}
+    inputs = " ".join(f"--var {n}={v}" for n, v in values.items())
+    code, out, err = limited(
+        f"nanograd check -f squares.txt {inputs} --format json", tmp_path, seconds=40
+    )
+    assert (code, err) == (0, "")
+    checks = json.loads(out)["checks"]
+    assert list(checks) == names
+    for n, v in values.items():
+        assert checks[n]["analytic"] == 2 * v
+        assert checks[n]["numeric"] == pytest.approx(2 * v, abs=1e-6)
+        assert checks[n]["pass"] is True
