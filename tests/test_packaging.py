@@ -5,9 +5,14 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import tomllib
+from itertools import chain
 from pathlib import Path
 
 import pytest
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
+from packaging.version import Version
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -63,3 +68,46 @@ def test_wheel_installs_and_runs_outside_the_source_tree(tmp_path):
         "nanograd_cli/grammars/nanograd.lark"
     )
     assert found[1] == "True"
+
+
+def _lower_bounds() -> dict[str, set[Version]]:
+    """The `>=` bounds in pyproject.toml by package name, from every list that names it."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    bounds: dict[str, set[Version]] = {}
+    for line in chain(project["dependencies"], *project["optional-dependencies"].values()):
+        requirement = Requirement(line)
+        operators = {spec.operator for spec in requirement.specifier}
+        # Exact pins (the benchmarks' references) need no lowest-version run; anything else
+        # needs a lower bound, or that run would not know what to install.
+        assert ">=" in operators or operators == {"=="}, f"{line}: no lower bound"
+        for spec in requirement.specifier:
+            if spec.operator == ">=":
+                name = canonicalize_name(requirement.name)
+                bounds.setdefault(name, set()).add(Version(spec.version))
+    return bounds
+
+
+def _lowest_pins() -> dict[str, Version]:
+    """The `==` pins of .ci/lowest.txt, the constraints CI's lowest-versions job installs."""
+    pins = {}
+    for line in (ROOT / ".ci" / "lowest.txt").read_text().splitlines():
+        line = line.split("#")[0].strip()
+        if not line:
+            continue
+        requirement = Requirement(line)
+        specs = list(requirement.specifier)
+        # Other lines (ranges) hold our dependencies' own dependencies back.
+        if [spec.operator for spec in specs] == ["=="]:
+            name = canonicalize_name(requirement.name)
+            assert name not in pins, f"{requirement.name} is pinned twice"
+            pins[name] = Version(specs[0].version)
+    return pins
+
+
+def test_each_dependency_has_one_lower_bound():
+    assert {name: v for name, v in _lower_bounds().items() if len(v) > 1} == {}
+
+
+def test_the_lowest_job_pins_exactly_the_lower_bounds():
+    bounds = {name: min(versions) for name, versions in _lower_bounds().items()}
+    assert _lowest_pins() == bounds
