@@ -494,13 +494,17 @@ def draw(
         raise InputError(f"{fmt} is binary: write it to a file with -o graph.{fmt}, or pipe it")
     if dpi is not None and fmt != "png":
         raise InputError(f"--dpi is for png; {fmt} is not made of pixels")
+    if edge_grads and fmt == "html":
+        raise InputError(
+            "--edge-grads is for pictures; the live page shows local derivatives on hover"
+        )
     evaluation = load_program(source, report).gradients(input_values(ctx.meta["inputs"], var))
     warn_non_finite(evaluation.first_non_finite(), strict)
     drawing = draw_evaluation(
         evaluation,
         rankdir,
         hide_constants,
-        edge_grads=edge_grads and fmt != "html",  # the page has its own legend and labels
+        edge_grads=edge_grads,
         legend=legend and fmt != "html",
         statements=statements,
     )

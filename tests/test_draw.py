@@ -568,3 +568,13 @@ def test_ctrl_c_stops_graphviz_too(tmp_path):
             assert not [p for p in tmp_path.iterdir() if p.name.startswith(".nanograd-")]
         finally:
             process.kill()
+
+
+def test_edge_labels_are_refused_for_the_live_page(tmp_path):
+    page = tmp_path / "graph.html"
+    done = nanograd("draw", "x*y", "--x", "1", "--y", "2", "--edge-grads", "-o", str(page))
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == (
+        "error: --edge-grads is for pictures; the live page shows local derivatives on hover\n"
+    )
+    assert not page.exists()
