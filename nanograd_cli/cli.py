@@ -526,7 +526,7 @@ def draw(
     if fmt == "html":
         from .render.html import live_page
 
-        data = live_page(evaluation, drawing=drawing, on_slow=still_drawing)
+        data = live_page(evaluation, drawing=drawing, legend=legend, on_slow=still_drawing)
     else:
         data = render_drawing(drawing, fmt, dpi, still_drawing)
     if output == "-":

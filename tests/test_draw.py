@@ -578,3 +578,12 @@ def test_edge_labels_are_refused_for_the_live_page(tmp_path):
         "error: --edge-grads is for pictures; the live page shows local derivatives on hover\n"
     )
     assert not page.exists()
+
+
+def test_no_legend_reaches_the_live_page(tmp_path):
+    shown, hidden = tmp_path / "shown.html", tmp_path / "hidden.html"
+    assert nanograd("draw", "x*y", "--x", "1", "--y", "2", "-o", str(shown)).returncode == 0
+    done = nanograd("draw", "x*y", "--x", "1", "--y", "2", "--no-legend", "-o", str(hidden))
+    assert done.returncode == 0, done.stderr
+    assert '<section id="key">' in shown.read_text()
+    assert '<section id="key" hidden>' in hidden.read_text()

@@ -17,6 +17,7 @@ import pytest
 from nanograd_cli.language import parse
 from nanograd_cli.ops import CONST, OPS
 from nanograd_cli.render.graph import (
+    GRADIENT_COLOURS,
     draw_evaluation,
     gradient_colour,
     gradient_scale,
@@ -361,9 +362,10 @@ def test_worked_example_numbers_and_a_slider_move(tab, tmp_path):
         and tab.evaluate("document.querySelector('#graph.stepping')") is None
     )
     check_page_against(tab, program, {"x": x, "y": 2.0})
-    # typing a value moves the slider, extending its range
+    # typing a value outside the slider's range gives it the range it starts with for it
     tab.fill("#value-1", "20.5")
-    assert tab.input_value("#high-1") == "20.5"
+    assert (tab.input_value("#low-1"), tab.input_value("#high-1")) == ("-61.5", "61.5")
+    assert float(tab.input_value("#slider-1")) == 20.5
     check_page_against(tab, program, {"x": x, "y": 20.5})
 
 
@@ -451,8 +453,8 @@ def test_stepping_follows_the_engine_and_explain(tab, tmp_path):
             float(lines[2].split()[-1] if "result" not in lines[2] else lines[2].split()[1]),
             from_json(step["gradient"]),
         )
-        for d in step["local_derivatives"]:
-            assert f"{d['argument']}\t{d['formula']}\t" in "\n".join(panel)
+        for d in step["local_derivatives"]:  # a block of labelled lines per argument
+            assert f"argument\t{d['argument']}\nlocal\t{d['formula']}\nvalue\t" in "\n".join(panel)
     tab.keyboard.press("ArrowLeft")
     assert tab.eval_on_selector(CURRENT, "g => g.dataset.node") == backward[-2]
     tab.keyboard.press("Escape")
@@ -506,6 +508,236 @@ def test_nan_and_inf_are_shown_as_such(tab, tmp_path):
     tab.fill("#value-0", "1e999")  # overflows: bad input, as on the command line
     assert tab.get_attribute("#value-0", "aria-invalid") == "true"
     assert math.isnan(summary(tab)["value"])
+
+
+@pytest.mark.browser
+def test_no_legend_leaves_the_pages_legend_out(tab, tmp_path):
+    evaluation = parse("x*y + tanh(x)").gradients({"x": 2.0, "y": 3.0})
+    for legend in (True, False):
+        out = tmp_path / f"legend-{legend}.html"
+        out.write_bytes(live_page(evaluation, legend=legend))
+        open_page(tab, out)
+        tab.fill("#value-0", "1")  # a move redraws everything, the legend where there is one
+        assert tab.is_visible("#legend") == legend
+        assert ("input (green border)" in tab.inner_text("aside")) == legend
+        assert ("∂/∂x" in tab.inner_text("aside")) and tab.input_value("#high-0") == "6.0"
+
+
+def input_state(tab, k: int) -> dict:
+    """An input's value box, slider (value, range, step, faded) and the value the page uses."""
+    return tab.evaluate(
+        """(k) => {
+            const s = document.getElementById(`slider-${k}`);
+            const box = (p) => document.getElementById(`${p}-${k}`).value;
+            return {box: box("value"), low: box("low"), high: box("high"), thumb: s.value,
+                    min: s.min, max: s.max, step: s.step, faded: s.classList.contains("off"),
+                    said: s.getAttribute("aria-valuetext"), used: String(nanograd.point[k]),
+                    refused: document.getElementById(`low-${k}`).ariaInvalid === "true"};
+        }""",
+        k,
+    )
+
+
+def agreed(tab, k: int) -> float:
+    """The value of input k, after checking that its box, its slider (thumb within a step,
+    range boxes as the slider's unless marked refused, finite) and the page's point agree."""
+    s = input_state(tab, k)
+    x = float(s["box"])
+    low, high, step = float(s["min"]), float(s["max"]), float(s["step"])
+    assert s["refused"] or (float(s["low"]), float(s["high"])) == (low, high), s
+    assert math.isfinite(low) and math.isfinite(high) and low < high and step > 0, s
+    assert float(s["used"].replace("Infinity", "inf")) == x or math.isnan(x), s
+    assert float(s["said"]) == x or math.isnan(x), s
+    assert s["faded"] == (not math.isfinite(x)), s
+    if math.isfinite(x):
+        assert low <= x <= high and abs(float(s["thumb"]) - x) <= step, s
+    return x
+
+
+@pytest.mark.browser
+def test_sliders_stay_finite_and_step_near_the_value_at_the_float_limits(tab, tmp_path):
+    program = parse("x/1e300 + y")
+    open_page(tab, page(tmp_path, "x/1e300 + y", "--x", "1e308", "--y", "0.3"))
+    assert agreed(tab, 0) == 1e308  # its range: as far as the floats go, not -inf to inf
+    tab.focus("#slider-0")
+    tab.keyboard.press("ArrowLeft")
+    x = agreed(tab, 0)
+    assert 1e308 * (1 - 1e-3) <= x < 1e308
+    check_page_against(tab, program, {"x": x, "y": 0.3})
+    # the smallest float: the thumb where it is, and steps of the smallest float
+    open_page(tab, page(tmp_path, "x*y + tanh(x)", "--x", "5e-324", "--y", "3"))
+    assert agreed(tab, 0) == 5e-324 and float(input_state(tab, 0)["thumb"]) == 5e-324
+    tab.focus("#slider-0")
+    tab.keyboard.press("ArrowLeft")
+    assert agreed(tab, 0) == 0.0
+    tab.keyboard.press("ArrowLeft")
+    assert agreed(tab, 0) == -5e-324
+    check_page_against(tab, parse("x*y + tanh(x)"), {"x": -5e-324, "y": 3.0})
+
+
+def commit(tab, selector: str, text: str) -> None:
+    """Type into a box and leave it, as a user does."""
+    tab.fill(selector, text)
+    tab.press(selector, "Tab")
+
+
+@pytest.mark.browser
+def test_the_slider_value_box_graph_and_result_always_agree(tab, tmp_path):
+    program = parse("x*y + tanh(x)")
+    open_page(tab, page(tmp_path, "x*y + tanh(x)", "--x", "2", "--y", "3"))
+    commit(tab, "#low-0", "10")  # from 10 to 6: not a range, refused
+    assert tab.get_attribute("#low-0", "aria-invalid") == "true"
+    assert agreed(tab, 0) == 2.0 and input_state(tab, 0)["min"] == "-6"
+    # a range without the value: the value moves into it, and everything is recomputed
+    commit(tab, "#high-0", "20")
+    assert agreed(tab, 0) == 10.0 and input_state(tab, 0)["low"] == "10.0"
+    check_page_against(tab, program, {"x": 10.0, "y": 3.0})
+    tab.focus("#slider-0")
+    tab.keyboard.press("ArrowRight")
+    assert agreed(tab, 0) == pytest.approx(10.01)
+    # a far range end, then an ordinary value: the range is made for that value again
+    commit(tab, "#high-0", "1e308")
+    assert agreed(tab, 0) == pytest.approx(10.01)
+    tab.fill("#value-0", "2")
+    assert agreed(tab, 0) == 2.0
+    state = input_state(tab, 0)
+    assert (state["low"], state["high"], state["step"], state["thumb"]) == (
+        "-6.0",
+        "6.0",
+        "0.01",
+        "2",
+    )
+    tab.fill("#value-0", "-7.5")  # outside: the range it starts with
+    assert agreed(tab, 0) == -7.5 and input_state(tab, 0)["high"] == "22.5"
+    tab.fill("#value-0", "0.001")  # smaller than a step: the slider could not tell it from 0
+    assert agreed(tab, 0) == 0.001 and input_state(tab, 0)["high"] == "0.003"
+    check_page_against(tab, program, {"x": 0.001, "y": 3.0})
+    # bad text is marked, leaves the value as it was, and goes when the box is left
+    tab.fill("#value-0", "2x")
+    assert tab.get_attribute("#value-0", "aria-invalid") == "true"
+    tab.press("#value-0", "Tab")
+    assert tab.input_value("#value-0") == "0.001" and agreed(tab, 0) == 0.001
+    # nan and inf are not on the slider: it is faded, at the middle or an end, range kept
+    for text, thumb in (("nan", "0"), ("inf", "0.003"), ("-inf", "-0.003")):
+        commit(tab, "#value-0", text)
+        assert tab.input_value("#value-0") == text and agreed(tab, 0) != 0.001
+        assert input_state(tab, 0)["thumb"] == thumb and input_state(tab, 0)["high"] == "0.003"
+    tab.focus("#slider-0")
+    tab.keyboard.press("ArrowRight")  # back on the slider
+    x = agreed(tab, 0)
+    assert x == pytest.approx(-0.003 + 1e-6)  # a step: a thousandth of the range, or less
+    check_page_against(tab, program, {"x": x, "y": 3.0})
+
+
+@pytest.mark.browser
+def test_escape_goes_back_anywhere_and_arrows_step_but_on_sliders_and_boxes(tab, tmp_path):
+    open_page(tab, page(tmp_path, "x*y + tanh(x)", "--x", "2", "--y", "3"))
+
+    def step() -> str:
+        return tab.inner_text("#panel").splitlines()[0]
+
+    tab.click("#next")
+    tab.click("#next")
+    assert step() == "forward pass, step 2 of 5"
+    tab.focus("#full")  # a checkbox leaves the arrows to the steps
+    tab.keyboard.press("ArrowRight")
+    assert step() == "forward pass, step 3 of 5" and not tab.is_checked("#full")
+    tab.keyboard.press("ArrowLeft")
+    assert step() == "forward pass, step 2 of 5"
+    tab.keyboard.press("Escape")
+    assert step() == "10 steps: 5 forward, 5 backward."
+    for box in ("#slider-0", "#value-0", "#low-1"):
+        tab.click("#next")
+        tab.focus(box)
+        tab.keyboard.press("ArrowRight")  # the slider's or the box's, not a step
+        assert step() == "forward pass, step 1 of 5"
+        assert tab.query_selector("#graph g.current") is not None
+        tab.keyboard.press("Escape")  # back to the start from anywhere
+        assert step() == "10 steps: 5 forward, 5 backward."
+        assert tab.query_selector("#graph g.current") is None
+    assert agreed(tab, 0) == 2.01 and agreed(tab, 1) == 3.0
+
+
+def legend_steps(tab) -> list[tuple[str, str]]:
+    """The page legend's fill steps: colour and text, darkest first."""
+    steps = tab.evaluate(
+        """() => [...document.querySelectorAll("#legend div")]
+            .filter((d) => d.querySelector(".swatch[style^=background]"))
+            .map((d) => [d.querySelector(".swatch").style.background, d.innerText])"""
+    )
+    return [tuple(step) for step in steps]
+
+
+def dot_legend_steps(*args: str) -> list[tuple[str, str]]:
+    """The picture legend's fill steps: colour and text, darkest first."""
+    dot = nanograd("draw", *args).stdout
+    return re.findall(r'<TD BGCOLOR="([^"]+)"></TD><TD ALIGN="LEFT">([^<]*)</TD>', dot)
+
+
+def rgb(colour: str) -> str:
+    r, g, b = (int(colour[k : k + 2], 16) for k in (1, 3, 5))
+    return f"rgb({r}, {g}, {b})"
+
+
+@pytest.mark.browser
+def test_legends_of_equal_and_nearly_equal_gradients_say_something(tab, tmp_path):
+    # every |grad| 1: one step, the darkest, in the page and in the picture
+    open_page(tab, page(tmp_path, "2*3 + sin(1)"))
+    assert legend_steps(tab) == [(rgb(GRADIENT_COLOURS[-1]), "|grad| = 1")]
+    assert dot_legend_steps("2*3 + sin(1)") == [(GRADIENT_COLOURS[-1], "|grad| = 1")]
+    # |grad| 1 and 1.0000001: six steps, their bounds written with the digits it takes
+    source = ("x + y*1.0000001", "--x", "1", "--y", "1")
+    open_page(tab, page(tmp_path, *source))
+    shown = legend_steps(tab)
+    texts = [text for _, text in shown]
+    assert texts[0] == "≥ 1.00000008" and texts[-1] == "1 to 1.00000002" and len(set(texts)) == 6
+    assert [(rgb(c), t) for c, t in dot_legend_steps(*source)] == shown
+    assert [c for c, _ in shown] == [rgb(c) for c in reversed(GRADIENT_COLOURS)]
+
+
+@pytest.mark.browser
+def test_a_source_without_inputs_says_so(tab, tmp_path):
+    open_page(tab, page(tmp_path, "2*3 + sin(1)"))
+    assert tab.query_selector("#inputs input") is None
+    assert tab.inner_text("#inputs").startswith("none: the source reads no input")
+    assert tab.inner_text("#panel") == "3 steps: 3 forward, 0 backward."
+    open_page(tab, page(tmp_path, "pi*e"))
+    assert tab.inner_text("#panel") == "1 step: 1 forward, 0 backward."
+    tab.click("#next")
+    assert tab.inner_text("#panel").splitlines()[0] == "forward pass, step 1 of 1"
+
+
+# Per number written in an element's text, whether it is split across lines.
+BROKEN_NUMBERS = r"""(root) => {
+    const broken = [];
+    const walk = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+    for (let n = walk.nextNode(); n; n = walk.nextNode()) {
+        for (const m of n.data.matchAll(/(?<![\w.])-?\d+(?:\.\d*)?(?:e[+-]?\d+)?/gi)) {
+            const r = document.createRange();
+            r.setStart(n, m.index);
+            r.setEnd(n, m.index + m[0].length);
+            if (new Set([...r.getClientRects()].map((q) => Math.round(q.top))).size > 1) {
+                broken.push(m[0]);
+            }
+        }
+    }
+    return broken;
+}"""
+
+
+@pytest.mark.browser
+def test_numbers_are_never_split_across_lines(tab, tmp_path):
+    open_page(tab, page(tmp_path, WORKED, *WORKED_ARGS))
+    operations = tab.query_selector_all("#graph g.node.operation")
+    for g in operations:
+        g.hover()
+        assert tab.eval_on_selector("#tip", BROKEN_NUMBERS) == [], tab.inner_text("#tip")
+    assert len(operations) > 20
+    tab.click("#reset")
+    for _ in tab.evaluate("nanograd.steps"):
+        tab.keyboard.press("ArrowRight")
+        assert tab.eval_on_selector("#panel", BROKEN_NUMBERS) == [], tab.inner_text("#panel")
+    assert tab.eval_on_selector("aside", BROKEN_NUMBERS) == []
 
 
 @pytest.mark.browser

@@ -309,20 +309,33 @@ def _legend(scale: Sequence[float], grads: Sequence[float], edge_grads: bool) ->
             )
         )
     steps = len(GRADIENT_COLOURS)
-    if scale:
+    if scale and scale[0] == scale[-1]:
+        # every finite nonzero |grad| is the same: one step, the darkest, as the fills have it
+        rows.append(
+            '<TR><TD COLSPAN="2" ALIGN="LEFT">fill: |grad|, the same at every node<BR '
+            'ALIGN="LEFT"/>where it is finite and nonzero<BR ALIGN="LEFT"/></TD></TR>'
+        )
+        rows.append(row("", f"|grad| = {scale[0]:.3g}", BGCOLOR=GRADIENT_COLOURS[-1]))
+    elif scale:
         rows.append(
             '<TR><TD COLSPAN="2" ALIGN="LEFT">fill: |grad| on a log scale in '
             f'{steps} equal steps,<BR ALIGN="LEFT"/>from the smallest nonzero |grad| to the '
             'largest<BR ALIGN="LEFT"/></TD></TR>'
         )
+        # the fewest significant digits, 3 or more, that tell the bounds written apart (the
+        # top step's upper bound is not): not "1 to 1" for gradients near 1
+        bounds = scale[:-1]
+        digits = next(
+            (d for d in range(3, 17) if len({f"{b:.{d}g}" for b in bounds}) == len(bounds)), 17
+        )
         for k in reversed(range(steps)):
             low, high = scale[k], scale[k + 1]
             if k == steps - 1:
-                text = f"≥ {low:.3g}"
+                text = f"≥ {low:.{digits}g}"
             elif k == 0 and scale[0] > min(abs(g) for g in grads if g and math.isfinite(g)):
-                text = f"&lt; {high:.3g}"
+                text = f"&lt; {high:.{digits}g}"
             else:
-                text = f"{low:.3g} to {high:.3g}"
+                text = f"{low:.{digits}g} to {high:.{digits}g}"
             rows.append(row("", text, BGCOLOR=GRADIENT_COLOURS[k]))
     if any(g == 0 for g in grads):
         rows.append(row("", "0", BGCOLOR=ZERO_COLOUR))

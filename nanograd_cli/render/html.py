@@ -328,11 +328,13 @@ def live_page(
     statements: bool = True,
     *,
     drawing: Drawing | None = None,
+    legend: bool = True,
     on_slow: Callable[[], None] | None = None,
 ) -> bytes:
     """The live page of a differentiated program's graph, as UTF-8 bytes: `drawing` (from
     `draw_evaluation(evaluation, ..., legend=False)`), else one drawn here without a legend
-    (`rankdir`, `hide_constants`, `statements` as there). The page keeps its own legend."""
+    (`rankdir`, `hide_constants`, `statements` as there). The page keeps its own legend in
+    its side panel, shown when `legend` is set."""
     if drawing is None:
         drawing = draw_evaluation(
             evaluation, rankdir, hide_constants, legend=False, statements=statements
@@ -348,6 +350,7 @@ def live_page(
         "{{title}}": html.escape(title[0] if len(title) == 1 else "nanograd graph"),
         "{{source}}": html.escape(evaluation.program.source.strip()),
         "{{svg}}": cut.shell,
+        "{{legend}}": "" if legend else " hidden",
         "{{data}}": _script_json(data),
         "{{script}}": script.replace("</", "<\\/"),
     }

@@ -231,18 +231,32 @@ function drawNode(i) {
 }
 
 const legend = document.getElementById("legend");
-const short = (x) => String(Number(x.toPrecision(3)));
+const legendShown = !document.getElementById("key").hidden; // not with --no-legend
+// The bounds of the fill steps with the fewest significant digits, 3 or more, that tell them
+// apart (render/graph.py's legend does the same): not "1 to 1" for gradients near 1.
+function legendBounds(bounds) {
+  let p = 3;
+  while (p < 17 && new Set(bounds.map((b) => b.toPrecision(p))).size < bounds.length) p++;
+  return bounds.map((b) => String(Number(b.toPrecision(p))));
+}
 function showLegend(grads) {
   const swatch = (style, text) => `<div><span class="swatch" style="${style}"></span>${text}</div>`;
   const rows = [
     swatch(`border:2px solid ${COLOURS.input}`, "input (green border)"),
     swatch(`border:3px solid ${COLOURS.result}`, "result (blue border)"),
-    `<div>fill: |grad| on a log scale, light to dark, from the smallest nonzero |grad| to the largest</div>`,
   ];
   const n = COLOURS.scale.length;
-  for (let k = n - 1; k >= 0 && scale.length; k--) {
-    const text = k === n - 1 ? `≥ ${short(scale[k])}` : `${short(scale[k])} to ${short(scale[k + 1])}`;
-    rows.push(swatch(`background:${COLOURS.scale[k]}`, text));
+  if (scale.length && scale[0] === scale[n]) {
+    // every finite nonzero |grad| is the same: one step, the darkest, as the fills have it
+    rows.push(`<div>fill: |grad|, the same at every node where it is finite and nonzero</div>`,
+      swatch(`background:${COLOURS.scale[n - 1]}`, `|grad| = ${legendBounds([scale[0]])[0]}`));
+  } else if (scale.length) {
+    rows.push(`<div>fill: |grad| on a log scale, light to dark, from the smallest nonzero |grad| to the largest</div>`);
+    const shown = legendBounds(scale.slice(0, n)); // the top step runs to the largest |grad|
+    for (let k = n - 1; k >= 0; k--) {
+      const text = k === n - 1 ? `≥ ${shown[k]}` : `${shown[k]} to ${shown[k + 1]}`;
+      rows.push(swatch(`background:${COLOURS.scale[k]}`, text));
+    }
   }
   if (grads.some((g) => g === 0)) rows.push(swatch(`background:${COLOURS.zero}`, "0"));
   if (grads.some((g) => !Number.isFinite(g))) rows.push(swatch(`background:${COLOURS.nonFinite}`, "nan or inf"));
@@ -250,6 +264,11 @@ function showLegend(grads) {
 }
 
 const escapeHtml = (s) => s.replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c]);
+// Text for the tip and the panel, which may break a line between numbers but not inside one,
+// and in an expression after a product or quotient too, so that a long formula folds
+const num = (x) => `<span class="num">${repr(x)}</span>`;
+const NUMBERS = /(?<![\w.])\d+(?:\.\d*)?(?:e[+-]?\d+)?/gi;
+const words = (s) => escapeHtml(s).replace(/\*\*|[*/]/g, "$&<wbr>").replace(NUMBERS, '<span class="num">$&</span>');
 const summary = document.getElementById("summary");
 function showSummary() {
   const rows = [["value", data[D.result]]];
@@ -267,7 +286,7 @@ function draw(graphToo = true) {
     version++;
     for (const i of D.drawn) if (nodes[i] && nodes[i].value) drawNode(i);
   }
-  showLegend(grads);
+  if (legendShown) showLegend(grads);
   showSummary();
   showPanel();
 }
@@ -289,25 +308,38 @@ function contributions(a) {
   return terms;
 }
 function writtenSum(terms) {
-  return terms.map((t, k) => (k === 0 ? repr(t) : t < 0 || Object.is(t, -0) ? `- ${repr(t).slice(1)}` : `+ ${repr(t)}`)).join(" ");
+  // a sign stays with its number (a no-break space)
+  return terms.map((t, k) => (k === 0 ? num(t) : t < 0 || Object.is(t, -0) ? `-\u00a0${num(-t)}` : `+\u00a0${num(t)}`)).join(" ");
 }
-function derivativeRows(i) {
+// Per argument: the local derivative's formula, its value, and the product with the node's
+// gradient. In the tip, a row each; in the side panel, too narrow for two numbers of 17
+// digits side by side, a block of four labelled lines each.
+function derivativeRows(i, stacked = false) {
   const formulas = D.formulas[i] || [];
-  const rows = [];
+  const cells = [];
   argsOf[i].forEach((a, k) => {
     if (!D.varying[a] || formulas.length === 0) return;
     const local = locals[i][k];
-    rows.push(`<tr><td class="mono">${escapeHtml(D.term[a] ?? repr(data[a]))}</td>` +
-      `<td class="mono">${escapeHtml(formulas[rows.length] ?? "")}</td>` +
-      `<td class="num">${repr(local)}</td><td class="num">${repr(local * grad[i])}</td></tr>`);
+    cells.push([
+      `<td class="mono">${D.term[a] == null ? num(data[a]) : words(D.term[a])}</td>`,
+      `<td class="mono">${words(formulas[cells.length] ?? "")}</td>`,
+      `<td class="num">${repr(local)}</td>`,
+      `<td class="num">${repr(local * grad[i])}</td>`,
+    ]);
   });
-  if (rows.length === 0) return "";
-  return `<table class="derivatives"><tr><th>argument</th><th>local</th><th>value</th><th>product</th></tr>${rows.join("")}</table>`;
+  if (cells.length === 0) return "";
+  const names = ["argument", "local", "value", "product"];
+  if (stacked) {
+    const blocks = cells.map((row) => `<tbody>${row.map((cell, c) => `<tr><th scope="row">${names[c]}</th>${cell}</tr>`).join("")}</tbody>`);
+    return `<table class="derivatives stacked">${blocks.join("")}</table>`;
+  }
+  const head = `<tr>${names.map((name) => `<th>${name}</th>`).join("")}</tr>`;
+  return `<table class="derivatives">${head}${cells.map((row) => `<tr>${row.join("")}</tr>`).join("")}</table>`;
 }
 function gradientText(i) {
   const terms = contributions(i);
-  if (i === D.result) return repr(grad[i]) + " (the result)";
-  return terms.length < 2 ? repr(grad[i]) : `${writtenSum(terms)} = ${repr(grad[i])}`;
+  if (i === D.result) return num(grad[i]) + " (the result)";
+  return terms.length < 2 ? num(grad[i]) : `${writtenSum(terms)} = ${num(grad[i])}`;
 }
 
 const steps = [...D.forward.map((i) => ["forward", i]), ...D.backward.map((i) => ["backward", i])];
@@ -316,7 +348,8 @@ const panel = document.getElementById("panel");
 
 function showPanel() {
   if (at < 0) {
-    panel.innerHTML = `<p class="hint">${steps.length} steps: ${D.forward.length} forward, ${D.backward.length} backward.</p>`;
+    const s = steps.length === 1 ? "" : "s";
+    panel.innerHTML = `<p class="hint">${steps.length} step${s}: ${D.forward.length} forward, ${D.backward.length} backward.</p>`;
     return;
   }
   const [pass, i] = steps[at];
@@ -324,11 +357,11 @@ function showPanel() {
   const total = pass === "forward" ? D.forward.length : D.backward.length;
   const heading = `<p><strong>${pass} pass</strong>, step ${k} of ${total}</p>`;
   if (pass === "forward") {
-    panel.innerHTML = heading + `<p class="mono step-node">${escapeHtml(D.text[i])}</p>` +
-      `<p>value <span class="mono step-value">${repr(data[i])}</span></p>`;
+    panel.innerHTML = heading + `<p class="mono step-node">${words(D.text[i])}</p>` +
+      `<p>value <span class="mono num step-value">${repr(data[i])}</span></p>`;
   } else {
-    panel.innerHTML = heading + `<p class="mono step-node">${escapeHtml(D.term[i])}</p>` +
-      `<p>gradient <span class="mono step-gradient">${gradientText(i)}</span></p>` + derivativeRows(i);
+    panel.innerHTML = heading + `<p class="mono step-node">${words(D.term[i])}</p>` +
+      `<p>gradient <span class="mono step-gradient">${gradientText(i)}</span></p>` + derivativeRows(i, true);
   }
 }
 
@@ -375,11 +408,15 @@ document.getElementById("next").addEventListener("click", () => go(at + 1));
 document.getElementById("back").addEventListener("click", () => go(at - 1));
 document.getElementById("reset").addEventListener("click", () => go(-1));
 document.addEventListener("keydown", (event) => {
+  if (event.altKey || event.ctrlKey || event.metaKey) return; // the browser's (Alt+← is back)
   const t = event.target;
-  if (t instanceof HTMLInputElement || t instanceof HTMLTextAreaElement) return; // sliders use arrows
+  // the number boxes keep the keys that move in their text, the sliders those that move them
+  const own = t instanceof HTMLTextAreaElement || (t instanceof HTMLInputElement && t.type !== "checkbox");
   const moves = { ArrowRight: 1, ArrowDown: 1, ArrowLeft: -1, ArrowUp: -1 };
-  if (event.key in moves) go(at + moves[event.key]);
-  else if (event.key === "Escape" || event.key === "Home") go(-1);
+  if (event.key === "Escape") go(-1);
+  else if (own) return;
+  else if (event.key in moves) go(at + moves[event.key]);
+  else if (event.key === "Home") go(-1);
   else if (event.key === "End") go(steps.length - 1);
   else return;
   event.preventDefault();
@@ -390,10 +427,10 @@ document.addEventListener("keydown", (event) => {
 const tip = document.getElementById("tip");
 function showTip(g, x, y) {
   const i = Number(g.dataset.instruction);
-  const expression = D.text[i] ?? repr(data[i]);
-  tip.innerHTML = `<p class="mono tip-expression"><strong>${escapeHtml(expression)}</strong></p>` +
-    `<p>data <span class="mono tip-data">${repr(data[i])}</span></p>` +
-    (D.varying[i] ? `<p>grad <span class="mono tip-grad">${repr(grad[i])}</span></p>` : "") +
+  const expression = D.text[i] == null ? num(data[i]) : words(D.text[i]);
+  tip.innerHTML = `<p class="mono tip-expression"><strong>${expression}</strong></p>` +
+    `<p>data <span class="mono num tip-data">${repr(data[i])}</span></p>` +
+    (D.varying[i] ? `<p>grad <span class="mono num tip-grad">${repr(grad[i])}</span></p>` : "") +
     (ops[i] ? derivativeRows(i) : "");
   tip.hidden = false;
   const room = tip.getBoundingClientRect();
@@ -426,16 +463,26 @@ function parse(text) {
   const x = Number(s);
   return Number.isFinite(x) ? x : null; // 1e999 overflows: bad input, as on the command line
 }
+// The range a slider starts with for a value x: -3|x| to 3|x| (-3 to 3 about 0, nan or inf),
+// 12 digits (0.9, not 0.8999999999999999), within the floats (3e308 is not one).
+function startingRange(x) {
+  const half = Number.isFinite(x) && x !== 0 ? Math.min(Number((3 * Math.abs(x)).toPrecision(12)), Number.MAX_VALUE) : 3;
+  return [-half, half];
+}
+// A slider's step: a power of ten near a thousandth of its range, and a float (5e-324 at
+// least, where that underflows). Halves first: the span of ends near the float limit overflows.
 function niceStep(low, high) {
-  const span = high - low;
-  return span > 0 && Number.isFinite(span) ? 10 ** Math.floor(Math.log10(span / 1000)) : 1;
+  return Math.max(10 ** Math.floor(Math.log10((high / 2 - low / 2) / 500)), Number.MIN_VALUE);
 }
 
 const inputsBox = document.getElementById("inputs");
+if (D.inputs.length === 0) {
+  inputsBox.innerHTML = `<p class="hint">none: the source reads no input, so there is nothing to vary, and no backward pass to step through</p>`;
+}
+// Each input's slider, value box and range agree at all times: a value outside the range, or
+// too small for it (under a step, where the slider cannot tell it from 0), gives the slider
+// the range it would start with; a range typed without the value moves the value into it.
 D.inputs.forEach((name, k) => {
-  const x0 = point[k];
-  // from -3|x| to 3|x| (-3 to 3 about 0, nan or inf), editable; 12 digits: 0.9, not 0.8999999999999999
-  const half = Number.isFinite(x0) && x0 !== 0 ? Number((3 * Math.abs(x0)).toPrecision(12)) : 3;
   const row = document.createElement("div");
   row.className = "input";
   row.innerHTML = `<label for="slider-${k}">${escapeHtml(name)}</label>` +
@@ -445,41 +492,65 @@ D.inputs.forEach((name, k) => {
     `to <input type="text" id="high-${k}" aria-label="${escapeHtml(name)} slider to" spellcheck="false"></span>`;
   inputsBox.append(row);
   const [slider, box, lowBox, highBox] = ["slider", "value", "low", "high"].map((p) => document.getElementById(`${p}-${k}`));
-  function setRange(low, high) {
+  let low, high, step;
+  function setRange(a, b) {
+    [low, high, step] = [a, b, niceStep(a, b)];
     slider.min = String(low);
     slider.max = String(high);
-    slider.step = String(niceStep(low, high));
+    slider.step = String(step);
     lowBox.value = repr(low);
     highBox.value = repr(high);
+    lowBox.removeAttribute("aria-invalid");
+    highBox.removeAttribute("aria-invalid");
   }
-  const centre = Number.isFinite(x0) ? x0 : 0;
-  setRange(-half, half);
-  slider.value = String(centre);
-  box.value = repr(x0);
-  slider.addEventListener("input", () => {
-    point[k] = Number(slider.value);
+  // the thumb at the value; nan in the middle and ±inf at an end, faded: not on the slider
+  function showValue() {
+    const x = point[k];
+    slider.value = String(x === x ? Math.min(Math.max(x, low), high) : low / 2 + high / 2);
+    slider.classList.toggle("off", !Number.isFinite(x));
+    slider.setAttribute("aria-valuetext", repr(x));
+  }
+  function showBox() {
     box.value = repr(point[k]);
     box.removeAttribute("aria-invalid");
+  }
+  setRange(...startingRange(point[k]));
+  showValue();
+  showBox();
+  slider.addEventListener("input", () => {
+    point[k] = Number(slider.value);
+    showBox();
+    slider.classList.remove("off");
+    slider.setAttribute("aria-valuetext", repr(point[k]));
     update();
   });
   box.addEventListener("input", () => {
     const x = parse(box.value);
     box.setAttribute("aria-invalid", String(x === null));
     if (x === null) return;
-    if (Number.isFinite(x) && (x < Number(slider.min) || x > Number(slider.max))) {
-      setRange(Math.min(x, Number(slider.min)), Math.max(x, Number(slider.max)));
-    }
     point[k] = x;
-    if (Number.isFinite(x)) slider.value = String(x);
+    if (Number.isFinite(x) && (x < low || x > high || (x !== 0 && Math.abs(x) < step))) setRange(...startingRange(x));
+    showValue();
     update();
   });
+  box.addEventListener("change", showBox); // what was typed, as the page writes it; bad text goes
   for (const edge of [lowBox, highBox]) {
     edge.addEventListener("change", () => {
-      const low = parse(lowBox.value), high = parse(highBox.value);
-      const ok = low !== null && high !== null && Number.isFinite(low) && Number.isFinite(high) && low < high;
-      lowBox.setAttribute("aria-invalid", String(!ok));
-      highBox.setAttribute("aria-invalid", String(!ok));
-      if (ok) setRange(low, high);
+      const a = parse(lowBox.value), b = parse(highBox.value);
+      const ok = a !== null && b !== null && Number.isFinite(a) && Number.isFinite(b) && a < b;
+      if (!ok) {
+        lowBox.setAttribute("aria-invalid", "true");
+        highBox.setAttribute("aria-invalid", "true");
+        return;
+      }
+      setRange(a, b);
+      const x = point[k];
+      if (Number.isFinite(x) && (x < a || x > b)) {
+        point[k] = Math.min(Math.max(x, a), b);
+        showBox();
+        showValue();
+        update();
+      } else showValue();
     });
   }
 });
