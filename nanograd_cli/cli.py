@@ -364,13 +364,17 @@ def grad_points(program, points, values, fmt, wrt, strict, output, points_format
 
 def grad_each_line(source, values, fmt, digits, wrt, strict, mode) -> int:
     """`grad --each-line`: one result per line; bad lines are reported and skipped. Every
-    line's gradients are those with respect to `wrt`, or else to every input given."""
+    line's gradients are those with respect to `wrt`, or else to every input given. Rows
+    print as they come, but for the table on a terminal, which is fitted to all of them."""
     from .language import parse
     from .render import text
+    from .render.streaming import StreamingTable
     from .results import LineGradients
 
     names = list(wrt or values)
     rows = []
+    terminal = sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+    plain = StreamingTable(click.echo) if fmt not in ("json", "csv") and not terminal else None
     status = 0
     header_due = fmt == "csv"
     for number, data in source_lines(source):
@@ -400,8 +404,12 @@ def grad_each_line(source, values, fmt, digits, wrt, strict, mode) -> int:
             click.echo(text.to_json(row))
         elif fmt == "csv":
             click.echo(text.csv_rows(row)[0])
+        elif plain is not None:
+            plain.add(*text.lines_table_rows([row]))
         else:
             rows.append(row)
+    if plain is not None:
+        plain.flush()
     if rows:
         show_table(lambda number: text.lines_table_rows(rows, number), digits)
     return status
@@ -718,18 +726,18 @@ def check(
 ) -> None:
     """Check SOURCE's gradients against central finite differences; exit 1 if any fails.
 
-    An input passes when |analytic - numeric| <= atol + rtol * |numeric| (the defaults are
-    torch.autograd.gradcheck's). The step for input x is cbrt(machine epsilon) * max(1, |x|).
+    An input passes when both are finite and |analytic - numeric| <= atol + rtol * |numeric|
+    (the defaults are torch.autograd.gradcheck's). The step for input x is
+    cbrt(machine epsilon) * max(1, |x|).
     """
-    from .gradcheck import gradient_check
+    from .gradcheck import failures, gradient_check
 
     program = load_program(source, report)
     result = gradient_check(program, input_values(ctx.meta["inputs"], var), rtol, atol)
     warn_non_finite(result.non_finite, strict)
     emit(fmt, result, digits)
     if not result.passed:
-        failed = ", ".join(n for n, c in result.checks.items() if not c.passed)
-        raise NanogradError(f"gradient check failed for {failed}")
+        raise NanogradError(f"gradient check failed for {failures(result)}")
 
 
 MINIMIZE_EXAMPLES = """
@@ -798,8 +806,9 @@ def minimize(
 ) -> None:
     """Minimize SOURCE by gradient descent from the point given by its inputs' values.
 
-    Prints the final point, value and gradient norm; exits 1 if the value becomes nan or inf
-    (diverges). Progress shows on standard error when it is a terminal.
+    Prints the final point, value and gradient norm; exits 1 if the value or gradient becomes
+    nan or inf (diverges), 2 if it is so at the start. Progress shows on standard error when it
+    is a terminal.
     """
     from .minimize import minimize as descend
     from .render.progress import StepsProgress
@@ -982,10 +991,11 @@ def main(argv: list[str] | None = None) -> None:
 
         sys.exit(shell_complete(cli, {}, "nanograd", "_NANOGRAD_COMPLETE", completing))
     debug = bool(os.environ.get("NANOGRAD_DEBUG"))
+    args = sys.argv[1:] if argv is None else argv
     try:
         try:
             # Not cli.main(): it would print a blank line on Ctrl-C.
-            with cli.make_context("nanograd", sys.argv[1:] if argv is None else argv) as ctx:
+            with cli.make_context("nanograd", args) as ctx:
                 code = cli.invoke(ctx)
         except click.exceptions.NoArgsIsHelpError as error:
             click.echo(error.ctx.get_help())
@@ -995,7 +1005,7 @@ def main(argv: list[str] | None = None) -> None:
         code = done.exit_code
     except click.ClickException as error:
         report(f"error: {error.format_message()}")
-        leading_dash = leading_dash_source(error, sys.argv[1:] if argv is None else argv)
+        leading_dash = leading_dash_source(error, args)
         if leading_dash:
             report(leading_dash)
         hint = error.ctx.command_path if getattr(error, "ctx", None) else "nanograd"
@@ -1007,6 +1017,9 @@ def main(argv: list[str] | None = None) -> None:
         silence_stdout()
     except NanogradError as error:
         report(f"error: {describe(error)}")
+        leading_dash = leading_dash_source(error, args)
+        if leading_dash:
+            report(leading_dash)
         code = error.exit_code
     except BrokenPipeError:
         # The reader went away (| head -1): stop quietly.
@@ -1036,11 +1049,19 @@ def describe(error: NanogradError) -> str:
     return f"{error}: {hint}" if hint else str(error)
 
 
-def leading_dash_source(error: click.ClickException, args: list[str]) -> str | None:
-    """For `nanograd grad "-x**2"`, read as options: how to pass a source that begins with -."""
-    if not isinstance(error, click.NoSuchOption) or error.option_name.startswith("--"):
+def leading_dash_source(error: Exception, args: list[str]) -> str | None:
+    """For `nanograd grad "-x**2"`, read as options, or `"-exp(x)"` and `"-fx"`, read as
+    `-e "xp(x)"` and `-f x`: how to pass a source that begins with -."""
+    if isinstance(error, click.NoSuchOption) and not error.option_name.startswith("--"):
+        source = next((a for a in args if a.startswith(error.option_name)), None)
+        command = error.ctx.command_path if error.ctx else None
+    elif isinstance(error, NanogradError):
+        from .sources import glued_source
+
+        source = glued_source(args, error)
+        command = next((f"nanograd {a}" for a in args if a in cli.commands), None)
+    else:
         return None
-    source = next((a for a in args if a.startswith(error.option_name)), None)
-    if source is None or not error.ctx:
+    if source is None or command is None:
         return None
-    return f"A source that begins with - goes after --: {error.ctx.command_path} -- {source!r}"
+    return f"A source that begins with - goes after --: {command} -- {source!r}"

@@ -18,7 +18,7 @@ def gradient_check(
 ) -> GradientCheck:
     """Per input, the analytic derivative at `values` against the numeric one: their absolute
     and relative error, and whether |analytic - numeric| <= atol + rtol * |numeric|
-    (gradcheck's rule)."""
+    (gradcheck's rule) with both finite."""
     result = program.grad(values)  # checks the inputs, once
     point = {name: float(values[name]) for name in program.inputs}
 
@@ -41,9 +41,28 @@ def gradient_check(
             numeric=numeric,
             abs_error=error,
             rel_error=error / abs(numeric) if numeric else (0.0 if error == 0 else math.inf),
-            passed=bool(error <= atol + rtol * abs(numeric)),
+            # Not finite, the two say nothing about each other: an overflow in f(x + h) makes
+            # numeric inf whatever the derivative is, and two infinities cannot be compared.
+            passed=math.isfinite(analytic)
+            and math.isfinite(numeric)
+            and bool(error <= atol + rtol * abs(numeric)),
         )
     return GradientCheck(result.value, result.inputs, checks, result.non_finite)
+
+
+def failures(result: GradientCheck) -> str:
+    """The inputs whose check failed, each with the derivative that is nan or inf, if one is:
+    `x (numeric is inf), y`."""
+    named = []
+    for name, check in result.checks.items():
+        if not check.passed:
+            bad = [
+                f"{kind} is {number}"
+                for kind, number in (("analytic", check.analytic), ("numeric", check.numeric))
+                if not math.isfinite(number)
+            ]
+            named.append(f"{name} ({', '.join(bad)})" if bad else name)
+    return ", ".join(named)
 
 
 def _forward(op, *args: float) -> float:

@@ -6,7 +6,7 @@ import math
 from collections.abc import Callable, Mapping
 
 from .engine import Value
-from .errors import NanogradError
+from .errors import InputError, NanogradError
 from .nn import SGD, Adam, Momentum
 from .program import Program
 from .results import Minimum
@@ -26,7 +26,8 @@ def minimize(
 ) -> Minimum:
     """Descend from `start` until the gradient's norm is at most `tol` or `steps` are taken.
 
-    Raises if the value or gradient goes nan or inf. `on_step(steps taken, loss)` and
+    Raises if the value or gradient is nan or inf: an InputError at the start (the point is
+    to blame), else a NanogradError (the step was too long). `on_step(steps taken, loss)` and
     `on_point(point, loss)` are called at each point, the start included.
     """
     program.check_inputs(start)
@@ -39,9 +40,7 @@ def minimize(
         grads = {n: node.grad for n, node in evaluation.inputs.items()}
         norm = math.sqrt(sum(g * g for g in grads.values()))
         if not math.isfinite(loss) or not math.isfinite(norm):
-            raise NanogradError(
-                f"diverged at step {taken}: the value is {loss}; try a smaller --lr"
-            )
+            raise _not_finite(loss, grads, taken)
         if on_step:
             on_step(taken, loss)
         if on_point:
@@ -54,3 +53,16 @@ def minimize(
         update.step()
         taken += 1
     return Minimum(loss, {n: v.data for n, v in point.items()}, grads, norm, taken, converged)
+
+
+def _not_finite(loss: float, grads: Mapping[str, float], taken: int) -> NanogradError:
+    """The error for a value or gradient that is nan or inf after `taken` steps: what is not
+    finite, and what to change."""
+    if math.isfinite(loss):
+        name, bad = next((n, g) for n, g in grads.items() if not math.isfinite(g))
+        what = f"the gradient by {name} is {bad}"
+    else:
+        what = f"the value is {loss}"
+    if taken == 0:
+        return InputError(f"{what} at the start: start from a point where it is finite")
+    return NanogradError(f"diverged at step {taken}: {what}; try a smaller --lr")

@@ -8,6 +8,7 @@ the arrays, as nan, and the drawings leave gaps there. Drawing is `render.plot`'
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import NamedTuple
@@ -63,7 +64,8 @@ def parse_inputs(
 
 
 def parse_range(name: str, text: str) -> Range:
-    """`LO:HI` or `LO:HI:N` for the input `name`: finite numbers LO < HI, an integer N >= 2."""
+    """`LO:HI` or `LO:HI:N` for the input `name`: finite numbers LO < HI with HI - LO finite,
+    an integer N >= 2."""
     usage = f"--{name} {text}: a range is LO:HI or LO:HI:N, e.g. --{name} -3:3 or --{name} 0:1:50"
     parts = text.split(":")
     if len(parts) not in (2, 3):
@@ -76,6 +78,11 @@ def parse_range(name: str, text: str) -> Range:
         raise InputError(f"--{name} {text}: the ends of a range must be finite numbers")
     if not low < high:
         raise InputError(f"--{name} {text}: a range goes from low to high (LO < HI)")
+    if not math.isfinite(high - low):  # its points would be nan
+        raise InputError(
+            f"--{name} {text}: the range is too wide: HI - LO must be a finite number "
+            f"(at most {sys.float_info.max:.4g})"
+        )
     if len(parts) == 2:
         return Range(low, high)
     count = parts[2].strip()

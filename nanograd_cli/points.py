@@ -22,7 +22,7 @@ from .io.files import OutputFile
 from .io.numbers import floats
 from .io.readers import Reader, open_points
 from .io.writers import open_writer
-from .program import Program
+from .program import Input, Program
 
 
 class Batch(NamedTuple):
@@ -67,6 +67,8 @@ class PointsRun:
         missing = [n for n in program.inputs if n not in seen and n not in fixed]
         if missing:
             raise _missing(missing, columns)
+        if strict:
+            _check_given(program, fixed)
         self.program, self.reader, self.fixed, self.strict = program, reader, fixed, strict
         self.shown = self.function.wrt
         inputs = set(program.inputs)
@@ -151,6 +153,17 @@ def run_points(
             if display:
                 display.stop()
     return run
+
+
+def _check_given(program: Program, fixed: dict[str, float]) -> None:
+    """With --strict: fail, before any row is read, on an input given nan or inf on the
+    command line, as every command does; only the table's own nan and inf are values."""
+    # Only the fixed inputs are non-finite here, so the first non-finite instruction is the
+    # first read of one of them, located and worded as for a single point.
+    data = [fixed.get(ins.name, 0.0) if isinstance(ins, Input) else 0.0 for ins in program.code]
+    where = program.first_non_finite(data)
+    if where is not None:
+        raise NonFiniteResult(str(where))
 
 
 def _missing(names: list[str], columns: list[str]) -> InputError:

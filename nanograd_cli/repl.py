@@ -14,7 +14,7 @@ import sys
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import NamedTuple, TextIO
+from typing import BinaryIO, NamedTuple, TextIO
 
 from .errors import InputError, MissingInputs, NanogradError, SourceError
 from .ops import CONSTANTS, FUNCTIONS
@@ -22,7 +22,8 @@ from .program import Program
 from .results import Explanation
 
 ASSIGNMENT = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\s*([-+*/]?=)\s*(.*)", re.S)
-NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
+# An input's value: a number, or nan or inf spelled as `--x nan` takes them.
+NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|[-+]?(?i:nan|inf|infinity)")
 
 COMMANDS = {
     ":grad": ("EXPR", "the value and gradient of EXPR, keeping none of its assignments"),
@@ -371,11 +372,16 @@ def main() -> int:
     return scripted(Session(), _lines(sys.stdin.buffer), sys.stdout, sys.stderr)
 
 
-def _lines(stream: Iterable[bytes]) -> Iterator[str | InputError]:
-    from .sources import decode
+def _lines(stream: BinaryIO) -> Iterator[str | InputError]:
+    """The lines of a script, decoded one by one (a line that is not UTF-8 fails alone); each
+    read as other sources are, so that an endless line (/dev/zero) is refused before memory
+    runs out. A byte order mark before the first line is dropped."""
+    from .sources import decode, read_bounded, without_bom
 
-    for number, raw in enumerate(stream, 1):
+    raws = iter(lambda: read_bounded(stream, line=True), b"")
+    for number, raw in enumerate(raws, 1):
         try:
+            raw = without_bom(raw) if number == 1 else raw
             yield decode(raw, f"line {number}").rstrip("\r\n")
         except InputError as error:
             yield error

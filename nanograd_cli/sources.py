@@ -21,14 +21,14 @@ LOOKS_LIKE_A_PATH = re.compile(r"[\w./~-]*(?:/[\w./~-]*|\.[A-Za-z]\w*)")
 
 def input_values(pairs: Iterable[tuple[str, str]], var: Iterable[str]) -> dict[str, float]:
     """The values of `--NAME VALUE` (as pairs) and `--var NAME=VALUE`, as floats."""
-    pairs = list(pairs)
+    given = [(name, text, False) for name, text in pairs]  # False: not from --var
     for item in var:
         name, equals, value = item.partition("=")
         if not equals or not INPUT_NAME.fullmatch(name):
             raise InputError(f"--var expects NAME=VALUE, got {item!r}")
-        pairs.append((name, value))
+        given.append((name, value, True))
     values: dict[str, float] = {}
-    for name, text in pairs:
+    for name, text, by_var in given:
         if name in values:
             raise InputError(f"a value for {name} is given twice")
         try:
@@ -36,9 +36,15 @@ def input_values(pairs: Iterable[tuple[str, str]], var: Iterable[str]) -> dict[s
                 raise ValueError(text)
             values[name] = float(text)
         except ValueError:
+            if by_var:
+                raise InputError(
+                    f"--var {name}=VALUE expects a number, got {shortened(text)!r}"
+                ) from None
             raise BadInputValue(name, shortened(text)) from None
         if values[name] in (float("inf"), float("-inf")) and "inf" not in text.lower():
-            raise InputError(f"--{name} {shortened(text)} is too large for a float")
+            # Named as it was typed: --x 1e999 or --var x=1e999.
+            typed = f"--var {name}={shortened(text)}" if by_var else f"--{name} {shortened(text)}"
+            raise InputError(f"{typed} is too large for a float")
     return values
 
 
@@ -59,7 +65,15 @@ class Source(NamedTuple):
 def read_source(source: Source) -> str:
     """The source's text."""
     with opened(source) as (file, name):
-        return source.value if file is None else decode(read_bounded(file), name)
+        return source.value if file is None else decode(without_bom(read_bounded(file)), name)
+
+
+BOM = b"\xef\xbb\xbf"
+
+
+def without_bom(data: bytes) -> bytes:
+    """`data` without the UTF-8 byte order mark that Windows editors put at a file's start."""
+    return data.removeprefix(BOM)
 
 
 @contextmanager
@@ -141,6 +155,32 @@ def load_program(
     return program.single(command.command_path if command else "this", "nanograd grad")
 
 
+def glued_source(args: list[str], error: NanogradError) -> str | None:
+    """The source meant by an argument such as `-exp(x)` or `-fx`, which the command line
+    reads as the option -e or -f with the rest as its value: the argument, when reading that
+    value is what failed (a text that does not parse, a file that cannot be read) and the
+    whole argument parses."""
+    from .language import parse
+
+    for arg in args:
+        if arg == "--":
+            break
+        option, value = arg[:2], arg[2:]
+        if option == "-e" and isinstance(error, SourceError):
+            failed = error.source == value
+        elif option == "-f":
+            failed = str(error).startswith(f"cannot read {value}:")
+        else:
+            continue
+        if failed and value:
+            try:
+                parse(arg)
+            except NanogradError:
+                continue
+            return arg
+    return None
+
+
 def source_lines(source: Source) -> Iterator[tuple[int, bytes]]:
     """The source's lines, numbered from 1, for `--each-line`: split at newlines (LF or CRLF)
     only, as the language splits statements, the same for text, a file or standard input;
@@ -151,6 +191,8 @@ def source_lines(source: Source) -> Iterator[tuple[int, bytes]]:
         else:
             lines = iter(lambda: read_bounded(file, line=True), b"")
         for number, line in enumerate(lines, 1):
+            if number == 1 and file is not None:
+                line = without_bom(line)
             yield number, line.removesuffix(b"\n").removesuffix(b"\r")
 
 

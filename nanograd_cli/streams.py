@@ -4,7 +4,8 @@ Python starts with `sys.stdin` or `sys.stdout` None then: output would vanish wi
 or end in an AttributeError. And the next file opened would take the free descriptor, 0, 1 or
 2, where a child process (Graphviz) would take it for its own standard stream. `guard()` fills
 each closed descriptor with /dev/null and puts in place of a closed `sys.stdin` or `sys.stdout`
-a stream that fails, as a closed one does, with a StreamError on the first read or write.
+a stream that fails, as a closed one does, with a StreamError on the first read or write, and
+in place of a closed `sys.stderr` one that writes to /dev/null.
 """
 
 from __future__ import annotations
@@ -57,10 +58,16 @@ def guard() -> None:
             os.fstat(fd)
         except OSError:
             os.open(os.devnull, os.O_RDWR)  # takes the lowest free descriptor: `fd`
-        if message and getattr(sys, name) is None:
+        if getattr(sys, name) is not None:
+            continue
+        if message:
             raw = _Closed(fd, message)
             buffered = io.BufferedReader(raw) if fd == 0 else io.BufferedWriter(raw)
             setattr(sys, name, io.TextIOWrapper(buffered, encoding="utf-8"))
+        else:
+            # A None sys.stderr breaks code that asks it `isatty()`; this one writes to the
+            # /dev/null now on descriptor 2.
+            sys.stderr = open(fd, "w", encoding="utf-8", errors="backslashreplace", closefd=False)
 
 
 def silence_stdout() -> None:

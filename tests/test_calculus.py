@@ -7,6 +7,7 @@ import io
 import itertools
 import json
 import math
+import os
 import sys
 
 import pytest
@@ -17,7 +18,7 @@ from nanograd_cli.forward import forward_gradients
 from nanograd_cli.ops import OPS
 from nanograd_cli.symbolic import gradient, hessian, to_source
 
-from .conftest import POINT, expressions, run
+from .conftest import POINT, expressions, nanograd, run
 from .oracle import agrees_with_grad
 
 ROSENBROCK = "(1 - x)**2 + 100*(y - x**2)**2"
@@ -246,3 +247,78 @@ def test_minimize_progress_goes_to_standard_error(monkeypatch):
     progress.update(50, 0.25)
     progress.stop()
     assert "step 50/100" in screen.getvalue() and "loss 0.25" in screen.getvalue()
+
+
+def test_check_fails_where_a_derivative_is_not_finite():
+    """exp(709.78) is finite, so is its derivative, but exp(709.78 + h) overflows: the numeric
+    derivative is inf and tells nothing, so the check fails, with --strict or without."""
+    assert math.isfinite(math.exp(709.78))
+    with pytest.raises(OverflowError):  # the step there: cbrt(2**-52) * 709.78, about 0.0043
+        math.exp(709.78 + (2.0**-52) ** (1 / 3) * 709.78)
+    for extra in ([], ["--strict"]):
+        result = nanograd("check", "exp(x)", "--x", "709.78", "--format", "json", *extra)
+        assert (result.returncode, result.stderr) == (
+            1,
+            "error: gradient check failed for x (numeric is inf)\n",
+        )
+        check = json.loads(result.stdout)["checks"]["x"]
+        assert check["analytic"] == math.exp(709.78)
+        assert (check["numeric"], check["pass"]) == ("inf", False)
+    # d/dx sqrt(x) = 1/(2 sqrt(x)) is inf at 0, and sqrt(-h) is nan; y's check still passes
+    result = nanograd("check", "sqrt(x)*y", "--x", "0", "--y", "1", "--format", "csv")
+    assert result.returncode == 1
+    assert result.stdout.splitlines()[1:] == ["x,inf,nan,nan,nan,false", "y,0.0,0.0,0.0,0.0,true"]
+    assert result.stderr == "error: gradient check failed for x (analytic is inf, numeric is nan)\n"
+
+
+@pytest.mark.parametrize(
+    "source, start, message",
+    [
+        # d/dx sqrt(x) = 1/(2 sqrt(x)): inf at 0, where the value, 0, is finite
+        ("sqrt(x)", "0", "the gradient by x is inf at the start"),
+        # d/dx (-2)**x = (-2)**x * log(-2): nan, where the value, 4, is finite
+        ("(-2)**x", "2", "the gradient by x is nan at the start"),
+        ("x**2", "1e200", "the value is inf at the start"),
+        ("x", "nan", "the value is nan at the start"),
+    ],
+)
+def test_minimize_from_a_start_that_is_not_finite_is_bad_input(source, start, message):
+    """No learning rate helps where the start itself is nan or inf: exit 2, saying which."""
+    result = nanograd("minimize", source, "--x", start)
+    assert (result.returncode, result.stdout) == (2, "")
+    assert result.stderr.splitlines()[-1] == (
+        f"error: {message}: start from a point where it is finite"
+    )
+    assert "--lr" not in result.stderr
+
+
+def test_minimize_names_a_gradient_that_goes_nan_on_the_way():
+    """sqrt((x - 3)**2) = |x - 3|: from 0 the gradient is -1, one SGD step of 3 lands on 3,
+    where sqrt's derivative at 0 (inf) times 2(x - 3) = 0 is nan."""
+    result = nanograd("minimize", "sqrt((x - 3)**2)", "--x", "0", "--optimizer", "sgd", "--lr", "3")
+    assert (result.returncode, result.stdout) == (1, "")
+    assert (
+        result.stderr == "error: diverged at step 1: the gradient by x is nan; try a smaller --lr\n"
+    )
+
+
+def _stderr_closed() -> None:
+    os.close(2)
+
+
+def test_minimize_and_grad_points_work_with_standard_error_closed(tmp_path):
+    """`2>&-`: no progress display and no warning can be shown, and the results still are."""
+    result = nanograd(
+        "minimize", "(x - 3)**2", "--x", "0", "--optimizer", "sgd", "--lr", "0.5",
+        "--format", "csv", preexec_fn=_stderr_closed,
+    )  # fmt: skip
+    assert (result.returncode, result.stderr) == (0, "")
+    assert result.stdout == "value,x,d_x,gradient_norm,steps,converged\n0.0,3.0,0.0,0.0,1,true\n"
+    points = tmp_path / "p.csv"
+    points.write_text("x\n1\n2\n")
+    result = nanograd("grad", "x*x", "--points", str(points), preexec_fn=_stderr_closed)
+    assert (result.returncode, result.stderr) == (0, "")
+    assert result.stdout == "x,value,d_x\n1,1.0,2.0\n2,4.0,4.0\n"
+    # a warning that has nowhere to go does not change the outcome either
+    result = nanograd("minimize", "sqrt(x)", "--x", "0", preexec_fn=_stderr_closed)
+    assert (result.returncode, result.stdout, result.stderr) == (2, "", "")

@@ -315,3 +315,115 @@ def test_each_line_reads_the_same_rows_from_a_file_standard_input_and_text(tmp_p
         assert out == expected_out
         assert err == expected_err, err
         assert code == 2
+
+
+def test_the_repl_refuses_an_endless_line():
+    code, out, err = hostile("nanograd repl < /dev/zero")
+    assert code == 1 and out == "" and REFUSAL.fullmatch(err), err
+
+
+@pytest.mark.parametrize("value, shown", [("nan", "nan"), ("-inf", "-inf")])
+def test_points_strict_fails_on_an_input_given_non_finite_on_the_command_line(
+    tmp_path, value, shown
+):
+    where = caret(f"line 1, column 3: input y is {shown}", "x*y", 3)
+    command = f"printf 'x\\n2\\n' | nanograd grad 'x*y' --points - --y {value}"
+    assert hostile(f"{command} --strict") == (1, "", f"error: {where}")
+    code, out, err = hostile(f"{command} --strict -o out.csv", cwd=str(tmp_path))
+    assert (code, err) == (1, f"error: {where}") and not (tmp_path / "out.csv").exists()
+    # Without --strict it is a row like any other, and so is a nan in the table with it.
+    code, out, err = hostile(command)
+    assert (code, out) == (0, f"x,value,d_x,d_y\n2,{shown},{shown},2.0\n")
+    code, out, err = hostile("printf 'x\\nnan\\n' | nanograd grad 'x*y' --points - --y 1 --strict")
+    assert (code, out) == (0, "x,value,d_x,d_y\nnan,nan,1.0,nan\n")
+
+
+BOM = b"\xef\xbb\xbf"
+
+
+def test_a_byte_order_mark_is_ignored(tmp_path):
+    (tmp_path / "bom.txt").write_bytes(BOM + b"x*2\n")
+    (tmp_path / "lines.txt").write_bytes(BOM + b"x*2\r\nx+1\r\n")
+    for how in ("bom.txt", "-f bom.txt", "- < bom.txt"):
+        code, out, err = hostile(f"nanograd grad {how} --x 1 --format csv", cwd=str(tmp_path))
+        assert (code, out, err) == (0, "value,d_x\n2.0,2.0\n", ""), how
+    for how in ("lines.txt", "- < lines.txt"):
+        command = f"nanograd grad {how} --each-line --x 1 --format csv"
+        code, out, err = hostile(command, cwd=str(tmp_path))
+        assert (code, out, err) == (0, "line,value,d_x\n1,2.0,2.0\n2,2.0,1.0\n", ""), how
+    table = "        value  gradient\nresult  6.0\nx       3.0    2.0\n"
+    assert hostile("nanograd repl", stdin=BOM + b"x = 3\nx*2\n") == (0, table, "")
+    # Only at the start: elsewhere it is a character like any other.
+    code, out, err = hostile("nanograd grad - --x 1", stdin=b"x*2" + BOM)
+    assert code == 2 and "unexpected character '\\ufeff'" in err
+
+
+UNKNOWN_XP = caret("line 1, column 1: unknown function xp: did you mean exp?", "xp(x)", 1)
+
+
+@pytest.mark.parametrize(
+    "source, inputs, code, error, after",
+    [
+        ("-exp(x)", "--x 0", 2, UNKNOWN_XP, "-1.0,-1.0"),
+        ("-fx", "--fx 3", 1, "cannot read x: No such file or directory\n", "-3.0,-1.0"),
+        ("-floor(x)", "--x 2.5", 1, "cannot read loor(x): No such file or directory\n", "-2.0,0.0"),
+    ],
+)
+def test_a_source_read_as_dash_e_or_dash_f_says_to_put_it_after_dashes(
+    tmp_path, source, inputs, code, error, after
+):
+    done = hostile(f"nanograd grad '{source}' {inputs}", cwd=str(tmp_path))
+    hint = f"A source that begins with - goes after --: nanograd grad -- '{source}'\n"
+    assert done == (code, "", f"error: {error}{hint}")
+    done = hostile(f"nanograd grad {inputs} --format csv -- '{source}'", cwd=str(tmp_path))
+    assert done[0] == 0 and done[1].splitlines()[1] == after
+
+
+def test_dash_e_and_dash_f_typed_apart_get_no_hint(tmp_path):
+    """`-e TEXT` and `-f FILE` as typed: the source is what the user meant."""
+    assert hostile("nanograd grad -e 'xp(x)' --x 1") == (2, "", f"error: {UNKNOWN_XP}")
+    assert hostile("nanograd grad -f x --x 1", cwd=str(tmp_path)) == (
+        1,
+        "",
+        "error: cannot read x: No such file or directory\n",
+    )
+    # -e glued to a text that fails both as -e's and with the dash: no hint either.
+    code, out, err = hostile("nanograd grad '-ex+' --x 1")
+    assert (code, out) == (2, "") and "goes after --" not in err
+
+
+def test_a_value_too_large_is_named_as_typed():
+    assert hostile("nanograd grad x --var x=1e999") == (
+        2,
+        "",
+        "error: --var x=1e999 is too large for a float\n",
+    )
+    assert hostile("nanograd grad x --x 1e999") == (
+        2,
+        "",
+        "error: --x 1e999 is too large for a float\n",
+    )
+    assert hostile("nanograd grad x --var x=abc") == (
+        2,
+        "",
+        "error: --var x=VALUE expects a number, got 'abc'\n",
+    )
+
+
+def test_each_line_table_streams_in_a_pipe():
+    """An endless input: the first rows reach `head` at once, and the run ends with it."""
+    code, out, err = hostile("yes x | nanograd grad - --each-line --x 1 | head -2")
+    assert (code, out, err) == (
+        0,
+        "line  expression  value  d_x\n1     x           1.0    1.0\n",
+        "",
+    )
+    # Past the first rows, each is printed as it comes, in their columns, widened as needed.
+    lines = "".join(f"{n}*x\n" for n in range(1, 103)) + "sin(x)\nx\n"
+    code, out, err = hostile("nanograd grad - --each-line --x 1", stdin=lines.encode())
+    assert out.splitlines()[-4:] == [
+        "101   101*x       101.0  101.0",
+        "102   102*x       102.0  102.0",
+        "103   sin(x)      0.8414709848078965  0.5403023058681398",
+        "104   x           1.0                 1.0",
+    ]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import re
 import subprocess
 import sys
@@ -333,3 +334,65 @@ def test_grad_does_not_import_the_plotting_libraries():
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert result.stderr == "[]\n"
+
+
+WIDE = (
+    "error: --x -1e308:1e308: the range is too wide: HI - LO must be a finite number "
+    "(at most 1.798e+308)\n"
+)
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["x", "--x", "-1e308:1e308"],
+        ["x", "--x", "-1e308:1e308", "-o", "big.svg"],
+        ["x*y", "--x", "-1e308:1e308", "--y", "0:1", "-o", "c3.png"],
+    ],
+)
+def test_a_range_wider_than_a_float_is_bad_input(args, tmp_path):
+    """1e308 - -1e308 overflows to inf: the points between would be nan."""
+    assert math.isinf(1e308 - -1e308)
+    result = nanograd("plot", *args, cwd=tmp_path)
+    assert (result.returncode, result.stdout, result.stderr) == (2, "", WIDE)
+    assert list(tmp_path.iterdir()) == []
+
+
+def _columns(columns: int) -> dict[str, str]:
+    return {**os.environ, "COLUMNS": str(columns)}
+
+
+def test_numbers_too_large_for_a_terminal_plot_ask_for_a_picture(tmp_path):
+    """uniplot writes axis labels in full digits: 1e308 has no room in 80 columns, nor 1e20 in
+    20. A picture draws them."""
+    result = nanograd("plot", "x", "--x", "0:1e308:3", env=_columns(80))
+    assert (result.returncode, result.stdout) == (2, "")
+    assert result.stderr == (
+        "error: a terminal plot 80 columns wide cannot label numbers as large as 1e+308: "
+        "write a picture instead, with -o plot.svg\n"
+    )
+    result = nanograd("plot", "x", "--x", "0:1e20", env=_columns(20))
+    assert result.returncode == 2
+    assert result.stderr.startswith("error: a terminal plot 20 columns wide cannot label ")
+    result = nanograd("plot", "x", "--x", "0:1e308:3", "-o", str(tmp_path / "big.svg"))
+    assert (result.returncode, result.stderr) == (0, "")
+    line = ET.parse(tmp_path / "big.svg").find(f".//{SVG}g[@id='f']")
+    assert line is not None
+
+
+@pytest.mark.parametrize("output", [None, "e.svg", "e.png"])
+def test_library_warnings_are_silenced_and_nanograd_s_own_stays(output, tmp_path):
+    """exp overflows past log(max float) = 709.78...: nanograd's warning counts those points,
+    and nothing else (no NumPy RuntimeWarning from inside the plotting libraries) shows."""
+    points = 160 if output is None else CURVE_POINTS  # a terminal 80 columns wide: 2 per column
+    x = np.linspace(0, 1000, points)
+    over = x > math.log(sys.float_info.max)
+    picture = ["-o", output] if output else []
+    result = nanograd("plot", "exp(x)", "--x", "0:1000", *picture, env=_columns(80), cwd=tmp_path)
+    assert result.returncode == 0
+    assert result.stderr == (
+        f"warning: f is nan or inf at {over.sum()} of {points} points, drawn as gaps; the "
+        f"first: x = {float(x[over][0])!r} gives inf (exp gave inf at line 1, column 1)\n"
+    )
+    result = nanograd("plot", "exp(x)", "--x", "1e-320:2e-320", *picture, cwd=tmp_path)
+    assert (result.returncode, result.stderr) == (0, "")

@@ -405,3 +405,16 @@ def test_terminal_table_completion_caret_cancel_and_exit(terminal, tmp_path):
     assert terminal.child.exitstatus == 0
     history = (tmp_path / "nanograd" / "history").read_text()
     assert "+x*y + tanh(x)" in history and "+sin(x\n+  - 2)" in history
+
+
+@pytest.mark.parametrize(
+    "typed, shown",
+    [("nan", "nan"), ("inf", "inf"), ("-inf", "-inf"), ("Infinity", "inf"), ("-Infinity", "-inf")],
+)
+def test_an_input_can_be_set_to_nan_or_inf(typed, shown):
+    """As `--x nan` does: a value, with the warning that names the input."""
+    done = nanograd("repl", stdin=f"x = {typed}\nx*2\n:inputs\n")
+    assert done.returncode == 0
+    table = f"        value  gradient\nresult  {shown}\nx       {shown:<5}  2.0\n"
+    assert done.stdout == f"{table}x = {shown}\n"
+    assert done.stderr == f"warning: line 2, column 1: input x is {shown}\n  2 | x*2\n      ^\n"

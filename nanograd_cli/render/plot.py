@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import io
 import os
+import warnings
 from collections.abc import Mapping, Sequence
+from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -46,6 +48,16 @@ def format_of(output: str) -> str:
     return fmt
 
 
+@contextmanager
+def _quietly():
+    """No NumPy RuntimeWarnings (overflow, invalid value) from inside Matplotlib or uniplot: at
+    huge or subnormal numbers their arithmetic makes inf and nan on the way, and the warnings
+    would name their files. The drawing is right anyway; nanograd says where f is not finite."""
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        yield
+
+
 def _gaps(values: np.ndarray, where: np.ndarray | None = None) -> np.ndarray:
     """`values` with nan wherever it, or `where`, is not finite: drawn as a gap."""
     finite = np.isfinite(values) if where is None else np.isfinite(values) & np.isfinite(where)
@@ -74,17 +86,27 @@ def curve_text(curve: Curve, columns: int, color: bool) -> str:
         if color
         else {"color": False, "character_set": "ascii", "force_ascii_characters": PLAIN_SYMBOLS}
     )
-    return plot_to_string(
-        [y for y, _ in series],
-        [curve.x] * len(series),
-        legend_labels=[label for _, label in series],
-        title=title(curve.source, curve.fixed, columns - 4),
-        lines=True,
-        width=columns,  # uniplot narrows it to fit the cap, labels included
-        line_length_hard_cap=columns,
-        height=TERMINAL_HEIGHT,
-        **style,
-    )
+    try:
+        with _quietly():
+            return plot_to_string(
+                [y for y, _ in series],
+                [curve.x] * len(series),
+                legend_labels=[label for _, label in series],
+                title=title(curve.source, curve.fixed, columns - 4),
+                lines=True,
+                width=columns,  # uniplot narrows it to fit the cap, labels included
+                line_length_hard_cap=columns,
+                height=TERMINAL_HEIGHT,
+                **style,
+            )
+    # uniplot writes axis labels in full digits: past some size they leave no room for the
+    # plot (it raises RuntimeError) or its label arithmetic overflows (OverflowError).
+    except (OverflowError, RuntimeError):
+        largest = max(float(np.nanmax(np.abs(y))) for y in [curve.x, *(y for y, _ in series)])
+        raise InputError(
+            f"a terminal plot {columns} columns wide cannot label numbers as large as "
+            f"{largest:.3g}: write a picture instead, with -o plot.svg"
+        ) from None
 
 
 def terminal_points(columns: int) -> int:
@@ -139,6 +161,7 @@ def curve_figure(curve: Curve, fmt: str) -> bytes:
     return _save(figure, fmt)
 
 
+@_quietly()
 def figure(result: Curve | Surface, fmt: str) -> bytes:
     """The picture of a curve or a surface, as svg, png or pdf bytes."""
     return curve_figure(result, fmt) if isinstance(result, Curve) else surface_figure(result, fmt)
@@ -207,6 +230,7 @@ def surface_figure(surface: Surface, fmt: str) -> bytes:
     return _save(figure, fmt)
 
 
+@_quietly()
 def descent_figure(program: Program, descent: Descent, label: str, fmt: str) -> bytes:
     """How gradient descent went: for two inputs, its path on the contour plot of f; else the
     loss at every step (on a log scale when every loss is positive and they span more than
