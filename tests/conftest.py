@@ -75,6 +75,27 @@ def nanograd(*args: str, stdin: str = "", **kwargs) -> subprocess.CompletedProce
     )
 
 
+def limited(
+    command: str, stdin: bytes = b"", cwd=None, seconds: int = 60, memory: int = 4_000_000
+) -> tuple[int, str, str]:
+    """Run shell `command`, where `nanograd` is the installed command, under `timeout seconds`
+    and `ulimit -v memory` (kB): its exit code, standard output and standard error. It must end
+    in time and never with a traceback."""
+    script = f'ulimit -v {memory}; nanograd() {{ "$NANOGRAD" "$@"; }}; {command}'
+    done = subprocess.run(
+        ["timeout", str(seconds), "bash", "-c", script],
+        input=stdin,
+        capture_output=True,
+        timeout=seconds + 30,
+        cwd=cwd,
+        env={**os.environ, "NANOGRAD": NANOGRAD},
+    )
+    out, err = (stream.decode(errors="replace") for stream in (done.stdout, done.stderr))
+    assert done.returncode != 124, f"{command[:100]} ran out of time"
+    assert "Traceback" not in err and "internal error" not in err, err
+    return done.returncode, out, err
+
+
 def on_terminal(*args: str, columns: int = 80) -> str:
     """What the installed command shows on a pseudo-terminal `columns` wide (both streams)."""
     main, child = pty.openpty()

@@ -20,6 +20,7 @@ from nanograd_cli import parse
 from nanograd_cli.render import graph
 
 from .conftest import NANOGRAD
+from .conftest import limited as run_limited
 
 MEMORY = 4_000_000  # kB of virtual memory
 # The text of a derivative nested 16,000 deep took 2.4 GB before it was built in linear memory
@@ -27,24 +28,9 @@ MEMORY = 4_000_000  # kB of virtual memory
 DIFF_MEMORY = 500_000
 
 
-def limited(
-    command: str, tmp_path: Path, seconds: int = 30, memory: int = MEMORY
-) -> tuple[int, str, str]:
-    """Run shell `command`, where `nanograd` is the installed command, in `tmp_path` under
-    `timeout` and `ulimit -v`: its exit code, standard output and standard error. It must end
-    in time and never with a traceback."""
-    script = f'ulimit -v {memory}; nanograd() {{ timeout {seconds} "$NANOGRAD" "$@"; }}; {command}'
-    done = subprocess.run(
-        ["bash", "-c", script],
-        capture_output=True,
-        timeout=seconds + 30,
-        cwd=tmp_path,
-        env={**os.environ, "NANOGRAD": NANOGRAD},
-    )
-    out, err = (stream.decode(errors="replace") for stream in (done.stdout, done.stderr))
-    assert done.returncode != 124, f"{command[:100]} ran out of time"
-    assert "Traceback" not in err and "internal error" not in err, err
-    return done.returncode, out, err
+def limited(command: str, tmp_path: Path, seconds: int = 30, memory: int = MEMORY):
+    """`conftest.limited` in `tmp_path`, with this file's limits."""
+    return run_limited(command, cwd=tmp_path, seconds=seconds, memory=memory)
 
 
 SFDP_NOTE = (
