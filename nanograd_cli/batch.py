@@ -68,15 +68,54 @@ class BatchFunction:
 
     def __call__(self, table=None, /, **columns):
         if table is None:
-            return self._named(self.results(columns))
+            return self._named(self.results(self._checked(columns)))
+        if columns:
+            name = next(iter(columns))
+            raise InputError(
+                f"{name} is given as a keyword beside a table: give it as a column of the "
+                "table, or fixed in compile()"
+            )
         kind = type(table).__module__.split(".")[0]
         if kind == "pandas":
             return self._pandas(table)
         if kind == "pyarrow":
             return self._arrow(table)
         if isinstance(table, Mapping):
-            return self._named(self.results(table))
+            return self._named(self.results(self._checked(table)))
         raise TypeError(f"expected a DataFrame, an Arrow table or a mapping, got {type(table)}")
+
+    def _checked(self, columns: Mapping[str, object]) -> dict[str, np.ndarray]:
+        """Inputs given by name as `results` takes them, or an InputError naming the one at
+        fault: a name that is no input or is fixed, an array that is not 1-D, or one whose
+        length differs from the first array's."""
+        inputs = set(self.program.inputs)
+        unknown = [n for n in columns if n not in inputs]
+        if unknown:
+            raise UnknownInputs(unknown, self.program.inputs)
+        fixed = next((n for n in columns if n in self.fixed), None)
+        if fixed is not None:
+            raise InputError(f"{fixed} is fixed at {self.fixed[fixed]} by compile(): give it once")
+        arrays, first = {}, None  # first: the name of the first array, which sets the length
+        for name, values in columns.items():
+            try:
+                array = np.asarray(values, dtype=np.float64)
+            except (TypeError, ValueError) as error:
+                raise InputError(f"{name}: {error}") from None
+            if array.ndim > 1:
+                raise InputError(
+                    f"{name} is an array of shape {array.shape}: give a 1-D array, one value "
+                    "per row"
+                )
+            if array.ndim == 1:
+                if first is None:
+                    first = name
+                elif array.size != arrays[first].size:
+                    raise InputError(
+                        f"{name} has {array.size} values, {first} {arrays[first].size}: give "
+                        "every input as many"
+                    )
+            arrays[name] = array
+        return arrays
 
     def _named(self, results: list[np.ndarray]) -> dict[str, np.ndarray]:
         return dict(zip(self.names, results, strict=True))

@@ -320,6 +320,8 @@ def grad(
         ctx.exit(grad_each_line(source, values, fmt, digits, wrt, strict, mode))
     if points is None and (output is not None or points_format is not None):
         raise InputError("-o and --points-format are for the rows of --points FILE")
+    if points == "-" and source.stdin:
+        raise InputError("the source and --points - cannot both come from standard input")
     program = load_program(source, report, several=True)
     check_wrt(wrt, program.inputs)
     if points is not None:

@@ -61,6 +61,11 @@ class Source(NamedTuple):
     kind: str
     value: str
 
+    @property
+    def stdin(self) -> bool:
+        """Whether the source is read from standard input."""
+        return self.kind != "text" and self.value == "-"
+
 
 def read_source(source: Source) -> str:
     """The source's text."""
@@ -81,7 +86,7 @@ def opened(source: Source) -> Iterator[tuple[BinaryIO | None, str]]:
     """The file to read the source from and its name for messages: standard input, or the
     file (closed afterwards), or None for text. Errors reading it say what could not be read."""
     kind, value = source
-    if kind != "text" and value == "-":
+    if source.stdin:
         try:
             yield sys.stdin.buffer, "standard input"
         except OSError as error:

@@ -90,7 +90,11 @@ def test_strict_fails_on_an_operation_not_on_an_input_that_is_inf():
         ('x,y\n1,2\n"3,4"\n', "--points row 2 has 1 field, the header 2"),
         ("x,y,x\n1,2,3\n", "--points: the header names the column x twice"),
         ("x,y\n1,2\n3,abc\n", "--points row 2, column y: 'abc' is not a number"),
-        ("x,y\n1,2\n4,5\n3,\n", "--points row 3, column y is empty"),
+        (
+            "x,y\n1,2\n4,5\n3,\n",
+            "--points row 3, column y is empty: write nan for a missing value "
+            "(pandas: to_csv(na_rep='nan'))",
+        ),
         ("x,y\n1,2\n3,1_000\n", "--points row 2, column y: '1_000' is not a number"),
         ("x,y\n1,2\n3,\xff\n", "--points row 2 is not valid UTF-8"),
         ("1,2\n3,4\n", "--points: the first line must name the columns, e.g. x,y; it reads 1,2"),
@@ -575,6 +579,135 @@ def test_a_long_record_within_the_limit_is_read(monkeypatch):
     assert code == 2 and err.startswith("error: --points row 2 is longer than 64 bytes")
 
 
+GOOD_ROWS = "".join(f"{k}\n" for k in range(2, 1001))  # 999 rows
+
+
+@pytest.mark.parametrize(
+    ("stdin", "message"),
+    [
+        ('x\n1,"oops\n' + GOOD_ROWS, "--points row 1 opens a quote that is never closed"),
+        ('x,n\n1,a\n\n2,b\n3,"c\nd""\n4,e\n', "--points row 3 opens a quote that is never closed"),
+        ('x,n\n1,"a\nb"\n2,"c""\n', "--points row 2 opens a quote that is never closed"),
+        ('x,"n\n1,a\n', "--points: the header opens a quote that is never closed"),
+    ],
+)
+def test_a_quote_the_file_ends_inside_names_the_row_that_opened_it(tmp_path, stdin, message):
+    """A line end inside quotes is CSV; a file that ends inside them is bad input, however
+    many rows the open quote swallowed, from standard input or a file, to any output."""
+    result = nanograd("grad", "x*2", "--points", "-", stdin=stdin)
+    assert (result.returncode, result.stdout, result.stderr) == (2, "", f"error: {message}\n")
+    (tmp_path / "in.csv").write_text(stdin)
+    result = nanograd("grad", "x*2", "--points", "in.csv", "-o", "out.csv", cwd=tmp_path)
+    assert (result.returncode, result.stderr) == (2, f"error: {message}\n")
+    assert os.listdir(tmp_path) == ["in.csv"]
+
+
+def test_a_quote_inside_unquoted_text_is_text():
+    result = nanograd("grad", "x", "--points", "-", stdin='x,n\n1,ab"c\n2,d\n')
+    assert (result.returncode, result.stdout) == (
+        0,
+        'x,n,value,d_x\n1,"ab""c",1.0,1.0\n2,d,2.0,1.0\n',
+    )
+
+
+def test_a_quote_never_closed_across_pieces(monkeypatch):
+    from nanograd_cli.io import chunks
+
+    monkeypatch.setattr(chunks, "CHUNK_BYTES", 8)  # rows written before, the quote in the last
+    stdin = "x,n\n" + "".join(f"{k},a\n" for k in range(1, 11)) + '11,"b\n12,c\n13,d\n'
+    code, out, err = run("grad", "x", "--points", "-", stdin=stdin)
+    assert (code, err) == (2, "error: --points row 11 opens a quote that is never closed\n")
+    assert out.startswith("x,n,value,d_x\n1,a,1.0,1.0\n")
+
+
+@pytest.mark.parametrize("chunk_bytes", [None, 3])
+def test_carriage_returns_alone_end_lines(monkeypatch, chunk_bytes):
+    """CR line ends (classic Mac OS) read as LF and CRLF do, also where a piece of the file
+    ends between a CR and its LF; a CR inside quotes is text."""
+    result = nanograd("grad", "x*2", "--points", "-", stdin="x\r1\r2\r")
+    assert (result.returncode, result.stdout, result.stderr) == (
+        0,
+        "x,value,d_x\n1,2.0,2.0\n2,4.0,2.0\n",
+        "",
+    )
+    if chunk_bytes:
+        from nanograd_cli.io import chunks
+
+        monkeypatch.setattr(chunks, "CHUNK_BYTES", chunk_bytes)
+    stdin = 'x,n\r\n\r1,"a\rb"\r2,c\r\n3,d'
+    code, out, err = run("grad", "x", "--points", "-", stdin=stdin)
+    assert (code, err) == (0, "")
+    assert out == 'x,n,value,d_x\n1,"a\rb",1.0,1.0\n2,c,2.0,1.0\n3,d,3.0,1.0\n'
+
+
+def test_damaged_parquet_and_arrow_are_bad_input_that_never_blames_the_output(tmp_path):
+    table = pa.table({"x": np.arange(1000.0), "y": np.arange(1000.0)})
+    stream = pa.BufferOutputStream()
+    with ipc.new_stream(stream, table.schema) as writer:
+        writer.write_table(table)
+        writer.write_table(table)
+    cut = stream.getvalue().to_pybytes()[:-5000]  # the second batch cut short
+    code, _, err = limited(
+        "nanograd grad x*y --points - --points-format arrow -o out.csv", cut, tmp_path
+    )
+    assert (code, err) == (
+        2,
+        "error: cannot read standard input: "
+        "Expected to be able to read 16000 bytes for message body, got 11008\n",
+    )
+    pq.write_table(table, tmp_path / "p.parquet")
+    damaged = bytearray((tmp_path / "p.parquet").read_bytes())
+    damaged[10:4000] = b"\xff" * 3990  # the first column's pages overwritten
+    (tmp_path / "p.parquet").write_bytes(damaged)
+    for command in ("--points p.parquet", "--points - --points-format parquet < p.parquet"):
+        code, _, err = limited(f"nanograd grad x*y {command} -o out.csv", cwd=tmp_path)
+        name = "p.parquet" if "<" not in command else "standard input"
+        assert code == 2 and err.startswith(f"error: cannot read {name}: "), err
+        assert len(err.splitlines()) == 1 and "out.csv" not in err
+    assert sorted(os.listdir(tmp_path)) == ["p.parquet"]
+
+
+def test_garbage_as_arrow_or_parquet_is_bad_input(tmp_path):
+    garbage = np.random.default_rng(0).bytes(100_000)
+    for name in ("g.arrow", "g.parquet"):
+        (tmp_path / name).write_bytes(garbage)
+    code, out, err = limited("nanograd grad x --points g.arrow", cwd=tmp_path)
+    assert (code, out) == (2, "")
+    assert err == (
+        "error: --points g.arrow is not Arrow IPC (Feather): "
+        "Invalid IPC stream: negative continuation token\n"
+    )
+    code, out, err = limited("nanograd grad x --points g.parquet", cwd=tmp_path)
+    assert (code, out) == (2, "")
+    assert err.startswith("error: --points g.parquet is not a Parquet file: Parquet magic bytes")
+
+
+def test_source_and_points_cannot_both_come_from_standard_input():
+    for source in (["-"], ["-f", "-"]):
+        result = nanograd("grad", *source, "--points", "-", stdin="x\n1\n")
+        assert (result.returncode, result.stdout, result.stderr) == (
+            2,
+            "",
+            "error: the source and --points - cannot both come from standard input\n",
+        )
+
+
+def test_a_missing_value_written_by_pandas_says_how_to_write_it(tmp_path):
+    pd = pytest.importorskip("pandas")
+    frame = pd.DataFrame({"x": [1.0, float("nan"), 3.0]})
+    frame.to_csv(tmp_path / "empty.csv", index=False)
+    result = nanograd("grad", "x*2", "--points", "empty.csv", cwd=tmp_path)
+    assert (result.returncode, result.stdout) == (2, "")
+    assert result.stderr == (
+        "error: --points row 2, column x is empty: write nan for a missing value "
+        "(pandas: to_csv(na_rep='nan'))\n"
+    )
+    frame.to_csv(tmp_path / "nan.csv", index=False, na_rep="nan")
+    result = nanograd("grad", "x*2", "--points", "nan.csv", cwd=tmp_path)
+    assert result.returncode == 0
+    assert result.stdout == "x,value,d_x\n1.0,2.0,2.0\nnan,nan,2.0\n3.0,6.0,2.0\n"
+
+
 def test_without_pyarrow_the_error_names_the_extra():
     block = "import sys; sys.modules['pyarrow'] = None; from nanograd_cli.cli import main; main()"
     result = subprocess.run(
@@ -646,6 +779,33 @@ def test_compile_errors():
         compile("x*y")(x=np.array([1.0]))
     with pytest.raises(InputError, match="row 2, column x: 'b' is not a number"):
         compile("x")(pa.table({"x": ["1", "b"]}))
+    f, one, two = compile("x*y"), np.ones(2), np.ones(3)
+    bad = [
+        (lambda: f(x=one, y=one, z=one), "z is not an input of this source (its inputs: x, y)"),
+        (lambda: f({"x": one, "y": one, "z": 1}), "z is not an input of this source"),
+        (lambda: compile("2")(x=one), "x is not an input of this source (its inputs: none)"),
+        (lambda: f(x=one, y=two), "y has 3 values, x 2: give every input as many"),
+        (
+            lambda: f(x=np.ones((2, 2)), y=one),
+            "x is an array of shape (2, 2): give a 1-D array, one value per row",
+        ),
+        (lambda: f(x=["a"], y=one), "x: could not convert string to float: 'a'"),
+        (
+            lambda: compile("x*y", y=3.0)(x=one, y=one),
+            "y is fixed at 3.0 by compile(): give it once",
+        ),
+        (
+            lambda: f(pa.table({"x": one, "y": one}), y=two),
+            "y is given as a keyword beside a table: give it as a column of the table, or fixed "
+            "in compile()",
+        ),
+    ]
+    for call, message in bad:
+        with pytest.raises(InputError) as caught:
+            call()
+        assert str(caught.value).startswith(message), str(caught.value)
+    # One value for every row, beside arrays: what a fixed input is.
+    assert f(x=[1.0, 2.0], y=3.0)["d_x"].tolist() == [3.0, 3.0]
 
 
 @pytest.mark.slow

@@ -3,6 +3,7 @@ parses on its own and errors can be placed by counting the rows of the pieces be
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import BinaryIO
 
@@ -26,10 +27,27 @@ class RecordTooLong(Exception):
         super().__init__(f"{limit >> 20} MB" if limit >= 1 << 20 else f"{limit} bytes")
 
 
+class QuoteNeverClosed(Exception):
+    """The stream ended inside a quoted field; `before` is the text of the piece before the
+    record where that quote opened."""
+
+    def __init__(self, before: bytes):
+        super().__init__("a quote is never closed")
+        self.before = before
+
+
+# What a quote that opens a quoted field (or doubles one inside it) follows.
+OPENERS = (b"", b",", b"\n", b"\r", b'"')
+
+# A CSV line end: LF, CRLF, or CR alone (as classic Mac OS wrote them; Arrow reads all three).
+LINE_END = re.compile(rb"\r\n?|\n")
+
+
 class Chunks:
-    """Pieces of `stream` that end at a record's end: a newline, outside quotes when `quoted`
-    (CSV: a quote inside a quoted field is doubled, so a newline ends a record where the
-    quotes before it are even in number). `bytes_read` counts what has been read."""
+    """Pieces of `stream` that end at a record's end: a newline or, when `quoted` (CSV), a
+    newline or carriage return outside quotes (a quote inside a quoted field is doubled, so a
+    line end ends a record where the quotes before it are even in number). `bytes_read`
+    counts what has been read."""
 
     def __init__(self, stream: BinaryIO, quoted: bool):
         self.stream = stream
@@ -51,6 +69,11 @@ class Chunks:
             data += more
             if not more:  # the end: what is left, a last record with no line end
                 self._rest = b""
+                last = data.rfind(b'"')
+                # The last quote opened a field that the end of the file leaves open; unless
+                # it follows text (ab"c), which a lenient reader takes for a quote in the text.
+                if self.quoted and data.count(b'"') % 2 and data[last - 1 : last] in OPENERS:
+                    raise QuoteNeverClosed(data[: self._last_end(data[:last])])
                 return data
             cut = self._last_end(data)
             if cut:
@@ -69,10 +92,13 @@ class Chunks:
 
     def _last_end(self, data: bytes) -> int:
         """Where the last complete record in `data` ends (0: none does)."""
-        if not self.quoted or b'"' not in data:
+        if not self.quoted:
             return data.rfind(b"\n") + 1
+        if b'"' not in data:
+            newline = data.rfind(b"\n")
+            return max(newline, data.rfind(b"\r", newline + 1)) + 1
         raw = np.frombuffer(data, dtype=np.uint8)
-        newlines = np.flatnonzero(raw == 10)
+        newlines = np.flatnonzero((raw == 10) | (raw == 13))
         quotes_before = np.searchsorted(np.flatnonzero(raw == 34), newlines)
         ends = newlines[quotes_before % 2 == 0]
         return int(ends[-1]) + 1 if ends.size else 0
@@ -83,17 +109,17 @@ def first_record(chunks: Chunks) -> bytes:
     What follows it stays in `chunks`."""
     while piece := chunks.read():
         start = position = quotes = 0
-        # Line by line, counting quotes: a newline inside quotes ends no record.
-        while (end := piece.find(b"\n", position)) >= 0:
-            quotes += piece.count(b'"', position, end)
-            position = end + 1
+        # Line by line, counting quotes: a line end inside quotes ends no record.
+        for end in LINE_END.finditer(piece):
+            quotes += piece.count(b'"', position, end.start())
+            position = end.end()
             if quotes % 2:
                 continue
-            record = piece[start:end].rstrip(b"\r")
+            record = piece[start : end.start()]
             if record.strip():
-                chunks.unread(piece[end + 1 :])
+                chunks.unread(piece[end.end() :])
                 return record
-            start = end + 1
+            start = end.end()
         if piece[start:].strip():  # the last record, with no line end
-            return piece[start:].rstrip(b"\r")
+            return piece[start:]
     return b""

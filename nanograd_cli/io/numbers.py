@@ -41,7 +41,9 @@ def _from_text(column, name: str, first_row: int) -> np.ndarray:
         except pa.ArrowInvalid:
             bad = _first_unreadable(column)
             text = column[bad].as_py()
-            what = " is empty" if text == "" else f": {text!r} is not a number"
+            what = f": {text!r} is not a number"
+            if text == "":  # what pandas writes for nan unless told otherwise
+                what = " is empty: write nan for a missing value (pandas: to_csv(na_rep='nan'))"
             raise InputError(f"--points {_at(bad, name, first_row)}{what}") from None
     array = to_numpy(values)
     infinite = np.isinf(array)

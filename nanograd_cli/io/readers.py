@@ -17,7 +17,7 @@ import numpy as np
 import pyarrow as pa
 
 from ..errors import InputError, NanogradError
-from .chunks import Chunks, RecordTooLong, first_record
+from .chunks import Chunks, QuoteNeverClosed, RecordTooLong, first_record
 from .numbers import to_numpy
 
 # Rows handed on at a time from the formats that store them in batches of their own.
@@ -28,8 +28,9 @@ PARQUET_MAGIC = b"PAR1"  # the first bytes of a Parquet file (and its last)
 
 class Reader:
     """What every reader has: `columns`, `total_bytes` or `total_rows` when known (for a
-    progress bar), and batches of rows."""
+    progress bar), and batches of rows. What cannot be read is an error naming `name`."""
 
+    name = "standard input"
     columns: list[str]
     schema: pa.Schema  # the columns' types
     total_bytes: int | None = None
@@ -53,7 +54,16 @@ class Reader:
 
     def __iter__(self) -> Iterator[tuple[int, pa.Table]]:
         """(number of the first row, its rows) per batch."""
-        for table in self.tables():
+        tables = self.tables()
+        while True:
+            try:
+                table = next(tables, None)
+            except (pa.ArrowException, OSError) as error:
+                if _damaged(error):
+                    raise InputError(f"cannot read {self.name}: {_reason(error)}") from None
+                raise NanogradError(f"cannot read {self.name}: {error.strerror}") from None
+            if table is None:
+                return
             for start in range(0, table.num_rows, BATCH_ROWS):
                 # The length given exactly: a table of no columns is not cut at its end.
                 part = table.slice(start, min(BATCH_ROWS, table.num_rows - start))
@@ -75,6 +85,9 @@ class CsvReader(Reader):
             header = first_record(self.chunks)
         except RecordTooLong as error:
             raise _too_long(error, None, quoted=True) from None
+        except QuoteNeverClosed as error:
+            # The header is the first record read: a quote it did not open is a row's.
+            raise _never_closed(_records(error.before) - 1) from None
         if not header:
             raise InputError("--points: the first line must name the columns, e.g. x,y")
         try:
@@ -130,6 +143,8 @@ def _pieces(reader: Reader, quoted: bool) -> Iterator[bytes]:
             piece = reader.chunks.read()
         except RecordTooLong as error:
             raise _too_long(error, reader.rows_read + 1, quoted) from None
+        except QuoteNeverClosed as error:
+            raise _never_closed(reader.rows_read + _records(error.before)) from None
         if not piece:
             return
         yield piece
@@ -139,6 +154,19 @@ def _too_long(error: RecordTooLong, row: int | None, quoted: bool) -> InputError
     what = ": the header" if row is None else f" row {row}"
     cause = "no line end, or a quote never closed" if quoted else "no line end"
     return InputError(f"--points{what} is longer than {error} ({cause}?)")
+
+
+def _never_closed(rows_before: int) -> InputError:
+    """The file ends inside quotes that the row after `rows_before` rows opened (-1: the
+    header)."""
+    what = ": the header" if rows_before < 0 else f" row {rows_before + 1}"
+    return InputError(f"--points{what} opens a quote that is never closed")
+
+
+def _records(text: bytes) -> int:
+    """The records in CSV `text` that are not blank lines."""
+    lines = io.StringIO(text.decode("utf-8", "surrogateescape"), newline="")
+    return sum(1 for fields in csv.reader(lines) if fields)
 
 
 def _undecodable(text: str) -> bool:
@@ -406,6 +434,7 @@ def open_points(path: str, fmt: str) -> Reader:
         if not stdin:
             stream.close()
         raise
+    reader.name = name
     if not stdin:
         reader.close_file = stream.close
     return reader
@@ -437,11 +466,23 @@ def _reader(stream, fmt: str, stdin: bool, path: str) -> Reader:
             if file_format and stdin:
                 return ArrowReader(pa.BufferReader(stream.read()), file_format)
             return ArrowReader(stream if stdin else pa.OSFile(path), file_format)
-        except pa.ArrowInvalid as error:
+        except (pa.ArrowException, OSError) as error:
+            if not _damaged(error):
+                raise
             what = "a Parquet file" if fmt == "parquet" else "Arrow IPC (Feather)"
-            raise InputError(f"--points {name} is not {what}: {error}") from None
+            raise InputError(f"--points {name} is not {what}: {_reason(error)}") from None
     except OSError as error:
         raise NanogradError(f"cannot read {name}: {error.strerror or error}") from None
+
+
+def _damaged(error: Exception) -> bool:
+    """Whether Arrow found the bytes read wrong (bad input), rather than the system failing to
+    read them: Arrow raises OSError without an errno for a file cut short or garbled."""
+    return not isinstance(error, OSError) or error.errno is None
+
+
+def _reason(error: Exception) -> str:
+    return " ".join(str(error).split())  # on one line: Arrow's text may run over several
 
 
 def _starts_with(stream, magic: bytes) -> bool:
