@@ -313,8 +313,6 @@ def grad(
     values = input_values(ctx.meta["inputs"], var)
     if each_line and points is not None:
         raise InputError("--each-line and --points cannot be used together")
-    if mode == "auto":  # the Jacobian picks its mode by shape; one result is reverse mode
-        mode = "reverse" if points is not None or each_line else mode
     if each_line:
         check_wrt(wrt, list(values))
         ctx.exit(grad_each_line(source, values, fmt, digits, wrt, strict, mode))
@@ -329,10 +327,8 @@ def grad(
             raise InputError("--points runs the vectorized reverse mode: drop --mode forward")
         grad_points(program, points, values, fmt, wrt, strict, output, points_format)
         return
-    if program.outputs:
-        result = program.jacobian(values, mode)
-    else:
-        result = program.grad(values, "reverse" if mode == "auto" else mode)
+    # auto: the Jacobian picks its mode by shape; one result is reverse mode
+    result = program.jacobian(values, mode) if program.outputs else program.grad(values, mode)
     warn_non_finite(result.non_finite, strict)
     emit(fmt, result.only(wrt), digits)
 

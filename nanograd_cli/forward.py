@@ -36,7 +36,7 @@ def forward_jacobian(program: Program, point: Mapping[str, float]) -> Jacobian:
     """The value of every output at `point` and its gradient with respect to every input,
     from one forward pass."""
     nodes = duals(program, point)
-    outputs = program.outputs or {"result": program.result}
+    outputs = program.results
     return Jacobian(
         {name: nodes[slot][0] for name, slot in outputs.items()},
         {name: float(point[name]) for name in program.inputs},

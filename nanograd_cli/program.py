@@ -67,6 +67,11 @@ class Program:
         self.outputs = outputs or {}
         self.input_slots = {ins.name: i for i, ins in enumerate(code) if type(ins) is Input}
 
+    @property
+    def results(self) -> dict[str, int]:
+        """Each output's instruction by name; a program with one result has one, `result`."""
+        return self.outputs or {"result": self.result}
+
     def __repr__(self) -> str:
         inputs = ", ".join(self.inputs) or "none"
         return f"<Program {len(self.code)} instructions, inputs: {inputs}>"
@@ -101,7 +106,7 @@ class Program:
     def needed(self) -> list[bool]:
         """Per instruction: does the result (or an output) depend on it?"""
         needed = [False] * len(self.code)
-        roots = [self.result, *self.outputs.values()]
+        roots = list(self.results.values())
         for root in roots:
             needed[root] = True
         for i in range(max(roots), -1, -1):
@@ -190,13 +195,14 @@ class Program:
 
     def grad(self, values: Mapping[str, float], mode: str = "reverse") -> Gradients:
         """The value at `values` and its gradient with respect to every input, in reverse
-        mode (one pass back over the graph) or forward mode (dual numbers, no graph)."""
+        mode (one pass back over the graph) or forward mode (dual numbers, no graph); `auto`
+        is reverse mode, as it is for a Jacobian of one output."""
         if mode == "forward":
             from .forward import forward_gradients
 
             return forward_gradients(self.single("grad()", "jacobian()"), values)
-        if mode != "reverse":
-            raise ValueError(f"mode is reverse or forward, not {mode!r}")
+        if mode not in ("auto", "reverse"):
+            raise ValueError(f"mode is auto, reverse or forward, not {mode!r}")
         return self.gradients(values).summary()
 
     def jacobian(self, values: Mapping[str, float], mode: str = "auto") -> Jacobian:
@@ -206,7 +212,7 @@ class Program:
         measures both)."""
         if mode not in ("auto", "reverse", "forward"):
             raise ValueError(f"mode is auto, reverse or forward, not {mode!r}")
-        outputs = self.outputs or {"result": self.result}
+        outputs = self.results
         if mode == "auto":
             mode = "forward" if len(outputs) > len(self.inputs) else "reverse"
         if mode == "forward":

@@ -60,7 +60,7 @@ class Tape:
             return node
 
         program.interpret(input=lambda name: next(nodes), const=const, apply=apply)
-        self.roots = list(program.outputs.values()) or [program.result]
+        self.roots = list(program.results.values())
         self._workspaces: dict[int, tuple[list[Arrays], Arrays]] = {}
         per_row = 8 * ARRAYS_PER_STEP * max(1, len(self.steps))
         self.block = max(MIN_BLOCK, min(BLOCK, WORKSPACE_BYTES // per_row))
