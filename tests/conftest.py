@@ -8,12 +8,14 @@ import os
 import pty
 import re
 import select
+import shutil
 import struct
 import subprocess
 import sys
 import termios
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 from hypothesis import strategies as st
 
@@ -94,6 +96,27 @@ def limited(
     assert done.returncode != 124, f"{command[:100]} ran out of time"
     assert "Traceback" not in err and "internal error" not in err, err
     return done.returncode, out, err
+
+
+def pdflatex(tmp_path: Path, body: str) -> Path:
+    """`body` as an amsmath article compiled by pdflatex in `tmp_path` (which must compile):
+    the PDF. Skips the test where pdflatex is not installed."""
+    if shutil.which("pdflatex") is None:
+        pytest.skip("pdflatex is not installed (apt-get install texlive-latex-base)")
+    (tmp_path / "doc.tex").write_text(
+        "\\documentclass{article}\n\\usepackage{amsmath}\n\\allowdisplaybreaks\n"
+        f"\\begin{{document}}\n{body}\n\\end{{document}}\n",
+        encoding="utf-8",
+    )
+    done = subprocess.run(
+        ["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "doc.tex"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stdout[-2000:]
+    return tmp_path / "doc.pdf"
 
 
 def on_terminal(*args: str, columns: int = 80) -> str:

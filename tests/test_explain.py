@@ -7,8 +7,6 @@ from __future__ import annotations
 import json
 import math
 import re
-import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -20,7 +18,7 @@ from nanograd_cli.explain import explain
 from nanograd_cli.render.explain import backward_rows, forward_rows
 from nanograd_cli.render.table import significant
 
-from .conftest import POINT, WORKED, expressions, nanograd, on_terminal, run, visible
+from .conftest import POINT, WORKED, expressions, nanograd, on_terminal, pdflatex, run, visible
 
 EXAMPLE = ["x*y + tanh(x)", "--x", "2", "--y", "3"]
 
@@ -257,7 +255,6 @@ def test_latex_structure():
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(shutil.which("pdflatex") is None, reason="needs pdflatex (texlive-latex-base)")
 @pytest.mark.parametrize(
     "args",
     [
@@ -270,21 +267,7 @@ def test_latex_structure():
 def test_latex_compiles(args, tmp_path):
     done = nanograd("explain", *args, "--format", "latex")
     assert done.returncode == 0, done.stderr
-    document = tmp_path / "notes.tex"
-    document.write_text(
-        "\\documentclass{article}\n\\usepackage{amsmath}\n\\allowdisplaybreaks\n"
-        f"\\begin{{document}}\n{done.stdout}\n\\end{{document}}\n",
-        encoding="utf-8",
-    )
-    latex = subprocess.run(
-        ["pdflatex", "-interaction=nonstopmode", "-halt-on-error", document.name],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert latex.returncode == 0, latex.stdout[-2000:]
-    assert (tmp_path / "notes.pdf").stat().st_size > 1000
+    assert pdflatex(tmp_path, done.stdout).stat().st_size > 1000
 
 
 def table_rows(screen: list[str]) -> list[list[str]]:

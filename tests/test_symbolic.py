@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import math
 import os
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -18,7 +17,7 @@ from nanograd_cli import parse
 from nanograd_cli.program import Apply
 from nanograd_cli.symbolic import derivatives_text, gradient, to_source
 
-from .conftest import NANOGRAD, POINT, WORKED, expressions, nanograd, run
+from .conftest import NANOGRAD, POINT, WORKED, expressions, nanograd, pdflatex, run
 from .oracle import agrees_with_grad, derivative_at, same, value_of
 
 WORKED_SOURCE = Path(WORKED).read_text()
@@ -276,9 +275,6 @@ def test_long_sources_do_not_recurse():
 
 @pytest.mark.slow
 def test_latex_compiles(tmp_path):
-    pdflatex = shutil.which("pdflatex")
-    if pdflatex is None:
-        pytest.skip("pdflatex is not installed (apt-get install texlive-latex-base)")
     sources = ["3*x**2+2*x+1", "sqrt(x)/x", "x*y + tanh(x)", "sigmoid(x)*sin(x)/(1 + x**2)"]
     sources += ["alpha*rate*x1**2 + abs(x1)", "exp(-x**2/2)*log(x, 2)", WORKED_SOURCE]
     body = []
@@ -286,17 +282,4 @@ def test_latex_compiles(tmp_path):
         program = parse(source)
         for line in derivatives_text(program, [], latex=True).splitlines():
             body.append(f"\\[ {line} \\]")
-    document = (
-        "\\documentclass{article}\n\\usepackage{amsmath}\n"  # for \\operatorname
-        "\\begin{document}\n%s\n\\end{document}\n"
-    )
-    (tmp_path / "d.tex").write_text(document % "\n".join(body))
-    done = subprocess.run(
-        [pdflatex, "-interaction=nonstopmode", "-halt-on-error", "d.tex"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert done.returncode == 0, done.stdout[-2000:]
-    assert (tmp_path / "d.pdf").stat().st_size > 0
+    assert pdflatex(tmp_path, "\n".join(body)).stat().st_size > 0
