@@ -98,12 +98,7 @@ def main() -> None:
                     raise RuntimeError(f"{workload}, {nodes} nodes: past the cap of {args.cap} s")
                 after.append(seconds)
             ours = statistics.median(after)
-            if not args.before:
-                ratio = ""
-            elif before is None:
-                ratio = f"> {args.cap / ours:.0f}x"
-            else:
-                ratio = f"{before / ours:.1f}x"
+            ratio = report.speedup(before, ours, args.cap) if args.before else ""
             old = shown(before, args.cap) if args.before else "-"
             print(
                 f"{workload:32} {nodes:>7,} {fmt:>6} {old:>9} {ours:>8.2f} {ratio:>8}", flush=True

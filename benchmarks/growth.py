@@ -167,12 +167,8 @@ def main() -> None:
                 before = before[0] if before else None
             if after is None:
                 raise RuntimeError(f"{workload.name} at {size}: past the cap of {args.cap} s")
-            if not args.before:
-                ratio = ""
-            elif before is None:
-                ratio = f"> {args.cap / after.seconds:.0f}x"
-            else:
-                ratio = f"{before.seconds / after.seconds:.1f}x"
+            old = before.seconds if before else None
+            ratio = report.speedup(old, after.seconds, args.cap) if args.before else ""
             growth = ("", "")
             if previous is not None:
                 growth = (

@@ -25,6 +25,12 @@ def skipped(benchmark: str, workload: str, reference: str, why: str) -> None:
     _record({"benchmark": benchmark, "workload": workload, "reference": reference, "why": why})
 
 
+def speedup(before: float | None, after: float, cap: float) -> str:
+    """How many times faster `after` is than `before`, as the tables print it; `before` is
+    None where the older version passed the cap of `cap` seconds."""
+    return f"> {cap / after:.0f}x" if before is None else f"{before / after:.1f}x"
+
+
 def _record(row: dict) -> None:
     path = os.environ.get("NANOGRAD_BENCH_RATIOS")
     if path:
