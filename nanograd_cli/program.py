@@ -179,7 +179,7 @@ class Program:
 
     def check_inputs(self, values: Mapping[str, float]) -> None:
         """Raise if an input has no value, or a value is given for a name that is no input."""
-        unknown = [name for name in values if name not in self.inputs]
+        unknown = [name for name in values if name not in self.input_slots]
         if unknown:
             raise UnknownInputs(unknown, self.inputs)
         missing = [name for name in self.inputs if name not in values]
