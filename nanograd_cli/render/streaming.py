@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from .text import plain_table
+from .text import aligned, column_widths
 
 # Rows held to set the columns' widths before the first is printed: enough to align a
 # typical run, few enough that `| head` sees output at once on an endless input.
@@ -25,8 +25,7 @@ class StreamingTable:
         """Add a row; `header` is the table's, used when it is the first."""
         if self.widths is not None:
             self.widths = [max(w, len(c)) for w, c in zip(self.widths, cells, strict=True)]
-            padded = (c.ljust(w) for c, w in zip(cells, self.widths, strict=True))
-            self.write("  ".join(padded).rstrip())
+            self.write(aligned(cells, self.widths))
             return
         self.held = self.held or [header]
         self.held.append(cells)
@@ -36,6 +35,6 @@ class StreamingTable:
     def flush(self) -> None:
         """Print the rows held (at the end of the input, or once `block` are)."""
         if self.widths is None and self.held:
-            self.write(plain_table(self.held))
-            self.widths = [max(len(row[i]) for row in self.held) for i in range(len(self.held[0]))]
+            self.widths = column_widths(self.held)
+            self.write("\n".join(aligned(row, self.widths) for row in self.held))
             self.held = []

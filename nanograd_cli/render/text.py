@@ -36,11 +36,18 @@ def to_csv(result) -> str:
 
 def plain_table(rows: list[list[str]]) -> str:
     """Rows of cells as left-aligned columns separated by two spaces, no trailing blanks."""
-    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    return "\n".join(
-        "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip()
-        for row in rows
-    )
+    widths = column_widths(rows)
+    return "\n".join(aligned(row, widths) for row in rows)
+
+
+def column_widths(rows: list[list[str]]) -> list[int]:
+    """The width of each column of `rows`: its longest cell."""
+    return [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+
+
+def aligned(cells: list[str], widths: list[int]) -> str:
+    """One row of `plain_table`, in columns of `widths`."""
+    return "  ".join(cell.ljust(width) for cell, width in zip(cells, widths, strict=True)).rstrip()
 
 
 def _point(result) -> dict:
