@@ -24,8 +24,7 @@ class Gradients:
         does not read); all of them when `wrt` is empty."""
         if not wrt:
             return self
-        gradients = {name: self.gradients.get(name, 0.0) for name in wrt}
-        return Gradients(self.value, self.inputs, gradients, self.non_finite)
+        return Gradients(self.value, self.inputs, _only(self.gradients, wrt), self.non_finite)
 
 
 @dataclass
@@ -42,7 +41,7 @@ class Jacobian:
         `wrt` is empty."""
         if not wrt:
             return self
-        rows = {u: {name: row.get(name, 0.0) for name in wrt} for u, row in self.jacobian.items()}
+        rows = {u: _only(row, wrt) for u, row in self.jacobian.items()}
         return Jacobian(self.values, self.inputs, rows, self.non_finite)
 
 
@@ -160,3 +159,8 @@ class Explanation:
     backward: list[BackwardStep]
     result: Term
     non_finite: SourceError | None = field(default=None, compare=False, repr=False)
+
+
+def _only(gradients: dict[str, float], wrt) -> dict[str, float]:
+    """The gradients with respect to `wrt`, in its order; 0 for a name not differentiated by."""
+    return {name: gradients.get(name, 0.0) for name in wrt}
