@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterator, Mapping
 from .algebra import CALL, INPUT, NUMBER, Expr
 from .ops import POW, Op
 from .program import Apply, Const, Input, Program
-from .render.formula import write
+from .formula import write
 from .results import BackwardStep, Explanation, ForwardStep, LocalDerivative, Term
 
 # An unnamed sub-expression whose text is longer than this is named (t1, t2, ...) and written

@@ -5,7 +5,7 @@ its `formula` in the ops table, parsed by our own parser. Expressions are built 
 form that simplifies them as they are made (`algebra.Builder`: constants folded, like terms
 and powers collected, common factors cancelled), laid out as a person writes them
 (`algebra.layout`) and printed with each large repeated sub-expression bound once to a name
-(`render.formula`). Nothing here recurses.
+(`formula`). Nothing here recurses.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from .algebra import INPUT, NUMBER, Builder, Expr, layout, reachable
 from .engine import Value, apply
 from .ops import ADD, MUL, Op
 from .program import Apply, Program
-from .render.formula import write
+from .formula import write
 from .results import Hessian
 
 

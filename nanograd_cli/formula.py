@@ -12,8 +12,8 @@ from __future__ import annotations
 import math
 import re
 
-from ..algebra import CALL, INPUT, NUMBER, Expr, reachable
-from ..ops import ADD, DIV, MUL, NEG, POW, SUB
+from .algebra import CALL, INPUT, NUMBER, Expr, reachable
+from .ops import ADD, DIV, MUL, NEG, POW, SUB
 
 # A repeated sub-expression is bound to a name when it has at least this many operations.
 BIND_SIZE = 4
