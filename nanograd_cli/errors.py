@@ -91,6 +91,32 @@ class BadInputValue(InputError):
         super().__init__(f"--{name} expects a number, got {text!r}")
 
 
+class NotAnInput(InputError):
+    """A name to differentiate by (`--wrt`) that the source does not read."""
+
+    def __init__(self, name: str, inputs: list[str]):
+        self.name = name
+        super().__init__(f"{name} is not an input (inputs: {', '.join(inputs) or 'none'})")
+
+
+class SeveralOutputs(InputError):
+    """A source that lists several outputs (`u, v`), given to something that takes one.
+    `taker` and `several` name, in the words of where it was called, what takes one and what
+    takes several; `reworded` says it in another place's words."""
+
+    def __init__(self, outputs: list[str], taker: str, several: str | None):
+        self.outputs, self.taker, self.several = outputs, taker, several
+        instead = f" ({several} takes several)" if several else ""
+        super().__init__(
+            f"the source lists {len(outputs)} outputs ({', '.join(outputs)}), and {taker} "
+            f"takes one: end the source with one of them{instead}"
+        )
+
+    def reworded(self, taker: str, several: str | None) -> SeveralOutputs:
+        """The same error, naming what takes one and what takes several in other words."""
+        return SeveralOutputs(self.outputs, taker, several)
+
+
 class NonFiniteResult(NanogradError):
     """An operation produced nan or inf (an error only when asked to be strict)."""
 

@@ -7,7 +7,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import NamedTuple, TypeVar
 
 from .engine import Value, apply
-from .errors import InputError, MissingInputs, SourceError, UnknownInputs
+from .errors import MissingInputs, SeveralOutputs, SourceError, UnknownInputs
 from .ops import Op
 from .results import Gradients, Jacobian
 
@@ -136,12 +136,7 @@ class Program:
         """This program, if it has one result; a program that lists several outputs is bad
         input to `taker`, which takes one (`several` names what takes several)."""
         if self.outputs:
-            names = ", ".join(self.outputs)
-            instead = f" ({several} takes several)" if several else ""
-            raise InputError(
-                f"the source lists {len(self.outputs)} outputs ({names}), and {taker} takes "
-                f"one: end the source with one of them{instead}"
-            )
+            raise SeveralOutputs(list(self.outputs), taker, several)
         return self
 
     def evaluate(self, values: Mapping[str, float]) -> Evaluation:

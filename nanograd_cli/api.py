@@ -1,0 +1,244 @@
+"""One function per command, over a parsed program and a point.
+
+The command line (`cli/`), the repl and the top-level Python names call these and nothing
+else below them, so every check a command makes lives here once and raises the library's
+typed errors (`errors.py`), worded for any caller; each caller words names of its own (an
+option, a command) at its edge. The IEEE policy is here too: the first nan or inf that an
+input or an operation made is passed to `warn` (a `SourceError`, or a note as text), or with
+`strict` raised as `NonFiniteResult`.
+
+A command's implementation is imported when the command runs, so that calling one does not
+load the others (plotting and drawing bring NumPy, Matplotlib and Graphviz).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING
+
+from .errors import InputError, NonFiniteResult, NotAnInput, SourceError
+from .program import Program
+from .results import Explanation, GradientCheck, Gradients, Hessian, Jacobian, Minimum
+
+if TYPE_CHECKING:
+    from .plot import Curve, Range, Surface
+
+Warn = Callable[[SourceError | str], None]
+
+# Past this many nodes in a picture, `draw` suggests how to make it readable.
+BIG_GRAPH = 1000
+
+
+def grad(
+    program: Program,
+    point: Mapping[str, float],
+    wrt: Sequence[str] = (),
+    mode: str = "auto",
+    strict: bool = False,
+    warn: Warn | None = None,
+) -> Gradients | Jacobian:
+    """The value and gradient at `point`, or for a source that lists outputs their values
+    and Jacobian; only the derivatives by `wrt`, when given. `mode` is reverse, forward, or
+    auto: the Jacobian picks the mode by its shape, and one result is reverse mode."""
+    check_wrt(wrt, program.inputs)
+    result = program.jacobian(point, mode) if program.outputs else program.grad(point, mode)
+    non_finite(result.non_finite, strict, warn)
+    return result.only(wrt)
+
+
+def jacobian(
+    program: Program,
+    point: Mapping[str, float],
+    wrt: Sequence[str] = (),
+    mode: str = "auto",
+    strict: bool = False,
+    warn: Warn | None = None,
+) -> Jacobian:
+    """The value of every output (a source that ends by listing names, `u, v`; else its
+    result) and their gradients at `point`."""
+    check_wrt(wrt, program.inputs)
+    result = program.jacobian(point, mode)
+    non_finite(result.non_finite, strict, warn)
+    return result.only(wrt)
+
+
+def hessian(
+    program: Program, point: Mapping[str, float], strict: bool = False, warn: Warn | None = None
+) -> Hessian:
+    """The value, gradient and matrix of second derivatives at `point`."""
+    from .symbolic import hessian as second_derivatives
+
+    one_output(program, "hessian").check_inputs(point)
+    result = second_derivatives(program, dict(point))
+    non_finite(result.non_finite, strict, warn)
+    return result
+
+
+def diff(program: Program, wrt: Sequence[str] = (), latex: bool = False) -> str:
+    """The derivative by each input in `wrt` (by default all) as text in the language, or
+    LaTeX: with one name, a program whose result is the derivative."""
+    from .symbolic import derivatives_text
+
+    one_output(program, "diff")
+    check_wrt(wrt, program.inputs)
+    if not program.inputs:
+        raise InputError("the source has no inputs: its derivative is 0 by every name")
+    return derivatives_text(program, list(wrt), latex)
+
+
+def explain(
+    program: Program, point: Mapping[str, float], strict: bool = False, warn: Warn | None = None
+) -> Explanation:
+    """The forward and backward passes at `point`, node by node."""
+    from .explain import explain as written_out
+
+    result = written_out(one_output(program, "explain"), point)
+    non_finite(result.non_finite, strict, warn)
+    return result
+
+
+def check(
+    program: Program,
+    point: Mapping[str, float],
+    rtol: float = 1e-3,
+    atol: float = 1e-5,
+    strict: bool = False,
+    warn: Warn | None = None,
+) -> GradientCheck:
+    """The gradient at `point` against central finite differences (torch.autograd.gradcheck's
+    tolerances by default); the result says whether every input passed."""
+    from .gradcheck import gradient_check
+
+    result = gradient_check(one_output(program, "check"), point, rtol, atol)
+    non_finite(result.non_finite, strict, warn)
+    return result
+
+
+def minimize(
+    program: Program,
+    start: Mapping[str, float],
+    steps: int = 10000,
+    lr: float = 0.01,
+    optimizer: str = "adam",
+    tol: float = 1e-8,
+    strict: bool = False,
+    warn: Warn | None = None,
+    on_step: Callable[[int, float], None] | None = None,
+    on_point: Callable[[dict[str, float], float], None] | None = None,
+) -> Minimum:
+    """Gradient descent from `start` until the gradient's norm is at most `tol` or `steps`
+    are taken. A value or gradient that is nan or inf on the way is an error; at the start,
+    the start is to blame (bad input)."""
+    from .minimize import minimize as descend
+
+    one_output(program, "minimize").check_inputs(start)
+    non_finite(program.first_non_finite(program.values(start)), strict, warn)
+    return descend(program, start, steps, lr, optimizer, tol, on_step, on_point)
+
+
+def draw(
+    program: Program,
+    point: Mapping[str, float],
+    fmt: str,
+    rankdir: str | None = None,
+    hide_constants: bool = False,
+    edge_grads: bool = False,
+    dpi: int | None = None,
+    legend: bool = True,
+    statements: bool = True,
+    strict: bool = False,
+    warn: Warn | None = None,
+    on_slow: Callable[[int], None] | None = None,
+) -> bytes:
+    """The computation graph at `point`, every node with its data and gradient, as `fmt`:
+    svg, png, pdf, dot, or html for the live page. Notes on the layout chosen and on graphs
+    too big to read go to `warn`; `on_slow(nodes)` is called if Graphviz takes a while."""
+    from .render.graph import MAX_PNG_PIXELS, draw_evaluation, render_drawing
+
+    if dpi is not None and fmt != "png":
+        raise InputError(f"--dpi is for png; {fmt} is not made of pixels")
+    if edge_grads and fmt == "html":
+        raise InputError(
+            "--edge-grads is for pictures; the live page shows local derivatives on hover"
+        )
+    evaluation = one_output(program, "draw").gradients(point)
+    non_finite(evaluation.first_non_finite(), strict, warn)
+    drawing = draw_evaluation(
+        evaluation,
+        rankdir,
+        hide_constants,
+        edge_grads=edge_grads,
+        legend=legend and fmt != "html",
+        statements=statements,
+    )
+    if warn and drawing.layout.engine != "dot":
+        warn(
+            f"note: the graph is too big for a layered layout in reasonable time; laid out "
+            f"with {drawing.layout.engine} (force-directed: no left-to-right order)"
+            + (f"; the png is at most {MAX_PNG_PIXELS:,} pixels across" if fmt == "png" else "")
+        )
+    if warn and drawing.nodes > BIG_GRAPH and not hide_constants:
+        warn(
+            f"warning: the graph has {drawing.nodes:,} nodes; "
+            "for a picture you can read, try --hide-constants"
+        )
+
+    def still_drawing() -> None:
+        if on_slow:
+            on_slow(drawing.nodes)
+
+    if fmt == "html":
+        from .render.html import live_page
+
+        return live_page(evaluation, drawing=drawing, legend=legend, on_slow=still_drawing)
+    return render_drawing(drawing, fmt, dpi, still_drawing)
+
+
+def plot(
+    program: Program,
+    fixed: Mapping[str, float],
+    ranges: Mapping[str, Range],
+    points: int,
+    picture: bool = True,
+    warn: Warn | None = None,
+) -> Curve | Surface:
+    """f and df/dx sampled at `points` points over one range (a Curve), or f and its
+    gradient on a grid over two (a Surface, which only a `picture` can show); gaps where f
+    is nan or inf go to `warn`."""
+    from . import plot as sampling
+
+    sampling.check_ranges(one_output(program, "plot"), ranges)
+    if len(ranges) == 2:
+        if not picture:
+            raise InputError("a contour plot of two ranges is a picture: add -o plot.png")
+        result = sampling.sample_surface(program, fixed, ranges)
+    else:
+        ((name, span),) = ranges.items()
+        result = sampling.sample_curve(program, fixed, name, span, points)
+    gaps = sampling.gaps_warning(result)
+    if gaps and warn:
+        warn(gaps)
+    return result
+
+
+def one_output(program: Program, command: str) -> Program:
+    """`program`, if it has one result: `command` takes one (and `jacobian()` several)."""
+    return program.single(f"{command}()", "jacobian()")
+
+
+def check_wrt(wrt: Iterable[str], inputs: Sequence[str]) -> None:
+    """Every name to differentiate by is one of `inputs`."""
+    for name in wrt:
+        if name not in inputs:
+            raise NotAnInput(name, list(inputs))
+
+
+def non_finite(where: SourceError | None, strict: bool, warn: Warn | None) -> None:
+    """The IEEE policy: the first nan or inf (an input given as one, or an operation that made
+    one out of finite numbers) is warned of, or with `strict` an error."""
+    if where is None:
+        return
+    if strict:
+        raise NonFiniteResult(str(where))
+    if warn:
+        warn(where)
