@@ -15,6 +15,7 @@ from .engine import Value
 
 if TYPE_CHECKING:
     from .batch import BatchFunction
+    from .program import Program
     from .results import GradientCheck, Gradients, Hessian, Jacobian
 
 __version__ = "0.1.0"
@@ -32,7 +33,7 @@ __all__ = [
 ]
 
 
-def parse(source: str):
+def parse(source: str) -> Program:
     """`source` parsed into a Program, to evaluate at as many points as needed."""
     from .language import parse
 
@@ -42,30 +43,32 @@ def parse(source: str):
 def grad(source: str, /, **inputs: float) -> Gradients:
     """The value of `source` and its gradient with respect to every input, at the point
     given by keywords: `grad("x*y", x=2, y=3)`."""
-    return parse(source).single("grad()", "jacobian()").grad(inputs)
+    from . import api
+
+    return api.grad(parse(source).single("grad()", "jacobian()"), inputs)
 
 
 def jacobian(source: str, /, **inputs: float) -> Jacobian:
     """The value of every output of `source` (a source that ends by listing names, `u, v`;
     else its result) and their gradients, at the point given by keywords."""
-    return parse(source).jacobian(inputs)
+    from . import api
+
+    return api.jacobian(parse(source), inputs)
 
 
 def hessian(source: str, /, **inputs: float) -> Hessian:
     """The value, gradient and Hessian of `source` at the point given by keywords."""
-    from .symbolic import hessian as second_derivatives
+    from . import api
 
-    program = parse(source).single("hessian()", "jacobian()")
-    program.check_inputs(inputs)
-    return second_derivatives(program, inputs)
+    return api.hessian(parse(source), inputs)
 
 
 def check(source: str, /, **inputs: float) -> GradientCheck:
     """`source`'s gradient at the point given by keywords against central finite
     differences, with torch.autograd.gradcheck's tolerances."""
-    from .gradcheck import gradient_check
+    from . import api
 
-    return gradient_check(parse(source).single("check()", "jacobian()"), inputs)
+    return api.check(parse(source), inputs)
 
 
 def compile(source: str, /, *wrt: str, **fixed: float) -> BatchFunction:
@@ -82,9 +85,9 @@ def compile(source: str, /, *wrt: str, **fixed: float) -> BatchFunction:
 def diff(source: str, /, *wrt: str, latex: bool = False) -> str:
     """The derivative of `source` by each input in `wrt` (by default all), as text in the
     language (or LaTeX), as `nanograd diff` prints it."""
-    from .symbolic import derivatives_text
+    from . import api
 
-    return derivatives_text(parse(source).single("diff()", None), list(wrt), latex)
+    return api.diff(parse(source), wrt, latex)
 
 
 def draw_dot(root: Value, **options):

@@ -11,16 +11,8 @@ import numpy as np
 
 from .errors import InputError, UnknownInputs
 from .program import Program
+from .results import result_names
 from .tape import Tape, batch_jacobian
-
-
-def result_names(outputs: list[str], wrt: list[str]) -> list[str]:
-    """The columns that results add: `value` and `d_NAME` per input for one result; for
-    several outputs (`u, v`), each one's value under its name, then `du/dx` per output and
-    input."""
-    if not outputs:
-        return ["value", *(f"d_{n}" for n in wrt)]
-    return [*outputs, *(f"d{u}/d{x}" for u in outputs for x in wrt)]
 
 
 class BatchFunction:

@@ -28,7 +28,7 @@ from .program import Input, Program
 class Batch(NamedTuple):
     """Consecutive rows' results: `table` holds the rows as read, `inputs` every input's
     values in the source's order (a column, or one float for an input fixed on the command
-    line), `results` the columns of `batch.result_names`: values, then gradients."""
+    line), `results` the columns of `results.result_names`: values, then gradients."""
 
     first_row: int
     table: object  # a pyarrow.Table

@@ -16,9 +16,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO, NamedTuple, TextIO
 
-from .errors import InputError, MissingInputs, NanogradError, SourceError
+from . import api
+from .errors import (
+    InputError,
+    MissingInputs,
+    NanogradError,
+    NotAnInput,
+    SeveralOutputs,
+    SourceError,
+)
 from .ops import CONSTANTS, FUNCTIONS
+from .output import write_atomically
 from .program import Program
+from .render.graph import format_of
+from .render.text import table_rows
 from .results import Explanation
 
 ASSIGNMENT = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\s*([-+*/]?=)\s*(.*)", re.S)
@@ -188,7 +199,10 @@ class Session:
         elif command in COMMANDS:
             if not rest:
                 raise InputError(f"{command} needs {COMMANDS[command][0]}: see :help")
-            getattr(self, command[1:])(rest, reply)
+            try:
+                getattr(self, command[1:])(rest, reply)
+            except SeveralOutputs as error:
+                raise error.reworded(command, "a plain line") from None
         else:
             raise InputError(f"unknown command {command}; commands are {', '.join(COMMANDS)}")
 
@@ -221,17 +235,11 @@ class Session:
         self.definitions += kept
 
     def grad(self, expr: str, reply: Reply) -> None:
-        from .render.text import table_rows
-
-        source, program = self._program(expr, several=True)
-        point = self._point(program)
-        result = program.jacobian(point) if program.outputs else program.grad(point)
-        self._warn(result.non_finite, source, reply)
+        source, program = self._program(expr)
+        result = api.grad(program, self._point(program), warn=self._warner(source, reply))
         reply.out.append(Table(lambda number: table_rows(result, number)))
 
     def diff(self, expr: str, reply: Reply) -> None:
-        from .symbolic import derivatives_text
-
         words = expr.split()
         if words[-1:] == ["wrt"] or words[:1] == ["wrt"]:
             raise InputError(":diff EXPR wrt NAME: give both the expression and the input")
@@ -240,57 +248,33 @@ class Session:
         if wrt_word and not wrt:
             raise InputError(":diff EXPR wrt NAME: name an input after wrt")
         _, program = self._program(expr)
-        for name in wrt:
-            if name not in program.inputs:
-                known = ", ".join(program.inputs) or "none"
-                raise InputError(f"wrt {name}: {name} is not an input (inputs: {known})")
-        if not program.inputs:
-            raise InputError("the expression has no inputs: its derivative is 0 by every name")
-        reply.out.append(derivatives_text(program, wrt))
+        reply.out.append(api.diff(program, wrt))
 
     def hessian(self, expr: str, reply: Reply) -> None:
-        from .render.text import table_rows
-        from .symbolic import hessian
-
         source, program = self._program(expr)
-        result = hessian(program, self._point(program))
-        self._warn(result.non_finite, source, reply)
+        result = api.hessian(program, self._point(program), warn=self._warner(source, reply))
         reply.out.append(Table(lambda number: table_rows(result, number)))
 
     def explain(self, expr: str, reply: Reply) -> None:
-        from .explain import explain
-
         source, program = self._program(expr)
-        result = explain(program, self._point(program))
-        self._warn(result.non_finite, source, reply)
+        result = api.explain(program, self._point(program), warn=self._warner(source, reply))
         reply.out.append(Explained(result))
 
     def draw(self, rest: str, reply: Reply) -> None:
-        from .output import write_atomically
-        from .render.graph import draw_evaluation, format_of, render
-
         expr, _, path = rest.rpartition(" ")
         if not expr.strip():
             raise InputError(":draw needs EXPR FILE, as in :draw x*y graph.svg")
         fmt = format_of(path)
         source, program = self._program(expr)
-        evaluation = program.gradients(self._point(program))
-        self._warn(evaluation.first_non_finite(), source, reply)
-        if fmt == "html":
-            from .render.html import live_page
-
-            data = live_page(evaluation)
-        else:
-            data = render(draw_evaluation(evaluation).dot.source, fmt)
-        write_atomically(path, data)
+        point = self._point(program)
+        write_atomically(path, api.draw(program, point, fmt, warn=self._warner(source, reply)))
         reply.out.append(f"wrote {path}")
 
     # helpers
 
-    def _program(self, expr: str, several: bool = False) -> tuple[_Source, Program]:
+    def _program(self, expr: str) -> tuple[_Source, Program]:
         """`expr` parsed after the definitions it needs (and no others, so that only the
-        inputs it depends on are asked for); errors point into `expr`. A list of outputs is
-        bad input unless `several`."""
+        inputs it depends on are asked for); errors point into `expr`."""
         needed = set(_parse(expr).inputs) if expr.strip() else set()
         used: list[Definition] = []
         for d in reversed(self.definitions):
@@ -299,8 +283,7 @@ class Session:
                 needed.discard(d.name)
                 needed.update(d.reads)
         used.reverse()
-        source, program = self._parse_after(expr, used)
-        return source, program if several else program.single("this command", "a plain line")
+        return self._parse_after(expr, used)
 
     def _parse_after(self, entry: str, definitions: list[Definition]) -> tuple[_Source, Program]:
         source = _Source([d.text for d in definitions], entry)
@@ -315,10 +298,18 @@ class Session:
             raise MissingInputs(missing)
         return {name: self.inputs[name] for name in program.inputs}
 
-    def _warn(self, where: SourceError | None, source: _Source, reply: Reply) -> None:
-        if where is not None:
+    def _warner(self, source: _Source, reply: Reply) -> api.Warn:
+        """What the api warns of, said as the reply's warnings: a place in the source traced
+        back to the line the user typed."""
+
+        def warn(where: SourceError | str) -> None:
+            if isinstance(where, str):
+                reply.err.append(where)
+                return
             located = source.locate(where)
             reply.err.append(located if isinstance(located, SourceError) else f"warning: {located}")
+
+        return warn
 
 
 class _Source:
@@ -352,7 +343,9 @@ def _parse(text: str) -> Program:
 def _message(error: Exception, line: int | None) -> str:
     if isinstance(error, SourceError):
         return error.on_line(line + error.line - 1) if line is not None else str(error)
-    if isinstance(error, MissingInputs):
+    if isinstance(error, NotAnInput):
+        text = f"wrt {error.name}: {error}"
+    elif isinstance(error, MissingInputs):
         them = "it" if len(error.names) == 1 else "them"
         example = "; ".join(f"{name} = VALUE" for name in error.names)
         text = f"{error}: give {them} a value first: {example}"

@@ -164,3 +164,12 @@ class Explanation:
 def _only(gradients: dict[str, float], wrt) -> dict[str, float]:
     """The gradients with respect to `wrt`, in its order; 0 for a name not differentiated by."""
     return {name: gradients.get(name, 0.0) for name in wrt}
+
+
+def result_names(outputs: list[str], wrt: list[str]) -> list[str]:
+    """The columns that results add: `value` and `d_NAME` per input for one result; for
+    several outputs (`u, v`), each one's value under its name, then `du/dx` per output and
+    input."""
+    if not outputs:
+        return ["value", *(f"d_{n}" for n in wrt)]
+    return [*outputs, *(f"d{u}/d{x}" for u in outputs for x in wrt)]

@@ -126,12 +126,10 @@ def read_bounded(file: BinaryIO, line: bool = False) -> bytes:
             return b"".join(chunks)
 
 
-def load_program(
-    source: Source, warn: Callable[[str], None] | None = None, several: bool = False
-) -> Program:
+def load_program(source: Source, warn: Callable[[str], None] | None = None) -> Program:
     """The source parsed. A bare SOURCE that is no expression but reads as a file name is a
     missing file; one that is both a file and an expression is read as the file, and `warn`
-    is told so. A source that lists several outputs is bad input unless `several`."""
+    is told so."""
     from .language import parse
 
     text = read_source(source)
@@ -147,17 +145,11 @@ def load_program(
                 "takes the text)"
             )
     try:
-        program = parse(text)
+        return parse(text)
     except SourceError:
         if kind == "either" and text is value and LOOKS_LIKE_A_PATH.fullmatch(value):
             raise NanogradError(f"no such file: {value}") from None
         raise
-    if several:
-        return program
-    import click
-
-    command = click.get_current_context(silent=True)
-    return program.single(command.command_path if command else "this", "nanograd grad")
 
 
 def glued_source(args: list[str], error: NanogradError) -> str | None:

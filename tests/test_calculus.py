@@ -18,7 +18,7 @@ from nanograd_cli.forward import forward_gradients
 from nanograd_cli.ops import OPS
 from nanograd_cli.symbolic import gradient, hessian, to_source
 
-from .conftest import POINT, expressions, nanograd, run
+from .helpers import POINT, expressions, nanograd, run
 from .oracle import agrees_with_grad
 
 ROSENBROCK = "(1 - x)**2 + 100*(y - x**2)**2"

@@ -14,7 +14,7 @@ import pytest
 from nanograd_cli import __version__
 from nanograd_cli.cli import cli
 
-from .conftest import WORKED, run
+from .helpers import WORKED, run
 
 
 def test_json_exactly_as_specified():
@@ -240,7 +240,8 @@ def test_version_and_help():
 
 def test_every_command_and_option_is_documented():
     reference = (Path(__file__).resolve().parents[1] / "docs" / "commands.md").read_text()
-    for name, command in cli.commands.items():
+    for name in cli.list_commands(None):
+        command = cli.get_command(None, name)
         assert f"## nanograd {name}" in reference
         for param in command.params:
             for opt in param.opts:

@@ -20,7 +20,7 @@ from nanograd_cli.errors import NanogradError
 from nanograd_cli.ops import ADD, CONST, MUL, OPS
 from nanograd_cli.render import graph
 
-from .conftest import NANOGRAD, WORKED, nanograd, run
+from .helpers import NANOGRAD, WORKED, nanograd, run
 
 HAS_DOT = shutil.which("dot") is not None
 PURE = shutil.which("graphviz-pure", path=str(Path(sys.executable).parent))

@@ -18,7 +18,7 @@ from nanograd_cli.explain import explain
 from nanograd_cli.render.explain import backward_rows, forward_rows
 from nanograd_cli.render.table import significant
 
-from .conftest import POINT, WORKED, expressions, nanograd, on_terminal, pdflatex, run, visible
+from .helpers import POINT, WORKED, expressions, nanograd, on_terminal, pdflatex, run, visible
 
 EXAMPLE = ["x*y + tanh(x)", "--x", "2", "--y", "3"]
 

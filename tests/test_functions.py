@@ -14,7 +14,7 @@ import pytest
 from nanograd_cli import parse
 from nanograd_cli.symbolic import hessian
 
-from .conftest import nanograd
+from .helpers import nanograd
 
 mpmath = pytest.importorskip("mpmath")
 sympy = pytest.importorskip("sympy")

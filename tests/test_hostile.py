@@ -15,7 +15,7 @@ from nanograd_cli import memory
 from nanograd_cli.errors import NanogradError
 from nanograd_cli.language import check_memory
 
-from .conftest import limited
+from .helpers import limited
 
 
 def caret(message: str, line: str, column: int, number: int = 1) -> str:

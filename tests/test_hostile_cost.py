@@ -19,8 +19,8 @@ import pytest
 from nanograd_cli import parse
 from nanograd_cli.render import graph
 
-from .conftest import NANOGRAD
-from .conftest import limited as run_limited
+from .helpers import NANOGRAD
+from .helpers import limited as run_limited
 
 MEMORY = 4_000_000  # kB of virtual memory
 # The text of a derivative nested 16,000 deep took 2.4 GB before it was built in linear memory
@@ -29,7 +29,7 @@ DIFF_MEMORY = 500_000
 
 
 def limited(command: str, tmp_path: Path, seconds: int = 30, memory: int = MEMORY):
-    """`conftest.limited` in `tmp_path`, with this file's limits."""
+    """`helpers.limited` in `tmp_path`, with this file's limits."""
     return run_limited(command, cwd=tmp_path, seconds=seconds, memory=memory)
 
 

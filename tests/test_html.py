@@ -26,7 +26,7 @@ from nanograd_cli.render.graph import (
 )
 from nanograd_cli.render.html import JS_OPS, instruction_names, live_page, ops_script
 
-from .conftest import WORKED, nanograd
+from .helpers import WORKED, nanograd
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 try:

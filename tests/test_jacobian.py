@@ -16,7 +16,7 @@ from nanograd_cli import jacobian, parse
 from nanograd_cli.errors import InputError, SourceError
 from nanograd_cli.program import Program
 
-from .conftest import POINT, expressions, nanograd, on_terminal, visible
+from .helpers import POINT, expressions, nanograd, on_terminal, visible
 from .oracle import derivative_at
 
 SOURCE = "u = x*y + tanh(x)\nv = x + y**2\nw = sin(x)\nu, v, w"

@@ -26,7 +26,7 @@ from nanograd_cli.plot import (
     sample_surface,
 )
 
-from .conftest import nanograd, on_terminal, visible
+from .helpers import nanograd, on_terminal, visible
 
 SVG = "{http://www.w3.org/2000/svg}"
 # Matplotlib's first two colours: f and df/dx.

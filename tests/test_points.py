@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from nanograd_cli import compile, parse
 
-from .conftest import NANOGRAD, limited, nanograd, run
+from .helpers import NANOGRAD, limited, nanograd, run
 
 np = pytest.importorskip("numpy")
 pa = pytest.importorskip("pyarrow")

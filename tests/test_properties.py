@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from nanograd_cli import parse
 
-from .conftest import POINT, expressions
+from .helpers import POINT, expressions
 
 
 @settings(max_examples=300, deadline=None)

@@ -15,7 +15,7 @@ import pytest
 
 from nanograd_cli.repl import Session, scripted, statements, unclosed
 
-from .conftest import NANOGRAD, nanograd, on_terminal, visible
+from .helpers import NANOGRAD, nanograd, on_terminal, visible
 
 WORKED_TABLE = """\
         value               gradient

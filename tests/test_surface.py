@@ -13,9 +13,9 @@ import pytest
 
 from nanograd_cli.cli import cli
 
-from .conftest import NANOGRAD, nanograd, on_terminal, visible
+from .helpers import NANOGRAD, nanograd, on_terminal, visible
 
-COMMANDS = sorted(cli.commands)
+COMMANDS = sorted(cli.list_commands(None))
 
 
 @pytest.mark.parametrize("command", COMMANDS)

@@ -17,7 +17,7 @@ from nanograd_cli import parse
 from nanograd_cli.program import Apply
 from nanograd_cli.symbolic import derivatives_text, gradient, to_source
 
-from .conftest import NANOGRAD, POINT, WORKED, expressions, nanograd, pdflatex, run
+from .helpers import NANOGRAD, POINT, WORKED, expressions, nanograd, pdflatex, run
 from .oracle import agrees_with_grad, derivative_at, same, value_of
 
 WORKED_SOURCE = Path(WORKED).read_text()

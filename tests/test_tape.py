@@ -19,7 +19,7 @@ from nanograd_cli import tape as tape_module
 from nanograd_cli.ops import OPS
 from nanograd_cli.tape import Tape, batch_gradients
 
-from .conftest import WORKED, expressions, run
+from .helpers import WORKED, expressions, run
 
 np = pytest.importorskip("numpy")
 

@@ -42,7 +42,7 @@ def pyarrow_required() -> None:
     try:
         import pyarrow  # noqa: F401
 
-        from .. import points  # noqa: F401
+        from . import readers, writers  # noqa: F401
     except ImportError:
         raise MissingPyArrow() from None
     finally:

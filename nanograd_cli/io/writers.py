@@ -1,6 +1,6 @@
 """Writers of results, a batch of rows at a time: every column that was read (inputs and
 any others, passed through), then `value` and `d_NAME` per gradient shown (for several outputs,
-each one's value and `du/dx`: `batch.result_names`). JSON Lines rows have the single-point
+each one's value and `du/dx`: `results.result_names`). JSON Lines rows have the single-point
 shape, `{"value", "inputs", "gradients"}` (or `{"values", "inputs", "jacobian"}`), after the
 passed-through columns.
 
@@ -18,8 +18,8 @@ from typing import BinaryIO
 import numpy as np
 import pyarrow as pa
 
-from ..batch import result_names
 from ..errors import InputError
+from ..results import result_names
 from .numbers import float_text, join, literal, text_array, to_arrow, to_numpy
 
 

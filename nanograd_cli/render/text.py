@@ -1,5 +1,5 @@
 """Plain writers: JSON, CSV and the rows of a table, for every result type. Pure functions
-from a result to text; `cli.emit` picks one by the format asked for."""
+from a result to text; `cli.output.emit` picks one by the format asked for."""
 
 from __future__ import annotations
 

@@ -1,5 +1,6 @@
-"""Helpers shared by the tests: running the command line, the worked example, random
-expressions."""
+"""Helpers the tests share: running the command line (in process, or the installed command
+in a pipe, on a pseudo-terminal, or under limits), the worked example, random expressions.
+Fixtures live in conftest.py."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import pty
 import re
 import select
 import shutil
+import signal
 import struct
 import subprocess
 import sys
@@ -80,22 +82,32 @@ def nanograd(*args: str, stdin: str = "", **kwargs) -> subprocess.CompletedProce
 def limited(
     command: str, stdin: bytes = b"", cwd=None, seconds: int = 60, memory: int = 4_000_000
 ) -> tuple[int, str, str]:
-    """Run shell `command`, where `nanograd` is the installed command, under `timeout seconds`
-    and `ulimit -v memory` (kB): its exit code, standard output and standard error. It must end
-    in time and never with a traceback."""
-    script = f'ulimit -v {memory}; nanograd() {{ "$NANOGRAD" "$@"; }}; {command}'
+    """Run shell `command`, where `nanograd` is the installed command, under `ulimit -t
+    seconds` (CPU time, so that a loaded machine cannot fail it) and `ulimit -v memory` (kB):
+    its exit code, standard output and standard error. It must stay within them and never end
+    with a traceback. A wall-clock limit well beyond `seconds` only catches a hang."""
+    script = (
+        f'ulimit -v {memory}; ulimit -t {seconds}; nanograd() {{ "$NANOGRAD" "$@"; }}; {command}'
+    )
     done = subprocess.run(
-        ["timeout", str(seconds), "bash", "-c", script],
+        ["timeout", str(HANG_FACTOR * seconds), "bash", "-c", script],
         input=stdin,
         capture_output=True,
-        timeout=seconds + 30,
+        timeout=HANG_FACTOR * seconds + 30,
         cwd=cwd,
         env={**os.environ, "NANOGRAD": NANOGRAD},
     )
     out, err = (stream.decode(errors="replace") for stream in (done.stdout, done.stderr))
-    assert done.returncode != 124, f"{command[:100]} ran out of time"
+    assert done.returncode != CPU_LIMIT_EXCEEDED, f"{command[:100]} took over {seconds} s of CPU"
+    assert done.returncode != 124, f"{command[:100]} hung"
     assert "Traceback" not in err and "internal error" not in err, err
     return done.returncode, out, err
+
+
+# What bash gives for a process that SIGXCPU ended (ulimit -t), and how many times a command's
+# CPU limit it may take in wall time before it counts as hung.
+CPU_LIMIT_EXCEEDED = 128 + signal.SIGXCPU
+HANG_FACTOR = 10
 
 
 def pdflatex(tmp_path: Path, body: str) -> Path:

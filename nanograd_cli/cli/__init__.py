@@ -1,0 +1,66 @@
+"""The command line: click wiring over `api`, a module per command, loaded only when it runs.
+
+Each command's module declares its options (the shared ones come from `options`), makes one
+api call and prints the result with `output`; `errors` turns every failure into an exit code.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+
+import click
+
+from .. import __version__
+from ..streams import guard as guard_streams
+from .errors import exit_code
+
+# Each command, by the module that holds it (and is named after it).
+COMMANDS = ["check", "diff", "draw", "explain", "grad", "hessian", "minimize", "plot", "repl"]
+
+
+class Commands(click.Group):
+    """A group whose commands are imported only when asked for, so a run pays for one."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return COMMANDS
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        if name not in COMMANDS:
+            return None
+        return getattr(importlib.import_module(f"{__name__}.{name}"), name)
+
+
+@click.group(cls=Commands, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(
+    __version__, "--version", prog_name="nanograd", message="%(prog)s %(version)s"
+)
+def cli() -> None:
+    """Differentiate expressions: values, gradients and pictures of the computation graph.
+
+    \b
+    Examples:
+      nanograd grad "x*y + tanh(x)" --x 2 --y 3
+      nanograd grad model.txt --x 0.5 --format json
+      echo "sin(x)**2" | nanograd grad - --x 1 --format csv
+      nanograd repl
+    """
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Run the command line; map every failure to a one-line `error:` and an exit code."""
+    guard_streams()
+    completing = os.environ.get("_NANOGRAD_COMPLETE")
+    if completing:
+        from click.shell_completion import shell_complete
+
+        sys.exit(shell_complete(cli, {}, "nanograd", "_NANOGRAD_COMPLETE", completing))
+    args = sys.argv[1:] if argv is None else argv
+
+    def run() -> int | None:
+        # Not cli.main(): it would print a blank line on Ctrl-C.
+        with cli.make_context("nanograd", args) as ctx:
+            return cli.invoke(ctx)
+
+    sys.exit(exit_code(run, args, COMMANDS))

@@ -1,0 +1,148 @@
+"""The command classes: a command that reads a source, and one that also takes `--NAME VALUE`
+for any input NAME."""
+
+from __future__ import annotations
+
+import difflib
+
+import click
+from click.shell_completion import CompletionItem
+
+from ..errors import BadInputValue, InputError, NanogradError, SeveralOutputs, UnknownInputs
+from ..program import Program
+from ..sources import INPUT_NAME, Source, input_values, load_program
+from .output import report
+
+
+class SourceCommand(click.Command):
+    """A command that reads a source: SOURCE, `-e TEXT` or `-f PATH`, exactly one of them,
+    passed on as one `source` (a sources.Source)."""
+
+    def invoke(self, ctx: click.Context):
+        given = [
+            Source(kind, value)
+            for kind, value in (
+                ("either", ctx.params.get("source")),
+                ("text", ctx.params.pop("expr", None)),
+                ("file", ctx.params.pop("file", None)),
+            )
+            if value is not None
+        ]
+        if len(given) != 1:
+            raise click.UsageError("give the source once: SOURCE, -e TEXT or -f PATH", ctx)
+        ctx.params["source"] = given[0]
+        try:
+            return super().invoke(ctx)
+        except SeveralOutputs as error:
+            raise error.reworded(ctx.command_path, "nanograd grad") from None
+
+
+class InputsCommand(SourceCommand):
+    """A command that also takes `--NAME VALUE` (or `--NAME=VALUE`) for any input NAME.
+
+    The command's own long options (help included) are matched exactly, never abbreviated;
+    every other `--NAME` is an input, and the argument after it is its value even when it
+    starts with `-`. The pairs are in `ctx.meta["inputs"]`.
+    """
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        params = self.get_params(ctx)
+        own = {o for p in params for o in p.opts + p.secondary_opts if o.startswith("--")}
+        with_value = {o for p in params if not getattr(p, "is_flag", True) for o in p.opts}
+        rest: list[str] = []
+        inputs: list[tuple[str, str]] = []
+        i = 0
+        while i < len(args):
+            arg = args[i]
+            if arg == "--":
+                rest += args[i:]
+                break
+            if not arg.startswith("--"):
+                rest.append(arg)
+                i += 1
+                continue
+            name, equals, value = arg[2:].partition("=")
+            if f"--{name}" in own:
+                rest.append(arg)
+                if f"--{name}" in with_value and not equals and i + 1 < len(args):
+                    rest.append(args[i + 1])
+                    i += 1
+            elif not INPUT_NAME.fullmatch(name):
+                raise click.NoSuchOption(arg, ctx=ctx)
+            else:
+                if not equals:
+                    if i + 1 >= len(args):
+                        if ctx.resilient_parsing:  # completing: the value is being typed
+                            break
+                        raise click.BadOptionUsage(
+                            arg, f"{arg} needs a value: {arg} VALUE", ctx=ctx
+                        )
+                    i += 1
+                    value = args[i]
+                inputs.append((name, value))
+            i += 1
+        ctx.meta["inputs"] = inputs
+        return super().parse_args(ctx, rest)
+
+    def invoke(self, ctx: click.Context):
+        try:
+            return super().invoke(ctx)
+        except (UnknownInputs, BadInputValue) as error:
+            hint = self._option_hint(ctx, error.names)
+            if not hint:
+                raise
+            raise InputError(f"{error}{hint}") from None
+
+    def _option_hint(self, ctx: click.Context, names: list[str]) -> str:
+        """For `--NAME` read as an input that is no input: the option it may have meant."""
+        own = [o[2:] for p in self.get_params(ctx) for o in p.opts if o.startswith("--")]
+        group = ctx.find_root().command
+        commands = [group.get_command(ctx, name) for name in group.list_commands(ctx)]
+        others = {o[2:] for c in commands for p in c.params for o in p.opts}
+        for name in names:
+            close = difflib.get_close_matches(name, own, n=1, cutoff=0.6)
+            if close:
+                return f"; did you mean --{close[0]}?"
+            if name in others:
+                return f"; {ctx.command_path} has no --{name} option"
+        return ""
+
+    def shell_complete(self, ctx: click.Context, incomplete: str):
+        """Options, and beyond them `--NAME` for each input of the SOURCE already typed."""
+        items = super().shell_complete(ctx, incomplete)
+        if not incomplete.startswith("-"):
+            return items
+        given = {name for name, _ in ctx.meta.get("inputs", ())}
+        names = [f"--{n}" for n in typed_inputs(ctx) if n not in given]
+        return [CompletionItem(n, help="input") for n in names if n.startswith(incomplete)] + items
+
+
+def program_and_point(
+    ctx: click.Context, source: Source, var: tuple[str, ...]
+) -> tuple[Program, dict[str, float]]:
+    """The source parsed, and the point that `--NAME VALUE` and `--var NAME=VALUE` give."""
+    return load_program(source, report), input_values(ctx.meta["inputs"], var)
+
+
+def typed_inputs(ctx: click.Context) -> list[str]:
+    """The inputs of the source typed so far on the command line (for completion)."""
+    typed = [(kind, ctx.params.get(key)) for kind, key in (("text", "expr"), ("file", "file"))]
+    # While an option waits for its value, click leaves SOURCE among the unparsed arguments.
+    typed += [("either", a) for a in [ctx.params.get("source"), *ctx.args] if a != "-"]
+    for kind, value in typed:
+        if value:
+            try:
+                return load_program(Source(kind, value)).inputs
+            except (NanogradError, OSError):
+                return []
+    return []
+
+
+def complete_inputs(ctx: click.Context, param: click.Parameter, incomplete: str):
+    """--wrt completes as the inputs of the source typed."""
+    return [n for n in typed_inputs(ctx) if n.startswith(incomplete)]
+
+
+def complete_file(ctx: click.Context, param: click.Parameter, incomplete: str):
+    """SOURCE completes as a file name (the shell lists the files)."""
+    return [CompletionItem(incomplete, type="file")]

@@ -1,0 +1,111 @@
+"""`nanograd draw`: the computation graph, every node with its data and gradient."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from .. import api
+from ..errors import InputError
+from ..render.graph import format_of
+from ..sources import Source
+from .command import InputsCommand, program_and_point
+from .options import source_and_inputs, strict_option
+from .output import report, warn, write_out
+
+EXAMPLES = """
+\b
+Examples:
+  nanograd draw "x*y + tanh(x)" --x 2 --y 3 -o graph.svg
+  nanograd draw model.txt --x -4 --y 2 -o graph.png --dpi 150
+  nanograd draw "t/2 + 10/t" --t 3 -o graph.svg --hide-constants --edge-grads
+  nanograd draw model.txt --x -4 --y 2 | dot -Tsvg > graph.svg
+"""
+
+
+@click.command(cls=InputsCommand, epilog=EXAMPLES)
+@source_and_inputs
+@click.option(
+    "-o",
+    "--output",
+    default="-",
+    metavar="FILE",
+    help="Where to write; the format follows the extension (.svg .png .pdf .dot .gv, "
+    ".html for a live page). [default: -, DOT text on standard output]",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["svg", "png", "pdf", "dot", "html"]),
+    help="Output format, whatever the extension.",
+)
+@click.option(
+    "--rankdir",
+    type=click.Choice(["LR", "TB"]),
+    help="Lay the graph out left to right or top to bottom. "
+    "[default: the one whose picture fits a 16:9 slide better]",
+)
+@click.option("--hide-constants", is_flag=True, help="Fold constants into their operations.")
+@click.option("--edge-grads", is_flag=True, help="Write each edge's local derivative on it.")
+@click.option(
+    "--dpi",
+    type=click.IntRange(1, 2400),
+    metavar="N",
+    help="Dots per inch of a png (Graphviz's default: 96).",
+)
+@click.option(
+    "--legend/--no-legend",
+    default=True,
+    show_default=True,
+    help="Add a table that explains the borders, fills and labels.",
+)
+@click.option(
+    "--statements/--no-statements",
+    default=True,
+    show_default=True,
+    help="Box each statement's nodes, labelled with its source (sources of several statements).",
+)
+@strict_option
+@click.pass_context
+def draw(
+    ctx: click.Context,
+    source: Source,
+    var: tuple[str, ...],
+    output: str,
+    fmt: str | None,
+    rankdir: str | None,
+    hide_constants: bool,
+    edge_grads: bool,
+    dpi: int | None,
+    legend: bool,
+    statements: bool,
+    strict: bool,
+) -> None:
+    """Draw the computation graph of SOURCE with every node's data and gradient.
+
+    Gradients are computed first. Value nodes show their name (q₁, q₂ for the versions of a
+    reassigned name), data and gradient; each operation is its own node, and the operands
+    of - / ** and functions of several arguments are labelled (a, b). Inputs have a green
+    border, the result a blue one, constants are grey; the darker a node's fill, the larger
+    its gradient (see the legend).
+    """
+    fmt = fmt or format_of(output)
+    if output == "-" and fmt in ("png", "pdf") and sys.stdout.isatty():
+        raise InputError(f"{fmt} is binary: write it to a file with -o graph.{fmt}, or pipe it")
+    program, point = program_and_point(ctx, source, var)
+    data = api.draw(
+        program,
+        point,
+        fmt,
+        rankdir,
+        hide_constants,
+        edge_grads,
+        dpi,
+        legend,
+        statements,
+        strict,
+        warn,
+        lambda nodes: report(f"drawing {nodes:,} nodes with Graphviz… (Ctrl-C stops it)"),
+    )
+    write_out(output, data)

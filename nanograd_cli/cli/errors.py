@@ -1,0 +1,95 @@
+"""Failures become one `error:` line on standard error and an exit code: here, and only here."""
+
+from __future__ import annotations
+
+import errno
+import os
+import sys
+from collections.abc import Callable
+
+import click
+
+from ..errors import NanogradError, NotAnInput, StreamError
+from ..sources import glued_source
+from ..streams import silence_stdout
+from .output import report
+
+# What writing to a full disk, a closed stream or a broken device raises.
+OUTPUT_ERRORS = (errno.ENOSPC, errno.EDQUOT, errno.EIO, errno.EBADF, errno.EFBIG)
+
+
+def exit_code(run: Callable[[], int | None], args: list[str], commands: list[str]) -> int:
+    """Run the command line; every failure is reported in one line and gives its exit code.
+    `commands` are the group's command names, for hints that name the command."""
+    try:
+        try:
+            code = run()
+        except click.exceptions.NoArgsIsHelpError as error:
+            click.echo(error.ctx.get_help())
+            code = 0
+        sys.stdout.flush()
+    except click.exceptions.Exit as done:
+        code = done.exit_code
+    except click.ClickException as error:
+        report(f"error: {error.format_message()}")
+        leading_dash = leading_dash_source(error, args, commands)
+        if leading_dash:
+            report(leading_dash)
+        hint = error.ctx.command_path if getattr(error, "ctx", None) else "nanograd"
+        report(f"Try '{hint} --help' for help.")
+        code = 2
+    except StreamError as error:
+        report(f"error: {error}")
+        code = error.exit_code
+        silence_stdout()
+    except NanogradError as error:
+        report(f"error: {describe(error)}")
+        leading_dash = leading_dash_source(error, args, commands)
+        if leading_dash:
+            report(leading_dash)
+        code = error.exit_code
+    except BrokenPipeError:
+        # The reader went away (| head -1): stop quietly.
+        code = 0
+        silence_stdout()
+    except (KeyboardInterrupt, click.exceptions.Abort):
+        code = 130
+    except MemoryError:
+        report("error: out of memory")
+        code = 1
+    except Exception as error:
+        if isinstance(error, OSError) and error.errno in OUTPUT_ERRORS:
+            report(f"error: cannot write standard output: {error.strerror}")
+            silence_stdout()
+        elif os.environ.get("NANOGRAD_DEBUG"):
+            raise
+        else:
+            report(f"error: internal error: {type(error).__name__}: {error}")
+            report("This is a bug; set NANOGRAD_DEBUG=1 to see the traceback.")
+        code = 1
+    return code or 0
+
+
+def describe(error: NanogradError) -> str:
+    """An error's message for the command line, in its words: the option a name was given
+    to, and how to fix it there."""
+    if isinstance(error, NotAnInput):
+        return f"--wrt {error.name}: {error}"
+    hint = getattr(error, "hint", None)
+    return f"{error}: {hint}" if hint else str(error)
+
+
+def leading_dash_source(error: Exception, args: list[str], commands: list[str]) -> str | None:
+    """For `nanograd grad "-x**2"`, read as options, or `"-exp(x)"` and `"-fx"`, read as
+    `-e "xp(x)"` and `-f x`: how to pass a source that begins with -."""
+    if isinstance(error, click.NoSuchOption) and not error.option_name.startswith("--"):
+        source = next((a for a in args if a.startswith(error.option_name)), None)
+        command = error.ctx.command_path if error.ctx else None
+    elif isinstance(error, NanogradError):
+        source = glued_source(args, error)
+        command = next((f"nanograd {a}" for a in args if a in commands), None)
+    else:
+        return None
+    if source is None or command is None:
+        return None
+    return f"A source that begins with - goes after --: {command} -- {source!r}"

@@ -1,0 +1,66 @@
+"""`nanograd explain`: the forward and backward passes at a point, written out node by node."""
+
+from __future__ import annotations
+
+import click
+
+from .. import api
+from ..render import explain as writers
+from ..render.table import number_formats
+from ..sources import Source
+from .command import InputsCommand, program_and_point
+from .options import digits_option, source_and_inputs, strict_option
+from .output import rich_terminal, warn
+
+EXAMPLES = """
+\b
+Examples:
+  nanograd explain "x*y + tanh(x)" --x 2 --y 3
+  nanograd explain model.txt --x -4 --y 2 --format markdown > backprop.md
+  nanograd explain "(x - 3)**2" --x 1 --format latex --digits 4
+  nanograd explain "x*y + tanh(x)" --x 2 --y 3 --format json
+"""
+
+
+@click.command(cls=InputsCommand, epilog=EXAMPLES)
+@source_and_inputs
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["table", "markdown", "latex", "json"]),
+    help="Output format. [default: table; plain text when not on a terminal]",
+)
+@digits_option(
+    "Significant digits of the numbers in a table on a terminal, in Markdown and in "
+    "LaTeX. [default: as many as fit a terminal; else full precision]"
+)
+@strict_option
+@click.pass_context
+def explain(
+    ctx: click.Context,
+    source: Source,
+    var: tuple[str, ...],
+    fmt: str | None,
+    digits: str | None,
+    strict: bool,
+) -> None:
+    """Write out the forward and backward passes of SOURCE at a point, node by node.
+
+    Forward: each node's expression and value, in the order they are computed. Backward, in
+    reverse topological order: each node's gradient (the sum of what flows back to it, written
+    out where it feeds several nodes) and, per argument, its local derivative (the formula and
+    its value) and the product with the gradient. The numbers are those `grad` computes.
+    """
+    program, point = program_and_point(ctx, source, var)
+    result = api.explain(program, point, strict, warn)
+    number = number_formats(digits)[0]
+    if fmt == "json":
+        click.echo(writers.to_json(result))
+    elif fmt == "markdown":
+        click.echo(writers.markdown(result, number))
+    elif fmt == "latex":
+        click.echo(writers.latex(result, number))
+    elif rich_terminal():
+        writers.print_tables(result, digits)
+    else:
+        click.echo(writers.plain(result))

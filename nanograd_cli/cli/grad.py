@@ -1,0 +1,186 @@
+"""`nanograd grad`: the value and gradient at a point, per line of input, or per row of a table."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from .. import api
+from ..errors import InputError, NanogradError, NonFiniteResult, SourceError
+from ..language import parse
+from ..render import text
+from ..render.streaming import StreamingTable
+from ..results import LineGradients
+from ..sources import Source, decode, input_values, load_program, source_lines
+from .command import InputsCommand
+from .errors import describe
+from .options import source_and_inputs, strict_option, table_format, wrt_option
+from .output import emit, report, rich_terminal, show_table, warn
+
+EXAMPLES = """
+\b
+Examples:
+  nanograd grad "x*y + tanh(x)" --x 2 --y 3
+  nanograd grad "x*y + tanh(x)" --x 2 --y 3 --format json
+  nanograd grad --x 1 -- "-x**2"
+  nanograd grad "x*format" --x 1 --var format=2
+  printf 'x*x\\nsin(x)\\n' | nanograd grad - --each-line --x 1 --format csv
+  nanograd grad "u = x*y; v = x + y; u, v" --x 2 --y 3
+"""
+
+
+@click.command(cls=InputsCommand, epilog=EXAMPLES)
+@source_and_inputs
+@table_format
+@wrt_option("Show only these gradients.")
+@click.option("--each-line", is_flag=True, help="Treat every line as its own expression.")
+@strict_option
+@click.option(
+    "--points",
+    metavar="FILE",
+    help="A table of points (- for standard input), a row per point and a column per input: "
+    "one result per row, the row's columns kept. CSV with a header, Parquet, Arrow or JSON "
+    "Lines, by the extension.",
+)
+@click.option(
+    "--points-format",
+    type=click.Choice(["csv", "parquet", "arrow", "jsonl"]),
+    help="The format of --points FILE, and of the results where no extension says. "
+    "[default: by the extension, else csv]",
+)
+@click.option(
+    "-o",
+    "--output",
+    metavar="FILE",
+    help="With --points: write the results to FILE, in the format its extension says (.csv "
+    ".parquet .arrow .feather .jsonl). [default: standard output]",
+)
+@click.option(
+    "--mode",
+    type=click.Choice(["auto", "reverse", "forward"]),
+    default="auto",
+    show_default=True,
+    help="Reverse mode (one pass back per output) or forward mode (dual numbers, one pass for "
+    "every input at once); auto is reverse, or forward where outputs outnumber inputs.",
+)
+@click.pass_context
+def grad(
+    ctx: click.Context,
+    source: Source,
+    fmt: str | None,
+    digits: str | None,
+    wrt: tuple[str, ...],
+    each_line: bool,
+    strict: bool,
+    points: str | None,
+    points_format: str | None,
+    output: str | None,
+    mode: str,
+    var: tuple[str, ...],
+) -> None:
+    """Print the value of SOURCE and its gradient with respect to every input.
+
+    SOURCE is an expression or program, the path of a file holding one, or - for standard
+    input. Give each input's value as --NAME VALUE. A source that ends by listing names
+    (u = x*y; v = x+y; u, v) has several outputs: grad prints each one's value and gradient,
+    the Jacobian.
+    """
+    values = input_values(ctx.meta["inputs"], var)
+    if each_line and points is not None:
+        raise InputError("--each-line and --points cannot be used together")
+    if each_line:
+        api.check_wrt(wrt, list(values))
+        ctx.exit(each_line_results(source, values, fmt, digits, wrt, strict, mode))
+    if points is None and (output is not None or points_format is not None):
+        raise InputError("-o and --points-format are for the rows of --points FILE")
+    if points == "-" and source.stdin:
+        raise InputError("the source and --points - cannot both come from standard input")
+    program = load_program(source, report)
+    if points is not None:
+        api.check_wrt(wrt, program.inputs)
+        if mode == "forward":
+            raise InputError("--points runs the vectorized reverse mode: drop --mode forward")
+        points_results(program, points, values, fmt, wrt, strict, output, points_format)
+        return
+    emit(fmt, api.grad(program, values, wrt, mode, strict, warn), digits)
+
+
+def points_results(program, points, values, fmt, wrt, strict, output, points_format) -> None:
+    """`grad --points`: one result per row, a batch of rows at a time, in any format."""
+    from .. import io  # NumPy and PyArrow: loaded only for --points, and only once checked
+
+    if fmt == "table":
+        raise InputError("--points writes csv or json: give --format csv or --format json")
+    out_format = io.output_format(output, fmt, points_format)
+    if output in (None, "-") and out_format not in io.TEXT_FORMATS and sys.stdout.isatty():
+        raise InputError(f"{out_format} is binary: write it to a file with -o FILE, or pipe it")
+    io.pyarrow_required()
+    from ..points import run_points
+    from ..render.progress import RowsProgress
+
+    run = run_points(
+        program,
+        (points, io.input_format(points, points_format)),
+        (output, out_format),
+        values,
+        list(wrt),
+        strict,
+        RowsProgress if sys.stderr.isatty() else None,
+    )
+    if run.non_finite:
+        rows = "1 row has" if run.non_finite == 1 else f"{run.non_finite} rows have"
+        report(f"warning: {rows} a non-finite result; the first: {run.first_bad}")
+
+
+def each_line_results(source, values, fmt, digits, wrt, strict, mode) -> int:
+    """`grad --each-line`: one result per line; bad lines are reported and skipped. Every
+    line's gradients are those with respect to `wrt`, or else to every input given. Rows
+    print as they come, but for the table on a terminal, which is fitted to all of them."""
+    names = list(wrt or values)
+    rows = []
+    plain = (
+        StreamingTable(click.echo) if fmt not in ("json", "csv") and not rich_terminal() else None
+    )
+    status = 0
+    header_due = fmt == "csv"
+    for number, data in source_lines(source):
+        try:
+            line = decode(data, "the line")
+            if not line.strip() or line.lstrip().startswith("#"):
+                continue
+            program = parse(line).single("grad --each-line", None)
+            point = {n: values[n] for n in program.inputs if n in values}
+            result = program.grad(point, mode)
+            if result.non_finite is not None:
+                message = result.non_finite.on_line(number)
+                if strict:
+                    raise NonFiniteResult(message)
+                report(f"warning: {message}")
+        except NanogradError as error:
+            if isinstance(error, SourceError):
+                message = error.on_line(number)
+            elif isinstance(error, NonFiniteResult):  # it names the line already
+                message = str(error)
+            else:
+                message = f"line {number}: {describe(error)}"
+            report(f"error: {message}")
+            status = max(status, error.exit_code)
+            continue
+        row = LineGradients(number, line.strip(), result.only(names))
+        if header_due:
+            click.echo(text.csv_header(row))
+            header_due = False
+        if fmt == "json":
+            click.echo(text.to_json(row))
+        elif fmt == "csv":
+            click.echo(text.csv_rows(row)[0])
+        elif plain is not None:
+            plain.add(*text.lines_table_rows([row]))
+        else:
+            rows.append(row)
+    if plain is not None:
+        plain.flush()
+    if rows:
+        show_table(lambda number: text.lines_table_rows(rows, number), digits)
+    return status

@@ -1,0 +1,114 @@
+"""`nanograd minimize`: gradient descent from a point."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from .. import api
+from ..render.progress import StepsProgress
+from ..sources import Source
+from .command import InputsCommand, program_and_point
+from .options import AtLeast, CountFrom, source_and_inputs, strict_option, table_format
+from .output import emit, warn, write_out
+
+EXAMPLES = """
+\b
+Examples:
+  nanograd minimize "(1 - x)**2 + 100*(y - x**2)**2" --x -1.2 --y 1 --steps 10000
+  nanograd minimize "(x - 3)**2" --x 0 --optimizer sgd --lr 0.1 --format json
+"""
+
+
+@click.command(cls=InputsCommand, epilog=EXAMPLES)
+@source_and_inputs
+@click.option(
+    "--steps",
+    type=CountFrom(min=1),
+    default=10000,
+    show_default=True,
+    help="At most this many steps.",
+)
+@click.option(
+    "--lr",
+    type=AtLeast(min=0, min_open=True),
+    default=0.01,
+    show_default=True,
+    help="Learning rate.",
+)
+@click.option(
+    "--optimizer",
+    type=click.Choice(["sgd", "momentum", "adam"]),
+    default="adam",
+    show_default=True,
+    help="The update rule.",
+)
+@click.option(
+    "--tol",
+    type=AtLeast(min=0),
+    default=1e-8,
+    show_default=True,
+    help="Stop when the gradient's norm is at most this.",
+)
+@click.option(
+    "--plot",
+    "picture",
+    metavar="FILE",
+    help="Also draw the descent (.svg .png .pdf): its path on the contour plot of SOURCE for "
+    "two inputs, the loss at every step otherwise.",
+)
+@table_format
+@strict_option
+@click.pass_context
+def minimize(
+    ctx: click.Context,
+    source: Source,
+    var: tuple[str, ...],
+    steps: int,
+    lr: float,
+    optimizer: str,
+    tol: float,
+    picture: str | None,
+    fmt: str | None,
+    digits: str | None,
+    strict: bool,
+) -> None:
+    """Minimize SOURCE by gradient descent from the point given by its inputs' values.
+
+    Prints the final point, value and gradient norm; exits 1 if the value or gradient becomes
+    nan or inf (diverges), 2 if it is so at the start. Progress shows on standard error when it
+    is a terminal.
+    """
+    descent = picture_format = None
+    if picture:
+        # NumPy and Matplotlib: loaded only for --plot
+        from ..plot import Descent
+        from ..render.plot import format_of
+
+        picture_format = format_of(picture)  # before any step: a bad name fails at once
+        descent = Descent()
+    program, start = program_and_point(ctx, source, var)
+    progress = StepsProgress(steps) if sys.stderr.isatty() else None
+    try:
+        result = api.minimize(
+            program,
+            start,
+            steps,
+            lr,
+            optimizer,
+            tol,
+            strict,
+            warn,
+            progress and progress.update,
+            descent and descent.record,
+        )
+    finally:
+        if progress:
+            progress.stop()
+    if picture:
+        from ..render.plot import descent_figure
+
+        label = f"{optimizer}, {result.steps} steps"
+        write_out(picture, descent_figure(program, descent, label, picture_format))
+    emit(fmt, result, digits)

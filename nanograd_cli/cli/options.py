@@ -1,0 +1,97 @@
+"""The options that several commands share, as decorators, so each is declared once."""
+
+from __future__ import annotations
+
+import click
+
+from .command import complete_file, complete_inputs
+
+
+class _InWords:
+    """A click number range whose failure is said in words: `-1 is not at least 0`."""
+
+    number: click.ParamType
+    min: float
+    min_open: bool
+
+    def convert(self, value, param, ctx):
+        try:
+            return super().convert(value, param, ctx)
+        except click.BadParameter:
+            number = self.number.convert(value, param, ctx)  # fails if it is no number
+            relation = "more than" if self.min_open else "at least"
+            self.fail(f"{number:g} is not {relation} {self.min:g}", param, ctx)
+
+
+class AtLeast(_InWords, click.FloatRange):
+    """A float at least `min` (more than it, with `min_open`)."""
+
+    number = click.FLOAT
+
+
+class CountFrom(_InWords, click.IntRange):
+    """An integer at least `min`."""
+
+    number = click.INT
+
+
+def check_digits(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    if value is None or value == "full" or (value.isdigit() and 1 <= int(value) <= 17):
+        return value
+    raise click.BadParameter(f"{value!r} is neither a number of digits from 1 to 17 nor full")
+
+
+def digits_option(help: str):
+    """--digits N|full, with the command's own words for where it applies."""
+    return click.option("--digits", metavar="N|full", callback=check_digits, help=help)
+
+
+def table_format(command):
+    """--format table|json|csv and --digits: the output of the commands that report numbers."""
+    command = digits_option(
+        "Significant digits of the numbers in a table on a terminal. [default: as many "
+        "as fit the width; full precision in a pipe, JSON and CSV]"
+    )(command)
+    return click.option(
+        "--format",
+        "fmt",
+        type=click.Choice(["table", "json", "csv"]),
+        help="Output format. [default: table; plain text when not on a terminal]",
+    )(command)
+
+
+def strict_option(command):
+    """--strict: the IEEE policy's warnings become errors (see api.non_finite)."""
+    return click.option(
+        "--strict",
+        is_flag=True,
+        help="Fail (exit 1) when an input is nan or inf, or an operation makes nan or inf out "
+        "of finite numbers, instead of warning.",
+    )(command)
+
+
+def wrt_option(help: str):
+    """--wrt NAME, repeatable, completed as the inputs of the source typed."""
+    return click.option(
+        "--wrt", multiple=True, metavar="NAME", shell_complete=complete_inputs, help=help
+    )
+
+
+def source_options(command):
+    """SOURCE, or -e TEXT, or -f PATH."""
+    command = click.option(
+        "-f", "--file", metavar="PATH", help="Read the source from this file (never text)."
+    )(command)
+    command = click.option(
+        "-e", "--expr", metavar="TEXT", help="The source is this text (never a file)."
+    )(command)
+    return click.argument("source", required=False, shell_complete=complete_file)(command)
+
+
+def source_and_inputs(command):
+    """The arguments every command that evaluates shares: the source and --var (and, through
+    InputsCommand, --NAME VALUE)."""
+    command = click.option(
+        "--var", multiple=True, metavar="NAME=VALUE", help="An input's value, for any name."
+    )(command)
+    return source_options(command)

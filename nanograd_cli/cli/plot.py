@@ -1,0 +1,53 @@
+"""`nanograd plot`: f and f' over a range, or contours and the gradient field over two."""
+
+from __future__ import annotations
+
+import shutil
+
+import click
+
+from .. import api
+from ..plot import CURVE_POINTS, parse_inputs
+from ..render import plot as drawing
+from ..sources import Source, load_program
+from .command import InputsCommand
+from .options import source_and_inputs
+from .output import report, rich_terminal, warn, write_out
+
+EXAMPLES = """
+\b
+Examples:
+  nanograd plot "sin(x)" --x -3:3
+  nanograd plot "x*y + tanh(x)" --x -3:3 --y 2 -o plot.svg
+  nanograd plot "log(x)" --x -1:3:1000 -o log.png
+  nanograd plot "(1 - x)**2 + 100*(y - x**2)**2" --x -2:2 --y -1:3 -o contour.png
+"""
+
+
+@click.command(cls=InputsCommand, epilog=EXAMPLES)
+@source_and_inputs
+@click.option(
+    "-o",
+    "--output",
+    metavar="FILE",
+    help="Write a picture; the format follows the extension (.svg .png .pdf). "
+    "[default: a plot in text on standard output]",
+)
+@click.pass_context
+def plot(ctx: click.Context, source: Source, var: tuple[str, ...], output: str | None) -> None:
+    """Plot SOURCE and its derivative over a range of one input, or its contour plot and
+    gradient field over ranges of two.
+
+    Give a swept input as --NAME LO:HI (or LO:HI:N for N points), the others as --NAME VALUE.
+    Where SOURCE is nan or inf the plot has a gap.
+    """
+    fmt = output and drawing.format_of(output)
+    program = load_program(source, report)
+    fixed, ranges = parse_inputs(ctx.meta["inputs"], var)
+    columns = shutil.get_terminal_size((80, 24)).columns
+    points = CURVE_POINTS if output else drawing.terminal_points(columns)
+    result = api.plot(program, fixed, ranges, points, bool(output), warn)
+    if output:
+        write_out(output, drawing.figure(result, fmt))
+    else:
+        click.echo(drawing.curve_text(result, columns, rich_terminal()))
