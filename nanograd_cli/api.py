@@ -125,15 +125,47 @@ def minimize(
     warn: Warn | None = None,
     on_step: Callable[[int, float], None] | None = None,
     on_point: Callable[[dict[str, float], float], None] | None = None,
+    wrt: Sequence[str] = (),
+    fix: Sequence[str] = (),
+    data: Mapping[str, Sequence[float]] | None = None,
+    batch: int | None = None,
+    seed: int | None = None,
 ) -> Minimum:
     """Gradient descent from `start` until the gradient's norm is at most `tol` or `steps`
-    are taken. A value or gradient that is nan or inf on the way is an error; at the start,
-    the start is to blame (bad input)."""
-    from .minimize import minimize as descend
+    are taken, moving only the inputs in `wrt`, or all but those in `fix`. With `data`
+    (columns by name), the program is a loss per row: the inputs that name a column are
+    read per row and the mean over the rows (or over `batch` rows a step, shuffled each pass
+    with `seed`) is minimized over the others. A value or gradient that is nan or inf on the
+    way is an error; at the start, the start is to blame (bad input)."""
+    from . import minimize as descent
 
-    one_output(program, "minimize").check_inputs(start)
-    non_finite(program.first_non_finite(program.values(start)), strict, warn)
-    return descend(program, start, steps, lr, optimizer, tol, on_step, on_point)
+    one_output(program, "minimize")
+    parameters = [n for n in program.inputs if data is None or n not in data]
+    if data is not None:
+        given = [n for n in start if n in data]
+        if given:
+            raise InputError(f"{given[0]} is a column of the data: give no start value for it")
+        if data and not len(next(iter(data.values()))):
+            raise InputError("the data has no rows")
+    program.check_inputs({**start, **{n: 0.0 for n in program.inputs if n not in parameters}})
+    if wrt and fix:
+        raise InputError("give the inputs to move (--wrt) or those to hold (--fix), not both")
+    check_wrt(wrt, parameters)
+    for name in fix:
+        if name not in parameters:
+            raise NotAnInput(name, parameters, "fix")
+    moving = list(wrt) or [n for n in parameters if n not in fix]
+    if not moving:
+        raise InputError("every input is held by --fix: there is nothing to move")
+    point = {n: start[n] for n in parameters}
+    if data is None:
+        non_finite(program.first_non_finite(program.values(point)), strict, warn)
+        loss = descent.at_point(program)
+    else:
+        loss = descent.over_rows(
+            program, {n: data[n] for n in program.inputs if n in data}, batch, seed
+        )
+    return descent.minimize(loss, point, moving, steps, lr, optimizer, tol, on_step, on_point)
 
 
 def draw(

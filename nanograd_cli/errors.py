@@ -92,10 +92,11 @@ class BadInputValue(InputError):
 
 
 class NotAnInput(InputError):
-    """A name to differentiate by (`--wrt`) that the source does not read."""
+    """A name given to an option that takes inputs (`--wrt` by default, `--fix`) that the
+    source does not read."""
 
-    def __init__(self, name: str, inputs: list[str]):
-        self.name = name
+    def __init__(self, name: str, inputs: list[str], option: str = "wrt"):
+        self.name, self.option = name, option
         super().__init__(f"{name} is not an input (inputs: {', '.join(inputs) or 'none'})")
 
 

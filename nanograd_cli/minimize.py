@@ -1,9 +1,11 @@
-"""Gradient descent on a program, with the optimizers of `nn`."""
+"""Gradient descent on a program, with the optimizers of `nn`: at a point, or on the mean of a
+per-row loss over the rows of a table (all of them each step, or shuffled batches)."""
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
+import random
+from collections.abc import Callable, Mapping, Sequence
 
 from .engine import Value
 from .errors import InputError, NanogradError
@@ -13,10 +15,60 @@ from .results import Minimum
 
 OPTIMIZERS = {"sgd": SGD, "momentum": Momentum, "adam": Adam}
 
+# A loss: the point (every parameter's value) to the loss there and its gradient.
+Loss = Callable[[dict[str, float]], tuple[float, dict[str, float]]]
+
+
+def at_point(program: Program) -> Loss:
+    """The program's value and gradient at a point, from the engine."""
+
+    def loss(point: dict[str, float]) -> tuple[float, dict[str, float]]:
+        result = program.gradients(point)
+        return result.result.data, {n: node.grad for n, node in result.inputs.items()}
+
+    return loss
+
+
+def over_rows(
+    program: Program,
+    columns: Mapping[str, Sequence[float]],
+    batch: int | None = None,
+    seed: int | None = None,
+) -> Loss:
+    """The mean of the program over the rows of `columns` (each a 1-D array, one per input
+    that is data) and its gradient by every other input, on the NumPy tape. With `batch`,
+    each call takes the next `batch` rows of an order shuffled afresh (with `seed`) each
+    pass through the rows."""
+    import numpy as np
+
+    from .tape import Tape, batch_gradients
+
+    tape = Tape(program)
+    data = {name: np.asarray(values, dtype=np.float64) for name, values in columns.items()}
+    rows = len(next(iter(data.values())))
+    shuffle = random.Random(seed)
+    order: list[int] = []
+
+    def loss(point: dict[str, float]) -> tuple[float, dict[str, float]]:
+        nonlocal order
+        taken = data
+        if batch is not None and batch < rows:
+            if len(order) < batch:
+                order = list(range(rows))
+                shuffle.shuffle(order)
+            chosen = np.array(order[:batch])
+            order = order[batch:]
+            taken = {name: values[chosen] for name, values in data.items()}
+        value, gradients = batch_gradients(program, {**taken, **point}, tape)
+        return float(np.mean(value)), {n: float(np.mean(gradients[n])) for n in point}
+
+    return loss
+
 
 def minimize(
-    program: Program,
+    loss: Loss,
     start: Mapping[str, float],
+    moving: Sequence[str] | None = None,
     steps: int = 10000,
     lr: float = 0.01,
     optimizer: str = "adam",
@@ -24,27 +76,28 @@ def minimize(
     on_step: Callable[[int, float], None] | None = None,
     on_point: Callable[[dict[str, float], float], None] | None = None,
 ) -> Minimum:
-    """Descend from `start` until the gradient's norm is at most `tol` or `steps` are taken.
+    """Descend from `start`, moving the parameters named in `moving` (by default all), until
+    their gradient's norm is at most `tol` or `steps` are taken.
 
     Raises if the value or gradient is nan or inf: an InputError at the start (the point is
     to blame), else a NanogradError (the step was too long). `on_step(steps taken, loss)` and
     `on_point(point, loss)` are called at each point, the start included.
     """
-    program.check_inputs(start)
-    point = {name: Value(start[name]) for name in program.inputs}
-    update = OPTIMIZERS[optimizer](list(point.values()), lr=lr)
+    point = {name: Value(value) for name, value in start.items()}
+    names = list(start if moving is None else moving)
+    update = OPTIMIZERS[optimizer]([point[name] for name in names], lr=lr)
     taken = 0
     while True:
-        evaluation = program.gradients({n: v.data for n, v in point.items()})
-        loss = evaluation.result.data
-        grads = {n: node.grad for n, node in evaluation.inputs.items()}
-        norm = math.sqrt(sum(g * g for g in grads.values()))
-        if not math.isfinite(loss) or not math.isfinite(norm):
-            raise _not_finite(loss, grads, taken)
+        now = {n: v.data for n, v in point.items()}
+        value, grads = loss(now)
+        moved = {n: grads[n] for n in names}
+        norm = _norm(list(moved.values()))
+        if not math.isfinite(value) or not math.isfinite(norm):
+            raise _not_finite(value, moved, taken)
         if on_step:
-            on_step(taken, loss)
+            on_step(taken, value)
         if on_point:
-            on_point({n: v.data for n, v in point.items()}, loss)
+            on_point(now, value)
         converged = norm <= tol
         if converged or taken == steps:
             break
@@ -52,7 +105,15 @@ def minimize(
             node.grad = grads[name]
         update.step()
         taken += 1
-    return Minimum(loss, {n: v.data for n, v in point.items()}, grads, norm, taken, converged)
+    return Minimum(value, {n: v.data for n, v in point.items()}, grads, norm, taken, converged)
+
+
+def _norm(components: list[float]) -> float:
+    """The Euclidean norm, without overflow where the components are finite."""
+    largest = max((abs(c) for c in components), default=0.0)
+    if largest == 0.0 or not math.isfinite(largest):
+        return largest
+    return largest * math.sqrt(sum((c / largest) ** 2 for c in components))
 
 
 def _not_finite(loss: float, grads: Mapping[str, float], taken: int) -> NanogradError:

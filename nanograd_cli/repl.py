@@ -344,7 +344,7 @@ def _message(error: Exception, line: int | None) -> str:
     if isinstance(error, SourceError):
         return error.on_line(line + error.line - 1) if line is not None else str(error)
     if isinstance(error, NotAnInput):
-        text = f"wrt {error.name}: {error}"
+        text = f"{error.option} {error.name}: {error}"
     elif isinstance(error, MissingInputs):
         them = "it" if len(error.names) == 1 else "them"
         example = "; ".join(f"{name} = VALUE" for name in error.names)

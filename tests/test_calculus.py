@@ -322,3 +322,37 @@ def test_minimize_and_grad_points_work_with_standard_error_closed(tmp_path):
     # a warning that has nowhere to go does not change the outcome either
     result = nanograd("minimize", "sqrt(x)", "--x", "0", preexec_fn=_stderr_closed)
     assert (result.returncode, result.stdout, result.stderr) == (2, "", "")
+
+
+def test_minimize_moves_only_the_inputs_asked_for():
+    source = "(x - 1)**2 + (y - 2)**2"
+    for how in (["--fix", "y"], ["--wrt", "x"]):
+        done = nanograd(
+            "minimize", source, "--x", "0", "--y", "0", "--lr", "0.1", *how, "--format", "json"
+        )
+        result = json.loads(done.stdout)
+        assert (done.returncode, result["inputs"]["y"], result["converged"]) == (0, 0.0, True)
+        assert result["inputs"]["x"] == pytest.approx(1.0, abs=1e-8)
+        # the norm is the moved inputs' gradient's; the held input's gradient is reported
+        assert result["gradients"]["y"] == -4.0
+        assert result["gradient_norm"] == abs(result["gradients"]["x"])
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        (["--fix", "q"], "error: --fix q: q is not an input (inputs: x, y)\n"),
+        (["--wrt", "q"], "error: --wrt q: q is not an input (inputs: x, y)\n"),
+        (
+            ["--fix", "x", "--fix", "y"],
+            "error: every input is held by --fix: there is nothing to move\n",
+        ),
+        (
+            ["--wrt", "x", "--fix", "y"],
+            "error: give the inputs to move (--wrt) or those to hold (--fix), not both\n",
+        ),
+    ],
+)
+def test_minimize_refuses_what_it_cannot_move(options, message):
+    done = nanograd("minimize", "(x - 1)**2 + y", "--x", "0", "--y", "0", *options)
+    assert (done.returncode, done.stdout, done.stderr) == (2, "", message)

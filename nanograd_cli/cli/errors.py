@@ -74,7 +74,7 @@ def describe(error: NanogradError) -> str:
     """An error's message for the command line, in its words: the option a name was given
     to, and how to fix it there."""
     if isinstance(error, NotAnInput):
-        return f"--wrt {error.name}: {error}"
+        return f"--{error.option} {error.name}: {error}"
     hint = getattr(error, "hint", None)
     return f"{error}: {hint}" if hint else str(error)
 

@@ -9,8 +9,15 @@ import click
 from .. import api
 from ..render.progress import StepsProgress
 from ..sources import Source
-from .command import InputsCommand, program_and_point
-from .options import AtLeast, CountFrom, source_and_inputs, strict_option, table_format
+from .command import InputsCommand, complete_inputs, program_and_point
+from .options import (
+    AtLeast,
+    CountFrom,
+    source_and_inputs,
+    strict_option,
+    table_format,
+    wrt_option,
+)
 from .output import emit, warn, write_out
 
 EXAMPLES = """
@@ -58,6 +65,14 @@ Examples:
     help="Also draw the descent (.svg .png .pdf): its path on the contour plot of SOURCE for "
     "two inputs, the loss at every step otherwise.",
 )
+@wrt_option("Move only these inputs (the others keep their values).")
+@click.option(
+    "--fix",
+    multiple=True,
+    metavar="NAME",
+    shell_complete=complete_inputs,
+    help="Hold this input at its value; move the others.",
+)
 @table_format
 @strict_option
 @click.pass_context
@@ -70,6 +85,8 @@ def minimize(
     optimizer: str,
     tol: float,
     picture: str | None,
+    wrt: tuple[str, ...],
+    fix: tuple[str, ...],
     fmt: str | None,
     digits: str | None,
     strict: bool,
@@ -102,6 +119,8 @@ def minimize(
             warn,
             progress and progress.update,
             descent and descent.record,
+            wrt,
+            fix,
         )
     finally:
         if progress:
