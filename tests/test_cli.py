@@ -14,7 +14,7 @@ import pytest
 from nanograd_cli import __version__
 from nanograd_cli.cli import cli
 
-from .helpers import WORKED, run
+from .helpers import WORKED, nanograd, run
 
 
 def test_json_exactly_as_specified():
@@ -187,6 +187,16 @@ def test_each_line():
         "1     x*x         1.0                 2.0\n"
         "2     sin(x)      0.8414709848078965  0.5403023058681398\n"
     )
+
+
+@pytest.mark.parametrize("lines", ["", "\n# a comment\n\n"])
+def test_each_line_csv_has_its_header_without_a_line_to_compute(lines):
+    """The header is known from the command line: a reader such as pandas gets a table with
+    no rows, not an empty file it cannot read."""
+    done = nanograd(
+        "grad", "-", "--each-line", "--x", "1", "--y", "2", "--format", "csv", stdin=lines
+    )
+    assert (done.returncode, done.stdout, done.stderr) == (0, "line,value,d_x,d_y\n", "")
 
 
 def test_each_line_wrt_is_the_same_in_every_format():

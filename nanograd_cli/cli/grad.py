@@ -143,7 +143,8 @@ def each_line_results(source, values, fmt, digits, wrt, strict, mode) -> int:
         StreamingTable(click.echo) if fmt not in ("json", "csv") and not rich_terminal() else None
     )
     status = 0
-    header_due = fmt == "csv"
+    if fmt == "csv":
+        click.echo(text.lines_csv_header(names))
     for number, data in source_lines(source):
         try:
             line = decode(data, "the line")
@@ -168,9 +169,6 @@ def each_line_results(source, values, fmt, digits, wrt, strict, mode) -> int:
             status = max(status, error.exit_code)
             continue
         row = LineGradients(number, line.strip(), result.only(names))
-        if header_due:
-            click.echo(text.csv_header(row))
-            header_due = False
         if fmt == "json":
             click.echo(text.to_json(row))
         elif fmt == "csv":

@@ -155,7 +155,13 @@ def _(result: Jacobian) -> list[str]:
 
 @csv_header.register
 def _(result: LineGradients) -> str:
-    return "line," + csv_header(result.result)
+    return lines_csv_header(list(result.result.gradients))
+
+
+def lines_csv_header(names: list[str]) -> str:
+    """The header of `--each-line`'s CSV, with gradients by `names`: known before any line
+    is read, so that no input still gives a header."""
+    return ",".join(["line", "value", *_gradient_columns(names)])
 
 
 @csv_rows.register
