@@ -7,6 +7,7 @@ tree, no recursion, so sources a million terms long or nested 100,000 deep are f
 
 from __future__ import annotations
 
+import itertools
 import keyword
 import math
 import re
@@ -173,17 +174,24 @@ class _Builder:
     def _bind(self, name, value: int) -> None:
         _, text, offset = name
         known = ALIASES.get(text, text)
-        if known in CONSTANTS:
-            raise NameProblem(f"{text} is a constant and cannot be assigned", self.source, offset)
-        if known in FUNCTIONS:
+        kind = "constant" if known in CONSTANTS else "function" if known in FUNCTIONS else None
+        if kind:
             raise NameProblem(
-                f"{text} is a function and cannot be assigned: choose another name",
+                f"{text} is a {kind} and cannot be assigned: choose another name, such as "
+                f"{self._spare(text)}",
                 self.source,
                 offset,
             )
         self.bound[text] = value
         self.labels.setdefault(value, text)
         self.result = value
+
+    def _spare(self, text: str) -> str:
+        """A name like `text` that the source does not use: e1 for e (the first of e1, e2, ...),
+        pi1 for π, which is no name the language has."""
+        used = set(re.findall(r"\w+", self.source))
+        stem = text if text.isascii() else ALIASES[text]
+        return next(f"{stem}{i}" for i in itertools.count(1) if f"{stem}{i}" not in used)
 
     def _read(self, name) -> int:
         _, text, offset = name
@@ -266,6 +274,7 @@ _LOOKALIKES = {
     "\u00f7": "/",
     "\u00b2": "**2",
     "\u00b3": "**3",
+    "\u221a": "sqrt(...)",  # square root sign
 }
 
 # Names people type from habit that the language takes as its own: ln(x) is log(x), π is pi.
