@@ -156,10 +156,10 @@ def test_hessian_against_hand_derivatives():
     s = session("x = 2", "y = 3")
     # f = x**2*y: f_x = 2xy = 12, f_y = x**2 = 4, f_xx = 2y = 6, f_xy = 2x = 4, f_yy = 0
     assert out(s, ":hessian x**2*y") == (
-        "        gradient  d_x  d_y\n"
+        "        value  gradient  d_x  d_y\n"
         "result  12.0\n"
-        "x       12.0      6.0  4.0\n"
-        "y       4.0       4.0  0.0"
+        "x       2.0    12.0      6.0  4.0\n"
+        "y       3.0    4.0       4.0  0.0"
     )
 
 

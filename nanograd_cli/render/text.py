@@ -171,13 +171,12 @@ def _(result: LineGradients) -> list[str]:
 
 @csv_header.register
 def _(result: Hessian) -> str:
-    return ",".join(["wrt", *_gradient_columns(result.hessian)])
+    return ",".join(["name", *table_rows(result)[0][1:]])  # the table's header names no column
 
 
 @csv_rows.register
 def _(result: Hessian) -> list[str]:
-    matrix = result.hessian
-    return [",".join([f"d_{n}", *(repr(matrix[n][m]) for m in matrix)]) for n in matrix]
+    return [",".join(row) for row in table_rows(result)[1:]]
 
 
 CHECK_FIELDS = ("analytic", "numeric", "abs_error", "rel_error", "pass")
@@ -252,12 +251,12 @@ def lines_table_rows(results: list[LineGradients], number: Number = repr) -> lis
 def _(result: Hessian, number: Number = repr) -> list[list[str]]:
     names = list(result.hessian)
     rows = [
-        ["", "gradient", *_gradient_columns(names)],
-        ["result", number(result.value), *[""] * len(names)],
+        ["", "value", "gradient", *_gradient_columns(names)],
+        ["result", number(result.value), "", *[""] * len(names)],
     ]
     for n in names:
         row = (number(result.hessian[n][m]) for m in names)
-        rows.append([n, number(result.gradients[n]), *row])
+        rows.append([n, number(result.inputs[n]), number(result.gradients[n]), *row])
     return rows
 
 
