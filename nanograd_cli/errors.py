@@ -122,6 +122,16 @@ class NonFiniteResult(NanogradError):
     """An operation produced nan or inf (an error only when asked to be strict)."""
 
 
+class Interrupted(NanogradError):
+    """A long computation stopped by Ctrl-C; `reached` is the result it had got to."""
+
+    exit_code = 130
+
+    def __init__(self, message: str, reached: object):
+        super().__init__(message)
+        self.reached = reached
+
+
 class StreamError(NanogradError):
     """A standard stream that cannot be read or written: closed (`<&-`, `>&-`), full, a
     directory."""

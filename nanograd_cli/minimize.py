@@ -8,7 +8,7 @@ import random
 from collections.abc import Callable, Mapping, Sequence
 
 from .engine import Value
-from .errors import InputError, NanogradError
+from .errors import InputError, Interrupted, NanogradError
 from .nn import SGD, Adam, Momentum
 from .program import Program
 from .results import Minimum
@@ -80,32 +80,40 @@ def minimize(
     their gradient's norm is at most `tol` or `steps` are taken.
 
     Raises if the value or gradient is nan or inf: an InputError at the start (the point is
-    to blame), else a NanogradError (the step was too long). `on_step(steps taken, loss)` and
-    `on_point(point, loss)` are called at each point, the start included.
+    to blame), else a NanogradError (the step was too long); on Ctrl-C, Interrupted with the
+    last point reached. `on_step(steps taken, loss)` and `on_point(point, loss)` are called
+    at each point, the start included.
     """
     point = {name: Value(value) for name, value in start.items()}
     names = list(start if moving is None else moving)
     update = OPTIMIZERS[optimizer]([point[name] for name in names], lr=lr)
     taken = 0
-    while True:
-        now = {n: v.data for n, v in point.items()}
-        value, grads = loss(now)
-        moved = {n: grads[n] for n in names}
-        norm = _norm(list(moved.values()))
-        if not math.isfinite(value) or not math.isfinite(norm):
-            raise _not_finite(value, moved, taken)
-        if on_step:
-            on_step(taken, value)
-        if on_point:
-            on_point(now, value)
-        converged = norm <= tol
-        if converged or taken == steps:
-            break
-        for name, node in point.items():
-            node.grad = grads[name]
-        update.step()
-        taken += 1
-    return Minimum(value, {n: v.data for n, v in point.items()}, grads, norm, taken, converged)
+    reached = None
+    try:
+        while True:
+            now = {n: v.data for n, v in point.items()}
+            value, grads = loss(now)
+            moved = {n: grads[n] for n in names}
+            norm = _norm(list(moved.values()))
+            if not math.isfinite(value) or not math.isfinite(norm):
+                raise _not_finite(value, moved, taken)
+            reached = Minimum(value, now, grads, norm, taken, norm <= tol)
+            if on_step:
+                on_step(taken, value)
+            if on_point:
+                on_point(now, value)
+            if reached.converged or taken == steps:
+                return reached
+            for name, node in point.items():
+                node.grad = grads[name]
+            update.step()
+            taken += 1
+    except KeyboardInterrupt:
+        if reached is None:
+            raise
+        raise Interrupted(
+            f"interrupted at step {reached.steps}: the output is the point reached", reached
+        ) from None
 
 
 def _norm(components: list[float]) -> float:

@@ -8,7 +8,10 @@ import itertools
 import json
 import math
 import os
+import signal
+import subprocess
 import sys
+import time
 
 import pytest
 from hypothesis import assume, given, settings
@@ -18,7 +21,7 @@ from nanograd_cli.forward import forward_gradients
 from nanograd_cli.ops import OPS
 from nanograd_cli.symbolic import gradient, hessian, to_source
 
-from .helpers import POINT, expressions, nanograd, run
+from .helpers import NANOGRAD, POINT, expressions, nanograd, run
 from .oracle import agrees_with_grad
 
 ROSENBROCK = "(1 - x)**2 + 100*(y - x**2)**2"
@@ -356,3 +359,23 @@ def test_minimize_moves_only_the_inputs_asked_for():
 def test_minimize_refuses_what_it_cannot_move(options, message):
     done = nanograd("minimize", "(x - 1)**2 + y", "--x", "0", "--y", "0", *options)
     assert (done.returncode, done.stdout, done.stderr) == (2, "", message)
+
+
+def test_minimize_interrupted_prints_the_point_reached():
+    command = [NANOGRAD, "minimize", "(x - 1)**2", "--x", "0", "--lr", "1e-9", "--tol", "0"]
+    with subprocess.Popen(
+        [*command, "--steps", "100000000", "--format", "csv"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    ) as process:
+        time.sleep(1.5)
+        process.send_signal(signal.SIGINT)
+        out, err = process.communicate(timeout=60)
+    header, row = out.splitlines()
+    value, x, d_x, norm, steps, converged = row.split(",")
+    assert float(norm) == abs(float(d_x))
+    assert (process.returncode, header) == (130, "value,x,d_x,gradient_norm,steps,converged")
+    assert err == f"error: interrupted at step {steps}: the output is the point reached\n"
+    assert int(steps) > 0 and converged == "false"
+    assert float(value) == pytest.approx((float(x) - 1) ** 2, rel=1e-12)

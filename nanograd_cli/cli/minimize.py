@@ -7,6 +7,7 @@ import sys
 import click
 
 from .. import api
+from ..errors import Interrupted
 from ..render.progress import StepsProgress
 from ..sources import Source
 from .command import InputsCommand, complete_inputs, program_and_point
@@ -122,6 +123,10 @@ def minimize(
             wrt,
             fix,
         )
+    except Interrupted as stop:  # Ctrl-C: the point reached is shown, and then the exit code
+        result, interrupted = stop.reached, stop
+    else:
+        interrupted = None
     finally:
         if progress:
             progress.stop()
@@ -131,3 +136,5 @@ def minimize(
         label = f"{optimizer}, {result.steps} steps"
         write_out(picture, descent_figure(program, descent, label, picture_format))
     emit(fmt, result, digits)
+    if interrupted:
+        raise interrupted
