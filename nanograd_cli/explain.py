@@ -15,9 +15,9 @@ import math
 from collections.abc import Callable, Iterator, Mapping
 
 from .algebra import CALL, INPUT, NUMBER, Expr
+from .formula import write
 from .ops import POW, Op
 from .program import Apply, Const, Input, Program
-from .formula import write
 from .results import BackwardStep, Explanation, ForwardStep, LocalDerivative, Term
 
 # An unnamed sub-expression whose text is longer than this is named (t1, t2, ...) and written

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from .algebra import INPUT, NUMBER, Builder, Expr, layout, reachable
 from .engine import Value, apply
+from .formula import write
 from .ops import ADD, MUL, Op
 from .program import Apply, Program
-from .formula import write
 from .results import Hessian
 
 
