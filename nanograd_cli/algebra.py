@@ -28,7 +28,7 @@ import re
 
 from .language import parse
 from .ops import ADD, DIV, MUL, NEG, OPS, POW, SUB, Op, power
-from .program import Apply
+from .program import Apply, Program
 
 NUMBER, INPUT, SUM, PRODUCT, POWER, CALL = "number", "input", "sum", "product", "power", "call"
 SQRT = OPS["sqrt"]
@@ -426,14 +426,12 @@ Term = tuple[float, list[Factor]]  # weight, factors
 Piece = tuple[float, list[Factor], "Expr | None"]  # weight, factors, a last factor shown
 
 
-class _Layout:
-    """Canonical expressions written with the ops of the language, as a person writes them:
-    a leading positive term, subtraction for negative ones, numbers first in a product, a
-    denominator for negative exponents, sqrt for the power 1/2. Equal parts are shared."""
+class Written:
+    """Expressions exactly as written, of the kinds a layout has (number, input, call):
+    nothing simplified, equal parts shared."""
 
     def __init__(self):
         self._interned: dict[tuple, Expr] = {}
-        self.shown: dict[int, Expr] = {}
 
     def _node(self, kind: str, op: Op | None = None, args=(), value=None) -> Expr:
         key = (kind, op, tuple(map(id, args)), _exactly(value))
@@ -447,8 +445,26 @@ class _Layout:
     def number(self, value: float) -> Expr:
         return self._node(NUMBER, value=value)
 
+    def input(self, name: str) -> Expr:
+        return self._node(INPUT, value=name)
+
     def op(self, op: Op, *args: Expr) -> Expr:
         return self._node(CALL, op, args)
+
+    def program(self, program: Program) -> Expr:
+        """A program's result as written, its inputs by their names."""
+        nodes = program.interpret(input=self.input, const=self.number, apply=self.op)
+        return nodes[program.result]
+
+
+class _Layout(Written):
+    """Canonical expressions written with the ops of the language, as a person writes them:
+    a leading positive term, subtraction for negative ones, numbers first in a product, a
+    denominator for negative exponents, sqrt for the power 1/2. Equal parts are shared."""
+
+    def __init__(self):
+        super().__init__()
+        self.shown: dict[int, Expr] = {}
 
     def show(self, e: Expr) -> Expr:
         """e's layout, given its arguments' (in self.shown)."""
@@ -456,7 +472,7 @@ class _Layout:
         if kind == NUMBER:
             return self.number(e.value)
         if kind == INPUT:
-            return self._node(INPUT, value=e.value)
+            return self.input(e.value)
         if kind == CALL:
             return self.op(e.op, *(self.shown[id(a)] for a in e.args))
         if kind == POWER:

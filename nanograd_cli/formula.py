@@ -1,6 +1,7 @@
-"""Expressions as text: in the language (which parses back) or in LaTeX.
+"""Expressions as text: in the language (which parses back), in LaTeX, or in JavaScript.
 
-Takes expressions already laid out with the ops of the language (`algebra.layout`). A
+Takes expressions already laid out with the ops of the language (`algebra.layout`, or
+`algebra.Written` for a formula as the ops table writes it). In the language and in LaTeX, a
 sub-expression that repeats and is large is bound once to a name (t1, t2, ...) before the
 lines that use it. A node's text holds its operands' texts by reference (`_Rope`) and is
 joined once, when written: expressions nested D deep take memory and time linear in D, where
@@ -11,9 +12,10 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Mapping
 
 from .algebra import CALL, INPUT, NUMBER, Expr, reachable
-from .ops import ADD, DIV, MUL, NEG, POW, SUB
+from .ops import ADD, DIV, MUL, NEG, POW, SUB, Op
 
 # A repeated sub-expression is bound to a name when it has at least this many operations.
 BIND_SIZE = 4
@@ -168,6 +170,21 @@ def write(roots: dict[str, Expr], latex: bool = False) -> str:
     return "\n".join(lines)
 
 
+def javascript(
+    roots: list[Expr], functions: Mapping[Op, str], named: Mapping[Expr, str] | None = None
+) -> list[str]:
+    """Each root as one JavaScript expression, nothing bound: +, -, *, / and negation as
+    JavaScript's operators (which give IEEE results, as the ops do), every other op as a call
+    of its function in `functions` (a KeyError names an op that has none), and the nodes in
+    `named` by their names."""
+    named = named or {}
+    printer = _JavaScript(functions)
+    text: dict[int, tuple[Text, int]] = {}
+    for e in reachable(roots):
+        text[id(e)] = (named[e], _ATOM) if e in named else printer.node(e, text)
+    return [_join(text[id(root)][0]) for root in roots]
+
+
 class _Text:
     """The language, as SymPy prints: `6*x + 2`, `1/(2*sqrt(x))`."""
 
@@ -301,3 +318,33 @@ class _Latex(_Text):
         ambiguous = first[:1].isdigit() or first.startswith(("-", ".", r"\frac"))
         ambiguous = ambiguous or bool((_marks(left) | _marks(right)) & _MATHRM)
         return _cat(left, r" \cdot ", right) if ambiguous else _cat(left, " ", right)
+
+
+class _JavaScript(_Text):
+    """JavaScript, for the live page: `1/(2*out)`, `power(x, 2)`, `-(-x)` (never `--`)."""
+
+    _OPERATORS = frozenset((ADD, SUB, MUL, DIV, NEG))
+
+    def __init__(self, functions: Mapping[Op, str]):
+        self.functions = functions
+
+    def number(self, x: float) -> str:
+        if x != x:
+            return "NaN"
+        if math.isinf(x):
+            return "Infinity" if x > 0 else "-Infinity"
+        if x == math.pi:
+            return "Math.PI"
+        if x == math.e:
+            return "Math.E"
+        return super().number(x)
+
+    def node(self, e: Expr, text: dict[int, tuple[Text, int]]) -> tuple[Text, int]:
+        if e.kind == CALL and e.op not in self._OPERATORS:
+            return self.call(e.op, [text[id(a)][0] for a in e.args]), _ATOM
+        if e.kind == CALL and e.op is NEG and _head(text[id(e.args[0])][0]).startswith("-"):
+            return _cat("-", self.parenthesised(text[id(e.args[0])][0])), _UNARY
+        return super().node(e, text)
+
+    def call(self, op, args: list[Text]) -> Text:
+        return _cat(f"{self.functions[op]}(", *_listed(args, ", "), ")")

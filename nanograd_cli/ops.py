@@ -1,7 +1,9 @@
 """The one table of operations: what each computes and how gradient flows back through it.
 
 Every function here follows IEEE 754 instead of raising: `log(-1)` is nan, `1/0` is inf,
-`exp(1000)` is inf.  The engine, the parser, the docs and the tests all read `OPS`.
+`exp(1000)` is inf.  The engine, the parser, the docs, the live page and the tests all read
+`OPS`. A new op needs its row here, its step in vector_ops.py and its function in
+render/ops.js (the tests name what is missing).
 """
 
 from __future__ import annotations
@@ -20,10 +22,11 @@ class Op:
     `derivative(*args, y)`, where y = forward(*args), gives one local derivative per argument,
     as a tuple: (dy/dx,) for a unary op, (dy/da, dy/db) for a binary one. `formulas` writes
     the same derivatives in the language, in the op's `parameters` (x, or a and b, unless the
-    row names them): the docs show them, symbolic differentiation parses them, and a test holds
-    them to `derivative` at edge points. `syntax` is how the language writes the op: "infix"
-    (a + b), "prefix" (-x) or "call" (f(x)); a name may be called with different numbers of
-    arguments, one row each. `domain` is an interval where the function is smooth, for the tests.
+    row names them): the docs show them, symbolic differentiation parses them, the live page's
+    JavaScript is written from them, and a test holds them to `derivative` at edge points.
+    `syntax` is how the language writes the op: "infix" (a + b), "prefix" (-x) or "call"
+    (f(x)); a name may be called with different numbers of arguments, one row each. `domain`
+    is an interval where the function is smooth, for the tests.
     """
 
     __slots__ = (

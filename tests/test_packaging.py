@@ -111,3 +111,11 @@ def test_each_dependency_has_one_lower_bound():
 def test_the_lowest_job_pins_exactly_the_lower_bounds():
     bounds = {name: min(versions) for name, versions in _lower_bounds().items()}
     assert _lowest_pins() == bounds
+
+
+def test_the_pages_files_are_package_data():
+    """Every file beside the renderer's modules (the page's HTML and scripts) ships."""
+    tool = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]
+    listed = set(tool["setuptools"]["package-data"]["nanograd_cli.render"])
+    files = {p.name for p in (ROOT / "nanograd_cli" / "render").iterdir() if p.is_file()}
+    assert {name for name in files if not name.endswith((".py", ".pyc"))} == listed
