@@ -27,7 +27,7 @@ import math
 import re
 
 from .language import parse
-from .ops import ADD, DIV, MUL, NEG, OPS, POW, SUB, Op, power
+from .ops import ADD, DIV, MUL, NEG, OPS, POW, SUB, WHERE, Op, power
 from .program import Apply, Program
 
 NUMBER, INPUT, SUM, PRODUCT, POWER, CALL = "number", "input", "sum", "product", "power", "call"
@@ -201,6 +201,9 @@ class Builder:
             return self.power(*args)
         if op is SQRT:
             return self.multiply(1.0, [(args[0], 0.5)])
+        if op is WHERE and (args[0].kind == NUMBER or args[1] is args[2]):
+            c, a, b = args  # a constant condition, or the same either way
+            return a if c.value != 0.0 or a is b else b
         return None
 
     def power(self, base: Expr, exponent: Expr) -> Expr | None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from .ops import ADD, CONST, DIV, FUNCTIONS, MUL, NEG, POW, SUB, Op
+from .ops import ADD, CONST, DIV, FUNCTIONS, MOD, MUL, NEG, POW, SUB, WHERE, Op
 
 Number = int | float
 
@@ -59,6 +59,11 @@ class Value:
         Afterwards each intermediate node's `grad` is d(self)/d(node) for this call, while each
         leaf's `grad` has d(self)/d(leaf) *added* to it: calling backward twice doubles the
         leaves' gradients, as in PyTorch and micrograd. `zero_grad()` starts afresh.
+
+        A `where` passes its gradient on to the argument it takes and to nothing else, so
+        the nodes that only the other argument (or the condition) depends on pass nothing on
+        either: a branch not taken adds nothing, not 0 times its derivative (nan where the
+        branch is nan, as sqrt(x) is for x < 0).
         """
         order = self._order(reset=True)
         self.grad += 1.0
@@ -83,7 +88,10 @@ class Value:
             else:
                 try:  # costs the binary path nothing, where testing len(prev) would not
                     a, b = prev
-                except ValueError:  # three arguments or more (clamp)
+                except ValueError:  # three arguments or more (clamp, where)
+                    if op is WHERE:  # the rest of the pass follows the branches taken
+                        _selecting(order, order.index(v))
+                        return
                     local = op.derivative(*[c.data for c in prev], v.data)
                     for c, d in zip(prev, local, strict=True):
                         c.grad += d * g
@@ -137,6 +145,44 @@ class Value:
                 if c not in seen:
                     seen.add(c)
                     stack.append(c)
+
+
+def _selecting(order: list[Value], start: int) -> None:
+    """Backward from `order[start]`, the first `where` of the pass, on: only the nodes that a
+    node already passed on to pass on, and a `where` passes on to the argument it takes only.
+    (The nodes before `start` depend on no `where`, so each passed on to all its operands.)"""
+    live = {c for v in order[:start] for c in v._prev}
+    live.add(order[start])
+    for v in order[start:]:
+        prev = v._prev
+        if not prev or v not in live:
+            continue
+        g = v.grad
+        op = v._op
+        if op is WHERE:
+            c, a, b = prev
+            taken = a if c.data != 0.0 else b
+            taken.grad += g
+            live.add(taken)
+            continue
+        local = op.derivative(*[c.data for c in prev], v.data)
+        for c, d in zip(prev, local, strict=True):
+            c.grad += d * g
+        live.update(prev)
+
+
+def live_nodes(root: Value) -> set[Value]:
+    """The nodes `root.backward()` passes gradient on to: every node `root` depends on but
+    those that only a branch a `where` does not take (or its condition) depends on."""
+    live = {root}
+    for v in root.topological_order():
+        if v in live and v._prev:
+            if v._op is WHERE:
+                c, a, b = v._prev
+                live.add(a if c.data != 0.0 else b)
+            else:
+                live.update(v._prev)
+    return live
 
 
 _new = object.__new__
@@ -206,7 +252,14 @@ def _unary(op: Op):
     return method
 
 
-for _dunder, _op in (("add", ADD), ("sub", SUB), ("mul", MUL), ("truediv", DIV), ("pow", POW)):
+for _dunder, _op in (
+    ("add", ADD),
+    ("sub", SUB),
+    ("mul", MUL),
+    ("truediv", DIV),
+    ("pow", POW),
+    ("mod", MOD),
+):
     setattr(Value, f"__{_dunder}__", _binary(_op, reflected=False))
     setattr(Value, f"__r{_dunder}__", _binary(_op, reflected=True))
 for _name, _op in FUNCTIONS.items():

@@ -15,8 +15,9 @@ import math
 from collections.abc import Callable, Iterator, Mapping
 
 from .algebra import CALL, INPUT, NUMBER, Expr
+from .engine import live_nodes
 from .formula import write
-from .ops import POW, Op
+from .ops import POW, WHERE, Op
 from .program import Apply, Const, Input, Program
 from .results import BackwardStep, Explanation, ForwardStep, LocalDerivative, Term
 
@@ -49,6 +50,7 @@ def explain(program: Program, point: Mapping[str, float]) -> Explanation:
     contributions: dict[int, list[float]] = {}
     backward = []
     reached = set()
+    live = live_nodes(evaluation.result)  # a branch a where does not take passes nothing on
     for v in evaluation.result.topological_order():  # backward's order: its sums, to the bit
         i = index[id(v)]
         reached.add(i)
@@ -60,8 +62,12 @@ def explain(program: Program, point: Mapping[str, float]) -> Explanation:
             locals_ = ins.op.derivative(*(c.data for c in v.children), v.data)
             for k, (a, local) in enumerate(zip(ins.args, locals_, strict=True)):
                 if varying[a]:
-                    product = local * v.grad  # as Value.backward computes it
-                    contributions.setdefault(a, []).append(product)
+                    # nothing flows back from a node below a branch a where does not take, nor
+                    # from a where to its condition and the argument it does not take
+                    passed = v in live and (ins.op is not WHERE or local == 1.0)
+                    product = local * v.grad if passed else 0.0  # as Value.backward has it
+                    if passed:
+                        contributions.setdefault(a, []).append(product)
                     formula = writer.formula(ins.op, k, ins.args)
                     local_derivatives.append(
                         LocalDerivative(writer.terms[a], formula, local, product)

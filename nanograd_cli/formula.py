@@ -15,14 +15,14 @@ import re
 from collections.abc import Mapping
 
 from .algebra import CALL, INPUT, NUMBER, Expr, reachable
-from .ops import ADD, DIV, MUL, NEG, POW, SUB, Op
+from .ops import ADD, DIV, MOD, MUL, NEG, POW, SUB, Op
 
 # A repeated sub-expression is bound to a name when it has at least this many operations.
 BIND_SIZE = 4
 
 # What each node's text binds as, loosest first; an operand looser than its place needs
 # parentheses.
-_SUM, _PRODUCT, _UNARY, _POWER, _ATOM = range(5)
+_COMPARISON, _SUM, _PRODUCT, _UNARY, _POWER, _ATOM = range(6)
 
 _LATEX_NAMES = {
     "asin": r"\arcsin",
@@ -32,6 +32,8 @@ _LATEX_NAMES = {
     "log10": r"\log_{10}",
     **{f: "\\" + f for f in ("log", "sin", "cos", "tan", "sinh", "cosh", "tanh", "min", "max")},
 }
+# The comparisons in LaTeX.
+_RELATIONS = {"<": "<", "<=": r"\le", ">": ">", ">=": r"\ge", "==": "=", "!=": r"\ne"}
 # A base that takes an exponent without braces: x^{2}, 10^{3}, \alpha^{2}, x_{1}^{2}
 _SIMPLE = re.compile(r"[A-Za-z]|[0-9.]+|\\[A-Za-z]+|[A-Za-z]_\{[A-Za-z0-9]+\}")
 _GREEK = set(
@@ -214,9 +216,10 @@ class _Text:
         op = e.op
         args = [text[id(a)] for a in e.args]
         if op is NEG:
-            # -(2*x) is (-2)*x exactly, so the product needs no parentheses
+            # -(2*x) is (-2)*x exactly, so the product needs no parentheses; but -(x % 2) is
+            # not (-x) % 2
             (operand,) = args
-            if operand[1] == _PRODUCT:
+            if operand[1] == _PRODUCT and not _leftmost_modulo(e.args[0]):
                 return _cat("-", operand[0]), _PRODUCT
             return _cat("-", self.wrap(operand, _UNARY)), _UNARY
         if op.syntax == "call":
@@ -230,7 +233,16 @@ class _Text:
             return self.multiply(a, b), _PRODUCT
         if op is ADD or op is SUB:
             return _cat(self.wrap(a, _SUM), f" {op.name} ", self.wrap(b, _PRODUCT)), _SUM
-        return _cat(self.wrap(a, _ATOM), f" {op.name} ", self.wrap(b, _ATOM)), _SUM
+        if op is MOD:
+            return self.modulo(a, b), _PRODUCT
+        # a comparison: they do not chain, so an operand that is one is parenthesised
+        return self.compare(op, self.wrap(a, _SUM), self.wrap(b, _SUM)), _COMPARISON
+
+    def modulo(self, a: tuple[Text, int], b: tuple[Text, int]) -> Text:
+        return _cat(self.wrap(a, _PRODUCT), " % ", self.wrap(b, _POWER))
+
+    def compare(self, op: Op, a: Text, b: Text) -> Text:
+        return _cat(a, f" {op.name} ", b)
 
     def call(self, op, args: list[Text]) -> Text:
         return _cat(f"{op.name}(", *_listed(args, ", "), ")")
@@ -243,6 +255,13 @@ class _Text:
 
     def multiply(self, a: tuple[Text, int], b: tuple[Text, int]) -> Text:
         return _cat(self.wrap(a, _PRODUCT), "*", self.wrap(b, _POWER))
+
+
+def _leftmost_modulo(e: Expr) -> bool:
+    """Whether a product or quotient is written beginning with a %: x % y*z."""
+    while e.kind == CALL and (e.op is MUL or e.op is DIV):
+        e = e.args[0]
+    return e.kind == CALL and e.op is MOD
 
 
 class _Latex(_Text):
@@ -306,6 +325,12 @@ class _Latex(_Text):
             return _cat(r"\log_{", args[1], "}", self.arguments(args[:1]))
         name = _LATEX_NAMES.get(op.name, rf"\operatorname{{{op.name}}}")
         return _cat(name, self.arguments(args))
+
+    def modulo(self, a: tuple[Text, int], b: tuple[Text, int]) -> Text:
+        return _cat(self.wrap(a, _PRODUCT), r" \bmod ", self.wrap(b, _POWER))
+
+    def compare(self, op: Op, a: Text, b: Text) -> Text:
+        return _cat(a, f" {_RELATIONS[op.name]} ", b)
 
     def arguments(self, args: list[Text]) -> Text:
         inner = _cat(*_listed(args, ", "))

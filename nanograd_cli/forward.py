@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
+from .ops import WHERE
 from .results import Gradients, Jacobian
 
 if TYPE_CHECKING:
@@ -86,6 +87,8 @@ def duals(program: Program, point: Mapping[str, float]) -> list[Dual]:
             return y, [d * t + 0.0 if t else 0.0 for t in ta]
         values = [value for value, _ in args]
         y = op.forward(*values)
+        if op is WHERE:  # the tangent of the argument taken: the other one adds nothing
+            return y, args[1 if values[0] != 0.0 else 2][1]
         if all(tangent is None for _, tangent in args):
             return y, None
         out = [0.0] * width

@@ -17,7 +17,7 @@ from .grammar import Tables, load_tables
 from .ops import CALLS, CONSTANTS, FUNCTIONS, NEG, OPS
 from .program import Apply, Const, Input, Instruction, Program
 
-_BINARY = {"+": OPS["+"], "-": OPS["-"], "*": OPS["*"], "/": OPS["/"], "**": OPS["**"]}
+_BINARY = {name: op for name, op in OPS.items() if op.syntax == "infix"}
 _BINARY["^"] = _BINARY["**"]
 _AUGMENTED = {"+=": OPS["+"], "-=": OPS["-"], "*=": OPS["*"], "/=": OPS["/"]}
 _WORDS = {"NAME": "a name", "NUMBER": "a number", "LPAR": "'('", "RPAR": "')'", "COMMA": "','"}
@@ -290,6 +290,13 @@ def _bad_character(text: str) -> str:
         return f"unexpected character {text!r}: the language has no strings"
     if text in "[]{}":
         return f"unexpected character {text!r}: the language has no lists or sets"
+    if text == "!":
+        return "unexpected character '!': write x != y for not equal, and x == 0 for not x"
+    if text in "&|":
+        return (
+            f"unexpected character {text!r}: the language has no 'and' or 'or'; multiply "
+            "comparisons for and, (a < b)*(b < c), and take max(...) of them for or"
+        )
     return f"unexpected character {text!r}"
 
 
@@ -313,8 +320,6 @@ def _syntax_error(tables: Tables, state: int, token, previous, source: str) -> S
         kind, text, offset = previous
     if kind == "NAME" and keyword.iskeyword(text):
         message = f"unexpected '{text}': Python's keywords are not part of the language"
-    elif kind == "EQUAL" and previous and previous[0] == "EQUAL":
-        message = "unexpected '==': the language has no comparisons"
     elif "COMMA" in expected and expected <= {"COMMA", "_SEP", "$END"}:  # in a list of outputs
         message = (
             f"unexpected {_describe(token)} in a list of outputs: list names only, and bind "
@@ -335,6 +340,11 @@ def _syntax_error(tables: Tables, state: int, token, previous, source: str) -> S
         message = f"expected an expression{after}" if previous else "expected an expression"
         if kind != "$END":
             message += f", found {_describe(token)}"
+    elif kind == "COMPARE":  # after a comparison: a < b < c
+        message = (
+            f"unexpected '{text}': comparisons do not chain; for a < b < c write "
+            "(a < b)*(b < c), or put one comparison in parentheses"
+        )
     elif kind == "COMMA":
         message = (
             f"unexpected ','{after}: several outputs are listed by name, as the last statement "
@@ -345,7 +355,10 @@ def _syntax_error(tables: Tables, state: int, token, previous, source: str) -> S
     elif kind == "RPAR":
         message = "unmatched ')'"
     else:
-        words = sorted({_WORDS.get(s, "an operator") for s in expected if s != "$END"})
+        words = {_WORDS.get(s, "an operator") for s in expected if s != "$END"}
+        if previous and previous[0] in ("NAME", "NUMBER", "RPAR"):
+            words.add("an operator")  # an operand can always go on with one: (x; y)
+        words = sorted(words)
         message = f"unexpected {_describe(token)}{after}"
         if words:
             message += f"; expected {' or '.join(words)}"

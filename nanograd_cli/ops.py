@@ -299,6 +299,44 @@ def _integer_valued(f: Callable[[float], int]) -> Callable[[float], float]:
     return safe
 
 
+_round = _integer_valued(round)
+
+
+def _mod(a: float, b: float) -> float:
+    """a % b as Python (and NumPy's mod) has it: a - b*floor(a/b), with the sign of b (-1 % 3
+    is 2, 1 % -3 is -2), a zero of the sign of b, nan for b = 0 or an infinite a."""
+    try:
+        return a % b
+    except ZeroDivisionError:
+        return NAN
+
+
+def _mod_derivative(a: float, b: float, y: float) -> tuple[float, float]:
+    # d/db is -floor(a/b), the quotient Python's // gives: the integer (a - a % b)/b, rounded
+    # (floor(1/0.1) is 10, where 1 // 0.1 is 9 and 1 % 0.1 is 0.0999...)
+    return 1.0, -_round(divide(a - y, b))
+
+
+def _comparison(test: Callable[[float, float], bool]) -> Callable[[float, float], float]:
+    def compare(a: float, b: float) -> float:
+        return 1.0 if test(a, b) else 0.0
+
+    return compare
+
+
+def _flat(a: float, b: float, y: float) -> tuple[float, float]:
+    return 0.0, 0.0
+
+
+def _where(c: float, a: float, b: float) -> float:
+    """a where c is not 0 (nan is not 0), else b."""
+    return a if c != 0.0 else b
+
+
+def _where_derivative(c: float, a: float, b: float, y: float) -> tuple[float, float, float]:
+    return (0.0, 1.0, 0.0) if c != 0.0 else (0.0, 0.0, 1.0)
+
+
 _TABLE = [
     Op("+", 2, operator.add, lambda a, b, y: (1.0, 1.0), ("1", "1"), "addition", syntax="infix"),
     Op(
@@ -328,6 +366,17 @@ _TABLE = [
         # step(abs(b)) is 0 only at b = 0, where a**0 is 1 and d/da is 0 at every a
         ("b*a**(b - step(abs(b)))", "powlog(a, b)"),
         "power (also written ^); d/db is taken for a > 0, and is 0 at a = 0, b >= 0",
+        (0.2, 3.0),
+        syntax="infix",
+    ),
+    Op(
+        "%",
+        2,
+        _mod,
+        _mod_derivative,
+        ("1", "-round((a - a % b)/b)"),
+        "remainder of floor division, with the sign of b as in Python and NumPy's mod "
+        "(-1 % 3 is 2); nan for b = 0",
         (0.2, 3.0),
         syntax="infix",
     ),
@@ -544,6 +593,35 @@ _TABLE = [
         "min(max(x, lo), hi); at x = lo or x = hi the derivative goes to x",
         parameters=("x", "lo", "hi"),
     ),
+    *(
+        Op(
+            name,
+            2,
+            _comparison(test),
+            _flat,
+            ("0", "0"),
+            f"1 if a {name} b, else 0",
+            syntax="infix",
+        )
+        for name, test in (
+            ("<", operator.lt),
+            ("<=", operator.le),
+            (">", operator.gt),
+            (">=", operator.ge),
+            ("==", operator.eq),
+            ("!=", operator.ne),
+        )
+    ),
+    Op(
+        "where",
+        3,
+        _where,
+        _where_derivative,
+        ("0", "c != 0", "c == 0"),
+        "a where c is not 0 (nan is not 0), else b; the gradient goes to the branch taken "
+        "only, none to c or to the other branch",
+        parameters=("c", "a", "b"),
+    ),
     Op("step", 1, _step, _zero, ("0",), "1 for x > 0, else 0 (the derivative of relu)"),
     Op("sign", 1, _sign, _zero, ("0",), "1, 0 or -1 as x is positive, 0 or negative"),
     Op(
@@ -567,7 +645,7 @@ _TABLE = [
     Op(
         "round",
         1,
-        _integer_valued(round),
+        _round,
         _zero,
         ("0",),
         "the nearest integer, halves to even (round(2.5) is 2); derivative 0",
@@ -600,7 +678,10 @@ FUNCTIONS: dict[str, Op] = {
 }
 CALLS: dict[tuple[str, int], Op] = {(op.name, op.arity): op for op in _TABLE if op.syntax == "call"}
 
-ADD, SUB, MUL, DIV, POW, NEG = (OPS[name] for name in ("+", "-", "*", "/", "**", "neg"))
+ADD, SUB, MUL, DIV, POW, NEG, MOD = (OPS[k] for k in ("+", "-", "*", "/", "**", "neg", "%"))
+# where(c, a, b) passes its gradient on to the argument it takes, and to nothing else: every
+# interpretation that differentiates looks for it.
+WHERE = OPS["where"]
 
 # Marks a leaf that holds a number of the source (a literal, pi, e): never an input, and
 # never differentiated with respect to.

@@ -8,7 +8,7 @@ from typing import NamedTuple, TypeVar
 
 from .engine import Value, apply
 from .errors import MissingInputs, SeveralOutputs, SourceError, UnknownInputs
-from .ops import Op
+from .ops import WHERE, Op
 from .results import Gradients, Jacobian
 
 T = TypeVar("T")
@@ -159,18 +159,42 @@ class Program:
     def first_non_finite(self, data: Sequence[float]) -> SourceError | None:
         """Where the first nan or inf came from, if any, given every instruction's value: an
         input given as nan or inf (at its first read), or an operation that made one out of
-        finite operands."""
+        finite operands, unless its value is used only in a branch that a `where` does not
+        take (where(x > 0, log(x), 0) at x = -1 makes no nan that counts)."""
+        untaken = None
         for i, ins in enumerate(self.code):
             kind = type(ins)
             if kind is Const or math.isfinite(data[i]):
                 continue
             if kind is Input:
                 return SourceError(f"input {ins.name} is {data[i]}", self.source, ins.offset)
-            if all(math.isfinite(data[j]) for j in ins.args):
+            if untaken is None:
+                untaken = self.untaken(data)
+            if not untaken[i] and all(math.isfinite(data[j]) for j in ins.args):
                 op = ins.op
                 name = f"'{op.name}'" if op.syntax == "infix" else op.name
                 return SourceError(f"{name} gave {data[i]}", self.source, ins.offset)
         return None
+
+    def untaken(self, data: Sequence[float]) -> list[bool]:
+        """Per instruction, given every instruction's value: do the outputs depend on it only
+        through branches that a `where` does not take?"""
+        if not any(type(ins) is Apply and ins.op is WHERE for ins in self.code):
+            return [False] * len(self.code)
+        used = [False] * len(self.code)
+        roots = list(self.results.values())
+        for root in roots:
+            used[root] = True
+        for i in range(max(roots), -1, -1):
+            ins = self.code[i]
+            if used[i] and type(ins) is Apply:
+                args = ins.args
+                if ins.op is WHERE:
+                    c, a, b = args
+                    args = (c, a if data[c] != 0.0 else b)
+                for a in args:
+                    used[a] = True
+        return [n and not u for n, u in zip(self.needed(), used, strict=True)]
 
     def check_inputs(self, values: Mapping[str, float]) -> None:
         """Raise if an input has no value, or a value is given for a name that is no input."""

@@ -17,6 +17,7 @@ from itertools import count
 
 import numpy as np
 
+from .ops import WHERE
 from .program import Program
 from .vector_ops import MINUS_ONE, ONE, Arrays, Step, step_function
 
@@ -43,6 +44,7 @@ class Tape:
         self.constants: dict[int, float] = {}  # node -> its value, for nodes no input reaches
         self.steps: list[tuple[int, tuple[int, ...], Step]] = []
         self.input_slots = program.input_slots
+        self.selecting: set[int] = set()  # the steps that are a `where`
         nodes = count()
 
         def apply(op, *args: int) -> int:
@@ -50,6 +52,8 @@ class Tape:
             constants = tuple(self.constants.get(a) for a in args)
             if None in constants:
                 self.steps.append((node, args, step_function(op, constants)))
+                if op is WHERE:
+                    self.selecting.add(node)
             else:
                 self.constants[node] = op.forward(*constants)
             return node
@@ -82,6 +86,10 @@ class Tape:
             data[i], local = step(out, *(data[a] for a in args))
             derivatives.append(local)
         for root in self.roots:
+            if self.selecting:
+                adjoint = self._selecting_backward(root, derivatives, adjoint_out)
+                yield data[root], {n: adjoint.get(slots[n], 0.0) for n in self.program.inputs}
+                continue
             adjoint: dict[int, object] = {root: ONE}
             for (i, args, _), local in zip(
                 reversed(self.steps), reversed(derivatives), strict=True
@@ -93,6 +101,37 @@ class Tape:
                     if d is not None:
                         _accumulate(adjoint, a, g, d, adjoint_out)
             yield data[root], {name: adjoint.get(slots[name], 0.0) for name in self.program.inputs}
+
+    def _selecting_backward(self, root: int, derivatives: list, out: Arrays) -> dict[int, object]:
+        """The backward pass of a tape with a `where`: as the engine's, each step passes its
+        gradient on only in the rows where it is live (the result depends on it through the
+        branches taken), and a `where` only to the argument it takes, per row (its local
+        derivative is 1 there, 0 in the other). So a branch not taken adds 0 in its rows, not
+        0 times its derivatives (nan where it is nan). `live` holds True (every row) or a mask."""
+        adjoint: dict[int, object] = {root: ONE}
+        live: dict[int, object] = {root: True}
+        for (i, args, _), local in zip(reversed(self.steps), reversed(derivatives), strict=True):
+            g = adjoint.pop(i, None)
+            alive = live.pop(i, False)
+            if g is None:
+                continue
+            selecting = i in self.selecting
+            for a, d in zip(args, local, strict=True):
+                if d is None:
+                    continue
+                rows = alive
+                if selecting:  # the rows where this argument is the one taken
+                    taken = d != 0.0
+                    rows = taken if alive is True else np.logical_and(alive, taken)
+                if rows is True:
+                    _accumulate(adjoint, a, g, d, out)
+                elif np.any(rows):
+                    _accumulate_rows(adjoint, a, g, d, rows, out)
+                else:
+                    continue
+                held = live.get(a, False)
+                live[a] = True if held is True or rows is True else np.logical_or(held, rows)
+        return adjoint
 
     def _workspace(self, length: int) -> tuple[list[Arrays], Arrays]:
         """Each step's arrays and the adjoints' arrays for runs of `length` rows."""
@@ -121,6 +160,15 @@ def _accumulate(adjoint: dict[int, object], a: int, g, d, out: Arrays) -> None:
         adjoint[a] = np.add(held, c, out=out[a])
     else:
         adjoint[a] = held + c
+
+
+def _accumulate_rows(adjoint: dict[int, object], a: int, g, d, rows, out: Arrays) -> None:
+    """adjoint[a] += g * d in `rows` (a mask, or a bool) only; 0 is added in the others."""
+    held = adjoint.get(a)
+    target = out[a] if held is None else out[_PRODUCT]
+    np.multiply(g, d, out=target)
+    np.copyto(target, 0.0, where=np.logical_not(rows))
+    adjoint[a] = target if held is None else np.add(held, target, out=out[a])
 
 
 def batch_gradients(

@@ -270,6 +270,58 @@ def _clamp(*constants: float | None) -> Step:
     return step
 
 
+def _mod(*constants: float | None) -> Step:
+    """a % b as Python has it (NumPy's remainder), and its derivatives 1 and -(a // b), the
+    quotient computed as the ops table does: round((a - a % b)/b)."""
+    varies = [c is None for c in constants]
+
+    def step(out, a, b):
+        y = np.remainder(a, b, out=out[0])
+        db = None
+        if varies[1]:
+            db = np.subtract(a, y, out=out[2])
+            np.divide(db, b, out=db)
+            np.rint(db, out=db)
+            np.negative(db, out=db)
+        return y, (ONE if varies[0] else None, db)
+
+    return step
+
+
+def _comparison(test: np.ufunc) -> Callable[..., Step]:
+    """1 where the test holds, else 0; the derivatives are 0 (not None: 0 times a nan or an
+    infinite gradient is nan, as in the engine)."""
+
+    def make(*constants: float | None) -> Step:
+        varies = [c is None for c in constants]
+        local = tuple(0.0 if v else None for v in varies)
+        return lambda out, a, b: (test(a, b, out=out[0]), local)
+
+    return make
+
+
+def _where(*constants: float | None) -> Step:
+    """a where c != 0, else b. Its local derivatives are 1 for the argument taken and 0 for the
+    other, per row; the condition gets none. The tape passes the gradient on to the rows taken
+    only (`Tape.selecting`), so that a branch not taken, nan as it may be there, adds nothing."""
+    varies = [c is None for c in constants]
+
+    def step(out, c, a, b):
+        taken = np.not_equal(c, 0.0)
+        y = out[0]
+        np.copyto(y, b)
+        np.copyto(y, a, where=taken)
+        if np.ndim(taken) == 0:  # a constant condition
+            da, db = (1.0, 0.0) if taken else (0.0, 1.0)
+        else:
+            da, db = out[1], out[2]
+            np.copyto(da, taken)
+            np.subtract(1.0, da, out=db)
+        return y, (None, da if varies[1] else None, db if varies[2] else None)
+
+    return step
+
+
 # tanh from exp(-2|x|) loses digits in 1 - e below this |x| (where e > 1/2): NumPy's tanh
 # is used there.
 TANH_FROM_EXP = 0.35
@@ -444,6 +496,14 @@ STEPS: dict[Op, Callable[..., Step]] = {
     OPS["max"]: _extremum(larger=True),
     OPS["min"]: _extremum(larger=False),
     OPS["clamp"]: _clamp,
+    OPS["%"]: _mod,
+    OPS["where"]: _where,
+    OPS["<"]: _comparison(np.less),
+    OPS["<="]: _comparison(np.less_equal),
+    OPS[">"]: _comparison(np.greater),
+    OPS[">="]: _comparison(np.greater_equal),
+    OPS["=="]: _comparison(np.equal),
+    OPS["!="]: _comparison(np.not_equal),
     **{OPS[name]: _fixed(step) for name, step in _UNARY.items()},
 }
 

@@ -14,7 +14,7 @@ import pytest
 from nanograd_cli import parse
 from nanograd_cli.symbolic import hessian
 
-from .helpers import nanograd
+from .helpers import nanograd, run
 
 mpmath = pytest.importorskip("mpmath")
 sympy = pytest.importorskip("sympy")
@@ -252,3 +252,210 @@ def test_wrong_calls_and_misused_names_are_clear_errors(source, message):
     done = nanograd("grad", source, "--x", "1")
     assert (done.returncode, done.stdout) == (2, "")
     assert done.stderr.startswith("error: ") and message in done.stderr.splitlines()[0]
+
+
+# Comparisons, % and where: the ops that need the grammar's comparisons and its %.
+
+
+def test_comparisons_are_zero_or_one_with_derivative_zero_nan_included():
+    """Each comparison is 1 where it holds, else 0, as IEEE 754 compares (every comparison
+    with nan is false but !=), with derivative 0, in both modes, on the tape and in diff."""
+    from nanograd_cli.tape import batch_gradients
+
+    values = [-1.0, 0.0, -0.0, 1.0, math.inf, -math.inf, math.nan]
+    pairs = list(itertools.product(values, repeat=2))
+    tests = {
+        "<": lambda a, b: a < b,
+        "<=": lambda a, b: a <= b,
+        ">": lambda a, b: a > b,
+        ">=": lambda a, b: a >= b,
+        "==": lambda a, b: a == b,
+        "!=": lambda a, b: a != b,
+    }
+    for name, test in tests.items():
+        program = parse(f"x {name} y")
+        value, _ = batch_gradients(
+            program, {"x": [a for a, _ in pairs], "y": [b for _, b in pairs]}
+        )
+        for row, (a, b) in enumerate(pairs):
+            expected = 1.0 if test(a, b) else 0.0
+            for mode in ("reverse", "forward"):
+                result = program.grad({"x": a, "y": b}, mode)
+                assert result.value == expected, (name, a, b)
+                assert result.gradients == {"x": 0.0, "y": 0.0}
+            assert value[row] == expected
+        code, out, _ = run("diff", f"x {name} y")
+        assert (code, out) == (0, "d_x = 0\nd_y = 0\n")
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        ("x + 1 > 2*y", 0.0),  # the comparison is loosest of all: (x + 1) > (2*y)
+        ("(x < y) + (y < x)", 1.0),
+        ("-(x < y)", -1.0),
+        ("-7 % 3", 2.0),  # (-7) % 3, the sign of the divisor
+        ("7 % -3", -2.0),
+        ("2*x % 3", 2.0),  # (2*x) % 3: % is as tight as * and /, left-associative
+        ("x % 3 * 2", 2.0),  # (x % 3)*2
+        ("x**2 % 3", 1.0),
+        ("10 % 4 % 3", 2.0),
+        ("where(x < y, 10, 20) + 1", 11.0),
+    ],
+)
+def test_comparisons_and_mod_bind_as_documented(source, expected):
+    program = parse(source)
+    values = {"x": 1.0, "y": 2.0}
+    assert program.grad({n: values[n] for n in program.inputs}).value == expected
+
+
+def floor_mod(a: float, b: float) -> float:
+    """a - b*floor(a/b) in exact arithmetic, rounded once: what a % b should be."""
+    from fractions import Fraction
+
+    fa, fb = Fraction(a), Fraction(b)
+    return float(fa - fb * math.floor(fa / fb))
+
+
+def test_mod_is_floor_mod_as_python_and_numpy_with_the_quotient_as_its_derivative():
+    """a % b against exact floor division (and NumPy's mod); d/da is 1, d/db is -floor(a/b)
+    exactly (SymPy's Mod has no derivative: floor of the exact quotient is its value), in
+    reverse and forward mode, on the tape and in diff read back: at (1, 0.1) the quotient is
+    9, though 1/0.1 rounds to 10."""
+    from fractions import Fraction
+
+    from nanograd_cli.tape import batch_gradients
+
+    np = pytest.importorskip("numpy")
+    program = parse("x % y")
+    points = [(1.0, 0.1), (-1.0, 3.0), (1.0, -3.0), (7.5, 2.0), (-7.5, 2.0), (0.3, 0.1)]
+    points += [(1e17, 3.0), (-1e-20, 1.0), (5.0, 0.7), (-5.0, -0.7), (2.0, 1e-300)]
+    points += sampled(11, 60, (-50, 50), (-5, 5))
+    printed = run("diff", "x % y", "--wrt", "y")[1]
+    columns = {"x": [a for a, _ in points], "y": [b for _, b in points]}
+    tape_value, tape_gradients = batch_gradients(program, columns)
+    for row, (a, b) in enumerate(points):
+        assert a % b == floor_mod(a, b) == float(np.mod(a, b))
+        quotient = float(math.floor(Fraction(a) / Fraction(b)))
+        for mode in ("reverse", "forward"):
+            result = program.grad({"x": a, "y": b}, mode)
+            assert result.value == a % b
+            assert result.gradients == {"x": 1.0, "y": -quotient}, (a, b)
+        assert (tape_value[row], tape_gradients["y"][row]) == (a % b, -quotient)
+        read_back = parse(printed).values({"x": a, "y": b})[-1]
+        assert read_back == -quotient, (a, b, printed)
+    assert (parse("1 % 0.1").values({})[-1], 1 // 0.1) == (0.09999999999999995, 9.0)
+
+
+def test_mod_at_zero_and_the_infinities_follows_python():
+    program = parse("x % y")
+    cases = [
+        (5.0, 0.0, math.nan),
+        (math.inf, 3.0, math.nan),
+        (-1.0, math.inf, math.inf),
+        (1.0, math.inf, 1.0),
+        (-0.0, 3.0, 0.0),
+        (0.0, -3.0, -0.0),
+    ]
+    for a, b, expected in cases:
+        value = program.grad({"x": a, "y": b}).value
+        assert (math.isnan(value) and math.isnan(expected)) or (
+            value == expected and math.copysign(1, value) == math.copysign(1, expected)
+        ), (a, b, value)
+
+
+WHERE_CASES = {
+    # source: (points, the same function in SymPy)
+    "where(x > 0, log(x), 0)": (
+        [-1.0, -0.0, 0.0, 0.5, 2.0],
+        lambda x, y: sympy.Piecewise((sympy.log(x), x > 0), (0, True)),
+    ),
+    "where(x > 0, sqrt(x), x*x)": (
+        [-2.0, -1.0, 0.0, 0.25, 4.0],
+        lambda x, y: sympy.Piecewise((sympy.sqrt(x), x > 0), (x * x, True)),
+    ),
+    "where(x < y, sin(x*y), x - y) + x*where(y > 1, y, 1/x)": (
+        [(-1.0, 2.0), (3.0, 2.0), (0.5, 0.5), (0.3, -0.7)],
+        lambda x, y: (
+            sympy.Piecewise((sympy.sin(x * y), x < y), (x - y, True))
+            + x * sympy.Piecewise((y, y > 1), (1 / x, True))
+        ),
+    ),
+    "where(x > 0, where(y > 0, x*y, sin(x)), log(-x))": (
+        [(-1.0, 2.0), (2.0, 3.0), (2.0, -3.0)],
+        lambda x, y: sympy.Piecewise(
+            (sympy.Piecewise((x * y, y > 0), (sympy.sin(x), True)), x > 0),
+            (sympy.log(-x), True),
+        ),
+    ),
+}
+
+
+@pytest.mark.parametrize("source", WHERE_CASES)
+def test_where_differentiates_the_branch_taken_on_every_path(source):
+    """where's value and gradient against SymPy's Piecewise, in reverse and forward mode, on
+    the tape, in hessian and in diff read back; the branch not taken (log(x) at x = -1, nan
+    there) adds nothing and makes no warning."""
+    from nanograd_cli.tape import batch_gradients
+
+    points, function = WHERE_CASES[source]
+    program = parse(source)
+    names = program.inputs
+    x, y = sympy.symbols("x y", real=True)
+    expression = function(x, y)
+    symbols = {"x": x, "y": y}
+    points = [p if isinstance(p, tuple) else (p,) for p in points]
+    printed = {n: run("diff", source, "--wrt", n)[1] for n in names}
+    columns = {n: [p[k] for p in points] for k, n in enumerate(names)}
+    tape_value, tape_gradients = batch_gradients(program, columns)
+    for row, point in enumerate(points):
+        values = dict(zip(names, point, strict=True))
+        at = {symbols[n]: sympy.Float(v, 30) for n, v in values.items()}
+        exact = float(expression.evalf(30, subs=at))
+        slopes = {n: float(sympy.diff(expression, symbols[n]).evalf(30, subs=at)) for n in names}
+        for mode in ("reverse", "forward"):
+            result = program.grad(values, mode)
+            assert result.value == pytest.approx(exact, rel=1e-14), (point, mode)
+            for n in names:
+                assert result.gradients[n] == pytest.approx(slopes[n], rel=1e-13), (point, n)
+            assert result.non_finite is None, point
+        assert tape_value[row] == pytest.approx(exact, rel=1e-14)
+        h = hessian(program, values)
+        for n in names:
+            assert tape_gradients[n][row] == pytest.approx(slopes[n], rel=1e-13)
+            read_back = parse(printed[n])
+            got = read_back.values({m: values[m] for m in read_back.inputs})[-1]
+            assert got == pytest.approx(slopes[n], rel=1e-13), (point, printed[n])
+            for m in names:
+                second = sympy.diff(expression, symbols[n], symbols[m]).evalf(30, subs=at)
+                assert h.hessian[n][m] == pytest.approx(float(second), rel=1e-12, abs=1e-12)
+        assert h.non_finite is None
+
+
+def test_where_on_the_command_line_warns_only_of_the_branch_taken():
+    done = nanograd("grad", "where(x > 0, log(x), 0)", "--x", "-1", "--format", "json")
+    assert (done.returncode, done.stderr) == (0, "")
+    assert json.loads(done.stdout)["gradients"] == {"x": 0.0}
+    done = nanograd("grad", "where(x < 0, log(x), 0)", "--x", "-1", "--format", "json")
+    assert done.returncode == 0 and "log gave nan" in done.stderr
+    done = nanograd("grad", "where(x > 0, log(x), 0)", "--x", "-1", "--strict")
+    assert done.returncode == 0, done.stderr
+    code, out, err = run(
+        "grad", "where(x > 0, sqrt(x), -x)", "--points", "-", stdin="x\n-4\n4\n0\n"
+    )
+    assert (code, err) == (0, "")
+    assert out == "x,value,d_x\n-4,4.0,-1.0\n4,2.0,0.25\n0,-0.0,-1.0\n"
+
+
+def test_where_takes_a_for_any_condition_but_zero_nan_included():
+    program = parse("where(c, a, b)")
+    for c, taken in [(1.0, "a"), (-2.0, "a"), (math.nan, "a"), (math.inf, "a"), (0.0, "b")]:
+        for mode in ("reverse", "forward"):
+            result = program.grad({"c": c, "a": 3.0, "b": 4.0}, mode)
+            assert result.value == {"a": 3.0, "b": 4.0}[taken]
+            assert result.gradients == {
+                "c": 0.0,
+                "a": float(taken == "a"),
+                "b": float(taken == "b"),
+            }
+    assert program.grad({"c": -0.0, "a": 3.0, "b": 4.0}).value == 4.0

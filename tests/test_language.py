@@ -152,7 +152,13 @@ def test_missing_and_unknown_inputs_listed_at_once():
         ("sin(x, y)", "sin takes 1 argument, not 2"),
         ("sin()", "sin takes 1 argument, not 0"),
         ("3 = x", "only a name can be assigned to, with '='"),
-        ("x == 1", "unexpected '==': the language has no comparisons"),
+        (
+            "0 < x <= 1",
+            "unexpected '<=': comparisons do not chain; for a < b < c write (a < b)*(b < c), "
+            "or put one comparison in parentheses",
+        ),
+        ("!x", "unexpected character '!': write x != y for not equal, and x == 0 for not x"),
+        ("x % % 2", "expected an expression after '%', found '%'"),
         ("1e400", "the number 1e400 is too large for a float"),
         ("[1,2]", "unexpected character '[': the language has no lists or sets"),
         ("__import__('os')", 'unexpected character "\'": the language has no strings'),

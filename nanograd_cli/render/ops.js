@@ -53,6 +53,16 @@ function clamp(x, lo, hi) {
   const m = lo > x ? lo : x; // Python's max and min keep the first of equals (0.0, -0.0)
   return hi < m ? hi : m;
 }
+// a % b as Python has it: the sign of b, and a zero of that sign (JavaScript's % is C's fmod)
+function mod(a, b) {
+  const r = a % b;
+  if (r === 0) return copysign(0, b);
+  return r < 0 !== b < 0 ? r + b : r;
+}
+const less = (a, b) => (a < b ? 1 : 0), lessEqual = (a, b) => (a <= b ? 1 : 0);
+const greater = (a, b) => (a > b ? 1 : 0), greaterEqual = (a, b) => (a >= b ? 1 : 0);
+const equal = (a, b) => (a === b ? 1 : 0), notEqual = (a, b) => (a !== b ? 1 : 0);
+const where = (c, a, b) => (c !== 0 ? a : b); // nan is not 0
 const integral = (f) => (x) => (x - x === 0 ? copysign(f(x), x) : x);
 function halfEven(x) {
   let r = Math.round(x); // halves up; Python's round takes halves to even

@@ -21,7 +21,18 @@ from ..language import parse
 from ..ops import OPS, Op
 
 # Per key of ops.OPS, the op's function in ops.js where it is not named as the op.
-FORWARD: dict[str, str] = {"**": "power", "pow": "power", "log/2": "logBase"}
+FORWARD: dict[str, str] = {
+    "**": "power",
+    "pow": "power",
+    "log/2": "logBase",
+    "%": "mod",
+    "<": "less",
+    "<=": "lessEqual",
+    ">": "greater",
+    ">=": "greaterEqual",
+    "==": "equal",
+    "!=": "notEqual",
+}
 
 # Local derivatives written by hand, per key of ops.OPS: a JavaScript array in the op's
 # parameters and `out`. Only where the engine computes one in a way its formula does not say.

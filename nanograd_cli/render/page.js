@@ -79,6 +79,11 @@ const point = D.point.map(fromJson);
 const ops = D.code.map((c) => (c[0] === "apply" ? OPS[c[1]] : null));
 const argsOf = D.code.map((c) => (c[0] === "apply" ? c[2] : []));
 const slotOf = new Map(D.slots.map((slot, k) => [slot, k]));
+// A where passes its gradient on to the argument it takes only, and a node below a branch not
+// taken passes nothing on (live[i] is 0), as Value.backward has it.
+const selects = D.code.map((c) => c[0] === "apply" && c[1] === "where");
+const live = new Uint8Array(N);
+const passes = (p, k) => live[p] === 1 && (!selects[p] || locals[p][k] === 1);
 
 // The forward pass in instruction order, then the backward pass in the engine's order: each
 // node's gradient times its local derivatives added to its operands', as Value.backward does.
@@ -90,14 +95,20 @@ function compute() {
     else data[i] = ops[i].f(...argsOf[i].map((a) => data[a]));
   }
   grad.fill(0);
+  live.fill(0);
   grad[D.result] = 1;
+  live[D.result] = 1;
   for (const i of D.order) {
     if (ops[i] === null) continue;
     const args = argsOf[i];
     const local = ops[i].d(...args.map((a) => data[a]), data[i]);
     locals[i] = local;
     const g = grad[i];
-    for (let k = 0; k < args.length; k++) grad[args[k]] += local[k] * g;
+    for (let k = 0; k < args.length; k++) {
+      if (!passes(i, k)) continue;
+      grad[args[k]] += selects[i] ? g : local[k] * g;
+      live[args[k]] = 1;
+    }
   }
 }
 
@@ -302,7 +313,7 @@ function contributions(a) {
   const terms = [];
   for (const p of D.order) {
     argsOf[p].forEach((arg, k) => {
-      if (arg === a && D.varying[a]) terms.push(locals[p][k] * grad[p]);
+      if (arg === a && D.varying[a] && passes(p, k)) terms.push(selects[p] ? grad[p] : locals[p][k] * grad[p]);
     });
   }
   return terms;
@@ -324,7 +335,7 @@ function derivativeRows(i, stacked = false) {
       `<td class="mono">${D.term[a] == null ? num(data[a]) : words(D.term[a])}</td>`,
       `<td class="mono">${words(formulas[cells.length] ?? "")}</td>`,
       `<td class="num">${repr(local)}</td>`,
-      `<td class="num">${repr(local * grad[i])}</td>`,
+      `<td class="num">${repr(passes(i, k) ? local * grad[i] : 0)}</td>`,
     ]);
   });
   if (cells.length === 0) return "";
