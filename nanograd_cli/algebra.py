@@ -535,8 +535,9 @@ class _Layout(Written):
                 top.append(self.number(c))
         for base, p in factors:
             shown = self.shown[id(base)]
-            if negative and p == 1.0 and base.kind == SUM and _short(base) and _mixed(base):
-                # -(x - y)*z is (y - x)*z (only for a short sum, which is not worth sharing)
+            if negative and abs(p) == 1.0 and base.kind == SUM and _short(base) and _mixed(base):
+                # -(x - y)*z is (y - x)*z, and -z/(x - y) is z/(y - x) (only for a short sum,
+                # which is not worth sharing): 1/(1 - x) stays 1/(1 - x), whose zero is +0
                 shown = self.terms(
                     [(-w, _factor_list(t)) for t, w in _pairs(base)] + [(-base.value, [])]
                 )

@@ -30,7 +30,14 @@ _LATEX_NAMES = {
     "atan": r"\arctan",
     "log2": r"\log_{2}",
     "log10": r"\log_{10}",
-    **{f: "\\" + f for f in ("log", "sin", "cos", "tan", "sinh", "cosh", "tanh", "min", "max")},
+    **{
+        f: "\\" + f
+        for f in ("log", "sin", "cos", "tan", "sec", "csc", "cot", "sinh", "cosh", "tanh", "coth")
+    },
+    "min": r"\min",
+    "max": r"\max",
+    "gamma": r"\Gamma",
+    "digamma": r"\psi",
 }
 # The comparisons in LaTeX.
 _RELATIONS = {"<": "<", "<=": r"\le", ">": ">", ">=": r"\ge", "==": "=", "!=": r"\ne"}

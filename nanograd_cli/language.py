@@ -280,7 +280,26 @@ _LOOKALIKES = {
 # Names people type from habit that the language takes as its own: ln(x) is log(x), π is pi.
 ALIASES = {"ln": "log", "\u03c0": "pi"}
 # Other names people type from habit, and what the language calls them.
-_HINTS = {"arcsin": "asin", "arccos": "acos", "arctan": "atan"}
+_HINTS = {
+    "arcsin": "asin",
+    "arccos": "acos",
+    "arctan": "atan",
+    "arcsinh": "asinh",
+    "arccosh": "acosh",
+    "arctanh": "atanh",
+    "gammaln": "lgamma",
+    "loggamma": "lgamma",
+    "tgamma": "gamma",
+    "psi": "digamma",
+    "mod": "a % b",
+    "fmod": "a % b (the sign of b; C's fmod has the sign of a)",
+    "asec": "acos(1/x)",
+    "acsc": "asin(1/x)",
+    "acot": "atan(1/x) (a jump at 0, as SymPy's acot) or pi/2 - atan(x) (continuous)",
+    "asech": "acosh(1/x)",
+    "acsch": "asinh(1/x)",
+    "acoth": "atanh(1/x)",
+}
 
 
 def _bad_character(text: str) -> str:

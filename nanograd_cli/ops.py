@@ -12,6 +12,8 @@ import math
 import operator
 from collections.abc import Callable
 
+from . import special
+
 INF = math.inf
 NAN = math.nan
 
@@ -299,6 +301,90 @@ def _integer_valued(f: Callable[[float], int]) -> Callable[[float], float]:
     return safe
 
 
+def _acosh(x: float) -> float:
+    return math.acosh(x) if x >= 1.0 else NAN
+
+
+def _atanh(x: float) -> float:
+    if -1.0 < x < 1.0:
+        return math.atanh(x)
+    return math.copysign(INF, x) if abs(x) == 1.0 else NAN
+
+
+def _acosh_derivative(x: float, y: float) -> tuple[float]:
+    # 1/sqrt(x**2 - 1) cancels near 1 and overflows past 1e154; sqrt(x - 1)*sqrt(x + 1) does not
+    return (divide(1.0, _sqrt(x - 1.0) * _sqrt(x + 1.0)),)
+
+
+def _atanh_derivative(x: float, y: float) -> tuple[float]:
+    return (divide(1.0, (1.0 - x) * (1.0 + x)),)  # 1 - x**2 cancels near +-1
+
+
+def _sec(x: float) -> float:
+    return divide(1.0, _cos(x))
+
+
+def _csc(x: float) -> float:
+    return divide(1.0, _sin(x))
+
+
+def _cot(x: float) -> float:
+    return divide(1.0, _tan(x))
+
+
+# Past this |x|, cosh and sinh overflow: sech and csch are 2*exp(-|x|) there.
+_HYPERBOLIC_OVERFLOW = 710.0
+
+
+def _sech(x: float) -> float:
+    if abs(x) < _HYPERBOLIC_OVERFLOW:
+        return 1.0 / math.cosh(x)
+    return 2.0 * math.exp(-abs(x)) if x == x else NAN
+
+
+def _csch(x: float) -> float:
+    if abs(x) < _HYPERBOLIC_OVERFLOW:
+        return divide(1.0, math.sinh(x))
+    return math.copysign(2.0 * math.exp(-abs(x)), x) if x == x else NAN
+
+
+def _coth(x: float) -> float:
+    return divide(1.0, math.tanh(x))
+
+
+def _cbrt_derivative(x: float, y: float) -> tuple[float]:
+    return (divide(1.0, 3.0 * y * y),)
+
+
+def _logaddexp(a: float, b: float) -> float:
+    """log(exp(a) + exp(b)) without overflow, as NumPy's logaddexp."""
+    if a == b:  # the infinities too: logaddexp(-inf, -inf) is -inf
+        return a + _LN2
+    if a != a or b != b:
+        return NAN
+    return max(a, b) + math.log1p(math.exp(-abs(a - b)))
+
+
+def _logaddexp_derivative(a: float, b: float, y: float) -> tuple[float, float]:
+    d = a - b
+    return _sigmoid(d), _sigmoid(-d)
+
+
+def _gamma_derivative(x: float, y: float) -> tuple[float]:
+    return (y * special.digamma(x),)
+
+
+def _polygamma_derivative(n: float, x: float, y: float) -> tuple[float, float]:
+    return 0.0, special.polygamma(n + 1.0, x)
+
+
+_HALF_ROOT_PI = math.sqrt(math.pi) / 2.0
+
+
+def _erfinv_derivative(x: float, y: float) -> tuple[float]:
+    return (_HALF_ROOT_PI * _exp(y * y),)
+
+
 _round = _integer_valued(round)
 
 
@@ -454,6 +540,15 @@ _TABLE = [
         (0.1, 5.0),
     ),
     Op(
+        "cbrt",
+        1,
+        math.cbrt,
+        _cbrt_derivative,
+        ("1/(3*cbrt(x)**2)",),
+        "cube root, real for x < 0 too (cbrt(-8) is -2, where (-8)**(1/3) is nan)",
+        (0.1, 3.0),
+    ),
+    Op(
         "pow",
         2,
         power,
@@ -472,6 +567,49 @@ _TABLE = [
         ("1 + tan(x)**2",),
         "tangent (radians)",
         (-1.4, 1.4),
+    ),
+    Op(
+        "sec",
+        1,
+        _sec,
+        lambda x, y: (y * _tan(x),),
+        ("sec(x)*tan(x)",),
+        "secant, 1/cos(x)",
+        (-1.4, 1.4),
+    ),
+    Op(
+        "csc",
+        1,
+        _csc,
+        lambda x, y: (-y * _cot(x),),
+        ("-csc(x)*cot(x)",),
+        "cosecant, 1/sin(x)",
+        (0.2, 3.0),
+    ),
+    Op(
+        "cot",
+        1,
+        _cot,
+        lambda x, y: (-power(_csc(x), 2.0),),
+        ("-csc(x)**2",),
+        "cotangent, 1/tan(x)",
+        (0.2, 3.0),
+    ),
+    Op(
+        "sinc",
+        1,
+        special.sinc,
+        lambda x, y: (special.dsinc(x),),
+        ("dsinc(x)",),
+        "sin(pi*x)/(pi*x), 1 at 0 (normalized, as NumPy's); 0 at every other integer",
+    ),
+    Op(
+        "dsinc",
+        1,
+        special.dsinc,
+        lambda x, y: (special.d2sinc(x),),
+        ("where(abs(x) < 1e-8, -pi**2/3, -pi**2*sinc(x) - 2*dsinc(x)/x)",),
+        "the derivative of sinc, (cos(pi*x) - sinc(x))/x, without its cancellation near 0",
     ),
     Op(
         "asin",
@@ -530,6 +668,58 @@ _TABLE = [
         "hyperbolic tangent",
     ),
     Op(
+        "asinh",
+        1,
+        math.asinh,
+        lambda x, y: (1.0 / math.hypot(1.0, x),),
+        ("1/hypot(1, x)",),
+        "inverse hyperbolic sine",
+    ),
+    Op(
+        "acosh",
+        1,
+        _acosh,
+        _acosh_derivative,
+        ("1/(sqrt(x - 1)*sqrt(x + 1))",),
+        "inverse hyperbolic cosine, for x >= 1",
+        (1.1, 5.0),
+    ),
+    Op(
+        "atanh",
+        1,
+        _atanh,
+        _atanh_derivative,
+        ("1/((1 - x)*(1 + x))",),
+        "inverse hyperbolic tangent, for -1 <= x <= 1",
+        (-0.9, 0.9),
+    ),
+    Op(
+        "sech",
+        1,
+        _sech,
+        lambda x, y: (-y * math.tanh(x),),
+        ("-sech(x)*tanh(x)",),
+        "hyperbolic secant, 1/cosh(x), without overflow",
+    ),
+    Op(
+        "csch",
+        1,
+        _csch,
+        lambda x, y: (-y * _coth(x),),
+        ("-csch(x)*coth(x)",),
+        "hyperbolic cosecant, 1/sinh(x), without overflow",
+        (0.2, 3.0),
+    ),
+    Op(
+        "coth",
+        1,
+        _coth,
+        lambda x, y: (-power(_csch(x), 2.0),),
+        ("-csch(x)**2",),
+        "hyperbolic cotangent, 1/tanh(x)",
+        (0.2, 3.0),
+    ),
+    Op(
         "erf",
         1,
         math.erf,
@@ -544,6 +734,52 @@ _TABLE = [
         lambda x, y: (-_gaussian(x),),
         ("-(2/sqrt(pi)*exp(-x**2))",),
         "1 - erf(x), accurate where erf(x) is near 1",
+    ),
+    Op(
+        "erfinv",
+        1,
+        special.erfinv,
+        _erfinv_derivative,
+        ("sqrt(pi)/2*exp(erfinv(x)**2)",),
+        "inverse error function, for -1 <= x <= 1",
+        (-0.9, 0.9),
+    ),
+    Op(
+        "gamma",
+        1,
+        special.gamma,
+        _gamma_derivative,
+        ("gamma(x)*digamma(x)",),
+        "gamma function, (x - 1)! at the integers",
+        (0.2, 5.0),
+    ),
+    Op(
+        "lgamma",
+        1,
+        special.lgamma,
+        lambda x, y: (special.digamma(x),),
+        ("digamma(x)",),
+        "log(abs(gamma(x))), without overflow, accurate near its zeros at 1 and 2",
+        (0.2, 5.0),
+    ),
+    Op(
+        "digamma",
+        1,
+        special.digamma,
+        lambda x, y: (special.polygamma(1.0, x),),
+        ("polygamma(1, x)",),
+        "d/dx lgamma(x), also called psi",
+        (0.2, 5.0),
+    ),
+    Op(
+        "polygamma",
+        2,
+        special.polygamma,
+        _polygamma_derivative,
+        ("0", "polygamma(n + 1, x)"),
+        "the n-th derivative of digamma, for n = 0, 1, 2, ... (nan for any other n)",
+        (0.0, 10.0),  # 3 and 7 are in it: the tests that take points in it get integer n
+        parameters=("n", "x"),
     ),
     Op(
         "sigmoid",
@@ -561,6 +797,14 @@ _TABLE = [
         lambda x, y: (_sigmoid(x),),
         ("sigmoid(x)",),
         "log(1 + exp(x)), computed without overflow",
+    ),
+    Op(
+        "logaddexp",
+        2,
+        _logaddexp,
+        _logaddexp_derivative,
+        ("sigmoid(a - b)", "sigmoid(b - a)"),
+        "log(exp(a) + exp(b)), computed without overflow",
     ),
     Op("relu", 1, _relu, lambda x, y: (_step(x),), ("step(x)",), "max(x, 0); relu'(0) = 0"),
     Op("abs", 1, abs, lambda x, y: (_sign(x),), ("sign(x)",), "absolute value; abs'(0) = 0"),

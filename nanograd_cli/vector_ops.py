@@ -15,7 +15,27 @@ from collections.abc import Callable
 
 import numpy as np
 
+from . import special as scalar
 from .ops import OPS, Op, divide
+
+# The [fit] extra's SciPy, for erf, erfc, gamma, digamma and erfinv in C instead of row by
+# row: imported when a tape first runs one of them (importing it takes longer than NumPy), and
+# None where it is not installed.
+_NOT_YET = object()
+special = _NOT_YET
+
+
+def scipy_special():
+    """scipy.special, or None where SciPy is not installed."""
+    global special
+    if special is _NOT_YET:
+        try:
+            from scipy import special as imported
+        except ImportError:
+            imported = None
+        special = imported
+    return special
+
 
 # Local derivatives of exactly 1 and -1: backward passes the adjoint on (or negates it)
 # instead of multiplying when it meets these very objects.
@@ -419,6 +439,7 @@ def _negated(f: Callable) -> Callable:
 _LN2, _LN10 = math.log(2.0), math.log(10.0)
 _zero = lambda derivative, x, y: 0.0  # noqa: E731
 _TWO_OVER_ROOT_PI = 2.0 / math.sqrt(math.pi)
+_HALF_ROOT_PI = math.sqrt(math.pi) / 2.0
 
 
 def _gaussian(derivative, x, y):
@@ -430,8 +451,9 @@ def _gaussian(derivative, x, y):
 
 
 def _each(f: Callable[[float], float]) -> Callable:
-    """f applied to each element in Python, for a function NumPy lacks (erf, erfc): about
-    70 ns per row, against under 1 for NumPy's exp."""
+    """f applied to each element in Python, for a function NumPy lacks (lgamma, polygamma, and
+    erf, gamma, ... where SciPy is not installed): about 70 ns per row or more, against under 1
+    for NumPy's exp."""
 
     def into(y, x):
         y[:] = np.fromiter(map(f, x.tolist()), float, x.size)
@@ -439,6 +461,153 @@ def _each(f: Callable[[float], float]) -> Callable:
 
     return into
 
+
+def _scipy_or_each(
+    name: str | Callable, f: Callable[[float], float], own: Callable | None = None
+) -> Callable:
+    """SciPy's ufunc `name` (or name(special, x, y), computing into y) where SciPy is
+    installed (looked up at each run, so that a test can take it away), else f on each
+    element; with `own`, f also on the rows it picks (where SciPy's loses digits f keeps)."""
+    each = _each(f)
+    compute = name if callable(name) else lambda scipy, x, y: getattr(scipy, name)(x, out=y)
+
+    def into(y, x):
+        scipy = scipy_special()
+        if scipy is None:
+            return each(y, x)
+        compute(scipy, x, y)
+        if own is not None:
+            rows = np.flatnonzero(own(x))
+            if rows.size:
+                y[rows] = [f(t) for t in x[rows].tolist()]
+        return y
+
+    return into
+
+
+def _sinpi(y, x):
+    """sin(pi*x) with x reduced exactly, as special.sinpi: 0 at every integer."""
+    r = np.fmod(x, 2.0)
+    sign = np.sign(r)
+    np.abs(r, out=r)
+    above = r > 1.0  # sin(pi*r) = -sin(pi*(r - 1))
+    np.subtract(r, 1.0, out=r, where=above)
+    np.negative(sign, out=sign, where=above)
+    np.subtract(1.0, r, out=r, where=r > 0.5)
+    low = r <= 0.25
+    np.copyto(y, np.where(low, np.sin(np.pi * r), np.cos(np.pi * (0.5 - r))))
+    sign[sign == 0.0] = 1.0
+    return np.multiply(y, sign, out=y)
+
+
+def _sinc(y, x):
+    _sinpi(y, x)
+    np.divide(y, np.multiply(np.pi, x), out=y)
+    y[x == 0.0] = 1.0
+    y[np.isinf(x)] = 0.0
+    return y
+
+
+def _polynomial(coefficients, x):
+    total = np.zeros_like(x)
+    for c in reversed(coefficients):
+        total *= x
+        total += c
+    return total
+
+
+def _dsinc(s, x, y=None):
+    """sinc's derivative, as special.dsinc: a series for |x| < 1/2, else (cos(pi*x) - sinc(x))/x."""
+    z = np.pi * x
+    series = np.pi * z * _polynomial(scalar._SINC1, z * z)
+    cospi = _sinpi(np.empty_like(x), 0.5 - np.fmod(np.abs(x), 2.0))
+    formula = (cospi - _sinc(np.empty_like(x), x)) / x
+    np.copyto(s, np.where(np.abs(x) < scalar.SERIES_BELOW, series, formula))
+    s[np.isinf(x)] = 0.0
+    return s
+
+
+def _d2sinc(s, x, y):
+    z = np.pi * x
+    series = np.pi * np.pi * _polynomial(scalar._SINC2, z * z)
+    formula = -np.pi * np.pi * _sinc(np.empty_like(x), x) - 2.0 * y / x
+    np.copyto(s, np.where(np.abs(x) < scalar.SERIES_BELOW, series, formula))
+    s[np.isinf(x)] = 0.0
+    return s
+
+
+HYPERBOLIC_OVERFLOW = 710.0  # past which cosh and sinh overflow: sech, csch = 2*exp(-|x|)
+
+
+def _sech(y, x):
+    np.divide(1.0, np.cosh(x, out=y), out=y)
+    far = np.abs(x) >= HYPERBOLIC_OVERFLOW
+    y[far] = 2.0 * np.exp(-np.abs(x[far]))
+    return y
+
+
+def _csch(y, x):
+    np.divide(1.0, np.sinh(x, out=y), out=y)
+    far = np.abs(x) >= HYPERBOLIC_OVERFLOW
+    y[far] = np.copysign(2.0 * np.exp(-np.abs(x[far])), x[far])
+    return y
+
+
+def _logaddexp(*constants: float | None) -> Step:
+    """NumPy's logaddexp (as the ops table computes it), and the derivatives sigmoid(a - b)
+    and sigmoid(b - a), from one exp as _exp_parts has them."""
+    varies = [c is None for c in constants]
+
+    def step(out, a, b):
+        y = np.logaddexp(a, b, out=out[0])
+        d = np.subtract(a, b, out=out[3])
+        z, r = out[4], out[5]
+        np.abs(d, out=z)
+        np.negative(z, out=z)
+        np.exp(z, out=z)
+        np.add(z, 1.0, out=r)
+        np.divide(1.0, r, out=r)
+        da = db = None
+        if varies[0]:  # sigmoid(d): r for d >= 0, z*r below
+            da = np.greater_equal(d, 0.0, out=out[1])
+            np.maximum(da, z, out=da)
+            np.multiply(da, r, out=da)
+        if varies[1]:  # sigmoid(-d)
+            db = np.less_equal(d, 0.0, out=out[2])
+            np.maximum(db, z, out=db)
+            np.multiply(db, r, out=db)
+        return y, (da, db)
+
+    return step
+
+
+def _polygamma(*constants: float | None) -> Step:
+    """polygamma(n, x), row by row (the ops table's conventions at the poles), and its
+    derivative polygamma(n + 1, x) by x; by n, 0."""
+    varies = [c is None for c in constants]
+    f = np.frompyfunc(scalar.polygamma, 2, 1)
+
+    def step(out, n, x):
+        y = out[0]
+        y[:] = f(n, x)
+        dx = None
+        if varies[1]:
+            dx = out[1]
+            dx[:] = f(np.add(n, 1.0), x)
+        return y, (0.0 if varies[0] else None, dx)
+
+    return step
+
+
+# SciPy's digamma reflects below 0 with a cot(pi*x) that loses the digits near the poles
+# (at -0.99999999999, 1.5e-6 relatively): those rows are computed as the ops table does.
+_DIGAMMA = _scipy_or_each("digamma", OPS["digamma"].forward, lambda x: x < 0.0)
+# trigamma, polygamma(1, x), is SciPy's Hurwitz zeta(2, x) for x > 0
+_TRIGAMMA = _scipy_or_each(
+    lambda scipy, x, y: scipy.zeta(2.0, x, out=y),
+    lambda x: scalar.polygamma(1.0, x),
+    lambda x: ~(x > 0.0),
+)
 
 _UNARY: dict[str, Step] = {
     "neg": lambda out, x: (np.negative(x, out=out[0]), (MINUS_ONE,)),
@@ -467,8 +636,63 @@ _UNARY: dict[str, Step] = {
     "sign": _unary(_ufunc(np.sign), _zero),
     "expm1": _unary(_ufunc(np.expm1), lambda s, x, y: np.exp(x, out=s)),
     "log1p": _unary(_ufunc(np.log1p), _inverse_of(lambda s, x: np.add(x, 1.0, out=s))),
-    "erf": _unary(_each(OPS["erf"].forward), _gaussian),
-    "erfc": _unary(_each(OPS["erfc"].forward), _negated(_gaussian)),
+    "erf": _unary(_scipy_or_each("erf", OPS["erf"].forward), _gaussian),
+    "erfc": _unary(_scipy_or_each("erfc", OPS["erfc"].forward), _negated(_gaussian)),
+    "erfinv": _unary(
+        _scipy_or_each("erfinv", OPS["erfinv"].forward),
+        lambda s, x, y: np.multiply(np.exp(np.multiply(y, y, out=s), out=s), _HALF_ROOT_PI, out=s),
+    ),
+    "gamma": _unary(
+        _scipy_or_each("gamma", OPS["gamma"].forward),
+        lambda s, x, y: np.multiply(_DIGAMMA(s, x), y, out=s),
+    ),
+    "lgamma": _unary(_each(OPS["lgamma"].forward), lambda s, x, y: _DIGAMMA(s, x)),
+    "digamma": _unary(
+        _DIGAMMA,
+        lambda s, x, y: _TRIGAMMA(s, x),
+    ),
+    "asinh": _unary(_ufunc(np.arcsinh), _inverse_of(lambda s, x: np.hypot(1.0, x, out=s))),
+    "acosh": _unary(
+        _ufunc(np.arccosh),
+        _inverse_of(
+            lambda s, x: np.multiply(
+                np.sqrt(np.subtract(x, 1.0, out=s), out=s), np.sqrt(x + 1.0), out=s
+            )
+        ),
+    ),
+    "atanh": _unary(
+        _ufunc(np.arctanh),
+        _inverse_of(lambda s, x: np.multiply(np.subtract(1.0, x, out=s), np.add(1.0, x), out=s)),
+    ),
+    "sec": _unary(
+        lambda y, x: np.divide(1.0, np.cos(x, out=y), out=y),
+        lambda s, x, y: np.multiply(y, np.tan(x, out=s), out=s),
+    ),
+    "csc": _unary(
+        lambda y, x: np.divide(1.0, np.sin(x, out=y), out=y),
+        lambda s, x, y: np.multiply(np.divide(-1.0, np.tan(x, out=s), out=s), y, out=s),
+    ),
+    "cot": _unary(
+        lambda y, x: np.divide(1.0, np.tan(x, out=y), out=y),
+        lambda s, x, y: np.negative(
+            np.square(np.divide(1.0, np.sin(x, out=s), out=s), out=s), out=s
+        ),
+    ),
+    "sech": _unary(_sech, lambda s, x, y: np.multiply(np.negative(y), np.tanh(x), out=s)),
+    "csch": _unary(
+        _csch,
+        lambda s, x, y: np.multiply(np.negative(y), np.divide(1.0, np.tanh(x)), out=s),
+    ),
+    "coth": _unary(
+        lambda y, x: np.divide(1.0, np.tanh(x, out=y), out=y),
+        lambda s, x, y: np.negative(np.square(_csch(s, x), out=s), out=s),
+    ),
+    "cbrt": _unary(
+        _ufunc(np.cbrt),
+        lambda s, x, y: np.divide(1.0, np.multiply(np.multiply(y, y, out=s), 3.0, out=s), out=s),
+    ),
+    "sinc": _unary(_sinc, _dsinc),
+    "dsinc": _unary(lambda y, x: _dsinc(y, x), _d2sinc),
     "floor": _unary(_ufunc(np.floor), _zero),
     "ceil": _unary(_ufunc(np.ceil), _zero),
     "round": _unary(_ufunc(np.rint), _zero),  # halves to even, as Python's round
@@ -498,6 +722,8 @@ STEPS: dict[Op, Callable[..., Step]] = {
     OPS["clamp"]: _clamp,
     OPS["%"]: _mod,
     OPS["where"]: _where,
+    OPS["logaddexp"]: _logaddexp,
+    OPS["polygamma"]: _polygamma,
     OPS["<"]: _comparison(np.less),
     OPS["<="]: _comparison(np.less_equal),
     OPS[">"]: _comparison(np.greater),

@@ -122,7 +122,9 @@ def test_operators_agree_with_the_ops_table():
         node = apply(op, *args)
         node.backward()
         local = op.derivative(*(v.data for v in args), node.data)
-        assert tuple(v.grad for v in args) == local
+        grads = tuple(v.grad for v in args)
+        pairs = zip(grads, local, strict=True)
+        assert all(g == d or (math.isnan(g) and math.isnan(d)) for g, d in pairs), op
 
 
 def test_numbers_on_either_side():

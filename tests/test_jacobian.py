@@ -174,13 +174,13 @@ def test_one_output_is_exactly_todays_grad():
 
 def test_the_jacobian_table_fits_80_columns():
     names = [f"output_{k}" for k in range(3)]
-    lines = [f"{n} = sin(alpha*{k + 1}) * tanh(beta) + gamma**{k + 2}" for k, n in enumerate(names)]
+    lines = [f"{n} = sin(alpha*{k + 1}) * tanh(beta) + delta**{k + 2}" for k, n in enumerate(names)]
     source = "; ".join([*lines, ", ".join(names)])
     screen = visible(
-        on_terminal("grad", source, "--alpha", "0.3", "--beta", "0.7", "--gamma", "1.1")
+        on_terminal("grad", source, "--alpha", "0.3", "--beta", "0.7", "--delta", "1.1")
     )
     assert all(len(line) <= 80 for line in screen)
-    assert any("output_2" in line for line in screen) and any("d_gamma" in line for line in screen)
+    assert any("output_2" in line for line in screen) and any("d_delta" in line for line in screen)
 
 
 @pytest.mark.parametrize("command", ["hessian", "check", "draw", "explain", "minimize"])

@@ -158,6 +158,13 @@ def test_missing_and_unknown_inputs_listed_at_once():
             "or put one comparison in parentheses",
         ),
         ("!x", "unexpected character '!': write x != y for not equal, and x == 0 for not x"),
+        ("arcsinh(x)", "unknown function arcsinh: did you mean asinh?"),
+        ("gammaln(x)", "unknown function gammaln: did you mean lgamma?"),
+        (
+            "acot(x)",
+            "unknown function acot: did you mean atan(1/x) (a jump at 0, as SymPy's acot) or "
+            "pi/2 - atan(x) (continuous)?",
+        ),
         ("x % % 2", "expected an expression after '%', found '%'"),
         ("1e400", "the number 1e400 is too large for a float"),
         ("[1,2]", "unexpected character '[': the language has no lists or sets"),

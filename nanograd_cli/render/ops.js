@@ -104,3 +104,255 @@ function erfc(x) {
   const c = erfcFraction(Math.abs(x));
   return x > 0 ? c : 2 - c;
 }
+
+// The inverse hyperbolic functions, the cube root, and the reciprocal trigonometric and
+// hyperbolic functions, as nanograd_cli/ops.py has them (sech and csch keep their tiny values
+// where cosh and sinh overflow).
+const asinh = Math.asinh, acosh = Math.acosh, atanh = Math.atanh, cbrt = Math.cbrt;
+const sec = (x) => 1 / cos(x), csc = (x) => 1 / sin(x), cot = (x) => 1 / tan(x);
+const sech = (x) => (Math.abs(x) < 710 ? 1 / Math.cosh(x) : 2 * Math.exp(-Math.abs(x)));
+const csch = (x) => (Math.abs(x) < 710 ? 1 / Math.sinh(x) : copysign(2 * Math.exp(-Math.abs(x)), x));
+const coth = (x) => 1 / Math.tanh(x);
+function logaddexp(a, b) {
+  if (a === b) return a + Math.LN2; // the infinities too
+  if (a !== a || b !== b) return NaN;
+  return Math.max(a, b) + Math.log1p(Math.exp(-Math.abs(a - b)));
+}
+
+// The special functions of nanograd_cli/special.py, by the same methods.
+const isInteger = (x) => x === Math.floor(x);
+function polynomial(coefficients, x) {
+  let total = 0;
+  for (let k = coefficients.length - 1; k >= 0; k--) total = total * x + coefficients[k];
+  return total;
+}
+function sinpi(x) {
+  if (x - x !== 0) return NaN;
+  let r = x % 2, sign = 1; // exact, as fmod
+  if (r < 0) { r = -r; sign = -1; }
+  if (r > 1) { r -= 1; sign = -sign; }
+  if (r > 0.5) r = 1 - r;
+  return r <= 0.25 ? sign * Math.sin(Math.PI * r) : sign * Math.cos(Math.PI * (0.5 - r));
+}
+const cospi = (x) => (x - x !== 0 ? NaN : sinpi(0.5 - (Math.abs(x) % 2)));
+function sinc(x) {
+  if (x === 0) return 1;
+  if (x - x !== 0) return x === x ? 0 : NaN;
+  return sinpi(x) / (Math.PI * x);
+}
+function sincSeries(order) {
+  const terms = [];
+  let factorial = 1; // (2k + 1)!
+  for (let k = 1; k < 20; k++) {
+    factorial *= 2 * k * (2 * k + 1);
+    let falling = 1; // (2k)!/(2k - order)!
+    for (let j = 0; j < order; j++) falling *= 2 * k - j;
+    terms.push(((k % 2 ? -1 : 1) * falling) / factorial);
+  }
+  return terms;
+}
+const SINC1 = sincSeries(1);
+function dsinc(x) {
+  if (x - x !== 0) return x === x ? 0 : NaN;
+  if (Math.abs(x) < 0.5) {
+    const y = Math.PI * x;
+    return Math.PI * y * polynomial(SINC1, y * y);
+  }
+  return (cospi(x) - sinc(x)) / x;
+}
+const EULER = 0.5772156649015329;
+const ZETA_M1 = [
+  0.6449340668482264, 0.2020569031595943, 0.08232323371113819, 0.03692775514336993,
+  0.01734306198444914, 0.008349277381922827, 0.00407735619794434, 0.0020083928260822143,
+  0.0009945751278180853, 0.0004941886041194645, 0.0002460865533080483,
+  0.00012271334757848915, 6.124813505870483e-05, 3.058823630702049e-05,
+  1.528225940865187e-05, 7.637197637899763e-06, 3.81729326499984e-06, 1.908212716553939e-06,
+  9.539620338727962e-07, 4.769329867878064e-07, 2.38450502727733e-07,
+  1.1921992596531106e-07, 5.960818905125948e-08, 2.980350351465228e-08,
+  1.4901554828365043e-08, 7.45071178983543e-09, 3.725334024788457e-09,
+  1.862659723513049e-09, 9.313274324196682e-10, 4.656629065033784e-10,
+  2.3283118336765053e-10, 1.164155017270052e-10, 5.820772087902701e-11,
+  2.9103850444971e-11, 1.4551921891041985e-11, 7.275959835057482e-12,
+  3.637979547378651e-12, 1.818989650307066e-12,
+];
+const BERNOULLI = [
+  0.16666666666666666, -0.03333333333333333, 0.023809523809523808, -0.03333333333333333,
+  0.07575757575757576, -0.2531135531135531, 1.1666666666666667, -7.092156862745098,
+  54.971177944862156, -529.1242424242424, 6192.123188405797, -86580.25311355312,
+];
+function lgammaNear2(z) {
+  let total = 0;
+  for (let k = ZETA_M1.length + 1; k > 1; k--) total = total * z + ((k % 2 ? -1 : 1) * ZETA_M1[k - 2]) / k;
+  return z * (1 - EULER + z * total);
+}
+function lgammaNear1(z) {
+  let total = 0;
+  for (let k = 60; k > 1; k--) {
+    const zeta = 1 + (k - 2 < ZETA_M1.length ? ZETA_M1[k - 2] : 0);
+    total = total * z + ((k % 2 ? -1 : 1) * zeta) / k;
+  }
+  return z * (-EULER + z * total);
+}
+function lgamma(x) {
+  if (x !== x) return NaN;
+  if (x === Infinity || x === -Infinity) return Infinity;
+  if (x <= 0) {
+    if (isInteger(x)) return Infinity;
+    return Math.log(Math.PI) - Math.log(Math.abs(sinpi(x))) - lgamma(1 - x);
+  }
+  if (x >= 10) {
+    const inverse = 1 / x, square = inverse * inverse;
+    let series = 0;
+    for (let k = BERNOULLI.length; k > 0; k--) series = series * square + BERNOULLI[k - 1] / (2 * k * (2 * k - 1));
+    return (x - 0.5) * Math.log(x) - x + 0.5 * Math.log(2 * Math.PI) + series * inverse;
+  }
+  if (x < 0.5) return lgammaNear1(x) - Math.log(x);
+  if (x <= 1.5) return lgammaNear1(x - 1) + 0;
+  let product = 1;
+  while (x > 2.5) { x -= 1; product *= x; }
+  return lgammaNear2(x - 2) + (product !== 1 ? Math.log(product) : 0);
+}
+// Lanczos' approximation (g = 7, 9 terms), to about 1e-15; the reflection below 1/2
+const LANCZOS = [
+  0.99999999999980993, 676.5203681218851, -1259.1392167224028, 771.32342877765313,
+  -176.61502916214059, 12.507343278686905, -0.13857109526572012, 9.9843695780195716e-6,
+  1.5056327351493116e-7,
+];
+function gamma(x) {
+  if (x === 0) return 1 / x;
+  if (x !== x || x === -Infinity || (x < 0 && isInteger(x))) return NaN;
+  if (x === Infinity) return Infinity;
+  if (x < 0.5) return Math.PI / (sinpi(x) * gamma(1 - x));
+  if (x > 172) return Infinity;
+  x -= 1;
+  let a = LANCZOS[0];
+  const t = x + 7.5;
+  for (let i = 1; i < 9; i++) a += LANCZOS[i] / (x + i);
+  const half = Math.pow(t, (x + 0.5) / 2); // t**(x + 1/2) in two, so that it cannot overflow
+  return Math.sqrt(2 * Math.PI) * ((half * Math.exp(-t)) * half) * a;
+}
+const DIGAMMA_ZERO = [1.4616321449683622, 9.549995429965697e-17];
+const DIGAMMA_AT_ZERO = [
+  0.9676722454476212, -0.4427631689835921, 0.258499760955651, -0.16394270544240652,
+  0.10782405069126237, -0.07219956125645471, 0.04880428816414311, -0.03316112647484736,
+  0.022597648232218104, -0.01542476590494896, 0.010538791616612175, -0.007204534386356869,
+  0.004926781395729853, -0.003369801655439328, 0.002305126326734928, -0.0015769367714301972,
+  0.0010788252019162967, -0.0007380709389960052, 0.000504953265834602,
+  -0.0003454680251063077, 0.00023635601564027053, -0.00016170622091974803,
+  0.0001106337276874741, -7.569179582195066e-05, 5.178575795222081e-05,
+  -3.5430070947659604e-05, 2.424006611860132e-05, -1.6584242271854135e-05,
+  1.134638458466385e-05, -7.762817668462094e-06, 5.3110609208898636e-06,
+  -3.6336507898010456e-06, 2.486022733129538e-06, -1.7008538854332607e-06,
+  1.1636675363548843e-06, -7.96142543124197e-07, 5.446941930669446e-07,
+  -3.7266161283438227e-07, 2.549626552021554e-07, -1.7443695117727745e-07,
+];
+const cotpi = (x) => cospi(x) / sinpi(x);
+const digammaNearZero = (h) => h * polynomial(DIGAMMA_AT_ZERO, h);
+function digamma(x) {
+  if (x !== x || x === -Infinity) return NaN;
+  if (x === Infinity) return Infinity;
+  if (x <= 0) {
+    if (x === 0) return -1 / x;
+    if (isInteger(x)) return NaN;
+    return digamma(1 - x) - Math.PI * cotpi(x);
+  }
+  const [zero, low] = DIGAMMA_ZERO;
+  if (x < 1) return digammaNearZero(x - (zero - 1) - low) - 1 / x;
+  if (x <= 2) return digammaNearZero(x - zero - low);
+  if (x >= 10) {
+    const inverse = 1 / x, square = inverse * inverse;
+    let series = 0;
+    for (let k = 8; k > 0; k--) series = series * square + BERNOULLI[k - 1] / (2 * k);
+    return Math.log(x) - 0.5 * inverse - series * square;
+  }
+  let total = 0;
+  while (x > 2) { x -= 1; total += 1 / x; }
+  return digammaNearZero(x - zero - low) + total;
+}
+function factorial(n) {
+  let f = 1;
+  for (let k = 2; k <= n; k++) f *= k;
+  return f;
+}
+function cotDerivative(n) {
+  // the coefficients of P with d^n/du^n cot(u) = P(cot(u)): P0 = t, P(k+1) = -(1 + t^2) P(k)'
+  let p = [0, 1];
+  for (let step = 0; step < n; step++) {
+    const derivative = p.slice(1).map((c, k) => (k + 1) * c);
+    const next = new Array(derivative.length + 2).fill(0);
+    derivative.forEach((c, k) => { next[k] -= c; next[k + 2] -= c; });
+    p = next;
+  }
+  return p;
+}
+const inversePower = (x, k) => (x === 0 ? (k % 2 ? copysign(Infinity, x) : Infinity) : Math.pow(x, -k));
+function polygamma(n, x) {
+  if (!(n >= 0 && n - n === 0 && isInteger(n))) return NaN;
+  if (n === 0) return digamma(x);
+  if (x !== x || x === -Infinity) return NaN;
+  const sign = n % 2 ? 1 : -1;
+  if (x === Infinity) return sign * 0;
+  if (x <= 0 && isInteger(x) && x !== 0) return n % 2 ? Infinity : NaN;
+  if (n > 100) return x >= 0 ? polygammaOfHighOrder(n, x) : NaN;
+  if (x < 0) return (n % 2 ? -1 : 1) * polygamma(n, 1 - x) - Math.pow(Math.PI, n + 1) * polynomial(cotDerivative(n), cotpi(x));
+  const large = 10 + n;
+  let total = 0;
+  while (x < large) { total += inversePower(x, n + 1); x += 1; }
+  const inverse = 1 / x, square = inverse * inverse;
+  let series = 0;
+  for (let k = BERNOULLI.length; k > 0; k--) {
+    series = series * square + BERNOULLI[k - 1] * (factorial(2 * k + n - 1) / factorial(2 * k));
+  }
+  const asymptotic = inversePower(x, n) * (factorial(n - 1) + 0.5 * factorial(n) * inverse + series * square);
+  return sign * (asymptotic + factorial(n) * total);
+}
+function polygammaOfHighOrder(n, x) {
+  const sign = n % 2 ? 1 : -1;
+  if (x === 0) return sign * inversePower(x, n + 1);
+  const s = n + 1;
+  let total = 0;
+  if (x <= n) {
+    for (let k = 0; k < 100000; k++) {
+      const term = Math.exp(-s * Math.log1p(k / x));
+      total += term;
+      if (term < 1e-17 * total) break;
+    }
+  } else {
+    total = x / (s - 1) + 0.5;
+    let rising = s, power = 1 / x;
+    for (let k = 1; k <= BERNOULLI.length; k++) {
+      total += (BERNOULLI[k - 1] / factorial(2 * k)) * rising * power;
+      rising *= (s + 2 * k - 1) * (s + 2 * k);
+      power /= x * x;
+    }
+  }
+  return sign * Math.exp(lgamma(s) - s * Math.log(x) + Math.log(total));
+}
+function erfinvEstimate(x) {
+  let w = -Math.log((1 - x) * (1 + x)), p;
+  if (w < 5) {
+    w -= 2.5;
+    p = 2.81022636e-08;
+    for (const c of [3.43273939e-07, -3.5233877e-06, -4.39150654e-06, 0.00021858087, -0.00125372503, -0.00417768164, 0.246640727, 1.50140941]) p = c + p * w;
+  } else {
+    w = Math.sqrt(w) - 3;
+    p = -0.000200214257;
+    for (const c of [0.000100950558, 0.00134934322, -0.00367342844, 0.00573950773, -0.0076224613, 0.00943887047, 1.00167406, 2.83297682]) p = c + p * w;
+  }
+  return p * x;
+}
+function erfinv(x) {
+  if (!(-1 <= x && x <= 1)) return NaN;
+  if (Math.abs(x) === 1) return x * Infinity;
+  if (Math.abs(x) < 1e-150) return x * (SQRT_PI / 2);
+  const a = Math.abs(x);
+  let y = erfinvEstimate(a);
+  for (let i = 0; i < 8; i++) {
+    const f = a <= 0.5 ? erf(y) - a : 1 - a - erfc(y);
+    if (f === 0) break;
+    const step = f / ((2 / SQRT_PI) * Math.exp(-y * y));
+    y -= step / (1 + y * step);
+    if (Math.abs(step) < 1e-17 * y) break;
+  }
+  return copysign(y, x);
+}
