@@ -13,11 +13,12 @@ import functools
 import itertools
 import math
 from collections.abc import Callable, Iterator, Mapping
+from typing import NamedTuple
 
 from .algebra import CALL, INPUT, NUMBER, Expr
 from .engine import live_nodes
 from .formula import write
-from .ops import POW, WHERE, Op
+from .ops import MUL, POW, WHERE, Op
 from .program import Apply, Const, Input, Program
 from .results import BackwardStep, Explanation, ForwardStep, LocalDerivative, Term
 
@@ -30,6 +31,18 @@ _SUBSCRIPTS = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
 # Makes a fresh expression tree, in the language (False) or in LaTeX (True). Trees are built
 # afresh for every use, so no node is shared: printing would bind a shared node to a name.
 Build = Callable[[bool], Expr]
+
+
+class Part(NamedTuple):
+    """A part of a formula being written: its tree; its value, if numbers of the source make
+    it constant (folded into one number); its value, if constant at all (the formula's own
+    numbers too: they stay as written, `1/(x*log(2))`, but decide a comparison); and whether
+    it is a comparison, 0 or 1 and never nan."""
+
+    build: Build
+    number: float | None
+    value: float | None
+    comparison: bool
 
 
 def explain(program: Program, point: Mapping[str, float]) -> Explanation:
@@ -142,25 +155,38 @@ class _Writer:
                 self._numbers[op, k] = self._term(self._number(formula.values({})[formula.result]))
             return self._numbers[op, k]
         code = self.program.code
-        env: dict[str, tuple[Build, float | None]] = {}
+        env: dict[str, Part] = {}
         for parameter, a in zip(op.parameters, args, strict=True):
             is_number = type(code[a]) is Const and a not in self.names
-            env[parameter] = (self._builds[a], code[a].value if is_number else None)
+            number = code[a].value if is_number else None
+            env[parameter] = Part(self._builds[a], number, number, False)
 
-        def apply(op: Op, *parts: tuple[Build, float | None]) -> tuple[Build, float | None]:
-            numbers = [number for _, number in parts]
-            if None not in numbers:
-                value = op.forward(*numbers)
+        def apply(op: Op, *parts: Part) -> Part:
+            values = [part.value for part in parts]
+            comparison = op.syntax == "infix" and op.formulas == ("0", "0")
+            # folded where a number of the source takes part (b - 1 at b = 2 is 1), or to
+            # decide a comparison (2 == 0 is 0)
+            sourced = comparison or any(part.number is not None for part in parts)
+            if None not in values and sourced:
+                value = op.forward(*values)
                 if math.isfinite(value):
-                    return self._number(value), value
-            if op is POW and numbers[1] == 1.0:
+                    return Part(self._number(value), value, value, False)
+            if op is POW and values[1] == 1.0:
                 return parts[0]  # a**1 is a, exactly
-            return self._apply(op, *(build for build, _ in parts)), None
+            if op is WHERE and values[0] is not None:
+                return parts[1] if values[0] != 0.0 else parts[2]  # the branch taken
+            zeros = [v == 0.0 and q.comparison for v, q in zip(values, parts[::-1], strict=True)]
+            if op is MUL and any(zeros):
+                return Part(self._number(0.0), 0.0, 0.0, False)  # 0 times a comparison is 0
+            build = self._apply(op, *(part.build for part in parts))
+            return Part(build, None, None, comparison)
 
         parts = formula.interpret(
-            input=env.__getitem__, const=lambda value: (self._number(value), None), apply=apply
+            input=env.__getitem__,
+            const=lambda value: Part(self._number(value), None, value, False),
+            apply=apply,
         )
-        return self._term(parts[formula.result][0])
+        return self._term(parts[formula.result].build)
 
     def _keep(self, term: Term, build: Build) -> None:
         self.terms.append(term)

@@ -186,15 +186,47 @@ def _powlog(a: float, b: float) -> float:
     return 0.0 if a == 0.0 and b >= 0.0 else NAN
 
 
+_SMALLEST_NORMAL = 2.2250738585072014e-308
+
+
+def power_slope(a: float, b: float) -> float:
+    """d/da a**b = b*a**(b - 1), 0 at a = b = 0 (a**0 is 1 for every a; not 0 * 0**-1, nan).
+
+    Where a**(b - 1) underflows but b*a**(b - 1) is still a float (d/da 2**-1074 is
+    -1074*2**-1075 = -2.65e-321, where 2**-1075 rounds to 0), the product is computed in
+    decimal, exactly enough to round once."""
+    if a == 0.0 and b == 0.0:
+        return 0.0
+    slope = b * power(a, b - 1.0)
+    if abs(slope) < _SMALLEST_NORMAL and abs(b) > 1.0 and a != 0.0 and _finite(a * b):
+        return _decimal_slope(a, b)
+    return slope
+
+
+def _finite(x: float) -> bool:
+    return x - x == 0.0
+
+
+def _decimal_slope(a: float, b: float) -> float:
+    from decimal import Decimal, InvalidOperation, localcontext
+
+    with localcontext() as context:
+        context.prec = 40
+        try:
+            exponent = Decimal(b) - 1
+            return float(Decimal(b) * Decimal(a) ** exponent)
+        except InvalidOperation:  # a negative base to a fractional power
+            return NAN
+
+
 def _pow_derivative(a: float, b: float, y: float) -> tuple[float, float]:
-    # b == 0: a**0 is 1 for every a, so d/da is 0 (not 0 * 0**-1, which is nan at a = 0)
-    da = b * power(a, b - 1.0) if b != 0.0 else 0.0
     db = y * math.log(a) if a > 0.0 else _powlog(a, b)
-    return da, db
+    return power_slope(a, b), db
 
 
 def _powlog_derivative(a: float, b: float, y: float) -> tuple[float, float]:
-    return b * _powlog(a, b - 1.0) + power(a, b - 1.0), y * _log(a)
+    # d/db is a**b*log(a)**2, 0 at a = 0 for b >= 0 as powlog is (not 0*log(0), nan)
+    return b * _powlog(a, b - 1.0) + power(a, b - 1.0), y * _powlog(a, 0.0)
 
 
 _sinh = _overflowing(math.sinh, odd=True)
@@ -237,13 +269,30 @@ def _expm1(x: float) -> float:
 
 
 def _atan2_derivative(y: float, x: float, _: float) -> tuple[float, float]:
-    # x/h/h, not x/(x**2 + y**2): the squares overflow or underflow where h does not
+    # x/h/h, not x/(x**2 + y**2): the squares overflow or underflow where h does not. The
+    # formulas write it sign(x)/(hypot(1, y/x)*h), the same to a unit or two in the last place
+    # and with no factor that symbolic derivatives would merge into h**2 (which overflows as
+    # the squares do); that is computed here too where h is not a normal float
     h = math.hypot(y, x)
-    return divide(divide(x, h), h), divide(divide(-y, h), h)
+    if _SMALLEST_NORMAL <= h < INF:
+        return divide(divide(x, h), h), divide(divide(-y, h), h)
+    return (
+        divide(_sign(x), math.hypot(1.0, divide(y, x)) * h),
+        divide(-_sign(y), math.hypot(1.0, divide(x, y)) * h),
+    )
 
 
 def _hypot_derivative(x: float, y: float, h: float) -> tuple[float, float]:
-    return divide(x, h), divide(y, h)
+    return _unit_part(x, y, h), _unit_part(y, x, h)
+
+
+def _unit_part(x: float, y: float, h: float) -> float:
+    """x/h, h = hypot(x, y); where h is not a normal float, as sign(x)/hypot(1, y/x) (the
+    formula), which does not form h: a subnormal h rounds to the subnormal grid (at
+    x = y = 5e-324, x/h is 1, not 0.7071), and x/h is nan at an infinite h."""
+    if _SMALLEST_NORMAL <= h < INF:
+        return divide(x, h)
+    return divide(_sign(x), math.hypot(1.0, divide(y, x)))
 
 
 _TWO_OVER_ROOT_PI = 2.0 / math.sqrt(math.pi)
@@ -449,8 +498,9 @@ _TABLE = [
         2,
         power,
         _pow_derivative,
-        # step(abs(b)) is 0 only at b = 0, where a**0 is 1 and d/da is 0 at every a
-        ("b*a**(b - step(abs(b)))", "powlog(a, b)"),
+        # 0 at a = b = 0, where 0 * 0**-1 is nan: a**0 is 1 for every a; a where on that one
+        # point only keeps the derivatives of d/da on either side of it (at b = 0, 1/a)
+        ("where((a == 0)*(b == 0), 0, b*a**(b - 1))", "powlog(a, b)"),
         "power (also written ^); d/db is taken for a > 0, and is 0 at a = 0, b >= 0",
         (0.2, 3.0),
         syntax="infix",
@@ -553,7 +603,7 @@ _TABLE = [
         2,
         power,
         _pow_derivative,
-        ("b*a**(b - step(abs(b)))", "powlog(a, b)"),
+        ("where((a == 0)*(b == 0), 0, b*a**(b - 1))", "powlog(a, b)"),
         "a**b, as a function",
         (0.2, 3.0),
     ),
@@ -615,8 +665,8 @@ _TABLE = [
         "asin",
         1,
         _in_unit_interval(math.asin),
-        lambda x, y: (divide(1.0, _sqrt(1.0 - x * x)),),
-        ("1/sqrt(1 - x**2)",),
+        lambda x, y: (divide(1.0, _sqrt((1.0 - x) * (1.0 + x))),),
+        ("1/sqrt((1 - x)*(1 + x))",),  # not 1 - x**2: x**2 rounds, and 1 - x**2 cancels near 1
         "inverse sine",
         (-0.9, 0.9),
     ),
@@ -624,8 +674,8 @@ _TABLE = [
         "acos",
         1,
         _in_unit_interval(math.acos),
-        lambda x, y: (divide(-1.0, _sqrt(1.0 - x * x)),),
-        ("-1/sqrt(1 - x**2)",),
+        lambda x, y: (divide(-1.0, _sqrt((1.0 - x) * (1.0 + x))),),
+        ("-1/sqrt((1 - x)*(1 + x))",),
         "inverse cosine",
         (-0.9, 0.9),
     ),
@@ -642,7 +692,10 @@ _TABLE = [
         2,
         math.atan2,
         _atan2_derivative,
-        ("x/hypot(y, x)/hypot(y, x)", "-y/hypot(y, x)/hypot(y, x)"),
+        (
+            "sign(x)/(hypot(1, y/x)*hypot(y, x))",
+            "-sign(y)/(hypot(1, x/y)*hypot(y, x))",
+        ),
         "the angle of the point (x, y), from -pi to pi; nan derivatives at the origin",
         (0.2, 3.0),
         parameters=("y", "x"),
@@ -652,7 +705,7 @@ _TABLE = [
         2,
         math.hypot,
         _hypot_derivative,
-        ("x/hypot(x, y)", "y/hypot(x, y)"),
+        ("sign(x)/hypot(1, y/x)", "sign(y)/hypot(1, x/y)"),
         "sqrt(x**2 + y**2), without overflow; nan derivatives at the origin",
         (0.2, 3.0),
         parameters=("x", "y"),
@@ -664,7 +717,7 @@ _TABLE = [
         1,
         math.tanh,
         lambda x, y: (_sech_squared(x),),
-        ("1/cosh(x)**2",),
+        ("sech(x)**2",),  # not 1/cosh(x)**2: cosh overflows past 710, where sech is tiny
         "hyperbolic tangent",
     ),
     Op(
@@ -900,7 +953,7 @@ _TABLE = [
         2,
         _powlog,
         _powlog_derivative,
-        ("b*powlog(a, b - 1) + a**(b - 1)", "powlog(a, b)*log(a)"),
+        ("b*powlog(a, b - 1) + a**(b - 1)", "powlog(a, b)*powlog(a, 0)"),
         "a**b * log(a), the derivative of a**b by b; 0 at a = 0 for b >= 0",
         (0.2, 3.0),
     ),

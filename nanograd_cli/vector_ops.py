@@ -16,7 +16,7 @@ from collections.abc import Callable
 import numpy as np
 
 from . import special as scalar
-from .ops import OPS, Op, divide
+from .ops import OPS, Op, divide, power_slope
 
 # The [fit] extra's SciPy, for erf, erfc, gamma, digamma and erfinv in C instead of row by
 # row: imported when a tape first runs one of them (importing it takes longer than NumPy), and
@@ -101,8 +101,8 @@ def _divide(numerator: float | None, denominator: float | None) -> Step:
 
 def _power(base: float | None, exponent: float | None) -> Step:
     """a ** b, specialised for a constant exponent (x**2 as x*x) or a constant base."""
-    if exponent == 0.0:  # a**0 is 1 for every a: its derivative is 0, not 0 * a**-1
-        return lambda out, a, b: (np.power(a, b, out=out[0]), (None, None))
+    if exponent == 0.0:
+        return _power_of_zero
     if exponent == 2.0:
         return lambda out, a, b: (np.multiply(a, a, out=out[0]), (np.add(a, a, out=out[1]), None))
     if exponent == 3.0:
@@ -117,6 +117,13 @@ def _power(base: float | None, exponent: float | None) -> Step:
     if base is not None:
         return _exponential(base)
     return _power_of_both
+
+
+def _power_of_zero(out, a, b):
+    """a**0 is 1 for every a: d/da is 0, as the ops table's 0 * a**-1 (nan at a = nan)."""
+    slope = out[1]
+    np.copyto(slope, np.where(np.isnan(a), np.nan, 0.0))
+    return np.power(a, b, out=out[0]), (slope, None)
 
 
 def _cube(out, a, b):
@@ -135,10 +142,20 @@ def _square_root(y, a):
 
 
 def _power_derivative(out, a, b):
-    """d(a**b)/da = b * a**(b - 1), for b != 0, as the ops table computes it."""
+    """d(a**b)/da = b * a**(b - 1), for b != 0, as the ops table computes it: where that
+    underflows to 0 or a subnormal, its rows are computed again as the table does (exactly)."""
     np.subtract(b, 1.0, out=out)
     np.power(a, out, out=out)
-    return np.multiply(out, b, out=out)
+    np.multiply(out, b, out=out)
+    small = np.flatnonzero(np.abs(out) < _SMALLEST_NORMAL)
+    if small.size:
+        at = np.broadcast_to(a, out.shape)[small].tolist()
+        by = np.broadcast_to(b, out.shape)[small].tolist()
+        out[small] = [power_slope(x, y) for x, y in zip(at, by, strict=True)]
+    return out
+
+
+_SMALLEST_NORMAL = 2.2250738585072014e-308
 
 
 def _exponential(base: float) -> Step:
@@ -169,7 +186,7 @@ def _power_of_both(out, a, b):
     np.multiply(db, y, out=db)
     np.copyto(db, np.where((a == 0.0) & (b >= 0.0), 0.0, np.nan), where=~positive)
     da = _power_derivative(out[1], a, b)
-    np.copyto(da, 0.0, where=b == 0.0)
+    np.copyto(da, 0.0, where=(a == 0.0) & (b == 0.0))  # 0, not 0 * 0**-1
     return y, (da, db)
 
 
@@ -187,7 +204,7 @@ def _powlog(*constants: float | None) -> Step:
     def step(out, a, b):
         y = _powlog_values(a, b)
         da = b * _powlog_values(a, b - 1.0) + np.power(a, b - 1.0) if varies[0] else None
-        db = y * np.log(a) if varies[1] else None
+        db = y * _powlog_values(a, 0.0) if varies[1] else None  # 0 at a = 0, as powlog
         return y, (da, db)
 
     return step
@@ -211,32 +228,52 @@ def _log_base(*constants: float | None) -> Step:
     return step
 
 
+def _abnormal(h):
+    """The rows where h is not a normal float (0, subnormal, inf or nan)."""
+    return np.flatnonzero(~((h >= _SMALLEST_NORMAL) & (h < math.inf)))
+
+
 def _atan2(*constants: float | None) -> Step:
-    """atan2(y, x), and its derivatives x/h/h and -y/h/h with h = hypot(y, x)."""
+    """atan2(y, x), and its derivatives x/h/h and -y/h/h with h = hypot(y, x), as the ops
+    table computes them (sign(x)/(hypot(1, y/x)*h) where h is not a normal float)."""
     varies = [c is None for c in constants]
 
     def step(out, y, x):
         h = np.hypot(y, x, out=out[3])
         dy = dx = None
+        rows = _abnormal(h)
+        ys, xs, hs = (np.broadcast_to(v, h.shape)[rows] for v in (y, x, h))
         if varies[0]:
             dy = np.divide(x, h, out=out[1])
             np.divide(dy, h, out=dy)
+            dy[rows] = np.sign(xs) / (np.hypot(1.0, ys / xs) * hs)
         if varies[1]:
             dx = np.negative(y, out=out[2])
             np.divide(np.divide(dx, h, out=dx), h, out=dx)
+            dx[rows] = -np.sign(ys) / (np.hypot(1.0, xs / ys) * hs)
         return np.arctan2(y, x, out=out[0]), (dy, dx)
 
     return step
 
 
+def _unit_part(out, x, y, h):
+    """x/h, but sign(x)/hypot(1, y/x) where h is not a normal float, as the ops table has it."""
+    np.divide(x, h, out=out)
+    rows = _abnormal(h)
+    if rows.size:
+        xs, ys = np.broadcast_to(x, h.shape)[rows], np.broadcast_to(y, h.shape)[rows]
+        out[rows] = np.sign(xs) / np.hypot(1.0, ys / xs)
+    return out
+
+
 def _hypot(*constants: float | None) -> Step:
-    """hypot(x, y), and its derivatives x/h and y/h."""
+    """hypot(x, y), and its derivatives x/h and y/h, as the ops table computes them."""
     varies = [c is None for c in constants]
 
     def step(out, x, y):
         h = np.hypot(x, y, out=out[0])
-        dx = np.divide(x, h, out=out[1]) if varies[0] else None
-        dy = np.divide(y, h, out=out[2]) if varies[1] else None
+        dx = _unit_part(out[1], x, y, h) if varies[0] else None
+        dy = _unit_part(out[2], y, x, h) if varies[1] else None
         return h, (dx, dy)
 
     return step
@@ -426,9 +463,9 @@ def _inverse_of(f: Callable) -> Callable:
     return lambda derivative, x, y: np.divide(1.0, f(derivative, x), out=derivative)
 
 
-def _unit(derivative, x):  # sqrt(1 - x**2), asin's and acos's denominator
-    np.multiply(x, x, out=derivative)
-    np.subtract(1.0, derivative, out=derivative)
+def _unit(derivative, x):  # sqrt((1 - x)*(1 + x)), asin's and acos's denominator
+    np.subtract(1.0, x, out=derivative)
+    np.multiply(derivative, np.add(1.0, x), out=derivative)
     return np.sqrt(derivative, out=derivative)
 
 

@@ -159,7 +159,7 @@ def test_diff_output_reparses_to_the_gradient(source):
 @pytest.mark.parametrize(
     ("source", "wrt", "expected"),
     [
-        ("x*y + tanh(x)", ["x"], "y + 1/cosh(x)**2"),
+        ("x*y + tanh(x)", ["x"], "y + sech(x)**2"),
         ("x*y + tanh(x)", ["y"], "x"),
         ("x**2 + 0*y", ["x"], "2*x"),
         ("3*x + 1", ["x"], "3"),
@@ -379,3 +379,114 @@ def test_minimize_interrupted_prints_the_point_reached():
     assert err == f"error: interrupted at step {steps}: the output is the point reached\n"
     assert int(steps) > 0 and converged == "false"
     assert float(value) == pytest.approx((float(x) - 1) ** 2, rel=1e-12)
+
+
+# Precision edges: points where a careful float64 evaluation gets every quantity to a few
+# units in the last place, on every path (grad in both modes, --points, diff read back, and
+# hessian, which differentiates the symbolic gradient again).
+
+ULP = 2.0**-52
+
+
+def gradients_on_every_path(source: str, point: dict[str, float]) -> dict[str, dict]:
+    """The gradient at `point` by reverse and forward mode, the tape, and diff's printed
+    derivative parsed back and evaluated."""
+    from nanograd_cli.tape import batch_gradients
+
+    program = parse(source)
+    _, tape = batch_gradients(program, {n: [v] for n, v in point.items()})
+    printed = {n: parse(to_source({n: e})) for n, e in gradient(program, program.inputs).items()}
+    return {
+        "reverse": program.grad(point).gradients,
+        "forward": program.grad(point, "forward").gradients,
+        "tape": {n: float(g[0]) for n, g in tape.items()},
+        "diff": {
+            n: p.values({m: point[m] for m in p.inputs})[p.result] if p.inputs else p.values({})[-1]
+            for n, p in printed.items()
+        },
+    }
+
+
+def close_to(got: float, want: float, ulps: float) -> bool:
+    if math.isnan(want) or math.isinf(want):
+        return got == want or (math.isnan(got) and math.isnan(want))
+    return abs(got - want) <= ulps * ULP * abs(want)
+
+
+@pytest.mark.parametrize(("name", "sign"), [("asin", 1.0), ("acos", -1.0)])
+@pytest.mark.parametrize("x", [0.999999999, -0.999999999, 0.9999999999999999, 1 - 2**-30])
+def test_asin_and_acos_near_one_keep_their_digits(name, sign, x):
+    """1/sqrt((1 - x)*(1 + x)), not 1/sqrt(1 - x**2): at 0.999999999 the gradient was
+    22360.680091199512 (2.5e-10 off) and the Hessian 11180340350621.04 (7.5e-10 off)."""
+    mpmath = pytest.importorskip("mpmath")
+    with mpmath.workdps(50):
+        t = mpmath.mpf(x)
+        slope = float(sign / mpmath.sqrt(1 - t * t))
+        second = float(sign * t / (1 - t * t) ** 1.5)
+    for path, g in gradients_on_every_path(f"{name}(x)", {"x": x}).items():
+        assert close_to(g["x"], slope, 4), (path, g["x"], slope)
+    assert close_to(hessian(parse(f"{name}(x)"), {"x": x}).hessian["x"]["x"], second, 8)
+
+
+def test_a_zero_base_has_second_derivatives_zero_for_a_positive_exponent():
+    """d/dy of 0**y is 0 for y > 0, and so is its derivative (it was nan: 0*log(0))."""
+    for y in (0.5, 2.0, 7.0):
+        assert hessian(parse("0.0**y"), {"y": y}).hessian == {"y": {"y": 0.0}}
+    h = hessian(parse("x**y"), {"x": 0.0, "y": 2.0}).hessian
+    assert h == {"x": {"x": 2.0, "y": 0.0}, "y": {"x": 0.0, "y": 0.0}}
+
+
+def test_mixed_second_derivatives_of_a_power_agree():
+    """At (3.1, 0) both mixed derivatives of x**y are 1/x (one was 1.0: the derivative
+    through step(abs(y)), which jumps at 0), and at (2, 1023.5) both are inf (one was nan)."""
+    h = hessian(parse("x**y"), {"x": 3.1, "y": 0.0}).hessian
+    assert h["x"]["y"] == h["y"]["x"] == 1 / 3.1
+    h = hessian(parse("x**y"), {"x": 2.0, "y": 1023.5}).hessian
+    assert h["x"]["y"] == h["y"]["x"] == math.inf
+
+
+def test_a_power_whose_derivative_is_subnormal_keeps_it():
+    """d/dx x**y at (2, -1074) is -1074*2**-1075 = -537*2**-1074 (2**-1075 itself rounds to
+    0), in both modes and on the tape (the printed y*x**(y - 1) underflows where x**(y - 1)
+    does: see docs/calculus.md)."""
+    point = {"x": 2.0, "y": -1074.0}
+    expected = -537 * 5e-324
+    for path, g in gradients_on_every_path("x**y", point).items():
+        if path != "diff":
+            assert g["x"] == expected, path
+    assert parse("x**3").grad({"x": 1e-162}).gradients["x"] == 3 * 1e-162 * 1e-162
+
+
+def test_atan2_has_symmetric_second_derivatives_and_no_overflow_in_its_printed_gradient():
+    """At (2, 2) the mixed derivatives are 0 (they were 2.8e-17 and -2.8e-17); the printed
+    gradient keeps its digits at (1e300, 1e300) and (1e-200, 1e-200), where y/hypot(x, y)**2
+    gave 0 and inf."""
+    h = hessian(parse("atan2(y, x)"), {"x": 2.0, "y": 2.0}).hessian
+    assert h["x"]["y"] == h["y"]["x"] == 0.0
+    assert h["x"]["x"] == -h["y"]["y"] == pytest.approx(0.125, rel=4 * ULP)
+    for v in (1e300, 1e-200, 3.0, 1e-150):
+        truth = 1 / (2 * v)  # d/dy atan2(y, x) = x/(x**2 + y**2) at x = y = v
+        for path, g in gradients_on_every_path("atan2(y, x)", {"x": v, "y": v}).items():
+            if math.isinf(truth) or truth > 1e308:
+                continue
+            assert close_to(g["y"], truth, 4) and close_to(g["x"], -truth, 4), (path, v, g)
+
+
+def test_tanh_has_a_second_derivative_where_it_saturates():
+    """d^2/dx^2 tanh(x) at 1000 is -0, and tiny but not 0 at 300 (it was nan at 1000: the
+    printed 1/cosh(x)**2 differentiated through cosh's inf)."""
+    mpmath = pytest.importorskip("mpmath")
+    assert hessian(parse("tanh(x)"), {"x": 1000.0}).hessian["x"]["x"] == 0.0
+    for x in (0.3, 20.0, 300.0, -300.0):
+        with mpmath.workdps(50):
+            truth = float(-2 * mpmath.tanh(x) * mpmath.sech(x) ** 2)
+        assert close_to(hessian(parse("tanh(x)"), {"x": x}).hessian["x"]["x"], truth, 8), x
+
+
+def test_hypot_of_subnormals_has_the_gradient_of_the_unit_vector():
+    """At (5e-324, 5e-324) the gradient is (0.7071..., 0.7071...), not (1, 1): h rounds to
+    5e-324 there, so x/h is 1; sign(x)/hypot(1, y/x) forms no h."""
+    for path, g in gradients_on_every_path("hypot(x, y)", {"x": 5e-324, "y": 5e-324}).items():
+        assert close_to(g["x"], math.sqrt(0.5), 2) and close_to(g["y"], math.sqrt(0.5), 2), path
+    for path, g in gradients_on_every_path("hypot(x, y)", {"x": 3e-320, "y": -4e-320}).items():
+        assert close_to(g["x"], 0.6, 4) and close_to(g["y"], -0.8, 4), path

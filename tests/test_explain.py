@@ -130,15 +130,14 @@ PLAIN = "\n".join(
         "x*y + tanh(x)  6.9640275800758165",
         "",
         "backward pass",
-        "node           gradient               argument  local       "
-        "  value                product",
-        "x*y + tanh(x)  1.0                    x*y       1             1.0                  1.0",
-        "                                      tanh(x)   1             1.0                  1.0",
-        "x*y            1.0                    x         y             3.0                  3.0",
-        "                                      y         x             2.0                  2.0",
+        "node           gradient               argument  local       value                product",
+        "x*y + tanh(x)  1.0                    x*y       1           1.0                  1.0",
+        "                                      tanh(x)   1           1.0                  1.0",
+        "x*y            1.0                    x         y           3.0                  3.0",
+        "                                      y         x           2.0                  2.0",
         "y              2.0",
-        "tanh(x)        1.0                    x         1/cosh(x)**2"
-        "  0.07065082485316446  0.07065082485316446",
+        "tanh(x)        1.0                    x         sech(x)**2  0.07065082485316446"
+        "  0.07065082485316446",
         "x              3.0",
         "               + 0.07065082485316446",
         "               = 3.0706508248531645",
@@ -174,7 +173,7 @@ MARKDOWN = """\
 | `x*y` | 1.0 | `x` | `y` | 3.0 | 3.0 |
 |  |  | `y` | `x` | 2.0 | 2.0 |
 | `y` | 2.0 |  |  |  |  |
-| `tanh(x)` | 1.0 | `x` | `1/cosh(x)**2` | 0.07065082485316446 | 0.07065082485316446 |
+| `tanh(x)` | 1.0 | `x` | `sech(x)**2` | 0.07065082485316446 | 0.07065082485316446 |
 | `x` | 3.0 |  |  |  |  |
 |  | + 0.07065082485316446 |  |  |  |  |
 |  | = 3.0706508248531645 |  |  |  |  |
@@ -185,7 +184,7 @@ def test_worked_example_in_markdown():
     done = nanograd("explain", *EXAMPLE, "--format", "markdown")
     assert (done.returncode, done.stderr, done.stdout) == (0, "", MARKDOWN)
     short = nanograd("explain", *EXAMPLE, "--format", "markdown", "--digits", "4").stdout
-    assert "| `tanh(x)` | 1 | `x` | `1/cosh(x)**2` | 0.07065 | 0.07065 |" in short
+    assert "| `tanh(x)` | 1 | `x` | `sech(x)**2` | 0.07065 | 0.07065 |" in short
     assert "|  | = 3.071 |  |  |  |  |" in short
 
 

@@ -41,11 +41,6 @@ function powlog(a, b) {
   if (a > 0) return power(a, b) * Math.log(a);
   return a === 0 && b >= 0 ? 0 : NaN;
 }
-function sechSquared(x) {
-  const e = Math.exp(-2 * Math.abs(x));
-  const r = 1 / (1 + e);
-  return 4 * e * r * r;
-}
 const max = (a, b) => (a >= b ? a : b > a ? b : NaN);
 const min = (a, b) => (a <= b ? a : b < a ? b : NaN);
 function clamp(x, lo, hi) {

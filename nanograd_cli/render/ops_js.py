@@ -36,11 +36,7 @@ FORWARD: dict[str, str] = {
 
 # Local derivatives written by hand, per key of ops.OPS: a JavaScript array in the op's
 # parameters and `out`. Only where the engine computes one in a way its formula does not say.
-OVERRIDES: dict[str, str] = {
-    # tanh: the engine's 4e/(1 + e)**2, e = exp(-2|x|), not the formula's 1/cosh(x)**2, whose
-    # cosh**2 overflows past |x| = 355 and so loses the tiny values the engine keeps
-    "tanh": "[sechSquared(x)]",
-}
+OVERRIDES: dict[str, str] = {}
 
 OUT = "out"  # the op's value, in the derivatives
 _CALLED = re.compile(r"(?<![\w$.])([A-Za-z_$][\w$]*)\(")
