@@ -104,10 +104,38 @@ def test_digits_on_a_terminal_and_full_precision_in_a_pipe():
     assert "6.964" in screen and "3.071" in screen and "6.9640275" not in screen
     screen = "\n".join(visible(on_terminal("grad", "x*y + tanh(x)", "--x", "2", "--y", "3")))
     assert "6.9640275800758165" in screen  # it fits: full precision
-    piped = nanograd("grad", "x*y + tanh(x)", "--x", "2", "--y", "3", "--digits", "4")
-    assert "6.9640275800758165" in piped.stdout
+    piped = nanograd("grad", "x*y + tanh(x)", "--x", "2", "--y", "3")
+    assert "6.9640275800758165" in piped.stdout  # a pipe gets full precision
     bad = nanograd("grad", "x", "--x", "1", "--digits", "0")
     assert bad.returncode == 2 and "neither a number of digits from 1 to 17 nor full" in bad.stderr
+
+
+def test_an_explicit_digits_applies_to_every_table():
+    """NO_COLOR turns colour off, nothing else; --digits asks for digits wherever a table goes."""
+    point = ["--x", "2", "--y", "3", "--digits", "4"]
+    piped = nanograd("grad", "x*y + tanh(x)", *point)
+    assert (
+        piped.stdout
+        == "        value  gradient\nresult  6.964\nx       2      3.071\ny       3      2\n"
+    )
+    no_color = nanograd(
+        "explain", "x*x", "--x", "3.3333333", "--digits", "3", env={**os.environ, "NO_COLOR": "1"}
+    )
+    assert "= 6.67" in no_color.stdout and "3.3333333" not in no_color.stdout
+    # JSON and CSV keep every digit
+    assert (
+        "6.9640275800758165" in nanograd("grad", "x*y + tanh(x)", *point, "--format", "csv").stdout
+    )
+
+
+def test_check_shows_analytic_and_numeric_apart_in_any_digits():
+    done = nanograd("check", "x*y + tanh(x)", "--x", "2", "--y", "3", "--digits", "3")
+    assert done.stdout.splitlines()[1:] == [
+        "x      3.07      ≈3.07    5.76e-11   1.88e-11   yes",
+        "y      2         ≈2       1.78e-12   8.92e-13   yes",
+    ]
+    full = nanograd("check", "x*y + tanh(x)", "--x", "2", "--y", "3", "--digits", "full")
+    assert "≈" not in full.stdout and "1.999999999998" in full.stdout
 
 
 @pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")

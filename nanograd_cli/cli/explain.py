@@ -31,8 +31,8 @@ Examples:
     help="Output format. [default: table; plain text when not on a terminal]",
 )
 @digits_option(
-    "Significant digits of the numbers in a table on a terminal, in Markdown and in "
-    "LaTeX. [default: as many as fit a terminal; else full precision]"
+    "Significant digits of the numbers in a table, in Markdown and in LaTeX (JSON keeps "
+    "every digit). [default: as many as fit a terminal; else full precision]"
 )
 @strict_option
 @click.pass_context
@@ -63,4 +63,4 @@ def explain(
     elif rich_terminal():
         writers.print_tables(result, digits)
     else:
-        click.echo(writers.plain(result))
+        click.echo(writers.plain(result, number))

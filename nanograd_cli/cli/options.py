@@ -49,8 +49,8 @@ def digits_option(help: str):
 def table_format(command):
     """--format table|json|csv and --digits: the output of the commands that report numbers."""
     command = digits_option(
-        "Significant digits of the numbers in a table on a terminal. [default: as many "
-        "as fit the width; full precision in a pipe, JSON and CSV]"
+        "Significant digits of the numbers in a table (JSON and CSV keep every digit). "
+        "[default: as many as fit a terminal's width; full precision in a pipe]"
     )(command)
     return click.option(
         "--format",

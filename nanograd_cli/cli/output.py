@@ -11,6 +11,7 @@ import click
 from ..errors import SourceError
 from ..output import write_atomically
 from ..render import text
+from ..render.table import number_formats
 
 
 def report(message: str) -> None:
@@ -43,14 +44,15 @@ def emit(fmt: str | None, result, digits: str | None = None) -> None:
 
 
 def show_table(make_rows: Callable, digits: str | None = None) -> None:
-    """A Rich table on a terminal; plain aligned text, full precision, in a pipe or with
-    NO_COLOR set. `make_rows(number)` gives the rows with numbers formatted by `number`."""
+    """A Rich table on a terminal; plain aligned text in a pipe or with NO_COLOR set, in full
+    precision unless `digits` says. `make_rows(number)` gives the rows with numbers formatted
+    by `number`."""
     if rich_terminal():
         from ..render.table import print_table  # Rich: loaded only for a terminal
 
         print_table(make_rows, digits)
     else:
-        click.echo(text.plain_table(make_rows(repr)))
+        click.echo(text.plain_table(make_rows(number_formats(digits)[0])))
 
 
 def write_out(output: str, data: bytes) -> None:

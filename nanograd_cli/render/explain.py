@@ -73,15 +73,17 @@ def backward_rows(result: Explanation, number: Number = repr) -> list[list[str]]
     return rows
 
 
-def plain(result: Explanation) -> str:
-    """Both passes as aligned plain text, full precision: what a pipe gets."""
+def plain(result: Explanation, number: Number = repr) -> str:
+    """Both passes as aligned plain text, numbers by `number` (full precision by default):
+    what a pipe gets."""
+    backward = plain_table(backward_rows(result, number)) if result.backward else None
     return "\n".join(
         [
             "forward pass",
-            plain_table(forward_rows(result)),
+            plain_table(forward_rows(result, number)),
             "",
             "backward pass",
-            plain_table(backward_rows(result)) if result.backward else NOTHING_TO_DIFFERENTIATE,
+            backward or NOTHING_TO_DIFFERENTIATE,
         ]
     )
 

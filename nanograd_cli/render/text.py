@@ -264,9 +264,22 @@ def _(result: Hessian, number: Number = repr) -> list[list[str]]:
 def _(result: GradientCheck, number: Number = repr) -> list[list[str]]:
     rows = [["input", *CHECK_FIELDS]]
     for name, c in result.checks.items():
-        numbers = (number(getattr(c, f)) for f in CHECK_FIELDS[:-1])
-        rows.append([name, *numbers, "yes" if c.passed else "NO"])
+        errors = (number(c.abs_error), number(c.rel_error))
+        rows.append([name, *apart(c.analytic, c.numeric, number), *errors, _yes(c.passed)])
     return rows
+
+
+def _yes(passed: bool) -> str:
+    return "yes" if passed else "NO"
+
+
+def apart(a: float, b: float, number: Number) -> tuple[str, str]:
+    """`a` and `b` written by `number`; where that writes two different numbers alike, `b`
+    is marked ≈ (nearly, not exactly): a check does not show a difference as none."""
+    pair = number(a), number(b)
+    if pair[0] == pair[1] and a != b:
+        return pair[0], f"≈{pair[1]}"
+    return pair
 
 
 @table_rows.register
