@@ -180,7 +180,7 @@ class _Problem:
         if bad.any():
             row = int(np.argmax(bad))
             raise InputError(
-                f"sigma: row {row + 1} of column {name} is {values[row]!r}; a standard "
+                f"sigma: row {row + 1} of column {name} is {float(values[row])!r}; a standard "
                 "deviation is a positive number"
             )
         return values
@@ -460,14 +460,14 @@ def _covariance(jac: np.ndarray, scale: np.ndarray, rss: float, n: int, k: int) 
 
 
 def _not_finite_at_start(problem: _Problem, row: int) -> str:
-    value = problem.model[row]
-    if not math.isfinite(problem.observed[row]):
-        what = f"the target is {problem.observed[row]!r}"
+    value, observed = float(problem.model[row]), float(problem.observed[row])
+    if not math.isfinite(observed):
+        what = f"the target is {observed!r}"
     elif not math.isfinite(value):
         what = f"the model is {value!r}"
     else:
         what = "the residual is not finite"
-    data = ", ".join(f"{name} = {values[row]!r}" for name, values in problem.data.items())
+    data = ", ".join(f"{name} = {float(values[row])!r}" for name, values in problem.data.items())
     at = f" ({data})" if data else ""
     return f"at the start, row {row + 1}{at}: {what}; start from values where it is finite"
 
