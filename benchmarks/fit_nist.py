@@ -215,6 +215,7 @@ def main() -> None:
     parser.add_argument("--stages", help="nanograd's stages, e.g. trf,lm or trf or lm")
     parser.add_argument("--tolerance", type=float, help="ftol = xtol = gtol of each stage")
     parser.add_argument("--x-scale", help="x_scale of each stage (jac, or 1)")
+    parser.add_argument("--polish", type=int, help="Gauss-Newton steps after each stage")
     parser.add_argument(
         "--move-starts",
         type=float,
@@ -282,6 +283,8 @@ def main() -> None:
 
 def configure(args) -> None:
     """Other defaults for nanograd's fit, to measure them."""
+    if args.polish is not None:
+        fitting.POLISH_STEPS = args.polish
     stages = [fitting.FIRST_STAGE, fitting.SECOND_STAGE]
     if args.stages:
         methods = args.stages.split(",")

@@ -456,7 +456,8 @@ def _covariance(jac: np.ndarray, scale: np.ndarray, rss: float, n: int, k: int) 
     if s[-1] <= RANK_TOLERANCE * max(scaled.shape) * s[0]:
         return np.full((k, k), math.nan)
     inverse = (vt.T / s**2) @ vt  # (SᵀS)⁻¹ for the scaled columns
-    return inverse / np.outer(scale, scale) * (rss / (n - k))
+    covariance = inverse / np.outer(scale, scale) * (rss / (n - k))
+    return (covariance + covariance.T) / 2  # symmetric to the last bit
 
 
 def _not_finite_at_start(problem: _Problem, row: int) -> str:
