@@ -323,10 +323,20 @@ def _summary(problem: _Problem, x0: np.ndarray, stages: list[_Stage], budget: in
             f"the solver {why} where the gradient is not small: not a minimum (largest "
             f"|J_jᵀr| / (|J_j| |r|) is {_gradient_measure(problem, best):.2g})"
         )
+    trials = problem.non_finite_trials
+    if trials and not reasons:
+        pass  # rejected steps that the solver recovered from: said below, still converged
+    elif trials:
+        reasons.append(f"{trials} trial step{'s' * (trials > 1)} made a residual nan or inf")
     converged = not reasons
     if converged:
         last = next((s for s in reversed(stages) if s.result is not None), None)
         message = last.message if last else "the start is a minimum"
+        if trials:
+            message += (
+                f" ({trials} trial step{'s' * (trials > 1)} made a residual nan or inf and "
+                "the solver took shorter ones)"
+            )
     else:
         message = "; ".join(reasons)
     covariance = _covariance(jac, scale, best_rss, n, k)

@@ -436,3 +436,21 @@ def test_the_json_csv_and_table_writers():
         "stopped because",
     ]
     assert "<table>" in result._repr_html_()
+
+
+def test_trial_steps_that_make_a_residual_nan_are_said():
+    x = np.linspace(0, 1, 20)
+    columns = {"x": x, "y": np.log(1.05 - x)}
+    result = fit(parse("log(b - x)"), columns, {"b": 3.0})
+    assert result.converged
+    assert result.parameters["b"] == pytest.approx(1.05, rel=1e-12)
+    assert result.message == (
+        "the gradient is zero to within the tolerance (2 trial steps made a residual nan or "
+        "inf and the solver took shorter ones)"
+    )
+    result = fit(parse("log(b - x)"), columns, {"b": 3.0}, steps=2)
+    assert not result.converged
+    assert result.message == (
+        "stopped after 2 evaluations (the steps limit) before converging; 1 trial step made "
+        "a residual nan or inf"
+    )
