@@ -217,6 +217,11 @@ def main() -> None:
     parser.add_argument("--x-scale", help="x_scale of each stage (jac, or 1)")
     parser.add_argument("--polish", type=int, help="Gauss-Newton steps after each stage")
     parser.add_argument(
+        "--lanczos1",
+        action="store_true",
+        help="how far the data's precision limits Lanczos1's standard errors",
+    )
+    parser.add_argument(
         "--move-starts",
         type=float,
         metavar="F",
@@ -224,6 +229,9 @@ def main() -> None:
     )
     args = parser.parse_args()
     configure(args)
+    if args.lanczos1:
+        lanczos1()
+        return
     chosen = args.contender or list(CONTENDERS)
     try:
         import lmfit  # noqa: F401
@@ -279,6 +287,51 @@ def main() -> None:
                 f"errors short: {short}; right but not called converged: {right_unconverged}"
             )
         print(line)
+
+
+def lanczos1() -> None:
+    """Lanczos1's certified RSS is 1.4e-25: its residuals are at rounding level. From
+    nanograd's solution, Gauss-Newton steps in extended precision (long double) with the data
+    as exact decimals and with the data rounded to doubles: the digits of the standard errors
+    that the RSS of each allows (they scale with its square root)."""
+    problem = next(p for p in problems() if p["name"] == "Lanczos1")
+    with open(DATA / problem["data"], newline="") as f:
+        rows = list(csv.DictReader(f))
+    exact = [np.array([np.longdouble(r[c]) for r in rows]) for c in ("x", "y")]
+    doubles = [np.array([float(r[c]) for r in rows]).astype(np.longdouble) for c in ("x", "y")]
+    _, _, result = run_nanograd(problem, problem["start1"])
+    start = np.array([result.parameters[n] for n in problem["parameters"]], dtype=np.longdouble)
+    print(f"nanograd in double precision: RSS {result.rss:.6e}, certified {problem['rss']:.6e}")
+    for label, (x, y) in (("exact decimals", exact), ("doubles", doubles)):
+        b = start.copy()
+        for _ in range(5):
+            e = [np.exp(-b[2 * i + 1] * x) for i in range(3)]
+            r = y - sum(b[2 * i] * e[i] for i in range(3))
+            jac = np.column_stack([c for i in range(3) for c in (e[i], -b[2 * i] * x * e[i])])
+            b = b + _solve(jac.T @ jac, jac.T @ r)
+        e = [np.exp(-b[2 * i + 1] * x) for i in range(3)]
+        r = y - sum(b[2 * i] * e[i] for i in range(3))
+        rss = float(np.sum(r * r))
+        error = abs(rss - problem["rss"]) / problem["rss"]
+        print(
+            f"long double from the data as {label}: RSS {rss:.6e}, relative error {error:.1e}, "
+            f"standard errors to {-math.log10(error / 2):.1f} digits"
+        )
+
+
+def _solve(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """a x = b by Gauss-Jordan elimination with partial pivoting, in a's precision (NumPy's
+    solvers are double precision only)."""
+    m = np.concatenate([a, b[:, None]], axis=1)
+    k = len(b)
+    for i in range(k):
+        pivot = i + int(np.argmax(np.abs(m[i:, i])))
+        m[[i, pivot]] = m[[pivot, i]]
+        m[i] /= m[i, i]
+        for j in range(k):
+            if j != i:
+                m[j] -= m[j, i] * m[i]
+    return m[:, k]
 
 
 def configure(args) -> None:
