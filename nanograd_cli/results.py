@@ -173,3 +173,53 @@ def result_names(outputs: list[str], wrt: list[str]) -> list[str]:
     if not outputs:
         return ["value", *(f"d_{n}" for n in wrt)]
     return [*outputs, *(f"d{u}/d{x}" for u in outputs for x in wrt)]
+
+
+@dataclass
+class Fit:
+    """A least-squares fit: each parameter's value, standard error and covariances (a fixed
+    parameter's are 0), the residual sum of squares and its standard deviation, the degrees
+    of freedom n - k and rows n, iterations (Jacobian evaluations), whether it converged and
+    why it stopped, the starts (`inputs`), and per row the fitted value and the residual
+    target - fitted (arrays, for writing the rows back out)."""
+
+    parameters: dict[str, float]
+    stderr: dict[str, float]
+    covariance: dict[str, dict[str, float]]
+    rss: float
+    residual_sd: float
+    dof: int
+    n: int
+    iterations: int
+    converged: bool
+    message: str
+    inputs: dict[str, float]
+    fitted: object = field(default=None, repr=False, compare=False)  # a NumPy array
+    residuals: object = field(default=None, repr=False, compare=False)
+
+    def _repr_html_(self) -> str:
+        """A small table for notebooks: the parameters, then the fit's statistics."""
+        from html import escape
+
+        def cell(x) -> str:
+            return f"{x:.6g}" if isinstance(x, float) else escape(str(x))
+
+        rows = [
+            f"<tr><th>{escape(name)}</th><td>{cell(value)}</td>"
+            f"<td>{cell(self.stderr[name])}</td></tr>"
+            for name, value in self.parameters.items()
+        ]
+        stats = [
+            ("RSS", self.rss),
+            ("residual sd", self.residual_sd),
+            ("dof", self.dof),
+            ("rows", self.n),
+            ("iterations", self.iterations),
+            ("converged", "yes" if self.converged else "no"),
+        ]
+        rows += [f'<tr><th>{k}</th><td colspan="2">{cell(v)}</td></tr>' for k, v in stats]
+        return (
+            "<table><thead><tr><th></th><th>value</th><th>stderr</th></tr></thead><tbody>"
+            + "".join(rows)
+            + f"</tbody></table><p>{escape(self.message)}</p>"
+        )

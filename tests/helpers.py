@@ -1,6 +1,6 @@
 """Helpers the tests share: running the command line (in process, or the installed command
 in a pipe, on a pseudo-terminal, or under limits), the worked example, random expressions.
-Fixtures live in conftest.py."""
+Fixtures, when tests come to share one, go in conftest.py."""
 
 from __future__ import annotations
 

@@ -288,3 +288,51 @@ def _(result: Minimum, number: Number = repr) -> list[list[str]]:
     rows.append(["gradient norm", number(result.gradient_norm), ""])
     rows.append(["steps", str(result.steps), "converged" if result.converged else "step limit"])
     return rows
+
+
+# Fits (`nanograd fit`): the shape of docs/fit.md and the spec's §2b.
+
+from ..results import Fit  # noqa: E402
+
+
+@json_object.register
+def _(result: Fit) -> dict:
+    return {
+        "parameters": result.parameters,
+        "stderr": result.stderr,
+        "covariance": result.covariance,
+        "rss": result.rss,
+        "residual_sd": result.residual_sd,
+        "dof": result.dof,
+        "n": result.n,
+        "iterations": result.iterations,
+        "converged": result.converged,
+        "message": result.message,
+        "inputs": result.inputs,
+    }
+
+
+@csv_header.register
+def _(result: Fit) -> str:
+    return "parameter,value,stderr"
+
+
+@csv_rows.register
+def _(result: Fit) -> list[str]:
+    return [
+        f"{name},{value!r},{result.stderr[name]!r}" for name, value in result.parameters.items()
+    ]
+
+
+@table_rows.register
+def _(result: Fit, number: Number = repr) -> list[list[str]]:
+    rows = [["", "value", "stderr"]]
+    for name, value in result.parameters.items():
+        rows.append([name, number(value), number(result.stderr[name])])
+    rows.append(["rss", number(result.rss), ""])
+    rows.append(["residual sd", number(result.residual_sd), ""])
+    rows.append(["dof", str(result.dof), ""])
+    rows.append(["rows", str(result.n), ""])
+    rows.append(["iterations", str(result.iterations), ""])
+    rows.append(["stopped because", result.message, ""])
+    return rows
