@@ -7,11 +7,9 @@ Run: python benchmarks/fit.py [--runs N] [--rows N]
                                                  ROWS rows, 1,000,000 by default)
 
 Each contender is a whole process started in a temporary directory; they run in turn, N times
-(default 5), and the medians of the wall-clock and CPU times are compared. Until the command
-line has `nanograd fit`, nanograd's contender is a small `python -c` calling the library
-(`FIT_COMMAND`); the command `nanograd fit model.txt --data points.csv --a 1 --b 0.1 --c 0`
-will replace it (`CLI_COMMAND`, used with --cli). All contenders start from the same point
-and must agree on the parameters to 1e-6.
+(default 5), and the medians of the wall-clock and CPU times are compared. nanograd's
+contender is the command `nanograd fit model.txt --data points.csv --a 1 --b 0.1 --c 0`.
+All contenders start from the same point and must agree on the parameters to 1e-6.
 """
 
 from __future__ import annotations
@@ -37,19 +35,8 @@ ROWS = 200_000
 TRUE = {"a": 2.5, "b": 1.3, "c": 0.5}
 START = {"a": 1.0, "b": 0.1, "c": 0.0}
 
-# nanograd through its library, reading the file as `--data` will.
-FIT_COMMAND = """
-import json, sys
-from nanograd_cli.fit import fit, read_columns
-from nanograd_cli.language import parse
-from nanograd_cli.render.text import to_json
-columns = read_columns(sys.argv[1], "csv", ["x", "y"])
-result = fit(parse(sys.argv[2]), columns, json.loads(sys.argv[3]))
-print(to_json(result))
-"""
-
-# The command line, once it exists: `python benchmarks/fit.py --cli`.
-CLI_COMMAND = ["-m", "nanograd_cli", "fit", "model.txt", "--data", "points.csv"]
+# nanograd: the command, as a user runs it.
+FIT_COMMAND = ["-m", "nanograd_cli", "fit", "model.txt", "--data", "points.csv"]
 
 SCIPY_SCRIPT = """
 import json, sys
@@ -103,15 +90,12 @@ def write_points(path: Path, rows: int) -> None:
     pcsv.write_csv(pa.table({"x": x, "y": y}), path)
 
 
-def contenders(tmp: Path, cli: bool) -> dict[str, list[str]]:
+def contenders(tmp: Path) -> dict[str, list[str]]:
     (tmp / "script.py").write_text(SCIPY_SCRIPT)
     (tmp / "model.txt").write_text(SOURCE + "\n")
     start = json.dumps(START)
-    if cli:
-        ours = [sys.executable, *CLI_COMMAND, *(f"--{k}={v}" for k, v in START.items())]
-        ours += ["--format", "json"]
-    else:
-        ours = [sys.executable, "-c", FIT_COMMAND, "points.csv", SOURCE, start]
+    ours = [sys.executable, *FIT_COMMAND, *(f"--{k}={v}" for k, v in START.items())]
+    ours += ["--format", "json"]
     return {
         "nanograd fit": ours,
         "least_squares, NumPy Jacobian": [
@@ -136,12 +120,12 @@ def parameters(name: str, out: str) -> dict[str, float]:
     return found["parameters"] if name == "nanograd fit" else found
 
 
-def end_to_end(runs: int, rows: int, cli: bool) -> None:
+def end_to_end(runs: int, rows: int) -> None:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
         write_points(tmp / "points.csv", rows)
-        commands = contenders(tmp, cli)
+        commands = contenders(tmp)
         reference = None
         for name, command in commands.items():  # a first run of each: they agree
             found = parameters(name, timed(command, tmp, env)[3])
@@ -170,12 +154,12 @@ def end_to_end(runs: int, rows: int, cli: bool) -> None:
         report.ratio("fit, s", f"{SOURCE}, {rows:,} rows", wall[ours], name, wall[name])
 
 
-def memory(rows: int, cli: bool) -> None:
+def memory(rows: int) -> None:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
         write_points(tmp / "points.csv", rows)
-        commands = contenders(tmp, cli)
+        commands = contenders(tmp)
         for name, command in commands.items():
             wall, _, peak_kb, _ = timed(command, tmp, env)
             print(
@@ -193,12 +177,11 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--rows", type=int, default=ROWS)
     parser.add_argument("--memory", nargs="?", type=int, const=1_000_000, metavar="ROWS")
-    parser.add_argument("--cli", action="store_true", help="run `nanograd fit` (once it exists)")
     args = parser.parse_args()
     if args.memory:
-        memory(args.memory, args.cli)
+        memory(args.memory)
     else:
-        end_to_end(args.runs, args.rows, args.cli)
+        end_to_end(args.runs, args.rows)
 
 
 if __name__ == "__main__":

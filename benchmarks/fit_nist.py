@@ -5,7 +5,7 @@ A fit passes when every parameter matches its certified value to at least 6 sign
 digits and every standard error its certified value to at least 4 (the log relative error,
 -log10(|estimate - certified| / |certified|), of each). The contenders:
 
-* nanograd: `nanograd_cli.fit.fit` (exact derivatives from the tape), at its defaults;
+* nanograd: `nanograd_cli.fitting.fit` (exact derivatives from the tape), at its defaults;
 * curve_fit: `scipy.optimize.curve_fit`, finite differences, its defaults (lm);
 * least_squares lm: `scipy.optimize.least_squares(method="lm")`, finite differences;
 * lmfit: `lmfit.minimize` (leastsq), its defaults and its standard errors;
@@ -42,7 +42,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 DATA = ROOT / "tests" / "data" / "nist"
 
-from nanograd_cli import fit as fitting  # noqa: E402
+from nanograd_cli import fitting  # noqa: E402
 from nanograd_cli.language import parse  # noqa: E402
 from nanograd_cli.tape import Tape  # noqa: E402
 

@@ -14,9 +14,11 @@ from typing import TYPE_CHECKING
 from .engine import Value
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+
     from .batch import BatchFunction
     from .program import Program
-    from .results import GradientCheck, Gradients, Hessian, Jacobian
+    from .results import Fit, GradientCheck, Gradients, Hessian, Jacobian
 
 __version__ = "0.1.0"
 __all__ = [
@@ -26,6 +28,7 @@ __all__ = [
     "compile",
     "diff",
     "draw_dot",
+    "fit",
     "grad",
     "hessian",
     "jacobian",
@@ -69,6 +72,32 @@ def check(source: str, /, **inputs: float) -> GradientCheck:
     from . import api
 
     return api.check(parse(source), inputs)
+
+
+def fit(
+    source: str,
+    /,
+    data: Mapping[str, Sequence[float]] | str,
+    target: str = "y",
+    sigma: str | None = None,
+    fix: Sequence[str] = (),
+    **starts: float,
+) -> Fit:
+    """A least-squares fit of `source`'s parameters (its inputs that name no column of
+    `data`), from the starts given by keywords, to the rows of `data`: a mapping of column
+    names to 1-D arrays (a pandas DataFrame is one), or the path of a CSV, Parquet, Arrow or
+    JSON Lines file. `target` is an expression over the columns; `sigma` names a column of
+    each row's standard deviation; `fix` names parameters held at their start."""
+    from . import api
+
+    program, target_program = parse(source), parse(target)
+    needed = {*program.inputs, *target_program.inputs, *([sigma] if sigma else [])}
+    if isinstance(data, str):
+        from . import io
+
+        data = io.read_table(data, io.input_format(data, None), needed, "data").columns
+    columns = {name: data[name] for name in data if name in needed}  # others may be text
+    return api.fit(program, columns, starts, target_program, sigma, fix)
 
 
 def compile(source: str, /, *wrt: str, **fixed: float) -> BatchFunction:

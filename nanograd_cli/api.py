@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from .errors import InputError, NonFiniteResult, NotAnInput, SourceError
 from .program import Program
-from .results import Explanation, GradientCheck, Gradients, Hessian, Jacobian, Minimum
+from .results import Explanation, Fit, GradientCheck, Gradients, Hessian, Jacobian, Minimum
 
 if TYPE_CHECKING:
     from .plot import Curve, Range, Surface
@@ -162,10 +162,34 @@ def minimize(
         non_finite(program.first_non_finite(program.values(point)), strict, warn)
         loss = descent.at_point(program)
     else:
-        loss = descent.over_rows(
-            program, {n: data[n] for n in program.inputs if n in data}, batch, seed
-        )
-    return descent.minimize(loss, point, moving, steps, lr, optimizer, tol, on_step, on_point)
+        rows = {n: data[n] for n in program.inputs if n in data}
+        loss = descent.over_rows(program, rows, batch, seed)
+    result = descent.minimize(loss, point, moving, steps, lr, optimizer, tol, on_step, on_point)
+    if data is not None and batch is not None:  # the loss over every row, not the last batch's
+        value, gradients = descent.over_rows(program, rows)(result.inputs)
+        norm = descent.norm([gradients[n] for n in moving])
+        result = Minimum(value, result.inputs, gradients, norm, result.steps, result.converged)
+    return result
+
+
+def fit(
+    program: Program,
+    columns: Mapping[str, Sequence[float]],
+    starts: Mapping[str, float],
+    target: Program | None = None,
+    sigma: str | None = None,
+    fix: Sequence[str] = (),
+    steps: int | None = None,
+    progress: Callable[[int, float], None] | None = None,
+) -> Fit:
+    """A least-squares fit of the program's parameters (its inputs that name no column of
+    `columns`) from `starts` to the rows of `columns`: the residual of a row is `target` (a
+    program over the columns; by default the column y) less the model, divided by the column
+    `sigma` when given. A fit that does not converge comes back with `converged` false and
+    why in `message`; Ctrl-C raises Interrupted with the best point reached."""
+    from .fitting import fit as least_squares  # makes its checks as it sets the problem up
+
+    return least_squares(program, columns, starts, target, sigma, fix, steps, progress)
 
 
 def draw(

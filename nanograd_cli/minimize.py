@@ -94,10 +94,10 @@ def minimize(
             now = {n: v.data for n, v in point.items()}
             value, grads = loss(now)
             moved = {n: grads[n] for n in names}
-            norm = _norm(list(moved.values()))
-            if not math.isfinite(value) or not math.isfinite(norm):
+            size = norm(list(moved.values()))
+            if not math.isfinite(value) or not math.isfinite(size):
                 raise _not_finite(value, moved, taken)
-            reached = Minimum(value, now, grads, norm, taken, norm <= tol)
+            reached = Minimum(value, now, grads, size, taken, size <= tol)
             if on_step:
                 on_step(taken, value)
             if on_point:
@@ -116,7 +116,7 @@ def minimize(
         ) from None
 
 
-def _norm(components: list[float]) -> float:
+def norm(components: list[float]) -> float:
     """The Euclidean norm, without overflow where the components are finite."""
     largest = max((abs(c) for c in components), default=0.0)
     if largest == 0.0 or not math.isfinite(largest):

@@ -1,4 +1,4 @@
-"""nanograd_cli.fit: least-squares fits with the tape's exact Jacobian, checked against the
+"""nanograd_cli.fitting: least-squares fits with the tape's exact Jacobian, checked against the
 NIST StRD certified values, against independent NumPy computations, and for honesty about
 what did not work."""
 
@@ -11,9 +11,10 @@ import sys
 import numpy as np
 import pytest
 
-from nanograd_cli import fit as fitting
+from nanograd_cli import fitting
 from nanograd_cli.errors import InputError, NanogradError
-from nanograd_cli.fit import fit, read_columns
+from nanograd_cli.fitting import fit
+from nanograd_cli.io import read_table
 from nanograd_cli.language import parse
 from nanograd_cli.render.text import plain_table, table_rows, to_csv, to_json
 
@@ -36,7 +37,7 @@ def lre(estimate: float, certified: float) -> float:
 
 def nist_fit(name: str, start: str):
     problem = PROBLEMS[name]
-    columns = read_columns(str(NIST / problem["data"]), "csv")
+    columns = read_table(str(NIST / problem["data"]), "csv").columns
     target = parse(problem["target"]) if "target" in problem else None
     starts = dict(zip(problem["parameters"], problem[start], strict=True))
     return problem, fit(parse(problem["model"]), columns, starts, target=target)
@@ -83,7 +84,7 @@ def test_the_nist_data_reproduce_the_certified_rss():
     from nanograd_cli.tape import batch_gradients
 
     for name, problem in PROBLEMS.items():
-        columns = read_columns(str(NIST / problem["data"]), "csv")
+        columns = read_table(str(NIST / problem["data"]), "csv").columns
         assert len(next(iter(columns.values()))) == problem["n"]
         program = parse(problem["model"])
         point = dict(zip(problem["parameters"], problem["certified"], strict=True))
@@ -377,17 +378,17 @@ def test_without_scipy_the_error_says_what_to_install(monkeypatch):
 def test_read_columns_reads_the_needed_columns_as_points_does(tmp_path):
     path = tmp_path / "points.csv"
     path.write_text("id,x,y\na,1,2\nb,2,4.5\n")
-    assert {k: v.tolist() for k, v in read_columns(str(path), "csv", ["x", "y"]).items()} == {
+    assert {k: v.tolist() for k, v in read_table(str(path), "csv", ["x", "y"]).columns.items()} == {
         "x": [1.0, 2.0],
         "y": [2.0, 4.5],
     }
     with pytest.raises(InputError) as error:
-        read_columns(str(path), "csv")
-    assert str(error.value) == "--points row 1, column id: 'a' is not a number"
+        read_table(str(path), "csv")
+    assert str(error.value) == "--data row 1, column id: 'a' is not a number"
     path.write_text("x,y\n1,2\n3,abc\n")
     with pytest.raises(InputError) as error:
-        read_columns(str(path), "csv")
-    assert str(error.value) == "--points row 2, column y: 'abc' is not a number"
+        read_table(str(path), "csv")
+    assert str(error.value) == "--data row 2, column y: 'abc' is not a number"
 
 
 def test_read_columns_reads_parquet(tmp_path):
@@ -395,7 +396,7 @@ def test_read_columns_reads_parquet(tmp_path):
     import pyarrow.parquet as pq
 
     pq.write_table(pa.table({"x": [1.0, 2.0, 3.0], "y": [2, 4, 6]}), tmp_path / "p.parquet")
-    columns = read_columns(str(tmp_path / "p.parquet"), "parquet")
+    columns = read_table(str(tmp_path / "p.parquet"), "parquet").columns
     result = fit(parse("k*x"), columns, {"k": 1})
     assert result.parameters["k"] == pytest.approx(2.0, rel=1e-12)
 
@@ -433,7 +434,7 @@ def test_the_json_csv_and_table_writers():
         "dof",
         "rows",
         "iterations",
-        "stopped because",
+        "converged",
     ]
     assert "<table>" in result._repr_html_()
 

@@ -17,7 +17,18 @@ from ..streams import guard as guard_streams
 from .errors import exit_code
 
 # Each command, by the module that holds it (and is named after it).
-COMMANDS = ["check", "diff", "draw", "explain", "grad", "hessian", "minimize", "plot", "repl"]
+COMMANDS = [
+    "check",
+    "diff",
+    "draw",
+    "explain",
+    "fit",
+    "grad",
+    "hessian",
+    "minimize",
+    "plot",
+    "repl",
+]
 
 
 class Commands(click.Group):

@@ -6,8 +6,8 @@ import sys
 
 import click
 
-from .. import api
-from ..errors import Interrupted
+from .. import api, io
+from ..errors import InputError, Interrupted
 from ..render.progress import StepsProgress
 from ..sources import Source
 from .command import InputsCommand, complete_inputs, program_and_point
@@ -66,6 +66,25 @@ Examples:
     help="Also draw the descent (.svg .png .pdf): its path on the contour plot of SOURCE for "
     "two inputs, the loss at every step otherwise.",
 )
+@click.option(
+    "--data",
+    metavar="FILE",
+    help="Train on these rows (- for standard input; CSV, Parquet, Arrow or JSON Lines): SOURCE "
+    "is a loss per row, an input named as a column is read per row, and the mean loss is "
+    "minimized over the other inputs.",
+)
+@click.option(
+    "--data-format",
+    type=click.Choice(["csv", "parquet", "arrow", "jsonl"]),
+    help="The format of --data FILE, whatever the extension.",
+)
+@click.option(
+    "--batch",
+    type=CountFrom(min=1),
+    metavar="N",
+    help="With --data: N rows a step, shuffled each pass. [default: every row every step]",
+)
+@click.option("--seed", type=int, help="With --batch: the seed of the shuffle.")
 @wrt_option("Move only these inputs (the others keep their values).")
 @click.option(
     "--fix",
@@ -86,6 +105,10 @@ def minimize(
     optimizer: str,
     tol: float,
     picture: str | None,
+    data: str | None,
+    data_format: str | None,
+    batch: int | None,
+    seed: int | None,
     wrt: tuple[str, ...],
     fix: tuple[str, ...],
     fmt: str | None,
@@ -106,7 +129,14 @@ def minimize(
 
         picture_format = format_of(picture)  # before any step: a bad name fails at once
         descent = Descent()
+    if data is None and (batch is not None or seed is not None or data_format is not None):
+        raise InputError("--batch, --seed and --data-format are for the rows of --data FILE")
+    if data == "-" and source.stdin:
+        raise InputError("the source and --data - cannot both come from standard input")
     program, start = program_and_point(ctx, source, var)
+    columns = None
+    if data is not None:
+        columns = io.read_table(data, io.input_format(data, data_format), program.inputs).columns
     progress = StepsProgress(steps) if sys.stderr.isatty() else None
     try:
         result = api.minimize(
@@ -122,6 +152,9 @@ def minimize(
             descent and descent.record,
             wrt,
             fix,
+            columns,
+            batch,
+            seed,
         )
     except Interrupted as stop:  # Ctrl-C: the point reached is shown, and then the exit code
         result, interrupted = stop.reached, stop

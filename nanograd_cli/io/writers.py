@@ -26,18 +26,20 @@ from .numbers import float_text, join, literal, text_array, to_arrow, to_numpy
 class Writer:
     """Rows to `sink` (a binary file). `columns` are those read, `inputs` which of them are
     inputs, `shown` the inputs whose gradients are written, `outputs` the names of a source's
-    several outputs (none for one result)."""
+    several outputs (none for one result). `named`, instead, names the columns that the
+    results add, each one number per row (fit's `fitted` and `residual`)."""
 
-    def __init__(self, sink: BinaryIO, columns, inputs, shown, outputs=()):
+    def __init__(self, sink: BinaryIO, columns, inputs, shown, outputs=(), named=None):
         self.sink = sink
         self.columns = list(columns)
         self.inputs = set(inputs)
         self.shown = list(shown)
         self.outputs = list(outputs)
+        self.named = named
 
     def added(self) -> list[str]:
         """The names of the columns (or keys) this format adds to those read."""
-        return result_names(self.outputs, self.shown)
+        return self.named or result_names(self.outputs, self.shown)
 
     def kept(self) -> list[str]:
         """The columns read that are written as they were."""
@@ -82,19 +84,30 @@ class JsonLinesWriter(Writer):
     point: non-finite numbers are the strings "nan", "inf" and "-inf"."""
 
     def added(self) -> list[str]:
+        if self.named:
+            return self.named
         return (
             ["values", "inputs", "jacobian"] if self.outputs else ["value", "inputs", "gradients"]
         )
 
     def kept(self) -> list[str]:
-        return [c for c in self.columns if c not in self.inputs]
+        return self.columns if self.named else [c for c in self.columns if c not in self.inputs]
 
     def write(self, batch) -> None:
         pieces: list = []
         for name in self.kept():
+            if name in self.inputs:  # written as the numbers read from it
+                pieces += [f"{json.dumps(name)}: ", _json_numbers(batch.inputs[name]), ", "]
+                continue
             values = batch.table.column(name).to_pylist()
             text = [_json_value(v) for v in values]
             pieces += [f"{json.dumps(name)}: ", text_array(text), ", "]
+        if self.named:  # one number per row and name, beside the columns read
+            for k, (name, values) in enumerate(zip(self.named, batch.results, strict=True)):
+                pieces += [", " * (k > 0) + f"{json.dumps(name)}: ", _json_numbers(values)]
+            pieces.append("}")
+            _write_lines(self.sink, ["{", *pieces], "")
+            return
         m = len(self.outputs)
         values, gradients = batch.results[: m or 1], iter(batch.results[m or 1 :])
         if m:
@@ -119,8 +132,8 @@ class ArrowFormatWriter(Writer):
     """Parquet or Arrow IPC: the columns read keep their type, except input columns read as
     text (from CSV), which are written as the numbers read from them."""
 
-    def __init__(self, sink, columns, inputs, shown, outputs, fmt: str, stream: bool):
-        super().__init__(sink, columns, inputs, shown, outputs)
+    def __init__(self, sink, columns, inputs, shown, outputs, named, fmt: str, stream: bool):
+        super().__init__(sink, columns, inputs, shown, outputs, named)
         self.fmt = fmt
         self.stream = stream  # the IPC stream format, for a pipe
         self.writer = None
@@ -188,19 +201,22 @@ class ArrowFormatWriter(Writer):
             self.writer = new(self.sink, schema)
 
 
-def open_writer(sink: BinaryIO, fmt: str, columns, inputs, shown, outputs, stream: bool) -> Writer:
+def open_writer(
+    sink: BinaryIO, fmt: str, columns, inputs, shown, outputs, stream: bool, named=None
+) -> Writer:
     """The writer of `fmt` to `sink`; `stream`: the sink is a pipe (Arrow's stream format).
     A column read that has the name of one the output adds is an error."""
     if fmt == "csv":
-        writer = CsvWriter(sink, columns, inputs, shown, outputs)
+        writer = CsvWriter(sink, columns, inputs, shown, outputs, named)
     elif fmt == "jsonl":
-        writer = JsonLinesWriter(sink, columns, inputs, shown, outputs)
+        writer = JsonLinesWriter(sink, columns, inputs, shown, outputs, named)
     else:
-        writer = ArrowFormatWriter(sink, columns, inputs, shown, outputs, fmt, stream)
+        writer = ArrowFormatWriter(sink, columns, inputs, shown, outputs, named, fmt, stream)
     added = set(writer.added())
     clash = next((c for c in writer.kept() if c in added), None)
     if clash is not None:
-        raise InputError(f"--points has a column {clash}, which the results add: rename it")
+        option = "--data" if named else "--points"
+        raise InputError(f"{option} has a column {clash}, which the results add: rename it")
     return writer
 
 

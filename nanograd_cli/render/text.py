@@ -334,5 +334,6 @@ def _(result: Fit, number: Number = repr) -> list[list[str]]:
     rows.append(["dof", str(result.dof), ""])
     rows.append(["rows", str(result.n), ""])
     rows.append(["iterations", str(result.iterations), ""])
-    rows.append(["stopped because", result.message, ""])
+    # the reason last, where its length widens no column of numbers
+    rows.append(["converged", "yes" if result.converged else "no", result.message])
     return rows

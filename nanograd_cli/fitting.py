@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .errors import InputError, NanogradError, UnknownInputs
+from .errors import InputError, Interrupted, NanogradError, UnknownInputs
 from .program import Program
 from .results import Fit
 from .tape import Tape
@@ -33,6 +33,9 @@ SECOND_STAGE = {"method": "lm", "x_scale": "jac", "ftol": 1e-15, "xtol": 1e-15, 
 
 # Gauss-Newton steps at most after the solver stops (see `_polish`).
 POLISH_STEPS = 3
+
+# Why a fit stopped by Ctrl-C did not converge.
+INTERRUPTED = "interrupted (Ctrl-C) before converging"
 
 # Evaluations allowed when `steps` is not given, per stage.
 DEFAULT_STEPS = 10_000
@@ -236,12 +239,17 @@ class _Problem:
         if budget < 1:
             raise InputError(f"steps must be at least 1, not {steps}")
 
+        best = [math.inf, x0]  # the least RSS evaluated, and where: what Ctrl-C reports
+
         def residuals(x):
             self.evaluate(x)
+            rss = float(self.residuals @ self.residuals)
             if self.first_non_finite() is not None:
                 self.non_finite_trials += 1
+            elif rss < best[0]:
+                best[:] = rss, np.array(x)
             if progress is not None:
-                progress(self.evaluations, float(self.residuals @ self.residuals))
+                progress(self.evaluations, rss)
             return self.residuals.copy()
 
         def jacobian(x):
@@ -249,10 +257,22 @@ class _Problem:
             return self.jacobian.copy(order="F")
 
         stages: list[_Stage] = []
+        try:
+            self._stages(least_squares, x0, budget, residuals, jacobian, stages)
+        except KeyboardInterrupt:
+            stages.append(_Stage("interrupted", best[1], None, INTERRUPTED))
+            reached = _summary(self, x0, stages, budget)
+            raise Interrupted(
+                f"interrupted after {self.evaluations} evaluations: the output is the best "
+                "point reached",
+                reached,
+            ) from None
+        return _summary(self, x0, stages, budget)
+
+    def _stages(self, least_squares, x0, budget, residuals, jacobian, stages) -> None:
+        """The solver's stages from `x0`, each appended to `stages` as it ends."""
         x = x0
         for options in (FIRST_STAGE, SECOND_STAGE):
-            if options is None:
-                break
             with np.errstate(all="ignore"):
                 try:
                     result = least_squares(residuals, x, jac=jacobian, max_nfev=budget, **options)
@@ -269,7 +289,6 @@ class _Problem:
             if _small_gradient(self, stage.x):
                 break  # converged: the second stage is for a first that stopped short
             x = stage.x
-        return _summary(self, x0, stages, budget)
 
 
 @dataclass
@@ -299,7 +318,8 @@ def _summary(problem: _Problem, x0: np.ndarray, stages: list[_Stage], budget: in
     ran_out = any(s.result is not None and s.result.status == 0 for s in stages)
     failed = next((s for s in stages if s.result is None), None)
     if failed is not None:
-        reasons.append(f"the solver failed: {failed.message}")
+        stopped = failed.message == INTERRUPTED
+        reasons.append(failed.message if stopped else f"the solver failed: {failed.message}")
     if ran_out:
         plural = "s" if budget != 1 else ""
         reasons.append(
@@ -530,33 +550,3 @@ def _check_memory(n: int, k: int, meminfo: str = "/proc/meminfo") -> None:
             f"memory for its Jacobian, and {left / 1e9:.1f} GB is free: about "
             f"{rows_that_fit(k, left):,} rows would fit"
         )
-
-
-def read_columns(path: str, fmt: str, needed: Iterable[str] | None = None) -> dict[str, np.ndarray]:
-    """The columns of the table at `path` (`-`: standard input) in format `fmt`, read whole
-    through the readers of `--points` (same formats, same errors), as float64 arrays in the
-    table's order: those named in `needed` (every column when None); the others may hold
-    anything. A value that is not a number is an error naming its row and column, as for
-    `--points`."""
-    from .io import pyarrow_required
-
-    pyarrow_required()
-    from .io.numbers import floats
-    from .io.readers import open_points
-
-    with open_points(path, fmt) as reader:
-        names = reader.columns
-        seen: set[str] = set()
-        twice = next((c for c in names if c in seen or seen.add(c)), None)
-        if twice is not None:
-            raise InputError(f"--data: the header names the column {twice} twice")
-        wanted = set(names if needed is None else needed)
-        kept = [name for name in names if name in wanted]
-        parts: dict[str, list[np.ndarray]] = {name: [] for name in kept}
-        for first_row, table in reader:
-            for name in kept:
-                # a copy: the batch's buffers go when the batch does
-                parts[name].append(np.array(floats(table.column(name), name, first_row)))
-    return {
-        name: np.concatenate(chunks) if chunks else np.empty(0) for name, chunks in parts.items()
-    }

@@ -1,0 +1,149 @@
+"""`nanograd fit`: a least-squares fit of a model's parameters to the rows of a table."""
+
+from __future__ import annotations
+
+import io as bytes_io
+import sys
+
+import click
+
+from .. import api, io
+from ..errors import InputError, Interrupted, NanogradError
+from ..fitting import DEFAULT_STEPS
+from ..language import parse
+from ..render.progress import FitProgress
+from ..sources import Source
+from .command import InputsCommand, complete_inputs, program_and_point
+from .options import CountFrom, source_and_inputs, table_format
+from .output import emit, write_out
+
+EXAMPLES = """
+\b
+Examples:
+  nanograd fit "a*exp(-b*x) + c" --data points.csv --a 1 --b 0.1 --c 0
+  nanograd fit model.txt --data runs.parquet --b1 500 --b2 1e-4 --format json
+  nanograd fit "k*t" --data decay.csv --target "log(y)" --sigma dy --k -1
+  nanograd fit "a*x + b" --data points.csv --a 1 --b 0 -o fitted.csv
+"""
+
+
+@click.command(cls=InputsCommand, epilog=EXAMPLES)
+@source_and_inputs
+@click.option(
+    "--data",
+    metavar="FILE",
+    help="The rows to fit (- for standard input): CSV with a header, Parquet, Arrow or JSON "
+    "Lines, by the extension. An input named as a column is data; every other input is a "
+    "parameter, given its start as --NAME START.",
+)
+@click.option(
+    "--data-format",
+    type=click.Choice(["csv", "parquet", "arrow", "jsonl"]),
+    help="The format of --data FILE, whatever the extension. [default: by the extension, else csv]",
+)
+@click.option(
+    "--target",
+    metavar="EXPR",
+    help="The observed response, an expression over the columns. [default: y]",
+)
+@click.option(
+    "--sigma", metavar="COLUMN", help="Divide each row's residual by this column's value."
+)
+@click.option(
+    "--fix",
+    multiple=True,
+    metavar="NAME",
+    shell_complete=complete_inputs,
+    help="Hold this parameter at its start.",
+)
+@click.option(
+    "--steps",
+    type=CountFrom(min=1),
+    metavar="N",
+    help=f"At most N evaluations per stage of the solver. [default: {DEFAULT_STEPS}]",
+)
+@click.option(
+    "-o",
+    "--output",
+    metavar="FILE",
+    help="Also write the rows of --data with the columns fitted and residual, in the format "
+    "the extension says (.csv .parquet .arrow .feather .jsonl).",
+)
+@table_format
+@click.pass_context
+def fit(
+    ctx: click.Context,
+    source: Source,
+    var: tuple[str, ...],
+    data: str | None,
+    data_format: str | None,
+    target: str | None,
+    sigma: str | None,
+    fix: tuple[str, ...],
+    steps: int | None,
+    output: str | None,
+    fmt: str | None,
+    digits: str | None,
+) -> None:
+    """Fit the parameters of SOURCE to the rows of --data by least squares, with exact
+    derivatives.
+
+    The residual of a row is the target (default: the column y) less SOURCE, divided by the
+    --sigma column when given. Prints each parameter's value and standard error, the
+    residual sum of squares, and why the solver stopped. Exits 0 when the fit converged, 1
+    when it did not (the steps ran out, a parameter the data cannot determine, no minimum
+    reached: the point reached is printed, the reason said), 2 for bad input.
+    """
+    if data is None:
+        raise InputError("fit needs the data: --data FILE (- for standard input)")
+    if data == "-" and source.stdin:
+        raise InputError("the source and --data - cannot both come from standard input")
+    out_format = io.output_format(output, None, None) if output else None
+    program, starts = program_and_point(ctx, source, var)
+    target_program = parse(target) if target is not None else None
+    needed = {*program.inputs, *(target_program.inputs if target_program else ["y"])}
+    table = io.read_table(data, io.input_format(data, data_format), needed | {sigma})
+    progress = FitProgress() if sys.stderr.isatty() else None
+    try:
+        result = api.fit(
+            program,
+            table.columns,
+            starts,
+            target_program,
+            sigma,
+            fix,
+            steps,
+            progress and progress.update,
+        )
+    except Interrupted as stop:  # Ctrl-C: the best point reached is shown, then the exit code
+        result, interrupted = stop.reached, stop
+    else:
+        interrupted = None
+    finally:
+        if progress:
+            progress.stop()
+    if output:
+        write_out(output, rows_with_fit(table, result, out_format))
+    emit(fmt, result, digits)
+    if interrupted:
+        raise interrupted
+    if not result.converged:
+        raise NanogradError(f"the fit did not converge: {result.message}")
+
+
+def rows_with_fit(table: io.Table, result, fmt: str) -> bytes:
+    """The rows read, with the columns fitted and residual, as a file of `fmt`."""
+    from ..io.writers import open_writer  # PyArrow: loaded once the data is read
+    from ..points import Batch
+
+    sink = bytes_io.BytesIO()
+    used = [name for name in table.names if name in table.columns]  # written as numbers
+    writer = open_writer(
+        sink, fmt, table.names, used, [], (), stream=False, named=["fitted", "residual"]
+    )
+    for first_row, rows in table.batches:
+        at = slice(first_row - 1, first_row - 1 + rows.num_rows)
+        numbers = {name: table.columns[name][at] for name in used}
+        writer.write(Batch(first_row, rows, numbers, [result.fitted[at], result.residuals[at]]))
+    writer.close(table.schema)
+    return sink.getvalue()
