@@ -25,6 +25,7 @@ from .errors import (
     SeveralOutputs,
     SourceError,
 )
+from .language import constant_value
 from .ops import CONSTANTS, FUNCTIONS
 from .output import write_atomically
 from .program import Program
@@ -50,8 +51,9 @@ COMMANDS = {
 
 HELP = "\n".join(
     [
-        "NAME = NUMBER gives an input its value; NAME = EXPR defines NAME for later lines;",
-        "an expression prints its value and its gradient with respect to the inputs it reads.",
+        "NAME = NUMBER (or a constant such as pi/2) gives an input its value;",
+        "NAME = EXPR defines NAME for later lines; an expression prints its value",
+        "and its gradient with respect to the inputs it reads.",
         "",
         *(f"{f'{name} {args}'.strip():<28}{text}" for name, (args, text) in COMMANDS.items()),
     ]
@@ -221,14 +223,15 @@ class Session:
             if assignment is None:
                 continue
             name, operator, value = assignment.groups()
-            if operator == "=" and NUMBER.fullmatch(value):
-                self.inputs[name] = float(value)
+            number = _constant(value) if operator == "=" else None
+            if number is not None:
+                self.inputs[name] = number
                 self.definitions = [d for d in self.definitions if d.name != name]
                 evaluated[start:end] = " " * (end - start)  # same offsets for the rest
                 continue
-            if operator == "=":
-                self.inputs.pop(name, None)
             reads = _parse(text).inputs
+            if operator == "=" and name not in reads:  # `x = x + 1` builds on the input x
+                self.inputs.pop(name, None)
             kept.append(Definition(name, text, reads))
         if last_is_expression:
             self.grad("".join(evaluated), reply)
@@ -332,6 +335,12 @@ class _Source:
                 return f"{error.message}, in a definition:\n  {where.source_line}\n  {caret}"
             start = end + 1
         return type(error)(error.message, self.chunks[-1], error.offset - start)
+
+
+def _constant(text: str) -> float | None:
+    """The value of an input's right side: a number (nan and inf too) or a constant
+    expression (`pi/2`); None for anything that reads a name."""
+    return float(text) if NUMBER.fullmatch(text) else constant_value(text)
 
 
 def _parse(text: str) -> Program:

@@ -121,7 +121,7 @@ def program_and_point(
     ctx: click.Context, source: Source, var: tuple[str, ...]
 ) -> tuple[Program, dict[str, float]]:
     """The source parsed, and the point that `--NAME VALUE` and `--var NAME=VALUE` give."""
-    return load_program(source, report), input_values(ctx.meta["inputs"], var)
+    return load_program(source, report), input_values(ctx.meta["inputs"], var, report)
 
 
 def typed_inputs(ctx: click.Context) -> list[str]:

@@ -86,7 +86,7 @@ def grad(
     (u = x*y; v = x+y; u, v) has several outputs: grad prints each one's value and gradient,
     the Jacobian.
     """
-    values = input_values(ctx.meta["inputs"], var)
+    values = input_values(ctx.meta["inputs"], var, report)
     if each_line and points is not None:
         raise InputError("--each-line and --points cannot be used together")
     if each_line:
