@@ -15,6 +15,7 @@ import struct
 import subprocess
 import sys
 import termios
+import time
 from pathlib import Path
 
 import pytest
@@ -161,3 +162,27 @@ def on_terminal(*args: str, columns: int = 80) -> str:
 def visible(screen: str) -> list[str]:
     """The lines of a terminal screen without colour codes."""
     return re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", screen).replace("\r", "").splitlines()
+
+
+def cpu_seconds(pid: int) -> float:
+    """The CPU time a running process has used (user and system), from /proc."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def wait_for_cpu(process: subprocess.Popen, seconds: float, timeout: float = 120) -> None:
+    """Wait until `process` has used `seconds` of CPU time: on a loaded machine, a wall-clock
+    sleep may end before it has even started up."""
+    deadline = time.monotonic() + timeout
+    while cpu_seconds(process.pid) < seconds:
+        assert process.poll() is None, "the process ended first"
+        assert time.monotonic() < deadline, f"{seconds} s of CPU not used in {timeout} s"
+        time.sleep(0.05)
+
+
+def wait_until_reading(process: subprocess.Popen, timeout: float = 120) -> None:
+    """Wait until `process` waits to read from a pipe (its standard input)."""
+    deadline = time.monotonic() + timeout
+    while "pipe_read" not in Path(f"/proc/{process.pid}/wchan").read_text():
+        assert time.monotonic() < deadline, f"not reading a pipe in {timeout} s"
+        time.sleep(0.05)

@@ -15,7 +15,7 @@ import pytest
 from nanograd_cli import __version__
 from nanograd_cli.cli import cli
 
-from .helpers import WORKED, nanograd, run
+from .helpers import WORKED, nanograd, run, wait_until_reading
 
 
 def test_json_exactly_as_specified():
@@ -323,9 +323,8 @@ def test_interrupt_exits_130_quietly():
         stdout=subprocess.PIPE,
     )
     import signal
-    import time
 
-    time.sleep(1.0)  # it waits for standard input
+    wait_until_reading(proc)  # it waits for standard input
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=10)
     assert proc.returncode == 130

@@ -6,11 +6,10 @@ import json
 import math
 import signal
 import subprocess
-import time
 
 import pytest
 
-from .helpers import NANOGRAD, nanograd
+from .helpers import NANOGRAD, nanograd, wait_for_cpu
 
 # y = 2.5*exp(-1.3*x) + 0.5, with a small wobble so that the fit has residuals
 ROWS = [(i / 5, 2.5 * math.exp(-1.3 * i / 5) + 0.5 + 0.01 * (-1) ** i) for i in range(21)]
@@ -172,7 +171,7 @@ def test_ctrl_c_prints_the_best_point_reached(tmp_path):
         stderr=subprocess.PIPE,
         text=True,
     ) as process:
-        time.sleep(4)
+        wait_for_cpu(process, 3.0)  # reading done, fitting under way
         process.send_signal(signal.SIGINT)
         out, err = process.communicate(timeout=120)
     if process.returncode == 0:

@@ -16,7 +16,24 @@ from .output import report
 
 class SourceCommand(click.Command):
     """A command that reads a source: SOURCE, `-e TEXT` or `-f PATH`, exactly one of them,
-    passed on as one `source` (a sources.Source)."""
+    passed on as one `source` (a sources.Source). An unknown option gets its nearest real one
+    (`--fromat`: `--format`), and `--NAME` where no option is near, an input's value, is told
+    that this command takes none."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        try:
+            return super().parse_args(ctx, args)
+        except click.NoSuchOption as error:
+            name = error.option_name
+            own = {o for p in self.get_params(ctx) for o in p.opts if o.startswith("--")}
+            close = nearest(name[2:], own) if name.startswith("--") else []
+            if close or not name.startswith("--") or not INPUT_NAME.fullmatch(name[2:]):
+                raise click.NoSuchOption(name, possibilities=close, ctx=ctx) from None
+            raise click.UsageError(
+                f"{ctx.command_path} takes no input values ({name}): for the value of SOURCE "
+                "at a point, use nanograd grad",
+                ctx,
+            ) from None
 
     def invoke(self, ctx: click.Context):
         given = [
@@ -68,14 +85,16 @@ class InputsCommand(SourceCommand):
                     rest.append(args[i + 1])
                     i += 1
             elif not INPUT_NAME.fullmatch(name):
-                raise click.NoSuchOption(arg, ctx=ctx)
+                raise click.NoSuchOption(arg, possibilities=nearest(name, own), ctx=ctx)
             else:
                 if not equals:
                     if i + 1 >= len(args):
                         if ctx.resilient_parsing:  # completing: the value is being typed
                             break
+                        if nearest(name, own):  # `--strcit`: an option mistyped, no input
+                            raise click.NoSuchOption(arg, possibilities=nearest(name, own), ctx=ctx)
                         raise click.BadOptionUsage(
-                            arg, f"{arg} needs a value: {arg} VALUE", ctx=ctx
+                            arg, f"{arg} needs a value: {arg} VALUE{as_format(name)}", ctx=ctx
                         )
                     i += 1
                     value = args[i]
@@ -88,24 +107,14 @@ class InputsCommand(SourceCommand):
         try:
             return super().invoke(ctx)
         except (UnknownInputs, BadInputValue) as error:
-            hint = self._option_hint(ctx, error.names)
-            if not hint:
-                raise
-            raise InputError(f"{error}{hint}") from None
-
-    def _option_hint(self, ctx: click.Context, names: list[str]) -> str:
-        """For `--NAME` read as an input that is no input: the option it may have meant."""
-        own = [o[2:] for p in self.get_params(ctx) for o in p.opts if o.startswith("--")]
-        group = ctx.find_root().command
-        commands = [group.get_command(ctx, name) for name in group.list_commands(ctx)]
-        others = {o[2:] for c in commands for p in c.params for o in p.opts}
-        for name in names:
-            close = difflib.get_close_matches(name, own, n=1, cutoff=0.6)
-            if close:
-                return f"; did you mean --{close[0]}?"
-            if name in others:
-                return f"; {ctx.command_path} has no --{name} option"
-        return ""
+            own = {o for p in self.get_params(ctx) for o in p.opts if o.startswith("--")}
+            for name in error.names:
+                close = nearest(name, own)
+                if close:
+                    raise InputError(f"{error}; did you mean {close[0]}?") from None
+                if f"--{name}" in other_options(ctx):
+                    raise InputError(f"{ctx.command_path} has no --{name} option") from None
+            raise
 
     def shell_complete(self, ctx: click.Context, incomplete: str):
         """Options, and beyond them `--NAME` for each input of the SOURCE already typed."""
@@ -115,6 +124,24 @@ class InputsCommand(SourceCommand):
         given = {name for name, _ in ctx.meta.get("inputs", ())}
         names = [f"--{n}" for n in typed_inputs(ctx) if n not in given]
         return [CompletionItem(n, help="input") for n in names if n.startswith(incomplete)] + items
+
+
+def nearest(name: str, options) -> list[str]:
+    """The command's option nearest to `--name`, if one is near: what a typo meant."""
+    return difflib.get_close_matches(f"--{name}", sorted(options), n=1, cutoff=0.75)
+
+
+def as_format(name: str) -> str:
+    """For `--json` and the like, read as an input without a value: the option meant."""
+    formats = {"json": "JSON", "csv": "CSV", "table": "a table"}
+    return f"; for {formats[name]}, give --format {name}" if name in formats else ""
+
+
+def other_options(ctx: click.Context) -> set[str]:
+    """The long options of every command of the group."""
+    group = ctx.find_root().command
+    commands = [group.get_command(ctx, name) for name in group.list_commands(ctx)]
+    return {o for c in commands for p in c.params for o in p.opts if o.startswith("--")}
 
 
 def program_and_point(
