@@ -136,7 +136,8 @@ def read_bounded(file: BinaryIO, line: bool = False) -> bytes:
     chunks = []
     size, check_at = 0, LARGE_SOURCE
     while True:
-        chunk = file.readline(CHUNK) if line else file.read(CHUNK)
+        # read1: one read of the file, so that on a terminal one Ctrl-D ends the input
+        chunk = file.readline(CHUNK) if line else file.read1(CHUNK)
         chunks.append(chunk)
         size += len(chunk)
         if size > check_at:

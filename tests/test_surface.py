@@ -203,3 +203,16 @@ def test_python_api_takes_keyword_inputs():
         nanograd_cli.grad("x*y", x=1)
     assert str(caught.value) == "missing value for input y"
     assert repr(nanograd_cli.parse("x*y")) == "<Program 3 instructions, inputs: x, y>"
+
+
+def test_one_ctrl_d_ends_a_source_typed_at_a_terminal():
+    import pexpect
+
+    env = {k: v for k, v in os.environ.items() if k != "NO_COLOR"}
+    child = pexpect.spawn(
+        NANOGRAD, ["grad", "-", "--x", "3", "--format", "csv"], env=env, timeout=60
+    )
+    child.send("x*x\n")
+    child.sendeof()  # once, at the start of a line, as `cat` takes it
+    child.expect(pexpect.EOF)
+    assert child.before.decode().splitlines()[-2:] == ["value,d_x", "9.0,6.0"]
