@@ -182,3 +182,23 @@ def test_ctrl_c_prints_the_best_point_reached(tmp_path):
     assert err.startswith("error: interrupted after ") and err.endswith(
         " evaluations: the output is the best point reached\n"
     )
+
+
+def test_plot_draws_the_data_the_fitted_curve_and_the_residuals(data, tmp_path):
+    import xml.etree.ElementTree as ET
+
+    picture = tmp_path / "fit.svg"
+    done = nanograd("fit", MODEL, "--data", str(data), *STARTS, "--plot", str(picture))
+    assert done.returncode == 0
+    ids = {e.get("id") for e in ET.parse(picture).iter() if e.get("id")}
+    assert {"data", "fit", "residuals"} <= ids
+    text = nanograd("fit", MODEL, "--data", str(data), *STARTS, "--plot", "-", "--format", "csv")
+    assert text.stdout.startswith("parameter,value,stderr\n")  # the plot goes to stderr
+    assert "a*exp(-b*x) + c   at a = 2.5" in text.stderr and "data" in text.stderr
+    two = nanograd("fit", "a*x + b*y", "--data", str(data), "--a", "1", "--b", "1",
+                   "--target", "1", "--plot", "f.svg", cwd=tmp_path)  # fmt: skip
+    assert (two.returncode, two.stderr) == (
+        2,
+        "error: --plot draws a fit over one column; the model reads x, y\n",
+    )
+    assert not (tmp_path / "f.svg").exists()

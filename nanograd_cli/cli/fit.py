@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io as bytes_io
+import shutil
 import sys
 
 import click
@@ -11,11 +12,13 @@ from .. import api, io
 from ..errors import InputError, Interrupted, NanogradError
 from ..fitting import DEFAULT_STEPS
 from ..language import parse
+from ..plot import CURVE_POINTS, title
+from ..render import plot as plots
 from ..render.progress import FitProgress
 from ..sources import Source
 from .command import InputsCommand, complete_inputs, program_and_point
 from .options import CountFrom, source_and_inputs, table_format
-from .output import emit, write_out
+from .output import emit, report, write_out
 
 EXAMPLES = """
 \b
@@ -69,6 +72,13 @@ Examples:
     help="Also write the rows of --data with the columns fitted and residual, in the format "
     "the extension says (.csv .parquet .arrow .feather .jsonl).",
 )
+@click.option(
+    "--plot",
+    "picture",
+    metavar="FILE",
+    help="Also draw the data, the fitted curve and the residuals over the one column the "
+    "model reads (.svg .png .pdf), or - for a plot in text on standard error.",
+)
 @table_format
 @click.pass_context
 def fit(
@@ -82,6 +92,7 @@ def fit(
     fix: tuple[str, ...],
     steps: int | None,
     output: str | None,
+    picture: str | None,
     fmt: str | None,
     digits: str | None,
 ) -> None:
@@ -99,10 +110,15 @@ def fit(
     if data == "-" and source.stdin:
         raise InputError("the source and --data - cannot both come from standard input")
     out_format = io.output_format(output, None, None) if output else None
+    picture_format = picture and picture != "-" and plots.format_of(picture)
     program, starts = program_and_point(ctx, source, var)
     target_program = parse(target) if target is not None else None
     needed = {*program.inputs, *(target_program.inputs if target_program else ["y"])}
     table = io.read_table(data, io.input_format(data, data_format), needed | {sigma})
+    predictors = [name for name in program.inputs if name in table.columns]
+    if picture and len(predictors) != 1:
+        read = ", ".join(predictors) or "none"
+        raise InputError(f"--plot draws a fit over one column; the model reads {read}")
     progress = FitProgress() if sys.stderr.isatty() else None
     try:
         result = api.fit(
@@ -124,11 +140,31 @@ def fit(
             progress.stop()
     if output:
         write_out(output, rows_with_fit(table, result, out_format))
+    if picture:
+        drawn = fit_curve(program, table.columns[predictors[0]], predictors[0], result)
+        if picture_format:
+            write_out(picture, plots.fit_figure(drawn, picture_format))
+        else:
+            columns = shutil.get_terminal_size((80, 24)).columns
+            report(plots.fit_text(drawn, columns, sys.stderr.isatty()))
     emit(fmt, result, digits)
     if interrupted:
         raise interrupted
     if not result.converged:
         raise NanogradError(f"the fit did not converge: {result.message}")
+
+
+def fit_curve(program, x, name: str, result) -> plots.FitCurve:
+    """The data, the residuals and the model along `x`'s range, at the fitted parameters."""
+    import numpy as np
+
+    from ..tape import batch_gradients
+
+    along = np.linspace(np.nanmin(x), np.nanmax(x), CURVE_POINTS)
+    curve, _ = batch_gradients(program, {name: along, **result.parameters})
+    observed = result.fitted + result.residuals
+    heading = title(program.source, {k: float(f"{v:.6g}") for k, v in result.parameters.items()})
+    return plots.FitCurve(name, x, observed, result.residuals, along, curve, heading)
 
 
 def rows_with_fit(table: io.Table, result, fmt: str) -> bytes:

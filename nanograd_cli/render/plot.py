@@ -12,7 +12,7 @@ import os
 import warnings
 from collections.abc import Mapping, Sequence
 from contextlib import contextmanager
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
@@ -107,6 +107,30 @@ def curve_text(curve: Curve, columns: int, color: bool) -> str:
             f"a terminal plot {columns} columns wide cannot label numbers as large as "
             f"{largest:.3g}: write a picture instead, with -o plot.svg"
         ) from None
+
+
+def fit_text(fit: FitCurve, columns: int, color: bool) -> str:
+    """A fit over one predictor as a plot in text: the data and the fitted curve."""
+    try:
+        from uniplot import plot_to_string
+    except ImportError:
+        raise NanogradError(f"a terminal plot needs uniplot: {INSTALL}") from None
+    style = (
+        {"color": True}
+        if color
+        else {"color": False, "character_set": "ascii", "force_ascii_characters": PLAIN_SYMBOLS}
+    )
+    with _quietly():
+        return plot_to_string(
+            [fit.curve, fit.observed],  # the data last, drawn over the curve
+            [fit.curve_x, fit.x],
+            legend_labels=["fit", "data"],
+            title=fit.title[: columns - 4],
+            width=columns,
+            line_length_hard_cap=columns,
+            height=TERMINAL_HEIGHT,
+            **style,
+        )
 
 
 def terminal_points(columns: int) -> int:
@@ -231,6 +255,37 @@ def surface_figure(surface: Surface, fmt: str) -> bytes:
 
 
 @_quietly()
+class FitCurve(NamedTuple):
+    """What a picture of a fit over one predictor shows: the data (`x`, `observed`), the
+    residuals, and the model at the fitted parameters along `curve_x`."""
+
+    predictor: str
+    x: np.ndarray
+    observed: np.ndarray
+    residuals: np.ndarray
+    curve_x: np.ndarray
+    curve: np.ndarray
+    title: str
+
+
+def fit_figure(fit: FitCurve, fmt: str) -> bytes:
+    """The data and the fitted curve above, the residuals below, over the predictor."""
+    figure = _figure(figsize=(6.4, 4.8))
+    top, bottom = figure.subplots(2, 1, sharex=True, height_ratios=[2, 1])
+    top.plot(fit.x, fit.observed, "o", color="C0", markersize=3, label="data", gid="data")
+    top.plot(fit.curve_x, fit.curve, color="C1", label="fit", gid="fit")
+    bottom.plot(fit.x, fit.residuals, "o", color="C2", markersize=3, gid="residuals")
+    bottom.axhline(0, color="0.6", linewidth=0.8, zorder=0)
+    top.set_ylabel("target")
+    bottom.set_ylabel("residual")
+    bottom.set_xlabel(fit.predictor)
+    for axes in (top, bottom):
+        axes.grid(alpha=0.3)
+    top.legend(loc="best")
+    figure.suptitle(fit.title)
+    return _save(figure, fmt)
+
+
 def descent_figure(program: Program, descent: Descent, label: str, fmt: str) -> bytes:
     """How gradient descent went: for two inputs, its path on the contour plot of f; else the
     loss at every step (on a log scale when every loss is positive and they span more than
