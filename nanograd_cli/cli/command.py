@@ -144,6 +144,12 @@ def other_options(ctx: click.Context) -> set[str]:
     return {o for c in commands for p in c.params for o in p.opts if o.startswith("--")}
 
 
+def one_standard_input(source: Source, path: str | None, option: str) -> None:
+    """Refuse a source and a table (`option` FILE) that would both be read from stdin."""
+    if path == "-" and source.stdin:
+        raise InputError(f"the source and {option} - cannot both come from standard input")
+
+
 def program_and_point(
     ctx: click.Context, source: Source, var: tuple[str, ...]
 ) -> tuple[Program, dict[str, float]]:

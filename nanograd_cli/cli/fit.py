@@ -16,8 +16,8 @@ from ..plot import CURVE_POINTS, title
 from ..render import plot as plots
 from ..render.progress import FitProgress
 from ..sources import Source
-from .command import InputsCommand, complete_inputs, program_and_point
-from .options import CountFrom, source_and_inputs, table_format
+from .command import InputsCommand, one_standard_input, program_and_point
+from .options import CountFrom, data_format_option, fix_option, source_and_inputs, table_format
 from .output import emit, report, write_out
 
 EXAMPLES = """
@@ -39,11 +39,7 @@ Examples:
     "Lines, by the extension. An input named as a column is data; every other input is a "
     "parameter, given its start as --NAME START.",
 )
-@click.option(
-    "--data-format",
-    type=click.Choice(["csv", "parquet", "arrow", "jsonl"]),
-    help="The format of --data FILE, whatever the extension. [default: by the extension, else csv]",
-)
+@data_format_option
 @click.option(
     "--target",
     metavar="EXPR",
@@ -52,13 +48,7 @@ Examples:
 @click.option(
     "--sigma", metavar="COLUMN", help="Divide each row's residual by this column's value."
 )
-@click.option(
-    "--fix",
-    multiple=True,
-    metavar="NAME",
-    shell_complete=complete_inputs,
-    help="Hold this parameter at its start.",
-)
+@fix_option("Hold this parameter at its start.")
 @click.option(
     "--steps",
     type=CountFrom(min=1),
@@ -107,8 +97,7 @@ def fit(
     """
     if data is None:
         raise InputError("fit needs the data: --data FILE (- for standard input)")
-    if data == "-" and source.stdin:
-        raise InputError("the source and --data - cannot both come from standard input")
+    one_standard_input(source, data, "--data")
     out_format = io.output_format(output, None, None) if output else None
     picture_format = picture and picture != "-" and plots.format_of(picture)
     program, starts = program_and_point(ctx, source, var)

@@ -13,7 +13,7 @@ from ..render import text
 from ..render.streaming import StreamingTable
 from ..results import LineGradients
 from ..sources import Source, decode, input_values, load_program, source_lines
-from .command import InputsCommand
+from .command import InputsCommand, one_standard_input
 from .errors import describe
 from .options import source_and_inputs, strict_option, table_format, wrt_option
 from .output import emit, report, rich_terminal, show_table, warn
@@ -94,8 +94,7 @@ def grad(
         ctx.exit(each_line_results(source, values, fmt, digits, wrt, strict, mode))
     if points is None and (output is not None or points_format is not None):
         raise InputError("-o and --points-format are for the rows of --points FILE")
-    if points == "-" and source.stdin:
-        raise InputError("the source and --points - cannot both come from standard input")
+    one_standard_input(source, points, "--points")
     program = load_program(source, report)
     if points is not None:
         api.check_wrt(wrt, program.inputs)

@@ -10,10 +10,12 @@ from .. import api, io
 from ..errors import InputError, Interrupted
 from ..render.progress import StepsProgress
 from ..sources import Source
-from .command import InputsCommand, complete_inputs, program_and_point
+from .command import InputsCommand, one_standard_input, program_and_point
 from .options import (
     AtLeast,
     CountFrom,
+    data_format_option,
+    fix_option,
     source_and_inputs,
     strict_option,
     table_format,
@@ -73,11 +75,7 @@ Examples:
     "is a loss per row, an input named as a column is read per row, and the mean loss is "
     "minimized over the other inputs.",
 )
-@click.option(
-    "--data-format",
-    type=click.Choice(["csv", "parquet", "arrow", "jsonl"]),
-    help="The format of --data FILE, whatever the extension.",
-)
+@data_format_option
 @click.option(
     "--batch",
     type=CountFrom(min=1),
@@ -86,13 +84,7 @@ Examples:
 )
 @click.option("--seed", type=int, help="With --batch: the seed of the shuffle.")
 @wrt_option("Move only these inputs (the others keep their values).")
-@click.option(
-    "--fix",
-    multiple=True,
-    metavar="NAME",
-    shell_complete=complete_inputs,
-    help="Hold this input at its value; move the others.",
-)
+@fix_option("Hold this input at its value; move the others.")
 @table_format
 @strict_option
 @click.pass_context
@@ -131,8 +123,7 @@ def minimize(
         descent = Descent()
     if data is None and (batch is not None or seed is not None or data_format is not None):
         raise InputError("--batch, --seed and --data-format are for the rows of --data FILE")
-    if data == "-" and source.stdin:
-        raise InputError("the source and --data - cannot both come from standard input")
+    one_standard_input(source, data, "--data")
     program, start = program_and_point(ctx, source, var)
     columns = None
     if data is not None:

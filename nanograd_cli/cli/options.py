@@ -77,6 +77,23 @@ def wrt_option(help: str):
     )
 
 
+def fix_option(help: str):
+    """--fix NAME, repeatable: inputs held at their values."""
+    return click.option(
+        "--fix", multiple=True, metavar="NAME", shell_complete=complete_inputs, help=help
+    )
+
+
+def data_format_option(command):
+    """--data-format: the format of --data FILE where its extension does not say."""
+    return click.option(
+        "--data-format",
+        type=click.Choice(["csv", "parquet", "arrow", "jsonl"]),
+        help="The format of --data FILE, whatever the extension. [default: by the "
+        "extension, else csv]",
+    )(command)
+
+
 def source_options(command):
     """SOURCE, or -e TEXT, or -f PATH."""
     command = click.option(
