@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+import os
 from typing import TYPE_CHECKING
 
 from .engine import Value
@@ -77,27 +78,33 @@ def check(source: str, /, **inputs: float) -> GradientCheck:
 def fit(
     source: str,
     /,
-    data: Mapping[str, Sequence[float]] | str,
+    data: Mapping[str, Sequence[float]] | str | os.PathLike[str],
     target: str = "y",
     sigma: str | None = None,
     fix: Sequence[str] = (),
-    **starts: float,
+    steps: int | None = None,
+    starts: Mapping[str, float] | None = None,
+    **more: float,
 ) -> Fit:
     """A least-squares fit of `source`'s parameters (its inputs that name no column of
-    `data`), from the starts given by keywords, to the rows of `data`: a mapping of column
-    names to 1-D arrays (a pandas DataFrame is one), or the path of a CSV, Parquet, Arrow or
-    JSON Lines file. `target` is an expression over the columns; `sigma` names a column of
-    each row's standard deviation; `fix` names parameters held at their start."""
+    `data`) to the rows of `data`: a mapping of column names to 1-D arrays (a pandas
+    DataFrame is one), or the path of a CSV, Parquet, Arrow or JSON Lines file. The starts
+    are keywords (`a=1, b=0.1`), or a mapping `starts` for a parameter named as one of these
+    arguments (`starts={"sigma": 1}`). `target` is an expression over the columns; `sigma`
+    names a column of each row's standard deviation; `fix` names parameters held at their
+    start; `steps` caps the solver's evaluations per stage."""
     from . import api
 
     program, target_program = parse(source), parse(target)
     needed = {*program.inputs, *target_program.inputs, *([sigma] if sigma else [])}
-    if isinstance(data, str):
+    if isinstance(data, str | os.PathLike):
         from . import io
 
-        data = io.read_table(data, io.input_format(data, None), needed, "data").columns
+        path = os.fspath(data)
+        data = io.read_table(path, io.input_format(path, None), needed, "data").columns
     columns = {name: data[name] for name in data if name in needed}  # others may be text
-    return api.fit(program, columns, starts, target_program, sigma, fix)
+    points = {**(starts or {}), **more}
+    return api.fit(program, columns, points, target_program, sigma, fix, steps)
 
 
 def compile(source: str, /, *wrt: str, **fixed: float) -> BatchFunction:

@@ -235,6 +235,14 @@ class _Problem:
         row = self.first_non_finite()
         if row is not None:
             raise InputError(_not_finite_at_start(self, row))
+        with np.errstate(over="ignore"):
+            start_rss = float(self.residuals @ self.residuals)
+        if not math.isfinite(start_rss):
+            raise InputError(
+                "at the start, the sum of the squared residuals is too large for a float "
+                f"(the largest residual is {float(np.max(np.abs(self.residuals))):.3g}): "
+                "rescale the data, or start nearer"
+            )
         budget = DEFAULT_STEPS if steps is None else int(steps)
         if budget < 1:
             raise InputError(f"steps must be at least 1, not {steps}")
@@ -243,7 +251,8 @@ class _Problem:
 
         def residuals(x):
             self.evaluate(x)
-            rss = float(self.residuals @ self.residuals)
+            with np.errstate(over="ignore"):
+                rss = float(self.residuals @ self.residuals)
             if self.first_non_finite() is not None:
                 self.non_finite_trials += 1
             elif rss < best[0]:
@@ -257,17 +266,20 @@ class _Problem:
             return self.jacobian.copy(order="F")
 
         stages: list[_Stage] = []
-        try:
-            self._stages(least_squares, x0, budget, residuals, jacobian, stages)
-        except KeyboardInterrupt:
-            stages.append(_Stage("interrupted", best[1], None, INTERRUPTED))
-            reached = _summary(self, x0, stages, budget)
-            raise Interrupted(
-                f"interrupted after {self.evaluations} evaluations: the output is the best "
-                "point reached",
-                reached,
-            ) from None
-        return _summary(self, x0, stages, budget)
+        # Overflow and invalid values on the way are the solver's to handle (a trial step
+        # too long), and the summary's to say: never a NumPy warning to the user.
+        with np.errstate(all="ignore"):
+            try:
+                self._stages(least_squares, x0, budget, residuals, jacobian, stages)
+            except KeyboardInterrupt:
+                stages.append(_Stage("interrupted", best[1], None, INTERRUPTED))
+                reached = _summary(self, x0, stages, budget)
+                raise Interrupted(
+                    f"interrupted after {self.evaluations} evaluations: the output is the "
+                    "best point reached",
+                    reached,
+                ) from None
+            return _summary(self, x0, stages, budget)
 
     def _stages(self, least_squares, x0, budget, residuals, jacobian, stages) -> None:
         """The solver's stages from `x0`, each appended to `stages` as it ends."""
@@ -329,8 +341,14 @@ def _summary(problem: _Problem, x0: np.ndarray, stages: list[_Stage], budget: in
         reasons.append("the residuals are nan or inf at every point reached")
     scale = np.sqrt(np.sum(jac * jac, axis=0))
     undetermined = _undetermined(problem, jac, scale)
-    if undetermined:
-        names = " and ".join(undetermined) if len(undetermined) <= 2 else ", ".join(undetermined)
+    if len(undetermined) == 1:
+        (name,) = undetermined
+        reasons.append(
+            f"the data cannot determine {name}: the model does not change with it there "
+            "(fix it at a value, or leave it out)"
+        )
+    elif undetermined:
+        names = " and ".join(undetermined) if len(undetermined) == 2 else ", ".join(undetermined)
         reasons.append(
             f"the data cannot determine {names}: the Jacobian is singular there (a "
             "combination of them leaves the model unchanged)"
@@ -340,8 +358,9 @@ def _summary(problem: _Problem, x0: np.ndarray, stages: list[_Stage], budget: in
     if not reasons and not gradient_ok:
         why = "did not move from the start" if not moved else "stopped"
         reasons.append(
-            f"the solver {why} where the gradient is not small: not a minimum (largest "
-            f"|J_jᵀr| / (|J_j| |r|) is {_gradient_measure(problem, best):.2g})"
+            f"the solver {why} where the gradient test fails, so this may not be a minimum "
+            f"(largest |J_jᵀr| / (|J_j| |r|) is {_gradient_measure(problem, best):.2g}, more "
+            f"than {GRADIENT_TOLERANCE:g}): try another start"
         )
     trials = problem.non_finite_trials
     if trials and not reasons:
@@ -492,15 +511,15 @@ def _covariance(jac: np.ndarray, scale: np.ndarray, rss: float, n: int, k: int) 
 
 def _not_finite_at_start(problem: _Problem, row: int) -> str:
     value, observed = float(problem.model[row]), float(problem.observed[row])
-    if not math.isfinite(observed):
-        what = f"the target is {observed!r}"
-    elif not math.isfinite(value):
-        what = f"the model is {value!r}"
-    else:
-        what = "the residual is not finite"
-    data = ", ".join(f"{name} = {float(values[row])!r}" for name, values in problem.data.items())
-    at = f" ({data})" if data else ""
-    return f"at the start, row {row + 1}{at}: {what}; start from values where it is finite"
+    data = {name: float(values[row]) for name, values in problem.data.items()}
+    listed = ", ".join(f"{name} = {v!r}" for name, v in data.items())
+    at = f"row {row + 1}" + (f" ({listed})" if listed else "")
+    bad = [name for name, v in data.items() if not math.isfinite(v)]
+    if bad or not math.isfinite(observed):
+        what = f"{bad[0]} is {data[bad[0]]!r}" if bad else f"the target is {observed!r}"
+        return f"{at}: {what}; a fit needs finite data on every row: leave the row out"
+    what = f"the model is {value!r}" if not math.isfinite(value) else "the residual is not finite"
+    return f"at the start, {at}: {what}; start from values where it is finite"
 
 
 def _column(name: str, values) -> np.ndarray:

@@ -242,7 +242,8 @@ def test_a_point_that_is_no_minimum_is_not_called_converged():
     result = fitting._summary(problem, start, [stage], 100)
     assert not result.converged
     assert result.message.startswith(
-        "the solver did not move from the start where the gradient is not small: not a minimum"
+        "the solver did not move from the start where the gradient test fails, so this may "
+        "not be a minimum"
     )
 
 

@@ -145,12 +145,39 @@ def test_a_fit_that_does_not_converge_prints_the_point_reached_and_exits_1(data,
             ["a*x + b", "--data", "{data}", "--a", "1", "--b", "0", "--q", "1"],
             "q is not an input of this source (its inputs: a, x, b)",
         ),
+        (
+            ["a*X + b", "--data", "{data}", "--a", "1", "--b", "0"],
+            "X is no column of --data (its columns: x, y, note); did you mean x? (a start, "
+            "--X VALUE, would make X a parameter)",
+        ),
+        (
+            ["h*exp(-x/sigma)", "--data", "{data}", "--h", "1", "--sigma", "1"],
+            "no start for parameter sigma: --sigma is an option of nanograd fit; give the start "
+            "as --var sigma=VALUE",
+        ),
+        (
+            ["a*x + b", "--data", "{nan}", "--a", "1", "--b", "0"],
+            "row 2 (x = 1.0): the target is nan; a fit needs finite data on every row: leave the "
+            "row out",
+        ),
+        (
+            ["a*x + b", "--data", "{huge}", "--a", "1", "--b", "0"],
+            "at the start, the sum of the squared residuals is too large for a float (the "
+            "largest residual is 3e+300): rescale the data, or start nearer",
+        ),
+        (
+            ["a*x + b", "--data", "{data}", "--a", "1", "--b", "0", "--target", "log(y"],
+            "--target: line 1, column 4: '(' is never closed\n  1 | log(y\n         ^",
+        ),
     ],
 )
 def test_bad_input_is_exit_2_naming_the_problem(arguments, message, data, tmp_path):
     (tmp_path / "few.csv").write_text("x,y\n1,2\n")
     (tmp_path / "bad.csv").write_text("x,y\n1,2\n2,oops\n")
-    paths = {"data": str(data), "few": str(tmp_path / "few.csv"), "bad": str(tmp_path / "bad.csv")}
+    (tmp_path / "nan.csv").write_text("x,y\n0,1\n1,nan\n2,5\n")
+    (tmp_path / "huge.csv").write_text("x,y\n0,1e300\n1,2e300\n2,3e300\n")
+    paths = {name: str(tmp_path / f"{name}.csv") for name in ("few", "bad", "nan", "huge")}
+    paths["data"] = str(data)
     out = tmp_path / "out.csv"
     arguments = [a.format(**paths) for a in arguments]
     done = nanograd("fit", *arguments, "-o", str(out))
@@ -202,3 +229,24 @@ def test_plot_draws_the_data_the_fitted_curve_and_the_residuals(data, tmp_path):
         "error: --plot draws a fit over one column; the model reads x, y\n",
     )
     assert not (tmp_path / "f.svg").exists()
+
+
+def test_files_that_cannot_be_written_are_refused_before_the_fit(data, tmp_path):
+    nowhere = nanograd("fit", MODEL, "--data", str(data), *STARTS, "-o", str(tmp_path / "no/o.csv"))
+    assert (nowhere.returncode, nowhere.stdout) == (1, "")
+    assert (
+        nowhere.stderr
+        == f"error: cannot write {tmp_path / 'no/o.csv'}: No such file or directory\n"
+    )
+    over = nanograd("fit", MODEL, "--data", str(data), *STARTS, "-o", str(data))
+    assert (over.returncode, over.stderr) == (
+        2,
+        f"error: {data} is the --data file: write the fit's rows to another file\n",
+    )
+
+
+def test_data_format_is_the_format_whatever_the_extension(data, tmp_path):
+    disguised = tmp_path / "rows.parquet"
+    disguised.write_text(data.read_text())
+    done = nanograd("fit", MODEL, "--data", str(disguised), "--data-format", "csv", *STARTS)
+    assert done.returncode == 0

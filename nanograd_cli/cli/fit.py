@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
+import difflib
 import io as bytes_io
+import os
 import shutil
 import sys
 
 import click
 
 from .. import api, io
-from ..errors import InputError, Interrupted, NanogradError
+from ..errors import InputError, Interrupted, NanogradError, SourceError
 from ..fitting import DEFAULT_STEPS
 from ..language import parse
 from ..plot import CURVE_POINTS, title
+from ..program import Program
 from ..render import plot as plots
 from ..render.progress import FitProgress
 from ..sources import Source
@@ -100,10 +103,14 @@ def fit(
     one_standard_input(source, data, "--data")
     out_format = io.output_format(output, None, None) if output else None
     picture_format = picture and picture != "-" and plots.format_of(picture)
+    for path in (output, picture):  # before the fit, not after it
+        if path and path != "-":
+            writable(path, data)
     program, starts = program_and_point(ctx, source, var)
-    target_program = parse(target) if target is not None else None
+    target_program = target_of(target)
     needed = {*program.inputs, *(target_program.inputs if target_program else ["y"])}
     table = io.read_table(data, io.input_format(data, data_format), needed | {sigma})
+    check_starts(ctx, program, starts, table)
     predictors = [name for name in program.inputs if name in table.columns]
     if picture and len(predictors) != 1:
         read = ", ".join(predictors) or "none"
@@ -127,6 +134,7 @@ def fit(
     finally:
         if progress:
             progress.stop()
+    emit(fmt, result, digits)  # first: a file that cannot be written loses no result
     if output:
         write_out(output, rows_with_fit(table, result, out_format))
     if picture:
@@ -136,11 +144,52 @@ def fit(
         else:
             columns = shutil.get_terminal_size((80, 24)).columns
             report(plots.fit_text(drawn, columns, sys.stderr.isatty()))
-    emit(fmt, result, digits)
     if interrupted:
         raise interrupted
     if not result.converged:
         raise NanogradError(f"the fit did not converge: {result.message}")
+
+
+def target_of(text: str | None) -> Program | None:
+    """--target parsed, its errors saying that they are the target's."""
+    if text is None:
+        return None
+    try:
+        return parse(text)
+    except SourceError as error:
+        raise InputError(f"--target: {error}") from None
+
+
+def writable(path: str, data: str) -> None:
+    """Refuse, before fitting, a file that cannot be written, or the data file itself."""
+    if os.path.exists(path) and data != "-" and os.path.samefile(path, data):
+        raise InputError(f"{path} is the --data file: write the fit's rows to another file")
+    directory = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(directory):
+        raise NanogradError(f"cannot write {path}: No such file or directory")
+
+
+def check_starts(ctx: click.Context, program: Program, starts, table: io.Table) -> None:
+    """A parameter without a start that was meant as a column (a near name of one), or whose
+    start went to an option of the same name (--sigma): said so, before the fit's own
+    message, which cannot know."""
+    own = {o[2:] for p in ctx.command.params for o in p.opts if o.startswith("--")}
+    for name in program.inputs:
+        if name in table.columns or name in starts:
+            continue
+        if name in own:
+            raise InputError(
+                f"no start for parameter {name}: --{name} is an option of nanograd fit; give "
+                f"the start as --var {name}=VALUE"
+            )
+        near = difflib.get_close_matches(name, table.names, n=1, cutoff=0.6)
+        near += [c for c in table.names if c.lower() == name.lower()]
+        if near:
+            columns = ", ".join(table.names)
+            raise InputError(
+                f"{name} is no column of --data (its columns: {columns}); did you mean "
+                f"{near[-1]}? (a start, --{name} VALUE, would make {name} a parameter)"
+            )
 
 
 def fit_curve(program, x, name: str, result) -> plots.FitCurve:

@@ -123,6 +123,8 @@ def minimize(
         descent = Descent()
     if data is None and (batch is not None or seed is not None or data_format is not None):
         raise InputError("--batch, --seed and --data-format are for the rows of --data FILE")
+    if seed is not None and batch is None:
+        raise InputError("--seed orders the batches of --batch N: without batches it does nothing")
     one_standard_input(source, data, "--data")
     program, start = program_and_point(ctx, source, var)
     columns = None
