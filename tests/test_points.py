@@ -494,7 +494,10 @@ def test_disagreeing_format_and_output_and_options_without_points(tmp_path):
     )
     assert code == 2 and "--format json and -o" in err
     code, _, err = run("grad", "x", "--x", "1", "-o", str(out))
-    assert (code, err) == (2, "error: -o and --points-format are for the rows of --points FILE\n")
+    assert (code, err) == (
+        2,
+        "error: -o, --points-format and --output-format are for the rows of --points FILE\n",
+    )
     assert not out.exists()
 
 
@@ -854,3 +857,22 @@ def test_points_and_compile_agree_with_the_engine_row_by_row():
         assert row["value"] == pytest.approx(single.value, rel=1e-12, abs=1e-300)
         assert row["d_x"] == pytest.approx(single.gradients["x"], rel=1e-12, abs=1e-300)
         assert row["d_y"] == single.gradients["y"]
+
+
+def test_csv_read_from_standard_input_becomes_parquet_on_standard_output():
+    import io
+
+    import pyarrow.parquet as pq
+
+    done = subprocess.run(
+        [NANOGRAD, "grad", "x*y", "--points", "-", "--output-format", "parquet"],
+        input=b"x,y\n1,2\n3,4\n",
+        capture_output=True,
+        timeout=60,
+    )
+    assert (done.returncode, done.stderr) == (0, b"")
+    rows = pq.read_table(io.BytesIO(done.stdout)).to_pylist()
+    assert rows == [
+        {"x": 1.0, "y": 2.0, "value": 2.0, "d_x": 2.0, "d_y": 1.0},
+        {"x": 3.0, "y": 4.0, "value": 12.0, "d_x": 4.0, "d_y": 3.0},
+    ]

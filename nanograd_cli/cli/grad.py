@@ -50,6 +50,13 @@ Examples:
     "[default: by the extension, else csv]",
 )
 @click.option(
+    "--output-format",
+    "results_format",
+    type=click.Choice(["csv", "parquet", "arrow", "jsonl"]),
+    help="With --points: the format of the results, whatever -o's extension or "
+    "--points-format say (Parquet on standard output from CSV read there, say).",
+)
+@click.option(
     "-o",
     "--output",
     metavar="FILE",
@@ -75,6 +82,7 @@ def grad(
     strict: bool,
     points: str | None,
     points_format: str | None,
+    results_format: str | None,
     output: str | None,
     mode: str,
     var: tuple[str, ...],
@@ -92,26 +100,31 @@ def grad(
     if each_line:
         api.check_wrt(wrt, list(values))
         ctx.exit(each_line_results(source, values, fmt, digits, wrt, strict, mode))
-    if points is None and (output is not None or points_format is not None):
-        raise InputError("-o and --points-format are for the rows of --points FILE")
+    if points is None and (output, points_format, results_format) != (None, None, None):
+        raise InputError(
+            "-o, --points-format and --output-format are for the rows of --points FILE"
+        )
     one_standard_input(source, points, "--points")
     program = load_program(source, report)
     if points is not None:
         api.check_wrt(wrt, program.inputs)
         if mode == "forward":
             raise InputError("--points runs the vectorized reverse mode: drop --mode forward")
-        points_results(program, points, values, fmt, wrt, strict, output, points_format)
+        formats = points_format, results_format
+        points_results(program, points, values, fmt, wrt, strict, output, formats)
         return
     emit(fmt, api.grad(program, values, wrt, mode, strict, warn), digits)
 
 
-def points_results(program, points, values, fmt, wrt, strict, output, points_format) -> None:
-    """`grad --points`: one result per row, a batch of rows at a time, in any format."""
+def points_results(program, points, values, fmt, wrt, strict, output, formats) -> None:
+    """`grad --points`: one result per row, a batch of rows at a time, in any format;
+    `formats`: --points-format and --output-format."""
+    points_format, results_format = formats
     from .. import io  # NumPy and PyArrow: loaded only for --points, and only once checked
 
     if fmt == "table":
         raise InputError("--points writes csv or json: give --format csv or --format json")
-    out_format = io.output_format(output, fmt, points_format)
+    out_format = results_format or io.output_format(output, fmt, points_format)
     if output in (None, "-") and out_format not in io.TEXT_FORMATS and sys.stdout.isatty():
         raise InputError(f"{out_format} is binary: write it to a file with -o FILE, or pipe it")
     io.pyarrow_required()
