@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from nanograd_cli import parse
-from nanograd_cli.minimize import minimize
+from nanograd_cli.api import minimize
 from nanograd_cli.plot import (
     CURVE_POINTS,
     GRID_POINTS,
