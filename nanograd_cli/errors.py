@@ -3,6 +3,15 @@
 from __future__ import annotations
 
 
+def printable(text: str) -> str:
+    """`text` from the user (a file name, a word typed) as a message shows it: each character
+    that is not printable written as its escape (ESC as \\x1b, a newline as \\n), so that
+    no control character reaches the terminal, which would act on it."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
 class NanogradError(Exception):
     """Anything that stops a run. `exit_code` is what the command line exits with."""
 

@@ -6,8 +6,11 @@ from __future__ import annotations
 
 import os
 import re
+import signal
 import subprocess
 import sys
+import time
+from pathlib import Path
 
 import pytest
 
@@ -15,7 +18,7 @@ from nanograd_cli import memory
 from nanograd_cli.errors import NanogradError
 from nanograd_cli.language import check_memory
 
-from .helpers import limited
+from .helpers import NANOGRAD, limited
 
 
 def caret(message: str, line: str, column: int, number: int = 1) -> str:
@@ -407,3 +410,83 @@ def test_each_line_table_streams_in_a_pipe():
         "103   sin(x)      0.8414709848078965  0.5403023058681398",
         "104   x           1.0                 1.0",
     ]
+
+
+# A run stopped by a signal leaves no temporary file: Ctrl-C, `kill` and `timeout`, a closed
+# terminal.
+
+STOPPED = [
+    (signal.SIGTERM, -signal.SIGTERM),
+    (signal.SIGHUP, -signal.SIGHUP),
+    (signal.SIGINT, 130),
+]
+
+
+def temporaries(where: Path) -> list[str]:
+    return sorted(p.name for p in where.iterdir() if p.name.startswith(".nanograd-"))
+
+
+@pytest.mark.parametrize("sent, code", STOPPED, ids=["SIGTERM", "SIGHUP", "SIGINT"])
+def test_points_stopped_by_a_signal_leave_no_file(tmp_path, sent, code):
+    """Rows written to -o FILE as they come, endlessly: a signal removes the temporary file."""
+    pytest.importorskip("pyarrow")
+    rows = subprocess.Popen(["bash", "-c", "echo x,y; yes 1,2"], stdout=subprocess.PIPE)
+    script = 'ulimit -v 4000000; ulimit -t 120; exec "$NANOGRAD" "$@"'
+    command = ["grad", "x*y", "--points", "-", "-o", "out.csv"]
+    with subprocess.Popen(
+        ["bash", "-c", script, "nanograd", *command],
+        cwd=tmp_path,
+        env={**os.environ, "NANOGRAD": NANOGRAD},
+        stdin=rows.stdout,
+        stderr=subprocess.PIPE,
+    ) as process:
+        rows.stdout.close()
+        try:
+            deadline = time.monotonic() + 60
+            while not temporaries(tmp_path) and time.monotonic() < deadline:
+                time.sleep(0.05)
+            assert temporaries(tmp_path), "no temporary file was made"
+            time.sleep(0.2)  # rows are being written to it
+            process.send_signal(sent)
+            ended = process.wait(timeout=30)
+        finally:
+            if process.poll() is None:
+                process.kill()
+            rows.wait(timeout=30)
+        err = process.stderr.read()
+    assert ended == code
+    assert err == b""
+    assert temporaries(tmp_path) == [] and not (tmp_path / "out.csv").exists()
+
+
+@pytest.mark.parametrize("sent", [s for s, _ in STOPPED], ids=["SIGTERM", "SIGHUP", "SIGINT"])
+def test_every_file_written_is_removed_on_a_signal(tmp_path, sent):
+    """draw, plot, minimize --plot, the repl's :draw and --points all write through
+    OutputFile: a signal while it is open removes what was written, and the old file stays."""
+    (tmp_path / "old.svg").write_text("old")
+    script = (
+        "import os, signal, sys\n"
+        "from nanograd_cli.output import OutputFile, write_atomically\n"
+        "f = OutputFile('old.svg')\n"
+        "f.file.write(b'new, half written')\n"
+        f"os.kill(os.getpid(), {int(sent)})\n"
+        "sys.exit(3)  # not reached\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, capture_output=True)
+    # Python ends on a KeyboardInterrupt no one caught as Ctrl-C would have ended it.
+    assert done.returncode == -sent
+    if sent == signal.SIGINT:
+        assert done.stderr.decode().rstrip().endswith("KeyboardInterrupt")
+    assert temporaries(tmp_path) == [] and (tmp_path / "old.svg").read_text() == "old"
+    # The handlers that were there before are back once no file is being written.
+    script = (
+        "import signal\n"
+        "from nanograd_cli.output import write_atomically\n"
+        "before = [signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)]\n"
+        "write_atomically('new.svg', b'new')\n"
+        "after = [signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)]\n"
+        "assert before == after, (before, after)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, capture_output=True)
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "new.svg").read_text() == "new" and temporaries(tmp_path) == []
