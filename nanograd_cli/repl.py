@@ -24,6 +24,7 @@ from .errors import (
     NotAnInput,
     SeveralOutputs,
     SourceError,
+    printable,
 )
 from .ops import CONSTANTS, FUNCTIONS
 from .output import write_atomically
@@ -175,6 +176,9 @@ class Session:
         if failure is not None:
             reply.err.append(f"error: {_message(failure, line)}")
             reply.status = failure.exit_code
+        # Whatever a reply quotes of what was typed, no control character reaches the terminal.
+        reply.err = [printable(message, keep="\n\t") for message in reply.err]
+        reply.out = [printable(p, keep="\n\t") if isinstance(p, str) else p for p in reply.out]
         return reply
 
     def _run(self, entry: str, reply: Reply) -> None:
@@ -204,7 +208,9 @@ class Session:
             except SeveralOutputs as error:
                 raise error.reworded(command, "a plain line") from None
         else:
-            raise InputError(f"unknown command {command}; commands are {', '.join(COMMANDS)}")
+            raise InputError(
+                f"unknown command {printable(command)}; commands are {', '.join(COMMANDS)}"
+            )
 
     # entries
 
@@ -268,7 +274,7 @@ class Session:
         source, program = self._program(expr)
         point = self._point(program)
         write_atomically(path, api.draw(program, point, fmt, warn=self._warner(source, reply)))
-        reply.out.append(f"wrote {path}")
+        reply.out.append(f"wrote {printable(path)}")
 
     # helpers
 
@@ -408,7 +414,7 @@ def scripted(session: Session, lines: Iterable[str | InputError], out: TextIO, e
     status = 0
     for entry in entries(lines):
         if isinstance(entry, InputError):
-            print(f"error: {entry}", file=err, flush=True)
+            print(printable(f"error: {entry}", keep="\n\t"), file=err, flush=True)
             status = max(status, entry.exit_code)
             continue
         reply = session.run(entry[1], entry[0])

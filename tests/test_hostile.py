@@ -18,7 +18,7 @@ from nanograd_cli import memory
 from nanograd_cli.errors import NanogradError
 from nanograd_cli.language import check_memory
 
-from .helpers import NANOGRAD, limited
+from .helpers import NANOGRAD, limited, on_terminal, visible
 
 
 def caret(message: str, line: str, column: int, number: int = 1) -> str:
@@ -490,3 +490,105 @@ def test_every_file_written_is_removed_on_a_signal(tmp_path, sent):
     done = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, capture_output=True)
     assert done.returncode == 0, done.stderr
     assert (tmp_path / "new.svg").read_text() == "new" and temporaries(tmp_path) == []
+
+
+# Control characters from the user never reach the terminal raw: a file name, a word typed
+# in the repl, an option's value, a comment, each is shown with its escapes.
+
+TITLE = "\\x1b]0;pwned\\x07"  # what sets a terminal's title, as a message shows it
+
+
+@pytest.mark.parametrize(
+    "command, code, message",
+    [
+        (
+            "nanograd grad -f $'\\e]0;pwned\\a.txt'",
+            1,
+            f"cannot read {TITLE}.txt: No such file or directory",
+        ),
+        (
+            "nanograd grad x --points $'\\e]0;pwned\\a.csv'",
+            1,
+            f"cannot read {TITLE}.csv: No such file or directory",
+        ),
+        (
+            "echo x | nanograd grad x --points - -o $'nowhere/\\e]0;pwned\\a.csv'",
+            1,
+            f"cannot write nowhere/{TITLE}.csv: No such file or directory",
+        ),
+        (
+            "nanograd draw x --x 1 -o $'\\e]0;pwned\\a.txt'",
+            2,
+            f"cannot tell the format of {TITLE}.txt from its extension: "
+            "use .svg, .png, .pdf, .dot, .gv or .html",
+        ),
+        (
+            "nanograd plot x --x 0:1 -o $'\\e]0;pwned\\a.txt'",
+            2,
+            f"cannot tell the format of {TITLE}.txt from its extension: use .svg, .png or .pdf",
+        ),
+        ("nanograd grad x --x $'\\e]0;pwned\\a'", 2, f"--x expects a number, got '{TITLE}'"),
+        (
+            "printf 'x,y\\n1,2\\n' | nanograd grad x --points - -o $'\\e]0;pwned\\a.jsonl' "
+            "--format csv",
+            2,
+            f"--format csv and -o {TITLE}.jsonl disagree: give one of them",
+        ),
+        (
+            "printf 'x,\\033]0;pwned\\a\\n1,a\\n' | nanograd grad x --points - --format json "
+            "--points-format csv -o out.parquet",
+            2,
+            "--format json and -o out.parquet disagree: give one of them",
+        ),
+    ],
+)
+def test_a_name_with_control_characters_is_shown_escaped(tmp_path, command, code, message):
+    assert limited(command, cwd=str(tmp_path)) == (code, "", f"error: {message}\n")
+
+
+def test_a_file_that_is_not_utf8_is_named_escaped(tmp_path):
+    (tmp_path / "\x1b]0;pwned\x07.txt").write_bytes(b"x\xff")
+    assert limited("nanograd grad -f $'\\e]0;pwned\\a.txt'", cwd=str(tmp_path)) == (
+        2,
+        "",
+        f"error: {TITLE}.txt is not valid UTF-8 (byte 0xff at offset 1)\n",
+    )
+
+
+def test_a_column_named_with_control_characters_is_shown_escaped():
+    header = "x,\\033]0;pwned\\a,\\033]0;pwned\\a"
+    assert limited(f"printf '{header}\\n1,2,3\\n' | nanograd grad x --points -") == (
+        2,
+        "",
+        f"error: --points: the header names the column {TITLE} twice\n",
+    )
+
+
+def test_the_repl_shows_a_command_word_escaped():
+    listed = ", ".join(
+        [":grad", ":diff", ":hessian", ":explain", ":draw", ":inputs", ":reset", ":help", ":quit"]
+    )
+    code, out, err = limited("printf ':frob\\033[2J\\033]0;pwned\\a x\\n' | nanograd repl")
+    assert (code, out) == (2, "")
+    assert err == f"error: line 1: unknown command :frob\\x1b[2J{TITLE}; commands are {listed}\n"
+
+
+def test_the_repl_shows_a_file_name_escaped(tmp_path):
+    script = b"x = 1\n:draw x \x1b]0;pwned\x07.dot\n"
+    code, out, err = limited("nanograd repl", stdin=script, cwd=str(tmp_path))
+    assert (code, out, err) == (0, f"wrote {TITLE}.dot\n", "")
+    assert (tmp_path / "\x1b]0;pwned\x07.dot").read_text().startswith("digraph")
+
+
+def test_each_line_shows_a_comment_escaped():
+    code, out, err = limited("printf 'x # \\033]0;pwned\\a\\n' | nanograd grad - --each-line --x 1")
+    assert (code, err) == (0, "")
+    assert out == f"line  expression            value  d_x\n1     x # {TITLE}  1.0    1.0\n"
+
+
+def test_a_comment_is_not_read_as_rich_markup_on_a_terminal():
+    screen = on_terminal(
+        "grad", "-e", "x # [link=https://example.com]click[/link]", "--each-line", "--x", "1"
+    )
+    assert "\x1b]8;" not in screen  # no hyperlink made
+    assert "[link=https://example.com]click[/link]" in "".join(visible(screen))

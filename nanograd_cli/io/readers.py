@@ -16,7 +16,7 @@ from typing import BinaryIO
 import numpy as np
 import pyarrow as pa
 
-from ..errors import InputError, NanogradError
+from ..errors import InputError, NanogradError, printable
 from .chunks import Chunks, QuoteNeverClosed, RecordTooLong, first_record
 from .numbers import to_numpy
 
@@ -423,7 +423,7 @@ def open_points(path: str, fmt: str) -> Reader:
     """A reader of the points in `path` (`-`: standard input) in the format `fmt`; use it in
     a `with` block, which closes the file."""
     stdin = path == "-"
-    name = "standard input" if stdin else path
+    name = "standard input" if stdin else printable(path)
     try:
         stream = sys.stdin.buffer if stdin else open(path, "rb")
     except OSError as error:
@@ -443,7 +443,7 @@ def open_points(path: str, fmt: str) -> Reader:
 def _reader(stream, fmt: str, stdin: bool, path: str) -> Reader:
     from ..render.progress import regular_file_size
 
-    name = "standard input" if stdin else path
+    name = "standard input" if stdin else printable(path)
     try:
         if fmt in ("csv", "jsonl"):
             try:

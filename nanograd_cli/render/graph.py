@@ -22,7 +22,7 @@ from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING, NamedTuple
 
-from ..errors import InputError, NanogradError
+from ..errors import InputError, NanogradError, printable
 from ..ops import ADD, CONST, MUL
 
 if TYPE_CHECKING:
@@ -541,7 +541,7 @@ def format_of(output: str) -> str:
     fmt = EXTENSIONS.get(os.path.splitext(output)[1].lower())
     if fmt is None:
         raise InputError(
-            f"cannot tell the format of {output} from its extension: "
+            f"cannot tell the format of {printable(output)} from its extension: "
             "use .svg, .png, .pdf, .dot, .gv or .html"
         )
     return fmt

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..errors import InputError, NanogradError
+from ..errors import InputError, NanogradError, printable
 from ..plot import Curve, Descent, Range, Surface, sample_surface, title
 
 if TYPE_CHECKING:
@@ -43,7 +43,8 @@ def format_of(output: str) -> str:
     fmt = EXTENSIONS.get(os.path.splitext(output)[1].lower())
     if fmt is None:
         raise InputError(
-            f"cannot tell the format of {output} from its extension: use .svg, .png or .pdf"
+            f"cannot tell the format of {printable(output)} from its extension: "
+            "use .svg, .png or .pdf"
         )
     return fmt
 
