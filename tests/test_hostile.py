@@ -592,3 +592,34 @@ def test_a_comment_is_not_read_as_rich_markup_on_a_terminal():
     )
     assert "\x1b]8;" not in screen  # no hyperlink made
     assert "[link=https://example.com]click[/link]" in "".join(visible(screen))
+
+
+# A comment inside a statement that goes on over several lines is no part of its box's label.
+
+COMMENTED = "a = (x + # \x1b]0;pwned\x07 \\G \\N \x01\n 1)\nb = a*x\n"
+
+
+def test_draw_labels_a_statement_without_its_comment(tmp_path):
+    (tmp_path / "c.txt").write_text(COMMENTED)
+    code, out, err = limited("nanograd draw -f c.txt --x 1", cwd=str(tmp_path))
+    assert (code, err) == (0, "")
+    assert 'label="a = (x + 1)"' in out and 'label="b = a*x"' in out
+    assert not re.search(r"[\x00-\x08\x0b-\x1f\x7f]", out) and "\\G" not in out
+
+
+def test_draw_with_a_control_character_in_a_comment_writes_valid_svg_and_html(tmp_path):
+    import xml.etree.ElementTree as ElementTree
+
+    pytest.importorskip("graphviz")
+    (tmp_path / "c.txt").write_text(COMMENTED)
+    code, out, err = limited("nanograd draw -f c.txt --x 1 -o g.svg", cwd=str(tmp_path))
+    if code == 1 and "no Graphviz found" in err:
+        pytest.skip(err)
+    assert (code, out, err) == (0, "", "")
+    texts = [t.text for t in ElementTree.parse(tmp_path / "g.svg").iter() if t.text]
+    assert "a = (x + 1)" in texts and not any("pwned" in t for t in texts)
+    code, out, err = limited("nanograd draw -f c.txt --x 1 -o g.html", cwd=str(tmp_path))
+    assert (code, out, err) == (0, "", "")
+    page = (tmp_path / "g.html").read_text()
+    assert not re.search(r"[\x00-\x08\x0b-\x1f\x7f]", page)
+    assert "a = (x + # \\x1b]0;pwned\\x07 \\G \\N \\x01" in page  # the source, shown escaped
