@@ -70,8 +70,9 @@ class Source(NamedTuple):
 
     @property
     def stdin(self) -> bool:
-        """Whether the source is read from standard input."""
-        return self.kind != "text" and self.value == "-"
+        """Whether the source is read from standard input: a bare `-` (`-f -` is the file
+        named -, as -f is always a file)."""
+        return self.kind == "either" and self.value == "-"
 
 
 def read_source(source: Source) -> str:

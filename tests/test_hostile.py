@@ -623,3 +623,121 @@ def test_draw_with_a_control_character_in_a_comment_writes_valid_svg_and_html(tm
     page = (tmp_path / "g.html").read_text()
     assert not re.search(r"[\x00-\x08\x0b-\x1f\x7f]", page)
     assert "a = (x + # \\x1b]0;pwned\\x07 \\G \\N \\x01" in page  # the source, shown escaped
+
+
+# Tables of points no parser should be handed as they are.
+
+
+def nested(depth: int) -> str:
+    return "[" * depth + "1" + "]" * depth
+
+
+@pytest.mark.parametrize("depth", [101, 1000, 100_000])
+@pytest.mark.parametrize("how", ["file", "stdin"])
+def test_a_json_row_nested_too_deep_is_bad_input(tmp_path, depth, how):
+    pytest.importorskip("pyarrow")
+    rows = f'{{"x": 1}}\n\n{{"x": 2, "a": {nested(depth)}}}\n{{"x": 3}}\n'
+    (tmp_path / "deep.jsonl").write_text(rows)
+    points = "deep.jsonl" if how == "file" else "- --points-format jsonl < deep.jsonl"
+    command = f"nanograd grad x --points {points} -o out.parquet"
+    assert limited(command, cwd=str(tmp_path)) == (
+        2,
+        "",
+        "error: --points row 2 is nested more than 100 deep\n",
+    )
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["deep.jsonl"]
+
+
+def test_a_json_row_nested_100_deep_is_read(tmp_path):
+    pytest.importorskip("pyarrow")
+    objects = '{"b": ' * 99 + "1" + "}" * 99
+    strings = '"' + "[" * 5000 + '\\"' + "{" * 5000 + '"'  # brackets in text do not count
+    (tmp_path / "deep.jsonl").write_text(
+        f'{{"x": 1, "a": {nested(99)}, "o": {objects}, "s": {strings}}}\n'
+    )
+    code, out, err = limited("nanograd grad x --points deep.jsonl -o out.parquet", cwd=tmp_path)
+    assert (code, out, err) == (0, "", "")
+
+
+def test_csv_fields_and_headers_over_128_kb_are_read(tmp_path):
+    pytest.importorskip("pyarrow")
+    long_name, text = "y" * 200_000, "t" * (2 << 20)
+    (tmp_path / "wide.csv").write_text(f'x,{long_name},note\n1,2,"{text}"\n3,4,{text}\n')
+    code, out, err = limited("nanograd grad x --points wide.csv", cwd=str(tmp_path))
+    assert (code, err) == (0, "")
+    assert out.splitlines() == [
+        f"x,{long_name},note,value,d_x",
+        f"1,2,{text},1.0,1.0",
+        f"3,4,{text},3.0,1.0",
+    ]
+    (tmp_path / "bad.csv").write_text(f"x,{long_name}\n1,2,3\n")
+    assert limited("nanograd grad x --points bad.csv", cwd=str(tmp_path)) == (
+        2,
+        "",
+        "error: --points row 1 has 3 fields, the header 2\n",
+    )
+
+
+@pytest.mark.parametrize(
+    "name, rows, message",
+    [
+        (
+            "long.jsonl",
+            '{"x": 1}\n{"x": 2, "s": "LONG"}\n{"x": 3}\n',
+            "--points row 2 is longer than 64 MB (no line end?)",
+        ),
+        (
+            "long.csv",
+            "x,s\n1,a\n2,LONG\n3,b\n",
+            "--points row 2 is longer than 64 MB (no line end, or a quote never closed?)",
+        ),
+        (
+            "last.csv",
+            'x,s\n1,a\n2,"LONG"',
+            "--points row 2 is longer than 64 MB (no line end, or a quote never closed?)",
+        ),
+    ],
+)
+def test_a_row_over_64_mb_is_refused_even_with_a_line_end(tmp_path, name, rows, message):
+    pytest.importorskip("pyarrow")
+    (tmp_path / name).write_text(rows.replace("LONG", "a" * (70 << 20)))
+    command = f"nanograd grad x --points {name} -o out.csv"
+    assert limited(command, cwd=str(tmp_path)) == (2, "", f"error: {message}\n")
+    assert not (tmp_path / "out.csv").exists()
+
+
+@pytest.mark.parametrize("end", ["\n", "\r\n", "\r"])
+def test_a_csv_line_of_spaces_is_a_blank_line(end):
+    pytest.importorskip("pyarrow")
+    rows = end.join(["x,y", "1,2", "   ", "3,4", " \t ", "5,6", ""])
+    code, out, err = limited("nanograd grad 'x*y' --points - --format csv", stdin=rows.encode())
+    assert (code, err) == (0, "")
+    assert out == "x,y,value,d_x,d_y\n1,2,2.0,2.0,1.0\n3,4,12.0,4.0,3.0\n5,6,30.0,6.0,5.0\n"
+    rows = "x,y\n1,2\n   \n3\n"
+    assert limited("nanograd grad 'x*y' --points -", stdin=rows.encode()) == (
+        2,
+        "",
+        "error: --points row 2 has 1 field, the header 2\n",
+    )
+    # Inside quotes, a line of spaces is text.
+    rows = 'x,note\n1,"a\n   \nb"\n  \n3,c\n'
+    code, out, err = limited("nanograd grad x --points -", stdin=rows.encode())
+    assert (code, err) == (
+        0,
+        "",
+    ) and out == 'x,note,value,d_x\n1,"a\n   \nb",1.0,1.0\n3,c,3.0,1.0\n'
+
+
+def test_dash_f_dash_is_the_file_named_dash(tmp_path):
+    (tmp_path / "-").write_text("x*3")
+    command = "echo 'x*2' | nanograd grad -f - --x 1 --format csv"
+    assert limited(command, cwd=str(tmp_path)) == (0, "value,d_x\n3.0,3.0\n", "")
+    (tmp_path / "-").unlink()
+    assert limited(command, cwd=str(tmp_path)) == (
+        1,
+        "",
+        "error: cannot read -: No such file or directory\n",
+    )
+    # A bare - is standard input.
+    command = "echo 'x*2' | nanograd grad - --x 1 --format csv"
+    assert limited(command, cwd=str(tmp_path)) == (0, "value,d_x\n2.0,2.0\n", "")
