@@ -38,7 +38,7 @@ def minimize(
         evaluation = program.gradients({n: v.data for n, v in point.items()})
         loss = evaluation.result.data
         grads = {n: node.grad for n, node in evaluation.inputs.items()}
-        norm = math.sqrt(sum(g * g for g in grads.values()))
+        norm = math.hypot(*grads.values())  # no overflow where the squares would
         if not math.isfinite(loss) or not math.isfinite(norm):
             raise _not_finite(loss, grads, taken)
         if on_step:
@@ -58,11 +58,16 @@ def minimize(
 def _not_finite(loss: float, grads: Mapping[str, float], taken: int) -> NanogradError:
     """The error for a value or gradient that is nan or inf after `taken` steps: what is not
     finite, and what to change."""
+    fix = "start from a point where it is finite"
     if math.isfinite(loss):
-        name, bad = next((n, g) for n, g in grads.items() if not math.isfinite(g))
-        what = f"the gradient by {name} is {bad}"
+        name, bad = next(((n, g) for n, g in grads.items() if not math.isfinite(g)), (None, 0))
+        if name is None:  # each derivative finite, their norm beyond the largest float
+            what = "the gradient's norm is too large for a float (each derivative is finite)"
+            fix = "start from a point where it is smaller"
+        else:
+            what = f"the gradient by {name} is {bad}"
     else:
         what = f"the value is {loss}"
     if taken == 0:
-        return InputError(f"{what} at the start: start from a point where it is finite")
+        return InputError(f"{what} at the start: {fix}")
     return NanogradError(f"diverged at step {taken}: {what}; try a smaller --lr")

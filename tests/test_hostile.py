@@ -741,3 +741,73 @@ def test_dash_f_dash_is_the_file_named_dash(tmp_path):
     # A bare - is standard input.
     command = "echo 'x*2' | nanograd grad - --x 1 --format csv"
     assert limited(command, cwd=str(tmp_path)) == (0, "value,d_x\n2.0,2.0\n", "")
+
+
+# Numbers at the edges of floats, in plot and minimize; a terminal said to be very wide.
+
+
+@pytest.mark.parametrize("output", ["", "-o p.svg"])
+@pytest.mark.parametrize(
+    "span, points", [("5e-324:1e-323", None), ("1:1.0000000000000002", None), ("0:1e-320:3", 3)]
+)
+def test_a_range_too_narrow_for_its_points_is_bad_input(tmp_path, output, span, points):
+    pytest.importorskip("matplotlib")
+    low, high = (repr(float(t)) for t in span.split(":")[:2])
+    code, out, err = limited(f"nanograd plot 'x*x' --x {span} {output}", cwd=str(tmp_path))
+    if points == 3:  # three points fit: it is drawn
+        assert (code, err) == (0, "")
+        return
+    count = 400 if output else 160  # a picture's points; a terminal's, 80 columns wide
+    assert (code, out) == (2, "")
+    assert err.startswith(f"error: the range of x, {low} to {high}, is too narrow for {count} ")
+    assert err.endswith("apart; widen it, or give fewer points with LO:HI:N\n")
+    assert not (tmp_path / "p.svg").exists()
+
+
+@pytest.mark.parametrize(
+    "command, largest",
+    [
+        ("plot 'exp(x)' --x 0:709.7 -o p.svg", "1.65e+308 (f(x))"),
+        ("plot 'x*1e301' --x -1:1 -o p.png", "1e+301 (f(x))"),
+        ("plot 'x*y' --x -1e302:1 --y 0:1 -o p.svg", "1e+302 (x)"),
+        ("plot 'x*y*1e301' --x -1:1 --y -1:1 -o p.pdf", "1e+301 (f(x, y))"),
+    ],
+)
+def test_a_picture_of_numbers_too_large_for_its_axes_is_refused(tmp_path, command, largest):
+    pytest.importorskip("matplotlib")
+    assert limited(f"nanograd {command}", cwd=str(tmp_path)) == (
+        2,
+        "",
+        f"error: a picture cannot show numbers as large as {largest}: its axes go up to "
+        "1e+300; plot a narrower range\n",
+    )
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
+
+
+def test_a_terminal_plot_of_numbers_too_large_for_a_picture_says_so():
+    assert limited("nanograd plot 'exp(x)' --x 0:709.7") == (
+        2,
+        "",
+        "error: a terminal plot 80 columns wide cannot label numbers as large as 1.65e+308: "
+        "plot a narrower range\n",
+    )
+
+
+def test_minimize_with_a_gradient_norm_beyond_floats():
+    # Each derivative is finite; the norm was summed of squares, which overflowed.
+    code, out, err = limited("nanograd minimize '1e300*x*x' --x 1 --steps 5 --format csv")
+    assert (code, err) == (0, "")
+    assert out.splitlines()[1].split(",")[:4] == ["1e+300", "1.0", "2e+300", "2e+300"]
+    assert limited("nanograd minimize '1.5e308*(x - y)' --x 1 --y 1") == (
+        2,
+        "",
+        "error: the gradient's norm is too large for a float (each derivative is finite) at "
+        "the start: start from a point where it is smaller\n",
+    )
+
+
+@pytest.mark.parametrize("columns, width", [(1_000_000, 500), (100, 100), (1, 20)])
+def test_a_terminal_plot_is_at_most_500_columns_wide(columns, width):
+    code, out, err = limited(f"COLUMNS={columns} nanograd plot 'sin(x)' --x 0:1", seconds=10)
+    assert (code, err) == (0, "")
+    assert max(len(line) for line in out.splitlines()) == width

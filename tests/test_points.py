@@ -811,6 +811,40 @@ def test_compile_errors():
     assert f(x=[1.0, 2.0], y=3.0)["d_x"].tolist() == [3.0, 3.0]
 
 
+def test_compile_names_the_column_of_a_frame_it_cannot_read():
+    from nanograd_cli.errors import InputError
+
+    pd = pytest.importorskip("pandas")
+    f = compile("x*y")
+    bad = [
+        (pd.DataFrame([[1, 2, 3]], columns=["x", "x", "y"]), "the DataFrame has 2 columns named x"),
+        (
+            pd.DataFrame([[1, 2]], columns=pd.MultiIndex.from_tuples([("x", "a"), ("y", "b")])),
+            "the DataFrame's columns have 2 levels (a MultiIndex): give each column one name",
+        ),
+        (pd.DataFrame({"x": ["1", "abc"], "y": [1, 2]}), "row 2, column x: 'abc' is not a number"),
+        (pd.DataFrame({"x": ["1", [2]], "y": [1, 2]}), "row 2, column x: [2] is not a number"),
+        (pd.DataFrame({"x": pd.Categorical(["a"]), "y": [1]}), "row 1, column x: 'a' is not"),
+        (pd.DataFrame({"x": pd.to_datetime(["2020-01-01"]), "y": [1]}), "column x holds datetime"),
+        (pd.DataFrame({"x": [1 + 2j], "y": [1]}), "column x holds complex128, not numbers"),
+    ]
+    for frame, message in bad:
+        with pytest.raises(InputError) as caught:
+            f(frame)
+        assert str(caught.value).startswith(message), str(caught.value)
+    # Numbers as text, missing values (None, NA) as nan, pandas' own number types: read.
+    frame = pd.DataFrame(
+        {
+            "x": pd.Series(["1", None, pd.NA, " 4 "], dtype=object),
+            "y": pd.array([1, 2, None, 4], dtype="Int64"),
+            "z": [0, 0, 5, 5],
+        }
+    )
+    assert f(frame)["value"].tolist() == pytest.approx([1.0, np.nan, np.nan, 16.0], nan_ok=True)
+    twice = pd.DataFrame([[1, 2, 3, 4]], columns=["x", "y", "z", "z"])  # not an input: kept
+    assert list(f(twice).columns) == ["x", "y", "z", "z", "value", "d_x", "d_y"]
+
+
 @pytest.mark.slow
 def test_compile_on_a_dask_cluster_equals_one_machine(tmp_path):
     dd = pytest.importorskip("dask.dataframe")
