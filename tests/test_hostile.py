@@ -811,3 +811,34 @@ def test_a_terminal_plot_is_at_most_500_columns_wide(columns, width):
     code, out, err = limited(f"COLUMNS={columns} nanograd plot 'sin(x)' --x 0:1", seconds=10)
     assert (code, err) == (0, "")
     assert max(len(line) for line in out.splitlines()) == width
+
+
+# Parquet and the Arrow file format from a pipe are read whole: held to the memory left.
+
+WHOLE = re.compile(
+    r"error: standard input is at least [\d,]+ MB of (Parquet|the Arrow file format), which is "
+    r"read from its end, so whole: that needs at least [\d.]+ GB of memory, and [\d.]+ GB is "
+    r"free; give the file's name to --points instead, which is read a batch at a time\n"
+)
+
+
+@pytest.mark.parametrize("magic, fmt", [("PAR1", "parquet"), ("ARROW1", "arrow")])
+def test_an_endless_parquet_or_arrow_file_on_standard_input_is_refused(tmp_path, magic, fmt):
+    pytest.importorskip("pyarrow")
+    command = (
+        f"(printf {magic}; head -c 6000000000 /dev/zero) | "
+        f"nanograd grad x --points - --points-format {fmt} -o out.{fmt}"
+    )
+    code, out, err = limited(command, cwd=str(tmp_path), seconds=30, memory=3_000_000)
+    assert (code, out) == (1, "") and WHOLE.fullmatch(err), err
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
+
+
+def test_a_parquet_file_on_standard_input_is_read(tmp_path):
+    pa = pytest.importorskip("pyarrow")
+    import pyarrow.parquet as pq
+
+    pq.write_table(pa.table({"x": [1.0, 2.0]}), tmp_path / "p.parquet")
+    command = "nanograd grad x --points - --points-format parquet -o out.csv < p.parquet"
+    assert limited(command, cwd=str(tmp_path), memory=3_000_000) == (0, "", "")
+    assert (tmp_path / "out.csv").read_text() == "x,value,d_x\n1.0,1.0,1.0\n2.0,2.0,1.0\n"

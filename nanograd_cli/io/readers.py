@@ -17,7 +17,7 @@ import numpy as np
 import pyarrow as pa
 
 from ..errors import InputError, NanogradError, printable
-from .chunks import RECORD_BYTES, Chunks, QuoteNeverClosed, RecordTooLong, first_record
+from .chunks import CHUNK_BYTES, RECORD_BYTES, Chunks, QuoteNeverClosed, RecordTooLong, first_record
 from .numbers import to_numpy
 
 # The csv module, which reads the header and finds a bad row, refuses a field over 128 KB by
@@ -552,10 +552,11 @@ def _reader(stream, fmt: str, stdin: bool, path: str) -> Reader:
                     return ParquetReader(pa.OSFile(path))
                 if not _starts_with(stream, PARQUET_MAGIC):
                     raise InputError(f"--points {name} is not a Parquet file")
-                return ParquetReader(pa.BufferReader(stream.read()))
+                return ParquetReader(pa.BufferReader(read_whole(stream, "Parquet")))
             file_format = _starts_with(stream, b"ARROW1")
             if file_format and stdin:
-                return ArrowReader(pa.BufferReader(stream.read()), file_format)
+                whole = read_whole(stream, "the Arrow file format")
+                return ArrowReader(pa.BufferReader(whole), file_format)
             return ArrowReader(stream if stdin else pa.OSFile(path), file_format)
         except (pa.ArrowException, OSError) as error:
             if not _damaged(error):
@@ -564,6 +565,32 @@ def _reader(stream, fmt: str, stdin: bool, path: str) -> Reader:
             raise InputError(f"--points {name} is not {what}: {_reason(error)}") from None
     except OSError as error:
         raise NanogradError(f"cannot read {name}: {error.strerror or error}") from None
+
+
+# A format read from its end, from a pipe, is held whole: at most this share of the memory
+# left, for the bytes read are joined into one buffer and row groups are decoded out of it.
+WHOLE_SHARE = 2
+
+
+def read_whole(stream: BinaryIO, what: str) -> bytes:
+    """All of `stream`, read CHUNK_BYTES at a time; refused, with the size read so far, as soon
+    as holding it (and as much again) would pass the memory left, so that an endless stream
+    (`PAR1` and then /dev/zero) ends in a clear error, not out of memory."""
+    from ..memory import available
+
+    chunks, size = [], 0
+    while chunk := stream.read(CHUNK_BYTES):
+        chunks.append(chunk)
+        size += len(chunk)
+        left = available()
+        if left is not None and WHOLE_SHARE * size > left:
+            raise NanogradError(
+                f"standard input is at least {size / 1e6:,.0f} MB of {what}, which is read from "
+                f"its end, so whole: that needs at least {WHOLE_SHARE * size / 1e9:.1f} GB of "
+                f"memory, and {left / 1e9:.1f} GB is free; give the file's name to --points "
+                "instead, which is read a batch at a time"
+            )
+    return b"".join(chunks)
 
 
 def _damaged(error: Exception) -> bool:
