@@ -288,3 +288,27 @@ def test_a_repl_entry_left_open_is_refused_past_1_mb(tmp_path):
         "error: line 3: the entry that starts here is longer than 1 MB with a parenthesis "
         "still open; an entry is at most that (nanograd grad -f FILE takes a longer source)\n"
     )
+
+
+# Forward mode: tangents of the inputs a node depends on, let go after their last reader.
+
+
+def test_forward_mode_of_a_sum_of_10000_inputs_fits_in_memory(tmp_path):
+    # 3.8 GB and 35 to 53 s when every node carried a derivative for every input; now 31 MB
+    names = [f"x{i}" for i in range(10_000)]
+    (tmp_path / "sum.txt").write_text(
+        "+".join(f"{n}*{n}" if i % 2 else n for i, n in enumerate(names))
+    )
+    (tmp_path / "args.txt").write_text(" ".join(f"--var={n}={i % 5}" for i, n in enumerate(names)))
+    code, out, err = limited(
+        "nanograd grad -f sum.txt $(cat args.txt) --mode forward --format json",
+        tmp_path,
+        seconds=30,
+        memory=600_000,
+    )
+    assert (code, err) == (0, "")
+    result = json.loads(out)
+    assert result["value"] == sum(i % 5 if i % 2 == 0 else (i % 5) ** 2 for i in range(10_000))
+    assert result["gradients"] == {
+        n: 1.0 if i % 2 == 0 else 2.0 * (i % 5) for i, n in enumerate(names)
+    }
