@@ -13,6 +13,7 @@ load the others (plotting and drawing bring NumPy, Matplotlib and Graphviz).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
@@ -167,7 +168,7 @@ def minimize(
     result = descent.minimize(loss, point, moving, steps, lr, optimizer, tol, on_step, on_point)
     if data is not None and batch is not None:  # the loss over every row, not the last batch's
         value, gradients = descent.over_rows(program, rows)(result.inputs)
-        norm = descent.norm([gradients[n] for n in moving])
+        norm = math.hypot(*(gradients[n] for n in moving))
         result = Minimum(value, result.inputs, gradients, norm, result.steps, result.converged)
     return result
 

@@ -94,7 +94,7 @@ def minimize(
             now = {n: v.data for n, v in point.items()}
             value, grads = loss(now)
             moved = {n: grads[n] for n in names}
-            size = norm(list(moved.values()))
+            size = math.hypot(*moved.values())  # no overflow where the squares would
             if not math.isfinite(value) or not math.isfinite(size):
                 raise _not_finite(value, moved, taken)
             reached = Minimum(value, now, grads, size, taken, size <= tol)
@@ -116,22 +116,19 @@ def minimize(
         ) from None
 
 
-def norm(components: list[float]) -> float:
-    """The Euclidean norm, without overflow where the components are finite."""
-    largest = max((abs(c) for c in components), default=0.0)
-    if largest == 0.0 or not math.isfinite(largest):
-        return largest
-    return largest * math.sqrt(sum((c / largest) ** 2 for c in components))
-
-
 def _not_finite(loss: float, grads: Mapping[str, float], taken: int) -> NanogradError:
     """The error for a value or gradient that is nan or inf after `taken` steps: what is not
     finite, and what to change."""
+    fix = "start from a point where it is finite"
     if math.isfinite(loss):
-        name, bad = next((n, g) for n, g in grads.items() if not math.isfinite(g))
-        what = f"the gradient by {name} is {bad}"
+        name, bad = next(((n, g) for n, g in grads.items() if not math.isfinite(g)), (None, 0))
+        if name is None:  # each derivative finite, their norm beyond the largest float
+            what = "the gradient's norm is too large for a float (each derivative is finite)"
+            fix = "start from a point where it is smaller"
+        else:
+            what = f"the gradient by {name} is {bad}"
     else:
         what = f"the value is {loss}"
     if taken == 0:
-        return InputError(f"{what} at the start: start from a point where it is finite")
+        return InputError(f"{what} at the start: {fix}")
     return NanogradError(f"diverged at step {taken}: {what}; try a smaller --lr")

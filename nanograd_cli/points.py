@@ -17,11 +17,11 @@ from typing import NamedTuple
 import numpy as np
 
 from .batch import BatchFunction
-from .errors import InputError, MissingInputs, NanogradError, NonFiniteResult
-from .io.files import OutputFile
+from .errors import InputError, MissingInputs, NanogradError, NonFiniteResult, printable
 from .io.numbers import floats
 from .io.readers import Reader, open_points
 from .io.writers import open_writer
+from .output import OutputFile
 from .program import Input, Program
 
 
@@ -147,7 +147,9 @@ def run_points(
             if file is not None:
                 file.discard()
                 if isinstance(error, OSError):
-                    raise NanogradError(f"cannot write {path}: {error.strerror}") from None
+                    raise NanogradError(
+                        f"cannot write {printable(path)}: {error.strerror}"
+                    ) from None
             raise
         finally:
             if display:

@@ -10,7 +10,14 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from typing import BinaryIO, NamedTuple
 
-from .errors import BadInputValue, InputError, NanogradError, SourceError, StreamError
+from .errors import (
+    BadInputValue,
+    InputError,
+    NanogradError,
+    SourceError,
+    StreamError,
+    printable,
+)
 from .program import Program
 
 INPUT_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -84,8 +91,9 @@ class Source(NamedTuple):
 
     @property
     def stdin(self) -> bool:
-        """Whether the source is read from standard input."""
-        return self.kind != "text" and self.value == "-"
+        """Whether the source is read from standard input: a bare `-` (`-f -` is the file
+        named -, as -f is always a file)."""
+        return self.kind == "either" and self.value == "-"
 
 
 def read_source(source: Source) -> str:
@@ -115,9 +123,9 @@ def opened(source: Source) -> Iterator[tuple[BinaryIO | None, str]]:
     elif kind == "file" or (kind == "either" and os.path.exists(value)):
         try:
             with open(value, "rb") as f:
-                yield f, value
+                yield f, printable(value)
         except OSError as error:
-            raise NanogradError(f"cannot read {value}: {error.strerror}") from None
+            raise NanogradError(f"cannot read {printable(value)}: {error.strerror}") from None
     else:
         yield None, "the text"
 
@@ -170,7 +178,7 @@ def load_program(source: Source, warn: Callable[[str], None] | None = None) -> P
         return parse(text)
     except SourceError:
         if kind == "either" and text is value and LOOKS_LIKE_A_PATH.fullmatch(value):
-            raise NanogradError(f"no such file: {value}") from None
+            raise NanogradError(f"no such file: {printable(value)}") from None
         raise
 
 
@@ -188,7 +196,7 @@ def glued_source(args: list[str], error: NanogradError) -> str | None:
         if option == "-e" and isinstance(error, SourceError):
             failed = error.source == value
         elif option == "-f":
-            failed = str(error).startswith(f"cannot read {value}:")
+            failed = str(error).startswith(f"cannot read {printable(value)}:")
         else:
             continue
         if failed and value:

@@ -685,14 +685,17 @@ def test_garbage_as_arrow_or_parquet_is_bad_input(tmp_path):
     assert err.startswith("error: --points g.parquet is not a Parquet file: Parquet magic bytes")
 
 
-def test_source_and_points_cannot_both_come_from_standard_input():
-    for source in (["-"], ["-f", "-"]):
-        result = nanograd("grad", *source, "--points", "-", stdin="x\n1\n")
-        assert (result.returncode, result.stdout, result.stderr) == (
-            2,
-            "",
-            "error: the source and --points - cannot both come from standard input\n",
-        )
+def test_source_and_points_cannot_both_come_from_standard_input(tmp_path):
+    result = nanograd("grad", "-", "--points", "-", stdin="x\n1\n")
+    assert (result.returncode, result.stdout, result.stderr) == (
+        2,
+        "",
+        "error: the source and --points - cannot both come from standard input\n",
+    )
+    # -f - is the file named -, which the points on standard input can go with.
+    (tmp_path / "-").write_text("x*2")
+    result = nanograd("grad", "-f", "-", "--points", "-", stdin="x\n1\n", cwd=tmp_path)
+    assert (result.returncode, result.stdout, result.stderr) == (0, "x,value,d_x\n1,2.0,2.0\n", "")
 
 
 def test_a_missing_value_written_by_pandas_says_how_to_write_it(tmp_path):
@@ -809,6 +812,40 @@ def test_compile_errors():
         assert str(caught.value).startswith(message), str(caught.value)
     # One value for every row, beside arrays: what a fixed input is.
     assert f(x=[1.0, 2.0], y=3.0)["d_x"].tolist() == [3.0, 3.0]
+
+
+def test_compile_names_the_column_of_a_frame_it_cannot_read():
+    from nanograd_cli.errors import InputError
+
+    pd = pytest.importorskip("pandas")
+    f = compile("x*y")
+    bad = [
+        (pd.DataFrame([[1, 2, 3]], columns=["x", "x", "y"]), "the DataFrame has 2 columns named x"),
+        (
+            pd.DataFrame([[1, 2]], columns=pd.MultiIndex.from_tuples([("x", "a"), ("y", "b")])),
+            "the DataFrame's columns have 2 levels (a MultiIndex): give each column one name",
+        ),
+        (pd.DataFrame({"x": ["1", "abc"], "y": [1, 2]}), "row 2, column x: 'abc' is not a number"),
+        (pd.DataFrame({"x": ["1", [2]], "y": [1, 2]}), "row 2, column x: [2] is not a number"),
+        (pd.DataFrame({"x": pd.Categorical(["a"]), "y": [1]}), "row 1, column x: 'a' is not"),
+        (pd.DataFrame({"x": pd.to_datetime(["2020-01-01"]), "y": [1]}), "column x holds datetime"),
+        (pd.DataFrame({"x": [1 + 2j], "y": [1]}), "column x holds complex128, not numbers"),
+    ]
+    for frame, message in bad:
+        with pytest.raises(InputError) as caught:
+            f(frame)
+        assert str(caught.value).startswith(message), str(caught.value)
+    # Numbers as text, missing values (None, NA) as nan, pandas' own number types: read.
+    frame = pd.DataFrame(
+        {
+            "x": pd.Series(["1", None, pd.NA, " 4 "], dtype=object),
+            "y": pd.array([1, 2, None, 4], dtype="Int64"),
+            "z": [0, 0, 5, 5],
+        }
+    )
+    assert f(frame)["value"].tolist() == pytest.approx([1.0, np.nan, np.nan, 16.0], nan_ok=True)
+    twice = pd.DataFrame([[1, 2, 3, 4]], columns=["x", "y", "z", "z"])  # not an input: kept
+    assert list(f(twice).columns) == ["x", "y", "z", "z", "value", "d_x", "d_y"]
 
 
 @pytest.mark.slow

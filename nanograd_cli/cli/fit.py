@@ -142,7 +142,7 @@ def fit(
         if picture_format:
             write_out(picture, plots.fit_figure(drawn, picture_format))
         else:
-            columns = shutil.get_terminal_size((80, 24)).columns
+            columns = plots.terminal_width(shutil.get_terminal_size((80, 24)).columns)
             report(plots.fit_text(drawn, columns, sys.stderr.isatty()))
     if interrupted:
         raise interrupted

@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 import click
 
-from ..errors import SourceError
+from ..errors import SourceError, printable
 from ..output import write_atomically
 from ..render import text
 from ..render.table import number_formats
@@ -18,7 +18,9 @@ def report(message: str) -> None:
     """A message on standard error; one that cannot be written there (a full or closed
     stderr) is dropped, so that it does not change the run's outcome."""
     try:
-        click.echo(message, err=True)
+        # Whatever a message quotes (a file name, a column's, an option's value), no control
+        # character of it reaches the terminal.
+        click.echo(printable(message, keep="\n\t"), err=True)
     except OSError:
         pass
 

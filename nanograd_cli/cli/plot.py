@@ -44,7 +44,7 @@ def plot(ctx: click.Context, source: Source, var: tuple[str, ...], output: str |
     fmt = output and drawing.format_of(output)
     program = load_program(source, report)
     fixed, ranges = parse_inputs(ctx.meta["inputs"], var)
-    columns = shutil.get_terminal_size((80, 24)).columns
+    columns = drawing.terminal_width(shutil.get_terminal_size((80, 24)).columns)
     points = CURVE_POINTS if output else drawing.terminal_points(columns)
     result = api.plot(program, fixed, ranges, points, bool(output), warn)
     if output:

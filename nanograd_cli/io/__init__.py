@@ -12,7 +12,7 @@ import os
 from collections.abc import Iterable
 from typing import NamedTuple
 
-from ..errors import InputError, NanogradError
+from ..errors import InputError, NanogradError, printable
 
 # Each format's name and the file extensions that choose it.
 EXTENSIONS = {
@@ -73,7 +73,7 @@ def output_format(output: str | None, fmt: str | None, given: str | None) -> str
     by_extension = format_of(output) if output and output != "-" else None
     asked = {"csv": "csv", "json": "jsonl"}.get(fmt or "")
     if by_extension and asked and asked != by_extension:
-        raise InputError(f"--format {fmt} and -o {output} disagree: give one of them")
+        raise InputError(f"--format {fmt} and -o {printable(output)} disagree: give one of them")
     return by_extension or asked or given or "csv"
 
 

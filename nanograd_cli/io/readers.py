@@ -16,9 +16,13 @@ from typing import BinaryIO
 import numpy as np
 import pyarrow as pa
 
-from ..errors import InputError, NanogradError
-from .chunks import Chunks, QuoteNeverClosed, RecordTooLong, first_record
+from ..errors import InputError, NanogradError, printable
+from .chunks import CHUNK_BYTES, RECORD_BYTES, Chunks, QuoteNeverClosed, RecordTooLong, first_record
 from .numbers import to_numpy
+
+# The csv module, which reads the header and finds a bad row, refuses a field over 128 KB by
+# default; a record is at most RECORD_BYTES (longer ones are refused before), so is a field.
+csv.field_size_limit(max(csv.field_size_limit(), RECORD_BYTES))
 
 # Rows handed on at a time from the formats that store them in batches of their own.
 BATCH_ROWS = 1 << 18
@@ -111,12 +115,21 @@ class CsvReader(Reader):
             quoted_strings_can_be_null=False,
         )
         for piece in _pieces(self, quoted=True):
+            piece = _blank_lines_emptied(piece)
             # Newlines may be inside quotes only if there are quotes: the faster parse if not.
             parse = pcsv.ParseOptions(newlines_in_values=b'"' in piece)
             try:
-                yield pcsv.read_csv(pa.py_buffer(piece), read, parse, convert)
+                try:
+                    table = pcsv.read_csv(pa.py_buffer(piece), read, parse, convert)
+                except pa.ArrowInvalid as error:
+                    if "straddl" not in str(error):
+                        raise
+                    # A row longer than Arrow's block (1 MB): the piece as one block.
+                    whole = pcsv.ReadOptions(column_names=self.columns, block_size=len(piece) + 1)
+                    table = pcsv.read_csv(pa.py_buffer(piece), whole, parse, convert)
             except pa.ArrowInvalid as error:
                 raise self._bad_row(piece, error) from None
+            yield table
 
     def _bad_row(self, piece: bytes, error: Exception) -> InputError:
         """Which row of `piece` Arrow could not read, found with the csv module."""
@@ -163,8 +176,39 @@ def _never_closed(rows_before: int) -> InputError:
     return InputError(f"--points{what} opens a quote that is never closed")
 
 
+# A line of spaces and tabs only, outside quotes a blank line, as an empty one is. Lines end
+# with LF or CRLF, or CR alone in a file that has no LF.
+SPACES_LINE = re.compile(rb"(?m)^[ \t]+(?=\r?$)")
+SPACES_LINE_CR = re.compile(rb"(?:(?<=\r)|\A)[ \t]+(?=\r|\Z)")
+
+
+def _blank_lines_emptied(piece: bytes) -> bytes:
+    """CSV `piece` with each line of only spaces and tabs (outside quotes) made empty, so that
+    it is a blank line, which Arrow and the csv module skip, and not a row of one field."""
+    ends = (b"\n", b"\r") if b"\n" not in piece else (b"\n",)
+    if not piece.startswith((b" ", b"\t")) and not any(
+        end + space in piece for end in ends for space in (b" ", b"\t")
+    ):
+        return piece  # the common case, found at the speed of a search for two bytes
+    pattern = SPACES_LINE if b"\n" in piece else SPACES_LINE_CR
+    spans = [m.span() for m in pattern.finditer(piece)]
+    if spans and b'"' in piece:  # only those outside quotes
+        quotes = np.flatnonzero(np.frombuffer(piece, dtype=np.uint8) == ord('"'))
+        before = np.searchsorted(quotes, [start for start, _ in spans])
+        spans = [span for span, n in zip(spans, before, strict=True) if n % 2 == 0]
+    if not spans:
+        return piece
+    kept, position = [], 0
+    for start, end in spans:
+        kept.append(piece[position:start])
+        position = end
+    kept.append(piece[position:])
+    return b"".join(kept)
+
+
 def _records(text: bytes) -> int:
     """The records in CSV `text` that are not blank lines."""
+    text = _blank_lines_emptied(text)
     lines = io.StringIO(text.decode("utf-8", "surrogateescape"), newline="")
     return sum(1 for fields in csv.reader(lines) if fields)
 
@@ -210,6 +254,11 @@ class JsonLinesReader(Reader):
         """The rows of `piece` in the columns of the first rows; None if there are none."""
         import pyarrow.json as pj
 
+        deep = too_deep(piece)
+        if deep is not None:
+            before = sum(1 for line in piece[:deep].split(b"\n") if line.strip())
+            row = self.rows_read + before + 1
+            raise InputError(f"--points row {row} is nested more than {MAX_NESTING} deep")
         text = piece.strip()
         if not text:
             return None
@@ -274,6 +323,48 @@ class JsonLinesReader(Reader):
             return pa.table({"": pa.nulls(len(rows))}).select([])
         columns = [_column([row.get(name) for row in rows]) for name in self.columns]
         return pa.Table.from_arrays(columns, names=self.columns)
+
+
+# The deepest nesting of lists and objects in a row of JSON Lines. Parsers recurse on it:
+# Python's `json` runs out of stack at about 1,000, PyArrow's reader crashes at 100,000.
+MAX_NESTING = 100
+
+
+def too_deep(piece: bytes) -> int | None:
+    """Where in `piece`, lines of JSON, a line is first nested more than MAX_NESTING deep (the
+    offset of its start), or None. Brackets in strings do not count."""
+    raw = np.frombuffer(piece, dtype=np.uint8)
+    openers = np.flatnonzero((raw == ord("[")) | (raw == ord("{")))
+    if openers.size <= MAX_NESTING:
+        return None
+    # No line nests deeper than it has openers: only a line with more is looked at closely.
+    ends = np.append(np.flatnonzero(raw == ord("\n")), len(piece))
+    counts = np.diff(np.searchsorted(openers, ends), prepend=0)
+    for k in np.flatnonzero(counts > MAX_NESTING):
+        start = int(ends[k - 1]) + 1 if k else 0
+        if _depth(piece[start : int(ends[k])]) > MAX_NESTING:
+            return start
+    return None
+
+
+# A JSON string, its escapes included (a string never closed is left as it is).
+STRING = re.compile(rb'"(?:[^"\\\n]|\\.)*"')
+BLOCK = 1 << 20
+
+
+def _depth(line: bytes) -> int:
+    """The deepest nesting of brackets in one line of JSON, outside strings."""
+    code = np.frombuffer(STRING.sub(b'""', line), dtype=np.uint8)
+    opening = (code == ord("[")) | (code == ord("{"))
+    closing = (code == ord("]")) | (code == ord("}"))
+    steps = opening.astype(np.int8) - closing.astype(np.int8)
+    steps = steps[opening | closing]
+    deepest = depth = 0
+    for start in range(0, len(steps), BLOCK):  # in blocks: a 64 MB line of [ is 64 M steps
+        running = np.cumsum(steps[start : start + BLOCK], dtype=np.int64) + depth
+        deepest = max(deepest, int(running.max()))
+        depth = int(running[-1])
+    return deepest
 
 
 # A line end before a blank line or one that starts with null.
@@ -423,7 +514,7 @@ def open_points(path: str, fmt: str) -> Reader:
     """A reader of the points in `path` (`-`: standard input) in the format `fmt`; use it in
     a `with` block, which closes the file."""
     stdin = path == "-"
-    name = "standard input" if stdin else path
+    name = "standard input" if stdin else printable(path)
     try:
         stream = sys.stdin.buffer if stdin else open(path, "rb")
     except OSError as error:
@@ -443,7 +534,7 @@ def open_points(path: str, fmt: str) -> Reader:
 def _reader(stream, fmt: str, stdin: bool, path: str) -> Reader:
     from ..render.progress import regular_file_size
 
-    name = "standard input" if stdin else path
+    name = "standard input" if stdin else printable(path)
     try:
         if fmt in ("csv", "jsonl"):
             try:
@@ -461,10 +552,11 @@ def _reader(stream, fmt: str, stdin: bool, path: str) -> Reader:
                     return ParquetReader(pa.OSFile(path))
                 if not _starts_with(stream, PARQUET_MAGIC):
                     raise InputError(f"--points {name} is not a Parquet file")
-                return ParquetReader(pa.BufferReader(stream.read()))
+                return ParquetReader(pa.BufferReader(read_whole(stream, "Parquet")))
             file_format = _starts_with(stream, b"ARROW1")
             if file_format and stdin:
-                return ArrowReader(pa.BufferReader(stream.read()), file_format)
+                whole = read_whole(stream, "the Arrow file format")
+                return ArrowReader(pa.BufferReader(whole), file_format)
             return ArrowReader(stream if stdin else pa.OSFile(path), file_format)
         except (pa.ArrowException, OSError) as error:
             if not _damaged(error):
@@ -473,6 +565,32 @@ def _reader(stream, fmt: str, stdin: bool, path: str) -> Reader:
             raise InputError(f"--points {name} is not {what}: {_reason(error)}") from None
     except OSError as error:
         raise NanogradError(f"cannot read {name}: {error.strerror or error}") from None
+
+
+# A format read from its end, from a pipe, is held whole: at most this share of the memory
+# left, for the bytes read are joined into one buffer and row groups are decoded out of it.
+WHOLE_SHARE = 2
+
+
+def read_whole(stream: BinaryIO, what: str) -> bytes:
+    """All of `stream`, read CHUNK_BYTES at a time; refused, with the size read so far, as soon
+    as holding it (and as much again) would pass the memory left, so that an endless stream
+    (`PAR1` and then /dev/zero) ends in a clear error, not out of memory."""
+    from ..memory import available
+
+    chunks, size = [], 0
+    while chunk := stream.read(CHUNK_BYTES):
+        chunks.append(chunk)
+        size += len(chunk)
+        left = available()
+        if left is not None and WHOLE_SHARE * size > left:
+            raise NanogradError(
+                f"standard input is at least {size / 1e6:,.0f} MB of {what}, which is read from "
+                f"its end, so whole: that needs at least {WHOLE_SHARE * size / 1e9:.1f} GB of "
+                f"memory, and {left / 1e9:.1f} GB is free; give the file's name to --points "
+                "instead, which is read a batch at a time"
+            )
+    return b"".join(chunks)
 
 
 def _damaged(error: Exception) -> bool:

@@ -22,7 +22,7 @@ from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING, NamedTuple
 
-from ..errors import InputError, NanogradError
+from ..errors import InputError, NanogradError, printable
 from ..ops import ADD, CONST, MUL
 
 if TYPE_CHECKING:
@@ -77,8 +77,9 @@ def constant(x: float) -> str:
 
 
 def _escape(text: str) -> str:
-    """Text safe inside a DOT record label: its field separators and quotes escaped."""
-    return "".join("\\" + c if c in '{}|<>"\\' else c for c in text)
+    """Text safe inside a DOT record label: its field separators and quotes escaped, and
+    control characters written as escapes."""
+    return "".join("\\" + c if c in '{}|<>"\\' else c for c in printable(text))
 
 
 def gradient_scale(grads: Iterable[float]) -> tuple[float, ...]:
@@ -147,7 +148,7 @@ def statement_spans(source: str) -> list[tuple[int, int]]:
     """Where each statement of `source` starts and ends, without comments and surrounding
     blanks. A Program keeps each instruction's offset but not its statement's span, so the
     separators are found here: `;` and newlines outside parentheses (the language's rule)."""
-    text = re.sub(r"#[^\n]*", lambda m: " " * len(m.group()), source)
+    text = without_comments(source)
     spans = []
     depth = start = 0
     for i, c in enumerate(text + "\n"):
@@ -164,9 +165,17 @@ def statement_spans(source: str) -> list[tuple[int, int]]:
     return spans
 
 
-def _statement_text(source: str, span: tuple[int, int], width: int = 60) -> str:
-    text = " ".join(source[span[0] : span[1]].split())
-    return text if len(text) <= width else text[: width - 1] + "…"
+def without_comments(source: str) -> str:
+    """`source` with each comment blanked out, so that offsets stay where they were."""
+    return re.sub(r"#[^\n]*", lambda m: " " * len(m.group()), source)
+
+
+def _statement_text(code: str, span: tuple[int, int], width: int = 60) -> str:
+    """A statement's label, from the source without its comments (`code`): on one line, cut
+    to `width` characters, safe in a DOT string (where Graphviz reads \\N, \\G, \\l)."""
+    text = " ".join(code[span[0] : span[1]].split())
+    text = text if len(text) <= width else text[: width - 1] + "…"
+    return printable(text).replace("\\", "\\\\")
 
 
 # --- the layout --------------------------------------------------------------------------------
@@ -522,12 +531,13 @@ def _statement_groups(
     """Each drawn node (but inputs, which statements share) -> its statement's number and
     text; empty when the drawn nodes come from fewer than two statements."""
     spans = statement_spans(program.source)
+    code = without_comments(program.source)
     starts = [start for start, _ in spans]
     groups = {}
     for ins, node in zip(program.code, nodes, strict=True):
         if node in shown and node.op is not None:
             k = bisect_right(starts, ins.offset) - 1
-            groups[node] = (k, _statement_text(program.source, spans[k]))
+            groups[node] = (k, _statement_text(code, spans[k]))
     return groups if len(set(groups.values())) > 1 else {}
 
 
@@ -541,7 +551,7 @@ def format_of(output: str) -> str:
     fmt = EXTENSIONS.get(os.path.splitext(output)[1].lower())
     if fmt is None:
         raise InputError(
-            f"cannot tell the format of {output} from its extension: "
+            f"cannot tell the format of {printable(output)} from its extension: "
             "use .svg, .png, .pdf, .dot, .gv or .html"
         )
     return fmt

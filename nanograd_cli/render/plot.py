@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
-from ..errors import InputError, NanogradError
+from ..errors import InputError, NanogradError, printable
 from ..plot import Curve, Descent, Range, Surface, sample_surface, title
 
 if TYPE_CHECKING:
@@ -43,7 +43,8 @@ def format_of(output: str) -> str:
     fmt = EXTENSIONS.get(os.path.splitext(output)[1].lower())
     if fmt is None:
         raise InputError(
-            f"cannot tell the format of {output} from its extension: use .svg, .png or .pdf"
+            f"cannot tell the format of {printable(output)} from its extension: "
+            "use .svg, .png or .pdf"
         )
     return fmt
 
@@ -103,9 +104,14 @@ def curve_text(curve: Curve, columns: int, color: bool) -> str:
     # plot (it raises RuntimeError) or its label arithmetic overflows (OverflowError).
     except (OverflowError, RuntimeError):
         largest = max(float(np.nanmax(np.abs(y))) for y in [curve.x, *(y for y, _ in series)])
+        instead = (
+            "write a picture instead, with -o plot.svg"
+            if largest <= DRAWABLE
+            else "plot a narrower range"
+        )
         raise InputError(
             f"a terminal plot {columns} columns wide cannot label numbers as large as "
-            f"{largest:.3g}: write a picture instead, with -o plot.svg"
+            f"{largest:.3g}: {instead}"
         ) from None
 
 
@@ -131,6 +137,17 @@ def fit_text(fit: FitCurve, columns: int, color: bool) -> str:
             height=TERMINAL_HEIGHT,
             **style,
         )
+
+
+# The widths a terminal plot is drawn at: a terminal (or COLUMNS) narrower or wider is drawn
+# at the nearest. uniplot's time and memory grow with the square of the width: 1,000,000
+# columns took 24 s and 3.5 GB; 500 take 0.3 s.
+MIN_COLUMNS, MAX_COLUMNS = 20, 500
+
+
+def terminal_width(columns: int) -> int:
+    """The width of a terminal plot on a terminal (or COLUMNS) `columns` wide."""
+    return min(max(columns, MIN_COLUMNS), MAX_COLUMNS)
 
 
 def terminal_points(columns: int) -> int:
@@ -162,6 +179,23 @@ def _save(figure: Figure, fmt: str) -> bytes:
     return buffer.getvalue()
 
 
+# The largest number a picture's axes take: matplotlib's transforms overflow, and fail, where
+# an axis spans more than about 1.6e308 with its margins (f = exp(x) up to x = 709.7).
+DRAWABLE = 1e300
+
+
+def _drawable(**arrays: np.ndarray) -> None:
+    """Refuse, naming it, a number too large for a picture's axes among the finite `arrays`."""
+    for what, values in arrays.items():
+        values = np.asarray(values, dtype=float)
+        finite = np.abs(values[np.isfinite(values)])
+        if finite.size and finite.max() > DRAWABLE:
+            raise InputError(
+                f"a picture cannot show numbers as large as {finite.max():.3g} ({what}): its "
+                f"axes go up to {DRAWABLE:.0e}; plot a narrower range"
+            )
+
+
 def curve_figure(curve: Curve, fmt: str) -> bytes:
     """f above df/dx, over the same x axis, as svg, png or pdf bytes. Where f is nan or inf,
     neither is drawn: a gap."""
@@ -169,10 +203,11 @@ def curve_figure(curve: Curve, fmt: str) -> bytes:
     if not np.isfinite(f).any():
         raise NanogradError(f"nothing to draw: f is nan or inf at every point of {curve.name}")
     name = curve.name
+    df = _gaps(curve.gradient, f)
+    _drawable(**{name: curve.x, f"f({name})": f, f"df/d{name}": df})
     figure = _figure(figsize=(6.4, 4.8))
     top, bottom = figure.subplots(2, 1, sharex=True)
     top.plot(curve.x, f, color="C0", label=f"f({name})", gid="f")
-    df = _gaps(curve.gradient, f)
     bottom.plot(curve.x, df, color="C1", label=f"df/d{name}", gid="df")
     top.set_ylabel(f"f({name})")
     bottom.set_ylabel(f"df/d{name}")
@@ -201,6 +236,8 @@ def _contour(figure: Figure, surface: Surface) -> tuple[Axes, Artist]:
     f = np.ma.masked_invalid(surface.value)
     if f.count() == 0:
         raise NanogradError("nothing to draw: f is nan or inf at every point of the grid")
+    x, y = surface.names
+    _drawable(**{x: surface.x, y: surface.y, f"f({x}, {y})": surface.value})
     # Levels at quantiles of f: every region shows its shape, even where f is nearly flat
     # beside a steep wall (Rosenbrock's valley); the colour bar gives their values.
     levels = np.unique(np.quantile(f.compressed(), np.linspace(0, 1, LEVELS + 1)))
@@ -293,6 +330,7 @@ def descent_figure(program: Program, descent: Descent, label: str, fmt: str) -> 
     if len(program.inputs) == 2:
         return _path_figure(program, descent.points, label, fmt)
     losses = descent.losses
+    _drawable(loss=np.array(losses))
     figure = _figure(figsize=(6.4, 4.8))
     axes = figure.subplots()
     axes.plot(np.arange(len(losses)), losses, color="C0", label=label, gid="loss")

@@ -8,6 +8,7 @@ import math
 from collections.abc import Callable
 from functools import singledispatch
 
+from ..errors import printable
 from ..results import GradientCheck, Gradients, Hessian, Jacobian, LineGradients, Minimum
 
 Number = Callable[[float], str]
@@ -243,7 +244,7 @@ def lines_table_rows(results: list[LineGradients], number: Number = repr) -> lis
     rows = [["line", "expression", "value", *_gradient_columns(names)]]
     for r in results:
         grads = [number(r.result.gradients[n]) for n in names]
-        rows.append([str(r.line), r.expression, number(r.result.value), *grads])
+        rows.append([str(r.line), printable(r.expression), number(r.result.value), *grads])
     return rows
 
 
