@@ -6,6 +6,7 @@ import json
 import subprocess
 import sys
 import tomllib
+import zipfile
 from itertools import chain
 from pathlib import Path
 
@@ -26,6 +27,11 @@ def test_wheel_installs_and_runs_outside_the_source_tree(tmp_path):
         check=True,
     )
     (wheel,) = wheels.glob("nanograd_cli-*.whl")
+    # What users see: the extras of features; what the tests and benchmarks need is not one.
+    with zipfile.ZipFile(wheel) as archive:
+        metadata = archive.read("nanograd_cli-0.1.0.dist-info/METADATA").decode()
+    extras = {line.split(": ")[1] for line in metadata.splitlines() if "Provides-Extra" in line}
+    assert extras == {"all", "plot", "plot-terminal", "points", "render", "repl"}
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
     python = venv / "bin" / "python"
@@ -71,10 +77,17 @@ def test_wheel_installs_and_runs_outside_the_source_tree(tmp_path):
 
 
 def _lower_bounds() -> dict[str, set[Version]]:
-    """The `>=` bounds in pyproject.toml by package name, from every list that names it."""
-    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    """The `>=` bounds in pyproject.toml by package name, from every list that names it: the
+    dependencies, the extras and the dependency groups."""
+    pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    project = pyproject["project"]
+    lists = [
+        project["dependencies"],
+        *project["optional-dependencies"].values(),
+        *pyproject["dependency-groups"].values(),
+    ]
     bounds: dict[str, set[Version]] = {}
-    for line in chain(project["dependencies"], *project["optional-dependencies"].values()):
+    for line in chain(*lists):
         requirement = Requirement(line)
         operators = {spec.operator for spec in requirement.specifier}
         # Exact pins (the benchmarks' references) need no lowest-version run; anything else
@@ -122,3 +135,9 @@ def test_every_package_of_the_tree_is_in_the_wheel():
         for init in (ROOT / "nanograd_cli").rglob("__init__.py")
     }
     assert in_tree <= set(listed["packages"])
+
+
+def test_ci_runs_the_readme_test_command():
+    readme = (ROOT / "README.md").read_text()
+    (command,) = [line for line in readme.splitlines() if line.endswith("python -m pytest")]
+    assert command in (ROOT / ".ci" / "run").read_text().splitlines()

@@ -54,8 +54,11 @@ class MissingPyArrow(NanogradError):
     """--points without PyArrow: a missing library, exit 1 like a missing renderer."""
 
     def __init__(self):
+        from ..extras import install_command
+
         super().__init__(
-            "--points needs PyArrow, which is not installed: pip install 'nanograd-cli[points]'"
+            "--points needs PyArrow, which is not installed: install it with: "
+            + install_command("points")
         )
 
 

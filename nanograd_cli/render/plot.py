@@ -27,7 +27,6 @@ if TYPE_CHECKING:
     from ..program import Program
 
 EXTENSIONS = {".svg": "svg", ".png": "png", ".pdf": "pdf"}
-INSTALL = "install it with: python -m pip install 'nanograd-cli[plot]'"
 
 DPI = 150  # png: 960 by 720 pixels, sharp on a slide and small on disk
 ARROWS = 20  # gradient arrows along each side of a contour plot
@@ -73,7 +72,11 @@ def curve_text(curve: Curve, columns: int, color: bool) -> str:
     try:
         from uniplot import plot_to_string
     except ImportError:
-        raise NanogradError(f"a terminal plot needs uniplot: {INSTALL}") from None
+        from ..extras import install_command
+
+        raise NanogradError(
+            f"a terminal plot needs uniplot: install it with: {install_command('plot-terminal')}"
+        ) from None
 
     f = _gaps(curve.value)
     series = [(f, f"f({curve.name})"), (_gaps(curve.gradient, f), f"df/d{curve.name}")]
@@ -122,7 +125,11 @@ def _figure(**kwargs) -> Figure:
     try:
         from matplotlib.figure import Figure
     except ImportError:
-        raise NanogradError(f"plotting to a file needs matplotlib: {INSTALL}") from None
+        from ..extras import install_command
+
+        raise NanogradError(
+            f"plotting to a file needs matplotlib: install it with: {install_command('plot')}"
+        ) from None
     return Figure(layout="constrained", **kwargs)
 
 
