@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
+import sysconfig
+import tarfile
 import tomllib
 import zipfile
 from itertools import chain
@@ -16,6 +19,9 @@ from packaging.utils import canonicalize_name
 from packaging.version import Version
 
 ROOT = Path(__file__).resolve().parents[1]
+BIN = Path(sys.executable).parent
+UV = shutil.which("uv", path=str(BIN)) or "uv"
+TWINE = shutil.which("twine", path=str(BIN)) or "twine"
 
 
 @pytest.mark.slow
@@ -74,6 +80,51 @@ def test_wheel_installs_and_runs_outside_the_source_tree(tmp_path):
         "nanograd_cli/grammars/nanograd.lark"
     )
     assert found[1] == "True"
+
+
+@pytest.mark.slow
+@pytest.mark.needs_network
+def test_the_sdist_holds_its_tests_and_both_archives_pass_twine_check(tmp_path):
+    """`uv build` makes the sdist and then the wheel from it, as an index's users get them;
+    `twine check` reads both as the index would. The sdist, unpacked and installed, runs its
+    own tests: their data, the docs they check and the CI pins are in it."""
+    dist = tmp_path / "dist"
+    subprocess.run([UV, "build", "-q", "--out-dir", str(dist), str(ROOT)], check=True)
+    (sdist,) = dist.glob("nanograd_cli-*.tar.gz")
+    (wheel,) = dist.glob("nanograd_cli-*.whl")
+    checked = subprocess.run(
+        [TWINE, "check", "--strict", sdist, wheel], capture_output=True, text=True
+    )
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    with tarfile.open(sdist) as archive:
+        archive.extractall(tmp_path, filter="data")
+    unpacked = tmp_path / sdist.name.removesuffix(".tar.gz")
+    for part in ["LICENSE", "CHANGELOG.md", "CONTRIBUTING.md", "docs/img/worked_example.png"]:
+        assert (unpacked / part).is_file(), part
+    # A virtualenv with the sdist's build installed, and the test dependencies of this one.
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    python = venv / "bin" / "python"
+    (site,) = venv.glob("lib/python*/site-packages")
+    (site / "tests_dependencies.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    subprocess.run([python, "-m", "pip", "install", "-q", "--no-deps", str(wheel)], check=True)
+    tests = [
+        "tests/test_grammar_tables.py",
+        "tests/test_language.py",
+        "tests/test_layers.py",
+        "tests/test_cli.py",
+        "tests/test_packaging.py::test_the_lowest_job_pins_exactly_the_lower_bounds",
+        "tests/test_docs.py::test_examples_are_collected",
+        "tests/test_docs.py::test_readme_links_are_absolute_and_lead_to_files_and_headings",
+    ]
+    ran = subprocess.run(
+        [python, "-m", "pytest", "-q", "-p", "no:cacheprovider", *tests],
+        cwd=unpacked,
+        capture_output=True,
+        text=True,
+    )
+    assert ran.returncode == 0, ran.stdout[-3000:]
+    assert " passed" in ran.stdout.splitlines()[-1]
 
 
 def _lower_bounds() -> dict[str, set[Version]]:
