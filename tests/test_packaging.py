@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -80,6 +81,60 @@ def test_wheel_installs_and_runs_outside_the_source_tree(tmp_path):
         "nanograd_cli/grammars/nanograd.lark"
     )
     assert found[1] == "True"
+
+
+def _installed(tmp_path: Path, installer: str) -> tuple[dict[str, str], Path]:
+    """nanograd installed from this tree with the points extra as README says, by pipx, uv
+    tool or pip --user, each into tmp_path: the environment its commands need, and the
+    installed `nanograd`."""
+    env = {k: v for k, v in os.environ.items() if k != "VIRTUAL_ENV"}
+    env["PATH"] = os.pathsep.join([str(BIN), env.get("PATH", "")])
+    home = tmp_path / installer
+    if installer == "pipx":
+        env |= {"PIPX_HOME": str(home), "PIPX_BIN_DIR": str(home / "bin")}
+        env["PIPX_MAN_DIR"] = str(home / "man")
+        command = ["pipx", "install", ".[points]"]
+    elif installer == "uv":
+        env |= {"UV_TOOL_DIR": str(home / "tools"), "UV_TOOL_BIN_DIR": str(home / "bin")}
+        command = ["uv", "tool", "install", ".[points]"]
+    else:  # the user's site-packages of the Python this virtualenv was made from
+        python = Path(sys.base_prefix) / "bin" / "python3"
+        if subprocess.run([python, "-m", "pip", "--version"], capture_output=True).returncode:
+            pytest.skip(f"{python} has no pip")
+        env["PYTHONUSERBASE"] = str(home)
+        command = [python, "-m", "pip", "install", "-q", "--user", ".[points]"]
+    subprocess.run(command, cwd=ROOT, env=env, check=True, capture_output=True)
+    return env, home / "bin" / "nanograd"
+
+
+@pytest.mark.slow
+@pytest.mark.needs_network
+@pytest.mark.parametrize("installer", ["pipx", "uv", "user"])
+def test_installed_with_extras_it_names_the_command_that_adds_one(installer, tmp_path):
+    """README's pipx and uv tool installs (and pip --user) work with an extra, and the message
+    for a missing extra is a command that, run as printed, adds it there."""
+    env, nanograd = _installed(tmp_path, installer)
+    run = {"env": env, "cwd": tmp_path, "capture_output": True, "text": True}
+    points = subprocess.run(
+        [nanograd, "grad", "x*y", "--y", "3", "--points", "-"], **run, input="x\n2\n"
+    )
+    assert (points.returncode, points.stdout) == (0, "x,value,d_x,d_y\n2,6.0,3.0,2.0\n")
+    plot = [nanograd, "plot", "sin(x)", "--x", "0:1"]
+    missing = subprocess.run(plot, **run)
+    message = "error: a terminal plot needs uniplot: install it with: "
+    assert missing.returncode == 1 and missing.stderr.startswith(message), missing.stderr
+    command = missing.stderr.removeprefix(message).strip()
+    expected = {
+        "pipx": "pipx inject nanograd-cli 'uniplot<1,>=0.22'",
+        "uv": f"uv tool install '{ROOT}[plot-terminal,points]'",
+        "user": f"{Path(sys.base_prefix) / 'bin' / 'python3'} -m pip install --user "
+        f"'{ROOT}[plot-terminal]'",
+    }
+    assert command == expected[installer]
+    subprocess.run(["bash", "-c", command], **run, check=True)
+    assert subprocess.run(plot, **run).returncode == 0
+    # What the tool had stays: uv makes the environment what its command says.
+    assert subprocess.run([nanograd, "grad", "x", "--points", "-"], **run, input="x\n1\n").stdout
 
 
 @pytest.mark.slow
