@@ -9,11 +9,13 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, cast
 
 from .engine import Value
 
 if TYPE_CHECKING:
+    from graphviz import Digraph  # type: ignore[import-untyped]  # graphviz ships no types
+
     from .batch import BatchFunction
     from .program import Program
     from .results import GradientCheck, Gradients, Hessian, Jacobian
@@ -45,7 +47,8 @@ def grad(source: str, /, **inputs: float) -> Gradients:
     given by keywords: `grad("x*y", x=2, y=3)`."""
     from . import api
 
-    return api.grad(parse(source).single("grad()", "jacobian()"), inputs)
+    # One result, as single() makes sure: Gradients, not a Jacobian.
+    return cast("Gradients", api.grad(parse(source).single("grad()", "jacobian()"), inputs))
 
 
 def jacobian(source: str, /, **inputs: float) -> Jacobian:
@@ -90,7 +93,7 @@ def diff(source: str, /, *wrt: str, latex: bool = False) -> str:
     return api.diff(parse(source), wrt, latex)
 
 
-def draw_dot(root: Value, **options):
+def draw_dot(root: Value, **options: Any) -> Digraph:
     """The computation graph of `root` as a `graphviz.Digraph` (see render.graph.draw_dot)."""
     from .render.graph import draw_dot
 

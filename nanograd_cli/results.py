@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from .errors import SourceError
@@ -161,7 +162,7 @@ class Explanation:
     non_finite: SourceError | None = field(default=None, compare=False, repr=False)
 
 
-def _only(gradients: dict[str, float], wrt) -> dict[str, float]:
+def _only(gradients: dict[str, float], wrt: Iterable[str]) -> dict[str, float]:
     """The gradients with respect to `wrt`, in its order; 0 for a name not differentiated by."""
     return {name: gradients.get(name, 0.0) for name in wrt}
 

@@ -81,6 +81,23 @@ def test_wheel_installs_and_runs_outside_the_source_tree(tmp_path):
         "nanograd_cli/grammars/nanograd.lark"
     )
     assert found[1] == "True"
+    # Type checkers read the installed package's annotations (its py.typed): a user's code
+    # that uses every public name passes mypy --strict.
+    shutil.copy(ROOT / "tests" / "public_api.py", elsewhere)
+    typed = subprocess.run(
+        [
+            BIN / "mypy",
+            "--strict",
+            "--no-incremental",
+            "--python-executable",
+            python,
+            "public_api.py",
+        ],
+        cwd=elsewhere,
+        capture_output=True,
+        text=True,
+    )
+    assert typed.returncode == 0, typed.stdout
 
 
 def _installed(tmp_path: Path, installer: str) -> tuple[dict[str, str], Path]:
