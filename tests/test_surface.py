@@ -175,3 +175,10 @@ def test_python_api_takes_keyword_inputs():
         nanograd_cli.grad("x*y", x=1)
     assert str(caught.value) == "missing value for input y"
     assert repr(nanograd_cli.parse("x*y")) == "<Program 3 instructions, inputs: x, y>"
+
+
+def test_command_summaries_fit_80_columns_uncut():
+    done = nanograd("--help", env={**os.environ, "COLUMNS": "80"})
+    summaries = done.stdout.split("Commands:\n")[1].splitlines()
+    assert [line.split()[0] for line in summaries] == COMMANDS  # one line each
+    assert all(len(line) <= 80 and not line.endswith("...") for line in summaries), summaries

@@ -20,7 +20,11 @@ Examples:
 """
 
 
-@click.command(cls=InputsCommand, epilog=EXAMPLES)
+@click.command(
+    cls=InputsCommand,
+    epilog=EXAMPLES,
+    short_help="Check the gradients against central finite differences.",
+)
 @source_and_inputs
 @click.option(
     "--rtol",

@@ -24,7 +24,11 @@ Examples:
 """
 
 
-@click.command(cls=InputsCommand, epilog=EXAMPLES)
+@click.command(
+    cls=InputsCommand,
+    epilog=EXAMPLES,
+    short_help="Draw the computation graph: every node's data and gradient.",
+)
 @source_and_inputs
 @click.option(
     "-o",

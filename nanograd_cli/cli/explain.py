@@ -22,7 +22,11 @@ Examples:
 """
 
 
-@click.command(cls=InputsCommand, epilog=EXAMPLES)
+@click.command(
+    cls=InputsCommand,
+    epilog=EXAMPLES,
+    short_help="Write out the forward and backward passes, node by node.",
+)
 @source_and_inputs
 @click.option(
     "--format",

@@ -30,7 +30,11 @@ Examples:
 """
 
 
-@click.command(cls=InputsCommand, epilog=EXAMPLES)
+@click.command(
+    cls=InputsCommand,
+    epilog=EXAMPLES,
+    short_help="Print the value and the gradient by every input.",
+)
 @source_and_inputs
 @table_format
 @wrt_option("Show only these gradients.")

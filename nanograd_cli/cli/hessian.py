@@ -18,7 +18,9 @@ Examples:
 """
 
 
-@click.command(cls=InputsCommand, epilog=EXAMPLES)
+@click.command(
+    cls=InputsCommand, epilog=EXAMPLES, short_help="Print the value, the gradient and the Hessian."
+)
 @source_and_inputs
 @table_format
 @strict_option

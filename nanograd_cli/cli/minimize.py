@@ -21,7 +21,11 @@ Examples:
 """
 
 
-@click.command(cls=InputsCommand, epilog=EXAMPLES)
+@click.command(
+    cls=InputsCommand,
+    epilog=EXAMPLES,
+    short_help="Minimize by gradient descent: SGD, momentum or Adam.",
+)
 @source_and_inputs
 @click.option(
     "--steps",

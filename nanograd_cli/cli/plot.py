@@ -24,7 +24,11 @@ Examples:
 """
 
 
-@click.command(cls=InputsCommand, epilog=EXAMPLES)
+@click.command(
+    cls=InputsCommand,
+    epilog=EXAMPLES,
+    short_help="Plot f and df/dx over a range, or contours over two.",
+)
 @source_and_inputs
 @click.option(
     "-o",
