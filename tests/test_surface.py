@@ -68,6 +68,43 @@ def test_bash_completion_of_commands_options_and_input_names(tmp_path):
     assert complete('nanograd grad -e "a+b" --')[:2] == ["--a", "--b"]
     assert complete('nanograd grad "x*y" --wrt ') == ["x", "y"]
     assert complete('nanograd diff "x*y" --wrt ') == ["x", "y"]
+    assert complete("nanograd draw x -o graph.s") == ["graph.svg"]
+    assert complete("nanograd plot x --x 0:1 -o p.p") == ["p.png", "p.pdf"]
+
+
+def replies(line: str) -> list[tuple[str, str]]:
+    """What the command answers bash's completion script for `line`, as (type, value) pairs:
+    for a `file`, bash itself lists the file names that start with the value."""
+    words = line.split(" ")
+    env = {**os.environ, "_NANOGRAD_COMPLETE": "bash_complete"}
+    env |= {"COMP_WORDS": line, "COMP_CWORD": str(len(words) - 1)}
+    done = subprocess.run([NANOGRAD], capture_output=True, text=True, env=env, timeout=60)
+    assert done.returncode == 0, done.stderr
+    return [tuple(reply.split(",", 1)) for reply in done.stdout.splitlines()]
+
+
+def test_completion_of_file_names_and_output_extensions():
+    assert replies("nanograd grad -f ") == [("file", "")]
+    assert replies("nanograd grad --file m") == [("file", "m")]
+    assert replies("nanograd grad x --points p") == [("file", "p")]
+    assert replies("nanograd draw x -o ") == [("file", "")]
+    # A name typed up to its dot: the files there, then the formats that the command writes.
+    drawn = replies("nanograd draw x -o graph.")
+    assert drawn == [
+        ("file", "graph."),
+        *(("plain", f"graph.{e}") for e in "svg png pdf dot gv html htm".split()),
+    ]
+    assert replies("nanograd plot x --x 0:1 -o p.p") == [
+        ("file", "p.p"),
+        ("plain", "p.png"),
+        ("plain", "p.pdf"),
+    ]
+    assert replies("nanograd minimize x --plot d.s") == [("file", "d.s"), ("plain", "d.svg")]
+    assert replies("nanograd grad x --points p -o out.p")[1:3] == [
+        ("plain", "out.parquet"),
+        ("plain", "out.pq"),
+    ]
+    assert replies("nanograd grad x --points p -o dir.x/o") == [("file", "dir.x/o")]
 
 
 @pytest.mark.parametrize("shell", ["zsh", "fish"])

@@ -8,6 +8,7 @@ import click
 
 from .. import api
 from ..errors import InputError, NanogradError, NonFiniteResult, SourceError
+from ..io import EXTENSIONS
 from ..language import parse
 from ..render import text
 from ..render.streaming import StreamingTable
@@ -15,7 +16,7 @@ from ..results import LineGradients
 from ..sources import Source, decode, input_values, load_program, source_lines
 from .command import InputsCommand
 from .errors import describe
-from .options import source_and_inputs, strict_option, table_format, wrt_option
+from .options import PATH, output_option, source_and_inputs, strict_option, table_format, wrt_option
 from .output import emit, report, rich_terminal, show_table, warn
 
 EXAMPLES = """
@@ -42,6 +43,7 @@ Examples:
 @strict_option
 @click.option(
     "--points",
+    type=PATH,
     metavar="FILE",
     help="A table of points (- for standard input), a row per point and a column per input: "
     "one result per row, the row's columns kept. CSV with a header, Parquet, Arrow or JSON "
@@ -53,9 +55,10 @@ Examples:
     help="The format of --points FILE, and of the results where no extension says. "
     "[default: by the extension, else csv]",
 )
-@click.option(
+@output_option(
     "-o",
     "--output",
+    extensions=lambda: (e for known in EXTENSIONS.values() for e in known),
     metavar="FILE",
     help="With --points: write the results to FILE, in the format its extension says (.csv "
     ".parquet .arrow .feather .jsonl). [default: standard output]",

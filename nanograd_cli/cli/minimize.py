@@ -10,7 +10,14 @@ from .. import api
 from ..render.progress import StepsProgress
 from ..sources import Source
 from .command import InputsCommand, program_and_point
-from .options import AtLeast, CountFrom, source_and_inputs, strict_option, table_format
+from .options import (
+    AtLeast,
+    CountFrom,
+    output_option,
+    source_and_inputs,
+    strict_option,
+    table_format,
+)
 from .output import emit, warn, write_out
 
 EXAMPLES = """
@@ -19,6 +26,13 @@ Examples:
   nanograd minimize "(1 - x)**2 + 100*(y - x**2)**2" --x -1.2 --y 1 --steps 10000
   nanograd minimize "(x - 3)**2" --x 0 --optimizer sgd --lr 0.1 --format json
 """
+
+
+def picture_extensions() -> dict[str, str]:
+    """What --plot writes, by extension: imported only when completing, as NumPy comes too."""
+    from ..render.plot import EXTENSIONS
+
+    return EXTENSIONS
 
 
 @click.command(
@@ -55,9 +69,10 @@ Examples:
     show_default=True,
     help="Stop when the gradient's norm is at most this.",
 )
-@click.option(
+@output_option(
     "--plot",
     "picture",
+    extensions=picture_extensions,
     metavar="FILE",
     help="Also draw the descent (.svg .png .pdf): its path on the contour plot of SOURCE for "
     "two inputs, the loss at every step otherwise.",

@@ -2,9 +2,33 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
+
 import click
+from click.shell_completion import CompletionItem
 
 from .command import complete_file, complete_inputs
+
+# A file named on the command line: completed as file names. No check is made here (a
+# directory, an unreadable file): reading or writing it says what is wrong, as for SOURCE.
+PATH = click.Path(readable=False, allow_dash=True)
+
+
+def output_option(*decls: str, extensions: Callable[[], Iterable[str]], **attrs):
+    """An option naming a file to write, in the format of its extension: completed as file
+    names, and a name typed up to its dot (`graph.`) as each of `extensions()` (".svg", ...),
+    looked up only when completing. The file names come first: bash's script starts afresh
+    at them, and lists files only where no name follows."""
+
+    def complete(ctx: click.Context, param: click.Parameter, incomplete: str):
+        stem, dot, typed = incomplete.rpartition(".")
+        named = []
+        if dot and stem and "/" not in typed:
+            known = dict.fromkeys(extensions())
+            named = [CompletionItem(stem + e) for e in known if e.startswith(f".{typed}")]
+        return [CompletionItem(incomplete, type="file"), *named]
+
+    return click.option(*decls, type=PATH, shell_complete=complete, **attrs)
 
 
 class _InWords:
@@ -80,7 +104,11 @@ def wrt_option(help: str):
 def source_options(command):
     """SOURCE, or -e TEXT, or -f PATH."""
     command = click.option(
-        "-f", "--file", metavar="PATH", help="Read the source from this file (never text)."
+        "-f",
+        "--file",
+        type=PATH,
+        metavar="PATH",
+        help="Read the source from this file (never text).",
     )(command)
     command = click.option(
         "-e", "--expr", metavar="TEXT", help="The source is this text (never a file)."

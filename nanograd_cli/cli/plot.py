@@ -11,7 +11,7 @@ from ..plot import CURVE_POINTS, parse_inputs
 from ..render import plot as drawing
 from ..sources import Source, load_program
 from .command import InputsCommand
-from .options import source_and_inputs
+from .options import output_option, source_and_inputs
 from .output import report, rich_terminal, warn, write_out
 
 EXAMPLES = """
@@ -30,9 +30,10 @@ Examples:
     short_help="Plot f and df/dx over a range, or contours over two.",
 )
 @source_and_inputs
-@click.option(
+@output_option(
     "-o",
     "--output",
+    extensions=lambda: drawing.EXTENSIONS,
     metavar="FILE",
     help="Write a picture; the format follows the extension (.svg .png .pdf). "
     "[default: a plot in text on standard output]",
