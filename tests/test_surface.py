@@ -219,3 +219,42 @@ def test_command_summaries_fit_80_columns_uncut():
     summaries = done.stdout.split("Commands:\n")[1].splitlines()
     assert [line.split()[0] for line in summaries] == COMMANDS  # one line each
     assert all(len(line) <= 80 and not line.endswith("...") for line in summaries), summaries
+
+
+def test_without_source_a_pipe_or_file_on_standard_input_is_the_source(tmp_path):
+    done = nanograd("grad", "--x", "1", "--format", "json", stdin="x*x\n")
+    assert (done.returncode, done.stdout) == (
+        0,
+        '{"value": 1.0, "inputs": {"x": 1.0}, "gradients": {"x": 2.0}}\n',
+    )
+    done = nanograd("grad", "--each-line", "--x", "1", "--format", "csv", stdin="x*x\nsin(x)\n")
+    assert done.stdout.splitlines()[:2] == ["line,value,d_x", "1,1.0,2.0"]
+    assert nanograd("diff", "--wrt", "x", stdin="x**3").stdout == "3*x**2\n"
+    (tmp_path / "model.txt").write_text("x*y\n")
+    with open(tmp_path / "model.txt") as file:
+        done = subprocess.run(
+            [NANOGRAD, "grad", "--x", "2", "--y", "3", "--format", "csv"],
+            stdin=file,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    assert done.stdout == "value,d_x,d_y\n6.0,3.0,2.0\n"
+    # Standard input empty, or closed, or already the points: there is no source.
+    empty = nanograd("grad", "--x", "1")
+    assert (empty.returncode, empty.stderr) == (
+        2,
+        "error: the source has no statements: there is nothing to evaluate\n",
+    )
+    once = "error: give the source once: SOURCE, -e TEXT or -f PATH\n"
+    closed = subprocess.run(
+        f"{NANOGRAD} grad --x 1 <&-", shell=True, capture_output=True, text=True, timeout=60
+    )
+    assert (closed.returncode, closed.stderr.splitlines()[0]) == (2, once.strip())
+    points = nanograd("grad", "--points", "-", stdin="x\n1\n")
+    assert (points.returncode, points.stderr.splitlines()[0]) == (2, once.strip())
+
+
+def test_without_source_on_a_terminal_it_asks_for_one():
+    screen = visible(on_terminal("grad", "--x", "1"))
+    assert "error: give the source once: SOURCE, -e TEXT or -f PATH" in screen

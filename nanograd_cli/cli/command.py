@@ -4,10 +4,12 @@ for any input NAME."""
 from __future__ import annotations
 
 import difflib
+import sys
 
 import click
 from click.shell_completion import CompletionItem
 
+from .. import streams
 from ..errors import BadInputValue, InputError, NanogradError, SeveralOutputs, UnknownInputs
 from ..program import Program
 from ..sources import INPUT_NAME, Source, input_values, load_program
@@ -16,7 +18,8 @@ from .output import report
 
 class SourceCommand(click.Command):
     """A command that reads a source: SOURCE, `-e TEXT` or `-f PATH`, exactly one of them,
-    passed on as one `source` (a sources.Source)."""
+    passed on as one `source` (a sources.Source). With none of them, a source piped in or
+    redirected from a file is read from standard input, as `-` would (jq does the same)."""
 
     def invoke(self, ctx: click.Context):
         given = [
@@ -28,6 +31,8 @@ class SourceCommand(click.Command):
             )
             if value is not None
         ]
+        if not given and _stdin_is_piped() and ctx.params.get("points") != "-":
+            given = [Source("either", "-")]
         if len(given) != 1:
             raise click.UsageError("give the source once: SOURCE, -e TEXT or -f PATH", ctx)
         ctx.params["source"] = given[0]
@@ -115,6 +120,14 @@ class InputsCommand(SourceCommand):
         given = {name for name, _ in ctx.meta.get("inputs", ())}
         names = [f"--{n}" for n in typed_inputs(ctx) if n not in given]
         return [CompletionItem(n, help="input") for n in names if n.startswith(incomplete)] + items
+
+
+def _stdin_is_piped() -> bool:
+    """Whether standard input is open and not a terminal: a pipe, a file, /dev/null."""
+    try:
+        return not (sys.stdin is None or streams.closed(sys.stdin) or sys.stdin.isatty())
+    except ValueError:  # closed by the program itself
+        return False
 
 
 def program_and_point(
