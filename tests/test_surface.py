@@ -258,3 +258,35 @@ def test_without_source_a_pipe_or_file_on_standard_input_is_the_source(tmp_path)
 def test_without_source_on_a_terminal_it_asks_for_one():
     screen = visible(on_terminal("grad", "--x", "1"))
     assert "error: give the source once: SOURCE, -e TEXT or -f PATH" in screen
+
+
+def test_color_always_never_auto_and_the_environment():
+    args = ["grad", "x*y", "--x", "2", "--y", "3"]
+    plain = "        value  gradient\nresult  6.0\nx       2.0    3.0\ny       3.0    2.0\n"
+    base = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR")}
+
+    def drawn(*extra: str, **env: str) -> str:
+        done = nanograd(*args, *extra, env={**base, **env})
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    assert drawn() == plain  # a pipe
+    assert drawn(FORCE_COLOR="") == plain  # empty: not set
+    for rich in (drawn("--color", "always"), drawn(FORCE_COLOR="1"), drawn("--color=always")):
+        assert "\x1b[1m" in rich and "┏" in rich and "6.0" in rich
+    assert drawn("--color", "always", NO_COLOR="1") == drawn("--color", "always")
+    assert drawn("--color", "never", FORCE_COLOR="1") == plain
+    assert drawn(NO_COLOR="1", FORCE_COLOR="1") == plain
+    # Before the command, too.
+    done = nanograd("--color", "always", *args, env=base)
+    assert done.stdout == drawn("--color", "always")
+    # Terminal plots colour as tables do.
+    plot = nanograd("plot", "sin(x)", "--x", "0:1", "--color", "always", env=base).stdout
+    assert "\x1b[" in plot
+
+
+def test_color_never_on_a_terminal_is_plain():
+    plain = ["        value  gradient", "result  1.0", "x       1.0    1.0"]
+    assert "┏" in on_terminal("grad", "x", "--x", "1")
+    assert visible(on_terminal("grad", "x", "--x", "1", "--color", "never")) == plain
+    assert visible(on_terminal("--color", "never", "grad", "x", "--x", "1")) == plain

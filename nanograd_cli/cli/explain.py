@@ -9,7 +9,7 @@ from ..render import explain as writers
 from ..render.table import number_formats
 from ..sources import Source
 from .command import InputsCommand, program_and_point
-from .options import digits_option, source_and_inputs, strict_option
+from .options import color_option, digits_option, source_and_inputs, strict_option
 from .output import rich_terminal, warn
 
 EXAMPLES = """
@@ -39,6 +39,7 @@ Examples:
     "LaTeX. [default: as many as fit a terminal; else full precision]"
 )
 @strict_option
+@color_option
 @click.pass_context
 def explain(
     ctx: click.Context,

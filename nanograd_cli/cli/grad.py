@@ -16,7 +16,15 @@ from ..results import LineGradients
 from ..sources import Source, decode, input_values, load_program, source_lines
 from .command import InputsCommand
 from .errors import describe
-from .options import PATH, output_option, source_and_inputs, strict_option, table_format, wrt_option
+from .options import (
+    PATH,
+    color_option,
+    output_option,
+    source_and_inputs,
+    strict_option,
+    table_format,
+    wrt_option,
+)
 from .output import emit, report, rich_terminal, show_table, warn
 
 EXAMPLES = """
@@ -71,6 +79,7 @@ Examples:
     help="Reverse mode (one pass back per output) or forward mode (dual numbers, one pass for "
     "every input at once); auto is reverse, or forward where outputs outnumber inputs.",
 )
+@color_option
 @click.pass_context
 def grad(
     ctx: click.Context,

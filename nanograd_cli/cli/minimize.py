@@ -13,6 +13,7 @@ from .command import InputsCommand, program_and_point
 from .options import (
     AtLeast,
     CountFrom,
+    color_option,
     output_option,
     source_and_inputs,
     strict_option,
@@ -79,6 +80,7 @@ def picture_extensions() -> dict[str, str]:
 )
 @table_format
 @strict_option
+@color_option
 @click.pass_context
 def minimize(
     ctx: click.Context,

@@ -8,6 +8,7 @@ import click
 from click.shell_completion import CompletionItem
 
 from .command import complete_file, complete_inputs
+from .output import COLOR
 
 # A file named on the command line: completed as file names. No check is made here (a
 # directory, an unreadable file): reading or writing it says what is wrong, as for SOURCE.
@@ -57,6 +58,24 @@ class CountFrom(_InWords, click.IntRange):
     """An integer at least `min`."""
 
     number = click.INT
+
+
+def color_option(command):
+    """--color auto|always|never, before the command or after it: whether tables and plots
+    on standard output are drawn with Rich's boxes and colour (see output.rich_terminal)."""
+
+    def keep(ctx: click.Context, param: click.Parameter, value: str | None) -> None:
+        if value is not None:
+            ctx.meta[COLOR] = value
+
+    return click.option(
+        "--color",
+        type=click.Choice(["auto", "always", "never"]),
+        expose_value=False,
+        callback=keep,
+        help="Rich tables and colour on standard output: always, never, or auto: on a "
+        "terminal, unless NO_COLOR is set, or wherever FORCE_COLOR is. [default: auto]",
+    )(command)
 
 
 def check_digits(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:

@@ -28,8 +28,20 @@ def warn(where: SourceError | str) -> None:
 
 
 def rich_terminal() -> bool:
-    """Whether standard output is a terminal that wants Rich's tables and colour."""
-    return sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+    """Whether standard output gets Rich's tables and colour: as `--color always` or `never`
+    says; else (`auto`) not where NO_COLOR is set, yes where FORCE_COLOR is (each when not
+    empty, as no-color.org and force-color.org have it), else where it is a terminal."""
+    context = click.get_current_context(silent=True)
+    color = context.meta.get(COLOR, "auto") if context else "auto"
+    if color != "auto":
+        return color == "always"
+    if os.environ.get("NO_COLOR"):
+        return False
+    return bool(os.environ.get("FORCE_COLOR")) or sys.stdout.isatty()
+
+
+# Where --color keeps its choice: the context's meta, which every command's context shares.
+COLOR = "nanograd.color"
 
 
 def emit(fmt: str | None, result, digits: str | None = None) -> None:
@@ -46,7 +58,7 @@ def show_table(make_rows: Callable, digits: str | None = None) -> None:
     """A Rich table on a terminal; plain aligned text, full precision, in a pipe or with
     NO_COLOR set. `make_rows(number)` gives the rows with numbers formatted by `number`."""
     if rich_terminal():
-        from ..render.table import print_table  # Rich: loaded only for a terminal
+        from ..render.table import print_table  # Rich: loaded only for a terminal (or asked)
 
         print_table(make_rows, digits)
     else:

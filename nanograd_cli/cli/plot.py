@@ -11,7 +11,7 @@ from ..plot import CURVE_POINTS, parse_inputs
 from ..render import plot as drawing
 from ..sources import Source, load_program
 from .command import InputsCommand
-from .options import output_option, source_and_inputs
+from .options import color_option, output_option, source_and_inputs
 from .output import report, rich_terminal, warn, write_out
 
 EXAMPLES = """
@@ -38,6 +38,7 @@ Examples:
     help="Write a picture; the format follows the extension (.svg .png .pdf). "
     "[default: a plot in text on standard output]",
 )
+@color_option
 @click.pass_context
 def plot(ctx: click.Context, source: Source, var: tuple[str, ...], output: str | None) -> None:
     """Plot SOURCE and its derivative over a range of one input, or its contour plot and
@@ -55,4 +56,6 @@ def plot(ctx: click.Context, source: Source, var: tuple[str, ...], output: str |
     if output:
         write_out(output, drawing.figure(result, fmt))
     else:
-        click.echo(drawing.curve_text(result, columns, rich_terminal()))
+        color = rich_terminal()
+        # click.echo would strip the colour where standard output is no terminal.
+        click.echo(drawing.curve_text(result, columns, color), color=color)
