@@ -87,7 +87,8 @@ def compile(source: str, /, *wrt: str, **fixed: float) -> BatchFunction:
 
 def diff(source: str, /, *wrt: str, latex: bool = False) -> str:
     """The derivative of `source` by each input in `wrt` (by default all), as text in the
-    language (or LaTeX), as `nanograd diff` prints it."""
+    language (or LaTeX: a str that a notebook shows as the formula), as `nanograd diff`
+    prints it."""
     from . import api
 
     return api.diff(parse(source), wrt, latex)
