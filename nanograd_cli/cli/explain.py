@@ -9,8 +9,8 @@ from ..render import explain as writers
 from ..render.table import number_formats
 from ..sources import Source
 from .command import InputsCommand, program_and_point
-from .options import color_option, digits_option, source_and_inputs, strict_option
-from .output import rich_terminal, warn
+from .options import color_option, digits_option, nan_option, source_and_inputs, strict_option
+from .output import json_nulls, rich_terminal, warn
 
 EXAMPLES = """
 \b
@@ -38,6 +38,7 @@ Examples:
     "Significant digits of the numbers in a table on a terminal, in Markdown and in "
     "LaTeX. [default: as many as fit a terminal; else full precision]"
 )
+@nan_option
 @strict_option
 @color_option
 @click.pass_context
@@ -60,7 +61,7 @@ def explain(
     result = api.explain(program, point, strict, warn)
     number = number_formats(digits)[0]
     if fmt == "json":
-        click.echo(writers.to_json(result))
+        click.echo(writers.to_json(result, json_nulls()))
     elif fmt == "markdown":
         click.echo(writers.markdown(result, number))
     elif fmt == "latex":

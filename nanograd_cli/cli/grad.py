@@ -25,7 +25,7 @@ from .options import (
     table_format,
     wrt_option,
 )
-from .output import emit, report, rich_terminal, show_table, warn
+from .output import emit, json_nulls, report, rich_terminal, show_table, warn
 
 EXAMPLES = """
 \b
@@ -54,12 +54,12 @@ Examples:
     type=PATH,
     metavar="FILE",
     help="A table of points (- for standard input), a row per point and a column per input: "
-    "one result per row, the row's columns kept. CSV with a header, Parquet, Arrow or JSON "
-    "Lines, by the extension.",
+    "one result per row, the row's columns kept. CSV or TSV with a header, Parquet, Arrow, "
+    "JSON Lines or a JSON array of objects, by the extension.",
 )
 @click.option(
     "--points-format",
-    type=click.Choice(["csv", "parquet", "arrow", "jsonl"]),
+    type=click.Choice(["csv", "tsv", "parquet", "arrow", "jsonl"]),
     help="The format of --points FILE, and of the results where no extension says. "
     "[default: by the extension, else csv]",
 )
@@ -69,7 +69,7 @@ Examples:
     extensions=lambda: (e for known in EXTENSIONS.values() for e in known),
     metavar="FILE",
     help="With --points: write the results to FILE, in the format its extension says (.csv "
-    ".parquet .arrow .feather .jsonl). [default: standard output]",
+    ".tsv .parquet .arrow .feather .jsonl). [default: standard output]",
 )
 @click.option(
     "--mode",
@@ -143,6 +143,7 @@ def points_results(program, points, values, fmt, wrt, strict, output, points_for
         list(wrt),
         strict,
         RowsProgress if sys.stderr.isatty() else None,
+        json_nulls(),
     )
     if run.non_finite:
         rows = "1 row has" if run.non_finite == 1 else f"{run.non_finite} rows have"
@@ -188,7 +189,7 @@ def each_line_results(source, values, fmt, digits, wrt, strict, mode) -> int:
             click.echo(text.csv_header(row))
             header_due = False
         if fmt == "json":
-            click.echo(text.to_json(row))
+            click.echo(text.to_json(row, json_nulls()))
         elif fmt == "csv":
             click.echo(text.csv_rows(row)[0])
         elif plain is not None:

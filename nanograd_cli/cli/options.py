@@ -8,7 +8,7 @@ import click
 from click.shell_completion import CompletionItem
 
 from .command import complete_file, complete_inputs
-from .output import COLOR
+from .output import COLOR, NAN
 
 # A file named on the command line: completed as file names. No check is made here (a
 # directory, an unreadable file): reading or writing it says what is wrong, as for SOURCE.
@@ -78,6 +78,23 @@ def color_option(command):
     )(command)
 
 
+def nan_option(command):
+    """--nan string|null: how JSON writes nan, inf and -inf (see output.json_nulls)."""
+
+    def keep(ctx: click.Context, param: click.Parameter, value: str | None) -> None:
+        if value is not None:
+            ctx.meta[NAN] = value
+
+    return click.option(
+        "--nan",
+        type=click.Choice(["string", "null"]),
+        expose_value=False,
+        callback=keep,
+        help='JSON\'s non-finite numbers: the strings "nan", "inf", "-inf", or null (for tools '
+        "that type a column by its values, as DuckDB does). [default: string]",
+    )(command)
+
+
 def check_digits(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
     if value is None or value == "full" or (value.isdigit() and 1 <= int(value) <= 17):
         return value
@@ -90,7 +107,9 @@ def digits_option(help: str):
 
 
 def table_format(command):
-    """--format table|json|csv and --digits: the output of the commands that report numbers."""
+    """--format table|json|csv, --digits and --nan: the output of the commands that report
+    numbers."""
+    command = nan_option(command)
     command = digits_option(
         "Significant digits of the numbers in a table on a terminal. [default: as many "
         "as fit the width; full precision in a pipe, JSON and CSV]"

@@ -40,14 +40,23 @@ def rich_terminal() -> bool:
     return bool(os.environ.get("FORCE_COLOR")) or sys.stdout.isatty()
 
 
-# Where --color keeps its choice: the context's meta, which every command's context shares.
+def json_nulls() -> bool:
+    """Whether JSON writes non-finite numbers as null (`--nan null`), not as the strings "nan",
+    "inf" and "-inf"."""
+    context = click.get_current_context(silent=True)
+    return bool(context) and context.meta.get(NAN) == "null"
+
+
+# Where --color and --nan keep their choice: the context's meta, which every command's context
+# shares.
 COLOR = "nanograd.color"
+NAN = "nanograd.nan"
 
 
 def emit(fmt: str | None, result, digits: str | None = None) -> None:
     """Print a result as JSON, CSV or a table."""
     if fmt == "json":
-        click.echo(text.to_json(result))
+        click.echo(text.to_json(result, json_nulls()))
     elif fmt == "csv":
         click.echo(text.to_csv(result))
     else:

@@ -1,4 +1,5 @@
-"""Points in and out: CSV, Parquet, Arrow IPC (Feather) and JSON Lines, read and written a
+"""Points in and out: CSV, TSV, Parquet, Arrow IPC (Feather) and JSON (Lines, or an array of
+objects on reading), read and written a
 batch of rows at a time so that memory stays bounded however many rows there are.
 
 PyArrow (the `points` extra) is imported only by the modules below, when points are read or
@@ -15,12 +16,13 @@ from ..errors import InputError, NanogradError
 # Each format's name and the file extensions that choose it.
 EXTENSIONS = {
     "csv": (".csv",),
+    "tsv": (".tsv", ".tab"),
     "parquet": (".parquet", ".pq"),
     "arrow": (".arrow", ".feather", ".ipc"),
     "jsonl": (".jsonl", ".ndjson", ".json"),
 }
 FORMATS = list(EXTENSIONS)
-TEXT_FORMATS = ("csv", "jsonl")
+TEXT_FORMATS = ("csv", "tsv", "jsonl")
 
 
 def format_of(path: str) -> str | None:
