@@ -30,7 +30,8 @@ Examples:
 
 
 def picture_extensions() -> dict[str, str]:
-    """What --plot writes, by extension: imported only when completing, as NumPy comes too."""
+    """What --plot writes, by extension: looked up only when completing, since render.plot
+    brings NumPy with it."""
     from ..render.plot import EXTENSIONS
 
     return EXTENSIONS

@@ -60,39 +60,37 @@ class CountFrom(_InWords, click.IntRange):
     number = click.INT
 
 
-def color_option(command):
-    """--color auto|always|never, before the command or after it: whether tables and plots
-    on standard output are drawn with Rich's boxes and colour (see output.rich_terminal)."""
+def _setting(option: str, key: str, choices: list[str], help: str):
+    """An option that the printing reads (output.setting), not the command: its choice is
+    kept in the context's meta under `key`, which every context of a run shares, so that it
+    may be given before the command too."""
 
     def keep(ctx: click.Context, param: click.Parameter, value: str | None) -> None:
         if value is not None:
-            ctx.meta[COLOR] = value
+            ctx.meta[key] = value
 
-    return click.option(
-        "--color",
-        type=click.Choice(["auto", "always", "never"]),
-        expose_value=False,
-        callback=keep,
-        help="Rich tables and colour on standard output: always, never, or auto: on a "
-        "terminal, unless NO_COLOR is set, or wherever FORCE_COLOR is. [default: auto]",
-    )(command)
+    type = click.Choice(choices)
+    return click.option(option, type=type, expose_value=False, callback=keep, help=help)
 
 
-def nan_option(command):
-    """--nan string|null: how JSON writes nan, inf and -inf (see output.json_nulls)."""
+# --color auto|always|never: whether tables and plots on standard output are drawn with
+# Rich's boxes and colour (output.rich_terminal).
+color_option = _setting(
+    "--color",
+    COLOR,
+    ["auto", "always", "never"],
+    "Rich tables and colour on standard output: always, never, or auto: on a terminal, "
+    "unless NO_COLOR is set, or wherever FORCE_COLOR is. [default: auto]",
+)
 
-    def keep(ctx: click.Context, param: click.Parameter, value: str | None) -> None:
-        if value is not None:
-            ctx.meta[NAN] = value
-
-    return click.option(
-        "--nan",
-        type=click.Choice(["string", "null"]),
-        expose_value=False,
-        callback=keep,
-        help='JSON\'s non-finite numbers: the strings "nan", "inf", "-inf", or null (for tools '
-        "that type a column by its values, as DuckDB does). [default: string]",
-    )(command)
+# --nan string|null: how JSON writes nan, inf and -inf (output.json_nulls).
+nan_option = _setting(
+    "--nan",
+    NAN,
+    ["string", "null"],
+    'JSON\'s non-finite numbers: the strings "nan", "inf", "-inf", or null (for tools that '
+    "type a column by its values, as DuckDB does). [default: string]",
+)
 
 
 def check_digits(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:

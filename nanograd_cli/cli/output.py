@@ -31,8 +31,7 @@ def rich_terminal() -> bool:
     """Whether standard output gets Rich's tables and colour: as `--color always` or `never`
     says; else (`auto`) not where NO_COLOR is set, yes where FORCE_COLOR is (each when not
     empty, as no-color.org and force-color.org have it), else where it is a terminal."""
-    context = click.get_current_context(silent=True)
-    color = context.meta.get(COLOR, "auto") if context else "auto"
+    color = setting(COLOR, "auto")
     if color != "auto":
         return color == "always"
     if os.environ.get("NO_COLOR"):
@@ -43,14 +42,19 @@ def rich_terminal() -> bool:
 def json_nulls() -> bool:
     """Whether JSON writes non-finite numbers as null (`--nan null`), not as the strings "nan",
     "inf" and "-inf"."""
-    context = click.get_current_context(silent=True)
-    return bool(context) and context.meta.get(NAN) == "null"
+    return setting(NAN, "string") == "null"
 
 
-# Where --color and --nan keep their choice: the context's meta, which every command's context
-# shares.
+# Where --color and --nan keep their choice (cli.options): the context's meta, which every
+# context of a run shares.
 COLOR = "nanograd.color"
 NAN = "nanograd.nan"
+
+
+def setting(key: str, default: str) -> str:
+    """The choice of an option of cli.options that the printing reads, or its default."""
+    context = click.get_current_context(silent=True)
+    return context.meta.get(key, default) if context else default
 
 
 def emit(fmt: str | None, result, digits: str | None = None) -> None:

@@ -19,6 +19,7 @@ import pyarrow as pa
 
 from ..errors import InputError, NanogradError
 from .chunks import (
+    BOM,
     RECORD_BYTES,
     Chunks,
     QuoteNeverClosed,
@@ -304,6 +305,7 @@ class JsonArrayReader(JsonLinesReader):
         self.stream = stream
         self.total_bytes = total_bytes
         self._bytes = 0
+        self._decoder = codecs.getincrementaldecoder("utf-8-sig")()  # a BOM is dropped
         self.columns = None
         self._batches = (self._table_of(rows) for rows in self._parsed())
         self._first = next((t for t in self._batches if t is not None), None)
@@ -382,8 +384,6 @@ class JsonArrayReader(JsonLinesReader):
     def _more(self, text: str, at: int) -> tuple[str, int, bool]:
         """What is left of `text` from `at` on, with the next piece of the stream after it, and
         whether there was more to read."""
-        if not hasattr(self, "_decoder"):
-            self._decoder = codecs.getincrementaldecoder("utf-8-sig")()
         data = self.stream.read(ARRAY_BYTES)
         self._bytes += len(data)
         try:
@@ -611,7 +611,7 @@ def _starts_with_array(stream) -> bool:
     was; else it is read as JSON Lines."""
     if not hasattr(stream, "peek"):
         return False
-    start = stream.peek(256)[:256].removeprefix(b"\xef\xbb\xbf").lstrip(b" \t\r\n")
+    start = stream.peek(256)[:256].removeprefix(BOM).lstrip(b" \t\r\n")
     return start.startswith(b"[")
 
 

@@ -94,7 +94,9 @@ class JsonLinesWriter(Writer):
     point: non-finite numbers are the strings "nan", "inf" and "-inf", or with `null`
     (`--nan null`) null."""
 
-    null = False
+    def __init__(self, sink, columns, inputs, shown, outputs=(), null: bool = False):
+        super().__init__(sink, columns, inputs, shown, outputs)
+        self.null = null
 
     def added(self) -> list[str]:
         return (
@@ -213,8 +215,7 @@ def open_writer(
     if fmt in ("csv", "tsv"):
         writer = (CsvWriter if fmt == "csv" else TsvWriter)(sink, columns, inputs, shown, outputs)
     elif fmt == "jsonl":
-        writer = JsonLinesWriter(sink, columns, inputs, shown, outputs)
-        writer.null = null
+        writer = JsonLinesWriter(sink, columns, inputs, shown, outputs, null)
     else:
         writer = ArrowFormatWriter(sink, columns, inputs, shown, outputs, fmt, stream)
     added = set(writer.added())
