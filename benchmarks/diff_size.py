@@ -7,7 +7,7 @@ one per operator and function call, none for a number such as `3/2` or `-1`, and
 sub-expression's operations once). Also: the printed derivative, parsed back and evaluated at
 random points, against `grad`, to 1e-12 relative, wherever grad is finite (see `round_trip`).
 
-Run: python benchmarks/diff_size.py   (needs SymPy: pip install -e '.[test]')
+Run: python benchmarks/diff_size.py   (needs SymPy: pip install -e . --group test)
 """
 
 from __future__ import annotations

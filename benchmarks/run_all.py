@@ -2,7 +2,7 @@
 machine, the versions, the table and each benchmark's own output.
 
 Run: python benchmarks/run_all.py [--only SCRIPT ...] [--results FILE]
-     (after pip install -e '.[bench]'; peers that are not installed are skipped, with a note)
+     (after pip install -e . --group bench; peers that are not installed are skipped, with a note)
 
 Every script in this folder is listed in BENCHMARKS (the run stops at once if one is not).
 Two are run by hand, and their sections of results.md are kept as they are: draw.py and

@@ -10,12 +10,14 @@
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, cast
 
 from .engine import Value
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
+
+    from graphviz import Digraph  # type: ignore[import-untyped]  # graphviz ships no types
 
     from .batch import BatchFunction
     from .program import Program
@@ -49,7 +51,8 @@ def grad(source: str, /, **inputs: float) -> Gradients:
     given by keywords: `grad("x*y", x=2, y=3)`."""
     from . import api
 
-    return api.grad(parse(source).single("grad()", "jacobian()"), inputs)
+    # One result, as single() makes sure: Gradients, not a Jacobian.
+    return cast("Gradients", api.grad(parse(source).single("grad()", "jacobian()"), inputs))
 
 
 def jacobian(source: str, /, **inputs: float) -> Jacobian:
@@ -120,13 +123,14 @@ def compile(source: str, /, *wrt: str, **fixed: float) -> BatchFunction:
 
 def diff(source: str, /, *wrt: str, latex: bool = False) -> str:
     """The derivative of `source` by each input in `wrt` (by default all), as text in the
-    language (or LaTeX), as `nanograd diff` prints it."""
+    language (or LaTeX: a str that a notebook shows as the formula), as `nanograd diff`
+    prints it."""
     from . import api
 
     return api.diff(parse(source), wrt, latex)
 
 
-def draw_dot(root: Value, **options):
+def draw_dot(root: Value, **options: Any) -> Digraph:
     """The computation graph of `root` as a `graphviz.Digraph` (see render.graph.draw_dot)."""
     from .render.graph import draw_dot
 

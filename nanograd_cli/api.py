@@ -19,7 +19,16 @@ from typing import TYPE_CHECKING
 
 from .errors import InputError, NonFiniteResult, NotAnInput, SourceError
 from .program import Program
-from .results import Explanation, Fit, GradientCheck, Gradients, Hessian, Jacobian, Minimum
+from .results import (
+    Explanation,
+    Fit,
+    GradientCheck,
+    Gradients,
+    Hessian,
+    Jacobian,
+    LaTeX,
+    Minimum,
+)
 
 if TYPE_CHECKING:
     from .plot import Curve, Range, Surface
@@ -84,7 +93,8 @@ def diff(program: Program, wrt: Sequence[str] = (), latex: bool = False) -> str:
     check_wrt(wrt, program.inputs)
     if not program.inputs:
         raise InputError("the source has no inputs: its derivative is 0 by every name")
-    return derivatives_text(program, list(wrt), latex)
+    text = derivatives_text(program, list(wrt), latex)
+    return LaTeX(text) if latex else text
 
 
 def explain(

@@ -6,6 +6,7 @@ batch of rows, and what runs on each partition of a Dask DataFrame or in a Spark
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 import numpy as np
 
@@ -13,6 +14,13 @@ from .errors import InputError, UnknownInputs
 from .program import Program
 from .results import result_names
 from .tape import Tape, batch_jacobian
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
+# A pandas DataFrame, an Arrow RecordBatch or Table: what `f(table)` gives back, with columns
+# added.
+Table = TypeVar("Table")
 
 
 class BatchFunction:
@@ -58,7 +66,13 @@ class BatchFunction:
             results = [np.broadcast_to(a, (rows,)) for a in results]
         return results
 
-    def __call__(self, table=None, /, **columns):
+    @overload
+    def __call__(self, table: None = None, /, **columns: ArrayLike) -> dict[str, np.ndarray]: ...
+    @overload
+    def __call__(self, table: Mapping[str, ArrayLike], /) -> dict[str, np.ndarray]: ...
+    @overload
+    def __call__(self, table: Table, /) -> Table: ...
+    def __call__(self, table: Any = None, /, **columns: Any) -> Any:
         if table is None:
             return self._named(self.results(self._checked(columns)))
         if columns:

@@ -62,8 +62,11 @@ class MissingSciPy(NanogradError):
     """Fitting without SciPy: a missing library, exit 1 like a missing renderer."""
 
     def __init__(self):
+        from .extras import install_command
+
         super().__init__(
-            "fitting needs SciPy, which is not installed: pip install 'nanograd-cli[fit]'"
+            f"fitting needs SciPy, which is not installed: install it with: "
+            f"{install_command('fit')}"
         )
 
 

@@ -112,11 +112,13 @@ def run_points(
     wrt: list[str],
     strict: bool = False,
     progress: Callable | None = None,
+    null: bool = False,
 ) -> PointsRun:
     """Read the points (a path, `-` for standard input, and a format), write the results
     (to a path, or standard output for None or `-`, in a format), and return the finished
     run. `progress(total_bytes, total_rows)` makes a display with `update(rows, bytes)` and
-    `stop()`. A file written is put in place only when all went well."""
+    `stop()`. A file written is put in place only when all went well. `null`: JSON writes
+    non-finite numbers as null."""
     path, out_format = output
     to_stdout = path in (None, "-")
     with open_points(*points) as reader:
@@ -133,6 +135,7 @@ def run_points(
                 run.shown,
                 run.function.outputs,
                 stream=to_stdout,
+                null=null,
             )
             for batch in run:
                 writer.write(batch)

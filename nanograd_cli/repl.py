@@ -498,9 +498,11 @@ def interactive(session: Session) -> int:
         from prompt_toolkit.history import FileHistory, InMemoryHistory
         from prompt_toolkit.key_binding import KeyBindings
     except ImportError:
+        from .extras import install_command
+
         raise NanogradError(
-            "nanograd repl on a terminal needs prompt_toolkit: "
-            "pip install 'nanograd-cli[repl]' (or pipe the lines in: nanograd repl < FILE)"
+            "nanograd repl on a terminal needs prompt_toolkit: install it with: "
+            f"{install_command('repl')} (or pipe the lines in: nanograd repl < FILE)"
         ) from None
 
     from . import __version__

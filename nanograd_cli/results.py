@@ -2,13 +2,37 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from .errors import SourceError
 
 
+class _Table:
+    """A result that a notebook shows as its table."""
+
+    def _repr_html_(self) -> str:
+        from .render.notebook import html_table
+
+        return html_table(self)
+
+
+class LaTeX(str):
+    """A derivative written in LaTeX, as `diff(..., latex=True)` gives it: a str (equal to the
+    same text), which a notebook shows as the formula. Lines (`d_{x} = ...`) are aligned at
+    their `=`."""
+
+    __slots__ = ()
+
+    def _repr_latex_(self) -> str:
+        lines = [line.replace(" = ", " &= ", 1) for line in self.splitlines()]
+        if len(lines) == 1 and "&=" not in lines[0]:
+            return f"$$ {lines[0]} $$"
+        return "$$ \\begin{aligned} " + " \\\\ ".join(lines) + " \\end{aligned} $$"
+
+
 @dataclass
-class Gradients:
+class Gradients(_Table):
     """The value at one point and its gradient with respect to the inputs asked for.
 
     `non_finite` is where the first operation that made nan or inf is, if one did.
@@ -28,7 +52,7 @@ class Gradients:
 
 
 @dataclass
-class Jacobian:
+class Jacobian(_Table):
     """The values of several outputs and their gradients: jacobian[u][x] = du/dx."""
 
     values: dict[str, float]
@@ -55,7 +79,7 @@ class LineGradients:
 
 
 @dataclass
-class Hessian:
+class Hessian(_Table):
     """Value, gradient and the matrix of second derivatives: hessian[x][y] = d2f/dx dy."""
 
     value: float
@@ -77,7 +101,7 @@ class Check:
 
 
 @dataclass
-class GradientCheck:
+class GradientCheck(_Table):
     """Every input's check, and whether all passed."""
 
     value: float
@@ -91,7 +115,7 @@ class GradientCheck:
 
 
 @dataclass
-class Minimum:
+class Minimum(_Table):
     """Where gradient descent stopped: the point, its value and gradient, and how it got there."""
 
     value: float
@@ -161,7 +185,7 @@ class Explanation:
     non_finite: SourceError | None = field(default=None, compare=False, repr=False)
 
 
-def _only(gradients: dict[str, float], wrt) -> dict[str, float]:
+def _only(gradients: dict[str, float], wrt: Iterable[str]) -> dict[str, float]:
     """The gradients with respect to `wrt`, in its order; 0 for a name not differentiated by."""
     return {name: gradients.get(name, 0.0) for name in wrt}
 

@@ -25,6 +25,7 @@ from hypothesis import strategies as st
 from nanograd_cli.cli import main
 
 DATA = Path(__file__).resolve().parent / "data"
+ROOT = DATA.parents[1]
 WORKED = str(DATA / "worked_example.txt")
 
 
@@ -71,6 +72,15 @@ POINT = {"x": 0.3, "y": -0.7, "z": 1.1}
 
 
 NANOGRAD = str(Path(sys.executable).parent / "nanograd")
+
+# The environment with no virtualenv active, as when the command is run by its path.
+NOT_ACTIVE = {k: v for k, v in os.environ.items() if k != "VIRTUAL_ENV"}
+
+
+def pip_hint(extra: str) -> str:
+    """The command that a missing extra's message names in the virtualenv the tests run in,
+    installed from this tree (`pip install -e`), for a process of NOT_ACTIVE."""
+    return f"{sys.executable} -m pip install -e '{ROOT}[{extra}]'"
 
 
 def nanograd(*args: str, stdin: str = "", **kwargs) -> subprocess.CompletedProcess:

@@ -17,6 +17,7 @@ import pytest
 
 from nanograd_cli import Value, parse
 from nanograd_cli.errors import NanogradError
+from nanograd_cli.extras import install_command
 from nanograd_cli.ops import ADD, CONST, MUL, OPS
 from nanograd_cli.render import graph
 
@@ -173,8 +174,8 @@ def test_no_renderer_says_what_to_install(tmp_path):
         graph.render("digraph {}", "svg", str(tmp_path))
     assert str(caught.value) == (
         "cannot render svg: no Graphviz found; install Graphviz (Debian/Ubuntu: apt-get install "
-        "graphviz; macOS: brew install graphviz), or pip install 'nanograd-cli[render]' for svg "
-        "and png"
+        "graphviz; macOS: brew install graphviz), or for svg and png: "
+        + install_command("render")  # tests/test_extras.py tests what it says where
     )
 
 

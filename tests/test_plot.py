@@ -26,7 +26,7 @@ from nanograd_cli.plot import (
     sample_surface,
 )
 
-from .helpers import nanograd, on_terminal, visible
+from .helpers import NOT_ACTIVE, nanograd, on_terminal, pip_hint, visible
 
 SVG = "{http://www.w3.org/2000/svg}"
 # Matplotlib's first two colours: f and df/dx.
@@ -289,13 +289,13 @@ def test_minimize_plot_with_an_unknown_extension_fails_before_descending(tmp_pat
 
 
 @pytest.mark.parametrize(
-    "library, args, message",
+    "library, args, message, extra",
     [
-        ("uniplot", [], "error: a terminal plot needs uniplot: "),
-        ("matplotlib", ["-o", "plot.png"], "error: plotting to a file needs matplotlib: "),
+        ("uniplot", [], "error: a terminal plot needs uniplot: ", "plot-terminal"),
+        ("matplotlib", ["-o", "plot.png"], "error: plotting to a file needs matplotlib: ", "plot"),
     ],
 )
-def test_without_the_plot_extra_it_says_what_to_install(library, args, message, tmp_path):
+def test_without_the_plot_extra_it_says_what_to_install(library, args, message, extra, tmp_path):
     code = (
         "import sys\n"
         f"sys.modules[{library!r}] = None  # as if not installed\n"
@@ -303,12 +303,10 @@ def test_without_the_plot_extra_it_says_what_to_install(library, args, message, 
         f"main(['plot', 'sin(x)', '--x', '0:1', *{args!r}])\n"
     )
     result = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path, env=NOT_ACTIVE
     )
     assert (result.returncode, result.stdout) == (1, "")
-    assert result.stderr == (
-        f"{message}install it with: python -m pip install 'nanograd-cli[plot]'\n"
-    )
+    assert result.stderr == f"{message}install it with: {pip_hint(extra)}\n"
     assert list(tmp_path.iterdir()) == []
 
 

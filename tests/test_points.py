@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from nanograd_cli import compile, parse
 
-from .helpers import NANOGRAD, limited, nanograd, run
+from .helpers import NANOGRAD, NOT_ACTIVE, limited, nanograd, pip_hint, run
 
 np = pytest.importorskip("numpy")
 pa = pytest.importorskip("pyarrow")
@@ -714,7 +714,7 @@ def test_a_missing_value_written_by_pandas_says_how_to_write_it(tmp_path):
     assert result.stdout == "x,value,d_x\n1.0,2.0,2.0\nnan,nan,2.0\n3.0,6.0,2.0\n"
 
 
-def test_without_pyarrow_the_error_names_the_extra():
+def test_without_pyarrow_the_error_names_the_extra(tmp_path):
     block = "import sys; sys.modules['pyarrow'] = None; from nanograd_cli.cli import main; main()"
     result = subprocess.run(
         [sys.executable, "-c", block, "grad", "x", "--points", "-"],
@@ -722,11 +722,13 @@ def test_without_pyarrow_the_error_names_the_extra():
         capture_output=True,
         text=True,
         timeout=60,
+        cwd=tmp_path,
+        env=NOT_ACTIVE,
     )
     assert (result.returncode, result.stdout) == (1, "")
     assert result.stderr == (
-        "error: --points needs PyArrow, which is not installed: "
-        "pip install 'nanograd-cli[points]'\n"
+        "error: --points needs PyArrow, which is not installed: install it with: "
+        f"{pip_hint('points')}\n"
     )
 
 

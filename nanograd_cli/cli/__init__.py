@@ -15,6 +15,7 @@ import click
 from .. import __version__
 from ..streams import guard as guard_streams
 from .errors import exit_code
+from .options import color_option
 
 # Each command, by the module that holds it (and is named after it).
 COMMANDS = [
@@ -44,6 +45,7 @@ class Commands(click.Group):
 
 
 @click.group(cls=Commands, context_settings={"help_option_names": ["-h", "--help"]})
+@color_option
 @click.version_option(
     __version__, "--version", prog_name="nanograd", message="%(prog)s %(version)s"
 )

@@ -9,7 +9,7 @@ from ..errors import NanogradError
 from ..gradcheck import failures
 from ..sources import Source
 from .command import InputsCommand, program_and_point
-from .options import AtLeast, source_and_inputs, strict_option, table_format
+from .options import AtLeast, color_option, source_and_inputs, strict_option, table_format
 from .output import emit, warn
 
 EXAMPLES = """
@@ -20,7 +20,11 @@ Examples:
 """
 
 
-@click.command(cls=InputsCommand, epilog=EXAMPLES)
+@click.command(
+    cls=InputsCommand,
+    epilog=EXAMPLES,
+    short_help="Check the gradients against central finite differences.",
+)
 @source_and_inputs
 @click.option(
     "--rtol",
@@ -38,6 +42,7 @@ Examples:
 )
 @table_format
 @strict_option
+@color_option
 @click.pass_context
 def check(
     ctx: click.Context,

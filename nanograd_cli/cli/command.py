@@ -4,10 +4,12 @@ for any input NAME."""
 from __future__ import annotations
 
 import difflib
+import sys
 
 import click
 from click.shell_completion import CompletionItem
 
+from .. import streams
 from ..errors import BadInputValue, InputError, NanogradError, SeveralOutputs, UnknownInputs
 from ..program import Program
 from ..sources import INPUT_NAME, Source, input_values, load_program
@@ -16,7 +18,9 @@ from .output import report
 
 class SourceCommand(click.Command):
     """A command that reads a source: SOURCE, `-e TEXT` or `-f PATH`, exactly one of them,
-    passed on as one `source` (a sources.Source). An unknown option gets its nearest real one
+    passed on as one `source` (a sources.Source). With none of them, a source piped in or
+    redirected from a file is read from standard input, as `-` would (jq does the same). An
+    unknown option gets its nearest real one
     (`--fromat`: `--format`), and `--NAME` where no option is near, an input's value, is told
     that this command takes none."""
 
@@ -45,6 +49,9 @@ class SourceCommand(click.Command):
             )
             if value is not None
         ]
+        tables = (ctx.params.get("points"), ctx.params.get("data"))
+        if not given and _stdin_is_piped() and "-" not in tables:
+            given = [Source("either", "-")]
         if len(given) != 1:
             raise click.UsageError("give the source once: SOURCE, -e TEXT or -f PATH", ctx)
         ctx.params["source"] = given[0]
@@ -148,6 +155,14 @@ def one_standard_input(source: Source, path: str | None, option: str) -> None:
     """Refuse a source and a table (`option` FILE) that would both be read from stdin."""
     if path == "-" and source.stdin:
         raise InputError(f"the source and {option} - cannot both come from standard input")
+
+
+def _stdin_is_piped() -> bool:
+    """Whether standard input is open and not a terminal: a pipe, a file, /dev/null."""
+    try:
+        return not (sys.stdin is None or streams.closed(sys.stdin) or sys.stdin.isatty())
+    except ValueError:  # closed by the program itself
+        return False
 
 
 def program_and_point(

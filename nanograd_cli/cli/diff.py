@@ -20,7 +20,11 @@ Examples:
 """
 
 
-@click.command(cls=SourceCommand, epilog=EXAMPLES)
+@click.command(
+    cls=SourceCommand,
+    epilog=EXAMPLES,
+    short_help="Print the derivative as an expression, or as LaTeX.",
+)
 @source_options
 @wrt_option("An input to differentiate by.")
 @click.option(

@@ -8,6 +8,7 @@ import click
 
 from .. import api
 from ..errors import InputError, NanogradError, NonFiniteResult, SourceError
+from ..io import EXTENSIONS
 from ..language import parse
 from ..render import text
 from ..render.streaming import StreamingTable
@@ -15,8 +16,16 @@ from ..results import LineGradients
 from ..sources import Source, decode, input_values, load_program, source_lines
 from .command import InputsCommand, one_standard_input
 from .errors import describe
-from .options import source_and_inputs, strict_option, table_format, wrt_option
-from .output import emit, report, rich_terminal, show_table, warn
+from .options import (
+    PATH,
+    color_option,
+    output_option,
+    source_and_inputs,
+    strict_option,
+    table_format,
+    wrt_option,
+)
+from .output import emit, json_nulls, report, rich_terminal, show_table, warn
 
 EXAMPLES = """
 \b
@@ -30,7 +39,11 @@ Examples:
 """
 
 
-@click.command(cls=InputsCommand, epilog=EXAMPLES)
+@click.command(
+    cls=InputsCommand,
+    epilog=EXAMPLES,
+    short_help="Print the value and the gradient by every input.",
+)
 @source_and_inputs
 @table_format
 @wrt_option("Show only these gradients.")
@@ -38,30 +51,32 @@ Examples:
 @strict_option
 @click.option(
     "--points",
+    type=PATH,
     metavar="FILE",
     help="A table of points (- for standard input), a row per point and a column per input: "
-    "one result per row, the row's columns kept. CSV with a header, Parquet, Arrow or JSON "
-    "Lines, by the extension.",
+    "one result per row, the row's columns kept. CSV or TSV with a header, Parquet, Arrow, "
+    "JSON Lines or a JSON array of objects, by the extension.",
 )
 @click.option(
     "--points-format",
-    type=click.Choice(["csv", "parquet", "arrow", "jsonl"]),
+    type=click.Choice(["csv", "tsv", "parquet", "arrow", "jsonl"]),
     help="The format of --points FILE, and of the results where no extension says. "
     "[default: by the extension, else csv]",
 )
 @click.option(
     "--output-format",
     "results_format",
-    type=click.Choice(["csv", "parquet", "arrow", "jsonl"]),
+    type=click.Choice(["csv", "tsv", "parquet", "arrow", "jsonl"]),
     help="With --points: the format of the results, whatever -o's extension or "
     "--points-format say (Parquet on standard output from CSV read there, say).",
 )
-@click.option(
+@output_option(
     "-o",
     "--output",
+    extensions=lambda: (e for known in EXTENSIONS.values() for e in known),
     metavar="FILE",
     help="With --points: write the results to FILE, in the format its extension says (.csv "
-    ".parquet .arrow .feather .jsonl). [default: standard output]",
+    ".tsv .parquet .arrow .feather .jsonl). [default: standard output]",
 )
 @click.option(
     "--mode",
@@ -71,6 +86,7 @@ Examples:
     help="Reverse mode (one pass back per output) or forward mode (dual numbers, one pass for "
     "every input at once); auto is reverse, or forward where outputs outnumber inputs.",
 )
+@color_option
 @click.pass_context
 def grad(
     ctx: click.Context,
@@ -139,6 +155,7 @@ def points_results(program, points, values, fmt, wrt, strict, output, formats) -
         list(wrt),
         strict,
         RowsProgress if sys.stderr.isatty() else None,
+        json_nulls(),
     )
     if run.non_finite:
         rows = "1 row has" if run.non_finite == 1 else f"{run.non_finite} rows have"
@@ -182,7 +199,7 @@ def each_line_results(source, values, fmt, digits, wrt, strict, mode) -> int:
             continue
         row = LineGradients(number, line.strip(), result.only(names))
         if fmt == "json":
-            click.echo(text.to_json(row))
+            click.echo(text.to_json(row, json_nulls()))
         elif fmt == "csv":
             click.echo(text.csv_rows(row)[0])
         elif plain is not None:

@@ -14,8 +14,10 @@ from .command import InputsCommand, one_standard_input, program_and_point
 from .options import (
     AtLeast,
     CountFrom,
+    color_option,
     data_format_option,
     fix_option,
+    output_option,
     source_and_inputs,
     strict_option,
     table_format,
@@ -31,7 +33,19 @@ Examples:
 """
 
 
-@click.command(cls=InputsCommand, epilog=EXAMPLES)
+def picture_extensions() -> dict[str, str]:
+    """What --plot writes, by extension: looked up only when completing, since render.plot
+    brings NumPy with it."""
+    from ..render.plot import EXTENSIONS
+
+    return EXTENSIONS
+
+
+@click.command(
+    cls=InputsCommand,
+    epilog=EXAMPLES,
+    short_help="Minimize by gradient descent: SGD, momentum or Adam.",
+)
 @source_and_inputs
 @click.option(
     "--steps",
@@ -61,9 +75,10 @@ Examples:
     show_default=True,
     help="Stop when the gradient's norm is at most this.",
 )
-@click.option(
+@output_option(
     "--plot",
     "picture",
+    extensions=picture_extensions,
     metavar="FILE",
     help="Also draw the descent (.svg .png .pdf): its path on the contour plot of SOURCE for "
     "two inputs, the loss at every step otherwise.",
@@ -87,6 +102,7 @@ Examples:
 @fix_option("Hold this input at its value; move the others.")
 @table_format
 @strict_option
+@color_option
 @click.pass_context
 def minimize(
     ctx: click.Context,

@@ -1,4 +1,5 @@
-"""Points in and out: CSV, Parquet, Arrow IPC (Feather) and JSON Lines, read and written a
+"""Points in and out: CSV, TSV, Parquet, Arrow IPC (Feather) and JSON (Lines, or an array of
+objects on reading), read and written a
 batch of rows at a time so that memory stays bounded however many rows there are.
 
 PyArrow (the `points` extra) is imported only by the modules below, when points are read or
@@ -17,12 +18,13 @@ from ..errors import InputError, NanogradError, printable
 # Each format's name and the file extensions that choose it.
 EXTENSIONS = {
     "csv": (".csv",),
+    "tsv": (".tsv", ".tab"),
     "parquet": (".parquet", ".pq"),
     "arrow": (".arrow", ".feather", ".ipc"),
     "jsonl": (".jsonl", ".ndjson", ".json"),
 }
 FORMATS = list(EXTENSIONS)
-TEXT_FORMATS = ("csv", "jsonl")
+TEXT_FORMATS = ("csv", "tsv", "jsonl")
 
 
 def format_of(path: str) -> str | None:
@@ -56,8 +58,11 @@ class MissingPyArrow(NanogradError):
     """--points without PyArrow: a missing library, exit 1 like a missing renderer."""
 
     def __init__(self):
+        from ..extras import install_command
+
         super().__init__(
-            "--points needs PyArrow, which is not installed: pip install 'nanograd-cli[points]'"
+            "--points needs PyArrow, which is not installed: install it with: "
+            + install_command("points")
         )
 
 

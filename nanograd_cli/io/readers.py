@@ -4,6 +4,7 @@ Arrow tables of at most BATCH_ROWS rows, with `first_row` counting rows from 1 a
 
 from __future__ import annotations
 
+import codecs
 import csv
 import io
 import json
@@ -17,7 +18,15 @@ import numpy as np
 import pyarrow as pa
 
 from ..errors import InputError, NanogradError, printable
-from .chunks import CHUNK_BYTES, RECORD_BYTES, Chunks, QuoteNeverClosed, RecordTooLong, first_record
+from .chunks import (
+    BOM,
+    CHUNK_BYTES,
+    RECORD_BYTES,
+    Chunks,
+    QuoteNeverClosed,
+    RecordTooLong,
+    first_record,
+)
 from .numbers import to_numpy
 
 # The csv module, which reads the header and finds a bad row, refuses a field over 128 KB by
@@ -82,6 +91,8 @@ class CsvReader(Reader):
     column is read as text: an input column is made numbers by `numbers.floats`, any other
     passes through as it was written."""
 
+    delimiter = ","
+
     def __init__(self, stream: BinaryIO, total_bytes: int | None):
         self.chunks = Chunks(stream, quoted=True)
         self.total_bytes = total_bytes
@@ -96,7 +107,8 @@ class CsvReader(Reader):
             raise InputError("--points: the first line must name the columns, e.g. x,y")
         try:
             # "x, y": the space after a comma is no part of a name
-            self.columns = [n.strip() for n in next(csv.reader([header.decode("utf-8")]))]
+            fields = csv.reader([header.decode("utf-8")], delimiter=self.delimiter)
+            self.columns = [n.strip() for n in next(fields)]
         except UnicodeDecodeError:
             raise InputError("--points: the header is not valid UTF-8") from None
         self.schema = pa.schema([(n, pa.string()) for n in self.columns])
@@ -117,7 +129,7 @@ class CsvReader(Reader):
         for piece in _pieces(self, quoted=True):
             piece = _blank_lines_emptied(piece)
             # Newlines may be inside quotes only if there are quotes: the faster parse if not.
-            parse = pcsv.ParseOptions(newlines_in_values=b'"' in piece)
+            parse = pcsv.ParseOptions(delimiter=self.delimiter, newlines_in_values=b'"' in piece)
             try:
                 try:
                     table = pcsv.read_csv(pa.py_buffer(piece), read, parse, convert)
@@ -134,7 +146,8 @@ class CsvReader(Reader):
     def _bad_row(self, piece: bytes, error: Exception) -> InputError:
         """Which row of `piece` Arrow could not read, found with the csv module."""
         width = len(self.columns)
-        rows = csv.reader(io.StringIO(piece.decode("utf-8", "surrogateescape"), newline=""))
+        text = io.StringIO(piece.decode("utf-8", "surrogateescape"), newline="")
+        rows = csv.reader(text, delimiter=self.delimiter)
         row = self.rows_read
         for fields in rows:
             if not fields:  # a blank line
@@ -147,6 +160,13 @@ class CsvReader(Reader):
             if any(_undecodable(field) for field in fields):
                 return InputError(f"{where} is not valid UTF-8")
         return InputError(f"--points rows after {self.rows_read}: {error}")
+
+
+class TsvReader(CsvReader):
+    """Tab-separated values with a header, as pandas' `to_csv(sep="\\t")` writes them: CSV
+    with tabs between the fields (quoted fields too)."""
+
+    delimiter = "\t"
 
 
 def _pieces(reader: Reader, quoted: bool) -> Iterator[bytes]:
@@ -367,6 +387,109 @@ def _depth(line: bytes) -> int:
     return deepest
 
 
+class JsonArrayReader(JsonLinesReader):
+    """A JSON array of objects, as pandas' `to_json(orient="records")` and most JSON tools
+    write a table: its objects are the rows, read and checked as JSON Lines rows are (keys in
+    the order first seen, "nan" and "inf" as numbers, 1e400 bad input). The array is read an
+    object at a time, so memory stays bounded however long it is."""
+
+    def __init__(self, stream: BinaryIO, total_bytes: int | None):
+        self.stream = stream
+        self.total_bytes = total_bytes
+        self._bytes = 0
+        self._decoder = codecs.getincrementaldecoder("utf-8-sig")()  # a BOM is dropped
+        self.columns = None
+        self._batches = (self._table_of(rows) for rows in self._parsed())
+        self._first = next((t for t in self._batches if t is not None), None)
+        self.columns = self.columns or []
+        self.schema = self._first.schema if self._first is not None else pa.schema([])
+
+    @property
+    def bytes_read(self) -> int:
+        return self._bytes
+
+    def tables(self) -> Iterator[pa.Table]:
+        if self._first is None:
+            return
+        yield self._first
+        yield from (table for table in self._batches if table is not None)
+
+    def _parsed(self) -> Iterator[list[dict]]:
+        """The array's objects, ARRAY_ROWS at a time."""
+        decoder = json.JSONDecoder(object_pairs_hook=_object, parse_float=_float, parse_int=_int)
+        text, at = self._next("", 0)
+        text, at = self._next(text, at + 1)  # past the "[" that chose this reader
+        rows: list[dict] = []
+        number = 0  # the rows parsed
+        while True:
+            if at == len(text):
+                raise InputError("--points: the JSON array is never closed with ]")
+            if text[at] == "]":
+                break
+            if number:
+                if text[at] != ",":
+                    raise InputError(f"--points: after row {number}, ',' or ']' is expected")
+                text, at = self._next(text, at + 1)
+            where = f"--points row {number + 1}"
+            while True:
+                try:
+                    row, end = decoder.raw_decode(text, at)
+                    break
+                except json.JSONDecodeError as error:
+                    # The object may go on in what is not read yet.
+                    text, at, more = self._more(text, at)
+                    if not more:
+                        raise InputError(f"{where}: {_json_problem(error)}") from None
+                    if len(text) > RECORD_BYTES:
+                        limit = RecordTooLong(RECORD_BYTES)
+                        raise InputError(f"{where} is longer than {limit}") from None
+                except (_Duplicate, _Overflow) as error:
+                    raise InputError(f"{where}: {error}") from None
+            if not isinstance(row, dict):
+                raise InputError(f"{where} is not a JSON object")
+            if "\\u" in text[at:end] and not _encodable(row):
+                raise InputError(f"{where}: not valid Unicode (a \\u escape of half a character)")
+            rows.append(row)
+            number += 1
+            if len(rows) == ARRAY_ROWS:
+                yield rows
+                rows = []
+            text, at = self._next(text, end)
+        text, at = self._next(text, at + 1)
+        if at < len(text):
+            raise InputError("--points: there is text after the JSON array's closing ]")
+        if rows:
+            yield rows
+
+    def _next(self, text: str, at: int) -> tuple[str, int]:
+        """`text` and where its next character that is no JSON whitespace is, reading more of
+        the stream as needed; at the end of the stream, `at` is len(text)."""
+        while True:
+            while at < len(text) and text[at] in " \t\n\r":
+                at += 1
+            if at < len(text):
+                return text, at
+            text, at, more = self._more(text, at)
+            if not more:
+                return text, at
+
+    def _more(self, text: str, at: int) -> tuple[str, int, bool]:
+        """What is left of `text` from `at` on, with the next piece of the stream after it, and
+        whether there was more to read."""
+        data = self.stream.read(ARRAY_BYTES)
+        self._bytes += len(data)
+        try:
+            text = text[at:] + self._decoder.decode(data, final=not data)
+        except UnicodeDecodeError:
+            raise InputError("--points: the JSON is not valid UTF-8") from None
+        return text, 0, bool(data)
+
+
+# Rows of a JSON array handed on at a time, and the bytes read from it at a time.
+ARRAY_ROWS = 1 << 16
+ARRAY_BYTES = 1 << 20
+
+
 # A line end before a blank line or one that starts with null.
 SKIPPED = re.compile(rb"\n(?=[ \t\r]*(?:\n|null))")
 
@@ -536,12 +659,14 @@ def _reader(stream, fmt: str, stdin: bool, path: str) -> Reader:
 
     name = "standard input" if stdin else printable(path)
     try:
-        if fmt in ("csv", "jsonl"):
+        if fmt in TEXT_READERS:
             try:
                 size = regular_file_size(stream)
             except (OSError, ValueError):  # a stream with no file behind it
                 size = None
-            return (CsvReader if fmt == "csv" else JsonLinesReader)(stream, size)
+            if fmt == "jsonl" and _starts_with_array(stream):
+                return JsonArrayReader(stream, size)
+            return TEXT_READERS[fmt](stream, size)
         try:
             if fmt == "parquet":
                 # Parquet is read from its end: all of a pipe is needed first, if it starts as
@@ -591,6 +716,22 @@ def read_whole(stream: BinaryIO, what: str) -> bytes:
                 "instead, which is read a batch at a time"
             )
     return b"".join(chunks)
+
+
+TEXT_READERS: dict[str, type[Reader]] = {
+    "csv": CsvReader,
+    "tsv": TsvReader,
+    "jsonl": JsonLinesReader,
+}
+
+
+def _starts_with_array(stream) -> bool:
+    """Whether JSON text in `stream` is an array (a "[" first), leaving the stream where it
+    was; else it is read as JSON Lines."""
+    if not hasattr(stream, "peek"):
+        return False
+    start = stream.peek(256)[:256].removeprefix(BOM).lstrip(b" \t\r\n")
+    return start.startswith(b"[")
 
 
 def _damaged(error: Exception) -> bool:

@@ -220,10 +220,14 @@ def latex(result: Explanation, number: Number = repr) -> str:
     )
 
 
-def to_json(result: Explanation) -> str:
+def to_json(result: Explanation, null: bool = False) -> str:
     """One JSON object: value, inputs and gradients as `grad` gives them, and every step of
-    both passes, numbers at full precision (nan, inf, -inf as strings)."""
-    n = json_number
+    both passes, numbers at full precision (nan, inf, -inf as strings, or with `null`,
+    null)."""
+
+    def n(x: float) -> float | str | None:
+        return json_number(x, null)
+
     data = {
         "value": n(result.value),
         "inputs": {name: n(x) for name, x in result.inputs.items()},

@@ -574,9 +574,11 @@ def renderer(fmt: str, search: str | None = None) -> str:
         raise NanogradError(
             f"cannot render {fmt}: graphviz-pure renders svg and png only; {install}"
         )
+    from ..extras import install_command
+
     raise NanogradError(
         f"cannot render {fmt}: no Graphviz found; {install}, "
-        "or pip install 'nanograd-cli[render]' for svg and png"
+        f"or for svg and png: {install_command('render')}"
     )
 
 

@@ -27,7 +27,6 @@ if TYPE_CHECKING:
     from ..program import Program
 
 EXTENSIONS = {".svg": "svg", ".png": "png", ".pdf": "pdf"}
-INSTALL = "install it with: python -m pip install 'nanograd-cli[plot]'"
 
 DPI = 150  # png: 960 by 720 pixels, sharp on a slide and small on disk
 ARROWS = 20  # gradient arrows along each side of a contour plot
@@ -68,25 +67,33 @@ def _gaps(values: np.ndarray, where: np.ndarray | None = None) -> np.ndarray:
 # Terminal plots
 
 
-def curve_text(curve: Curve, columns: int, color: bool) -> str:
-    """f and df/dx as a plot in text at most `columns` wide: coloured Unicode blocks, or, where
-    `color` is false, one ASCII symbol per series (so they differ without colour)."""
+def _text_plotter(color: bool):
+    """uniplot's `plot_to_string`, and its style: coloured Unicode blocks, or, where `color`
+    is false, one ASCII symbol per series (so they differ without colour)."""
     try:
         from uniplot import plot_to_string
     except ImportError:
-        raise NanogradError(f"a terminal plot needs uniplot: {INSTALL}") from None
+        from ..extras import install_command
 
+        raise NanogradError(
+            f"a terminal plot needs uniplot: install it with: {install_command('plot-terminal')}"
+        ) from None
+    if color:
+        return plot_to_string, {"color": True}
+    plain = {"color": False, "character_set": "ascii", "force_ascii_characters": PLAIN_SYMBOLS}
+    return plot_to_string, plain
+
+
+def curve_text(curve: Curve, columns: int, color: bool) -> str:
+    """f and df/dx as a plot in text at most `columns` wide: coloured Unicode blocks, or, where
+    `color` is false, one ASCII symbol per series (so they differ without colour)."""
+    plot_to_string, style = _text_plotter(color)
     f = _gaps(curve.value)
     series = [(f, f"f({curve.name})"), (_gaps(curve.gradient, f), f"df/d{curve.name}")]
     if not np.isfinite(f).any():
         raise NanogradError(f"nothing to draw: f is nan or inf at every point of {curve.name}")
     # uniplot cannot draw a series with no finite point: leave such a df/dx out.
     series = [(y, label) for y, label in series if np.isfinite(y).any()]
-    style = (
-        {"color": True}
-        if color
-        else {"color": False, "character_set": "ascii", "force_ascii_characters": PLAIN_SYMBOLS}
-    )
     try:
         with _quietly():
             return plot_to_string(
@@ -117,15 +124,7 @@ def curve_text(curve: Curve, columns: int, color: bool) -> str:
 
 def fit_text(fit: FitCurve, columns: int, color: bool) -> str:
     """A fit over one predictor as a plot in text: the data and the fitted curve."""
-    try:
-        from uniplot import plot_to_string
-    except ImportError:
-        raise NanogradError(f"a terminal plot needs uniplot: {INSTALL}") from None
-    style = (
-        {"color": True}
-        if color
-        else {"color": False, "character_set": "ascii", "force_ascii_characters": PLAIN_SYMBOLS}
-    )
+    plot_to_string, style = _text_plotter(color)
     with _quietly():
         return plot_to_string(
             [fit.curve, fit.observed],  # the data last, drawn over the curve
@@ -163,7 +162,11 @@ def _figure(**kwargs) -> Figure:
     try:
         from matplotlib.figure import Figure
     except ImportError:
-        raise NanogradError(f"plotting to a file needs matplotlib: {INSTALL}") from None
+        from ..extras import install_command
+
+        raise NanogradError(
+            f"plotting to a file needs matplotlib: install it with: {install_command('plot')}"
+        ) from None
     return Figure(layout="constrained", **kwargs)
 
 

@@ -47,7 +47,9 @@ def print_table(
     from rich.table import Table
     from rich.text import Text
 
-    console = Console(file=sys.stdout)
+    # Drawn because the command line chose Rich's tables and colour (cli.output.rich_terminal),
+    # in a pipe too with --color always or FORCE_COLOR.
+    console = Console(file=sys.stdout, force_terminal=True, no_color=False)
     formats = number_formats(digits)
     rows = make_rows(formats[0])
     for number in formats[1:]:

@@ -14,20 +14,24 @@ from ..results import GradientCheck, Gradients, Hessian, Jacobian, LineGradients
 Number = Callable[[float], str]
 
 
-def number(x: float) -> float | str:
-    """A float as JSON allows it: non-finite numbers become the strings nan, inf, -inf."""
-    return x if math.isfinite(x) else repr(x)
+def number(x: float, null: bool = False) -> float | str | None:
+    """A float as JSON allows it: non-finite numbers become the strings nan, inf, -inf, or
+    with `null` (`--nan null`) null."""
+    if math.isfinite(x):
+        return x
+    return None if null else repr(x)
 
 
-def _json_numbers(obj):
+def _json_numbers(obj, null: bool):
     if isinstance(obj, dict):
-        return {k: _json_numbers(v) for k, v in obj.items()}
-    return number(obj) if isinstance(obj, float) else obj
+        return {k: _json_numbers(v, null) for k, v in obj.items()}
+    return number(obj, null) if isinstance(obj, float) else obj
 
 
-def to_json(result) -> str:
-    """One line of JSON, full precision, non-finite numbers as strings."""
-    return json.dumps(_json_numbers(json_object(result)), allow_nan=False)
+def to_json(result, null: bool = False) -> str:
+    """One line of JSON, full precision, non-finite numbers as strings (or with `null`,
+    null)."""
+    return json.dumps(_json_numbers(json_object(result), null), allow_nan=False)
 
 
 def to_csv(result) -> str:
