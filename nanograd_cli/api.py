@@ -74,16 +74,20 @@ def hessian(
     return result
 
 
-def diff(program: Program, wrt: Sequence[str] = (), latex: bool = False) -> str:
+def diff(
+    program: Program, wrt: Sequence[str] = (), latex: bool = False, exact: bool = False
+) -> str:
     """The derivative by each input in `wrt` (by default all) as text in the language, or
-    LaTeX: with one name, a program whose result is the derivative."""
+    LaTeX: with one name, a program whose result is the derivative. As a textbook writes it,
+    with a note where that differs from the engine's at some points; `exact`: a form equal
+    to the engine's derivative at every point (with the helpers powlog and step)."""
     from .symbolic import derivatives_text
 
     one_output(program, "diff")
     check_wrt(wrt, program.inputs)
     if not program.inputs:
         raise InputError("the source has no inputs: its derivative is 0 by every name")
-    return derivatives_text(program, list(wrt), latex)
+    return derivatives_text(program, list(wrt), latex, exact)
 
 
 def explain(
