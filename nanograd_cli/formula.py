@@ -371,8 +371,8 @@ class _Latex(_Text):
         if e.kind == CALL and e.op is DIV:
             top, bottom = e.args
             outside = ""
-            if self._shown_as(top, NEG) and self._shown_as(top.args[0], DIV):
-                outside, top = "-", top.args[0]  # -(a/b)/c is -\frac{a}{b c}
+            if self._shown_as(top, NEG):  # -a/b is -\frac{a}{b}, -(a/b)/c -\frac{a}{b c}
+                outside, top = "-", top.args[0]
             if self._shown_as(top, DIV):  # (a/b)/c is \frac{a}{b c}
                 top, bottom = top.args[0], (top.args[1], bottom)
             elif self._shown_as(bottom, DIV):  # a/(b/c) is \frac{a c}{b}

@@ -126,12 +126,15 @@ class ForwardStep:
 @dataclass
 class LocalDerivative:
     """d(node)/d(argument): the op's formula with the arguments in it, its value, and the
-    product value * upstream gradient that flows back to the argument."""
+    product value * upstream gradient that flows back to the argument. `domain`: where the
+    formula (as a textbook writes it) holds, when it does not at this point, where the value
+    is the engine's (`x**y*log(x)` at x = 0, where the engine's is 0: `x > 0`)."""
 
     argument: Term
     formula: Term
     local: float
     product: float
+    domain: Term | None = None
 
 
 @dataclass
