@@ -441,7 +441,7 @@ def _term_order(term: Expr) -> tuple:
     return (not long, -term.degree, factors)  # a long sum kept whole goes first
 
 
-_RANKS = {NUMBER: 0, PRODUCT: 1, INPUT: 2, NAMED: 2, POWER: 3, CALL: 4, SUM: 5}
+_RANKS = {NUMBER: 0, PRODUCT: 1, INPUT: 2, NAMED: 2.5, POWER: 3, CALL: 4, SUM: 5}
 
 
 def _natural(name: str) -> str:
@@ -482,7 +482,8 @@ def _describe(e: Expr) -> None:
         e.analytic = analytic and all(a.analytic for a in e.args)
         e.degree = 0.0
     # factors print in this order: numbers, long products kept whole (first, so they need no
-    # parentheses), inputs and names by name (x2 before x10), powers (2**x*log(2), as SymPy),
+    # parentheses), inputs by name (x2 before x10), the source's names, powers (2**x*log(2),
+    # as SymPy),
     # calls by name, sums
     rank = _RANKS[kind]
     name = _natural(e.value) if kind in (INPUT, NAMED) else (e.op.name if kind == CALL else "")
@@ -611,9 +612,15 @@ class _Layout(Written):
                 bottom.append(self.number(inverse))  # x/2, not 0.5*x
             else:
                 top.append(self.number(c))
+        # -(p - 1)*(p - y) is (1 - p)*(p - y): the sum that takes the sign is, where one can,
+        # one with a number in it
+        flippable = [
+            b for b, p in factors if p == 1.0 and b.kind == SUM and _short(b) and _mixed(b)
+        ]
+        flipped = max(flippable, key=lambda b: b.value != 0.0, default=None)
         for base, p in factors:
             shown = self.shown[id(base)]
-            if negative and p == 1.0 and base.kind == SUM and _short(base) and _mixed(base):
+            if negative and base is flipped:
                 # -(x - y)*z is (y - x)*z (only for a short sum, which is not worth sharing)
                 shown = self.terms(
                     [(-w, _factor_list(t)) for t, w in _pairs(base)] + [(-base.value, [])]
