@@ -166,6 +166,14 @@ def _factor_total(base: Expr, p: float) -> bool:
 _ARITHMETIC = frozenset((ADD, SUB, MUL, DIV, NEG, POW, OPS["pow"]))
 
 
+def _symbolic(args: tuple[Expr, ...], value: float) -> bool:
+    """Whether a textbook keeps a function of these numbers as it is written: of whole
+    numbers, pi or e (log(2), sqrt(pi)), when it is no whole number itself. (A function of
+    2.5 is worked out, as SymPy works out one of a float.)"""
+    exact = all(_integer(a.value) or a.value in (math.pi, math.e) for a in args)
+    return exact and not _integer(value)
+
+
 def piecewise(op: Op) -> bool:
     """Whether op has kinks or flat pieces (relu, abs, step, sign, max, floor, ...): where its
     argument is near a kink, which side it falls on must be computed as the engine does."""
@@ -227,7 +235,8 @@ class Builder:
         if all(a.kind == NUMBER for a in args):
             folded = op.forward(*(a.value for a in args))
             arithmetic = op in _ARITHMETIC and op.forward is not POW.forward
-            if math.isfinite(folded) and (not self.textbook or arithmetic or _integer(folded)):
+            kept = self.textbook and not arithmetic and _symbolic(args, folded)
+            if math.isfinite(folded) and not kept:
                 return self.const(folded)
         simpler = self._rewrite(op, args)
         node = simpler if simpler is not None else self._make(CALL, op, args)
@@ -381,7 +390,8 @@ class Builder:
         if e.kind == NUMBER:
             value = power(e.value, k)
             # (a textbook derivative keeps sqrt(2) as it is: 2**0.5 is no whole number)
-            if math.isfinite(value) and (not self.textbook or _integer(value) or _integer(k)):
+            kept = self.textbook and not _integer(k) and _symbolic((e,), value)
+            if math.isfinite(value) and not kept:
                 return value, []
             return 1.0, [(e, k)]
         if e.kind == PRODUCT and len(e.args) <= FLAT_LIMIT:
