@@ -189,7 +189,11 @@ def test_printed_derivative_is_sympys(source):
         ("2*sin(x)", "x", r"2 \cos(x)"),
         ("sqrt(x)", "x", r"\frac{1}{2 \sqrt{x}}"),
         ("sqrt(x)/x", "x", r"-\frac{1}{2 x^{1.5}}"),
-        ("sigmoid(x)", "x", r"\operatorname{sigmoid}(x) \left(1 - \operatorname{sigmoid}(x)\right)"),
+        (
+            "sigmoid(x)",
+            "x",
+            r"\operatorname{sigmoid}(x) \left(1 - \operatorname{sigmoid}(x)\right)",
+        ),
         ("x*y + tanh(x)", "x", r"y + \frac{1}{{\cosh(x)}^{2}}"),
         ("x*exp(-x)", "x", r"e^{-x} \left(1 - x\right)"),
         ("asin(x)", "x", r"\frac{1}{\sqrt{1 - x^{2}}}"),
