@@ -260,6 +260,9 @@ def javascript(
 class _Text:
     """The language, as SymPy prints: `6*x + 2`, `1/(2*sqrt(x))`."""
 
+    # a + -b written a - b (and a - -b, a + b): the same numbers, exactly
+    flips = True
+
     def wrap(self, operand: tuple[Text, int], needed: int) -> Text:
         text, level = operand
         return text if level >= needed else self.parenthesised(text)
@@ -302,7 +305,7 @@ class _Text:
             return self.multiply(a, b), _PRODUCT
         if op is ADD or op is SUB:
             right, sign = self.wrap(b, _PRODUCT), op.name
-            if _head(right).startswith("-"):  # a + -b is a - b, exactly (and a - -b, a + b)
+            if self.flips and _head(right).startswith("-"):  # a + -b is a - b, exactly
                 sign = "-" if op is ADD else "+"
                 right = right[1:] if isinstance(right, str) else _Rope((right,), skip=1)
             return _cat(self.wrap(a, _SUM), f" {sign} ", right), _SUM
@@ -436,6 +439,7 @@ class _JavaScript(_Text):
     """JavaScript, for the live page: `1/(2*out)`, `power(x, 2)`, `-(-x)` (never `--`)."""
 
     _OPERATORS = frozenset((ADD, SUB, MUL, DIV, NEG))
+    flips = False  # the formula as it is written
 
     def __init__(self, functions: Mapping[Op, str]):
         self.functions = functions
