@@ -121,13 +121,13 @@ def compile(source: str, /, *wrt: str, **fixed: float) -> BatchFunction:
     return BatchFunction(parse(source), list(wrt), fixed)
 
 
-def diff(source: str, /, *wrt: str, latex: bool = False) -> str:
+def diff(source: str, /, *wrt: str, latex: bool = False, exact: bool = False) -> str:
     """The derivative of `source` by each input in `wrt` (by default all), as text in the
     language (or LaTeX: a str that a notebook shows as the formula), as `nanograd diff`
-    prints it."""
+    prints it (`exact`: as `diff --exact`)."""
     from . import api
 
-    return api.diff(parse(source), wrt, latex)
+    return api.diff(parse(source), wrt, latex, exact)
 
 
 def draw_dot(root: Value, **options: Any) -> Digraph:

@@ -22,6 +22,7 @@ from .program import Program
 from .results import (
     Explanation,
     Fit,
+    FormulaCheck,
     GradientCheck,
     Gradients,
     Hessian,
@@ -84,16 +85,20 @@ def hessian(
     return result
 
 
-def diff(program: Program, wrt: Sequence[str] = (), latex: bool = False) -> str:
+def diff(
+    program: Program, wrt: Sequence[str] = (), latex: bool = False, exact: bool = False
+) -> str:
     """The derivative by each input in `wrt` (by default all) as text in the language, or
-    LaTeX: with one name, a program whose result is the derivative."""
+    LaTeX: with one name, a program whose result is the derivative. As a textbook writes it,
+    with a note where that differs from the engine's at some points; `exact`: a form equal
+    to the engine's derivative at every point (with the helpers powlog and step)."""
     from .symbolic import derivatives_text
 
     one_output(program, "diff")
     check_wrt(wrt, program.inputs)
     if not program.inputs:
         raise InputError("the source has no inputs: its derivative is 0 by every name")
-    text = derivatives_text(program, list(wrt), latex)
+    text = derivatives_text(program, list(wrt), latex, exact)
     return LaTeX(text) if latex else text
 
 
@@ -122,6 +127,85 @@ def check(
 
     result = gradient_check(one_output(program, "check"), point, rtol, atol)
     non_finite(result.non_finite, strict, warn)
+    return result
+
+
+# Where a range gives no number of points: along one range, and along each of several.
+CHECK_POINTS = (101, 11)
+# At most this many points in all.
+MAX_CHECK_POINTS = 100_000
+# The tolerances against a formula: both are exact derivatives, so only rounding differs.
+AGAINST_RTOL, AGAINST_ATOL = 1e-9, 1e-12
+
+
+def check_against(
+    program: Program,
+    against: Sequence[str],
+    fixed: Mapping[str, float],
+    ranges: Mapping[str, Range] | None = None,
+    wrt: Sequence[str] = (),
+    rtol: float = AGAINST_RTOL,
+    atol: float = AGAINST_ATOL,
+    strict: bool = False,
+    warn: Warn | None = None,
+) -> FormulaCheck:
+    """The engine's derivatives against hand-derived formulas, at the point `fixed` or at
+    every point of the grid `ranges` make (the other inputs at `fixed`). Each formula is
+    `NAME=FORMULA`, the derivative by the input NAME, or for the one input (or the one in
+    `wrt`) just FORMULA. The result says whether they agree within the tolerances at every
+    point where the engine's derivative is a number."""
+    from .gradcheck import formula_check
+    from .language import parse
+
+    program = one_output(program, "check")
+    ranges = dict(ranges or {})
+    check_wrt(wrt, program.inputs)
+    formulas: dict[str, tuple[str, Program]] = {}
+    for text in against:
+        name, equals, rest = text.partition("=")
+        name = name.strip()
+        if equals and name in program.inputs and not rest.startswith("="):
+            text = rest.strip()
+        elif len(against) > 1:
+            raise InputError(
+                f"give each formula as NAME=FORMULA when there are several: {text!r} names "
+                f"no input ({', '.join(program.inputs)})"
+            )
+        elif len(wrt) == 1 or len(program.inputs) == 1:
+            name = wrt[0] if wrt else program.inputs[0]
+        else:
+            raise InputError(
+                f"say which derivative {text!r} is: --wrt NAME, or NAME=FORMULA "
+                f"(the inputs are {', '.join(program.inputs)})"
+            )
+        if wrt and name not in wrt:
+            raise InputError(f"the formula for d/d{name} is for an input --wrt does not name")
+        if name in formulas:
+            raise InputError(f"two formulas for d/d{name}: give one")
+        formula = parse(text)
+        formula.single("a formula", None)
+        unknown = [n for n in formula.inputs if n not in program.inputs]
+        if unknown:
+            raise InputError(
+                f"the formula for d/d{name} reads {unknown[0]}, which is no input of the source"
+            )
+        formulas[name] = (text, formula)
+    if not formulas:
+        raise InputError("give a formula to check against")
+    for name in ranges:
+        if name not in program.inputs:
+            raise NotAnInput(name, list(program.inputs))
+    program.check_inputs({**fixed, **{name: r.low for name, r in ranges.items()}})
+    default = CHECK_POINTS[0] if len(ranges) == 1 else CHECK_POINTS[1]
+    spans = {name: (r.low, r.high, r.points or default) for name, r in ranges.items()}
+    total = 1
+    for _, _, count in spans.values():
+        total *= count
+    if total > MAX_CHECK_POINTS:
+        raise InputError(f"{total:,} points to check: at most {MAX_CHECK_POINTS:,}")
+    result = formula_check(program, formulas, fixed, spans, rtol, atol)
+    if not ranges:
+        non_finite(result.non_finite, strict, warn)
     return result
 
 

@@ -9,16 +9,16 @@ op's parameters replaced by the arguments.
 
 from __future__ import annotations
 
-import functools
 import itertools
 import math
 from collections.abc import Callable, Iterator, Mapping
 
 from .algebra import CALL, INPUT, NUMBER, Expr
-from .formula import write
+from .formula import Note, write
 from .ops import POW, Op
 from .program import Apply, Const, Input, Program
 from .results import BackwardStep, Explanation, ForwardStep, LocalDerivative, Term
+from .symbolic import textbook_formulas
 
 # An unnamed sub-expression whose text is longer than this is named (t1, t2, ...) and written
 # by that name where it is used: the text stays short and linear in the size of the program.
@@ -62,9 +62,10 @@ def explain(program: Program, point: Mapping[str, float]) -> Explanation:
                 if varying[a]:
                     product = local * v.grad  # as Value.backward computes it
                     contributions.setdefault(a, []).append(product)
-                    formula = writer.formula(ins.op, k, ins.args)
+                    values = tuple(c.data for c in v.children)
+                    formula, domain = writer.formula(ins.op, k, ins.args, values)
                     local_derivatives.append(
-                        LocalDerivative(writer.terms[a], formula, local, product)
+                        LocalDerivative(writer.terms[a], formula, local, product, domain)
                     )
         step = BackwardStep(writer.terms[i], v.grad, contributions.get(i, []), local_derivatives)
         backward.append(step)
@@ -124,17 +125,36 @@ class _Writer:
             self._keep(self._term(self._leaf(name)), self._leaf(name))
         return expression
 
-    def formula(self, op: Op, k: int, args: tuple[int, ...]) -> Term:
-        """The op's formula for d/d(argument k), its parameters replaced by the arguments.
+    def formula(
+        self, op: Op, k: int, args: tuple[int, ...], values: tuple[float, ...]
+    ) -> tuple[Term, Term | None]:
+        """The op's formula for d/d(argument k) as a textbook writes it (`diff`'s), its
+        parameters replaced by the arguments, and where it is not the engine's at this point
+        (the arguments' `values`), the condition where it is (`x > 0`), else None.
 
         What numbers of the source make constant is worked out, so `x**2` gives `2*x`, not
-        `2*x**(2 - step(abs(2)))`; the formula's own numbers stay (`1/(x*log(2))`).
+        `2*x**(2 - 1)`; a function of numbers stays as it is but for a whole number
+        (`1/(x*log(2))`).
         """
-        formula = _formula(op, k)
+        textbook = textbook_formulas(op)[k]
+        formula = textbook.program
+        domain = None
+        at = dict(zip(op.parameters, values, strict=True))
+        for side, relation in textbook.conditions:
+            value = side.values({n: at[n] for n in side.inputs})[side.result]
+            if not Note(None, relation).holds(value):
+                shown = self._written(side, op, args)
+                sign = {">": (">", ">"), "!=": ("!=", r"\neq")}[relation]
+                domain = Term(f"{shown.text} {sign[0]} 0", f"{shown.latex} {sign[1]} 0")
+                break
         if not formula.inputs:  # a number, as for + and -: the same text at every use
             if (op, k) not in self._numbers:
                 self._numbers[op, k] = self._term(self._number(formula.values({})[formula.result]))
-            return self._numbers[op, k]
+            return self._numbers[op, k], domain
+        return self._written(formula, op, args), domain
+
+    def _written(self, formula: Program, op: Op, args: tuple[int, ...]) -> Term:
+        """A formula in the op's parameters, written with the arguments in their places."""
         code = self.program.code
         env: dict[str, tuple[Build, float | None]] = {}
         for parameter, a in zip(op.parameters, args, strict=True):
@@ -145,14 +165,15 @@ class _Writer:
             numbers = [number for _, number in parts]
             if None not in numbers:
                 value = op.forward(*numbers)
-                if math.isfinite(value):
+                arithmetic = op.syntax != "call" and op is not POW
+                if math.isfinite(value) and (arithmetic or float(value).is_integer()):
                     return self._number(value), value
             if op is POW and numbers[1] == 1.0:
                 return parts[0]  # a**1 is a, exactly
             return self._apply(op, *(build for build, _ in parts)), None
 
         parts = formula.interpret(
-            input=env.__getitem__, const=lambda value: (self._number(value), None), apply=apply
+            input=env.__getitem__, const=lambda value: (self._number(value), value), apply=apply
         )
         return self._term(parts[formula.result][0])
 
@@ -187,13 +208,6 @@ class _Writer:
 
     def _term(self, build: Build) -> Term:
         return Term(write({"": build(False)}), write({"": build(True)}, latex=True))
-
-
-@functools.cache
-def _formula(op: Op, k: int) -> Program:
-    from .language import parse
-
-    return parse(op.formulas[k])
 
 
 def bound_names(program: Program) -> dict[int, tuple[str, str]]:

@@ -115,6 +115,51 @@ class GradientCheck(_Table):
 
 
 @dataclass
+class Mismatch:
+    """A point where the engine's derivative and a hand-derived formula differ."""
+
+    inputs: dict[str, float]
+    engine: float
+    formula: float
+    abs_error: float
+
+
+@dataclass
+class Agreement:
+    """One input's derivative against a formula over the points checked: how many were
+    compared, how many were left out (the engine's derivative is nan there: outside the
+    source's domain), how many differ, the largest difference, and the first that differ."""
+
+    formula: str
+    points: int
+    skipped: int
+    differ: int
+    max_abs_error: float
+    first: list[Mismatch]
+
+    @property
+    def passed(self) -> bool:
+        return self.differ == 0 and self.points > self.skipped
+
+
+@dataclass
+class FormulaCheck:
+    """The engine's derivatives against hand-derived formulas, at a point (`inputs`) or over
+    ranges of some inputs (`ranges`: low, high, points) with the others at `inputs`."""
+
+    inputs: dict[str, float]
+    ranges: dict[str, tuple[float, float, int]]
+    checks: dict[str, Agreement]
+    rtol: float
+    atol: float
+    non_finite: SourceError | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def passed(self) -> bool:
+        return all(check.passed for check in self.checks.values())
+
+
+@dataclass
 class Minimum(_Table):
     """Where gradient descent stopped: the point, its value and gradient, and how it got there."""
 
@@ -150,12 +195,15 @@ class ForwardStep:
 @dataclass
 class LocalDerivative:
     """d(node)/d(argument): the op's formula with the arguments in it, its value, and the
-    product value * upstream gradient that flows back to the argument."""
+    product value * upstream gradient that flows back to the argument. `domain`: where the
+    formula (as a textbook writes it) holds, when it does not at this point, where the value
+    is the engine's (`x**y*log(x)` at x = 0, where the engine's is 0: `x > 0`)."""
 
     argument: Term
     formula: Term
     local: float
     product: float
+    domain: Term | None = None
 
 
 @dataclass

@@ -192,15 +192,68 @@ def test_worked_example_in_markdown():
 
 
 def test_hand_derived_local_derivatives():
-    """x/y at x = 3, y = 2: d/dx = 1/y = 0.5, d/dy = -(x/y)/y (written -x/y/y) = -0.75;
-    x**2 at 3: 2*x = 6."""
+    """x/y at x = 3, y = 2: d/dx = 1/y = 0.5, d/dy = -x/y**2 = -0.75 (as a textbook writes
+    the table's -(x/y)/y); x**2 at 3: 2*x = 6."""
     (step,) = explain_json_at("x/y", x=3, y=2)["backward"][:1]
     assert step["local_derivatives"] == [
         {"argument": "x", "formula": "1/y", "local": 0.5, "product": 0.5},
-        {"argument": "y", "formula": "-x/y/y", "local": -0.75, "product": -0.75},
+        {"argument": "y", "formula": "-x/y**2", "local": -0.75, "product": -0.75},
     ]
     (square,) = explain_json_at("x**2", x=3)["backward"][0]["local_derivatives"]
     assert (square["formula"], square["local"]) == ("2*x", 6.0)
+
+
+@pytest.mark.parametrize(
+    ("source", "point", "formulas"),
+    [
+        ("x**y", {"x": 2, "y": 3}, ["y*x**(y - 1)", "x**y*log(x)"]),
+        ("2**x + x**3", {"x": 1}, ["2**x*log(2)", "3*x**2"]),
+        ("log(x, 2) + log10(x)", {"x": 1}, ["1/(x*log(2))", "1/(x*log(10))"]),
+        ("sigmoid(x)", {"x": 1}, ["sigmoid(x)*(1 - sigmoid(x))"]),
+        ("erf(x)", {"x": 1}, ["2*exp(-x**2)/sqrt(pi)"]),
+    ],
+)
+def test_local_formulas_are_the_textbooks(source, point, formulas):
+    """The local column has diff's textbook formulas: no helper (powlog, step), and a
+    function of numbers kept as written (log(2)) where it is no whole number."""
+    explained = explain_json_at(source, **point)
+    shown = [d["formula"] for s in explained["backward"] for d in s["local_derivatives"]]
+    assert [f for f in shown if f != "1"] == formulas
+    assert not any("powlog" in f or "step" in f for f in shown)
+
+
+def test_a_formula_that_does_not_hold_at_the_point_says_where_it_does():
+    """At x = 0 the engine's d/dy x**y is 0 (PyTorch's limit); x**y*log(x) holds for x > 0,
+    and the local column says so, in every format."""
+    (step,) = explain_json_at("x**y", x=0, y=2)["backward"][:1]
+    assert step["local_derivatives"] == [
+        {
+            "argument": "x",
+            "formula": "y*x**(y - 1)",
+            "domain": "x != 0",
+            "local": 0.0,
+            "product": 0.0,
+        },
+        {
+            "argument": "y",
+            "formula": "x**y*log(x)",
+            "domain": "x > 0",
+            "local": 0.0,
+            "product": 0.0,
+        },
+    ]
+    assert "x**y*log(x)  # x > 0" in run("explain", "x**y", "--x", "0", "--y", "2")[1]
+    latex = run("explain", "x**y", "--x", "0", "--y", "2", "--format", "latex")[1]
+    assert r"&= 0 \quad \left(x^{y} \log(x) \text{ for } x > 0\right)" in latex
+    assert "domain" not in json.dumps(explain_json_at("x**y", x=2, y=3))
+
+
+def test_latex_has_no_plus_minus_and_no_fraction_inside_a_fraction():
+    source = "q = x/y; q += 1 + q + (-x); q - (-y)/x"
+    latex = run("explain", source, "--x", "2", "--y", "3", "--format", "latex")[1]
+    assert "+ -" not in latex and "- -" not in latex
+    assert r"\frac{-\frac" not in latex and r"\frac{\frac" not in latex
+    assert r"-\frac{x}{y^{2}}" in latex
 
 
 def explain_json_at(source: str, **point: float) -> dict:

@@ -170,7 +170,7 @@ def test_a_signal_to_nanograd_ends_graphviz_too(tmp_path, sent, code):
 def sin_chain_derivative(depth: int, latex: bool) -> str:
     """diff's text of d/dx sin(sin(...sin(x))), `depth` (a multiple of 4) deep, by the chain
     rule: every fourth sin(...) bound to a name, then the product of the cosines of each
-    level, the outermost first."""
+    level, the outermost first (in LaTeX, the lines of one aligned environment)."""
     if latex:
         sin, cos, times = r"\sin", r"\cos", " "
         name = "t_{{{}}}".format
@@ -185,6 +185,10 @@ def sin_chain_derivative(depth: int, latex: bool) -> str:
     for base in reversed(names):
         for level in (3, 2, 1, 0):
             factors.append(f"{cos}(" + f"{sin}(" * level + base + ")" * level + ")")
+    if latex:
+        rows = [line.replace(" = ", " &= ", 1) for line in lines]
+        rows.append("d_{x} &= " + times.join(factors))
+        return "\n".join([r"\begin{aligned}", " \\\\\n".join(rows), r"\end{aligned}"]) + "\n"
     return "\n".join([*lines, times.join(factors)]) + "\n"
 
 

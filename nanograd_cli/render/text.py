@@ -9,7 +9,15 @@ from collections.abc import Callable
 from functools import singledispatch
 
 from ..errors import printable
-from ..results import GradientCheck, Gradients, Hessian, Jacobian, LineGradients, Minimum
+from ..results import (
+    FormulaCheck,
+    GradientCheck,
+    Gradients,
+    Hessian,
+    Jacobian,
+    LineGradients,
+    Minimum,
+)
 
 Number = Callable[[float], str]
 
@@ -112,6 +120,42 @@ def _(result: GradientCheck) -> dict:
 
 
 @json_object.register
+def _(result: FormulaCheck) -> dict:
+    checks = {
+        name: {
+            "formula": c.formula,
+            "points": c.points,
+            "skipped": c.skipped,
+            "differ": c.differ,
+            "max_abs_error": c.max_abs_error,
+            "pass": c.passed,
+            "first": [
+                {
+                    "inputs": m.inputs,
+                    "engine": m.engine,
+                    "formula": m.formula,
+                    "abs_error": m.abs_error,
+                }
+                for m in c.first
+            ],
+        }
+        for name, c in result.checks.items()
+    }
+    ranges = {
+        name: {"low": low, "high": high, "points": count}
+        for name, (low, high, count) in result.ranges.items()
+    }
+    return {
+        "inputs": result.inputs,
+        "ranges": ranges,
+        "rtol": result.rtol,
+        "atol": result.atol,
+        "checks": checks,
+        "pass": result.passed,
+    }
+
+
+@json_object.register
 def _(result: Minimum) -> dict:
     return {
         **_point(result),
@@ -200,6 +244,23 @@ def _(result: GradientCheck) -> list[str]:
     ]
 
 
+AGAINST_FIELDS = ("formula", "points", "skipped", "differ", "max_abs_error", "pass")
+
+
+@csv_header.register
+def _(result: FormulaCheck) -> str:
+    return ",".join(["input", *AGAINST_FIELDS])
+
+
+@csv_rows.register
+def _(result: FormulaCheck) -> list[str]:
+    rows = table_rows(result)[1:]
+    for row in rows:  # a formula may hold commas: log(x, 2)
+        row[1] = '"' + row[1].replace('"', '""') + '"' if "," in row[1] else row[1]
+        row[-1] = "true" if row[-1] == "yes" else "false"
+    return [",".join(row) for row in rows]
+
+
 @csv_header.register
 def _(result: Minimum) -> str:
     names = list(result.inputs)
@@ -285,6 +346,30 @@ def apart(a: float, b: float, number: Number) -> tuple[str, str]:
     if pair[0] == pair[1] and a != b:
         return pair[0], f"≈{pair[1]}"
     return pair
+
+
+@table_rows.register
+def _(result: FormulaCheck, number: Number = repr) -> list[list[str]]:
+    rows = [["input", *AGAINST_FIELDS]]
+    for name, c in result.checks.items():
+        counts = (str(c.points), str(c.skipped), str(c.differ))
+        rows.append([name, c.formula, *counts, number(c.max_abs_error), _yes(c.passed)])
+    return rows
+
+
+def _yes(passed: bool) -> str:
+    return "yes" if passed else "NO"
+
+
+def mismatch_rows(result: FormulaCheck, number: Number = repr) -> list[list[str]]:
+    """The first points where a formula differs: which derivative, the point, the two."""
+    names = list(next((m.inputs for c in result.checks.values() for m in c.first), {}))
+    rows = [["d/d", *names, "engine", "formula", "abs_error"]]
+    for name, c in result.checks.items():
+        for m in c.first:
+            point = (number(m.inputs[n]) for n in names)
+            rows.append([name, *point, number(m.engine), number(m.formula), number(m.abs_error)])
+    return rows
 
 
 @table_rows.register
