@@ -20,7 +20,14 @@ from ..render import plot as plots
 from ..render.progress import FitProgress
 from ..sources import Source
 from .command import InputsCommand, one_standard_input, program_and_point
-from .options import CountFrom, data_format_option, fix_option, source_and_inputs, table_format
+from .options import (
+    CountFrom,
+    color_option,
+    data_format_option,
+    fix_option,
+    source_and_inputs,
+    table_format,
+)
 from .output import emit, report, write_out
 
 EXAMPLES = """
@@ -33,7 +40,11 @@ Examples:
 """
 
 
-@click.command(cls=InputsCommand, epilog=EXAMPLES)
+@click.command(
+    cls=InputsCommand,
+    epilog=EXAMPLES,
+    short_help="Fit a model's parameters to rows of data by least squares.",
+)
 @source_and_inputs
 @click.option(
     "--data",
@@ -73,6 +84,7 @@ Examples:
     "model reads (.svg .png .pdf), or - for a plot in text on standard error.",
 )
 @table_format
+@color_option
 @click.pass_context
 def fit(
     ctx: click.Context,
