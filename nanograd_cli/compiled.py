@@ -68,7 +68,7 @@ class Compiled:
 
     def __init__(self, program: Program):
         self._program = weakref.ref(program)  # the cache is keyed by the program
-        self._functions: dict[str, Callable] = {}
+        self._functions: dict[object, Callable] = {}
 
     @property
     def gradient(self) -> Callable[..., tuple[float, ...]]:
@@ -97,6 +97,19 @@ class Compiled:
     def _exact(self, kind: str) -> Callable:
         """The exact version of `kind`, compiled on its first call."""
         return lambda *values: self._function(f"exact {kind}")(*values)
+
+    @property
+    def exact_gradient(self) -> Callable[..., tuple[float, ...]]:
+        """`gradient`'s exact version (compiled on its first call), for the code of
+        `gradient_body` to fall back on."""
+        return self._exact("gradient")
+
+    def cached(self, key: object, make: Callable[[], Callable]) -> Callable:
+        """A function of this program that `make` makes, made once per `key`."""
+        function = self._functions.get(key)
+        if function is None:
+            function = self._functions[key] = make()
+        return function
 
 
 _cache: weakref.WeakKeyDictionary[Program, Compiled] = weakref.WeakKeyDictionary()
