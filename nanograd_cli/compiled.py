@@ -35,16 +35,16 @@ from . import ops
 from .ops import INF, NAN, OPS, Op
 from .program import Apply, Const, Input, Program
 
-# When compiling pays (benchmarks/compiled.py, `--switch`, measured on the 2-core development
-# machine): compiling costs about 25 µs per instruction (generating the code, then Python's
-# `compile`), and each evaluation then saves about 1 µs per instruction against the engine
-# (forward and backward) or 0.4 µs against `Program.values` (forward only). So a program
-# evaluated at least this many times is compiled; below, the engine (or `values`) is faster
-# end to end.
-EVALUATIONS_TO_COMPILE = 50
-# Python's compiler slows down past about this many instructions in one function (its time
-# per line grows); longer programs stay with the engine.
-MAX_INSTRUCTIONS = 50_000
+# When compiling pays, measured by `python benchmarks/compiled.py --switch` on the 2-core
+# development machine, CPU time, random expressions of 10 to 300,000 instructions: compiling
+# the gradient costs 55 to 85 µs per instruction (writing the code, then Python's `compile`)
+# and the value alone 15 to 30, and each evaluation then saves 3.5 to 8.6 µs per instruction
+# against the engine, or 0.8 to 2.4 against Program.values, so compiling has paid after 10 to
+# 21 evaluations, whatever the size. Below this many, the engine (or `values`) is used.
+EVALUATIONS_TO_COMPILE = 20
+# Python's compiler needs about 6 kB per instruction while it works (150 MB at 20,000, 2.2 GB
+# at 300,000), where the engine needs 0.15 kB per node: longer programs stay with the engine.
+MAX_INSTRUCTIONS = 20_000
 
 
 def worth_compiling(program: Program, evaluations: int) -> bool:
