@@ -270,26 +270,17 @@ def _clamp(*constants: float | None) -> Step:
     return step
 
 
-# tanh from exp(-2|x|) loses digits in 1 - e below this |x| (where e > 1/2): NumPy's tanh
-# is used there.
-TANH_FROM_EXP = 0.35
-
-
 def _tanh(out, x):
-    """tanh and its derivative from one exp: e = exp(-2|x|), tanh = (1 - e)/(1 + e) with the
-    sign of x, and 1 - tanh**2 = 4e/(1 + e)**2, which does not cancel near saturation."""
-    magnitude, e, r, y = out[1], out[2], out[3], out[0]
+    """NumPy's tanh, and the ops table's derivative 4e/(1 + e)**2 with e = exp(-2|x|), which
+    does not cancel near saturation (as 1 - tanh**2 does) and is the engine's bits but where
+    NumPy's exp and the C library's differ in the last bit."""
+    y, magnitude, e, r = out[0], out[1], out[2], out[3]
+    np.tanh(x, out=y)
     np.abs(x, out=magnitude)
     np.multiply(magnitude, -2.0, out=e)
     np.exp(e, out=e)
     np.add(e, 1.0, out=r)
     np.divide(1.0, r, out=r)
-    np.subtract(1.0, e, out=y)
-    np.multiply(y, r, out=y)
-    np.copysign(y, x, out=y)
-    small = np.flatnonzero(magnitude < TANH_FROM_EXP)
-    if small.size:
-        y[small] = np.tanh(x[small])
     derivative = np.multiply(e, 4.0, out=magnitude)
     np.multiply(derivative, r, out=derivative)
     return y, (np.multiply(derivative, r, out=derivative),)
