@@ -61,6 +61,7 @@ class Tape:
 
         program.interpret(input=lambda name: next(nodes), const=const, apply=apply)
         self.roots = list(program.results.values())
+        self._step_of = {i: k for k, (i, _, _) in enumerate(self.steps)}
         self._workspaces: dict[int, tuple[list[Arrays], Arrays]] = {}
         per_row = 8 * ARRAYS_PER_STEP * max(1, len(self.steps))
         self.block = max(MIN_BLOCK, min(BLOCK, WORKSPACE_BYTES // per_row))
@@ -69,18 +70,25 @@ class Tape:
         self,
         columns: Mapping[str, np.ndarray],
         length: int,
-        into: list[dict[str, np.ndarray]] | None = None,
+        into: list[tuple[np.ndarray, dict[str, np.ndarray]]] | None = None,
     ) -> Iterator[tuple[object, dict[str, object]]]:
         """Per output (the result, for a program with one), its value and its gradient with
         respect to every input, on 1-D arrays of `length` rows (one per input): one pass
         forward, then one back per output. A value or gradient the same on every row may come
         as a float; the arrays yielded are reused by the next output and the next run.
 
-        `into` may give, per output, arrays of `length` rows for its gradients: the last
-        addition or product that makes one then writes it there, and the caller copies only
-        those that come as other arrays or floats (a gradient passed on unchanged, say)."""
+        `into` may give, per output, arrays of `length` rows for its value and its gradients:
+        the step that makes the value, and the last addition or product that makes each
+        gradient, then write there, and the caller copies only what comes as another array or
+        a float (an input's value, a gradient passed on unchanged, a constant)."""
         steps_out, adjoint_out = self._workspace(length)
         workspace = adjoint_out
+        if into:  # a step writes its value into out[0] (vector_ops), so into the output's
+            steps_out = list(steps_out)
+            for root, (value, _) in zip(self.roots, into, strict=True):
+                k = self._step_of.get(root)
+                if k is not None and type(steps_out[k]) is not _Into:  # (two outputs, one node)
+                    steps_out[k] = _Into(steps_out[k], {0: value})
         data: dict[int, object] = dict(self.constants)
         slots = self.input_slots
         for name, column in columns.items():
@@ -91,7 +99,7 @@ class Tape:
             derivatives.append(local)
         for k, root in enumerate(self.roots):
             if into:  # the gradients summed straight into the caller's arrays
-                adjoint_out = _Into(workspace, {slots[n]: out for n, out in into[k].items()})
+                adjoint_out = _Into(workspace, {slots[n]: out for n, out in into[k][1].items()})
             adjoint: dict[int, object] = {root: ONE}
             for (i, args, _), local in zip(
                 reversed(self.steps), reversed(derivatives), strict=True
@@ -167,11 +175,12 @@ def batch_jacobian(
         for start in range(0, n, tape.block):
             rows = slice(start, start + tape.block)
             length = min(tape.block, n - start)
-            into = [{name: g[rows] for name, g in gradients.items()} for _, gradients in results]
+            into = [(v[rows], {name: g[rows] for name, g in gs.items()}) for v, gs in results]
             computed = tape.run({k: a[rows] for k, a in arrays.items()}, length, into)
-            for (value, _), gradients, (v, g) in zip(results, into, computed, strict=True):
-                value[rows] = v
+            for (value, gradients), (v, g) in zip(into, computed, strict=True):
+                if v is not value:  # else computed there
+                    value[...] = v
                 for name, out in gradients.items():
-                    if g[name] is not out:  # else computed there
+                    if g[name] is not out:
                         out[...] = g[name]
     return results

@@ -4,8 +4,10 @@ written into arrays that the tape preallocates, so that a run allocates no large
 A step function takes `out` (the step's own arrays: out[0], out[1], ... are made on first use
 and reused run after run) and the arguments' values (arrays, or floats for constants), and
 returns (value, local derivatives): one local derivative per argument, None for an argument
-that does not vary. The results agree with the ops table to the last bits or so; the tests
-hold them to the engine at 1e-12 relative, inf and nan included.
+that does not vary. A step writes its value into out[0], or leaves out[0] alone and returns
+an array of its own: the tape may hand it the caller's output array as out[0]. The results
+agree with the ops table to the last bits or so; the tests hold them to the engine at 1e-12
+relative, inf and nan included.
 """
 
 from __future__ import annotations
@@ -286,10 +288,10 @@ def _tanh(out, x):
     return y, (np.multiply(derivative, r, out=derivative),)
 
 
-def _exp_parts(out, x):
+def _exp_parts(z, r, y, x):
     """z = exp(-|x|), r = 1/(1 + z) and sigmoid(x) = max(z, x >= 0) * r: r for x >= 0, z*r
-    below (nan stays nan); computed without a branch per element, which is slow in NumPy."""
-    z, r, y = out[1], out[2], out[0]
+    below (nan stays nan), into z, r and y; computed without a branch per element, which is
+    slow in NumPy."""
     np.abs(x, out=z)
     np.negative(z, out=z)
     np.exp(z, out=z)
@@ -301,15 +303,15 @@ def _exp_parts(out, x):
 
 
 def _sigmoid(out, x):
-    z, r, y = _exp_parts(out, x)
+    z, r, y = _exp_parts(out[1], out[2], out[0], x)
     derivative = np.multiply(z, r, out=z)
     return y, (np.multiply(derivative, r, out=derivative),)  # sigmoid(x)*sigmoid(-x) = z/(1 + z)**2
 
 
 def _softplus(out, x):
     """max(x, 0) + log1p(exp(-|x|)); its derivative is sigmoid(x)."""
-    z, _, sigmoid = _exp_parts(out, x)
-    y = np.maximum(x, 0.0, out=out[3])
+    z, _, sigmoid = _exp_parts(out[1], out[2], out[3], x)
+    y = np.maximum(x, 0.0, out=out[0])
     return np.add(y, np.log1p(z, out=z), out=y), (sigmoid,)
 
 
