@@ -41,6 +41,10 @@ class Benchmark(NamedTuple):
 
 BENCHMARKS = [
     Benchmark("Engine against micrograd", "engine.py"),
+    Benchmark(
+        "Compiled programs against plain floats; minimize against a hand-written loop",
+        "compiled.py",
+    ),
     Benchmark("Start-up against `python -c 'import click'`", "startup.py"),
     Benchmark("Parsing against `ast.parse`", "parse.py"),
     Benchmark("Forward mode against reverse mode", "modes.py"),

@@ -255,7 +255,7 @@ def minimize(
     point = {n: start[n] for n in parameters}
     if data is None:
         non_finite(program.first_non_finite(program.values(point)), strict, warn)
-        loss = descent.at_point(program)
+        loss = descent.at_point(program, steps + 1)
     else:
         rows = {n: data[n] for n in program.inputs if n in data}
         loss = descent.over_rows(program, rows, batch, seed)

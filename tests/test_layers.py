@@ -15,6 +15,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "nanograd_cli"
 CORE = {
     "_tables",
     "algebra",
+    "compiled",
     "engine",
     "errors",
     "formula",
