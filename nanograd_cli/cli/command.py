@@ -3,7 +3,6 @@ for any input NAME."""
 
 from __future__ import annotations
 
-import difflib
 import sys
 
 import click
@@ -135,6 +134,8 @@ class InputsCommand(SourceCommand):
 
 def nearest(name: str, options) -> list[str]:
     """The command's option nearest to `--name`, if one is near: what a typo meant."""
+    import difflib  # only on the way to an error
+
     return difflib.get_close_matches(f"--{name}", sorted(options), n=1, cutoff=0.75)
 
 

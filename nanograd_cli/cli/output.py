@@ -9,7 +9,6 @@ from collections.abc import Callable
 import click
 
 from ..errors import SourceError, printable
-from ..output import write_atomically
 from ..render import text
 from ..render.table import number_formats
 
@@ -84,6 +83,8 @@ def show_table(make_rows: Callable, digits: str | None = None) -> None:
 
 def write_out(output: str, data: bytes) -> None:
     """`data` to the file `output` (written whole or not at all), or to standard output."""
+    from ..output import write_atomically  # tempfile and its imports: only to write a file
+
     if output == "-":
         sys.stdout.buffer.write(data)
         sys.stdout.buffer.flush()
