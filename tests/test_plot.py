@@ -363,16 +363,19 @@ def _columns(columns: int) -> dict[str, str]:
 def test_numbers_too_large_for_a_terminal_plot_ask_for_a_picture(tmp_path):
     """uniplot writes axis labels in full digits: 1e308 has no room in 80 columns, nor 1e20 in
     20. A picture draws them."""
-    result = nanograd("plot", "x", "--x", "0:1e308:3", env=_columns(80))
+    result = nanograd("plot", "x", "--x", "0:1e200:3", env=_columns(80))
     assert (result.returncode, result.stdout) == (2, "")
     assert result.stderr == (
-        "error: a terminal plot 80 columns wide cannot label numbers as large as 1e+308: "
+        "error: a terminal plot 80 columns wide cannot label numbers as large as 1e+200: "
         "write a picture instead, with -o plot.svg\n"
     )
+    # past 1e300 a picture's axes cannot scale either: a narrower range is the way
+    result = nanograd("plot", "x", "--x", "0:1e308:3", env=_columns(80))
+    assert result.stderr.endswith("as large as 1e+308: plot a narrower range\n")
     result = nanograd("plot", "x", "--x", "0:1e20", env=_columns(20))
     assert result.returncode == 2
     assert result.stderr.startswith("error: a terminal plot 20 columns wide cannot label ")
-    result = nanograd("plot", "x", "--x", "0:1e308:3", "-o", str(tmp_path / "big.svg"))
+    result = nanograd("plot", "x", "--x", "0:1e200:3", "-o", str(tmp_path / "big.svg"))
     assert (result.returncode, result.stderr) == (0, "")
     line = ET.parse(tmp_path / "big.svg").find(f".//{SVG}g[@id='f']")
     assert line is not None
