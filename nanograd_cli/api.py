@@ -14,6 +14,7 @@ load the others (plotting and drawing bring NumPy, Matplotlib and Graphviz).
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
@@ -166,6 +167,10 @@ def check_against(
         name = name.strip()
         if equals and name in program.inputs and not rest.startswith("="):
             text = rest.strip()
+        elif equals and not rest.startswith("=") and re.fullmatch(r"[A-Za-z_]\w*", name):
+            raise InputError(
+                f"{text!r}: {name} names no input of the source ({', '.join(program.inputs)})"
+            )
         elif len(against) > 1:
             raise InputError(
                 f"give each formula as NAME=FORMULA when there are several: {text!r} names "
@@ -182,7 +187,10 @@ def check_against(
             raise InputError(f"the formula for d/d{name} is for an input --wrt does not name")
         if name in formulas:
             raise InputError(f"two formulas for d/d{name}: give one")
-        formula = parse(text)
+        try:
+            formula = parse(text)
+        except SourceError as error:
+            raise InputError(f"--against {text!r}: {error}") from None
         formula.single("a formula", None)
         unknown = [n for n in formula.inputs if n not in program.inputs]
         if unknown:

@@ -280,3 +280,19 @@ def test_check_against_a_formula_through_the_command_line():
     for bad in (["--against", "y"], ["--against", "x=z"], ["--against", "x=y", "--against", "x=1"]):
         done = nanograd("check", "x*y", *bad, "--x", "1", "--y", "2")
         assert done.returncode == 2 and done.stderr.startswith("error:"), (bad, done.stderr)
+
+
+@pytest.mark.parametrize(
+    ("against", "message"),
+    [
+        ("X=2*x", "error: 'X=2*x': X names no input of the source (x)"),
+        (
+            "2x",
+            "error: --against '2x': line 1, column 2: missing operator between '2' and 'x': "
+            "write 2*x",
+        ),
+    ],
+)
+def test_a_formula_for_no_input_or_that_does_not_parse_is_bad_input(against, message):
+    done = nanograd("check", "x**2", "--against", against, "--x", "1")
+    assert (done.returncode, done.stdout, done.stderr.splitlines()[0]) == (2, "", message)
