@@ -640,24 +640,29 @@ def render(
         return dot_source.encode()
     program = renderer(fmt, search)
     command = [program, f"-T{fmt}", *(f"-G{k}={v}" for k, v in (attributes or {}).items())]
+    data = dot_source.encode()
     with (
         subprocess.Popen(
             command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
         ) as process,
         _terminated_with(process),
     ):
+        # Not communicate(timeout=SLOW): after its timeout, communicate() can read the rest of
+        # the output but not write the rest of the input, and Graphviz waits for it forever.
+        slow = threading.Timer(SLOW, on_slow) if on_slow else None
         try:
-            try:
-                out, err = process.communicate(dot_source.encode(), timeout=SLOW)
-            except subprocess.TimeoutExpired:
-                if on_slow:
-                    on_slow()
-                out, err = process.communicate()
+            if slow:
+                slow.daemon = True
+                slow.start()
+            out, err = process.communicate(data)
         except BaseException:  # Ctrl-C above all: the renderer must not outlive us
             process.kill()
             process.wait()
             raise
-    if process.returncode != 0:
+        finally:
+            if slow:
+                slow.cancel()
+    if process.returncode != 0 or not out:
         detail = err.decode(errors="replace").strip().splitlines()
         raise NanogradError(
             f"{Path(program).name} failed to render {fmt}: {detail[-1] if detail else 'no message'}"
