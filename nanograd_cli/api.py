@@ -312,7 +312,7 @@ def draw(
     """The computation graph at `point`, every node with its data and gradient, as `fmt`:
     svg, png, pdf, dot, or html for the live page. Notes on the layout chosen and on graphs
     too big to read go to `warn`; `on_slow(nodes)` is called if Graphviz takes a while."""
-    from .render.graph import MAX_PNG_PIXELS, draw_evaluation, render_drawing
+    from .render.graph import POSITIONED_LIMIT, draw_evaluation, png_pixels, render_drawing
 
     if dpi is not None and fmt != "png":
         raise InputError(f"--dpi is for png; {fmt} is not made of pixels")
@@ -330,11 +330,18 @@ def draw(
         legend=legend and fmt != "html",
         statements=statements,
     )
-    if warn and drawing.layout.engine != "dot":
+    pixels = png_pixels(drawing.layout)
+    png = f"; the png is at most {pixels:,} pixels across" if fmt == "png" and pixels else ""
+    if warn and drawing.layout.engine == "sfdp":
         warn(
             f"note: the graph is too big for a layered layout in reasonable time; laid out "
-            f"with {drawing.layout.engine} (force-directed: no left-to-right order)"
-            + (f"; the png is at most {MAX_PNG_PIXELS:,} pixels across" if fmt == "png" else "")
+            f"with sfdp (force-directed: no left-to-right order){png}"
+        )
+    elif warn and drawing.layout.engine == "nop2":
+        warn(
+            f"note: the graph has {drawing.nodes:,} nodes, more than the {POSITIONED_LIMIT:,} "
+            "Graphviz lays out in reasonable time; placed by nanograd in ranks, in the order "
+            f"the nodes are made, with straight edges and no search for fewer crossings{png}"
         )
     if warn and drawing.nodes > BIG_GRAPH and not hide_constants:
         warn(

@@ -842,3 +842,20 @@ def test_a_parquet_file_on_standard_input_is_read(tmp_path):
     command = "nanograd grad x --points - --points-format parquet -o out.csv < p.parquet"
     assert limited(command, cwd=str(tmp_path), memory=3_000_000) == (0, "", "")
     assert (tmp_path / "out.csv").read_text() == "x,value,d_x\n1.0,1.0,1.0\n2.0,2.0,1.0\n"
+
+
+def test_a_picture_of_a_fit_past_what_axes_show_is_refused():
+    """fit --plot draws data as it is: a column of numbers past 1e300 is refused as plot's."""
+    import numpy as np
+
+    from nanograd_cli.errors import InputError
+    from nanograd_cli.render.plot import FitCurve, fit_figure
+
+    x = np.array([1.0, 1e305, 3.0])
+    fit = FitCurve("t", x, np.ones(3), np.zeros(3), x, np.ones(3), "a*t")
+    with pytest.raises(InputError) as caught:
+        fit_figure(fit, "svg")
+    assert str(caught.value) == (
+        "a picture cannot show numbers as large as 1e+305 (t): its axes go up to 1e+300; plot "
+        "a narrower range"
+    )

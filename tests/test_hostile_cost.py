@@ -11,6 +11,7 @@ import os
 import select
 import signal
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -77,6 +78,60 @@ def test_labelled_edges_of_a_long_sum_are_drawn_in_time(tmp_path, terms, names):
     assert svg.count(times_one) == terms + (terms - 2)
 
 
+POSITIONED_NOTE = (
+    "note: the graph has {:,} nodes, more than the 5,000 Graphviz lays out in reasonable time; "
+    "placed by nanograd in ranks, in the order the nodes are made, with straight edges and no "
+    "search for fewer crossings\n"
+)
+
+
+def test_a_sum_of_20000_xs_is_placed_by_nanograd_in_time(tmp_path):
+    # 39,999 nodes: sfdp took 30 s of CPU for them, and the 66,667 terms of a 133 KB source ran
+    # on past a minute (Graphviz waited for the rest of its input, which was never written)
+    (tmp_path / "sum.txt").write_text(sum_of(20_000, "x"))
+    code, out, err = limited("nanograd draw -f sum.txt --x 1 -o sum.svg", tmp_path, seconds=20)
+    assert code == 0 and out == ""
+    assert err.startswith(POSITIONED_NOTE.format(39_999)), err
+    svg = (tmp_path / "sum.svg").read_text()
+    assert svg.count('class="node"') == 39_999 + 1  # and the legend
+    assert "grad 20000.0000" in svg
+
+
+def test_the_live_page_of_a_1600_statement_chain_is_made_in_time(tmp_path):
+    # 16,004 nodes: 21.6 s with sfdp's layout, growing as n^1.8; placed by nanograd, in
+    # proportion to the nodes
+    steps = [f"h = tanh(h*{0.5 + k % 5 / 10} + y*{k % 3 + 1})" for k in range(1600)]
+    (tmp_path / "chain.txt").write_text("\n".join(["h = x", *steps, "h*h"]))
+    code, out, err = limited(
+        "nanograd draw -f chain.txt --x 0.3 --y -0.2 -o chain.html", tmp_path, seconds=20
+    )
+    assert code == 0 and out == ""
+    assert err.startswith(POSITIONED_NOTE.format(16_004)), err
+    page = (tmp_path / "chain.html").read_text()
+    values = 2 + 4 * 1600 + 1  # x and y; h*w, y*c, their sum and its tanh; h*h
+    assert page.count('<g class=\\"node value\\" data-node=') == values
+
+
+def test_graphviz_gets_all_of_a_drawing_it_reads_slowly(tmp_path):
+    """Past SLOW seconds, the rest of the DOT text is still written to Graphviz: it waited
+    for it forever, once communicate() had timed out."""
+    script = (
+        "from nanograd_cli import parse\n"
+        "from nanograd_cli.render import graph\n"
+        "graph.SLOW = 0.001\n"
+        "source = '+'.join(f'tanh(x*{i})' for i in range(800))\n"
+        "drawing = graph.draw_evaluation(parse(source).gradients({'x': 0.1}))\n"
+        "said = []\n"
+        "svg = graph.render_drawing(drawing, 'svg', on_slow=lambda: said.append(1))\n"
+        "print(svg.count(b'class=\"node\"'), said)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=300, cwd=tmp_path
+    )
+    assert (done.returncode, done.stderr) == (0, "")
+    assert done.stdout == "5600 [1]\n"  # every node and the legend; said once to be slow
+
+
 def test_labelled_edges_go_to_sfdp_past_the_limit_of_a_full_search():
     layout = graph.choose_layout(graph.LABELLED_LIMIT, 1.0, "LR", edge_labels=True)
     assert layout.engine == "dot"
@@ -130,9 +185,10 @@ def running(pid: int) -> bool:
     ids=["SIGTERM", "SIGHUP", "SIGINT"],
 )
 def test_a_signal_to_nanograd_ends_graphviz_too(tmp_path, sent, code):
-    # 10,002 nodes: Graphviz takes seconds to draw them as png; the signal goes to nanograd
-    # alone, as `kill PID` sends it (Ctrl-C and a closed terminal reach the whole group)
-    (tmp_path / "big.txt").write_text("+".join(f"tanh(x*{i})" for i in range(1429)))
+    # 30,008 nodes: Graphviz takes seconds to paint them as png (laid out by nanograd, past
+    # graph.POSITIONED_LIMIT); the signal goes to nanograd alone, as `kill PID` sends it (Ctrl-C
+    # and a closed terminal reach the whole group)
+    (tmp_path / "big.txt").write_text("+".join(f"tanh(x*{i})" for i in range(4287)))
     draw = ["draw", "-f", "big.txt", "--x", "0.1", "-o", "big.png"]
     renderers: list[int] = []
     with subprocess.Popen(
@@ -156,7 +212,7 @@ def test_a_signal_to_nanograd_ends_graphviz_too(tmp_path, sent, code):
             for pid in filter(running, renderers):
                 os.kill(pid, signal.SIGKILL)
         err += process.stderr.read()
-    assert b"drawing 10,002 nodes with Graphviz" in err
+    assert b"drawing 30,008 nodes with Graphviz" in err
     assert renderers, "no renderer started"
     assert ended == code
     assert not left, "Graphviz outlived nanograd"

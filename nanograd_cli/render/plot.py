@@ -310,6 +310,10 @@ class FitCurve(NamedTuple):
 
 def fit_figure(fit: FitCurve, fmt: str) -> bytes:
     """The data and the fitted curve above, the residuals below, over the predictor."""
+    _drawable(
+        **{fit.predictor: fit.x, "target": fit.observed, "fit": fit.curve},
+        residual=fit.residuals,
+    )
     figure = _figure(figsize=(6.4, 4.8))
     top, bottom = figure.subplots(2, 1, sharex=True, height_ratios=[2, 1])
     top.plot(fit.x, fit.observed, "o", color="C0", markersize=3, label="data", gid="data")
