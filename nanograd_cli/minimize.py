@@ -34,11 +34,13 @@ class PointLoss:
 
     def __call__(self, point: dict[str, float]) -> tuple[float, dict[str, float]]:
         value, grads = self.on_lists(list(point))([point[n] for n in point])
-        return value, dict(zip(point, grads, strict=True))
+        by_name = dict(zip(point, grads, strict=True))
+        return value, {n: by_name[n] for n in self.program.inputs}  # in the engine's order
 
     def on_lists(self, names: Sequence[str]) -> ListLoss:
-        """The loss of the values of `names`, in that order."""
+        """The loss of the values of `names` (every input, each once), in that order."""
         program = self.program
+        program.check_inputs(dict.fromkeys(names, 0.0))
         if not self.compiled:
 
             def engine(data: list[float]) -> tuple[float, list[float]]:

@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 
 from nanograd_cli import api, parse
 from nanograd_cli.engine import Value
-from nanograd_cli.errors import Interrupted, NanogradError
-from nanograd_cli.minimize import OPTIMIZERS, PointLoss, _norm, _not_finite, descent_source
+from nanograd_cli.errors import Interrupted, MissingInputs, NanogradError
+from nanograd_cli.minimize import OPTIMIZERS, PointLoss, _not_finite, descent_source
 from nanograd_cli.minimize import minimize as descend
 from nanograd_cli.results import Minimum
 
@@ -35,7 +35,7 @@ def reference(
             value = result.result.data
             grads = {n: node.grad for n, node in result.inputs.items()}
             moved = {n: grads[n] for n in names}
-            norm = _norm(list(moved.values()))
+            norm = math.hypot(*moved.values())
             if not math.isfinite(value) or not math.isfinite(norm):
                 raise _not_finite(value, moved, taken)
             reached = Minimum(value, now, grads, norm, taken, norm <= tol)
@@ -177,3 +177,14 @@ def test_ctrl_c_gives_the_point_reached_on_every_path(at, moving):
     assert reference_outcome[:2] == ("error", "Interrupted")
     assert engine == reference_outcome
     assert compiled == reference_outcome
+
+
+def test_a_loss_at_a_point_called_with_a_point_gives_the_engines_gradient():
+    program = parse("x*x + 3*y + tanh(x*y)")
+    result = program.gradients({"x": 2.0, "y": 1.0})
+    expected = (result.result.data, {n: node.grad for n, node in result.inputs.items()})
+    for evaluations in (1, 10**9):
+        got = PointLoss(program, evaluations)({"y": 1.0, "x": 2.0})
+        assert repr(got) == repr(expected)
+    with pytest.raises(MissingInputs):
+        PointLoss(program, 10**9)({"x": 2.0})
