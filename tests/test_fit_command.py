@@ -243,10 +243,3 @@ def test_files_that_cannot_be_written_are_refused_before_the_fit(data, tmp_path)
         2,
         f"error: {data} is the --data file: write the fit's rows to another file\n",
     )
-
-
-def test_data_format_is_the_format_whatever_the_extension(data, tmp_path):
-    disguised = tmp_path / "rows.parquet"
-    disguised.write_text(data.read_text())
-    done = nanograd("fit", MODEL, "--data", str(disguised), "--data-format", "csv", *STARTS)
-    assert done.returncode == 0

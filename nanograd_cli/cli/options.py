@@ -149,7 +149,7 @@ def data_format_option(command):
     return click.option(
         "--data-format",
         type=click.Choice(["csv", "parquet", "arrow", "jsonl"]),
-        help="The format of --data FILE, whatever the extension. [default: by the "
+        help="The format of --data FILE where its extension does not say. [default: by the "
         "extension, else csv]",
     )(command)
 

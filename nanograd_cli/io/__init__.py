@@ -67,9 +67,8 @@ class MissingPyArrow(NanogradError):
 
 
 def input_format(path: str, given: str | None) -> str:
-    """The format of --points FILE: the one given (--points-format), else its extension's,
-    else CSV."""
-    return given or format_of(path) or "csv"
+    """The format of --points FILE: its extension's, else --points-format, else CSV."""
+    return format_of(path) or given or "csv"
 
 
 def output_format(output: str | None, fmt: str | None, given: str | None) -> str:
