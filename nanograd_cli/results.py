@@ -19,12 +19,14 @@ class _Table:
 
 class LaTeX(str):
     """A derivative written in LaTeX, as `diff(..., latex=True)` gives it: a str (equal to the
-    same text), which a notebook shows as the formula. Lines (`d_{x} = ...`) are aligned at
-    their `=`."""
+    same text), which a notebook shows as the formula. Several lines come as one `aligned`
+    environment already."""
 
     __slots__ = ()
 
     def _repr_latex_(self) -> str:
+        if self.startswith("\\begin{aligned}"):
+            return f"$$ {' '.join(self.splitlines())} $$"
         lines = [line.replace(" = ", " &= ", 1) for line in self.splitlines()]
         if len(lines) == 1 and "&=" not in lines[0]:
             return f"$$ {lines[0]} $$"

@@ -74,7 +74,7 @@ def test_latex_derivatives_are_strings_that_show_as_formulas():
     assert one == "3 x^{2}" and isinstance(one, str) and str(one) == "3 x^{2}"
     assert one._repr_latex_() == "$$ 3 x^{2} $$"
     several = diff("x*y", latex=True)
-    assert several == "d_{x} = y\nd_{y} = x"
+    assert several == "\\begin{aligned}\nd_{x} &= y \\\\\nd_{y} &= x\n\\end{aligned}"
     assert several._repr_latex_() == (
         "$$ \\begin{aligned} d_{x} &= y \\\\ d_{y} &= x \\end{aligned} $$"
     )
