@@ -38,7 +38,7 @@ def test_wheel_installs_and_runs_outside_the_source_tree(tmp_path):
     with zipfile.ZipFile(wheel) as archive:
         metadata = archive.read("nanograd_cli-0.1.0.dist-info/METADATA").decode()
     extras = {line.split(": ")[1] for line in metadata.splitlines() if "Provides-Extra" in line}
-    assert extras == {"all", "plot", "plot-terminal", "points", "render", "repl"}
+    assert extras == {"all", "fit", "plot", "plot-terminal", "points", "render", "repl"}
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
     python = venv / "bin" / "python"
