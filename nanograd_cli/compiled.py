@@ -67,7 +67,9 @@ class Compiled:
     """
 
     def __init__(self, program: Program):
-        self._program = weakref.ref(program)  # the cache is keyed by the program
+        # a weak reference, as the cache is keyed by the program: the functions are for as
+        # long as it lives
+        self._program = weakref.ref(program)
         self._functions: dict[object, Callable] = {}
 
     @property
@@ -79,19 +81,16 @@ class Compiled:
         return self._function("value")
 
     def _function(self, kind: str) -> Callable:
+        """`gradient` or `value`, or `exact gradient` or `exact value`."""
         function = self._functions.get(kind)
         if function is None:
             program = self._program()
-            exact = kind.startswith("exact ")
-            writer = _Writer(program, exact)
-            writer.forward()
-            if kind.endswith("gradient"):
-                writer.backward()
-            else:
-                writer.returns = [writer.name[program.result]]
-            source = writer.source(kind.split()[-1])
+            if program is None:
+                raise ReferenceError("the program compiled is no more")
+            exact, name = kind.startswith("exact "), kind.split()[-1]
+            source = (gradient_source if name == "gradient" else value_source)(program, exact)
             extra = {} if exact else {"EXACT": self._exact(kind)}
-            function = self._functions[kind] = function_of(source, kind.split()[-1], extra)
+            function = self._functions[kind] = function_of(source, name, extra)
         return function
 
     def _exact(self, kind: str) -> Callable:
