@@ -1,7 +1,8 @@
 """Growth: the time and peak memory of whole `nanograd` processes as the input doubles, this
 checkout against an older one.
 
-Run: python benchmarks/growth.py [--before CHECKOUT] [--runs N] [--cap SECONDS] [--only NAME ...]
+Run: python benchmarks/growth.py [--before CHECKOUT] [--runs N] [--cap SECONDS] [--cpu]
+                                 [--only NAME ...]
 
 Eight workloads, each at four sizes that (about) double:
   draw       draw --edge-grads -o graph.svg of x + y + z + w + x + ..., n terms
@@ -15,7 +16,9 @@ Eight workloads, each at four sizes that (about) double:
 
 Every run is a process of its own (`python -m nanograd_cli`, PYTHONPATH set to the checkout, in
 an empty directory): its wall-clock time, and the peak resident memory of the largest process it
-waited for (nanograd, or Graphviz for draw). The figure is the median of --runs runs, the two
+waited for (nanograd, or Graphviz for draw); with --cpu, the CPU time (user and system) of the
+process and those it waited for instead of the wall-clock time, for a machine shared with other
+work. The figure is the median of --runs runs, the two
 checkouts alternating; a run that passes the cap is stopped with its process group and shown as
 "> cap", and a size whose first run takes more than LONG seconds is run once. The last columns
 say how this checkout's time and memory grow from the size before: 2.0x is linear.
@@ -120,6 +123,9 @@ class Run(NamedTuple):
     megabytes: float
 
 
+CPU = False  # --cpu: measure CPU time rather than wall-clock time
+
+
 def run(checkout: Path, args: list[str], where: Path, cap: float) -> Run | None:
     """One `nanograd` process from `checkout` in `where`; None if it passed `cap` seconds."""
     env = {**os.environ, "PYTHONPATH": str(checkout)}
@@ -154,6 +160,8 @@ def run(checkout: Path, args: list[str], where: Path, cap: float) -> Run | None:
         if process.returncode != 0:
             err.seek(0)
             raise RuntimeError(f"nanograd {args[0]} failed: {err.read().decode()[-500:]}")
+    if CPU:
+        seconds = usage.ru_utime + usage.ru_stime
     return Run(seconds, usage.ru_maxrss / 1024)  # Linux gives kB
 
 
@@ -188,8 +196,11 @@ def main() -> None:
     parser.add_argument("--before", type=Path, help="an older checkout to compare with")
     parser.add_argument("--runs", type=int, default=3, help="runs of each size (median)")
     parser.add_argument("--cap", type=float, default=300.0, help="seconds before a run stops")
+    parser.add_argument("--cpu", action="store_true", help="CPU time instead of wall-clock time")
     parser.add_argument("--only", nargs="+", choices=[w.name for w in WORKLOADS])
     args = parser.parse_args()
+    global CPU
+    CPU = args.cpu
     print(
         f"{'workload':8} {'size':>16} {'before s':>9} {'MB':>6} {'after s':>8} {'MB':>6}"
         f" {'before/after':>12} {'growth: time':>13} {'memory':>7}"

@@ -32,19 +32,8 @@ class Range(NamedTuple):
     high: float
     points: int | None = None
 
-    def samples(self, default: int, name: str = "x") -> np.ndarray:
-        """The points (`default` of them unless the range says), each a float of its own: a
-        range too narrow for that many (5e-324:1e-323 holds three floats) is bad input, as
-        the plot's axes could not be drawn."""
-        points = np.linspace(self.low, self.high, self.points or default)
-        if not (np.diff(points) > 0).all():
-            spacing = float(np.spacing(max(abs(self.low), abs(self.high))))
-            raise InputError(
-                f"the range of {name}, {self.low!r} to {self.high!r}, is too narrow for "
-                f"{points.size} points: floats there are {spacing:.3g} apart; widen it, or "
-                "give fewer points with LO:HI:N"
-            )
-        return points
+    def samples(self, default: int) -> np.ndarray:
+        return np.linspace(self.low, self.high, self.points or default)
 
 
 def parse_inputs(
@@ -144,7 +133,7 @@ def sample_curve(
     """f and df/d`name` at `span`'s points (`default` of them unless it says), computed for
     all points at once on the vectorized tape."""
     program.check_inputs({**fixed, name: 0.0})
-    x = span.samples(default, name)
+    x = span.samples(default)
     value, gradients = batch_gradients(program, {**fixed, name: x})
     count, first = _non_finite(program, value, fixed, {name: x})
     return Curve(program.source, name, dict(fixed), x, value, gradients[name], count, first)
@@ -160,7 +149,7 @@ def sample_surface(
     a span says), computed for all points at once on the vectorized tape."""
     (xname, xspan), (yname, yspan) = spans.items()
     program.check_inputs({**fixed, xname: 0.0, yname: 0.0})
-    x, y = xspan.samples(default, xname), yspan.samples(default, yname)
+    x, y = xspan.samples(default), yspan.samples(default)
     if x.size * y.size > MAX_POINTS:
         raise InputError(
             f"{x.size} by {y.size} points is more than {MAX_POINTS:,}: give fewer with LO:HI:N"

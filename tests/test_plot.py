@@ -369,9 +369,14 @@ def test_numbers_too_large_for_a_terminal_plot_ask_for_a_picture(tmp_path):
         "error: a terminal plot 80 columns wide cannot label numbers as large as 1e+200: "
         "write a picture instead, with -o plot.svg\n"
     )
-    # past 1e300 a picture's axes cannot scale either: a narrower range is the way
+    # a picture draws 1e308 too; past a span of 1.2e308 its axes cannot scale either: a
+    # narrower range is the way
     result = nanograd("plot", "x", "--x", "0:1e308:3", env=_columns(80))
-    assert result.stderr.endswith("as large as 1e+308: plot a narrower range\n")
+    assert result.stderr.endswith("as large as 1e+308: write a picture instead, with -o plot.svg\n")
+    result = nanograd("plot", "x", "--x", "0:1e308:3", "-o", str(tmp_path / "huge.svg"))
+    assert (result.returncode, result.stderr) == (0, "")
+    result = nanograd("plot", "x", "--x", "0:1.5e308:3", env=_columns(80))
+    assert result.stderr.endswith("as large as 1.5e+308: plot a narrower range\n")
     result = nanograd("plot", "x", "--x", "0:1e20", env=_columns(20))
     assert result.returncode == 2
     assert result.stderr.startswith("error: a terminal plot 20 columns wide cannot label ")

@@ -107,35 +107,55 @@ def curve_text(curve: Curve, columns: int, color: bool) -> str:
                 height=TERMINAL_HEIGHT,
                 **style,
             )
-    # uniplot writes axis labels in full digits: past some size they leave no room for the
-    # plot (it raises RuntimeError) or its label arithmetic overflows (OverflowError).
-    except (OverflowError, RuntimeError):
-        largest = max(float(np.nanmax(np.abs(y))) for y in [curve.x, *(y for y, _ in series)])
-        instead = (
-            "write a picture instead, with -o plot.svg"
-            if largest <= DRAWABLE
-            else "plot a narrower range"
+    except (OverflowError, RuntimeError, ValueError) as error:
+        axes = {curve.name: curve.x, **{label: y for y, label in series}}
+        raise _unlabelled(error, columns, axes) from None
+
+
+def _unlabelled(error: Exception, columns: int, axes: Mapping[str, np.ndarray]) -> InputError:
+    """What uniplot could not draw, in words: it writes axis labels in full digits, so past
+    some size they leave no room for the plot (it raises RuntimeError) or its label arithmetic
+    overflows (OverflowError); and it steps through the labels of an axis that spans a few of
+    the smallest floats in more steps than an array can hold (ValueError)."""
+    instead = "write a picture instead, with -o plot.svg"
+    if isinstance(error, ValueError):
+        spans = {
+            name: (float(np.nanmin(a)), float(np.nanmax(a)))
+            for name, a in axes.items()
+            if np.isfinite(a).any() and np.nanmax(a) > np.nanmin(a)
+        }
+        name, (low, high) = min(spans.items(), key=lambda item: item[1][1] - item[1][0])
+        return InputError(
+            f"a terminal plot cannot label an axis as narrow as {name} from {low!r} to "
+            f"{high!r}: {instead}"
         )
-        raise InputError(
-            f"a terminal plot {columns} columns wide cannot label numbers as large as "
-            f"{largest:.3g}: {instead}"
-        ) from None
+    largest = max(float(np.nanmax(np.abs(a))) for a in axes.values())
+    if _too_wide(np.concatenate([np.ravel(a) for a in axes.values()])):
+        instead = "plot a narrower range"
+    return InputError(
+        f"a terminal plot {columns} columns wide cannot label numbers as large as "
+        f"{largest:.3g}: {instead}"
+    )
 
 
 def fit_text(fit: FitCurve, columns: int, color: bool) -> str:
     """A fit over one predictor as a plot in text: the data and the fitted curve."""
     plot_to_string, style = _text_plotter(color)
-    with _quietly():
-        return plot_to_string(
-            [fit.curve, fit.observed],  # the data last, drawn over the curve
-            [fit.curve_x, fit.x],
-            legend_labels=["fit", "data"],
-            title=fit.title[: columns - 4],
-            width=columns,
-            line_length_hard_cap=columns,
-            height=TERMINAL_HEIGHT,
-            **style,
-        )
+    try:
+        with _quietly():
+            return plot_to_string(
+                [fit.curve, fit.observed],  # the data last, drawn over the curve
+                [fit.curve_x, fit.x],
+                legend_labels=["fit", "data"],
+                title=fit.title[: columns - 4],
+                width=columns,
+                line_length_hard_cap=columns,
+                height=TERMINAL_HEIGHT,
+                **style,
+            )
+    except (OverflowError, RuntimeError, ValueError) as error:
+        axes = {fit.predictor: np.concatenate([fit.x, fit.curve_x]), "target": fit.observed}
+        raise _unlabelled(error, columns, axes) from None
 
 
 # The widths a terminal plot is drawn at: a terminal (or COLUMNS) narrower or wider is drawn
@@ -182,20 +202,27 @@ def _save(figure: Figure, fmt: str) -> bytes:
     return buffer.getvalue()
 
 
-# The largest number a picture's axes take: matplotlib's transforms overflow, and fail, where
-# an axis spans more than about 1.6e308 with its margins (f = exp(x) up to x = 709.7).
-DRAWABLE = 1e300
+# The widest span a picture's axis takes: Matplotlib widens an axis by its margins and to its
+# next tick, and its transforms overflow past the largest float and fail (f = exp(x) from 0 to
+# 709.7, 1 to 1.65e308, failed; 0 to 1.3e308 was drawn, 0 to 1.4e308 was not).
+MAX_SPAN = 1.2e308
+
+
+def _too_wide(values: np.ndarray) -> bool:
+    finite = values[np.isfinite(values)]
+    return bool(finite.size) and float(finite.max()) - float(finite.min()) > MAX_SPAN
 
 
 def _drawable(**arrays: np.ndarray) -> None:
-    """Refuse, naming it, a number too large for a picture's axes among the finite `arrays`."""
+    """Refuse, naming it, an axis that spans too much for a picture: each of `arrays` is the
+    finite numbers along one."""
     for what, values in arrays.items():
         values = np.asarray(values, dtype=float)
-        finite = np.abs(values[np.isfinite(values)])
-        if finite.size and finite.max() > DRAWABLE:
+        if _too_wide(values):
+            finite = values[np.isfinite(values)]
             raise InputError(
-                f"a picture cannot show numbers as large as {finite.max():.3g} ({what}): its "
-                f"axes go up to {DRAWABLE:.0e}; plot a narrower range"
+                f"a picture cannot show {what} from {finite.min():.3g} to {finite.max():.3g}: "
+                f"an axis spans at most {MAX_SPAN:.2g}; plot a narrower range"
             )
 
 
@@ -207,7 +234,10 @@ def curve_figure(curve: Curve, fmt: str) -> bytes:
         raise NanogradError(f"nothing to draw: f is nan or inf at every point of {curve.name}")
     name = curve.name
     df = _gaps(curve.gradient, f)
-    _drawable(**{name: curve.x, f"f({name})": f, f"df/d{name}": df})
+    zero = np.zeros(1)  # each panel draws its axis at 0
+    _drawable(
+        **{name: curve.x, f"f({name})": np.append(f, zero), f"df/d{name}": np.append(df, zero)}
+    )
     figure = _figure(figsize=(6.4, 4.8))
     top, bottom = figure.subplots(2, 1, sharex=True)
     top.plot(curve.x, f, color="C0", label=f"f({name})", gid="f")
@@ -311,8 +341,9 @@ class FitCurve(NamedTuple):
 def fit_figure(fit: FitCurve, fmt: str) -> bytes:
     """The data and the fitted curve above, the residuals below, over the predictor."""
     _drawable(
-        **{fit.predictor: fit.x, "target": fit.observed, "fit": fit.curve},
-        residual=fit.residuals,
+        **{fit.predictor: np.concatenate([fit.x, fit.curve_x])},
+        target=np.concatenate([fit.observed, fit.curve]),
+        residual=np.append(fit.residuals, 0.0),
     )
     figure = _figure(figsize=(6.4, 4.8))
     top, bottom = figure.subplots(2, 1, sharex=True, height_ratios=[2, 1])
