@@ -2,11 +2,17 @@
 against a hand-written NumPy script, and against the scalar engine row by row.
 
 Run: python benchmarks/batch.py   (PyTorch and JAX are used when installed, skipped otherwise)
+     python benchmarks/batch.py --cpu   (the kernels only, nanograd against hand-written NumPy)
 
 Each figure is the median of several runs, the contenders alternating in one process. Set-up
 (parsing and compiling the tape, JAX's jit compilation) is done before timing. Every library
 uses the threads it chooses by default; a pause before each timed call lets the previous
 contender's threads go idle.
+
+--cpu measures CPU time instead, which a shared machine disturbs less (both contenders use
+one thread): 21 rounds, the order of the two turned each round, and the ratio is the median
+of the ratios within a round. Run in two checkouts, it compares their tapes through the same
+reference.
 """
 
 from __future__ import annotations
@@ -230,7 +236,33 @@ KERNEL = f"batch kernel, ms for {POINTS:,} points"
 REFERENCES = {"numpy": "hand-written NumPy", "pytorch": "PyTorch", "jax": "JAX jit(vmap(grad))"}
 
 
+def cpu_ratios(rounds: int = 21) -> None:
+    """The kernels, nanograd against hand-written NumPy, in CPU time."""
+    rng = np.random.default_rng(0)
+    x, y = rng.uniform(-3, 3, POINTS), rng.uniform(0.5, 3, POINTS)
+    print(f"kernel, {POINTS:,} points, CPU ms (medians of {rounds}), nanograd over NumPy")
+    for label, source, hand in (
+        ("x*y + tanh(x)", SIMPLE, numpy_simple),
+        ("worked example", WORKED, numpy_worked),
+    ):
+        contenders = {"nanograd": ours(source), "numpy": hand}
+        times: dict[str, list[float]] = {name: [] for name in contenders}
+        for fn in contenders.values():
+            fn(x, y)  # warm up
+        for k in range(rounds):
+            for name in list(contenders)[:: 1 if k % 2 else -1]:
+                t0 = time.process_time()
+                contenders[name](x, y)
+                times[name].append(time.process_time() - t0)
+        ratio = statistics.median(a / b for a, b in zip(*times.values(), strict=True))
+        ms = [statistics.median(t) * 1e3 for t in times.values()]
+        print(f"  {label:16} nanograd {ms[0]:.1f}  numpy {ms[1]:.1f}  ratio {ratio:.2f}x")
+
+
 def main() -> None:
+    if "--cpu" in sys.argv:
+        cpu_ratios()
+        return
     print(f"kernel, {POINTS:,} points: ms (time / nanograd's)")
     for label, times in kernels():
         cells = "  ".join(f"{n} {t:.1f} ({t / times['nanograd']:.2f}x)" for n, t in times.items())

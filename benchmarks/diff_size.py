@@ -7,7 +7,13 @@ one per operator and function call, none for a number such as `3/2` or `-1`, and
 sub-expression's operations once). Also: the printed derivative, parsed back and evaluated at
 random points, against `grad`, to 1e-12 relative, wherever grad is finite (see `round_trip`).
 
-Run: python benchmarks/diff_size.py   (needs SymPy: pip install -e '.[test]')
+Also, for the textbook exercises of tests/test_textbook.py (powers, exponentials and logs
+of any base, quotients, chains, inverse trigonometric and hyperbolic functions, products,
+programs with names): the operations of `diff`'s derivative against SymPy's, and over every
+derivative, the share that has a helper function (`powlog`, or `step` or `sign` in the
+derivative of a source that has no function with a kink): the target is 0.
+
+Run: python benchmarks/diff_size.py   (needs SymPy: pip install -e . --group test)
 """
 
 from __future__ import annotations
@@ -15,6 +21,7 @@ from __future__ import annotations
 import ast
 import math
 import random
+import re
 import shlex
 import statistics
 import sys
@@ -27,8 +34,9 @@ sys.path.insert(0, str(ROOT))
 import sympy  # noqa: E402
 
 from nanograd_cli import parse  # noqa: E402
-from nanograd_cli.symbolic import gradient, to_source  # noqa: E402
+from nanograd_cli.symbolic import derivatives_text  # noqa: E402
 from tests.oracle import derivative_at, symbol, to_sympy  # noqa: E402
+from tests.test_textbook import EXERCISES  # noqa: E402
 
 SEED = 16
 COUNT = 200
@@ -36,6 +44,8 @@ SMOOTH = ["tanh", "sin", "cos", "sigmoid", "exp", "atan", "softplus"]
 LEAVES = ["x", "y", "z", "0.5", "2", "1.5", "pi"]
 EXAMPLES = ["3*x**2+2*x+1", "log(x**2)"]  # the two that started this
 CONSTANT_NAMES = {"pi", "E", "e"}
+HELPER = re.compile(r"\b(powlog|step|sign)\(")
+KINKED = re.compile(r"\b(relu|abs|step|sign|max|min|clamp|floor|ceil|round)\(")
 
 
 def random_expression(rng: random.Random, leaves: int) -> str:
@@ -130,6 +140,13 @@ class Case:
         return 1.0 if ours == theirs else ours / theirs if theirs else math.inf
 
 
+def has_helper(source: str, derivative: str) -> bool:
+    """Whether a derivative has a helper function: powlog, or step or sign where the source
+    has no function with a kink (whose derivative they are)."""
+    found = set(HELPER.findall(derivative))
+    return "powlog" in found or bool(found and not KINKED.search(source))
+
+
 def main() -> None:
     rng = random.Random(SEED)
     sources = [(random_expression(rng, rng.randint(2, 12)), [], "random") for _ in range(COUNT)]
@@ -137,15 +154,17 @@ def main() -> None:
     sources += [(s, [], "issue") for s in EXAMPLES]
     worked = (ROOT / "tests" / "data" / "worked_example.txt").read_text()
     sources.append((worked, [], "worked example"))
+    sources += [(s, ["x"], "textbook") for s, *_ in EXERCISES]
     cases = []
     points = random.Random(SEED + 1)
     for source, wrt, origin in sources:
         program = parse(source)
         expr = to_sympy(program)
         for name in wrt or program.inputs:
-            ours = to_source(gradient(program, [name]))
+            ours = derivatives_text(program, [name])
+            exact = derivatives_text(program, [name], exact=True)
             theirs = str(sympy.diff(expr, symbol(name)))
-            check = round_trip(program, ours, name, points)
+            check = round_trip(program, exact, name, points)
             cases.append(Case(origin, source, name, ours, theirs, check))
     ratios = [c.ratio for c in cases]
     checked = [c for c in cases if c.check]
@@ -155,10 +174,25 @@ def main() -> None:
     print(f"share with at most SymPy's operations: {sum(r <= 1 for r in ratios) / len(cases):.1%}")
     ours, theirs = (sum(c.counts[k] for c in cases) for k in (0, 1))
     print(f"all operations: ours {ours}, SymPy's {theirs} ({ours / theirs:.3f})")
-    print(f"round trip equals grad to 1e-12: {len(checked) - len(differ)}/{len(checked)}")
+    print(
+        f"round trip of --exact equals grad to 1e-12: {len(checked) - len(differ)}/{len(checked)}"
+    )
+    helped = [c for c in cases if has_helper(c.source, c.ours)]
+    share = len(helped) / len(cases)
+    print(f"derivatives with a helper function: {len(helped)}/{len(cases)} ({share:.1%})")
+    for c in helped:
+        print(f"  d/d{c.name} {c.source}: {c.ours!r}")
+    textbook = [c for c in cases if c.origin == "textbook"]
+    at_most = sum(c.counts[0] <= c.counts[1] for c in textbook)
+    print(
+        f"textbook exercises with at most SymPy's operations: {at_most}/{len(textbook)} "
+        f"({at_most / len(textbook):.1%})"
+    )
+    ours_t, theirs_t = (sum(c.counts[k] for c in textbook) for k in (0, 1))
+    print(f"textbook exercises, all operations: ours {ours_t}, SymPy's {theirs_t}")
     print("\nthe examples (operations ours | SymPy's, then the derivatives):")
     for c in cases:
-        if c.origin != "random":
+        if c.origin not in ("random", "worked example") or c.origin == "worked example":
             shown = c.source if c.origin != "worked example" else c.origin
             print(f"  d/d{c.name} {shown}: {c.counts[0]} | {c.counts[1]}")
             if c.origin != "worked example":

@@ -1,17 +1,24 @@
 """Growth: the time and peak memory of whole `nanograd` processes as the input doubles, this
 checkout against an older one.
 
-Run: python benchmarks/growth.py [--before CHECKOUT] [--runs N] [--cap SECONDS] [--only NAME ...]
+Run: python benchmarks/growth.py [--before CHECKOUT] [--runs N] [--cap SECONDS] [--cpu]
+                                 [--only NAME ...]
 
-Four workloads, each at four sizes that (about) double:
-  draw    draw --edge-grads -o graph.svg of x + y + z + w + x + ..., n terms
-  diff    diff of sin(sin(...sin(x)...)), n deep
-  check   check of x0*x0 + x1*x1 + ..., n inputs given with --var
-  points  grad --points of a CSV of n columns and 10 rows; the source adds up every column
+Eight workloads, each at four sizes that (about) double:
+  draw       draw --edge-grads -o graph.svg of x + y + z + w + x + ..., n terms
+  diff       diff of sin(sin(...sin(x)...)), n deep
+  check      check of x0*x0 + x1*x1 + ..., n inputs given with --var
+  points     grad --points of a CSV of n columns and 10 rows; the source adds up every column
+  repl       a repl script of n definitions, each reading the one before, then the last
+  forward    grad --mode forward of x0 + x1*x1 + x2 + ..., n inputs given with --var
+  draw-size  draw -o graph.svg of x + x + ..., n terms (2n - 1 nodes)
+  page       draw -o graph.html (the live page) of n lines h = tanh(h*w + y*c)
 
 Every run is a process of its own (`python -m nanograd_cli`, PYTHONPATH set to the checkout, in
 an empty directory): its wall-clock time, and the peak resident memory of the largest process it
-waited for (nanograd, or Graphviz for draw). The figure is the median of --runs runs, the two
+waited for (nanograd, or Graphviz for draw); with --cpu, the CPU time (user and system) of the
+process and those it waited for instead of the wall-clock time, for a machine shared with other
+work. The figure is the median of --runs runs, the two
 checkouts alternating; a run that passes the cap is stopped with its process group and shown as
 "> cap", and a size whose first run takes more than LONG seconds is run once. The last columns
 say how this checkout's time and memory grow from the size before: 2.0x is linear.
@@ -73,11 +80,41 @@ def points(columns: int, where: Path) -> list[str]:
     return ["grad", "-f", "sum.txt", "--points", "points.csv", "--format", "csv"]
 
 
+def repl(definitions: int, where: Path) -> list[str]:
+    lines = ["x = 0.5", "a0 = x*x + 1"]
+    lines += [f"a{i} = a{i - 1}*x + {i % 7}" for i in range(1, definitions)]
+    (where / "script.txt").write_text("\n".join([*lines, f"a{definitions - 1}"]) + "\n")
+    return ["repl", "--script", "script.txt"]  # read from standard input: see run()
+
+
+def forward(inputs: int, where: Path) -> list[str]:
+    terms = [f"x{i}*x{i}" if i % 2 else f"x{i}" for i in range(inputs)]
+    (where / "sum.txt").write_text("+".join(terms))
+    values = [f"--var=x{i}={i % 5}" for i in range(inputs)]
+    return ["grad", "-f", "sum.txt", *values, "--mode", "forward", "--format", "json"]
+
+
+def draw_size(terms: int, where: Path) -> list[str]:
+    (where / "sum.txt").write_text("+".join("x" * terms))
+    return ["draw", "-f", "sum.txt", "--x", "1", "-o", "graph.svg"]
+
+
+def page(lines: int, where: Path) -> list[str]:
+    steps = [f"h = tanh(h*{0.5 + k % 5 / 10} + y*{k % 3 + 1})" for k in range(lines)]
+    (where / "chain.txt").write_text("\n".join(["h = x", *steps, "h*h"]))
+    return ["draw", "-f", "chain.txt", "--x", "0.3", "--y", "-0.2", "-o", "graph.html"]
+
+
 WORKLOADS = [
     Workload("draw", "terms", (9, 18, 35, 70), draw),
     Workload("diff", "deep", (2000, 4000, 8000, 16000), diff),
     Workload("check", "inputs", (250, 500, 1000, 2000), check),
     Workload("points", "columns", (6250, 12500, 25000, 50000), points),
+    Workload("repl", "definitions", (500, 1000, 2000, 4000), repl),
+    Workload("forward", "inputs", (1250, 2500, 5000, 10000), forward),
+    # past 5,000 nodes, where the layout is nanograd's own
+    Workload("draw-size", "terms", (4000, 8000, 16000, 32000), draw_size),
+    Workload("page", "lines", (600, 1200, 2400, 4800), page),
 ]
 
 
@@ -86,9 +123,15 @@ class Run(NamedTuple):
     megabytes: float
 
 
+CPU = False  # --cpu: measure CPU time rather than wall-clock time
+
+
 def run(checkout: Path, args: list[str], where: Path, cap: float) -> Run | None:
     """One `nanograd` process from `checkout` in `where`; None if it passed `cap` seconds."""
     env = {**os.environ, "PYTHONPATH": str(checkout)}
+    script = None
+    if args[:2] == ["repl", "--script"]:  # a repl script goes in on standard input
+        script, args = open(where / args[2], "rb"), args[:1]
     with tempfile.TemporaryFile() as err:
         start = time.perf_counter()
         # a session of its own, so that a run past the cap is stopped with its Graphviz
@@ -96,10 +139,13 @@ def run(checkout: Path, args: list[str], where: Path, cap: float) -> Run | None:
             [sys.executable, "-m", "nanograd_cli", *args],
             cwd=where,
             env=env,
+            stdin=script,
             stdout=subprocess.DEVNULL,
             stderr=err,
             start_new_session=True,
         )
+        if script:
+            script.close()
         timer = threading.Timer(cap, os.killpg, (process.pid, signal.SIGKILL))
         timer.start()
         try:
@@ -114,6 +160,8 @@ def run(checkout: Path, args: list[str], where: Path, cap: float) -> Run | None:
         if process.returncode != 0:
             err.seek(0)
             raise RuntimeError(f"nanograd {args[0]} failed: {err.read().decode()[-500:]}")
+    if CPU:
+        seconds = usage.ru_utime + usage.ru_stime
     return Run(seconds, usage.ru_maxrss / 1024)  # Linux gives kB
 
 
@@ -148,8 +196,11 @@ def main() -> None:
     parser.add_argument("--before", type=Path, help="an older checkout to compare with")
     parser.add_argument("--runs", type=int, default=3, help="runs of each size (median)")
     parser.add_argument("--cap", type=float, default=300.0, help="seconds before a run stops")
+    parser.add_argument("--cpu", action="store_true", help="CPU time instead of wall-clock time")
     parser.add_argument("--only", nargs="+", choices=[w.name for w in WORKLOADS])
     args = parser.parse_args()
+    global CPU
+    CPU = args.cpu
     print(
         f"{'workload':8} {'size':>16} {'before s':>9} {'MB':>6} {'after s':>8} {'MB':>6}"
         f" {'before/after':>12} {'growth: time':>13} {'memory':>7}"

@@ -2,7 +2,7 @@
 machine, the versions, the table and each benchmark's own output.
 
 Run: python benchmarks/run_all.py [--only SCRIPT ...] [--results FILE]
-     (after pip install -e '.[bench]'; peers that are not installed are skipped, with a note)
+     (after pip install -e . --group bench; peers that are not installed are skipped, with a note)
 
 Every script in this folder is listed in BENCHMARKS (the run stops at once if one is not).
 Two are run by hand, and their sections of results.md are kept as they are: draw.py and
@@ -41,6 +41,10 @@ class Benchmark(NamedTuple):
 
 BENCHMARKS = [
     Benchmark("Engine against micrograd", "engine.py"),
+    Benchmark(
+        "Compiled programs against plain floats; minimize against a hand-written loop",
+        "compiled.py",
+    ),
     Benchmark("Start-up against `python -c 'import click'`", "startup.py"),
     Benchmark("Parsing against `ast.parse`", "parse.py"),
     Benchmark("Forward mode against reverse mode", "modes.py"),
@@ -58,6 +62,8 @@ BENCHMARKS = [
     Benchmark("`diff`'s derivatives against SymPy's `diff`: operations", "diff_size.py"),
     Benchmark("`explain` against `grad`", "explain.py"),
     Benchmark("The live page in headless Chromium", "html.py"),
+    Benchmark("Fitting 200,000 rows against SciPy's least_squares", "fit.py"),
+    Benchmark("The 54 NIST StRD fits: nanograd, SciPy and lmfit", "fit_nist.py"),
     Benchmark(
         "Growth: time and memory as inputs double",
         "growth.py",

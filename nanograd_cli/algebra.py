@@ -31,6 +31,9 @@ from .ops import ADD, DIV, MUL, NEG, OPS, POW, SUB, WHERE, Op, power
 from .program import Apply, Program
 
 NUMBER, INPUT, SUM, PRODUCT, POWER, CALL = "number", "input", "sum", "product", "power", "call"
+# A name the source binds once (`z = w*x + b`), standing for its definition: a leaf, printed as
+# the name, with what is known of the definition (total, analytic, degree).
+NAMED = "named"
 SQRT = OPS["sqrt"]
 
 # Sums and products are flattened up to this many operands; past it, one is kept whole as a
@@ -153,14 +156,45 @@ def _exponent_sum(q: float, p: float, base: Expr) -> float | None:
 def _factor_total(base: Expr, p: float) -> bool:
     """Whether base**p is nan nowhere but at isolated points (a number is a base only where
     its power overflows)."""
-    return base.kind != NUMBER and base.total and _integer(p) and (p > 0 or base.analytic)
+    if base.kind == NUMBER:  # sqrt(2), kept as it is written in a textbook derivative
+        return math.isfinite(power(base.value, p))
+    return base.total and _integer(p) and (p > 0 or base.analytic)
+
+
+# The ops that fold numbers as arithmetic does (a textbook derivative keeps log(2) and sqrt(2)
+# as they are written, and folds only what is a whole number: log(1), cos(0), sqrt(4)).
+_ARITHMETIC = frozenset((ADD, SUB, MUL, DIV, NEG, POW, OPS["pow"]))
+
+
+def _symbolic(args: tuple[Expr, ...], value: float) -> bool:
+    """Whether a textbook keeps a function of these numbers as it is written: of whole
+    numbers, pi or e (log(2), sqrt(pi)), when it is no whole number itself. (A function of
+    2.5 is worked out, as SymPy works out one of a float.)"""
+    exact = all(_integer(a.value) or a.value in (math.pi, math.e) for a in args)
+    return exact and not _integer(value)
+
+
+def piecewise(op: Op) -> bool:
+    """Whether op has kinks or flat pieces (relu, abs, step, sign, max, floor, ...): where its
+    argument is near a kink, which side it falls on must be computed as the engine does."""
+    return op in _piecewise_ops()
 
 
 class Builder:
-    """Makes canonical expressions, sharing equal ones."""
+    """Makes canonical expressions, sharing equal ones.
 
-    def __init__(self):
+    `textbook`: for a derivative as a person reads it, calls on numbers stay as written
+    (`log(2)`, `sqrt(2)`) unless they are whole numbers, and powers of one base with symbolic
+    exponents add them up (`x*x**(x - 1)` is `x**x`), exact but where the base is 0 (as `x/x`
+    is 1: the base is analytic, so that is at isolated points only).
+    """
+
+    def __init__(self, textbook: bool = False):
         self._interned: dict[tuple, Expr] = {}
+        self.textbook = textbook
+        # an expression a source binds to a name, and the name: where a derivative builds it
+        # again (sigmoid(z) in sigmoid's own derivative), it is the name
+        self._names: dict[int, Expr] = {}
 
     def _make(self, kind, op, args=(), weights=(), value=None) -> Expr:
         key = (kind, op, tuple(map(id, args)), weights, _exactly(value))
@@ -177,14 +211,36 @@ class Builder:
     def var(self, name: str) -> Expr:
         return self._make(INPUT, None, value=name)
 
-    def apply(self, op: Op, *args: Expr) -> Expr:
-        """op applied to args: simplified, or as it is when simplifying would overflow."""
+    def named(self, name: str, definition: Expr) -> Expr:
+        """The name a source binds `definition` to, as a leaf that stands for it."""
+        node = self._make(NAMED, None, value=name)
+        node.total, node.analytic = definition.total, definition.analytic
+        node.degree = definition.degree
+        if definition.kind != NAMED:
+            self._names[id(definition)] = node
+        return node
+
+    def written(self, op: Op, *args: Expr) -> Expr:
+        """op applied to args as the engine computes it, nothing simplified (numbers folded,
+        which is exact): what the argument of a function with a kink is made of, so that a
+        point falls on the side of the kink that it falls on in the engine."""
         if all(a.kind == NUMBER for a in args):
             folded = op.forward(*(a.value for a in args))
             if math.isfinite(folded):
                 return self.const(folded)
+        return self._make(CALL, op, args)
+
+    def apply(self, op: Op, *args: Expr) -> Expr:
+        """op applied to args: simplified, or as it is when simplifying would overflow."""
+        if all(a.kind == NUMBER for a in args):
+            folded = op.forward(*(a.value for a in args))
+            arithmetic = op in _ARITHMETIC and op.forward is not POW.forward
+            kept = self.textbook and not arithmetic and _symbolic(args, folded)
+            if math.isfinite(folded) and not kept:
+                return self.const(folded)
         simpler = self._rewrite(op, args)
-        return simpler if simpler is not None else self._make(CALL, op, args)
+        node = simpler if simpler is not None else self._make(CALL, op, args)
+        return self._names.get(id(node), node)
 
     def _rewrite(self, op: Op, args: tuple[Expr, ...]) -> Expr | None:
         if op is ADD:
@@ -275,19 +331,45 @@ class Builder:
         """coefficient * product of expression ** exponent, or None if a number overflows."""
         exponents: dict[int, list[float]] = {}
         bases: dict[int, Expr] = {}
+        symbolic: dict[int, list[Expr]] = {}  # textbook: base -> its symbolic exponents
+
+        def put(base: Expr, p: float) -> None:
+            bases[id(base)] = base
+            known = exponents.setdefault(id(base), [])
+            for j, q in enumerate(known):
+                s = _exponent_sum(q, p, base)
+                if s is not None:
+                    known[j] = s
+                    break
+            else:
+                known.append(p)
+
         for e, k in items:
             c, factors = self._factors(e, k)
             coefficient *= c
             for base, p in factors:
-                bases[id(base)] = base
-                known = exponents.setdefault(id(base), [])
-                for j, q in enumerate(known):
-                    s = _exponent_sum(q, p, base)
-                    if s is not None:
-                        known[j] = s
-                        break
-                else:
-                    known.append(p)
+                if self.textbook and base.kind == POWER and p == 1.0:
+                    inner = base.args[0]
+                    if inner.analytic and inner.kind != NUMBER:
+                        bases[id(inner)] = inner
+                        exponents.setdefault(id(inner), [])
+                        symbolic.setdefault(id(inner), []).append(base.args[1])
+                        continue
+                put(base, p)
+        for i, powers in symbolic.items():
+            # x**E * x**F * x**n is x**(E + F + n) for a whole number n
+            whole = [q for q in exponents[i] if _integer(q)]
+            exponent = self.add(sum(whole), [(x, 1.0) for x in powers])
+            together = None if exponent is None else self.power(bases[i], exponent)
+            if together is None:
+                for x in powers:
+                    put(self._make(POWER, None, (bases[i], x)), 1.0)
+                continue
+            exponents[i] = [q for q in exponents[i] if not _integer(q)]
+            c, factors = self._factors(together, 1.0)
+            coefficient *= c
+            for base, p in factors:
+                put(base, p)
         if not _finite(coefficient):
             return None
         factors = [(bases[i], p) for i, ps in exponents.items() for p in ps if p != 0.0]
@@ -310,7 +392,9 @@ class Builder:
         """e**k as a coefficient and (base, exponent) factors."""
         if e.kind == NUMBER:
             value = power(e.value, k)
-            if math.isfinite(value):
+            # (a textbook derivative keeps sqrt(2) as it is: 2**0.5 is no whole number)
+            kept = self.textbook and not _integer(k) and _symbolic((e,), value)
+            if math.isfinite(value) and not kept:
                 return value, []
             return 1.0, [(e, k)]
         if e.kind == PRODUCT and len(e.args) <= FLAT_LIMIT:
@@ -370,7 +454,7 @@ def _term_order(term: Expr) -> tuple:
     return (not long, -term.degree, factors)  # a long sum kept whole goes first
 
 
-_RANKS = {NUMBER: 0, INPUT: 2, CALL: 3, POWER: 4, SUM: 5, PRODUCT: 1}
+_RANKS = {NUMBER: 0, PRODUCT: 1, INPUT: 2, NAMED: 2.5, POWER: 3, CALL: 4, SUM: 5}
 
 
 def _natural(name: str) -> str:
@@ -399,16 +483,23 @@ def _describe(e: Expr) -> None:
     elif kind == POWER:
         e.total = e.analytic = False
         e.degree = 0.0
-    else:  # a call; one of numbers only is one whose value is not finite (log(0))
+    elif kind == NAMED:  # filled in by Builder.named
+        e.total = e.analytic = True
+        e.degree = 1.0
+    elif all(a.kind == NUMBER for a in e.args):  # log(2), or log(0) where a number overflows
+        e.total = e.analytic = math.isfinite(e.op.forward(*(a.value for a in e.args)))
+        e.degree = 0.0
+    else:
         total, analytic = _op_nature(e.op)
-        defined = total and not all(a.kind == NUMBER for a in e.args)
-        e.total = defined and all(a.total for a in e.args)
-        e.analytic = defined and analytic and all(a.analytic for a in e.args)
+        e.total = total and all(a.total for a in e.args)
+        e.analytic = analytic and all(a.analytic for a in e.args)
         e.degree = 0.0
     # factors print in this order: numbers, long products kept whole (first, so they need no
-    # parentheses), inputs by name (x2 before x10), calls by name, powers, sums
+    # parentheses), inputs by name (x2 before x10), the source's names, powers (2**x*log(2),
+    # as SymPy),
+    # calls by name, sums
     rank = _RANKS[kind]
-    name = _natural(e.value) if kind == INPUT else (e.op.name if kind == CALL else "")
+    name = _natural(e.value) if kind in (INPUT, NAMED) else (e.op.name if kind == CALL else "")
     e.key = (rank, name, e.serial)
 
 
@@ -474,7 +565,7 @@ class _Layout(Written):
         kind = e.kind
         if kind == NUMBER:
             return self.number(e.value)
-        if kind == INPUT:
+        if kind in (INPUT, NAMED):
             return self.input(e.value)
         if kind == CALL:
             return self.op(e.op, *(self.shown[id(a)] for a in e.args))
@@ -497,6 +588,7 @@ class _Layout(Written):
             weights = [w for w, _ in inner]
             content = abs(_content(weights)) * (-1.0 if max(weights) < 0.0 else 1.0)
             reduced = _spread([(w / content, _divide(factors, common)) for w, factors in inner])
+            reduced.sort(key=lambda term: not term[1])  # the number last: log(x) + 1
             sum_of = self.chain([(w, factors, None) for w, factors in reduced])
             pieces.append((rest[group[0]][0], (content, common, sum_of)))
             rest = [r for i, r in enumerate(rest) if i not in group]
@@ -533,9 +625,15 @@ class _Layout(Written):
                 bottom.append(self.number(inverse))  # x/2, not 0.5*x
             else:
                 top.append(self.number(c))
+        # -(p - 1)*(p - y) is (1 - p)*(p - y): the sum that takes the sign is, where one can,
+        # one with a number in it
+        flippable = [
+            b for b, p in factors if abs(p) == 1.0 and b.kind == SUM and _short(b) and _mixed(b)
+        ]
+        flipped = max(flippable, key=lambda b: b.value != 0.0, default=None)
         for base, p in factors:
             shown = self.shown[id(base)]
-            if negative and abs(p) == 1.0 and base.kind == SUM and _short(base) and _mixed(base):
+            if negative and base is flipped:
                 # -(x - y)*z is (y - x)*z, and -z/(x - y) is z/(y - x) (only for a short sum,
                 # which is not worth sharing): 1/(1 - x) stays 1/(1 - x), whose zero is +0
                 shown = self.terms(

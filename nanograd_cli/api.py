@@ -13,12 +13,24 @@ load the others (plotting and drawing bring NumPy, Matplotlib and Graphviz).
 
 from __future__ import annotations
 
+import math
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from .errors import InputError, NonFiniteResult, NotAnInput, SourceError
 from .program import Program
-from .results import Explanation, GradientCheck, Gradients, Hessian, Jacobian, Minimum
+from .results import (
+    Explanation,
+    Fit,
+    FormulaCheck,
+    GradientCheck,
+    Gradients,
+    Hessian,
+    Jacobian,
+    LaTeX,
+    Minimum,
+)
 
 if TYPE_CHECKING:
     from .plot import Curve, Range, Surface
@@ -74,16 +86,21 @@ def hessian(
     return result
 
 
-def diff(program: Program, wrt: Sequence[str] = (), latex: bool = False) -> str:
+def diff(
+    program: Program, wrt: Sequence[str] = (), latex: bool = False, exact: bool = False
+) -> str:
     """The derivative by each input in `wrt` (by default all) as text in the language, or
-    LaTeX: with one name, a program whose result is the derivative."""
+    LaTeX: with one name, a program whose result is the derivative. As a textbook writes it,
+    with a note where that differs from the engine's at some points; `exact`: a form equal
+    to the engine's derivative at every point (with the helpers powlog and step)."""
     from .symbolic import derivatives_text
 
     one_output(program, "diff")
     check_wrt(wrt, program.inputs)
     if not program.inputs:
         raise InputError("the source has no inputs: its derivative is 0 by every name")
-    return derivatives_text(program, list(wrt), latex)
+    text = derivatives_text(program, list(wrt), latex, exact)
+    return LaTeX(text) if latex else text
 
 
 def explain(
@@ -111,6 +128,92 @@ def check(
 
     result = gradient_check(one_output(program, "check"), point, rtol, atol)
     non_finite(result.non_finite, strict, warn)
+    return result
+
+
+# Where a range gives no number of points: along one range, and along each of several.
+CHECK_POINTS = (101, 11)
+# At most this many points in all.
+MAX_CHECK_POINTS = 100_000
+# The tolerances against a formula: both are exact derivatives, so only rounding differs.
+AGAINST_RTOL, AGAINST_ATOL = 1e-9, 1e-12
+
+
+def check_against(
+    program: Program,
+    against: Sequence[str],
+    fixed: Mapping[str, float],
+    ranges: Mapping[str, Range] | None = None,
+    wrt: Sequence[str] = (),
+    rtol: float = AGAINST_RTOL,
+    atol: float = AGAINST_ATOL,
+    strict: bool = False,
+    warn: Warn | None = None,
+) -> FormulaCheck:
+    """The engine's derivatives against hand-derived formulas, at the point `fixed` or at
+    every point of the grid `ranges` make (the other inputs at `fixed`). Each formula is
+    `NAME=FORMULA`, the derivative by the input NAME, or for the one input (or the one in
+    `wrt`) just FORMULA. The result says whether they agree within the tolerances at every
+    point where the engine's derivative is a number."""
+    from .gradcheck import formula_check
+    from .language import parse
+
+    program = one_output(program, "check")
+    ranges = dict(ranges or {})
+    check_wrt(wrt, program.inputs)
+    formulas: dict[str, tuple[str, Program]] = {}
+    for text in against:
+        name, equals, rest = text.partition("=")
+        name = name.strip()
+        if equals and name in program.inputs and not rest.startswith("="):
+            text = rest.strip()
+        elif equals and not rest.startswith("=") and re.fullmatch(r"[A-Za-z_]\w*", name):
+            raise InputError(
+                f"{text!r}: {name} names no input of the source ({', '.join(program.inputs)})"
+            )
+        elif len(against) > 1:
+            raise InputError(
+                f"give each formula as NAME=FORMULA when there are several: {text!r} names "
+                f"no input ({', '.join(program.inputs)})"
+            )
+        elif len(wrt) == 1 or len(program.inputs) == 1:
+            name = wrt[0] if wrt else program.inputs[0]
+        else:
+            raise InputError(
+                f"say which derivative {text!r} is: --wrt NAME, or NAME=FORMULA "
+                f"(the inputs are {', '.join(program.inputs)})"
+            )
+        if wrt and name not in wrt:
+            raise InputError(f"the formula for d/d{name} is for an input --wrt does not name")
+        if name in formulas:
+            raise InputError(f"two formulas for d/d{name}: give one")
+        try:
+            formula = parse(text)
+        except SourceError as error:
+            raise InputError(f"--against {text!r}: {error}") from None
+        formula.single("a formula", None)
+        unknown = [n for n in formula.inputs if n not in program.inputs]
+        if unknown:
+            raise InputError(
+                f"the formula for d/d{name} reads {unknown[0]}, which is no input of the source"
+            )
+        formulas[name] = (text, formula)
+    if not formulas:
+        raise InputError("give a formula to check against")
+    for name in ranges:
+        if name not in program.inputs:
+            raise NotAnInput(name, list(program.inputs))
+    program.check_inputs({**fixed, **{name: r.low for name, r in ranges.items()}})
+    default = CHECK_POINTS[0] if len(ranges) == 1 else CHECK_POINTS[1]
+    spans = {name: (r.low, r.high, r.points or default) for name, r in ranges.items()}
+    total = 1
+    for _, _, count in spans.values():
+        total *= count
+    if total > MAX_CHECK_POINTS:
+        raise InputError(f"{total:,} points to check: at most {MAX_CHECK_POINTS:,}")
+    result = formula_check(program, formulas, fixed, spans, rtol, atol)
+    if not ranges:
+        non_finite(result.non_finite, strict, warn)
     return result
 
 
@@ -160,12 +263,36 @@ def minimize(
     point = {n: start[n] for n in parameters}
     if data is None:
         non_finite(program.first_non_finite(program.values(point)), strict, warn)
-        loss = descent.at_point(program)
+        loss = descent.at_point(program, steps + 1)
     else:
-        loss = descent.over_rows(
-            program, {n: data[n] for n in program.inputs if n in data}, batch, seed
-        )
-    return descent.minimize(loss, point, moving, steps, lr, optimizer, tol, on_step, on_point)
+        rows = {n: data[n] for n in program.inputs if n in data}
+        loss = descent.over_rows(program, rows, batch, seed)
+    result = descent.minimize(loss, point, moving, steps, lr, optimizer, tol, on_step, on_point)
+    if data is not None and batch is not None:  # the loss over every row, not the last batch's
+        value, gradients = descent.over_rows(program, rows)(result.inputs)
+        norm = math.hypot(*(gradients[n] for n in moving))
+        result = Minimum(value, result.inputs, gradients, norm, result.steps, result.converged)
+    return result
+
+
+def fit(
+    program: Program,
+    columns: Mapping[str, Sequence[float]],
+    starts: Mapping[str, float],
+    target: Program | None = None,
+    sigma: str | None = None,
+    fix: Sequence[str] = (),
+    steps: int | None = None,
+    progress: Callable[[int, float], None] | None = None,
+) -> Fit:
+    """A least-squares fit of the program's parameters (its inputs that name no column of
+    `columns`) from `starts` to the rows of `columns`: the residual of a row is `target` (a
+    program over the columns; by default the column y) less the model, divided by the column
+    `sigma` when given. A fit that does not converge comes back with `converged` false and
+    why in `message`; Ctrl-C raises Interrupted with the best point reached."""
+    from .fitting import fit as least_squares  # makes its checks as it sets the problem up
+
+    return least_squares(program, columns, starts, target, sigma, fix, steps, progress)
 
 
 def draw(
@@ -185,7 +312,7 @@ def draw(
     """The computation graph at `point`, every node with its data and gradient, as `fmt`:
     svg, png, pdf, dot, or html for the live page. Notes on the layout chosen and on graphs
     too big to read go to `warn`; `on_slow(nodes)` is called if Graphviz takes a while."""
-    from .render.graph import MAX_PNG_PIXELS, draw_evaluation, render_drawing
+    from .render.graph import POSITIONED_LIMIT, draw_evaluation, png_pixels, render_drawing
 
     if dpi is not None and fmt != "png":
         raise InputError(f"--dpi is for png; {fmt} is not made of pixels")
@@ -203,11 +330,18 @@ def draw(
         legend=legend and fmt != "html",
         statements=statements,
     )
-    if warn and drawing.layout.engine != "dot":
+    pixels = png_pixels(drawing.layout)
+    png = f"; the png is at most {pixels:,} pixels across" if fmt == "png" and pixels else ""
+    if warn and drawing.layout.engine == "sfdp":
         warn(
             f"note: the graph is too big for a layered layout in reasonable time; laid out "
-            f"with {drawing.layout.engine} (force-directed: no left-to-right order)"
-            + (f"; the png is at most {MAX_PNG_PIXELS:,} pixels across" if fmt == "png" else "")
+            f"with sfdp (force-directed: no left-to-right order){png}"
+        )
+    elif warn and drawing.layout.engine == "nop2":
+        warn(
+            f"note: the graph has {drawing.nodes:,} nodes, more than the {POSITIONED_LIMIT:,} "
+            "Graphviz lays out in reasonable time; placed by nanograd in ranks, in the order "
+            f"the nodes are made, with straight edges and no search for fewer crossings{png}"
         )
     if warn and drawing.nodes > BIG_GRAPH and not hide_constants:
         warn(

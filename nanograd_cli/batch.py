@@ -6,6 +6,7 @@ batch of rows, and what runs on each partition of a Dask DataFrame or in a Spark
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 import numpy as np
 
@@ -13,6 +14,13 @@ from .errors import InputError, UnknownInputs
 from .program import Program
 from .results import result_names
 from .tape import Tape, batch_jacobian
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
+# A pandas DataFrame, an Arrow RecordBatch or Table: what `f(table)` gives back, with columns
+# added.
+Table = TypeVar("Table")
 
 
 class BatchFunction:
@@ -58,7 +66,13 @@ class BatchFunction:
             results = [np.broadcast_to(a, (rows,)) for a in results]
         return results
 
-    def __call__(self, table=None, /, **columns):
+    @overload
+    def __call__(self, table: None = None, /, **columns: ArrayLike) -> dict[str, np.ndarray]: ...
+    @overload
+    def __call__(self, table: Mapping[str, ArrayLike], /) -> dict[str, np.ndarray]: ...
+    @overload
+    def __call__(self, table: Table, /) -> Table: ...
+    def __call__(self, table: Any = None, /, **columns: Any) -> Any:
         if table is None:
             return self._named(self.results(self._checked(columns)))
         if columns:
@@ -118,8 +132,15 @@ class BatchFunction:
             raise InputError(f"the table has a column {clash[0]}, which the results add")
 
     def _pandas(self, frame):
+        if frame.columns.nlevels > 1:
+            raise InputError(
+                f"the DataFrame's columns have {frame.columns.nlevels} levels (a MultiIndex): "
+                "give each column one name, e.g. frame.columns = "
+                "['_'.join(map(str, c)) for c in frame.columns]"
+            )
         self._check_names(set(frame.columns))
-        columns = {n: np.asarray(frame[n], dtype=np.float64) for n in self.inputs if n in frame}
+        names = set(frame.columns)
+        columns = {n: _pandas_floats(frame, n) for n in self.inputs if n in names}
         results = self._named(self.results(columns, len(frame)))
         return frame.assign(**{n: _like(frame.index, a) for n, a in results.items()})
 
@@ -133,6 +154,33 @@ class BatchFunction:
         for name, values in results.items():
             table = table.append_column(name, to_arrow(values))
         return table
+
+
+def _pandas_floats(frame, name: str) -> np.ndarray:
+    """The DataFrame's column `name` as float64, or an InputError that names the column (and
+    the row, counted from 1, of a value that is no number)."""
+    at = np.flatnonzero(frame.columns == name)
+    if at.size > 1:
+        raise InputError(f"the DataFrame has {at.size} columns named {name}: rename all but one")
+    column = frame.iloc[:, int(at[0])]
+    kind = column.dtype.kind
+    if kind in "iufb":  # NumPy's numbers and pandas' own (Int64, Float64, boolean: NA is nan)
+        return column.to_numpy(dtype=np.float64, na_value=np.nan)
+    if kind not in "OSU":  # dates, durations, complex numbers, periods, intervals
+        raise InputError(f"column {name} holds {column.dtype}, not numbers")
+    # Text, or Python objects: each a number (or its text), a missing one (None, NA) nan.
+    values = column.to_numpy(dtype=object, na_value=None)
+    try:
+        return np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError):
+        pass
+    floats = np.empty(len(values))
+    for row, value in enumerate(values):
+        try:
+            floats[row] = np.nan if value is None else float(value)
+        except (TypeError, ValueError):
+            raise InputError(f"row {row + 1}, column {name}: {value!r} is not a number") from None
+    return floats
 
 
 def _like(index, values: np.ndarray):

@@ -3,6 +3,16 @@
 from __future__ import annotations
 
 
+def printable(text: str, keep: str = "") -> str:
+    """`text` from the user (a file name, a word typed) as a message shows it: each character
+    that is not printable, but those in `keep`, written as its escape (ESC as \\x1b, a
+    newline as \\n), so that no control character reaches the terminal, which would act on
+    it (set its title, move the cursor, rewrite what is shown)."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() or c in keep else repr(c)[1:-1] for c in text)
+
+
 class NanogradError(Exception):
     """Anything that stops a run. `exit_code` is what the command line exits with."""
 

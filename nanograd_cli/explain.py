@@ -9,7 +9,6 @@ op's parameters replaced by the arguments.
 
 from __future__ import annotations
 
-import functools
 import itertools
 import math
 from collections.abc import Callable, Iterator, Mapping
@@ -17,10 +16,11 @@ from typing import NamedTuple
 
 from .algebra import CALL, INPUT, NUMBER, Expr
 from .engine import live_nodes
-from .formula import write
+from .formula import Note, write
 from .ops import MUL, POW, WHERE, Op
 from .program import Apply, Const, Input, Program
 from .results import BackwardStep, Explanation, ForwardStep, LocalDerivative, Term
+from .symbolic import textbook_formulas
 
 # An unnamed sub-expression whose text is longer than this is named (t1, t2, ...) and written
 # by that name where it is used: the text stays short and linear in the size of the program.
@@ -34,13 +34,12 @@ Build = Callable[[bool], Expr]
 
 
 class Part(NamedTuple):
-    """A part of a formula being written: its tree; its value, if numbers of the source make
-    it constant (folded into one number); its value, if constant at all (the formula's own
-    numbers too: they stay as written, `1/(x*log(2))`, but decide a comparison); and whether
-    it is a comparison, 0 or 1 and never nan."""
+    """A part of a formula being written: its tree; its value, if constant (numbers of the
+    source and of the formula: folded into one number where the op is arithmetic or the
+    value a whole number, `1/(x*log(2))` stays as written); and whether it is a comparison,
+    0 or 1 and never nan."""
 
     build: Build
-    number: float | None
     value: float | None
     comparison: bool
 
@@ -81,9 +80,10 @@ def explain(program: Program, point: Mapping[str, float]) -> Explanation:
                     product = local * v.grad if passed else 0.0  # as Value.backward has it
                     if passed:
                         contributions.setdefault(a, []).append(product)
-                    formula = writer.formula(ins.op, k, ins.args)
+                    values = tuple(c.data for c in v.children)
+                    formula, domain = writer.formula(ins.op, k, ins.args, values)
                     local_derivatives.append(
-                        LocalDerivative(writer.terms[a], formula, local, product)
+                        LocalDerivative(writer.terms[a], formula, local, product, domain)
                     )
         step = BackwardStep(writer.terms[i], v.grad, contributions.get(i, []), local_derivatives)
         backward.append(step)
@@ -143,47 +143,64 @@ class _Writer:
             self._keep(self._term(self._leaf(name)), self._leaf(name))
         return expression
 
-    def formula(self, op: Op, k: int, args: tuple[int, ...]) -> Term:
-        """The op's formula for d/d(argument k), its parameters replaced by the arguments.
+    def formula(
+        self, op: Op, k: int, args: tuple[int, ...], values: tuple[float, ...]
+    ) -> tuple[Term, Term | None]:
+        """The op's formula for d/d(argument k) as a textbook writes it (`diff`'s), its
+        parameters replaced by the arguments, and where it is not the engine's at this point
+        (the arguments' `values`), the condition where it is (`x > 0`), else None.
 
         What numbers of the source make constant is worked out, so `x**2` gives `2*x`, not
-        `2*x**(2 - step(abs(2)))`; the formula's own numbers stay (`1/(x*log(2))`).
+        `2*x**(2 - 1)`; a function of numbers stays as it is but for a whole number
+        (`1/(x*log(2))`).
         """
-        formula = _formula(op, k)
+        textbook = textbook_formulas(op)[k]
+        formula = textbook.program
+        domain = None
+        at = dict(zip(op.parameters, values, strict=True))
+        for side, relation in textbook.conditions:
+            value = side.values({n: at[n] for n in side.inputs})[side.result]
+            if not Note(None, relation).holds(value):
+                shown = self._written(side, op, args)
+                sign = {">": (">", ">"), "!=": ("!=", r"\neq")}[relation]
+                domain = Term(f"{shown.text} {sign[0]} 0", f"{shown.latex} {sign[1]} 0")
+                break
         if not formula.inputs:  # a number, as for + and -: the same text at every use
             if (op, k) not in self._numbers:
                 self._numbers[op, k] = self._term(self._number(formula.values({})[formula.result]))
-            return self._numbers[op, k]
+            return self._numbers[op, k], domain
+        return self._written(formula, op, args), domain
+
+    def _written(self, formula: Program, op: Op, args: tuple[int, ...]) -> Term:
+        """A formula in the op's parameters, written with the arguments in their places."""
         code = self.program.code
         env: dict[str, Part] = {}
         for parameter, a in zip(op.parameters, args, strict=True):
             is_number = type(code[a]) is Const and a not in self.names
             number = code[a].value if is_number else None
-            env[parameter] = Part(self._builds[a], number, number, False)
+            env[parameter] = Part(self._builds[a], number, False)
 
         def apply(op: Op, *parts: Part) -> Part:
             values = [part.value for part in parts]
             comparison = op.syntax == "infix" and op.formulas == ("0", "0")
-            # folded where a number of the source takes part (b - 1 at b = 2 is 1), or to
-            # decide a comparison (2 == 0 is 0)
-            sourced = comparison or any(part.number is not None for part in parts)
-            if None not in values and sourced:
+            if None not in values:
                 value = op.forward(*values)
-                if math.isfinite(value):
-                    return Part(self._number(value), value, value, False)
+                arithmetic = op.syntax != "call" and op is not POW
+                if math.isfinite(value) and (arithmetic or float(value).is_integer()):
+                    return Part(self._number(value), value, False)
             if op is POW and values[1] == 1.0:
                 return parts[0]  # a**1 is a, exactly
             if op is WHERE and values[0] is not None:
                 return parts[1] if values[0] != 0.0 else parts[2]  # the branch taken
             zeros = [v == 0.0 and q.comparison for v, q in zip(values, parts[::-1], strict=True)]
             if op is MUL and any(zeros):
-                return Part(self._number(0.0), 0.0, 0.0, False)  # 0 times a comparison is 0
+                return Part(self._number(0.0), 0.0, False)  # 0 times a comparison is 0
             build = self._apply(op, *(part.build for part in parts))
-            return Part(build, None, None, comparison)
+            return Part(build, None, comparison)
 
         parts = formula.interpret(
             input=env.__getitem__,
-            const=lambda value: Part(self._number(value), None, value, False),
+            const=lambda value: Part(self._number(value), value, False),
             apply=apply,
         )
         return self._term(parts[formula.result].build)
@@ -219,13 +236,6 @@ class _Writer:
 
     def _term(self, build: Build) -> Term:
         return Term(write({"": build(False)}), write({"": build(True)}, latex=True))
-
-
-@functools.cache
-def _formula(op: Op, k: int) -> Program:
-    from .language import parse
-
-    return parse(op.formulas[k])
 
 
 def bound_names(program: Program) -> dict[int, tuple[str, str]]:

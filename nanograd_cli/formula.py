@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping
+from typing import ClassVar, NamedTuple
 
 from .algebra import CALL, INPUT, NUMBER, Expr, reachable
 from .ops import ADD, DIV, MOD, MUL, NEG, POW, SUB, Op
@@ -154,29 +155,100 @@ def _bindings(roots: list[Expr]) -> tuple[list[Expr], set[int]]:
     return order, bound
 
 
-def write(roots: dict[str, Expr], latex: bool = False) -> str:
-    """Statements that compute the roots: each bound sub-expression once (t1 = ...), then,
-    for one root, its expression; for several, one `NAME = expression` line each."""
-    order, bound = _bindings(list(roots.values()))
+class Note(NamedTuple):
+    """A condition, `expr > 0` or `expr != 0`: where a textbook derivative is the engine's."""
+
+    expr: Expr
+    relation: str  # ">" or "!="
+
+    def holds(self, value: float) -> bool:
+        return value > 0.0 if self.relation == ">" else value != 0.0
+
+
+def occurrences(roots: list[Expr]) -> dict[str, int]:
+    """How many times each name (an input, or a name of the source) is printed in the roots,
+    a bound sub-expression counted once."""
+    order, bound = _bindings(roots)
+    times: dict[int, int] = {}
+    for root in roots:
+        times[id(root)] = times.get(id(root), 0) + 1
+    for e in reversed(order):
+        printed = times.get(id(e), 0)
+        if id(e) in bound:
+            printed = min(printed, 1)
+        for a in e.args:
+            times[id(a)] = times.get(id(a), 0) + printed
+    return {e.value: times.get(id(e), 0) for e in order if e.kind == INPUT}
+
+
+def write(
+    roots: dict[str, Expr],
+    latex: bool = False,
+    definitions: Mapping[str, Expr] | None = None,
+    notes: Mapping[str, list[Note]] | None = None,
+) -> str:
+    """Statements that compute the roots: each of `definitions` (the names the roots use,
+    in order), each bound sub-expression once (t1 = ...) before the first line that uses it,
+    then, for one root, its expression; for several, one `NAME = expression` line each; under
+    a root, a comment with its notes (`# x > 0`). In LaTeX, several lines are one `aligned`
+    environment."""
+    definitions = definitions or {}
+    notes = notes or {}
+    note_parts = [n.expr for name in roots for n in notes.get(name, [])]
+    order, bound = _bindings([*definitions.values(), *roots.values(), *note_parts])
     taken = {e.value for e in order if e.kind == INPUT}
-    printer = _Latex() if latex else _Text()
-    text: dict[int, tuple[Text, int]] = {}  # node -> (its text, its precedence)
-    lines: list[str] = []
+    # the bound parts in the order they are printed: those a definition uses before it
+    placed: set[int] = set()
+
+    def first_used(parts: list[Expr]) -> list[Expr]:
+        found = [e for e in reachable(parts) if id(e) in bound and id(e) not in placed]
+        placed.update(map(id, found))
+        return found
+
+    before = {name: first_used([d]) for name, d in definitions.items()}
+    after = first_used([*roots.values(), *note_parts])
+    names: dict[int, str] = {}
     counter = 0
+    for e in [*(e for group in before.values() for e in group), *after]:
+        counter += 1
+        while f"t{counter}" in taken:
+            counter += 1
+        names[id(e)] = f"t_{{{counter}}}" if latex else f"t{counter}"
+    printer = _Latex() if latex else _Text()
+    printer.bound = bound
+    text: dict[int, tuple[Text, int]] = {}  # node -> (its text, its precedence)
+    lines: dict[int, tuple[str, str]] = {}
     for e in order:
         text[id(e)] = printer.node(e, text)
         if id(e) in bound:
-            counter += 1
-            while f"t{counter}" in taken:
-                counter += 1
-            name = f"t_{{{counter}}}" if latex else f"t{counter}"
-            lines.append(f"{name} = {_join(text[id(e)][0])}")
-            text[id(e)] = (name, _ATOM)
-    if len(roots) == 1:  # one root: the last line is the expression itself
-        (root,) = roots.values()
-        return "\n".join([*lines, _join(text[id(root)][0])])
-    lines += [f"{printer.name(name)} = {_join(text[id(root)][0])}" for name, root in roots.items()]
-    return "\n".join(lines)
+            lines[id(e)] = (names[id(e)], _join(text[id(e)][0]))
+            text[id(e)] = (names[id(e)], _ATOM)
+    rows: list[tuple[str, str]] = []  # (name, expression); a note's name is "#"
+    for name, d in definitions.items():
+        rows += [lines[id(e)] for e in before[name]]
+        rows.append((printer.name(name), _join(text[id(d)][0])))
+    rows += [lines[id(e)] for e in after]
+    for name, root in roots.items():
+        rows.append((printer.name(name), _join(text[id(root)][0])))
+        if notes.get(name):
+            rows.append(("#", printer.conditions(notes[name], text)))
+    if latex:
+        return _aligned(rows, len(roots) == 1)
+    if len(roots) == 1:  # one root: the last line (but a note) is the expression itself
+        k = len(rows) - 1 - (rows[-1][0] == "#")
+        rows[k] = ("", rows[k][1])
+    return "\n".join(
+        f"# {e}" if name == "#" else (f"{name} = {e}" if name else e) for name, e in rows
+    )
+
+
+def _aligned(rows: list[tuple[str, str]], one: bool) -> str:
+    """LaTeX rows: one expression alone as it is, several lines as one `aligned`
+    environment (amsmath), a note as a row of its own."""
+    if one and len(rows) == 1:
+        return rows[0][1]
+    shown = [rf"&\qquad \text{{for }} {e}" if name == "#" else f"{name} &= {e}" for name, e in rows]
+    return "\n".join([r"\begin{aligned}", " \\\\\n".join(shown), r"\end{aligned}"])
 
 
 def javascript(
@@ -196,6 +268,9 @@ def javascript(
 
 class _Text:
     """The language, as SymPy prints: `6*x + 2`, `1/(2*sqrt(x))`."""
+
+    # a + -b written a - b (and a - -b, a + b): the same numbers, exactly
+    flips = True
 
     def wrap(self, operand: tuple[Text, int], needed: int) -> Text:
         text, level = operand
@@ -239,7 +314,11 @@ class _Text:
         if op is MUL:
             return self.multiply(a, b), _PRODUCT
         if op is ADD or op is SUB:
-            return _cat(self.wrap(a, _SUM), f" {op.name} ", self.wrap(b, _PRODUCT)), _SUM
+            right, sign = self.wrap(b, _PRODUCT), op.name
+            if self.flips and _head(right).startswith("-"):  # a + -b is a - b, exactly
+                sign = "-" if op is ADD else "+"
+                right = right[1:] if isinstance(right, str) else _Rope((right,), skip=1)
+            return _cat(self.wrap(a, _SUM), f" {sign} ", right), _SUM
         if op is MOD:
             return self.modulo(a, b), _PRODUCT
         # a comparison: they do not chain, so an operand that is one is parenthesised
@@ -253,6 +332,15 @@ class _Text:
 
     def call(self, op, args: list[Text]) -> Text:
         return _cat(f"{op.name}(", *_listed(args, ", "), ")")
+
+    relations: ClassVar[dict[str, str]] = {">": ">", "!=": "!="}
+    joined = " and "
+
+    def conditions(self, notes: list, text: dict[int, tuple[Text, int]]) -> str:
+        """`x > 0 and y != 0`."""
+        return self.joined.join(
+            f"{_join(text[id(n.expr)][0])} {self.relations[n.relation]} 0" for n in notes
+        )
 
     def power(self, base: Text, exponent: tuple[Text, int]) -> Text:
         return _cat(base, "**", self.wrap(exponent, _UNARY))
@@ -274,9 +362,13 @@ def _leftmost_modulo(e: Expr) -> bool:
 class _Latex(_Text):
     r"""LaTeX as on a slide: `6 x + 2`, `\frac{1}{2 \sqrt{x}}`, `\operatorname{sigmoid}(x)`."""
 
+    relations: ClassVar[dict[str, str]] = {">": ">", "!=": r"\neq"}
+    joined = r" \text{ and } "
+
     def __init__(self):
         # per node: the sign of the number a product is written beginning with, else 0
         self._leading: dict[int, float] = {}
+        self.bound: set[int] = set()  # nodes written by a name they are bound to
 
     def parenthesised(self, text: Text) -> Text:
         return _cat(r"\left(", text, r"\right)")
@@ -306,9 +398,21 @@ class _Latex(_Text):
         number = math.copysign(1.0, e.value) if e.kind == NUMBER else 0.0
         self._leading[id(e)] = self._leading[id(e.args[0])] if product else number
         if e.kind == CALL and e.op is DIV:
-            a, b = (text[id(x)][0] for x in e.args)
-            if self._leading[id(e.args[0])] < 0:  # -\frac{2}{x}, not \frac{-2}{x}
-                return _cat(r"-\frac{", _Rope((a,), skip=1), "}{", b, "}"), _UNARY
+            top, bottom = e.args
+            outside = ""
+            if self._shown_as(top, NEG):  # -a/b is -\frac{a}{b}, -(a/b)/c -\frac{a}{b c}
+                outside, top = "-", top.args[0]
+            if self._shown_as(top, DIV):  # (a/b)/c is \frac{a}{b c}
+                top, bottom = top.args[0], (top.args[1], bottom)
+            elif self._shown_as(bottom, DIV):  # a/(b/c) is \frac{a c}{b}
+                top, bottom = (top, bottom.args[1]), bottom.args[0]
+            a, b = (self._times(x, text) for x in (top, bottom))
+            leading = self._leading[id(top[0] if isinstance(top, tuple) else top)]
+            if leading < 0:  # -\frac{2}{x}, not \frac{-2}{x}
+                outside = "" if outside else "-"
+                a = _Rope((a,), skip=1)
+            if outside:
+                return _cat(outside, r"\frac{", a, "}{", b, "}"), _UNARY
             return _cat(r"\frac{", a, "}{", b, "}"), _ATOM
         if e.kind == CALL and e.op is POW:
             base, (exponent, _) = (text[id(x)] for x in e.args)
@@ -322,6 +426,17 @@ class _Latex(_Text):
         if e.kind == CALL and e.op.name == "exp" and e.op.arity == 1:
             return _cat("e^{", text[id(e.args[0])][0], "}"), _POWER
         return super().node(e, text)
+
+    def _shown_as(self, e: Expr, op: Op) -> bool:
+        """Whether e is written as op here (not by a name it is bound to)."""
+        return e.kind == CALL and e.op is op and id(e) not in self.bound
+
+    def _times(self, part, text: dict[int, tuple[Text, int]]) -> Text:
+        """The text of a node, or of the product of two (in a fraction, so unwrapped)."""
+        if not isinstance(part, tuple):
+            return text[id(part)][0]
+        left, right = part
+        return self.multiply(text[id(left)], text[id(right)])
 
     def call(self, op, args: list[Text]) -> Text:
         if op.name == "sqrt":
@@ -356,6 +471,7 @@ class _JavaScript(_Text):
     """JavaScript, for the live page: `1/(2*out)`, `power(x, 2)`, `-(-x)` (never `--`)."""
 
     _OPERATORS = frozenset((ADD, SUB, MUL, DIV, NEG))
+    flips = False  # the formula as it is written
 
     def __init__(self, functions: Mapping[Op, str]):
         self.functions = functions

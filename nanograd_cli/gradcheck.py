@@ -5,8 +5,9 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 
+from .compiled import compiled, worth_compiling
 from .program import Program
-from .results import Check, GradientCheck
+from .results import Agreement, Check, FormulaCheck, GradientCheck, Mismatch
 
 # The step: cbrt(machine epsilon), which balances the truncation error of central differences
 # (which grows as h**2) against rounding error (eps/h); scaled by |x| for large inputs.
@@ -21,19 +22,26 @@ def gradient_check(
     (gradcheck's rule) with both finite."""
     result = program.grad(values)
     point = {name: float(values[name]) for name in program.inputs}
+    args = list(point.values())  # the same, in a list for the compiled function
+    place = {name: k for k, name in enumerate(program.inputs)}
+    if worth_compiling(program, 2 * len(program.inputs)):  # two evaluations per input
+        value = compiled(program).value  # the same bits as Program.values
+        evaluate = lambda: value(*args)  # noqa: E731
+    else:
+        evaluate = lambda: program.values(point)[program.result]  # noqa: E731
 
     def result_at(name: str, x: float) -> float:
         # the point is changed in place, not copied: with the inputs checked in linear time,
         # each of the two evaluations per input costs the program's size
-        point[name] = x
-        return program.values(point)[program.result]
+        point[name] = args[place[name]] = x
+        return evaluate()
 
     checks = {}
     for name, analytic in result.gradients.items():
         x = point[name]
         step = STEP * max(1.0, abs(x))
         numeric = (result_at(name, x + step) - result_at(name, x - step)) / (2 * step)
-        point[name] = x
+        point[name] = args[place[name]] = x
         error = abs(analytic - numeric)
         checks[name] = Check(
             analytic=analytic,
@@ -62,3 +70,64 @@ def failures(result: GradientCheck) -> str:
             ]
             named.append(f"{name} ({', '.join(bad)})" if bad else name)
     return ", ".join(named)
+
+
+# How many points where a formula differs a check keeps, to show.
+SHOWN = 5
+
+
+def agrees(engine: float, formula: float, rtol: float, atol: float) -> bool:
+    """|engine - formula| <= atol + rtol * |engine|, or both the same infinity, or both nan."""
+    if math.isnan(engine) or math.isnan(formula):
+        return math.isnan(engine) and math.isnan(formula)
+    if math.isinf(engine) or math.isinf(formula):
+        return engine == formula
+    return abs(engine - formula) <= atol + rtol * abs(engine)
+
+
+def formula_check(
+    program: Program,
+    formulas: Mapping[str, tuple[str, Program]],
+    fixed: Mapping[str, float],
+    ranges: Mapping[str, tuple[float, float, int]],
+    rtol: float,
+    atol: float,
+) -> FormulaCheck:
+    """The engine's derivative by each input of `formulas` (its text and program) against
+    the formula at every point of the grid the `ranges` make, the other inputs at `fixed`.
+    A point where the engine's derivative is nan is left out: the source is not defined
+    there, and the formula may say anything."""
+    import itertools
+
+    import numpy as np
+
+    names = list(ranges)
+    axes = [np.linspace(low, high, count).tolist() for low, high, count in ranges.values()]
+    found = {name: [0, 0, 0, 0.0, []] for name in formulas}  # points, skipped, differ, max, first
+    non_finite = None
+    for values in itertools.product(*axes):
+        point = {**fixed, **dict(zip(names, values, strict=True))}
+        result = program.grad(point)
+        non_finite = non_finite or result.non_finite
+        for name, (_, formula) in formulas.items():
+            tally = found[name]
+            tally[0] += 1
+            engine = result.gradients[name]
+            if math.isnan(engine):
+                tally[1] += 1
+                continue
+            theirs = formula.values({n: point[n] for n in formula.inputs})[formula.result]
+            error = abs(engine - theirs)
+            if math.isfinite(error):
+                tally[3] = max(tally[3], error)
+            if not agrees(engine, theirs, rtol, atol):
+                tally[2] += 1
+                if not math.isfinite(error):
+                    tally[3] = math.inf if not math.isnan(error) else tally[3]
+                if len(tally[4]) < SHOWN:
+                    tally[4].append(Mismatch(point, engine, theirs, error))
+    checks = {
+        name: Agreement(formulas[name][0], *found[name][:4], found[name][4]) for name in formulas
+    }
+    shown_ranges = {name: (low, high, count) for name, (low, high, count) in ranges.items()}
+    return FormulaCheck(dict(fixed), shown_ranges, checks, rtol, atol, non_finite)

@@ -405,6 +405,20 @@ def parse(source: str) -> Program:
     return _parser.parse(source)
 
 
+def constant_value(text: str) -> float | None:
+    """The value of `text` if it is a constant expression of the language (`2.5`, `pi/2`,
+    `1e-3`, `-2*e`: no inputs, one result), else None."""
+    if len(text) > 1000:  # an input's value, not a program
+        return None
+    try:
+        program = parse(text)
+    except NanogradError:
+        return None
+    if program.inputs or program.outputs:
+        return None
+    return program.values({})[program.result]
+
+
 def check_memory(size: int, meminfo: str = "/proc/meminfo", so_far: bool = False) -> None:
     """Refuse, with a clear message, a source of `size` bytes (`so_far`: read so far, of one
     that may go on) whose graph would not fit in the memory this process can still use: free

@@ -82,16 +82,27 @@ class MLP(Module):
 
 
 class SGD:
-    """Plain gradient descent: p -= lr * p.grad, then the gradients are zeroed."""
+    """Plain gradient descent: p -= lr * p.grad, then the gradients are zeroed.
+
+    `step()` moves the parameters; `update(data, grads)` is the same step on plain lists of
+    their values (changed in place) and gradients, for a caller that holds no Values.
+    """
 
     def __init__(self, parameters: Sequence[Value], lr: float = 0.05):
         self.parameters = list(parameters)
         self.lr = lr
 
     def step(self) -> None:
-        for p in self.parameters:
-            p.data -= self.lr * p.grad
+        data = [p.data for p in self.parameters]
+        self.update(data, [p.grad for p in self.parameters])
+        for p, moved in zip(self.parameters, data, strict=True):
+            p.data = moved
             p.grad = 0.0
+
+    def update(self, data: list[float], grads: Sequence[float]) -> None:
+        lr = self.lr
+        for i, g in enumerate(grads):
+            data[i] -= lr * g
 
 
 class Momentum(SGD):
@@ -102,11 +113,11 @@ class Momentum(SGD):
         self.beta = beta
         self.velocity = [0.0] * len(self.parameters)
 
-    def step(self) -> None:
-        for i, p in enumerate(self.parameters):
-            self.velocity[i] = self.beta * self.velocity[i] + p.grad
-            p.data -= self.lr * self.velocity[i]
-            p.grad = 0.0
+    def update(self, data: list[float], grads: Sequence[float]) -> None:
+        lr, beta, velocity = self.lr, self.beta, self.velocity
+        for i, g in enumerate(grads):
+            velocity[i] = v = beta * velocity[i] + g
+            data[i] -= lr * v
 
 
 class Adam(SGD):
@@ -126,14 +137,15 @@ class Adam(SGD):
         self.v = [0.0] * len(self.parameters)
         self.t = 0
 
-    def step(self) -> None:
+    def update(self, data: list[float], grads: Sequence[float]) -> None:
         b1, b2 = self.betas
         self.t += 1
-        for i, p in enumerate(self.parameters):
-            g = p.grad
-            self.m[i] = b1 * self.m[i] + (1 - b1) * g
-            self.v[i] = b2 * self.v[i] + (1 - b2) * g * g
-            m_hat = self.m[i] / (1 - b1**self.t)
-            v_hat = self.v[i] / (1 - b2**self.t)
-            p.data -= self.lr * m_hat / (v_hat**0.5 + self.eps)
-            p.grad = 0.0
+        lr, eps, m, v = self.lr, self.eps, self.m, self.v
+        keep1, keep2 = 1 - b1, 1 - b2
+        correction1, correction2 = 1 - b1**self.t, 1 - b2**self.t
+        for i, g in enumerate(grads):
+            m[i] = mi = b1 * m[i] + keep1 * g
+            v[i] = vi = b2 * v[i] + keep2 * g * g
+            m_hat = mi / correction1
+            v_hat = vi / correction2
+            data[i] -= lr * m_hat / (v_hat**0.5 + eps)

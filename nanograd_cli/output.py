@@ -1,45 +1,174 @@
-"""Writing output files so that a failed run never leaves a partial one."""
+"""Writing output files so that a failed or stopped run never leaves a partial one.
+
+What is written goes to a temporary file beside the target, renamed into place when all went
+well. The temporary file is removed when the run fails, and also when it is stopped: Ctrl-C
+(SIGINT), `kill` and `timeout` (SIGTERM), a closed terminal (SIGHUP). Every file a command
+writes goes through `OutputFile`, the one place that does this.
+"""
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
+import signal
 import stat
 import tempfile
+import threading
+from types import FrameType
+from typing import BinaryIO
 
-from .errors import NanogradError
+from .errors import NanogradError, printable
+
+# The signals that stop a run, after which no temporary file may be left behind.
+STOPPING_SIGNALS = tuple(
+    getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name)
+)
+
+
+class OutputFile:
+    """`path` opened for writing in binary, as `file`. `commit()` puts what was written in
+    place, `discard()` removes it. A path that exists and is no regular file (`/dev/stdout`,
+    a pipe) is written directly: there is nothing to replace. As a context manager, it
+    commits when the block ends normally and discards when it raises."""
+
+    def __init__(self, path: str):
+        self.path = path
+        self.temporary: str | None = None
+        try:
+            mode = os.stat(path).st_mode if os.path.exists(path) else None
+            if mode is not None and stat.S_ISDIR(mode):
+                raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR))
+            if mode is not None and not stat.S_ISREG(mode):
+                self.file: BinaryIO = open(path, "wb")
+                return
+            directory = os.path.dirname(os.path.abspath(path))
+            self.mode = stat.S_IMODE(mode) if mode is not None else _new_file_mode()
+            _watch()
+            with _held():  # a signal now would find the file made but not yet known
+                fd, self.temporary = tempfile.mkstemp(
+                    dir=directory, prefix=".nanograd-", suffix=".tmp"
+                )
+                _temporaries.add(self.temporary)
+            self.file = os.fdopen(fd, "wb")
+        except OSError as error:
+            self.discard()
+            _release(None)
+            raise NanogradError(f"cannot write {printable(path)}: {error.strerror}") from None
+
+    def commit(self) -> None:
+        try:
+            self.file.flush()
+            if self.temporary is not None:
+                os.fsync(self.file.fileno())
+            self.file.close()
+            if self.temporary is not None:
+                os.chmod(self.temporary, self.mode)
+                with _held():
+                    os.replace(self.temporary, self.path)
+                    _release(self.temporary)
+                    self.temporary = None
+        except OSError as error:
+            self.discard()
+            raise NanogradError(f"cannot write {printable(self.path)}: {error.strerror}") from None
+
+    def discard(self) -> None:
+        file = getattr(self, "file", None)
+        if file is not None:
+            with contextlib.suppress(OSError):  # what failed to be written is thrown away
+                file.close()
+        if self.temporary is not None:
+            with contextlib.suppress(FileNotFoundError):  # a signal may have removed it
+                os.unlink(self.temporary)
+            _release(self.temporary)
+            self.temporary = None
+
+    def __enter__(self) -> OutputFile:
+        return self
+
+    def __exit__(self, kind, error, traceback) -> None:
+        if kind is None:
+            self.commit()
+        else:
+            self.discard()
 
 
 def write_atomically(path: str, data: bytes) -> None:
-    """Write `data` to a temporary file beside `path`, then rename it into place.
+    """Write `data` to `path` whole, or not at all: if anything fails, or the run is stopped,
+    `path` is left as it was."""
+    with OutputFile(path) as output:
+        try:
+            output.file.write(data)
+        except OSError as error:
+            raise NanogradError(f"cannot write {printable(path)}: {error.strerror}") from None
 
-    If anything fails, the temporary file is removed and `path` is left as it was. A path that
-    is a device or a pipe (`/dev/stdout`) is written directly: there is nothing to replace.
-    """
-    temporary = None
+
+def _new_file_mode() -> int:
+    """The usual permissions of a new file, not mkstemp's 0600."""
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask
+
+
+# The temporary files being written, and the handlers that were there before the ones that
+# remove them on a stopping signal (installed while there is any).
+_temporaries: set[str] = set()
+_previous: dict[int, object] = {}
+_deferred: list[int] = []  # signals that came while `_held`
+_holding = 0
+
+
+def _watch() -> None:
+    """Install the handlers that remove the temporary files, unless they are installed."""
+    if not _previous and threading.current_thread() is threading.main_thread():
+        for number in STOPPING_SIGNALS:
+            handler = signal.getsignal(number)
+            # One that is ignored (nohup) stays so; one handled outside Python is left alone.
+            if handler is signal.SIG_DFL or callable(handler):
+                _previous[number] = handler
+                signal.signal(number, _remove_then_stop)
+
+
+def _release(temporary: str | None) -> None:
+    """`temporary` is gone or in place; with no other left, the handlers are put back."""
+    _temporaries.discard(temporary)
+    if not _temporaries and threading.current_thread() is threading.main_thread():
+        for number, handler in _previous.items():
+            signal.signal(number, handler)
+        _previous.clear()
+
+
+@contextlib.contextmanager
+def _held():
+    """A signal that comes in the block is acted on at its end, so that the files known to
+    exist are the files that do."""
+    global _holding
+    _holding += 1
     try:
-        mode = os.stat(path).st_mode if os.path.exists(path) else None
-        if mode is not None and stat.S_ISDIR(mode):
-            raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR))
-        if mode is not None and not stat.S_ISREG(mode):
-            with open(path, "wb") as f:
-                f.write(data)
-            return
-        directory = os.path.dirname(os.path.abspath(path))
-        fd, temporary = tempfile.mkstemp(dir=directory, prefix=".nanograd-", suffix=".tmp")
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        if mode is None:  # a new file gets the usual permissions, not mkstemp's 0600
-            umask = os.umask(0)
-            os.umask(umask)
-            mode = 0o666 & ~umask
-        os.chmod(temporary, stat.S_IMODE(mode))
-        os.replace(temporary, path)
-        temporary = None
-    except OSError as error:
-        raise NanogradError(f"cannot write {path}: {error.strerror}") from None
+        yield
     finally:
-        if temporary is not None:
+        _holding -= 1
+        if not _holding and _deferred:
+            number = _deferred.pop()
+            _deferred.clear()
+            signal.raise_signal(number)  # to the handler there now
+
+
+def _remove_then_stop(number: int, frame: FrameType | None) -> None:
+    """Remove every temporary file, then do what the signal did before: raise
+    KeyboardInterrupt for Ctrl-C, end the process for SIGTERM and SIGHUP."""
+    if _holding:
+        _deferred.append(number)
+        return
+    for temporary in list(_temporaries):
+        with contextlib.suppress(OSError):
             os.unlink(temporary)
+    _temporaries.clear()
+    previous = _previous.get(number, signal.SIG_DFL)
+    for other, handler in _previous.items():
+        signal.signal(other, handler)
+    _previous.clear()
+    if callable(previous):
+        previous(number, frame)
+    else:
+        signal.raise_signal(number)

@@ -17,11 +17,11 @@ from typing import NamedTuple
 import numpy as np
 
 from .batch import BatchFunction
-from .errors import InputError, MissingInputs, NanogradError, NonFiniteResult
-from .io.files import OutputFile
+from .errors import InputError, MissingInputs, NanogradError, NonFiniteResult, printable
 from .io.numbers import floats
 from .io.readers import Reader, open_points
 from .io.writers import open_writer
+from .output import OutputFile
 from .program import Input, Program
 
 
@@ -112,11 +112,13 @@ def run_points(
     wrt: list[str],
     strict: bool = False,
     progress: Callable | None = None,
+    null: bool = False,
 ) -> PointsRun:
     """Read the points (a path, `-` for standard input, and a format), write the results
     (to a path, or standard output for None or `-`, in a format), and return the finished
     run. `progress(total_bytes, total_rows)` makes a display with `update(rows, bytes)` and
-    `stop()`. A file written is put in place only when all went well."""
+    `stop()`. A file written is put in place only when all went well. `null`: JSON writes
+    non-finite numbers as null."""
     path, out_format = output
     to_stdout = path in (None, "-")
     with open_points(*points) as reader:
@@ -133,6 +135,7 @@ def run_points(
                 run.shown,
                 run.function.outputs,
                 stream=to_stdout,
+                null=null,
             )
             for batch in run:
                 writer.write(batch)
@@ -147,7 +150,9 @@ def run_points(
             if file is not None:
                 file.discard()
                 if isinstance(error, OSError):
-                    raise NanogradError(f"cannot write {path}: {error.strerror}") from None
+                    raise NanogradError(
+                        f"cannot write {printable(path)}: {error.strerror}"
+                    ) from None
             raise
         finally:
             if display:

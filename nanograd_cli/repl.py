@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import re
 import sys
+from bisect import bisect_left
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,7 +25,9 @@ from .errors import (
     NotAnInput,
     SeveralOutputs,
     SourceError,
+    printable,
 )
+from .language import constant_value
 from .ops import CONSTANTS, FUNCTIONS
 from .output import write_atomically
 from .program import Program
@@ -33,6 +36,7 @@ from .render.text import table_rows
 from .results import Explanation
 
 ASSIGNMENT = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\s*([-+*/]?=)\s*(.*)", re.S)
+NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # An input's value: a number, or nan or inf spelled as `--x nan` takes them.
 NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|[-+]?(?i:nan|inf|infinity)")
 
@@ -50,8 +54,9 @@ COMMANDS = {
 
 HELP = "\n".join(
     [
-        "NAME = NUMBER gives an input its value; NAME = EXPR defines NAME for later lines;",
-        "an expression prints its value and its gradient with respect to the inputs it reads.",
+        "NAME = NUMBER (or a constant such as pi/2) gives an input its value;",
+        "NAME = EXPR defines NAME for later lines; an expression prints its value",
+        "and its gradient with respect to the inputs it reads.",
         "",
         *(f"{f'{name} {args}'.strip():<28}{text}" for name, (args, text) in COMMANDS.items()),
     ]
@@ -118,10 +123,13 @@ class Definition(NamedTuple):
 
 def unclosed(text: str) -> bool:
     """Whether a parenthesis of `text` is still open (so the entry goes on, on the next line)."""
-    depth = 0
-    for match in re.finditer(r"#[^\n]*|[()]", text):
-        depth += {"(": 1, ")": -1}.get(match.group(), 0)
-    return depth > 0
+    return sum(map(opened, text.split("\n"))) > 0
+
+
+def opened(line: str) -> int:
+    """The parentheses `line` opens, less those it closes, outside its comment."""
+    code = line.partition("#")[0]
+    return code.count("(") - code.count(")")
 
 
 def statements(text: str) -> Iterator[tuple[int, int]]:
@@ -154,6 +162,8 @@ class Session:
     def __init__(self) -> None:
         self.inputs: dict[str, float] = {}
         self.definitions: list[Definition] = []
+        # Where each name is defined: its definitions' places in the list, in order.
+        self.defined: dict[str, list[int]] = {}
 
     def names(self) -> list[str]:
         """Every name in scope: inputs, then defined names."""
@@ -175,6 +185,9 @@ class Session:
         if failure is not None:
             reply.err.append(f"error: {_message(failure, line)}")
             reply.status = failure.exit_code
+        # Whatever a reply quotes of what was typed, no control character reaches the terminal.
+        reply.err = [printable(message, keep="\n\t") for message in reply.err]
+        reply.out = [printable(p, keep="\n\t") if isinstance(p, str) else p for p in reply.out]
         return reply
 
     def _run(self, entry: str, reply: Reply) -> None:
@@ -192,6 +205,7 @@ class Session:
         elif command == ":reset":
             self.inputs.clear()
             self.definitions.clear()
+            self.defined.clear()
         elif command == ":inputs":
             lines = [f"{name} = {value!r}" for name, value in self.inputs.items()]
             lines += [d.text for d in self.definitions]
@@ -204,13 +218,15 @@ class Session:
             except SeveralOutputs as error:
                 raise error.reworded(command, "a plain line") from None
         else:
-            raise InputError(f"unknown command {command}; commands are {', '.join(COMMANDS)}")
+            raise InputError(
+                f"unknown command {printable(command)}; commands are {', '.join(COMMANDS)}"
+            )
 
     # entries
 
     def _statements(self, entry: str, reply: Reply) -> None:
         """Assignments and expressions: validate, keep inputs and definitions, evaluate."""
-        self._parse_after(entry, self.definitions)
+        self._check(entry)
         evaluated = list(entry)
         last_is_expression = False
         kept: list[Definition] = []
@@ -221,18 +237,23 @@ class Session:
             if assignment is None:
                 continue
             name, operator, value = assignment.groups()
-            if operator == "=" and NUMBER.fullmatch(value):
-                self.inputs[name] = float(value)
-                self.definitions = [d for d in self.definitions if d.name != name]
+            number = _constant(value) if operator == "=" else None
+            if number is not None:
+                self.inputs[name] = number
+                if self.defined.pop(name, None):
+                    self.definitions = [d for d in self.definitions if d.name != name]
+                    self._index()
                 evaluated[start:end] = " " * (end - start)  # same offsets for the rest
                 continue
-            if operator == "=":
-                self.inputs.pop(name, None)
             reads = _parse(text).inputs
+            if operator == "=" and name not in reads:  # `x = x + 1` builds on the input x
+                self.inputs.pop(name, None)
             kept.append(Definition(name, text, reads))
         if last_is_expression:
             self.grad("".join(evaluated), reply)
-        self.definitions += kept
+        for d in kept:
+            self.defined.setdefault(d.name, []).append(len(self.definitions))
+            self.definitions.append(d)
 
     def grad(self, expr: str, reply: Reply) -> None:
         source, program = self._program(expr)
@@ -268,22 +289,39 @@ class Session:
         source, program = self._program(expr)
         point = self._point(program)
         write_atomically(path, api.draw(program, point, fmt, warn=self._warner(source, reply)))
-        reply.out.append(f"wrote {path}")
+        reply.out.append(f"wrote {printable(path)}")
 
     # helpers
 
     def _program(self, expr: str) -> tuple[_Source, Program]:
         """`expr` parsed after the definitions it needs (and no others, so that only the
         inputs it depends on are asked for); errors point into `expr`."""
-        needed = set(_parse(expr).inputs) if expr.strip() else set()
-        used: list[Definition] = []
-        for d in reversed(self.definitions):
-            if d.name in needed:
-                used.append(d)
-                needed.discard(d.name)
-                needed.update(d.reads)
-        used.reverse()
-        return self._parse_after(expr, used)
+        needed = _parse(expr).inputs if expr.strip() else []
+        # Each name read, from the last definition of it before the reader: found by its
+        # place, so that the cost is that of the definitions used, not of all of them.
+        chosen: set[int] = set()
+        wanted = [(name, len(self.definitions)) for name in needed]
+        while wanted:
+            name, before = wanted.pop()
+            places = self.defined.get(name, [])
+            k = bisect_left(places, before) - 1
+            if k >= 0 and places[k] not in chosen:
+                chosen.add(places[k])
+                wanted.extend((read, places[k]) for read in self.definitions[places[k]].reads)
+        return self._parse_after(expr, [self.definitions[i] for i in sorted(chosen)])
+
+    def _index(self) -> None:
+        self.defined = {}
+        for i, d in enumerate(self.definitions):
+            self.defined.setdefault(d.name, []).append(i)
+
+    def _check(self, entry: str) -> None:
+        """Raise the error of `entry` after every definition, if it has one. A definition
+        can change only how a name reads (`q(2)`: q is not a function, or an unknown one), so
+        the entry is parsed after one stand-in per defined name it has: each line costs its
+        own length, not that of every definition before it."""
+        names = dict.fromkeys(n for n in NAME.findall(entry) if n in self.defined)
+        self._parse_after(entry, [Definition(n, f"{n} = 0", []) for n in names])
 
     def _parse_after(self, entry: str, definitions: list[Definition]) -> tuple[_Source, Program]:
         source = _Source([d.text for d in definitions], entry)
@@ -334,6 +372,12 @@ class _Source:
         return type(error)(error.message, self.chunks[-1], error.offset - start)
 
 
+def _constant(text: str) -> float | None:
+    """The value of an input's right side: a number (nan and inf too) or a constant
+    expression (`pi/2`); None for anything that reads a name."""
+    return float(text) if NUMBER.fullmatch(text) else constant_value(text)
+
+
 def _parse(text: str) -> Program:
     from .language import parse
 
@@ -380,11 +424,17 @@ def _lines(stream: BinaryIO) -> Iterator[str | InputError]:
             yield error
 
 
+# The most characters an entry spans while a parenthesis holds it open over several lines.
+ENTRY_LIMIT = 1 << 20
+
+
 def entries(lines: Iterable[str | InputError]) -> Iterator[tuple[int, str] | InputError]:
     """A script's entries, each with the number of its first line: an entry goes on over the
-    next lines while a parenthesis is open, until a line that is a command."""
+    next lines while a parenthesis is open, until a line that is a command. Each line is
+    looked at once; an entry whose parenthesis is still open past ENTRY_LIMIT characters ends
+    the script with an error, so that one that never closes cannot run on until memory does."""
     entry: list[str] = []
-    first = 0
+    first = depth = size = 0
     for number, line in enumerate(lines, 1):
         if entry and (isinstance(line, InputError) or line.lstrip().startswith(":")):
             yield first, "\n".join(entry)
@@ -393,9 +443,17 @@ def entries(lines: Iterable[str | InputError]) -> Iterator[tuple[int, str] | Inp
             yield line
             continue
         if not entry:
-            first = number
+            first, depth, size = number, 0, 0
         entry.append(line)
-        if not unclosed("\n".join(entry)):
+        depth += opened(line)
+        size += len(line) + 1
+        if depth > 0 and size > ENTRY_LIMIT:
+            raise NanogradError(
+                f"line {first}: the entry that starts here is longer than {ENTRY_LIMIT >> 20} MB "
+                "with a parenthesis still open; an entry is at most that (nanograd grad -f FILE "
+                "takes a longer source)"
+            )
+        if depth <= 0:
             yield first, "\n".join(entry)
             entry = []
     if entry:
@@ -408,7 +466,7 @@ def scripted(session: Session, lines: Iterable[str | InputError], out: TextIO, e
     status = 0
     for entry in entries(lines):
         if isinstance(entry, InputError):
-            print(f"error: {entry}", file=err, flush=True)
+            print(printable(f"error: {entry}", keep="\n\t"), file=err, flush=True)
             status = max(status, entry.exit_code)
             continue
         reply = session.run(entry[1], entry[0])
@@ -440,9 +498,11 @@ def interactive(session: Session) -> int:
         from prompt_toolkit.history import FileHistory, InMemoryHistory
         from prompt_toolkit.key_binding import KeyBindings
     except ImportError:
+        from .extras import install_command
+
         raise NanogradError(
-            "nanograd repl on a terminal needs prompt_toolkit: "
-            "pip install 'nanograd-cli[repl]' (or pipe the lines in: nanograd repl < FILE)"
+            "nanograd repl on a terminal needs prompt_toolkit: install it with: "
+            f"{install_command('repl')} (or pipe the lines in: nanograd repl < FILE)"
         ) from None
 
     from . import __version__

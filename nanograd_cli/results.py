@@ -2,13 +2,39 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from .errors import SourceError
 
 
+class _Table:
+    """A result that a notebook shows as its table."""
+
+    def _repr_html_(self) -> str:
+        from .render.notebook import html_table
+
+        return html_table(self)
+
+
+class LaTeX(str):
+    """A derivative written in LaTeX, as `diff(..., latex=True)` gives it: a str (equal to the
+    same text), which a notebook shows as the formula. Several lines come as one `aligned`
+    environment already."""
+
+    __slots__ = ()
+
+    def _repr_latex_(self) -> str:
+        if self.startswith("\\begin{aligned}"):
+            return f"$$ {' '.join(self.splitlines())} $$"
+        lines = [line.replace(" = ", " &= ", 1) for line in self.splitlines()]
+        if len(lines) == 1 and "&=" not in lines[0]:
+            return f"$$ {lines[0]} $$"
+        return "$$ \\begin{aligned} " + " \\\\ ".join(lines) + " \\end{aligned} $$"
+
+
 @dataclass
-class Gradients:
+class Gradients(_Table):
     """The value at one point and its gradient with respect to the inputs asked for.
 
     `non_finite` is where the first operation that made nan or inf is, if one did.
@@ -28,7 +54,7 @@ class Gradients:
 
 
 @dataclass
-class Jacobian:
+class Jacobian(_Table):
     """The values of several outputs and their gradients: jacobian[u][x] = du/dx."""
 
     values: dict[str, float]
@@ -55,7 +81,7 @@ class LineGradients:
 
 
 @dataclass
-class Hessian:
+class Hessian(_Table):
     """Value, gradient and the matrix of second derivatives: hessian[x][y] = d2f/dx dy."""
 
     value: float
@@ -77,7 +103,7 @@ class Check:
 
 
 @dataclass
-class GradientCheck:
+class GradientCheck(_Table):
     """Every input's check, and whether all passed."""
 
     value: float
@@ -91,7 +117,52 @@ class GradientCheck:
 
 
 @dataclass
-class Minimum:
+class Mismatch:
+    """A point where the engine's derivative and a hand-derived formula differ."""
+
+    inputs: dict[str, float]
+    engine: float
+    formula: float
+    abs_error: float
+
+
+@dataclass
+class Agreement:
+    """One input's derivative against a formula over the points checked: how many were
+    compared, how many were left out (the engine's derivative is nan there: outside the
+    source's domain), how many differ, the largest difference, and the first that differ."""
+
+    formula: str
+    points: int
+    skipped: int
+    differ: int
+    max_abs_error: float
+    first: list[Mismatch]
+
+    @property
+    def passed(self) -> bool:
+        return self.differ == 0 and self.points > self.skipped
+
+
+@dataclass
+class FormulaCheck:
+    """The engine's derivatives against hand-derived formulas, at a point (`inputs`) or over
+    ranges of some inputs (`ranges`: low, high, points) with the others at `inputs`."""
+
+    inputs: dict[str, float]
+    ranges: dict[str, tuple[float, float, int]]
+    checks: dict[str, Agreement]
+    rtol: float
+    atol: float
+    non_finite: SourceError | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def passed(self) -> bool:
+        return all(check.passed for check in self.checks.values())
+
+
+@dataclass
+class Minimum(_Table):
     """Where gradient descent stopped: the point, its value and gradient, and how it got there."""
 
     value: float
@@ -126,12 +197,15 @@ class ForwardStep:
 @dataclass
 class LocalDerivative:
     """d(node)/d(argument): the op's formula with the arguments in it, its value, and the
-    product value * upstream gradient that flows back to the argument."""
+    product value * upstream gradient that flows back to the argument. `domain`: where the
+    formula (as a textbook writes it) holds, when it does not at this point, where the value
+    is the engine's (`x**y*log(x)` at x = 0, where the engine's is 0: `x > 0`)."""
 
     argument: Term
     formula: Term
     local: float
     product: float
+    domain: Term | None = None
 
 
 @dataclass
@@ -161,7 +235,7 @@ class Explanation:
     non_finite: SourceError | None = field(default=None, compare=False, repr=False)
 
 
-def _only(gradients: dict[str, float], wrt) -> dict[str, float]:
+def _only(gradients: dict[str, float], wrt: Iterable[str]) -> dict[str, float]:
     """The gradients with respect to `wrt`, in its order; 0 for a name not differentiated by."""
     return {name: gradients.get(name, 0.0) for name in wrt}
 
@@ -173,3 +247,53 @@ def result_names(outputs: list[str], wrt: list[str]) -> list[str]:
     if not outputs:
         return ["value", *(f"d_{n}" for n in wrt)]
     return [*outputs, *(f"d{u}/d{x}" for u in outputs for x in wrt)]
+
+
+@dataclass
+class Fit:
+    """A least-squares fit: each parameter's value, standard error and covariances (a fixed
+    parameter's are 0), the residual sum of squares and its standard deviation, the degrees
+    of freedom n - k and rows n, iterations (Jacobian evaluations), whether it converged and
+    why it stopped, the starts (`inputs`), and per row the fitted value and the residual
+    target - fitted (arrays, for writing the rows back out)."""
+
+    parameters: dict[str, float]
+    stderr: dict[str, float]
+    covariance: dict[str, dict[str, float]]
+    rss: float
+    residual_sd: float
+    dof: int
+    n: int
+    iterations: int
+    converged: bool
+    message: str
+    inputs: dict[str, float]
+    fitted: object = field(default=None, repr=False, compare=False)  # a NumPy array
+    residuals: object = field(default=None, repr=False, compare=False)
+
+    def _repr_html_(self) -> str:
+        """A small table for notebooks: the parameters, then the fit's statistics."""
+        from html import escape
+
+        def cell(x) -> str:
+            return f"{x:.6g}" if isinstance(x, float) else escape(str(x))
+
+        rows = [
+            f"<tr><th>{escape(name)}</th><td>{cell(value)}</td>"
+            f"<td>{cell(self.stderr[name])}</td></tr>"
+            for name, value in self.parameters.items()
+        ]
+        stats = [
+            ("RSS", self.rss),
+            ("residual sd", self.residual_sd),
+            ("dof", self.dof),
+            ("rows", self.n),
+            ("iterations", self.iterations),
+            ("converged", "yes" if self.converged else "no"),
+        ]
+        rows += [f'<tr><th>{k}</th><td colspan="2">{cell(v)}</td></tr>' for k, v in stats]
+        return (
+            "<table><thead><tr><th></th><th>value</th><th>stderr</th></tr></thead><tbody>"
+            + "".join(rows)
+            + f"</tbody></table><p>{escape(self.message)}</p>"
+        )

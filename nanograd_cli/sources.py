@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 import re
 import sys
@@ -9,7 +10,14 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from typing import BinaryIO, NamedTuple
 
-from .errors import BadInputValue, InputError, NanogradError, SourceError, StreamError
+from .errors import (
+    BadInputValue,
+    InputError,
+    NanogradError,
+    SourceError,
+    StreamError,
+    printable,
+)
 from .program import Program
 
 INPUT_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -19,8 +27,14 @@ INPUT_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 LOOKS_LIKE_A_PATH = re.compile(r"[\w./~-]*(?:/[\w./~-]*|\.[A-Za-z]\w*)")
 
 
-def input_values(pairs: Iterable[tuple[str, str]], var: Iterable[str]) -> dict[str, float]:
-    """The values of `--NAME VALUE` (as pairs) and `--var NAME=VALUE`, as floats."""
+def input_values(
+    pairs: Iterable[tuple[str, str]],
+    var: Iterable[str],
+    warn: Callable[[str], None] | None = None,
+) -> dict[str, float]:
+    """The values of `--NAME VALUE` (as pairs) and `--var NAME=VALUE`, as floats: numbers
+    (`nan` and `inf` too) or constant expressions of the language (`pi/2`). A non-zero
+    number too small for a float, which becomes 0, is told to `warn`."""
     given = [(name, text, False) for name, text in pairs]  # False: not from --var
     for item in var:
         name, equals, value = item.partition("=")
@@ -31,21 +45,35 @@ def input_values(pairs: Iterable[tuple[str, str]], var: Iterable[str]) -> dict[s
     for name, text, by_var in given:
         if name in values:
             raise InputError(f"a value for {name} is given twice")
-        try:
-            if "_" in text:  # float() takes 1_000; the language does not
-                raise ValueError(text)
-            values[name] = float(text)
-        except ValueError:
+        typed = f"--var {name}={shortened(text)}" if by_var else f"--{name} {shortened(text)}"
+        number = _number(text)
+        if number is None:
             if by_var:
-                raise InputError(
-                    f"--var {name}=VALUE expects a number, got {shortened(text)!r}"
-                ) from None
-            raise BadInputValue(name, shortened(text)) from None
-        if values[name] in (float("inf"), float("-inf")) and "inf" not in text.lower():
-            # Named as it was typed: --x 1e999 or --var x=1e999.
-            typed = f"--var {name}={shortened(text)}" if by_var else f"--{name} {shortened(text)}"
+                raise InputError(f"--var {name}=VALUE expects a number, got {shortened(text)!r}")
+            raise BadInputValue(name, shortened(text))
+        if number in (math.inf, -math.inf) and "inf" not in text.lower():
             raise InputError(f"{typed} is too large for a float")
+        if number == 0 and UNDERFLOWS.fullmatch(text.strip()) and warn:
+            warn(f"warning: {typed} is too small for a float: it is taken as 0.0")
+        values[name] = number
     return values
+
+
+# A number written with a non-zero digit, which is 0 only if it is too small for a float.
+UNDERFLOWS = re.compile(r"[-+]?[0-9.]*[1-9][0-9.]*[eE][-+]?[0-9]+")
+
+
+def _number(text: str) -> float | None:
+    """`text` as a number: what Python's float reads, in ASCII and without `_` (as the
+    language writes numbers), or else a constant expression of the language."""
+    if text.isascii() and "_" not in text:
+        try:
+            return float(text)
+        except ValueError:
+            pass
+    from .language import constant_value
+
+    return constant_value(text)
 
 
 def shortened(text: str, width: int = 40) -> str:
@@ -63,8 +91,9 @@ class Source(NamedTuple):
 
     @property
     def stdin(self) -> bool:
-        """Whether the source is read from standard input."""
-        return self.kind != "text" and self.value == "-"
+        """Whether the source is read from standard input: a bare `-` (`-f -` is the file
+        named -, as -f is always a file)."""
+        return self.kind == "either" and self.value == "-"
 
 
 def read_source(source: Source) -> str:
@@ -94,9 +123,9 @@ def opened(source: Source) -> Iterator[tuple[BinaryIO | None, str]]:
     elif kind == "file" or (kind == "either" and os.path.exists(value)):
         try:
             with open(value, "rb") as f:
-                yield f, value
+                yield f, printable(value)
         except OSError as error:
-            raise NanogradError(f"cannot read {value}: {error.strerror}") from None
+            raise NanogradError(f"cannot read {printable(value)}: {error.strerror}") from None
     else:
         yield None, "the text"
 
@@ -115,7 +144,8 @@ def read_bounded(file: BinaryIO, line: bool = False) -> bytes:
     chunks = []
     size, check_at = 0, LARGE_SOURCE
     while True:
-        chunk = file.readline(CHUNK) if line else file.read(CHUNK)
+        # read1: one read of the file, so that on a terminal one Ctrl-D ends the input
+        chunk = file.readline(CHUNK) if line else file.read1(CHUNK)
         chunks.append(chunk)
         size += len(chunk)
         if size > check_at:
@@ -148,7 +178,7 @@ def load_program(source: Source, warn: Callable[[str], None] | None = None) -> P
         return parse(text)
     except SourceError:
         if kind == "either" and text is value and LOOKS_LIKE_A_PATH.fullmatch(value):
-            raise NanogradError(f"no such file: {value}") from None
+            raise NanogradError(f"no such file: {printable(value)}") from None
         raise
 
 
@@ -166,7 +196,7 @@ def glued_source(args: list[str], error: NanogradError) -> str | None:
         if option == "-e" and isinstance(error, SourceError):
             failed = error.source == value
         elif option == "-f":
-            failed = str(error).startswith(f"cannot read {value}:")
+            failed = str(error).startswith(f"cannot read {printable(value)}:")
         else:
             continue
         if failed and value:

@@ -46,6 +46,11 @@ class _Closed(io.RawIOBase):
         raise StreamError(self.message)
 
 
+def closed(stream: object) -> bool:
+    """Whether `stream` is one that `guard` put in place of a closed standard stream."""
+    return isinstance(getattr(getattr(stream, "buffer", None), "raw", None), _Closed)
+
+
 def guard() -> None:
     """Hold each closed standard descriptor with /dev/null; make a closed standard input or
     output fail when used."""

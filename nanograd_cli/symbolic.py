@@ -5,49 +5,277 @@ its `formula` in the ops table, parsed by our own parser. Expressions are built 
 form that simplifies them as they are made (`algebra.Builder`: constants folded, like terms
 and powers collected, common factors cancelled), laid out as a person writes them
 (`algebra.layout`) and printed with each large repeated sub-expression bound once to a name
-(`formula`). Nothing here recurses.
+(`formula`). Nothing here recurses on the size of a program.
+
+Two forms. The exact one (`diff --exact`, and what `hessian` differentiates) uses the formulas
+as the table has them, with the helpers that keep edge cases exact (`powlog`, `where`):
+it equals the engine's derivative at every point. The textbook one (`diff`'s default, and
+explain's local column) is derived from those formulas by the rules in `TEXTBOOK_RULES`, which
+write each helper as a textbook does, each with the condition where the two agree; a
+derivative whose textbook form differs from the engine's somewhere carries that condition as
+a note (`# x > 0`).
+
+Either way, the argument of a function with a kink (relu, abs, step, max, floor, ...) is kept
+as the engine computes it, not simplified: `2*x + 2 + x` is 1.1e-16 at x = -2/3 in floats,
+where `3*x + 2` is 0, and relu's derivative there is 1 by the one and 0 by the other. And a
+name the source binds once stands for what it is bound to, so that a derivative that uses it
+more than once is written in the source's own names (`z = w*x + b`, `p = sigmoid(z)`).
 """
 
 from __future__ import annotations
 
-from .algebra import CALL, INPUT, NUMBER, SUM, Builder, Expr, layout, reachable
+import functools
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from .algebra import (
+    CALL,
+    INPUT,
+    NAMED,
+    NUMBER,
+    SUM,
+    Builder,
+    Expr,
+    Written,
+    layout,
+    piecewise,
+    reachable,
+)
 from .engine import Value, apply
-from .formula import write
+from .formula import Note, occurrences, write
 from .ops import ADD, MUL, WHERE, Op
-from .program import Apply, Program
+from .program import Apply, Input, Program
 from .results import Hessian
+
+# (canonical, as the engine computes it): the second is what a kinked function's argument is
+# made of. They are one node where the two agree (an input, a number, a name).
+Pair = tuple[Expr, Expr]
+
+# How a textbook writes the helpers of the ops table's formulas, and where (in the helper's
+# parameters) that agrees with the helper; None: everywhere, to rounding.
+#  * powlog(a, b) is the derivative of a**b by b, a**b*log(a) for a > 0; at a = 0 the helper
+#    is 0 (PyTorch's limit), where a**b*log(a) is nan or -inf; for a < 0 both are nan.
+#  * where((a == 0)*(b == 0), 0, b*a**(b - 1)) is the power rule, 0 at a = b = 0 (a**0 is 1
+#    for every a) where b*a**(b - 1) is 0*0**-1, nan: the textbook's agrees wherever a != 0,
+#    and wherever b is a number other than 0.
+#  * sigmoid(-a) is 1 - sigmoid(a), which cancels where sigmoid(a) is near 1 (so the table
+#    has the first); the textbook's derivative of sigmoid is sigmoid(x)*(1 - sigmoid(x)).
+#  * The forms that keep digits the textbook's lose (docs/calculus.md): sech(a)**2 (tanh's,
+#    which does not overflow past 710) is 1/cosh(a)**2, (1 - a)*(1 + a) is
+#    1 - a**2 (asin, acos, atanh), sqrt(a - 1)*sqrt(a + 1) is sqrt(a**2 - 1) (acosh, where
+#    a >= 1), and sign(a)/hypot(1, b/a) is a/hypot(a, b) (hypot, atan2), to rounding where
+#    nothing overflows or underflows.
+#  * dsinc(a) is sinc's derivative, (cos(pi*a) - sinc(a))/a but at 0, where it is 0.
+TEXTBOOK_RULES = (
+    ("powlog(a, b)", "a**b*log(a)", "a > 0"),
+    ("where((a == 0)*(b == 0), 0, b*a**(b - 1))", "b*a**(b - 1)", "a != 0"),
+    ("sigmoid(-a)", "1 - sigmoid(a)", None),
+    ("sech(a)**2", "1/cosh(a)**2", None),
+    ("(1 - a)*(1 + a)", "1 - a**2", None),
+    ("sqrt(a - 1)*sqrt(a + 1)", "sqrt(a**2 - 1)", None),
+    ("sign(a)/(hypot(1, b/a)*hypot(b, a))", "a/(a**2 + b**2)", None),
+    ("-sign(b)/(hypot(1, a/b)*hypot(b, a))", "-b/(a**2 + b**2)", None),
+    ("sign(a)/hypot(1, b/a)", "a/hypot(a, b)", None),
+    ("dsinc(a)", "(cos(pi*a) - sinc(a))/a", "a != 0"),
+)
+# The functions that only helpers use: a textbook derivative has none of them, unless the
+# source calls them itself.
+HELPERS = frozenset(("powlog", "dsinc"))
+
+
+@functools.cache
+def _parsed(text: str) -> Program:
+    from .language import parse
+
+    return parse(text)
+
+
+@dataclass(frozen=True)
+class Formula:
+    """A local derivative in an op's parameters, and the conditions (an expression in the
+    parameters and `>` or `!=`, against 0) where it equals the ops table's formula."""
+
+    program: Program
+    conditions: tuple[tuple[Program, str], ...] = ()
+
+
+@functools.cache
+def exact_formulas(op: Op) -> tuple[Formula, ...]:
+    """The op's formulas as the ops table has them."""
+    return tuple(Formula(_parsed(text)) for text in op.formulas)
+
+
+@functools.cache
+def textbook_formulas(op: Op) -> tuple[Formula, ...]:
+    """The op's formulas as a textbook writes them: the helpers rewritten by TEXTBOOK_RULES,
+    then simplified and laid out as `diff` prints (`-(a/b)/b` is `-a/b**2`)."""
+    return tuple(_textbook(text) for text in op.formulas)
+
+
+def _match(pattern: Expr, node: Expr) -> dict[str, Expr] | None:
+    """The parts of `node` that the inputs of `pattern` stand for, if it has that shape."""
+    binding: dict[str, Expr] = {}
+    stack = [(pattern, node)]
+    while stack:
+        p, n = stack.pop()
+        if p.kind == INPUT:
+            if binding.setdefault(p.value, n) is not n:
+                return None
+        elif p.kind == NUMBER:
+            if n.kind != NUMBER or n.value != p.value:
+                return None
+        elif n.kind != p.kind or n.op is not p.op:
+            return None
+        else:
+            stack.extend(zip(p.args, n.args, strict=True))
+    return binding
+
+
+def _textbook(text: str) -> Formula:
+    written = Written()
+    patterns = Written()
+    rules = [(patterns.program(_parsed(p)), _parsed(r), c) for p, r, c in TEXTBOOK_RULES]
+    tree = written.program(_parsed(text))
+    rewritten: dict[int, Expr] = {}
+    conditions: list[tuple[Expr, str]] = []
+    for e in reachable([tree]):
+        node = e if not e.args else written.op(e.op, *(rewritten[id(a)] for a in e.args))
+        for pattern, replacement, condition in rules:
+            binding = _match(pattern, node)
+            if binding is None:
+                continue
+            env = binding.__getitem__
+            node = replacement.interpret(input=env, const=written.number, apply=written.op)[
+                replacement.result
+            ]
+            if condition:
+                side, relation, _ = condition.split(" ")
+                program = _parsed(side)
+                part = program.interpret(input=env, const=written.number, apply=written.op)
+                conditions.append((part[program.result], relation))
+            break
+        rewritten[id(e)] = node
+    builder = Builder(textbook=True)
+
+    def canonical(root: Expr) -> Program:
+        made: dict[int, Expr] = {}
+        for e in reachable([root]):
+            if e.kind == INPUT:
+                made[id(e)] = builder.var(e.value)
+            elif e.kind == NUMBER:
+                made[id(e)] = builder.const(e.value)
+            else:
+                made[id(e)] = builder.apply(e.op, *(made[id(a)] for a in e.args))
+        (shown,) = layout([made[id(root)]])
+        return _parsed(write({"": shown}))
+
+    return Formula(
+        canonical(rewritten[id(tree)]),
+        tuple((canonical(side), relation) for side, relation in conditions),
+    )
+
+
+def _interpret(
+    builder: Builder,
+    program: Program,
+    env: Mapping[str, Pair],
+    names: Mapping[int, str] | None = None,
+    definitions: dict[str, Expr] | None = None,
+) -> list[Pair]:
+    """Each instruction of `program` as a pair (canonical, as the engine computes it), its
+    inputs replaced by `env`'s. A function with a kink is applied to the second of its
+    arguments. An instruction in `names` becomes that name (a leaf), and its definition, as
+    the engine computes it, goes into `definitions`."""
+    nodes: list[Pair] = []
+    for i, ins in enumerate(program.code):
+        kind = type(ins)
+        if kind is Apply:
+            args = [nodes[a] for a in ins.args]
+            as_computed = builder.written(ins.op, *(w for _, w in args))
+            if piecewise(ins.op):
+                canon = builder.apply(ins.op, *(w for _, w in args))
+            else:
+                canon = builder.apply(ins.op, *(c for c, _ in args))
+            if names and i in names:
+                definitions[names[i]] = as_computed
+                canon = as_computed = builder.named(names[i], canon)
+            nodes.append((canon, as_computed))
+        elif kind is Input:
+            nodes.append(env[ins.name])
+        else:
+            number = builder.const(ins.value)
+            nodes.append((number, number))
+    return nodes
 
 
 def from_program(builder: Builder, program: Program, env: dict[str, Expr]) -> list[Expr]:
     """One expression per instruction of `program`, its inputs replaced by `env`'s."""
-    return program.interpret(input=env.__getitem__, const=builder.const, apply=builder.apply)
+    return [c for c, _ in _interpret(builder, program, {n: (e, e) for n, e in env.items()})]
 
 
-_formulas: dict[Op, list[Program]] = {}
-
-
-def local_derivatives(builder: Builder, op: Op, args: tuple[Expr, ...]) -> list[Expr]:
-    """d(op)/d(each argument), from the op's formulas in the ops table."""
-    from .language import parse
-
-    if op not in _formulas:
-        _formulas[op] = [parse(formula) for formula in op.formulas]
+def _locals(builder: Builder, formulas, op: Op, args: tuple[Pair, ...]) -> list[Expr]:
     env = dict(zip(op.parameters, args, strict=True))
-    return [from_program(builder, f, env)[f.result] for f in _formulas[op]]
+    return [_interpret(builder, f.program, env)[f.program.result][0] for f in formulas]
 
 
-def gradient(program: Program, wrt: list[str], builder: Builder | None = None) -> dict[str, Expr]:
-    """d(result)/d(input) for each input in `wrt`, as expressions (reverse mode).
+def bindable(program: Program) -> dict[int, str]:
+    """The instructions that can stand for their names in a derivative: bound to a name the
+    source binds once (no input), by a statement that reads only inputs, numbers and such
+    names, so that its definition is the statement as the source has it. (`q += 1` binds q
+    twice: a statement that reads it is not restated.)"""
+    times: dict[str, int] = {}
+    for name in program.labels.values():
+        times[name] = times.get(name, 0) + 1
+    inputs = set(program.inputs)
+    names: dict[int, str] = {}
+    restated: list[bool] = []  # per instruction: made of inputs, numbers and such names
+    for i, ins in enumerate(program.code):
+        if type(ins) is not Apply:
+            restated.append(True)
+            continue
+        ok = all(restated[a] for a in ins.args)
+        name = program.labels.get(i)
+        if name is not None and (times[name] > 1 or name in inputs):
+            ok = False
+        elif name is not None and ok:
+            names[i] = name
+        restated.append(ok)
+    return names
+
+
+@dataclass
+class Derivatives:
+    """d(result)/d(input) per input, the names they are written in (each bound to its
+    definition, as the engine computes it), and per input the conditions where the
+    derivative is the engine's (empty for the exact form)."""
+
+    roots: dict[str, Expr]
+    definitions: dict[str, Expr] = field(default_factory=dict)
+    notes: dict[str, list[Note]] = field(default_factory=dict)
+
+
+def derive(
+    program: Program,
+    wrt: list[str],
+    textbook: bool = False,
+    names: Mapping[int, str] | None = None,
+    builder: Builder | None = None,
+) -> Derivatives:
+    """The derivatives by `wrt` (reverse mode), exact or as a textbook writes them, with the
+    instructions in `names` standing for their names.
 
     A `where(c, a, b)` passes its adjoint g on as where(c, g, 0) to a and where(c, 0, g) to b
     (nothing to c), and such a guard stays outermost as the adjoint flows on: a local
     derivative d times where(c, g, 0) is where(c, d*g, 0). So the branch not taken adds 0, not
     0 times its derivatives (nan where the branch is nan), as in the engine."""
-    builder = builder or Builder()
-    nodes = from_program(builder, program, {n: builder.var(n) for n in program.inputs})
+    builder = builder or Builder(textbook)
+    definitions: dict[str, Expr] = {}
+    inputs = {n: (builder.var(n), builder.var(n)) for n in program.inputs}
+    nodes = _interpret(builder, program, inputs, names, definitions)
     code = program.code
     varies = program.varying()
     adjoint: dict[int, Expr] = {program.result: builder.const(1)}
+    conditions: list[tuple[int, Note]] = []  # (the argument it is about, the condition)
     guards = _Guards(builder)
     for i in range(program.result, -1, -1):
         ins = code[i]
@@ -55,10 +283,13 @@ def gradient(program: Program, wrt: list[str], builder: Builder | None = None) -
             continue
         if ins.op is WHERE:
             c, a, b = ins.args
-            taken = [(a, True), (b, False)]
-            contributions = [(x, guards.wrap(nodes[c], side, adjoint[i])) for x, side in taken]
+            condition = nodes[c][0]
+            contributions = [
+                (a, guards.wrap(condition, True, adjoint[i])),
+                (b, guards.wrap(condition, False, adjoint[i])),
+            ]
         else:
-            local = local_derivatives(builder, ins.op, tuple(nodes[a] for a in ins.args))
+            local = _local_derivatives(builder, ins, nodes, varies, textbook, conditions)
             contributions = [
                 (a, guards.times(d, adjoint[i])) for a, d in zip(ins.args, local, strict=True)
             ]
@@ -69,7 +300,69 @@ def gradient(program: Program, wrt: list[str], builder: Builder | None = None) -
                     contribution if previous is None else guards.plus(previous, contribution)
                 )
     slots = program.input_slots
-    return {name: adjoint.get(slots[name], builder.const(0)) for name in wrt}
+    roots = {name: adjoint.get(slots[name], builder.const(0)) for name in wrt}
+    notes: dict[str, list[Note]] = {}
+    if conditions:
+        order = {n: 1 << k for k, n in enumerate(program.inputs)}
+        reads = program.interpret(
+            input=order.__getitem__, const=lambda value: 0, apply=lambda op, *a: _union(a)
+        )
+        for name in wrt:
+            found = [n for a, n in conditions if reads[a] & order[name]]
+            notes[name] = _simplest(found)
+    return Derivatives(roots, definitions, notes)
+
+
+def _local_derivatives(
+    builder: Builder,
+    ins: Apply,
+    nodes: list[Pair],
+    varies: list[bool],
+    textbook: bool,
+    conditions: list[tuple[int, Note]],
+) -> list[Expr]:
+    """The local derivatives of `ins`, exact or as a textbook writes them; the conditions
+    where a textbook form is the engine's are added to `conditions`."""
+    args = tuple(nodes[a] for a in ins.args)
+    formulas = textbook_formulas(ins.op) if textbook else exact_formulas(ins.op)
+    local = _locals(builder, formulas, ins.op, args)
+    if textbook and any(f.conditions for f in formulas):
+        exact = _locals(builder, exact_formulas(ins.op), ins.op, args)
+        env = dict(zip(ins.op.parameters, args, strict=True))
+        for k, f in enumerate(formulas):
+            if local[k] is exact[k] or not varies[ins.args[k]]:
+                continue
+            found = []
+            for side, relation in f.conditions:
+                expr = _interpret(builder, side, env)[side.result][0]
+                found.append(Note(expr, relation))
+            if any(n.expr.kind == NUMBER and not n.holds(n.expr.value) for n in found):
+                local[k] = exact[k]  # (-2)**x: no textbook form agrees anywhere
+                continue
+            conditions.extend((ins.args[k], n) for n in found if n.expr.kind != NUMBER)
+    return local
+
+
+def _union(masks) -> int:
+    total = 0
+    for m in masks:
+        total |= m
+    return total
+
+
+def _simplest(notes: list[Note]) -> list[Note]:
+    """The notes once each, `e != 0` left out where `e > 0` says more."""
+    seen: dict[tuple[int, str], Note] = {}
+    for n in notes:
+        seen.setdefault((id(n.expr), n.relation), n)
+    return [
+        n for (key, relation), n in seen.items() if not (relation == "!=" and (key, ">") in seen)
+    ]
+
+
+def gradient(program: Program, wrt: list[str], builder: Builder | None = None) -> dict[str, Expr]:
+    """d(result)/d(input) for each input in `wrt`, as exact expressions (reverse mode)."""
+    return derive(program, wrt, builder=builder).roots
 
 
 class _Guards:
@@ -175,8 +468,23 @@ def to_source(roots: dict[str, Expr], latex: bool = False) -> str:
     """Statements that compute the roots: each large repeated sub-expression bound once to a
     name (t1, t2, ...), then, for one root, its expression, or one `NAME = expression` per
     root (the last is the result)."""
-    shown = layout(list(roots.values()))
-    return write(dict(zip(roots, shown, strict=True)), latex=latex)
+    return written(Derivatives(roots), latex)
+
+
+def written(derivatives: Derivatives, latex: bool = False) -> str:
+    """The derivatives as `diff` prints them: the names they use, each bound to its
+    definition, then each large repeated sub-expression bound to a new name (t1, ...), then
+    the derivatives, each with a note under it where it is not the engine's everywhere."""
+    roots, definitions, notes = derivatives.roots, derivatives.definitions, derivatives.notes
+    parts = [*roots.values(), *definitions.values()]
+    parts += [n.expr for name in roots for n in notes.get(name, [])]
+    shown = iter(layout(parts))
+    shown_roots = {name: next(shown) for name in roots}
+    shown_definitions = {name: next(shown) for name in definitions}
+    shown_notes = {
+        name: [Note(next(shown), n.relation) for n in notes.get(name, [])] for name in roots
+    }
+    return write(shown_roots, latex, shown_definitions, shown_notes)
 
 
 def derivative_names(wrt: list[str], taken: set[str]) -> dict[str, str]:
@@ -190,13 +498,54 @@ def derivative_names(wrt: list[str], taken: set[str]) -> dict[str, str]:
     return names
 
 
-def derivatives_text(program: Program, wrt: list[str], latex: bool = False) -> str:
+def derivatives_text(
+    program: Program, wrt: list[str], latex: bool = False, exact: bool = False
+) -> str:
     """The derivative by each input in `wrt` (all when empty) as `diff` prints it: with one,
-    a source whose result is the derivative; else one `d_NAME = ...` line each."""
-    names = wrt or program.inputs
-    gradients = gradient(program, names)
-    labels = derivative_names(names, set(program.inputs))
-    return to_source({labels[n]: gradients[n] for n in names}, latex=latex)
+    a source whose result is the derivative; else one `d_NAME = ...` line each. Textbook
+    unless `exact`; in the source's own names where one of them would be used twice."""
+    wrt = wrt or program.inputs
+    labels = derivative_names(wrt, set(program.inputs) | set(program.labels.values()))
+    candidates = bindable(program)
+    kept = _names_used_twice(program, wrt, candidates, not exact) if candidates else {}
+    result = derive(program, wrt, textbook=not exact, names=kept)
+    used = {e.value for r in _every_root(result) for e in reachable([r]) if e.kind == NAMED}
+    result.definitions = {n: d for n, d in result.definitions.items() if n in used}
+    result.roots = {labels[n]: e for n, e in result.roots.items()}
+    result.notes = {labels[n]: e for n, e in result.notes.items()}
+    return written(result, latex)
+
+
+def _every_root(result: Derivatives) -> list[Expr]:
+    notes = [n.expr for found in result.notes.values() for n in found]
+    return [*result.roots.values(), *result.definitions.values(), *notes]
+
+
+def _names_used_twice(
+    program: Program, wrt: list[str], candidates: dict[int, str], textbook: bool
+) -> dict[int, str]:
+    """The names of the source that a derivative written in all of them would print twice or
+    more, counting the uses inside the definitions of those kept (a name used once is
+    written out where it is used)."""
+    trial = derive(program, wrt, textbook, candidates)
+    shown = layout([*trial.roots.values(), *trial.definitions.values()])
+    roots, definitions = shown[: len(trial.roots)], shown[len(trial.roots) :]
+    uses = occurrences(roots)
+    inside = {
+        name: occurrences([d]) for name, d in zip(trial.definitions, definitions, strict=True)
+    }
+    kept: dict[int, str] = {}
+    for i in sorted(candidates, reverse=True):  # a name's definition uses only earlier ones
+        name = candidates[i]
+        if name not in inside:
+            continue
+        times = uses.get(name, 0)
+        if times >= 2:
+            kept[i] = name
+        if times >= 1:
+            for other, count in inside[name].items():
+                uses[other] = uses.get(other, 0) + count
+    return kept
 
 
 def hessian(program: Program, values: dict[str, float]) -> Hessian:

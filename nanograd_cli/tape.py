@@ -65,18 +65,34 @@ class Tape:
 
         program.interpret(input=lambda name: next(nodes), const=const, apply=apply)
         self.roots = list(program.results.values())
+        self._step_of = {i: k for k, (i, _, _) in enumerate(self.steps)}
         self._workspaces: dict[int, tuple[list[Arrays], Arrays]] = {}
         per_row = 8 * ARRAYS_PER_STEP * max(1, len(self.steps))
         self.block = max(MIN_BLOCK, min(BLOCK, WORKSPACE_BYTES // per_row))
 
     def run(
-        self, columns: Mapping[str, np.ndarray], length: int
+        self,
+        columns: Mapping[str, np.ndarray],
+        length: int,
+        into: list[tuple[np.ndarray, dict[str, np.ndarray]]] | None = None,
     ) -> Iterator[tuple[object, dict[str, object]]]:
         """Per output (the result, for a program with one), its value and its gradient with
         respect to every input, on 1-D arrays of `length` rows (one per input): one pass
         forward, then one back per output. A value or gradient the same on every row may come
-        as a float; the arrays yielded are reused by the next output and the next run."""
+        as a float; the arrays yielded are reused by the next output and the next run.
+
+        `into` may give, per output, arrays of `length` rows for its value and its gradients:
+        the step that makes the value, and the last addition or product that makes each
+        gradient, then write there, and the caller copies only what comes as another array or
+        a float (an input's value, a gradient passed on unchanged, a constant)."""
         steps_out, adjoint_out = self._workspace(length)
+        workspace = adjoint_out
+        if into:  # a step writes its value into out[0] (vector_ops), so into the output's
+            steps_out = list(steps_out)
+            for root, (value, _) in zip(self.roots, into, strict=True):
+                k = self._step_of.get(root)
+                if k is not None and type(steps_out[k]) is not _Into:  # (two outputs, one node)
+                    steps_out[k] = _Into(steps_out[k], {0: value})
         data: dict[int, object] = dict(self.constants)
         slots = self.input_slots
         for name, column in columns.items():
@@ -85,7 +101,9 @@ class Tape:
         for (i, args, step), out in zip(self.steps, steps_out, strict=True):
             data[i], local = step(out, *(data[a] for a in args))
             derivatives.append(local)
-        for root in self.roots:
+        for k, root in enumerate(self.roots):
+            if into:  # the gradients summed straight into the caller's arrays
+                adjoint_out = _Into(workspace, {slots[n]: out for n, out in into[k][1].items()})
             if self.selecting:
                 adjoint = self._selecting_backward(root, derivatives, adjoint_out)
                 yield data[root], {n: adjoint.get(slots[n], 0.0) for n in self.program.inputs}
@@ -144,6 +162,17 @@ class Tape:
         return workspace
 
 
+class _Into(dict):
+    """A workspace's arrays, some of them the caller's (`into`), for one run."""
+
+    def __init__(self, workspace: Arrays, replaced: dict):
+        super().__init__(replaced)
+        self.workspace = workspace
+
+    def __missing__(self, key: object) -> np.ndarray:
+        return self.workspace[key]
+
+
 def _accumulate(adjoint: dict[int, object], a: int, g, d, out: Arrays) -> None:
     """adjoint[a] += g * d, computing into `out[a]` (a's own array) or `out[_PRODUCT]`."""
     held = adjoint.get(a)
@@ -194,9 +223,12 @@ def batch_jacobian(
         for start in range(0, n, tape.block):
             rows = slice(start, start + tape.block)
             length = min(tape.block, n - start)
-            computed = tape.run({k: a[rows] for k, a in arrays.items()}, length)
-            for (value, gradients), (v, g) in zip(results, computed, strict=True):
-                value[rows] = v
+            into = [(v[rows], {name: g[rows] for name, g in gs.items()}) for v, gs in results]
+            computed = tape.run({k: a[rows] for k, a in arrays.items()}, length, into)
+            for (value, gradients), (v, g) in zip(into, computed, strict=True):
+                if v is not value:  # else computed there
+                    value[...] = v
                 for name, out in gradients.items():
-                    out[rows] = g[name]
+                    if g[name] is not out:
+                        out[...] = g[name]
     return results

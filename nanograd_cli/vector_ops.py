@@ -4,8 +4,10 @@ written into arrays that the tape preallocates, so that a run allocates no large
 A step function takes `out` (the step's own arrays: out[0], out[1], ... are made on first use
 and reused run after run) and the arguments' values (arrays, or floats for constants), and
 returns (value, local derivatives): one local derivative per argument, None for an argument
-that does not vary. The results agree with the ops table to the last bits or so; the tests
-hold them to the engine at 1e-12 relative, inf and nan included.
+that does not vary. A step writes its value into out[0], or leaves out[0] alone and returns
+an array of its own: the tape may hand it the caller's output array as out[0]. The results
+agree with the ops table to the last bits or so; the tests hold them to the engine at 1e-12
+relative, inf and nan included.
 """
 
 from __future__ import annotations
@@ -120,9 +122,11 @@ def _power(base: float | None, exponent: float | None) -> Step:
 
 
 def _power_of_zero(out, a, b):
-    """a**0 is 1 for every a: d/da is 0, as the ops table's 0 * a**-1 (nan at a = nan)."""
-    slope = out[1]
-    np.copyto(slope, np.where(np.isnan(a), np.nan, 0.0))
+    """a**0 is 1 for every a: d/da is the ops table's 0 * a**-1, 0 at a = 0 (nan where a is
+    nan, or so small that a**-1 overflows)."""
+    slope = np.power(a, -1.0, out=out[1])
+    np.multiply(slope, 0.0, out=slope)
+    np.copyto(slope, 0.0, where=a == 0.0)
     return np.power(a, b, out=out[0]), (slope, None)
 
 
@@ -379,35 +383,26 @@ def _where(*constants: float | None) -> Step:
     return step
 
 
-# tanh from exp(-2|x|) loses digits in 1 - e below this |x| (where e > 1/2): NumPy's tanh
-# is used there.
-TANH_FROM_EXP = 0.35
-
-
 def _tanh(out, x):
-    """tanh and its derivative from one exp: e = exp(-2|x|), tanh = (1 - e)/(1 + e) with the
-    sign of x, and 1 - tanh**2 = 4e/(1 + e)**2, which does not cancel near saturation."""
-    magnitude, e, r, y = out[1], out[2], out[3], out[0]
+    """NumPy's tanh, and the ops table's derivative 4e/(1 + e)**2 with e = exp(-2|x|), which
+    does not cancel near saturation (as 1 - tanh**2 does) and is the engine's bits but where
+    NumPy's exp and the C library's differ in the last bit."""
+    y, magnitude, e, r = out[0], out[1], out[2], out[3]
+    np.tanh(x, out=y)
     np.abs(x, out=magnitude)
     np.multiply(magnitude, -2.0, out=e)
     np.exp(e, out=e)
     np.add(e, 1.0, out=r)
     np.divide(1.0, r, out=r)
-    np.subtract(1.0, e, out=y)
-    np.multiply(y, r, out=y)
-    np.copysign(y, x, out=y)
-    small = np.flatnonzero(magnitude < TANH_FROM_EXP)
-    if small.size:
-        y[small] = np.tanh(x[small])
     derivative = np.multiply(e, 4.0, out=magnitude)
     np.multiply(derivative, r, out=derivative)
     return y, (np.multiply(derivative, r, out=derivative),)
 
 
-def _exp_parts(out, x):
+def _exp_parts(z, r, y, x):
     """z = exp(-|x|), r = 1/(1 + z) and sigmoid(x) = max(z, x >= 0) * r: r for x >= 0, z*r
-    below (nan stays nan); computed without a branch per element, which is slow in NumPy."""
-    z, r, y = out[1], out[2], out[0]
+    below (nan stays nan), into z, r and y; computed without a branch per element, which is
+    slow in NumPy."""
     np.abs(x, out=z)
     np.negative(z, out=z)
     np.exp(z, out=z)
@@ -419,15 +414,15 @@ def _exp_parts(out, x):
 
 
 def _sigmoid(out, x):
-    z, r, y = _exp_parts(out, x)
+    z, r, y = _exp_parts(out[1], out[2], out[0], x)
     derivative = np.multiply(z, r, out=z)
     return y, (np.multiply(derivative, r, out=derivative),)  # sigmoid(x)*sigmoid(-x) = z/(1 + z)**2
 
 
 def _softplus(out, x):
     """max(x, 0) + log1p(exp(-|x|)); its derivative is sigmoid(x)."""
-    z, _, sigmoid = _exp_parts(out, x)
-    y = np.maximum(x, 0.0, out=out[3])
+    z, _, sigmoid = _exp_parts(out[1], out[2], out[3], x)
+    y = np.maximum(x, 0.0, out=out[0])
     return np.add(y, np.log1p(z, out=z), out=y), (sigmoid,)
 
 

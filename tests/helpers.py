@@ -1,6 +1,6 @@
 """Helpers the tests share: running the command line (in process, or the installed command
 in a pipe, on a pseudo-terminal, or under limits), the worked example, random expressions.
-Fixtures live in conftest.py."""
+Fixtures, when tests come to share one, go in conftest.py."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ import struct
 import subprocess
 import sys
 import termios
+import time
 from pathlib import Path
 
 import pytest
@@ -24,6 +25,7 @@ from hypothesis import strategies as st
 from nanograd_cli.cli import main
 
 DATA = Path(__file__).resolve().parent / "data"
+ROOT = DATA.parents[1]
 WORKED = str(DATA / "worked_example.txt")
 
 
@@ -70,6 +72,15 @@ POINT = {"x": 0.3, "y": -0.7, "z": 1.1}
 
 
 NANOGRAD = str(Path(sys.executable).parent / "nanograd")
+
+# The environment with no virtualenv active, as when the command is run by its path.
+NOT_ACTIVE = {k: v for k, v in os.environ.items() if k != "VIRTUAL_ENV"}
+
+
+def pip_hint(extra: str) -> str:
+    """The command that a missing extra's message names in the virtualenv the tests run in,
+    installed from this tree (`pip install -e`), for a process of NOT_ACTIVE."""
+    return f"{sys.executable} -m pip install -e '{ROOT}[{extra}]'"
 
 
 def nanograd(*args: str, stdin: str = "", **kwargs) -> subprocess.CompletedProcess:
@@ -161,3 +172,27 @@ def on_terminal(*args: str, columns: int = 80) -> str:
 def visible(screen: str) -> list[str]:
     """The lines of a terminal screen without colour codes."""
     return re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", screen).replace("\r", "").splitlines()
+
+
+def cpu_seconds(pid: int) -> float:
+    """The CPU time a running process has used (user and system), from /proc."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def wait_for_cpu(process: subprocess.Popen, seconds: float, timeout: float = 120) -> None:
+    """Wait until `process` has used `seconds` of CPU time: on a loaded machine, a wall-clock
+    sleep may end before it has even started up."""
+    deadline = time.monotonic() + timeout
+    while cpu_seconds(process.pid) < seconds:
+        assert process.poll() is None, "the process ended first"
+        assert time.monotonic() < deadline, f"{seconds} s of CPU not used in {timeout} s"
+        time.sleep(0.05)
+
+
+def wait_until_reading(process: subprocess.Popen, timeout: float = 120) -> None:
+    """Wait until `process` waits to read from a pipe (its standard input)."""
+    deadline = time.monotonic() + timeout
+    while "pipe_read" not in Path(f"/proc/{process.pid}/wchan").read_text():
+        assert time.monotonic() < deadline, f"not reading a pipe in {timeout} s"
+        time.sleep(0.05)

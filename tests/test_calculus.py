@@ -11,7 +11,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 
 import pytest
 from hypothesis import assume, given, settings
@@ -21,7 +20,7 @@ from nanograd_cli.forward import forward_gradients
 from nanograd_cli.ops import OPS
 from nanograd_cli.symbolic import gradient, hessian, to_source
 
-from .helpers import NANOGRAD, POINT, expressions, nanograd, run
+from .helpers import NANOGRAD, POINT, expressions, nanograd, run, wait_for_cpu
 from .oracle import agrees_with_grad
 
 ROSENBROCK = "(1 - x)**2 + 100*(y - x**2)**2"
@@ -159,7 +158,7 @@ def test_diff_output_reparses_to_the_gradient(source):
 @pytest.mark.parametrize(
     ("source", "wrt", "expected"),
     [
-        ("x*y + tanh(x)", ["x"], "y + sech(x)**2"),
+        ("x*y + tanh(x)", ["x"], "y + 1/cosh(x)**2"),
         ("x*y + tanh(x)", ["y"], "x"),
         ("x**2 + 0*y", ["x"], "2*x"),
         ("3*x + 1", ["x"], "3"),
@@ -369,7 +368,7 @@ def test_minimize_interrupted_prints_the_point_reached():
         stderr=subprocess.PIPE,
         text=True,
     ) as process:
-        time.sleep(1.5)
+        wait_for_cpu(process, 1.0)  # started, and descending
         process.send_signal(signal.SIGINT)
         out, err = process.communicate(timeout=60)
     header, row = out.splitlines()

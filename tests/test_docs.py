@@ -13,6 +13,7 @@ import re
 import shlex
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -98,3 +99,29 @@ def test_examples_are_collected():
     """The collector finds the examples: a broken one would find none, and every test pass."""
     run = [example for example in EXAMPLES if not example.marks]
     assert len(run) >= 15, [example.id for example in EXAMPLES]
+
+
+def test_readme_links_are_absolute_and_lead_to_files_and_headings():
+    """README is also the package's page on the index, where a relative link leads nowhere:
+    every link into the repository is absolute, under the project's URL, and names a file of
+    this tree (and a heading of it, for a #fragment)."""
+    urls = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["urls"]
+    repository = urls["Source"].removeprefix("https://github.com/")
+    pages = f"https://github.com/{repository}/blob/main/"
+    raw = f"https://raw.githubusercontent.com/{repository}/main/"
+    links = re.findall(r"\]\(([^)\s]+)\)", (ROOT / "README.md").read_text())
+    assert links
+    for link in links:
+        assert link.startswith(("https://", "#")), f"{link} is relative"
+        if not link.startswith((pages, raw)):
+            continue
+        path, _, fragment = link.removeprefix(pages).removeprefix(raw).partition("#")
+        assert (ROOT / path).is_file(), link
+        if fragment:
+            headings = re.findall(r"^#+ (.+)$", (ROOT / path).read_text(), re.MULTILINE)
+            assert fragment in [anchor(h) for h in headings], link
+
+
+def anchor(heading: str) -> str:
+    """The #fragment that GitHub gives a heading."""
+    return re.sub(r"[^\w\- ]", "", heading.lower()).replace(" ", "-")

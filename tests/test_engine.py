@@ -5,12 +5,15 @@ from __future__ import annotations
 import gc
 import math
 import random
+import re
 from graphlib import TopologicalSorter
+from pathlib import Path
 
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
+from nanograd_cli import engine
 from nanograd_cli.engine import Value, apply
 from nanograd_cli.ops import CONST, FUNCTIONS, OPS
 
@@ -320,3 +323,16 @@ def test_no_op_raises_on_any_float(a, b, c):
         assert isinstance(y, float)
         local = op.derivative(*args, y)
         assert len(local) == op.arity and all(isinstance(d, float) for d in local)
+
+
+def test_the_methods_declared_for_type_checkers_are_those_made_from_the_table():
+    """engine.py declares, for mypy, the operators and functions it makes from the table of
+    ops: a new op gets its declaration, or a user's type checker would not know it."""
+    source = Path(engine.__file__).read_text()
+    declared = set(re.findall(r"^        def (\w+)\(self.*: \.\.\.$", source, re.MULTILINE))
+    made = {
+        name
+        for name, method in vars(Value).items()
+        if getattr(method, "__qualname__", "").startswith(("_binary.", "_unary."))
+    }
+    assert declared == made

@@ -130,14 +130,15 @@ PLAIN = "\n".join(
         "x*y + tanh(x)  6.9640275800758165",
         "",
         "backward pass",
-        "node           gradient               argument  local       value                product",
-        "x*y + tanh(x)  1.0                    x*y       1           1.0                  1.0",
-        "                                      tanh(x)   1           1.0                  1.0",
-        "x*y            1.0                    x         y           3.0                  3.0",
-        "                                      y         x           2.0                  2.0",
+        "node           gradient               argument  local       "
+        "  value                product",
+        "x*y + tanh(x)  1.0                    x*y       1             1.0                  1.0",
+        "                                      tanh(x)   1             1.0                  1.0",
+        "x*y            1.0                    x         y             3.0                  3.0",
+        "                                      y         x             2.0                  2.0",
         "y              2.0",
-        "tanh(x)        1.0                    x         sech(x)**2  0.07065082485316446"
-        "  0.07065082485316446",
+        "tanh(x)        1.0                    x         1/cosh(x)**2"
+        "  0.07065082485316446  0.07065082485316446",
         "x              3.0",
         "               + 0.07065082485316446",
         "               = 3.0706508248531645",
@@ -149,8 +150,10 @@ PLAIN = "\n".join(
 def test_worked_example_in_a_pipe():
     done = nanograd("explain", *EXAMPLE)
     assert (done.returncode, done.stderr, done.stdout) == (0, "", PLAIN)
-    # --digits is for terminals, Markdown and LaTeX: a pipe keeps full precision
-    assert nanograd("explain", *EXAMPLE, "--digits", "3").stdout == PLAIN
+    # an explicit --digits applies in a pipe too
+    short = nanograd("explain", *EXAMPLE, "--digits", "3").stdout
+    assert short.splitlines()[0] == PLAIN.splitlines()[0] and "3.0706508248531645" not in short
+    assert "= 3.07" in short
 
 
 MARKDOWN = """\
@@ -173,7 +176,7 @@ MARKDOWN = """\
 | `x*y` | 1.0 | `x` | `y` | 3.0 | 3.0 |
 |  |  | `y` | `x` | 2.0 | 2.0 |
 | `y` | 2.0 |  |  |  |  |
-| `tanh(x)` | 1.0 | `x` | `sech(x)**2` | 0.07065082485316446 | 0.07065082485316446 |
+| `tanh(x)` | 1.0 | `x` | `1/cosh(x)**2` | 0.07065082485316446 | 0.07065082485316446 |
 | `x` | 3.0 |  |  |  |  |
 |  | + 0.07065082485316446 |  |  |  |  |
 |  | = 3.0706508248531645 |  |  |  |  |
@@ -184,20 +187,73 @@ def test_worked_example_in_markdown():
     done = nanograd("explain", *EXAMPLE, "--format", "markdown")
     assert (done.returncode, done.stderr, done.stdout) == (0, "", MARKDOWN)
     short = nanograd("explain", *EXAMPLE, "--format", "markdown", "--digits", "4").stdout
-    assert "| `tanh(x)` | 1 | `x` | `sech(x)**2` | 0.07065 | 0.07065 |" in short
+    assert "| `tanh(x)` | 1 | `x` | `1/cosh(x)**2` | 0.07065 | 0.07065 |" in short
     assert "|  | = 3.071 |  |  |  |  |" in short
 
 
 def test_hand_derived_local_derivatives():
-    """x/y at x = 3, y = 2: d/dx = 1/y = 0.5, d/dy = -(x/y)/y (written -x/y/y) = -0.75;
-    x**2 at 3: 2*x = 6."""
+    """x/y at x = 3, y = 2: d/dx = 1/y = 0.5, d/dy = -x/y**2 = -0.75 (as a textbook writes
+    the table's -(x/y)/y); x**2 at 3: 2*x = 6."""
     (step,) = explain_json_at("x/y", x=3, y=2)["backward"][:1]
     assert step["local_derivatives"] == [
         {"argument": "x", "formula": "1/y", "local": 0.5, "product": 0.5},
-        {"argument": "y", "formula": "-x/y/y", "local": -0.75, "product": -0.75},
+        {"argument": "y", "formula": "-x/y**2", "local": -0.75, "product": -0.75},
     ]
     (square,) = explain_json_at("x**2", x=3)["backward"][0]["local_derivatives"]
     assert (square["formula"], square["local"]) == ("2*x", 6.0)
+
+
+@pytest.mark.parametrize(
+    ("source", "point", "formulas"),
+    [
+        ("x**y", {"x": 2, "y": 3}, ["y*x**(y - 1)", "x**y*log(x)"]),
+        ("2**x + x**3", {"x": 1}, ["2**x*log(2)", "3*x**2"]),
+        ("log(x, 2) + log10(x)", {"x": 1}, ["1/(x*log(2))", "1/(x*log(10))"]),
+        ("sigmoid(x)", {"x": 1}, ["sigmoid(x)*(1 - sigmoid(x))"]),
+        ("erf(x)", {"x": 1}, ["2*exp(-x**2)/sqrt(pi)"]),
+    ],
+)
+def test_local_formulas_are_the_textbooks(source, point, formulas):
+    """The local column has diff's textbook formulas: no helper (powlog, step), and a
+    function of numbers kept as written (log(2)) where it is no whole number."""
+    explained = explain_json_at(source, **point)
+    shown = [d["formula"] for s in explained["backward"] for d in s["local_derivatives"]]
+    assert [f for f in shown if f != "1"] == formulas
+    assert not any("powlog" in f or "step" in f for f in shown)
+
+
+def test_a_formula_that_does_not_hold_at_the_point_says_where_it_does():
+    """At x = 0 the engine's d/dy x**y is 0 (PyTorch's limit); x**y*log(x) holds for x > 0,
+    and the local column says so, in every format."""
+    (step,) = explain_json_at("x**y", x=0, y=2)["backward"][:1]
+    assert step["local_derivatives"] == [
+        {
+            "argument": "x",
+            "formula": "y*x**(y - 1)",
+            "domain": "x != 0",
+            "local": 0.0,
+            "product": 0.0,
+        },
+        {
+            "argument": "y",
+            "formula": "x**y*log(x)",
+            "domain": "x > 0",
+            "local": 0.0,
+            "product": 0.0,
+        },
+    ]
+    assert "x**y*log(x)  # x > 0" in run("explain", "x**y", "--x", "0", "--y", "2")[1]
+    latex = run("explain", "x**y", "--x", "0", "--y", "2", "--format", "latex")[1]
+    assert r"&= 0 \quad \left(x^{y} \log(x) \text{ for } x > 0\right)" in latex
+    assert "domain" not in json.dumps(explain_json_at("x**y", x=2, y=3))
+
+
+def test_latex_has_no_plus_minus_and_no_fraction_inside_a_fraction():
+    source = "q = x/y; q += 1 + q + (-x); q - (-y)/x"
+    latex = run("explain", source, "--x", "2", "--y", "3", "--format", "latex")[1]
+    assert "+ -" not in latex and "- -" not in latex
+    assert r"\frac{-\frac" not in latex and r"\frac{\frac" not in latex
+    assert r"-\frac{x}{y^{2}}" in latex
 
 
 def explain_json_at(source: str, **point: float) -> dict:

@@ -6,8 +6,11 @@ from __future__ import annotations
 
 import os
 import re
+import signal
 import subprocess
 import sys
+import time
+from pathlib import Path
 
 import pytest
 
@@ -15,7 +18,7 @@ from nanograd_cli import memory
 from nanograd_cli.errors import NanogradError
 from nanograd_cli.language import check_memory
 
-from .helpers import limited
+from .helpers import NANOGRAD, limited, on_terminal, visible
 
 
 def caret(message: str, line: str, column: int, number: int = 1) -> str:
@@ -407,3 +410,454 @@ def test_each_line_table_streams_in_a_pipe():
         "103   sin(x)      0.8414709848078965  0.5403023058681398",
         "104   x           1.0                 1.0",
     ]
+
+
+# A run stopped by a signal leaves no temporary file: Ctrl-C, `kill` and `timeout`, a closed
+# terminal.
+
+STOPPED = [
+    (signal.SIGTERM, -signal.SIGTERM),
+    (signal.SIGHUP, -signal.SIGHUP),
+    (signal.SIGINT, 130),
+]
+
+
+def temporaries(where: Path) -> list[str]:
+    return sorted(p.name for p in where.iterdir() if p.name.startswith(".nanograd-"))
+
+
+@pytest.mark.parametrize("sent, code", STOPPED, ids=["SIGTERM", "SIGHUP", "SIGINT"])
+def test_points_stopped_by_a_signal_leave_no_file(tmp_path, sent, code):
+    """Rows written to -o FILE as they come, endlessly: a signal removes the temporary file."""
+    pytest.importorskip("pyarrow")
+    rows = subprocess.Popen(["bash", "-c", "echo x,y; yes 1,2"], stdout=subprocess.PIPE)
+    script = 'ulimit -v 4000000; ulimit -t 120; exec "$NANOGRAD" "$@"'
+    command = ["grad", "x*y", "--points", "-", "-o", "out.csv"]
+    with subprocess.Popen(
+        ["bash", "-c", script, "nanograd", *command],
+        cwd=tmp_path,
+        env={**os.environ, "NANOGRAD": NANOGRAD},
+        stdin=rows.stdout,
+        stderr=subprocess.PIPE,
+    ) as process:
+        rows.stdout.close()
+        try:
+            deadline = time.monotonic() + 60
+            while not temporaries(tmp_path) and time.monotonic() < deadline:
+                time.sleep(0.05)
+            assert temporaries(tmp_path), "no temporary file was made"
+            time.sleep(0.2)  # rows are being written to it
+            process.send_signal(sent)
+            ended = process.wait(timeout=30)
+        finally:
+            if process.poll() is None:
+                process.kill()
+            rows.wait(timeout=30)
+        err = process.stderr.read()
+    assert ended == code
+    assert err == b""
+    assert temporaries(tmp_path) == [] and not (tmp_path / "out.csv").exists()
+
+
+@pytest.mark.parametrize("sent", [s for s, _ in STOPPED], ids=["SIGTERM", "SIGHUP", "SIGINT"])
+def test_every_file_written_is_removed_on_a_signal(tmp_path, sent):
+    """draw, plot, minimize --plot, the repl's :draw and --points all write through
+    OutputFile: a signal while it is open removes what was written, and the old file stays."""
+    (tmp_path / "old.svg").write_text("old")
+    script = (
+        "import os, signal, sys\n"
+        "from nanograd_cli.output import OutputFile, write_atomically\n"
+        "f = OutputFile('old.svg')\n"
+        "f.file.write(b'new, half written')\n"
+        f"os.kill(os.getpid(), {int(sent)})\n"
+        "sys.exit(3)  # not reached\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, capture_output=True)
+    # Python ends on a KeyboardInterrupt no one caught as Ctrl-C would have ended it.
+    assert done.returncode == -sent
+    if sent == signal.SIGINT:
+        assert done.stderr.decode().rstrip().endswith("KeyboardInterrupt")
+    assert temporaries(tmp_path) == [] and (tmp_path / "old.svg").read_text() == "old"
+    # The handlers that were there before are back once no file is being written.
+    script = (
+        "import signal\n"
+        "from nanograd_cli.output import write_atomically\n"
+        "before = [signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)]\n"
+        "write_atomically('new.svg', b'new')\n"
+        "after = [signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)]\n"
+        "assert before == after, (before, after)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, capture_output=True)
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "new.svg").read_text() == "new" and temporaries(tmp_path) == []
+
+
+# Control characters from the user never reach the terminal raw: a file name, a word typed
+# in the repl, an option's value, a comment, each is shown with its escapes.
+
+TITLE = "\\x1b]0;pwned\\x07"  # what sets a terminal's title, as a message shows it
+
+
+@pytest.mark.parametrize(
+    "command, code, message",
+    [
+        (
+            "nanograd grad -f $'\\e]0;pwned\\a.txt'",
+            1,
+            f"cannot read {TITLE}.txt: No such file or directory",
+        ),
+        (
+            "nanograd grad x --points $'\\e]0;pwned\\a.csv'",
+            1,
+            f"cannot read {TITLE}.csv: No such file or directory",
+        ),
+        (
+            "echo x | nanograd grad x --points - -o $'nowhere/\\e]0;pwned\\a.csv'",
+            1,
+            f"cannot write nowhere/{TITLE}.csv: No such file or directory",
+        ),
+        (
+            "nanograd draw x --x 1 -o $'\\e]0;pwned\\a.txt'",
+            2,
+            f"cannot tell the format of {TITLE}.txt from its extension: "
+            "use .svg, .png, .pdf, .dot, .gv or .html",
+        ),
+        (
+            "nanograd plot x --x 0:1 -o $'\\e]0;pwned\\a.txt'",
+            2,
+            f"cannot tell the format of {TITLE}.txt from its extension: use .svg, .png or .pdf",
+        ),
+        ("nanograd grad x --x $'\\e]0;pwned\\a'", 2, f"--x expects a number, got '{TITLE}'"),
+        (
+            "printf 'x,y\\n1,2\\n' | nanograd grad x --points - -o $'\\e]0;pwned\\a.jsonl' "
+            "--format csv",
+            2,
+            f"--format csv and -o {TITLE}.jsonl disagree: give one of them",
+        ),
+        (
+            "printf 'x,\\033]0;pwned\\a\\n1,a\\n' | nanograd grad x --points - --format json "
+            "--points-format csv -o out.parquet",
+            2,
+            "--format json and -o out.parquet disagree: give one of them",
+        ),
+    ],
+)
+def test_a_name_with_control_characters_is_shown_escaped(tmp_path, command, code, message):
+    assert limited(command, cwd=str(tmp_path)) == (code, "", f"error: {message}\n")
+
+
+def test_a_file_that_is_not_utf8_is_named_escaped(tmp_path):
+    (tmp_path / "\x1b]0;pwned\x07.txt").write_bytes(b"x\xff")
+    assert limited("nanograd grad -f $'\\e]0;pwned\\a.txt'", cwd=str(tmp_path)) == (
+        2,
+        "",
+        f"error: {TITLE}.txt is not valid UTF-8 (byte 0xff at offset 1)\n",
+    )
+
+
+def test_a_column_named_with_control_characters_is_shown_escaped():
+    header = "x,\\033]0;pwned\\a,\\033]0;pwned\\a"
+    assert limited(f"printf '{header}\\n1,2,3\\n' | nanograd grad x --points -") == (
+        2,
+        "",
+        f"error: --points: the header names the column {TITLE} twice\n",
+    )
+
+
+def test_the_repl_shows_a_command_word_escaped():
+    listed = ", ".join(
+        [":grad", ":diff", ":hessian", ":explain", ":draw", ":inputs", ":reset", ":help", ":quit"]
+    )
+    code, out, err = limited("printf ':frob\\033[2J\\033]0;pwned\\a x\\n' | nanograd repl")
+    assert (code, out) == (2, "")
+    assert err == f"error: line 1: unknown command :frob\\x1b[2J{TITLE}; commands are {listed}\n"
+
+
+def test_the_repl_shows_a_file_name_escaped(tmp_path):
+    script = b"x = 1\n:draw x \x1b]0;pwned\x07.dot\n"
+    code, out, err = limited("nanograd repl", stdin=script, cwd=str(tmp_path))
+    assert (code, out, err) == (0, f"wrote {TITLE}.dot\n", "")
+    assert (tmp_path / "\x1b]0;pwned\x07.dot").read_text().startswith("digraph")
+
+
+def test_each_line_shows_a_comment_escaped():
+    code, out, err = limited("printf 'x # \\033]0;pwned\\a\\n' | nanograd grad - --each-line --x 1")
+    assert (code, err) == (0, "")
+    assert out == f"line  expression            value  d_x\n1     x # {TITLE}  1.0    1.0\n"
+
+
+def test_a_comment_is_not_read_as_rich_markup_on_a_terminal():
+    screen = on_terminal(
+        "grad", "-e", "x # [link=https://example.com]click[/link]", "--each-line", "--x", "1"
+    )
+    assert "\x1b]8;" not in screen  # no hyperlink made
+    assert "[link=https://example.com]click[/link]" in "".join(visible(screen))
+
+
+# A comment inside a statement that goes on over several lines is no part of its box's label.
+
+COMMENTED = "a = (x + # \x1b]0;pwned\x07 \\G \\N \x01\n 1)\nb = a*x\n"
+
+
+def test_draw_labels_a_statement_without_its_comment(tmp_path):
+    (tmp_path / "c.txt").write_text(COMMENTED)
+    code, out, err = limited("nanograd draw -f c.txt --x 1", cwd=str(tmp_path))
+    assert (code, err) == (0, "")
+    assert 'label="a = (x + 1)"' in out and 'label="b = a*x"' in out
+    assert not re.search(r"[\x00-\x08\x0b-\x1f\x7f]", out) and "\\G" not in out
+
+
+def test_draw_with_a_control_character_in_a_comment_writes_valid_svg_and_html(tmp_path):
+    import xml.etree.ElementTree as ElementTree
+
+    pytest.importorskip("graphviz")
+    (tmp_path / "c.txt").write_text(COMMENTED)
+    code, out, err = limited("nanograd draw -f c.txt --x 1 -o g.svg", cwd=str(tmp_path))
+    if code == 1 and "no Graphviz found" in err:
+        pytest.skip(err)
+    assert (code, out, err) == (0, "", "")
+    texts = [t.text for t in ElementTree.parse(tmp_path / "g.svg").iter() if t.text]
+    assert "a = (x + 1)" in texts and not any("pwned" in t for t in texts)
+    code, out, err = limited("nanograd draw -f c.txt --x 1 -o g.html", cwd=str(tmp_path))
+    assert (code, out, err) == (0, "", "")
+    page = (tmp_path / "g.html").read_text()
+    assert not re.search(r"[\x00-\x08\x0b-\x1f\x7f]", page)
+    assert "a = (x + # \\x1b]0;pwned\\x07 \\G \\N \\x01" in page  # the source, shown escaped
+
+
+# Tables of points no parser should be handed as they are.
+
+
+def nested(depth: int) -> str:
+    return "[" * depth + "1" + "]" * depth
+
+
+@pytest.mark.parametrize("depth", [101, 1000, 100_000])
+@pytest.mark.parametrize("how", ["file", "stdin"])
+def test_a_json_row_nested_too_deep_is_bad_input(tmp_path, depth, how):
+    pytest.importorskip("pyarrow")
+    rows = f'{{"x": 1}}\n\n{{"x": 2, "a": {nested(depth)}}}\n{{"x": 3}}\n'
+    (tmp_path / "deep.jsonl").write_text(rows)
+    points = "deep.jsonl" if how == "file" else "- --points-format jsonl < deep.jsonl"
+    command = f"nanograd grad x --points {points} -o out.parquet"
+    assert limited(command, cwd=str(tmp_path)) == (
+        2,
+        "",
+        "error: --points row 2 is nested more than 100 deep\n",
+    )
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["deep.jsonl"]
+
+
+def test_a_json_row_nested_100_deep_is_read(tmp_path):
+    pytest.importorskip("pyarrow")
+    objects = '{"b": ' * 99 + "1" + "}" * 99
+    strings = '"' + "[" * 5000 + '\\"' + "{" * 5000 + '"'  # brackets in text do not count
+    (tmp_path / "deep.jsonl").write_text(
+        f'{{"x": 1, "a": {nested(99)}, "o": {objects}, "s": {strings}}}\n'
+    )
+    code, out, err = limited("nanograd grad x --points deep.jsonl -o out.parquet", cwd=tmp_path)
+    assert (code, out, err) == (0, "", "")
+
+
+def test_csv_fields_and_headers_over_128_kb_are_read(tmp_path):
+    pytest.importorskip("pyarrow")
+    long_name, text = "y" * 200_000, "t" * (2 << 20)
+    (tmp_path / "wide.csv").write_text(f'x,{long_name},note\n1,2,"{text}"\n3,4,{text}\n')
+    code, out, err = limited("nanograd grad x --points wide.csv", cwd=str(tmp_path))
+    assert (code, err) == (0, "")
+    assert out.splitlines() == [
+        f"x,{long_name},note,value,d_x",
+        f"1,2,{text},1.0,1.0",
+        f"3,4,{text},3.0,1.0",
+    ]
+    (tmp_path / "bad.csv").write_text(f"x,{long_name}\n1,2,3\n")
+    assert limited("nanograd grad x --points bad.csv", cwd=str(tmp_path)) == (
+        2,
+        "",
+        "error: --points row 1 has 3 fields, the header 2\n",
+    )
+
+
+@pytest.mark.parametrize(
+    "name, rows, message",
+    [
+        (
+            "long.jsonl",
+            '{"x": 1}\n{"x": 2, "s": "LONG"}\n{"x": 3}\n',
+            "--points row 2 is longer than 64 MB (no line end?)",
+        ),
+        (
+            "long.csv",
+            "x,s\n1,a\n2,LONG\n3,b\n",
+            "--points row 2 is longer than 64 MB (no line end, or a quote never closed?)",
+        ),
+        (
+            "last.csv",
+            'x,s\n1,a\n2,"LONG"',
+            "--points row 2 is longer than 64 MB (no line end, or a quote never closed?)",
+        ),
+    ],
+)
+def test_a_row_over_64_mb_is_refused_even_with_a_line_end(tmp_path, name, rows, message):
+    pytest.importorskip("pyarrow")
+    (tmp_path / name).write_text(rows.replace("LONG", "a" * (70 << 20)))
+    command = f"nanograd grad x --points {name} -o out.csv"
+    assert limited(command, cwd=str(tmp_path)) == (2, "", f"error: {message}\n")
+    assert not (tmp_path / "out.csv").exists()
+
+
+@pytest.mark.parametrize("end", ["\n", "\r\n", "\r"])
+def test_a_csv_line_of_spaces_is_a_blank_line(end):
+    pytest.importorskip("pyarrow")
+    rows = end.join(["x,y", "1,2", "   ", "3,4", " \t ", "5,6", ""])
+    code, out, err = limited("nanograd grad 'x*y' --points - --format csv", stdin=rows.encode())
+    assert (code, err) == (0, "")
+    assert out == "x,y,value,d_x,d_y\n1,2,2.0,2.0,1.0\n3,4,12.0,4.0,3.0\n5,6,30.0,6.0,5.0\n"
+    rows = "x,y\n1,2\n   \n3\n"
+    assert limited("nanograd grad 'x*y' --points -", stdin=rows.encode()) == (
+        2,
+        "",
+        "error: --points row 2 has 1 field, the header 2\n",
+    )
+    # Inside quotes, a line of spaces is text.
+    rows = 'x,note\n1,"a\n   \nb"\n  \n3,c\n'
+    code, out, err = limited("nanograd grad x --points -", stdin=rows.encode())
+    assert (code, err) == (
+        0,
+        "",
+    ) and out == 'x,note,value,d_x\n1,"a\n   \nb",1.0,1.0\n3,c,3.0,1.0\n'
+
+
+def test_dash_f_dash_is_the_file_named_dash(tmp_path):
+    (tmp_path / "-").write_text("x*3")
+    command = "echo 'x*2' | nanograd grad -f - --x 1 --format csv"
+    assert limited(command, cwd=str(tmp_path)) == (0, "value,d_x\n3.0,3.0\n", "")
+    (tmp_path / "-").unlink()
+    assert limited(command, cwd=str(tmp_path)) == (
+        1,
+        "",
+        "error: cannot read -: No such file or directory\n",
+    )
+    # A bare - is standard input.
+    command = "echo 'x*2' | nanograd grad - --x 1 --format csv"
+    assert limited(command, cwd=str(tmp_path)) == (0, "value,d_x\n2.0,2.0\n", "")
+
+
+# Numbers at the edges of floats, in plot and minimize; a terminal said to be very wide.
+
+
+@pytest.mark.parametrize("span", ["5e-324:1e-323", "0:1e-322"])
+def test_a_terminal_plot_of_a_range_too_narrow_to_label_asks_for_a_picture(tmp_path, span):
+    # uniplot stepped through the labels of an axis a few of the smallest floats wide in more
+    # steps than an array holds: "ValueError: Maximum allowed size exceeded"
+    pytest.importorskip("matplotlib")
+    low, high = (repr(float(t)) for t in span.split(":"))
+    assert limited(f"nanograd plot 'x*x' --x {span}") == (
+        2,
+        "",
+        f"error: a terminal plot cannot label an axis as narrow as x from {low} to {high}: "
+        "write a picture instead, with -o plot.svg\n",
+    )
+    code, out, err = limited(f"nanograd plot 'x*x' --x {span} -o p.svg", cwd=str(tmp_path))
+    assert (code, out, err) == (0, "", "") and (tmp_path / "p.svg").exists()
+
+
+@pytest.mark.parametrize(
+    "command, axis",
+    [
+        ("plot 'exp(x)' --x 0:709.7 -o p.svg", "f(x) from 0 to 1.65e+308"),
+        ("plot 'x*1.5e308' --x 0:1 -o p.png", "f(x) from 0 to 1.5e+308"),
+        ("plot 'x*y' --x -7e307:7e307 --y 0:1 -o p.svg", "x from -7e+307 to 7e+307"),
+        ("plot 'x*y*1e308' --x -1:1 --y -1:1 -o p.pdf", "f(x, y) from -1e+308 to 1e+308"),
+    ],
+)
+def test_a_picture_of_an_axis_too_wide_for_matplotlib_is_refused(tmp_path, command, axis):
+    # Matplotlib's transforms overflowed: "LinAlgError: Singular matrix"
+    pytest.importorskip("matplotlib")
+    assert limited(f"nanograd {command}", cwd=str(tmp_path)) == (
+        2,
+        "",
+        f"error: a picture cannot show {axis}: an axis spans at most 1.2e+308; plot a narrower "
+        "range\n",
+    )
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
+    # Up to that, it is drawn: exp(x) to 1e308 and more.
+    code, out, err = limited("nanograd plot x --x 0:1.2e308:3 -o p.svg", cwd=str(tmp_path))
+    assert (code, out, err) == (0, "", "") and (tmp_path / "p.svg").exists()
+
+
+def test_a_terminal_plot_of_numbers_too_large_for_a_picture_says_so():
+    assert limited("nanograd plot 'exp(x)' --x 0:709.7") == (
+        2,
+        "",
+        "error: a terminal plot 80 columns wide cannot label numbers as large as 1.65e+308: "
+        "plot a narrower range\n",
+    )
+
+
+def test_minimize_with_a_gradient_norm_beyond_floats():
+    # Each derivative is finite; the norm was summed of squares, which overflowed.
+    code, out, err = limited("nanograd minimize '1e300*x*x' --x 1 --steps 5 --format csv")
+    assert (code, err) == (0, "")
+    assert out.splitlines()[1].split(",")[:4] == ["1e+300", "1.0", "2e+300", "2e+300"]
+    assert limited("nanograd minimize '1.5e308*(x - y)' --x 1 --y 1") == (
+        2,
+        "",
+        "error: the gradient's norm is too large for a float (each derivative is finite) at "
+        "the start: start from a point where it is smaller\n",
+    )
+
+
+@pytest.mark.parametrize("columns, width", [(1_000_000, 500), (100, 100), (1, 20)])
+def test_a_terminal_plot_is_at_most_500_columns_wide(columns, width):
+    code, out, err = limited(f"COLUMNS={columns} nanograd plot 'sin(x)' --x 0:1", seconds=10)
+    assert (code, err) == (0, "")
+    assert max(len(line) for line in out.splitlines()) == width
+
+
+# Parquet and the Arrow file format from a pipe are read whole: held to the memory left.
+
+WHOLE = re.compile(
+    r"error: standard input is at least [\d,]+ MB of (Parquet|the Arrow file format), which is "
+    r"read from its end, so whole: that needs at least [\d.]+ GB of memory, and [\d.]+ GB is "
+    r"free; give the file's name to --points instead, which is read a batch at a time\n"
+)
+
+
+@pytest.mark.parametrize("magic, fmt", [("PAR1", "parquet"), ("ARROW1", "arrow")])
+def test_an_endless_parquet_or_arrow_file_on_standard_input_is_refused(tmp_path, magic, fmt):
+    pytest.importorskip("pyarrow")
+    command = (
+        f"(printf {magic}; head -c 6000000000 /dev/zero) | "
+        f"nanograd grad x --points - --points-format {fmt} -o out.{fmt}"
+    )
+    code, out, err = limited(command, cwd=str(tmp_path), seconds=30, memory=3_000_000)
+    assert (code, out) == (1, "") and WHOLE.fullmatch(err), err
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
+
+
+def test_a_parquet_file_on_standard_input_is_read(tmp_path):
+    pa = pytest.importorskip("pyarrow")
+    import pyarrow.parquet as pq
+
+    pq.write_table(pa.table({"x": [1.0, 2.0]}), tmp_path / "p.parquet")
+    command = "nanograd grad x --points - --points-format parquet -o out.csv < p.parquet"
+    assert limited(command, cwd=str(tmp_path), memory=3_000_000) == (0, "", "")
+    assert (tmp_path / "out.csv").read_text() == "x,value,d_x\n1.0,1.0,1.0\n2.0,2.0,1.0\n"
+
+
+def test_a_picture_of_a_fit_past_what_axes_show_is_refused():
+    """fit --plot draws the data as they are: an axis too wide is refused as plot's is."""
+    import numpy as np
+
+    from nanograd_cli.errors import InputError
+    from nanograd_cli.render.plot import FitCurve, fit_figure
+
+    x = np.array([-1e308, 0.0, 1e308])
+    fit = FitCurve("t", x, np.ones(3), np.zeros(3), x, np.ones(3), "a*t")
+    with pytest.raises(InputError) as caught:
+        fit_figure(fit, "svg")
+    assert str(caught.value) == (
+        "a picture cannot show t from -1e+308 to 1e+308: an axis spans at most 1.2e+308; plot "
+        "a narrower range"
+    )

@@ -11,6 +11,7 @@ import os
 import select
 import signal
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -77,6 +78,60 @@ def test_labelled_edges_of_a_long_sum_are_drawn_in_time(tmp_path, terms, names):
     assert svg.count(times_one) == terms + (terms - 2)
 
 
+POSITIONED_NOTE = (
+    "note: the graph has {:,} nodes, more than the 5,000 Graphviz lays out in reasonable time; "
+    "placed by nanograd in ranks, in the order the nodes are made, with straight edges and no "
+    "search for fewer crossings\n"
+)
+
+
+def test_a_sum_of_20000_xs_is_placed_by_nanograd_in_time(tmp_path):
+    # 39,999 nodes: sfdp took 30 s of CPU for them, and the 66,667 terms of a 133 KB source ran
+    # on past a minute (Graphviz waited for the rest of its input, which was never written)
+    (tmp_path / "sum.txt").write_text(sum_of(20_000, "x"))
+    code, out, err = limited("nanograd draw -f sum.txt --x 1 -o sum.svg", tmp_path, seconds=20)
+    assert code == 0 and out == ""
+    assert err.startswith(POSITIONED_NOTE.format(39_999)), err
+    svg = (tmp_path / "sum.svg").read_text()
+    assert svg.count('class="node"') == 39_999 + 1  # and the legend
+    assert "grad 20000.0000" in svg
+
+
+def test_the_live_page_of_a_1600_statement_chain_is_made_in_time(tmp_path):
+    # 16,004 nodes: 21.6 s with sfdp's layout, growing as n^1.8; placed by nanograd, in
+    # proportion to the nodes
+    steps = [f"h = tanh(h*{0.5 + k % 5 / 10} + y*{k % 3 + 1})" for k in range(1600)]
+    (tmp_path / "chain.txt").write_text("\n".join(["h = x", *steps, "h*h"]))
+    code, out, err = limited(
+        "nanograd draw -f chain.txt --x 0.3 --y -0.2 -o chain.html", tmp_path, seconds=20
+    )
+    assert code == 0 and out == ""
+    assert err.startswith(POSITIONED_NOTE.format(16_004)), err
+    page = (tmp_path / "chain.html").read_text()
+    values = 2 + 4 * 1600 + 1  # x and y; h*w, y*c, their sum and its tanh; h*h
+    assert page.count('<g class=\\"node value\\" data-node=') == values
+
+
+def test_graphviz_gets_all_of_a_drawing_it_reads_slowly(tmp_path):
+    """Past SLOW seconds, the rest of the DOT text is still written to Graphviz: it waited
+    for it forever, once communicate() had timed out."""
+    script = (
+        "from nanograd_cli import parse\n"
+        "from nanograd_cli.render import graph\n"
+        "graph.SLOW = 0.001\n"
+        "source = '+'.join(f'tanh(x*{i})' for i in range(800))\n"
+        "drawing = graph.draw_evaluation(parse(source).gradients({'x': 0.1}))\n"
+        "said = []\n"
+        "svg = graph.render_drawing(drawing, 'svg', on_slow=lambda: said.append(1))\n"
+        "print(svg.count(b'class=\"node\"'), said)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=300, cwd=tmp_path
+    )
+    assert (done.returncode, done.stderr) == (0, "")
+    assert done.stdout == "5600 [1]\n"  # every node and the legend; said once to be slow
+
+
 def test_labelled_edges_go_to_sfdp_past_the_limit_of_a_full_search():
     layout = graph.choose_layout(graph.LABELLED_LIMIT, 1.0, "LR", edge_labels=True)
     assert layout.engine == "dot"
@@ -130,9 +185,10 @@ def running(pid: int) -> bool:
     ids=["SIGTERM", "SIGHUP", "SIGINT"],
 )
 def test_a_signal_to_nanograd_ends_graphviz_too(tmp_path, sent, code):
-    # 10,002 nodes: Graphviz takes seconds to draw them as png; the signal goes to nanograd
-    # alone, as `kill PID` sends it (Ctrl-C and a closed terminal reach the whole group)
-    (tmp_path / "big.txt").write_text("+".join(f"tanh(x*{i})" for i in range(1429)))
+    # 30,008 nodes: Graphviz takes seconds to paint them as png (laid out by nanograd, past
+    # graph.POSITIONED_LIMIT); the signal goes to nanograd alone, as `kill PID` sends it (Ctrl-C
+    # and a closed terminal reach the whole group)
+    (tmp_path / "big.txt").write_text("+".join(f"tanh(x*{i})" for i in range(4287)))
     draw = ["draw", "-f", "big.txt", "--x", "0.1", "-o", "big.png"]
     renderers: list[int] = []
     with subprocess.Popen(
@@ -156,7 +212,7 @@ def test_a_signal_to_nanograd_ends_graphviz_too(tmp_path, sent, code):
             for pid in filter(running, renderers):
                 os.kill(pid, signal.SIGKILL)
         err += process.stderr.read()
-    assert b"drawing 10,002 nodes with Graphviz" in err
+    assert b"drawing 30,008 nodes with Graphviz" in err
     assert renderers, "no renderer started"
     assert ended == code
     assert not left, "Graphviz outlived nanograd"
@@ -170,7 +226,7 @@ def test_a_signal_to_nanograd_ends_graphviz_too(tmp_path, sent, code):
 def sin_chain_derivative(depth: int, latex: bool) -> str:
     """diff's text of d/dx sin(sin(...sin(x))), `depth` (a multiple of 4) deep, by the chain
     rule: every fourth sin(...) bound to a name, then the product of the cosines of each
-    level, the outermost first."""
+    level, the outermost first (in LaTeX, the lines of one aligned environment)."""
     if latex:
         sin, cos, times = r"\sin", r"\cos", " "
         name = "t_{{{}}}".format
@@ -185,6 +241,10 @@ def sin_chain_derivative(depth: int, latex: bool) -> str:
     for base in reversed(names):
         for level in (3, 2, 1, 0):
             factors.append(f"{cos}(" + f"{sin}(" * level + base + ")" * level + ")")
+    if latex:
+        rows = [line.replace(" = ", " &= ", 1) for line in lines]
+        rows.append("d_{x} &= " + times.join(factors))
+        return "\n".join([r"\begin{aligned}", " \\\\\n".join(rows), r"\end{aligned}"]) + "\n"
     return "\n".join([*lines, times.join(factors)]) + "\n"
 
 
@@ -254,3 +314,61 @@ def test_check_of_2000_inputs_is_done_in_time(tmp_path):
         assert checks[n]["analytic"] == 2 * v
         assert checks[n]["numeric"] == pytest.approx(2 * v, abs=1e-6)
         assert checks[n]["pass"] is True
+
+
+# The repl: each line costs its own size, not that of every definition before it.
+
+
+def test_a_repl_script_of_4000_definitions_is_linear(tmp_path):
+    # 1,200 definitions took 14 s and 2,000 48 s when each line parsed every definition
+    # before it; 4,000 definitions and 4,000 expressions now take about 5 s
+    lines = ["x = 0.5"]
+    lines += [f"a{i} = {'x' if i == 0 else f'a{i - 1}'}*x + {i % 7}" for i in range(4000)]
+    lines += [f"b{i} = x*{i}" for i in range(4000)]
+    lines += [f"b{i} + 1" for i in range(0, 4000, 2)]
+    lines += ["a3999"]
+    (tmp_path / "script.txt").write_text("\n".join(lines) + "\n")
+    code, out, err = limited("nanograd repl < script.txt", tmp_path, seconds=30)
+    assert (code, err) == (0, "")
+    tables = out.split("        value")
+    assert len(tables) == 1 + 2000 + 1
+    expected = 0.5
+    for i in range(4000):
+        expected = expected * 0.5 + i % 7
+    assert tables[-1].splitlines()[1].split() == ["result", repr(expected)]
+
+
+def test_a_repl_entry_left_open_is_refused_past_1_mb(tmp_path):
+    code, out, err = limited(
+        "(printf 'x = 1\\nx\\n(\\n'; yes 'x+') | nanograd repl", tmp_path, seconds=30
+    )
+    assert code == 1
+    assert out == "        value  gradient\nresult  1.0\nx       1.0    1.0\n"
+    assert err == (
+        "error: line 3: the entry that starts here is longer than 1 MB with a parenthesis "
+        "still open; an entry is at most that (nanograd grad -f FILE takes a longer source)\n"
+    )
+
+
+# Forward mode: tangents of the inputs a node depends on, let go after their last reader.
+
+
+def test_forward_mode_of_a_sum_of_10000_inputs_fits_in_memory(tmp_path):
+    # 3.8 GB and 35 to 53 s when every node carried a derivative for every input; now 31 MB
+    names = [f"x{i}" for i in range(10_000)]
+    (tmp_path / "sum.txt").write_text(
+        "+".join(f"{n}*{n}" if i % 2 else n for i, n in enumerate(names))
+    )
+    (tmp_path / "args.txt").write_text(" ".join(f"--var={n}={i % 5}" for i, n in enumerate(names)))
+    code, out, err = limited(
+        "nanograd grad -f sum.txt $(cat args.txt) --mode forward --format json",
+        tmp_path,
+        seconds=30,
+        memory=600_000,
+    )
+    assert (code, err) == (0, "")
+    result = json.loads(out)
+    assert result["value"] == sum(i % 5 if i % 2 == 0 else (i % 5) ** 2 for i in range(10_000))
+    assert result["gradients"] == {
+        n: 1.0 if i % 2 == 0 else 2.0 * (i % 5) for i, n in enumerate(names)
+    }

@@ -15,6 +15,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "nanograd_cli"
 CORE = {
     "_tables",
     "algebra",
+    "compiled",
     "engine",
     "errors",
     "formula",
@@ -110,8 +111,14 @@ def test_only_the_command_line_and_the_repl_import_click():
 
 
 def test_no_import_cycles():
+    # A notebook's `_repr_*_` method imports its renderer when a notebook calls it, long after
+    # both modules are loaded: that import is no edge of an import cycle.
     graph = {
-        m: {known(n) for n, _ in names if not n.startswith("@") and known(n) not in ("", m)}
+        m: {
+            known(n)
+            for n, in_repr in names
+            if not n.startswith("@") and not in_repr and known(n) not in ("", m)
+        }
         for m, names in MODULES.items()
     }
     # A package's __init__ importing its own modules is how a package is put together.

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from nanograd_cli import compile, parse
 
-from .helpers import NANOGRAD, limited, nanograd, run
+from .helpers import NANOGRAD, NOT_ACTIVE, limited, nanograd, pip_hint, run
 
 np = pytest.importorskip("numpy")
 pa = pytest.importorskip("pyarrow")
@@ -494,7 +494,10 @@ def test_disagreeing_format_and_output_and_options_without_points(tmp_path):
     )
     assert code == 2 and "--format json and -o" in err
     code, _, err = run("grad", "x", "--x", "1", "-o", str(out))
-    assert (code, err) == (2, "error: -o and --points-format are for the rows of --points FILE\n")
+    assert (code, err) == (
+        2,
+        "error: -o, --points-format and --output-format are for the rows of --points FILE\n",
+    )
     assert not out.exists()
 
 
@@ -682,14 +685,17 @@ def test_garbage_as_arrow_or_parquet_is_bad_input(tmp_path):
     assert err.startswith("error: --points g.parquet is not a Parquet file: Parquet magic bytes")
 
 
-def test_source_and_points_cannot_both_come_from_standard_input():
-    for source in (["-"], ["-f", "-"]):
-        result = nanograd("grad", *source, "--points", "-", stdin="x\n1\n")
-        assert (result.returncode, result.stdout, result.stderr) == (
-            2,
-            "",
-            "error: the source and --points - cannot both come from standard input\n",
-        )
+def test_source_and_points_cannot_both_come_from_standard_input(tmp_path):
+    result = nanograd("grad", "-", "--points", "-", stdin="x\n1\n")
+    assert (result.returncode, result.stdout, result.stderr) == (
+        2,
+        "",
+        "error: the source and --points - cannot both come from standard input\n",
+    )
+    # -f - is the file named -, which the points on standard input can go with.
+    (tmp_path / "-").write_text("x*2")
+    result = nanograd("grad", "-f", "-", "--points", "-", stdin="x\n1\n", cwd=tmp_path)
+    assert (result.returncode, result.stdout, result.stderr) == (0, "x,value,d_x\n1,2.0,2.0\n", "")
 
 
 def test_a_missing_value_written_by_pandas_says_how_to_write_it(tmp_path):
@@ -708,7 +714,7 @@ def test_a_missing_value_written_by_pandas_says_how_to_write_it(tmp_path):
     assert result.stdout == "x,value,d_x\n1.0,2.0,2.0\nnan,nan,2.0\n3.0,6.0,2.0\n"
 
 
-def test_without_pyarrow_the_error_names_the_extra():
+def test_without_pyarrow_the_error_names_the_extra(tmp_path):
     block = "import sys; sys.modules['pyarrow'] = None; from nanograd_cli.cli import main; main()"
     result = subprocess.run(
         [sys.executable, "-c", block, "grad", "x", "--points", "-"],
@@ -716,11 +722,13 @@ def test_without_pyarrow_the_error_names_the_extra():
         capture_output=True,
         text=True,
         timeout=60,
+        cwd=tmp_path,
+        env=NOT_ACTIVE,
     )
     assert (result.returncode, result.stdout) == (1, "")
     assert result.stderr == (
-        "error: --points needs PyArrow, which is not installed: "
-        "pip install 'nanograd-cli[points]'\n"
+        "error: --points needs PyArrow, which is not installed: install it with: "
+        f"{pip_hint('points')}\n"
     )
 
 
@@ -808,6 +816,40 @@ def test_compile_errors():
     assert f(x=[1.0, 2.0], y=3.0)["d_x"].tolist() == [3.0, 3.0]
 
 
+def test_compile_names_the_column_of_a_frame_it_cannot_read():
+    from nanograd_cli.errors import InputError
+
+    pd = pytest.importorskip("pandas")
+    f = compile("x*y")
+    bad = [
+        (pd.DataFrame([[1, 2, 3]], columns=["x", "x", "y"]), "the DataFrame has 2 columns named x"),
+        (
+            pd.DataFrame([[1, 2]], columns=pd.MultiIndex.from_tuples([("x", "a"), ("y", "b")])),
+            "the DataFrame's columns have 2 levels (a MultiIndex): give each column one name",
+        ),
+        (pd.DataFrame({"x": ["1", "abc"], "y": [1, 2]}), "row 2, column x: 'abc' is not a number"),
+        (pd.DataFrame({"x": ["1", [2]], "y": [1, 2]}), "row 2, column x: [2] is not a number"),
+        (pd.DataFrame({"x": pd.Categorical(["a"]), "y": [1]}), "row 1, column x: 'a' is not"),
+        (pd.DataFrame({"x": pd.to_datetime(["2020-01-01"]), "y": [1]}), "column x holds datetime"),
+        (pd.DataFrame({"x": [1 + 2j], "y": [1]}), "column x holds complex128, not numbers"),
+    ]
+    for frame, message in bad:
+        with pytest.raises(InputError) as caught:
+            f(frame)
+        assert str(caught.value).startswith(message), str(caught.value)
+    # Numbers as text, missing values (None, NA) as nan, pandas' own number types: read.
+    frame = pd.DataFrame(
+        {
+            "x": pd.Series(["1", None, pd.NA, " 4 "], dtype=object),
+            "y": pd.array([1, 2, None, 4], dtype="Int64"),
+            "z": [0, 0, 5, 5],
+        }
+    )
+    assert f(frame)["value"].tolist() == pytest.approx([1.0, np.nan, np.nan, 16.0], nan_ok=True)
+    twice = pd.DataFrame([[1, 2, 3, 4]], columns=["x", "y", "z", "z"])  # not an input: kept
+    assert list(f(twice).columns) == ["x", "y", "z", "z", "value", "d_x", "d_y"]
+
+
 @pytest.mark.slow
 def test_compile_on_a_dask_cluster_equals_one_machine(tmp_path):
     dd = pytest.importorskip("dask.dataframe")
@@ -854,3 +896,22 @@ def test_points_and_compile_agree_with_the_engine_row_by_row():
         assert row["value"] == pytest.approx(single.value, rel=1e-12, abs=1e-300)
         assert row["d_x"] == pytest.approx(single.gradients["x"], rel=1e-12, abs=1e-300)
         assert row["d_y"] == single.gradients["y"]
+
+
+def test_csv_read_from_standard_input_becomes_parquet_on_standard_output():
+    import io
+
+    import pyarrow.parquet as pq
+
+    done = subprocess.run(
+        [NANOGRAD, "grad", "x*y", "--points", "-", "--output-format", "parquet"],
+        input=b"x,y\n1,2\n3,4\n",
+        capture_output=True,
+        timeout=60,
+    )
+    assert (done.returncode, done.stderr) == (0, b"")
+    rows = pq.read_table(io.BytesIO(done.stdout)).to_pylist()
+    assert rows == [
+        {"x": 1.0, "y": 2.0, "value": 2.0, "d_x": 2.0, "d_y": 1.0},
+        {"x": 3.0, "y": 4.0, "value": 12.0, "d_x": 4.0, "d_y": 3.0},
+    ]

@@ -418,3 +418,17 @@ def test_an_input_can_be_set_to_nan_or_inf(typed, shown):
     table = f"        value  gradient\nresult  {shown}\nx       {shown:<5}  2.0\n"
     assert done.stdout == f"{table}x = {shown}\n"
     assert done.stderr == f"warning: line 2, column 1: input x is {shown}\n  2 | x*2\n      ^\n"
+
+
+def test_an_input_redefined_in_terms_of_itself_stays_an_input():
+    s = session("x = 2")
+    assert out(s, "x = x + 1") == ""
+    assert out(s, "x").splitlines()[1] == "result  3.0"
+    assert out(s, ":inputs") == "x = 2.0\nx = x + 1"
+    s.run("x = x * 10")
+    assert out(s, "x").splitlines()[1] == "result  30.0"
+
+
+def test_a_name_bound_to_a_constant_expression_is_an_input():
+    s = session("y = pi/2")
+    assert out(s, "sin(y)").splitlines()[2] == "y       1.5707963267948966  6.123233995736766e-17"

@@ -68,6 +68,43 @@ def test_bash_completion_of_commands_options_and_input_names(tmp_path):
     assert complete('nanograd grad -e "a+b" --')[:2] == ["--a", "--b"]
     assert complete('nanograd grad "x*y" --wrt ') == ["x", "y"]
     assert complete('nanograd diff "x*y" --wrt ') == ["x", "y"]
+    assert complete("nanograd draw x -o graph.s") == ["graph.svg"]
+    assert complete("nanograd plot x --x 0:1 -o p.p") == ["p.png", "p.pdf"]
+
+
+def replies(line: str) -> list[tuple[str, str]]:
+    """What the command answers bash's completion script for `line`, as (type, value) pairs:
+    for a `file`, bash itself lists the file names that start with the value."""
+    words = line.split(" ")
+    env = {**os.environ, "_NANOGRAD_COMPLETE": "bash_complete"}
+    env |= {"COMP_WORDS": line, "COMP_CWORD": str(len(words) - 1)}
+    done = subprocess.run([NANOGRAD], capture_output=True, text=True, env=env, timeout=60)
+    assert done.returncode == 0, done.stderr
+    return [tuple(reply.split(",", 1)) for reply in done.stdout.splitlines()]
+
+
+def test_completion_of_file_names_and_output_extensions():
+    assert replies("nanograd grad -f ") == [("file", "")]
+    assert replies("nanograd grad --file m") == [("file", "m")]
+    assert replies("nanograd grad x --points p") == [("file", "p")]
+    assert replies("nanograd draw x -o ") == [("file", "")]
+    # A name typed up to its dot: the files there, then the formats that the command writes.
+    drawn = replies("nanograd draw x -o graph.")
+    assert drawn == [
+        ("file", "graph."),
+        *(("plain", f"graph.{e}") for e in "svg png pdf dot gv html htm".split()),
+    ]
+    assert replies("nanograd plot x --x 0:1 -o p.p") == [
+        ("file", "p.p"),
+        ("plain", "p.png"),
+        ("plain", "p.pdf"),
+    ]
+    assert replies("nanograd minimize x --plot d.s") == [("file", "d.s"), ("plain", "d.svg")]
+    assert replies("nanograd grad x --points p -o out.p")[1:3] == [
+        ("plain", "out.parquet"),
+        ("plain", "out.pq"),
+    ]
+    assert replies("nanograd grad x --points p -o dir.x/o") == [("file", "dir.x/o")]
 
 
 @pytest.mark.parametrize("shell", ["zsh", "fish"])
@@ -104,10 +141,38 @@ def test_digits_on_a_terminal_and_full_precision_in_a_pipe():
     assert "6.964" in screen and "3.071" in screen and "6.9640275" not in screen
     screen = "\n".join(visible(on_terminal("grad", "x*y + tanh(x)", "--x", "2", "--y", "3")))
     assert "6.9640275800758165" in screen  # it fits: full precision
-    piped = nanograd("grad", "x*y + tanh(x)", "--x", "2", "--y", "3", "--digits", "4")
-    assert "6.9640275800758165" in piped.stdout
+    piped = nanograd("grad", "x*y + tanh(x)", "--x", "2", "--y", "3")
+    assert "6.9640275800758165" in piped.stdout  # a pipe gets full precision
     bad = nanograd("grad", "x", "--x", "1", "--digits", "0")
     assert bad.returncode == 2 and "neither a number of digits from 1 to 17 nor full" in bad.stderr
+
+
+def test_an_explicit_digits_applies_to_every_table():
+    """NO_COLOR turns colour off, nothing else; --digits asks for digits wherever a table goes."""
+    point = ["--x", "2", "--y", "3", "--digits", "4"]
+    piped = nanograd("grad", "x*y + tanh(x)", *point)
+    assert (
+        piped.stdout
+        == "        value  gradient\nresult  6.964\nx       2      3.071\ny       3      2\n"
+    )
+    no_color = nanograd(
+        "explain", "x*x", "--x", "3.3333333", "--digits", "3", env={**os.environ, "NO_COLOR": "1"}
+    )
+    assert "= 6.67" in no_color.stdout and "3.3333333" not in no_color.stdout
+    # JSON and CSV keep every digit
+    assert (
+        "6.9640275800758165" in nanograd("grad", "x*y + tanh(x)", *point, "--format", "csv").stdout
+    )
+
+
+def test_check_shows_analytic_and_numeric_apart_in_any_digits():
+    done = nanograd("check", "x*y + tanh(x)", "--x", "2", "--y", "3", "--digits", "3")
+    assert done.stdout.splitlines()[1:] == [
+        "x      3.07      ≈3.07    5.76e-11   1.88e-11   yes",
+        "y      2         ≈2       1.78e-12   8.92e-13   yes",
+    ]
+    full = nanograd("check", "x*y + tanh(x)", "--x", "2", "--y", "3", "--digits", "full")
+    assert "≈" not in full.stdout and "1.999999999998" in full.stdout
 
 
 @pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
@@ -175,3 +240,94 @@ def test_python_api_takes_keyword_inputs():
         nanograd_cli.grad("x*y", x=1)
     assert str(caught.value) == "missing value for input y"
     assert repr(nanograd_cli.parse("x*y")) == "<Program 3 instructions, inputs: x, y>"
+
+
+def test_one_ctrl_d_ends_a_source_typed_at_a_terminal():
+    import pexpect
+
+    env = {k: v for k, v in os.environ.items() if k != "NO_COLOR"}
+    child = pexpect.spawn(
+        NANOGRAD, ["grad", "-", "--x", "3", "--format", "csv"], env=env, timeout=60
+    )
+    child.send("x*x\n")
+    child.sendeof()  # once, at the start of a line, as `cat` takes it
+    child.expect(pexpect.EOF)
+    assert child.before.decode().splitlines()[-2:] == ["value,d_x", "9.0,6.0"]
+
+
+def test_command_summaries_fit_80_columns_uncut():
+    done = nanograd("--help", env={**os.environ, "COLUMNS": "80"})
+    summaries = done.stdout.split("Commands:\n")[1].splitlines()
+    assert [line.split()[0] for line in summaries] == COMMANDS  # one line each
+    assert all(len(line) <= 80 and not line.endswith("...") for line in summaries), summaries
+
+
+def test_without_source_a_pipe_or_file_on_standard_input_is_the_source(tmp_path):
+    done = nanograd("grad", "--x", "1", "--format", "json", stdin="x*x\n")
+    assert (done.returncode, done.stdout) == (
+        0,
+        '{"value": 1.0, "inputs": {"x": 1.0}, "gradients": {"x": 2.0}}\n',
+    )
+    done = nanograd("grad", "--each-line", "--x", "1", "--format", "csv", stdin="x*x\nsin(x)\n")
+    assert done.stdout.splitlines()[:2] == ["line,value,d_x", "1,1.0,2.0"]
+    assert nanograd("diff", "--wrt", "x", stdin="x**3").stdout == "3*x**2\n"
+    (tmp_path / "model.txt").write_text("x*y\n")
+    with open(tmp_path / "model.txt") as file:
+        done = subprocess.run(
+            [NANOGRAD, "grad", "--x", "2", "--y", "3", "--format", "csv"],
+            stdin=file,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    assert done.stdout == "value,d_x,d_y\n6.0,3.0,2.0\n"
+    # Standard input empty, or closed, or already the points: there is no source.
+    empty = nanograd("grad", "--x", "1")
+    assert (empty.returncode, empty.stderr) == (
+        2,
+        "error: the source has no statements: there is nothing to evaluate\n",
+    )
+    once = "error: give the source once: SOURCE, -e TEXT or -f PATH\n"
+    closed = subprocess.run(
+        f"{NANOGRAD} grad --x 1 <&-", shell=True, capture_output=True, text=True, timeout=60
+    )
+    assert (closed.returncode, closed.stderr.splitlines()[0]) == (2, once.strip())
+    points = nanograd("grad", "--points", "-", stdin="x\n1\n")
+    assert (points.returncode, points.stderr.splitlines()[0]) == (2, once.strip())
+
+
+def test_without_source_on_a_terminal_it_asks_for_one():
+    screen = visible(on_terminal("grad", "--x", "1"))
+    assert "error: give the source once: SOURCE, -e TEXT or -f PATH" in screen
+
+
+def test_color_always_never_auto_and_the_environment():
+    args = ["grad", "x*y", "--x", "2", "--y", "3"]
+    plain = "        value  gradient\nresult  6.0\nx       2.0    3.0\ny       3.0    2.0\n"
+    base = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR")}
+
+    def drawn(*extra: str, **env: str) -> str:
+        done = nanograd(*args, *extra, env={**base, **env})
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    assert drawn() == plain  # a pipe
+    assert drawn(FORCE_COLOR="") == plain  # empty: not set
+    for rich in (drawn("--color", "always"), drawn(FORCE_COLOR="1"), drawn("--color=always")):
+        assert "\x1b[1m" in rich and "┏" in rich and "6.0" in rich
+    assert drawn("--color", "always", NO_COLOR="1") == drawn("--color", "always")
+    assert drawn("--color", "never", FORCE_COLOR="1") == plain
+    assert drawn(NO_COLOR="1", FORCE_COLOR="1") == plain
+    # Before the command, too.
+    done = nanograd("--color", "always", *args, env=base)
+    assert done.stdout == drawn("--color", "always")
+    # Terminal plots colour as tables do.
+    plot = nanograd("plot", "sin(x)", "--x", "0:1", "--color", "always", env=base).stdout
+    assert "\x1b[" in plot
+
+
+def test_color_never_on_a_terminal_is_plain():
+    plain = ["        value  gradient", "result  1.0", "x       1.0    1.0"]
+    assert "┏" in on_terminal("grad", "x", "--x", "1")
+    assert visible(on_terminal("grad", "x", "--x", "1", "--color", "never")) == plain
+    assert visible(on_terminal("--color", "never", "grad", "x", "--x", "1")) == plain

@@ -191,6 +191,22 @@ def test_every_op_on_the_tape_equals_the_engine_at_special_values(source):
             assert same(float(gradients[name][k]), node.grad), (name, point)
 
 
+@pytest.mark.parametrize("source", _sources_of_every_op())
+def test_every_step_writes_its_value_into_its_first_array_or_leaves_it_alone(source):
+    """The tape hands a step the caller's output array as out[0], so a step may keep nothing
+    but its value there."""
+    tape = Tape(parse(source))
+    column = np.array(SPECIAL)
+    data = dict(tape.constants) | {tape.input_slots[n]: column for n in tape.program.inputs}
+    for i, args, step in tape.steps:
+        out = tape_module.Arrays(column.size)
+        marker = out[0]
+        marker.fill(12345.0)
+        with np.errstate(all="ignore"):
+            data[i], _ = step(out, *(data[a] for a in args))
+        assert data[i] is marker or (marker == 12345.0).all(), source
+
+
 def test_points_counts_rows_and_bytes_for_the_progress_display(monkeypatch):
     from nanograd_cli.io import chunks, readers
 

@@ -15,9 +15,21 @@ import click
 from .. import __version__
 from ..streams import guard as guard_streams
 from .errors import exit_code
+from .options import color_option
 
 # Each command, by the module that holds it (and is named after it).
-COMMANDS = ["check", "diff", "draw", "explain", "grad", "hessian", "minimize", "plot", "repl"]
+COMMANDS = [
+    "check",
+    "diff",
+    "draw",
+    "explain",
+    "fit",
+    "grad",
+    "hessian",
+    "minimize",
+    "plot",
+    "repl",
+]
 
 
 class Commands(click.Group):
@@ -33,6 +45,7 @@ class Commands(click.Group):
 
 
 @click.group(cls=Commands, context_settings={"help_option_names": ["-h", "--help"]})
+@color_option
 @click.version_option(
     __version__, "--version", prog_name="nanograd", message="%(prog)s %(version)s"
 )

@@ -1,50 +1,75 @@
-"""`nanograd check`: the gradient against central finite differences."""
+"""`nanograd check`: the gradient against central finite differences, or against formulas."""
 
 from __future__ import annotations
 
 import click
 
 from .. import api
-from ..errors import NanogradError
+from ..errors import InputError, NanogradError
 from ..gradcheck import failures
 from ..sources import Source
 from .command import InputsCommand, program_and_point
-from .options import AtLeast, source_and_inputs, strict_option, table_format
-from .output import emit, warn
+from .options import (
+    AtLeast,
+    color_option,
+    source_and_inputs,
+    strict_option,
+    table_format,
+    wrt_option,
+)
+from .output import emit, rich_terminal, show_table, warn
 
 EXAMPLES = """
 \b
 Examples:
   nanograd check "x*y + tanh(x)" --x 2 --y 3
   nanograd check model.txt --x 0.5 --rtol 1e-6 --format json
+  nanograd check "x**3" --against "3*x**2" --x 2
+  nanograd check "sin(x)/x" --against "cos(x)/x - sin(x)/x**2" --x 0.1:3
+  nanograd check "x*y" --against "x=y" --against "y=x" --x -1:1 --y 2
 """
 
 
-@click.command(cls=InputsCommand, epilog=EXAMPLES)
+@click.command(
+    cls=InputsCommand,
+    epilog=EXAMPLES,
+    short_help="Check the gradients against central finite differences.",
+)
 @source_and_inputs
+@click.option(
+    "--against",
+    multiple=True,
+    metavar="FORMULA",
+    help="A derivative worked out by hand, to compare with the engine's: FORMULA for the one "
+    "input (or the one --wrt names), NAME=FORMULA for the input NAME (repeatable, one per "
+    "input). An input may be a range, --x LO:HI or LO:HI:N (101 points along one range, 11 "
+    "along each of several): the formula must agree at every point where the engine's "
+    "derivative is a number, |engine - formula| <= atol + rtol*|engine|, with rtol 1e-9 and "
+    "atol 1e-12 unless given. Exit 1, showing the first points where they differ, if not.",
+)
+@wrt_option("With --against: the input a FORMULA without NAME= is the derivative by.")
 @click.option(
     "--rtol",
     type=AtLeast(min=0),
-    default=1e-3,
-    show_default=True,
-    help="Relative tolerance.",
+    help="Relative tolerance. [default: 1e-3; with --against, 1e-9]",
 )
 @click.option(
     "--atol",
     type=AtLeast(min=0),
-    default=1e-5,
-    show_default=True,
-    help="Absolute tolerance.",
+    help="Absolute tolerance. [default: 1e-5; with --against, 1e-12]",
 )
 @table_format
 @strict_option
+@color_option
 @click.pass_context
 def check(
     ctx: click.Context,
     source: Source,
     var: tuple[str, ...],
-    rtol: float,
-    atol: float,
+    against: tuple[str, ...],
+    wrt: tuple[str, ...],
+    rtol: float | None,
+    atol: float | None,
     fmt: str | None,
     digits: str | None,
     strict: bool,
@@ -54,9 +79,44 @@ def check(
     An input passes when both are finite and |analytic - numeric| <= atol + rtol * |numeric|
     (the defaults are torch.autograd.gradcheck's). The step for input x is
     cbrt(machine epsilon) * max(1, |x|).
+
+    With --against, check a derivative worked out by hand instead: the engine's derivative
+    against the formula, at the point or over ranges of inputs.
     """
+    if against:
+        check_formulas(ctx, source, var, against, wrt, rtol, atol, fmt, digits, strict)
+        return
+    if wrt:
+        raise InputError("--wrt is for --against: say which derivative a formula is")
     program, point = program_and_point(ctx, source, var)
+    rtol = 1e-3 if rtol is None else rtol
+    atol = 1e-5 if atol is None else atol
     result = api.check(program, point, rtol, atol, strict, warn)
     emit(fmt, result, digits)
     if not result.passed:
         raise NanogradError(f"gradient check failed for {failures(result)}")
+
+
+def check_formulas(ctx, source, var, against, wrt, rtol, atol, fmt, digits, strict) -> None:
+    from ..plot import parse_inputs
+    from ..render.text import mismatch_rows
+    from ..sources import load_program
+    from .output import report
+
+    program = load_program(source, report)
+    fixed, ranges = parse_inputs(ctx.meta["inputs"], var)
+    rtol = api.AGAINST_RTOL if rtol is None else rtol
+    atol = api.AGAINST_ATOL if atol is None else atol
+    result = api.check_against(program, against, fixed, ranges, wrt, rtol, atol, strict, warn)
+    emit(fmt, result, digits)
+    if fmt in (None, "table") and not result.passed:
+        click.echo("\nfirst points where they differ:" if not rich_terminal() else "")
+        show_table(lambda number: mismatch_rows(result, number), digits)
+    for name, c in result.checks.items():
+        if c.differ:
+            raise NanogradError(
+                f"the formula for d/d{name} differs from the engine's derivative at "
+                f"{c.differ:,} of {c.points - c.skipped:,} points"
+            )
+        if c.points == c.skipped:
+            raise NanogradError(f"the engine's derivative by {name} is nan at every point")

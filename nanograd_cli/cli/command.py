@@ -3,11 +3,12 @@ for any input NAME."""
 
 from __future__ import annotations
 
-import difflib
+import sys
 
 import click
 from click.shell_completion import CompletionItem
 
+from .. import streams
 from ..errors import BadInputValue, InputError, NanogradError, SeveralOutputs, UnknownInputs
 from ..program import Program
 from ..sources import INPUT_NAME, Source, input_values, load_program
@@ -16,7 +17,26 @@ from .output import report
 
 class SourceCommand(click.Command):
     """A command that reads a source: SOURCE, `-e TEXT` or `-f PATH`, exactly one of them,
-    passed on as one `source` (a sources.Source)."""
+    passed on as one `source` (a sources.Source). With none of them, a source piped in or
+    redirected from a file is read from standard input, as `-` would (jq does the same). An
+    unknown option gets its nearest real one
+    (`--fromat`: `--format`), and `--NAME` where no option is near, an input's value, is told
+    that this command takes none."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        try:
+            return super().parse_args(ctx, args)
+        except click.NoSuchOption as error:
+            name = error.option_name
+            own = {o for p in self.get_params(ctx) for o in p.opts if o.startswith("--")}
+            close = nearest(name[2:], own) if name.startswith("--") else []
+            if close or not name.startswith("--") or not INPUT_NAME.fullmatch(name[2:]):
+                raise click.NoSuchOption(name, possibilities=close, ctx=ctx) from None
+            raise click.UsageError(
+                f"{ctx.command_path} takes no input values ({name}): for the value of SOURCE "
+                "at a point, use nanograd grad",
+                ctx,
+            ) from None
 
     def invoke(self, ctx: click.Context):
         given = [
@@ -28,6 +48,9 @@ class SourceCommand(click.Command):
             )
             if value is not None
         ]
+        tables = (ctx.params.get("points"), ctx.params.get("data"))
+        if not given and _stdin_is_piped() and "-" not in tables:
+            given = [Source("either", "-")]
         if len(given) != 1:
             raise click.UsageError("give the source once: SOURCE, -e TEXT or -f PATH", ctx)
         ctx.params["source"] = given[0]
@@ -68,14 +91,16 @@ class InputsCommand(SourceCommand):
                     rest.append(args[i + 1])
                     i += 1
             elif not INPUT_NAME.fullmatch(name):
-                raise click.NoSuchOption(arg, ctx=ctx)
+                raise click.NoSuchOption(arg, possibilities=nearest(name, own), ctx=ctx)
             else:
                 if not equals:
                     if i + 1 >= len(args):
                         if ctx.resilient_parsing:  # completing: the value is being typed
                             break
+                        if nearest(name, own):  # `--strcit`: an option mistyped, no input
+                            raise click.NoSuchOption(arg, possibilities=nearest(name, own), ctx=ctx)
                         raise click.BadOptionUsage(
-                            arg, f"{arg} needs a value: {arg} VALUE", ctx=ctx
+                            arg, f"{arg} needs a value: {arg} VALUE{as_format(name)}", ctx=ctx
                         )
                     i += 1
                     value = args[i]
@@ -88,24 +113,14 @@ class InputsCommand(SourceCommand):
         try:
             return super().invoke(ctx)
         except (UnknownInputs, BadInputValue) as error:
-            hint = self._option_hint(ctx, error.names)
-            if not hint:
-                raise
-            raise InputError(f"{error}{hint}") from None
-
-    def _option_hint(self, ctx: click.Context, names: list[str]) -> str:
-        """For `--NAME` read as an input that is no input: the option it may have meant."""
-        own = [o[2:] for p in self.get_params(ctx) for o in p.opts if o.startswith("--")]
-        group = ctx.find_root().command
-        commands = [group.get_command(ctx, name) for name in group.list_commands(ctx)]
-        others = {o[2:] for c in commands for p in c.params for o in p.opts}
-        for name in names:
-            close = difflib.get_close_matches(name, own, n=1, cutoff=0.6)
-            if close:
-                return f"; did you mean --{close[0]}?"
-            if name in others:
-                return f"; {ctx.command_path} has no --{name} option"
-        return ""
+            own = {o for p in self.get_params(ctx) for o in p.opts if o.startswith("--")}
+            for name in error.names:
+                close = nearest(name, own)
+                if close:
+                    raise InputError(f"{error}; did you mean {close[0]}?") from None
+                if f"--{name}" in other_options(ctx):
+                    raise InputError(f"{ctx.command_path} has no --{name} option") from None
+            raise
 
     def shell_complete(self, ctx: click.Context, incomplete: str):
         """Options, and beyond them `--NAME` for each input of the SOURCE already typed."""
@@ -117,11 +132,45 @@ class InputsCommand(SourceCommand):
         return [CompletionItem(n, help="input") for n in names if n.startswith(incomplete)] + items
 
 
+def nearest(name: str, options) -> list[str]:
+    """The command's option nearest to `--name`, if one is near: what a typo meant."""
+    import difflib  # only on the way to an error
+
+    return difflib.get_close_matches(f"--{name}", sorted(options), n=1, cutoff=0.75)
+
+
+def as_format(name: str) -> str:
+    """For `--json` and the like, read as an input without a value: the option meant."""
+    formats = {"json": "JSON", "csv": "CSV", "table": "a table"}
+    return f"; for {formats[name]}, give --format {name}" if name in formats else ""
+
+
+def other_options(ctx: click.Context) -> set[str]:
+    """The long options of every command of the group."""
+    group = ctx.find_root().command
+    commands = [group.get_command(ctx, name) for name in group.list_commands(ctx)]
+    return {o for c in commands for p in c.params for o in p.opts if o.startswith("--")}
+
+
+def one_standard_input(source: Source, path: str | None, option: str) -> None:
+    """Refuse a source and a table (`option` FILE) that would both be read from stdin."""
+    if path == "-" and source.stdin:
+        raise InputError(f"the source and {option} - cannot both come from standard input")
+
+
+def _stdin_is_piped() -> bool:
+    """Whether standard input is open and not a terminal: a pipe, a file, /dev/null."""
+    try:
+        return not (sys.stdin is None or streams.closed(sys.stdin) or sys.stdin.isatty())
+    except ValueError:  # closed by the program itself
+        return False
+
+
 def program_and_point(
     ctx: click.Context, source: Source, var: tuple[str, ...]
 ) -> tuple[Program, dict[str, float]]:
     """The source parsed, and the point that `--NAME VALUE` and `--var NAME=VALUE` give."""
-    return load_program(source, report), input_values(ctx.meta["inputs"], var)
+    return load_program(source, report), input_values(ctx.meta["inputs"], var, report)
 
 
 def typed_inputs(ctx: click.Context) -> list[str]:

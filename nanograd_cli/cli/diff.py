@@ -16,11 +16,16 @@ Examples:
   nanograd diff "x*y + tanh(x)" --wrt x
   nanograd diff model.txt --wrt x --wrt y
   nanograd diff "sin(x)**2" --wrt x --format latex
+  nanograd diff "x**y" --wrt y --exact
   nanograd grad "$(nanograd diff 'x**3' --wrt x)" --x 2
 """
 
 
-@click.command(cls=SourceCommand, epilog=EXAMPLES)
+@click.command(
+    cls=SourceCommand,
+    epilog=EXAMPLES,
+    short_help="Print the derivative as an expression, or as LaTeX.",
+)
 @source_options
 @wrt_option("An input to differentiate by.")
 @click.option(
@@ -31,11 +36,21 @@ Examples:
     show_default=True,
     help="The language itself, or LaTeX.",
 )
-def diff(source: Source, wrt: tuple[str, ...], fmt: str) -> None:
+@click.option(
+    "--exact",
+    is_flag=True,
+    help="Write the derivative so that it equals the engine's at every point (0**0, a zero "
+    "base), with the helpers powlog and step where needed, instead of as a textbook does.",
+)
+def diff(source: Source, wrt: tuple[str, ...], fmt: str, exact: bool) -> None:
     """Print the derivative of SOURCE as an expression in the language.
 
-    With one --wrt, the output is a program whose result is the derivative: give it back to
-    `nanograd grad` to evaluate it. A sub-expression that repeats is bound once to a name.
+    As a textbook writes it (x**x*(log(x) + 1)); where that differs from the engine's
+    derivative at some points, a comment under it says where it holds (# x > 0). With one
+    --wrt, the output is a program whose result is the derivative: give it back to
+    `nanograd grad` to evaluate it. A name of SOURCE that the derivative uses twice is kept,
+    with its definition; another sub-expression that repeats is bound once to a name (t1).
     Without --wrt, every input's derivative is printed, one `d_NAME = ...` line each.
     """
-    click.echo(api.diff(load_program(source, report), wrt, latex=fmt == "latex"))
+    program = load_program(source, report)
+    click.echo(api.diff(program, wrt, latex=fmt == "latex", exact=exact))

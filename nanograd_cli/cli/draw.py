@@ -8,10 +8,10 @@ import click
 
 from .. import api
 from ..errors import InputError
-from ..render.graph import format_of
+from ..render.graph import EXTENSIONS, format_of
 from ..sources import Source
 from .command import InputsCommand, program_and_point
-from .options import source_and_inputs, strict_option
+from .options import output_option, source_and_inputs, strict_option
 from .output import report, warn, write_out
 
 EXAMPLES = """
@@ -24,11 +24,16 @@ Examples:
 """
 
 
-@click.command(cls=InputsCommand, epilog=EXAMPLES)
+@click.command(
+    cls=InputsCommand,
+    epilog=EXAMPLES,
+    short_help="Draw the computation graph: every node's data and gradient.",
+)
 @source_and_inputs
-@click.option(
+@output_option(
     "-o",
     "--output",
+    extensions=lambda: EXTENSIONS,
     default="-",
     metavar="FILE",
     help="Where to write; the format follows the extension (.svg .png .pdf .dot .gv, "

@@ -85,6 +85,8 @@ def leading_dash_source(error: Exception, args: list[str], commands: list[str]) 
     if isinstance(error, click.NoSuchOption) and not error.option_name.startswith("--"):
         source = next((a for a in args if a.startswith(error.option_name)), None)
         command = error.ctx.command_path if error.ctx else None
+        if len(args) > 1 and not args[1].startswith("-"):
+            return None  # a SOURCE came first: the option is a typo, not a source
     elif isinstance(error, NanogradError):
         source = glued_source(args, error)
         command = next((f"nanograd {a}" for a in args if a in commands), None)

@@ -9,8 +9,8 @@ from ..render import explain as writers
 from ..render.table import number_formats
 from ..sources import Source
 from .command import InputsCommand, program_and_point
-from .options import digits_option, source_and_inputs, strict_option
-from .output import rich_terminal, warn
+from .options import color_option, digits_option, nan_option, source_and_inputs, strict_option
+from .output import json_nulls, rich_terminal, warn
 
 EXAMPLES = """
 \b
@@ -22,7 +22,11 @@ Examples:
 """
 
 
-@click.command(cls=InputsCommand, epilog=EXAMPLES)
+@click.command(
+    cls=InputsCommand,
+    epilog=EXAMPLES,
+    short_help="Write out the forward and backward passes, node by node.",
+)
 @source_and_inputs
 @click.option(
     "--format",
@@ -31,10 +35,12 @@ Examples:
     help="Output format. [default: table; plain text when not on a terminal]",
 )
 @digits_option(
-    "Significant digits of the numbers in a table on a terminal, in Markdown and in "
-    "LaTeX. [default: as many as fit a terminal; else full precision]"
+    "Significant digits of the numbers in a table, in Markdown and in LaTeX (JSON keeps "
+    "every digit). [default: as many as fit a terminal; else full precision]"
 )
+@nan_option
 @strict_option
+@color_option
 @click.pass_context
 def explain(
     ctx: click.Context,
@@ -55,7 +61,7 @@ def explain(
     result = api.explain(program, point, strict, warn)
     number = number_formats(digits)[0]
     if fmt == "json":
-        click.echo(writers.to_json(result))
+        click.echo(writers.to_json(result, json_nulls()))
     elif fmt == "markdown":
         click.echo(writers.markdown(result, number))
     elif fmt == "latex":
@@ -63,4 +69,4 @@ def explain(
     elif rich_terminal():
         writers.print_tables(result, digits)
     else:
-        click.echo(writers.plain(result))
+        click.echo(writers.plain(result, number))

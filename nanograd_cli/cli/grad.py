@@ -8,15 +8,24 @@ import click
 
 from .. import api
 from ..errors import InputError, NanogradError, NonFiniteResult, SourceError
+from ..io import EXTENSIONS
 from ..language import parse
 from ..render import text
 from ..render.streaming import StreamingTable
 from ..results import LineGradients
 from ..sources import Source, decode, input_values, load_program, source_lines
-from .command import InputsCommand
+from .command import InputsCommand, one_standard_input
 from .errors import describe
-from .options import source_and_inputs, strict_option, table_format, wrt_option
-from .output import emit, report, rich_terminal, show_table, warn
+from .options import (
+    PATH,
+    color_option,
+    output_option,
+    source_and_inputs,
+    strict_option,
+    table_format,
+    wrt_option,
+)
+from .output import emit, json_nulls, report, rich_terminal, show_table, warn
 
 EXAMPLES = """
 \b
@@ -30,7 +39,11 @@ Examples:
 """
 
 
-@click.command(cls=InputsCommand, epilog=EXAMPLES)
+@click.command(
+    cls=InputsCommand,
+    epilog=EXAMPLES,
+    short_help="Print the value and the gradient by every input.",
+)
 @source_and_inputs
 @table_format
 @wrt_option("Show only these gradients.")
@@ -38,23 +51,32 @@ Examples:
 @strict_option
 @click.option(
     "--points",
+    type=PATH,
     metavar="FILE",
     help="A table of points (- for standard input), a row per point and a column per input: "
-    "one result per row, the row's columns kept. CSV with a header, Parquet, Arrow or JSON "
-    "Lines, by the extension.",
+    "one result per row, the row's columns kept. CSV or TSV with a header, Parquet, Arrow, "
+    "JSON Lines or a JSON array of objects, by the extension.",
 )
 @click.option(
     "--points-format",
-    type=click.Choice(["csv", "parquet", "arrow", "jsonl"]),
+    type=click.Choice(["csv", "tsv", "parquet", "arrow", "jsonl"]),
     help="The format of --points FILE, and of the results where no extension says. "
     "[default: by the extension, else csv]",
 )
 @click.option(
+    "--output-format",
+    "results_format",
+    type=click.Choice(["csv", "tsv", "parquet", "arrow", "jsonl"]),
+    help="With --points: the format of the results, whatever -o's extension or "
+    "--points-format say (Parquet on standard output from CSV read there, say).",
+)
+@output_option(
     "-o",
     "--output",
+    extensions=lambda: (e for known in EXTENSIONS.values() for e in known),
     metavar="FILE",
     help="With --points: write the results to FILE, in the format its extension says (.csv "
-    ".parquet .arrow .feather .jsonl). [default: standard output]",
+    ".tsv .parquet .arrow .feather .jsonl). [default: standard output]",
 )
 @click.option(
     "--mode",
@@ -64,6 +86,7 @@ Examples:
     help="Reverse mode (one pass back per output) or forward mode (dual numbers, one pass for "
     "every input at once); auto is reverse, or forward where outputs outnumber inputs.",
 )
+@color_option
 @click.pass_context
 def grad(
     ctx: click.Context,
@@ -75,6 +98,7 @@ def grad(
     strict: bool,
     points: str | None,
     points_format: str | None,
+    results_format: str | None,
     output: str | None,
     mode: str,
     var: tuple[str, ...],
@@ -86,33 +110,37 @@ def grad(
     (u = x*y; v = x+y; u, v) has several outputs: grad prints each one's value and gradient,
     the Jacobian.
     """
-    values = input_values(ctx.meta["inputs"], var)
+    values = input_values(ctx.meta["inputs"], var, report)
     if each_line and points is not None:
         raise InputError("--each-line and --points cannot be used together")
     if each_line:
         api.check_wrt(wrt, list(values))
         ctx.exit(each_line_results(source, values, fmt, digits, wrt, strict, mode))
-    if points is None and (output is not None or points_format is not None):
-        raise InputError("-o and --points-format are for the rows of --points FILE")
-    if points == "-" and source.stdin:
-        raise InputError("the source and --points - cannot both come from standard input")
+    if points is None and (output, points_format, results_format) != (None, None, None):
+        raise InputError(
+            "-o, --points-format and --output-format are for the rows of --points FILE"
+        )
+    one_standard_input(source, points, "--points")
     program = load_program(source, report)
     if points is not None:
         api.check_wrt(wrt, program.inputs)
         if mode == "forward":
             raise InputError("--points runs the vectorized reverse mode: drop --mode forward")
-        points_results(program, points, values, fmt, wrt, strict, output, points_format)
+        formats = points_format, results_format
+        points_results(program, points, values, fmt, wrt, strict, output, formats)
         return
     emit(fmt, api.grad(program, values, wrt, mode, strict, warn), digits)
 
 
-def points_results(program, points, values, fmt, wrt, strict, output, points_format) -> None:
-    """`grad --points`: one result per row, a batch of rows at a time, in any format."""
+def points_results(program, points, values, fmt, wrt, strict, output, formats) -> None:
+    """`grad --points`: one result per row, a batch of rows at a time, in any format;
+    `formats`: --points-format and --output-format."""
+    points_format, results_format = formats
     from .. import io  # NumPy and PyArrow: loaded only for --points, and only once checked
 
     if fmt == "table":
         raise InputError("--points writes csv or json: give --format csv or --format json")
-    out_format = io.output_format(output, fmt, points_format)
+    out_format = results_format or io.output_format(output, fmt, points_format)
     if output in (None, "-") and out_format not in io.TEXT_FORMATS and sys.stdout.isatty():
         raise InputError(f"{out_format} is binary: write it to a file with -o FILE, or pipe it")
     io.pyarrow_required()
@@ -127,6 +155,7 @@ def points_results(program, points, values, fmt, wrt, strict, output, points_for
         list(wrt),
         strict,
         RowsProgress if sys.stderr.isatty() else None,
+        json_nulls(),
     )
     if run.non_finite:
         rows = "1 row has" if run.non_finite == 1 else f"{run.non_finite} rows have"
@@ -170,7 +199,7 @@ def each_line_results(source, values, fmt, digits, wrt, strict, mode) -> int:
             continue
         row = LineGradients(number, line.strip(), result.only(names))
         if fmt == "json":
-            click.echo(text.to_json(row))
+            click.echo(text.to_json(row, json_nulls()))
         elif fmt == "csv":
             click.echo(text.csv_rows(row)[0])
         elif plain is not None:

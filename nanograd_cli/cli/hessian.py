@@ -7,7 +7,7 @@ import click
 from .. import api
 from ..sources import Source
 from .command import InputsCommand, program_and_point
-from .options import source_and_inputs, strict_option, table_format
+from .options import color_option, source_and_inputs, strict_option, table_format
 from .output import emit, warn
 
 EXAMPLES = """
@@ -18,10 +18,13 @@ Examples:
 """
 
 
-@click.command(cls=InputsCommand, epilog=EXAMPLES)
+@click.command(
+    cls=InputsCommand, epilog=EXAMPLES, short_help="Print the value, the gradient and the Hessian."
+)
 @source_and_inputs
 @table_format
 @strict_option
+@color_option
 @click.pass_context
 def hessian(
     ctx: click.Context,

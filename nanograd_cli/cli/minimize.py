@@ -6,14 +6,18 @@ import sys
 
 import click
 
-from .. import api
-from ..errors import Interrupted
+from .. import api, io
+from ..errors import InputError, Interrupted
 from ..render.progress import StepsProgress
 from ..sources import Source
-from .command import InputsCommand, complete_inputs, program_and_point
+from .command import InputsCommand, one_standard_input, program_and_point
 from .options import (
     AtLeast,
     CountFrom,
+    color_option,
+    data_format_option,
+    fix_option,
+    output_option,
     source_and_inputs,
     strict_option,
     table_format,
@@ -29,7 +33,19 @@ Examples:
 """
 
 
-@click.command(cls=InputsCommand, epilog=EXAMPLES)
+def picture_extensions() -> dict[str, str]:
+    """What --plot writes, by extension: looked up only when completing, since render.plot
+    brings NumPy with it."""
+    from ..render.plot import EXTENSIONS
+
+    return EXTENSIONS
+
+
+@click.command(
+    cls=InputsCommand,
+    epilog=EXAMPLES,
+    short_help="Minimize by gradient descent: SGD, momentum or Adam.",
+)
 @source_and_inputs
 @click.option(
     "--steps",
@@ -59,23 +75,34 @@ Examples:
     show_default=True,
     help="Stop when the gradient's norm is at most this.",
 )
-@click.option(
+@output_option(
     "--plot",
     "picture",
+    extensions=picture_extensions,
     metavar="FILE",
     help="Also draw the descent (.svg .png .pdf): its path on the contour plot of SOURCE for "
     "two inputs, the loss at every step otherwise.",
 )
-@wrt_option("Move only these inputs (the others keep their values).")
 @click.option(
-    "--fix",
-    multiple=True,
-    metavar="NAME",
-    shell_complete=complete_inputs,
-    help="Hold this input at its value; move the others.",
+    "--data",
+    metavar="FILE",
+    help="Train on these rows (- for standard input; CSV, Parquet, Arrow or JSON Lines): SOURCE "
+    "is a loss per row, an input named as a column is read per row, and the mean loss is "
+    "minimized over the other inputs.",
 )
+@data_format_option
+@click.option(
+    "--batch",
+    type=CountFrom(min=1),
+    metavar="N",
+    help="With --data: N rows a step, shuffled each pass. [default: every row every step]",
+)
+@click.option("--seed", type=int, help="With --batch: the seed of the shuffle.")
+@wrt_option("Move only these inputs (the others keep their values).")
+@fix_option("Hold this input at its value; move the others.")
 @table_format
 @strict_option
+@color_option
 @click.pass_context
 def minimize(
     ctx: click.Context,
@@ -86,6 +113,10 @@ def minimize(
     optimizer: str,
     tol: float,
     picture: str | None,
+    data: str | None,
+    data_format: str | None,
+    batch: int | None,
+    seed: int | None,
     wrt: tuple[str, ...],
     fix: tuple[str, ...],
     fmt: str | None,
@@ -106,7 +137,15 @@ def minimize(
 
         picture_format = format_of(picture)  # before any step: a bad name fails at once
         descent = Descent()
+    if data is None and (batch is not None or seed is not None or data_format is not None):
+        raise InputError("--batch, --seed and --data-format are for the rows of --data FILE")
+    if seed is not None and batch is None:
+        raise InputError("--seed orders the batches of --batch N: without batches it does nothing")
+    one_standard_input(source, data, "--data")
     program, start = program_and_point(ctx, source, var)
+    columns = None
+    if data is not None:
+        columns = io.read_table(data, io.input_format(data, data_format), program.inputs).columns
     progress = StepsProgress(steps) if sys.stderr.isatty() else None
     try:
         result = api.minimize(
@@ -122,6 +161,9 @@ def minimize(
             descent and descent.record,
             wrt,
             fix,
+            columns,
+            batch,
+            seed,
         )
     except Interrupted as stop:  # Ctrl-C: the point reached is shown, and then the exit code
         result, interrupted = stop.reached, stop

@@ -2,9 +2,34 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
+
 import click
+from click.shell_completion import CompletionItem
 
 from .command import complete_file, complete_inputs
+from .output import COLOR, NAN
+
+# A file named on the command line: completed as file names. No check is made here (a
+# directory, an unreadable file): reading or writing it says what is wrong, as for SOURCE.
+PATH = click.Path(readable=False, allow_dash=True)
+
+
+def output_option(*decls: str, extensions: Callable[[], Iterable[str]], **attrs):
+    """An option naming a file to write, in the format of its extension: completed as file
+    names, and a name typed up to its dot (`graph.`) as each of `extensions()` (".svg", ...),
+    looked up only when completing. The file names come first: bash's script starts afresh
+    at them, and lists files only where no name follows."""
+
+    def complete(ctx: click.Context, param: click.Parameter, incomplete: str):
+        stem, dot, typed = incomplete.rpartition(".")
+        named = []
+        if dot and stem and "/" not in typed:
+            known = dict.fromkeys(extensions())
+            named = [CompletionItem(stem + e) for e in known if e.startswith(f".{typed}")]
+        return [CompletionItem(incomplete, type="file"), *named]
+
+    return click.option(*decls, type=PATH, shell_complete=complete, **attrs)
 
 
 class _InWords:
@@ -35,6 +60,39 @@ class CountFrom(_InWords, click.IntRange):
     number = click.INT
 
 
+def _setting(option: str, key: str, choices: list[str], help: str):
+    """An option that the printing reads (output.setting), not the command: its choice is
+    kept in the context's meta under `key`, which every context of a run shares, so that it
+    may be given before the command too."""
+
+    def keep(ctx: click.Context, param: click.Parameter, value: str | None) -> None:
+        if value is not None:
+            ctx.meta[key] = value
+
+    type = click.Choice(choices)
+    return click.option(option, type=type, expose_value=False, callback=keep, help=help)
+
+
+# --color auto|always|never: whether tables and plots on standard output are drawn with
+# Rich's boxes and colour (output.rich_terminal).
+color_option = _setting(
+    "--color",
+    COLOR,
+    ["auto", "always", "never"],
+    "Rich tables and colour on standard output: always, never, or auto: on a terminal, "
+    "unless NO_COLOR is set, or wherever FORCE_COLOR is. [default: auto]",
+)
+
+# --nan string|null: how JSON writes nan, inf and -inf (output.json_nulls).
+nan_option = _setting(
+    "--nan",
+    NAN,
+    ["string", "null"],
+    'JSON\'s non-finite numbers: the strings "nan", "inf", "-inf", or null (for tools that '
+    "type a column by its values, as DuckDB does). [default: string]",
+)
+
+
 def check_digits(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
     if value is None or value == "full" or (value.isdigit() and 1 <= int(value) <= 17):
         return value
@@ -47,10 +105,12 @@ def digits_option(help: str):
 
 
 def table_format(command):
-    """--format table|json|csv and --digits: the output of the commands that report numbers."""
+    """--format table|json|csv, --digits and --nan: the output of the commands that report
+    numbers."""
+    command = nan_option(command)
     command = digits_option(
-        "Significant digits of the numbers in a table on a terminal. [default: as many "
-        "as fit the width; full precision in a pipe, JSON and CSV]"
+        "Significant digits of the numbers in a table (JSON and CSV keep every digit). "
+        "[default: as many as fit a terminal's width; full precision in a pipe]"
     )(command)
     return click.option(
         "--format",
@@ -77,10 +137,31 @@ def wrt_option(help: str):
     )
 
 
+def fix_option(help: str):
+    """--fix NAME, repeatable: inputs held at their values."""
+    return click.option(
+        "--fix", multiple=True, metavar="NAME", shell_complete=complete_inputs, help=help
+    )
+
+
+def data_format_option(command):
+    """--data-format: the format of --data FILE where its extension does not say."""
+    return click.option(
+        "--data-format",
+        type=click.Choice(["csv", "parquet", "arrow", "jsonl"]),
+        help="The format of --data FILE where its extension does not say. [default: by the "
+        "extension, else csv]",
+    )(command)
+
+
 def source_options(command):
     """SOURCE, or -e TEXT, or -f PATH."""
     command = click.option(
-        "-f", "--file", metavar="PATH", help="Read the source from this file (never text)."
+        "-f",
+        "--file",
+        type=PATH,
+        metavar="PATH",
+        help="Read the source from this file (never text).",
     )(command)
     command = click.option(
         "-e", "--expr", metavar="TEXT", help="The source is this text (never a file)."

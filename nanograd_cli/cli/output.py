@@ -8,16 +8,18 @@ from collections.abc import Callable
 
 import click
 
-from ..errors import SourceError
-from ..output import write_atomically
+from ..errors import SourceError, printable
 from ..render import text
+from ..render.table import number_formats
 
 
 def report(message: str) -> None:
     """A message on standard error; one that cannot be written there (a full or closed
     stderr) is dropped, so that it does not change the run's outcome."""
     try:
-        click.echo(message, err=True)
+        # Whatever a message quotes (a file name, a column's, an option's value), no control
+        # character of it reaches the terminal.
+        click.echo(printable(message, keep="\n\t"), err=True)
     except OSError:
         pass
 
@@ -28,14 +30,39 @@ def warn(where: SourceError | str) -> None:
 
 
 def rich_terminal() -> bool:
-    """Whether standard output is a terminal that wants Rich's tables and colour."""
-    return sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+    """Whether standard output gets Rich's tables and colour: as `--color always` or `never`
+    says; else (`auto`) not where NO_COLOR is set, yes where FORCE_COLOR is (each when not
+    empty, as no-color.org and force-color.org have it), else where it is a terminal."""
+    color = setting(COLOR, "auto")
+    if color != "auto":
+        return color == "always"
+    if os.environ.get("NO_COLOR"):
+        return False
+    return bool(os.environ.get("FORCE_COLOR")) or sys.stdout.isatty()
+
+
+def json_nulls() -> bool:
+    """Whether JSON writes non-finite numbers as null (`--nan null`), not as the strings "nan",
+    "inf" and "-inf"."""
+    return setting(NAN, "string") == "null"
+
+
+# Where --color and --nan keep their choice (cli.options): the context's meta, which every
+# context of a run shares.
+COLOR = "nanograd.color"
+NAN = "nanograd.nan"
+
+
+def setting(key: str, default: str) -> str:
+    """The choice of an option of cli.options that the printing reads, or its default."""
+    context = click.get_current_context(silent=True)
+    return context.meta.get(key, default) if context else default
 
 
 def emit(fmt: str | None, result, digits: str | None = None) -> None:
     """Print a result as JSON, CSV or a table."""
     if fmt == "json":
-        click.echo(text.to_json(result))
+        click.echo(text.to_json(result, json_nulls()))
     elif fmt == "csv":
         click.echo(text.to_csv(result))
     else:
@@ -43,18 +70,21 @@ def emit(fmt: str | None, result, digits: str | None = None) -> None:
 
 
 def show_table(make_rows: Callable, digits: str | None = None) -> None:
-    """A Rich table on a terminal; plain aligned text, full precision, in a pipe or with
-    NO_COLOR set. `make_rows(number)` gives the rows with numbers formatted by `number`."""
+    """A Rich table on a terminal; plain aligned text in a pipe or with NO_COLOR set, in full
+    precision unless `digits` says. `make_rows(number)` gives the rows with numbers formatted
+    by `number`."""
     if rich_terminal():
-        from ..render.table import print_table  # Rich: loaded only for a terminal
+        from ..render.table import print_table  # Rich: loaded only for a terminal (or asked)
 
         print_table(make_rows, digits)
     else:
-        click.echo(text.plain_table(make_rows(repr)))
+        click.echo(text.plain_table(make_rows(number_formats(digits)[0])))
 
 
 def write_out(output: str, data: bytes) -> None:
     """`data` to the file `output` (written whole or not at all), or to standard output."""
+    from ..output import write_atomically  # tempfile and its imports: only to write a file
+
     if output == "-":
         sys.stdout.buffer.write(data)
         sys.stdout.buffer.flush()

@@ -11,7 +11,7 @@ from ..plot import CURVE_POINTS, parse_inputs
 from ..render import plot as drawing
 from ..sources import Source, load_program
 from .command import InputsCommand
-from .options import source_and_inputs
+from .options import color_option, output_option, source_and_inputs
 from .output import report, rich_terminal, warn, write_out
 
 EXAMPLES = """
@@ -24,15 +24,21 @@ Examples:
 """
 
 
-@click.command(cls=InputsCommand, epilog=EXAMPLES)
+@click.command(
+    cls=InputsCommand,
+    epilog=EXAMPLES,
+    short_help="Plot f and df/dx over a range, or contours over two.",
+)
 @source_and_inputs
-@click.option(
+@output_option(
     "-o",
     "--output",
+    extensions=lambda: drawing.EXTENSIONS,
     metavar="FILE",
     help="Write a picture; the format follows the extension (.svg .png .pdf). "
     "[default: a plot in text on standard output]",
 )
+@color_option
 @click.pass_context
 def plot(ctx: click.Context, source: Source, var: tuple[str, ...], output: str | None) -> None:
     """Plot SOURCE and its derivative over a range of one input, or its contour plot and
@@ -44,10 +50,12 @@ def plot(ctx: click.Context, source: Source, var: tuple[str, ...], output: str |
     fmt = output and drawing.format_of(output)
     program = load_program(source, report)
     fixed, ranges = parse_inputs(ctx.meta["inputs"], var)
-    columns = shutil.get_terminal_size((80, 24)).columns
+    columns = drawing.terminal_width(shutil.get_terminal_size((80, 24)).columns)
     points = CURVE_POINTS if output else drawing.terminal_points(columns)
     result = api.plot(program, fixed, ranges, points, bool(output), warn)
     if output:
         write_out(output, drawing.figure(result, fmt))
     else:
-        click.echo(drawing.curve_text(result, columns, rich_terminal()))
+        color = rich_terminal()
+        # click.echo would strip the colour where standard output is no terminal.
+        click.echo(drawing.curve_text(result, columns, color), color=color)

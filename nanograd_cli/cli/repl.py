@@ -14,7 +14,7 @@ Examples:
 """
 
 
-@click.command(epilog=EXAMPLES)
+@click.command(epilog=EXAMPLES, short_help="Type expressions and see their values and gradients.")
 @click.pass_context
 def repl(ctx: click.Context) -> None:
     """Type expressions and see their values and gradients, line after line.

@@ -1,4 +1,5 @@
-"""Points in and out: CSV, Parquet, Arrow IPC (Feather) and JSON Lines, read and written a
+"""Points in and out: CSV, TSV, Parquet, Arrow IPC (Feather) and JSON (Lines, or an array of
+objects on reading), read and written a
 batch of rows at a time so that memory stays bounded however many rows there are.
 
 PyArrow (the `points` extra) is imported only by the modules below, when points are read or
@@ -9,18 +10,21 @@ from __future__ import annotations
 
 import gc
 import os
+from collections.abc import Iterable
+from typing import NamedTuple
 
-from ..errors import InputError, NanogradError
+from ..errors import InputError, NanogradError, printable
 
 # Each format's name and the file extensions that choose it.
 EXTENSIONS = {
     "csv": (".csv",),
+    "tsv": (".tsv", ".tab"),
     "parquet": (".parquet", ".pq"),
     "arrow": (".arrow", ".feather", ".ipc"),
     "jsonl": (".jsonl", ".ndjson", ".json"),
 }
 FORMATS = list(EXTENSIONS)
-TEXT_FORMATS = ("csv", "jsonl")
+TEXT_FORMATS = ("csv", "tsv", "jsonl")
 
 
 def format_of(path: str) -> str | None:
@@ -54,8 +58,11 @@ class MissingPyArrow(NanogradError):
     """--points without PyArrow: a missing library, exit 1 like a missing renderer."""
 
     def __init__(self):
+        from ..extras import install_command
+
         super().__init__(
-            "--points needs PyArrow, which is not installed: pip install 'nanograd-cli[points]'"
+            "--points needs PyArrow, which is not installed: install it with: "
+            + install_command("points")
         )
 
 
@@ -70,5 +77,60 @@ def output_format(output: str | None, fmt: str | None, given: str | None) -> str
     by_extension = format_of(output) if output and output != "-" else None
     asked = {"csv": "csv", "json": "jsonl"}.get(fmt or "")
     if by_extension and asked and asked != by_extension:
-        raise InputError(f"--format {fmt} and -o {output} disagree: give one of them")
+        raise InputError(f"--format {fmt} and -o {printable(output)} disagree: give one of them")
     return by_extension or asked or given or "csv"
+
+
+class Table(NamedTuple):
+    """A table read whole: `columns` holds those asked for as float64 arrays, `batches` the
+    rows as read (first row number, Arrow table), `names` every column's name, `schema` their
+    types."""
+
+    columns: dict
+    batches: list
+    names: list[str]
+    schema: object
+
+
+def read_table(
+    path: str, fmt: str, needed: Iterable[str] | None = None, option: str = "--data"
+) -> Table:
+    """The table at `path` (`-`: standard input) in format `fmt`, read whole through the
+    readers of `--points` (same formats, same errors, which name `option`), with the columns
+    named in `needed` (every column when None) as numbers; the others may hold anything. A
+    value that is not a number is an error naming its row and column, as for `--points`."""
+    try:
+        return _read_table(path, fmt, needed)
+    except InputError as error:
+        if not error.message.startswith("--points"):
+            raise
+        raise InputError(option + error.message.removeprefix("--points")) from None
+
+
+def _read_table(path: str, fmt: str, needed: Iterable[str] | None) -> Table:
+    pyarrow_required()
+    import numpy as np
+
+    from .numbers import floats
+    from .readers import open_points
+
+    with open_points(path, fmt) as reader:
+        names = reader.columns
+        seen: set[str] = set()
+        twice = next((c for c in names if c in seen or seen.add(c)), None)
+        if twice is not None:
+            raise InputError(f"--data: the header names the column {twice} twice")
+        wanted = set(names if needed is None else needed)
+        kept = [name for name in names if name in wanted]
+        parts: dict[str, list] = {name: [] for name in kept}
+        batches = []
+        for first_row, table in reader:
+            batches.append((first_row, table))
+            for name in kept:
+                # a copy: the batch's buffers go when the batch does
+                parts[name].append(np.array(floats(table.column(name), name, first_row)))
+        columns = {
+            name: np.concatenate(chunks) if chunks else np.empty(0)
+            for name, chunks in parts.items()
+        }
+        return Table(columns, batches, names, reader.schema)

@@ -67,6 +67,10 @@ class Chunks:
                 more = more.removeprefix(BOM)
                 self._first = False
             data += more
+            # Only the record the data starts with can be long: each read before this one
+            # ended inside it (a record that ends in the last read is shorter than a read).
+            if len(data) > RECORD_BYTES and self._first_end(data, at_end=not more) > RECORD_BYTES:
+                raise RecordTooLong(RECORD_BYTES)
             if not more:  # the end: what is left, a last record with no line end
                 self._rest = b""
                 last = data.rfind(b'"')
@@ -79,8 +83,6 @@ class Chunks:
             if cut:
                 self._rest = data[cut:]
                 return data[:cut]
-            if len(data) > RECORD_BYTES:
-                raise RecordTooLong(RECORD_BYTES)
 
     def __iter__(self) -> Iterator[bytes]:
         while piece := self.read():
@@ -97,11 +99,27 @@ class Chunks:
         if b'"' not in data:
             newline = data.rfind(b"\n")
             return max(newline, data.rfind(b"\r", newline + 1)) + 1
+        ends = self._quoted_ends(data)
+        return int(ends[-1]) + 1 if ends.size else 0
+
+    def _first_end(self, data: bytes, at_end: bool) -> int:
+        """The length of the first record in `data`, without its line end: all of `data` if
+        no record ends in it (`at_end`: the stream has ended, else at least that)."""
+        if not self.quoted or b'"' not in data:
+            ends = [
+                e for e in (data.find(b"\n"), data.find(b"\r") if self.quoted else -1) if e >= 0
+            ]
+        else:
+            ends = self._quoted_ends(data)[:1].tolist()
+        return min(ends) if ends else len(data) + (0 if at_end else 1)
+
+    @staticmethod
+    def _quoted_ends(data: bytes) -> np.ndarray:
+        """The offsets of the line ends in CSV `data` that are outside quotes."""
         raw = np.frombuffer(data, dtype=np.uint8)
         newlines = np.flatnonzero((raw == 10) | (raw == 13))
         quotes_before = np.searchsorted(np.flatnonzero(raw == 34), newlines)
-        ends = newlines[quotes_before % 2 == 0]
-        return int(ends[-1]) + 1 if ends.size else 0
+        return newlines[quotes_before % 2 == 0]
 
 
 def first_record(chunks: Chunks) -> bytes:

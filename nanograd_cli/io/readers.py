@@ -4,6 +4,7 @@ Arrow tables of at most BATCH_ROWS rows, with `first_row` counting rows from 1 a
 
 from __future__ import annotations
 
+import codecs
 import csv
 import io
 import json
@@ -16,9 +17,21 @@ from typing import BinaryIO
 import numpy as np
 import pyarrow as pa
 
-from ..errors import InputError, NanogradError
-from .chunks import Chunks, QuoteNeverClosed, RecordTooLong, first_record
+from ..errors import InputError, NanogradError, printable
+from .chunks import (
+    BOM,
+    CHUNK_BYTES,
+    RECORD_BYTES,
+    Chunks,
+    QuoteNeverClosed,
+    RecordTooLong,
+    first_record,
+)
 from .numbers import to_numpy
+
+# The csv module, which reads the header and finds a bad row, refuses a field over 128 KB by
+# default; a record is at most RECORD_BYTES (longer ones are refused before), so is a field.
+csv.field_size_limit(max(csv.field_size_limit(), RECORD_BYTES))
 
 # Rows handed on at a time from the formats that store them in batches of their own.
 BATCH_ROWS = 1 << 18
@@ -78,6 +91,8 @@ class CsvReader(Reader):
     column is read as text: an input column is made numbers by `numbers.floats`, any other
     passes through as it was written."""
 
+    delimiter = ","
+
     def __init__(self, stream: BinaryIO, total_bytes: int | None):
         self.chunks = Chunks(stream, quoted=True)
         self.total_bytes = total_bytes
@@ -92,7 +107,8 @@ class CsvReader(Reader):
             raise InputError("--points: the first line must name the columns, e.g. x,y")
         try:
             # "x, y": the space after a comma is no part of a name
-            self.columns = [n.strip() for n in next(csv.reader([header.decode("utf-8")]))]
+            fields = csv.reader([header.decode("utf-8")], delimiter=self.delimiter)
+            self.columns = [n.strip() for n in next(fields)]
         except UnicodeDecodeError:
             raise InputError("--points: the header is not valid UTF-8") from None
         self.schema = pa.schema([(n, pa.string()) for n in self.columns])
@@ -111,17 +127,27 @@ class CsvReader(Reader):
             quoted_strings_can_be_null=False,
         )
         for piece in _pieces(self, quoted=True):
+            piece = _blank_lines_emptied(piece)
             # Newlines may be inside quotes only if there are quotes: the faster parse if not.
-            parse = pcsv.ParseOptions(newlines_in_values=b'"' in piece)
+            parse = pcsv.ParseOptions(delimiter=self.delimiter, newlines_in_values=b'"' in piece)
             try:
-                yield pcsv.read_csv(pa.py_buffer(piece), read, parse, convert)
+                try:
+                    table = pcsv.read_csv(pa.py_buffer(piece), read, parse, convert)
+                except pa.ArrowInvalid as error:
+                    if "straddl" not in str(error):
+                        raise
+                    # A row longer than Arrow's block (1 MB): the piece as one block.
+                    whole = pcsv.ReadOptions(column_names=self.columns, block_size=len(piece) + 1)
+                    table = pcsv.read_csv(pa.py_buffer(piece), whole, parse, convert)
             except pa.ArrowInvalid as error:
                 raise self._bad_row(piece, error) from None
+            yield table
 
     def _bad_row(self, piece: bytes, error: Exception) -> InputError:
         """Which row of `piece` Arrow could not read, found with the csv module."""
         width = len(self.columns)
-        rows = csv.reader(io.StringIO(piece.decode("utf-8", "surrogateescape"), newline=""))
+        text = io.StringIO(piece.decode("utf-8", "surrogateescape"), newline="")
+        rows = csv.reader(text, delimiter=self.delimiter)
         row = self.rows_read
         for fields in rows:
             if not fields:  # a blank line
@@ -134,6 +160,13 @@ class CsvReader(Reader):
             if any(_undecodable(field) for field in fields):
                 return InputError(f"{where} is not valid UTF-8")
         return InputError(f"--points rows after {self.rows_read}: {error}")
+
+
+class TsvReader(CsvReader):
+    """Tab-separated values with a header, as pandas' `to_csv(sep="\\t")` writes them: CSV
+    with tabs between the fields (quoted fields too)."""
+
+    delimiter = "\t"
 
 
 def _pieces(reader: Reader, quoted: bool) -> Iterator[bytes]:
@@ -163,8 +196,39 @@ def _never_closed(rows_before: int) -> InputError:
     return InputError(f"--points{what} opens a quote that is never closed")
 
 
+# A line of spaces and tabs only, outside quotes a blank line, as an empty one is. Lines end
+# with LF or CRLF, or CR alone in a file that has no LF.
+SPACES_LINE = re.compile(rb"(?m)^[ \t]+(?=\r?$)")
+SPACES_LINE_CR = re.compile(rb"(?:(?<=\r)|\A)[ \t]+(?=\r|\Z)")
+
+
+def _blank_lines_emptied(piece: bytes) -> bytes:
+    """CSV `piece` with each line of only spaces and tabs (outside quotes) made empty, so that
+    it is a blank line, which Arrow and the csv module skip, and not a row of one field."""
+    ends = (b"\n", b"\r") if b"\n" not in piece else (b"\n",)
+    if not piece.startswith((b" ", b"\t")) and not any(
+        end + space in piece for end in ends for space in (b" ", b"\t")
+    ):
+        return piece  # the common case, found at the speed of a search for two bytes
+    pattern = SPACES_LINE if b"\n" in piece else SPACES_LINE_CR
+    spans = [m.span() for m in pattern.finditer(piece)]
+    if spans and b'"' in piece:  # only those outside quotes
+        quotes = np.flatnonzero(np.frombuffer(piece, dtype=np.uint8) == ord('"'))
+        before = np.searchsorted(quotes, [start for start, _ in spans])
+        spans = [span for span, n in zip(spans, before, strict=True) if n % 2 == 0]
+    if not spans:
+        return piece
+    kept, position = [], 0
+    for start, end in spans:
+        kept.append(piece[position:start])
+        position = end
+    kept.append(piece[position:])
+    return b"".join(kept)
+
+
 def _records(text: bytes) -> int:
     """The records in CSV `text` that are not blank lines."""
+    text = _blank_lines_emptied(text)
     lines = io.StringIO(text.decode("utf-8", "surrogateescape"), newline="")
     return sum(1 for fields in csv.reader(lines) if fields)
 
@@ -210,6 +274,11 @@ class JsonLinesReader(Reader):
         """The rows of `piece` in the columns of the first rows; None if there are none."""
         import pyarrow.json as pj
 
+        deep = too_deep(piece)
+        if deep is not None:
+            before = sum(1 for line in piece[:deep].split(b"\n") if line.strip())
+            row = self.rows_read + before + 1
+            raise InputError(f"--points row {row} is nested more than {MAX_NESTING} deep")
         text = piece.strip()
         if not text:
             return None
@@ -274,6 +343,151 @@ class JsonLinesReader(Reader):
             return pa.table({"": pa.nulls(len(rows))}).select([])
         columns = [_column([row.get(name) for row in rows]) for name in self.columns]
         return pa.Table.from_arrays(columns, names=self.columns)
+
+
+# The deepest nesting of lists and objects in a row of JSON Lines. Parsers recurse on it:
+# Python's `json` runs out of stack at about 1,000, PyArrow's reader crashes at 100,000.
+MAX_NESTING = 100
+
+
+def too_deep(piece: bytes) -> int | None:
+    """Where in `piece`, lines of JSON, a line is first nested more than MAX_NESTING deep (the
+    offset of its start), or None. Brackets in strings do not count."""
+    raw = np.frombuffer(piece, dtype=np.uint8)
+    openers = np.flatnonzero((raw == ord("[")) | (raw == ord("{")))
+    if openers.size <= MAX_NESTING:
+        return None
+    # No line nests deeper than it has openers: only a line with more is looked at closely.
+    ends = np.append(np.flatnonzero(raw == ord("\n")), len(piece))
+    counts = np.diff(np.searchsorted(openers, ends), prepend=0)
+    for k in np.flatnonzero(counts > MAX_NESTING):
+        start = int(ends[k - 1]) + 1 if k else 0
+        if _depth(piece[start : int(ends[k])]) > MAX_NESTING:
+            return start
+    return None
+
+
+# A JSON string, its escapes included (a string never closed is left as it is).
+STRING = re.compile(rb'"(?:[^"\\\n]|\\.)*"')
+BLOCK = 1 << 20
+
+
+def _depth(line: bytes) -> int:
+    """The deepest nesting of brackets in one line of JSON, outside strings."""
+    code = np.frombuffer(STRING.sub(b'""', line), dtype=np.uint8)
+    opening = (code == ord("[")) | (code == ord("{"))
+    closing = (code == ord("]")) | (code == ord("}"))
+    steps = opening.astype(np.int8) - closing.astype(np.int8)
+    steps = steps[opening | closing]
+    deepest = depth = 0
+    for start in range(0, len(steps), BLOCK):  # in blocks: a 64 MB line of [ is 64 M steps
+        running = np.cumsum(steps[start : start + BLOCK], dtype=np.int64) + depth
+        deepest = max(deepest, int(running.max()))
+        depth = int(running[-1])
+    return deepest
+
+
+class JsonArrayReader(JsonLinesReader):
+    """A JSON array of objects, as pandas' `to_json(orient="records")` and most JSON tools
+    write a table: its objects are the rows, read and checked as JSON Lines rows are (keys in
+    the order first seen, "nan" and "inf" as numbers, 1e400 bad input). The array is read an
+    object at a time, so memory stays bounded however long it is."""
+
+    def __init__(self, stream: BinaryIO, total_bytes: int | None):
+        self.stream = stream
+        self.total_bytes = total_bytes
+        self._bytes = 0
+        self._decoder = codecs.getincrementaldecoder("utf-8-sig")()  # a BOM is dropped
+        self.columns = None
+        self._batches = (self._table_of(rows) for rows in self._parsed())
+        self._first = next((t for t in self._batches if t is not None), None)
+        self.columns = self.columns or []
+        self.schema = self._first.schema if self._first is not None else pa.schema([])
+
+    @property
+    def bytes_read(self) -> int:
+        return self._bytes
+
+    def tables(self) -> Iterator[pa.Table]:
+        if self._first is None:
+            return
+        yield self._first
+        yield from (table for table in self._batches if table is not None)
+
+    def _parsed(self) -> Iterator[list[dict]]:
+        """The array's objects, ARRAY_ROWS at a time."""
+        decoder = json.JSONDecoder(object_pairs_hook=_object, parse_float=_float, parse_int=_int)
+        text, at = self._next("", 0)
+        text, at = self._next(text, at + 1)  # past the "[" that chose this reader
+        rows: list[dict] = []
+        number = 0  # the rows parsed
+        while True:
+            if at == len(text):
+                raise InputError("--points: the JSON array is never closed with ]")
+            if text[at] == "]":
+                break
+            if number:
+                if text[at] != ",":
+                    raise InputError(f"--points: after row {number}, ',' or ']' is expected")
+                text, at = self._next(text, at + 1)
+            where = f"--points row {number + 1}"
+            while True:
+                try:
+                    row, end = decoder.raw_decode(text, at)
+                    break
+                except json.JSONDecodeError as error:
+                    # The object may go on in what is not read yet.
+                    text, at, more = self._more(text, at)
+                    if not more:
+                        raise InputError(f"{where}: {_json_problem(error)}") from None
+                    if len(text) > RECORD_BYTES:
+                        limit = RecordTooLong(RECORD_BYTES)
+                        raise InputError(f"{where} is longer than {limit}") from None
+                except (_Duplicate, _Overflow) as error:
+                    raise InputError(f"{where}: {error}") from None
+            if not isinstance(row, dict):
+                raise InputError(f"{where} is not a JSON object")
+            if "\\u" in text[at:end] and not _encodable(row):
+                raise InputError(f"{where}: not valid Unicode (a \\u escape of half a character)")
+            rows.append(row)
+            number += 1
+            if len(rows) == ARRAY_ROWS:
+                yield rows
+                rows = []
+            text, at = self._next(text, end)
+        text, at = self._next(text, at + 1)
+        if at < len(text):
+            raise InputError("--points: there is text after the JSON array's closing ]")
+        if rows:
+            yield rows
+
+    def _next(self, text: str, at: int) -> tuple[str, int]:
+        """`text` and where its next character that is no JSON whitespace is, reading more of
+        the stream as needed; at the end of the stream, `at` is len(text)."""
+        while True:
+            while at < len(text) and text[at] in " \t\n\r":
+                at += 1
+            if at < len(text):
+                return text, at
+            text, at, more = self._more(text, at)
+            if not more:
+                return text, at
+
+    def _more(self, text: str, at: int) -> tuple[str, int, bool]:
+        """What is left of `text` from `at` on, with the next piece of the stream after it, and
+        whether there was more to read."""
+        data = self.stream.read(ARRAY_BYTES)
+        self._bytes += len(data)
+        try:
+            text = text[at:] + self._decoder.decode(data, final=not data)
+        except UnicodeDecodeError:
+            raise InputError("--points: the JSON is not valid UTF-8") from None
+        return text, 0, bool(data)
+
+
+# Rows of a JSON array handed on at a time, and the bytes read from it at a time.
+ARRAY_ROWS = 1 << 16
+ARRAY_BYTES = 1 << 20
 
 
 # A line end before a blank line or one that starts with null.
@@ -423,7 +637,7 @@ def open_points(path: str, fmt: str) -> Reader:
     """A reader of the points in `path` (`-`: standard input) in the format `fmt`; use it in
     a `with` block, which closes the file."""
     stdin = path == "-"
-    name = "standard input" if stdin else path
+    name = "standard input" if stdin else printable(path)
     try:
         stream = sys.stdin.buffer if stdin else open(path, "rb")
     except OSError as error:
@@ -443,14 +657,16 @@ def open_points(path: str, fmt: str) -> Reader:
 def _reader(stream, fmt: str, stdin: bool, path: str) -> Reader:
     from ..render.progress import regular_file_size
 
-    name = "standard input" if stdin else path
+    name = "standard input" if stdin else printable(path)
     try:
-        if fmt in ("csv", "jsonl"):
+        if fmt in TEXT_READERS:
             try:
                 size = regular_file_size(stream)
             except (OSError, ValueError):  # a stream with no file behind it
                 size = None
-            return (CsvReader if fmt == "csv" else JsonLinesReader)(stream, size)
+            if fmt == "jsonl" and _starts_with_array(stream):
+                return JsonArrayReader(stream, size)
+            return TEXT_READERS[fmt](stream, size)
         try:
             if fmt == "parquet":
                 # Parquet is read from its end: all of a pipe is needed first, if it starts as
@@ -461,10 +677,11 @@ def _reader(stream, fmt: str, stdin: bool, path: str) -> Reader:
                     return ParquetReader(pa.OSFile(path))
                 if not _starts_with(stream, PARQUET_MAGIC):
                     raise InputError(f"--points {name} is not a Parquet file")
-                return ParquetReader(pa.BufferReader(stream.read()))
+                return ParquetReader(pa.BufferReader(read_whole(stream, "Parquet")))
             file_format = _starts_with(stream, b"ARROW1")
             if file_format and stdin:
-                return ArrowReader(pa.BufferReader(stream.read()), file_format)
+                whole = read_whole(stream, "the Arrow file format")
+                return ArrowReader(pa.BufferReader(whole), file_format)
             return ArrowReader(stream if stdin else pa.OSFile(path), file_format)
         except (pa.ArrowException, OSError) as error:
             if not _damaged(error):
@@ -473,6 +690,48 @@ def _reader(stream, fmt: str, stdin: bool, path: str) -> Reader:
             raise InputError(f"--points {name} is not {what}: {_reason(error)}") from None
     except OSError as error:
         raise NanogradError(f"cannot read {name}: {error.strerror or error}") from None
+
+
+# A format read from its end, from a pipe, is held whole: at most this share of the memory
+# left, for the bytes read are joined into one buffer and row groups are decoded out of it.
+WHOLE_SHARE = 2
+
+
+def read_whole(stream: BinaryIO, what: str) -> bytes:
+    """All of `stream`, read CHUNK_BYTES at a time; refused, with the size read so far, as soon
+    as holding it (and as much again) would pass the memory left, so that an endless stream
+    (`PAR1` and then /dev/zero) ends in a clear error, not out of memory."""
+    from ..memory import available
+
+    chunks, size = [], 0
+    while chunk := stream.read(CHUNK_BYTES):
+        chunks.append(chunk)
+        size += len(chunk)
+        left = available()
+        if left is not None and WHOLE_SHARE * size > left:
+            raise NanogradError(
+                f"standard input is at least {size / 1e6:,.0f} MB of {what}, which is read from "
+                f"its end, so whole: that needs at least {WHOLE_SHARE * size / 1e9:.1f} GB of "
+                f"memory, and {left / 1e9:.1f} GB is free; give the file's name to --points "
+                "instead, which is read a batch at a time"
+            )
+    return b"".join(chunks)
+
+
+TEXT_READERS: dict[str, type[Reader]] = {
+    "csv": CsvReader,
+    "tsv": TsvReader,
+    "jsonl": JsonLinesReader,
+}
+
+
+def _starts_with_array(stream) -> bool:
+    """Whether JSON text in `stream` is an array (a "[" first), leaving the stream where it
+    was; else it is read as JSON Lines."""
+    if not hasattr(stream, "peek"):
+        return False
+    start = stream.peek(256)[:256].removeprefix(BOM).lstrip(b" \t\r\n")
+    return start.startswith(b"[")
 
 
 def _damaged(error: Exception) -> bool:

@@ -26,18 +26,20 @@ from .numbers import float_text, join, literal, text_array, to_arrow, to_numpy
 class Writer:
     """Rows to `sink` (a binary file). `columns` are those read, `inputs` which of them are
     inputs, `shown` the inputs whose gradients are written, `outputs` the names of a source's
-    several outputs (none for one result)."""
+    several outputs (none for one result). `named`, instead, names the columns that the
+    results add, each one number per row (fit's `fitted` and `residual`)."""
 
-    def __init__(self, sink: BinaryIO, columns, inputs, shown, outputs=()):
+    def __init__(self, sink: BinaryIO, columns, inputs, shown, outputs=(), named=None):
         self.sink = sink
         self.columns = list(columns)
         self.inputs = set(inputs)
         self.shown = list(shown)
         self.outputs = list(outputs)
+        self.named = named
 
     def added(self) -> list[str]:
         """The names of the columns (or keys) this format adds to those read."""
-        return result_names(self.outputs, self.shown)
+        return self.named or result_names(self.outputs, self.shown)
 
     def kept(self) -> list[str]:
         """The columns read that are written as they were."""
@@ -54,16 +56,21 @@ class Writer:
 
 
 class CsvWriter(Writer):
-    """CSV: the header once, then the rows; a text column is written as it was read."""
+    """CSV (or TSV, with tabs): the header once, then the rows; a text column is written as it
+    was read."""
 
     header_written = False
+    delimiter = ","
 
     def write(self, batch) -> None:
         table = batch.table
-        texts = [_csv_text(table.column(i), name) for i, name in enumerate(table.column_names)]
+        texts = [
+            _csv_text(table.column(i), name, self.delimiter)
+            for i, name in enumerate(table.column_names)
+        ]
         texts += [float_text(values) for values in batch.results]
         self._header()
-        _write_lines(self.sink, texts, ",")
+        _write_lines(self.sink, texts, self.delimiter)
 
     def close(self, schema: pa.Schema) -> None:
         self._header()
@@ -71,46 +78,77 @@ class CsvWriter(Writer):
     def _header(self) -> None:
         if not self.header_written:
             line = io.StringIO()
-            csv.writer(line, lineterminator="\n").writerow([*self.columns, *self.added()])
+            header = csv.writer(line, delimiter=self.delimiter, lineterminator="\n")
+            header.writerow([*self.columns, *self.added()])
             self.sink.write(line.getvalue().encode())
             self.header_written = True
+
+
+class TsvWriter(CsvWriter):
+    """TSV: CSV with tabs between the fields, as pandas' `read_csv(sep="\\t")` reads it."""
+
+    delimiter = "\t"
 
 
 class JsonLinesWriter(Writer):
     """JSON Lines: per row, the passed-through columns, then `value`, `inputs` (every input,
     those given on the command line too) and `gradients`, as `grad --format json` writes one
-    point: non-finite numbers are the strings "nan", "inf" and "-inf"."""
+    point: non-finite numbers are the strings "nan", "inf" and "-inf", or with `null`
+    (`--nan null`) null."""
+
+    def __init__(self, sink, columns, inputs, shown, outputs=(), named=None, null=False):
+        super().__init__(sink, columns, inputs, shown, outputs, named)
+        self.null = null
 
     def added(self) -> list[str]:
+        if self.named:
+            return self.named
         return (
             ["values", "inputs", "jacobian"] if self.outputs else ["value", "inputs", "gradients"]
         )
 
     def kept(self) -> list[str]:
-        return [c for c in self.columns if c not in self.inputs]
+        return self.columns if self.named else [c for c in self.columns if c not in self.inputs]
 
     def write(self, batch) -> None:
         pieces: list = []
         for name in self.kept():
+            if name in self.inputs:  # written as the numbers read from it
+                pieces += [
+                    f"{json.dumps(name)}: ",
+                    _json_numbers(batch.inputs[name], self.null),
+                    ", ",
+                ]
+                continue
             values = batch.table.column(name).to_pylist()
-            text = [_json_value(v) for v in values]
+            text = [_json_value(v, self.null) for v in values]
             pieces += [f"{json.dumps(name)}: ", text_array(text), ", "]
+        if self.named:  # one number per row and name, beside the columns read
+            for k, (name, values) in enumerate(zip(self.named, batch.results, strict=True)):
+                pieces += [
+                    ", " * (k > 0) + f"{json.dumps(name)}: ",
+                    _json_numbers(values, self.null),
+                ]
+            pieces.append("}")
+            _write_lines(self.sink, ["{", *pieces], "")
+            return
         m = len(self.outputs)
         values, gradients = batch.results[: m or 1], iter(batch.results[m or 1 :])
+        null = self.null
         if m:
-            pieces += ['"values": ', *_json_object(self.outputs, values)]
+            pieces += ['"values": ', *_json_object(self.outputs, values, null)]
         else:
-            pieces += ['"value": ', _json_numbers(values[0])]
-        pieces += [', "inputs": ', *_json_object(batch.inputs, batch.inputs.values())]
+            pieces += ['"value": ', _json_numbers(values[0], null)]
+        pieces += [', "inputs": ', *_json_object(batch.inputs, batch.inputs.values(), null)]
         if m:
             pieces.append(', "jacobian": {')
             for k, output in enumerate(self.outputs):
                 row = [next(gradients) for _ in self.shown]
                 pieces += [", " * (k > 0) + f"{json.dumps(output)}: "]
-                pieces += _json_object(self.shown, row)
+                pieces += _json_object(self.shown, row, null)
             pieces.append("}")
         else:
-            pieces += [', "gradients": ', *_json_object(self.shown, gradients)]
+            pieces += [', "gradients": ', *_json_object(self.shown, gradients, null)]
         pieces.append("}")
         _write_lines(self.sink, ["{", *pieces], "")
 
@@ -119,8 +157,8 @@ class ArrowFormatWriter(Writer):
     """Parquet or Arrow IPC: the columns read keep their type, except input columns read as
     text (from CSV), which are written as the numbers read from them."""
 
-    def __init__(self, sink, columns, inputs, shown, outputs, fmt: str, stream: bool):
-        super().__init__(sink, columns, inputs, shown, outputs)
+    def __init__(self, sink, columns, inputs, shown, outputs, named, fmt: str, stream: bool):
+        super().__init__(sink, columns, inputs, shown, outputs, named)
         self.fmt = fmt
         self.stream = stream  # the IPC stream format, for a pipe
         self.writer = None
@@ -188,19 +226,33 @@ class ArrowFormatWriter(Writer):
             self.writer = new(self.sink, schema)
 
 
-def open_writer(sink: BinaryIO, fmt: str, columns, inputs, shown, outputs, stream: bool) -> Writer:
-    """The writer of `fmt` to `sink`; `stream`: the sink is a pipe (Arrow's stream format).
-    A column read that has the name of one the output adds is an error."""
-    if fmt == "csv":
-        writer = CsvWriter(sink, columns, inputs, shown, outputs)
+def open_writer(
+    sink: BinaryIO,
+    fmt: str,
+    columns,
+    inputs,
+    shown,
+    outputs,
+    stream: bool,
+    named=None,
+    null: bool = False,
+) -> Writer:
+    """The writer of `fmt` to `sink`; `stream`: the sink is a pipe (Arrow's stream format);
+    `named`: the names of the columns the results add, where they are not a gradient's (see
+    Writer); `null`: JSON writes non-finite numbers as null. A column read that has the name
+    of one the output adds is an error."""
+    if fmt in ("csv", "tsv"):
+        kind = CsvWriter if fmt == "csv" else TsvWriter
+        writer = kind(sink, columns, inputs, shown, outputs, named)
     elif fmt == "jsonl":
-        writer = JsonLinesWriter(sink, columns, inputs, shown, outputs)
+        writer = JsonLinesWriter(sink, columns, inputs, shown, outputs, named, null)
     else:
-        writer = ArrowFormatWriter(sink, columns, inputs, shown, outputs, fmt, stream)
+        writer = ArrowFormatWriter(sink, columns, inputs, shown, outputs, named, fmt, stream)
     added = set(writer.added())
     clash = next((c for c in writer.kept() if c in added), None)
     if clash is not None:
-        raise InputError(f"--points has a column {clash}, which the results add: rename it")
+        option = "--data" if named else "--points"
+        raise InputError(f"{option} has a column {clash}, which the results add: rename it")
     return writer
 
 
@@ -208,28 +260,26 @@ def _is_text(kind: pa.DataType) -> bool:
     return pa.types.is_string(kind) or pa.types.is_large_string(kind)
 
 
-NEEDS_QUOTES = r'[",\r\n]'
-SPECIAL = (b",", b'"', b"\r", b"\n")
-
-
-def _special_bytes(text) -> bool:
-    """Whether any value of a string column holds a comma, a quote or a line end: a look at
-    the bytes of all values at once (memchr), a hundred times faster than a match per value."""
+def _special_bytes(text, delimiter: str) -> bool:
+    """Whether any value of a string column holds the delimiter, a quote or a line end: a look
+    at the bytes of all values at once (memchr), a hundred times faster than a match per
+    value."""
+    special = (delimiter.encode(), b'"', b"\r", b"\n")
     for chunk in text.chunks if isinstance(text, pa.ChunkedArray) else [text]:
         if not len(chunk):
             continue
         offsets = np.frombuffer(chunk.buffers()[1], dtype=np.int32)
         start, end = offsets[chunk.offset], offsets[chunk.offset + len(chunk)]
         data = memoryview(chunk.buffers()[2])[start:end].tobytes()
-        if any(byte in data for byte in SPECIAL):
+        if any(byte in data for byte in special):
             return True
     return False
 
 
-def _csv_text(column, name: str) -> pa.ChunkedArray | pa.Array:
+def _csv_text(column, name: str, delimiter: str) -> pa.ChunkedArray | pa.Array:
     """A column as CSV fields: floats in their shortest exact form, other types as Arrow
-    writes them, text as it is; quoted where a field holds a comma, a quote or a line end; no
-    value empty."""
+    writes them, text as it is; quoted where a field holds the delimiter, a quote or a line
+    end; no value empty."""
     import pyarrow.compute as pc
 
     kind = column.type
@@ -244,46 +294,50 @@ def _csv_text(column, name: str) -> pa.ChunkedArray | pa.Array:
             f"--points column {name} holds {kind}, which CSV cannot: write Parquet or "
             "Arrow (-o results.parquet)"
         ) from None
-    if _special_bytes(text):
-        needs = pc.match_substring_regex(text, NEEDS_QUOTES)
+    if _special_bytes(text, delimiter):
+        needs = pc.match_substring_regex(text, f'[{delimiter}"\r\n]')
         quoted = join('"', pc.replace_substring(text, '"', '""'), '"')
         text = pc.if_else(needs, quoted, text)
     return pc.fill_null(text, literal("")) if text.null_count else text
 
 
-def _json_numbers(values) -> pa.Array | str:
-    """Numbers as JSON text: non-finite ones as the strings "nan", "inf", "-inf". A float
-    (an input given on the command line) gives one text for every row."""
+def _json_numbers(values, null: bool) -> pa.Array | str:
+    """Numbers as JSON text: non-finite ones as the strings "nan", "inf", "-inf", or with
+    `null` null. A float (an input given on the command line) gives one text for every
+    row."""
     import pyarrow.compute as pc
 
     if not isinstance(values, np.ndarray):
-        return _json_value(float(values))
+        return _json_value(float(values), null)
     text = float_text(values)
     bad = ~np.isfinite(values)
     if bad.any():
-        quoted = join('"', text, '"')
-        text = pc.if_else(to_arrow(bad), quoted, text)
+        written = literal("null") if null else join('"', text, '"')
+        text = pc.if_else(to_arrow(bad), written, text)
     return text
 
 
-def _json_object(names, columns) -> list:
+def _json_object(names, columns, null: bool) -> list:
     """`{"name": number, ...}` per row, as pieces for `_write_lines`."""
     pieces: list = ["{"]
     for k, (name, values) in enumerate(zip(names, columns, strict=True)):
-        pieces += [", " * (k > 0) + f"{json.dumps(name)}: ", _json_numbers(values)]
+        pieces += [", " * (k > 0) + f"{json.dumps(name)}: ", _json_numbers(values, null)]
     pieces.append("}")
     return pieces
 
 
-def _json_value(value) -> str:
-    """One passed-through value as JSON, non-finite floats as strings, as in `to_json`."""
+def _json_value(value, null: bool) -> str:
+    """One passed-through value as JSON, non-finite floats as strings (or null), as in
+    `to_json`."""
     if isinstance(value, float):
-        return json.dumps(value if math.isfinite(value) else repr(value))
+        if math.isfinite(value):
+            return json.dumps(value)
+        return "null" if null else json.dumps(repr(value))
     if isinstance(value, dict):
-        items = ", ".join(f"{json.dumps(k)}: {_json_value(v)}" for k, v in value.items())
+        items = ", ".join(f"{json.dumps(k)}: {_json_value(v, null)}" for k, v in value.items())
         return "{" + items + "}"
     if isinstance(value, list):
-        return "[" + ", ".join(map(_json_value, value)) + "]"
+        return "[" + ", ".join(_json_value(v, null) for v in value) + "]"
     return json.dumps(value, default=str)
 
 

@@ -8,7 +8,7 @@ import json
 import re
 from collections.abc import Callable
 
-from ..results import BackwardStep, Explanation, ForwardStep
+from ..results import BackwardStep, Explanation, ForwardStep, LocalDerivative
 from .text import number as json_number
 from .text import plain_table
 
@@ -48,6 +48,12 @@ def gradient_cells(step: BackwardStep, number: Number) -> list[str]:
     return [first, *map(signed, rest), f"= {number(step.gradient)}"]
 
 
+def local_text(d: LocalDerivative) -> str:
+    """A local derivative's formula, with the condition where it holds when it does not at
+    the point (the value is the engine's there): `x**y*log(x)  # x > 0`."""
+    return f"{d.formula.text}  # {d.domain.text}" if d.domain else d.formula.text
+
+
 def forward_rows(result: Explanation, number: Number = repr) -> list[list[str]]:
     """The forward pass: a row per node, in the order the nodes are computed."""
     return [FORWARD_HEADER, *([shown(step), number(step.value)] for step in result.forward)]
@@ -61,7 +67,7 @@ def backward_rows(result: Explanation, number: Number = repr) -> list[list[str]]
     for step in result.backward:
         gradient = gradient_cells(step, number)
         derivatives = [
-            [d.argument.text, d.formula.text, number(d.local), number(d.product)]
+            [d.argument.text, local_text(d), number(d.local), number(d.product)]
             for d in step.local_derivatives
         ]
         first = len(gradient) - 1  # the row of the total
@@ -73,15 +79,17 @@ def backward_rows(result: Explanation, number: Number = repr) -> list[list[str]]
     return rows
 
 
-def plain(result: Explanation) -> str:
-    """Both passes as aligned plain text, full precision: what a pipe gets."""
+def plain(result: Explanation, number: Number = repr) -> str:
+    """Both passes as aligned plain text, numbers by `number` (full precision by default):
+    what a pipe gets."""
+    backward = plain_table(backward_rows(result, number)) if result.backward else None
     return "\n".join(
         [
             "forward pass",
-            plain_table(forward_rows(result)),
+            plain_table(forward_rows(result, number)),
             "",
             "backward pass",
-            plain_table(backward_rows(result)) if result.backward else NOTHING_TO_DIFFERENTIATE,
+            backward or NOTHING_TO_DIFFERENTIATE,
         ]
     )
 
@@ -174,6 +182,8 @@ def latex(result: Explanation, number: Number = repr) -> str:
 
     def partial(of: str, by: str) -> str:
         of, by = (t if atomic(t) else rf"\left({t}\right)" for t in (of, by))
+        if r"\frac" in of:  # one fraction beside another, not inside it
+            return rf"\frac{{\partial}}{{\partial {by}}} {of}"
         return rf"\frac{{\partial {of}}}{{\partial {by}}}"
 
     forward = []
@@ -198,6 +208,10 @@ def latex(result: Explanation, number: Number = repr) -> str:
         for d in step.local_derivatives:
             value = num(d.local)
             formula = value if d.formula.latex == value else f"{d.formula.latex} = {value}"
+            if d.domain:  # the formula does not hold here: the value is the engine's
+                formula = (
+                    rf"{value} \quad \left({d.formula.latex} \text{{ for }} {d.domain.latex}\right)"
+                )
             product = f"{factor(d.local)} \\cdot {factor(step.gradient)} &= {num(d.product)}"
             local = partial(operation.get(of, of), d.argument.latex)
             backward.append(f"{local} &= {formula}, &\\qquad {product}")
@@ -218,10 +232,14 @@ def latex(result: Explanation, number: Number = repr) -> str:
     )
 
 
-def to_json(result: Explanation) -> str:
+def to_json(result: Explanation, null: bool = False) -> str:
     """One JSON object: value, inputs and gradients as `grad` gives them, and every step of
-    both passes, numbers at full precision (nan, inf, -inf as strings)."""
-    n = json_number
+    both passes, numbers at full precision (nan, inf, -inf as strings, or with `null`,
+    null)."""
+
+    def n(x: float) -> float | str | None:
+        return json_number(x, null)
+
     data = {
         "value": n(result.value),
         "inputs": {name: n(x) for name, x in result.inputs.items()},
@@ -239,6 +257,7 @@ def to_json(result: Explanation) -> str:
                     {
                         "argument": d.argument.text,
                         "formula": d.formula.text,
+                        **({"domain": d.domain.text} if d.domain else {}),
                         "local": n(d.local),
                         "product": n(d.product),
                     }

@@ -22,7 +22,7 @@ from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING, NamedTuple
 
-from ..errors import InputError, NanogradError
+from ..errors import InputError, NanogradError, printable
 from ..ops import ADD, CONST, MUL
 
 if TYPE_CHECKING:
@@ -77,8 +77,9 @@ def constant(x: float) -> str:
 
 
 def _escape(text: str) -> str:
-    """Text safe inside a DOT record label: its field separators and quotes escaped."""
-    return "".join("\\" + c if c in '{}|<>"\\' else c for c in text)
+    """Text safe inside a DOT record label: its field separators and quotes escaped, and
+    control characters written as escapes."""
+    return "".join("\\" + c if c in '{}|<>"\\' else c for c in printable(text))
 
 
 def gradient_scale(grads: Iterable[float]) -> tuple[float, ...]:
@@ -147,7 +148,7 @@ def statement_spans(source: str) -> list[tuple[int, int]]:
     """Where each statement of `source` starts and ends, without comments and surrounding
     blanks. A Program keeps each instruction's offset but not its statement's span, so the
     separators are found here: `;` and newlines outside parentheses (the language's rule)."""
-    text = re.sub(r"#[^\n]*", lambda m: " " * len(m.group()), source)
+    text = without_comments(source)
     spans = []
     depth = start = 0
     for i, c in enumerate(text + "\n"):
@@ -164,9 +165,17 @@ def statement_spans(source: str) -> list[tuple[int, int]]:
     return spans
 
 
-def _statement_text(source: str, span: tuple[int, int], width: int = 60) -> str:
-    text = " ".join(source[span[0] : span[1]].split())
-    return text if len(text) <= width else text[: width - 1] + "…"
+def without_comments(source: str) -> str:
+    """`source` with each comment blanked out, so that offsets stay where they were."""
+    return re.sub(r"#[^\n]*", lambda m: " " * len(m.group()), source)
+
+
+def _statement_text(code: str, span: tuple[int, int], width: int = 60) -> str:
+    """A statement's label, from the source without its comments (`code`): on one line, cut
+    to `width` characters, safe in a DOT string (where Graphviz reads \\N, \\G, \\l)."""
+    text = " ".join(code[span[0] : span[1]].split())
+    text = text if len(text) <= width else text[: width - 1] + "…"
+    return printable(text).replace("\\", "\\\\")
 
 
 # --- the layout --------------------------------------------------------------------------------
@@ -180,6 +189,16 @@ def _statement_text(source: str, span: tuple[int, int], width: int = 60) -> str:
 LAYERED_LIMIT = 5000
 # Past this estimate, `dot` is told to stop its searches early (slightly more crossings).
 LIMITED_SEARCH = 1500
+# Past this many drawn nodes, `sfdp` too takes long: its time grows faster than the nodes (on
+# a 2-core machine shared with other work, 5 to 8 s of CPU for 10,000 nodes, 13 for 20,000, 29
+# for 40,000; a sum of 66,667 terms, 133,335 nodes, ran on past a minute). Past it, nanograd
+# places the nodes itself, in columns by rank as `dot` would but in the order they are made,
+# with no search for fewer crossings, and Graphviz only draws them: time in proportion to the
+# nodes (`python benchmarks/growth.py --only draw-size`).
+POSITIONED_LIMIT = 5_000
+# The places of nanograd's own layout, in points: one rank from the next, one node from the
+# next in a rank (a value's record is about 85 by 55 points, stacked), and the legend's.
+RANK_GAP, ROW_GAP, LEGEND_AT = 130, 75, (-330, 0)
 # Edge labels (--edge-grads) put a label node in the middle of every edge and double the ranks.
 # The chains of virtual nodes then no longer line up unless `dot` positions them to the end,
 # and it routes each edge through a box per rank it crosses, at a cost growing much faster than
@@ -206,6 +225,30 @@ def estimate(nodes: Sequence[Value], shown: Callable[[Value], bool]) -> tuple[in
     """The work `dot` would have (drawn nodes plus virtual ones), and how much deeper than
     wide the layered picture is, from the longest-path ranks of the value and operation
     nodes (`nodes` each after its operands; `shown` says which are drawn)."""
+    rank, uses = ranks(nodes, shown)
+    virtual = 0
+    per_rank: Counter[int] = Counter()
+    for v in nodes:
+        if not shown(v):
+            continue
+        if v.op is not None and v.op is not CONST:
+            per_rank[rank[v]] += 1
+            per_rank[rank[v] - 1] += 1
+        elif v in rank:
+            per_rank[rank[v]] += 1
+        virtual += sum(r - rank.get(v, 0) - 1 for r in uses.get(v, []))
+    drawn = sum(per_rank.values())
+    depth = max(per_rank, default=0) + 1
+    breadth = max(per_rank.values(), default=1)
+    return drawn + virtual, depth / breadth
+
+
+def ranks(
+    nodes: Sequence[Value], shown: Callable[[Value], bool]
+) -> tuple[dict[Value, int], dict[Value, list[int]]]:
+    """The longest-path rank of each drawn value node (its operation's is one less), a leaf
+    (an input, a constant) next to its first use; and the ranks of the operations that use
+    each node (`nodes` each after its operands)."""
     rank: dict[Value, int] = {}
     uses: dict[Value, list[int]] = {}
     for v in nodes:
@@ -216,42 +259,39 @@ def estimate(nodes: Sequence[Value], shown: Callable[[Value], bool]) -> tuple[in
         for c in v.children:
             if shown(c):
                 uses.setdefault(c, []).append(op_rank)
-    virtual = 0
-    per_rank: Counter[int] = Counter()
     for v in nodes:
-        if not shown(v):
-            continue
-        if v.op is not None and v.op is not CONST:
-            per_rank[rank[v]] += 1
-            per_rank[rank[v] - 1] += 1
-        at = uses.get(v, [])
-        if v not in rank and at:  # a leaf sits next to its first use
+        at = uses.get(v)
+        if v not in rank and at and shown(v):
             rank[v] = min(at) - 1
-            per_rank[rank[v]] += 1
-        virtual += sum(r - rank.get(v, 0) - 1 for r in at)
-    drawn = sum(per_rank.values())
-    depth = max(per_rank, default=0) + 1
-    breadth = max(per_rank.values(), default=1)
-    return drawn + virtual, depth / breadth
+    return rank, uses
 
 
 def choose_layout(
-    cost: int, deep: float, rankdir: str | None, *, edge_labels: bool = False
+    cost: int, deep: float, rankdir: str | None, *, edge_labels: bool = False, nodes: int = 0
 ) -> Layout:
     """`dot` left to right or top to bottom (`rankdir`, else what fits a slide best), or `sfdp`
-    for a graph too big for `dot` (a smaller one when its edges are labelled)."""
+    for a graph too big for `dot` (a smaller one when its edges are labelled), or for one of
+    more than POSITIONED_LIMIT `nodes`, too big for `sfdp`, nanograd's own placing (`nop2`)."""
+    if nodes > POSITIONED_LIMIT:
+        return Layout("nop2", rankdir or _slide_direction(deep), cost)
     if cost > (LABELLED_LIMIT if edge_labels else LAYERED_LIMIT):
         return Layout("sfdp", rankdir or "TB", cost)
-    if rankdir is None:
-        # Measured on drawings: left to right, a rank is about 1.2 in across and a node in it
-        # 0.9 in high; top to bottom, a rank is 0.83 in high and a node 1.4 in across.
-        across = deep * 1.2 / 0.9
-        down = 1.4 / (deep * 0.83)
-        rankdir = "LR" if abs(math.log(across / SLIDE)) < abs(math.log(down / SLIDE)) else "TB"
-    return Layout("dot", rankdir, cost)
+    return Layout("dot", rankdir or _slide_direction(deep), cost)
+
+
+def _slide_direction(deep: float) -> str:
+    """LR or TB, whichever gives a picture closer to a slide's shape."""
+    # Measured on drawings: left to right, a rank is about 1.2 in across and a node in it
+    # 0.9 in high; top to bottom, a rank is 0.83 in high and a node 1.4 in across.
+    across = deep * 1.2 / 0.9
+    down = 1.4 / (deep * 0.83)
+    return "LR" if abs(math.log(across / SLIDE)) < abs(math.log(down / SLIDE)) else "TB"
 
 
 def _layout_attributes(layout: Layout) -> dict[str, str]:
+    if layout.engine == "nop2":
+        # the nodes' places are given (`pos`): Graphviz only draws them, and straight edges
+        return {"layout": "nop2", "splines": "false", "outputorder": "edgesfirst"}
     if layout.engine == "sfdp":
         # prism removes overlaps; its attempts are capped, as it is most of sfdp's time
         return {"layout": "sfdp", "overlap": "prism20", "outputorder": "edgesfirst"}
@@ -380,6 +420,7 @@ def draw_dot(
     if layout is None:
         layout = choose_layout(*estimate(nodes, shown), rankdir, edge_labels=edge_grads)
     stacked = layout.engine != "dot" or layout.rankdir != "LR"
+    places = _places(nodes, shown, layout.rankdir) if layout.engine == "nop2" else {}
     ids = node_names(nodes)
     grads = [v.grad for v in nodes if v.op is not CONST]
     scale = gradient_scale(grads)
@@ -387,10 +428,15 @@ def draw_dot(
     dot.attr("node", fontname=FONT, fontsize="11")
     dot.attr("edge", fontname=FONT, fontsize="10", arrowsize="0.7")
     if legend:
-        dot.node("legend", _legend(scale, grads, edge_grads), shape="plaintext", fontsize="10")
+        at = {"pos": "{},{}!".format(*LEGEND_AT)} if places else {}
+        dot.node(
+            "legend", _legend(scale, grads, edge_grads), shape="plaintext", fontsize="10", **at
+        )
     boxes: dict[tuple[int, str], list[tuple[str, str, dict[str, str]]]] = {}
 
     def node(v: Value, node_id: str, label: str, **attrs: str) -> None:
+        if places:
+            attrs["pos"] = places[v][node_id.endswith("op")]
         group = groups.get(v) if groups else None
         if group is None:
             dot.node(node_id, label, **attrs)
@@ -463,6 +509,57 @@ def draw_dot(
     return dot
 
 
+def _places(
+    nodes: Sequence[Value], shown: Callable[[Value], bool], rankdir: str
+) -> dict[Value, tuple[str, str]]:
+    """For nanograd's own layout: each drawn node's place and its operation's, as `pos`
+    attributes, by rank across (LR) or down (TB) and, within a rank, in the order made. A
+    graph of many more ranks than nodes in a rank (a long sum) is folded into bands, as text
+    into lines, so that the picture is about as wide as a slide is for its height."""
+    rank, _ = ranks(nodes, shown)
+    # Each node as late as its first reader lets it be, as `dot` draws one next to its use
+    # (the longest-path ranks put every operand as early as it can be).
+    readers: dict[Value, list[Value]] = {}
+    for v in nodes:
+        if v in rank and v.op is not None and v.op is not CONST:
+            for c in v.children:
+                if shown(c):
+                    readers.setdefault(c, []).append(v)
+    for v in reversed(nodes):
+        if v in readers:
+            rank[v] = max(rank[v], min(rank[u] for u in readers[v]) - 2)
+    per_rank = Counter(rank.values())
+    for v, r in rank.items():
+        if v.op is not None and v.op is not CONST:
+            per_rank[r - 1] += 1
+    low = min(per_rank, default=0) - 1
+    depth = max(per_rank, default=0) - low + 1
+    breadth = max(per_rank.values(), default=1)
+    # a band of b ranks is b * RANK_GAP long, and depth / b bands of breadth rows are as wide
+    band = max(1, math.ceil(math.sqrt(SLIDE * depth * breadth * ROW_GAP / RANK_GAP)))
+    filled: Counter[int] = Counter()
+
+    def place(r: int) -> str:
+        row = filled[r]
+        filled[r] += 1
+        along, across = divmod(r - low, band)
+        along, row = across, along * (breadth + 1) + row
+        x, y = (along * RANK_GAP, -row * ROW_GAP)
+        if rankdir != "LR":
+            x, y = row * RANK_GAP, -along * ROW_GAP
+        return f"{x},{y}!"
+
+    places = {}
+    for v in nodes:
+        if v in rank:
+            r = rank[v]
+            is_operation = v.op is not None and v.op is not CONST
+            places[v] = (place(r), place(r - 1) if is_operation else "")
+        elif shown(v):  # the result alone, or a constant no drawn operation uses
+            places[v] = (place(0), place(-1) if v.op is not None and v.op is not CONST else "")
+    return places
+
+
 class Drawing(NamedTuple):
     """A graph ready to render, how many nodes it shows (values and operations), and how it is
     laid out."""
@@ -499,6 +596,7 @@ def draw_evaluation(
         *estimate(shown, lambda v: not (hide_constants and v.op is CONST)),
         rankdir,
         edge_labels=edge_grads,
+        nodes=count,
     )
     groups = None
     if statements and layout.engine == "dot" and count <= MAX_BOXED:
@@ -522,12 +620,13 @@ def _statement_groups(
     """Each drawn node (but inputs, which statements share) -> its statement's number and
     text; empty when the drawn nodes come from fewer than two statements."""
     spans = statement_spans(program.source)
+    code = without_comments(program.source)
     starts = [start for start, _ in spans]
     groups = {}
     for ins, node in zip(program.code, nodes, strict=True):
         if node in shown and node.op is not None:
             k = bisect_right(starts, ins.offset) - 1
-            groups[node] = (k, _statement_text(program.source, spans[k]))
+            groups[node] = (k, _statement_text(code, spans[k]))
     return groups if len(set(groups.values())) > 1 else {}
 
 
@@ -541,7 +640,7 @@ def format_of(output: str) -> str:
     fmt = EXTENSIONS.get(os.path.splitext(output)[1].lower())
     if fmt is None:
         raise InputError(
-            f"cannot tell the format of {output} from its extension: "
+            f"cannot tell the format of {printable(output)} from its extension: "
             "use .svg, .png, .pdf, .dot, .gv or .html"
         )
     return fmt
@@ -564,9 +663,11 @@ def renderer(fmt: str, search: str | None = None) -> str:
         raise NanogradError(
             f"cannot render {fmt}: graphviz-pure renders svg and png only; {install}"
         )
+    from ..extras import install_command
+
     raise NanogradError(
         f"cannot render {fmt}: no Graphviz found; {install}, "
-        "or pip install 'nanograd-cli[render]' for svg and png"
+        f"or for svg and png: {install_command('render')}"
     )
 
 
@@ -628,24 +729,29 @@ def render(
         return dot_source.encode()
     program = renderer(fmt, search)
     command = [program, f"-T{fmt}", *(f"-G{k}={v}" for k, v in (attributes or {}).items())]
+    data = dot_source.encode()
     with (
         subprocess.Popen(
             command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
         ) as process,
         _terminated_with(process),
     ):
+        # Not communicate(timeout=SLOW): after its timeout, communicate() can read the rest of
+        # the output but not write the rest of the input, and Graphviz waits for it forever.
+        slow = threading.Timer(SLOW, on_slow) if on_slow else None
         try:
-            try:
-                out, err = process.communicate(dot_source.encode(), timeout=SLOW)
-            except subprocess.TimeoutExpired:
-                if on_slow:
-                    on_slow()
-                out, err = process.communicate()
+            if slow:
+                slow.daemon = True
+                slow.start()
+            out, err = process.communicate(data)
         except BaseException:  # Ctrl-C above all: the renderer must not outlive us
             process.kill()
             process.wait()
             raise
-    if process.returncode != 0:
+        finally:
+            if slow:
+                slow.cancel()
+    if process.returncode != 0 or not out:
         detail = err.decode(errors="replace").strip().splitlines()
         raise NanogradError(
             f"{Path(program).name} failed to render {fmt}: {detail[-1] if detail else 'no message'}"
@@ -656,6 +762,14 @@ def render(
 # A png of a graph laid out by sfdp is at most this many pixels across: beyond it the picture
 # takes longer to paint than to lay out, and needs hundreds of megabytes (svg keeps every detail).
 MAX_PNG_PIXELS = 8192
+# One that nanograd places itself, past POSITIONED_LIMIT nodes, at most this many: painting
+# takes time in proportion to the pixels (20,000 nodes: 32 s of CPU at 8,192, 11 s at 4,096).
+MAX_POSITIONED_PNG_PIXELS = 4096
+
+
+def png_pixels(layout: Layout) -> int | None:
+    """The most pixels across a png of a graph laid out so has; None: as Graphviz draws it."""
+    return {"sfdp": MAX_PNG_PIXELS, "nop2": MAX_POSITIONED_PNG_PIXELS}.get(layout.engine)
 
 
 def render_drawing(
@@ -665,10 +779,11 @@ def render_drawing(
     on_slow: Callable[[], None] | None = None,
 ) -> bytes:
     """A Drawing rendered as `fmt` (as `render`), a big graph's png scaled down to at most
-    MAX_PNG_PIXELS across."""
+    `png_pixels` across."""
     attributes = {"dpi": str(dpi)} if dpi and fmt == "png" else {}
-    if fmt == "png" and drawing.layout.engine != "dot":
-        inches = MAX_PNG_PIXELS / (dpi or 96)
+    pixels = png_pixels(drawing.layout)
+    if fmt == "png" and pixels:
+        inches = pixels / (dpi or 96)
         attributes["size"] = f"{inches:g},{inches:g}"
     return render(drawing.dot.source, fmt, attributes=attributes, on_slow=on_slow)
 

@@ -18,6 +18,7 @@ from collections.abc import Callable
 from importlib import resources
 from typing import TYPE_CHECKING
 
+from ..errors import printable
 from ..explain import explain
 from ..ops import CONST, OPS, Op
 from ..program import Const, Input
@@ -176,10 +177,11 @@ def live_page(
     data |= {"tiles": cut.tiles, "boxes": cut.boxes, "edges": cut.edges}
     used = sorted({row[1] for row in data["code"] if row[0] == "apply"})
     script = ops_script(used) + _template("page.js")
-    title = evaluation.program.source.strip().splitlines()
+    source = printable(evaluation.program.source.strip(), keep="\n\t")  # no control characters
+    title = source.splitlines()
     replacements = {
         "{{title}}": html.escape(title[0] if len(title) == 1 else "nanograd graph"),
-        "{{source}}": html.escape(evaluation.program.source.strip()),
+        "{{source}}": html.escape(source),
         "{{svg}}": cut.shell,
         "{{legend}}": "" if legend else " hidden",
         "{{data}}": _script_json(data),

@@ -38,6 +38,25 @@ class StepsProgress:
         self.bar.stop()
 
 
+class FitProgress:
+    """`fit`: the evaluations made so far, and the residual sum of squares at the last."""
+
+    def __init__(self) -> None:
+        from rich.progress import SpinnerColumn, TextColumn
+
+        self.bar = _display(
+            SpinnerColumn(), TextColumn("evaluation {task.completed}  RSS {task.fields[rss]}")
+        )
+        self.task = self.bar.add_task("fit", total=None, rss="…")
+        self.bar.start()
+
+    def update(self, evaluations: int, rss: float) -> None:
+        self.bar.update(self.task, completed=evaluations, rss=f"{rss:.6g}")
+
+    def stop(self) -> None:
+        self.bar.stop()
+
+
 def regular_file_size(stream: IO) -> int | None:
     """The size in bytes of the file behind `stream`, or None for a pipe or a terminal."""
     status = os.fstat(stream.fileno())

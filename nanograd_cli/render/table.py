@@ -45,8 +45,11 @@ def print_table(
     columns in `text_columns` are left-aligned, the others (numbers) right-aligned."""
     from rich.console import Console
     from rich.table import Table
+    from rich.text import Text
 
-    console = Console(file=sys.stdout)
+    # Drawn because the command line chose Rich's tables and colour (cli.output.rich_terminal),
+    # in a pipe too with --color always or FORCE_COLOR.
+    console = Console(file=sys.stdout, force_terminal=True, no_color=False)
     formats = number_formats(digits)
     rows = make_rows(formats[0])
     for number in formats[1:]:
@@ -56,7 +59,7 @@ def print_table(
     table = Table(title=title, header_style="bold", pad_edge=False)
     for i, heading in enumerate(rows[0]):
         justify = "left" if i in text_columns else "right"
-        table.add_column(heading, justify=justify, overflow="fold")
+        table.add_column(Text(heading), justify=justify, overflow="fold")
     for row in rows[1:]:
-        table.add_row(*row)
+        table.add_row(*map(Text, row))  # text as it is, never read as Rich's markup
     console.print(table)

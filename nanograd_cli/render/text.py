@@ -8,25 +8,38 @@ import math
 from collections.abc import Callable
 from functools import singledispatch
 
-from ..results import GradientCheck, Gradients, Hessian, Jacobian, LineGradients, Minimum
+from ..errors import printable
+from ..results import (
+    FormulaCheck,
+    GradientCheck,
+    Gradients,
+    Hessian,
+    Jacobian,
+    LineGradients,
+    Minimum,
+)
 
 Number = Callable[[float], str]
 
 
-def number(x: float) -> float | str:
-    """A float as JSON allows it: non-finite numbers become the strings nan, inf, -inf."""
-    return x if math.isfinite(x) else repr(x)
+def number(x: float, null: bool = False) -> float | str | None:
+    """A float as JSON allows it: non-finite numbers become the strings nan, inf, -inf, or
+    with `null` (`--nan null`) null."""
+    if math.isfinite(x):
+        return x
+    return None if null else repr(x)
 
 
-def _json_numbers(obj):
+def _json_numbers(obj, null: bool):
     if isinstance(obj, dict):
-        return {k: _json_numbers(v) for k, v in obj.items()}
-    return number(obj) if isinstance(obj, float) else obj
+        return {k: _json_numbers(v, null) for k, v in obj.items()}
+    return number(obj, null) if isinstance(obj, float) else obj
 
 
-def to_json(result) -> str:
-    """One line of JSON, full precision, non-finite numbers as strings."""
-    return json.dumps(_json_numbers(json_object(result)), allow_nan=False)
+def to_json(result, null: bool = False) -> str:
+    """One line of JSON, full precision, non-finite numbers as strings (or with `null`,
+    null)."""
+    return json.dumps(_json_numbers(json_object(result), null), allow_nan=False)
 
 
 def to_csv(result) -> str:
@@ -104,6 +117,42 @@ def _(result: GradientCheck) -> dict:
         for name, c in result.checks.items()
     }
     return {**_point(result), "checks": checks, "pass": result.passed}
+
+
+@json_object.register
+def _(result: FormulaCheck) -> dict:
+    checks = {
+        name: {
+            "formula": c.formula,
+            "points": c.points,
+            "skipped": c.skipped,
+            "differ": c.differ,
+            "max_abs_error": c.max_abs_error,
+            "pass": c.passed,
+            "first": [
+                {
+                    "inputs": m.inputs,
+                    "engine": m.engine,
+                    "formula": m.formula,
+                    "abs_error": m.abs_error,
+                }
+                for m in c.first
+            ],
+        }
+        for name, c in result.checks.items()
+    }
+    ranges = {
+        name: {"low": low, "high": high, "points": count}
+        for name, (low, high, count) in result.ranges.items()
+    }
+    return {
+        "inputs": result.inputs,
+        "ranges": ranges,
+        "rtol": result.rtol,
+        "atol": result.atol,
+        "checks": checks,
+        "pass": result.passed,
+    }
 
 
 @json_object.register
@@ -195,6 +244,23 @@ def _(result: GradientCheck) -> list[str]:
     ]
 
 
+AGAINST_FIELDS = ("formula", "points", "skipped", "differ", "max_abs_error", "pass")
+
+
+@csv_header.register
+def _(result: FormulaCheck) -> str:
+    return ",".join(["input", *AGAINST_FIELDS])
+
+
+@csv_rows.register
+def _(result: FormulaCheck) -> list[str]:
+    rows = table_rows(result)[1:]
+    for row in rows:  # a formula may hold commas: log(x, 2)
+        row[1] = '"' + row[1].replace('"', '""') + '"' if "," in row[1] else row[1]
+        row[-1] = "true" if row[-1] == "yes" else "false"
+    return [",".join(row) for row in rows]
+
+
 @csv_header.register
 def _(result: Minimum) -> str:
     names = list(result.inputs)
@@ -243,7 +309,7 @@ def lines_table_rows(results: list[LineGradients], number: Number = repr) -> lis
     rows = [["line", "expression", "value", *_gradient_columns(names)]]
     for r in results:
         grads = [number(r.result.gradients[n]) for n in names]
-        rows.append([str(r.line), r.expression, number(r.result.value), *grads])
+        rows.append([str(r.line), printable(r.expression), number(r.result.value), *grads])
     return rows
 
 
@@ -264,8 +330,45 @@ def _(result: Hessian, number: Number = repr) -> list[list[str]]:
 def _(result: GradientCheck, number: Number = repr) -> list[list[str]]:
     rows = [["input", *CHECK_FIELDS]]
     for name, c in result.checks.items():
-        numbers = (number(getattr(c, f)) for f in CHECK_FIELDS[:-1])
-        rows.append([name, *numbers, "yes" if c.passed else "NO"])
+        errors = (number(c.abs_error), number(c.rel_error))
+        rows.append([name, *apart(c.analytic, c.numeric, number), *errors, _yes(c.passed)])
+    return rows
+
+
+def _yes(passed: bool) -> str:
+    return "yes" if passed else "NO"
+
+
+def apart(a: float, b: float, number: Number) -> tuple[str, str]:
+    """`a` and `b` written by `number`; where that writes two different numbers alike, `b`
+    is marked ≈ (nearly, not exactly): a check does not show a difference as none."""
+    pair = number(a), number(b)
+    if pair[0] == pair[1] and a != b:
+        return pair[0], f"≈{pair[1]}"
+    return pair
+
+
+@table_rows.register
+def _(result: FormulaCheck, number: Number = repr) -> list[list[str]]:
+    rows = [["input", *AGAINST_FIELDS]]
+    for name, c in result.checks.items():
+        counts = (str(c.points), str(c.skipped), str(c.differ))
+        rows.append([name, c.formula, *counts, number(c.max_abs_error), _yes(c.passed)])
+    return rows
+
+
+def _yes(passed: bool) -> str:
+    return "yes" if passed else "NO"
+
+
+def mismatch_rows(result: FormulaCheck, number: Number = repr) -> list[list[str]]:
+    """The first points where a formula differs: which derivative, the point, the two."""
+    names = list(next((m.inputs for c in result.checks.values() for m in c.first), {}))
+    rows = [["d/d", *names, "engine", "formula", "abs_error"]]
+    for name, c in result.checks.items():
+        for m in c.first:
+            point = (number(m.inputs[n]) for n in names)
+            rows.append([name, *point, number(m.engine), number(m.formula), number(m.abs_error)])
     return rows
 
 
@@ -274,4 +377,53 @@ def _(result: Minimum, number: Number = repr) -> list[list[str]]:
     rows = table_rows(Gradients(result.value, result.inputs, result.gradients), number)
     rows.append(["gradient norm", number(result.gradient_norm), ""])
     rows.append(["steps", str(result.steps), "converged" if result.converged else "step limit"])
+    return rows
+
+
+# Fits (`nanograd fit`): the shape of docs/fit.md and the spec's §2b.
+
+from ..results import Fit  # noqa: E402
+
+
+@json_object.register
+def _(result: Fit) -> dict:
+    return {
+        "parameters": result.parameters,
+        "stderr": result.stderr,
+        "covariance": result.covariance,
+        "rss": result.rss,
+        "residual_sd": result.residual_sd,
+        "dof": result.dof,
+        "n": result.n,
+        "iterations": result.iterations,
+        "converged": result.converged,
+        "message": result.message,
+        "inputs": result.inputs,
+    }
+
+
+@csv_header.register
+def _(result: Fit) -> str:
+    return "parameter,value,stderr"
+
+
+@csv_rows.register
+def _(result: Fit) -> list[str]:
+    return [
+        f"{name},{value!r},{result.stderr[name]!r}" for name, value in result.parameters.items()
+    ]
+
+
+@table_rows.register
+def _(result: Fit, number: Number = repr) -> list[list[str]]:
+    rows = [["", "value", "stderr"]]
+    for name, value in result.parameters.items():
+        rows.append([name, number(value), number(result.stderr[name])])
+    rows.append(["rss", number(result.rss), ""])
+    rows.append(["residual sd", number(result.residual_sd), ""])
+    rows.append(["dof", str(result.dof), ""])
+    rows.append(["rows", str(result.n), ""])
+    rows.append(["iterations", str(result.iterations), ""])
+    # the reason last, where its length widens no column of numbers
+    rows.append(["converged", "yes" if result.converged else "no", result.message])
     return rows

@@ -1,0 +1,235 @@
+"""`nanograd fit`: a least-squares fit of a model's parameters to the rows of a table."""
+
+from __future__ import annotations
+
+import difflib
+import io as bytes_io
+import os
+import shutil
+import sys
+
+import click
+
+from .. import api, io
+from ..errors import InputError, Interrupted, NanogradError, SourceError
+from ..fitting import DEFAULT_STEPS
+from ..language import parse
+from ..plot import CURVE_POINTS, title
+from ..program import Program
+from ..render import plot as plots
+from ..render.progress import FitProgress
+from ..sources import Source
+from .command import InputsCommand, one_standard_input, program_and_point
+from .options import (
+    CountFrom,
+    color_option,
+    data_format_option,
+    fix_option,
+    source_and_inputs,
+    table_format,
+)
+from .output import emit, report, write_out
+
+EXAMPLES = """
+\b
+Examples:
+  nanograd fit "a*exp(-b*x) + c" --data points.csv --a 1 --b 0.1 --c 0
+  nanograd fit model.txt --data runs.parquet --b1 500 --b2 1e-4 --format json
+  nanograd fit "k*t" --data decay.csv --target "log(y)" --sigma dy --k -1
+  nanograd fit "a*x + b" --data points.csv --a 1 --b 0 -o fitted.csv
+"""
+
+
+@click.command(
+    cls=InputsCommand,
+    epilog=EXAMPLES,
+    short_help="Fit a model's parameters to rows of data by least squares.",
+)
+@source_and_inputs
+@click.option(
+    "--data",
+    metavar="FILE",
+    help="The rows to fit (- for standard input): CSV with a header, Parquet, Arrow or JSON "
+    "Lines, by the extension. An input named as a column is data; every other input is a "
+    "parameter, given its start as --NAME START.",
+)
+@data_format_option
+@click.option(
+    "--target",
+    metavar="EXPR",
+    help="The observed response, an expression over the columns. [default: y]",
+)
+@click.option(
+    "--sigma", metavar="COLUMN", help="Divide each row's residual by this column's value."
+)
+@fix_option("Hold this parameter at its start.")
+@click.option(
+    "--steps",
+    type=CountFrom(min=1),
+    metavar="N",
+    help=f"At most N evaluations per stage of the solver. [default: {DEFAULT_STEPS}]",
+)
+@click.option(
+    "-o",
+    "--output",
+    metavar="FILE",
+    help="Also write the rows of --data with the columns fitted and residual, in the format "
+    "the extension says (.csv .parquet .arrow .feather .jsonl).",
+)
+@click.option(
+    "--plot",
+    "picture",
+    metavar="FILE",
+    help="Also draw the data, the fitted curve and the residuals over the one column the "
+    "model reads (.svg .png .pdf), or - for a plot in text on standard error.",
+)
+@table_format
+@color_option
+@click.pass_context
+def fit(
+    ctx: click.Context,
+    source: Source,
+    var: tuple[str, ...],
+    data: str | None,
+    data_format: str | None,
+    target: str | None,
+    sigma: str | None,
+    fix: tuple[str, ...],
+    steps: int | None,
+    output: str | None,
+    picture: str | None,
+    fmt: str | None,
+    digits: str | None,
+) -> None:
+    """Fit the parameters of SOURCE to the rows of --data by least squares, with exact
+    derivatives.
+
+    The residual of a row is the target (default: the column y) less SOURCE, divided by the
+    --sigma column when given. Prints each parameter's value and standard error, the
+    residual sum of squares, and why the solver stopped. Exits 0 when the fit converged, 1
+    when it did not (the steps ran out, a parameter the data cannot determine, no minimum
+    reached: the point reached is printed, the reason said), 2 for bad input.
+    """
+    if data is None:
+        raise InputError("fit needs the data: --data FILE (- for standard input)")
+    one_standard_input(source, data, "--data")
+    out_format = io.output_format(output, None, None) if output else None
+    picture_format = picture and picture != "-" and plots.format_of(picture)
+    for path in (output, picture):  # before the fit, not after it
+        if path and path != "-":
+            writable(path, data)
+    program, starts = program_and_point(ctx, source, var)
+    target_program = target_of(target)
+    needed = {*program.inputs, *(target_program.inputs if target_program else ["y"])}
+    table = io.read_table(data, io.input_format(data, data_format), needed | {sigma})
+    check_starts(ctx, program, starts, table)
+    predictors = [name for name in program.inputs if name in table.columns]
+    if picture and len(predictors) != 1:
+        read = ", ".join(predictors) or "none"
+        raise InputError(f"--plot draws a fit over one column; the model reads {read}")
+    progress = FitProgress() if sys.stderr.isatty() else None
+    try:
+        result = api.fit(
+            program,
+            table.columns,
+            starts,
+            target_program,
+            sigma,
+            fix,
+            steps,
+            progress and progress.update,
+        )
+    except Interrupted as stop:  # Ctrl-C: the best point reached is shown, then the exit code
+        result, interrupted = stop.reached, stop
+    else:
+        interrupted = None
+    finally:
+        if progress:
+            progress.stop()
+    emit(fmt, result, digits)  # first: a file that cannot be written loses no result
+    if output:
+        write_out(output, rows_with_fit(table, result, out_format))
+    if picture:
+        drawn = fit_curve(program, table.columns[predictors[0]], predictors[0], result)
+        if picture_format:
+            write_out(picture, plots.fit_figure(drawn, picture_format))
+        else:
+            columns = plots.terminal_width(shutil.get_terminal_size((80, 24)).columns)
+            report(plots.fit_text(drawn, columns, sys.stderr.isatty()))
+    if interrupted:
+        raise interrupted
+    if not result.converged:
+        raise NanogradError(f"the fit did not converge: {result.message}")
+
+
+def target_of(text: str | None) -> Program | None:
+    """--target parsed, its errors saying that they are the target's."""
+    if text is None:
+        return None
+    try:
+        return parse(text)
+    except SourceError as error:
+        raise InputError(f"--target: {error}") from None
+
+
+def writable(path: str, data: str) -> None:
+    """Refuse, before fitting, a file that cannot be written, or the data file itself."""
+    if os.path.exists(path) and data != "-" and os.path.samefile(path, data):
+        raise InputError(f"{path} is the --data file: write the fit's rows to another file")
+    directory = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(directory):
+        raise NanogradError(f"cannot write {path}: No such file or directory")
+
+
+def check_starts(ctx: click.Context, program: Program, starts, table: io.Table) -> None:
+    """A parameter without a start that was meant as a column (a near name of one), or whose
+    start went to an option of the same name (--sigma): said so, before the fit's own
+    message, which cannot know."""
+    own = {o[2:] for p in ctx.command.params for o in p.opts if o.startswith("--")}
+    for name in program.inputs:
+        if name in table.columns or name in starts:
+            continue
+        if name in own:
+            raise InputError(
+                f"no start for parameter {name}: --{name} is an option of nanograd fit; give "
+                f"the start as --var {name}=VALUE"
+            )
+        near = difflib.get_close_matches(name, table.names, n=1, cutoff=0.6)
+        near += [c for c in table.names if c.lower() == name.lower()]
+        if near:
+            columns = ", ".join(table.names)
+            raise InputError(
+                f"{name} is no column of --data (its columns: {columns}); did you mean "
+                f"{near[-1]}? (a start, --{name} VALUE, would make {name} a parameter)"
+            )
+
+
+def fit_curve(program, x, name: str, result) -> plots.FitCurve:
+    """The data, the residuals and the model along `x`'s range, at the fitted parameters."""
+    import numpy as np
+
+    from ..tape import batch_gradients
+
+    along = np.linspace(np.nanmin(x), np.nanmax(x), CURVE_POINTS)
+    curve, _ = batch_gradients(program, {name: along, **result.parameters})
+    observed = result.fitted + result.residuals
+    heading = title(program.source, {k: float(f"{v:.6g}") for k, v in result.parameters.items()})
+    return plots.FitCurve(name, x, observed, result.residuals, along, curve, heading)
+
+
+def rows_with_fit(table: io.Table, result, fmt: str) -> bytes:
+    """The rows read, with the columns fitted and residual, as a file of `fmt`."""
+    from ..io.writers import open_writer  # PyArrow: loaded once the data is read
+    from ..points import Batch
+
+    sink = bytes_io.BytesIO()
+    used = [name for name in table.names if name in table.columns]  # written as numbers
+    writer = open_writer(
+        sink, fmt, table.names, used, [], (), stream=False, named=["fitted", "residual"]
+    )
+    for first_row, rows in table.batches:
+        at = slice(first_row - 1, first_row - 1 + rows.num_rows)
+        numbers = {name: table.columns[name][at] for name in used}
+        writer.write(Batch(first_row, rows, numbers, [result.fitted[at], result.residuals[at]]))
+    writer.close(table.schema)
+    return sink.getvalue()

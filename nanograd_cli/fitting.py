@@ -1,0 +1,574 @@
+"""Least-squares fits of a model to rows of data, with the tape's exact derivatives.
+
+`fit(program, columns, starts)` fits the inputs of `program` that name no column (the
+parameters) so that the model comes as close as it can, in the least-squares sense, to the
+target (the column `y`, or a Program over the columns) on every row. The residuals and the
+Jacobian (rows x parameters) come from one batched pass of the NumPy tape per point, exact to
+rounding; SciPy's `least_squares` chooses the steps. docs/fit.md says what was measured on
+the NIST StRD problems to choose the defaults below, and how standard errors are computed.
+
+SciPy is imported only here, and only when fitting: `pip install 'nanograd-cli[fit]'`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+
+import numpy as np
+
+from .errors import InputError, Interrupted, NanogradError, UnknownInputs
+from .program import Program
+from .results import Fit
+from .tape import Tape
+
+# The solver's defaults, chosen by measurement on the 54 NIST StRD fits (docs/fit.md,
+# benchmarks/fit_nist.py): a trust region reflective run with the parameters scaled by the
+# Jacobian's columns and tolerances at the limit of double precision, then, from where it
+# stopped, Levenberg-Marquardt (MINPACK) with the same scaling, whose steps finish the valleys
+# that the first stage crawls along. The point with the smaller RSS is kept.
+FIRST_STAGE = {"method": "trf", "x_scale": "jac", "ftol": 1e-15, "xtol": 1e-15, "gtol": 1e-15}
+SECOND_STAGE = {"method": "lm", "x_scale": "jac", "ftol": 1e-15, "xtol": 1e-15, "gtol": 1e-15}
+
+# Gauss-Newton steps at most after the solver stops (see `_polish`).
+POLISH_STEPS = 3
+
+# Why a fit stopped by Ctrl-C did not converge.
+INTERRUPTED = "interrupted (Ctrl-C) before converging"
+
+# Evaluations allowed when `steps` is not given, per stage.
+DEFAULT_STEPS = 10_000
+
+# A singular value of the column-scaled Jacobian at most this much of the largest (relative to
+# the number of rows and parameters) is zero: the data cannot determine that direction.
+RANK_TOLERANCE = 1e-10
+
+# The gradient test for a point the solver did not move far from, or stopped at for its step
+# or decrease being small: every parameter's column of J is this close to orthogonal to the
+# residuals (|J_jᵀ r| ≤ GRADIENT_TOLERANCE · ‖J_j‖ · ‖r‖).
+GRADIENT_TOLERANCE = 1e-8
+
+# Residuals this small relative to the target (in the 2-norm over rows) fit it to rounding:
+# converged, whatever the gradient test says (a zero-residual problem such as Lanczos1).
+EXACT_FIT = 1e-12
+
+# The Jacobian and the solver's copies of it: bytes per row and parameter, measured as the
+# peak memory of fits of 1,000,000 rows (benchmarks/fit.py --memory).
+BYTES_PER_ENTRY = 8 * 4
+
+
+class MissingSciPy(NanogradError):
+    """Fitting without SciPy: a missing library, exit 1 like a missing renderer."""
+
+    def __init__(self):
+        from .extras import install_command
+
+        super().__init__(
+            f"fitting needs SciPy, which is not installed: install it with: "
+            f"{install_command('fit')}"
+        )
+
+
+def fit(
+    program: Program,
+    columns: Mapping[str, np.ndarray],
+    starts: Mapping[str, float],
+    target: Program | None = None,
+    sigma: str | None = None,
+    fix: Iterable[str] = (),
+    steps: int | None = None,
+    progress: Callable[[int, float], None] | None = None,
+) -> Fit:
+    """Fit the parameters of `program` (its inputs that name no column of `columns`) to the
+    rows of `columns`, from `starts` (one per parameter), minimizing the sum over rows of
+    ((target - model) / sigma)**2. `target` is a Program over the columns (default: the
+    column `y`), `sigma` names a column of each row's standard deviation, `fix` names
+    parameters held at their start, `steps` caps the evaluations of each stage.
+    `progress(evaluations, rss)` is called at every evaluation.
+
+    Bad input raises InputError naming what is wrong; a fit that does not converge is no
+    error: it comes back with `converged` False and the reason in `message`."""
+    problem = _Problem(program, columns, starts, target, sigma, fix)
+    try:
+        from scipy.optimize import least_squares
+    except ImportError:
+        raise MissingSciPy() from None
+    return problem.solve(least_squares, steps, progress)
+
+
+class _Problem:
+    """A fit checked and ready: the residuals and Jacobian at any point of the free
+    parameters, in batches of rows through the tape."""
+
+    def __init__(self, program, columns, starts, target, sigma, fix):
+        program = program.single("fit", None)
+        self.program = program
+        arrays = {name: _column(name, values) for name, values in columns.items()}
+        self.n = _rows(arrays)
+        inputs = set(program.inputs)
+        unknown = [name for name in starts if name not in inputs]
+        if unknown:
+            raise UnknownInputs(unknown, program.inputs)
+        given_column = next((name for name in starts if name in arrays), None)
+        if given_column is not None:
+            raise InputError(
+                f"{given_column} is a column of the data, and a start is given for it too: "
+                "a column is data, not a parameter"
+            )
+        self.parameters = [name for name in program.inputs if name not in arrays]
+        missing = [name for name in self.parameters if name not in starts]
+        if missing:
+            plural = "s" if len(missing) > 1 else ""
+            listed = ", ".join(missing)
+            raise InputError(
+                f"no start for parameter{plural} {listed}: give a start value for each input "
+                "that is not a column of the data"
+            )
+        if not self.parameters:
+            raise InputError("the model has no parameters: every input is a column of the data")
+        self.starts = {name: _start(name, starts[name]) for name in self.parameters}
+        fixed = list(dict.fromkeys(fix))
+        not_parameters = [name for name in fixed if name not in self.starts]
+        if not_parameters:
+            raise InputError(f"fix: {not_parameters[0]} is not a parameter of the model")
+        self.fixed = set(fixed)
+        self.free = [name for name in self.parameters if name not in self.fixed]
+        if not self.free:
+            raise InputError("every parameter is fixed: nothing is left to fit")
+        if self.n < len(self.free):
+            raise InputError(
+                f"{self.n} row{'s' * (self.n != 1)} of data and {len(self.free)} parameters "
+                "to fit: a fit needs at least as many rows as free parameters"
+            )
+        self.data = {name: arrays[name] for name in program.inputs if name in arrays}
+        self.observed = self._target(target, arrays)
+        self.weights = None if sigma is None else 1.0 / self._sigma(sigma, arrays)
+        _check_memory(self.n, len(self.free))
+        self.tape = Tape(program)
+        self.jacobian = np.empty((self.n, len(self.free)), order="F")
+        block = min(self.n, tape.block) if (tape := self.tape) else 0
+        self._filled = {name: np.empty(block) for name in self.parameters}
+        self.residuals = np.empty(self.n)
+        self.model = np.empty(self.n)
+        self._at: bytes | None = None
+        self.evaluations = 0
+        self.non_finite_trials = 0
+
+    def _target(self, target: Program | None, arrays: dict) -> np.ndarray:
+        if target is None:
+            if "y" not in arrays:
+                raise InputError(
+                    "the data has no column y, the default target: name the column (or an "
+                    "expression over the columns) to fit with a target"
+                )
+            return arrays["y"]
+        target = target.single("the target", None)
+        missing = [name for name in target.inputs if name not in arrays]
+        if missing:
+            raise InputError(
+                f"the target reads {missing[0]}, which is not a column of the data: the "
+                "target is an expression over the columns"
+            )
+        from .tape import batch_gradients
+
+        if not target.inputs:
+            value = target.values({})[target.result]
+            return np.full(self.n, value)
+        values, _ = batch_gradients(target, {name: arrays[name] for name in target.inputs})
+        return values
+
+    def _sigma(self, name: str, arrays: dict) -> np.ndarray:
+        if name not in arrays:
+            raise InputError(f"sigma: the data has no column {name}")
+        values = arrays[name]
+        bad = ~(np.isfinite(values) & (values > 0))
+        if bad.any():
+            row = int(np.argmax(bad))
+            raise InputError(
+                f"sigma: row {row + 1} of column {name} is {float(values[row])!r}; a standard "
+                "deviation is a positive number"
+            )
+        return values
+
+    def point(self, free: np.ndarray) -> dict[str, float]:
+        """Every parameter's value, the free ones from `free`."""
+        values = dict(self.starts)
+        values.update(zip(self.free, map(float, free), strict=True))
+        return values
+
+    def evaluate(self, free: np.ndarray) -> None:
+        """Residuals and Jacobian at `free`, into `self.residuals` and `self.jacobian`: one
+        pass of the tape, forward and back, a block of rows at a time."""
+        key = np.asarray(free, dtype=np.float64).tobytes()
+        if key == self._at:
+            return
+        self.evaluations += 1
+        point = self.point(free)
+        tape, n = self.tape, self.n
+        slots = {name: i for i, name in enumerate(self.free)}
+        with np.errstate(all="ignore"):
+            for start in range(0, n, tape.block):
+                rows = slice(start, min(n, start + tape.block))
+                length = rows.stop - rows.start
+                inputs = {name: values[rows] for name, values in self.data.items()}
+                for name in self.parameters:
+                    filled = self._filled[name][:length]
+                    filled.fill(point[name])
+                    inputs[name] = filled
+                (value, gradients), *_ = tape.run(inputs, length)
+                self.model[rows] = value
+                for name, j in slots.items():
+                    self.jacobian[rows, j] = gradients[name]
+            np.subtract(self.observed, self.model, out=self.residuals)
+            # r = (target - model) * w, so dr/dp = -w * dmodel/dp
+            np.negative(self.jacobian, out=self.jacobian)
+            if self.weights is not None:
+                self.residuals *= self.weights
+                self.jacobian *= self.weights[:, None]
+        self._at = key
+
+    def first_non_finite(self) -> int | None:
+        bad = ~np.isfinite(self.residuals)
+        return int(np.argmax(bad)) if bad.any() else None
+
+    def solve(self, least_squares, steps, progress) -> Fit:
+        x0 = np.array([self.starts[name] for name in self.free])
+        self.evaluate(x0)
+        row = self.first_non_finite()
+        if row is not None:
+            raise InputError(_not_finite_at_start(self, row))
+        with np.errstate(over="ignore"):
+            start_rss = float(self.residuals @ self.residuals)
+        if not math.isfinite(start_rss):
+            raise InputError(
+                "at the start, the sum of the squared residuals is too large for a float "
+                f"(the largest residual is {float(np.max(np.abs(self.residuals))):.3g}): "
+                "rescale the data, or start nearer"
+            )
+        budget = DEFAULT_STEPS if steps is None else int(steps)
+        if budget < 1:
+            raise InputError(f"steps must be at least 1, not {steps}")
+
+        best = [math.inf, x0]  # the least RSS evaluated, and where: what Ctrl-C reports
+
+        def residuals(x):
+            self.evaluate(x)
+            with np.errstate(over="ignore"):
+                rss = float(self.residuals @ self.residuals)
+            if self.first_non_finite() is not None:
+                self.non_finite_trials += 1
+            elif rss < best[0]:
+                best[:] = rss, np.array(x)
+            if progress is not None:
+                progress(self.evaluations, rss)
+            return self.residuals.copy()
+
+        def jacobian(x):
+            self.evaluate(x)
+            return self.jacobian.copy(order="F")
+
+        stages: list[_Stage] = []
+        # Overflow and invalid values on the way are the solver's to handle (a trial step
+        # too long), and the summary's to say: never a NumPy warning to the user.
+        with np.errstate(all="ignore"):
+            try:
+                self._stages(least_squares, x0, budget, residuals, jacobian, stages)
+            except KeyboardInterrupt:
+                stages.append(_Stage("interrupted", best[1], None, INTERRUPTED))
+                reached = _summary(self, x0, stages, budget)
+                raise Interrupted(
+                    f"interrupted after {self.evaluations} evaluations: the output is the "
+                    "best point reached",
+                    reached,
+                ) from None
+            return _summary(self, x0, stages, budget)
+
+    def _stages(self, least_squares, x0, budget, residuals, jacobian, stages) -> None:
+        """The solver's stages from `x0`, each appended to `stages` as it ends."""
+        x = x0
+        for options in (FIRST_STAGE, SECOND_STAGE):
+            with np.errstate(all="ignore"):
+                try:
+                    result = least_squares(residuals, x, jac=jacobian, max_nfev=budget, **options)
+                except (ValueError, np.linalg.LinAlgError) as error:
+                    stages.append(_Stage(options["method"], x, None, str(error)))
+                    break
+            stage = _Stage(options["method"], result.x, result, _reason(result))
+            stages.append(stage)
+            if result.status == 0 or not np.all(np.isfinite(result.x)):
+                break  # out of steps, or lost: the point reached is reported as it is
+            self.evaluate(result.x)
+            rss = float(self.residuals @ self.residuals)
+            stage.x, _ = _polish(self, result.x, rss)
+            if _small_gradient(self, stage.x):
+                break  # converged: the second stage is for a first that stopped short
+            x = stage.x
+
+
+@dataclass
+class _Stage:
+    method: str
+    x: np.ndarray
+    result: object
+    message: str
+
+
+def _summary(problem: _Problem, x0: np.ndarray, stages: list[_Stage], budget: int) -> Fit:
+    """The Fit: the best point any stage reached, its statistics, and whether (and why not)
+    it converged."""
+    candidates = [x0] + [s.x for s in stages if np.all(np.isfinite(s.x))]
+    best, best_rss = x0, math.inf
+    for x in candidates:
+        problem.evaluate(x)
+        if problem.first_non_finite() is None:
+            rss = float(problem.residuals @ problem.residuals)
+            if rss <= best_rss:
+                best, best_rss = x, rss
+    problem.evaluate(best)
+    jac = problem.jacobian
+    n, k = problem.n, len(problem.free)
+    iterations = sum(getattr(s.result, "njev", None) or 0 for s in stages if s.result)
+    reasons = []
+    ran_out = any(s.result is not None and s.result.status == 0 for s in stages)
+    failed = next((s for s in stages if s.result is None), None)
+    if failed is not None:
+        stopped = failed.message == INTERRUPTED
+        reasons.append(failed.message if stopped else f"the solver failed: {failed.message}")
+    if ran_out:
+        plural = "s" if budget != 1 else ""
+        reasons.append(
+            f"stopped after {budget} evaluation{plural} (the steps limit) before converging"
+        )
+    if not math.isfinite(best_rss):
+        reasons.append("the residuals are nan or inf at every point reached")
+    scale = np.sqrt(np.sum(jac * jac, axis=0))
+    undetermined = _undetermined(problem, jac, scale)
+    if len(undetermined) == 1:
+        (name,) = undetermined
+        reasons.append(
+            f"the data cannot determine {name}: the model does not change with it there "
+            "(fix it at a value, or leave it out)"
+        )
+    elif undetermined:
+        names = " and ".join(undetermined) if len(undetermined) == 2 else ", ".join(undetermined)
+        reasons.append(
+            f"the data cannot determine {names}: the Jacobian is singular there (a "
+            "combination of them leaves the model unchanged)"
+        )
+    moved = not np.array_equal(best, x0)
+    gradient_ok = _small_gradient(problem, best)
+    if not reasons and not gradient_ok:
+        why = "did not move from the start" if not moved else "stopped"
+        reasons.append(
+            f"the solver {why} where the gradient test fails, so this may not be a minimum "
+            f"(largest |J_jᵀr| / (|J_j| |r|) is {_gradient_measure(problem, best):.2g}, more "
+            f"than {GRADIENT_TOLERANCE:g}): try another start"
+        )
+    trials = problem.non_finite_trials
+    if trials and not reasons:
+        pass  # rejected steps that the solver recovered from: said below, still converged
+    elif trials:
+        reasons.append(f"{trials} trial step{'s' * (trials > 1)} made a residual nan or inf")
+    converged = not reasons
+    if converged:
+        last = next((s for s in reversed(stages) if s.result is not None), None)
+        message = last.message if last else "the start is a minimum"
+        if trials:
+            message += (
+                f" ({trials} trial step{'s' * (trials > 1)} made a residual nan or inf and "
+                "the solver took shorter ones)"
+            )
+    else:
+        message = "; ".join(reasons)
+    covariance = _covariance(jac, scale, best_rss, n, k)
+    values = problem.point(best)
+    names = problem.parameters
+    slot = {name: j for j, name in enumerate(problem.free)}
+    stderr, cov = {}, {}
+    for a in names:
+        i = slot.get(a)
+        stderr[a] = 0.0 if i is None else float(math.sqrt(covariance[i, i]))
+        cov[a] = {
+            b: 0.0 if i is None or slot.get(b) is None else float(covariance[i, slot[b]])
+            for b in names
+        }
+    dof = n - k
+    residual_sd = math.sqrt(best_rss / dof) if dof > 0 else math.nan
+    fitted = problem.model.copy()
+    residuals = problem.observed - fitted
+    return Fit(
+        parameters=values,
+        stderr=stderr,
+        covariance=cov,
+        rss=best_rss,
+        residual_sd=residual_sd,
+        dof=dof,
+        n=n,
+        iterations=iterations,
+        converged=converged,
+        message=message,
+        inputs=dict(problem.starts),
+        fitted=fitted,
+        residuals=residuals,
+    )
+
+
+def _polish(problem: _Problem, x: np.ndarray, rss: float) -> tuple[np.ndarray, float]:
+    """Gauss-Newton steps from where the solver stopped, each kept while it makes the
+    gradient smaller and the RSS no larger beyond rounding: where the sum of squares is flat
+    to the last bit (ENSO's b8), the solvers stop on its change, while the gradient, which the
+    tape computes to full precision, still shows the way to the minimum."""
+    measure = _gradient_measure(problem, x)
+    for _ in range(POLISH_STEPS):
+        if measure == 0.0:
+            break
+        problem.evaluate(x)
+        scale = np.linalg.norm(problem.jacobian, axis=0)
+        if not np.all(scale > 0):
+            break
+        step, *_ = np.linalg.lstsq(problem.jacobian / scale, -problem.residuals, rcond=None)
+        trial = x + step / scale
+        if not np.all(np.isfinite(trial)):
+            break
+        problem.evaluate(trial)
+        if problem.first_non_finite() is not None:
+            break
+        trial_rss = float(problem.residuals @ problem.residuals)
+        trial_measure = _gradient_measure(problem, trial)
+        if trial_rss > rss * (1 + 8 * np.finfo(float).eps) or trial_measure >= measure:
+            break
+        x, rss, measure = trial, min(rss, trial_rss), trial_measure
+    return x, rss
+
+
+def _reason(result) -> str:
+    return {
+        1: "the gradient is zero to within the tolerance",
+        2: "the sum of squares stopped decreasing (relative change below the tolerance)",
+        3: "the step became smaller than the tolerance, relative to the parameters",
+        4: "the sum of squares stopped decreasing and the step became negligible",
+    }.get(result.status, str(result.message))
+
+
+def _gradient_measure(problem: _Problem, x: np.ndarray) -> float:
+    """max over parameters j of |J_jᵀ r| / (‖J_j‖ ‖r‖): 0 at a minimum, at most 1."""
+    problem.evaluate(x)
+    r, jac = problem.residuals, problem.jacobian
+    norm_r = float(np.linalg.norm(r))
+    norms = np.linalg.norm(jac, axis=0)
+    if norm_r == 0.0:
+        return 0.0
+    with np.errstate(all="ignore"):
+        cosines = np.abs(jac.T @ r) / (norms * norm_r)
+    cosines = np.where(norms > 0, cosines, 0.0)
+    return float(np.max(cosines)) if cosines.size else 0.0
+
+
+def _small_gradient(problem: _Problem, x: np.ndarray) -> bool:
+    """Whether `x` passes the gradient test, or fits the target to rounding."""
+    problem.evaluate(x)
+    r = problem.residuals
+    observed = problem.observed if problem.weights is None else problem.observed * problem.weights
+    if np.linalg.norm(r) <= EXACT_FIT * np.linalg.norm(observed):
+        return True
+    return _gradient_measure(problem, x) <= GRADIENT_TOLERANCE
+
+
+def _undetermined(problem: _Problem, jac: np.ndarray, scale: np.ndarray) -> list[str]:
+    """The parameters that a (numerically) zero singular value of the column-scaled Jacobian
+    leaves free: a parameter whose column is zero, or those that a null direction combines."""
+    free = problem.free
+    zero = [name for name, s in zip(free, scale, strict=True) if not s > 0]
+    if zero:
+        return zero
+    with np.errstate(all="ignore"):
+        scaled = jac / scale
+    if not np.all(np.isfinite(scaled)):
+        return []
+    _, s, vt = np.linalg.svd(scaled, full_matrices=False)
+    tolerance = RANK_TOLERANCE * max(scaled.shape) * s[0]
+    names: list[str] = []
+    for i in np.flatnonzero(s <= tolerance):
+        v = np.abs(vt[i])
+        names.extend(free[j] for j in np.flatnonzero(v >= 0.1 * v.max()) if free[j] not in names)
+    return names
+
+
+def _covariance(jac: np.ndarray, scale: np.ndarray, rss: float, n: int, k: int) -> np.ndarray:
+    """(JᵀJ)⁻¹ · RSS/(n-k), from the SVD of J with its columns scaled to unit length (the
+    scaling leaves the result unchanged and the SVD accurate for columns of any size); never
+    by inverting a formed JᵀJ. nan where J is singular or there are no degrees of freedom."""
+    if n <= k or not math.isfinite(rss) or not np.all(scale > 0):
+        return np.full((k, k), math.nan)
+    scaled = jac / scale
+    if not np.all(np.isfinite(scaled)):
+        return np.full((k, k), math.nan)
+    _, s, vt = np.linalg.svd(scaled, full_matrices=False)
+    if s[-1] <= RANK_TOLERANCE * max(scaled.shape) * s[0]:
+        return np.full((k, k), math.nan)
+    inverse = (vt.T / s**2) @ vt  # (SᵀS)⁻¹ for the scaled columns
+    covariance = inverse / np.outer(scale, scale) * (rss / (n - k))
+    return (covariance + covariance.T) / 2  # symmetric to the last bit
+
+
+def _not_finite_at_start(problem: _Problem, row: int) -> str:
+    value, observed = float(problem.model[row]), float(problem.observed[row])
+    data = {name: float(values[row]) for name, values in problem.data.items()}
+    listed = ", ".join(f"{name} = {v!r}" for name, v in data.items())
+    at = f"row {row + 1}" + (f" ({listed})" if listed else "")
+    bad = [name for name, v in data.items() if not math.isfinite(v)]
+    if bad or not math.isfinite(observed):
+        what = f"{bad[0]} is {data[bad[0]]!r}" if bad else f"the target is {observed!r}"
+        return f"{at}: {what}; a fit needs finite data on every row: leave the row out"
+    what = f"the model is {value!r}" if not math.isfinite(value) else "the residual is not finite"
+    return f"at the start, {at}: {what}; start from values where it is finite"
+
+
+def _column(name: str, values) -> np.ndarray:
+    try:
+        array = np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError) as error:
+        raise InputError(f"column {name}: {error}") from None
+    if array.ndim != 1:
+        raise InputError(f"column {name} has shape {array.shape}: give a 1-D array per column")
+    return array
+
+
+def _rows(arrays: dict[str, np.ndarray]) -> int:
+    lengths = {array.size for array in arrays.values()}
+    if len(lengths) > 1:
+        listed = ", ".join(f"{name} {array.size}" for name, array in arrays.items())
+        raise InputError(f"the columns differ in length ({listed}): give every column as many")
+    return lengths.pop() if lengths else 0
+
+
+def _start(name: str, value) -> float:
+    try:
+        start = float(value)
+    except (TypeError, ValueError):
+        raise InputError(f"the start of {name} is not a number: {value!r}") from None
+    if not math.isfinite(start):
+        raise InputError(f"the start of {name} is {start!r}: a start is a finite number")
+    return start
+
+
+def rows_that_fit(parameters: int, available: int) -> int:
+    """How many rows of data a fit of `parameters` free parameters can hold in `available`
+    bytes."""
+    return available // (BYTES_PER_ENTRY * max(1, parameters) + 8 * 8)
+
+
+def _check_memory(n: int, k: int, meminfo: str = "/proc/meminfo") -> None:
+    """Refuse, before allocating, a Jacobian (and the solver's copies of it) that would not
+    fit in the memory this process can still use (see `memory.available`)."""
+    from .memory import available
+
+    left = available(meminfo)
+    needed = n * (BYTES_PER_ENTRY * k + 8 * 8)
+    if left is not None and needed > left:
+        raise NanogradError(
+            f"a fit of {n:,} rows and {k} parameters needs about {needed / 1e9:.1f} GB of "
+            f"memory for its Jacobian, and {left / 1e9:.1f} GB is free: about "
+            f"{rows_that_fit(k, left):,} rows would fit"
+        )

@@ -1,0 +1,59 @@
+"""What a user's code does with each public name of nanograd_cli, type-checked with `mypy
+--strict`: by CI (.ci/run), and against the installed wheel, where the types come from its
+py.typed (tests/test_packaging.py). Not a test module: nothing here runs under pytest."""
+
+from __future__ import annotations
+
+import numpy as np
+
+import nanograd_cli
+from nanograd_cli import (
+    Value,
+    check,
+    compile,
+    diff,
+    draw_dot,
+    grad,
+    hessian,
+    jacobian,
+    parse,
+)
+
+# The engine: every operator and function returns a Value.
+x = Value(2.0)
+y = Value(-3)
+z = (x * y + 1) ** 2 - x / 3 + 2 * x.tanh() + (-y).exp() + abs(y) + 1 / x
+z = z.sigmoid() + z.relu() + z.log1p() + z.sqrt() + z.sin() + 2.0**x
+z.backward()
+gradient: float = x.grad
+data: float = z.data
+order: list[Value] = z.topological_order()
+children: tuple[Value, ...] = z.children
+z.zero_grad()
+
+# One function per command.
+result = grad("x*y + tanh(x)", x=2, y=3)
+value: float = result.value
+gradients: dict[str, float] = result.gradients
+only = result.only(["x"])
+outputs = jacobian("u = x*y; v = x + y; u, v", x=2, y=3)
+values: dict[str, float] = outputs.values
+du_dx: float = outputs.jacobian["u"]["x"]
+second = hessian("x*y + tanh(x)", x=2, y=3)
+d2: float = second.hessian["x"]["y"]
+checked = check("x*y", x=2, y=3)
+passed: bool = checked.passed and checked.checks["x"].passed
+derivative: str = diff("x**3", "x")
+latex: str = diff("sqrt(x)/x", latex=True)
+
+# A program, evaluated at many points.
+program = parse("x*y + tanh(x)")
+inputs: list[str] = program.inputs
+at_point = program.grad({"x": 2.0, "y": 3.0})
+batch = compile("x*y + tanh(x)", "x", y=3.0)
+arrays: dict[str, np.ndarray] = batch(x=np.linspace(0, 1, 5))
+also: dict[str, np.ndarray] = batch({"x": [0.0, 1.0]})
+
+# The graph, for Graphviz.
+picture = draw_dot(z, rankdir="TB")
+version: str = nanograd_cli.__version__

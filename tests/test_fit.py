@@ -1,0 +1,460 @@
+"""nanograd_cli.fitting: least-squares fits with the tape's exact Jacobian, checked against the
+NIST StRD certified values, against independent NumPy computations, and for honesty about
+what did not work."""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+
+import numpy as np
+import pytest
+
+from nanograd_cli import fitting
+from nanograd_cli.errors import InputError, NanogradError
+from nanograd_cli.extras import install_command
+from nanograd_cli.fitting import fit
+from nanograd_cli.io import read_table
+from nanograd_cli.language import parse
+from nanograd_cli.render.text import plain_table, table_rows, to_csv, to_json
+
+from .helpers import DATA
+
+NIST = DATA / "nist"
+PROBLEMS = {p["name"]: p for p in json.loads((NIST / "problems.json").read_text())}
+
+# Small problems, a few from each level of difficulty, the hard starts among them: run by
+# every test run. All 54 fits are the slow test below.
+FAST = ["Misra1a", "DanWood", "Chwirut2", "MGH09", "BoxBOD", "Rat42", "Rat43", "Eckerle4"]
+
+
+def lre(estimate: float, certified: float) -> float:
+    """Significant digits that agree: -log10 of the relative error."""
+    if estimate == certified:
+        return 15.0
+    return -math.log10(abs(estimate - certified) / abs(certified))
+
+
+def nist_fit(name: str, start: str):
+    problem = PROBLEMS[name]
+    columns = read_table(str(NIST / problem["data"]), "csv").columns
+    target = parse(problem["target"]) if "target" in problem else None
+    starts = dict(zip(problem["parameters"], problem[start], strict=True))
+    return problem, fit(parse(problem["model"]), columns, starts, target=target)
+
+
+def check_nist(name: str, start: str) -> None:
+    problem, result = nist_fit(name, start)
+    assert result.converged, result.message
+    assert result.n == problem["n"]
+    assert result.dof == problem["n"] - len(problem["parameters"])
+    for param, value, se in zip(
+        problem["parameters"], problem["certified"], problem["stderr"], strict=True
+    ):
+        assert lre(result.parameters[param], value) >= 6, (param, result.parameters[param])
+        # Lanczos1's certified RSS is 1.4e-25: the data rounded to doubles move it by 1e-3
+        # (docs/fit.md), which leaves its standard errors 3 digits, whatever the solver.
+        digits = 3 if name == "Lanczos1" else 4
+        assert lre(result.stderr[param], se) >= digits, (param, result.stderr[param], se)
+    if name != "Lanczos1":
+        assert lre(result.rss, problem["rss"]) >= 6
+
+
+@pytest.mark.parametrize("start", ["start1", "start2"])
+@pytest.mark.parametrize("name", FAST)
+def test_nist_fast_subset(name, start):
+    check_nist(name, start)
+
+
+@pytest.mark.slow
+def test_all_54_nist_fits_match_the_certified_values():
+    failures = []
+    for name in PROBLEMS:
+        for start in ("start1", "start2"):
+            try:
+                check_nist(name, start)
+            except AssertionError as error:
+                failures.append(f"{name} {start}: {error}")
+    assert failures == []
+
+
+def test_the_nist_data_reproduce_the_certified_rss():
+    """The transcription check of tests/data/nist/README.md, through nanograd: the model at
+    the certified values gives the certified RSS on the rows stored."""
+    from nanograd_cli.tape import batch_gradients
+
+    for name, problem in PROBLEMS.items():
+        columns = read_table(str(NIST / problem["data"]), "csv").columns
+        assert len(next(iter(columns.values()))) == problem["n"]
+        program = parse(problem["model"])
+        point = dict(zip(problem["parameters"], problem["certified"], strict=True))
+        inputs = {n: columns[n] if n in columns else point[n] for n in program.inputs}
+        model, _ = batch_gradients(program, inputs)
+        target = parse(problem.get("target", "y"))
+        observed, _ = batch_gradients(target, {n: columns[n] for n in target.inputs})
+        rss = float(np.sum((observed - model) ** 2))
+        if name == "Lanczos1":  # certified 1.4e-25: below double precision, see the README
+            assert rss < 1e-20
+        else:
+            assert lre(rss, problem["rss"]) >= 9, name
+
+
+# Independent checks on problems with exact answers.
+
+
+def test_standard_errors_agree_with_numpy_on_a_linear_model():
+    rng = np.random.default_rng(3)
+    x = np.linspace(-2, 3, 40)
+    y = 1.5 - 0.7 * x + 0.25 * x**2 + rng.normal(0, 0.1, x.size)
+    result = fit(parse("a + b*x + c*x**2"), {"x": x, "y": y}, {"a": 0, "b": 0, "c": 0})
+    assert result.converged
+    design = np.column_stack([np.ones_like(x), x, x**2])
+    coefficients, *_ = np.linalg.lstsq(design, y, rcond=None)
+    rss = float(np.sum((y - design @ coefficients) ** 2))
+    _, s, vt = np.linalg.svd(design, full_matrices=False)
+    covariance = (vt.T / s**2) @ vt * rss / (x.size - 3)
+    for i, name in enumerate("abc"):
+        assert result.parameters[name] == pytest.approx(coefficients[i], rel=1e-10)
+        assert result.stderr[name] == pytest.approx(math.sqrt(covariance[i, i]), rel=1e-8)
+        for j, other in enumerate("abc"):
+            assert result.covariance[name][other] == pytest.approx(
+                covariance[i, j], rel=1e-7, abs=1e-15
+            )
+    assert result.rss == pytest.approx(rss, rel=1e-12)
+    assert result.residual_sd == pytest.approx(math.sqrt(rss / 37), rel=1e-12)
+    assert np.allclose(result.fitted, design @ coefficients)
+    assert np.allclose(result.residuals, y - design @ coefficients)
+
+
+def test_the_jacobian_matches_finite_differences():
+    x = np.linspace(0.1, 4, 30)
+    columns = {"x": x, "y": np.sin(x)}
+    problem = fitting._Problem(
+        parse("a*exp(-b*x) + c*atan(x/d) + log(1 + b*x**2)"),
+        columns,
+        {"a": 1.3, "b": 0.4, "c": -0.8, "d": 2.0},
+        None,
+        None,
+        (),
+    )
+    p = np.array([1.3, 0.4, -0.8, 2.0])
+    problem.evaluate(p)
+    exact = problem.jacobian.copy()
+    for j in range(p.size):
+        h = 1e-6 * max(1.0, abs(p[j]))
+        up, down = p.copy(), p.copy()
+        up[j] += h
+        down[j] -= h
+        problem.evaluate(up)
+        r_up = problem.residuals.copy()
+        problem.evaluate(down)
+        numeric = (r_up - problem.residuals) / (2 * h)
+        assert np.allclose(exact[:, j], numeric, rtol=1e-7, atol=1e-9)
+
+
+def test_sigma_weights_the_residuals():
+    rng = np.random.default_rng(5)
+    x = np.linspace(0, 1, 25)
+    sigma = 0.05 + x
+    y = 2.0 + 3.0 * x + rng.normal(0, 1, x.size) * sigma
+    columns = {"x": x, "y": y, "s": sigma}
+    result = fit(parse("a + b*x"), columns, {"a": 0, "b": 0}, sigma="s")
+    design = np.column_stack([np.ones_like(x), x]) / sigma[:, None]
+    coefficients, *_ = np.linalg.lstsq(design, y / sigma, rcond=None)
+    assert result.parameters["a"] == pytest.approx(coefficients[0], rel=1e-10)
+    assert result.parameters["b"] == pytest.approx(coefficients[1], rel=1e-10)
+    weighted = y / sigma - design @ coefficients
+    assert result.rss == pytest.approx(float(weighted @ weighted), rel=1e-10)
+    # The residuals per row are the plain ones, target - fitted.
+    assert np.allclose(result.residuals, y - (coefficients[0] + coefficients[1] * x))
+
+
+def test_a_target_expression_is_fitted():
+    x = np.linspace(0, 2, 20)
+    y = 3.0 * np.exp(0.5 * x)
+    result = fit(parse("c + k*x"), {"x": x, "y": y}, {"c": 0, "k": 0}, target=parse("log(y)"))
+    assert result.converged
+    assert result.parameters["c"] == pytest.approx(math.log(3.0), rel=1e-12)
+    assert result.parameters["k"] == pytest.approx(0.5, rel=1e-12)
+
+
+def test_fix_holds_a_parameter_at_its_start():
+    x = np.linspace(0, 3, 30)
+    y = 2.0 * np.exp(-1.5 * x) + 0.3
+    result = fit(parse("a*exp(-b*x) + c"), {"x": x, "y": y}, {"a": 1, "b": 1, "c": 0.5}, fix=["c"])
+    assert result.parameters["c"] == 0.5
+    assert result.stderr["c"] == 0.0
+    assert result.covariance["c"] == {"a": 0.0, "b": 0.0, "c": 0.0}
+    assert result.dof == 30 - 2
+    alone = fit(parse("a*exp(-b*x) + 0.5"), {"x": x, "y": y}, {"a": 1, "b": 1})
+    assert result.parameters["a"] == pytest.approx(alone.parameters["a"], rel=1e-9)
+    assert result.stderr["b"] == pytest.approx(alone.stderr["b"], rel=1e-7)
+
+
+# Honesty about what did not work.
+
+
+def test_a_parameter_the_data_cannot_determine_is_named():
+    x = np.linspace(1, 5, 10)
+    result = fit(parse("a*b*x"), {"x": x, "y": 2 * x}, {"a": 1, "b": 1})
+    assert not result.converged
+    assert result.message == (
+        "the data cannot determine a and b: the Jacobian is singular there (a combination "
+        "of them leaves the model unchanged)"
+    )
+    assert math.isnan(result.stderr["a"])
+
+
+def test_a_parameter_the_model_does_not_reach_is_named():
+    x = np.linspace(1, 5, 10)
+    result = fit(parse("a*x + 0*c"), {"x": x, "y": 2 * x}, {"a": 1, "c": 1})
+    assert not result.converged
+    assert "the data cannot determine c:" in result.message
+
+
+def test_the_steps_limit_is_not_convergence():
+    x = np.linspace(0, 3, 30)
+    y = 2.0 * np.exp(-1.5 * x) + 0.3
+    result = fit(parse("a*exp(-b*x) + c"), {"x": x, "y": y}, {"a": 1, "b": 1, "c": 0}, steps=1)
+    assert not result.converged
+    assert result.message == "stopped after 1 evaluation (the steps limit) before converging"
+    assert set(result.parameters) == {"a", "b", "c"}  # the point reached is kept
+    payload = json.loads(to_json(result))
+    assert payload["converged"] is False
+
+
+def test_a_start_at_the_minimum_converges_by_the_gradient_test():
+    x = np.linspace(0, 1, 11)
+    result = fit(parse("a + b*x"), {"x": x, "y": 1 + 2 * x}, {"a": 1, "b": 2})
+    assert result.converged
+    assert result.parameters == {"a": 1.0, "b": 2.0}
+
+
+def test_a_point_that_is_no_minimum_is_not_called_converged():
+    x = np.linspace(0, 3, 30)
+    y = 2.0 * np.exp(-1.5 * x) + 0.3
+    problem = fitting._Problem(
+        parse("a*exp(-b*x) + c"), {"x": x, "y": y}, {"a": 1, "b": 1, "c": 0}, None, None, ()
+    )
+    start = np.array([1.0, 1.0, 0.0])
+    stage = fitting._Stage("trf", start, None, "made up")
+    stage.result = type("Result", (), {"status": 2, "njev": 1, "message": ""})()
+    result = fitting._summary(problem, start, [stage], 100)
+    assert not result.converged
+    assert result.message.startswith(
+        "the solver did not move from the start where the gradient test fails, so this may "
+        "not be a minimum"
+    )
+
+
+def test_a_model_not_finite_at_the_start_names_the_row():
+    x = np.array([3.0, 2.0, 1.0, 4.0])
+    with pytest.raises(InputError) as error:
+        fit(parse("log(a*x - 2.5)"), {"x": x, "y": x}, {"a": 1})
+    assert str(error.value) == (
+        "at the start, row 2 (x = 2.0): the model is nan; start from values where it is finite"
+    )
+
+
+BAD = [
+    (
+        "a*x + b",
+        {"a": 1},
+        {},
+        "no start for parameter b: give a start value for each input that is not a column of "
+        "the data",
+    ),
+    (
+        "a*x + b*q",
+        {},
+        {},
+        "no start for parameters a, b, q: give a start value for each input that is not a "
+        "column of the data",
+    ),
+    (
+        "a*x + b",
+        {"a": 1, "b": 0, "x": 2},
+        {},
+        "x is a column of the data, and a start is given for it too: a column is data, not a "
+        "parameter",
+    ),
+    (
+        "a*x + b",
+        {"a": 1, "b": 0, "q": 2},
+        {},
+        "q is not an input of this source (its inputs: a, x, b)",
+    ),
+    (
+        "a*x + b",
+        {"a": 1, "b": 0},
+        {"target": "log(z)"},
+        "the target reads z, which is not a column of the data: the target is an expression "
+        "over the columns",
+    ),
+    (
+        "a*x + b*x**2 + c + d + g",
+        {"a": 1, "b": 0, "c": 0, "d": 0, "g": 0},
+        {},
+        "4 rows of data and 5 parameters to fit: a fit needs at least as many rows as free "
+        "parameters",
+    ),
+    ("a*x + b", {"a": 1, "b": 0}, {"sigma": "s"}, "sigma: the data has no column s"),
+    (
+        "a*x + b",
+        {"a": 1, "b": 0},
+        {"sigma": "w"},
+        "sigma: row 3 of column w is 0.0; a standard deviation is a positive number",
+    ),
+    ("a*x + b", {"a": 1, "b": 0}, {"fix": ["q"]}, "fix: q is not a parameter of the model"),
+    (
+        "a*x + b",
+        {"a": 1, "b": 0},
+        {"fix": ["a", "b"]},
+        "every parameter is fixed: nothing is left to fit",
+    ),
+    ("x*2", {}, {}, "the model has no parameters: every input is a column of the data"),
+    ("a*x + b", {"a": 1, "b": 0}, {"steps": 0}, "steps must be at least 1, not 0"),
+    ("a*x + b", {"a": math.nan, "b": 0}, {}, "the start of a is nan: a start is a finite number"),
+    (
+        "u = a*x; v = b; u, v",
+        {"a": 1, "b": 0},
+        {},
+        "the source lists 2 outputs (u, v), and fit takes one: end the source with one of them",
+    ),
+]
+
+
+@pytest.mark.parametrize(("source", "starts", "options", "message"), BAD)
+def test_bad_input_says_what_is_wrong(source, starts, options, message):
+    x = np.array([1.0, 2, 3, 4])
+    columns = {"x": x, "y": np.array([2.0, 4.1, 5.9, 8.2]), "w": np.array([1, 1, 0, 1.0])}
+    if "target" in options:
+        options = dict(options, target=parse(options["target"]))
+    with pytest.raises(InputError) as error:
+        fit(parse(source), columns, starts, **options)
+    assert str(error.value) == message
+
+
+def test_no_column_y_and_no_target():
+    with pytest.raises(InputError) as error:
+        fit(parse("a*x"), {"x": np.arange(3.0)}, {"a": 1})
+    assert str(error.value) == (
+        "the data has no column y, the default target: name the column (or an expression "
+        "over the columns) to fit with a target"
+    )
+
+
+def test_columns_of_different_lengths():
+    with pytest.raises(InputError) as error:
+        fit(parse("a*x"), {"x": np.arange(3.0), "y": np.arange(2.0)}, {"a": 1})
+    assert str(error.value) == "the columns differ in length (x 3, y 2): give every column as many"
+
+
+def test_a_jacobian_too_large_for_memory_says_how_many_rows_fit(monkeypatch):
+    import nanograd_cli.memory
+
+    monkeypatch.setattr(nanograd_cli.memory, "available", lambda meminfo=None: 10_000_000)
+    x = np.zeros(1_000_000)
+    with pytest.raises(NanogradError) as error:
+        fit(parse("a*x + b"), {"x": x, "y": x}, {"a": 1, "b": 0})
+    assert str(error.value) == (
+        "a fit of 1,000,000 rows and 2 parameters needs about 0.1 GB of memory for its "
+        "Jacobian, and 0.0 GB is free: about 78,125 rows would fit"
+    )
+
+
+def test_without_scipy_the_error_says_what_to_install(monkeypatch):
+    monkeypatch.setitem(sys.modules, "scipy.optimize", None)
+    with pytest.raises(NanogradError) as error:
+        fit(parse("a*x"), {"x": np.arange(3.0), "y": np.arange(3.0)}, {"a": 1})
+    assert error.value.exit_code == 1
+    assert str(error.value) == (
+        "fitting needs SciPy, which is not installed: install it with: "
+        + install_command("fit")  # what works where these tests run: tests/test_extras.py
+    )
+
+
+# Reading the data, and writing the result.
+
+
+def test_read_columns_reads_the_needed_columns_as_points_does(tmp_path):
+    path = tmp_path / "points.csv"
+    path.write_text("id,x,y\na,1,2\nb,2,4.5\n")
+    assert {k: v.tolist() for k, v in read_table(str(path), "csv", ["x", "y"]).columns.items()} == {
+        "x": [1.0, 2.0],
+        "y": [2.0, 4.5],
+    }
+    with pytest.raises(InputError) as error:
+        read_table(str(path), "csv")
+    assert str(error.value) == "--data row 1, column id: 'a' is not a number"
+    path.write_text("x,y\n1,2\n3,abc\n")
+    with pytest.raises(InputError) as error:
+        read_table(str(path), "csv")
+    assert str(error.value) == "--data row 2, column y: 'abc' is not a number"
+
+
+def test_read_columns_reads_parquet(tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    pq.write_table(pa.table({"x": [1.0, 2.0, 3.0], "y": [2, 4, 6]}), tmp_path / "p.parquet")
+    columns = read_table(str(tmp_path / "p.parquet"), "parquet").columns
+    result = fit(parse("k*x"), columns, {"k": 1})
+    assert result.parameters["k"] == pytest.approx(2.0, rel=1e-12)
+
+
+def test_the_json_csv_and_table_writers():
+    x = np.array([0.0, 1, 2, 3])
+    result = fit(parse("a + b*x"), {"x": x, "y": np.array([1.0, 3.1, 4.9, 7.0])}, {"a": 0, "b": 1})
+    payload = json.loads(to_json(result))
+    assert list(payload) == [
+        "parameters",
+        "stderr",
+        "covariance",
+        "rss",
+        "residual_sd",
+        "dof",
+        "n",
+        "iterations",
+        "converged",
+        "message",
+        "inputs",
+    ]
+    assert payload["inputs"] == {"a": 0.0, "b": 1.0}
+    assert payload["dof"] == 2 and payload["n"] == 4 and payload["converged"] is True
+    assert list(payload["covariance"]["a"]) == ["a", "b"]
+    lines = to_csv(result).splitlines()
+    assert lines[0] == "parameter,value,stderr"
+    assert lines[1] == f"a,{result.parameters['a']!r},{result.stderr['a']!r}"
+    table = plain_table(table_rows(result))
+    assert [row.split("  ")[0] for row in table.splitlines()] == [
+        "",
+        "a",
+        "b",
+        "rss",
+        "residual sd",
+        "dof",
+        "rows",
+        "iterations",
+        "converged",
+    ]
+    assert "<table>" in result._repr_html_()
+
+
+def test_trial_steps_that_make_a_residual_nan_are_said():
+    x = np.linspace(0, 1, 20)
+    columns = {"x": x, "y": np.log(1.05 - x)}
+    result = fit(parse("log(b - x)"), columns, {"b": 3.0})
+    assert result.converged
+    assert result.parameters["b"] == pytest.approx(1.05, rel=1e-12)
+    assert result.message == (
+        "the gradient is zero to within the tolerance (2 trial steps made a residual nan or "
+        "inf and the solver took shorter ones)"
+    )
+    result = fit(parse("log(b - x)"), columns, {"b": 3.0}, steps=2)
+    assert not result.converged
+    assert result.message == (
+        "stopped after 2 evaluations (the steps limit) before converging; 1 trial step made "
+        "a residual nan or inf"
+    )

@@ -1,0 +1,245 @@
+"""`nanograd fit` as a user runs it: the installed command, its formats, files and exit codes."""
+
+from __future__ import annotations
+
+import json
+import math
+import signal
+import subprocess
+
+import pytest
+
+from .helpers import NANOGRAD, nanograd, wait_for_cpu
+
+# y = 2.5*exp(-1.3*x) + 0.5, with a small wobble so that the fit has residuals
+ROWS = [(i / 5, 2.5 * math.exp(-1.3 * i / 5) + 0.5 + 0.01 * (-1) ** i) for i in range(21)]
+MODEL = "a*exp(-b*x) + c"
+STARTS = ["--a", "1", "--b", "0.1", "--c", "0"]
+
+
+@pytest.fixture
+def data(tmp_path):
+    path = tmp_path / "decay.csv"
+    path.write_text(
+        "x,y,note\n" + "".join(f"{x!r},{y!r},run {i}\n" for i, (x, y) in enumerate(ROWS))
+    )
+    return path
+
+
+def test_a_fit_converges_to_the_least_squares_solution(data):
+    done = nanograd("fit", MODEL, "--data", str(data), *STARTS, "--format", "json")
+    result = json.loads(done.stdout)
+    assert (done.returncode, done.stderr, result["converged"]) == (0, "", True)
+    assert result["parameters"] == pytest.approx({"a": 2.5, "b": 1.3, "c": 0.5}, rel=2e-2)
+    assert (result["n"], result["dof"], result["inputs"]) == (
+        21,
+        18,
+        {"a": 1.0, "b": 0.1, "c": 0.0},
+    )
+    # the least-squares solution: residuals orthogonal to the model's derivatives
+    a, b, c = (result["parameters"][k] for k in "abc")
+    columns = [[math.exp(-b * x), -a * x * math.exp(-b * x), 1.0] for x, _ in ROWS]
+    residuals = [y - (a * math.exp(-b * x) + c) for x, y in ROWS]
+    for j in range(3):
+        assert abs(sum(r * row[j] for r, row in zip(residuals, columns, strict=True))) < 1e-9
+    assert result["rss"] == pytest.approx(sum(r * r for r in residuals), rel=1e-12)
+    table = nanograd("fit", MODEL, "--data", str(data), *STARTS)
+    names = [line.split("  ")[0] for line in table.stdout.splitlines()]
+    assert names == [
+        "",
+        "a",
+        "b",
+        "c",
+        "rss",
+        "residual sd",
+        "dof",
+        "rows",
+        "iterations",
+        "converged",
+    ]
+    csv = nanograd("fit", MODEL, "--data", str(data), *STARTS, "--format", "csv").stdout
+    assert csv.splitlines()[0] == "parameter,value,stderr"
+    assert csv.splitlines()[1] == f"a,{a!r},{result['stderr']['a']!r}"
+
+
+@pytest.mark.parametrize("extension", ["csv", "jsonl", "parquet"])
+def test_output_has_the_rows_with_fitted_and_residual(data, tmp_path, extension):
+    out = tmp_path / f"fitted.{extension}"
+    done = nanograd("fit", MODEL, "--data", str(data), *STARTS, "-o", str(out), "--format", "json")
+    a, b, c = (json.loads(done.stdout)["parameters"][k] for k in "abc")
+    if extension == "csv":
+        lines = out.read_text().splitlines()
+        assert lines[0] == "x,y,note,fitted,residual"
+        rows = [dict(zip(lines[0].split(","), line.split(","), strict=True)) for line in lines[1:]]
+    elif extension == "jsonl":
+        rows = [json.loads(line) for line in out.read_text().splitlines()]
+    else:
+        import pyarrow.parquet as pq
+
+        rows = pq.read_table(out).to_pylist()
+    assert len(rows) == len(ROWS)
+    for row, (x, y) in zip(rows, ROWS, strict=True):
+        assert (float(row["x"]), float(row["y"])) == (x, y)
+        fitted = a * math.exp(-b * x) + c
+        assert float(row["fitted"]) == pytest.approx(fitted, rel=1e-14)
+        assert float(row["residual"]) == pytest.approx(y - fitted, rel=1e-9, abs=1e-15)
+    assert rows[3]["note"] == "run 3"
+
+
+def test_data_from_standard_input(data):
+    done = nanograd(
+        "fit", MODEL, "--data", "-", *STARTS, "--format", "json", stdin=data.read_text()
+    )
+    assert (done.returncode, json.loads(done.stdout)["n"]) == (0, 21)
+
+
+def test_a_fit_that_does_not_converge_prints_the_point_reached_and_exits_1(data, tmp_path):
+    done = nanograd("fit", MODEL, "--data", str(data), *STARTS, "--steps", "1", "--format", "json")
+    result = json.loads(done.stdout)
+    assert (done.returncode, result["converged"], result["iterations"]) == (1, False, 1)
+    assert done.stderr == (
+        "error: the fit did not converge: stopped after 1 evaluation (the steps limit) before "
+        "converging\n"
+    )
+    undetermined = nanograd("fit", "a*b*x", "--data", str(data), "--a", "1", "--b", "1")
+    assert undetermined.returncode == 1
+    assert "the data cannot determine a and b" in undetermined.stderr
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        (
+            ["a*x + b", "--a", "1", "--b", "0"],
+            "fit needs the data: --data FILE (- for standard input)",
+        ),
+        (
+            ["a*x + b", "--data", "{data}", "--a", "1"],
+            "no start for parameter b: give a start value for each input that is not a column "
+            "of the data",
+        ),
+        (
+            ["a*x + b", "--data", "{data}", "--a", "1", "--b", "0", "--x", "2"],
+            "x is a column of the data, and a start is given for it too: a column is data, not "
+            "a parameter",
+        ),
+        (
+            ["a*x + b", "--data", "{data}", "--a", "1", "--b", "0", "--target", "log(z)"],
+            "the target reads z, which is not a column of the data: the target is an expression "
+            "over the columns",
+        ),
+        (
+            ["a*x + b", "--data", "{few}", "--a", "1", "--b", "0"],
+            "1 row of data and 2 parameters to fit: a fit needs at least as many rows as free "
+            "parameters",
+        ),
+        (
+            ["a*x + b", "--data", "{bad}", "--a", "1", "--b", "0"],
+            "--data row 2, column y: 'oops' is not a number",
+        ),
+        (
+            ["a*log(x - 1)", "--data", "{data}", "--a", "1"],
+            "at the start, row 1 (x = 0.0): the model is nan; start from values where it is finite",
+        ),
+        (
+            ["a*x + b", "--data", "{data}", "--a", "1", "--b", "0", "--q", "1"],
+            "q is not an input of this source (its inputs: a, x, b)",
+        ),
+        (
+            ["a*X + b", "--data", "{data}", "--a", "1", "--b", "0"],
+            "X is no column of --data (its columns: x, y, note); did you mean x? (a start, "
+            "--X VALUE, would make X a parameter)",
+        ),
+        (
+            ["h*exp(-x/sigma)", "--data", "{data}", "--h", "1", "--sigma", "1"],
+            "no start for parameter sigma: --sigma is an option of nanograd fit; give the start "
+            "as --var sigma=VALUE",
+        ),
+        (
+            ["a*x + b", "--data", "{nan}", "--a", "1", "--b", "0"],
+            "row 2 (x = 1.0): the target is nan; a fit needs finite data on every row: leave the "
+            "row out",
+        ),
+        (
+            ["a*x + b", "--data", "{huge}", "--a", "1", "--b", "0"],
+            "at the start, the sum of the squared residuals is too large for a float (the "
+            "largest residual is 3e+300): rescale the data, or start nearer",
+        ),
+        (
+            ["a*x + b", "--data", "{data}", "--a", "1", "--b", "0", "--target", "log(y"],
+            "--target: line 1, column 4: '(' is never closed\n  1 | log(y\n         ^",
+        ),
+    ],
+)
+def test_bad_input_is_exit_2_naming_the_problem(arguments, message, data, tmp_path):
+    (tmp_path / "few.csv").write_text("x,y\n1,2\n")
+    (tmp_path / "bad.csv").write_text("x,y\n1,2\n2,oops\n")
+    (tmp_path / "nan.csv").write_text("x,y\n0,1\n1,nan\n2,5\n")
+    (tmp_path / "huge.csv").write_text("x,y\n0,1e300\n1,2e300\n2,3e300\n")
+    paths = {name: str(tmp_path / f"{name}.csv") for name in ("few", "bad", "nan", "huge")}
+    paths["data"] = str(data)
+    out = tmp_path / "out.csv"
+    arguments = [a.format(**paths) for a in arguments]
+    done = nanograd("fit", *arguments, "-o", str(out))
+    assert (done.returncode, done.stdout, done.stderr) == (2, "", f"error: {message}\n")
+    assert not out.exists()
+
+
+def test_ctrl_c_prints_the_best_point_reached(tmp_path):
+    # a slow fit: many rows of a model the solver takes many steps over
+    path = tmp_path / "many.csv"
+    path.write_text(
+        "x,y\n" + "".join(f"{i / 1000!r},{math.sin(i / 1000)!r}\n" for i in range(200_000))
+    )
+    command = [NANOGRAD, "fit", "a*sin(b*x + c) + d*x*x", "--data", str(path), "--format", "json"]
+    with subprocess.Popen(
+        [*command, "--a", "0.1", "--b", "30", "--c", "1", "--d", "0.3"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    ) as process:
+        wait_for_cpu(process, 3.0)  # reading done, fitting under way
+        process.send_signal(signal.SIGINT)
+        out, err = process.communicate(timeout=120)
+    if process.returncode == 0:
+        pytest.skip("the fit ended before it was interrupted")
+    result = json.loads(out)
+    assert (process.returncode, result["converged"]) == (130, False)
+    assert result["message"] == "interrupted (Ctrl-C) before converging"
+    assert err.startswith("error: interrupted after ") and err.endswith(
+        " evaluations: the output is the best point reached\n"
+    )
+
+
+def test_plot_draws_the_data_the_fitted_curve_and_the_residuals(data, tmp_path):
+    import xml.etree.ElementTree as ET
+
+    picture = tmp_path / "fit.svg"
+    done = nanograd("fit", MODEL, "--data", str(data), *STARTS, "--plot", str(picture))
+    assert done.returncode == 0
+    ids = {e.get("id") for e in ET.parse(picture).iter() if e.get("id")}
+    assert {"data", "fit", "residuals"} <= ids
+    text = nanograd("fit", MODEL, "--data", str(data), *STARTS, "--plot", "-", "--format", "csv")
+    assert text.stdout.startswith("parameter,value,stderr\n")  # the plot goes to stderr
+    assert "a*exp(-b*x) + c   at a = 2.5" in text.stderr and "data" in text.stderr
+    two = nanograd("fit", "a*x + b*y", "--data", str(data), "--a", "1", "--b", "1",
+                   "--target", "1", "--plot", "f.svg", cwd=tmp_path)  # fmt: skip
+    assert (two.returncode, two.stderr) == (
+        2,
+        "error: --plot draws a fit over one column; the model reads x, y\n",
+    )
+    assert not (tmp_path / "f.svg").exists()
+
+
+def test_files_that_cannot_be_written_are_refused_before_the_fit(data, tmp_path):
+    nowhere = nanograd("fit", MODEL, "--data", str(data), *STARTS, "-o", str(tmp_path / "no/o.csv"))
+    assert (nowhere.returncode, nowhere.stdout) == (1, "")
+    assert (
+        nowhere.stderr
+        == f"error: cannot write {tmp_path / 'no/o.csv'}: No such file or directory\n"
+    )
+    over = nanograd("fit", MODEL, "--data", str(data), *STARTS, "-o", str(data))
+    assert (over.returncode, over.stderr) == (
+        2,
+        f"error: {data} is the --data file: write the fit's rows to another file\n",
+    )

@@ -1,0 +1,190 @@
+"""`minimize` at a point: the compiled descent, the loop on the engine and the loop as it was
+written before either (Values and the optimizers' `step`), step for step the same bits."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from nanograd_cli import api, parse
+from nanograd_cli.engine import Value
+from nanograd_cli.errors import Interrupted, MissingInputs, NanogradError
+from nanograd_cli.minimize import OPTIMIZERS, PointLoss, _not_finite, descent_source
+from nanograd_cli.minimize import minimize as descend
+from nanograd_cli.results import Minimum
+
+from .helpers import expressions
+
+
+def reference(
+    program, start, moving, steps, lr, optimizer, tol, on_point=None, on_step=None
+) -> Minimum:
+    """minimize's loop as it was: a Value per parameter, the engine, the optimizer's step."""
+    point = {name: Value(value) for name, value in start.items()}
+    names = list(start if moving is None else moving)
+    update = OPTIMIZERS[optimizer]([point[name] for name in names], lr=lr)
+    taken = 0
+    reached = None
+    try:
+        while True:
+            now = {n: v.data for n, v in point.items()}
+            result = program.gradients(now)
+            value = result.result.data
+            grads = {n: node.grad for n, node in result.inputs.items()}
+            moved = {n: grads[n] for n in names}
+            norm = math.hypot(*moved.values())
+            if not math.isfinite(value) or not math.isfinite(norm):
+                raise _not_finite(value, moved, taken)
+            reached = Minimum(value, now, grads, norm, taken, norm <= tol)
+            if on_step:
+                on_step(taken, value)
+            if on_point:
+                on_point(now, value)
+            if reached.converged or taken == steps:
+                return reached
+            for name, node in point.items():
+                node.grad = grads[name]
+            update.step()
+            taken += 1
+    except KeyboardInterrupt:
+        if reached is None:
+            raise
+        raise Interrupted(
+            f"interrupted at step {reached.steps}: the output is the point reached", reached
+        ) from None
+
+
+def outcome(run) -> tuple:
+    """What a descent gives, as bits: its result and every point visited, or its error (and
+    the point reached, for Ctrl-C)."""
+    visited: list = []
+    try:
+        result = run(lambda point, value: visited.append((dict(point), value)))
+    except NanogradError as error:
+        reached = repr(getattr(error, "reached", None))
+        return ("error", type(error).__name__, str(error), reached, repr(visited))
+    return (repr(result), repr(visited))
+
+
+def all_three(
+    program, start, moving=None, steps=60, lr=0.05, optimizer="adam", tol=1e-8, on_step=None
+):
+    """The reference loop, the engine's and the compiled descent, as outcomes."""
+    settings = (steps, lr, optimizer, tol)
+
+    def ours(evaluations):
+        return lambda on_point: descend(
+            PointLoss(program, evaluations), start, moving, *settings, on_step, on_point
+        )
+
+    return (
+        outcome(lambda on_point: reference(program, start, moving, *settings, on_point, on_step)),
+        outcome(ours(1)),  # too few evaluations to compile: the engine
+        outcome(ours(10**9)),
+    )
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    expressions(),
+    st.sampled_from(sorted(OPTIMIZERS)),
+    st.sampled_from([0.001, 0.05, 0.3, 3.0]),
+    st.integers(0, 40),
+    st.sampled_from([0.0, 1e-8, 0.5]),
+    st.data(),
+)
+def test_compiled_descent_gives_the_loops_bits(source, optimizer, lr, steps, tol, data):
+    program = parse(source)
+    start = {n: data.draw(st.floats(-2, 2), label=n) for n in program.inputs}
+    moving = None
+    if program.inputs and data.draw(st.booleans(), label="some"):
+        moving = data.draw(
+            st.lists(st.sampled_from(program.inputs), min_size=1, unique=True), label="moving"
+        )
+    reference_outcome, engine, compiled = all_three(
+        program, start, moving, steps, lr, optimizer, tol
+    )
+    assert engine == reference_outcome
+    assert compiled == reference_outcome
+
+
+@pytest.mark.parametrize("optimizer", sorted(OPTIMIZERS))
+@pytest.mark.parametrize(
+    ("source", "start", "lr"),
+    [
+        ("(1 - x)**2 + 100*(y - x**2)**2", {"x": -1.2, "y": 1.0}, 0.002),
+        ("sqrt((x - 3)**2)", {"x": 0.0}, 3.0),  # the gradient goes nan: an error at step 1
+        ("x**3", {"x": 1.0}, 1.0),  # the value goes to -inf
+        ("log(x) + 1/y", {"x": 1.0, "y": 1.0}, 0.5),  # log(0), 1/0 on the way: the exact path
+        ("exp(x) * relu(y) + abs(x - y)", {"x": 0.5, "y": 0.0}, 0.1),  # the kinks
+        ("1e200 * x**2 + 1e200 * y**2", {"x": 1.0, "y": 1.0}, 0.1),  # a norm past 1e300
+        ("(x - 1)**2", {"x": math.nan}, 0.1),  # not finite at the start
+    ],
+)
+def test_edges_of_the_descent_give_the_loops_bits(optimizer, source, start, lr):
+    program = parse(source)
+    reference_outcome, engine, compiled = all_three(program, start, None, 200, lr, optimizer, 1e-8)
+    assert engine == reference_outcome
+    assert compiled == reference_outcome
+
+
+def test_converging_and_stopping_at_the_last_step_give_the_loops_bits():
+    program = parse("(x - 3)**2 + (y + 1)**2")
+    for steps, tol in ((10_000, 1e-8), (25, 1e-8), (25, 0.0), (0, 1e-8), (25, 100.0)):
+        reference_outcome, engine, compiled = all_three(
+            program, {"x": 0.0, "y": 0.0}, None, steps, 0.1, "adam", tol
+        )
+        assert engine == reference_outcome == compiled, (steps, tol)
+
+
+def test_a_start_in_another_order_than_the_inputs_takes_the_loop():
+    program = parse("x*x + 2*y*y")
+    start = {"y": 1.0, "x": -1.0}
+    reference_outcome, engine, compiled = all_three(program, start)
+    assert engine == reference_outcome == compiled
+
+
+def test_minimize_compiles_from_enough_steps_and_progress_is_reported_each_step():
+    program = parse("(x - 3)**2")
+    seen = []
+    result = api.minimize(
+        program, {"x": 0.0}, steps=200, tol=0.0, on_step=lambda k, v: seen.append(k)
+    )
+    assert seen == list(range(201)) and result.steps == 200
+    assert PointLoss(program, 201).compiled and not PointLoss(program, 2).compiled
+
+
+def test_the_descent_code_names_no_input():
+    source = descent_source(parse("(__import__ - os)**2 + exec"), "adam", [0, 2], (True, True))
+    plain = descent_source(parse("(a - b)**2 + c"), "adam", [0, 2], (True, True))
+    assert source == plain and "import" not in source and "exec" not in source
+
+
+@pytest.mark.parametrize("at", [0, 1, 7])
+@pytest.mark.parametrize("moving", [None, ["y"]])
+def test_ctrl_c_gives_the_point_reached_on_every_path(at, moving):
+    def interrupt(taken, value):
+        if taken == at:
+            raise KeyboardInterrupt
+
+    program = parse("(x - 3)**2 + (y + 1)**4")
+    reference_outcome, engine, compiled = all_three(
+        program, {"x": 0.0, "y": 0.0}, moving, 60, 0.1, "adam", 1e-8, interrupt
+    )
+    assert reference_outcome[:2] == ("error", "Interrupted")
+    assert engine == reference_outcome
+    assert compiled == reference_outcome
+
+
+def test_a_loss_at_a_point_called_with_a_point_gives_the_engines_gradient():
+    program = parse("x*x + 3*y + tanh(x*y)")
+    result = program.gradients({"x": 2.0, "y": 1.0})
+    expected = (result.result.data, {n: node.grad for n, node in result.inputs.items()})
+    for evaluations in (1, 10**9):
+        got = PointLoss(program, evaluations)({"y": 1.0, "x": 2.0})
+        assert repr(got) == repr(expected)
+    with pytest.raises(MissingInputs):
+        PointLoss(program, 10**9)({"x": 2.0})

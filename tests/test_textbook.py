@@ -1,0 +1,298 @@
+"""Derivatives that read like the textbook: exact text and LaTeX for a table of exercises, each
+read back against SymPy inside its stated domain; no helper function and no `+ -` in what
+`diff` prints; `--exact` and `hessian` against `grad` at points a few ulps from kinks; names
+of the source kept; `check --against` through the installed command."""
+
+from __future__ import annotations
+
+import math
+import re
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from nanograd_cli import parse
+from nanograd_cli.symbolic import derivatives_text, hessian
+
+from .helpers import nanograd, pdflatex
+from .oracle import derivative_at, same, value_of
+
+# (source, text, LaTeX, where to sample x: inside the stated domain)
+EXERCISES = [
+    # powers
+    ("x**3", "3*x**2", "3 x^{2}", (-3, 3)),
+    ("sqrt(x)", "1/(2*sqrt(x))", r"\frac{1}{2 \sqrt{x}}", (0.1, 4)),
+    ("1/x**2", "-2/x**3", r"-\frac{2}{x^{3}}", (0.1, 3)),
+    (
+        "x**n",
+        "n*x**(n - 1)\n# x != 0",
+        "\\begin{aligned}\nd_{x} &= n x^{n - 1} \\\\\n"
+        "&\\qquad \\text{for } x \\neq 0\n\\end{aligned}",
+        (0.1, 3),
+    ),
+    (
+        "x**x",
+        "x**x*(log(x) + 1)\n# x > 0",
+        "\\begin{aligned}\nd_{x} &= x^{x} \\left(\\log(x) + 1\\right) \\\\\n"
+        "&\\qquad \\text{for } x > 0\n\\end{aligned}",
+        (0.1, 3),
+    ),
+    # exponentials, any base
+    ("2**x", "2**x*log(2)", r"2^{x} \log(2)", (-3, 3)),
+    ("10**x", "10**x*log(10)", r"10^{x} \log(10)", (-2, 2)),
+    ("e**x", "e**x", "e^{x}", (-3, 3)),
+    ("exp(2*x)", "2*exp(2*x)", "2 e^{2 x}", (-3, 3)),
+    ("2**(3*x)", "3*2**(3*x)*log(2)", r"3 \cdot 2^{3 x} \log(2)", (-2, 2)),
+    ("x*2**x", "2**x*(x*log(2) + 1)", r"2^{x} \left(x \log(2) + 1\right)", (-3, 3)),
+    # logarithms, with bases
+    ("log(x)", "1/x", r"\frac{1}{x}", (0.1, 3)),
+    ("log(x, 2)", "1/(x*log(2))", r"\frac{1}{x \log(2)}", (0.1, 3)),
+    ("log10(x)", "1/(x*log(10))", r"\frac{1}{x \log(10)}", (0.1, 3)),
+    ("log2(x)", "1/(x*log(2))", r"\frac{1}{x \log(2)}", (0.1, 3)),
+    ("log(x**2 + 1)", "2*x/(x**2 + 1)", r"\frac{2 x}{x^{2} + 1}", (-3, 3)),
+    # quotients
+    ("sin(x)/x", "cos(x)/x - sin(x)/x**2", r"\frac{\cos(x)}{x} - \frac{\sin(x)}{x^{2}}", (0.1, 3)),
+    # chains
+    ("sin(x**2)", "2*x*cos(x**2)", r"2 x \cos(x^{2})", (-2, 2)),
+    ("exp(sin(x))", "cos(x)*exp(sin(x))", r"\cos(x) e^{\sin(x)}", (-3, 3)),
+    ("sqrt(1 + x**2)", "x/sqrt(x**2 + 1)", r"\frac{x}{\sqrt{x^{2} + 1}}", (-3, 3)),
+    (
+        "cos(3*x + 1)**2",
+        "-6*cos(3*x + 1)*sin(3*x + 1)",
+        r"-6 \cos(3 x + 1) \sin(3 x + 1)",
+        (-2, 2),
+    ),
+    # inverse trigonometric
+    ("asin(x)", "1/sqrt(1 - x**2)", r"\frac{1}{\sqrt{1 - x^{2}}}", (-0.9, 0.9)),
+    ("acos(x)", "-1/sqrt(1 - x**2)", r"-\frac{1}{\sqrt{1 - x^{2}}}", (-0.9, 0.9)),
+    ("atan(x)", "1/(x**2 + 1)", r"\frac{1}{x^{2} + 1}", (-3, 3)),
+    ("atan(2*x)", "2/(4*x**2 + 1)", r"\frac{2}{4 x^{2} + 1}", (-3, 3)),
+    # hyperbolic
+    ("sinh(x)", "cosh(x)", r"\cosh(x)", (-3, 3)),
+    ("cosh(x)", "sinh(x)", r"\sinh(x)", (-3, 3)),
+    ("tanh(x)", "1/cosh(x)**2", r"\frac{1}{{\cosh(x)}^{2}}", (-3, 3)),
+    ("tanh(x**2)", "2*x/cosh(x**2)**2", r"\frac{2 x}{{\cosh(x^{2})}^{2}}", (-2, 2)),
+    ("sigmoid(x)", "sigmoid(x)*(1 - sigmoid(x))", None, (-3, 3)),
+    # products of three factors
+    (
+        "x*sin(x)*exp(x)",
+        "exp(x)*(x*cos(x) + x*sin(x) + sin(x))",
+        r"e^{x} \left(x \cos(x) + x \sin(x) + \sin(x)\right)",
+        (-3, 3),
+    ),
+    (
+        "x**2*log(x)*cos(x)",
+        "x*log(x)*(2*cos(x) - x*sin(x)) + x*cos(x)",
+        r"x \log(x) \left(2 \cos(x) - x \sin(x)\right) + x \cos(x)",
+        (0.1, 3),
+    ),
+    # programs with names
+    (
+        "z = w*x + b\np = sigmoid(z)\nloss = (p - y)**2",
+        "p = sigmoid(w*x + b)\n2*w*p*(y - p)*(p - 1)",
+        "\\begin{aligned}\np &= \\operatorname{sigmoid}(w x + b) \\\\\n"
+        "d_{x} &= 2 w p \\left(y - p\\right) \\left(p - 1\\right)\n\\end{aligned}",
+        (-3, 3),
+    ),
+    (
+        "z = 2*x + 2 + x\nq = relu(z) + z*x\nh = relu(z*z)\ny = h + q + q*x",
+        "z = 2*x + 2 + x\nz*(2*x + 6*step(z*z) + 1) + 3*(x + 1)*(x + step(z)) + relu(z)",
+        "\\begin{aligned}\nz &= 2 x + 2 + x \\\\\n"
+        "d_{x} &= z \\left(2 x + 6 \\operatorname{step}(z z) + 1\\right) "
+        "+ 3 \\left(x + 1\\right) \\left(x + \\operatorname{step}(z)\\right) "
+        "+ \\operatorname{relu}(z)\n\\end{aligned}",
+        (-3, 3),
+    ),
+    (  # a name used once is written out where it is used
+        "u = x**2 + 1\nv = log(u)*u\nv",
+        "2*x*(log(x**2 + 1) + 1)",
+        r"2 x \left(\log(x^{2} + 1) + 1\right)",
+        (-3, 3),
+    ),
+]
+OTHERS = {"n": 2.5, "w": 0.7, "b": -0.3, "y": 0.4}
+HELPERS = re.compile(r"\b(powlog|step|sign)\(")
+
+
+def diff(source: str, latex: bool = False, exact: bool = False) -> str:
+    return derivatives_text(parse(source), ["x"], latex, exact)
+
+
+@pytest.mark.parametrize(("source", "text", "latex", "domain"), EXERCISES)
+def test_the_textbook_exercises(source, text, latex, domain):
+    assert diff(source) == text
+    if latex is not None:
+        assert diff(source, latex=True) == latex
+    kinked = "relu" in source
+    assert kinked or not HELPERS.search(text)
+    assert "+ -" not in text and "+ -" not in diff(source, latex=True)
+
+
+@pytest.mark.parametrize(("source", "text", "latex", "domain"), EXERCISES)
+def test_the_printed_derivatives_are_sympys_inside_their_domains(source, text, latex, domain):
+    """Read back as grad reads a source (the comment is a comment), at points inside the
+    stated domain, each printed derivative is SymPy's to 1e-12."""
+    program = parse(source)
+    low, high = domain
+    for k in range(7):
+        point = {n: OTHERS.get(n, 0.0) for n in program.inputs}
+        point["x"] = low + (high - low) * (k + 0.5) / 7
+        if "relu" in source and abs(3 * point["x"] + 2) < 1e-3:
+            continue
+        exact = derivative_at(program, "x", point)
+        ours = value_of(text, point)
+        assert ours == pytest.approx(exact, rel=1e-12, abs=1e-12), (source, point, ours, exact)
+
+
+@pytest.mark.slow
+def test_the_textbook_latex_compiles(tmp_path):
+    body = [rf"\[ {diff(source, latex=True)} \]" for source, *_ in EXERCISES]
+    body += [rf"\[ {derivatives_text(parse(source), [], True)} \]" for source, *_ in EXERCISES]
+    assert pdflatex(tmp_path, "\n".join(body)).stat().st_size > 0
+
+
+def test_the_exact_form_keeps_the_helpers_and_the_engines_edge_cases():
+    assert diff("x**x", exact=True) == "powlog(x, x) + where((x == 0)**2, 0, x*x**(x - 1))"
+    for point in ({"x": 0.0, "y": 0.0}, {"x": 0.0, "y": 2.0}, {"x": 2.0, "y": 0.0}):
+        grads = parse("x**y").grad(point).gradients
+        for name in ("x", "y"):
+            text = derivatives_text(parse("x**y"), [name], exact=True)
+            assert same(value_of(text, point), grads[name]), (point, name)
+
+
+# Random sources of smooth functions and powers with variable bases and exponents.
+_LEAVES = st.sampled_from(["x", "y", "2", "0.5", "3", "e"])
+
+
+def _extend(inner):
+    return st.one_of(
+        st.tuples(inner, st.sampled_from(["+", "-", "*", "/", "**"]), inner).map(
+            lambda t: f"({t[0]} {t[1]} {t[2]})"
+        ),
+        st.tuples(st.sampled_from(["sin", "exp", "log", "tanh", "sigmoid", "sqrt"]), inner).map(
+            lambda t: f"{t[0]}({t[1]})"
+        ),
+        inner.map(lambda e: f"-{e}"),
+    )
+
+
+SMOOTH = st.recursive(_LEAVES, _extend, max_leaves=8)
+
+
+@settings(max_examples=150, deadline=None)
+@given(SMOOTH)
+def test_no_helper_and_no_plus_minus_in_what_diff_prints(source):
+    """But for a power of a number <= 0 by a variable exponent (`0**x`), which no textbook
+    form equals anywhere: that keeps the exact form."""
+    program = parse(source)
+    for latex in (False, True):
+        text = derivatives_text(program, [], latex)
+        assert "+ -" not in text and "- -" not in text, text
+        if latex:
+            continue
+        helpers = re.findall(r"(?:powlog|step|sign)\((.*?)[,)]", text)
+        exact_only = re.findall(r"powlog\((.*?),", text)
+        assert all(float(base) <= 0 for base in exact_only), text
+        assert len(helpers) <= 2 * len(exact_only), text
+
+
+# Sources with kinks whose argument a simplification could round differently: the kink of
+# relu(p*x + q + r*x) is at x = -q/(p + r).
+KINKED = [
+    "z = {p}*x + {q} + {r}*x\nrelu(z) + z*x + relu(z*z)*x",
+    "abs({p}*x + {q} + {r}*x)*x",
+    "max({p}*x + {q}, -{r}*x)*x + floor({p}*x + {q} + {r}*x)",
+    "z = {p}*x + {q} + {r}*x\nq = relu(z) + z*x\nh = relu(z*z)\ny = h + q + q*x",
+    "step({p}*x + {q} + {r}*x)*x**2 + sign(x*{p} + {q} + {r}*x)*x",
+]
+COEFFICIENTS = st.sampled_from([1, 2, 3, 0.1, 0.3, 0.7, 1.1, 5, 7, 0.2])
+
+
+@settings(max_examples=120, deadline=None)
+@given(st.sampled_from(KINKED), COEFFICIENTS, COEFFICIENTS, COEFFICIENTS, st.integers(-4, 4))
+def test_exact_round_trip_and_hessian_are_grads_next_to_kinks(template, p, q, r, ulps):
+    """Within a few ulps of a kink, the `--exact` derivative read back is grad's (the point
+    falls on the side of the kink it falls on in the engine), the textbook one too, and
+    hessian's row is the derivative of the printed derivative. (To 1e-9, relative or
+    absolute: a point on the wrong side of a kink is off by a step, not by rounding.)"""
+    source = template.format(p=p, q=q, r=r)
+    program = parse(source)
+    x = -q / (p + r)
+    for _ in range(abs(ulps)):
+        x = math.nextafter(x, math.copysign(math.inf, ulps))
+    point = {"x": x}
+    expected = program.grad(point).gradients["x"]
+    for exact in (True, False):
+        text = derivatives_text(program, ["x"], exact=exact)
+        assert close(value_of(text, point), expected), (source, x, text, exact)
+    text = derivatives_text(program, ["x"], exact=True)
+    second = parse(text).grad(point).gradients["x"]
+    assert close(hessian(program, point).hessian["x"]["x"], second), (source, x)
+
+
+def close(a: float, b: float) -> bool:
+    return (math.isnan(a) and math.isnan(b)) or a == pytest.approx(b, rel=1e-9, abs=1e-9)
+
+
+def test_micrograds_sanity_check_at_the_kink():
+    source = "z = 2*x + 2 + x\nq = relu(z) + z*x\nh = relu(z*z)\ny = h + q + q*x"
+    point = {"x": -0.6666666666666666}
+    program = parse(source)
+    assert program.grad(point).gradients["x"] == pytest.approx(1 / 3)
+    for exact in (True, False):
+        text = derivatives_text(program, ["x"], exact=exact)
+        assert value_of(text, point) == pytest.approx(1 / 3)
+    assert hessian(program, point).hessian["x"]["x"] == 22.0
+
+
+def test_names_of_the_source_are_kept_and_only_unnamed_repeats_are_named_anew():
+    text = derivatives_text(parse("z = w*x + b\np = sigmoid(z)\nloss = (p - y)**2"), [])
+    assert text == (
+        "p = sigmoid(w*x + b)\n"
+        "d_w = 2*x*p*(y - p)*(p - 1)\n"
+        "d_x = 2*w*p*(y - p)*(p - 1)\n"
+        "d_b = 2*p*(y - p)*(p - 1)\n"
+        "d_y = 2*(y - p)"
+    )
+    assert "t1" not in text and text.count("sigmoid") == 1
+    # a name used once is written out; a name bound twice is not restated
+    assert derivatives_text(parse("u = x*y; exp(u)"), ["x"]) == "y*exp(x*y)"
+    assert not derivatives_text(parse("q = x + y; q += 1; q*q*q"), ["x"]).startswith("q")
+
+
+def test_check_against_a_formula_through_the_command_line():
+    done = nanograd("check", "x**x", "--against", "x**x*(log(x) + 1)", "--x", "0.1:3")
+    assert done.returncode == 0 and done.stderr == "", done.stderr
+    assert done.stdout.splitlines()[1].split()[:5] == ["x", "x**x*(log(x)", "+", "1)", "101"]
+    done = nanograd("check", "x**x", "--against", "x**x*log(x)", "--x", "0.5:2:4")
+    assert done.returncode == 1
+    assert done.stderr == (
+        "error: the formula for d/dx differs from the engine's derivative at 4 of 4 points\n"
+    )
+    assert "first points where they differ" in done.stdout and "0.5" in done.stdout
+    two = ["x*y + sin(x)", "--against", "x=y + cos(x)", "--against", "y=x", "--x", "1"]
+    done = nanograd("check", *two, "--y", "-2:2:5", "--format", "json")
+    assert done.returncode == 0, done.stderr
+    assert '"pass": true' in done.stdout and '"points": 5' in done.stdout
+    done = nanograd("check", "x*y", "--against", "x", "--x", "1", "--y", "2", "--wrt", "x")
+    assert done.returncode == 1  # d/dx is y, not x
+    for bad in (["--against", "y"], ["--against", "x=z"], ["--against", "x=y", "--against", "x=1"]):
+        done = nanograd("check", "x*y", *bad, "--x", "1", "--y", "2")
+        assert done.returncode == 2 and done.stderr.startswith("error:"), (bad, done.stderr)
+
+
+@pytest.mark.parametrize(
+    ("against", "message"),
+    [
+        ("X=2*x", "error: 'X=2*x': X names no input of the source (x)"),
+        (
+            "2x",
+            "error: --against '2x': line 1, column 2: missing operator between '2' and 'x': "
+            "write 2*x",
+        ),
+    ],
+)
+def test_a_formula_for_no_input_or_that_does_not_parse_is_bad_input(against, message):
+    done = nanograd("check", "x**2", "--against", against, "--x", "1")
+    assert (done.returncode, done.stdout, done.stderr.splitlines()[0]) == (2, "", message)
