@@ -101,6 +101,26 @@ def test_a_fit_that_does_not_converge_prints_the_point_reached_and_exits_1(data,
         "error: the fit did not converge: stopped after 1 evaluation (the steps limit) before "
         "converging\n"
     )
+    # the point reached is printed, and no file is left behind
+    files = ["-o", "out.csv", "--plot", "fit.svg"]
+    failed = nanograd(
+        "fit",
+        MODEL,
+        "--data",
+        str(data),
+        *STARTS,
+        "--steps",
+        "1",
+        "--format",
+        "json",
+        *files,
+        cwd=tmp_path,
+    )
+    assert (failed.returncode, json.loads(failed.stdout)) == (1, result)
+    assert failed.stderr == (
+        "note: out.csv and fit.svg not written: the fit did not converge\n" + done.stderr
+    )
+    assert not (tmp_path / "out.csv").exists() and not (tmp_path / "fit.svg").exists()
     undetermined = nanograd("fit", "a*b*x", "--data", str(data), "--a", "1", "--b", "1")
     assert undetermined.returncode == 1
     assert "the data cannot determine a and b" in undetermined.stderr
@@ -191,7 +211,9 @@ def test_ctrl_c_prints_the_best_point_reached(tmp_path):
     path.write_text(
         "x,y\n" + "".join(f"{i / 1000!r},{math.sin(i / 1000)!r}\n" for i in range(200_000))
     )
-    command = [NANOGRAD, "fit", "a*sin(b*x + c) + d*x*x", "--data", str(path), "--format", "json"]
+    rows = tmp_path / "out.csv"
+    command = [NANOGRAD, "fit", "a*sin(b*x + c) + d*x*x", "--data", str(path), "-o", str(rows)]
+    command += ["--format", "json"]
     with subprocess.Popen(
         [*command, "--a", "0.1", "--b", "30", "--c", "1", "--d", "0.3"],
         stdout=subprocess.PIPE,
@@ -206,9 +228,11 @@ def test_ctrl_c_prints_the_best_point_reached(tmp_path):
     result = json.loads(out)
     assert (process.returncode, result["converged"]) == (130, False)
     assert result["message"] == "interrupted (Ctrl-C) before converging"
-    assert err.startswith("error: interrupted after ") and err.endswith(
-        " evaluations: the output is the best point reached\n"
-    )
+    note, error = err.splitlines()
+    assert note == f"note: {rows} not written: the fit was interrupted"
+    assert error.startswith("error: interrupted after ")
+    assert error.endswith(" evaluations: the output is the best point reached")
+    assert not rows.exists()
 
 
 def test_plot_draws_the_data_the_fitted_curve_and_the_residuals(data, tmp_path):
