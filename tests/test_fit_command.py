@@ -62,6 +62,23 @@ def test_a_fit_converges_to_the_least_squares_solution(data):
     assert csv.splitlines()[1] == f"a,{a!r},{result['stderr']['a']!r}"
 
 
+def test_data_near_1e_300_is_fitted_as_at_scale_1(data, tmp_path):
+    # the squared residuals underflow to 0: once, rss 0 and "converged" at the start
+    tiny = tmp_path / "tiny.csv"
+    tiny.write_text("x,y\n" + "".join(f"{x!r},{y * 1e-300!r}\n" for x, y in ROWS))
+    starts = ["--a", "1e-300", "--b", "0.1", "--c", "0"]
+    done = nanograd("fit", MODEL, "--data", str(tiny), *starts, "--format", "json")
+    one = json.loads(
+        nanograd("fit", MODEL, "--data", str(data), *STARTS, "--format", "json").stdout
+    )
+    result = json.loads(done.stdout)
+    assert (done.returncode, done.stderr, result["converged"]) == (0, "", True)
+    for name, unit in (("a", 1e-300), ("b", 1.0), ("c", 1e-300)):
+        assert result["parameters"][name] == pytest.approx(one["parameters"][name] * unit, rel=1e-9)
+        assert result["stderr"][name] == pytest.approx(one["stderr"][name] * unit, rel=1e-7)
+    assert result["residual_sd"] == pytest.approx(one["residual_sd"] * 1e-300, rel=1e-7)
+
+
 @pytest.mark.parametrize("extension", ["csv", "jsonl", "parquet"])
 def test_output_has_the_rows_with_fitted_and_residual(data, tmp_path, extension):
     out = tmp_path / f"fitted.{extension}"
@@ -181,9 +198,9 @@ def test_a_fit_that_does_not_converge_prints_the_point_reached_and_exits_1(data,
             "row out",
         ),
         (
-            ["a*x + b", "--data", "{huge}", "--a", "1", "--b", "0"],
+            ["a*x + b", "--data", "{huge}", "--a", "1e300", "--b", "0"],
             "at the start, the sum of the squared residuals is too large for a float (the "
-            "largest residual is 3e+300): rescale the data, or start nearer",
+            "largest residual is 2e+300, of a target at most 3): start nearer",
         ),
         (
             ["a*x + b", "--data", "{data}", "--a", "1", "--b", "0", "--target", "log(y"],
@@ -195,7 +212,7 @@ def test_bad_input_is_exit_2_naming_the_problem(arguments, message, data, tmp_pa
     (tmp_path / "few.csv").write_text("x,y\n1,2\n")
     (tmp_path / "bad.csv").write_text("x,y\n1,2\n2,oops\n")
     (tmp_path / "nan.csv").write_text("x,y\n0,1\n1,nan\n2,5\n")
-    (tmp_path / "huge.csv").write_text("x,y\n0,1e300\n1,2e300\n2,3e300\n")
+    (tmp_path / "huge.csv").write_text("x,y\n0,1\n1,2\n2,3\n")
     paths = {name: str(tmp_path / f"{name}.csv") for name in ("few", "bad", "nan", "huge")}
     paths["data"] = str(data)
     out = tmp_path / "out.csv"
