@@ -288,8 +288,8 @@ class _Problem:
             self.evaluate(x)
             with np.errstate(over="ignore"):
                 rss = float(self.residuals @ self.residuals)
-            if self.first_non_finite() is not None:
-                self.non_finite_trials += 1
+            if not math.isfinite(rss) and self.first_non_finite() is not None:
+                self.non_finite_trials += 1  # (a finite sum has every residual finite)
             elif rss < best[0]:
                 best[:] = rss, np.array(x)
             if progress is not None:
