@@ -122,6 +122,11 @@ def parameters(name: str, out: str) -> dict[str, float]:
 
 def end_to_end(runs: int, rows: int) -> None:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    # compiled once, as an installed wheel is: where PYTHONDONTWRITEBYTECODE is set, every run
+    # would compile nanograd's modules again (0.1 s and more)
+    subprocess.run(
+        [sys.executable, "-m", "compileall", "-q", str(ROOT / "nanograd_cli")], check=True
+    )
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
         write_points(tmp / "points.csv", rows)

@@ -239,7 +239,9 @@ def minimize(
     (columns by name), the program is a loss per row: the inputs that name a column are
     read per row and the mean over the rows (or over `batch` rows a step, shuffled each pass
     with `seed`) is minimized over the others. A value or gradient that is nan or inf on the
-    way is an error; at the start, the start is to blame (bad input)."""
+    way is an error; at the start, the start is to blame (bad input). The result is converged
+    where the gradient's norm at the point reached (over every row, with `batch`) is at
+    most `tol`."""
     from . import minimize as descent
 
     one_output(program, "minimize")
@@ -271,7 +273,7 @@ def minimize(
     if data is not None and batch is not None:  # the loss over every row, not the last batch's
         value, gradients = descent.over_rows(program, rows)(result.inputs)
         norm = math.hypot(*(gradients[n] for n in moving))
-        result = Minimum(value, result.inputs, gradients, norm, result.steps, result.converged)
+        result = Minimum(value, result.inputs, gradients, norm, result.steps, norm <= tol)
     return result
 
 

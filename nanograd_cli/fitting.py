@@ -53,6 +53,13 @@ GRADIENT_TOLERANCE = 1e-8
 # converged, whatever the gradient test says (a zero-residual problem such as Lanczos1).
 EXACT_FIT = 1e-12
 
+# The residuals and the Jacobian are scaled by a power of two, exact in binary, that brings the
+# largest magnitude of the (weighted) target into [0.5, 1), and each free parameter is solved
+# for in units of a power of two that brings its column of the Jacobian at the start into
+# [0.5, 1) too: a fit of data at 1e-300, whose squared residuals would underflow to 0, or at
+# 1e200, whose squares would overflow, with parameters of any size, is the same problem as at 1,
+# and its RSS and standard errors come back exactly scaled (`_Problem.unscaled`).
+
 # The Jacobian and the solver's copies of it: bytes per row and parameter, measured as the
 # peak memory of fits of 1,000,000 rows (benchmarks/fit.py --memory).
 BYTES_PER_ENTRY = 8 * 4
@@ -143,7 +150,13 @@ class _Problem:
             )
         self.data = {name: arrays[name] for name in program.inputs if name in arrays}
         self.observed = self._target(target, arrays)
-        self.weights = None if sigma is None else 1.0 / self._sigma(sigma, arrays)
+        weights = None if sigma is None else 1.0 / self._sigma(sigma, arrays)
+        self.exponent = _exponent(self.observed if weights is None else self.observed * weights)
+        # r = (target - model) * w, so dr/dp = -w * dmodel/dp; w holds the power of two
+        factor = math.ldexp(1.0, self.exponent)
+        self.weights = factor if weights is None else np.ldexp(weights, self.exponent)
+        self._slope = -self.weights
+        self.units = np.ones(len(self.free))  # parameter j is units[j] * the solver's x[j]
         _check_memory(self.n, len(self.free))
         self.tape = Tape(program)
         self.jacobian = np.empty((self.n, len(self.free)), order="F")
@@ -192,10 +205,21 @@ class _Problem:
         return values
 
     def point(self, free: np.ndarray) -> dict[str, float]:
-        """Every parameter's value, the free ones from `free`."""
+        """Every parameter's value, the free ones from the solver's `free`."""
         values = dict(self.starts)
-        values.update(zip(self.free, map(float, free), strict=True))
+        values.update(zip(self.free, map(float, free * self.units), strict=True))
         return values
+
+    def choose_units(self) -> np.ndarray:
+        """The units of the free parameters, from the Jacobian at their start, and the start
+        in them."""
+        x0 = np.array([self.starts[name] for name in self.free])
+        self.evaluate(x0)
+        magnitudes = np.abs(self.jacobian)
+        largest = np.max(magnitudes, axis=0, where=np.isfinite(magnitudes), initial=0.0)
+        self.units = np.ldexp(1.0, [_exponent(column) for column in largest])
+        self._at = None
+        return x0 / self.units
 
     def evaluate(self, free: np.ndarray) -> None:
         """Residuals and Jacobian at `free`, into `self.residuals` and `self.jacobian`: one
@@ -206,7 +230,6 @@ class _Problem:
         self.evaluations += 1
         point = self.point(free)
         tape, n = self.tape, self.n
-        slots = {name: i for i, name in enumerate(self.free)}
         with np.errstate(all="ignore"):
             for start in range(0, n, tape.block):
                 rows = slice(start, min(n, start + tape.block))
@@ -218,22 +241,30 @@ class _Problem:
                     inputs[name] = filled
                 (value, gradients), *_ = tape.run(inputs, length)
                 self.model[rows] = value
-                for name, j in slots.items():
-                    self.jacobian[rows, j] = gradients[name]
+                if isinstance(self._slope, np.ndarray):
+                    for j, name in enumerate(self.free):
+                        column = self.jacobian[rows, j]
+                        np.multiply(gradients[name], self._slope[rows], out=column)
+                        column *= self.units[j]
+                else:
+                    for j, name in enumerate(self.free):
+                        slope = self._slope * self.units[j]
+                        np.multiply(gradients[name], slope, out=self.jacobian[rows, j])
             np.subtract(self.observed, self.model, out=self.residuals)
-            # r = (target - model) * w, so dr/dp = -w * dmodel/dp
-            np.negative(self.jacobian, out=self.jacobian)
-            if self.weights is not None:
-                self.residuals *= self.weights
-                self.jacobian *= self.weights[:, None]
+            self.residuals *= self.weights
         self._at = key
+
+    def unscaled(self, rss: float) -> float:
+        """A sum of squared residuals of the problem as solved, in the data's units."""
+        with np.errstate(over="ignore"):
+            return float(np.ldexp(rss, -2 * self.exponent))  # inf beyond the largest float
 
     def first_non_finite(self) -> int | None:
         bad = ~np.isfinite(self.residuals)
         return int(np.argmax(bad)) if bad.any() else None
 
     def solve(self, least_squares, steps, progress) -> Fit:
-        x0 = np.array([self.starts[name] for name in self.free])
+        x0 = self.choose_units()
         self.evaluate(x0)
         row = self.first_non_finite()
         if row is not None:
@@ -241,10 +272,11 @@ class _Problem:
         with np.errstate(over="ignore"):
             start_rss = float(self.residuals @ self.residuals)
         if not math.isfinite(start_rss):
+            largest = math.ldexp(float(np.max(np.abs(self.residuals))), -self.exponent)
             raise InputError(
                 "at the start, the sum of the squared residuals is too large for a float "
-                f"(the largest residual is {float(np.max(np.abs(self.residuals))):.3g}): "
-                "rescale the data, or start nearer"
+                f"(the largest residual is {largest:.3g}, of a target at most "
+                f"{float(np.max(np.abs(self.observed))):.3g}): start nearer"
             )
         budget = DEFAULT_STEPS if steps is None else int(steps)
         if budget < 1:
@@ -256,12 +288,12 @@ class _Problem:
             self.evaluate(x)
             with np.errstate(over="ignore"):
                 rss = float(self.residuals @ self.residuals)
-            if self.first_non_finite() is not None:
-                self.non_finite_trials += 1
+            if not math.isfinite(rss) and self.first_non_finite() is not None:
+                self.non_finite_trials += 1  # (a finite sum has every residual finite)
             elif rss < best[0]:
                 best[:] = rss, np.array(x)
             if progress is not None:
-                progress(self.evaluations, rss)
+                progress(self.evaluations, self.unscaled(rss))
             return self.residuals.copy()
 
         def jacobian(x):
@@ -381,27 +413,35 @@ def _summary(problem: _Problem, x0: np.ndarray, stages: list[_Stage], budget: in
             )
     else:
         message = "; ".join(reasons)
-    covariance = _covariance(jac, scale, best_rss, n, k)
+    # in the solver's units, then the parameters': the standard errors from the first, where
+    # their squares (the covariances) may be too small or too large for a float
+    solved = _covariance(jac, scale, best_rss, n, k)
+    units = problem.units
+    with np.errstate(over="ignore", under="ignore"):
+        covariance = solved * np.outer(units, units)
+        errors = np.sqrt(np.diag(solved)) * units
     values = problem.point(best)
     names = problem.parameters
     slot = {name: j for j, name in enumerate(problem.free)}
     stderr, cov = {}, {}
     for a in names:
         i = slot.get(a)
-        stderr[a] = 0.0 if i is None else float(math.sqrt(covariance[i, i]))
+        stderr[a] = 0.0 if i is None else float(errors[i])
         cov[a] = {
             b: 0.0 if i is None or slot.get(b) is None else float(covariance[i, slot[b]])
             for b in names
         }
     dof = n - k
-    residual_sd = math.sqrt(best_rss / dof) if dof > 0 else math.nan
+    # in the data's units: from the RSS as solved, so that neither underflows where the other
+    # would not
+    residual_sd = math.ldexp(math.sqrt(best_rss / dof), -problem.exponent) if dof > 0 else math.nan
     fitted = problem.model.copy()
     residuals = problem.observed - fitted
     return Fit(
         parameters=values,
         stderr=stderr,
         covariance=cov,
-        rss=best_rss,
+        rss=problem.unscaled(best_rss),
         residual_sd=residual_sd,
         dof=dof,
         n=n,
@@ -469,7 +509,7 @@ def _small_gradient(problem: _Problem, x: np.ndarray) -> bool:
     """Whether `x` passes the gradient test, or fits the target to rounding."""
     problem.evaluate(x)
     r = problem.residuals
-    observed = problem.observed if problem.weights is None else problem.observed * problem.weights
+    observed = problem.observed * problem.weights
     if np.linalg.norm(r) <= EXACT_FIT * np.linalg.norm(observed):
         return True
     return _gradient_measure(problem, x) <= GRADIENT_TOLERANCE
@@ -523,6 +563,14 @@ def _not_finite_at_start(problem: _Problem, row: int) -> str:
         return f"{at}: {what}; a fit needs finite data on every row: leave the row out"
     what = f"the model is {value!r}" if not math.isfinite(value) else "the residual is not finite"
     return f"at the start, {at}: {what}; start from values where it is finite"
+
+
+def _exponent(values) -> int:
+    """The power of two that brings the largest finite magnitude of `values` into [0.5, 1)
+    (0 where every one is 0), within the powers of two that are normal floats."""
+    magnitudes = np.abs(values)
+    largest = float(np.max(magnitudes, where=np.isfinite(magnitudes), initial=0.0))
+    return min(1023, max(-1022, -math.frexp(largest)[1])) if largest > 0 else 0
 
 
 def _column(name: str, values) -> np.ndarray:

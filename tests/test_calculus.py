@@ -204,6 +204,28 @@ def test_minimize_rosenbrock_with_adam():
     assert result["value"] < 1e-12 and result["gradient_norm"] <= 1e-8
 
 
+def test_minimize_that_runs_out_of_steps_exits_1_with_the_point_reached(tmp_path):
+    picture = tmp_path / "descent.svg"
+    done = nanograd("minimize", "(x - 3)**2", "--x", "0", "--steps", "10", "--format", "json",
+                    "--plot", str(picture))  # fmt: skip
+    result = json.loads(done.stdout)
+    assert (done.returncode, result["steps"], result["converged"]) == (1, 10, False)
+    x = result["inputs"]["x"]
+    assert result["gradient_norm"] == pytest.approx(abs(2 * (x - 3)), rel=1e-12)
+    assert done.stderr == (
+        f"note: {picture} not written: the descent did not converge\n"
+        f"error: did not converge: after 10 steps the gradient's norm is "
+        f"{result['gradient_norm']:.3g}, more than --tol 1e-08 (more --steps, or another --lr, "
+        "may reach it)\n"
+    )
+    assert not picture.exists()
+    # the same descent with a tolerance it meets: converged, exit 0, the picture drawn
+    loose = nanograd("minimize", "(x - 3)**2", "--x", "0", "--steps", "10", "--format", "json",
+                     "--tol", "10", "--plot", str(picture))  # fmt: skip
+    assert (loose.returncode, loose.stderr, json.loads(loose.stdout)["converged"]) == (0, "", True)
+    assert picture.exists()
+
+
 def test_minimize_other_optimizers_and_divergence():
     code, out, _ = run(
         "minimize",

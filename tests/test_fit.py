@@ -127,6 +127,45 @@ def test_standard_errors_agree_with_numpy_on_a_linear_model():
     assert np.allclose(result.residuals, y - design @ coefficients)
 
 
+def decay(scale: float, sigma: bool = False):
+    """a*exp(-b*x) + c fitted to rows of it times `scale`, from a start times `scale`."""
+    x = np.linspace(0, 4, 21)
+    y = (2.5 * np.exp(-1.3 * x) + 0.5 + 0.01 * (-1) ** np.arange(x.size)) * scale
+    columns = {"x": x, "y": y, "s": (0.5 + x) * scale}
+    starts = {"a": 1.0 * scale, "b": 0.1, "c": 0.0}
+    return fit(parse("a*exp(-b*x) + c"), columns, starts, sigma="s" if sigma else None)
+
+
+@pytest.mark.parametrize("sigma", [False, True])
+@pytest.mark.parametrize("power", [-1000, -600, 600, 1000])
+def test_a_fit_at_any_scale_is_the_fit_at_scale_1_scaled(power, sigma):
+    # squared residuals of data at 2**-1000 underflow to 0, at 2**600 overflow: the fit is
+    # the same problem, its answers scaled by the same power of two, exactly
+    one, scaled = decay(1.0, sigma), decay(math.ldexp(1.0, power), sigma)
+    assert (one.converged, scaled.converged) == (True, True), scaled.message
+    assert scaled.parameters["b"] == pytest.approx(one.parameters["b"], rel=1e-14)
+    assert scaled.stderr["b"] == pytest.approx(one.stderr["b"], rel=1e-12)
+    unit = 1.0 if sigma else math.ldexp(1.0, power)  # with sigma, each residual is in sigmas
+    for name in "ac":
+        assert scaled.parameters[name] == pytest.approx(
+            math.ldexp(one.parameters[name], power), rel=1e-14
+        )
+        assert scaled.stderr[name] == pytest.approx(math.ldexp(one.stderr[name], power), rel=1e-12)
+    assert scaled.residual_sd == pytest.approx(one.residual_sd * unit, rel=1e-12)
+    with np.errstate(over="ignore", under="ignore"):
+        assert scaled.rss == pytest.approx(float(np.float64(one.rss) * unit * unit), rel=1e-12)
+
+
+def test_a_fit_to_data_near_1e_300_matches_the_fit_at_scale_1():
+    one, tiny = decay(1.0), decay(1e-300)
+    assert tiny.converged, tiny.message
+    for name, unit in (("a", 1e-300), ("b", 1.0), ("c", 1e-300)):
+        assert tiny.parameters[name] == pytest.approx(one.parameters[name] * unit, rel=1e-9)
+        assert tiny.stderr[name] == pytest.approx(one.stderr[name] * unit, rel=1e-7)
+    assert tiny.residual_sd == pytest.approx(one.residual_sd * 1e-300, rel=1e-7)
+    assert tiny.rss == 0.0  # 1e-603: below the smallest float
+
+
 def test_the_jacobian_matches_finite_differences():
     x = np.linspace(0.1, 4, 30)
     columns = {"x": x, "y": np.sin(x)}

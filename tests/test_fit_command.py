@@ -62,6 +62,23 @@ def test_a_fit_converges_to_the_least_squares_solution(data):
     assert csv.splitlines()[1] == f"a,{a!r},{result['stderr']['a']!r}"
 
 
+def test_data_near_1e_300_is_fitted_as_at_scale_1(data, tmp_path):
+    # the squared residuals underflow to 0: once, rss 0 and "converged" at the start
+    tiny = tmp_path / "tiny.csv"
+    tiny.write_text("x,y\n" + "".join(f"{x!r},{y * 1e-300!r}\n" for x, y in ROWS))
+    starts = ["--a", "1e-300", "--b", "0.1", "--c", "0"]
+    done = nanograd("fit", MODEL, "--data", str(tiny), *starts, "--format", "json")
+    one = json.loads(
+        nanograd("fit", MODEL, "--data", str(data), *STARTS, "--format", "json").stdout
+    )
+    result = json.loads(done.stdout)
+    assert (done.returncode, done.stderr, result["converged"]) == (0, "", True)
+    for name, unit in (("a", 1e-300), ("b", 1.0), ("c", 1e-300)):
+        assert result["parameters"][name] == pytest.approx(one["parameters"][name] * unit, rel=1e-9)
+        assert result["stderr"][name] == pytest.approx(one["stderr"][name] * unit, rel=1e-7)
+    assert result["residual_sd"] == pytest.approx(one["residual_sd"] * 1e-300, rel=1e-7)
+
+
 @pytest.mark.parametrize("extension", ["csv", "jsonl", "parquet"])
 def test_output_has_the_rows_with_fitted_and_residual(data, tmp_path, extension):
     out = tmp_path / f"fitted.{extension}"
@@ -101,6 +118,26 @@ def test_a_fit_that_does_not_converge_prints_the_point_reached_and_exits_1(data,
         "error: the fit did not converge: stopped after 1 evaluation (the steps limit) before "
         "converging\n"
     )
+    # the point reached is printed, and no file is left behind
+    files = ["-o", "out.csv", "--plot", "fit.svg"]
+    failed = nanograd(
+        "fit",
+        MODEL,
+        "--data",
+        str(data),
+        *STARTS,
+        "--steps",
+        "1",
+        "--format",
+        "json",
+        *files,
+        cwd=tmp_path,
+    )
+    assert (failed.returncode, json.loads(failed.stdout)) == (1, result)
+    assert failed.stderr == (
+        "note: out.csv and fit.svg not written: the fit did not converge\n" + done.stderr
+    )
+    assert not (tmp_path / "out.csv").exists() and not (tmp_path / "fit.svg").exists()
     undetermined = nanograd("fit", "a*b*x", "--data", str(data), "--a", "1", "--b", "1")
     assert undetermined.returncode == 1
     assert "the data cannot determine a and b" in undetermined.stderr
@@ -161,9 +198,9 @@ def test_a_fit_that_does_not_converge_prints_the_point_reached_and_exits_1(data,
             "row out",
         ),
         (
-            ["a*x + b", "--data", "{huge}", "--a", "1", "--b", "0"],
+            ["a*x + b", "--data", "{huge}", "--a", "1e300", "--b", "0"],
             "at the start, the sum of the squared residuals is too large for a float (the "
-            "largest residual is 3e+300): rescale the data, or start nearer",
+            "largest residual is 2e+300, of a target at most 3): start nearer",
         ),
         (
             ["a*x + b", "--data", "{data}", "--a", "1", "--b", "0", "--target", "log(y"],
@@ -175,7 +212,7 @@ def test_bad_input_is_exit_2_naming_the_problem(arguments, message, data, tmp_pa
     (tmp_path / "few.csv").write_text("x,y\n1,2\n")
     (tmp_path / "bad.csv").write_text("x,y\n1,2\n2,oops\n")
     (tmp_path / "nan.csv").write_text("x,y\n0,1\n1,nan\n2,5\n")
-    (tmp_path / "huge.csv").write_text("x,y\n0,1e300\n1,2e300\n2,3e300\n")
+    (tmp_path / "huge.csv").write_text("x,y\n0,1\n1,2\n2,3\n")
     paths = {name: str(tmp_path / f"{name}.csv") for name in ("few", "bad", "nan", "huge")}
     paths["data"] = str(data)
     out = tmp_path / "out.csv"
@@ -191,7 +228,9 @@ def test_ctrl_c_prints_the_best_point_reached(tmp_path):
     path.write_text(
         "x,y\n" + "".join(f"{i / 1000!r},{math.sin(i / 1000)!r}\n" for i in range(200_000))
     )
-    command = [NANOGRAD, "fit", "a*sin(b*x + c) + d*x*x", "--data", str(path), "--format", "json"]
+    rows = tmp_path / "out.csv"
+    command = [NANOGRAD, "fit", "a*sin(b*x + c) + d*x*x", "--data", str(path), "-o", str(rows)]
+    command += ["--format", "json"]
     with subprocess.Popen(
         [*command, "--a", "0.1", "--b", "30", "--c", "1", "--d", "0.3"],
         stdout=subprocess.PIPE,
@@ -206,9 +245,11 @@ def test_ctrl_c_prints_the_best_point_reached(tmp_path):
     result = json.loads(out)
     assert (process.returncode, result["converged"]) == (130, False)
     assert result["message"] == "interrupted (Ctrl-C) before converging"
-    assert err.startswith("error: interrupted after ") and err.endswith(
-        " evaluations: the output is the best point reached\n"
-    )
+    note, error = err.splitlines()
+    assert note == f"note: {rows} not written: the fit was interrupted"
+    assert error.startswith("error: interrupted after ")
+    assert error.endswith(" evaluations: the output is the best point reached")
+    assert not rows.exists()
 
 
 def test_plot_draws_the_data_the_fitted_curve_and_the_residuals(data, tmp_path):

@@ -798,7 +798,11 @@ def test_a_terminal_plot_of_numbers_too_large_for_a_picture_says_so():
 def test_minimize_with_a_gradient_norm_beyond_floats():
     # Each derivative is finite; the norm was summed of squares, which overflowed.
     code, out, err = limited("nanograd minimize '1e300*x*x' --x 1 --steps 5 --format csv")
-    assert (code, err) == (0, "")
+    assert (code, err) == (
+        1,
+        "error: did not converge: after 5 steps the gradient's norm is 2e+300, more than --tol "
+        "1e-08 (more --steps, or another --lr, may reach it)\n",
+    )
     assert out.splitlines()[1].split(",")[:4] == ["1e+300", "1.0", "2e+300", "2e+300"]
     assert limited("nanograd minimize '1.5e308*(x - y)' --x 1 --y 1") == (
         2,

@@ -108,7 +108,8 @@ def fit(
     --sigma column when given. Prints each parameter's value and standard error, the
     residual sum of squares, and why the solver stopped. Exits 0 when the fit converged, 1
     when it did not (the steps ran out, a parameter the data cannot determine, no minimum
-    reached: the point reached is printed, the reason said), 2 for bad input.
+    reached: the point reached is printed, the reason said, and no -o or --plot file
+    written), 2 for bad input.
     """
     if data is None:
         raise InputError("fit needs the data: --data FILE (- for standard input)")
@@ -147,9 +148,14 @@ def fit(
         if progress:
             progress.stop()
     emit(fmt, result, digits)  # first: a file that cannot be written loses no result
-    if output:
+    failed = interrupted is not None or not result.converged
+    files = [path for path in (output, picture) if path and path != "-"]
+    if failed and files:  # a failed run leaves no file behind; stdout has the point reached
+        why = "the fit was interrupted" if interrupted else "the fit did not converge"
+        report(f"note: {' and '.join(files)} not written: {why}")
+    if output and not (failed and output in files):
         write_out(output, rows_with_fit(table, result, out_format))
-    if picture:
+    if picture and not (failed and picture in files):
         drawn = fit_curve(program, table.columns[predictors[0]], predictors[0], result)
         if picture_format:
             write_out(picture, plots.fit_figure(drawn, picture_format))

@@ -7,7 +7,7 @@ import sys
 import click
 
 from .. import api, io
-from ..errors import InputError, Interrupted
+from ..errors import InputError, Interrupted, NanogradError
 from ..render.progress import StepsProgress
 from ..sources import Source
 from .command import InputsCommand, one_standard_input, program_and_point
@@ -23,7 +23,7 @@ from .options import (
     table_format,
     wrt_option,
 )
-from .output import emit, warn, write_out
+from .output import emit, report, warn, write_out
 
 EXAMPLES = """
 \b
@@ -125,9 +125,11 @@ def minimize(
 ) -> None:
     """Minimize SOURCE by gradient descent from the point given by its inputs' values.
 
-    Prints the final point, value and gradient norm; exits 1 if the value or gradient becomes
-    nan or inf (diverges), 2 if it is so at the start. Progress shows on standard error when it
-    is a terminal.
+    Prints the final point, value and gradient norm. Exits 0 when the gradient's norm came to
+    at most --tol (converged); 1 when it did not within --steps, or the value or gradient
+    became nan or inf (diverged), printing the point reached and the reason; 2 if the value
+    or gradient is nan or inf at the start. Progress shows on standard error when it is a
+    terminal.
     """
     descent = picture_format = None
     if picture:
@@ -172,7 +174,11 @@ def minimize(
     finally:
         if progress:
             progress.stop()
-    if picture:
+    failed = interrupted is not None or not result.converged
+    if picture and failed:  # a failed run leaves no file behind; stdout has the point reached
+        why = "the descent was interrupted" if interrupted else "the descent did not converge"
+        report(f"note: {picture} not written: {why}")
+    elif picture:
         from ..render.plot import descent_figure
 
         label = f"{optimizer}, {result.steps} steps"
@@ -180,3 +186,9 @@ def minimize(
     emit(fmt, result, digits)
     if interrupted:
         raise interrupted
+    if not result.converged:
+        raise NanogradError(
+            f"did not converge: after {result.steps} steps the gradient's norm is "
+            f"{result.gradient_norm:.3g}, more than --tol {tol:g} (more --steps, or another "
+            "--lr, may reach it)"
+        )
