@@ -410,8 +410,9 @@ ULP = 2.0**-52
 
 
 def gradients_on_every_path(source: str, point: dict[str, float]) -> dict[str, dict]:
-    """The gradient at `point` by reverse and forward mode, the tape, and diff's printed
-    derivative parsed back and evaluated."""
+    """The gradient at `point` by reverse and forward mode, compiled code, the tape, and
+    diff's exact derivative parsed back and evaluated."""
+    from nanograd_cli.compiled import gradients_at
     from nanograd_cli.tape import batch_gradients
 
     program = parse(source)
@@ -420,6 +421,7 @@ def gradients_on_every_path(source: str, point: dict[str, float]) -> dict[str, d
     return {
         "reverse": program.grad(point).gradients,
         "forward": program.grad(point, "forward").gradients,
+        "compiled": gradients_at(program, point)[1],
         "tape": {n: float(g[0]) for n, g in tape.items()},
         "diff": {
             n: p.values({m: point[m] for m in p.inputs})[p.result] if p.inputs else p.values({})[-1]
