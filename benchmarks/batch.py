@@ -3,6 +3,8 @@ against a hand-written NumPy script, and against the scalar engine row by row.
 
 Run: python benchmarks/batch.py   (PyTorch and JAX are used when installed, skipped otherwise)
      python benchmarks/batch.py --cpu   (the kernels only, nanograd against hand-written NumPy)
+     python benchmarks/batch.py --special   (erf, gamma, ... on the tape: SciPy's against the
+                                             per-element fallback, CPU time)
 
 Each figure is the median of several runs, the contenders alternating in one process. Set-up
 (parsing and compiling the tape, JAX's jit compilation) is done before timing. Every library
@@ -17,6 +19,7 @@ reference.
 
 from __future__ import annotations
 
+import math
 import os
 import statistics
 import subprocess
@@ -259,9 +262,48 @@ def cpu_ratios(rounds: int = 21) -> None:
         print(f"  {label:16} nanograd {ms[0]:.1f}  numpy {ms[1]:.1f}  ratio {ratio:.2f}x")
 
 
+SPECIAL = {  # a source, and the range its rows are drawn from
+    "erf(x)": (-3.0, 3.0),
+    "erfc(x)": (-3.0, 3.0),
+    "erfinv(x)": (-0.99, 0.99),
+    "gamma(x)": (0.1, 10.0),
+    "lgamma(x)": (0.1, 10.0),
+    "digamma(x)": (0.1, 10.0),
+}
+
+
+def special_functions(rows: int = 10**6) -> None:
+    """Value and gradient on the tape per row, CPU time (best of 3, of 1 without SciPy): with
+    scipy.special and with the per-element functions that stand in where it is missing."""
+    from nanograd_cli import vector_ops
+    from nanograd_cli.language import parse
+    from nanograd_cli.tape import batch_gradients
+
+    rng = np.random.default_rng(0)
+    print(f"special functions on the tape, {rows:,} rows: ns per row (value and gradient)")
+    for source, (low, high) in SPECIAL.items():
+        program, x = parse(source), rng.uniform(low, high, rows)
+        spent = {}
+        for label, scipy in (("scipy", vector_ops._NOT_YET), ("per element", None)):
+            vector_ops.special = scipy
+            best = math.inf
+            for _ in range(3 if scipy is not None else 1):
+                t0 = time.process_time()
+                batch_gradients(program, {"x": x})
+                best = min(best, time.process_time() - t0)
+            spent[label] = best / rows * 1e9
+        vector_ops.special = vector_ops._NOT_YET
+        ratio = spent["per element"] / spent["scipy"]
+        cells = "  ".join(f"{k} {v:.0f}" for k, v in spent.items())
+        print(f"  {source:12} {cells}  ratio {ratio:.1f}x")
+
+
 def main() -> None:
     if "--cpu" in sys.argv:
         cpu_ratios()
+        return
+    if "--special" in sys.argv:
+        special_functions()
         return
     print(f"kernel, {POINTS:,} points: ms (time / nanograd's)")
     for label, times in kernels():
