@@ -566,7 +566,9 @@ def _power_local(w, op, args, y, constants):
             da = f"POWER_SLOPE({a}, 0.0)"
         else:
             slope = f"{literal(exponent)} * {_power(w, a, literal(exponent - 1.0), exponent - 1.0)}"
-            if abs(exponent) > 1.0:  # where power_slope may compute it again: below normal
+            # power_slope computes it again below the normal floats, where |b| > 1; but 2*a
+            # is exact, as its decimal product is
+            if abs(exponent) > 1.0 and exponent != 2.0:
                 slope = f"q if ABS(q := {slope}) >= {SMALLEST_NORMAL!r} else "
                 slope += f"POWER_SLOPE({a}, {literal(exponent)})"
             da = f"({slope})"
