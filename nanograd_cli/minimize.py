@@ -269,18 +269,9 @@ def descent_source(
     if optimizer == "adam":
         lines += ["keep1 = 1 - beta1", "keep2 = 1 - beta2", "t = 0"]
     moved = [f"d{k}" for k in where]
-    magnitudes = [f"ABS({d})" for d in moved]
-    largest = magnitudes[0] if len(moved) == 1 else f"MAX({', '.join(magnitudes)})"
-    squares = ", ".join(f"({d} / largest) ** 2" for d in moved)
     bounded = " and ".join(f"-1e300 <= {d} <= 1e300" for d in moved)
     above = " or ".join(f"{d} > tol or -{d} > tol" for d in moved)
-    norm = [
-        f"largest = {largest}",
-        "if largest == 0.0 or not ISFINITE(largest):",
-        "    norm = largest",
-        "else:",
-        f"    norm = largest * SQRT(SUM([{squares}]))",
-    ]
+    norm = [f"norm = HYPOT({', '.join(moved)})"]
     returned = f"taken, value, ({inputs},), ({grads},), norm"
     snapshot = [f"p{k}" for k in range(count)], [f"e{k}" for k in range(count)]
     loop = [
@@ -293,9 +284,9 @@ def descent_source(
         ),
         "    except ARITHMETIC:",
         f"        value, {grads} = EXACT({inputs})",
-        # _norm, written out, and minimize's checks. The norm is at least the largest
-        # magnitude and finite where that is at most 1e300 (a square root of a sum of squares
-        # of at most 1), so where it is between tol and that, it is not computed here.
+        # minimize's checks, the norm as _norm computes it (math.hypot). The norm is at least
+        # the largest magnitude and finite where each is at most 1e300, so where it is above
+        # tol and each is at most 1e300, it is not computed here.
         f"    if {bounded} and ({above}) and value - value == 0.0:",
         "        norm = None",
         "    else:",
@@ -340,8 +331,7 @@ def _compiled_descent(
         names = {
             "EXACT": functions.exact_gradient,
             "ISFINITE": math.isfinite,
-            "MAX": max,
-            "SUM": sum,
+            "HYPOT": math.hypot,
             "DICT": dict,
             "ZIP": zip,
             "INTERRUPT": KeyboardInterrupt,
