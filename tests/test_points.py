@@ -714,21 +714,47 @@ def test_a_missing_value_written_by_pandas_says_how_to_write_it(tmp_path):
     assert result.stdout == "x,value,d_x\n1.0,2.0,2.0\nnan,nan,2.0\n3.0,6.0,2.0\n"
 
 
-def test_without_pyarrow_the_error_names_the_extra(tmp_path):
-    block = "import sys; sys.modules['pyarrow'] = None; from nanograd_cli.cli import main; main()"
-    result = subprocess.run(
-        [sys.executable, "-c", block, "grad", "x", "--points", "-"],
-        input="x\n1\n",
+def without(modules: list[str], *args: str, cwd) -> subprocess.CompletedProcess:
+    """The command run as if `modules` were not installed."""
+    hidden = [f"sys.modules[{m!r}] = None" for m in modules]
+    block = "; ".join(["import sys", *hidden, "from nanograd_cli.cli import main", "main()"])
+    return subprocess.run(
+        [sys.executable, "-c", block, *args],
+        input="x,y\n1,2\n2,4\n3,6\n",
         capture_output=True,
         text=True,
         timeout=60,
-        cwd=tmp_path,
+        cwd=cwd,
         env=NOT_ACTIVE,
     )
+
+
+def test_without_pyarrow_the_error_names_the_extra(tmp_path):
+    result = without(["pyarrow"], "grad", "x", "--points", "-", cwd=tmp_path)
     assert (result.returncode, result.stdout) == (1, "")
     assert result.stderr == (
         "error: --points needs PyArrow, which is not installed: install it with: "
         f"{pip_hint('points')}\n"
+    )
+    result = without(
+        ["pyarrow"], "minimize", "(w*x - y)**2", "--data", "-", "--w", "0", cwd=tmp_path
+    )
+    assert (result.returncode, result.stdout) == (1, "")
+    assert result.stderr == (
+        "error: --data needs PyArrow, which is not installed: install it with: "
+        f"{pip_hint('points')}\n"
+    )
+
+
+@pytest.mark.parametrize(
+    "missing", [["pyarrow"], ["scipy.optimize"], ["pyarrow", "scipy.optimize"]]
+)
+def test_fit_without_its_libraries_names_the_fit_extra_once(tmp_path, missing):
+    result = without(missing, "fit", "a*x", "--data", "-", "--a", "1", cwd=tmp_path)
+    assert (result.returncode, result.stdout) == (1, "")
+    library = "fitting needs SciPy" if "scipy.optimize" in missing else "--data needs PyArrow"
+    assert result.stderr == (
+        f"error: {library}, which is not installed: install it with: {pip_hint('fit')}\n"
     )
 
 

@@ -287,7 +287,7 @@ def test_without_source_a_pipe_or_file_on_standard_input_is_the_source(tmp_path)
         2,
         "error: the source has no statements: there is nothing to evaluate\n",
     )
-    once = "error: give the source once: SOURCE, -e TEXT or -f PATH\n"
+    once = "error: give a source: SOURCE (- for standard input), -e TEXT or -f PATH\n"
     closed = subprocess.run(
         f"{NANOGRAD} grad --x 1 <&-", shell=True, capture_output=True, text=True, timeout=60
     )
@@ -298,7 +298,7 @@ def test_without_source_a_pipe_or_file_on_standard_input_is_the_source(tmp_path)
 
 def test_without_source_on_a_terminal_it_asks_for_one():
     screen = visible(on_terminal("grad", "--x", "1"))
-    assert "error: give the source once: SOURCE, -e TEXT or -f PATH" in screen
+    assert "error: give a source: SOURCE (- for standard input), -e TEXT or -f PATH" in screen
 
 
 def test_color_always_never_auto_and_the_environment():
@@ -331,3 +331,29 @@ def test_color_never_on_a_terminal_is_plain():
     assert "┏" in on_terminal("grad", "x", "--x", "1")
     assert visible(on_terminal("grad", "x", "--x", "1", "--color", "never")) == plain
     assert visible(on_terminal("--color", "never", "grad", "x", "--x", "1")) == plain
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (["grd", "x"], "error: No such command 'grd': did you mean grad?\nTry 'nanograd --help'"),
+        (
+            ["help"],
+            "error: No such command 'help': for help, nanograd --help, or nanograd COMMAND "
+            "--help\nTry 'nanograd --help'",
+        ),
+        (
+            ["grad", "x", "--x", "1", "--format"],
+            "error: Option '--format' requires an argument.\nTry 'nanograd grad --help'",
+        ),
+        (
+            ["hessian", "x*y", "-x", "1"],
+            "error: No such option '-x': an input's value is --x VALUE\n"
+            "Try 'nanograd hessian --help'",
+        ),
+    ],
+)
+def test_a_mistyped_command_or_option_gets_a_hint_and_the_right_help(args, said):
+    done = nanograd(*args)
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == said + " for help.\n"

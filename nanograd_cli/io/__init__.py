@@ -33,7 +33,7 @@ def format_of(path: str) -> str | None:
     return next((f for f, known in EXTENSIONS.items() if extension in known), None)
 
 
-def pyarrow_required() -> None:
+def pyarrow_required(option: str = "--points", extra: str = "points") -> None:
     """Import what a `grad --points` run needs, PyArrow and NumPy, tuned for a process that
     runs that one command; or raise a clear error when PyArrow, which reads and writes points,
     is not installed."""
@@ -48,21 +48,22 @@ def pyarrow_required() -> None:
 
         from . import readers, writers  # noqa: F401
     except ImportError:
-        raise MissingPyArrow() from None
+        raise MissingPyArrow(option, extra) from None
     finally:
         gc.freeze()
         gc.enable()
 
 
 class MissingPyArrow(NanogradError):
-    """--points without PyArrow: a missing library, exit 1 like a missing renderer."""
+    """--points or --data without PyArrow: a missing library, exit 1 like a missing renderer;
+    the command to install it brings the whole `extra` of the command that needs it."""
 
-    def __init__(self):
+    def __init__(self, option: str, extra: str):
         from ..extras import install_command
 
         super().__init__(
-            "--points needs PyArrow, which is not installed: install it with: "
-            + install_command("points")
+            f"{option} needs PyArrow, which is not installed: install it with: "
+            + install_command(extra)
         )
 
 
@@ -93,12 +94,18 @@ class Table(NamedTuple):
 
 
 def read_table(
-    path: str, fmt: str, needed: Iterable[str] | None = None, option: str = "--data"
+    path: str,
+    fmt: str,
+    needed: Iterable[str] | None = None,
+    option: str = "--data",
+    extra: str = "points",
 ) -> Table:
     """The table at `path` (`-`: standard input) in format `fmt`, read whole through the
     readers of `--points` (same formats, same errors, which name `option`), with the columns
     named in `needed` (every column when None) as numbers; the others may hold anything. A
-    value that is not a number is an error naming its row and column, as for `--points`."""
+    value that is not a number is an error naming its row and column, as for `--points`.
+    Without PyArrow, the error names `option` and the command that installs `extra`."""
+    pyarrow_required(option, extra)
     try:
         return _read_table(path, fmt, needed)
     except InputError as error:
@@ -108,7 +115,6 @@ def read_table(
 
 
 def _read_table(path: str, fmt: str, needed: Iterable[str] | None) -> Table:
-    pyarrow_required()
     import numpy as np
 
     from .numbers import floats
