@@ -79,6 +79,8 @@ def least_width(text: str) -> int:
 def wrap(text: str, width: int) -> str:
     """`text` in lines of at most `width`, broken between pieces (a piece wider than `width`
     is cut only where nothing else can fit)."""
+    if len(text) <= width:
+        return text
     lines = [""]
     for piece in pieces(text):
         if lines[-1] and len((lines[-1] + piece).rstrip()) > width:
@@ -94,11 +96,13 @@ def fitted_widths(rows: list[list[str]], available: int) -> list[int] | None:
     """Column widths for `rows` within `available` columns, cells wrapped where needed:
     the column with most to spare gives a character at a time. None if they cannot fit."""
     widths = natural_widths(rows)
-    least = [max(least_width(row[i]) for row in rows) for i in range(len(widths))]
     excess = sum(widths) + overhead(len(widths)) - available
+    if excess <= 0:
+        return widths
+    least = [max(least_width(row[i]) for row in rows) for i in range(len(widths))]
     if sum(widths) - sum(least) < excess:
         return None
-    for _ in range(max(excess, 0)):
+    for _ in range(excess):
         spare = [w - m for w, m in zip(widths, least, strict=True)]
         widths[spare.index(max(spare))] -= 1
     return widths
@@ -152,7 +156,7 @@ def layout(make_rows: Rows, digits: str | None, available: int) -> Layout:
         return Layout(rows, widths)
     number, lines = most_digits(lambda n: records(make_rows(n))[0], formats, available)
     label = natural_widths(lines)[0]
-    widths = fitted_widths(lines, available) or [label, max(available - label - 5, 1)]
+    widths = fitted_widths(lines, available) or [label, max(available - label - overhead(2), 1)]
     return Layout(lines, widths, records(make_rows(number))[1], header=False)
 
 
