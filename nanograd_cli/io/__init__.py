@@ -1,6 +1,6 @@
-"""Points in and out: CSV, TSV, Parquet, Arrow IPC (Feather) and JSON (Lines, or an array of
-objects on reading), read and written a
-batch of rows at a time so that memory stays bounded however many rows there are.
+"""Points in and out: CSV, TSV, Parquet, Arrow IPC (Feather), JSON Lines and JSON (an array of
+objects), read and written a batch of rows at a time so that memory stays bounded however
+many rows there are.
 
 PyArrow (the `points` extra) is imported only by the modules below, when points are read or
 written; choosing a format by a file's extension needs nothing.
@@ -21,10 +21,15 @@ EXTENSIONS = {
     "tsv": (".tsv", ".tab"),
     "parquet": (".parquet", ".pq"),
     "arrow": (".arrow", ".feather", ".ipc"),
-    "jsonl": (".jsonl", ".ndjson", ".json"),
+    "jsonl": (".jsonl", ".ndjson"),
+    # Read as an array of objects, or as JSON Lines where the text does not start with "[";
+    # written as an array of objects, what pandas' read_json reads.
+    "json": (".json",),
 }
 FORMATS = list(EXTENSIONS)
-TEXT_FORMATS = ("csv", "tsv", "jsonl")
+TEXT_FORMATS = ("csv", "tsv", "jsonl", "json")
+# --format's choices with --points, and the formats they agree with (the first by default).
+ASKED = {"csv": ("csv",), "json": ("jsonl", "json")}
 
 
 def format_of(path: str) -> str | None:
@@ -76,10 +81,10 @@ def output_format(output: str | None, fmt: str | None, given: str | None) -> str
     """The format of the results: -o FILE's extension, else --format (csv, or json for JSON
     Lines), else --points-format, else CSV."""
     by_extension = format_of(output) if output and output != "-" else None
-    asked = {"csv": "csv", "json": "jsonl"}.get(fmt or "")
-    if by_extension and asked and asked != by_extension:
+    asked = ASKED.get(fmt or "", ())
+    if by_extension and asked and by_extension not in asked:
         raise InputError(f"--format {fmt} and -o {printable(output)} disagree: give one of them")
-    return by_extension or asked or given or "csv"
+    return by_extension or next(iter(asked), None) or given or "csv"
 
 
 class Table(NamedTuple):
