@@ -104,7 +104,7 @@ def fit(
         from . import io
 
         path = os.fspath(data)
-        data = io.read_table(path, io.input_format(path, None), needed, "data").columns
+        data = io.read_table(path, io.input_format(path, None), needed, "data", "fit").columns
     columns = {name: data[name] for name in data if name in needed}  # others may be text
     points = {**(starts or {}), **more}
     return api.fit(program, columns, points, target_program, sigma, fix, steps)

@@ -369,16 +369,22 @@ def plot(
     points: int,
     picture: bool = True,
     warn: Warn | None = None,
+    ylim: str | tuple[float, float] = "auto",
 ) -> Curve | Surface:
     """f and df/dx sampled at `points` points over one range (a Curve), or f and its
-    gradient on a grid over two (a Surface, which only a `picture` can show); gaps where f
-    is nan or inf go to `warn`."""
+    gradient on a grid over two (a Surface, which only a `picture` can show, and whose y
+    axis is an input's range, not `ylim`); gaps where f is nan or inf go to `warn`."""
     from . import plot as sampling
 
     sampling.check_ranges(one_output(program, "plot"), ranges)
     if len(ranges) == 2:
         if not picture:
             raise InputError("a contour plot of two ranges is a picture: add -o plot.png")
+        if ylim != "auto":
+            second = list(ranges)[1]
+            raise InputError(
+                f"--ylim sets the y axis of a curve: a contour plot's is the range of {second}"
+            )
         result = sampling.sample_surface(program, fixed, ranges)
     else:
         ((name, span),) = ranges.items()

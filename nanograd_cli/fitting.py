@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -97,11 +98,17 @@ def fit(
     Bad input raises InputError naming what is wrong; a fit that does not converge is no
     error: it comes back with `converged` False and the reason in `message`."""
     problem = _Problem(program, columns, starts, target, sigma, fix)
+    return problem.solve(solver(), steps, progress)
+
+
+def solver() -> Callable[..., Any]:
+    """SciPy's `least_squares`, or MissingSciPy, whose command installs the whole `fit` extra
+    (SciPy and the PyArrow that reads the data)."""
     try:
         from scipy.optimize import least_squares
     except ImportError:
         raise MissingSciPy() from None
-    return problem.solve(least_squares, steps, progress)
+    return least_squares
 
 
 class _Problem:

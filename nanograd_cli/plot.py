@@ -93,6 +93,67 @@ def parse_range(name: str, text: str) -> Range:
     return Range(low, high, int(count))
 
 
+# A y axis leaves out poles: a value more than FAR_OUT interquartile ranges beyond the
+# quartiles is far out (tan(x) near pi/2; exp(x) over 0:10 is 11 out), and the axis then ends
+# FENCE of them beyond (Tukey's far fence).
+FAR_OUT, FENCE = 20, 3
+# `--ylim`: a range LO:HI, or one of these.
+YLIM_WORDS = ("auto", "full")
+
+
+def parse_ylim(text: str) -> str | tuple[float, float]:
+    """`--ylim auto` (clip poles), `full` (every finite value) or `LO:HI`, finite, LO < HI."""
+    if text in YLIM_WORDS:
+        return text
+    usage = f"--ylim {text}: give LO:HI (e.g. --ylim -10:10), auto or full"
+    try:
+        _, _ = (input_values([("ylim", end)], ()) for end in text.split(":"))
+    except (InputError, ValueError):  # not a number, or not two of them
+        raise InputError(usage) from None
+    span = parse_range("ylim", text)  # finite, LO < HI
+    return span.low, span.high
+
+
+class YRange(NamedTuple):
+    """A y axis from `low` to `high`, of values that lie from `lowest` to `highest`;
+    `clipped` where the automatic axis leaves out values far outside it."""
+
+    low: float
+    high: float
+    lowest: float
+    highest: float
+    clipped: bool = False
+
+
+def y_range(values: np.ndarray, ylim: str | tuple[float, float] = "auto") -> YRange | None:
+    """The y axis for `values` under `--ylim` (None where none is finite): `full`, every
+    finite value; `LO:HI`, that; `auto`, every finite value but those far out (FAR_OUT)."""
+    finite = values[np.isfinite(values)]
+    if not finite.size:
+        return None
+    lowest, highest = float(finite.min()), float(finite.max())
+    if ylim == "full":
+        return YRange(lowest, highest, lowest, highest)
+    if ylim != "auto":
+        return YRange(*ylim, lowest, highest)
+    q1, q3 = (float(q) for q in np.quantile(finite, [0.25, 0.75]))
+    spread = q3 - q1
+    low = q1 - FENCE * spread if lowest < q1 - FAR_OUT * spread else lowest
+    high = q3 + FENCE * spread if highest > q3 + FAR_OUT * spread else highest
+    return YRange(low, high, lowest, highest, (low, high) != (lowest, highest))
+
+
+def clip_note(ranges: Mapping[str, YRange], axis: YRange) -> str:
+    """What a plot says where its y axis (`axis`) leaves out values far outside: the
+    values of each series clipped, and how to see them all."""
+
+    def span(low: float, high: float) -> str:
+        return f"[{low:.3g}, {high:.3g}]"
+
+    spans = ", ".join(f"{name} spans {span(r.lowest, r.highest)}" for name, r in ranges.items())
+    return f"y clipped to {span(axis.low, axis.high)}: {spans}; --ylim full shows all"
+
+
 @dataclass
 class Curve:
     """f and df/dx at `x`, the samples of the input `name`, with the other inputs `fixed`.

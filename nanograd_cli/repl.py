@@ -401,12 +401,13 @@ def _message(error: Exception, line: int | None) -> str:
 # Running a session
 
 
-def main() -> int:
-    """Run a session on the terminal, or over standard input when it is not one. The exit
-    code: 0, or for a script, the highest exit code of its failed lines."""
+def main(rich: bool | None = None) -> int:
+    """Run a session on the terminal, or over standard input when it is not one; tables are
+    Rich's where `rich` (by default: on a terminal unless NO_COLOR is set). The exit code: 0,
+    or for a script, the highest exit code of its failed lines."""
     if sys.stdin.isatty() and sys.stdout.isatty():
-        return interactive(Session())
-    return scripted(Session(), _lines(sys.stdin.buffer), sys.stdout, sys.stderr)
+        return interactive(Session(), rich)
+    return scripted(Session(), _lines(sys.stdin.buffer), sys.stdout, sys.stderr, bool(rich))
 
 
 def _lines(stream: BinaryIO) -> Iterator[str | InputError]:
@@ -460,9 +461,16 @@ def entries(lines: Iterable[str | InputError]) -> Iterator[tuple[int, str] | Inp
         yield first, "\n".join(entry)
 
 
-def scripted(session: Session, lines: Iterable[str | InputError], out: TextIO, err: TextIO) -> int:
-    """Run a script's entries. Output is plain; errors and warnings name the script's line.
-    The exit code is the highest of the failed entries', or 0."""
+def scripted(
+    session: Session,
+    lines: Iterable[str | InputError],
+    out: TextIO,
+    err: TextIO,
+    rich: bool = False,
+) -> int:
+    """Run a script's entries. Output is plain, or Rich's tables where `rich` (on standard
+    output); errors and warnings name the script's line. The exit code is the highest of the
+    failed entries', or 0."""
     status = 0
     for entry in entries(lines):
         if isinstance(entry, InputError):
@@ -472,7 +480,9 @@ def scripted(session: Session, lines: Iterable[str | InputError], out: TextIO, e
         reply = session.run(entry[1], entry[0])
         for message in reply.err:
             print(message, file=err, flush=True)
-        if reply.out:
+        if reply.out and rich:
+            show(reply.out, rich)
+        elif reply.out:
             print(reply.text(), file=out, flush=True)
         status = max(status, reply.status)
         if reply.quit:
@@ -489,9 +499,20 @@ def history_path() -> Path:
     return Path(data) / "nanograd" / "history"
 
 
-def interactive(session: Session) -> int:
+def show(parts: list[Part], rich: bool) -> None:
+    """A reply's output on standard output: its tables Rich's where `rich`, else plain."""
+    for part in parts:
+        if isinstance(part, str) or not rich:
+            print(part if isinstance(part, str) else part.plain())
+        else:
+            part.show()
+    sys.stdout.flush()
+
+
+def interactive(session: Session, rich: bool | None = None) -> int:
     """The session on a terminal, with prompt_toolkit: history, completion, and an entry
-    that goes on over several lines while a parenthesis is open."""
+    that goes on over several lines while a parenthesis is open. Tables are Rich's where
+    `rich` (by default, unless NO_COLOR is set)."""
     try:
         from prompt_toolkit import PromptSession
         from prompt_toolkit.completion import Completer, Completion
@@ -546,7 +567,8 @@ def interactive(session: Session) -> int:
         key_bindings=keys,
         prompt_continuation="... ",
     )
-    rich = not os.environ.get("NO_COLOR")
+    if rich is None:
+        rich = not os.environ.get("NO_COLOR")
     print(f"nanograd {__version__}: type an expression, :help for commands, Ctrl-D to leave")
     while True:
         try:
@@ -562,11 +584,6 @@ def interactive(session: Session) -> int:
             continue
         for message in reply.err:
             print(message, file=sys.stderr, flush=True)
-        for part in reply.out:
-            if isinstance(part, str) or not rich:
-                print(part if isinstance(part, str) else part.plain())
-            else:
-                part.show()
-        sys.stdout.flush()
+        show(reply.out, rich)
         if reply.quit:
             return 0

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from nanograd_cli import parse
 from nanograd_cli.explain import explain
 from nanograd_cli.render.explain import backward_rows, forward_rows
-from nanograd_cli.render.table import significant
+from nanograd_cli.render.table import least_width, pieces, significant, wrap
 
 from .helpers import POINT, WORKED, expressions, nanograd, on_terminal, pdflatex, run, visible
 
@@ -340,6 +340,123 @@ def test_worked_example_on_an_80_column_terminal():
     assert table_rows(screen) == forward[1:] + backward[1:]
 
 
+# What explain shows at 60, 70 and 80 columns: at 80 in fewer digits; at 70 in 4 digits
+# with a node wrapped after its operator; at 60 the backward pass, which no wrapping can fit
+# without breaking a word or a number, as a block per node.
+EXPLAIN = {
+    60: """\
+            forward pass
+┏━━━━━━━━━━━━━━┳━━━━━━━━━━━━━━━━━━━┓
+┃node          ┃              value┃
+┡━━━━━━━━━━━━━━╇━━━━━━━━━━━━━━━━━━━┩
+│x             │                2.0│
+│y             │                3.0│
+│x*y           │                6.0│
+│tanh(x)       │ 0.9640275800758169│
+│x*y + tanh(x) │ 6.9640275800758165│
+└──────────────┴───────────────────┘
+          backward pass
+┌─────────┬──────────────────────┐
+│node     │ x*y + tanh(x)        │
+│gradient │ 1.0                  │
+│argument │ x*y                  │
+│local    │ 1                    │
+│value    │ 1.0                  │
+│product  │ 1.0                  │
+│argument │ tanh(x)              │
+│local    │ 1                    │
+│value    │ 1.0                  │
+│product  │ 1.0                  │
+├─────────┼──────────────────────┤
+│node     │ x*y                  │
+│gradient │ 1.0                  │
+│argument │ x                    │
+│local    │ y                    │
+│value    │ 3.0                  │
+│product  │ 3.0                  │
+│argument │ y                    │
+│local    │ x                    │
+│value    │ 2.0                  │
+│product  │ 2.0                  │
+├─────────┼──────────────────────┤
+│node     │ y                    │
+│gradient │ 2.0                  │
+├─────────┼──────────────────────┤
+│node     │ tanh(x)              │
+│gradient │ 1.0                  │
+│argument │ x                    │
+│local    │ 1/cosh(x)**2         │
+│value    │ 0.07065082485316446  │
+│product  │ 0.07065082485316446  │
+├─────────┼──────────────────────┤
+│node     │ x                    │
+│gradient │ 3.0                  │
+│         │ + 0.07065082485316446│
+│         │ = 3.0706508248531645 │
+└─────────┴──────────────────────┘
+""",
+    70: """\
+            forward pass
+┏━━━━━━━━━━━━━━┳━━━━━━━━━━━━━━━━━━━┓
+┃node          ┃              value┃
+┡━━━━━━━━━━━━━━╇━━━━━━━━━━━━━━━━━━━┩
+│x             │                2.0│
+│y             │                3.0│
+│x*y           │                6.0│
+│tanh(x)       │ 0.9640275800758169│
+│x*y + tanh(x) │ 6.9640275800758165│
+└──────────────┴───────────────────┘
+                            backward pass
+┏━━━━━━━━━━━┳━━━━━━━━━━━┳━━━━━━━━━━┳━━━━━━━━━━━━━━┳━━━━━━━━━┳━━━━━━━━┓
+┃node       ┃  gradient ┃ argument ┃ local        ┃   value ┃ product┃
+┡━━━━━━━━━━━╇━━━━━━━━━━━╇━━━━━━━━━━╇━━━━━━━━━━━━━━╇━━━━━━━━━╇━━━━━━━━┩
+│x*y +      │         1 │ x*y      │ 1            │       1 │       1│
+│tanh(x)    │           │          │              │         │        │
+│           │           │ tanh(x)  │ 1            │       1 │       1│
+│x*y        │         1 │ x        │ y            │       3 │       3│
+│           │           │ y        │ x            │       2 │       2│
+│y          │         2 │          │              │         │        │
+│tanh(x)    │         1 │ x        │ 1/cosh(x)**2 │ 0.07065 │ 0.07065│
+│x          │         3 │          │              │         │        │
+│           │ + 0.07065 │          │              │         │        │
+│           │   = 3.071 │          │              │         │        │
+└───────────┴───────────┴──────────┴──────────────┴─────────┴────────┘
+""",
+    80: """\
+            forward pass
+┏━━━━━━━━━━━━━━┳━━━━━━━━━━━━━━━━━━━┓
+┃node          ┃              value┃
+┡━━━━━━━━━━━━━━╇━━━━━━━━━━━━━━━━━━━┩
+│x             │                2.0│
+│y             │                3.0│
+│x*y           │                6.0│
+│tanh(x)       │ 0.9640275800758169│
+│x*y + tanh(x) │ 6.9640275800758165│
+└──────────────┴───────────────────┘
+                                 backward pass
+┏━━━━━━━━━━━━━━┳━━━━━━━━━━━━━┳━━━━━━━━━━┳━━━━━━━━━━━━━━┳━━━━━━━━━━━┳━━━━━━━━━━┓
+┃node          ┃    gradient ┃ argument ┃ local        ┃     value ┃   product┃
+┡━━━━━━━━━━━━━━╇━━━━━━━━━━━━━╇━━━━━━━━━━╇━━━━━━━━━━━━━━╇━━━━━━━━━━━╇━━━━━━━━━━┩
+│x*y + tanh(x) │           1 │ x*y      │ 1            │         1 │         1│
+│              │             │ tanh(x)  │ 1            │         1 │         1│
+│x*y           │           1 │ x        │ y            │         3 │         3│
+│              │             │ y        │ x            │         2 │         2│
+│y             │           2 │          │              │           │          │
+│tanh(x)       │           1 │ x        │ 1/cosh(x)**2 │ 0.0706508 │ 0.0706508│
+│x             │           3 │          │              │           │          │
+│              │ + 0.0706508 │          │              │           │          │
+│              │   = 3.07065 │          │              │           │          │
+└──────────────┴─────────────┴──────────┴──────────────┴───────────┴──────────┘
+""",
+}
+
+
+@pytest.mark.parametrize("columns", [60, 70, 80])
+def test_explain_fits_the_terminal_without_breaking_a_word_or_a_number(columns):
+    screen = visible(on_terminal("explain", *EXAMPLE, columns=columns))
+    assert [line.rstrip() for line in screen] == EXPLAIN[columns].splitlines()
+
+
 def test_a_long_program_on_an_80_column_terminal_keeps_every_label_and_digit():
     """The spec's worked example does not fit 80 columns: its cells wrap, but no character of
     a label or of a number shown is lost, and a table's numbers all have the same digits."""
@@ -413,3 +530,22 @@ def test_a_source_without_inputs_says_there_is_nothing_to_differentiate():
         f"% Backward pass: {note}\n"
     )
     assert visible(on_terminal("explain", "2*3 + 1"))[-1] == f"backward pass: {note}"
+
+
+@given(expressions())
+def test_a_cell_wraps_only_between_names_numbers_and_operators(text):
+    """Wrapping at any width it can keep: every character but the spaces at line ends is
+    kept, and no line ends inside a name or a number."""
+    assert "".join(pieces(text)) == text
+    solid = text.replace(" ", "")
+    inside = {
+        k for word in re.finditer(r"[\w.]+", solid) for k in range(word.start() + 1, word.end())
+    }
+    for width in range(least_width(text), len(text) + 1):
+        lines = wrap(text, width).splitlines()
+        assert all(len(line) <= width for line in lines)
+        assert "".join(lines).replace(" ", "") == solid
+        ends = {
+            sum(len(line.replace(" ", "")) for line in lines[: k + 1]) for k in range(len(lines))
+        }
+        assert not ends & inside, (text, width, lines)

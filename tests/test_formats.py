@@ -88,6 +88,7 @@ def outputs(tmp_path):
         ["-o", "results.csv"],
         ["-o", "results.parquet"],
         ["-o", "results.jsonl", "--nan", "null"],
+        ["-o", "results.json", "--nan", "null"],
     ):
         done = nanograd("grad", "log(x)", "--points", "points.csv", *args, cwd=tmp_path)
         assert done.returncode == 0, done.stderr
@@ -104,6 +105,8 @@ def test_pandas_reads_every_output(outputs):
     assert rows["value"].sum() == pytest.approx(math.log(8))
     one = pd.json_normalize(json.loads((outputs / "one.json").read_text()))
     assert one["gradients.x"][0] == 3.0706508248531645
+    array = pd.json_normalize(pd.read_json(outputs / "results.json").to_dict("records"))
+    assert array.equals(rows)  # without lines=True: an array of the same records
 
 
 def test_polars_reads_every_output(outputs):
@@ -114,6 +117,7 @@ def test_polars_reads_every_output(outputs):
     rows = pl.read_ndjson(outputs / "results.jsonl").unnest("gradients")
     assert rows["value"].sum() == pytest.approx(math.log(8)) and rows["x"].to_list()[0] == -1.0
     assert pl.read_json(outputs / "one.json")["value"][0] == 6.9640275800758165
+    assert pl.read_json(outputs / "results.json").unnest("gradients").equals(rows)
 
 
 def test_duckdb_reads_every_output_and_sums_json_with_nan_null(outputs, monkeypatch):
@@ -124,8 +128,45 @@ def test_duckdb_reads_every_output_and_sums_json_with_nan_null(outputs, monkeypa
     assert math.isnan(duckdb.sql(total.format("'results.parquet'")).fetchall()[0][0])
     jsonl = duckdb.sql(total.format("read_json('results.jsonl')")).fetchall()[0][0]
     assert jsonl == pytest.approx(math.log(8))  # null is skipped; "nan" would be JSON text
+    array = duckdb.sql(total.format("read_json('results.json')")).fetchall()[0][0]
+    assert array == jsonl
     one = duckdb.sql("SELECT value, gradients.x FROM read_json('one.json')").fetchall()[0]
     assert one == (6.9640275800758165, 3.0706508248531645)
     (outputs / "strings.jsonl").write_text('{"value": "nan"}\n{"value": 1.0}\n')
     kind = duckdb.sql("SELECT typeof(value) FROM read_json('strings.jsonl')").fetchall()[0][0]
     assert kind == "JSON"  # why --nan null: sum() takes no JSON
+
+
+def test_a_json_file_holds_an_array_of_records_and_json_lines_files_a_line_each(tmp_path):
+    """-o x.json writes a JSON array (what pandas' read_json reads without lines=True),
+    -o x.jsonl and -o x.ndjson JSON Lines; the same objects, and --format json agrees with
+    either. What -o x.json writes is read back as --points, as an array of records is."""
+    (tmp_path / "points.csv").write_text("id,x\na,2\nb,-1\n")
+    run = ("grad", "x*x", "--points", "points.csv")
+    lines = nanograd(*run, "--format", "json", cwd=tmp_path).stdout
+    objects = [json.loads(line) for line in lines.splitlines()]
+    assert objects[1] == {"id": "b", "value": 1.0, "inputs": {"x": -1.0}, "gradients": {"x": -2.0}}
+    for name, args in [
+        ("out.json", ()),
+        ("both.json", ("--format", "json")),
+        ("out.jsonl", ()),
+        ("out.ndjson", ("--format", "json")),
+    ]:
+        done = nanograd(*run, "-o", name, *args, cwd=tmp_path)
+        assert (done.returncode, done.stdout, done.stderr) == (0, "", ""), name
+        text = (tmp_path / name).read_text()
+        if name.endswith(".json"):
+            assert text == "[\n" + ",\n".join(lines.splitlines()) + "\n]\n"
+            assert json.loads(text) == objects
+        else:
+            assert text == lines
+    assert pd.read_json(tmp_path / "out.json")["id"].tolist() == ["a", "b"]
+    (tmp_path / "none.csv").write_text("x\n")
+    empty = nanograd("grad", "x", "--points", "none.csv", "--output-format", "json", cwd=tmp_path)
+    assert (empty.returncode, empty.stdout) == (0, "[]\n")
+    # Read back as points, its objects are rows: their keys the columns.
+    back = nanograd("grad", "2*value", "--points", "out.json", cwd=tmp_path)
+    assert (back.returncode, back.stderr) == (
+        2,
+        "error: --points has a column value, which the results add: rename it\n",
+    )

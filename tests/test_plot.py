@@ -193,7 +193,14 @@ def test_two_ranges_draw_a_contour_with_gradient_arrows(tmp_path):
         assert (result.returncode, result.stderr) == (0, "")
     root = svg(svg_out)
     words = texts(root)
-    assert {"x", "y", "f(x, y)", "direction of the gradient", source} <= set(words)
+    # The two choices that keep it readable are stated on the picture (docs/plot.md).
+    assert {
+        "x",
+        "y",
+        "f(x, y): levels at its quantiles, bands of equal area",
+        "direction of the gradient (every arrow the same length)",
+        source,
+    } <= set(words)
     assert paths(root, "gradient")  # the arrows
     pixels = imread(png_out)[:, :, :3]
     assert pixels.shape[:2] == (780, 960)
@@ -237,6 +244,9 @@ def test_descent_records_every_point_from_start_to_end():
 USAGE = "a range is LO:HI or LO:HI:N, e.g. --x -3:3 or --x 0:1:50"
 
 
+YLIM_USAGE = "give LO:HI (e.g. --ylim -10:10), auto or full"
+
+
 @pytest.mark.parametrize(
     "args, message",
     [
@@ -256,6 +266,14 @@ USAGE = "a range is LO:HI or LO:HI:N, e.g. --x -3:3 or --x 0:1:50"
             "ranges for x, y, z: a plot sweeps one input, or two for a contour",
         ),
         ("--x 0:1 --z 1", "missing value for input y: pass --y VALUE"),
+        ("--x 0:1 --y 1 --ylim 3:1", "--ylim 3:1: a range goes from low to high (LO < HI)"),
+        ("--x 0:1 --y 1 --ylim 0:1:5", f"--ylim 0:1:5: {YLIM_USAGE}"),
+        ("--x 0:1 --y 1 --ylim big", f"--ylim big: {YLIM_USAGE}"),
+        ("--x 0:1 --y 1 --ylim 0:inf", "--ylim 0:inf: the ends of a range must be finite numbers"),
+        (
+            "--x 0:1 --y 0:1 --ylim 0:1 -o p.png",
+            "--ylim sets the y axis of a curve: a contour plot's is the range of y",
+        ),
         (
             "--x 0:1 --y 1 -o plot.txt",
             "cannot tell the format of plot.txt from its extension: use .svg, .png or .pdf",
@@ -404,3 +422,105 @@ def test_library_warnings_are_silenced_and_nanograd_s_own_stays(output, tmp_path
     )
     result = nanograd("plot", "exp(x)", "--x", "1e-310:2e-310", *picture, cwd=tmp_path)
     assert (result.returncode, result.stderr) == (0, "")
+
+
+def clipped_to(values: np.ndarray) -> tuple[float, float]:
+    """The y axis docs/plot.md says values far out leave: 3 interquartile ranges beyond the
+    quartiles on a side where a value lies more than 20 beyond."""
+    q1, q3 = np.quantile(values, [0.25, 0.75])
+    spread = q3 - q1
+    low = q1 - 3 * spread if values.min() < q1 - 20 * spread else values.min()
+    high = q3 + 3 * spread if values.max() > q3 + 20 * spread else values.max()
+    return low, high
+
+
+def span(low: float, high: float) -> str:
+    return f"[{low:.3g}, {high:.3g}]"
+
+
+def tan_curve(points: int):
+    return sample_curve(parse("tan(x)"), {}, "x", Range(-3.0, 3.0), points)
+
+
+def test_a_picture_leaves_out_poles_and_says_so(tmp_path):
+    """tan(x) reaches ±1,582 and its derivative 2.5e6 at the points nearest pi/2: each panel
+    spans the rest, says what it left out, and draws no line across the pole."""
+    out = tmp_path / "tan.svg"
+    result = nanograd("plot", "tan(x)", "--x", "-3:3", "-o", str(out))
+    assert (result.returncode, result.stderr) == (0, "")
+    curve = tan_curve(CURVE_POINTS)
+    words = texts(svg(out))
+    for label, values in (("f(x)", curve.value), ("df/dx", curve.gradient)):
+        low, high = clipped_to(values)
+        assert high < 30 < values.max()
+        note = (
+            f"y clipped to {span(low, high)}: {label} spans "
+            f"{span(values.min(), values.max())}; --ylim full shows all"
+        )
+        assert note in words, words
+    (d,) = paths(svg(out), "f")
+    assert d.count("M") == 3  # broken at both poles
+    full = tmp_path / "full.svg"
+    assert (
+        nanograd("plot", "tan(x)", "--x", "-3:3", "-o", str(full), "--ylim", "full").returncode == 0
+    )
+    assert not any("clipped" in w for w in texts(svg(full)))
+    (d,) = paths(svg(full), "f")
+    assert d.count("M") == 1
+
+
+def test_ylim_sets_f_s_axis_in_a_picture(tmp_path):
+    out = tmp_path / "tan.svg"
+    result = nanograd("plot", "tan(x)", "--x", "-3:3", "--ylim", "-2:2", "-o", str(out))
+    assert (result.returncode, result.stderr) == (0, "")
+    words = texts(svg(out))
+    assert not any(w.startswith("y clipped") and "f(x)" in w for w in words)
+    assert any(w.startswith("y clipped") and "df/dx" in w for w in words)  # its own axis
+    ticks = [
+        float(w.replace("\u2212", "-")) for w in words if re.fullmatch(r"\u2212?\d+(\.\d+)?", w)
+    ]
+    assert -2.0 in ticks and 2.0 in ticks
+
+
+@pytest.mark.parametrize(
+    "source, span_", [("x**3 - 3*x", "-2.5:2.5"), ("exp(x)", "0:10"), ("x**10", "0:2")]
+)
+def test_curves_without_poles_are_not_clipped(source, span_, tmp_path):
+    out = tmp_path / "p.svg"
+    assert nanograd("plot", source, "--x", span_, "-o", str(out)).returncode == 0
+    assert not any("clipped" in w for w in texts(svg(out)))
+    piped = nanograd("plot", source, "--x", span_)
+    assert piped.returncode == 0 and "clipped" not in piped.stdout
+
+
+def y_labels(lines: list[str]) -> list[float]:
+    """The numbers uniplot writes right of a plot's frame."""
+    labels = [line.rsplit("│", 1)[1] for line in lines if re.search(r"│ -?[\d.,]+$", line)]
+    return [float(label.replace(",", "")) for label in labels]
+
+
+def test_a_terminal_plot_leaves_out_poles_and_says_so():
+    result = nanograd("plot", "tan(x)", "--x", "-3:3", env={**os.environ, "COLUMNS": "80"})
+    assert (result.returncode, result.stderr) == (0, "")
+    curve = tan_curve(160)  # two points per column
+    (f_low, f_high), (d_low, d_high) = clipped_to(curve.value), clipped_to(curve.gradient)
+    note = (
+        f"y clipped to {span(min(f_low, d_low), max(f_high, d_high))}: f(x) spans "
+        f"{span(curve.value.min(), curve.value.max())}, df/dx spans "
+        f"{span(curve.gradient.min(), curve.gradient.max())}; --ylim full shows all"
+    )
+    lines = result.stdout.splitlines()
+    assert " ".join(lines[-2:]) == note and all(len(line) <= 80 for line in lines)
+    assert max(y_labels(lines)) <= max(f_high, d_high) < 30
+    full = nanograd("plot", "tan(x)", "--x", "-3:3", "--ylim", "full").stdout.splitlines()
+    assert "clipped" not in "".join(full) and max(y_labels(full)) > 1000
+    given = nanograd("plot", "tan(x)", "--x", "-3:3", "--ylim", "-3:3").stdout.splitlines()
+    assert "clipped" not in "".join(given) and set(y_labels(given)) <= set(range(-3, 4))
+
+
+def test_a_terminal_plot_on_a_terminal_says_what_it_clipped():
+    lines = visible(on_terminal("plot", "tan(x)", "--x", "-3:3", columns=60))
+    assert all(len(line) <= 60 for line in lines)
+    assert lines[-3].strip().endswith("██ df/dx")
+    assert " ".join(lines[-2:]).startswith("y clipped to [")
+    assert " ".join(lines[-2:]).endswith("; --ylim full shows all")

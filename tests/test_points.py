@@ -714,21 +714,47 @@ def test_a_missing_value_written_by_pandas_says_how_to_write_it(tmp_path):
     assert result.stdout == "x,value,d_x\n1.0,2.0,2.0\nnan,nan,2.0\n3.0,6.0,2.0\n"
 
 
-def test_without_pyarrow_the_error_names_the_extra(tmp_path):
-    block = "import sys; sys.modules['pyarrow'] = None; from nanograd_cli.cli import main; main()"
-    result = subprocess.run(
-        [sys.executable, "-c", block, "grad", "x", "--points", "-"],
-        input="x\n1\n",
+def without(modules: list[str], *args: str, cwd) -> subprocess.CompletedProcess:
+    """The command run as if `modules` were not installed."""
+    hidden = [f"sys.modules[{m!r}] = None" for m in modules]
+    block = "; ".join(["import sys", *hidden, "from nanograd_cli.cli import main", "main()"])
+    return subprocess.run(
+        [sys.executable, "-c", block, *args],
+        input="x,y\n1,2\n2,4\n3,6\n",
         capture_output=True,
         text=True,
         timeout=60,
-        cwd=tmp_path,
+        cwd=cwd,
         env=NOT_ACTIVE,
     )
+
+
+def test_without_pyarrow_the_error_names_the_extra(tmp_path):
+    result = without(["pyarrow"], "grad", "x", "--points", "-", cwd=tmp_path)
     assert (result.returncode, result.stdout) == (1, "")
     assert result.stderr == (
         "error: --points needs PyArrow, which is not installed: install it with: "
         f"{pip_hint('points')}\n"
+    )
+    result = without(
+        ["pyarrow"], "minimize", "(w*x - y)**2", "--data", "-", "--w", "0", cwd=tmp_path
+    )
+    assert (result.returncode, result.stdout) == (1, "")
+    assert result.stderr == (
+        "error: --data needs PyArrow, which is not installed: install it with: "
+        f"{pip_hint('points')}\n"
+    )
+
+
+@pytest.mark.parametrize(
+    "missing", [["pyarrow"], ["scipy.optimize"], ["pyarrow", "scipy.optimize"]]
+)
+def test_fit_without_its_libraries_names_the_fit_extra_once(tmp_path, missing):
+    result = without(missing, "fit", "a*x", "--data", "-", "--a", "1", cwd=tmp_path)
+    assert (result.returncode, result.stdout) == (1, "")
+    library = "fitting needs SciPy" if "scipy.optimize" in missing else "--data needs PyArrow"
+    assert result.stderr == (
+        f"error: {library}, which is not installed: install it with: {pip_hint('fit')}\n"
     )
 
 
@@ -915,3 +941,58 @@ def test_csv_read_from_standard_input_becomes_parquet_on_standard_output():
         {"x": 1.0, "y": 2.0, "value": 2.0, "d_x": 2.0, "d_y": 1.0},
         {"x": 3.0, "y": 4.0, "value": 12.0, "d_x": 4.0, "d_y": 3.0},
     ]
+
+
+def test_rows_from_a_slow_pipe_are_counted_as_they_come(tmp_path):
+    """A program that writes its rows as it goes: the rows read so far and the rate show on
+    standard error (a terminal) while the pipe is still open, and each batch is written on
+    without waiting for 16 MB. The writer waits, rows unsent, for the display to show the
+    rows sent: a reader that waited for more would keep it waiting (a hang, not a time)."""
+    import fcntl
+    import pty
+    import re
+    import select
+    import struct as struct_
+    import termios
+
+    main_fd, child_fd = pty.openpty()
+    fcntl.ioctl(child_fd, termios.TIOCSWINSZ, struct_.pack("HHHH", 24, 80, 0, 0))
+    out = tmp_path / "out.csv"
+    env = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "COLUMNS")}
+    with open(out, "wb") as stdout:
+        process = subprocess.Popen(
+            [NANOGRAD, "grad", "x*2", "--points", "-", "--format", "csv"],
+            stdin=subprocess.PIPE,
+            stdout=stdout,
+            stderr=child_fd,
+            env=env,
+        )
+    os.close(child_fd)
+    screen = b""
+
+    def shown(pattern: str) -> None:
+        nonlocal screen
+        while not re.search(pattern, re.sub(rb"\x1b\[[0-9;?]*[A-Za-z]", b"", screen).decode()):
+            ready, _, _ = select.select([main_fd], [], [], 60)
+            assert ready, f"not shown in 60 s: {pattern!r}; shown: {screen[-300:]!r}"
+            screen += os.read(main_fd, 65536)
+
+    process.stdin.write(b"x\n" + b"".join(b"%d\n" % k for k in range(1000)))
+    process.stdin.flush()
+    shown(r"1,000 rows, [\d,]+ rows/s")
+    assert out.read_text().splitlines()[-1] == "999,1998.0,2.0"  # written on already
+    process.stdin.write(b"".join(b"%d\n" % k for k in range(1000, 1500)))
+    process.stdin.flush()
+    shown(r"1,500 rows, [\d,]+ rows/s")
+    process.stdin.close()
+    assert process.wait(timeout=60) == 0
+    try:
+        while select.select([main_fd], [], [], 1)[0]:
+            screen += os.read(main_fd, 65536)
+    except OSError:  # the terminal closed with the process
+        pass
+    os.close(main_fd)
+    assert "Traceback" not in screen.decode()
+    rows = out.read_text().splitlines()
+    assert rows[0] == "x,value,d_x" and len(rows) == 1501
+    assert rows[1500] == "1499,2998.0,2.0"

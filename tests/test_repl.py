@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 import subprocess
 import sys
 import time
@@ -305,14 +306,14 @@ def test_help_on_a_terminal_offers_the_repl():
 class Terminal:
     """`nanograd repl` on a pseudo-terminal, its screen kept by a terminal emulator."""
 
-    def __init__(self, home: Path, columns: int = 80, rows: int = 60):
+    def __init__(self, home: Path, columns: int = 80, rows: int = 60, args: tuple = ()):
         env = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "COLUMNS", "LINES")}
         # No terminal answers cursor position requests here; prompt_toolkit would wait.
         env.update(TERM="xterm-256color", XDG_DATA_HOME=str(home), PROMPT_TOOLKIT_NO_CPR="1")
         self.screen = pyte.Screen(columns, rows)
         self.stream = pyte.Stream(self.screen)
         self.child = pexpect.spawn(
-            NANOGRAD, ["repl"], env=env, dimensions=(rows, columns), encoding="utf-8"
+            NANOGRAD, ["repl", *args], env=env, dimensions=(rows, columns), encoding="utf-8"
         )
 
     def lines(self) -> list[str]:
@@ -432,3 +433,43 @@ def test_an_input_redefined_in_terms_of_itself_stays_an_input():
 def test_a_name_bound_to_a_constant_expression_is_an_input():
     s = session("y = pi/2")
     assert out(s, "sin(y)").splitlines()[2] == "y       1.5707963267948966  6.123233995736766e-17"
+
+
+def test_color_chooses_rich_tables_or_plain_text_as_for_every_command(tmp_path):
+    """--color never: plain text on a terminal; --color always: Rich's table in a pipe (also
+    given before the command); auto: plain in a pipe."""
+    terminal = Terminal(tmp_path, args=("--color", "never"))
+    try:
+        terminal.wait_for(lambda lines: any(line == ">" for line in lines))
+        screen = terminal.type("x = 2")
+        screen = terminal.type("x*x")
+        at = screen.index("> x*x")
+        assert screen[at + 1 : at + 4] == [
+            "        value  gradient",
+            "result  4.0",
+            "x       2.0    4.0",
+        ]
+    finally:
+        terminal.child.terminate(force=True)
+    script = "x = 2\nx*x\n"
+    plain = nanograd("repl", stdin=script)
+    assert (plain.returncode, plain.stdout) == (
+        0,
+        "        value  gradient\nresult  4.0\nx       2.0    4.0\n",
+    )
+    assert nanograd("repl", "--color", "never", stdin=script).stdout == plain.stdout
+    for args in (("repl", "--color", "always"), ("--color", "always", "repl")):
+        drawn = nanograd(*args, stdin=script, env={**os.environ, "COLUMNS": "80"})
+        lines = re.sub(r"\x1b\[[0-9;]*m", "", drawn.stdout).splitlines()
+        assert lines == [
+            "┏━━━━━━━┳━━━━━━━┳━━━━━━━━━┓",
+            "┃       ┃ value ┃ gradient┃",
+            "┡━━━━━━━╇━━━━━━━╇━━━━━━━━━┩",
+            "│result │   4.0 │         │",
+            "│x      │   2.0 │      4.0│",
+            "└───────┴───────┴─────────┘",
+        ], args
+    bad = nanograd("repl", "--color", "sometimes")
+    assert (
+        bad.returncode == 2 and "'sometimes' is not one of 'auto', 'always', 'never'" in bad.stderr
+    )

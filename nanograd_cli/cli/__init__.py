@@ -43,6 +43,22 @@ class Commands(click.Group):
             return None
         return getattr(importlib.import_module(f"{__name__}.{name}"), name)
 
+    def resolve_command(self, ctx: click.Context, args: list[str]):
+        """The command named first in `args`; a name that is none of them gets the nearest."""
+        name = args[0] if args else ""
+        if name in COMMANDS or name.startswith("-") or ctx.resilient_parsing:
+            return super().resolve_command(ctx, args)
+        import difflib  # only on the way to an error
+
+        close = difflib.get_close_matches(name, COMMANDS, n=1, cutoff=0.6)
+        if name == "help":
+            hint = ": for help, nanograd --help, or nanograd COMMAND --help"
+        elif close:
+            hint = f": did you mean {close[0]}?"
+        else:
+            hint = f"; the commands are {', '.join(COMMANDS)}"
+        ctx.fail(f"No such command {name!r}{hint}")
+
 
 @click.group(cls=Commands, context_settings={"help_option_names": ["-h", "--help"]})
 @color_option

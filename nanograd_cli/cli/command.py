@@ -24,12 +24,18 @@ class SourceCommand(click.Command):
     that this command takes none."""
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        typed = list(args)  # click's parser consumes `args`
         try:
             return super().parse_args(ctx, args)
         except click.NoSuchOption as error:
             name = error.option_name
             own = {o for p in self.get_params(ctx) for o in p.opts if o.startswith("--")}
             close = nearest(name[2:], own) if name.startswith("--") else []
+            if not name.startswith("--") and name in typed and INPUT_NAME.fullmatch(name[1:]):
+                two_dashes = f"-{name}" if isinstance(self, InputsCommand) else None
+                if two_dashes:  # `-x 1`: an input's value, with one dash
+                    message = f"No such option '{name}': an input's value is {two_dashes} VALUE"
+                    raise click.NoSuchOption(name, message, ctx=ctx) from None
             if close or not name.startswith("--") or not INPUT_NAME.fullmatch(name[2:]):
                 raise click.NoSuchOption(name, possibilities=close, ctx=ctx) from None
             raise click.UsageError(
@@ -37,6 +43,9 @@ class SourceCommand(click.Command):
                 "at a point, use nanograd grad",
                 ctx,
             ) from None
+        except click.UsageError as error:  # the parser's own (`--format` without a value)
+            error.ctx = error.ctx or ctx
+            raise
 
     def invoke(self, ctx: click.Context):
         given = [
@@ -51,7 +60,11 @@ class SourceCommand(click.Command):
         tables = (ctx.params.get("points"), ctx.params.get("data"))
         if not given and _stdin_is_piped() and "-" not in tables:
             given = [Source("either", "-")]
-        if len(given) != 1:
+        if not given:
+            raise click.UsageError(
+                "give a source: SOURCE (- for standard input), -e TEXT or -f PATH", ctx
+            )
+        if len(given) > 1:
             raise click.UsageError("give the source once: SOURCE, -e TEXT or -f PATH", ctx)
         ctx.params["source"] = given[0]
         try:

@@ -12,7 +12,7 @@ import click
 
 from .. import api, io
 from ..errors import InputError, Interrupted, NanogradError, SourceError
-from ..fitting import DEFAULT_STEPS
+from ..fitting import DEFAULT_STEPS, solver
 from ..language import parse
 from ..plot import CURVE_POINTS, title
 from ..program import Program
@@ -122,7 +122,8 @@ def fit(
     program, starts = program_and_point(ctx, source, var)
     target_program = target_of(target)
     needed = {*program.inputs, *(target_program.inputs if target_program else ["y"])}
-    table = io.read_table(data, io.input_format(data, data_format), needed | {sigma})
+    solver()  # a missing SciPy said before the data is read
+    table = io.read_table(data, io.input_format(data, data_format), needed | {sigma}, extra="fit")
     check_starts(ctx, program, starts, table)
     predictors = [name for name in program.inputs if name in table.columns]
     if picture and len(predictors) != 1:

@@ -59,14 +59,14 @@ Examples:
 )
 @click.option(
     "--points-format",
-    type=click.Choice(["csv", "tsv", "parquet", "arrow", "jsonl"]),
+    type=click.Choice(["csv", "tsv", "parquet", "arrow", "jsonl", "json"]),
     help="The format of --points FILE, and of the results where no extension says. "
     "[default: by the extension, else csv]",
 )
 @click.option(
     "--output-format",
     "results_format",
-    type=click.Choice(["csv", "tsv", "parquet", "arrow", "jsonl"]),
+    type=click.Choice(["csv", "tsv", "parquet", "arrow", "jsonl", "json"]),
     help="With --points: the format of the results, whatever -o's extension or "
     "--points-format say (Parquet on standard output from CSV read there, say).",
 )
@@ -76,7 +76,7 @@ Examples:
     extensions=lambda: (e for known in EXTENSIONS.values() for e in known),
     metavar="FILE",
     help="With --points: write the results to FILE, in the format its extension says (.csv "
-    ".tsv .parquet .arrow .feather .jsonl). [default: standard output]",
+    ".tsv .parquet .arrow .feather .jsonl, .json for an array). [default: standard output]",
 )
 @click.option(
     "--mode",

@@ -7,7 +7,7 @@ import shutil
 import click
 
 from .. import api
-from ..plot import CURVE_POINTS, parse_inputs
+from ..plot import CURVE_POINTS, parse_inputs, parse_ylim
 from ..render import plot as drawing
 from ..sources import Source, load_program
 from .command import InputsCommand
@@ -20,6 +20,7 @@ Examples:
   nanograd plot "sin(x)" --x -3:3
   nanograd plot "x*y + tanh(x)" --x -3:3 --y 2 -o plot.svg
   nanograd plot "log(x)" --x -1:3:1000 -o log.png
+  nanograd plot "tan(x)" --x -3:3 --ylim -10:10
   nanograd plot "(1 - x)**2 + 100*(y - x**2)**2" --x -2:2 --y -1:3 -o contour.png
 """
 
@@ -38,9 +39,19 @@ Examples:
     help="Write a picture; the format follows the extension (.svg .png .pdf). "
     "[default: a plot in text on standard output]",
 )
+@click.option(
+    "--ylim",
+    default="auto",
+    metavar="LO:HI|auto|full",
+    help="The y axis of f (and of the terminal plot): LO:HI; full, every value; or auto: "
+    "every value but those far outside (poles), said on the plot. df/dx's panel in a "
+    "picture is auto unless full. [default: auto]",
+)
 @color_option
 @click.pass_context
-def plot(ctx: click.Context, source: Source, var: tuple[str, ...], output: str | None) -> None:
+def plot(
+    ctx: click.Context, source: Source, var: tuple[str, ...], output: str | None, ylim: str
+) -> None:
     """Plot SOURCE and its derivative over a range of one input, or its contour plot and
     gradient field over ranges of two.
 
@@ -50,12 +61,13 @@ def plot(ctx: click.Context, source: Source, var: tuple[str, ...], output: str |
     fmt = output and drawing.format_of(output)
     program = load_program(source, report)
     fixed, ranges = parse_inputs(ctx.meta["inputs"], var)
+    limits = parse_ylim(ylim)
     columns = drawing.terminal_width(shutil.get_terminal_size((80, 24)).columns)
     points = CURVE_POINTS if output else drawing.terminal_points(columns)
-    result = api.plot(program, fixed, ranges, points, bool(output), warn)
+    result = api.plot(program, fixed, ranges, points, bool(output), warn, limits)
     if output:
-        write_out(output, drawing.figure(result, fmt))
+        write_out(output, drawing.figure(result, fmt, limits))
     else:
         color = rich_terminal()
         # click.echo would strip the colour where standard output is no terminal.
-        click.echo(drawing.curve_text(result, columns, color), color=color)
+        click.echo(drawing.curve_text(result, columns, color, limits), color=color)

@@ -1,6 +1,6 @@
-"""Points in and out: CSV, TSV, Parquet, Arrow IPC (Feather) and JSON (Lines, or an array of
-objects on reading), read and written a
-batch of rows at a time so that memory stays bounded however many rows there are.
+"""Points in and out: CSV, TSV, Parquet, Arrow IPC (Feather), JSON Lines and JSON (an array of
+objects), read and written a batch of rows at a time so that memory stays bounded however
+many rows there are.
 
 PyArrow (the `points` extra) is imported only by the modules below, when points are read or
 written; choosing a format by a file's extension needs nothing.
@@ -21,10 +21,15 @@ EXTENSIONS = {
     "tsv": (".tsv", ".tab"),
     "parquet": (".parquet", ".pq"),
     "arrow": (".arrow", ".feather", ".ipc"),
-    "jsonl": (".jsonl", ".ndjson", ".json"),
+    "jsonl": (".jsonl", ".ndjson"),
+    # Read as an array of objects, or as JSON Lines where the text does not start with "[";
+    # written as an array of objects, what pandas' read_json reads.
+    "json": (".json",),
 }
 FORMATS = list(EXTENSIONS)
-TEXT_FORMATS = ("csv", "tsv", "jsonl")
+TEXT_FORMATS = ("csv", "tsv", "jsonl", "json")
+# --format's choices with --points, and the formats they agree with (the first by default).
+ASKED = {"csv": ("csv",), "json": ("jsonl", "json")}
 
 
 def format_of(path: str) -> str | None:
@@ -33,7 +38,7 @@ def format_of(path: str) -> str | None:
     return next((f for f, known in EXTENSIONS.items() if extension in known), None)
 
 
-def pyarrow_required() -> None:
+def pyarrow_required(option: str = "--points", extra: str = "points") -> None:
     """Import what a `grad --points` run needs, PyArrow and NumPy, tuned for a process that
     runs that one command; or raise a clear error when PyArrow, which reads and writes points,
     is not installed."""
@@ -48,21 +53,22 @@ def pyarrow_required() -> None:
 
         from . import readers, writers  # noqa: F401
     except ImportError:
-        raise MissingPyArrow() from None
+        raise MissingPyArrow(option, extra) from None
     finally:
         gc.freeze()
         gc.enable()
 
 
 class MissingPyArrow(NanogradError):
-    """--points without PyArrow: a missing library, exit 1 like a missing renderer."""
+    """--points or --data without PyArrow: a missing library, exit 1 like a missing renderer;
+    the command to install it brings the whole `extra` of the command that needs it."""
 
-    def __init__(self):
+    def __init__(self, option: str, extra: str):
         from ..extras import install_command
 
         super().__init__(
-            "--points needs PyArrow, which is not installed: install it with: "
-            + install_command("points")
+            f"{option} needs PyArrow, which is not installed: install it with: "
+            + install_command(extra)
         )
 
 
@@ -75,10 +81,10 @@ def output_format(output: str | None, fmt: str | None, given: str | None) -> str
     """The format of the results: -o FILE's extension, else --format (csv, or json for JSON
     Lines), else --points-format, else CSV."""
     by_extension = format_of(output) if output and output != "-" else None
-    asked = {"csv": "csv", "json": "jsonl"}.get(fmt or "")
-    if by_extension and asked and asked != by_extension:
+    asked = ASKED.get(fmt or "", ())
+    if by_extension and asked and by_extension not in asked:
         raise InputError(f"--format {fmt} and -o {printable(output)} disagree: give one of them")
-    return by_extension or asked or given or "csv"
+    return by_extension or next(iter(asked), None) or given or "csv"
 
 
 class Table(NamedTuple):
@@ -93,12 +99,18 @@ class Table(NamedTuple):
 
 
 def read_table(
-    path: str, fmt: str, needed: Iterable[str] | None = None, option: str = "--data"
+    path: str,
+    fmt: str,
+    needed: Iterable[str] | None = None,
+    option: str = "--data",
+    extra: str = "points",
 ) -> Table:
     """The table at `path` (`-`: standard input) in format `fmt`, read whole through the
     readers of `--points` (same formats, same errors, which name `option`), with the columns
     named in `needed` (every column when None) as numbers; the others may hold anything. A
-    value that is not a number is an error naming its row and column, as for `--points`."""
+    value that is not a number is an error naming its row and column, as for `--points`.
+    Without PyArrow, the error names `option` and the command that installs `extra`."""
+    pyarrow_required(option, extra)
     try:
         return _read_table(path, fmt, needed)
     except InputError as error:
@@ -108,7 +120,6 @@ def read_table(
 
 
 def _read_table(path: str, fmt: str, needed: Iterable[str] | None) -> Table:
-    pyarrow_required()
     import numpy as np
 
     from .numbers import floats

@@ -3,7 +3,11 @@ parses on its own and errors can be placed by counting the rows of the pieces be
 
 from __future__ import annotations
 
+import os
 import re
+import select
+import stat
+import time
 from collections.abc import Iterator
 from typing import BinaryIO
 
@@ -18,6 +22,11 @@ CHUNK_BYTES = 16 << 20
 RECORD_BYTES = 64 << 20
 
 BOM = b"\xef\xbb\xbf"
+
+# The seconds a piece waits for more of a slow stream (a pipe that a program writes as it
+# goes) before it is cut at the last record read: rows are read, written and counted in the
+# progress display as they come, not once CHUNK_BYTES of them have.
+PATIENCE = 0.5
 
 
 class RecordTooLong(Exception):
@@ -43,6 +52,17 @@ OPENERS = (b"", b",", b"\n", b"\r", b'"')
 LINE_END = re.compile(rb"\r\n?|\n")
 
 
+def _waiting_fd(stream: BinaryIO) -> int | None:
+    """The file descriptor of a pipe, socket or terminal behind `stream`, which a read may
+    wait on; None for a file or a stream in memory."""
+    try:
+        fd = stream.fileno()
+        mode = os.fstat(fd).st_mode
+    except (AttributeError, OSError, ValueError):  # io.UnsupportedOperation is both
+        return None
+    return fd if stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or stat.S_ISCHR(mode) else None
+
+
 class Chunks:
     """Pieces of `stream` that end at a record's end: a newline or, when `quoted` (CSV), a
     newline or carriage return outside quotes (a quote inside a quoted field is doubled, so a
@@ -51,6 +71,10 @@ class Chunks:
 
     def __init__(self, stream: BinaryIO, quoted: bool):
         self.stream = stream
+        # What a read returns at once: all a file has, up to the size asked, or what a pipe
+        # holds, without waiting for more (a stream without read1 waits).
+        self._read1 = getattr(stream, "read1", stream.read)
+        self._fd = _waiting_fd(stream)
         self.quoted = quoted
         self.bytes_read = 0
         self._rest = b""
@@ -58,20 +82,31 @@ class Chunks:
 
     def read(self) -> bytes:
         """The next piece: b"" at the end. Raises RecordTooLong when the record that the
-        piece would start with is longer than RECORD_BYTES."""
-        data = self._rest
+        piece would start with is longer than RECORD_BYTES. A piece is CHUNK_BYTES or more,
+        but for the last, and for one of a slow stream (a pipe), which ends at the last
+        record read when PATIENCE seconds have passed or the stream pauses that long."""
+        data, parts, fresh = self._rest, [], 0  # fresh: the bytes in parts, read since a look
+        deadline = time.monotonic() + PATIENCE
         while True:
-            more = self.stream.read(CHUNK_BYTES)
-            self.bytes_read += len(more)
-            if self._first:
-                more = more.removeprefix(BOM)
-                self._first = False
-            data += more
-            # Only the record the data starts with can be long: each read before this one
-            # ended inside it (a record that ends in the last read is shorter than a read).
-            if len(data) > RECORD_BYTES and self._first_end(data, at_end=not more) > RECORD_BYTES:
+            more = None  # None: the stream paused
+            if self._ready(deadline - time.monotonic()):
+                more = self._read1(CHUNK_BYTES)
+                self.bytes_read += len(more)
+                if self._first:
+                    more = more.removeprefix(BOM)
+                    self._first = False
+                parts.append(more)
+                fresh += len(more)
+                if more and fresh < CHUNK_BYTES and time.monotonic() < deadline:
+                    continue
+            data, parts, fresh = b"".join([data, *parts]), [], 0
+            deadline = time.monotonic() + PATIENCE
+            # Only the record the data starts with can be long: each look before this one
+            # found no end of it.
+            at_end = more == b""
+            if len(data) > RECORD_BYTES and self._first_end(data, at_end) > RECORD_BYTES:
                 raise RecordTooLong(RECORD_BYTES)
-            if not more:  # the end: what is left, a last record with no line end
+            if at_end:  # what is left, a last record with no line end
                 self._rest = b""
                 last = data.rfind(b'"')
                 # The last quote opened a field that the end of the file leaves open; unless
@@ -83,6 +118,12 @@ class Chunks:
             if cut:
                 self._rest = data[cut:]
                 return data[:cut]
+
+    def _ready(self, seconds: float) -> bool:
+        """Whether the stream has more to read (or its end) within `seconds`; a file has."""
+        if self._fd is None:
+            return True
+        return bool(select.select([self._fd], [], [], max(seconds, 0.0))[0])
 
     def __iter__(self) -> Iterator[bytes]:
         while piece := self.read():

@@ -664,7 +664,7 @@ def _reader(stream, fmt: str, stdin: bool, path: str) -> Reader:
                 size = regular_file_size(stream)
             except (OSError, ValueError):  # a stream with no file behind it
                 size = None
-            if fmt == "jsonl" and _starts_with_array(stream):
+            if fmt in ("jsonl", "json") and _starts_with_array(stream):
                 return JsonArrayReader(stream, size)
             return TEXT_READERS[fmt](stream, size)
         try:
@@ -722,6 +722,7 @@ TEXT_READERS: dict[str, type[Reader]] = {
     "csv": CsvReader,
     "tsv": TsvReader,
     "jsonl": JsonLinesReader,
+    "json": JsonLinesReader,  # an array of objects (read by JsonArrayReader), or JSON Lines
 }
 
 

@@ -2,7 +2,7 @@
 any others, passed through), then `value` and `d_NAME` per gradient shown (for several outputs,
 each one's value and `du/dx`: `results.result_names`). JSON Lines rows have the single-point
 shape, `{"value", "inputs", "gradients"}` (or `{"values", "inputs", "jacobian"}`), after the
-passed-through columns.
+passed-through columns; JSON writes the same objects as an array.
 
 Text is made a column at a time with Arrow's compute functions, never a row at a time in
 Python: numbers by `numbers.float_text`, rows by joining the columns' text."""
@@ -130,7 +130,7 @@ class JsonLinesWriter(Writer):
                     _json_numbers(values, self.null),
                 ]
             pieces.append("}")
-            _write_lines(self.sink, ["{", *pieces], "")
+            self._rows(["{", *pieces])
             return
         m = len(self.outputs)
         values, gradients = batch.results[: m or 1], iter(batch.results[m or 1 :])
@@ -150,7 +150,30 @@ class JsonLinesWriter(Writer):
         else:
             pieces += [', "gradients": ', *_json_object(self.shown, gradients, null)]
         pieces.append("}")
-        _write_lines(self.sink, ["{", *pieces], "")
+        self._rows(["{", *pieces])
+
+    def _rows(self, texts: list) -> None:
+        """Write the rows whose text is the columns `texts` joined, a line each."""
+        _write_lines(self.sink, texts, "")
+
+
+class JsonArrayWriter(JsonLinesWriter):
+    """A JSON array of the objects that JSON Lines writes, one a line, as pandas'
+    `to_json(orient="records")` writes a table and `read_json` reads one."""
+
+    started = False
+
+    def _rows(self, texts: list) -> None:
+        lines = io.BytesIO()
+        _write_lines(lines, texts, "")
+        # JSON text has no line end inside it: each ends a row.
+        rows = lines.getvalue().removesuffix(b"\n").replace(b"\n", b",\n")
+        if rows:
+            self.sink.write((b",\n" if self.started else b"[\n") + rows)
+            self.started = True
+
+    def close(self, schema: pa.Schema) -> None:
+        self.sink.write(b"\n]\n" if self.started else b"[]\n")
 
 
 class ArrowFormatWriter(Writer):
@@ -244,8 +267,9 @@ def open_writer(
     if fmt in ("csv", "tsv"):
         kind = CsvWriter if fmt == "csv" else TsvWriter
         writer = kind(sink, columns, inputs, shown, outputs, named)
-    elif fmt == "jsonl":
-        writer = JsonLinesWriter(sink, columns, inputs, shown, outputs, named, null)
+    elif fmt in ("jsonl", "json"):
+        kind = JsonLinesWriter if fmt == "jsonl" else JsonArrayWriter
+        writer = kind(sink, columns, inputs, shown, outputs, named, null)
     else:
         writer = ArrowFormatWriter(sink, columns, inputs, shown, outputs, named, fmt, stream)
     added = set(writer.added())

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import io
 import os
+import textwrap
 import warnings
 from collections.abc import Mapping, Sequence
 from contextlib import contextmanager
@@ -17,7 +18,17 @@ from typing import TYPE_CHECKING, NamedTuple
 import numpy as np
 
 from ..errors import InputError, NanogradError, printable
-from ..plot import Curve, Descent, Range, Surface, sample_surface, title
+from ..plot import (
+    Curve,
+    Descent,
+    Range,
+    Surface,
+    YRange,
+    clip_note,
+    sample_surface,
+    title,
+    y_range,
+)
 
 if TYPE_CHECKING:
     from matplotlib.artist import Artist
@@ -25,6 +36,9 @@ if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
     from ..program import Program
+
+# `--ylim`: auto, full or (LO, HI); see plot.y_range.
+YLim = str | tuple[float, float]
 
 EXTENSIONS = {".svg": "svg", ".png": "png", ".pdf": "pdf"}
 
@@ -84,32 +98,66 @@ def _text_plotter(color: bool):
     return plot_to_string, plain
 
 
-def curve_text(curve: Curve, columns: int, color: bool) -> str:
+def curve_text(curve: Curve, columns: int, color: bool, ylim: YLim = "auto") -> str:
     """f and df/dx as a plot in text at most `columns` wide: coloured Unicode blocks, or, where
-    `color` is false, one ASCII symbol per series (so they differ without colour)."""
-    plot_to_string, style = _text_plotter(color)
+    `color` is false, one ASCII symbol per series (so they differ without colour). Their one
+    y axis is `--ylim`'s (`ylim`): by default it spans both, but for values far outside,
+    which it says it leaves out."""
     f = _gaps(curve.value)
     series = [(f, f"f({curve.name})"), (_gaps(curve.gradient, f), f"df/d{curve.name}")]
     if not np.isfinite(f).any():
         raise NanogradError(f"nothing to draw: f is nan or inf at every point of {curve.name}")
     # uniplot cannot draw a series with no finite point: leave such a df/dx out.
     series = [(y, label) for y, label in series if np.isfinite(y).any()]
+    ranges = {label: y_range(y, ylim) for y, label in series}
+    clipped = {label: r for label, r in ranges.items() if r.clipped}
+    axis = _one_axis(list(ranges.values()))
     try:
-        with _quietly():
-            return plot_to_string(
-                [y for y, _ in series],
-                [curve.x] * len(series),
-                legend_labels=[label for _, label in series],
-                title=title(curve.source, curve.fixed, columns - 4),
-                lines=True,
-                width=columns,  # uniplot narrows it to fit the cap, labels included
-                line_length_hard_cap=columns,
-                height=TERMINAL_HEIGHT,
-                **style,
-            )
+        try:
+            text = _text_plot(curve, series, columns, color, None if ylim == "full" else axis)
+        except (OverflowError, RuntimeError, ValueError):
+            if not clipped:
+                raise
+            # The labels of a clipped axis that uniplot cannot write: the axis of every value.
+            text, clipped = _text_plot(curve, series, columns, color, None), {}
     except (OverflowError, RuntimeError, ValueError) as error:
         axes = {curve.name: curve.x, **{label: y for y, label in series}}
         raise _unlabelled(error, columns, axes) from None
+    if not clipped:
+        return text
+    return "\n".join([text, textwrap.fill(clip_note(clipped, axis), columns)])
+
+
+def _text_plot(curve: Curve, series: list, columns: int, color: bool, axis: YRange | None) -> str:
+    """uniplot's plot of the (values, label) `series` along `curve.x`, on `axis` where it
+    is not that of every value."""
+    plot_to_string, style = _text_plotter(color)
+    if axis is not None and (axis.low, axis.high) != (axis.lowest, axis.highest):
+        style = {**style, "y_min": axis.low, "y_max": axis.high}
+    with _quietly():
+        drawn = [_across(curve.x, y, axis) for y, _ in series]
+        return plot_to_string(
+            [y for _, y in drawn],
+            [x for x, _ in drawn],
+            legend_labels=[label for _, label in series],
+            title=title(curve.source, curve.fixed, columns - 4),
+            lines=True,
+            width=columns,  # uniplot narrows it to fit the cap, labels included
+            line_length_hard_cap=columns,
+            height=TERMINAL_HEIGHT,
+            **style,
+        )
+
+
+def _one_axis(ranges: list[YRange]) -> YRange:
+    """The y axis that several series share: it spans the axis of each."""
+    return YRange(
+        min(r.low for r in ranges),
+        max(r.high for r in ranges),
+        min(r.lowest for r in ranges),
+        max(r.highest for r in ranges),
+        any(r.clipped for r in ranges),
+    )
 
 
 def _unlabelled(error: Exception, columns: int, axes: Mapping[str, np.ndarray]) -> InputError:
@@ -226,9 +274,10 @@ def _drawable(**arrays: np.ndarray) -> None:
             )
 
 
-def curve_figure(curve: Curve, fmt: str) -> bytes:
+def curve_figure(curve: Curve, fmt: str, ylim: YLim = "auto") -> bytes:
     """f above df/dx, over the same x axis, as svg, png or pdf bytes. Where f is nan or inf,
-    neither is drawn: a gap."""
+    neither is drawn: a gap. f's y axis is `--ylim`'s (`ylim`), df/dx's too where it is
+    `full`; an automatic axis leaves out values far outside, and the panel says so."""
     f = _gaps(curve.value)
     if not np.isfinite(f).any():
         raise NanogradError(f"nothing to draw: f is nan or inf at every point of {curve.name}")
@@ -240,23 +289,55 @@ def curve_figure(curve: Curve, fmt: str) -> bytes:
     )
     figure = _figure(figsize=(6.4, 4.8))
     top, bottom = figure.subplots(2, 1, sharex=True)
-    top.plot(curve.x, f, color="C0", label=f"f({name})", gid="f")
-    bottom.plot(curve.x, df, color="C1", label=f"df/d{name}", gid="df")
-    top.set_ylabel(f"f({name})")
-    bottom.set_ylabel(f"df/d{name}")
-    bottom.set_xlabel(name)
-    for axes in (top, bottom):
+    panels = [
+        (top, f, f"f({name})", "C0", "f", ylim),
+        (bottom, df, f"df/d{name}", "C1", "df", "full" if ylim == "full" else "auto"),
+    ]
+    for axes, values, label, color, gid, panel_ylim in panels:
+        axis = y_range(values, panel_ylim)
+        axes.plot(*_across(curve.x, values, axis), color=color, label=label, gid=gid)
+        axes.set_ylabel(label)
         axes.axhline(0, color="0.6", linewidth=0.8, zorder=0)
         axes.grid(alpha=0.3)
         axes.legend(loc="best")
+        _limit(axes, axis, label, panel_ylim)
+    bottom.set_xlabel(name)
     figure.suptitle(title(curve.source, curve.fixed))
     return _save(figure, fmt)
 
 
+def _across(x: np.ndarray, y: np.ndarray, axis: YRange | None) -> tuple[np.ndarray, np.ndarray]:
+    """x and y with a gap between neighbours beyond opposite ends of the y axis: where y
+    jumps across it at a pole, no line is drawn from top to bottom."""
+    if axis is None:
+        return x, y
+    above, below = y > axis.high, y < axis.low
+    jumps = np.flatnonzero((above[:-1] & below[1:]) | (below[:-1] & above[1:])) + 1
+    return np.insert(x, jumps, np.nan), np.insert(y, jumps, np.nan)
+
+
+def _limit(axes: Axes, axis: YRange | None, label: str, ylim: YLim) -> None:
+    """Set a panel's y axis: `--ylim LO:HI` as given; an automatic one that leaves out
+    values far outside, with a margin and a line that says so."""
+    if axis is None or ylim == "full":
+        return
+    if isinstance(ylim, tuple):
+        axes.set_ylim(*ylim)
+        return
+    if not axis.clipped:
+        return
+    margin = 0.05 * (axis.high - axis.low)
+    axes.set_ylim(axis.low - margin, axis.high + margin)
+    note = clip_note({label: axis}, axis)
+    axes.set_title(note, loc="left", fontsize=7, color="0.3")
+
+
 @_quietly()
-def figure(result: Curve | Surface, fmt: str) -> bytes:
-    """The picture of a curve or a surface, as svg, png or pdf bytes."""
-    return curve_figure(result, fmt) if isinstance(result, Curve) else surface_figure(result, fmt)
+def figure(result: Curve | Surface, fmt: str, ylim: YLim = "auto") -> bytes:
+    """The picture of a curve (its y axis `--ylim`'s) or a surface, as svg, png or pdf."""
+    if isinstance(result, Curve):
+        return curve_figure(result, fmt, ylim)
+    return surface_figure(result, fmt)
 
 
 def _contour(figure: Figure, surface: Surface) -> tuple[Axes, Artist]:
@@ -280,7 +361,8 @@ def _contour(figure: Figure, surface: Surface) -> tuple[Axes, Artist]:
     norm = BoundaryNorm(levels, ncolors=256)
     filled = axes.contourf(surface.x, surface.y, f, levels=levels, cmap="viridis", norm=norm)
     axes.contour(surface.x, surface.y, f, levels=levels, colors="white", linewidths=0.3)
-    figure.colorbar(filled, ax=axes, label=f"f({', '.join(surface.names)})")
+    label = f"f({', '.join(surface.names)}): levels at its quantiles, bands of equal area"
+    figure.colorbar(filled, ax=axes, label=label)
     step = max(1, surface.x.size // ARROWS), max(1, surface.y.size // ARROWS)
     rows, cols = slice(step[1] // 2, None, step[1]), slice(step[0] // 2, None, step[0])
     u, v = (_gaps(g[rows, cols], surface.value[rows, cols]) for g in surface.gradients)
@@ -310,7 +392,7 @@ def _contour(figure: Figure, surface: Surface) -> tuple[Axes, Artist]:
         marker=r"$\rightarrow$",
         markersize=12,
         linestyle="",
-        label="direction of the gradient",
+        label="direction of the gradient (every arrow the same length)",
     )
     return axes, arrow
 

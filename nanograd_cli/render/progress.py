@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import stat
+import threading
 import time
 from typing import IO
 
@@ -64,9 +65,10 @@ def regular_file_size(stream: IO) -> int | None:
 
 
 class RowsProgress:
-    """`grad --points`: shown only once a run has taken a second. The rows done, the rate and,
-    when the input's size is known (bytes of a text file, rows of Parquet or Arrow), a bar and
-    the time left; else a spinner."""
+    """`grad --points`: shown only once a run has taken a second and read a row. The rows
+    done, the rate and, when the input's size is known (bytes of a text file, rows of
+    Parquet or Arrow), a bar and the time left; else a spinner. Shown at that second even
+    while the next rows are slow to come (a pipe), with the count of the last batch."""
 
     DELAY = 1.0
 
@@ -74,13 +76,32 @@ class RowsProgress:
         self.total_bytes, self.total_rows = total_bytes, total_rows
         self.started = time.monotonic()
         self.bar = None
+        self.done = (0, 0, self.started)  # rows, bytes, and when
+        self.stopped = False
+        self.lock = threading.Lock()
+        self.timer = threading.Timer(self.DELAY, self._show)
+        self.timer.daemon = True
+        self.timer.start()
 
     def update(self, rows: int, bytes_read: int) -> None:
-        elapsed = time.monotonic() - self.started
-        if self.bar is None:
-            if elapsed < self.DELAY:
-                return
-            self._start()
+        now = time.monotonic()
+        with self.lock:
+            self.done = (rows, bytes_read, now)
+            if self.bar is None and now - self.started >= self.DELAY:
+                self._start()
+            if self.bar is not None:
+                self._refresh()
+
+    def _show(self) -> None:
+        """At DELAY: the display, if rows have been read and the run goes on."""
+        with self.lock:
+            if self.bar is None and self.done[0] and not self.stopped:
+                self._start()
+                self._refresh()
+
+    def _refresh(self) -> None:
+        rows, bytes_read, at = self.done
+        elapsed = at - self.started
         done = rows if self.total_rows else bytes_read if self.total_bytes else rows
         total = self.total_rows or self.total_bytes
         rate = f"{rows / elapsed:,.0f}" if elapsed > 0 else "…"
@@ -109,5 +130,8 @@ class RowsProgress:
         self.bar.start()
 
     def stop(self) -> None:
-        if self.bar is not None:
-            self.bar.stop()
+        with self.lock:
+            self.stopped = True
+            self.timer.cancel()
+            if self.bar is not None:
+                self.bar.stop()
