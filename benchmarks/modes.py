@@ -1,11 +1,16 @@
 """Forward mode against reverse mode: time for all gradients of one result as inputs grow,
 and for the Jacobian of several outputs as inputs and outputs grow (where `auto` switches).
 
-Run: python benchmarks/modes.py
+Run: python benchmarks/modes.py [--compiled]
+
+--compiled measures the compiled forward pass (nanograd_cli/compiled.py's forward_source)
+against forward mode's dual numbers for the same Jacobians, in CPU time, and what compiling
+costs: the switch in nanograd_cli/forward.py (COMPILE_FROM).
 """
 
 from __future__ import annotations
 
+import math
 import statistics
 import sys
 import time
@@ -14,13 +19,53 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from nanograd_cli import parse
-from nanograd_cli.forward import forward_gradients
+from nanograd_cli.compiled import Compiled
+from nanograd_cli.forward import duals, forward_gradients
 
 
 def main() -> None:
+    if "--compiled" in sys.argv:
+        compiled_forward()
+        return
     one_output()
     print()
     jacobian()
+
+
+def compiled_forward(rounds: int = 15) -> None:
+    """Per Jacobian, dual numbers (`duals`) against the compiled pass, CPU time, medians of
+    the ratios within each round; then compiling's cost in evaluations of the duals."""
+    print(
+        f"{'shape':>6} {'inputs':>6} {'outputs':>7} {'instr':>6} {'ms duals':>9} "
+        f"{'ms compiled':>12} {'compiled/duals':>15} {'ms compile':>11} {'pays after':>11}"
+    )
+    for shape in ("apart", "shared"):
+        for n, m in ((1, 2), (2, 4), (4, 8), (8, 16), (8, 32)):
+            program = parse(_outputs_source(shape, n, m))
+            values = {name: 0.1 for name in program.inputs}
+            args = list(values.values())
+            t0 = time.process_time()
+            function = Compiled(program).forward
+            function(*args)
+            compile_ms = (time.process_time() - t0) * 1e3
+            slow, fast = [], []
+            for _ in range(rounds):
+                t0 = time.process_time()
+                for _ in range(10):
+                    duals(program, values)
+                t1 = time.process_time()
+                for _ in range(10):
+                    function(*args)
+                t2 = time.process_time()
+                slow.append((t1 - t0) / 10)
+                fast.append((t2 - t1) / 10)
+            d, c = statistics.median(slow) * 1e3, statistics.median(fast) * 1e3
+            ratio = statistics.median(f / s for s, f in zip(slow, fast, strict=True))
+            after = compile_ms / (d - c) if d > c else math.inf
+            print(
+                f"{shape:>6} {n:>6} {m:>7} {len(program.code):>6} {d:>9.3f} {c:>12.4f} "
+                f"{ratio:>14.3f}x {compile_ms:>11.2f} {after:>11.1f}"
+            )
 
 
 def one_output() -> None:

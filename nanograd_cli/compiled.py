@@ -30,10 +30,14 @@ import math
 import re
 import weakref
 from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING
 
 from . import ops
+from .instructions import Apply, Const, Input
 from .ops import INF, NAN, OPS, WHERE, Op
-from .program import Apply, Const, Input, Program
+
+if TYPE_CHECKING:
+    from .program import Program
 
 # When compiling pays, measured by `python benchmarks/compiled.py --switch` on the 2-core
 # development machine, CPU time, random expressions of 10 to 300,000 instructions: compiling
@@ -80,6 +84,11 @@ class Compiled:
     def value(self) -> Callable[..., float]:
         return self._function("value")
 
+    @property
+    def forward(self) -> Callable[..., tuple[float, ...]]:
+        """Forward mode's pass (see `forward_source`)."""
+        return self._function("forward")
+
     def _function(self, kind: str) -> Callable:
         """`gradient` or `value`, or `exact gradient` or `exact value`."""
         function = self._functions.get(kind)
@@ -88,7 +97,7 @@ class Compiled:
             if program is None:
                 raise ReferenceError("the program compiled is no more")
             exact, name = kind.startswith("exact "), kind.split()[-1]
-            source = (gradient_source if name == "gradient" else value_source)(program, exact)
+            source = _SOURCES[name](program, exact)
             extra = {} if exact else {"EXACT": self._exact(kind)}
             function = self._functions[kind] = function_of(source, name, extra)
         return function
@@ -138,6 +147,19 @@ def value_source(program: Program, exact: bool = False) -> str:
     return writer.source("value")
 
 
+def forward_source(program: Program, exact: bool = False) -> str:
+    """The Python source of `forward(a0, a1, ...)`: forward mode (`forward.duals`) written
+    out, bit for bit. It returns a number that is finite only where every instruction's value
+    is (their sum; an overflow may make it inf too), then each output's value, then each
+    output's derivatives by the inputs (output by output, inputs in order). Where the first
+    number is not finite, `duals` is the answer: it says where the first nan or inf came
+    from."""
+    writer = _Writer(program, exact)
+    writer.forward(every=True)
+    writer.tangents()
+    return writer.source("forward")
+
+
 def gradient_body(program: Program) -> tuple[list[str], list[str]]:
     """The fast gradient's statements, reading the inputs `a0, a1, ...` and writing only
     locals `r0, r1, ...`, and the expressions of its value and each input's gradient (in
@@ -147,6 +169,9 @@ def gradient_body(program: Program) -> tuple[list[str], list[str]]:
     writer.forward()
     writer.backward()
     return writer.allocated()
+
+
+_SOURCES = {"gradient": gradient_source, "value": value_source, "forward": forward_source}
 
 
 # --- what the generated code may name -------------------------------------------------------
@@ -232,6 +257,7 @@ class _Writer:
         self.constant: list[float | None] = [None] * len(self.code)  # where no input reaches
         self.symbols = 0
         self.returns: list[str] = []
+        self.check = "0.0"  # with forward(every=True), the sum of every value
 
     def assign(self, expression: str, count: int = 1) -> str:
         """`count` fresh symbols assigned `expression` (unpacked if more than one), joined by
@@ -241,10 +267,12 @@ class _Writer:
         self.statements.append((names, expression))
         return ", ".join(names)
 
-    def forward(self) -> None:
+    def forward(self, every: bool = False) -> None:
+        """Each instruction the result needs, in order; with `every`, every instruction, and
+        `check`, the sum of all their values."""
         program = self.program
         index = {name: k for k, name in enumerate(program.inputs)}
-        needed = _needed(self.code, program.result)
+        needed = [True] * len(self.code) if every else _needed(self.code, program.result)
         for i, ins in enumerate(self.code):
             kind = type(ins)
             if kind is Input:
@@ -259,10 +287,73 @@ class _Writer:
                 if None not in constants:  # as the engine computes it, once
                     self.constant[i] = value = ins.op.forward(*constants)
                     self.name[i] = literal(value)
-                    continue
-                args = [self.name[a] for a in ins.args]
-                forward, _ = _TEMPLATES.get(ins.op, _GENERIC)
-                self.name[i] = self.assign(forward(self, ins.op, args, constants))
+                else:
+                    args = [self.name[a] for a in ins.args]
+                    forward, _ = _TEMPLATES.get(ins.op, _GENERIC)
+                    self.name[i] = self.assign(forward(self, ins.op, args, constants))
+            if every:  # nan or inf anywhere makes the sum nan or inf (as may an overflow)
+                self.check = self.assign(f"{self.check} + {self.name[i]}")
+
+    def tangents(self) -> None:
+        """Forward mode after `forward(every=True)`: per instruction the outputs need, its
+        derivative by each input it depends on, each sum as `forward.duals` adds it; then the
+        returns."""
+        program = self.program
+        index = {name: k for k, name in enumerate(program.inputs)}
+        needed = program.needed()
+        tangent: list[dict[int, str] | None] = [None] * len(self.code)
+        for i, ins in enumerate(self.code):
+            if type(ins) is Input:
+                tangent[i] = {index[ins.name]: "1.0"}
+            elif type(ins) is Apply and needed[i] and self.constant[i] is None:
+                tangent[i] = self._tangent(ins, self.name[i], [tangent[a] for a in ins.args])
+        slots = list(program.results.values())
+        inputs = range(len(program.inputs))
+        self.returns = [self.check, *(self.name[s] for s in slots)]
+        self.returns += [(tangent[s] or {}).get(k, "0.0") for s in slots for k in inputs]
+
+    def _tangent(self, ins: Apply, y: str, tangents: list[dict[int, str] | None]) -> dict:
+        """An instruction's tangent from its arguments' (None for a constant): forward.py's
+        _times, _two and _sum, term by term."""
+        constants = [self.constant[a] for a in ins.args]
+        args = [self.name[a] for a in ins.args]
+        _, local = _TEMPLATES.get(ins.op, _GENERIC)
+        derivatives = [
+            self._atom(d) if t is not None else None
+            for d, t in zip(local(self, ins.op, args, y, constants), tangents, strict=True)
+        ]
+        present = [(d, t) for d, t in zip(derivatives, tangents, strict=True) if t is not None]
+        if len(ins.args) == 1 or (len(ins.args) == 2 and len(present) == 1):  # _times
+            ((d, t),) = present
+            return {k: self._atom(_times(d, s)) for k, s in t.items()}
+        if len(ins.args) == 2:  # _two: da*s + 0.0, plus db*t, + 0.0, where both have k
+            (da, ta), (db, tb) = present
+            out = {k: _times(da, s) for k, s in ta.items()}
+            for k, t in tb.items():
+                term = _term(db, t)
+                if k not in out:
+                    out[k] = _times(db, t)
+                elif term != "0.0":  # (out[k] is never -0.0: + 0.0 leaves it as it is)
+                    out[k] = f"({self._atom(out[k])} + {term}) + 0.0"
+            return {k: self._atom(e) for k, e in out.items()}
+        out: dict[int, str] = {}  # _sum: from 0.0, each term added where its tangent is not 0
+        for d, t in present:
+            for k, s in t.items():
+                o = out.get(k, "0.0")
+                if s == "1.0":  # d * 1.0 is d
+                    out[k] = self._atom(f"{o} + {d}")
+                elif s != "0.0":
+                    out[k] = self._atom(f"({o} + {d} * {s} if {s} else {o})")
+                else:
+                    out[k] = o
+        return out
+
+    def _atom(self, expression: str | Callable[[str], str]) -> str | Callable[[str], str]:
+        """An expression as an atom (assigned once, where it is more than that); a function
+        writing d * g, ONE and MINUS_ONE as they are."""
+        if callable(expression) or expression in (ONE, MINUS_ONE) or _is_atom(expression):
+            return expression
+        return self.assign(expression)
 
     def backward(self) -> None:
         """The engine's backward pass: each node in its order passes its gradient on, each
@@ -433,6 +524,33 @@ def _contribution(d: str | Callable[[str], str], g: Gradient) -> Gradient:
     if callable(d):
         return (negated, d(h))
     return (negated, d if h == "1.0" else f"{d} * {h}")
+
+
+def _times(d: str | Callable[[str], str], s: str) -> str:
+    """forward.py's `d * s + 0.0 if s else 0.0`, for a tangent's term s (an atom, never -0.0:
+    every term is made + 0.0, or is 0.0 or 1.0): d * 1.0 is d, 1.0 * s is s, exactly."""
+    if s == "0.0":
+        return "0.0"
+    if d == ONE:
+        return s
+    d = "(-1.0)" if d == MINUS_ONE else d
+    if s == "1.0":
+        return f"({d('1.0') if callable(d) else d} + 0.0)"
+    product = d(s) if callable(d) else f"{d} * {s}"
+    return f"({product} + 0.0 if {s} else 0.0)"
+
+
+def _term(d: str | Callable[[str], str], t: str) -> str:
+    """forward.py's `d * t if t else 0.0`, the second term of a sum of two."""
+    if t == "0.0":
+        return "0.0"
+    if d == ONE:
+        return t
+    d = "(-1.0)" if d == MINUS_ONE else d
+    if t == "1.0":
+        return d("1.0") if callable(d) else d
+    product = d(t) if callable(d) else f"{d} * {t}"
+    return f"({product} if {t} else 0.0)"
 
 
 def _needed(code: list, root: int) -> list[bool]:

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from typing import NamedTuple
 
 from .algebra import CALL, INPUT, NUMBER, Expr
 from .engine import live_nodes
-from .formula import Note, write
+from .formula import Note, Printer
 from .ops import MUL, POW, WHERE, Op
 from .program import Apply, Const, Input, Program
 from .results import BackwardStep, Explanation, ForwardStep, LocalDerivative, Term
@@ -28,18 +28,18 @@ LONGEST_INLINE = 24
 
 _SUBSCRIPTS = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
 
-# Makes a fresh expression tree, in the language (False) or in LaTeX (True). Trees are built
-# afresh for every use, so no node is shared: printing would bind a shared node to a name.
-Build = Callable[[bool], Expr]
+# An expression as two trees, one in the language and one in LaTeX (where names differ: q₁ and
+# q_1), each node written by its printer as it is made.
+Pair = tuple[Expr, Expr]
 
 
 class Part(NamedTuple):
-    """A part of a formula being written: its tree; its value, if constant (numbers of the
+    """A part of a formula being written: its trees; its value, if constant (numbers of the
     source and of the formula: folded into one number where the op is arithmetic or the
     value a whole number, `1/(x*log(2))` stays as written); and whether it is a comparison,
     0 or 1 and never nan."""
 
-    build: Build
+    tree: Pair
     value: float | None
     comparison: bool
 
@@ -71,7 +71,8 @@ def explain(program: Program, point: Mapping[str, float]) -> Explanation:
         ins = code[i]
         local_derivatives = []
         if type(ins) is Apply:
-            locals_ = ins.op.derivative(*(c.data for c in v.children), v.data)
+            values = tuple(c.data for c in v.children)
+            locals_ = ins.op.derivative(*values, v.data)
             for k, (a, local) in enumerate(zip(ins.args, locals_, strict=True)):
                 if varying[a]:
                     # nothing flows back from a node below a branch a where does not take, nor
@@ -80,7 +81,6 @@ def explain(program: Program, point: Mapping[str, float]) -> Explanation:
                     product = local * v.grad if passed else 0.0  # as Value.backward has it
                     if passed:
                         contributions.setdefault(a, []).append(product)
-                    values = tuple(c.data for c in v.children)
                     formula, domain = writer.formula(ins.op, k, ins.args, values)
                     local_derivatives.append(
                         LocalDerivative(writer.terms[a], formula, local, product, domain)
@@ -110,8 +110,9 @@ class _Writer:
         self.program = program
         self.names = bound_names(program)
         self.terms: list[Term] = []
-        self._builds: list[Build] = []
+        self._trees: list[Pair] = []  # how each node is written where it is used
         self._serial = itertools.count()
+        self._printers = (Printer(), Printer(latex=True))
         self._spare = spare_names(program)
         self._numbers: dict[tuple[Op, int], Term] = {}  # formulas that are numbers
 
@@ -121,26 +122,27 @@ class _Writer:
         ins = self.program.code[i]
         name = self.names.get(i)
         if type(ins) is Input:
-            name = name or (ins.name, ins.name)
-            self._keep(self._term(self._leaf(name)), self._leaf(name))
+            leaf = self._leaf(name or (ins.name, ins.name))
+            self._keep(self._term(leaf), leaf)
             return self.terms[i]
         if type(ins) is Const:
-            build = self._number(ins.value)
+            tree = self._number(ins.value)
         else:
-            build = self._apply(ins.op, *(self._builds[a] for a in ins.args))
-        expression = self._term(build)
+            tree = self._apply(ins.op, *(self._trees[a] for a in ins.args))
+        expression = self._term(tree)
         if name is None and i == self.program.result:
-            self._keep(Term(expression.text, self._result_name()), build)
+            self._keep(Term(expression.text, self._result_name()), tree)
             return expression
         if name is None and type(ins) is Const:
-            self._keep(expression, build)
+            self._keep(expression, tree)
             return None
         if name is None and len(expression.text) > LONGEST_INLINE:
             name = next(self._spare)
         if name is None:
-            self._keep(expression, build)
+            self._keep(expression, tree)
         else:
-            self._keep(self._term(self._leaf(name)), self._leaf(name))
+            leaf = self._leaf(name)
+            self._keep(self._term(leaf), leaf)
         return expression
 
     def formula(
@@ -162,8 +164,8 @@ class _Writer:
             value = side.values({n: at[n] for n in side.inputs})[side.result]
             if not Note(None, relation).holds(value):
                 shown = self._written(side, op, args)
-                sign = {">": (">", ">"), "!=": ("!=", r"\neq")}[relation]
-                domain = Term(f"{shown.text} {sign[0]} 0", f"{shown.latex} {sign[1]} 0")
+                sign, latex = {">": (">", ">"), "!=": ("!=", r"\neq")}[relation]
+                domain = Term(f"{shown.text} {sign} 0", lambda s=shown, r=latex: f"{s.latex} {r} 0")
                 break
         if not formula.inputs:  # a number, as for + and -: the same text at every use
             if (op, k) not in self._numbers:
@@ -178,7 +180,7 @@ class _Writer:
         for parameter, a in zip(op.parameters, args, strict=True):
             is_number = type(code[a]) is Const and a not in self.names
             number = code[a].value if is_number else None
-            env[parameter] = Part(self._builds[a], number, False)
+            env[parameter] = Part(self._trees[a], number, False)
 
         def apply(op: Op, *parts: Part) -> Part:
             values = [part.value for part in parts]
@@ -195,47 +197,47 @@ class _Writer:
             zeros = [v == 0.0 and q.comparison for v, q in zip(values, parts[::-1], strict=True)]
             if op is MUL and any(zeros):
                 return Part(self._number(0.0), 0.0, False)  # 0 times a comparison is 0
-            build = self._apply(op, *(part.build for part in parts))
-            return Part(build, None, comparison)
+            tree = self._apply(op, *(part.tree for part in parts))
+            return Part(tree, None, comparison)
 
         parts = formula.interpret(
             input=env.__getitem__,
             const=lambda value: Part(self._number(value), value, False),
             apply=apply,
         )
-        return self._term(parts[formula.result].build)
+        return self._term(parts[formula.result].tree)
 
-    def _keep(self, term: Term, build: Build) -> None:
+    def _keep(self, term: Term, tree: Pair) -> None:
         self.terms.append(term)
-        self._builds.append(build)
+        self._trees.append(tree)
 
     def _result_name(self) -> str:
         """An unnamed result is written f in LaTeX's partial derivatives."""
         taken = {text for text, _ in self.names.values()} | set(self.program.inputs)
         return "f" if "f" not in taken else r"\hat{f}"
 
-    # Trees, made afresh at every use, and printed as `diff` prints.
+    # Trees, shared by every expression that uses them, each node written once as it is made,
+    # and printed as `diff` prints.
 
-    def _leaf(self, name: tuple[str, str]) -> Build:
-        text, identifier = name
-        serial = self._serial
-        return lambda latex: Expr(INPUT, None, (), (), identifier if latex else text, next(serial))
+    def _leaf(self, name: tuple[str, str]) -> Pair:
+        return self._make(INPUT, None, (), name)
 
-    def _number(self, value: float) -> Build:
-        serial = self._serial
-        return lambda latex: Expr(NUMBER, None, (), (), value, next(serial))
+    def _number(self, value: float) -> Pair:
+        return self._make(NUMBER, None, (), (value, value))
 
-    def _apply(self, op: Op, *args: Build) -> Build:
-        serial = self._serial
+    def _apply(self, op: Op, *args: Pair) -> Pair:
+        return self._make(CALL, op, args, (None, None))
 
-        def build(latex: bool) -> Expr:
-            made = tuple(a(latex) for a in args)
-            return Expr(CALL, op, made, (), None, next(serial))
+    def _make(self, kind: str, op: Op | None, args: tuple[Pair, ...], values: tuple) -> Pair:
+        serial = next(self._serial)  # (a serial need only order a node after its arguments)
+        text = Expr(kind, op, tuple(a[0] for a in args), (), values[0], serial)
+        latex = Expr(kind, op, tuple(a[1] for a in args), (), values[1], serial)
+        return text, latex
 
-        return build
-
-    def _term(self, build: Build) -> Term:
-        return Term(write({"": build(False)}), write({"": build(True)}, latex=True))
+    def _term(self, tree: Pair) -> Term:
+        """The tree written in the language, and in LaTeX when that is first read."""
+        text, latex = self._printers
+        return Term(text(tree[0]), lambda: latex(tree[1]))
 
 
 def bound_names(program: Program) -> dict[int, tuple[str, str]]:

@@ -242,6 +242,38 @@ def write(
     )
 
 
+class Printer:
+    """Expressions written a node at a time, each node once, so that many small expressions
+    built on the same parts (explain's, one per step) cost their new nodes alone. An
+    expression is written as `write` writes it, but that a part used twice is written out
+    each time, never bound to a name (t1 = ...)."""
+
+    def __init__(self, latex: bool = False):
+        self._printer = _Latex() if latex else _Text()
+        self._text: dict[int, tuple[Text, int]] = {}  # node -> (its text, its precedence)
+        self._nodes: list[Expr] = []  # every node written, kept alive so that no id is reused
+
+    def __call__(self, e: Expr) -> str:
+        """The text of `e`, writing the nodes of it not written yet."""
+        text = self._text
+        if id(e) in text:
+            return _join(text[id(e)][0])
+        if all(id(a) in text for a in e.args):  # as when built up a node at a time
+            text[id(e)] = self._printer.node(e, text)
+            self._nodes.append(e)
+        else:
+            new, stack = {id(e): e}, [e]
+            while stack:
+                for a in stack.pop().args:
+                    if id(a) not in text and id(a) not in new:
+                        new[id(a)] = a
+                        stack.append(a)
+            for node in sorted(new.values(), key=lambda n: n.serial):  # arguments first
+                text[id(node)] = self._printer.node(node, text)
+                self._nodes.append(node)
+        return _join(text[id(e)][0])
+
+
 def _aligned(rows: list[tuple[str, str]], one: bool) -> str:
     """LaTeX rows: one expression alone as it is, several lines as one `aligned`
     environment (amsmath), a note as a row of its own."""

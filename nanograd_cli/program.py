@@ -4,39 +4,17 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping, Sequence
-from typing import NamedTuple, TypeVar
+from typing import TypeVar
 
 from .engine import Value, apply
 from .errors import MissingInputs, SeveralOutputs, SourceError, UnknownInputs
-from .ops import WHERE, Op
+from .instructions import Apply, Const, Input, Instruction
+from .ops import WHERE
 from .results import Gradients, Jacobian
 
 T = TypeVar("T")
 
-
-class Input(NamedTuple):
-    """Read the input `name`."""
-
-    name: str
-    offset: int  # where in the source the instruction comes from
-
-
-class Const(NamedTuple):
-    """A number of the source (a literal, pi, e)."""
-
-    value: float
-    offset: int
-
-
-class Apply(NamedTuple):
-    """`op` applied to the nodes made by the instructions numbered `args`."""
-
-    op: Op
-    args: tuple[int, ...]
-    offset: int
-
-
-Instruction = Input | Const | Apply
+__all__ = ["Apply", "Const", "Input", "Instruction", "Program"]
 
 
 class Program:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from .errors import SourceError
@@ -173,13 +173,30 @@ class Minimum(_Table):
     converged: bool
 
 
-@dataclass
 class Term:
     """A node or a formula, written in the language (`text`) and in LaTeX. A result with no
-    name of its own is written f in LaTeX, where partial derivatives need a name for it."""
+    name of its own is written f in LaTeX, where partial derivatives need a name for it.
+    `latex` may be given as a function that writes it, called when it is first read."""
 
-    text: str
-    latex: str
+    __slots__ = ("_latex", "text")
+
+    def __init__(self, text: str, latex: str | Callable[[], str]):
+        self.text = text
+        self._latex = latex
+
+    @property
+    def latex(self) -> str:
+        if not isinstance(self._latex, str):
+            self._latex = self._latex()
+        return self._latex
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Term):
+            return NotImplemented
+        return (self.text, self.latex) == (other.text, other.latex)
+
+    def __repr__(self) -> str:
+        return f"Term(text={self.text!r}, latex={self.latex!r})"
 
 
 @dataclass

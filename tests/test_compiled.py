@@ -3,6 +3,7 @@ every op with shared nodes, every op at its edge points; and no text of a source
 
 from __future__ import annotations
 
+import itertools
 import math
 from pathlib import Path
 
@@ -10,16 +11,18 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from nanograd_cli import parse
+from nanograd_cli import forward, parse
 from nanograd_cli.compiled import (
     Compiled,
     compiled,
+    forward_source,
     gradient_source,
     gradients_at,
     literal,
     value_at,
     value_source,
 )
+from nanograd_cli.forward import duals
 from nanograd_cli.ops import OPS
 from nanograd_cli.program import Apply, Const, Input, Program
 
@@ -226,6 +229,7 @@ def test_names_and_comments_never_reach_the_generated_code():
     hostile, plain = parse(HOSTILE), parse(PLAIN)
     assert gradient_source(hostile) == gradient_source(plain)
     assert value_source(hostile) == value_source(plain)
+    assert forward_source(hostile) == forward_source(plain)
     for word in ("import", "os", "system", "exec", "eval", "class", "rm", "builtins"):
         assert word not in gradient_source(hostile)
     function = Compiled(hostile).gradient
@@ -275,3 +279,79 @@ def test_check_compiled_gives_the_engines_result(source, monkeypatch):
     ours = gradcheck.gradient_check(program, point)
     monkeypatch.setattr(gradcheck, "worth_compiling", lambda program, evaluations: False)
     assert repr(ours) == repr(gradcheck.gradient_check(program, point))
+
+
+# Forward mode compiled (forward_source) against forward mode's dual numbers (forward.duals).
+
+
+def duals_bits(program: Program, point: dict[str, float]) -> list[str]:
+    """Each output's value, then its derivatives by the inputs, as forward mode makes them."""
+    nodes = duals(program, point)
+    slots = list(program.results.values())
+    tangents = [nodes[s][1] or {} for s in slots]
+    inputs = range(len(program.inputs))
+    return [bits(nodes[s][0]) for s in slots] + [
+        bits(t.get(k, 0.0)) for t in tangents for k in inputs
+    ]
+
+
+def assert_same_forward(program: Program, point: dict[str, float]) -> None:
+    """The compiled forward pass gives the dual numbers' bits, the fast version and the exact
+    one it falls back on; its first number is finite only where every value is."""
+    values = [float(point[n]) for n in program.inputs]
+    expected = duals_bits(program, point)
+    for function in (Compiled(program).forward, Compiled(program)._function("exact forward")):
+        out = function(*values)
+        assert [bits(v) for v in out[1:]] == expected, (forward_source(program), point)
+        if math.isfinite(out[0]):
+            assert all(math.isfinite(node[0]) for node in duals(program, point))
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(expressions(), min_size=1, max_size=3),
+    st.one_of(st.floats(-3, 3), st.sampled_from(EDGES)),
+    st.one_of(st.floats(-3, 3), st.sampled_from(EDGES)),
+    st.one_of(st.floats(-3, 3), st.sampled_from(EDGES)),
+)
+def test_forward_mode_compiled_gives_the_duals_bits(sources, x, y, z):
+    """Random programs of one to three outputs, sharing the inputs."""
+    lines = [f"u{k} = {s}" for k, s in enumerate(sources)]
+    program = parse("\n".join([*lines, ", ".join(f"u{k}" for k in range(len(sources)))]))
+    assert_same_forward(program, {n: {"x": x, "y": y, "z": z}[n] for n in program.inputs})
+
+
+@settings(max_examples=500, deadline=None)
+@given(graphs())
+def test_forward_mode_compiled_on_random_graphs_of_every_op(graph):
+    program, point = graph
+    assert_same_forward(program, point)
+
+
+@pytest.mark.parametrize("key", KEYS)
+def test_forward_mode_compiled_on_every_op_at_its_edge_points(key):
+    op = OPS[key]
+    edges = EDGES if op.arity < 3 else [0.0, -0.0, 1.0, -1.0, 2.0, math.inf, -math.inf, math.nan]
+    tuples = list(itertools.product(edges, repeat=op.arity))
+    for mask in range(1, 2**op.arity):
+        for context in CONTEXTS:
+            for values in tuples:
+                program = build(op, mask, list(values), context)
+                point = dict(zip("xyz", values, strict=False)) | {"w": -0.75}
+                assert_same_forward(program, {n: point[n] for n in program.inputs})
+
+
+def test_forward_mode_is_compiled_after_enough_evaluations_and_gives_the_same_results():
+    program = parse("u = x*y + tanh(x); v = log(x) - y/x; w = relu(y)**2; u, v, w")
+    fresh = parse(program.source)
+    for k in range(forward.COMPILE_FROM + 5):
+        point = {"x": 0.5 + k / 10, "y": -1.0 + k / 7}
+        assert repr(program.jacobian(point, "forward")) == repr(fresh.jacobian(point, "reverse"))
+    assert "forward" in compiled(program)._functions
+    bad = {"x": -1.0, "y": 2.0}  # log(-1): the duals say where the nan came from
+    result = program.jacobian(bad, "forward")
+    assert str(result.non_finite) == str(parse(program.source).jacobian(bad).non_finite)
+    assert result.non_finite is not None
+    single = parse("x*y + tanh(x)")
+    for _ in range(forward.COMPILE_FROM + 1):
+        assert single.grad({"x": 2.0, "y": 3.0}, "forward") == single.grad({"x": 2.0, "y": 3.0})

@@ -4,6 +4,7 @@ user meets them: in a pipe, on an 80-column terminal, as Markdown and as LaTeX."
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import re
@@ -13,8 +14,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from nanograd_cli import explain as explain_module
 from nanograd_cli import parse
+from nanograd_cli.algebra import Expr
 from nanograd_cli.explain import explain
+from nanograd_cli.formula import write
 from nanograd_cli.render.explain import backward_rows, forward_rows
 from nanograd_cli.render.table import least_width, pieces, significant, wrap
 
@@ -145,6 +149,29 @@ PLAIN = "\n".join(
         "",
     ]
 )
+
+
+def _unshared(e, serial):
+    """A copy of the tree in which no node is used twice, which `write` writes binding no
+    part to a name."""
+    args = tuple(_unshared(a, serial) for a in e.args)
+    return Expr(e.kind, e.op, args, e.weights, e.value, next(serial))
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.one_of(expressions(), programs()))
+def test_expressions_written_a_node_at_a_time_read_as_write_writes_them(source):
+    """explain writes each node once, its expressions sharing their parts; the text and the
+    LaTeX are those `write` gives for the same expression alone."""
+    program = parse(source)
+    writer = explain_module._Writer(program)
+    serial = itertools.count()
+    for i in range(len(program.code)):
+        writer.add(i)
+        for tree, latex, shown in zip(
+            writer._trees[i], (False, True), writer._printers, strict=True
+        ):
+            assert shown(tree) == write({"": _unshared(tree, serial)}, latex=latex), source
 
 
 def test_worked_example_in_a_pipe():

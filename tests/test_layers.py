@@ -21,6 +21,7 @@ CORE = {
     "formula",
     "forward",
     "grammar",
+    "instructions",
     "language",
     "memory",
     "ops",

@@ -50,12 +50,13 @@ def to_csv(result) -> str:
 def plain_table(rows: list[list[str]]) -> str:
     """Rows of cells as left-aligned columns separated by two spaces, no trailing blanks."""
     widths = column_widths(rows)
-    return "\n".join(aligned(row, widths) for row in rows)
+    template = "  ".join(f"{{:<{width}}}" for width in widths)  # one call per row
+    return "\n".join(template.format(*row).rstrip() for row in rows)
 
 
 def column_widths(rows: list[list[str]]) -> list[int]:
     """The width of each column of `rows`: its longest cell."""
-    return [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    return [max(map(len, column)) for column in zip(*rows, strict=True)]
 
 
 def aligned(cells: list[str], widths: list[int]) -> str:
