@@ -317,6 +317,12 @@ class _Writer:
         _times, _two and _sum, term by term."""
         constants = [self.constant[a] for a in ins.args]
         args = [self.name[a] for a in ins.args]
+        if ins.op is WHERE:  # the tangent of the argument taken: the other one adds nothing
+            ta, tb = tangents[1] or {}, tangents[2] or {}
+            return {
+                k: self._atom(f"({ta.get(k, '0.0')} if {args[0]} != 0.0 else {tb.get(k, '0.0')})")
+                for k in sorted({*ta, *tb})
+            }
         _, local = _TEMPLATES.get(ins.op, _GENERIC)
         derivatives = [
             self._atom(d) if t is not None else None
