@@ -218,16 +218,16 @@ def _integer(x: float) -> bool:
 
 
 def gamma(x: float) -> float:
-    """math.gamma with IEEE results: +-inf at +-0, nan at the negative integers and -inf, inf
-    where it overflows."""
+    """math.gamma with IEEE results: +-inf at +-0, nan at the negative integers and -inf, +-inf
+    where it overflows (-inf just below 0)."""
     if x == 0.0:
         return math.copysign(INF, x)
     if x != x or x == -INF or (x < 0.0 and _integer(x)):
         return NAN
     try:
         return math.gamma(x)
-    except OverflowError:
-        return INF
+    except OverflowError:  # past 171.6, or about 0, where gamma(x) is about 1/x
+        return math.copysign(INF, x)
 
 
 def _lgamma_near_2(z: float) -> float:

@@ -508,11 +508,17 @@ def _scipy_or_each(
         scipy = scipy_special()
         if scipy is None:
             return each(y, x)
-        compute(scipy, x, y)
-        if own is not None:
-            rows = np.flatnonzero(own(x))
-            if rows.size:
-                y[rows] = [f(t) for t in x[rows].tolist()]
+        rows = np.flatnonzero(own(x)) if own is not None else ()
+        if not len(rows):
+            return compute(scipy, x, y)
+        # SciPy only on the other rows: on f's it may also be slow (zeta(2, x) takes time
+        # linear in |x| below 0: 2 s at -1e8)
+        others = np.ones(x.shape, dtype=bool)
+        others[rows] = False
+        theirs = np.empty(int(others.sum()))
+        compute(scipy, x[others], theirs)
+        y[others] = theirs
+        y[rows] = [f(t) for t in x[rows].tolist()]
         return y
 
     return into
@@ -643,12 +649,13 @@ _TRIGAMMA = _scipy_or_each(
 )
 
 # SciPy's gammaln loses digits about lgamma's zeros at 1 and 2 (5,000 units in the last place
-# at 1 + 1e-3) and below 0: there, and at the poles and infinities, lgamma is computed as the
-# ops table does; elsewhere (0 < x < 1/2 and x >= 5/2) gammaln is within 2 units.
+# at 1 + 1e-3), below 0 and below the normal floats (inf there): there, and at the poles and
+# infinities, lgamma is computed as the ops table does; elsewhere (2.2e-308 <= x < 1/2 and
+# x >= 5/2) gammaln is within 2 units.
 _LGAMMA = _scipy_or_each(
     "gammaln",
     OPS["lgamma"].forward,
-    lambda x: ~(((x > 0.0) & (x < 0.5)) | ((x >= 2.5) & (x < math.inf))),
+    lambda x: ~(((x >= _SMALLEST_NORMAL) & (x < 0.5)) | ((x >= 2.5) & (x < math.inf))),
 )
 
 _UNARY: dict[str, Step] = {
@@ -685,7 +692,8 @@ _UNARY: dict[str, Step] = {
         lambda s, x, y: np.multiply(np.exp(np.multiply(y, y, out=s), out=s), _HALF_ROOT_PI, out=s),
     ),
     "gamma": _unary(
-        _scipy_or_each("gamma", OPS["gamma"].forward),
+        # the poles as the ops table has them (older SciPy: gamma(-0.0) is inf, gamma(-1) inf)
+        _scipy_or_each("gamma", OPS["gamma"].forward, lambda x: (x <= 0.0) & (x == np.floor(x))),
         lambda s, x, y: np.multiply(_DIGAMMA(s, x), y, out=s),
     ),
     "lgamma": _unary(_LGAMMA, lambda s, x, y: _DIGAMMA(s, x)),

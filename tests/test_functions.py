@@ -14,7 +14,7 @@ import pytest
 from nanograd_cli import parse
 from nanograd_cli.symbolic import hessian
 
-from .helpers import nanograd, run
+from .helpers import limited, nanograd, run
 
 mpmath = pytest.importorskip("mpmath")
 sympy = pytest.importorskip("sympy")
@@ -791,3 +791,22 @@ def test_second_round_at_their_edge_points(source, x, value, slope):
                 assert same(float(tape_gradients["x"][0]), slope, signed=False), scipy
     finally:
         vector_ops.special = saved
+
+
+def test_the_tape_takes_no_longer_below_zero_and_agrees_at_the_edges_of_its_scipy_ranges():
+    """SciPy is used only on the rows it is fast and right on: digamma's derivative far below
+    0 (where SciPy's zeta takes time linear in |x|), lgamma at subnormals (SciPy's gammaln
+    is inf there), gamma just below 0 (-inf, as gamma(-0.0))."""
+    rows = "x\n-120783205655.16643\n-1000000000.5\n"
+    code, out, _ = limited("nanograd grad 'digamma(x)' --points -", rows.encode(), seconds=20)
+    assert code == 0
+    assert out.splitlines()[1:] == [
+        "-120783205655.16643,30.968110961345793,39.581346953035364",
+        "-1000000000.5,20.723265837946414,9.869604400089358",
+    ]
+    for source, x in [("lgamma(x)", "5e-324"), ("lgamma(x)", "1e-310"), ("gamma(x)", "-1e-310")]:
+        _, single, _ = limited(f"nanograd grad '{source}' --x {x} --format csv")
+        _, points, _ = limited(f"nanograd grad '{source}' --points -", f"x\n{x}\n".encode())
+        assert points.splitlines()[1] == f"{x},{single.splitlines()[1]}"
+    _, single, _ = limited("nanograd grad 'gamma(x)' --x -1e-310 --format csv")
+    assert single == "value,d_x\n-inf,-inf\n"
