@@ -83,16 +83,21 @@ class Program:
 
     def needed(self) -> list[bool]:
         """Per instruction: does the result (or an output) depend on it?"""
-        needed = [False] * len(self.code)
+        return self._reached(lambda ins: ins.args)
+
+    def _reached(self, arguments: Callable[[Apply], Sequence[int]]) -> list[bool]:
+        """Per instruction: is it reached from the outputs, going from each instruction
+        reached to its `arguments`?"""
+        reached = [False] * len(self.code)
         roots = list(self.results.values())
         for root in roots:
-            needed[root] = True
+            reached[root] = True
         for i in range(max(roots), -1, -1):
             ins = self.code[i]
-            if needed[i] and type(ins) is Apply:
-                for a in ins.args:
-                    needed[a] = True
-        return needed
+            if reached[i] and type(ins) is Apply:
+                for a in arguments(ins):
+                    reached[a] = True
+        return reached
 
     def pruned(self) -> Program:
         """The same program without the instructions that neither the result depends on nor
@@ -159,19 +164,14 @@ class Program:
         through branches that a `where` does not take?"""
         if not any(type(ins) is Apply and ins.op is WHERE for ins in self.code):
             return [False] * len(self.code)
-        used = [False] * len(self.code)
-        roots = list(self.results.values())
-        for root in roots:
-            used[root] = True
-        for i in range(max(roots), -1, -1):
-            ins = self.code[i]
-            if used[i] and type(ins) is Apply:
-                args = ins.args
-                if ins.op is WHERE:
-                    c, a, b = args
-                    args = (c, a if data[c] != 0.0 else b)
-                for a in args:
-                    used[a] = True
+
+        def taken(ins: Apply) -> Sequence[int]:
+            if ins.op is not WHERE:
+                return ins.args
+            c, a, b = ins.args
+            return (c, a if data[c] != 0.0 else b)
+
+        used = self._reached(taken)
         return [n and not u for n, u in zip(self.needed(), used, strict=True)]
 
     def check_inputs(self, values: Mapping[str, float]) -> None:

@@ -508,17 +508,16 @@ def _scipy_or_each(
         scipy = scipy_special()
         if scipy is None:
             return each(y, x)
-        rows = np.flatnonzero(own(x)) if own is not None else ()
-        if not len(rows):
+        mine = own(x) if own is not None else None
+        if mine is None or not mine.any():
             return compute(scipy, x, y)
         # SciPy only on the other rows: on f's it may also be slow (zeta(2, x) takes time
         # linear in |x| below 0: 2 s at -1e8)
-        others = np.ones(x.shape, dtype=bool)
-        others[rows] = False
+        others = ~mine
         theirs = np.empty(int(others.sum()))
         compute(scipy, x[others], theirs)
         y[others] = theirs
-        y[rows] = [f(t) for t in x[rows].tolist()]
+        y[mine] = [f(t) for t in x[mine].tolist()]
         return y
 
     return into

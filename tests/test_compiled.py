@@ -155,21 +155,22 @@ def build(op, mask: int, constants: list[float], context: str) -> Program:
     return Program("", code, inputs, len(code) - 1, {})
 
 
-@pytest.mark.parametrize("key", KEYS)
-def test_every_op_at_its_edge_points_gives_the_engines_bits(key):
-    op = OPS[key]
+def at_edge_points(op):
+    """Programs of `op` in every context, each argument varying or constant (not all
+    constant), with a point at every tuple of edge values."""
     edges = EDGES if op.arity < 3 else [0.0, -0.0, 1.0, -1.0, 2.0, math.inf, -math.inf, math.nan]
-    tuples = [(a,) for a in edges]
-    if op.arity >= 2:
-        tuples = [(a, b) for a in edges for b in edges]
-    if op.arity == 3:
-        tuples = [(a, b, c) for a in edges for b in edges for c in edges]
-    for mask in range(1, 2**op.arity):  # each argument varying or constant, not all constant
+    for mask in range(1, 2**op.arity):
         for context in CONTEXTS:
-            for values in tuples:
+            for values in itertools.product(edges, repeat=op.arity):
                 program = build(op, mask, list(values), context)
                 point = dict(zip("xyz", values, strict=False)) | {"w": -0.75}
-                assert_same(program, {n: point[n] for n in program.inputs})
+                yield program, {n: point[n] for n in program.inputs}
+
+
+@pytest.mark.parametrize("key", KEYS)
+def test_every_op_at_its_edge_points_gives_the_engines_bits(key):
+    for program, point in at_edge_points(OPS[key]):
+        assert_same(program, point)
 
 
 def test_worked_example_and_the_gradient_of_an_input_or_a_constant():
@@ -330,15 +331,8 @@ def test_forward_mode_compiled_on_random_graphs_of_every_op(graph):
 
 @pytest.mark.parametrize("key", KEYS)
 def test_forward_mode_compiled_on_every_op_at_its_edge_points(key):
-    op = OPS[key]
-    edges = EDGES if op.arity < 3 else [0.0, -0.0, 1.0, -1.0, 2.0, math.inf, -math.inf, math.nan]
-    tuples = list(itertools.product(edges, repeat=op.arity))
-    for mask in range(1, 2**op.arity):
-        for context in CONTEXTS:
-            for values in tuples:
-                program = build(op, mask, list(values), context)
-                point = dict(zip("xyz", values, strict=False)) | {"w": -0.75}
-                assert_same_forward(program, {n: point[n] for n in program.inputs})
+    for program, point in at_edge_points(OPS[key]):
+        assert_same_forward(program, point)
 
 
 def test_forward_mode_is_compiled_after_enough_evaluations_and_gives_the_same_results():
