@@ -53,7 +53,26 @@ CASES = [
         "missing value for input x",
         {"cli": ": pass --x VALUE", "repl": ": give it a value first: x = VALUE"},
     ),
+    (
+        "explain",
+        "x*y",
+        {"x": 1.0},
+        [],
+        "missing value for input y",
+        {"cli": ": pass --y VALUE", "repl": ": give it a value first: y = VALUE"},
+    ),
+    ("draw", "u = x; v = 2*x; u, v", {"x": 1.0}, [], SEVERAL, {}),
+    (
+        "draw",
+        "x*y",
+        {"x": 1.0},
+        [],
+        "missing value for input y",
+        {"cli": ": pass --y VALUE", "repl": ": give it a value first: y = VALUE"},
+    ),
 ]
+# What the repl's command takes after the source.
+REPL_TAIL = {"draw": " graph.svg"}
 
 
 def words(template: str, place: dict, command: str, wrt: list[str]) -> str:
@@ -66,8 +85,9 @@ def words(template: str, place: dict, command: str, wrt: list[str]) -> str:
 
 @pytest.mark.parametrize(("command", "source", "inputs", "wrt", "message", "hints"), CASES)
 def test_the_command_line_the_repl_and_python_say_the_same(
-    command, source, inputs, wrt, message, hints
+    command, source, inputs, wrt, message, hints, tmp_path, monkeypatch
 ):
+    monkeypatch.chdir(tmp_path)  # where nothing is written
     options = [a for n, v in inputs.items() for a in (f"--{n}", repr(v))]
     options += [a for n in wrt for a in ("--wrt", n)]
     done = nanograd(command, source, *options)
@@ -78,14 +98,15 @@ def test_the_command_line_the_repl_and_python_say_the_same(
     for name, value in inputs.items():
         assert session.run(f"{name} = {value!r}").status == 0
     entry = f":{command} {source}" + (f" wrt {' '.join(wrt)}" if wrt else "")
+    entry += REPL_TAIL.get(command, "")
     if command == "grad":
         entry = source
     reply = session.run(entry)
     expected = f"error: {words(message, REPL, command, wrt)}{hints.get('repl', '')}"
     assert (reply.status, reply.err) == (2, [expected])
 
-    if command == "explain":
-        return  # no top-level Python name
+    if command in ("explain", "draw"):
+        return  # no top-level Python name that takes a source and a point
     with pytest.raises(NanogradError) as raised:
         if command == "diff":
             nanograd_cli.diff(source, *wrt)
