@@ -257,8 +257,11 @@ class _Builder:
             return f"{text} is not a function; to multiply, write {text}*(...)"
         import difflib
 
-        if text in _HINTS:
-            return f"unknown function {text}: did you mean {_HINTS[text]}?"
+        # arcsin is asin, arcsec is asec: the same hint
+        usual = "a" + text.removeprefix("arc") if text.startswith("arc") else text
+        hint = _HINTS.get(usual, usual if usual in FUNCTIONS and usual != text else None)
+        if hint:
+            return f"unknown function {text}: did you mean {hint}?"
         close = difflib.get_close_matches(text, FUNCTIONS, n=3, cutoff=0.6)
         if close:
             return f"unknown function {text}: did you mean {' or '.join(close)}?"
@@ -281,12 +284,6 @@ _LOOKALIKES = {
 ALIASES = {"ln": "log", "\u03c0": "pi"}
 # Other names people type from habit, and what the language calls them.
 _HINTS = {
-    "arcsin": "asin",
-    "arccos": "acos",
-    "arctan": "atan",
-    "arcsinh": "asinh",
-    "arccosh": "acosh",
-    "arctanh": "atanh",
     "gammaln": "lgamma",
     "loggamma": "lgamma",
     "tgamma": "gamma",
@@ -299,6 +296,18 @@ _HINTS = {
     "asech": "acosh(1/x)",
     "acsch": "asinh(1/x)",
     "acoth": "atanh(1/x)",
+    "trigamma": "polygamma(1, x)",
+    "tetragamma": "polygamma(2, x)",
+    "inverf": "erfinv",
+    "erfcinv": "erfinv(1 - x)",
+    "inverfc": "erfinv(1 - x)",
+    "expit": "sigmoid",
+    "logistic": "sigmoid",
+    "heaviside": "step",
+    "sgn": "sign",
+    "ln1p": "log1p",
+    "lb": "log2",
+    "lg": "log10",
 }
 
 
@@ -317,6 +326,15 @@ def _bad_character(text: str) -> str:
             "comparisons for and, (a < b)*(b < c), and take max(...) of them for or"
         )
     return f"unexpected character {text!r}"
+
+
+# Comparisons written as other languages or habit write them, and the language's own.
+_COMPARISONS = {"<>": "!=", "=<": "<=", "=>": ">=", "=!": "!=", "!==": "!=", "===": "=="}
+
+
+def _touching(token, offset: int) -> bool:
+    """Whether the token ends where `offset` begins."""
+    return token[2] + len(token[1]) == offset
 
 
 def _describe(token) -> str:
@@ -349,6 +367,10 @@ def _syntax_error(tables: Tables, state: int, token, previous, source: str) -> S
         if previous[0] == "NAME" and ALIASES.get(previous[1], previous[1]) in FUNCTIONS:
             hint = f"write {previous[1]}({text})"
         message = f"missing operator between {_describe(previous)} and '{text}': {hint}"
+    elif previous and previous[1] + text in _COMPARISONS and _touching(previous, offset):
+        written = previous[1] + text  # x <> y, x =< y
+        message = f"unknown comparison '{written}': write '{_COMPARISONS[written]}'"
+        offset = previous[2]
     elif previous and previous[0] in ("NUMBER", "RPAR") and kind == "LPAR":
         message = f"missing operator before '(': write {previous[1]}*(...)"
     elif expected == {"NAME"}:  # after the ',' of a list of outputs
@@ -371,6 +393,8 @@ def _syntax_error(tables: Tables, state: int, token, previous, source: str) -> S
         )
     elif kind in ("EQUAL", "AUGMENTED"):
         message = f"only a name can be assigned to, with '{text}'"
+        if text == "=":
+            message += "; to compare, write '=='"
     elif kind == "RPAR":
         message = "unmatched ')'"
     else:

@@ -151,7 +151,16 @@ def test_missing_and_unknown_inputs_listed_at_once():
         ("x = 1; x(2)", "x is not a function; to multiply, write x*(...)"),
         ("sin(x, y)", "sin takes 1 argument, not 2"),
         ("sin()", "sin takes 1 argument, not 0"),
-        ("3 = x", "only a name can be assigned to, with '='"),
+        ("3 = x", "only a name can be assigned to, with '='; to compare, write '=='"),
+        (
+            "where(x = 2, 1, 0)",
+            "only a name can be assigned to, with '='; to compare, write '=='",
+        ),
+        ("x <> y", "unknown comparison '<>': write '!='"),
+        ("x =< y", "unknown comparison '=<': write '<='"),
+        ("x => y", "unknown comparison '=>': write '>='"),
+        ("x === y", "unknown comparison '===': write '=='"),
+        ("x < > y", "expected an expression after '<', found '>'"),
         (
             "0 < x <= 1",
             "unexpected '<=': comparisons do not chain; for a < b < c write (a < b)*(b < c), "
@@ -160,6 +169,11 @@ def test_missing_and_unknown_inputs_listed_at_once():
         ("!x", "unexpected character '!': write x != y for not equal, and x == 0 for not x"),
         ("arcsinh(x)", "unknown function arcsinh: did you mean asinh?"),
         ("gammaln(x)", "unknown function gammaln: did you mean lgamma?"),
+        ("arcsec(x)", "unknown function arcsec: did you mean acos(1/x)?"),
+        ("arcsech(x)", "unknown function arcsech: did you mean acosh(1/x)?"),
+        ("arctan2(y, x)", "unknown function arctan2: did you mean atan2?"),
+        ("trigamma(x)", "unknown function trigamma: did you mean polygamma(1, x)?"),
+        ("inverf(x)", "unknown function inverf: did you mean erfinv?"),
         (
             "acot(x)",
             "unknown function acot: did you mean atan(1/x) (a jump at 0, as SymPy's acot) or "

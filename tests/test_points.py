@@ -501,6 +501,28 @@ def test_disagreeing_format_and_output_and_options_without_points(tmp_path):
     assert not out.exists()
 
 
+def test_an_extension_that_names_no_format_is_refused_and_no_extension_is_csv(tmp_path):
+    wrong = (
+        "error: cannot tell the format of {} from its extension: use .csv, .tsv, .parquet, "
+        ".arrow, .feather, .jsonl or .json\n"
+    )
+    out = tmp_path / "out.xlsx"
+    code, _, err = run("grad", "x", "--points", "-", "-o", str(out), stdin="x\n1\n")
+    assert (code, err, out.exists()) == (2, wrong.format(out), False)
+    code, _, err = run(
+        "fit", "-e", "a*x", "--data", "-", "--a", "1", "-o", str(out), stdin="x,y\n1,2\n2,4\n"
+    )
+    assert (code, err, out.exists()) == (2, wrong.format(out), False)
+    for name, options in (("out.xlsx", ["--points-format", "tsv"]), ("results", [])):
+        target = tmp_path / name
+        code, _, err = run(
+            "grad", "x", "--points", "-", "-o", str(target), *options, stdin="x\n1\n"
+        )
+        separator = "\t" if options else ","
+        assert (code, err) == (0, "")
+        assert target.read_text() == separator.join(["x", "value", "d_x\n1", "1.0", "1.0\n"])
+
+
 def test_a_failed_run_leaves_no_file(tmp_path, monkeypatch):
     from nanograd_cli.io import chunks
 

@@ -279,6 +279,11 @@ def test_inputs_in_the_order_read_after_an_augmented_assignment():
         (["grad", "x", "--x", "1e999"], "error: --x 1e999 is too large for a float"),
         (["grad", "x", "--x", "1_000"], "error: --x expects a number, got '1_000'"),
         (["grad", "x*y", "--x", "2", "--y", "3", "--wtr", "x"], "did you mean --wrt?"),
+        (["diff", "x**2", "--latex"], "No such option: --latex; for LaTeX, give --format latex"),
+        (["explain", "x", "--x", "1", "--latex"], "; for LaTeX, give --format latex"),
+        (["grad", "where(x = 2, 1, 0)", "--x", "1"], "to compare, write '=='"),
+        (["grad", "x <> 1", "--x", "1"], "unknown comparison '<>': write '!='"),
+        (["grad", "arcsec(x)", "--x", "2"], "unknown function arcsec: did you mean acos(1/x)?"),
     ],
 )
 def test_errors_say_what_to_do(args, message):

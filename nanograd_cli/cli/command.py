@@ -38,6 +38,9 @@ class SourceCommand(click.Command):
                     raise click.NoSuchOption(name, message, ctx=ctx) from None
             if close or not name.startswith("--") or not INPUT_NAME.fullmatch(name[2:]):
                 raise click.NoSuchOption(name, possibilities=close, ctx=ctx) from None
+            if as_format(name[2:], ctx):  # diff --latex
+                message = f"No such option: {name}{as_format(name[2:], ctx)}"
+                raise click.NoSuchOption(name, message, ctx=ctx) from None
             raise click.UsageError(
                 f"{ctx.command_path} takes no input values ({name}): for the value of SOURCE "
                 "at a point, use nanograd grad",
@@ -113,7 +116,7 @@ class InputsCommand(SourceCommand):
                         if nearest(name, own):  # `--strcit`: an option mistyped, no input
                             raise click.NoSuchOption(arg, possibilities=nearest(name, own), ctx=ctx)
                         raise click.BadOptionUsage(
-                            arg, f"{arg} needs a value: {arg} VALUE{as_format(name)}", ctx=ctx
+                            arg, f"{arg} needs a value: {arg} VALUE{as_format(name, ctx)}", ctx=ctx
                         )
                     i += 1
                     value = args[i]
@@ -152,10 +155,17 @@ def nearest(name: str, options) -> list[str]:
     return difflib.get_close_matches(f"--{name}", sorted(options), n=1, cutoff=0.75)
 
 
-def as_format(name: str) -> str:
-    """For `--json` and the like, read as an input without a value: the option meant."""
-    formats = {"json": "JSON", "csv": "CSV", "table": "a table"}
-    return f"; for {formats[name]}, give --format {name}" if name in formats else ""
+def as_format(name: str, ctx: click.Context) -> str:
+    """For `--json`, `--latex` and the like, read as an input: the option meant, where the
+    command's --format has that choice."""
+    formats = {"json": "JSON", "csv": "CSV", "table": "a table", "latex": "LaTeX"}
+    choices = [
+        p.type.choices
+        for p in ctx.command.params
+        if "--format" in p.opts and isinstance(p.type, click.Choice)
+    ]
+    known = name in formats and any(name in c for c in choices)
+    return f"; for {formats[name]}, give --format {name}" if known else ""
 
 
 def other_options(ctx: click.Context) -> set[str]:

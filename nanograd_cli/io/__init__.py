@@ -79,12 +79,19 @@ def input_format(path: str, given: str | None) -> str:
 
 def output_format(output: str | None, fmt: str | None, given: str | None) -> str:
     """The format of the results: -o FILE's extension, else --format (csv, or json for JSON
-    Lines), else --points-format, else CSV."""
+    Lines), else --points-format, else CSV where FILE has no extension; an extension that
+    names no format is an error."""
     by_extension = format_of(output) if output and output != "-" else None
     asked = ASKED.get(fmt or "", ())
     if by_extension and asked and by_extension not in asked:
         raise InputError(f"--format {fmt} and -o {printable(output)} disagree: give one of them")
-    return by_extension or next(iter(asked), None) or given or "csv"
+    chosen = by_extension or next(iter(asked), None) or given
+    if chosen is None and output and output != "-" and os.path.splitext(output)[1]:
+        raise InputError(  # out.xlsx is not written as CSV
+            f"cannot tell the format of {printable(output)} from its extension: use .csv, "
+            ".tsv, .parquet, .arrow, .feather, .jsonl or .json"
+        )
+    return chosen or "csv"
 
 
 class Table(NamedTuple):
