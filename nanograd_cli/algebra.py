@@ -24,7 +24,9 @@ import collections
 import functools
 import itertools
 import math
+import operator
 import re
+from fractions import Fraction
 
 from .language import parse
 from .ops import ADD, DIV, MUL, NEG, OPS, POW, SUB, WHERE, Op, power
@@ -144,8 +146,12 @@ def _power_of_power(p: float, k: float) -> float | None:
 def _exponent_sum(q: float, p: float, base: Expr) -> float | None:
     """The exponent of base**q * base**p as one power, if that keeps every value: not
     x**0.5 * x**0.5 (nan for x < 0, where x is not), and with opposite signs (a
-    cancellation, x**2/x) only for an analytic base, whose zeros are isolated."""
+    cancellation, x**2/x) only for an analytic base, whose zeros are isolated; any for a
+    positive number whose powers are finite and not 0."""
     s = q + p
+    if base.kind == NUMBER and base.value > 0.0:  # sqrt(pi)/sqrt(pi) is 1
+        powers = (power(base.value, e) for e in (q, p, s))
+        return s if all(math.isfinite(v) and v != 0.0 for v in powers) else None
     if _integer(s) and not (_integer(q) and _integer(p)):
         return None
     if (q > 0) != (p > 0) and not (base.analytic and base.kind != NUMBER):
@@ -161,6 +167,14 @@ def _factor_total(base: Expr, p: float) -> bool:
     return base.total and _integer(p) and (p > 0 or base.analytic)
 
 
+# The arithmetic that a textbook derivative does in fractions.
+_RATIONAL = {
+    ADD: operator.add,
+    SUB: operator.sub,
+    MUL: operator.mul,
+    DIV: operator.truediv,
+    NEG: operator.neg,
+}
 # The ops that fold numbers as arithmetic does (a textbook derivative keeps log(2) and sqrt(2)
 # as they are written, and folds only what is a whole number: log(1), cos(0), sqrt(4)).
 _ARITHMETIC = frozenset((ADD, SUB, MUL, DIV, NEG, POW, OPS["pow"]))
@@ -172,6 +186,29 @@ def _symbolic(args: tuple[Expr, ...], value: float) -> bool:
     2.5 is worked out, as SymPy works out one of a float.)"""
     exact = all(_integer(a.value) or a.value in (math.pi, math.e) for a in args)
     return exact and not _integer(value)
+
+
+# The denominators of the fractions a textbook derivative writes as p/q (those with no short
+# decimal), and the largest numerator.
+_DENOMINATORS = (3, 6, 7, 9, 11, 12)
+_NUMERATOR = 1000
+
+
+def fraction(value: float) -> tuple[int, int] | None:
+    """(p, q) where value is p/q correctly rounded for a small q without a short decimal."""
+    for q in _DENOMINATORS:
+        p = round(value * q) if math.isfinite(value) else 0
+        if p and abs(p) <= _NUMERATOR and math.gcd(p, q) == 1 and p / q == value:
+            return p, q
+    return None
+
+
+def _as_fraction(value: float) -> Fraction | None:
+    """value as an exact fraction, if it is a whole number or a simple fraction."""
+    if _integer(value) and abs(value) <= 2.0**53:
+        return Fraction(int(value))
+    ratio = fraction(value)
+    return None if ratio is None else Fraction(*ratio)
 
 
 def piecewise(op: Op) -> bool:
@@ -234,6 +271,10 @@ class Builder:
         """op applied to args: simplified, or as it is when simplifying would overflow."""
         if all(a.kind == NUMBER for a in args):
             folded = op.forward(*(a.value for a in args))
+            if self.textbook and op in _RATIONAL:  # 2/3 - 1 is -1/3, as a textbook has it
+                exact = [_as_fraction(a.value) for a in args]
+                if None not in exact and (op is not DIV or exact[1]):
+                    folded = float(_RATIONAL[op](*exact))
             arithmetic = op in _ARITHMETIC and op.forward is not POW.forward
             kept = self.textbook and not arithmetic and _symbolic(args, folded)
             if math.isfinite(folded) and not kept:
@@ -399,7 +440,10 @@ class Builder:
             return 1.0, [(e, k)]
         if e.kind == PRODUCT and len(e.args) <= FLAT_LIMIT:
             c = e.value
-            exponents = [_power_of_power(p, k) for p in e.weights]
+            exponents = [
+                p * k if b.kind == NUMBER and b.value > 0.0 else _power_of_power(p, k)
+                for b, p in zip(e.args, e.weights, strict=True)
+            ]
             scalable = _integer(k) or (len(e.args) == 1 and c > 0.0)
             if scalable and None not in exponents:
                 return power(c, k), list(zip(e.args, exponents, strict=True))
@@ -556,9 +600,19 @@ class _Layout(Written):
     a leading positive term, subtraction for negative ones, numbers first in a product, a
     denominator for negative exponents, sqrt for the power 1/2. Equal parts are shared."""
 
-    def __init__(self):
+    def __init__(self, fractions: bool = False):
         super().__init__()
         self.shown: dict[int, Expr] = {}
+        self.fractions = fractions
+
+    def number(self, value: float) -> Expr:
+        """A number; with `fractions`, one that is p/q to the last bit and has no short
+        decimal (q not made of 2s and 5s) is written p/q: 2/3, not 0.6666666666666666."""
+        ratio = fraction(value) if self.fractions else None
+        if ratio is None:
+            return super().number(value)
+        top, bottom = (super(_Layout, self).number(float(n)) for n in ratio)
+        return self.op(DIV, top, bottom)
 
     def show(self, e: Expr) -> Expr:
         """e's layout, given its arguments' (in self.shown)."""
@@ -770,9 +824,10 @@ def _mixed(e: Expr) -> bool:
     return len(signs) == 2
 
 
-def layout(roots: list[Expr]) -> list[Expr]:
-    """The roots written with the ops of the language (nodes of kinds number, input, call)."""
-    lay = _Layout()
+def layout(roots: list[Expr], fractions: bool = False) -> list[Expr]:
+    """The roots written with the ops of the language (nodes of kinds number, input, call);
+    with `fractions`, numbers that are simple fractions as p/q."""
+    lay = _Layout(fractions)
     for e in reachable(roots):
         lay.shown[id(e)] = lay.show(e)
     return [lay.shown[id(r)] for r in roots]

@@ -39,6 +39,7 @@ _LATEX_NAMES = {
     "max": r"\max",
     "gamma": r"\Gamma",
     "digamma": r"\psi",
+    "erfinv": r"\operatorname{erf}^{-1}",
 }
 # The comparisons in LaTeX.
 _RELATIONS = {"<": "<", "<=": r"\le", ">": ">", ">=": r"\ge", "==": "=", "!=": r"\ne"}
@@ -436,6 +437,9 @@ class _Latex(_Text):
                 outside, top = "-", top.args[0]
             if self._shown_as(top, DIV):  # (a/b)/c is \frac{a}{b c}
                 top, bottom = top.args[0], (top.args[1], bottom)
+            elif self._shown_as(top, MUL) and self._shown_as(top.args[0], DIV):
+                (a, b), c = top.args[0].args, top.args[1]  # (a/b*c)/d is \frac{a c}{b d}
+                top, bottom = (a, c), (b, bottom)
             elif self._shown_as(bottom, DIV):  # a/(b/c) is \frac{a c}{b}
                 top, bottom = (top, bottom.args[1]), bottom.args[0]
             a, b = (self._times(x, text) for x in (top, bottom))
@@ -473,8 +477,14 @@ class _Latex(_Text):
     def call(self, op, args: list[Text]) -> Text:
         if op.name == "sqrt":
             return _cat(r"\sqrt{", args[0], "}")
+        if op.name == "cbrt":
+            return _cat(r"\sqrt[3]{", args[0], "}")
         if op.name == "abs":
             return _cat(r"\left|", args[0], r"\right|")
+        if op.name == "polygamma":  # the n-th derivative of digamma, psi
+            return _cat(r"\psi^{(", args[0], ")}", self.arguments(args[1:]))
+        if op.name == "lgamma":
+            return _cat(r"\log\left|\Gamma", self.arguments(args), r"\right|")
         if op.name == "log" and op.arity == 2:
             return _cat(r"\log_{", args[1], "}", self.arguments(args[:1]))
         name = _LATEX_NAMES.get(op.name, rf"\operatorname{{{op.name}}}")

@@ -118,12 +118,13 @@ def formula_check(
                 continue
             theirs = formula.values({n: point[n] for n in formula.inputs})[formula.result]
             error = abs(engine - theirs)
-            if math.isfinite(error):
-                tally[3] = max(tally[3], error)
-            if not agrees(engine, theirs, rtol, atol):
+            agreed = agrees(engine, theirs, rtol, atol)
+            if not agreed or math.isfinite(error):  # the same infinity is no error
+                # a formula that is nan where the engine is not makes the largest error nan
+                nan = math.isnan(error) or math.isnan(tally[3])
+                tally[3] = math.nan if nan else max(tally[3], error)
+            if not agreed:
                 tally[2] += 1
-                if not math.isfinite(error):
-                    tally[3] = math.inf if not math.isnan(error) else tally[3]
                 if len(tally[4]) < SHOWN:
                     tally[4].append(Mismatch(point, engine, theirs, error))
     checks = {

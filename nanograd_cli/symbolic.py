@@ -66,6 +66,8 @@ Pair = tuple[Expr, Expr]
 #    a >= 1), and sign(a)/hypot(1, b/a) is a/hypot(a, b) (hypot, atan2), to rounding where
 #    nothing overflows or underflows.
 #  * dsinc(a) is sinc's derivative, (cos(pi*a) - sinc(a))/a but at 0, where it is 0.
+#  * hypot(1, a) (asinh's, which does not overflow) is sqrt(a**2 + 1).
+#  * polygamma's derivative by x is polygamma(n + 1, x), but nan (as the function) for n < 0.
 TEXTBOOK_RULES = (
     ("powlog(a, b)", "a**b*log(a)", "a > 0"),
     ("where((a == 0)*(b == 0), 0, b*a**(b - 1))", "b*a**(b - 1)", "a != 0"),
@@ -77,6 +79,8 @@ TEXTBOOK_RULES = (
     ("-sign(b)/(hypot(1, a/b)*hypot(b, a))", "-b/(a**2 + b**2)", None),
     ("sign(a)/hypot(1, b/a)", "a/hypot(a, b)", None),
     ("dsinc(a)", "(cos(pi*a) - sinc(a))/a", "a != 0"),
+    ("hypot(1, a)", "sqrt(a**2 + 1)", None),
+    ("where(a < 0, polygamma(a, b), polygamma(a + 1, b))", "polygamma(a + 1, b)", "a+1 > 0"),
 )
 # The functions that only helpers use: a textbook derivative has none of them, unless the
 # source calls them itself.
@@ -166,7 +170,7 @@ def _textbook(text: str) -> Formula:
                 made[id(e)] = builder.const(e.value)
             else:
                 made[id(e)] = builder.apply(e.op, *(made[id(a)] for a in e.args))
-        (shown,) = layout([made[id(root)]])
+        (shown,) = layout([made[id(root)]], fractions=True)
         return _parsed(write({"": shown}))
 
     return Formula(
@@ -252,6 +256,7 @@ class Derivatives:
     roots: dict[str, Expr]
     definitions: dict[str, Expr] = field(default_factory=dict)
     notes: dict[str, list[Note]] = field(default_factory=dict)
+    textbook: bool = False
 
 
 def derive(
@@ -310,7 +315,7 @@ def derive(
         for name in wrt:
             found = [n for a, n in conditions if reads[a] & order[name]]
             notes[name] = _simplest(found)
-    return Derivatives(roots, definitions, notes)
+    return Derivatives(roots, definitions, notes, textbook)
 
 
 def _local_derivatives(
@@ -336,11 +341,21 @@ def _local_derivatives(
             for side, relation in f.conditions:
                 expr = _interpret(builder, side, env)[side.result][0]
                 found.append(Note(expr, relation))
-            if any(n.expr.kind == NUMBER and not n.holds(n.expr.value) for n in found):
+            values = [_constant(n.expr) for n in found]
+            if any(v is not None and not n.holds(v) for n, v in zip(found, values, strict=True)):
                 local[k] = exact[k]  # (-2)**x: no textbook form agrees anywhere
                 continue
-            conditions.extend((ins.args[k], n) for n in found if n.expr.kind != NUMBER)
+            conditions.extend(
+                (ins.args[k], n) for n, v in zip(found, values, strict=True) if v is None
+            )
     return local
+
+
+def _constant(e: Expr) -> float | None:
+    """The value of an expression of numbers alone (2, sqrt(2)), else None."""
+    if any(r.kind in (INPUT, NAMED) for r in reachable([e])):
+        return None
+    return e.value if e.kind == NUMBER else evaluate([e], {})[0].data
 
 
 def _union(masks) -> int:
@@ -478,7 +493,7 @@ def written(derivatives: Derivatives, latex: bool = False) -> str:
     roots, definitions, notes = derivatives.roots, derivatives.definitions, derivatives.notes
     parts = [*roots.values(), *definitions.values()]
     parts += [n.expr for name in roots for n in notes.get(name, [])]
-    shown = iter(layout(parts))
+    shown = iter(layout(parts, fractions=derivatives.textbook))
     shown_roots = {name: next(shown) for name in roots}
     shown_definitions = {name: next(shown) for name in definitions}
     shown_notes = {

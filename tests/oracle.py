@@ -57,6 +57,8 @@ FUNCTIONS = {
     "max": sympy.Max,
     "clamp": lambda a, lo, hi: sympy.Min(sympy.Max(a, lo), hi),
     "ceil": sympy.ceiling,
+    "lgamma": lambda a: sympy.log(sympy.Abs(sympy.gamma(a))),
+    "cbrt": sympy.cbrt,
 }
 
 

@@ -5,6 +5,7 @@ of the source kept; `check --against` through the installed command."""
 
 from __future__ import annotations
 
+import json
 import math
 import re
 
@@ -38,6 +39,18 @@ EXERCISES = [
         "&\\qquad \\text{for } x > 0\n\\end{aligned}",
         (0.1, 3),
     ),
+    # fractional powers: the exponents in fractions, as a textbook has them
+    ("x**(2/3)", "2/3/x**(1/3)", r"\frac{2}{3 x^{\frac{1}{3}}}", (0.1, 3)),
+    ("x**(1/3)", "1/(3*x**(2/3))", r"\frac{1}{3 x^{\frac{2}{3}}}", (0.1, 3)),
+    ("x**(-1/3)", "-1/(3*x**(4/3))", r"-\frac{1}{3 x^{\frac{4}{3}}}", (0.1, 3)),
+    (
+        "(x**2 + 1)**(1/3)",
+        "2/3*x/(x**2 + 1)**(2/3)",
+        r"\frac{2 x}{3 {\left(x^{2} + 1\right)}^{\frac{2}{3}}}",
+        (-3, 3),
+    ),
+    ("cbrt(x)", "1/(3*cbrt(x)**2)", r"\frac{1}{3 {\sqrt[3]{x}}^{2}}", (0.1, 3)),
+    ("x**0.3", "0.3/x**0.7", r"\frac{0.3}{x^{0.7}}", (0.1, 3)),
     # exponentials, any base
     ("2**x", "2**x*log(2)", r"2^{x} \log(2)", (-3, 3)),
     ("10**x", "10**x*log(10)", r"10^{x} \log(10)", (-2, 2)),
@@ -68,6 +81,24 @@ EXERCISES = [
     ("acos(x)", "-1/sqrt(1 - x**2)", r"-\frac{1}{\sqrt{1 - x^{2}}}", (-0.9, 0.9)),
     ("atan(x)", "1/(x**2 + 1)", r"\frac{1}{x^{2} + 1}", (-3, 3)),
     ("atan(2*x)", "2/(4*x**2 + 1)", r"\frac{2}{4 x^{2} + 1}", (-3, 3)),
+    ("asinh(x)", "1/sqrt(x**2 + 1)", r"\frac{1}{\sqrt{x^{2} + 1}}", (-3, 3)),
+    # special functions, and numbers that cancel
+    ("erfinv(erf(x))", "exp(erfinv(erf(x))**2)*exp(-x**2)", None, (-2, 2)),
+    ("x*sqrt(pi)/sqrt(pi)", "1", "1", (-3, 3)),
+    ("sqrt(2)**x", "sqrt(2)**x*log(sqrt(2))", r"{\sqrt{2}}^{x} \log(\sqrt{2})", (-3, 3)),
+    (
+        "lgamma(x)*x",
+        "x*digamma(x) + lgamma(x)",
+        r"x \psi(x) + \log\left|\Gamma(x)\right|",
+        (0.5, 3),
+    ),
+    ("polygamma(1, x**2)", "2*x*polygamma(2, x**2)", r"2 x \psi^{(2)}(x^{2})", (0.5, 3)),
+    (
+        "x*erfinv(x)",
+        "sqrt(pi)*x*exp(erfinv(x)**2)/2 + erfinv(x)",
+        r"\frac{\sqrt{\pi} x e^{{\operatorname{erf}^{-1}(x)}^{2}}}{2} + \operatorname{erf}^{-1}(x)",
+        (-0.9, 0.9),
+    ),
     # hyperbolic
     ("sinh(x)", "cosh(x)", r"\cosh(x)", (-3, 3)),
     ("cosh(x)", "sinh(x)", r"\sinh(x)", (-3, 3)),
@@ -280,6 +311,25 @@ def test_check_against_a_formula_through_the_command_line():
     for bad in (["--against", "y"], ["--against", "x=z"], ["--against", "x=y", "--against", "x=1"]):
         done = nanograd("check", "x*y", *bad, "--x", "1", "--y", "2")
         assert done.returncode == 2 and done.stderr.startswith("error:"), (bad, done.stderr)
+
+
+def test_a_formula_that_is_nan_where_the_engine_is_not_makes_the_largest_error_nan():
+    args = ["check", "x**2", "--against", "2*x + 0*log(x)", "--x", "-1:1:5"]
+    done = nanograd(*args, "--format", "json")
+    assert done.returncode == 1
+    check = json.loads(done.stdout)["checks"]["x"]
+    assert (check["differ"], check["max_abs_error"]) == (3, "nan")  # -1, -0.5 and 0
+    assert check["first"][0] == {
+        "inputs": {"x": -1.0},
+        "engine": -2.0,
+        "formula": "nan",
+        "abs_error": "nan",
+    }
+    done = nanograd(*args, "--format", "csv")
+    assert done.stdout.splitlines()[1] == "x,2*x + 0*log(x),5,0,3,nan,false"
+    done = nanograd("check", "exp(x)", "--against", "exp(x)", "--x", "700:720:3")
+    assert done.returncode == 0  # inf where both are inf: no error
+    assert done.stdout.splitlines()[1].split()[-2:] == ["0.0", "yes"]
 
 
 @pytest.mark.parametrize(

@@ -33,6 +33,8 @@ def number(x: float, null: bool = False) -> float | str | None:
 def _json_numbers(obj, null: bool):
     if isinstance(obj, dict):
         return {k: _json_numbers(v, null) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [_json_numbers(v, null) for v in obj]
     return number(obj, null) if isinstance(obj, float) else obj
 
 
