@@ -424,7 +424,9 @@ def _gamma_derivative(x: float, y: float) -> tuple[float]:
 
 
 def _polygamma_derivative(n: float, x: float, y: float) -> tuple[float, float]:
-    return 0.0, special.polygamma(n + 1.0, x)
+    # below 0 polygamma is nan, and so its derivative (polygamma(0, x) is no derivative of
+    # polygamma(-1, x))
+    return 0.0, special.polygamma(n if n < 0.0 else n + 1.0, x)
 
 
 _HALF_ROOT_PI = math.sqrt(math.pi) / 2.0
@@ -829,7 +831,7 @@ _TABLE = [
         2,
         special.polygamma,
         _polygamma_derivative,
-        ("0", "polygamma(n + 1, x)"),
+        ("0", "where(n < 0, polygamma(n, x), polygamma(n + 1, x))"),
         "the n-th derivative of digamma, for n = 0, 1, 2, ... (nan for any other n)",
         (0.0, 10.0),  # 3 and 7 are in it: the tests that take points in it get integer n
         parameters=("n", "x"),

@@ -268,6 +268,8 @@ def lgamma(x: float) -> float:
     if x <= 0.0:
         if _integer(x):
             return INF
+        if x > -0.5:  # gamma(x) = gamma(1 + x)/x: no sin(pi*x), which rounds at subnormals
+            return _lgamma_near_1(x) - math.log(-x)
         # reflection: gamma(x)*gamma(1 - x) = pi/sin(pi*x)
         return LOG_PI - math.log(abs(sinpi(x))) - lgamma(1.0 - x)
     if x >= 10.0:

@@ -731,7 +731,11 @@ EDGE_VALUES = [
     ("polygamma(2, x)", -0.0, math.inf, math.inf),
     ("polygamma(2, x)", -1.0, math.nan, math.inf),
     ("polygamma(0.5, x)", 1.0, math.nan, math.nan),
-    ("polygamma(-1, x)", 1.0, math.nan, None),  # nan everywhere; its derivative: digamma's
+    ("polygamma(-1, x)", 1.0, math.nan, math.nan),  # nan everywhere, and so its derivative
+    ("polygamma(-2, x)", 1.0, math.nan, math.nan),
+    ("lgamma(x)", -5e-324, 744.4400719213812, math.inf),  # no sin(pi*x) rounded at subnormals
+    ("lgamma(x)", -1e-310, 713.8013788281542, math.inf),
+    ("erfc(x)", 9.49, 4.5622158423940656e-41, -8.706640038733866e-40),
     ("erfinv(x)", 1.0, math.inf, math.inf),
     ("erfinv(x)", -1.0, -math.inf, math.inf),
     ("erfinv(x)", 1.5, math.nan, math.nan),
