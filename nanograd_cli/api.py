@@ -173,8 +173,8 @@ def check_against(
             )
         elif len(against) > 1:
             raise InputError(
-                f"give each formula as NAME=FORMULA when there are several: {text!r} names "
-                f"no input ({', '.join(program.inputs)})"
+                f"give each formula as NAME=FORMULA when there are several: {text!r} has no "
+                f"NAME= (the inputs are {', '.join(program.inputs)})"
             )
         elif len(wrt) == 1 or len(program.inputs) == 1:
             name = wrt[0] if wrt else program.inputs[0]
@@ -187,6 +187,11 @@ def check_against(
             raise InputError(f"the formula for d/d{name} is for an input --wrt does not name")
         if name in formulas:
             raise InputError(f"two formulas for d/d{name}: give one")
+        shown = "; ".join(
+            line.strip() for line in text.splitlines() if line.strip() and line[:1] != "#"
+        )
+        if not shown:
+            raise InputError(f"--against {text!r}: the formula is empty")
         try:
             formula = parse(text)
         except SourceError as error:
@@ -197,7 +202,7 @@ def check_against(
             raise InputError(
                 f"the formula for d/d{name} reads {unknown[0]}, which is no input of the source"
             )
-        formulas[name] = (text, formula)
+        formulas[name] = (shown, formula)  # as a line, without diff's comment
     if not formulas:
         raise InputError("give a formula to check against")
     for name in ranges:
@@ -212,7 +217,7 @@ def check_against(
     if total > MAX_CHECK_POINTS:
         raise InputError(f"{total:,} points to check: at most {MAX_CHECK_POINTS:,}")
     result = formula_check(program, formulas, fixed, spans, rtol, atol)
-    if not ranges:
+    if not ranges or strict:  # over ranges, a nan is a point left out, unless --strict
         non_finite(result.non_finite, strict, warn)
     return result
 

@@ -201,7 +201,10 @@ class _Builder:
         if known in CONSTANTS:
             return self._emit(Const(CONSTANTS[known], offset))
         if known in FUNCTIONS:
-            raise NameProblem(f"{text} is a function: call it as {text}(...)", self.source, offset)
+            message = f"{text} is a function: call it as {text}(...)"
+            if self.source[offset + len(text) :].lstrip().startswith(("^", "**")):  # sin^2(x)
+                message += f", and raise the call to a power: {text}(x)**2"
+            raise NameProblem(message, self.source, offset)
         self.first_read[text] = offset
         self.bound[text] = self._emit(Input(text, offset))
         self.labels[self.bound[text]] = text
@@ -258,8 +261,7 @@ class _Builder:
         import difflib
 
         # arcsin is asin, arcsec is asec: the same hint
-        usual = "a" + text.removeprefix("arc") if text.startswith("arc") else text
-        hint = _HINTS.get(usual, usual if usual in FUNCTIONS and usual != text else None)
+        hint = _meant(text)
         if hint:
             return f"unknown function {text}: did you mean {hint}?"
         close = difflib.get_close_matches(text, FUNCTIONS, n=3, cutoff=0.6)
@@ -278,6 +280,9 @@ _LOOKALIKES = {
     "\u00b2": "**2",
     "\u00b3": "**3",
     "\u221a": "sqrt(...)",  # square root sign
+    "\u2264": "<=",
+    "\u2265": ">=",
+    "\u2260": "!=",
 }
 
 # Names people type from habit that the language takes as its own: ln(x) is log(x), π is pi.
@@ -308,7 +313,18 @@ _HINTS = {
     "ln1p": "log1p",
     "lb": "log2",
     "lg": "log10",
+    "exp2": "2**x",
+    "root": "x**(1/n)",
+    "nthroot": "x**(1/n), or cbrt(x)",
 }
+
+
+def _meant(text: str) -> str | None:
+    """What a function name from habit means in the language: arcsin is asin, arcsec is
+    asec's acos(1/x), LOG is log, trigamma is polygamma(1, x)."""
+    usual = text.lower()
+    usual = "a" + usual.removeprefix("arc") if usual.startswith("arc") else usual
+    return _HINTS.get(usual, usual if usual in FUNCTIONS and usual != text else None)
 
 
 def _bad_character(text: str) -> str:
@@ -320,7 +336,12 @@ def _bad_character(text: str) -> str:
         return f"unexpected character {text!r}: the language has no lists or sets"
     if text == "!":
         return "unexpected character '!': write x != y for not equal, and x == 0 for not x"
-    if text in "&|":
+    if text == "|":
+        return (
+            "unexpected character '|': for |x|, write abs(x); the language has no 'or': take "
+            "max(...) of comparisons"
+        )
+    if text == "&":
         return (
             f"unexpected character {text!r}: the language has no 'and' or 'or'; multiply "
             "comparisons for and, (a < b)*(b < c), and take max(...) of them for or"
@@ -366,6 +387,8 @@ def _syntax_error(tables: Tables, state: int, token, previous, source: str) -> S
         hint = f"write {previous[1]}*{text}"
         if previous[0] == "NAME" and ALIASES.get(previous[1], previous[1]) in FUNCTIONS:
             hint = f"write {previous[1]}({text})"
+        elif previous[0] == "NAME" and (_meant(previous[1]) or "").isidentifier():  # arcsin x
+            hint = f"write {_meant(previous[1])}({text})"
         message = f"missing operator between {_describe(previous)} and '{text}': {hint}"
     elif previous and previous[1] + text in _COMPARISONS and _touching(previous, offset):
         written = previous[1] + text  # x <> y, x =< y
@@ -391,6 +414,9 @@ def _syntax_error(tables: Tables, state: int, token, previous, source: str) -> S
             f"unexpected ','{after}: several outputs are listed by name, as the last statement "
             "(u = ...; v = ...; u, v)"
         )
+    elif text == "=" and source[offset : offset + 2] in _COMPARISONS:  # where(x =< 0, ...)
+        written = source[offset : offset + 2]
+        message = f"unknown comparison '{written}': write '{_COMPARISONS[written]}'"
     elif kind in ("EQUAL", "AUGMENTED"):
         message = f"only a name can be assigned to, with '{text}'"
         if text == "=":

@@ -66,7 +66,7 @@ Pair = tuple[Expr, Expr]
 #    a >= 1), and sign(a)/hypot(1, b/a) is a/hypot(a, b) (hypot, atan2), to rounding where
 #    nothing overflows or underflows.
 #  * dsinc(a) is sinc's derivative, (cos(pi*a) - sinc(a))/a but at 0, where it is 0.
-#  * hypot(1, a) (asinh's, which does not overflow) is sqrt(a**2 + 1).
+#  * 1/hypot(1, a) (asinh's, which does not overflow) is 1/sqrt(a**2 + 1).
 #  * polygamma's derivative by x is polygamma(n + 1, x), but nan (as the function) for n < 0.
 TEXTBOOK_RULES = (
     ("powlog(a, b)", "a**b*log(a)", "a > 0"),
@@ -79,7 +79,7 @@ TEXTBOOK_RULES = (
     ("-sign(b)/(hypot(1, a/b)*hypot(b, a))", "-b/(a**2 + b**2)", None),
     ("sign(a)/hypot(1, b/a)", "a/hypot(a, b)", None),
     ("dsinc(a)", "(cos(pi*a) - sinc(a))/a", "a != 0"),
-    ("hypot(1, a)", "sqrt(a**2 + 1)", None),
+    ("1/hypot(1, a)", "1/sqrt(a**2 + 1)", None),
     ("where(a < 0, polygamma(a, b), polygamma(a + 1, b))", "polygamma(a + 1, b)", "a+1 > 0"),
 )
 # The functions that only helpers use: a textbook derivative has none of them, unless the

@@ -160,6 +160,8 @@ def test_missing_and_unknown_inputs_listed_at_once():
         ("x =< y", "unknown comparison '=<': write '<='"),
         ("x => y", "unknown comparison '=>': write '>='"),
         ("x === y", "unknown comparison '===': write '=='"),
+        ("where(x =< 0, 0, x)", "unknown comparison '=<': write '<='"),
+        ("y = x => 0", "unknown comparison '=>': write '>='"),
         ("x < > y", "expected an expression after '<', found '>'"),
         (
             "0 < x <= 1",

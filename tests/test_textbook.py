@@ -81,6 +81,8 @@ EXERCISES = [
     ("acos(x)", "-1/sqrt(1 - x**2)", r"-\frac{1}{\sqrt{1 - x^{2}}}", (-0.9, 0.9)),
     ("atan(x)", "1/(x**2 + 1)", r"\frac{1}{x^{2} + 1}", (-3, 3)),
     ("atan(2*x)", "2/(4*x**2 + 1)", r"\frac{2}{4 x^{2} + 1}", (-3, 3)),
+    ("hypot(x, 3)", "x/hypot(x, 3)", r"\frac{x}{\operatorname{hypot}(x, 3)}", (-3, 3)),
+    ("atan2(3, x)", "-3/(x**2 + 9)", r"-\frac{3}{x^{2} + 9}", (-3, 3)),
     ("asinh(x)", "1/sqrt(x**2 + 1)", r"\frac{1}{\sqrt{x^{2} + 1}}", (-3, 3)),
     # special functions, and numbers that cancel
     ("erfinv(erf(x))", "exp(erfinv(erf(x))**2)*exp(-x**2)", None, (-2, 2)),
@@ -332,10 +334,29 @@ def test_a_formula_that_is_nan_where_the_engine_is_not_makes_the_largest_error_n
     assert done.stdout.splitlines()[1].split()[-2:] == ["0.0", "yes"]
 
 
+def test_check_against_reads_diffs_output_says_nothing_of_no_mismatch_and_is_strict_over_ranges():
+    formula = nanograd("diff", "x**x", "--wrt", "x").stdout  # with its `# x > 0` line
+    done = nanograd("check", "x**x", "--against", formula, "--x", "0.5:2")
+    assert done.returncode == 0
+    assert done.stdout.splitlines()[1].split()[:5] == ["x", "x**x*(log(x)", "+", "1)", "101"]
+    done = nanograd("check", "sqrt(x)", "--against", "1/(2*sqrt(x))", "--x", "-2:-1")
+    assert (done.returncode, len(done.stdout.splitlines())) == (1, 2)  # no empty table
+    assert done.stderr == "error: the engine's derivative by x is nan at every point\n"
+    args = ["check", "log(x)", "--against", "1/x", "--x", "-1:1:5"]
+    assert nanograd(*args).returncode == 0  # the nan points are left out
+    done = nanograd(*args, "--strict")
+    assert (done.returncode, done.stderr.splitlines()[0]) == (
+        1,
+        "error: line 1, column 1: log gave nan",
+    )
+
+
 @pytest.mark.parametrize(
     ("against", "message"),
     [
         ("X=2*x", "error: 'X=2*x': X names no input of the source (x)"),
+        ("", "error: --against '': the formula is empty"),
+        ("# x > 0", "error: --against '# x > 0': the formula is empty"),
         (
             "2x",
             "error: --against '2x': line 1, column 2: missing operator between '2' and 'x': "

@@ -32,6 +32,22 @@ COMMANDS = [
 ]
 
 
+# Names people give the commands, and the command each means.
+_MEANT = {
+    "derivative": "diff",
+    "differentiate": "diff",
+    "d": "diff",
+    "gradient": "grad",
+    "jacobian": "grad",
+    "optimize": "minimize",
+    "optimise": "minimize",
+    "minimise": "minimize",
+    "graph": "draw",
+    "hess": "hessian",
+    "gradcheck": "check",
+}
+
+
 class Commands(click.Group):
     """A group whose commands are imported only when asked for, so a run pays for one."""
 
@@ -50,7 +66,8 @@ class Commands(click.Group):
             return super().resolve_command(ctx, args)
         import difflib  # only on the way to an error
 
-        close = difflib.get_close_matches(name, COMMANDS, n=1, cutoff=0.6)
+        close = [_MEANT[name]] if name in _MEANT else []
+        close = close or difflib.get_close_matches(name, COMMANDS, n=1, cutoff=0.6)
         if name == "help":
             hint = ": for help, nanograd --help, or nanograd COMMAND --help"
         elif close:

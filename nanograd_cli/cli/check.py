@@ -109,7 +109,7 @@ def check_formulas(ctx, source, var, against, wrt, rtol, atol, fmt, digits, stri
     atol = api.AGAINST_ATOL if atol is None else atol
     result = api.check_against(program, against, fixed, ranges, wrt, rtol, atol, strict, warn)
     emit(fmt, result, digits)
-    if fmt in (None, "table") and not result.passed:
+    if fmt in (None, "table") and any(c.first for c in result.checks.values()):
         click.echo("\nfirst points where they differ:" if not rich_terminal() else "")
         show_table(lambda number: mismatch_rows(result, number), digits)
     for name, c in result.checks.items():

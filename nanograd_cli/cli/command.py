@@ -38,7 +38,7 @@ class SourceCommand(click.Command):
                     raise click.NoSuchOption(name, message, ctx=ctx) from None
             if close or not name.startswith("--") or not INPUT_NAME.fullmatch(name[2:]):
                 raise click.NoSuchOption(name, possibilities=close, ctx=ctx) from None
-            if as_format(name[2:], ctx):  # diff --latex
+            if as_format(name[2:], ctx):  # diff --latex, diff --json
                 message = f"No such option: {name}{as_format(name[2:], ctx)}"
                 raise click.NoSuchOption(name, message, ctx=ctx) from None
             raise click.UsageError(
@@ -110,9 +110,12 @@ class InputsCommand(SourceCommand):
                 raise click.NoSuchOption(arg, possibilities=nearest(name, own), ctx=ctx)
             else:
                 if not equals:
-                    if i + 1 >= len(args):
+                    # `--json --x 1`: the next option is no value
+                    followed = i + 1 < len(args) and _is_option(args[i + 1], own)
+                    if i + 1 >= len(args) or followed:
                         if ctx.resilient_parsing:  # completing: the value is being typed
-                            break
+                            i += 1
+                            continue
                         if nearest(name, own):  # `--strcit`: an option mistyped, no input
                             raise click.NoSuchOption(arg, possibilities=nearest(name, own), ctx=ctx)
                         raise click.BadOptionUsage(
@@ -148,24 +151,44 @@ class InputsCommand(SourceCommand):
         return [CompletionItem(n, help="input") for n in names if n.startswith(incomplete)] + items
 
 
+def _is_option(arg: str, own: set[str]) -> bool:
+    """Whether an argument is an option (the command's, or an input's `--NAME`), not a value:
+    a value may start with a dash (-1, -x), not with two and a name."""
+    name = arg.partition("=")[0]
+    return name in own or (name.startswith("--") and bool(INPUT_NAME.fullmatch(name[2:])))
+
+
 def nearest(name: str, options) -> list[str]:
     """The command's option nearest to `--name`, if one is near: what a typo meant."""
     import difflib  # only on the way to an error
 
-    return difflib.get_close_matches(f"--{name}", sorted(options), n=1, cutoff=0.75)
+    # compared without the dashes, which would make --t near --wrt
+    bare = {o.lstrip("-"): o for o in options}
+    close = difflib.get_close_matches(name.lstrip("-"), sorted(bare), n=1, cutoff=0.65)
+    return [bare[c] for c in close]
 
 
 def as_format(name: str, ctx: click.Context) -> str:
     """For `--json`, `--latex` and the like, read as an input: the option meant, where the
     command's --format has that choice."""
-    formats = {"json": "JSON", "csv": "CSV", "table": "a table", "latex": "LaTeX"}
-    choices = [
-        p.type.choices
-        for p in ctx.command.params
-        if "--format" in p.opts and isinstance(p.type, click.Choice)
-    ]
-    known = name in formats and any(name in c for c in choices)
-    return f"; for {formats[name]}, give --format {name}" if known else ""
+    formats = {"json": "JSON", "csv": "CSV", "table": "a table", "latex": "LaTeX", "tex": "LaTeX"}
+    if name not in formats:
+        return ""
+    choices = next(
+        (
+            list(p.type.choices)
+            for p in ctx.command.params
+            if "--format" in p.opts and isinstance(p.type, click.Choice)
+        ),
+        [],
+    )
+    meant = "latex" if name == "tex" else name
+    if meant in choices:
+        return f"; for {formats[name]}, give --format {meant}"
+    command = ctx.command_path
+    if not choices:
+        return f"; {command} has no --format"
+    return f"; {command} writes {', '.join(choices[:-1])} or {choices[-1]} (--format), not {formats[name]}"
 
 
 def other_options(ctx: click.Context) -> set[str]:
