@@ -26,6 +26,7 @@ import itertools
 import math
 import operator
 import re
+from collections.abc import Callable
 from fractions import Fraction
 
 from .language import parse
@@ -143,14 +144,15 @@ def _power_of_power(p: float, k: float) -> float | None:
     return e
 
 
-def _exponent_sum(q: float, p: float, base: Expr) -> float | None:
+def _exponent_sum(q: float, p: float, base: Expr, exactly: bool = False) -> float | None:
     """The exponent of base**q * base**p as one power, if that keeps every value: not
     x**0.5 * x**0.5 (nan for x < 0, where x is not), and with opposite signs (a
     cancellation, x**2/x) only for an analytic base, whose zeros are isolated; any for a
-    positive number whose powers are finite and not 0."""
-    s = q + p
-    if base.kind == NUMBER and base.value > 0.0:  # sqrt(pi)/sqrt(pi) is 1
-        powers = (power(base.value, e) for e in (q, p, s))
+    positive number whose powers are finite and not 0. `exactly`: added in fractions."""
+    s = _sum(q, p, exactly)
+    number = known_number(base)
+    if number is not None and number > 0.0:  # sqrt(pi)/sqrt(pi) is 1
+        powers = (power(number, e) for e in (q, p, s))
         return s if all(math.isfinite(v) and v != 0.0 for v in powers) else None
     if _integer(s) and not (_integer(q) and _integer(p)):
         return None
@@ -159,11 +161,23 @@ def _exponent_sum(q: float, p: float, base: Expr) -> float | None:
     return s
 
 
+# The numbers a textbook derivative keeps by name, as leaves of the input kind.
+NAMED_CONSTANTS = {math.pi: "pi", math.e: "e"}
+_BY_NAME = {name: value for value, name in NAMED_CONSTANTS.items()}
+
+
+def known_number(e: Expr) -> float | None:
+    """The value of a number, or of pi or e kept by name; else None."""
+    if e.kind == NUMBER:
+        return e.value
+    return _BY_NAME.get(e.value) if e.kind == INPUT else None
+
+
 def _factor_total(base: Expr, p: float) -> bool:
     """Whether base**p is nan nowhere but at isolated points (a number is a base only where
     its power overflows)."""
-    if base.kind == NUMBER:  # sqrt(2), kept as it is written in a textbook derivative
-        return math.isfinite(power(base.value, p))
+    if known_number(base) is not None:  # sqrt(2), kept as it is written in a textbook derivative
+        return math.isfinite(power(known_number(base), p))
     return base.total and _integer(p) and (p > 0 or base.analytic)
 
 
@@ -182,21 +196,24 @@ _ARITHMETIC = frozenset((ADD, SUB, MUL, DIV, NEG, POW, OPS["pow"]))
 
 def _symbolic(args: tuple[Expr, ...], value: float) -> bool:
     """Whether a textbook keeps a function of these numbers as it is written: of whole
-    numbers, pi or e (log(2), sqrt(pi)), when it is no whole number itself. (A function of
-    2.5 is worked out, as SymPy works out one of a float.)"""
-    exact = all(_integer(a.value) or a.value in (math.pi, math.e) for a in args)
+    numbers or fractions without a short decimal (log(2), log(2/3)), when it is no whole
+    number itself. (A function of 2.5 is worked out, as SymPy works out one of a float; pi
+    and e are kept by name, not as numbers.)"""
+    exact = all(_integer(a.value) or fraction(a.value, UNENDING) for a in args)
     return exact and not _integer(value)
 
 
-# The denominators of the fractions a textbook derivative writes as p/q (those with no short
-# decimal), and the largest numerator.
-_DENOMINATORS = (3, 6, 7, 9, 11, 12)
+# The denominators of the fractions a textbook derivative writes as p/q: in an exponent and
+# a coefficient, every small one but 10 (x**(3/2), 3*x/2; x**0.7 stays), elsewhere those with
+# no short decimal (2/3, but 0.5); and the largest numerator.
+DENOMINATORS = (2, 3, 4, 5, 6, 7, 8, 9, 11, 12)
+UNENDING = (3, 6, 7, 9, 11, 12)
 _NUMERATOR = 1000
 
 
-def fraction(value: float) -> tuple[int, int] | None:
-    """(p, q) where value is p/q correctly rounded for a small q without a short decimal."""
-    for q in _DENOMINATORS:
+def fraction(value: float, denominators: tuple[int, ...] = DENOMINATORS) -> tuple[int, int] | None:
+    """(p, q) where value is p/q correctly rounded, for q in `denominators` (not 1)."""
+    for q in denominators:
         p = round(value * q) if math.isfinite(value) else 0
         if p and abs(p) <= _NUMERATOR and math.gcd(p, q) == 1 and p / q == value:
             return p, q
@@ -211,6 +228,21 @@ def _as_fraction(value: float) -> Fraction | None:
     return None if ratio is None else Fraction(*ratio)
 
 
+def _sum(q: float, p: float, exactly: bool) -> float:
+    """q + p; `exactly`, in fractions where both are simple ones (2/3 - 1 is -1/3)."""
+    return _exactly_or(operator.add, q, p) if exactly else q + p
+
+
+def _product(q: float, p: float, exactly: bool) -> float:
+    """q * p; `exactly`, in fractions where both are simple ones."""
+    return _exactly_or(operator.mul, q, p) if exactly else q * p
+
+
+def _exactly_or(f: Callable, q: float, p: float) -> float:
+    a, b = _as_fraction(q), _as_fraction(p)
+    return f(q, p) if a is None or b is None else float(f(a, b))
+
+
 def piecewise(op: Op) -> bool:
     """Whether op has kinks or flat pieces (relu, abs, step, sign, max, floor, ...): where its
     argument is near a kink, which side it falls on must be computed as the engine does."""
@@ -221,9 +253,10 @@ class Builder:
     """Makes canonical expressions, sharing equal ones.
 
     `textbook`: for a derivative as a person reads it, calls on numbers stay as written
-    (`log(2)`, `sqrt(2)`) unless they are whole numbers, and powers of one base with symbolic
-    exponents add them up (`x*x**(x - 1)` is `x**x`), exact but where the base is 0 (as `x/x`
-    is 1: the base is analytic, so that is at isolated points only).
+    (`log(2)`, `sqrt(2)`) unless they are whole numbers, pi and e are kept by name (`2*pi`,
+    leaves that are numbers), arithmetic on fractions is done in fractions, and powers of one
+    base with symbolic exponents add them up (`x*x**(x - 1)` is `x**x`), exact but where the
+    base is 0 (as `x/x` is 1: the base is analytic, so that is at isolated points only).
     """
 
     def __init__(self, textbook: bool = False):
@@ -243,7 +276,12 @@ class Builder:
         return node
 
     def const(self, value: float) -> Expr:
-        return self._make(NUMBER, None, value=float(value))
+        value = float(value)
+        if self.textbook and abs(value) in NAMED_CONSTANTS:  # 2*pi, not 6.283185307179586
+            leaf = self._make(INPUT, None, value=NAMED_CONSTANTS[abs(value)])
+            leaf.degree = 0.0  # a number: x + pi, not pi + x
+            return leaf if value > 0.0 else self.multiply(-1.0, [(leaf, 1.0)])
+        return self._make(NUMBER, None, value=value)
 
     def var(self, name: str) -> Expr:
         return self._make(INPUT, None, value=name)
@@ -269,6 +307,11 @@ class Builder:
 
     def apply(self, op: Op, *args: Expr) -> Expr:
         """op applied to args: simplified, or as it is when simplifying would overflow."""
+        values = [known_number(a) for a in args]
+        if op not in _ARITHMETIC and None not in values and not all(a.kind == NUMBER for a in args):
+            folded = op.forward(*values)  # of pi or e by name: log(e) is 1, cos(pi) -1
+            if _integer(folded):
+                return self.const(folded)
         if all(a.kind == NUMBER for a in args):
             folded = op.forward(*(a.value for a in args))
             if self.textbook and op in _RATIONAL:  # 2/3 - 1 is -1/3, as a textbook has it
@@ -314,16 +357,18 @@ class Builder:
         """constant + sum of weight * expression, or None if a number overflows."""
         weights: dict[int, float] = {}
         terms: dict[int, Expr] = {}
+        exactly = self.textbook  # in fractions: 1/3 - 1 is -2/3
         for e, w in items:
             if e.kind == NUMBER:
-                constant += w * e.value
+                constant = _sum(constant, _product(w, e.value, exactly), exactly)
                 continue
             for term, u in self._terms(e):
                 if term is None:
-                    constant += w * u
+                    constant = _sum(constant, _product(w, u, exactly), exactly)
                     continue
                 terms[id(term)] = term
-                weights[id(term)] = weights.get(id(term), 0.0) + w * u
+                held = weights.get(id(term), 0.0)
+                weights[id(term)] = _sum(held, _product(w, u, exactly), exactly)
         constant = self._spread(constant, terms, weights)
         if not _finite(constant, *weights.values()):
             return None
@@ -378,7 +423,7 @@ class Builder:
             bases[id(base)] = base
             known = exponents.setdefault(id(base), [])
             for j, q in enumerate(known):
-                s = _exponent_sum(q, p, base)
+                s = _exponent_sum(q, p, base, self.textbook)
                 if s is not None:
                     known[j] = s
                     break
@@ -387,7 +432,7 @@ class Builder:
 
         for e, k in items:
             c, factors = self._factors(e, k)
-            coefficient *= c
+            coefficient = _product(coefficient, c, self.textbook)
             for base, p in factors:
                 if self.textbook and base.kind == POWER and p == 1.0:
                     inner = base.args[0]
@@ -440,13 +485,18 @@ class Builder:
             return 1.0, [(e, k)]
         if e.kind == PRODUCT and len(e.args) <= FLAT_LIMIT:
             c = e.value
-            exponents = [
-                p * k if b.kind == NUMBER and b.value > 0.0 else _power_of_power(p, k)
+            exponents = [  # sqrt(2)**2 is 2, for a positive number; (x**0.5)**2 is not x
+                p * k
+                if _integer(p * k) and (known_number(b) or 0.0) > 0.0
+                else _power_of_power(p, k)
                 for b, p in zip(e.args, e.weights, strict=True)
             ]
             scalable = _integer(k) or (len(e.args) == 1 and c > 0.0)
             if scalable and None not in exponents:
-                return power(c, k), list(zip(e.args, exponents, strict=True))
+                factors = list(zip(e.args, exponents, strict=True))
+                if self.textbook and not _integer(k) and _symbolic((self.const(c),), power(c, k)):
+                    return 1.0, [(self.const(c), k), *factors]  # sqrt(2*pi) is sqrt(2)*sqrt(pi)
+                return power(c, k), factors
             return 1.0, [(e, k)]
         if e.kind == SUM and _integer(k) and len(e.args) <= FLAT_LIMIT:
             content = _content([*e.weights, e.value] if e.value else list(e.weights))
@@ -608,11 +658,11 @@ class _Layout(Written):
     def number(self, value: float) -> Expr:
         """A number; with `fractions`, one that is p/q to the last bit and has no short
         decimal (q not made of 2s and 5s) is written p/q: 2/3, not 0.6666666666666666."""
-        ratio = fraction(value) if self.fractions else None
-        if ratio is None:
-            return super().number(value)
-        top, bottom = (super(_Layout, self).number(float(n)) for n in ratio)
-        return self.op(DIV, top, bottom)
+        ratio = fraction(value, UNENDING) if self.fractions else None
+        return super().number(value) if ratio is None else self.ratio(*ratio)
+
+    def ratio(self, p: int, q: int) -> Expr:
+        return self.op(DIV, super().number(float(p)), super().number(float(q)))
 
     def show(self, e: Expr) -> Expr:
         """e's layout, given its arguments' (in self.shown)."""
@@ -675,8 +725,12 @@ class _Layout(Written):
             top.append(self.number(c))
         elif c != 1.0:
             inverse = 1.0 / c
+            ratio = fraction(c) if self.fractions else None
             if not _integer(c) and math.isfinite(inverse) and _integer(inverse):
                 bottom.append(self.number(inverse))  # x/2, not 0.5*x
+            elif ratio:  # 3*x/2 and 2/(3*x), in a textbook form
+                top += [self.number(float(ratio[0]))] if ratio[0] != 1 else []
+                bottom.append(self.number(float(ratio[1])))
             else:
                 top.append(self.number(c))
         # -(p - 1)*(p - y) is (1 - p)*(p - y): the sum that takes the sign is, where one can,
@@ -712,7 +766,8 @@ class _Layout(Written):
             return base
         if p == 0.5:
             return self.op(SQRT, base)
-        return self.op(POW, base, self.number(p))
+        ratio = fraction(p) if self.fractions else None  # x**(3/2), in a textbook form
+        return self.op(POW, base, self.ratio(*ratio) if ratio else self.number(p))
 
     def times(self, factors: list[Expr]) -> Expr:
         shown = factors[0]

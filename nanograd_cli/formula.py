@@ -407,14 +407,17 @@ class _Latex(_Text):
         return _cat(r"\left(", text, r"\right)")
 
     def name(self, name: str) -> str:
-        if name in _GREEK:
+        if name in _GREEK or name == "pi":  # pi: the constant, by name in a textbook form
             return "\\" + name
-        match = re.fullmatch(r"([A-Za-z])(?:_([A-Za-z0-9]+)|([0-9]+))", name)
-        if match:  # x1, x_1, d_x, d_alpha: subscripts
-            subscript = match[2] or match[3]
-            return f"{match[1]}_{{{self.name(subscript) if subscript in _GREEK else subscript}}}"
         if len(name) == 1:
             return name
+        head, _, subscript = name.partition("_")
+        digits = re.fullmatch(r"([A-Za-z]+?)([0-9]+)", name)
+        if digits and not subscript:  # x1, beta2
+            head, subscript = digits[1], digits[2]
+        if subscript and (len(head) == 1 or head in _GREEK):  # x_1, d_x, beta_2, d_x_1
+            inner = self.name(subscript) if subscript in _GREEK or "_" in subscript else subscript
+            return f"{self.name(head)}_{{{inner}}}"
         return r"\mathrm{" + name.replace("_", r"\_") + "}"
 
     def number(self, x: float) -> str:

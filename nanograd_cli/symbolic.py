@@ -33,10 +33,12 @@ from .algebra import (
     INPUT,
     NAMED,
     NUMBER,
+    PRODUCT,
     SUM,
     Builder,
     Expr,
     Written,
+    known_number,
     layout,
     piecewise,
     reachable,
@@ -346,16 +348,42 @@ def _local_derivatives(
                 local[k] = exact[k]  # (-2)**x: no textbook form agrees anywhere
                 continue
             conditions.extend(
-                (ins.args[k], n) for n, v in zip(found, values, strict=True) if v is None
+                (ins.args[k], n)
+                for n, v in zip(found, values, strict=True)
+                if v is None and not positive(n.expr)  # x**2 + 1 > 0 goes without saying
             )
     return local
 
 
+def positive(e: Expr) -> bool:
+    """Whether e is positive in floats wherever it is a number: a positive number, cosh(...),
+    or a positive constant plus squares (x**2 + 1). Not exp(x), which is 0 below -745."""
+    number = known_number(e)
+    if number is not None:
+        return number > 0.0
+    if e.kind == CALL:
+        return e.op.name == "cosh"
+    if e.kind == SUM:
+        terms = zip(e.args, e.weights, strict=True)
+        return e.value > 0.0 and all(w > 0.0 and _at_least_0(t) for t, w in terms)
+    return False
+
+
+def _at_least_0(e: Expr) -> bool:
+    """Whether e is 0 or more wherever it is a number: a product of even powers (x**2,
+    x**2*y**4) with a positive coefficient, or something positive."""
+    if e.kind == PRODUCT:
+        return e.value > 0.0 and all(p % 2 == 0.0 for p in e.weights)
+    return positive(e)
+
+
 def _constant(e: Expr) -> float | None:
-    """The value of an expression of numbers alone (2, sqrt(2)), else None."""
-    if any(r.kind in (INPUT, NAMED) for r in reachable([e])):
+    """The value of an expression of numbers alone (2, sqrt(2), pi by name), else None."""
+    leaves = [r for r in reachable([e]) if r.kind in (INPUT, NAMED)]
+    if any(known_number(r) is None for r in leaves):
         return None
-    return e.value if e.kind == NUMBER else evaluate([e], {})[0].data
+    numbers = {r.value: Value.constant(known_number(r)) for r in leaves}
+    return e.value if e.kind == NUMBER else evaluate([e], numbers)[0].data
 
 
 def _union(masks) -> int:

@@ -177,7 +177,7 @@ def test_diff_outputs(source, wrt, expected):
 def test_diff_latex():
     code, out, _ = run("diff", "sqrt(x)/x", "--wrt", "x", "--format", "latex")
     assert code == 0
-    assert out == "-\\frac{1}{2 x^{1.5}}\n"
+    assert out == "-\\frac{1}{2 x^{\\frac{3}{2}}}\n"
 
 
 def test_check_passes_and_fails():

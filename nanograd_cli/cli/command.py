@@ -188,7 +188,8 @@ def as_format(name: str, ctx: click.Context) -> str:
     command = ctx.command_path
     if not choices:
         return f"; {command} has no --format"
-    return f"; {command} writes {', '.join(choices[:-1])} or {choices[-1]} (--format), not {formats[name]}"
+    written = f"{', '.join(choices[:-1])} or {choices[-1]}"
+    return f"; {command} writes {written} (--format), not {formats[name]}"
 
 
 def other_options(ctx: click.Context) -> set[str]:
