@@ -8,6 +8,7 @@ the arrays, as nan, and the drawings leave gaps there. Drawing is `render.plot`'
 from __future__ import annotations
 
 import math
+import re
 import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -85,12 +86,20 @@ def parse_range(name: str, text: str) -> Range:
         )
     if len(parts) == 2:
         return Range(low, high)
-    count = parts[2].strip()
-    if not (count.isascii() and count.isdigit()) or int(count) < 2:
+    count = _whole(parts[2].strip())  # 50, or 1e3
+    if count is None or count < 2:
         raise InputError(f"--{name} {text}: N, the number of points, is a whole number >= 2")
-    if int(count) > MAX_POINTS:
+    if count > MAX_POINTS:
         raise InputError(f"--{name} {text}: at most {MAX_POINTS:,} points")
-    return Range(low, high, int(count))
+    return Range(low, high, count)
+
+
+def _whole(text: str) -> int | None:
+    """The whole number `text` writes (`50`, `1e3`, `1000.0`), or None."""
+    if not (text.isascii() and re.fullmatch(r"[0-9]+(\.0*)?([eE]\+?[0-9]+)?", text)):
+        return None
+    value = float(text)
+    return int(value) if value.is_integer() and value <= 2**53 else None
 
 
 # A y axis leaves out poles: a value more than FAR_OUT interquartile ranges beyond the

@@ -257,6 +257,8 @@ YLIM_USAGE = "give LO:HI (e.g. --ylim -10:10), auto or full"
         ("--x 0:1:1", "--x 0:1:1: N, the number of points, is a whole number >= 2"),
         ("--x 0:1:2.5", "--x 0:1:2.5: N, the number of points, is a whole number >= 2"),
         ("--x 0:1:2000000", "--x 0:1:2000000: at most 1,000,000 points"),
+        ("--x 0:1:2e6", "--x 0:1:2e6: at most 1,000,000 points"),  # 1e3 is 1000 points
+        ("--x 0:1:1e-3", "--x 0:1:1e-3: N, the number of points, is a whole number >= 2"),
         ("--x 1", "give an input a range to plot over, e.g. --x -3:3"),
         ("--x 1 --var x=0:1", "--x is given a value and a range: give one of them"),
         ("--x 0:1 --var x=0:2", "a range for x is given twice"),
