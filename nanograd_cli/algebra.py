@@ -208,6 +208,7 @@ def _symbolic(args: tuple[Expr, ...], value: float) -> bool:
 # no short decimal (2/3, but 0.5); and the largest numerator.
 DENOMINATORS = (2, 3, 4, 5, 6, 7, 8, 9, 11, 12)
 UNENDING = (3, 6, 7, 9, 11, 12)
+_EXACT = tuple(range(2, 13))  # the fractions that arithmetic keeps exact: 0.7 - 1 is -0.3
 _NUMERATOR = 1000
 
 
@@ -224,7 +225,7 @@ def _as_fraction(value: float) -> Fraction | None:
     """value as an exact fraction, if it is a whole number or a simple fraction."""
     if _integer(value) and abs(value) <= 2.0**53:
         return Fraction(int(value))
-    ratio = fraction(value)
+    ratio = fraction(value, _EXACT)
     return None if ratio is None else Fraction(*ratio)
 
 
@@ -456,6 +457,13 @@ class Builder:
             coefficient *= c
             for base, p in factors:
                 put(base, p)
+        for i, ps in exponents.items():
+            if len(ps) > 1:  # sqrt(x)**2*sqrt(x) is x**(3/2): a power that is nan where they are
+                total = functools.reduce(lambda q, p: _sum(q, p, self.textbook), ps)
+                one_sign = all(p > 0 for p in ps) or all(p < 0 for p in ps)
+                cancels = bases[i].analytic and bases[i].kind != NUMBER
+                if not _integer(total) and (one_sign or cancels):
+                    exponents[i] = [total]
         if not _finite(coefficient):
             return None
         factors = [(bases[i], p) for i, ps in exponents.items() for p in ps if p != 0.0]
@@ -497,6 +505,12 @@ class Builder:
                 if self.textbook and not _integer(k) and _symbolic((self.const(c),), power(c, k)):
                     return 1.0, [(self.const(c), k), *factors]  # sqrt(2*pi) is sqrt(2)*sqrt(pi)
                 return power(c, k), factors
+            if self.textbook and _integer(k) and 1 <= abs(k) <= 4 and _finite(power(c, k)):
+                # sqrt(x)**2 as sqrt(x)*sqrt(x), k times (exact, and nan where it is), so that
+                # another sqrt(x) adds up with them: x**(3/2)
+                sign = 1.0 if k > 0 else -1.0
+                copies = [(b, sign * p) for _ in range(int(abs(k))) for b, p in _pairs(e)]
+                return power(c, k), copies
             return 1.0, [(e, k)]
         if e.kind == SUM and _integer(k) and len(e.args) <= FLAT_LIMIT:
             content = _content([*e.weights, e.value] if e.value else list(e.weights))
@@ -556,6 +570,9 @@ def _natural(name: str) -> str:
     return re.sub(r"[0-9]+", lambda digits: digits[0].zfill(20), name)
 
 
+_COMPARISONS = frozenset(("<", "<=", ">", ">=", "==", "!="))
+
+
 def _describe(e: Expr) -> None:
     """Fill in what is known of a new node from its arguments: total, analytic, degree, key."""
     kind = e.kind
@@ -574,14 +591,20 @@ def _describe(e: Expr) -> None:
         e.total = all(_factor_total(b, p) for b, p in pairs)
         e.analytic = all(b.analytic and _integer(p) for b, p in pairs)
         e.degree = sum(b.degree * p for b, p in pairs)
-    elif kind == POWER:
-        e.total = e.analytic = False
+    elif kind == POWER:  # a positive number to a power is as exp: 2**x/2**x is 1
+        base, exponent = e.args
+        positive = (known_number(base) or 0.0) > 0.0
+        e.total = positive and exponent.total
+        e.analytic = positive and exponent.analytic
         e.degree = 0.0
     elif kind == NAMED:  # filled in by Builder.named
         e.total = e.analytic = True
         e.degree = 1.0
     elif all(a.kind == NUMBER for a in e.args):  # log(2), or log(0) where a number overflows
         e.total = e.analytic = math.isfinite(e.op.forward(*(a.value for a in e.args)))
+        e.degree = 0.0
+    elif e.op.name in _COMPARISONS:  # 0 or 1, also of nan: (log(x) == 0)*0 is 0
+        e.total, e.analytic = True, False
         e.degree = 0.0
     else:
         total, analytic = _op_nature(e.op)

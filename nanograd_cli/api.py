@@ -165,6 +165,13 @@ def check_against(
     for text in against:
         name, equals, rest = text.partition("=")
         name = name.strip()
+        if equals and name.removeprefix("d_") in program.inputs and "\n" in rest.strip():
+            raise InputError(  # diff's output for every input
+                f"give one formula per --against: {name.removeprefix('d_')}=FORMULA, or "
+                "diff --wrt NAME's output as it is"
+            )
+        if name.startswith("d_") and name[2:] in program.inputs and name not in program.inputs:
+            name = name[2:]  # d_x = y, as diff writes it: the derivative by x
         if equals and name in program.inputs and not rest.startswith("="):
             text = rest.strip()
         elif equals and not rest.startswith("=") and re.fullmatch(r"[A-Za-z_]\w*", name):

@@ -20,7 +20,7 @@ from .formula import Note, Printer
 from .ops import MUL, POW, WHERE, Op
 from .program import Apply, Const, Input, Program
 from .results import BackwardStep, Explanation, ForwardStep, LocalDerivative, Term
-from .symbolic import textbook_formulas
+from .symbolic import exact_formulas, textbook_formulas
 
 # An unnamed sub-expression whose text is longer than this is named (t1, t2, ...) and written
 # by that name where it is used: the text stays short and linear in the size of the program.
@@ -162,7 +162,7 @@ class _Writer:
         at = dict(zip(op.parameters, values, strict=True))
         for side, relation in textbook.conditions:
             value = side.values({n: at[n] for n in side.inputs})[side.result]
-            if not Note(None, relation).holds(value):
+            if not Note(None, relation).holds(value) and not _agrees(op, k, formula, at):
                 shown = self._written(side, op, args)
                 sign, latex = {">": (">", ">"), "!=": ("!=", r"\neq")}[relation]
                 domain = Term(f"{shown.text} {sign} 0", lambda s=shown, r=latex: f"{s.latex} {r} 0")
@@ -265,3 +265,11 @@ def spare_names(program: Program) -> Iterator[tuple[str, str]]:
     for k in itertools.count(1):
         if f"t{k}" not in taken:
             yield f"t{k}", f"t{k}"
+
+
+def _agrees(op: Op, k: int, formula: Program, at: dict[str, float]) -> bool:
+    """Whether the textbook `formula` for d/d(argument k) of op gives the engine's value at
+    the point `at` anyway (2*x at x = 0 for x**2: the power rule holds where b != 0)."""
+    exact = exact_formulas(op)[k].program
+    mine, theirs = (f.values({n: at[n] for n in f.inputs})[f.result] for f in (formula, exact))
+    return mine == theirs or (math.isnan(mine) and math.isnan(theirs))

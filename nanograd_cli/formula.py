@@ -334,6 +334,10 @@ class _Text:
             # -(2*x) is (-2)*x exactly, so the product needs no parentheses; but -(x % 2) is
             # not (-x) % 2
             (operand,) = args
+            text, level = operand
+            if self.flips and level >= _PRODUCT and _head(text).startswith("-"):
+                # -(-x/y**2) is x/y**2, exactly: no --
+                return (text[1:] if isinstance(text, str) else _Rope((text,), skip=1)), _PRODUCT
             if operand[1] == _PRODUCT and not _leftmost_modulo(e.args[0]):
                 return _cat("-", operand[0]), _PRODUCT
             return _cat("-", self.wrap(operand, _UNARY)), _UNARY
@@ -376,7 +380,7 @@ class _Text:
         )
 
     def power(self, base: Text, exponent: tuple[Text, int]) -> Text:
-        return _cat(base, "**", self.wrap(exponent, _UNARY))
+        return _cat(base, "**", self.wrap(exponent, _POWER))  # e**(-x**2), not e**-x**2
 
     def divide(self, a: tuple[Text, int], b: tuple[Text, int]) -> Text:
         return _cat(self.wrap(a, _PRODUCT), "/", self.wrap(b, _POWER))

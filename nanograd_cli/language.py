@@ -202,7 +202,10 @@ class _Builder:
             return self._emit(Const(CONSTANTS[known], offset))
         if known in FUNCTIONS:
             message = f"{text} is a function: call it as {text}(...)"
-            if self.source[offset + len(text) :].lstrip().startswith(("^", "**")):  # sin^2(x)
+            after = self.source[offset + len(text) :].lstrip()
+            if text == "exp" and after.startswith(("^", "**")):  # exp^x
+                message += "; for e to a power, write exp(x) or e**x"
+            elif re.match(r"(\^|\*\*)\s*[0-9]", after):  # sin^2(x)
                 message += f", and raise the call to a power: {text}(x)**2"
             raise NameProblem(message, self.source, offset)
         self.first_read[text] = offset

@@ -356,7 +356,10 @@ def test_a_source_read_as_dash_e_or_dash_f_says_to_put_it_after_dashes(
     tmp_path, source, inputs, code, error, after
 ):
     done = limited(f"nanograd grad '{source}' {inputs}", cwd=str(tmp_path))
-    hint = f"A source that begins with - goes after --: nanograd grad -- '{source}'\n"
+    hint = (
+        f"A source that begins with - goes after -e: nanograd grad -e '{source}' "
+        "(or last, after -- and the options)\n"
+    )
     assert done == (code, "", f"error: {error}{hint}")
     done = limited(f"nanograd grad {inputs} --format csv -- '{source}'", cwd=str(tmp_path))
     assert done[0] == 0 and done[1].splitlines()[1] == after

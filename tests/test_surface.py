@@ -275,7 +275,7 @@ def test_inputs_in_the_order_read_after_an_augmented_assignment():
         (["grad", "x", "--x", "1", "--fromat", "json"], "did you mean --format?"),
         (["hessian", "x*x", "--x", "1", "--wrt", "x"], "nanograd hessian has no --wrt option"),
         (["check", "x", "--x", "1", "--rtol", "-1"], "'--rtol': -1 is not at least 0"),
-        (["grad", "-x**2", "--x", "1"], "goes after --: nanograd grad -- '-x**2'"),
+        (["grad", "-x**2", "--x", "1"], "goes after -e: nanograd grad -e '-x**2' (or last"),
         (["grad", "x", "--x", "1e999"], "error: --x 1e999 is too large for a float"),
         (["grad", "x", "--x", "1_000"], "error: --x expects a number, got '1_000'"),
         (["grad", "x*y", "--x", "2", "--y", "3", "--wtr", "x"], "did you mean --wrt?"),
@@ -284,6 +284,10 @@ def test_inputs_in_the_order_read_after_an_augmented_assignment():
         (["grad", "where(x = 2, 1, 0)", "--x", "1"], "to compare, write '=='"),
         (["grad", "x <> 1", "--x", "1"], "unknown comparison '<>': write '!='"),
         (["grad", "arcsec(x)", "--x", "2"], "unknown function arcsec: did you mean acos(1/x)?"),
+        (["grad", "exp^x", "--x", "1"], "for e to a power, write exp(x) or e**x"),
+        (["grad", "t*x", "--t", "1,5", "--x", "1"], "error: --t expects a number, got '1,5'\n"),
+        (["derivative", "x"], "No such command 'derivative': did you mean diff?"),
+        (["check", "x*y", "--against", "d_x = y\nd_y = x", "--x", "1", "--y", "2"], "give one"),
     ],
 )
 def test_errors_say_what_to_do(args, message):

@@ -55,6 +55,24 @@ EXERCISES = [
     ),
     ("cbrt(x)", "1/(3*cbrt(x)**2)", r"\frac{1}{3 {\sqrt[3]{x}}^{2}}", (0.1, 3)),
     ("x**0.3", "0.3/x**0.7", r"\frac{0.3}{x^{0.7}}", (0.1, 3)),
+    ("1/sqrt(x)", "-1/(2*x**(3/2))", r"-\frac{1}{2 x^{\frac{3}{2}}}", (0.1, 3)),
+    (
+        "1/sqrt(x**2 + 1)",
+        "-x/(x**2 + 1)**(3/2)",
+        r"-\frac{x}{{\left(x^{2} + 1\right)}^{\frac{3}{2}}}",
+        (-3, 3),
+    ),
+    ("x**0.7", "0.7/x**0.3", r"\frac{0.7}{x^{0.3}}", (0.1, 3)),
+    # powers of functions: no condition where the power rule holds (b is 2)
+    ("log(x)**2", "2*log(x)/x", r"\frac{2 \log(x)}{x}", (0.5, 3)),
+    (
+        "asin(x)**2",
+        "2*asin(x)/sqrt(1 - x**2)",
+        r"\frac{2 \arcsin(x)}{\sqrt{1 - x^{2}}}",
+        (-0.9, 0.9),
+    ),
+    ("log(e**x)", "1", "1", (-3, 3)),
+    ("e**(-x**2)", "-2*x*e**(-x**2)", "-2 x e^{-x^{2}}", (-2, 2)),
     # pi and e by name
     ("sin(2*pi*x)", "2*pi*cos(2*pi*x)", r"2 \pi \cos(2 \pi x)", (-1, 1)),
     ("x*pi/4", "pi/4", r"\frac{\pi}{4}", (-1, 1)),
@@ -324,6 +342,8 @@ def test_check_against_a_formula_through_the_command_line():
     done = nanograd("check", *two, "--y", "-2:2:5", "--format", "json")
     assert done.returncode == 0, done.stderr
     assert '"pass": true' in done.stdout and '"points": 5' in done.stdout
+    done = nanograd("check", "x*y", "--against", "d_x = y", "--x", "1", "--y", "2")
+    assert done.returncode == 0, done.stderr  # diff's d_x = ... is the derivative by x
     done = nanograd("check", "x*y", "--against", "x", "--x", "1", "--y", "2", "--wrt", "x")
     assert done.returncode == 1  # d/dx is y, not x
     for bad in (["--against", "y"], ["--against", "x=z"], ["--against", "x=y", "--against", "x=1"]):

@@ -94,4 +94,7 @@ def leading_dash_source(error: Exception, args: list[str], commands: list[str]) 
         return None
     if source is None or command is None:
         return None
-    return f"A source that begins with - goes after --: {command} -- {source!r}"
+    return (
+        f"A source that begins with - goes after -e: {command} -e {source!r} "
+        "(or last, after -- and the options)"
+    )
