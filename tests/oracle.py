@@ -10,6 +10,7 @@ import pytest
 import sympy
 
 from nanograd_cli import parse
+from nanograd_cli.algebra import fraction
 
 
 class sigmoid(sympy.Function):
@@ -68,13 +69,19 @@ def symbol(name: str) -> sympy.Symbol:
     return sympy.Symbol(name, real=True)
 
 
-def to_sympy(program):
+def to_sympy(program, exact: bool = False):
     """The program's result as a SymPy expression, through the walker every interpretation of
     a program uses. Its numbers are integers and floats, so that SymPy folds them as nanograd
-    does (with pi exact, `pi/(1 + pi**2)` keeps SymPy's `diff` busy for minutes)."""
+    does (with pi exact, `pi/(1 + pi**2)` keeps SymPy's `diff` busy for minutes); `exact`, as
+    a textbook has them: pi and e, and fractions (2/3) exact."""
 
     def number(value: float):
-        return sympy.Integer(int(value)) if value.is_integer() else sympy.Float(value)
+        if value.is_integer():
+            return sympy.Integer(int(value))
+        if exact and value in (math.pi, math.e):
+            return sympy.pi if value == math.pi else sympy.E
+        ratio = fraction(value) if exact else None
+        return sympy.Rational(*ratio) if ratio else sympy.Float(value)
 
     def call(op, *args):
         f = FUNCTIONS.get(op.name) or getattr(sympy, op.name, None) or sympy.Function(op.name)
