@@ -6,6 +6,7 @@ import math
 from collections.abc import Mapping
 
 from .compiled import compiled, worth_compiling
+from .errors import SourceError
 from .program import Program
 from .results import Agreement, Check, FormulaCheck, GradientCheck, Mismatch
 
@@ -108,7 +109,8 @@ def formula_check(
     for values in itertools.product(*axes):
         point = {**fixed, **dict(zip(names, values, strict=True))}
         result = program.grad(point)
-        non_finite = non_finite or result.non_finite
+        if non_finite is None and result.non_finite is not None:
+            non_finite = _at(result.non_finite, dict(zip(names, values, strict=True)))
         for name, (_, formula) in formulas.items():
             tally = found[name]
             tally[0] += 1
@@ -132,3 +134,13 @@ def formula_check(
     }
     shown_ranges = {name: (low, high, count) for name, (low, high, count) in ranges.items()}
     return FormulaCheck(dict(fixed), shown_ranges, checks, rtol, atol, non_finite)
+
+
+def _at(where: SourceError, point: Mapping[str, float]) -> SourceError:
+    """The nan or inf `where` says, and the point of the ranges it was made at."""
+    if not point:
+        return where
+    found = type(where).__new__(type(where))  # the same error, its message longer
+    found.__dict__.update(where.__dict__)
+    found.message += " at " + ", ".join(f"{n} = {v!r}" for n, v in point.items())
+    return found

@@ -285,6 +285,7 @@ def test_inputs_in_the_order_read_after_an_augmented_assignment():
         (["grad", "x <> 1", "--x", "1"], "unknown comparison '<>': write '!='"),
         (["grad", "arcsec(x)", "--x", "2"], "unknown function arcsec: did you mean acos(1/x)?"),
         (["grad", "exp^x", "--x", "1"], "for e to a power, write exp(x) or e**x"),
+        (["diff", "x**2", "--with", "x"], "No such option '--with'. Did you mean '--wrt'?"),
         (["grad", "t*x", "--t", "1,5", "--x", "1"], "error: --t expects a number, got '1,5'\n"),
         (["derivative", "x"], "No such command 'derivative': did you mean diff?"),
         (["check", "x*y", "--against", "d_x = y\nd_y = x", "--x", "1", "--y", "2"], "give one"),

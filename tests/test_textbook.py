@@ -383,7 +383,7 @@ def test_check_against_reads_diffs_output_says_nothing_of_no_mismatch_and_is_str
     done = nanograd(*args, "--strict")
     assert (done.returncode, done.stderr.splitlines()[0]) == (
         1,
-        "error: line 1, column 1: log gave nan",
+        "error: line 1, column 1: log gave nan at x = -1.0",  # the point of the range
     )
 
 

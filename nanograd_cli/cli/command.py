@@ -164,8 +164,15 @@ def nearest(name: str, options) -> list[str]:
 
     # compared without the dashes, which would make --t near --wrt
     bare = {o.lstrip("-"): o for o in options}
+    meant = _MEANT.get(name.lstrip("-"))
+    if meant in bare:  # --with for --wrt
+        return [bare[meant]]
     close = difflib.get_close_matches(name.lstrip("-"), sorted(bare), n=1, cutoff=0.65)
     return [bare[c] for c in close]
+
+
+# Options by the words people use for them.
+_MEANT = {"with": "wrt", "by": "wrt", "respect": "wrt"}
 
 
 def as_format(name: str, ctx: click.Context) -> str:
