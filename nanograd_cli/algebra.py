@@ -458,8 +458,8 @@ class Builder:
             for base, p in factors:
                 put(base, p)
         for i, ps in exponents.items():
-            if len(ps) > 1:  # sqrt(x)**2*sqrt(x) is x**(3/2): a power that is nan where they are
-                total = functools.reduce(lambda q, p: _sum(q, p, self.textbook), ps)
+            if self.textbook and len(ps) > 1:  # sqrt(x)**2*sqrt(x) is x**(3/2), nan where they are
+                total = functools.reduce(lambda q, p: _sum(q, p, True), ps)
                 one_sign = all(p > 0 for p in ps) or all(p < 0 for p in ps)
                 cancels = bases[i].analytic and bases[i].kind != NUMBER
                 if not _integer(total) and (one_sign or cancels):
