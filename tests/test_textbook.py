@@ -370,6 +370,16 @@ def test_a_formula_that_is_nan_where_the_engine_is_not_makes_the_largest_error_n
     assert done.stdout.splitlines()[1].split()[-2:] == ["0.0", "yes"]
 
 
+def test_dy_over_dx_in_a_source_gets_a_note_that_says_what_diff_does():
+    done = nanograd("diff", "y = x**2; dy/dx")
+    assert done.returncode == 0 and done.stdout.startswith("d_x = 0\n")
+    assert done.stderr == (
+        "note: dy and dx are inputs here; the derivative of y by x is what nanograd diff "
+        "prints with --wrt x\n"
+    )
+    assert nanograd("diff", "x**2 + dx", "--wrt", "x").stderr == ""  # one such name: no note
+
+
 def test_check_against_reads_diffs_output_says_nothing_of_no_mismatch_and_is_strict_over_ranges():
     formula = nanograd("diff", "x**x", "--wrt", "x").stdout  # with its `# x > 0` line
     done = nanograd("check", "x**x", "--against", formula, "--x", "0.5:2")

@@ -17,7 +17,7 @@ Examples:
   nanograd diff model.txt --wrt x --wrt y
   nanograd diff "sin(x)**2" --wrt x --format latex
   nanograd diff "x**y" --wrt y --exact
-  nanograd grad "$(nanograd diff 'x**3' --wrt x)" --x 2
+  nanograd grad -e "$(nanograd diff 'x**3' --wrt x)" --x 2
 """
 
 
@@ -54,3 +54,11 @@ def diff(source: Source, wrt: tuple[str, ...], fmt: str, exact: bool) -> None:
     """
     program = load_program(source, report)
     click.echo(api.diff(program, wrt, latex=fmt == "latex", exact=exact))
+    named = set(program.inputs) | set(program.labels.values())
+    ratios = [n for n in program.inputs if n[:1] == "d" and n[1:] in named]
+    if len(ratios) == 2:  # y = x**2; dy/dx
+        top, bottom = ratios
+        report(
+            f"note: {top} and {bottom} are inputs here; the derivative of {top[1:]} by "
+            f"{bottom[1:]} is what nanograd diff prints with --wrt {bottom[1:]}"
+        )
