@@ -335,9 +335,9 @@ class _Text:
             # not (-x) % 2
             (operand,) = args
             text, level = operand
-            if self.flips and level >= _PRODUCT and _head(text).startswith("-"):
+            if self.flips and level >= _UNARY and _head(text).startswith("-"):
                 # -(-x/y**2) is x/y**2, exactly: no --
-                return (text[1:] if isinstance(text, str) else _Rope((text,), skip=1)), _PRODUCT
+                return (text[1:] if isinstance(text, str) else _Rope((text,), skip=1)), level
             if operand[1] == _PRODUCT and not _leftmost_modulo(e.args[0]):
                 return _cat("-", operand[0]), _PRODUCT
             return _cat("-", self.wrap(operand, _UNARY)), _UNARY
@@ -451,6 +451,8 @@ class _Latex(_Text):
                 top, bottom = (top, bottom.args[1]), bottom.args[0]
             a, b = (self._times(x, text) for x in (top, bottom))
             leading = self._leading[id(top[0] if isinstance(top, tuple) else top)]
+            if not leading and _head(a).startswith("-"):  # a negated argument: -x
+                leading = -1.0
             if leading < 0:  # -\frac{2}{x}, not \frac{-2}{x}
                 outside = "" if outside else "-"
                 a = _Rope((a,), skip=1)

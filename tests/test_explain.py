@@ -280,6 +280,10 @@ def test_latex_has_no_plus_minus_and_no_fraction_inside_a_fraction():
     assert "+ -" not in latex and "- -" not in latex
     assert r"\frac{-\frac" not in latex and r"\frac{\frac" not in latex
     assert r"-\frac{x}{y^{2}}" in latex
+    (step,) = explain_json_at("(-x)/y", x=1, y=2)["backward"][:1]  # -(-x)/y**2 is x/y**2
+    assert [d["formula"] for d in step["local_derivatives"]] == ["1/y", "x/y**2"]
+    latex = run("explain", "(-x)/y", "--x", "1", "--y", "2", "--format", "latex")[1]
+    assert r"\frac{x}{y^{2}} = 0.25" in latex and r"\frac{-x}" not in latex
 
 
 def explain_json_at(source: str, **point: float) -> dict:
