@@ -30,7 +30,7 @@ from collections.abc import Callable
 from fractions import Fraction
 
 from .language import parse
-from .ops import ADD, DIV, MUL, NEG, OPS, POW, SUB, WHERE, Op, power
+from .ops import ADD, COMPARISONS, DIV, MUL, NEG, OPS, POW, SUB, WHERE, Op, power
 from .program import Apply, Program
 
 NUMBER, INPUT, SUM, PRODUCT, POWER, CALL = "number", "input", "sum", "product", "power", "call"
@@ -176,8 +176,9 @@ def known_number(e: Expr) -> float | None:
 def _factor_total(base: Expr, p: float) -> bool:
     """Whether base**p is nan nowhere but at isolated points (a number is a base only where
     its power overflows)."""
-    if known_number(base) is not None:  # sqrt(2), kept as it is written in a textbook derivative
-        return math.isfinite(power(known_number(base), p))
+    number = known_number(base)
+    if number is not None:  # sqrt(2), kept as it is written in a textbook derivative
+        return math.isfinite(power(number, p))
     return base.total and _integer(p) and (p > 0 or base.analytic)
 
 
@@ -229,19 +230,28 @@ def _as_fraction(value: float) -> Fraction | None:
     return None if ratio is None else Fraction(*ratio)
 
 
+def _in_fractions(f: Callable, *values: float) -> float | None:
+    """f of the values done in fractions, correctly rounded, where each is a whole number or a
+    simple fraction (2/3 - 1 is -1/3, where floats give -0.33333333333333337); else None."""
+    exact = [_as_fraction(v) for v in values]
+    if None in exact:
+        return None
+    try:
+        return float(f(*exact))
+    except ZeroDivisionError:
+        return None
+
+
 def _sum(q: float, p: float, exactly: bool) -> float:
-    """q + p; `exactly`, in fractions where both are simple ones (2/3 - 1 is -1/3)."""
-    return _exactly_or(operator.add, q, p) if exactly else q + p
+    """q + p; `exactly`, in fractions where both are simple ones."""
+    s = _in_fractions(operator.add, q, p) if exactly else None
+    return q + p if s is None else s
 
 
 def _product(q: float, p: float, exactly: bool) -> float:
     """q * p; `exactly`, in fractions where both are simple ones."""
-    return _exactly_or(operator.mul, q, p) if exactly else q * p
-
-
-def _exactly_or(f: Callable, q: float, p: float) -> float:
-    a, b = _as_fraction(q), _as_fraction(p)
-    return f(q, p) if a is None or b is None else float(f(a, b))
+    s = _in_fractions(operator.mul, q, p) if exactly else None
+    return q * p if s is None else s
 
 
 def piecewise(op: Op) -> bool:
@@ -308,17 +318,18 @@ class Builder:
 
     def apply(self, op: Op, *args: Expr) -> Expr:
         """op applied to args: simplified, or as it is when simplifying would overflow."""
-        values = [known_number(a) for a in args]
-        if op not in _ARITHMETIC and None not in values and not all(a.kind == NUMBER for a in args):
-            folded = op.forward(*values)  # of pi or e by name: log(e) is 1, cos(pi) -1
-            if _integer(folded):
-                return self.const(folded)
-        if all(a.kind == NUMBER for a in args):
+        numbers = all(a.kind == NUMBER for a in args)
+        if self.textbook and not numbers and op not in _ARITHMETIC:
+            values = [known_number(a) for a in args]
+            if None not in values:  # of pi or e by name: log(e) is 1, cos(pi) -1
+                folded = op.forward(*values)
+                if _integer(folded):
+                    return self.const(folded)
+        if numbers:
             folded = op.forward(*(a.value for a in args))
             if self.textbook and op in _RATIONAL:  # 2/3 - 1 is -1/3, as a textbook has it
-                exact = [_as_fraction(a.value) for a in args]
-                if None not in exact and (op is not DIV or exact[1]):
-                    folded = float(_RATIONAL[op](*exact))
+                exact = _in_fractions(_RATIONAL[op], *(a.value for a in args))
+                folded = folded if exact is None else exact
             arithmetic = op in _ARITHMETIC and op.forward is not POW.forward
             kept = self.textbook and not arithmetic and _symbolic(args, folded)
             if math.isfinite(folded) and not kept:
@@ -570,9 +581,6 @@ def _natural(name: str) -> str:
     return re.sub(r"[0-9]+", lambda digits: digits[0].zfill(20), name)
 
 
-_COMPARISONS = frozenset(("<", "<=", ">", ">=", "==", "!="))
-
-
 def _describe(e: Expr) -> None:
     """Fill in what is known of a new node from its arguments: total, analytic, degree, key."""
     kind = e.kind
@@ -603,7 +611,7 @@ def _describe(e: Expr) -> None:
     elif all(a.kind == NUMBER for a in e.args):  # log(2), or log(0) where a number overflows
         e.total = e.analytic = math.isfinite(e.op.forward(*(a.value for a in e.args)))
         e.degree = 0.0
-    elif e.op.name in _COMPARISONS:  # 0 or 1, also of nan: (log(x) == 0)*0 is 0
+    elif e.op in COMPARISONS:  # 0 or 1, also of nan: (log(x) == 0)*0 is 0
         e.total, e.analytic = True, False
         e.degree = 0.0
     else:
@@ -681,8 +689,12 @@ class _Layout(Written):
     def number(self, value: float) -> Expr:
         """A number; with `fractions`, one that is p/q to the last bit and has no short
         decimal (q not made of 2s and 5s) is written p/q: 2/3, not 0.6666666666666666."""
-        ratio = fraction(value, UNENDING) if self.fractions else None
+        ratio = self._fraction(value, UNENDING)
         return super().number(value) if ratio is None else self.ratio(*ratio)
+
+    def _fraction(self, value: float, denominators=DENOMINATORS) -> tuple[int, int] | None:
+        """value as p/q, where a textbook form writes fractions (`fractions`)."""
+        return fraction(value, denominators) if self.fractions else None
 
     def ratio(self, p: int, q: int) -> Expr:
         return self.op(DIV, super().number(float(p)), super().number(float(q)))
@@ -748,7 +760,7 @@ class _Layout(Written):
             top.append(self.number(c))
         elif c != 1.0:
             inverse = 1.0 / c
-            ratio = fraction(c) if self.fractions else None
+            ratio = self._fraction(c)
             if not _integer(c) and math.isfinite(inverse) and _integer(inverse):
                 bottom.append(self.number(inverse))  # x/2, not 0.5*x
             elif ratio:  # 3*x/2 and 2/(3*x), in a textbook form
@@ -789,7 +801,7 @@ class _Layout(Written):
             return base
         if p == 0.5:
             return self.op(SQRT, base)
-        ratio = fraction(p) if self.fractions else None  # x**(3/2), in a textbook form
+        ratio = self._fraction(p)  # x**(3/2), in a textbook form
         return self.op(POW, base, self.ratio(*ratio) if ratio else self.number(p))
 
     def times(self, factors: list[Expr]) -> Expr:

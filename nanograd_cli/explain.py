@@ -17,7 +17,7 @@ from typing import NamedTuple
 from .algebra import CALL, INPUT, NUMBER, Expr
 from .engine import live_nodes
 from .formula import Note, Printer
-from .ops import MUL, POW, WHERE, Op
+from .ops import COMPARISONS, MUL, POW, WHERE, Op
 from .program import Apply, Const, Input, Program
 from .results import BackwardStep, Explanation, ForwardStep, LocalDerivative, Term
 from .symbolic import exact_formulas, textbook_formulas
@@ -184,7 +184,7 @@ class _Writer:
 
         def apply(op: Op, *parts: Part) -> Part:
             values = [part.value for part in parts]
-            comparison = op.syntax == "infix" and op.formulas == ("0", "0")
+            comparison = op in COMPARISONS
             if None not in values:
                 value = op.forward(*values)
                 arithmetic = op.syntax != "call" and op is not POW

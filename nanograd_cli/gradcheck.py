@@ -140,7 +140,5 @@ def _at(where: SourceError, point: Mapping[str, float]) -> SourceError:
     """The nan or inf `where` says, and the point of the ranges it was made at."""
     if not point:
         return where
-    found = type(where).__new__(type(where))  # the same error, its message longer
-    found.__dict__.update(where.__dict__)
-    found.message += " at " + ", ".join(f"{n} = {v!r}" for n, v in point.items())
-    return found
+    at = ", ".join(f"{n} = {v!r}" for n, v in point.items())
+    return SourceError(f"{where.message} at {at}", where.source, where.offset)

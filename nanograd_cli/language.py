@@ -356,6 +356,10 @@ def _bad_character(text: str) -> str:
 _COMPARISONS = {"<>": "!=", "=<": "<=", "=>": ">=", "=!": "!=", "!==": "!=", "===": "=="}
 
 
+def _unknown_comparison(written: str) -> str:
+    return f"unknown comparison '{written}': write '{_COMPARISONS[written]}'"
+
+
 def _touching(token, offset: int) -> bool:
     """Whether the token ends where `offset` begins."""
     return token[2] + len(token[1]) == offset
@@ -390,12 +394,11 @@ def _syntax_error(tables: Tables, state: int, token, previous, source: str) -> S
         hint = f"write {previous[1]}*{text}"
         if previous[0] == "NAME" and ALIASES.get(previous[1], previous[1]) in FUNCTIONS:
             hint = f"write {previous[1]}({text})"
-        elif previous[0] == "NAME" and (_meant(previous[1]) or "").isidentifier():  # arcsin x
-            hint = f"write {_meant(previous[1])}({text})"
+        elif previous[0] == "NAME" and (meant := _meant(previous[1]) or "").isidentifier():
+            hint = f"write {meant}({text})"  # arcsin x
         message = f"missing operator between {_describe(previous)} and '{text}': {hint}"
     elif previous and previous[1] + text in _COMPARISONS and _touching(previous, offset):
-        written = previous[1] + text  # x <> y, x =< y
-        message = f"unknown comparison '{written}': write '{_COMPARISONS[written]}'"
+        message = _unknown_comparison(previous[1] + text)  # x <> y, x =< y
         offset = previous[2]
     elif previous and previous[0] in ("NUMBER", "RPAR") and kind == "LPAR":
         message = f"missing operator before '(': write {previous[1]}*(...)"
@@ -418,8 +421,7 @@ def _syntax_error(tables: Tables, state: int, token, previous, source: str) -> S
             "(u = ...; v = ...; u, v)"
         )
     elif text == "=" and source[offset : offset + 2] in _COMPARISONS:  # where(x =< 0, ...)
-        written = source[offset : offset + 2]
-        message = f"unknown comparison '{written}': write '{_COMPARISONS[written]}'"
+        message = _unknown_comparison(source[offset : offset + 2])
     elif kind in ("EQUAL", "AUGMENTED"):
         message = f"only a name can be assigned to, with '{text}'"
         if text == "=":

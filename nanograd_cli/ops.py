@@ -981,6 +981,8 @@ ADD, SUB, MUL, DIV, POW, NEG, MOD = (OPS[k] for k in ("+", "-", "*", "/", "**", 
 # where(c, a, b) passes its gradient on to the argument it takes, and to nothing else: every
 # interpretation that differentiates looks for it.
 WHERE = OPS["where"]
+# The comparisons: 0 or 1, also of nan, with derivative 0.
+COMPARISONS = frozenset(OPS[k] for k in ("<", "<=", ">", ">=", "==", "!="))
 
 # Marks a leaf that holds a number of the source (a literal, pi, e): never an input, and
 # never differentiated with respect to.
