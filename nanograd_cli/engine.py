@@ -233,11 +233,12 @@ def _selecting(order: list[Value], start: int) -> None:
         live.update(prev)
 
 
-def live_nodes(root: Value) -> set[Value]:
+def live_nodes(root: Value, order: list[Value] | None = None) -> set[Value]:
     """The nodes `root.backward()` passes gradient on to: every node `root` depends on but
-    those that only a branch a `where` does not take (or its condition) depends on."""
+    those that only a branch a `where` does not take (or its condition) depends on. `order`
+    may give root's topological order, if known."""
     live = {root}
-    for v in root.topological_order():
+    for v in order or root.topological_order():
         if v in live and v._prev:
             if v._op is WHERE:
                 c, a, b = v._prev

@@ -9,6 +9,7 @@ op's parameters replaced by the arguments.
 
 from __future__ import annotations
 
+import gc
 import itertools
 import math
 from collections.abc import Iterator, Mapping
@@ -16,7 +17,7 @@ from typing import NamedTuple
 
 from .algebra import CALL, INPUT, NUMBER, Expr
 from .engine import live_nodes
-from .formula import Note, Printer
+from .formula import Note, Printer, Template
 from .ops import COMPARISONS, MUL, POW, WHERE, Op
 from .program import Apply, Const, Input, Program
 from .results import BackwardStep, Explanation, ForwardStep, LocalDerivative, Term
@@ -28,9 +29,10 @@ LONGEST_INLINE = 24
 
 _SUBSCRIPTS = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
 
-# An expression as two trees, one in the language and one in LaTeX (where names differ: q₁ and
-# q_1), each node written by its printer as it is made.
-Pair = tuple[Expr, Expr]
+# The formulas' templates made so far, by op, formula (its id) and the arguments' shapes;
+# emptied when it holds MOST_TEMPLATES (a number's value is a shape: keys need not recur).
+_TEMPLATES: dict[tuple[Op, int, tuple], Template] = {}
+MOST_TEMPLATES = 4096
 
 
 class Part(NamedTuple):
@@ -39,13 +41,26 @@ class Part(NamedTuple):
     value a whole number, `1/(x*log(2))` stays as written); and whether it is a comparison,
     0 or 1 and never nan."""
 
-    tree: Pair
+    tree: Expr
     value: float | None
     comparison: bool
 
 
 def explain(program: Program, point: Mapping[str, float]) -> Explanation:
     """The program's forward and backward passes at `point`, one step per node."""
+    # Every object made here lives as long as the explanation: the cyclic collector, which
+    # would look at all of them again and again while they are made (a fifth of the time
+    # at 5,000 nodes), waits until the end.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return _explained(program, point)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _explained(program: Program, point: Mapping[str, float]) -> Explanation:
     evaluation = program.gradients(point)
     summary = evaluation.summary()
     nodes = evaluation.nodes
@@ -62,8 +77,9 @@ def explain(program: Program, point: Mapping[str, float]) -> Explanation:
     contributions: dict[int, list[float]] = {}
     backward = []
     reached = set()
-    live = live_nodes(evaluation.result)  # a branch a where does not take passes nothing on
-    for v in evaluation.result.topological_order():  # backward's order: its sums, to the bit
+    order = evaluation.result.topological_order()  # backward's order: its sums, to the bit
+    live = live_nodes(evaluation.result, order)  # a branch a where does not take passes nothing on
+    for v in order:
         i = index[id(v)]
         reached.add(i)
         if not varying[i]:
@@ -110,9 +126,10 @@ class _Writer:
         self.program = program
         self.names = bound_names(program)
         self.terms: list[Term] = []
-        self._trees: list[Pair] = []  # how each node is written where it is used
+        self._trees: list[Expr] = []  # how each node is written where it is used
         self._serial = itertools.count()
-        self._printers = (Printer(), Printer(latex=True))
+        self._latex_names: dict[str, str] = {}  # names as LaTeX has them, where they differ
+        self._printers = (Printer(), Printer(latex=True, names=self._latex_names))
         self._spare = spare_names(program)
         self._numbers: dict[tuple[Op, int], Term] = {}  # formulas that are numbers
 
@@ -159,8 +176,8 @@ class _Writer:
         textbook = textbook_formulas(op)[k]
         formula = textbook.program
         domain = None
-        at = dict(zip(op.parameters, values, strict=True))
         for side, relation in textbook.conditions:
+            at = dict(zip(op.parameters, values, strict=True))
             value = side.values({n: at[n] for n in side.inputs})[side.result]
             if not Note(None, relation).holds(value) and not _agrees(op, k, formula, at):
                 shown = self._written(side, op, args)
@@ -174,13 +191,44 @@ class _Writer:
         return self._written(formula, op, args), domain
 
     def _written(self, formula: Program, op: Op, args: tuple[int, ...]) -> Term:
-        """A formula in the op's parameters, written with the arguments in their places."""
+        """A formula in the op's parameters, written with the arguments in their places: the
+        text from a template made once per shape of the arguments (how their texts join in,
+        and a number's value, which the formula works with), the LaTeX when first read."""
+        parts = self._parts(args)
+        text = self._printers[0]
+        # x**2 gives 2*x: a number's value is its shape
+        shapes = tuple([text.shape(p.tree) if p.value is None else p.value.hex() for p in parts])
+        if None in shapes:
+            return self._term(self._tree(formula, op, parts))
+        key = (op, id(formula), shapes)
+        template = _TEMPLATES.get(key)
+        if template is None:
+            holes = [
+                p if p.value is not None else Part(self._leaf(("", "")), None, False) for p in parts
+            ]
+            tree = self._tree(formula, op, holes)
+            template = Template(tree, [hole.tree for hole in holes], shapes)
+            if len(_TEMPLATES) >= MOST_TEMPLATES:
+                _TEMPLATES.clear()
+            _TEMPLATES[key] = template
+        latex = self._printers[1]
+        return Term(
+            template.fill([self.terms[a].text for a in args]),
+            lambda: latex(self._tree(formula, op, parts)),
+        )
+
+    def _parts(self, args: tuple[int, ...]) -> list[Part]:
+        """The arguments as parts of a formula: a number of the source by its value."""
         code = self.program.code
-        env: dict[str, Part] = {}
-        for parameter, a in zip(op.parameters, args, strict=True):
-            is_number = type(code[a]) is Const and a not in self.names
-            number = code[a].value if is_number else None
-            env[parameter] = Part(self._trees[a], number, False)
+        parts = []
+        for a in args:
+            number = code[a].value if type(code[a]) is Const and a not in self.names else None
+            parts.append(Part(self._trees[a], number, False))
+        return parts
+
+    def _tree(self, formula: Program, op: Op, parts: list[Part]) -> Expr:
+        """The formula's tree with `parts` for the op's parameters, numbers worked out."""
+        env = dict(zip(op.parameters, parts, strict=True))
 
         def apply(op: Op, *parts: Part) -> Part:
             values = [part.value for part in parts]
@@ -200,14 +248,14 @@ class _Writer:
             tree = self._apply(op, *(part.tree for part in parts))
             return Part(tree, None, comparison)
 
-        parts = formula.interpret(
+        written = formula.interpret(
             input=env.__getitem__,
             const=lambda value: Part(self._number(value), value, False),
             apply=apply,
         )
-        return self._term(parts[formula.result].tree)
+        return written[formula.result].tree
 
-    def _keep(self, term: Term, tree: Pair) -> None:
+    def _keep(self, term: Term, tree: Expr) -> None:
         self.terms.append(term)
         self._trees.append(tree)
 
@@ -217,27 +265,25 @@ class _Writer:
         return "f" if "f" not in taken else r"\hat{f}"
 
     # Trees, shared by every expression that uses them, each node written once as it is made,
-    # and printed as `diff` prints.
+    # and printed as `diff` prints; in LaTeX (where names differ: q₁ and q_1) when first read.
 
-    def _leaf(self, name: tuple[str, str]) -> Pair:
-        return self._make(INPUT, None, (), name)
+    def _leaf(self, name: tuple[str, str]) -> Expr:
+        shown, latex = name
+        if latex != shown:
+            self._latex_names[shown] = latex
+        return Expr(INPUT, None, (), (), shown, next(self._serial))
 
-    def _number(self, value: float) -> Pair:
-        return self._make(NUMBER, None, (), (value, value))
+    def _number(self, value: float) -> Expr:
+        return Expr(NUMBER, None, (), (), value, next(self._serial))
 
-    def _apply(self, op: Op, *args: Pair) -> Pair:
-        return self._make(CALL, op, args, (None, None))
+    def _apply(self, op: Op, *args: Expr) -> Expr:
+        # (a serial need only order a node after its arguments)
+        return Expr(CALL, op, args, (), None, next(self._serial))
 
-    def _make(self, kind: str, op: Op | None, args: tuple[Pair, ...], values: tuple) -> Pair:
-        serial = next(self._serial)  # (a serial need only order a node after its arguments)
-        text = Expr(kind, op, tuple(a[0] for a in args), (), values[0], serial)
-        latex = Expr(kind, op, tuple(a[1] for a in args), (), values[1], serial)
-        return text, latex
-
-    def _term(self, tree: Pair) -> Term:
+    def _term(self, tree: Expr) -> Term:
         """The tree written in the language, and in LaTeX when that is first read."""
         text, latex = self._printers
-        return Term(text(tree[0]), lambda: latex(tree[1]))
+        return Term(text(tree), lambda: latex(tree))
 
 
 def bound_names(program: Program) -> dict[int, tuple[str, str]]:

@@ -249,8 +249,10 @@ class Printer:
     expression is written as `write` writes it, but that a part used twice is written out
     each time, never bound to a name (t1 = ...)."""
 
-    def __init__(self, latex: bool = False):
+    def __init__(self, latex: bool = False, names: Mapping[str, str] | None = None):
+        """`names` maps a name to the one written in its place (q₁ to LaTeX's q_1)."""
         self._printer = _Latex() if latex else _Text()
+        self._printer.renamed = {} if names is None else names
         self._text: dict[int, tuple[Text, int]] = {}  # node -> (its text, its precedence)
         self._nodes: list[Expr] = []  # every node written, kept alive so that no id is reused
 
@@ -259,20 +261,63 @@ class Printer:
         text = self._text
         if id(e) in text:
             return _join(text[id(e)][0])
-        if all(id(a) in text for a in e.args):  # as when built up a node at a time
-            text[id(e)] = self._printer.node(e, text)
+        for a in e.args:
+            if id(a) not in text:
+                break
+        else:  # as when built up a node at a time
+            written = text[id(e)] = self._printer.node(e, text)
             self._nodes.append(e)
-        else:
-            new, stack = {id(e): e}, [e]
-            while stack:
-                for a in stack.pop().args:
-                    if id(a) not in text and id(a) not in new:
-                        new[id(a)] = a
-                        stack.append(a)
-            for node in sorted(new.values(), key=lambda n: n.serial):  # arguments first
-                text[id(node)] = self._printer.node(node, text)
-                self._nodes.append(node)
+            return _join(written[0])
+        new, stack = {id(e): e}, [e]
+        while stack:
+            for a in stack.pop().args:
+                if id(a) not in text and id(a) not in new:
+                    new[id(a)] = a
+                    stack.append(a)
+        for node in sorted(new.values(), key=lambda n: n.serial):  # arguments first
+            text[id(node)] = self._printer.node(node, text)
+            self._nodes.append(node)
         return _join(text[id(e)][0])
+
+    def shape(self, e: Expr) -> tuple[int, bool] | None:
+        """What the text of a written node shows the nodes written on it: its precedence and
+        whether it begins with a minus; None where they look further (at a product that
+        begins with a %)."""
+        text, level = self._text[id(e)]
+        if level == _PRODUCT and _leftmost_modulo(e):
+            return None
+        return level, _head(text).startswith("-")
+
+
+class Template:
+    """A formula's text with a hole per argument, written once for arguments of given shapes
+    (`Printer.shape`) and then filled per use with their texts: the text the printer writes
+    for the formula on those arguments, as it reads no more of them than their shapes."""
+
+    def __init__(self, tree: Expr, holes: list[Expr], shapes: tuple[tuple[int, bool] | str, ...]):
+        """`holes` stand for the arguments, those of a shape (level, minus) as holes; the
+        others (numbers, their shapes their values) are written as they are."""
+        printer = Printer()
+        for k, (hole, shape) in enumerate(zip(holes, shapes, strict=True)):
+            if isinstance(shape, tuple):
+                # an argument written beginning with - is held as - and the rest of its text,
+                # so that a + -b (and --b) drop its minus as they would
+                printer._text[id(hole)] = (f"{'-' if shape[1] else ''}\x00{k}\x01", shape[0])
+                printer._nodes.append(hole)
+        pieces = _HOLE.split(printer(tree))
+        self._literals = pieces[::2]
+        self._holes = [(int(k), shapes[int(k)][1]) for k in pieces[1::2]]
+
+    def fill(self, texts: list[str]) -> str:
+        """The formula on arguments of the template's shapes, written `texts`."""
+        out = [self._literals[0]]
+        for (k, minus), literal in zip(self._holes, self._literals[1:], strict=True):
+            out.append(texts[k][1:] if minus else texts[k])
+            out.append(literal)
+        return "".join(out)
+
+
+_HOLE = re.compile("\x00([0-9]+)\x01")
 
 
 def _aligned(rows: list[tuple[str, str]], one: bool) -> str:
@@ -304,6 +349,8 @@ class _Text:
 
     # a + -b written a - b (and a - -b, a + b): the same numbers, exactly
     flips = True
+    # a name -> the one to write in its place
+    renamed: Mapping[str, str] = {}
 
     def wrap(self, operand: tuple[Text, int], needed: int) -> Text:
         text, level = operand
@@ -327,7 +374,7 @@ class _Text:
         if e.kind == NUMBER:
             return self.number(e.value), (_UNARY if math.copysign(1.0, e.value) < 0 else _ATOM)
         if e.kind == INPUT:
-            return self.name(e.value), _ATOM
+            return self.name(self.renamed.get(e.value, e.value)), _ATOM
         op = e.op
         args = [text[id(a)] for a in e.args]
         if op is NEG:

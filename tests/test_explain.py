@@ -19,8 +19,11 @@ from nanograd_cli import parse
 from nanograd_cli.algebra import Expr
 from nanograd_cli.explain import explain
 from nanograd_cli.formula import write
+from nanograd_cli.ops import OPS
+from nanograd_cli.program import Apply
 from nanograd_cli.render.explain import backward_rows, forward_rows
 from nanograd_cli.render.table import least_width, pieces, significant, wrap
+from nanograd_cli.symbolic import textbook_formulas
 
 from .helpers import POINT, WORKED, expressions, nanograd, on_terminal, pdflatex, run, visible
 
@@ -152,11 +155,13 @@ PLAIN = "\n".join(
 )
 
 
-def _unshared(e, serial):
+def _unshared(e, serial, names=None):
     """A copy of the tree in which no node is used twice, which `write` writes binding no
-    part to a name."""
-    args = tuple(_unshared(a, serial) for a in e.args)
-    return Expr(e.kind, e.op, args, e.weights, e.value, next(serial))
+    part to a name; `names` renames inputs (as LaTeX writes q₁: q_1)."""
+    names = names or {}
+    args = tuple(_unshared(a, serial, names) for a in e.args)
+    value = names.get(e.value, e.value) if e.kind == "input" else e.value
+    return Expr(e.kind, e.op, args, e.weights, value, next(serial))
 
 
 @settings(max_examples=100, deadline=None)
@@ -167,12 +172,54 @@ def test_expressions_written_a_node_at_a_time_read_as_write_writes_them(source):
     program = parse(source)
     writer = explain_module._Writer(program)
     serial = itertools.count()
+    text, latex = writer._printers
     for i in range(len(program.code)):
         writer.add(i)
-        for tree, latex, shown in zip(
-            writer._trees[i], (False, True), writer._printers, strict=True
-        ):
-            assert shown(tree) == write({"": _unshared(tree, serial)}, latex=latex), source
+        tree = writer._trees[i]
+        assert text(tree) == write({"": _unshared(tree, serial)}), source
+        renamed = _unshared(tree, serial, writer._latex_names)
+        assert latex(tree) == write({"": renamed}, latex=True), source
+
+
+def _calls(draw, depth):
+    """A random expression of any ops: calls, operators, comparisons; negative numbers,
+    negations and bound names among its parts."""
+    if depth == 0 or draw(st.integers(0, 4)) == 0:
+        return draw(st.sampled_from(["x", "y", "a", "2", "-3", "0.5", "pi", "-x", "-(x*y)"]))
+    kind = draw(st.integers(0, 3))
+    if kind == 0:
+        operator = draw(st.sampled_from(["+", "-", "*", "/", "**", "%", "<", "==", "!="]))
+        return f"({_calls(draw, depth - 1)} {operator} {_calls(draw, depth - 1)})"
+    if kind == 1:
+        return f"-{_calls(draw, depth - 1)}"
+    name, op = draw(st.sampled_from([(n, o) for n, o in OPS.items() if o.syntax == "call"]))
+    arguments = ", ".join(_calls(draw, depth - 1) for _ in range(op.arity))
+    return f"{name.split('/')[0]}({arguments})"
+
+
+@st.composite
+def any_ops(draw) -> str:
+    return f"a = {_calls(draw, 2)}\n{_calls(draw, 3)}"
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(any_ops(), programs()))
+@example("a = 2\n-(x*y) % a - -x**a + (x % y)*y")
+def test_local_formulas_from_templates_read_as_written_out(source):
+    """A local derivative's text is filled in from a template of its formula, made for the
+    shapes of its arguments: it is the text of the formula written out on them."""
+    program = parse(source)
+    writer = explain_module._Writer(program)
+    text = writer._printers[0]
+    for i, ins in enumerate(program.code):
+        writer.add(i)
+        if not isinstance(ins, Apply):
+            continue
+        for formula in textbook_formulas(ins.op):
+            for program_ in (formula.program, *(side for side, _ in formula.conditions)):
+                filled = writer._written(program_, ins.op, ins.args).text
+                parts = writer._parts(ins.args)
+                assert filled == text(writer._tree(program_, ins.op, parts)), source
 
 
 def test_worked_example_in_a_pipe():
