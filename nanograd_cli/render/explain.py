@@ -65,17 +65,17 @@ def backward_rows(result: Explanation, number: Number = repr) -> list[list[str]]
     and the product of the two."""
     rows = [BACKWARD_HEADER]
     for step in result.backward:
-        gradient = gradient_cells(step, number)
+        *terms, total = gradient_cells(step, number)
         derivatives = [
             [d.argument.text, local_text(d), number(d.local), number(d.product)]
             for d in step.local_derivatives
-        ]
-        first = len(gradient) - 1  # the row of the total
-        for k in range(first + max(len(derivatives), 1)):
-            node = step.node.text if k == 0 else ""
-            total = gradient[k] if k < len(gradient) else ""
-            cells = derivatives[k - first] if first <= k < first + len(derivatives) else []
-            rows.append([node, total, *(cells or ["", "", "", ""])])
+        ] or [["", "", "", ""]]
+        node = step.node.text  # on the first row only
+        for term in terms:
+            rows.append([node, term, "", "", "", ""])
+            node = ""
+        rows.append([node, total, *derivatives[0]])
+        rows += (["", "", *cells] for cells in derivatives[1:])
     return rows
 
 
