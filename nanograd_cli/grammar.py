@@ -10,19 +10,27 @@ Regenerate the stored tables after editing the grammar: python -m nanograd_cli.g
 
 from __future__ import annotations
 
-from pathlib import Path
+import os
 
 GRAMMAR_NAME = "nanograd.lark"
-TABLES_PATH = Path(__file__).with_name("_tables.py")
+# (paths as strings: pathlib, with the URL and IP address modules it imports, would be a
+# tenth of a command's start-up)
+TABLES_PATH = os.path.join(os.path.dirname(__file__), "_tables.py")
 
 
-def grammar_path() -> Path:
+def grammar_path() -> str:
     """The grammar file: inside the installed package, or at the top of a source checkout."""
-    here = Path(__file__).resolve().parent
-    for candidate in (here / "grammars" / GRAMMAR_NAME, here.parent / "grammars" / GRAMMAR_NAME):
-        if candidate.is_file():
+    here = os.path.dirname(os.path.realpath(__file__))
+    for top in (here, os.path.dirname(here)):
+        candidate = os.path.join(top, "grammars", GRAMMAR_NAME)
+        if os.path.isfile(candidate):
             return candidate
     raise FileNotFoundError(f"{GRAMMAR_NAME} is missing from the installation")
+
+
+def _read(path: str) -> str:
+    with open(path, encoding="utf-8") as file:
+        return file.read()
 
 
 class Tables:
@@ -143,7 +151,7 @@ def build_tables(grammar: str) -> Tables:
 
 def load_tables() -> Tables:
     """The stored tables when they match the grammar file; otherwise tables built now."""
-    grammar = grammar_path().read_text(encoding="utf-8")
+    grammar = _read(grammar_path())
     from . import _tables
 
     if _tables.TABLES["grammar"] == grammar:
@@ -163,8 +171,9 @@ def render_tables(tables: Tables) -> str:
 
 
 def main() -> None:
-    tables = build_tables(grammar_path().read_text(encoding="utf-8"))
-    TABLES_PATH.write_text(render_tables(tables), encoding="utf-8")
+    tables = build_tables(_read(grammar_path()))
+    with open(TABLES_PATH, "w", encoding="utf-8") as file:
+        file.write(render_tables(tables))
     print(f"wrote {TABLES_PATH} ({len(tables.actions)} states, {len(tables.rules)} rules)")
 
 

@@ -4,13 +4,14 @@ import functools
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 from nanograd_cli import grammar
 
 RENDER = (
     "import sys\n"
     "from nanograd_cli.grammar import build_tables, grammar_path, render_tables\n"
-    "sys.stdout.write(render_tables(build_tables(grammar_path().read_text(encoding='utf-8'))))\n"
+    "sys.stdout.write(render_tables(build_tables(open(grammar_path(), encoding='utf-8').read())))\n"
 )
 
 
@@ -33,5 +34,5 @@ def test_tables_are_the_same_under_any_hash_seed():
 
 
 def test_stored_tables_are_the_regenerated_ones():
-    stored = grammar.TABLES_PATH.read_text(encoding="utf-8")
+    stored = Path(grammar.TABLES_PATH).read_text(encoding="utf-8")
     assert rendered_under("0") == stored, "run: python -m nanograd_cli.grammar"

@@ -27,14 +27,14 @@ def message(source: str) -> str:
 
 def test_grammar_has_no_conflicts():
     lark = pytest.importorskip("lark")
-    lark.Lark(grammar.grammar_path().read_text(), parser="lalr", strict=True)
+    lark.Lark(Path(grammar.grammar_path()).read_text(), parser="lalr", strict=True)
 
 
 def test_stored_tables_match_the_grammar_file():
     """The stored tables were made from this grammar; rebuilt ones parse the same."""
     from nanograd_cli import _tables
 
-    text = grammar.grammar_path().read_text()
+    text = Path(grammar.grammar_path()).read_text()
     assert _tables.TABLES["grammar"] == text, "run: python -m nanograd_cli.grammar"
     fresh = _Parser(grammar.build_tables(text))
     for source in [WORKED_EXAMPLE, "-x**2^y; z = 2**-x\n(x\n+1)", "sin(x)*e/pi"]:
@@ -43,7 +43,7 @@ def test_stored_tables_match_the_grammar_file():
 
 
 def test_edited_grammar_is_used_without_stored_tables(monkeypatch, tmp_path):
-    edited = grammar.grammar_path().read_text().replace('POW: "**" | "^"', 'POW: "**"')
+    edited = Path(grammar.grammar_path()).read_text().replace('POW: "**" | "^"', 'POW: "**"')
     path = tmp_path / "nanograd.lark"
     path.write_text(edited)
     monkeypatch.setattr(grammar, "grammar_path", lambda: path)

@@ -1,10 +1,12 @@
 """The layers point one way (docs/architecture.md): the core imports nothing above it, nothing
 imports the command line, only the command line and the repl import click, and no two
-modules import each other, directly or around a loop."""
+modules import each other, directly or around a loop; and `grad` loads only what it uses."""
 
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -143,3 +145,42 @@ def test_no_import_cycles():
                 path.append(step)
                 stack.append(iter(sorted(graph.get(step, ()))))
     assert cycles == []
+
+
+# What `grad` at one point has no use for: a file system path type (and the URL and IP address
+# modules it imports), Rich, Lark, NumPy, Graphviz, shell completion and the table writer.
+NOT_FOR_GRAD = [
+    "pathlib",
+    "urllib",
+    "ipaddress",
+    "rich",
+    "lark",
+    "numpy",
+    "graphviz",
+    "click.shell_completion",
+    "nanograd_cli.render.table",
+]
+
+
+def test_grad_at_a_point_imports_only_what_it_uses():
+    """Start-up is a cost every command pays: of the modules that `import click` does not
+    load itself, `grad --format json` loads none it has no use for. Run without the site
+    module's hooks (an editable install's imports pathlib for every program)."""
+    code = (
+        "import site, sys\n"
+        f"sys.path[:0] = [{str(PACKAGE.parent)!r}, *site.getsitepackages()]\n"
+        "import click\n"
+        "before = set(sys.modules)\n"
+        "from nanograd_cli.cli import main\n"
+        "try:\n"
+        "    main(['grad', 'x*y + tanh(x)', '--x', '2', '--y', '3', '--format', 'json'])\n"
+        "except SystemExit as e:\n"
+        "    assert e.code in (0, None), e.code\n"
+        "print(' '.join(sorted(set(sys.modules) - before)), file=sys.stderr)\n"
+    )
+    done = subprocess.run([sys.executable, "-S", "-c", code], capture_output=True, text=True)
+    loaded = done.stderr.split()
+    assert done.returncode == 0 and '"value"' in done.stdout, done.stderr
+    assert "nanograd_cli.api" in loaded  # (the run did load the command)
+    unused = [m for m in loaded if m in NOT_FOR_GRAD or m.split(".")[0] in NOT_FOR_GRAD]
+    assert unused == []

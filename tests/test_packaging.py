@@ -70,7 +70,7 @@ def test_wheel_installs_and_runs_outside_the_source_tree(tmp_path):
             "-c",
             "from nanograd_cli import grammar, _tables;"
             "p = grammar.grammar_path(); print(p);"
-            "print(_tables.TABLES['grammar'] == p.read_text())",
+            "print(_tables.TABLES['grammar'] == open(p, encoding='utf-8').read())",
         ],
         cwd=elsewhere,
         capture_output=True,

@@ -6,7 +6,6 @@ from __future__ import annotations
 import sys
 
 import click
-from click.shell_completion import CompletionItem
 
 from .. import streams
 from ..errors import BadInputValue, InputError, NanogradError, SeveralOutputs, UnknownInputs
@@ -143,6 +142,8 @@ class InputsCommand(SourceCommand):
 
     def shell_complete(self, ctx: click.Context, incomplete: str):
         """Options, and beyond them `--NAME` for each input of the SOURCE already typed."""
+        from click.shell_completion import CompletionItem  # only when completing
+
         items = super().shell_complete(ctx, incomplete)
         if not incomplete.startswith("-"):
             return items
@@ -248,4 +249,6 @@ def complete_inputs(ctx: click.Context, param: click.Parameter, incomplete: str)
 
 def complete_file(ctx: click.Context, param: click.Parameter, incomplete: str):
     """SOURCE completes as a file name (the shell lists the files)."""
+    from click.shell_completion import CompletionItem
+
     return [CompletionItem(incomplete, type="file")]

@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 
 import click
-from click.shell_completion import CompletionItem
 
 from .command import complete_file, complete_inputs
 from .output import COLOR, NAN
@@ -22,6 +21,8 @@ def output_option(*decls: str, extensions: Callable[[], Iterable[str]], **attrs)
     at them, and lists files only where no name follows."""
 
     def complete(ctx: click.Context, param: click.Parameter, incomplete: str):
+        from click.shell_completion import CompletionItem  # only when completing
+
         stem, dot, typed = incomplete.rpartition(".")
         named = []
         if dot and stem and "/" not in typed:

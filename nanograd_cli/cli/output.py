@@ -10,7 +10,6 @@ import click
 
 from ..errors import SourceError, printable
 from ..render import text
-from ..render.table import number_formats
 
 
 def report(message: str) -> None:
@@ -73,9 +72,9 @@ def show_table(make_rows: Callable, digits: str | None = None) -> None:
     """A Rich table on a terminal; plain aligned text in a pipe or with NO_COLOR set, in full
     precision unless `digits` says. `make_rows(number)` gives the rows with numbers formatted
     by `number`."""
-    if rich_terminal():
-        from ..render.table import print_table  # Rich: loaded only for a terminal (or asked)
+    from ..render.table import number_formats, print_table  # only to write a table
 
+    if rich_terminal():  # (Rich itself is loaded only for a terminal, or when asked)
         print_table(make_rows, digits)
     else:
         click.echo(text.plain_table(make_rows(number_formats(digits)[0])))

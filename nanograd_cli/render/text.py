@@ -87,27 +87,27 @@ def json_object(result) -> dict:
     raise TypeError(f"no JSON writer for {type(result).__name__}")
 
 
-@json_object.register
+@json_object.register(Gradients)
 def _(result: Gradients) -> dict:
     return {**_point(result), "gradients": result.gradients}
 
 
-@json_object.register
+@json_object.register(Jacobian)
 def _(result: Jacobian) -> dict:
     return {"values": result.values, "inputs": result.inputs, "jacobian": result.jacobian}
 
 
-@json_object.register
+@json_object.register(LineGradients)
 def _(result: LineGradients) -> dict:
     return {"line": result.line, **json_object(result.result)}
 
 
-@json_object.register
+@json_object.register(Hessian)
 def _(result: Hessian) -> dict:
     return {**_point(result), "gradients": result.gradients, "hessian": result.hessian}
 
 
-@json_object.register
+@json_object.register(GradientCheck)
 def _(result: GradientCheck) -> dict:
     checks = {
         name: {
@@ -122,7 +122,7 @@ def _(result: GradientCheck) -> dict:
     return {**_point(result), "checks": checks, "pass": result.passed}
 
 
-@json_object.register
+@json_object.register(FormulaCheck)
 def _(result: FormulaCheck) -> dict:
     checks = {
         name: {
@@ -158,7 +158,7 @@ def _(result: FormulaCheck) -> dict:
     }
 
 
-@json_object.register
+@json_object.register(Minimum)
 def _(result: Minimum) -> dict:
     return {
         **_point(result),
@@ -182,22 +182,22 @@ def csv_rows(result) -> list[str]:
     raise TypeError(f"no CSV writer for {type(result).__name__}")
 
 
-@csv_header.register
+@csv_header.register(Gradients)
 def _(result: Gradients) -> str:
     return ",".join(["value", *_gradient_columns(result.gradients)])
 
 
-@csv_rows.register
+@csv_rows.register(Gradients)
 def _(result: Gradients) -> list[str]:
     return [",".join(map(repr, [result.value, *result.gradients.values()]))]
 
 
-@csv_header.register
+@csv_header.register(Jacobian)
 def _(result: Jacobian) -> str:
     return ",".join(["output", "value", *_gradient_columns(_wrt(result))])
 
 
-@csv_rows.register
+@csv_rows.register(Jacobian)
 def _(result: Jacobian) -> list[str]:
     return [
         ",".join([name, *map(repr, [result.values[name], *result.jacobian[name].values()])])
@@ -205,7 +205,7 @@ def _(result: Jacobian) -> list[str]:
     ]
 
 
-@csv_header.register
+@csv_header.register(LineGradients)
 def _(result: LineGradients) -> str:
     return lines_csv_header(list(result.result.gradients))
 
@@ -216,17 +216,17 @@ def lines_csv_header(names: list[str]) -> str:
     return ",".join(["line", "value", *_gradient_columns(names)])
 
 
-@csv_rows.register
+@csv_rows.register(LineGradients)
 def _(result: LineGradients) -> list[str]:
     return [f"{result.line},{row}" for row in csv_rows(result.result)]
 
 
-@csv_header.register
+@csv_header.register(Hessian)
 def _(result: Hessian) -> str:
     return ",".join(["name", *table_rows(result)[0][1:]])  # the table's header names no column
 
 
-@csv_rows.register
+@csv_rows.register(Hessian)
 def _(result: Hessian) -> list[str]:
     return [",".join(row) for row in table_rows(result)[1:]]
 
@@ -234,12 +234,12 @@ def _(result: Hessian) -> list[str]:
 CHECK_FIELDS = ("analytic", "numeric", "abs_error", "rel_error", "pass")
 
 
-@csv_header.register
+@csv_header.register(GradientCheck)
 def _(result: GradientCheck) -> str:
     return ",".join(["input", *CHECK_FIELDS])
 
 
-@csv_rows.register
+@csv_rows.register(GradientCheck)
 def _(result: GradientCheck) -> list[str]:
     return [
         ",".join([name, *(repr(getattr(c, f)) for f in CHECK_FIELDS[:-1]), str(c.passed).lower()])
@@ -250,12 +250,12 @@ def _(result: GradientCheck) -> list[str]:
 AGAINST_FIELDS = ("formula", "points", "skipped", "differ", "max_abs_error", "pass")
 
 
-@csv_header.register
+@csv_header.register(FormulaCheck)
 def _(result: FormulaCheck) -> str:
     return ",".join(["input", *AGAINST_FIELDS])
 
 
-@csv_rows.register
+@csv_rows.register(FormulaCheck)
 def _(result: FormulaCheck) -> list[str]:
     rows = table_rows(result)[1:]
     for row in rows:  # a formula may hold commas: log(x, 2)
@@ -264,7 +264,7 @@ def _(result: FormulaCheck) -> list[str]:
     return [",".join(row) for row in rows]
 
 
-@csv_header.register
+@csv_header.register(Minimum)
 def _(result: Minimum) -> str:
     names = list(result.inputs)
     return ",".join(
@@ -272,7 +272,7 @@ def _(result: Minimum) -> str:
     )
 
 
-@csv_rows.register
+@csv_rows.register(Minimum)
 def _(result: Minimum) -> list[str]:
     numbers = [result.value, *result.inputs.values(), *result.gradients.values()]
     numbers.append(result.gradient_norm)
@@ -288,7 +288,7 @@ def table_rows(result, number: Number = repr) -> list[list[str]]:
     raise TypeError(f"no table writer for {type(result).__name__}")
 
 
-@table_rows.register
+@table_rows.register(Gradients)
 def _(result: Gradients, number: Number = repr) -> list[list[str]]:
     rows = [["", "value", "gradient"], ["result", number(result.value), ""]]
     for name, value in result.inputs.items():
@@ -297,7 +297,7 @@ def _(result: Gradients, number: Number = repr) -> list[list[str]]:
     return rows
 
 
-@table_rows.register
+@table_rows.register(Jacobian)
 def _(result: Jacobian, number: Number = repr) -> list[list[str]]:
     names = _wrt(result)
     rows = [["output", "value", *_gradient_columns(names)]]
@@ -316,7 +316,7 @@ def lines_table_rows(results: list[LineGradients], number: Number = repr) -> lis
     return rows
 
 
-@table_rows.register
+@table_rows.register(Hessian)
 def _(result: Hessian, number: Number = repr) -> list[list[str]]:
     names = list(result.hessian)
     rows = [
@@ -329,7 +329,7 @@ def _(result: Hessian, number: Number = repr) -> list[list[str]]:
     return rows
 
 
-@table_rows.register
+@table_rows.register(GradientCheck)
 def _(result: GradientCheck, number: Number = repr) -> list[list[str]]:
     rows = [["input", *CHECK_FIELDS]]
     for name, c in result.checks.items():
@@ -351,7 +351,7 @@ def apart(a: float, b: float, number: Number) -> tuple[str, str]:
     return pair
 
 
-@table_rows.register
+@table_rows.register(FormulaCheck)
 def _(result: FormulaCheck, number: Number = repr) -> list[list[str]]:
     rows = [["input", *AGAINST_FIELDS]]
     for name, c in result.checks.items():
@@ -375,7 +375,7 @@ def mismatch_rows(result: FormulaCheck, number: Number = repr) -> list[list[str]
     return rows
 
 
-@table_rows.register
+@table_rows.register(Minimum)
 def _(result: Minimum, number: Number = repr) -> list[list[str]]:
     rows = table_rows(Gradients(result.value, result.inputs, result.gradients), number)
     rows.append(["gradient norm", number(result.gradient_norm), ""])
@@ -388,7 +388,7 @@ def _(result: Minimum, number: Number = repr) -> list[list[str]]:
 from ..results import Fit  # noqa: E402
 
 
-@json_object.register
+@json_object.register(Fit)
 def _(result: Fit) -> dict:
     return {
         "parameters": result.parameters,
@@ -405,19 +405,19 @@ def _(result: Fit) -> dict:
     }
 
 
-@csv_header.register
+@csv_header.register(Fit)
 def _(result: Fit) -> str:
     return "parameter,value,stderr"
 
 
-@csv_rows.register
+@csv_rows.register(Fit)
 def _(result: Fit) -> list[str]:
     return [
         f"{name},{value!r},{result.stderr[name]!r}" for name, value in result.parameters.items()
     ]
 
 
-@table_rows.register
+@table_rows.register(Fit)
 def _(result: Fit, number: Number = repr) -> list[list[str]]:
     rows = [["", "value", "stderr"]]
     for name, value in result.parameters.items():
