@@ -101,9 +101,12 @@ def _marks(text: Text) -> int:
 
 def _cat(*parts: Text) -> Text:
     """The parts one after another: a string when they are short strings, else a rope."""
-    if all(isinstance(p, str) for p in parts) and sum(map(len, parts)) <= _SHORT:
-        return "".join(parts)
-    return _Rope(parts)
+    size = 0
+    for part in parts:
+        if type(part) is not str:
+            return _Rope(parts)
+        size += len(part)
+    return "".join(parts) if size <= _SHORT else _Rope(parts)
 
 
 def _listed(texts: list[Text], separator: str) -> tuple[Text, ...]:
