@@ -15,10 +15,10 @@ import math
 from collections.abc import Iterator, Mapping
 from typing import NamedTuple
 
-from .algebra import CALL, INPUT, NUMBER, Expr
+from .algebra import CALL, INPUT, NUMBER, UNENDING, Expr, fraction
 from .engine import live_nodes
-from .formula import Note, Printer, Template
-from .ops import COMPARISONS, MUL, POW, WHERE, Op
+from .formula import AS_WRITTEN, Note, Printer, Template
+from .ops import COMPARISONS, DIV, MUL, NEG, POW, WHERE, Op
 from .program import Apply, Const, Input, Program
 from .results import BackwardStep, Explanation, ForwardStep, LocalDerivative, Term
 from .symbolic import exact_formulas, textbook_formulas
@@ -145,7 +145,8 @@ class _Writer:
         if type(ins) is Const:
             tree = self._number(ins.value)
         else:
-            tree = self._apply(ins.op, *(self._trees[a] for a in ins.args))
+            args = tuple([self._trees[a] for a in ins.args])
+            tree = Expr(CALL, ins.op, args, (), AS_WRITTEN, next(self._serial))
         expression = self._term(tree)
         if name is None and i == self.program.result:
             self._keep(Term(expression.text, self._result_name()), tree)
@@ -236,10 +237,16 @@ class _Writer:
             if None not in values:
                 value = op.forward(*values)
                 arithmetic = op.syntax != "call" and op is not POW
-                if math.isfinite(value) and (arithmetic or float(value).is_integer()):
-                    return Part(self._number(value), value, False)
+                by_name = arithmetic and (math.pi in values or math.e in values)  # e - 1
+                if math.isfinite(value) and not by_name and (arithmetic or value.is_integer()):
+                    return Part(self._worked_out(value), value, False)
             if op is POW and values[1] == 1.0:
                 return parts[0]  # a**1 is a, exactly
+            if op is MUL and (values[0] in (1.0, -1.0) or values[1] in (1.0, -1.0)):
+                one, other = parts if values[0] in (1.0, -1.0) else parts[::-1]
+                if one.value == 1.0:
+                    return other  # 1*a is a, exactly
+                return Part(self._apply(NEG, other.tree), None, False)  # -1*a is -a
             if op is WHERE and values[0] is not None:
                 return parts[1] if values[0] != 0.0 else parts[2]  # the branch taken
             zeros = [v == 0.0 and q.comparison for v, q in zip(values, parts[::-1], strict=True)]
@@ -254,6 +261,13 @@ class _Writer:
             apply=apply,
         )
         return written[formula.result].tree
+
+    def _worked_out(self, value: float) -> Expr:
+        """A number worked out from others: a fraction with no short decimal as p/q (1/3)."""
+        ratio = fraction(value, UNENDING)
+        if ratio is None:
+            return self._number(value)
+        return self._apply(DIV, self._number(float(ratio[0])), self._number(float(ratio[1])))
 
     def _keep(self, term: Term, tree: Expr) -> None:
         self.terms.append(term)
@@ -289,7 +303,8 @@ class _Writer:
 def bound_names(program: Program) -> dict[int, tuple[str, str]]:
     """The name bound to each node that has one, as shown and as LaTeX is made from it. A name
     bound to several nodes in turn is numbered, q₁, q₂, ... (LaTeX: q_1, ...), so that every
-    version can be told apart."""
+    version can be told apart; in LaTeX q_(1), ... where the source has a name q_1 too."""
+    taken = set(program.labels.values()) | set(program.inputs)
     times: dict[str, int] = {}
     for name in program.labels.values():
         times[name] = times.get(name, 0) + 1
@@ -301,7 +316,9 @@ def bound_names(program: Program) -> dict[int, tuple[str, str]]:
             names[i] = (name, name)
         else:
             seen[name] = version = seen.get(name, 0) + 1
-            names[i] = (name + str(version).translate(_SUBSCRIPTS), f"{name}_{version}")
+            clash = any(f"{name}_{k}" in taken for k in range(1, times[name] + 1))
+            latex = f"{name}_({version})" if clash else f"{name}_{version}"
+            names[i] = (name + str(version).translate(_SUBSCRIPTS), latex)
     return names
 
 

@@ -18,6 +18,11 @@ from typing import ClassVar, NamedTuple
 from .algebra import CALL, INPUT, NUMBER, Expr, reachable
 from .ops import ADD, DIV, MOD, MUL, NEG, POW, SUB, Op
 
+# A call whose value is AS_WRITTEN is written as the source has it (explain's nodes): the
+# negation or the subtraction of a negative keeps its sign, in parentheses (-(-x), a - (-2)),
+# where elsewhere it is folded into the sign (x, a + 2), an equal number.
+AS_WRITTEN = "as written"
+
 # A repeated sub-expression is bound to a name when it has at least this many operations.
 BIND_SIZE = 4
 
@@ -385,6 +390,8 @@ class _Text:
             # not (-x) % 2
             (operand,) = args
             text, level = operand
+            if e.value is AS_WRITTEN and _head(text).startswith("-"):
+                return _cat("-", self.parenthesised(text)), _UNARY
             if self.flips and level >= _UNARY and _head(text).startswith("-"):
                 # -(-x/y**2) is x/y**2, exactly: no --
                 return (text[1:] if isinstance(text, str) else _Rope((text,), skip=1)), level
@@ -402,7 +409,9 @@ class _Text:
             return self.multiply(a, b), _PRODUCT
         if op is ADD or op is SUB:
             right, sign = self.wrap(b, _PRODUCT), op.name
-            if self.flips and _head(right).startswith("-"):  # a + -b is a - b, exactly
+            if e.value is AS_WRITTEN and _head(right).startswith("-"):
+                right = self.parenthesised(right)
+            elif self.flips and _head(right).startswith("-"):  # a + -b is a - b, exactly
                 sign = "-" if op is ADD else "+"
                 right = right[1:] if isinstance(right, str) else _Rope((right,), skip=1)
             return _cat(self.wrap(a, _SUM), f" {sign} ", right), _SUM

@@ -286,6 +286,11 @@ def test_hand_derived_local_derivatives():
         ("log(x, 2) + log10(x)", {"x": 1}, ["1/(x*log(2))", "1/(x*log(10))"]),
         ("sigmoid(x)", {"x": 1}, ["sigmoid(x)*(1 - sigmoid(x))"]),
         ("erf(x)", {"x": 1}, ["2*exp(-x**2)/sqrt(pi)"]),
+        # pi and e by name, fractions as such, no 1* or *1
+        ("x**e + x**pi", {"x": 2}, ["e*x**(e - 1)", "pi*x**(pi - 1)"]),
+        ("e**x", {"x": 1}, ["e**x"]),
+        ("x**-1", {"x": 2}, ["-x**(-2)"]),
+        ("x/3 + x/7", {"x": 1}, ["1/3", "1/7"]),
     ],
 )
 def test_local_formulas_are_the_textbooks(source, point, formulas):
@@ -338,6 +343,43 @@ def explain_json_at(source: str, **point: float) -> dict:
     code, out, err = run("explain", "-e", source, *args, "--format", "json")
     assert code == 0, err
     return json.loads(out)
+
+
+def test_a_negated_negative_is_written_as_the_source_has_it():
+    """-(-x) and x - (-y) keep both signs: each node is written as its own sub-expression,
+    not as another one of equal value (-(-x) as x, the input)."""
+    explained = explain_json_at("y*-(-x) + (x - -y)", x=2, y=3)
+    assert [s["node"] for s in explained["forward"]] == [
+        "y",
+        "x",
+        "-x",
+        "-(-x)",
+        "y*(-(-x))",
+        "-y",
+        "x - (-y)",
+        "y*(-(-x)) + (x - (-y))",
+    ]
+    arguments = {
+        s["node"]: [d["argument"] for d in s["local_derivatives"]] for s in explained["backward"]
+    }
+    assert arguments["y*(-(-x))"] == ["y", "-(-x)"] and arguments["-(-x)"] == ["-x"]
+
+
+def test_versions_of_a_name_in_latex_are_not_another_name():
+    """x bound twice is x_1 and x_2 in LaTeX, unless the source has a name x_1 too: then its
+    versions are x_(1) and x_(2)."""
+    done = nanograd("explain", "x = x + x_1; x*2", "--x", "1", "--x_1", "5", "--format", "latex")
+    forward = done.stdout.split(r"\end{align*}")[0].splitlines()[2:]
+    assert forward == [
+        r"x_{(1)} &= 1 \\",
+        r"x_{1} &= 5 \\",
+        r"x_{(2)} = x_{(1)} + x_{1} &= 6 \\",
+        r"f = x_{(2)} \cdot 2 &= 12",
+    ]
+    plain = nanograd(
+        "explain", "q = x*y; q += x; q**2", "--x", "2", "--y", "3", "--format", "latex"
+    )
+    assert r"q_{2} = q_{1} + x" in plain.stdout
 
 
 def test_names_versions_and_inputs_the_result_does_not_read():
