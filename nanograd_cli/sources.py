@@ -52,7 +52,12 @@ def input_values(
                 raise InputError(f"--var {name}=VALUE expects a number, got {shortened(text)!r}")
             raise BadInputValue(name, shortened(text))
         if number in (math.inf, -math.inf) and "inf" not in text.lower():
-            raise InputError(f"{typed} is too large for a float")
+            if _NUMBER.fullmatch(text.strip()):
+                raise InputError(f"{typed} is too large for a float")
+            raise InputError(
+                f"{typed} is {number!r} (an overflow or a division by zero): "
+                f"give {number!r} if that is meant"
+            )
         if number == 0 and UNDERFLOWS.fullmatch(text.strip()) and warn:
             warn(f"warning: {typed} is too small for a float: it is taken as 0.0")
         values[name] = number
@@ -61,6 +66,8 @@ def input_values(
 
 # A number written with a non-zero digit, which is 0 only if it is too small for a float.
 UNDERFLOWS = re.compile(r"[-+]?[0-9.]*[1-9][0-9.]*[eE][-+]?[0-9]+")
+# A number as written, not worked out (1e999, not 1/0).
+_NUMBER = re.compile(r"[-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?")
 
 
 def _number(text: str) -> float | None:

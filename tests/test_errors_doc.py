@@ -60,6 +60,17 @@ def test_every_message_about_inputs_and_options_is_what_the_command_says(
     assert first.startswith("error: ") and expected(message).fullmatch(first[len("error: ") :])
 
 
+def test_an_option_after_the_source_is_not_taken_for_the_source(tmp_path):
+    """`-x 1` after `-e x*y` is an input's value with one dash: no hint about a source that
+    begins with - (which goes after -e), as there is one already."""
+    code, out, err = limited("nanograd grad -e x*y -x 1 --y 2", cwd=tmp_path)
+    assert (code, out) == (2, "")
+    assert err.splitlines()[:2] == [
+        "error: No such option '-x': an input's value is --x VALUE",
+        "Try 'nanograd grad --help' for help.",
+    ]
+
+
 def quoted(text: str) -> str:
     return "'" + text.replace("'", "'\\''") + "'"
 

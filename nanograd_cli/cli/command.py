@@ -32,6 +32,12 @@ class SourceCommand(click.Command):
             close = nearest(name[2:], own) if name.startswith("--") else []
             if not name.startswith("--") and name in typed and INPUT_NAME.fullmatch(name[1:]):
                 two_dashes = f"-{name}" if isinstance(self, InputsCommand) else None
+                if name == "-o":  # `explain ... -o out.txt`: a command that writes no file
+                    message = (
+                        f"No such option '-o': {ctx.command_path} writes to standard output "
+                        "(to a file: > FILE)"
+                    )
+                    raise click.NoSuchOption(name, message, ctx=ctx) from None
                 if two_dashes:  # `-x 1`: an input's value, with one dash
                     message = f"No such option '{name}': an input's value is {two_dashes} VALUE"
                     raise click.NoSuchOption(name, message, ctx=ctx) from None
@@ -115,6 +121,9 @@ class InputsCommand(SourceCommand):
                         if ctx.resilient_parsing:  # completing: the value is being typed
                             i += 1
                             continue
+                        if name == "version":  # nanograd's own option
+                            message = "No such option: --version (the version: nanograd --version)"
+                            raise click.NoSuchOption(arg, message, ctx=ctx)
                         if nearest(name, own):  # `--strcit`: an option mistyped, no input
                             raise click.NoSuchOption(arg, possibilities=nearest(name, own), ctx=ctx)
                         raise click.BadOptionUsage(
@@ -179,7 +188,15 @@ _MEANT = {"with": "wrt", "by": "wrt", "respect": "wrt"}
 def as_format(name: str, ctx: click.Context) -> str:
     """For `--json`, `--latex` and the like, read as an input: the option meant, where the
     command's --format has that choice."""
-    formats = {"json": "JSON", "csv": "CSV", "table": "a table", "latex": "LaTeX", "tex": "LaTeX"}
+    formats = {
+        "json": "JSON",
+        "csv": "CSV",
+        "table": "a table",
+        "latex": "LaTeX",
+        "tex": "LaTeX",
+        "markdown": "Markdown",
+        "md": "Markdown",
+    }
     if name not in formats:
         return ""
     choices = next(
@@ -190,7 +207,7 @@ def as_format(name: str, ctx: click.Context) -> str:
         ),
         [],
     )
-    meant = "latex" if name == "tex" else name
+    meant = {"tex": "latex", "md": "markdown"}.get(name, name)
     if meant in choices:
         return f"; for {formats[name]}, give --format {meant}"
     command = ctx.command_path

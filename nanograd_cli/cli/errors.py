@@ -79,6 +79,10 @@ def describe(error: NanogradError) -> str:
     return f"{error}: {hint}" if hint else str(error)
 
 
+# The options that give the source.
+SOURCE_OPTIONS = ("-e", "--expr", "-f", "--file")
+
+
 def leading_dash_source(error: Exception, args: list[str], commands: list[str]) -> str | None:
     """For `nanograd grad "-x**2"`, read as options, or `"-exp(x)"` and `"-fx"`, read as
     `-e "xp(x)"` and `-f x`: how to pass a source that begins with -."""
@@ -87,6 +91,8 @@ def leading_dash_source(error: Exception, args: list[str], commands: list[str]) 
         command = error.ctx.command_path if error.ctx else None
         if len(args) > 1 and not args[1].startswith("-"):
             return None  # a SOURCE came first: the option is a typo, not a source
+        if any(a in SOURCE_OPTIONS or a.startswith(("--expr=", "--file=")) for a in args):
+            return None  # -e or -f gave the source
     elif isinstance(error, NanogradError):
         source = glued_source(args, error)
         command = next((f"nanograd {a}" for a in args if a in commands), None)
