@@ -595,6 +595,28 @@ def test_a_long_program_on_an_80_column_terminal_keeps_every_label_and_digit():
         ), shown
 
 
+def test_records_show_numbers_in_full_beside_a_name_too_long_for_the_line():
+    """At 40 columns a name of 28 characters fits no line, in any number of digits: the
+    records still show the numbers in full, as they fit."""
+    name = "very_long_variable_name_here"
+    screen = visible(
+        on_terminal(
+            "explain",
+            f"{name}*y + 1234567.891011*x",
+            f"--{name}",
+            "1.5",
+            "--y",
+            "2",
+            "--x",
+            "3",
+            columns=40,
+        )
+    )
+    assert all(len(line) <= 40 for line in screen)
+    assert any("3703703.673033" in line for line in screen), screen  # not 3.704e+06
+    assert any("1234567.891011" in line for line in screen)
+
+
 def columns(rows: list[list[str]]) -> list[str]:
     """Each column's text read top to bottom, without spaces: what wrapping cannot change."""
     return ["".join(row[j] for row in rows).replace(" ", "") for j in range(len(rows[0]))]

@@ -154,10 +154,27 @@ def layout(make_rows: Rows, digits: str | None, available: int) -> Layout:
     widths = fitted_widths(rows, available)
     if widths is not None:
         return Layout(rows, widths)
-    number, lines = most_digits(lambda n: records(make_rows(n))[0], formats, available)
+    number, lines = _records_in_most_digits(make_rows, formats, available)
     label = natural_widths(lines)[0]
     widths = fitted_widths(lines, available) or [label, max(available - label - overhead(2), 1)]
     return Layout(lines, widths, records(make_rows(number))[1], header=False)
+
+
+def _records_in_most_digits(
+    make_rows: Rows, formats: list, available: int
+) -> tuple[Callable, list]:
+    """The first number format in which every number of the records fits its line (else the
+    last), and the records in it: a label too long for a line, wrapped or not, is so in
+    every format."""
+    shown = [(number, records(make_rows(number))[0]) for number in formats]
+    lines = shown[-1][1]
+    room = available - natural_widths(lines)[0] - overhead(2)
+    variants = zip(*(lines for _, lines in shown), strict=True)
+    numbers = [k for k, same_line in enumerate(variants) if len({c for _, c in same_line}) > 1]
+    for number, lines in shown:
+        if all(len(lines[k][1]) <= room for k in numbers):
+            return number, lines
+    return shown[-1]
 
 
 def print_table(
