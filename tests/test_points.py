@@ -523,6 +523,33 @@ def test_an_extension_that_names_no_format_is_refused_and_no_extension_is_csv(tm
         assert target.read_text() == separator.join(["x", "value", "d_x\n1", "1.0", "1.0\n"])
 
 
+def test_a_parquet_or_arrow_file_with_no_extension_is_named_as_one(tmp_path):
+    """A file with no extension is read as CSV: one that begins as Parquet or Arrow does is
+    told to be named as such, not read as CSV with missing columns."""
+    table = pa.table({"x": [1.0, 2.0]})
+    pq.write_table(table, tmp_path / "points")
+    with ipc.new_file(str(tmp_path / "frames"), table.schema) as f:
+        f.write_table(table)
+    for name, fmt, kind in (("points", "parquet", "a Parquet"), ("frames", "arrow", "an Arrow")):
+        done = nanograd("grad", "x", "--points", str(tmp_path / name))
+        assert (done.returncode, done.stdout) == (2, "")
+        assert done.stderr == (
+            f"error: --points {tmp_path / name} is {kind} file, not CSV: name it with .{fmt} "
+            f"(or give --points-format {fmt})\n"
+        )
+        given = nanograd(
+            "grad",
+            "x",
+            "--points",
+            str(tmp_path / name),
+            "--points-format",
+            fmt,
+            "-o",
+            str(tmp_path / f"{name}.csv"),
+        )
+        assert given.returncode == 0, given.stderr
+
+
 def test_a_failed_run_leaves_no_file(tmp_path, monkeypatch):
     from nanograd_cli.io import chunks
 

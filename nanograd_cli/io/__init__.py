@@ -73,8 +73,25 @@ class MissingPyArrow(NanogradError):
 
 
 def input_format(path: str, given: str | None) -> str:
-    """The format of --points FILE: its extension's, else --points-format, else CSV."""
-    return format_of(path) or given or "csv"
+    """The format of --points FILE: its extension's, else --points-format, else CSV; a file
+    with no extension that begins as a Parquet or Arrow file does is named as one."""
+    chosen = format_of(path) or given
+    if chosen is None and path != "-" and not os.path.splitext(path)[1]:
+        try:
+            with open(path, "rb") as file:
+                start = file.read(6)
+        except OSError:
+            start = b""  # (the reader says why it cannot be read)
+        for magic, fmt, kind in (
+            (b"PAR1", "parquet", "a Parquet"),
+            (b"ARROW1", "arrow", "an Arrow"),
+        ):
+            if start.startswith(magic):
+                raise InputError(
+                    f"--points {printable(path)} is {kind} file, not CSV: name it with "
+                    f".{fmt} (or give --points-format {fmt})"
+                )
+    return chosen or "csv"
 
 
 def output_format(output: str | None, fmt: str | None, given: str | None) -> str:
