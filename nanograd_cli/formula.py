@@ -287,6 +287,11 @@ class Printer:
             self._nodes.append(node)
         return _join(text[id(e)][0])
 
+    def write_as(self, e: Expr, text: str, level: int) -> None:
+        """Write `e` as `text`, of precedence `level`, wherever it is used."""
+        self._text[id(e)] = (text, level)
+        self._nodes.append(e)
+
     def shape(self, e: Expr) -> tuple[int, bool] | None:
         """What the text of a written node shows the nodes written on it: its precedence and
         whether it begins with a minus; None where they look further (at a product that
@@ -310,8 +315,7 @@ class Template:
             if isinstance(shape, tuple):
                 # an argument written beginning with - is held as - and the rest of its text,
                 # so that a + -b (and --b) drop its minus as they would
-                printer._text[id(hole)] = (f"{'-' if shape[1] else ''}\x00{k}\x01", shape[0])
-                printer._nodes.append(hole)
+                printer.write_as(hole, f"{'-' if shape[1] else ''}\x00{k}\x01", shape[0])
         pieces = _HOLE.split(printer(tree))
         self._literals = pieces[::2]
         self._holes = [(int(k), shapes[int(k)][1]) for k in pieces[1::2]]
