@@ -216,7 +216,8 @@ _NUMERATOR = 1000
 def fraction(value: float, denominators: tuple[int, ...] = DENOMINATORS) -> tuple[int, int] | None:
     """(p, q) where value is p/q correctly rounded, for q in `denominators` (not 1)."""
     for q in denominators:
-        p = round(value * q) if math.isfinite(value) else 0
+        scaled = value * q
+        p = round(scaled) if math.isfinite(scaled) else 0  # (1e308*3 overflows)
         if p and abs(p) <= _NUMERATOR and math.gcd(p, q) == 1 and p / q == value:
             return p, q
     return None

@@ -78,6 +78,16 @@ def test_the_examples_that_started_it_on_the_command_line():
         assert (done.returncode, done.stdout, done.stderr) == (0, expected, "")
 
 
+@pytest.mark.parametrize("source", ["1e308*x + 1e308*x", "x*1e308*10", "x*1e308/3", "x**1e308"])
+def test_numbers_near_the_largest_float_are_written_and_read_back(source):
+    """Numbers whose products overflow (1e308*3, tried as a fraction's numerator) are written
+    out, and the derivative read back is grad's, inf where it overflows."""
+    done = nanograd("diff", source)
+    assert (done.returncode, done.stderr) == (0, ""), done.stderr
+    point = {"x": 1.0}
+    assert value_of(done.stdout.strip(), point) == parse(source).grad(point).gradients["x"]
+
+
 @pytest.mark.parametrize(
     ("source", "wrt", "expected", "points"),
     [
