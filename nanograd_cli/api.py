@@ -281,10 +281,18 @@ def minimize(
     else:
         rows = {n: data[n] for n in program.inputs if n in data}
         loss = descent.over_rows(program, rows, batch, seed)
-    result = descent.minimize(loss, point, moving, steps, lr, optimizer, tol, on_step, on_point)
-    if data is not None and batch is not None:  # the loss over every row, not the last batch's
-        value, gradients = descent.over_rows(program, rows)(result.inputs)
-        norm = math.hypot(*(gradients[n] for n in moving))
+    every_row = descent.over_rows(program, rows) if data is not None and batch else None
+
+    def over_every_row(at: Mapping[str, float]) -> tuple[float, dict[str, float], float]:
+        value, gradients = every_row(dict(at))
+        return value, gradients, math.hypot(*(gradients[n] for n in moving))
+
+    settled = (lambda at: over_every_row(at)[2] <= tol) if every_row else None
+    result = descent.minimize(
+        loss, point, moving, steps, lr, optimizer, tol, on_step, on_point, settled
+    )
+    if every_row:  # the loss over every row, not the last batch's
+        value, gradients, norm = over_every_row(result.inputs)
         result = Minimum(value, result.inputs, gradients, norm, result.steps, norm <= tol)
     return result
 

@@ -118,9 +118,12 @@ def minimize(
     tol: float = 1e-8,
     on_step: Callable[[int, float], None] | None = None,
     on_point: Callable[[dict[str, float], float], None] | None = None,
+    settled: Callable[[dict[str, float]], bool] | None = None,
 ) -> Minimum:
     """Descend from `start`, moving the parameters named in `moving` (by default all), until
-    their gradient's norm is at most `tol` or `steps` are taken.
+    their gradient's norm is at most `tol` or `steps` are taken. Where the loss is of a batch
+    of rows, whose gradient may be small before the loss over every row has converged,
+    `settled(point)` says whether it has, asked where a batch's gradient's norm is at most tol.
 
     Raises if the value or gradient is nan or inf: an InputError at the start (the point is
     to blame), else a NanogradError (the step was too long); on Ctrl-C, Interrupted with the
@@ -154,6 +157,10 @@ def minimize(
     isfinite = math.isfinite
     taken = 0
     reached = None  # the last point checked: (steps, value, point, gradients, norm)
+
+    def at_point() -> dict[str, float]:
+        return dict(zip(names, data, strict=True))
+
     try:
         while True:
             value, grads = evaluate(data)
@@ -165,8 +172,8 @@ def minimize(
             if on_step:
                 on_step(taken, value)
             if on_point:
-                on_point(dict(zip(names, data, strict=True)), value)
-            if norm <= tol or taken == steps:
+                on_point(at_point(), value)
+            if taken == steps or (norm <= tol and (settled is None or settled(at_point()))):
                 return _minimum(loss, names, *reached, tol)
             if every:
                 update(data, moved)

@@ -126,6 +126,21 @@ def test_batches_take_n_rows_a_step_in_an_order_the_seed_repeats(tmp_path):
     assert (batched["steps"], batched["value"]) == (0, full["value"])
 
 
+@pytest.mark.parametrize("batch", ["1", "2", "3"])
+def test_batches_stop_where_the_loss_over_every_row_has_converged(tmp_path, batch):
+    """A batch's gradient can be small (one row fitted exactly) long before the gradient over
+    every row is: the descent goes on until that one is within --tol, and says converged."""
+    data = write(tmp_path / "line.csv", "x,y", [(0, 1), (1, 3), (2, 5), (3, 7)])
+    done = nanograd(
+        "minimize", "(a*x + b - y)**2", "--data", data, "--a", "0", "--b", "0", "--lr", "0.05",
+        "--batch", batch, "--seed", "1", "--format", "json",
+    )  # fmt: skip
+    result = json.loads(done.stdout)
+    assert (done.returncode, done.stderr, result["converged"]) == (0, "", True)
+    assert result["gradient_norm"] <= 1e-8 and result["steps"] < 10000
+    assert result["inputs"] == pytest.approx({"a": 2.0, "b": 1.0}, rel=1e-6)
+
+
 @pytest.mark.parametrize(
     ("options", "message"),
     [
