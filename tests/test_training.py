@@ -141,6 +141,21 @@ def test_batches_stop_where_the_loss_over_every_row_has_converged(tmp_path, batc
     assert result["inputs"] == pytest.approx({"a": 2.0, "b": 1.0}, rel=1e-6)
 
 
+def test_data_format_is_the_format_whatever_the_extension(tmp_path):
+    """--data-format names the format of --data FILE, for fit and minimize, over what its
+    extension says (a CSV file named .jsonl)."""
+    data = write(tmp_path / "rows.jsonl", "x,y", [(1, 2), (2, 4), (3, 6)])
+    fitted = nanograd("fit", "a*x", "--data", data, "--a", "1", "--data-format", "csv",
+                      "--format", "json")  # fmt: skip
+    assert (fitted.returncode, fitted.stderr) == (0, "")
+    assert json.loads(fitted.stdout)["parameters"]["a"] == pytest.approx(2.0)
+    descended = nanograd("minimize", "(a*x - y)**2", "--data", data, "--a", "1",
+                         "--data-format", "csv", "--lr", "0.1", "--format", "json")  # fmt: skip
+    assert json.loads(descended.stdout)["inputs"]["a"] == pytest.approx(2.0)
+    refused = nanograd("fit", "a*x", "--data", data, "--a", "1")  # read as JSON Lines
+    assert refused.returncode == 2 and "not JSON" in refused.stderr
+
+
 @pytest.mark.parametrize(
     ("options", "message"),
     [

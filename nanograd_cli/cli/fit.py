@@ -123,7 +123,9 @@ def fit(
     target_program = target_of(target)
     needed = {*program.inputs, *(target_program.inputs if target_program else ["y"])}
     solver()  # a missing SciPy said before the data is read
-    table = io.read_table(data, io.input_format(data, data_format), needed | {sigma}, extra="fit")
+    table = io.read_table(
+        data, data_format or io.input_format(data, None), needed | {sigma}, extra="fit"
+    )
     check_starts(ctx, program, starts, table)
     predictors = [name for name in program.inputs if name in table.columns]
     if picture and len(predictors) != 1:

@@ -147,7 +147,9 @@ def minimize(
     program, start = program_and_point(ctx, source, var)
     columns = None
     if data is not None:
-        columns = io.read_table(data, io.input_format(data, data_format), program.inputs).columns
+        columns = io.read_table(
+            data, data_format or io.input_format(data, None), program.inputs
+        ).columns
     progress = StepsProgress(steps) if sys.stderr.isatty() else None
     try:
         result = api.minimize(
