@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable
 
 import click
@@ -50,9 +51,17 @@ class _InWords:
 
 
 class AtLeast(_InWords, click.FloatRange):
-    """A float at least `min` (more than it, with `min_open`)."""
+    """A float at least `min` (more than it, with `min_open`); not nan, which compares as
+    neither."""
 
     number = click.FLOAT
+
+    def convert(self, value, param, ctx):
+        number = super().convert(value, param, ctx)
+        if math.isnan(number):
+            relation = "more than" if self.min_open else "at least"
+            self.fail(f"nan is not {relation} {self.min:g}", param, ctx)
+        return number
 
 
 class CountFrom(_InWords, click.IntRange):
