@@ -46,6 +46,8 @@ class SourceCommand(click.Command):
             if as_format(name[2:], ctx):  # diff --latex, diff --json
                 message = f"No such option: {name}{as_format(name[2:], ctx)}"
                 raise click.NoSuchOption(name, message, ctx=ctx) from None
+            if name in other_options(ctx):  # diff --strict
+                raise click.UsageError(f"{ctx.command_path} has no {name} option", ctx) from None
             raise click.UsageError(
                 f"{ctx.command_path} takes no input values ({name}): for the value of SOURCE "
                 "at a point, use nanograd grad",
@@ -121,6 +123,8 @@ class InputsCommand(SourceCommand):
                         if ctx.resilient_parsing:  # completing: the value is being typed
                             i += 1
                             continue
+                        if f"--{name}" in other_options(ctx):  # plot --strict
+                            raise click.UsageError(f"{ctx.command_path} has no {arg} option", ctx)
                         if name == "version":  # nanograd's own option
                             message = "No such option: --version (the version: nanograd --version)"
                             raise click.NoSuchOption(arg, message, ctx=ctx)
