@@ -97,8 +97,7 @@ def diff(
 
     one_output(program, "diff")
     check_wrt(wrt, program.inputs)
-    if not program.inputs:
-        raise InputError("the source has no inputs: its derivative is 0 by every name")
+    with_inputs(program, "its derivative is 0 by every name")
     text = derivatives_text(program, list(wrt), latex, exact)
     return LaTeX(text) if latex else text
 
@@ -126,7 +125,8 @@ def check(
     tolerances by default); the result says whether every input passed."""
     from .gradcheck import gradient_check
 
-    result = gradient_check(one_output(program, "check"), point, rtol, atol)
+    program = with_inputs(one_output(program, "check"), "there is nothing to check")
+    result = gradient_check(program, point, rtol, atol)
     non_finite(result.non_finite, strict, warn)
     return result
 
@@ -158,7 +158,7 @@ def check_against(
     from .gradcheck import formula_check
     from .language import parse
 
-    program = one_output(program, "check")
+    program = with_inputs(one_output(program, "check"), "there is nothing to check")
     ranges = dict(ranges or {})
     check_wrt(wrt, program.inputs)
     formulas: dict[str, tuple[str, Program]] = {}
@@ -256,7 +256,7 @@ def minimize(
     most `tol`."""
     from . import minimize as descent
 
-    one_output(program, "minimize")
+    with_inputs(one_output(program, "minimize"), "there is nothing to move")
     parameters = [n for n in program.inputs if data is None or n not in data]
     if data is not None:
         given = [n for n in start if n in data]
@@ -418,6 +418,13 @@ def plot(
 def one_output(program: Program, command: str) -> Program:
     """`program`, if it has one result: `command` takes one (and `jacobian()` several)."""
     return program.single(f"{command}()", "jacobian()")
+
+
+def with_inputs(program: Program, otherwise: str) -> Program:
+    """`program`, if it reads an input: else bad input, `the source has no inputs: ...`."""
+    if not program.inputs:
+        raise InputError(f"the source has no inputs: {otherwise}")
+    return program
 
 
 def check_wrt(wrt: Iterable[str], inputs: Sequence[str]) -> None:

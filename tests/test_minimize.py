@@ -16,7 +16,7 @@ from nanograd_cli.minimize import OPTIMIZERS, PointLoss, _not_finite, descent_so
 from nanograd_cli.minimize import minimize as descend
 from nanograd_cli.results import Minimum
 
-from .helpers import expressions
+from .helpers import expressions, nanograd
 
 
 def reference(
@@ -188,3 +188,18 @@ def test_a_loss_at_a_point_called_with_a_point_gives_the_engines_gradient():
         assert repr(got) == repr(expected)
     with pytest.raises(MissingInputs):
         PointLoss(program, 10**9)({"x": 2.0})
+
+
+@pytest.mark.parametrize(
+    ("command", "message"),
+    [
+        (["minimize", "5"], "there is nothing to move"),
+        (["check", "5", "--against", "0"], "there is nothing to check"),
+    ],
+)
+def test_a_source_with_no_inputs_is_bad_input(command, message):
+    """A constant has nothing to descend on or to check: not "every input is held by --fix",
+    nor an empty table."""
+    done = nanograd(*command)
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == f"error: the source has no inputs: {message}\n"
