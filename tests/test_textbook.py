@@ -378,6 +378,12 @@ def test_dy_over_dx_in_a_source_gets_a_note_that_says_what_diff_does():
         "prints with --wrt x\n"
     )
     assert nanograd("diff", "x**2 + dx", "--wrt", "x").stderr == ""  # one such name: no note
+    alone = nanograd("diff", "dy/dx")
+    assert (alone.returncode, alone.stdout) == (0, "d_dy = 1/dx\nd_dx = -dy/dx**2\n")
+    assert alone.stderr == (
+        "note: dy and dx are inputs here; for the derivative of y by x, give y itself and "
+        "--wrt x\n"
+    )
 
 
 def test_check_against_reads_diffs_output_says_nothing_of_no_mismatch_and_is_strict_over_ranges():
