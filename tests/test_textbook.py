@@ -381,8 +381,7 @@ def test_dy_over_dx_in_a_source_gets_a_note_that_says_what_diff_does():
     alone = nanograd("diff", "dy/dx")
     assert (alone.returncode, alone.stdout) == (0, "d_dy = 1/dx\nd_dx = -dy/dx**2\n")
     assert alone.stderr == (
-        "note: dy and dx are inputs here; for the derivative of y by x, give y itself and "
-        "--wrt x\n"
+        "note: dy and dx are inputs here; for the derivative of y by x, give y itself and --wrt x\n"
     )
 
 

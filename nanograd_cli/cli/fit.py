@@ -28,7 +28,7 @@ from .options import (
     source_and_inputs,
     table_format,
 )
-from .output import emit, report, write_out
+from .output import emit, in_a_directory, report, write_out
 
 EXAMPLES = """
 \b
@@ -185,9 +185,7 @@ def writable(path: str, data: str) -> None:
     """Refuse, before fitting, a file that cannot be written, or the data file itself."""
     if os.path.exists(path) and data != "-" and os.path.samefile(path, data):
         raise InputError(f"{path} is the --data file: write the fit's rows to another file")
-    directory = os.path.dirname(os.path.abspath(path))
-    if not os.path.isdir(directory):
-        raise NanogradError(f"cannot write {path}: No such file or directory")
+    in_a_directory(path)
 
 
 def check_starts(ctx: click.Context, program: Program, starts, table: io.Table) -> None:

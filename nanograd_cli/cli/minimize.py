@@ -23,7 +23,7 @@ from .options import (
     table_format,
     wrt_option,
 )
-from .output import emit, report, warn, write_out
+from .output import emit, in_a_directory, report, warn, write_out
 
 EXAMPLES = """
 \b
@@ -138,6 +138,7 @@ def minimize(
         from ..render.plot import format_of
 
         picture_format = format_of(picture)  # before any step: a bad name fails at once
+        in_a_directory(picture)
         descent = Descent()
     if data is None and (batch is not None or seed is not None or data_format is not None):
         raise InputError("--batch, --seed and --data-format are for the rows of --data FILE")
