@@ -98,7 +98,11 @@ class BadInputValue(InputError):
 
     def __init__(self, name: str, text: str):
         self.names = [name]
-        super().__init__(f"--{name} expects a number, got {text!r}")
+        # `--x 0:1`: a range, which plot and check --against take
+        hint = (
+            "; a range LO:HI is for plot and check --against" if text.count(":") in (1, 2) else ""
+        )
+        super().__init__(f"--{name} expects a number, got {text!r}{hint}")
 
 
 class NotAnInput(InputError):
