@@ -69,6 +69,12 @@ def failures(result: GradientCheck) -> str:
                 for kind, number in (("analytic", check.analytic), ("numeric", check.numeric))
                 if not math.isfinite(number)
             ]
+            if math.isnan(check.numeric) and math.isfinite(check.analytic):  # log(x) at 1e-8
+                step = STEP * max(1.0, abs(result.inputs[name]))
+                bad[-1] += (
+                    f": the source is nan a step of {step:.2g} to a side, past the edge of "
+                    "where it is defined; check farther from it"
+                )
             named.append(f"{name} ({', '.join(bad)})" if bad else name)
     return ", ".join(named)
 

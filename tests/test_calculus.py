@@ -293,6 +293,13 @@ def test_check_fails_where_a_derivative_is_not_finite():
     assert result.returncode == 1
     assert result.stdout.splitlines()[1:] == ["x,inf,nan,nan,nan,false", "y,0.0,0.0,0.0,0.0,true"]
     assert result.stderr == "error: gradient check failed for x (analytic is inf, numeric is nan)\n"
+    # log(x) at 1e-8: the derivative is 1e8, but log(x - h) is nan, h = cbrt(2**-52)
+    result = nanograd("check", "log(x)", "--x", "1e-8")
+    assert (result.returncode, result.stderr) == (
+        1,
+        "error: gradient check failed for x (numeric is nan: the source is nan a step of "
+        "6.1e-06 to a side, past the edge of where it is defined; check farther from it)\n",
+    )
 
 
 @pytest.mark.parametrize(
