@@ -457,8 +457,7 @@ def test_points_stopped_by_a_signal_leave_no_file(tmp_path, sent, code):
                 process.kill()
             rows.wait(timeout=30)
         err = process.stderr.read()
-    assert ended == code
-    assert err == b""
+    assert (ended, err) == (code, b"")
     assert temporaries(tmp_path) == [] and not (tmp_path / "out.csv").exists()
 
 

@@ -6,6 +6,7 @@ api call and prints the result with `output`; `errors` turns every failure into 
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import os
 import sys
@@ -109,4 +110,18 @@ def main(argv: list[str] | None = None) -> None:
         with cli.make_context("nanograd", args) as ctx:
             return cli.invoke(ctx)
 
-    sys.exit(exit_code(run, args, COMMANDS))
+    code = exit_code(run, args, COMMANDS)
+    if code == 130 and argv is None:  # Ctrl-C, in the process of its own
+        _end_now(code)
+    sys.exit(code)
+
+
+def _end_now(code: int) -> None:
+    """Exit past the interpreter's teardown, its output flushed: threads of a library still at
+    work there (PyArrow's, reading a pipe ahead) can abort the process as it ends (SIGABRT,
+    apache/arrow#34314), where a shell expects the 130 of Ctrl-C. Every file was dealt with
+    as the interrupt went by."""
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):  # (a closed pipe, say)
+            stream.flush()
+    os._exit(code)
