@@ -145,8 +145,7 @@ class _Writer:
         if type(ins) is Const:
             tree = self._number(ins.value)
         else:
-            args = tuple([self._trees[a] for a in ins.args])
-            tree = Expr(CALL, ins.op, args, (), AS_WRITTEN, next(self._serial))
+            tree = self._apply(ins.op, *[self._trees[a] for a in ins.args], value=AS_WRITTEN)
         expression = self._term(tree)
         if name is None and i == self.program.result:
             self._keep(Term(expression.text, self._result_name()), tree)
@@ -290,9 +289,10 @@ class _Writer:
     def _number(self, value: float) -> Expr:
         return Expr(NUMBER, None, (), (), value, next(self._serial))
 
-    def _apply(self, op: Op, *args: Expr) -> Expr:
+    def _apply(self, op: Op, *args: Expr, value: str | None = None) -> Expr:
+        """A call; `value` AS_WRITTEN for a node of the source (formula.AS_WRITTEN)."""
         # (a serial need only order a node after its arguments)
-        return Expr(CALL, op, args, (), None, next(self._serial))
+        return Expr(CALL, op, args, (), value, next(self._serial))
 
     def _term(self, tree: Expr) -> Term:
         """The tree written in the language, and in LaTeX when that is first read."""
@@ -304,7 +304,7 @@ def bound_names(program: Program) -> dict[int, tuple[str, str]]:
     """The name bound to each node that has one, as shown and as LaTeX is made from it. A name
     bound to several nodes in turn is numbered, q₁, q₂, ... (LaTeX: q_1, ...), so that every
     version can be told apart; in LaTeX q_(1), ... where the source has a name q_1 too."""
-    taken = set(program.labels.values()) | set(program.inputs)
+    taken = names_used(program)
     times: dict[str, int] = {}
     for name in program.labels.values():
         times[name] = times.get(name, 0) + 1
@@ -322,9 +322,14 @@ def bound_names(program: Program) -> dict[int, tuple[str, str]]:
     return names
 
 
+def names_used(program: Program) -> set[str]:
+    """The inputs and the names the source binds."""
+    return set(program.labels.values()) | set(program.inputs)
+
+
 def spare_names(program: Program) -> Iterator[tuple[str, str]]:
     """t1, t2, ...: names the program does not use."""
-    taken = set(program.labels.values()) | set(program.inputs)
+    taken = names_used(program)
     for k in itertools.count(1):
         if f"t{k}" not in taken:
             yield f"t{k}", f"t{k}"

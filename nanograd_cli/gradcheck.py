@@ -15,6 +15,11 @@ from .results import Agreement, Check, FormulaCheck, GradientCheck, Mismatch
 STEP = (2.0**-52) ** (1 / 3)
 
 
+def step_at(x: float) -> float:
+    """The finite differences' step at x: relative to x, past 1."""
+    return STEP * max(1.0, abs(x))
+
+
 def gradient_check(
     program: Program, values: Mapping[str, float], rtol: float = 1e-3, atol: float = 1e-5
 ) -> GradientCheck:
@@ -40,7 +45,7 @@ def gradient_check(
     checks = {}
     for name, analytic in result.gradients.items():
         x = point[name]
-        step = STEP * max(1.0, abs(x))
+        step = step_at(x)
         numeric = (result_at(name, x + step) - result_at(name, x - step)) / (2 * step)
         point[name] = args[place[name]] = x
         error = abs(analytic - numeric)
@@ -70,7 +75,7 @@ def failures(result: GradientCheck) -> str:
                 if not math.isfinite(number)
             ]
             if math.isnan(check.numeric) and math.isfinite(check.analytic):  # log(x) at 1e-8
-                step = STEP * max(1.0, abs(result.inputs[name]))
+                step = step_at(result.inputs[name])
                 bad[-1] += (
                     f": the source is nan a step of {step:.2g} to a side, past the edge of "
                     "where it is defined; check farther from it"
