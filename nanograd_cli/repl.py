@@ -26,6 +26,8 @@ from .errors import (
     SeveralOutputs,
     SourceError,
     printable,
+    speaking,
+    spell,
 )
 from .language import constant_value
 from .ops import CONSTANTS, FUNCTIONS
@@ -174,17 +176,19 @@ class Session:
         without it, they count lines within the entry."""
         reply = Reply()
         failure = None
-        try:
-            self._run(entry.strip("\n"), reply)
-        except NanogradError as error:
-            failure = error
-        # Warnings at a place in the entry are said as errors are.
-        reply.err = [
-            f"warning: {_message(w, line)}" if isinstance(w, SourceError) else w for w in reply.err
-        ]
-        if failure is not None:
-            reply.err.append(f"error: {_message(failure, line)}")
-            reply.status = failure.exit_code
+        with speaking("repl"):
+            try:
+                self._run(entry.strip("\n"), reply)
+            except NanogradError as error:
+                failure = error
+            # Warnings at a place in the entry are said as errors are.
+            reply.err = [
+                f"warning: {_message(w, line)}" if isinstance(w, SourceError) else spell(w)
+                for w in reply.err
+            ]
+            if failure is not None:
+                reply.err.append(f"error: {_message(failure, line)}")
+                reply.status = failure.exit_code
         # Whatever a reply quotes of what was typed, no control character reaches the terminal.
         reply.err = [printable(message, keep="\n\t") for message in reply.err]
         reply.out = [printable(p, keep="\n\t") if isinstance(p, str) else p for p in reply.out]
