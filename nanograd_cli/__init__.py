@@ -10,9 +10,14 @@
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Any, cast
+import sys
+import types
+from typing import TYPE_CHECKING, Any, Literal, cast, overload
 
+from .door import names, numbers, point, python_door, split, table
+from .door import note as _note
 from .engine import Value
+from .errors import NanogradWarning
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
@@ -20,23 +25,49 @@ if TYPE_CHECKING:
     from graphviz import Digraph  # type: ignore[import-untyped]  # graphviz ships no types
 
     from .batch import BatchFunction
+    from .plot import Curve, Surface
     from .program import Program
-    from .results import Fit, GradientCheck, Gradients, Hessian, Jacobian
+    from .results import (
+        Explanation,
+        Fit,
+        FormulaCheck,
+        GradientCheck,
+        Gradients,
+        Hessian,
+        Jacobian,
+        Minimum,
+    )
+
+    # One name, or several.
+    Names = str | Sequence[str]
+    # An input's value: a number, or (for plot and check's against) a range, as the command
+    # line writes it ("-3:3", "0:1:50") or as a tuple ((-3, 3), (0, 1, 50)).
+    Sweep = float | str | tuple[float, float] | tuple[float, float, int]
 
 __version__ = "0.1.0"
 __all__ = [
+    "NanogradWarning",
     "Value",
     "__version__",
     "check",
     "compile",
     "diff",
+    "draw",
     "draw_dot",
+    "explain",
     "fit",
     "grad",
     "hessian",
     "jacobian",
+    "minimize",
     "parse",
+    "plot",
 ]
+
+# Every command below takes the command line's options as keywords of the same names
+# (`--hide-constants` is hide_constants=), the source's input values as keywords too, and an
+# input named like an option in the mapping `inputs`. A nan or inf in a result is a
+# NanogradWarning, or with strict=True a NonFiniteResult error.
 
 
 def parse(source: str) -> Program:
@@ -46,68 +77,341 @@ def parse(source: str) -> Program:
     return parse(source)
 
 
-def grad(source: str, /, **inputs: float) -> Gradients:
-    """The value of `source` and its gradient with respect to every input, at the point
-    given by keywords: `grad("x*y", x=2, y=3)`."""
+@python_door
+def grad(
+    source: str,
+    /,
+    *,
+    wrt: Names = (),
+    mode: Literal["auto", "reverse", "forward"] = "auto",
+    strict: bool = False,
+    inputs: Mapping[str, float] | None = None,
+    **values: float,
+) -> Gradients:
+    """The value of `source` and its gradient with respect to every input (or those `wrt`
+    names), at the point given by keywords: `grad("x*y", x=2, y=3)`."""
     from . import api
 
     # One result, as single() makes sure: Gradients, not a Jacobian.
-    return cast("Gradients", api.grad(parse(source).single("grad()", "jacobian()"), inputs))
+    program = parse(source).single("grad()", "jacobian()")
+    at = numbers(point(program, "grad", values, inputs), "grad")
+    return cast("Gradients", api.grad(program, at, names(wrt), mode, strict, _note))
 
 
-def jacobian(source: str, /, **inputs: float) -> Jacobian:
+@python_door
+def jacobian(
+    source: str,
+    /,
+    *,
+    wrt: Names = (),
+    mode: Literal["auto", "reverse", "forward"] = "auto",
+    strict: bool = False,
+    inputs: Mapping[str, float] | None = None,
+    **values: float,
+) -> Jacobian:
     """The value of every output of `source` (a source that ends by listing names, `u, v`;
     else its result) and their gradients, at the point given by keywords."""
     from . import api
 
-    return api.jacobian(parse(source), inputs)
+    program = parse(source)
+    at = numbers(point(program, "jacobian", values, inputs), "jacobian")
+    return api.jacobian(program, at, names(wrt), mode, strict, _note)
 
 
-def hessian(source: str, /, **inputs: float) -> Hessian:
+@python_door
+def hessian(
+    source: str,
+    /,
+    *,
+    strict: bool = False,
+    inputs: Mapping[str, float] | None = None,
+    **values: float,
+) -> Hessian:
     """The value, gradient and Hessian of `source` at the point given by keywords."""
     from . import api
 
-    return api.hessian(parse(source), inputs)
+    program = parse(source)
+    at = numbers(point(program, "hessian", values, inputs), "hessian")
+    return api.hessian(program, at, strict, _note)
 
 
-def check(source: str, /, **inputs: float) -> GradientCheck:
+@overload
+def check(
+    source: str,
+    /,
+    *,
+    against: None = None,
+    wrt: Names = (),
+    rtol: float | None = None,
+    atol: float | None = None,
+    strict: bool = False,
+    inputs: Mapping[str, Sweep] | None = None,
+    **values: Sweep,
+) -> GradientCheck: ...
+
+
+@overload
+def check(
+    source: str,
+    /,
+    *,
+    against: Names,
+    wrt: Names = (),
+    rtol: float | None = None,
+    atol: float | None = None,
+    strict: bool = False,
+    inputs: Mapping[str, Sweep] | None = None,
+    **values: Sweep,
+) -> FormulaCheck: ...
+
+
+@python_door
+def check(
+    source: str,
+    /,
+    *,
+    against: Names | None = None,
+    wrt: Names = (),
+    rtol: float | None = None,
+    atol: float | None = None,
+    strict: bool = False,
+    inputs: Mapping[str, Sweep] | None = None,
+    **values: Sweep,
+) -> GradientCheck | FormulaCheck:
     """`source`'s gradient at the point given by keywords against central finite
-    differences, with torch.autograd.gradcheck's tolerances."""
+    differences (within torch.autograd.gradcheck's tolerances unless `rtol`, `atol` say);
+    or, with `against`, against derivatives worked out by hand (a formula, or NAME=FORMULA
+    for each input), at the point or over ranges of inputs (`x="0.1:3"`, `x=(0.1, 3, 50)`).
+    The result's `passed` says whether it passed; a failure raises nothing."""
     from . import api
 
-    return api.check(parse(source), inputs)
+    program = parse(source)
+    given = point(program, "check", values, inputs)
+    if against is None:
+        from .errors import InputError, option
+
+        if wrt:
+            raise InputError(
+                f"{option('wrt')} is for {option('against')}: say which derivative a formula is"
+            )
+        return api.check(program, numbers(given, "check"), rtol, atol, strict, _note)
+    fixed, ranges = split(given)
+    return api.check_against(
+        program, names(against), fixed, ranges, names(wrt), rtol, atol, strict, _note
+    )
 
 
+@python_door
+def diff(
+    source: str, /, *names_: str, wrt: Names = (), latex: bool = False, exact: bool = False
+) -> str:
+    """The derivative of `source` by each input named (positionally or by `wrt`; by default
+    all), as text in the language (or LaTeX: a str that a notebook shows as the formula), as
+    `nanograd diff` prints it (`exact`: as `diff --exact`)."""
+    from . import api
+
+    program = parse(source)
+    text = api.diff(program, (*names_, *names(wrt)), latex, exact)
+    found = api.diff_note(program)
+    if found:
+        _note(found)
+    return text
+
+
+@python_door
+def explain(
+    source: str,
+    /,
+    *,
+    strict: bool = False,
+    inputs: Mapping[str, float] | None = None,
+    **values: float,
+) -> Explanation:
+    """The forward and backward passes of `source` at the point given by keywords, node by
+    node (its `markdown()`-like writers are in `nanograd_cli.render.explain`)."""
+    from . import api
+
+    program = parse(source)
+    at = numbers(point(program, "explain", values, inputs), "explain")
+    return api.explain(program, at, strict, _note)
+
+
+@python_door
+def draw(
+    source: str,
+    /,
+    *,
+    output: str | os.PathLike[str] | None = None,
+    format: Literal["svg", "png", "pdf", "dot", "html"] | None = None,
+    rankdir: Literal["LR", "TB"] | None = None,
+    hide_constants: bool = False,
+    edge_grads: bool = False,
+    dpi: int | None = None,
+    legend: bool = True,
+    statements: bool = True,
+    strict: bool = False,
+    inputs: Mapping[str, float] | None = None,
+    **values: float,
+) -> bytes:
+    """The computation graph of `source` at the point given by keywords, every node with
+    its data and gradient, as `format` (by default what `output`'s extension says, else
+    svg). Written to the path `output` whole or not at all, when given; returned either way."""
+    from . import api
+
+    path = None if output is None else os.fspath(output)
+    if format is None:
+        from .render.graph import format_of
+
+        format = cast("Any", format_of(path)) if path else "svg"
+    program = parse(source)
+    at = numbers(point(program, "draw", values, inputs), "draw")
+    data = api.draw(
+        program,
+        at,
+        cast("str", format),
+        rankdir,
+        hide_constants,
+        edge_grads,
+        dpi,
+        legend,
+        statements,
+        strict,
+        _note,
+    )
+    if path is not None:
+        from .output import write_atomically
+
+        write_atomically(path, data)
+    return data
+
+
+@python_door
+def plot(
+    source: str,
+    /,
+    *,
+    output: str | os.PathLike[str] | None = None,
+    ylim: Literal["auto", "full"] | tuple[float, float] = "auto",
+    inputs: Mapping[str, Sweep] | None = None,
+    **values: Sweep,
+) -> Curve | Surface:
+    """`source` and its derivative sampled over a range of one input (a Curve), or it and
+    its gradient on a grid over ranges of two (a Surface): give a range as the command line
+    writes it (`x="-3:3"`, `x="0:1:50"`) or as a tuple (`x=(-3, 3)`), the other inputs as
+    numbers. With `output`, the picture is written there too (.svg, .png or .pdf)."""
+    from . import api
+    from .plot import CURVE_POINTS, parse_ylim
+
+    path = None if output is None else os.fspath(output)
+    limits = parse_ylim(ylim if isinstance(ylim, str) else ":".join(repr(v) for v in ylim))
+    program = parse(source)
+    fixed, ranges = split(point(program, "plot", values, inputs))
+    if path is not None:
+        from .render.plot import format_of
+
+        fmt = format_of(path)
+    # A surface is returned to Python with or without a picture of it.
+    result = api.plot(program, fixed, ranges, CURVE_POINTS, True, _note, limits)
+    if path is not None:
+        from .output import write_atomically
+        from .render.plot import figure
+
+        write_atomically(path, figure(result, fmt, limits))
+    return result
+
+
+@python_door
+def minimize(
+    source: str,
+    /,
+    *,
+    steps: int = 10000,
+    lr: float = 0.01,
+    optimizer: Literal["sgd", "momentum", "adam"] = "adam",
+    tol: float = 1e-8,
+    wrt: Names = (),
+    fix: Names = (),
+    data: Mapping[str, Sequence[float]] | str | os.PathLike[str] | None = None,
+    batch: int | None = None,
+    seed: int | None = None,
+    strict: bool = False,
+    inputs: Mapping[str, float] | None = None,
+    **values: float,
+) -> Minimum:
+    """Gradient descent on `source` from the point given by keywords (with `optimizer`, at
+    the learning rate `lr`), until the gradient's norm is at most `tol` or `steps` are
+    taken. `wrt` names the inputs to move, or `fix` those to hold. With `data` (a mapping of
+    columns, or the path of a table), `source` is a loss per row: the inputs named as a
+    column are read per row and the mean is minimized over the others (`batch` rows a step,
+    shuffled with `seed`). A run that does not converge comes back with `converged` false."""
+    from . import api
+
+    program = parse(source)
+    columns = None
+    if data is not None:
+        columns = cast(
+            "dict[str, Sequence[float]]", table(data, set(program.inputs), "data", "minimize")
+        )
+    at = numbers(point(program, "minimize", values, inputs), "minimize")
+    return api.minimize(
+        program,
+        at,
+        steps,
+        lr,
+        optimizer,
+        tol,
+        strict,
+        _note,
+        wrt=names(wrt),
+        fix=names(fix),
+        data=columns,
+        batch=batch,
+        seed=seed,
+    )
+
+
+@python_door
 def fit(
     source: str,
     /,
     data: Mapping[str, Sequence[float]] | str | os.PathLike[str],
     target: str = "y",
     sigma: str | None = None,
-    fix: Sequence[str] = (),
+    fix: Names = (),
     steps: int | None = None,
     starts: Mapping[str, float] | None = None,
+    *,
+    inputs: Mapping[str, float] | None = None,
     **more: float,
 ) -> Fit:
     """A least-squares fit of `source`'s parameters (its inputs that name no column of
     `data`) to the rows of `data`: a mapping of column names to 1-D arrays (a pandas
     DataFrame is one), or the path of a CSV, Parquet, Arrow or JSON Lines file. The starts
-    are keywords (`a=1, b=0.1`), or a mapping `starts` for a parameter named as one of these
-    arguments (`starts={"sigma": 1}`). `target` is an expression over the columns; `sigma`
-    names a column of each row's standard deviation; `fix` names parameters held at their
-    start; `steps` caps the solver's evaluations per stage."""
+    are keywords (`a=1, b=0.1`), or a mapping `inputs` (or `starts`) for a parameter named
+    as one of these arguments (`inputs={"sigma": 1}`). `target` is an expression over the
+    columns; `sigma` names a column of each row's standard deviation; `fix` names
+    parameters held at their start; `steps` caps the solver's evaluations per stage. The
+    result's `fitted` and `residuals` are per row, in the order of `data`'s rows."""
     from . import api
 
     program, target_program = parse(source), parse(target)
     needed = {*program.inputs, *target_program.inputs, *([sigma] if sigma else [])}
-    if isinstance(data, str | os.PathLike):
-        from . import io
+    columns = cast("dict[str, Sequence[float]]", table(data, needed, "data", "fit"))
+    given = dict(point(program, "fit", more, {**(starts or {}), **(inputs or {})}))
+    return api.fit(
+        program, columns, cast("dict[str, float]", given), target_program, sigma, names(fix), steps
+    )
 
-        path = os.fspath(data)
-        data = io.read_table(path, io.input_format(path, None), needed, "data", "fit").columns
-    columns = {name: data[name] for name in data if name in needed}  # others may be text
-    points = {**(starts or {}), **more}
-    return api.fit(program, columns, points, target_program, sigma, fix, steps)
+
+class _Package(types.ModuleType):
+    """This package, whose commands `explain`, `minimize` and `plot` are named as modules of
+    it: importing one of those modules does not put it over the function of the same name,
+    as the import system would (`from nanograd_cli.plot import Range` still finds it)."""
+
+    def __setattr__(self, name: str, value: object) -> None:
+        if name in _SHADOWED and isinstance(value, types.ModuleType):
+            return
+        super().__setattr__(name, value)
 
 
 def compile(source: str, /, *wrt: str, **fixed: float) -> BatchFunction:
@@ -115,19 +419,11 @@ def compile(source: str, /, *wrt: str, **fixed: float) -> BatchFunction:
     for a pandas DataFrame, an Arrow RecordBatch or Table (the same with `value` and `d_NAME`
     columns added; for a source that lists outputs `u, v`, columns `u`, `v`, `du/dx`, ...) or
     `f(x=xs, y=ys)` for NumPy arrays (a dict of arrays). Gradients with respect to `wrt` (all
-    inputs by default); `fixed` inputs have one value for every row."""
+    inputs by default); `fixed` inputs have one value for every row. It is the route
+    `nanograd grad --points` takes, a batch of rows at a time."""
     from .batch import BatchFunction
 
     return BatchFunction(parse(source), list(wrt), fixed)
-
-
-def diff(source: str, /, *wrt: str, latex: bool = False, exact: bool = False) -> str:
-    """The derivative of `source` by each input in `wrt` (by default all), as text in the
-    language (or LaTeX: a str that a notebook shows as the formula), as `nanograd diff`
-    prints it (`exact`: as `diff --exact`)."""
-    from . import api
-
-    return api.diff(parse(source), wrt, latex, exact)
 
 
 def draw_dot(root: Value, **options: Any) -> Digraph:
@@ -135,3 +431,7 @@ def draw_dot(root: Value, **options: Any) -> Digraph:
     from .render.graph import draw_dot
 
     return draw_dot(root, **options)
+
+
+_SHADOWED = {"explain", "minimize", "plot"}
+sys.modules[__name__].__class__ = _Package

@@ -18,7 +18,7 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from .errors import InputError, NonFiniteResult, NotAnInput, SourceError, option
+from .errors import InputError, NonFiniteResult, NotAnInput, SourceError, command, option
 from .program import Program
 from .results import (
     Explanation,
@@ -33,7 +33,10 @@ from .results import (
 )
 
 if TYPE_CHECKING:
+    from .io import Table
     from .plot import Curve, Range, Surface
+    from .points import PointsRun
+    from .render.plot import FitCurve
 
 Warn = Callable[[SourceError | str], None]
 
@@ -74,6 +77,62 @@ def jacobian(
     return result.only(wrt)
 
 
+def grad_line(
+    line: str,
+    values: Mapping[str, float],
+    number: int,
+    wrt: Sequence[str] = (),
+    mode: str = "auto",
+    strict: bool = False,
+    warn: Warn | None = None,
+) -> Gradients:
+    """`grad --each-line`: the line numbered `number` of a longer input as a source of its
+    own, at the values of `values` it reads; the gradients by `wrt`, or else by every name
+    of `values`. A nan or inf is warned of (or raised) at its place in that line."""
+    from .language import parse
+
+    program = parse(line).single(f"grad {option('each_line')}", None)
+    point = {n: values[n] for n in program.inputs if n in values}
+    result = program.grad(point, mode)
+    where = result.non_finite
+    non_finite(where.at_line(number) if where else None, strict, warn)
+    return result.only(list(wrt or values))
+
+
+def grad_points(
+    program: Program,
+    points: tuple[str, str],
+    output: tuple[str | None, str],
+    fixed: Mapping[str, float],
+    wrt: Sequence[str] = (),
+    mode: str = "auto",
+    strict: bool = False,
+    warn: Warn | None = None,
+    progress: Callable[..., object] | None = None,
+    null: bool = False,
+) -> PointsRun:
+    """`grad --points`: the value and gradients at every row of the table `points` (a path,
+    `-` for standard input, and its format), written with the rows to `output` (a path, or
+    standard output for None or `-`, and a format), a batch of rows at a time through the
+    same compiled route as `compile()`. Rows whose value is nan or inf are counted and the
+    first is warned of; with `strict`, a nan or inf that an operation made is an error."""
+    from . import io
+
+    check_wrt(wrt, program.inputs)
+    if mode == "forward":
+        raise InputError(
+            f"{option('points')} runs the vectorized reverse mode: drop {option('mode', 'forward')}"
+        )
+    io.pyarrow_required()
+    from .points import run_points
+
+    run = run_points(program, points, output, dict(fixed), list(wrt), strict, progress, null)
+    if run.non_finite and warn:
+        rows = "1 row has" if run.non_finite == 1 else f"{run.non_finite} rows have"
+        warn(f"warning: {rows} a non-finite result; the first: {run.first_bad}")
+    return run
+
+
 def hessian(
     program: Program, point: Mapping[str, float], strict: bool = False, warn: Warn | None = None
 ) -> Hessian:
@@ -102,6 +161,27 @@ def diff(
     return LaTeX(text) if latex else text
 
 
+def diff_note(program: Program) -> str | None:
+    """A note for a source that reads two inputs named as a ratio, `dy` and `dx`: they are
+    inputs, not the derivative of y by x, and how to ask for that."""
+    named = set(program.inputs) | set(program.labels.values())
+    ratios = [n for n in program.inputs if n[:1] == "d" and len(n) > 1]
+    if len(ratios) != 2:
+        return None
+    top, bottom = ratios
+    if top[1:] in named and bottom[1:] in named:  # y = x**2; dy/dx
+        return (
+            f"note: {top} and {bottom} are inputs here; the derivative of {top[1:]} by "
+            f"{bottom[1:]} is what {command('diff')} prints with {option('wrt', bottom[1:])}"
+        )
+    if ratios == program.inputs:  # dy/dx alone
+        return (
+            f"note: {top} and {bottom} are inputs here; for the derivative of {top[1:]} "
+            f"by {bottom[1:]}, give {top[1:]} itself and {option('wrt', bottom[1:])}"
+        )
+    return None
+
+
 def explain(
     program: Program, point: Mapping[str, float], strict: bool = False, warn: Warn | None = None
 ) -> Explanation:
@@ -113,19 +193,26 @@ def explain(
     return result
 
 
+# The tolerances against finite differences: torch.autograd.gradcheck's.
+CHECK_RTOL, CHECK_ATOL = 1e-3, 1e-5
+
+
 def check(
     program: Program,
     point: Mapping[str, float],
-    rtol: float = 1e-3,
-    atol: float = 1e-5,
+    rtol: float | None = None,
+    atol: float | None = None,
     strict: bool = False,
     warn: Warn | None = None,
 ) -> GradientCheck:
-    """The gradient at `point` against central finite differences (torch.autograd.gradcheck's
-    tolerances by default); the result says whether every input passed."""
+    """The gradient at `point` against central finite differences, within `rtol` and `atol`
+    (by default CHECK_RTOL and CHECK_ATOL); the result says whether every input passed, and
+    `check_failure` says what failed."""
     from .gradcheck import gradient_check
 
     program = with_inputs(one_output(program, "check"), "there is nothing to check")
+    rtol = CHECK_RTOL if rtol is None else rtol
+    atol = CHECK_ATOL if atol is None else atol
     result = gradient_check(program, point, rtol, atol)
     non_finite(result.non_finite, strict, warn)
     return result
@@ -145,18 +232,22 @@ def check_against(
     fixed: Mapping[str, float],
     ranges: Mapping[str, Range] | None = None,
     wrt: Sequence[str] = (),
-    rtol: float = AGAINST_RTOL,
-    atol: float = AGAINST_ATOL,
+    rtol: float | None = None,
+    atol: float | None = None,
     strict: bool = False,
     warn: Warn | None = None,
 ) -> FormulaCheck:
     """The engine's derivatives against hand-derived formulas, at the point `fixed` or at
     every point of the grid `ranges` make (the other inputs at `fixed`). Each formula is
     `NAME=FORMULA`, the derivative by the input NAME, or for the one input (or the one in
-    `wrt`) just FORMULA. The result says whether they agree within the tolerances at every
-    point where the engine's derivative is a number."""
+    `wrt`) just FORMULA. The result says whether they agree within the tolerances (by
+    default AGAINST_RTOL and AGAINST_ATOL) at every point where the engine's derivative is a
+    number; `check_failure` says where they do not."""
     from .gradcheck import formula_check
     from .language import parse
+
+    rtol = AGAINST_RTOL if rtol is None else rtol
+    atol = AGAINST_ATOL if atol is None else atol
 
     program = with_inputs(one_output(program, "check"), "there is nothing to check")
     ranges = dict(ranges or {})
@@ -231,6 +322,23 @@ def check_against(
     return result
 
 
+def check_failure(result: GradientCheck | FormulaCheck) -> str | None:
+    """What a check that did not pass failed at, as its error says it; None if it passed."""
+    if isinstance(result, GradientCheck):
+        from .gradcheck import failures
+
+        return None if result.passed else f"gradient check failed for {failures(result)}"
+    for name, c in result.checks.items():
+        if c.differ:
+            return (
+                f"the formula for d/d{name} differs from the engine's derivative at "
+                f"{c.differ:,} of {c.points - c.skipped:,} points"
+            )
+        if c.points == c.skipped:
+            return f"the engine's derivative by {name} is nan at every point"
+    return None
+
+
 def minimize(
     program: Program,
     start: Mapping[str, float],
@@ -256,7 +364,8 @@ def minimize(
     way is an error; at the start, the start is to blame (bad input). The result is converged
     where the gradient's norm at the point reached (over every row, with `batch`) is at
     most `tol`."""
-    from . import minimize as descent
+    from .minimize import at_point, over_rows
+    from .minimize import minimize as descend
 
     with_inputs(one_output(program, "minimize"), "there is nothing to move")
     parameters = [n for n in program.inputs if data is None or n not in data]
@@ -275,27 +384,25 @@ def minimize(
     check_wrt(wrt, parameters)
     for name in fix:
         if name not in parameters:
-            raise NotAnInput(name, parameters, "fix")
+            raise NotAnInput(name, parameters, "fix", "input" if data is None else "parameter")
     moving = list(wrt) or [n for n in parameters if n not in fix]
     if not moving:
         raise InputError(f"every input is held by {option('fix')}: there is nothing to move")
     point = {n: start[n] for n in parameters}
     if data is None:
         non_finite(program.first_non_finite(program.values(point)), strict, warn)
-        loss = descent.at_point(program, steps + 1)
+        loss = at_point(program, steps + 1)
     else:
         rows = {n: data[n] for n in program.inputs if n in data}
-        loss = descent.over_rows(program, rows, batch, seed)
-    every_row = descent.over_rows(program, rows) if data is not None and batch else None
+        loss = over_rows(program, rows, batch, seed)
+    every_row = over_rows(program, rows) if data is not None and batch else None
 
     def over_every_row(at: Mapping[str, float]) -> tuple[float, dict[str, float], float]:
         value, gradients = every_row(dict(at))
         return value, gradients, math.hypot(*(gradients[n] for n in moving))
 
     settled = (lambda at: over_every_row(at)[2] <= tol) if every_row else None
-    result = descent.minimize(
-        loss, point, moving, steps, lr, optimizer, tol, on_step, on_point, settled
-    )
+    result = descend(loss, point, moving, steps, lr, optimizer, tol, on_step, on_point, settled)
     if every_row:  # the loss over every row, not the last batch's
         value, gradients, norm = over_every_row(result.inputs)
         result = Minimum(value, result.inputs, gradients, norm, result.steps, norm <= tol)
@@ -320,6 +427,51 @@ def fit(
     from .fitting import fit as least_squares  # makes its checks as it sets the problem up
 
     return least_squares(program, columns, starts, target, sigma, fix, steps, progress)
+
+
+def fit_curve(program: Program, columns: Mapping[str, Sequence[float]], result: Fit) -> FitCurve:
+    """What a picture of a fit shows: the data, the residuals and the model along the range
+    of the one column of `columns` the model reads, at the fitted parameters."""
+    import numpy as np
+
+    from .plot import CURVE_POINTS, title
+    from .render.plot import FitCurve
+    from .tape import batch_gradients
+
+    read = [name for name in program.inputs if name in columns]
+    if len(read) != 1:
+        raise InputError(
+            f"{option('plot')} draws a fit over one column; the model reads "
+            f"{', '.join(read) or 'none'}"
+        )
+    name = read[0]
+    x = np.asarray(columns[name], dtype=float)
+    along = np.linspace(np.nanmin(x), np.nanmax(x), CURVE_POINTS)
+    curve, _ = batch_gradients(program, {name: along, **result.parameters})
+    observed = result.fitted + result.residuals
+    heading = title(program.source, {k: float(f"{v:.6g}") for k, v in result.parameters.items()})
+    return FitCurve(name, x, observed, result.residuals, along, curve, heading)
+
+
+def fit_rows(table: Table, result: Fit, fmt: str) -> bytes:
+    """The rows of `table` that were fitted, with the columns fitted and residual added, as
+    a file of `fmt` (csv, parquet, arrow, jsonl)."""
+    import io as bytes_io
+
+    from .io.writers import open_writer  # PyArrow: loaded once the data is read
+    from .points import Batch
+
+    sink = bytes_io.BytesIO()
+    used = [name for name in table.names if name in table.columns]  # written as numbers
+    writer = open_writer(
+        sink, fmt, table.names, used, [], (), stream=False, named=["fitted", "residual"]
+    )
+    for first_row, rows in table.batches:
+        at = slice(first_row - 1, first_row - 1 + rows.num_rows)
+        numbers = {name: table.columns[name][at] for name in used}
+        writer.write(Batch(first_row, rows, numbers, [result.fitted[at], result.residuals[at]]))
+    writer.close(table.schema)
+    return sink.getvalue()
 
 
 def draw(
@@ -400,9 +552,9 @@ def plot(
     """f and df/dx sampled at `points` points over one range (a Curve), or f and its
     gradient on a grid over two (a Surface, which only a `picture` can show, and whose y
     axis is an input's range, not `ylim`); gaps where f is nan or inf go to `warn`."""
-    from . import plot as sampling
+    from .plot import check_ranges, gaps_warning, sample_curve, sample_surface
 
-    sampling.check_ranges(one_output(program, "plot"), ranges)
+    check_ranges(one_output(program, "plot"), ranges)
     if len(ranges) == 2:
         if not picture:
             raise InputError("a contour plot of two ranges is a picture: add -o plot.png")
@@ -412,11 +564,11 @@ def plot(
                 f"{option('ylim')} sets the y axis of a curve: a contour plot's is the range of "
                 f"{second}"
             )
-        result = sampling.sample_surface(program, fixed, ranges)
+        result = sample_surface(program, fixed, ranges)
     else:
         ((name, span),) = ranges.items()
-        result = sampling.sample_curve(program, fixed, name, span, points)
-    gaps = sampling.gaps_warning(result)
+        result = sample_curve(program, fixed, name, span, points)
+    gaps = gaps_warning(result)
     if gaps and warn:
         warn(gaps)
     return result

@@ -10,7 +10,7 @@ command line or the repl said otherwise.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Literal
@@ -112,6 +112,13 @@ class SourceError(InputError):
     def __str__(self) -> str:
         return self.on_line(self.line)
 
+    def at_line(self, line: int) -> SourceError:
+        """The same error, its source read as the line numbered `line` of a longer input."""
+        moved = type(self).__new__(type(self))
+        moved.__dict__.update(self.__dict__)
+        moved.args, moved.line = self.args, line
+        return moved
+
     def on_line(self, line: int) -> str:
         """The message with the source line and a caret, the line numbered `line` (for a
         source that is one line of a longer input)."""
@@ -135,14 +142,33 @@ class NameProblem(SourceError):
 
 
 class MissingInputs(InputError):
-    """Inputs the source reads that were given no value. `hint` says how to give them on the
-    command line."""
+    """Inputs the source reads that were given no value. `hint` says how to give them, in the
+    words of the door in effect: `pass --x VALUE` on the command line, `give x=VALUE` in
+    Python (where an input named as one of the call's `options` goes in `inputs=`); the repl
+    words its own."""
 
-    def __init__(self, names: list[str]):
+    def __init__(self, names: list[str], options: Iterable[str] = ()):
         self.names = names
+        self.options = set(options)
+        # Another way to give them, if any: `a column x of points`.
+        self.other = ""
         plural = "s" if len(names) > 1 else ""
         super().__init__(f"missing value{plural} for input{plural} {', '.join(names)}")
-        self.hint = "pass " + " ".join(f"--{n} VALUE" for n in names)
+
+    @property
+    def hint(self) -> str:
+        given = self._given()
+        return f"give {spell(self.other)} or {given}" if self.other else given
+
+    def _given(self) -> str:
+        if _door.get() != "python":
+            return "pass " + " ".join(f"--{n} VALUE" for n in self.names)
+        keywords = [n for n in self.names if n not in self.options and n.isidentifier()]
+        mapped = [n for n in self.names if n not in keywords]
+        given = [f"{n}=VALUE" for n in keywords]
+        if mapped:
+            given.append("inputs={" + ", ".join(f"{n!r}: VALUE" for n in mapped) + "}")
+        return "give " + ", ".join(given)
 
 
 class UnknownInputs(InputError):
@@ -171,11 +197,20 @@ class BadInputValue(InputError):
 
 class NotAnInput(InputError):
     """A name given to an option that takes inputs (`--wrt` by default, `--fix`) that the
-    source does not read."""
+    source does not read; `kind` is what it should have been (an input, or a parameter of a
+    fit to data). The message does not name the option: `named()` is the same error that
+    does (as Python words it, `wrt='z': ...`), the command line and the repl add it as they
+    write it."""
 
-    def __init__(self, name: str, inputs: list[str], option: str = "wrt"):
-        self.name, self.option = name, option
-        super().__init__(f"{name} is not an input (inputs: {', '.join(inputs) or 'none'})")
+    def __init__(self, name: str, inputs: list[str], option: str = "wrt", kind: str = "input"):
+        self.name, self.option, self.inputs, self.kind = name, option, inputs, kind
+        article = "an" if kind[:1] in "aeiou" else "a"
+        listed = ", ".join(inputs) or "none"
+        super().__init__(f"{name} is not {article} {kind} ({kind}s: {listed})")
+
+    def named(self) -> InputError:
+        """This error, its message naming the option the name was given to."""
+        return InputError(f"{option(self.option, self.name)}: {self.message}")
 
 
 class SeveralOutputs(InputError):
@@ -194,6 +229,11 @@ class SeveralOutputs(InputError):
     def reworded(self, taker: str, several: str | None) -> SeveralOutputs:
         """The same error, naming what takes one and what takes several in other words."""
         return SeveralOutputs(self.outputs, taker, several)
+
+
+class NanogradWarning(UserWarning):
+    """What Python's `warnings` shows for nanograd: the first nan or inf of a result (unless
+    `strict=True` makes it an error), and notes on how a command went."""
 
 
 class NonFiniteResult(NanogradError):

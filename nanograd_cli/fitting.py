@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from .errors import InputError, Interrupted, NanogradError, UnknownInputs
+from .errors import InputError, Interrupted, NanogradError, NotAnInput, UnknownInputs
 from .program import Program
 from .results import Fit
 from .tape import Tape
@@ -145,7 +145,7 @@ class _Problem:
         fixed = list(dict.fromkeys(fix))
         not_parameters = [name for name in fixed if name not in self.starts]
         if not_parameters:
-            raise InputError(f"fix: {not_parameters[0]} is not a parameter of the model")
+            raise NotAnInput(not_parameters[0], list(self.starts), "fix", "parameter")
         self.fixed = set(fixed)
         self.free = [name for name in self.parameters if name not in self.fixed]
         if not self.free:

@@ -16,7 +16,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .errors import InputError
+from .errors import InputError, option
 from .program import Program
 from .sources import input_values
 from .tape import batch_gradients
@@ -67,7 +67,8 @@ def parse_inputs(
 def parse_range(name: str, text: str) -> Range:
     """`LO:HI` or `LO:HI:N` for the input `name`: finite numbers LO < HI with HI - LO finite,
     an integer N >= 2."""
-    usage = f"--{name} {text}: a range is LO:HI or LO:HI:N, e.g. --{name} -3:3 or --{name} 0:1:50"
+    given, example = option(name, text), (option(name, "-3:3"), option(name, "0:1:50"))
+    usage = f"{given}: a range is LO:HI or LO:HI:N, e.g. {example[0]} or {example[1]}"
     parts = text.split(":")
     if len(parts) not in (2, 3):
         raise InputError(usage)
@@ -76,21 +77,21 @@ def parse_range(name: str, text: str) -> Range:
     except InputError:
         raise InputError(usage) from None
     if not (math.isfinite(low) and math.isfinite(high)):
-        raise InputError(f"--{name} {text}: the ends of a range must be finite numbers")
+        raise InputError(f"{given}: the ends of a range must be finite numbers")
     if not low < high:
-        raise InputError(f"--{name} {text}: a range goes from low to high (LO < HI)")
+        raise InputError(f"{given}: a range goes from low to high (LO < HI)")
     if not math.isfinite(high - low):  # its points would be nan
         raise InputError(
-            f"--{name} {text}: the range is too wide: HI - LO must be a finite number "
+            f"{given}: the range is too wide: HI - LO must be a finite number "
             f"(at most {sys.float_info.max:.4g})"
         )
     if len(parts) == 2:
         return Range(low, high)
     count = _whole(parts[2].strip())  # 50, or 1e3
     if count is None or count < 2:
-        raise InputError(f"--{name} {text}: N, the number of points, is a whole number >= 2")
+        raise InputError(f"{given}: N, the number of points, is a whole number >= 2")
     if count > MAX_POINTS:
-        raise InputError(f"--{name} {text}: at most {MAX_POINTS:,} points")
+        raise InputError(f"{given}: at most {MAX_POINTS:,} points")
     return Range(low, high, count)
 
 
@@ -114,7 +115,7 @@ def parse_ylim(text: str) -> str | tuple[float, float]:
     """`--ylim auto` (clip poles), `full` (every finite value) or `LO:HI`, finite, LO < HI."""
     if text in YLIM_WORDS:
         return text
-    usage = f"--ylim {text}: give LO:HI (e.g. --ylim -10:10), auto or full"
+    usage = f"{option('ylim', text)}: give LO:HI (e.g. {option('ylim', '-10:10')}), auto or full"
     try:
         _, _ = (input_values([("ylim", end)], ()) for end in text.split(":"))
     except (InputError, ValueError):  # not a number, or not two of them
@@ -160,7 +161,7 @@ def clip_note(ranges: Mapping[str, YRange], axis: YRange) -> str:
         return f"[{low:.3g}, {high:.3g}]"
 
     spans = ", ".join(f"{name} spans {span(r.lowest, r.highest)}" for name, r in ranges.items())
-    return f"y clipped to {span(axis.low, axis.high)}: {spans}; --ylim full shows all"
+    return f"y clipped to {span(axis.low, axis.high)}: {spans}; {option('ylim', 'full')} shows all"
 
 
 @dataclass

@@ -17,7 +17,14 @@ from typing import NamedTuple
 import numpy as np
 
 from .batch import BatchFunction
-from .errors import InputError, MissingInputs, NanogradError, NonFiniteResult, printable
+from .errors import (
+    InputError,
+    MissingInputs,
+    NanogradError,
+    NonFiniteResult,
+    option,
+    printable,
+)
 from .io.numbers import floats
 from .io.readers import Reader, open_points
 from .io.writers import open_writer
@@ -59,10 +66,10 @@ class PointsRun:
         seen: set[str] = set()
         twice = next((c for c in columns if c in seen or seen.add(c)), None)
         if twice is not None:
-            raise InputError(f"--points: the header names the column {twice} twice")
+            raise InputError(f"{option('points')}: the header names the column {twice} twice")
         both = next((n for n in columns if n in fixed), None)
         if both is not None:
-            raise InputError(f"--points has a column {both} and --{both} gives it too")
+            raise InputError(f"{option('points')} has a column {both} and --{both} gives it too")
         self.function = BatchFunction(program, wrt, fixed)  # raises for a fixed name no input
         missing = [n for n in program.inputs if n not in seen and n not in fixed]
         if missing:
@@ -101,7 +108,7 @@ class PointsRun:
                 made &= np.isfinite(values)
             if made.any():
                 where = _where(self.program, first_row, int(np.argmax(made)), inputs)
-                raise NonFiniteResult(f"--points {where}")
+                raise NonFiniteResult(f"{option('points')} {where}")
 
 
 def run_points(
@@ -175,12 +182,12 @@ def _missing(names: list[str], columns: list[str]) -> InputError:
     """No column and no value for `names`: say so, and whether the first line is a header."""
     if columns and all(_is_number(c) for c in columns):
         return InputError(
-            f"--points: the first line must name the columns, e.g. {','.join(names)}; "
+            f"{option('points')}: the first line must name the columns, e.g. {','.join(names)}; "
             f"it reads {','.join(columns)}"
         )
     error = MissingInputs(names)
     columns = f"columns {', '.join(names)}" if len(names) > 1 else f"a column {names[0]}"
-    error.hint = f"give --points {columns} or {error.hint}"
+    error.other = f"{option('points')} {columns}"
     return error
 
 

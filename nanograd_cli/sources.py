@@ -16,6 +16,7 @@ from .errors import (
     NanogradError,
     SourceError,
     StreamError,
+    option,
     printable,
 )
 from .program import Program
@@ -39,17 +40,21 @@ def input_values(
     for item in var:
         name, equals, value = item.partition("=")
         if not equals or not INPUT_NAME.fullmatch(name):
-            raise InputError(f"--var expects NAME=VALUE, got {item!r}")
+            raise InputError(f"{option('var')} expects NAME=VALUE, got {item!r}")
         given.append((name, value, True))
     values: dict[str, float] = {}
     for name, text, by_var in given:
         if name in values:
             raise InputError(f"a value for {name} is given twice")
-        typed = f"--var {name}={shortened(text)}" if by_var else f"--{name} {shortened(text)}"
+        typed = (
+            option("var", f"{name}={shortened(text)}") if by_var else f"--{name} {shortened(text)}"
+        )
         number = _number(text)
         if number is None:
             if by_var:
-                raise InputError(f"--var {name}=VALUE expects a number, got {shortened(text)!r}")
+                raise InputError(
+                    f"{option('var', f'{name}=VALUE')} expects a number, got {shortened(text)!r}"
+                )
             raise BadInputValue(name, shortened(text))
         if number in (math.inf, -math.inf) and "inf" not in text.lower():
             if _NUMBER.fullmatch(text.strip()):

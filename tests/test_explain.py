@@ -14,10 +14,9 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from nanograd_cli import explain as explain_module
 from nanograd_cli import parse
 from nanograd_cli.algebra import Expr
-from nanograd_cli.explain import explain
+from nanograd_cli.explain import _Writer, explain
 from nanograd_cli.formula import write
 from nanograd_cli.ops import OPS
 from nanograd_cli.program import Apply
@@ -170,7 +169,7 @@ def test_expressions_written_a_node_at_a_time_read_as_write_writes_them(source):
     """explain writes each node once, its expressions sharing their parts; the text and the
     LaTeX are those `write` gives for the same expression alone."""
     program = parse(source)
-    writer = explain_module._Writer(program)
+    writer = _Writer(program)
     serial = itertools.count()
     text, latex = writer._printers
     for i in range(len(program.code)):
@@ -209,7 +208,7 @@ def test_local_formulas_from_templates_read_as_written_out(source):
     """A local derivative's text is filled in from a template of its formula, made for the
     shapes of its arguments: it is the text of the formula written out on them."""
     program = parse(source)
-    writer = explain_module._Writer(program)
+    writer = _Writer(program)
     text = writer._printers[0]
     for i, ins in enumerate(program.code):
         writer.add(i)

@@ -345,7 +345,7 @@ BAD = [
         {"sigma": "w"},
         "sigma: row 3 of column w is 0.0; a standard deviation is a positive number",
     ),
-    ("a*x + b", {"a": 1, "b": 0}, {"fix": ["q"]}, "fix: q is not a parameter of the model"),
+    ("a*x + b", {"a": 1, "b": 0}, {"fix": ["q"]}, "q is not a parameter (parameters: a, b)"),
     (
         "a*x + b",
         {"a": 1, "b": 0},

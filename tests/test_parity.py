@@ -15,7 +15,7 @@ from .helpers import nanograd
 # Each place's words for the command that takes one output, and for what takes several.
 CLI = {"cmd": "nanograd {}", "several": "nanograd grad", "wrt": "--wrt {}: "}
 REPL = {"cmd": ":{}", "several": "a plain line", "wrt": "wrt {}: "}
-PYTHON = {"cmd": "{}()", "several": "jacobian()", "wrt": ""}
+PYTHON = {"cmd": "{}()", "several": "jacobian()", "wrt": "wrt='{}': "}
 
 SEVERAL = (
     "the source lists 2 outputs (u, v), and {cmd} takes one: end the source with one of them "
@@ -43,7 +43,11 @@ CASES = [
         {"x": 1.0},
         [],
         "missing value for input y",
-        {"cli": ": pass --y VALUE", "repl": ": give it a value first: y = VALUE"},
+        {
+            "cli": ": pass --y VALUE",
+            "repl": ": give it a value first: y = VALUE",
+            "python": ": give y=VALUE",
+        },
     ),
     (
         "grad",
@@ -51,7 +55,11 @@ CASES = [
         {"y": 2.0},
         [],
         "missing value for input x",
-        {"cli": ": pass --x VALUE", "repl": ": give it a value first: x = VALUE"},
+        {
+            "cli": ": pass --x VALUE",
+            "repl": ": give it a value first: x = VALUE",
+            "python": ": give x=VALUE",
+        },
     ),
     (
         "explain",
@@ -59,7 +67,11 @@ CASES = [
         {"x": 1.0},
         [],
         "missing value for input y",
-        {"cli": ": pass --y VALUE", "repl": ": give it a value first: y = VALUE"},
+        {
+            "cli": ": pass --y VALUE",
+            "repl": ": give it a value first: y = VALUE",
+            "python": ": give y=VALUE",
+        },
     ),
     ("draw", "u = x; v = 2*x; u, v", {"x": 1.0}, [], SEVERAL, {}),
     (
@@ -68,7 +80,11 @@ CASES = [
         {"x": 1.0},
         [],
         "missing value for input y",
-        {"cli": ": pass --y VALUE", "repl": ": give it a value first: y = VALUE"},
+        {
+            "cli": ": pass --y VALUE",
+            "repl": ": give it a value first: y = VALUE",
+            "python": ": give y=VALUE",
+        },
     ),
 ]
 # What the repl's command takes after the source.
@@ -105,11 +121,12 @@ def test_the_command_line_the_repl_and_python_say_the_same(
     expected = f"error: {words(message, REPL, command, wrt)}{hints.get('repl', '')}"
     assert (reply.status, reply.err) == (2, [expected])
 
-    if command in ("explain", "draw"):
-        return  # no top-level Python name that takes a source and a point
     with pytest.raises(NanogradError) as raised:
         if command == "diff":
             nanograd_cli.diff(source, *wrt)
+        elif command == "draw":
+            nanograd_cli.draw(source, format="dot", **inputs)
         else:
             getattr(nanograd_cli, command)(source, **inputs)
-    assert (raised.value.exit_code, str(raised.value)) == (2, words(message, PYTHON, command, wrt))
+    expected = words(message, PYTHON, command, wrt) + hints.get("python", "")
+    assert (raised.value.exit_code, str(raised.value)) == (2, expected)

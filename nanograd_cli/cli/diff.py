@@ -54,17 +54,6 @@ def diff(source: Source, wrt: tuple[str, ...], fmt: str, exact: bool) -> None:
     """
     program = load_program(source, report)
     click.echo(api.diff(program, wrt, latex=fmt == "latex", exact=exact))
-    named = set(program.inputs) | set(program.labels.values())
-    ratios = [n for n in program.inputs if n[:1] == "d" and len(n) > 1]
-    if len(ratios) == 2:
-        top, bottom = ratios
-        if top[1:] in named and bottom[1:] in named:  # y = x**2; dy/dx
-            report(
-                f"note: {top} and {bottom} are inputs here; the derivative of {top[1:]} by "
-                f"{bottom[1:]} is what nanograd diff prints with --wrt {bottom[1:]}"
-            )
-        elif ratios == program.inputs:  # dy/dx alone
-            report(
-                f"note: {top} and {bottom} are inputs here; for the derivative of {top[1:]} "
-                f"by {bottom[1:]}, give {top[1:]} itself and --wrt {bottom[1:]}"
-            )
+    note = api.diff_note(program)
+    if note:
+        report(note)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import difflib
-import io as bytes_io
 import os
 import shutil
 import sys
@@ -14,7 +13,6 @@ from .. import api, io
 from ..errors import InputError, Interrupted, NanogradError, SourceError
 from ..fitting import DEFAULT_STEPS, solver
 from ..language import parse
-from ..plot import CURVE_POINTS, title
 from ..program import Program
 from ..render import plot as plots
 from ..render.progress import FitProgress
@@ -157,9 +155,9 @@ def fit(
         why = "the fit was interrupted" if interrupted else "the fit did not converge"
         report(f"note: {' and '.join(files)} not written: {why}")
     if output and not (failed and output in files):
-        write_out(output, rows_with_fit(table, result, out_format))
+        write_out(output, api.fit_rows(table, result, out_format))
     if picture and not (failed and picture in files):
-        drawn = fit_curve(program, table.columns[predictors[0]], predictors[0], result)
+        drawn = api.fit_curve(program, table.columns, result)
         if picture_format:
             write_out(picture, plots.fit_figure(drawn, picture_format))
         else:
@@ -209,34 +207,3 @@ def check_starts(ctx: click.Context, program: Program, starts, table: io.Table) 
                 f"{name} is no column of --data (its columns: {columns}); did you mean "
                 f"{near[-1]}? (a start, --{name} VALUE, would make {name} a parameter)"
             )
-
-
-def fit_curve(program, x, name: str, result) -> plots.FitCurve:
-    """The data, the residuals and the model along `x`'s range, at the fitted parameters."""
-    import numpy as np
-
-    from ..tape import batch_gradients
-
-    along = np.linspace(np.nanmin(x), np.nanmax(x), CURVE_POINTS)
-    curve, _ = batch_gradients(program, {name: along, **result.parameters})
-    observed = result.fitted + result.residuals
-    heading = title(program.source, {k: float(f"{v:.6g}") for k, v in result.parameters.items()})
-    return plots.FitCurve(name, x, observed, result.residuals, along, curve, heading)
-
-
-def rows_with_fit(table: io.Table, result, fmt: str) -> bytes:
-    """The rows read, with the columns fitted and residual, as a file of `fmt`."""
-    from ..io.writers import open_writer  # PyArrow: loaded once the data is read
-    from ..points import Batch
-
-    sink = bytes_io.BytesIO()
-    used = [name for name in table.names if name in table.columns]  # written as numbers
-    writer = open_writer(
-        sink, fmt, table.names, used, [], (), stream=False, named=["fitted", "residual"]
-    )
-    for first_row, rows in table.batches:
-        at = slice(first_row - 1, first_row - 1 + rows.num_rows)
-        numbers = {name: table.columns[name][at] for name in used}
-        writer.write(Batch(first_row, rows, numbers, [result.fitted[at], result.residuals[at]]))
-    writer.close(table.schema)
-    return sink.getvalue()

@@ -9,7 +9,6 @@ import click
 from .. import api
 from ..errors import InputError, NanogradError, NonFiniteResult, SourceError
 from ..io import EXTENSIONS
-from ..language import parse
 from ..render import text
 from ..render.streaming import StreamingTable
 from ..results import LineGradients
@@ -123,16 +122,13 @@ def grad(
     one_standard_input(source, points, "--points")
     program = load_program(source, report)
     if points is not None:
-        api.check_wrt(wrt, program.inputs)
-        if mode == "forward":
-            raise InputError("--points runs the vectorized reverse mode: drop --mode forward")
         formats = points_format, results_format
-        points_results(program, points, values, fmt, wrt, strict, output, formats)
+        points_results(program, points, values, fmt, wrt, mode, strict, output, formats)
         return
     emit(fmt, api.grad(program, values, wrt, mode, strict, warn), digits)
 
 
-def points_results(program, points, values, fmt, wrt, strict, output, formats) -> None:
+def points_results(program, points, values, fmt, wrt, mode, strict, output, formats) -> None:
     """`grad --points`: one result per row, a batch of rows at a time, in any format;
     `formats`: --points-format and --output-format."""
     points_format, results_format = formats
@@ -143,23 +139,20 @@ def points_results(program, points, values, fmt, wrt, strict, output, formats) -
     out_format = results_format or io.output_format(output, fmt, points_format)
     if output in (None, "-") and out_format not in io.TEXT_FORMATS and sys.stdout.isatty():
         raise InputError(f"{out_format} is binary: write it to a file with -o FILE, or pipe it")
-    io.pyarrow_required()
-    from ..points import run_points
     from ..render.progress import RowsProgress
 
-    run = run_points(
+    api.grad_points(
         program,
         (points, io.input_format(points, points_format)),
         (output, out_format),
         values,
-        list(wrt),
+        wrt,
+        mode,
         strict,
+        warn,
         RowsProgress if sys.stderr.isatty() else None,
         json_nulls(),
     )
-    if run.non_finite:
-        rows = "1 row has" if run.non_finite == 1 else f"{run.non_finite} rows have"
-        report(f"warning: {rows} a non-finite result; the first: {run.first_bad}")
 
 
 def each_line_results(source, values, fmt, digits, wrt, strict, mode) -> int:
@@ -179,14 +172,7 @@ def each_line_results(source, values, fmt, digits, wrt, strict, mode) -> int:
             line = decode(data, "the line")
             if not line.strip() or line.lstrip().startswith("#"):
                 continue
-            program = parse(line).single("grad --each-line", None)
-            point = {n: values[n] for n in program.inputs if n in values}
-            result = program.grad(point, mode)
-            if result.non_finite is not None:
-                message = result.non_finite.on_line(number)
-                if strict:
-                    raise NonFiniteResult(message)
-                report(f"warning: {message}")
+            result = api.grad_line(line, values, number, wrt, mode, strict, warn)
         except NanogradError as error:
             if isinstance(error, SourceError):
                 message = error.on_line(number)
@@ -197,7 +183,7 @@ def each_line_results(source, values, fmt, digits, wrt, strict, mode) -> int:
             report(f"error: {message}")
             status = max(status, error.exit_code)
             continue
-        row = LineGradients(number, line.strip(), result.only(names))
+        row = LineGradients(number, line.strip(), result)
         if fmt == "json":
             click.echo(text.to_json(row, json_nulls()))
         elif fmt == "csv":

@@ -13,6 +13,7 @@ import os
 from collections.abc import Iterable
 from typing import NamedTuple
 
+from .. import errors
 from ..errors import InputError, NanogradError, printable
 
 # Each format's name and the file extensions that choose it.
@@ -38,7 +39,7 @@ def format_of(path: str) -> str | None:
     return next((f for f, known in EXTENSIONS.items() if extension in known), None)
 
 
-def pyarrow_required(option: str = "--points", extra: str = "points") -> None:
+def pyarrow_required(option: str = "points", extra: str = "points") -> None:
     """Import what a `grad --points` run needs, PyArrow and NumPy, tuned for a process that
     runs that one command; or raise a clear error when PyArrow, which reads and writes points,
     is not installed."""
@@ -67,7 +68,7 @@ class MissingPyArrow(NanogradError):
         from ..extras import install_command
 
         super().__init__(
-            f"{option} needs PyArrow, which is not installed: install it with: "
+            f"{errors.option(option)} needs PyArrow, which is not installed: install it with: "
             + install_command(extra)
         )
 
@@ -88,8 +89,8 @@ def input_format(path: str, given: str | None) -> str:
         ):
             if start.startswith(magic):
                 raise InputError(
-                    f"--points {printable(path)} is {kind} file, not CSV: name it with "
-                    f".{fmt} (or give --points-format {fmt})"
+                    f"{errors.option('points', printable(path))} is {kind} file, not CSV: name it "
+                    f"with .{fmt} (or give {errors.option('points_format', fmt)})"
                 )
     return chosen or "csv"
 
@@ -101,7 +102,9 @@ def output_format(output: str | None, fmt: str | None, given: str | None) -> str
     by_extension = format_of(output) if output and output != "-" else None
     asked = ASKED.get(fmt or "", ())
     if by_extension and asked and by_extension not in asked:
-        raise InputError(f"--format {fmt} and -o {printable(output)} disagree: give one of them")
+        raise InputError(
+            f"{errors.option('format', fmt)} and -o {printable(output)} disagree: give one of them"
+        )
     chosen = by_extension or next(iter(asked), None) or given
     if chosen is None and output and output != "-" and os.path.splitext(output)[1]:
         raise InputError(  # out.xlsx is not written as CSV
@@ -126,7 +129,7 @@ def read_table(
     path: str,
     fmt: str,
     needed: Iterable[str] | None = None,
-    option: str = "--data",
+    option: str = "data",
     extra: str = "points",
 ) -> Table:
     """The table at `path` (`-`: standard input) in format `fmt`, read whole through the
@@ -138,9 +141,10 @@ def read_table(
     try:
         return _read_table(path, fmt, needed)
     except InputError as error:
-        if not error.message.startswith("--points"):
+        points = errors.option("points")
+        if not error.message.startswith(points):
             raise
-        raise InputError(option + error.message.removeprefix("--points")) from None
+        raise InputError(errors.option(option) + error.message.removeprefix(points)) from None
 
 
 def _read_table(path: str, fmt: str, needed: Iterable[str] | None) -> Table:
@@ -154,7 +158,7 @@ def _read_table(path: str, fmt: str, needed: Iterable[str] | None) -> Table:
         seen: set[str] = set()
         twice = next((c for c in names if c in seen or seen.add(c)), None)
         if twice is not None:
-            raise InputError(f"--data: the header names the column {twice} twice")
+            raise InputError(f"{errors.option('data')}: the header names the column {twice} twice")
         wanted = set(names if needed is None else needed)
         kept = [name for name in names if name in wanted]
         parts: dict[str, list] = {name: [] for name in kept}

@@ -8,7 +8,7 @@ import functools
 import numpy as np
 import pyarrow as pa
 
-from ..errors import InputError
+from ..errors import InputError, option
 
 
 def floats(column, name: str, first_row: int) -> np.ndarray:
@@ -19,14 +19,16 @@ def floats(column, name: str, first_row: int) -> np.ndarray:
     if pa.types.is_dictionary(kind):
         column, kind = column.cast(kind.value_type), kind.value_type
     if column.null_count:
-        raise InputError(f"--points {_at(_first_null(column), name, first_row)} has no value")
+        raise InputError(
+            f"{option('points')} {_at(_first_null(column), name, first_row)} has no value"
+        )
     if pa.types.is_string(kind) or pa.types.is_large_string(kind):
         return _from_text(column, name, first_row)
     if kind == pa.float64():
         return to_numpy(column)  # no cast: it would import pyarrow.compute, 0.1 s
     if pa.types.is_floating(kind) or pa.types.is_integer(kind) or pa.types.is_decimal(kind):
         return to_numpy(column.cast(pa.float64(), safe=False))
-    raise InputError(f"--points column {name} holds {kind}, not numbers")
+    raise InputError(f"{option('points')} column {name} holds {kind}, not numbers")
 
 
 def _from_text(column, name: str, first_row: int) -> np.ndarray:
@@ -44,7 +46,7 @@ def _from_text(column, name: str, first_row: int) -> np.ndarray:
             what = f": {text!r} is not a number"
             if text == "":  # what pandas writes for nan unless told otherwise
                 what = " is empty: write nan for a missing value (pandas: to_csv(na_rep='nan'))"
-            raise InputError(f"--points {_at(bad, name, first_row)}{what}") from None
+            raise InputError(f"{option('points')} {_at(bad, name, first_row)}{what}") from None
     array = to_numpy(values)
     infinite = np.isinf(array)
     if infinite.any():
@@ -54,7 +56,9 @@ def _from_text(column, name: str, first_row: int) -> np.ndarray:
         if overflow.size:
             k = int(overflow[0])
             text = column[k].as_py()
-            raise InputError(f"--points {_at(k, name, first_row)}: {text} is too large for a float")
+            raise InputError(
+                f"{option('points')} {_at(k, name, first_row)}: {text} is too large for a float"
+            )
     return array
 
 

@@ -17,7 +17,7 @@ from typing import BinaryIO
 import numpy as np
 import pyarrow as pa
 
-from ..errors import InputError, NanogradError, printable
+from ..errors import InputError, NanogradError, option, printable
 from .chunks import (
     BOM,
     CHUNK_BYTES,
@@ -104,13 +104,13 @@ class CsvReader(Reader):
             # The header is the first record read: a quote it did not open is a row's.
             raise _never_closed(_records(error.before) - 1) from None
         if not header:
-            raise InputError("--points: the first line must name the columns, e.g. x,y")
+            raise InputError(f"{option('points')}: the first line must name the columns, e.g. x,y")
         try:
             # "x, y": the space after a comma is no part of a name
             fields = csv.reader([header.decode("utf-8")], delimiter=self.delimiter)
             self.columns = [n.strip() for n in next(fields)]
         except UnicodeDecodeError:
-            raise InputError("--points: the header is not valid UTF-8") from None
+            raise InputError(f"{option('points')}: the header is not valid UTF-8") from None
         self.schema = pa.schema([(n, pa.string()) for n in self.columns])
 
     @property
@@ -153,13 +153,13 @@ class CsvReader(Reader):
             if not fields:  # a blank line
                 continue
             row += 1
-            where = f"--points row {row}"
+            where = f"{option('points')} row {row}"
             if len(fields) != width:
                 plural = "" if len(fields) == 1 else "s"
                 return InputError(f"{where} has {len(fields)} field{plural}, the header {width}")
             if any(_undecodable(field) for field in fields):
                 return InputError(f"{where} is not valid UTF-8")
-        return InputError(f"--points rows after {self.rows_read}: {error}")
+        return InputError(f"{option('points')} rows after {self.rows_read}: {error}")
 
 
 class TsvReader(CsvReader):
@@ -186,14 +186,14 @@ def _pieces(reader: Reader, quoted: bool) -> Iterator[bytes]:
 def _too_long(error: RecordTooLong, row: int | None, quoted: bool) -> InputError:
     what = ": the header" if row is None else f" row {row}"
     cause = "no line end, or a quote never closed" if quoted else "no line end"
-    return InputError(f"--points{what} is longer than {error} ({cause}?)")
+    return InputError(f"{option('points')}{what} is longer than {error} ({cause}?)")
 
 
 def _never_closed(rows_before: int) -> InputError:
     """The file ends inside quotes that the row after `rows_before` rows opened (-1: the
     header)."""
     what = ": the header" if rows_before < 0 else f" row {rows_before + 1}"
-    return InputError(f"--points{what} opens a quote that is never closed")
+    return InputError(f"{option('points')}{what} opens a quote that is never closed")
 
 
 # A line of spaces and tabs only, outside quotes a blank line, as an empty one is. Lines end
@@ -278,7 +278,7 @@ class JsonLinesReader(Reader):
         if deep is not None:
             before = sum(1 for line in piece[:deep].split(b"\n") if line.strip())
             row = self.rows_read + before + 1
-            raise InputError(f"--points row {row} is nested more than {MAX_NESTING} deep")
+            raise InputError(f"{option('points')} row {row} is nested more than {MAX_NESTING} deep")
         text = piece.strip()
         if not text:
             return None
@@ -315,7 +315,7 @@ class JsonLinesReader(Reader):
         for line in piece.split(b"\n"):
             if not line.strip():
                 continue
-            where = f"--points row {self.rows_read + len(rows) + 1}"
+            where = f"{option('points')} row {self.rows_read + len(rows) + 1}"
             try:
                 row = json.loads(
                     line, object_pairs_hook=_object, parse_float=_float, parse_int=_int
@@ -338,7 +338,7 @@ class JsonLinesReader(Reader):
         new = next((k for row in rows for k in row if k not in known), None)
         if new is not None:
             row = next(n for n, r in enumerate(rows, self.rows_read + 1) if new in r)
-            raise InputError(f"--points row {row} has a key {new} that no row before had")
+            raise InputError(f"{option('points')} row {row} has a key {new} that no row before had")
         if not self.columns:  # rows of no keys: {}
             return pa.table({"": pa.nulls(len(rows))}).select([])
         columns = [_column([row.get(name) for row in rows]) for name in self.columns]
@@ -423,14 +423,16 @@ class JsonArrayReader(JsonLinesReader):
         number = 0  # the rows parsed
         while True:
             if at == len(text):
-                raise InputError("--points: the JSON array is never closed with ]")
+                raise InputError(f"{option('points')}: the JSON array is never closed with ]")
             if text[at] == "]":
                 break
             if number:
                 if text[at] != ",":
-                    raise InputError(f"--points: after row {number}, ',' or ']' is expected")
+                    raise InputError(
+                        f"{option('points')}: after row {number}, ',' or ']' is expected"
+                    )
                 text, at = self._next(text, at + 1)
-            where = f"--points row {number + 1}"
+            where = f"{option('points')} row {number + 1}"
             while True:
                 try:
                     row, end = decoder.raw_decode(text, at)
@@ -457,7 +459,7 @@ class JsonArrayReader(JsonLinesReader):
             text, at = self._next(text, end)
         text, at = self._next(text, at + 1)
         if at < len(text):
-            raise InputError("--points: there is text after the JSON array's closing ]")
+            raise InputError(f"{option('points')}: there is text after the JSON array's closing ]")
         if rows:
             yield rows
 
@@ -481,7 +483,7 @@ class JsonArrayReader(JsonLinesReader):
         try:
             text = text[at:] + self._decoder.decode(data, final=not data)
         except UnicodeDecodeError:
-            raise InputError("--points: the JSON is not valid UTF-8") from None
+            raise InputError(f"{option('points')}: the JSON is not valid UTF-8") from None
         return text, 0, bool(data)
 
 
@@ -676,7 +678,7 @@ def _reader(stream, fmt: str, stdin: bool, path: str) -> Reader:
                 if not stdin:
                     return ParquetReader(pa.OSFile(path))
                 if not _starts_with(stream, PARQUET_MAGIC):
-                    raise InputError(f"--points {name} is not a Parquet file")
+                    raise InputError(f"{option('points')} {name} is not a Parquet file")
                 return ParquetReader(pa.BufferReader(read_whole(stream, "Parquet")))
             file_format = _starts_with(stream, b"ARROW1")
             if file_format and stdin:
@@ -687,7 +689,7 @@ def _reader(stream, fmt: str, stdin: bool, path: str) -> Reader:
             if not _damaged(error):
                 raise
             what = "a Parquet file" if fmt == "parquet" else "Arrow IPC (Feather)"
-            raise InputError(f"--points {name} is not {what}: {_reason(error)}") from None
+            raise InputError(f"{option('points')} {name} is not {what}: {_reason(error)}") from None
     except OSError as error:
         raise NanogradError(f"cannot read {name}: {error.strerror or error}") from None
 
@@ -712,8 +714,8 @@ def read_whole(stream: BinaryIO, what: str) -> bytes:
             raise NanogradError(
                 f"standard input is at least {size / 1e6:,.0f} MB of {what}, which is read from "
                 f"its end, so whole: that needs at least {WHOLE_SHARE * size / 1e9:.1f} GB of "
-                f"memory, and {left / 1e9:.1f} GB is free; give the file's name to --points "
-                "instead, which is read a batch at a time"
+                f"memory, and {left / 1e9:.1f} GB is free; give the file's name to "
+                f"{option('points')} instead, which is read a batch at a time"
             )
     return b"".join(chunks)
 

@@ -18,7 +18,7 @@ from typing import BinaryIO
 import numpy as np
 import pyarrow as pa
 
-from ..errors import InputError
+from ..errors import InputError, option
 from ..results import result_names
 from .numbers import float_text, join, literal, text_array, to_arrow, to_numpy
 
@@ -196,8 +196,8 @@ class ArrowFormatWriter(Writer):
                 table = table.cast(self.schema)
             except (pa.ArrowInvalid, pa.ArrowNotImplementedError, ValueError):
                 raise InputError(
-                    f"--points rows from {batch.first_row} on have other column types than "
-                    f"the rows before: {self.schema} against {table.schema}"
+                    f"{option('points')} rows from {batch.first_row} on have other column types "
+                    f"than the rows before: {self.schema} against {table.schema}"
                 ) from None
         self.writer.write_table(table)
 
@@ -315,7 +315,7 @@ def _csv_text(column, name: str, delimiter: str) -> pa.ChunkedArray | pa.Array:
         text = column if kind == pa.string() else pc.cast(column, pa.string())
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
         raise InputError(
-            f"--points column {name} holds {kind}, which CSV cannot: write Parquet or "
+            f"{option('points')} column {name} holds {kind}, which CSV cannot: write Parquet or "
             "Arrow (-o results.parquet)"
         ) from None
     if _special_bytes(text, delimiter):

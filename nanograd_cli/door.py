@@ -1,0 +1,154 @@
+"""The Python door: a command called as a function of the package (`nanograd_cli.grad`).
+
+Its keywords are the command's options, named as on the command line (`wrt`, `strict`,
+`rtol`, `hide_constants`), and the values of the source's inputs; an input named like an
+option goes in the mapping `inputs=`. What the api passes to `warn` (the first nan or inf, a
+note) becomes a `NanogradWarning` that points at the caller's line, and an error names an
+option as Python writes it (`wrt='z'`). Kept small: `import nanograd_cli` loads it.
+"""
+
+from __future__ import annotations
+
+import functools
+import warnings
+from collections.abc import Callable, Mapping
+from contextvars import ContextVar
+from typing import TYPE_CHECKING, ParamSpec, TypeVar
+
+from .errors import (
+    InputError,
+    MissingInputs,
+    NanogradWarning,
+    NotAnInput,
+    SourceError,
+    command,
+    spell,
+)
+
+if TYPE_CHECKING:
+    from .plot import Range
+    from .program import Program
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+# What the call in progress was warned of, to be shown once it returns.
+_notes: ContextVar[list[str] | None] = ContextVar("notes", default=None)
+
+
+def note(where: SourceError | str) -> None:
+    """The api's `warn` for a call from Python: kept until the call returns."""
+    notes = _notes.get()
+    text = str(where) if isinstance(where, SourceError) else spell(where, "python")
+    text = text.removeprefix("warning: ").removeprefix("note: ")
+    if notes is None:  # not inside a call of this door's
+        warnings.warn(text, NanogradWarning, stacklevel=3)
+    else:
+        notes.append(text)
+
+
+def python_door(function: Callable[P, R]) -> Callable[P, R]:
+    """`function`, a command called from Python: its warnings shown as NanogradWarning at
+    the caller's line, and its errors worded for Python."""
+    code = function.__code__
+    options = set(code.co_varnames[1 : code.co_argcount + code.co_kwonlyargcount])
+
+    @functools.wraps(function)
+    def call(*args: P.args, **kwargs: P.kwargs) -> R:
+        notes: list[str] = []
+        token = _notes.set(notes)
+        try:
+            result = function(*args, **kwargs)
+        except NotAnInput as error:
+            raise error.named() from None
+        except MissingInputs as error:
+            error.options = options  # an input named like one goes in inputs=
+            error.message = f"{error.message}: {error.hint}"  # what a traceback shows
+            raise
+        finally:
+            _notes.reset(token)
+        for text in notes:
+            warnings.warn(text, NanogradWarning, stacklevel=2)
+        return result
+
+    return call
+
+
+def names(given: str | tuple[str, ...] | list[str] | None) -> tuple[str, ...]:
+    """Names given to an option that takes several (`wrt`, `fix`, `against`): one as a str,
+    or a sequence."""
+    if given is None:
+        return ()
+    return (given,) if isinstance(given, str) else tuple(given)
+
+
+def point(
+    program: Program,
+    name: str,
+    values: Mapping[str, object],
+    inputs: Mapping[str, object] | None,
+    reads: tuple[str, ...] = (),
+) -> dict[str, object]:
+    """The input values a call to the command `name` gave: its keywords that are not options
+    (`values`) and the mapping `inputs`. A keyword that is no input of the source (nor a
+    name in `reads`, which the command reads as well) is neither an option of `name` nor an
+    input, and said so."""
+    both = [n for n in values if inputs and n in inputs]
+    if both:
+        raise InputError(f"a value for {both[0]} is given twice: as {both[0]}= and in inputs=")
+    known = set(program.inputs) | set(reads)
+    stray = [n for n in values if n not in known]
+    if stray:
+        listed = ", ".join(program.inputs) or "none"
+        raise InputError(
+            f"{command(name)} has no option {stray[0]}, and {stray[0]} is not an input of "
+            f"this source (its inputs: {listed})"
+        )
+    return {**(inputs or {}), **values}
+
+
+def split(given: Mapping[str, object]) -> tuple[dict[str, float], dict[str, Range]]:
+    """Input values, each a number, or a range as the command line writes it (`"-3:3"`,
+    `"0:1:50"`) or as a tuple (`(-3, 3)`, `(0, 1, 50)`), split into fixed values and
+    ranges, each checked as the command line checks them."""
+    from .plot import parse_range
+
+    fixed: dict[str, float] = {}
+    ranges: dict[str, Range] = {}
+    for name, value in given.items():
+        if isinstance(value, tuple | list):
+            ranges[name] = parse_range(name, ":".join(repr(v) for v in value))
+        elif isinstance(value, str):
+            ranges[name] = parse_range(name, value)
+        else:
+            fixed[name] = value  # type: ignore[assignment]  # a number: the api checks it
+    return fixed, ranges
+
+
+def numbers(given: Mapping[str, object], name: str) -> dict[str, float]:
+    """Input values that must each be one number (a range is for plot and check's against)."""
+    fixed, ranges = split(given)
+    if ranges:
+        (first, _), *_ = ranges.items()
+        raise InputError(
+            f"{first} is given a range: a range is for plot() and check(against=...); "
+            f"{command(name)} takes a number"
+        )
+    return fixed
+
+
+def table(
+    data: Mapping[str, object] | str | object, needed: set[str], option: str, name: str
+) -> dict[str, object]:
+    """The columns of `data` that `needed` names: `data` is a mapping of column names to
+    1-D arrays (a pandas DataFrame is one), or the path of a CSV, Parquet, Arrow or JSON
+    Lines file."""
+    import os
+
+    if isinstance(data, str | os.PathLike):
+        from . import io
+
+        path = os.fspath(data)
+        data = io.read_table(path, io.input_format(path, None), needed, option, name).columns
+    columns = data  # type: ignore[assignment]  # a mapping, or what pandas gives
+    return {n: columns[n] for n in columns if n in needed}  # type: ignore[attr-defined]
