@@ -4,10 +4,12 @@ command) and adds its own hints."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 import nanograd_cli
-from nanograd_cli.errors import NanogradError
+from nanograd_cli.errors import NanogradError, NonFiniteResult
 from nanograd_cli.repl import Session
 
 from .helpers import nanograd
@@ -130,3 +132,198 @@ def test_the_command_line_the_repl_and_python_say_the_same(
             getattr(nanograd_cli, command)(source, **inputs)
     expected = words(message, PYTHON, command, wrt) + hints.get("python", "")
     assert (raised.value.exit_code, str(raised.value)) == (2, expected)
+
+
+# Bad input and warnings of every command, through the command line and Python: the same
+# words but for how each door writes an option (--wrt z, wrt='z') or a command. Each case:
+# the command line's arguments, the Python call, and the words of each (a warning's or an
+# error's first line, without the command line's `error: ` or `warning: `).
+def rows(tmp_path):
+    data = tmp_path / "rows.csv"
+    data.write_text("x,y\n0,1\n1,3\n2,5\n3,7.1\n")
+    return str(data)
+
+
+DOORS = [
+    (
+        ["grad", "x*y", "--x", "1", "--y", "2", "--wrt", "z"],
+        lambda d: nanograd_cli.grad("x*y", x=1, y=2, wrt="z"),
+        ("--wrt z: ", "wrt='z': ", "z is not an input (inputs: x, y)"),
+    ),
+    (
+        ["grad", "u = x; v = 2*x; u, v", "--x", "1", "--wrt", "q"],
+        lambda d: nanograd_cli.jacobian("u = x; v = 2*x; u, v", x=1, wrt="q"),
+        ("--wrt q: ", "wrt='q': ", "q is not an input (inputs: x)"),
+    ),
+    (
+        ["check", "x**3", "--x", "1", "--against", "3*y**2"],
+        lambda d: nanograd_cli.check("x**3", x=1, against="3*y**2"),
+        ("", "", "the formula for d/dx reads y, which is no input of the source"),
+    ),
+    (
+        ["check", "x*y", "--x", "1", "--y", "1", "--against", "y"],
+        lambda d: nanograd_cli.check("x*y", x=1, y=1, against="y"),
+        ("", "", "say which derivative 'y' is: {wrt NAME}, or NAME=FORMULA (the inputs are x, y)"),
+    ),
+    (
+        ["check", "x*y", "--x", "1", "--y", "1", "--wrt", "x"],
+        lambda d: nanograd_cli.check("x*y", x=1, y=1, wrt="x"),
+        ("", "", "{wrt} is for {against}: say which derivative a formula is"),
+    ),
+    (
+        ["plot", "sin(x)", "--x", "3:-3"],
+        lambda d: nanograd_cli.plot("sin(x)", x="3:-3"),
+        ("--x 3:-3", "x='3:-3'", ": a range goes from low to high (LO < HI)"),
+    ),
+    (
+        ["plot", "sin(x)", "--x", "-3:3", "--ylim", "1"],
+        lambda d: nanograd_cli.plot("sin(x)", x="-3:3", ylim="1"),  # type: ignore[arg-type]
+        ("", "", "{ylim 1}: give LO:HI (e.g. {ylim -10:10}), auto or full"),
+    ),
+    (
+        ["draw", "x", "--x", "1", "-o", "g.svg", "--dpi", "100"],
+        lambda d: nanograd_cli.draw("x", x=1, format="svg", dpi=100),
+        ("", "", "{dpi} is for png; svg is not made of pixels"),
+    ),
+    (
+        ["draw", "x", "--x", "1", "-o", "g.html", "--edge-grads"],
+        lambda d: nanograd_cli.draw("x", x=1, format="html", edge_grads=True),
+        ("", "", "{edge_grads} is for pictures; the live page shows local derivatives on hover"),
+    ),
+    (
+        ["minimize", "x**2 + y**2", "--x", "1", "--y", "1", "--fix", "q"],
+        lambda d: nanograd_cli.minimize("x**2 + y**2", x=1, y=1, fix="q"),
+        ("--fix q: ", "fix='q': ", "q is not an input (inputs: x, y)"),
+    ),
+    (
+        ["minimize", "x**2 + y**2", "--x", "1", "--y", "1", "--fix", "x", "--wrt", "y"],
+        lambda d: nanograd_cli.minimize("x**2 + y**2", x=1, y=1, fix="x", wrt="y"),
+        ("", "", "give the inputs to move ({wrt}) or those to hold ({fix}), not both"),
+    ),
+    (
+        ["minimize", "x**2", "--x", "1", "--fix", "x"],
+        lambda d: nanograd_cli.minimize("x**2", x=1, fix="x"),
+        ("", "", "every input is held by {fix}: there is nothing to move"),
+    ),
+    (
+        ["fit", "a*x + b", "--data", "{data}", "--a", "1", "--b", "0", "--fix", "q"],
+        lambda d: nanograd_cli.fit("a*x + b", d, a=1, b=0, fix="q"),
+        ("--fix q: ", "fix='q': ", "q is not a parameter (parameters: a, b)"),
+    ),
+    (
+        ["fit", "a*x + b", "--data", "{data}", "--a", "1"],
+        lambda d: nanograd_cli.fit("a*x + b", d, a=1),
+        (
+            "",
+            "",
+            "no start for parameter b: give a start value for each input that is not a "
+            "column of the data",
+        ),
+    ),
+    (
+        ["explain", "x*y", "--x", "1"],
+        lambda d: nanograd_cli.explain("x*y", x=1),
+        ("", "", "missing value for input y: {give y}"),
+    ),
+]
+# How each door writes what the cases above write in braces.
+SPELLED = {
+    "cli": {
+        "wrt": "--wrt",
+        "against": "--against",
+        "wrt NAME": "--wrt NAME",
+        "ylim 1": "--ylim 1",
+        "ylim -10:10": "--ylim -10:10",
+        "dpi": "--dpi",
+        "edge_grads": "--edge-grads",
+        "fix": "--fix",
+        "give y": "pass --y VALUE",
+    },
+    "python": {
+        "wrt": "wrt",
+        "against": "against",
+        "wrt NAME": "wrt='NAME'",
+        "ylim 1": "ylim='1'",
+        "ylim -10:10": "ylim='-10:10'",
+        "dpi": "dpi",
+        "edge_grads": "edge_grads",
+        "fix": "fix",
+        "give y": "give y=VALUE",
+    },
+}
+
+
+def spelled(text: str, door: str) -> str:
+    return re.sub(r"\{([^}]*)\}", lambda m: SPELLED[door][m[1]], text)
+
+
+@pytest.mark.parametrize(("args", "call", "words"), DOORS, ids=lambda v: None)
+def test_every_command_says_the_same_on_the_command_line_and_in_python(
+    args, call, words, tmp_path, monkeypatch
+):
+    monkeypatch.chdir(tmp_path)
+    data = rows(tmp_path)
+    cli_prefix, python_prefix, message = words
+    done = nanograd(*(a.replace("{data}", data) for a in args))
+    first = done.stderr.splitlines()[0]
+    assert (done.returncode, first) == (2, f"error: {cli_prefix}{spelled(message, 'cli')}")
+    with pytest.raises(NanogradError) as raised:
+        call(data)
+    assert raised.value.exit_code == 2
+    assert str(raised.value).splitlines()[0] == f"{python_prefix}{spelled(message, 'python')}"
+
+
+# Warnings: the command line prints them, Python warns with NanogradWarning; with --strict
+# or strict=True each is an error with the same words.
+WARNINGS = [
+    (["grad", "log(x)", "--x", "-1"], lambda **o: nanograd_cli.grad("log(x)", x=-1, **o)),
+    (
+        ["grad", "u = log(x); v = x; u, v", "--x", "-1"],
+        lambda **o: nanograd_cli.jacobian("u = log(x); v = x; u, v", x=-1, **o),
+    ),
+    (["hessian", "log(x)", "--x", "-1"], lambda **o: nanograd_cli.hessian("log(x)", x=-1, **o)),
+    (["explain", "log(x)", "--x", "-1"], lambda **o: nanograd_cli.explain("log(x)", x=-1, **o)),
+    (["check", "log(x)", "--x", "-1"], lambda **o: nanograd_cli.check("log(x)", x=-1, **o)),
+    (
+        ["draw", "log(x)", "--x", "-1", "-o", "g.dot"],
+        lambda **o: nanograd_cli.draw("log(x)", x=-1, format="dot", **o),
+    ),
+]
+
+
+@pytest.mark.parametrize(("args", "call"), WARNINGS, ids=lambda v: None)
+def test_a_nan_is_a_warning_or_with_strict_an_error_through_both(args, call, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    done = nanograd(*args)
+    first = done.stderr.splitlines()[0]
+    assert first.startswith("warning: line 1, column ") and first.endswith(": log gave nan")
+    where = first.removeprefix("warning: ")
+    with pytest.warns(nanograd_cli.NanogradWarning) as caught:
+        call()
+    warned = "\n".join(done.stderr.splitlines()[:3])  # the message, the line, the caret
+    assert [str(w.message) for w in caught] == [warned.removeprefix("warning: ")]
+    assert caught[0].filename == __file__  # the caller's line, not the library's
+
+    strict = nanograd(*args, "--strict")
+    assert (strict.returncode, strict.stderr.splitlines()[0]) == (1, f"error: {where}")
+    with pytest.raises(NonFiniteResult) as raised:
+        call(strict=True)
+    assert str(raised.value).splitlines()[0] == where
+
+
+def test_notes_are_worded_for_each_door(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    note = "dy and dx are inputs here; for the derivative of y by x, give y itself and {}"
+    done = nanograd("diff", "dy/dx")
+    assert done.stderr == f"note: {note.format('--wrt x')}\n"
+    with pytest.warns(nanograd_cli.NanogradWarning) as caught:
+        nanograd_cli.diff("dy/dx")
+    assert [str(w.message) for w in caught] == [note.format("wrt='x'")]
+
+    gaps = "f is nan or inf at"
+    done = nanograd("plot", "log(x)", "--x", "-1:1:11", "-o", "p.svg")
+    assert done.stderr.startswith(f"warning: {gaps}")
+    with pytest.warns(nanograd_cli.NanogradWarning) as caught:
+        nanograd_cli.plot("log(x)", x="-1:1:11")
+    assert str(caught[0].message).startswith(gaps)
+    assert done.stderr == f"warning: {caught[0].message}\n"
