@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import functools
 import warnings
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, ParamSpec, TypeVar
 
@@ -74,7 +74,7 @@ def python_door(function: Callable[P, R]) -> Callable[P, R]:
     return call
 
 
-def names(given: str | tuple[str, ...] | list[str] | None) -> tuple[str, ...]:
+def names(given: str | Sequence[str] | None) -> tuple[str, ...]:
     """Names given to an option that takes several (`wrt`, `fix`, `against`): one as a str,
     or a sequence."""
     if given is None:

@@ -8,15 +8,21 @@ import numpy as np
 
 import nanograd_cli
 from nanograd_cli import (
+    NanogradWarning,
     Value,
     check,
     compile,
     diff,
+    draw,
     draw_dot,
+    explain,
+    fit,
     grad,
     hessian,
     jacobian,
+    minimize,
     parse,
+    plot,
 )
 
 # The engine: every operator and function returns a Value.
@@ -45,6 +51,22 @@ checked = check("x*y", x=2, y=3)
 passed: bool = checked.passed and checked.checks["x"].passed
 derivative: str = diff("x**3", "x")
 latex: str = diff("sqrt(x)/x", latex=True)
+by_keyword: str = diff("x*y", wrt=["x", "y"], exact=True)
+
+# Options are keywords; an input named like one goes in inputs=.
+some = grad("x*y", x=2, y=3, wrt="x", mode="forward", strict=True).gradients
+shifted: float = hessian("x*strict", x=1, inputs={"strict": 2}).value
+tight: bool = check("x**3", x=1, rtol=1e-6, atol=0.0).passed
+by_hand: bool = check("x**3", against="3*x**2", x="0:1").passed
+over_grid: int = check("x*y", against=["x=y", "y=x"], x=(0.0, 1.0, 5), y=2).checks["x"].points
+steps = explain("x*y", x=2, y=3)
+graph: bytes = draw("x*y", x=2, y=3, format="dot", rankdir="TB", hide_constants=True)
+sampled = plot("sin(x)", x=(-3.0, 3.0), ylim="full")
+lowest = minimize("(x - 3)**2", x=0, lr=0.1, optimizer="sgd", steps=100, tol=1e-6)
+moved: dict[str, float] = lowest.inputs
+fitted = fit("a*x + b", {"x": [0.0, 1.0, 2.0], "y": [1.0, 3.0, 5.0]}, a=1, b=0, fix=())
+parameters: dict[str, float] = fitted.parameters
+category: type[Warning] = NanogradWarning
 
 # A program, evaluated at many points.
 program = parse("x*y + tanh(x)")

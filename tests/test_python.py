@@ -1,0 +1,145 @@
+"""The Python door: every command a function of the package, its options keywords named as
+on the command line, the source's inputs keywords too (or in `inputs=`), nan and inf a
+NanogradWarning or, with strict=True, an error."""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+import pytest
+
+import nanograd_cli
+from nanograd_cli import NanogradWarning
+from nanograd_cli.errors import InputError, MissingInputs, NonFiniteResult
+from nanograd_cli.plot import Curve, Surface
+
+
+def test_every_command_has_a_function():
+    for name in ("grad", "jacobian", "hessian", "check", "diff", "explain", "draw", "plot"):
+        assert callable(getattr(nanograd_cli, name)), name
+    for name in ("minimize", "fit", "NanogradWarning"):
+        assert name in nanograd_cli.__all__
+
+
+def test_the_modules_named_as_commands_do_not_hide_the_functions():
+    import nanograd_cli.explain
+    import nanograd_cli.minimize
+    import nanograd_cli.plot
+
+    assert callable(nanograd_cli.plot) and nanograd_cli.plot.__module__ == "nanograd_cli"
+    assert nanograd_cli.minimize.__module__ == nanograd_cli.explain.__module__ == "nanograd_cli"
+    from nanograd_cli.plot import Range  # the module is still there to import from
+
+    assert Range(0, 1).low == 0
+
+
+def test_options_are_keywords_named_as_on_the_command_line():
+    assert nanograd_cli.grad("x*y", x=2, y=3, wrt="x").gradients == {"x": 3.0}
+    assert nanograd_cli.grad("x*y", x=2, y=3, wrt=["y"], mode="forward").gradients == {"y": 2.0}
+    assert nanograd_cli.check("x**3", x=1).passed
+    assert not nanograd_cli.check("x**3", x=1, rtol=1e-14, atol=0).passed
+    assert nanograd_cli.diff("x*y", wrt="y") == nanograd_cli.diff("x*y", "y") == "x"
+    found = nanograd_cli.minimize("(x - 3)**2", x=0, lr=0.1, optimizer="sgd", steps=500)
+    assert found.converged and math.isclose(found.inputs["x"], 3, abs_tol=1e-6)
+    held = nanograd_cli.minimize("(x - 3)**2 + (y + 1)**2", x=0, y=0, fix="y", lr=0.1)
+    assert held.inputs["y"] == 0 and math.isclose(held.inputs["x"], 3, abs_tol=1e-6)
+
+
+def test_an_input_named_like_an_option_goes_in_inputs():
+    result = nanograd_cli.hessian("x*strict", x=1, inputs={"strict": 2})
+    assert result.value == 2 and result.gradients == {"x": 2.0, "strict": 1.0}
+    with pytest.raises(MissingInputs) as missing:
+        nanograd_cli.hessian("x*strict", x=1, strict=True)  # the option, not the input
+    assert str(missing.value) == "missing value for input strict: give inputs={'strict': VALUE}"
+    assert nanograd_cli.grad("wrt*2", inputs={"wrt": 1}).gradients == {"wrt": 2.0}
+    with pytest.raises(InputError, match="given twice: as x= and in inputs="):
+        nanograd_cli.grad("x", x=1, inputs={"x": 2})
+
+
+def test_a_keyword_that_is_no_option_and_no_input_is_said_to_be_neither():
+    with pytest.raises(InputError) as error:
+        nanograd_cli.grad("x*y", x=1, y=2, rtol=1e-3)
+    assert str(error.value) == (
+        "grad() has no option rtol, and rtol is not an input of this source (its inputs: x, y)"
+    )
+    with pytest.raises(InputError, match=r"^missing value for input y: give y=VALUE$"):
+        nanograd_cli.explain("x*y", x=1)
+
+
+def test_a_nan_warns_with_the_packages_category_at_the_callers_line():
+    with pytest.warns(NanogradWarning, match="log gave nan") as caught:
+        result = nanograd_cli.grad("log(x)", x=-1)
+    assert math.isnan(result.value)
+    assert (caught[0].filename, caught[0].lineno) == (__file__, _line_of('log(x)", x=-1)'))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", NanogradWarning)  # as a user silences them
+        assert math.isnan(nanograd_cli.hessian("log(x)", x=-1).value)
+    with pytest.raises(NonFiniteResult, match="log gave nan"):
+        nanograd_cli.grad("log(x)", x=-1, strict=True)
+    with pytest.raises(NonFiniteResult):
+        nanograd_cli.minimize("log(x)", x=-1, strict=True)
+
+
+def _line_of(text: str) -> int:
+    with open(__file__) as file:
+        return next(n for n, line in enumerate(file, 1) if text in line and "grad(" in line)
+
+
+def test_check_against_formulas_over_ranges_as_the_command_line_writes_them():
+    over = nanograd_cli.check("sin(x)/x", against="cos(x)/x - sin(x)/x**2", x="0.1:3")
+    assert over.passed and over.checks["x"].points == 101
+    tupled = nanograd_cli.check("x*y", against=["x=y", "y=x"], x=(-1, 1, 5), y=2)
+    assert tupled.passed and tupled.checks["x"].points == 5
+    wrong = nanograd_cli.check("x**3", against="3*x", x=2)
+    assert not wrong.passed  # a failure is a result, not an error, in Python
+    with pytest.raises(InputError, match=r"^x is given a range: .* grad\(\) takes a number$"):
+        nanograd_cli.grad("x", x="0:1")
+
+
+def test_explain_draw_and_plot():
+    explained = nanograd_cli.explain("x*y + tanh(x)", x=2, y=3)
+    assert explained.value == nanograd_cli.grad("x*y + tanh(x)", x=2, y=3).value
+    dot = nanograd_cli.draw("x*y", x=2, y=3, format="dot", rankdir="TB", hide_constants=True)
+    assert dot.startswith(b"digraph")
+    curve = nanograd_cli.plot("x**2", x=(-1, 1, 5))
+    assert isinstance(curve, Curve) and list(curve.gradient) == [-2.0, -1.0, 0.0, 1.0, 2.0]
+    surface = nanograd_cli.plot("x*y", x="0:1", y="0:1")  # no picture needed to have it
+    assert isinstance(surface, Surface)
+
+
+def test_draw_and_plot_write_their_pictures_whole(tmp_path):
+    svg = tmp_path / "graph.svg"
+    data = nanograd_cli.draw("x*y", x=2, y=3, output=svg)
+    assert svg.read_bytes() == data and data.lstrip().startswith(b"<?xml")
+    picture = tmp_path / "plot.svg"
+    nanograd_cli.plot("sin(x)", x="-3:3", output=str(picture))
+    assert b"<svg" in picture.read_bytes()
+    with pytest.raises(InputError, match="cannot tell the format"):
+        nanograd_cli.draw("x", x=1, output=tmp_path / "graph.txt")
+    assert not (tmp_path / "graph.txt").exists()
+
+
+def test_minimize_over_data_and_fit_with_a_wrong_fix():
+    x = np.linspace(0, 1, 20)
+    data = {"x": x, "y": 3 * x + 1}
+    found = nanograd_cli.minimize("(a*x + b - y)**2", data=data, a=0, b=0, lr=0.1, steps=20000)
+    assert found.converged and math.isclose(found.inputs["a"], 3, abs_tol=1e-3)
+    fitted = nanograd_cli.fit("a*x + b", data, a=1, b=0)
+    assert np.allclose(fitted.fitted, 3 * x + 1) and np.allclose(fitted.residuals, 0, atol=1e-9)
+    with pytest.raises(InputError) as error:
+        nanograd_cli.fit("a*x + b", data, a=1, b=0, fix="q")
+    assert str(error.value) == "fix='q': q is not a parameter (parameters: a, b)"
+    with pytest.raises(InputError) as error:
+        nanograd_cli.minimize("(a*x + b - y)**2", data=data, a=0, b=0, fix="q")
+    assert str(error.value) == "fix='q': q is not a parameter (parameters: a, b)"
+
+
+def test_the_dy_dx_note_is_a_warning():
+    with pytest.warns(NanogradWarning) as caught:
+        text = nanograd_cli.diff("y = x**2; dy/dx")
+    assert "d_dy" in text
+    assert str(caught[0].message) == (
+        "dy and dx are inputs here; the derivative of y by x is what diff() prints with wrt='x'"
+    )
