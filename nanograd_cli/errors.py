@@ -208,9 +208,12 @@ class NotAnInput(InputError):
         listed = ", ".join(inputs) or "none"
         super().__init__(f"{name} is not {article} {kind} ({kind}s: {listed})")
 
-    def named(self) -> InputError:
+    def named(self) -> NotAnInput:
         """This error, its message naming the option the name was given to."""
-        return InputError(f"{option(self.option, self.name)}: {self.message}")
+        named = NotAnInput(self.name, self.inputs, self.option, self.kind)
+        named.message = f"{option(self.option, self.name)}: {self.message}"
+        named.args = (named.message,)
+        return named
 
 
 class SeveralOutputs(InputError):

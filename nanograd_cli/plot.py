@@ -16,7 +16,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .errors import InputError, option
+from .errors import InputError, option, spell
 from .program import Program
 from .sources import input_values
 from .tape import batch_gradients
@@ -161,7 +161,9 @@ def clip_note(ranges: Mapping[str, YRange], axis: YRange) -> str:
         return f"[{low:.3g}, {high:.3g}]"
 
     spans = ", ".join(f"{name} spans {span(r.lowest, r.highest)}" for name, r in ranges.items())
-    return f"y clipped to {span(axis.low, axis.high)}: {spans}; {option('ylim', 'full')} shows all"
+    # Shown on the plot, not raised: written as the door in effect writes the option.
+    full = spell(option("ylim", "full"))
+    return f"y clipped to {span(axis.low, axis.high)}: {spans}; {full} shows all"
 
 
 @dataclass

@@ -143,3 +143,13 @@ def test_the_dy_dx_note_is_a_warning():
     assert str(caught[0].message) == (
         "dy and dx are inputs here; the derivative of y by x is what diff() prints with wrt='x'"
     )
+
+
+def test_the_python_page_shows_what_python_prints():
+    import doctest
+    from pathlib import Path
+
+    page = Path(__file__).resolve().parents[1] / "docs" / "python.md"
+    flags = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
+    result = doctest.testfile(str(page), module_relative=False, optionflags=flags)
+    assert (result.failed, result.attempted > 20) == (0, True)

@@ -317,7 +317,7 @@ def test_python_api_takes_keyword_inputs():
     assert nanograd_cli.check("x*x", x=1).passed
     with pytest.raises(nanograd_cli.errors.MissingInputs) as caught:
         nanograd_cli.grad("x*y", x=1)
-    assert str(caught.value) == "missing value for input y"
+    assert str(caught.value) == "missing value for input y: give y=VALUE"
     assert repr(nanograd_cli.parse("x*y")) == "<Program 3 instructions, inputs: x, y>"
 
 
