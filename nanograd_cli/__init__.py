@@ -381,6 +381,7 @@ def fit(
     steps: int | None = None,
     starts: Mapping[str, float] | None = None,
     *,
+    plot: str | os.PathLike[str] | None = None,
     inputs: Mapping[str, float] | None = None,
     **more: float,
 ) -> Fit:
@@ -391,16 +392,33 @@ def fit(
     as one of these arguments (`inputs={"sigma": 1}`). `target` is an expression over the
     columns; `sigma` names a column of each row's standard deviation; `fix` names
     parameters held at their start; `steps` caps the solver's evaluations per stage. The
-    result's `fitted` and `residuals` are per row, in the order of `data`'s rows."""
+    result's `fitted` and `residuals` are per row, in the order of `data`'s rows. `plot`:
+    the path of a picture (.svg, .png, .pdf) of the data, the fitted curve and the
+    residuals over the one column the model reads, written when the fit converged."""
     from . import api
 
     program, target_program = parse(source), parse(target)
     needed = {*program.inputs, *target_program.inputs, *([sigma] if sigma else [])}
+    picture = None if plot is None else os.fspath(plot)
+    if picture is not None:
+        from .render.plot import format_of
+
+        fmt = format_of(picture)  # before the fit: a name that says no format fails at once
     columns = cast("dict[str, Sequence[float]]", table(data, needed, "data", "fit"))
     given = dict(point(program, "fit", more, {**(starts or {}), **(inputs or {})}))
-    return api.fit(
+    if picture is not None:
+        api.fit_predictor(program, columns)
+    result = api.fit(
         program, columns, cast("dict[str, float]", given), target_program, sigma, names(fix), steps
     )
+    if picture is not None and not result.converged:
+        _note(f"note: {picture} not written: the fit did not converge")
+    elif picture is not None:
+        from .output import write_atomically
+        from .render.plot import fit_figure
+
+        write_atomically(picture, fit_figure(api.fit_curve(program, columns, result), fmt))
+    return result
 
 
 class _Package(types.ModuleType):

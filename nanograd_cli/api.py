@@ -429,6 +429,17 @@ def fit(
     return least_squares(program, columns, starts, target, sigma, fix, steps, progress)
 
 
+def fit_predictor(program: Program, columns: Iterable[str]) -> str:
+    """The one column the model reads, which a picture of the fit is drawn over."""
+    read = [name for name in program.inputs if name in columns]
+    if len(read) != 1:
+        raise InputError(
+            f"{option('plot')} draws a fit over one column; the model reads "
+            f"{', '.join(read) or 'none'}"
+        )
+    return read[0]
+
+
 def fit_curve(program: Program, columns: Mapping[str, Sequence[float]], result: Fit) -> FitCurve:
     """What a picture of a fit shows: the data, the residuals and the model along the range
     of the one column of `columns` the model reads, at the fitted parameters."""
@@ -438,13 +449,7 @@ def fit_curve(program: Program, columns: Mapping[str, Sequence[float]], result: 
     from .render.plot import FitCurve
     from .tape import batch_gradients
 
-    read = [name for name in program.inputs if name in columns]
-    if len(read) != 1:
-        raise InputError(
-            f"{option('plot')} draws a fit over one column; the model reads "
-            f"{', '.join(read) or 'none'}"
-        )
-    name = read[0]
+    name = fit_predictor(program, columns)
     x = np.asarray(columns[name], dtype=float)
     along = np.linspace(np.nanmin(x), np.nanmax(x), CURVE_POINTS)
     curve, _ = batch_gradients(program, {name: along, **result.parameters})

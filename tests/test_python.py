@@ -153,3 +153,19 @@ def test_the_python_page_shows_what_python_prints():
     flags = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
     result = doctest.testfile(str(page), module_relative=False, optionflags=flags)
     assert (result.failed, result.attempted > 20) == (0, True)
+
+
+def test_fit_draws_its_curve_when_it_converges(tmp_path):
+    x = np.linspace(0, 1, 20)
+    data = {"x": x, "z": x, "y": 3 * x + 1 + 0.01 * np.sin(40 * x)}
+    picture = tmp_path / "fit.svg"
+    assert nanograd_cli.fit("a*x + b", data, a=1, b=0, plot=picture).converged
+    assert b"<svg" in picture.read_bytes()
+    with pytest.raises(InputError) as error:
+        nanograd_cli.fit("a*x*z + b", data, a=1, b=0, plot=tmp_path / "two.svg")
+    assert str(error.value) == "plot draws a fit over one column; the model reads x, z"
+    with pytest.warns(NanogradWarning, match=r"stalled.svg not written: the fit did not converge"):
+        stalled = nanograd_cli.fit(
+            "a*x + b", data, a=1, b=0, steps=1, plot=tmp_path / "stalled.svg"
+        )
+    assert not stalled.converged and not (tmp_path / "stalled.svg").exists()

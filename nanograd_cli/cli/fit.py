@@ -125,10 +125,8 @@ def fit(
         data, data_format or io.input_format(data, None), needed | {sigma}, extra="fit"
     )
     check_starts(ctx, program, starts, table)
-    predictors = [name for name in program.inputs if name in table.columns]
-    if picture and len(predictors) != 1:
-        read = ", ".join(predictors) or "none"
-        raise InputError(f"--plot draws a fit over one column; the model reads {read}")
+    if picture:
+        api.fit_predictor(program, table.columns)
     progress = FitProgress() if sys.stderr.isatty() else None
     try:
         result = api.fit(
