@@ -188,13 +188,8 @@ def check(
     program = parse(source)
     given = point(program, "check", values, inputs)
     if against is None:
-        from .errors import InputError, option
-
-        if wrt:
-            raise InputError(
-                f"{option('wrt')} is for {option('against')}: say which derivative a formula is"
-            )
-        return api.check(program, numbers(given, "check"), rtol, atol, strict, _note)
+        at = numbers(given, "check")
+        return api.check(program, at, rtol, atol, strict, _note, names(wrt))
     fixed, ranges = split(given)
     return api.check_against(
         program, names(against), fixed, ranges, names(wrt), rtol, atol, strict, _note

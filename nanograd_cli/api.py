@@ -204,12 +204,17 @@ def check(
     atol: float | None = None,
     strict: bool = False,
     warn: Warn | None = None,
+    wrt: Sequence[str] = (),
 ) -> GradientCheck:
     """The gradient at `point` against central finite differences, within `rtol` and `atol`
     (by default CHECK_RTOL and CHECK_ATOL); the result says whether every input passed, and
-    `check_failure` says what failed."""
+    `check_failure` says what failed. `wrt` is for `check_against`: given here, an error."""
     from .gradcheck import gradient_check
 
+    if wrt:
+        raise InputError(
+            f"{option('wrt')} is for {option('against')}: say which derivative a formula is"
+        )
     program = with_inputs(one_output(program, "check"), "there is nothing to check")
     rtol = CHECK_RTOL if rtol is None else rtol
     atol = CHECK_ATOL if atol is None else atol

@@ -120,8 +120,10 @@ def split(given: Mapping[str, object]) -> tuple[dict[str, float], dict[str, Rang
             ranges[name] = parse_range(name, ":".join(repr(v) for v in value))
         elif isinstance(value, str):
             ranges[name] = parse_range(name, value)
+        elif isinstance(value, bool) or not hasattr(value, "__float__"):
+            raise InputError(f"{name}={value!r}: the value of an input is a number")
         else:
-            fixed[name] = value  # type: ignore[assignment]  # a number: the api checks it
+            fixed[name] = float(value)  # type: ignore[arg-type]  # it has __float__
     return fixed, ranges
 
 

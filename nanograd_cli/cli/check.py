@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from .. import api
-from ..errors import InputError, NanogradError
+from ..errors import NanogradError
 from ..sources import Source
 from .command import InputsCommand, program_and_point
 from .options import (
@@ -85,10 +85,8 @@ def check(
     if against:
         check_formulas(ctx, source, var, against, wrt, rtol, atol, fmt, digits, strict)
         return
-    if wrt:
-        raise InputError("--wrt is for --against: say which derivative a formula is")
     program, point = program_and_point(ctx, source, var)
-    result = api.check(program, point, rtol, atol, strict, warn)
+    result = api.check(program, point, rtol, atol, strict, warn, wrt)
     emit(fmt, result, digits)
     failure = api.check_failure(result)
     if failure:
