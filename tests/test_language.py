@@ -8,7 +8,13 @@ from pathlib import Path
 import pytest
 
 from nanograd_cli import grammar
-from nanograd_cli.errors import InputError, MissingInputs, SourceError, UnknownInputs
+from nanograd_cli.errors import (
+    InputError,
+    MissingInputs,
+    SourceError,
+    UnknownInputs,
+    speaking,
+)
 from nanograd_cli.language import _Parser, parse
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -119,7 +125,9 @@ def test_missing_and_unknown_inputs_listed_at_once():
     with pytest.raises(MissingInputs) as caught:
         program.evaluate({"b": 1.0})
     assert str(caught.value) == "missing values for inputs a, c"
-    assert caught.value.hint == "pass --a VALUE --c VALUE"
+    assert caught.value.hint == "give a=VALUE, c=VALUE"  # as Python words it
+    with speaking("cli"):
+        assert caught.value.hint == "pass --a VALUE --c VALUE"
     with pytest.raises(UnknownInputs) as caught:
         program.evaluate({"a": 1.0, "b": 1.0, "c": 1.0, "z": 2.0})
     assert str(caught.value) == "z is not an input of this source (its inputs: a, b, c)"
