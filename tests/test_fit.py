@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from nanograd_cli import fitting
-from nanograd_cli.errors import InputError, NanogradError
+from nanograd_cli.errors import InputError, NanogradError, speaking
 from nanograd_cli.extras import install_command
 from nanograd_cli.fitting import fit
 from nanograd_cli.io import read_table
@@ -426,11 +426,15 @@ def test_read_columns_reads_the_needed_columns_as_points_does(tmp_path):
     }
     with pytest.raises(InputError) as error:
         read_table(str(path), "csv")
-    assert str(error.value) == "--data row 1, column id: 'a' is not a number"
+    # The option is named as data: each door spells it.
+    assert str(error.value) == "data row 1, column id: 'a' is not a number"
+    with speaking("cli"):
+        assert str(error.value) == "--data row 1, column id: 'a' is not a number"
     path.write_text("x,y\n1,2\n3,abc\n")
     with pytest.raises(InputError) as error:
         read_table(str(path), "csv")
-    assert str(error.value) == "--data row 2, column y: 'abc' is not a number"
+    with speaking("cli"):
+        assert str(error.value) == "--data row 2, column y: 'abc' is not a number"
 
 
 def test_read_columns_reads_parquet(tmp_path):
