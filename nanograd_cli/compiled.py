@@ -707,7 +707,7 @@ def _power_local(w, op, args, y, constants):
 
 
 def _tanh_local(w, op, args, y, constants):
-    """ops._sech_squared: 4e/(1 + e)**2 with e = exp(-2|x|), as 4.0 * e * r * r; -2|x| is
+    """ops._tanh_derivative: 4e/(1 + e)**2 with e = exp(-2|x|), as 4.0 * e * r * r; -2|x| is
     2x for x < 0 and else -2x (which differs only at x = 0, in the sign of zero: exp is 1)."""
     x = args[0]
     e = w.assign(f"EXP(2.0 * {x} if {x} < 0.0 else -2.0 * {x})")
