@@ -1,15 +1,17 @@
 """The ops' derivative functions: written from the formulas (`_derivatives.py`) against the
 ones the ops table uses (a hand-written override where a row has one), in accuracy and speed.
 
-Run: python benchmarks/derivatives.py [--engine] [OP ...]  (needs mpmath)
+Run: python benchmarks/derivatives.py [--engine] [OP ...]  (needs mpmath; without OP, every op
+and --engine)
 
 For every op (or those named): at the edge points of tests/test_calculus.py (all pairs, or
-triples) and at 2,000 points (log-uniform magnitudes from 1e-300 to 1e300 of both signs, and
-uniform in the op's test domain), how many give other bits; where some do, the largest error
-of each in units in the last place against the true derivative, by mpmath at 60 digits
-(mpmath.diff of the op in mpmath); and the time per call of each. With --engine, the time of
-`Value.backward` per node on three programs, with every op's written function against with
-the functions the table uses, run alternately.
+triples), at the points in HARD, and at 2,000 points (log-uniform magnitudes from 1e-300 to
+1e300 of both signs, and uniform in the op's test domain), how many give other bits; where
+some do, the largest and the mean error of each in units in the last place against the true
+derivative by mpmath at 60 digits (EXACT's formula, or else mpmath.diff of the op in mpmath);
+and the time per call of each. With --engine, the time of `Value.backward` per node on three
+programs with every op's written function against the functions the table uses, in turn.
+An op whose functions give the same bits everywhere shows "-" for its errors.
 """
 
 from __future__ import annotations
@@ -299,7 +301,7 @@ def main(argv: list[str]) -> None:
         counts = f"{result['differ']} of {result['of']} ({result['zeros']})"
         print(f"{key:10} {counts:>24} {error:>22} {mean:>14} {ns:>16}", end="")
         print(f"   e.g. at {result['example']}" if result["example"] else "")
-    if "--engine" in argv:
+    if "--engine" in argv or not argv:
         backward_ns_per_node()
 
 
