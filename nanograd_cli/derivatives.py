@@ -166,8 +166,6 @@ def function_source(key: str, op: Op) -> tuple[str, set[str]]:
     if clash:
         raise KeyError(f"the op {key!r}: its parameter {sorted(clash)[0]} names an op")
     results = [text[id(r)] for r in roots]
-    if all(id(r) in numbers for r in roots):
-        results = [_literal(numbers[id(r)]) for r in roots]
     parameters = ", ".join([*op.parameters, OUT])
     returned = ", ".join(results) + ("," if len(results) == 1 else "")
     head = f"def {function_name(key)}({parameters}):  # {'; '.join(op.formulas)}"
