@@ -9,7 +9,7 @@ from collections.abc import Callable, Mapping, Sequence
 
 from .compiled import compiled, function_of, gradient_body, worth_compiling
 from .engine import Value
-from .errors import InputError, Interrupted, NanogradError
+from .errors import InputError, Interrupted, NanogradError, option
 from .nn import SGD, Adam, Momentum
 from .program import Program
 from .results import Minimum
@@ -369,4 +369,4 @@ def _not_finite(loss: float, grads: Mapping[str, float], taken: int) -> Nanograd
         what = f"the value is {loss}"
     if taken == 0:
         return InputError(f"{what} at the start: {fix}")
-    return NanogradError(f"diverged at step {taken}: {what}; try a smaller --lr")
+    return NanogradError(f"diverged at step {taken}: {what}; try a smaller {option('lr')}")
