@@ -1060,6 +1060,32 @@ def show(parts: list[Part], rich: bool) -> None:
     sys.stdout.flush()
 
 
+def completions(session: Session, before: str) -> Iterator[tuple[str, str]]:
+    """What Tab offers at the end of `before`: (the word typed, a word that completes it).
+    After `:`, the commands; after a command and a word, its options too (`hide-c`: an
+    option's name may hold a dash); else the names in scope, the functions and constants."""
+    word = re.search(r"(?:^\s*:\w*|[A-Za-z_]\w*)$", before)
+    if word is None:
+        return
+    typed = word.group().strip()
+    if typed.startswith(":"):
+        choices = [(typed, c) for c in COMMANDS]
+    else:
+        names = [*session.names(), *FUNCTIONS, *CONSTANTS]
+        choices = [(typed, n) for n in dict.fromkeys(names)]
+        used = re.match(r"\s*(:\w+)\s+\S", before)
+        dashed = re.search(r"(?<!\S)[A-Za-z_][\w-]*$", before)
+        if used and dashed:
+            options = [(dashed.group(), o) for o in OPTIONS.get(used.group(1), {})]
+            if "-" in dashed.group():  # `hide-c`: an option's name, not `hide - cos`
+                choices = options
+            else:
+                choices = options + choices
+    for typed, choice in choices:
+        if choice.startswith(typed) and choice != typed:
+            yield typed, choice
+
+
 def interactive(session: Session, rich: bool | None = None) -> int:
     """The session on a terminal, with prompt_toolkit: history, completion, and an entry
     that goes on over several lines while a parenthesis is open. Tables are Rich's where
@@ -1081,18 +1107,8 @@ def interactive(session: Session, rich: bool | None = None) -> int:
 
     class Names(Completer):
         def get_completions(self, document, complete_event):
-            before = document.text_before_cursor
-            word = re.search(r"(?:^\s*:\w*|[A-Za-z_]\w*)$", before)
-            if word is None:
-                return
-            typed = word.group().strip()
-            if typed.startswith(":"):
-                choices = list(COMMANDS)
-            else:
-                choices = [*session.names(), *FUNCTIONS, *CONSTANTS]
-            for choice in dict.fromkeys(choices):
-                if choice.startswith(typed) and choice != typed:
-                    yield Completion(choice, start_position=-len(typed))
+            for typed, choice in completions(session, document.text_before_cursor):
+                yield Completion(choice, start_position=-len(typed))
 
     keys = KeyBindings()
 
