@@ -18,7 +18,7 @@ from bisect import bisect_left
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, BinaryIO, NamedTuple, TextIO
+from typing import TYPE_CHECKING, BinaryIO, NamedTuple, TextIO, cast
 
 from . import api, io
 from .errors import (
@@ -40,8 +40,9 @@ from .ops import CONSTANTS, FUNCTIONS
 from .output import write_atomically
 from .program import Program
 from .render.graph import format_of
+from .render.progress import FitProgress, StepsProgress
 from .render.text import mismatch_rows, table_rows
-from .results import Explanation
+from .results import Explanation, Fit, Minimum
 
 if TYPE_CHECKING:
     from .plot import Curve, Range
@@ -144,8 +145,9 @@ def _help() -> str:
         "NAME = EXPR defines NAME for later lines; an expression prints its value",
         "and its gradient with respect to the inputs it reads.",
         "",
-        "A command takes the command line's options after EXPR, without --: a flag alone,",
-        "else its name and value, as in :minimize (x - 3)**2 lr 0.1 steps 500.",
+        "After EXPR, a command takes the options of its nanograd command, named without",
+        "their dashes: a flag alone, any other with its value, as in",
+        ":minimize (x - 3)**2 lr 0.1 steps 500.",
         "",
     ]
     for name, (args, text) in COMMANDS.items():
@@ -169,7 +171,8 @@ def _help() -> str:
 HELP = _help()
 
 # A word that ends so goes on into the next one (`x *`, `f(`, `a = 1;`); one that begins with
-# a letter after any other word begins an option (or a FILE), as no expression goes on so.
+# a letter after any other word may begin the options: in the language, no expression goes on
+# with a name after a space.
 GOES_ON = tuple("+-*/^%(,=;<>!&|")
 LETTER = re.compile(r"[A-Za-z_]")
 
@@ -415,6 +418,9 @@ def code(text: str) -> str:
 
 class Session:
     """The state of a session: input values and definitions, in the order they were made."""
+
+    # Whether a long :minimize or :fit shows its progress on standard error (a terminal's).
+    progress = False
 
     def __init__(self) -> None:
         self.inputs: dict[str, float] = {}
@@ -665,13 +671,15 @@ class Session:
                 "batches it does nothing"
             )
         tolerance = 1e-8 if tol is None else _real("tol", tol)
+        most = 10000 if steps is None else _whole("steps", steps, 1)
         source, program = self._program(args.expr)
         columns = None if path is None else self._data(args, path, program.inputs).columns
+        bar = StepsProgress(most) if self.progress else None
         try:
             result = api.minimize(
                 program,
                 self._point(program, without=columns or ()),
-                steps=10000 if steps is None else _whole("steps", steps, 1),
+                steps=most,
                 lr=0.01 if lr is None else _real("lr", lr, above=True),
                 optimizer=_choice(args, "optimizer", ("sgd", "momentum", "adam")) or "adam",
                 tol=tolerance,
@@ -682,10 +690,15 @@ class Session:
                 data=columns,
                 batch=None if batch is None else _whole("batch", batch, 1),
                 seed=None if seed is None else _whole("seed", seed, 0),
+                on_step=bar.update if bar else None,
             )
         except Interrupted as stop:  # Ctrl-C: the point reached, and where it stopped
-            self._reached(args, stop.reached.inputs, Table(_rows(stop.reached)), reply)
+            reached = cast(Minimum, stop.reached)
+            self._reached(args, reached.inputs, Table(_rows(reached)), reply)
             raise
+        finally:
+            if bar:
+                bar.stop()
         self._reached(args, result.inputs, Table(_rows(result)), reply)
         if not result.converged:
             raise NanogradError(
@@ -714,6 +727,7 @@ class Session:
         solver()  # a missing SciPy said before the data is read
         needed = {*program.inputs, *(target.inputs if target else ["y"]), *filter(None, [sigma])}
         columns = self._data(args, path, needed, extra="fit").columns
+        counter = FitProgress() if self.progress else None
         try:
             result = api.fit(
                 program,
@@ -723,10 +737,15 @@ class Session:
                 sigma=sigma,
                 fix=args.names("fix"),
                 steps=None if steps is None else _whole("steps", steps, 1),
+                progress=counter.update if counter else None,
             )
         except Interrupted as stop:  # Ctrl-C: the best point reached, and where it stopped
-            self._reached(args, stop.reached.parameters, Table(_rows(stop.reached)), reply)
+            fitted = cast(Fit, stop.reached)
+            self._reached(args, fitted.parameters, Table(_rows(fitted)), reply)
             raise
+        finally:
+            if counter:
+                counter.stop()
         self._reached(args, result.parameters, Table(_rows(result)), reply)
         if not result.converged:
             raise NanogradError(f"the fit did not converge: {result.message}")
@@ -735,7 +754,7 @@ class Session:
         from .plot import CURVE_POINTS, parse_ylim
         from .render import plot as drawing
 
-        fmt = args.file and drawing.format_of(args.file)
+        fmt = drawing.format_of(args.file) if args.file else None  # a bad name fails at once
         ylim = args.value("ylim")
         try:
             limits = "auto" if ylim is None else parse_ylim(ylim)
@@ -764,11 +783,11 @@ class Session:
             warn=self._warner(source, reply),
             ylim=limits,
         )
-        if args.file:
+        if args.file and fmt:
             write_atomically(args.file, drawing.figure(result, fmt, limits))
             reply.out.append(f"wrote {printable(args.file)}")
         else:
-            reply.out.append(Plot(result, columns, limits))
+            reply.out.append(Plot(cast("Curve", result), columns, limits))  # one range
 
     def _data(
         self, args: Arguments, path: str, needed: Iterable[str], extra: str = "points"
@@ -956,9 +975,11 @@ def main(rich: bool | None = None) -> int:
     """Run a session on the terminal, or over standard input when it is not one; tables are
     Rich's where `rich` (by default: on a terminal unless NO_COLOR is set). The exit code: 0,
     or for a script, the highest exit code of its failed lines."""
+    session = Session()
+    session.progress = sys.stderr.isatty()  # as the command line shows it
     if sys.stdin.isatty() and sys.stdout.isatty():
-        return interactive(Session(), rich)
-    return scripted(Session(), _lines(sys.stdin.buffer), sys.stdout, sys.stderr, bool(rich))
+        return interactive(session, rich)
+    return scripted(session, _lines(sys.stdin.buffer), sys.stdout, sys.stderr, bool(rich))
 
 
 def _lines(stream: BinaryIO) -> Iterator[str | InputError]:
