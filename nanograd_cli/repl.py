@@ -793,6 +793,11 @@ class Session:
         self, args: Arguments, path: str, needed: Iterable[str], extra: str = "points"
     ) -> io.Table:
         """The rows of `data FILE`, read as the command line reads `--data FILE`."""
+        if path == "-":  # a script's lines come from standard input
+            raise InputError(
+                f"{option('data', '-')}: the session reads its lines from standard input; "
+                "give the data as a file"
+            )
         given = _choice(args, "data-format", ("csv", "parquet", "arrow", "jsonl", "json"))
         fmt = given or io.input_format(path, None)
         return io.read_table(path, fmt, needed, option=option("data"), extra=extra)

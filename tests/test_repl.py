@@ -599,6 +599,9 @@ def test_minimize_over_data_and_fit_take_starts_from_the_session(tmp_path: Path)
     assert error(s, ":minimize w*x seed 1") == (
         "error: batch, seed and data-format are for the rows of data FILE"
     )
+    assert error(s, ":minimize (w*x - y)**2 data -") == (
+        "error: data -: the session reads its lines from standard input; give the data as a file"
+    )
     bad = tmp_path / "bad.csv"
     bad.write_text("x,y\n0,1\n1,oops\n")
     message = error(s, f":fit a*x + b data {bad}")
