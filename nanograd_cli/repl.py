@@ -800,7 +800,10 @@ class Session:
             )
         given = _choice(args, "data-format", ("csv", "parquet", "arrow", "jsonl", "json"))
         fmt = given or io.input_format(path, None)
-        return io.read_table(path, fmt, needed, option=option("data"), extra=extra)
+        try:
+            return io.read_table(path, fmt, needed, option=option("data"), extra=extra)
+        except InputError as error:  # a column named twice: worded `--data` by the reader
+            raise _undashed(error, "data") from None
 
     def _reached(
         self, args: Arguments, point: Mapping[str, float], table: Table, reply: Reply

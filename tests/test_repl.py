@@ -606,6 +606,10 @@ def test_minimize_over_data_and_fit_take_starts_from_the_session(tmp_path: Path)
     bad.write_text("x,y\n0,1\n1,oops\n")
     message = error(s, f":fit a*x + b data {bad}")
     assert message.startswith("error: data row 2") and "--" not in message
+    bad.write_text("x,y,x\n0,1,2\n")
+    assert error(s, f":fit a*x + b data {bad}") == (
+        "error: data: the header names the column x twice"
+    )
 
 
 def test_plot_in_the_terminal_is_what_nanograd_plot_prints(tmp_path: Path, monkeypatch):
