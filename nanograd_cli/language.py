@@ -153,6 +153,7 @@ class _Builder:
         self.functions: dict[str, _Function] = {}  # the functions the source defines
         self.body: _Body | None = None  # the definition being read, if any
         self.defined_last: _Function | None = None  # the last statement, if a definition
+        self.unchecked = LARGE_SOURCE  # instructions up to which memory need not be checked
 
     def program(self) -> Program:
         if self.result is None and self.defined_last is not None:
@@ -447,6 +448,7 @@ class _Builder:
 
     def _expand(self, function: _Function, arguments: list[int], offset: int) -> int:
         """A call: the function's body, copied with the arguments for its parameters."""
+        self._check_growth(function, offset)
         number = list(arguments)  # the body's instructions -> those made here
         captured = function.captured
         built_in = function.built_in
@@ -462,6 +464,29 @@ class _Builder:
                 ins = ins._replace(offset=offset)
             number.append(self._emit(ins))
         return number[function.result]
+
+    def _check_growth(self, function: _Function, offset: int) -> None:
+        """Refuse a call whose copies would not fit in memory: each call copies the body, so
+        a few lines whose functions call the one before twice make 2**30 operations. Checked
+        as the program grows past each doubling, before the copy is made."""
+        size = len(self.code) + len(function.code)
+        if self.body is not None:
+            size += len(self.body.code)
+        if size <= self.unchecked:
+            return
+        self.unchecked = 2 * size
+        from .memory import available as memory_left
+
+        available = memory_left()
+        needed = size * BYTES_PER_INSTRUCTION
+        if available is not None and needed > available:
+            raise NameProblem(
+                f"with this call of {function.name}, the program has {size:,} operations: its "
+                f"graph would need {needed / 1e9:.1f} GB of memory, and {available / 1e9:.1f} GB "
+                "is free",
+                self.source,
+                offset,
+            )
 
     def _unknown_function(self, text: str) -> str:
         if text in self.bound or ALIASES.get(text, text) in CONSTANTS:
@@ -681,6 +706,8 @@ def _syntax_error(tables: Tables, state: int, token, previous, source: str) -> S
 # under 0.1% of the time parsing 64 KB takes (`python -m timeit`).
 BYTES_PER_SOURCE_BYTE = 400
 LARGE_SOURCE = 1 << 16
+# That source makes an instruction per byte: the same bytes per instruction that a call makes.
+BYTES_PER_INSTRUCTION = BYTES_PER_SOURCE_BYTE
 
 _parser: _Parser | None = None
 

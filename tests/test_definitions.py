@@ -225,6 +225,20 @@ def test_a_call_is_the_body_with_the_arguments_in_place(body):
     }
 
 
+def test_calls_that_double_at_each_line_are_refused_before_memory_runs_out(monkeypatch):
+    from nanograd_cli import memory
+
+    lines = ["f0(t) = t + 1"] + [f"f{k}(t) = f{k - 1}(f{k - 1}(t))" for k in range(1, 41)]
+    source = "\n".join([*lines, "f40(x)"])
+    monkeypatch.setattr(memory, "available", lambda meminfo="/proc/meminfo": 100_000_000)
+    code, out, err = run("grad", source, "--x", "1")
+    assert (code, out) == (2, "")
+    assert err.splitlines()[0] == (
+        "error: line 18, column 10: with this call of f16, the program has 262,146 operations: "
+        "its graph would need 0.1 GB of memory, and 0.1 GB is free"
+    )
+
+
 # Bad input: one line with the place, exit 2
 
 
