@@ -48,6 +48,8 @@ if TYPE_CHECKING:
     from .plot import Curve, Range
 
 ASSIGNMENT = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\s*([-+*/]?=)\s*(.*)", re.S)
+# A function's definition, `f(a, b) = expr`: its name and parameters (the grammar's DEFINE).
+FUNCTION = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)[ \t]*\(([^()#;]*)\)[ \t]*=(?![=<>!])")
 NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # An input's value: a number, or nan or inf spelled as `--x nan` takes them.
 NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|[-+]?(?i:nan|inf|infinity)")
@@ -374,7 +376,9 @@ class Reply:
 
 
 class Definition(NamedTuple):
-    """A statement that assigns `name`, and the names it reads before it assigns any."""
+    """A statement that assigns `name`, and the names it reads before it assigns any; or
+    one that defines the function `name`, and the names its body reads from outside it and
+    the functions it calls."""
 
     name: str
     text: str
@@ -501,6 +505,12 @@ class Session:
         kept: list[Definition] = []
         for start, end in statements(entry):
             text = code(entry[start:end])
+            function = FUNCTION.match(text)
+            if function is not None:
+                last_is_expression = False
+                name = function.group(1)
+                kept.append(Definition(name, text, self._reads(text, kept, defines=name)))
+                continue
             assignment = ASSIGNMENT.fullmatch(text)
             last_is_expression = assignment is None
             if assignment is None:
@@ -514,7 +524,7 @@ class Session:
                     self._index()
                 evaluated[start:end] = " " * (end - start)  # same offsets for the rest
                 continue
-            reads = _parse(text).inputs
+            reads = self._reads(text, kept)
             if operator == "=" and name not in reads:  # `x = x + 1` builds on the input x
                 self.inputs.pop(name, None)
             kept.append(Definition(name, text, reads))
@@ -819,7 +829,7 @@ class Session:
     def _program(self, expr: str) -> tuple[_Source, Program]:
         """`expr` parsed after the definitions it needs (and no others, so that only the
         inputs it depends on are asked for); errors point into `expr`."""
-        needed = _parse(expr).inputs if expr.strip() else []
+        needed = self._reads(expr, []) if expr.strip() else []
         # Each name read, from the last definition of it before the reader: found by its
         # place, so that the cost is that of the definitions used, not of all of them.
         chosen: set[int] = set()
@@ -843,15 +853,56 @@ class Session:
         can change only how a name reads (`q(2)`: q is not a function, or an unknown one), so
         the entry is parsed after one stand-in per defined name it has: each line costs its
         own length, not that of every definition before it."""
-        names = dict.fromkeys(n for n in NAME.findall(entry) if n in self.defined)
-        self._parse_after(entry, [Definition(n, f"{n} = 0", []) for n in names])
+        own = {m.group(1) for m in FUNCTION.finditer(entry)}  # a function defined again
+        names = [n for n in dict.fromkeys(NAME.findall(entry)) if n in self.defined]
+        stand_ins = [
+            self._stand_in(n, []) for n in names if n not in own or self._parameters(n) is None
+        ]
+        last = [code(entry[start:end]) for start, end in statements(entry)][-1:]
+        if last and FUNCTION.match(last[0]):
+            entry += "\n0"  # a definition has no value of its own, and needs none here
+        self._parse_after(entry, [Definition("", text, []) for text in stand_ins])
+
+    def _parameters(self, name: str, pending: list[Definition] | None = None) -> list[str] | None:
+        """The parameters of the function `name` as last defined (in `pending`, the
+        definitions of the entry so far, or before), or None if it is no function."""
+        last = [d for d in pending or [] if d.name == name][-1:]
+        if not last and name in self.defined:
+            last = [self.definitions[self.defined[name][-1]]]
+        function = FUNCTION.match(last[0].text) if last else None
+        if function is None:
+            return None
+        return [p.strip() for p in function.group(2).split(",") if p.strip()]
+
+    def _stand_in(self, name: str, pending: list[Definition]) -> str:
+        """A definition that makes `name` what it is, in one short statement."""
+        parameters = self._parameters(name, pending)
+        if parameters is None:
+            return f"{name} = 0"
+        return f"{name}({', '.join(parameters)}) = 0"
+
+    def _reads(self, text: str, pending: list[Definition], defines: str | None = None) -> list[str]:
+        """The names `text` (statements of an entry) reads from before it: the inputs and
+        defined names it reads, and the functions it calls, but those it defines itself."""
+        own = {m.group(1) for m in FUNCTION.finditer(text)} | {defines}
+        called = [
+            n
+            for n in dict.fromkeys(NAME.findall(text))
+            if n not in own and self._parameters(n, pending) is not None
+        ]
+        source = [self._stand_in(n, pending) for n in called]
+        source.append(text)
+        if defines is not None:
+            source.append("0")  # a definition has no value of its own
+        return [*_parse("\n".join(source)).inputs, *called]
 
     def _parse_after(self, entry: str, definitions: list[Definition]) -> tuple[_Source, Program]:
         source = _Source([d.text for d in definitions], entry)
         try:
             return source, _parse(source.text)
         except SourceError as error:
-            raise source.locate(error) from None
+            located = source.locate(error)
+            raise (InputError(located) if isinstance(located, str) else located) from None
 
     def _point(self, program: Program, without: Iterable[str] = ()) -> dict[str, float]:
         """The session's values of the program's inputs, but those `without` names (a range's,

@@ -27,6 +27,7 @@ CORE = {
     "language",
     "memory",
     "ops",
+    "prelude",
     "program",
     "results",
     "symbolic",
