@@ -18,7 +18,7 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from .errors import InputError, NonFiniteResult, NotAnInput, SourceError
+from .errors import InputError, NonFiniteResult, NotAnInput, SourceError, option
 from .program import Program
 from .results import (
     Explanation,
@@ -167,8 +167,8 @@ def check_against(
         name = name.strip()
         if equals and name.removeprefix("d_") in program.inputs and "\n" in rest.strip():
             raise InputError(  # diff's output for every input
-                f"give one formula per --against: {name.removeprefix('d_')}=FORMULA, or "
-                "diff --wrt NAME's output as it is"
+                f"give one formula per {option('against')}: {name.removeprefix('d_')}=FORMULA, "
+                f"or the output of diff {option('wrt', 'NAME')} as it is"
             )
         if name.startswith("d_") and name[2:] in program.inputs and name not in program.inputs:
             name = name[2:]  # d_x = y, as diff writes it: the derivative by x
@@ -187,22 +187,24 @@ def check_against(
             name = wrt[0] if wrt else program.inputs[0]
         else:
             raise InputError(
-                f"say which derivative {text!r} is: --wrt NAME, or NAME=FORMULA "
+                f"say which derivative {text!r} is: {option('wrt', 'NAME')}, or NAME=FORMULA "
                 f"(the inputs are {', '.join(program.inputs)})"
             )
         if wrt and name not in wrt:
-            raise InputError(f"the formula for d/d{name} is for an input --wrt does not name")
+            raise InputError(
+                f"the formula for d/d{name} is for an input {option('wrt')} does not name"
+            )
         if name in formulas:
             raise InputError(f"two formulas for d/d{name}: give one")
         shown = "; ".join(
             line.strip() for line in text.splitlines() if line.strip() and line[:1] != "#"
         )
         if not shown:
-            raise InputError(f"--against {text!r}: the formula is empty")
+            raise InputError(f"{option('against', text, quoted=True)}: the formula is empty")
         try:
             formula = parse(text)
         except SourceError as error:
-            raise InputError(f"--against {text!r}: {error}") from None
+            raise InputError(f"{option('against', text, quoted=True)}: {error}") from None
         formula.single("a formula", None)
         unknown = [n for n in formula.inputs if n not in program.inputs]
         if unknown:
@@ -266,14 +268,17 @@ def minimize(
             raise InputError("the data has no rows")
     program.check_inputs({**start, **{n: 0.0 for n in program.inputs if n not in parameters}})
     if wrt and fix:
-        raise InputError("give the inputs to move (--wrt) or those to hold (--fix), not both")
+        raise InputError(
+            f"give the inputs to move ({option('wrt')}) or those to hold ({option('fix')}), "
+            "not both"
+        )
     check_wrt(wrt, parameters)
     for name in fix:
         if name not in parameters:
             raise NotAnInput(name, parameters, "fix")
     moving = list(wrt) or [n for n in parameters if n not in fix]
     if not moving:
-        raise InputError("every input is held by --fix: there is nothing to move")
+        raise InputError(f"every input is held by {option('fix')}: there is nothing to move")
     point = {n: start[n] for n in parameters}
     if data is None:
         non_finite(program.first_non_finite(program.values(point)), strict, warn)
@@ -337,10 +342,11 @@ def draw(
     from .render.graph import POSITIONED_LIMIT, draw_evaluation, png_pixels, render_drawing
 
     if dpi is not None and fmt != "png":
-        raise InputError(f"--dpi is for png; {fmt} is not made of pixels")
+        raise InputError(f"{option('dpi')} is for png; {fmt} is not made of pixels")
     if edge_grads and fmt == "html":
         raise InputError(
-            "--edge-grads is for pictures; the live page shows local derivatives on hover"
+            f"{option('edge_grads')} is for pictures; the live page shows local derivatives on "
+            "hover"
         )
     evaluation = one_output(program, "draw").gradients(point)
     non_finite(evaluation.first_non_finite(), strict, warn)
@@ -368,7 +374,7 @@ def draw(
     if warn and drawing.nodes > BIG_GRAPH and not hide_constants:
         warn(
             f"warning: the graph has {drawing.nodes:,} nodes; "
-            "for a picture you can read, try --hide-constants"
+            f"for a picture you can read, try {option('hide_constants')}"
         )
 
     def still_drawing() -> None:
@@ -403,7 +409,8 @@ def plot(
         if ylim != "auto":
             second = list(ranges)[1]
             raise InputError(
-                f"--ylim sets the y axis of a curve: a contour plot's is the range of {second}"
+                f"{option('ylim')} sets the y axis of a curve: a contour plot's is the range of "
+                f"{second}"
             )
         result = sampling.sample_surface(program, fixed, ranges)
     else:

@@ -1,6 +1,70 @@
-"""Typed errors. Each says what went wrong in words and, where it has one, where in the source."""
+"""Typed errors. Each says what went wrong in words and, where it has one, where in the source.
+
+The library names an option or a command as data (`option("wrt", "z")`, `command("hessian")`),
+never as one door spells it: each door words a message for its user (`--wrt z` and `nanograd
+hessian` on the command line, `wrt z` and `:hessian` in the repl, `wrt='z'` and `hessian()`
+in Python). A message is worded for the door in effect (`speaking`): Python's unless the
+command line or the repl said otherwise.
+"""
 
 from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import Literal
+
+Door = Literal["cli", "repl", "python"]
+
+# An option or a command named in a message, as data: between two marks, its kind (o or c),
+# its name, and its value as the command line and as Python write it.
+_MARK, _SEP = "\x1f", "\x1e"
+_NAMED = re.compile(f"{_MARK}([oc])([^{_SEP}]*){_SEP}([^{_SEP}]*){_SEP}([^{_MARK}]*){_MARK}")
+_door: ContextVar[Door] = ContextVar("door", default="python")
+
+
+def option(name: str, value: object = None, quoted: bool = False) -> str:
+    """An option named in a message, with the value it was given if any; `quoted` writes
+    the value as a literal on the command line too (`--against 'x**2'`)."""
+    if value is None:
+        return f"{_MARK}o{name}{_SEP}{_SEP}{_MARK}"
+    shown = repr(value) if quoted else str(value)
+    return f"{_MARK}o{name}{_SEP}{shown}{_SEP}{value!r}{_MARK}"
+
+
+def command(name: str) -> str:
+    """A command named in a message: `nanograd NAME`, `:NAME` or `NAME()` by the door."""
+    return f"{_MARK}c{name}{_SEP}{_SEP}{_MARK}"
+
+
+def spell(text: str, door: Door | None = None) -> str:
+    """`text` with the options and commands it names written as `door` (by default the door
+    in effect) writes them: `--hide-constants 1`, `hide-constants 1`, `hide_constants=1`."""
+    if _MARK not in text:
+        return text
+    door = door or _door.get()
+    return _NAMED.sub(lambda m: _spelled(m[1], m[2], m[3], m[4], door), text)
+
+
+def _spelled(kind: str, name: str, shown: str, literal: str, door: Door) -> str:
+    if kind == "c":
+        return {"cli": f"nanograd {name}", "repl": f":{name}", "python": f"{name}()"}[door]
+    if door == "python":
+        keyword = name.replace("-", "_")
+        return f"{keyword}={literal}" if literal else keyword
+    dashed = ("--" if door == "cli" else "") + name.replace("_", "-")
+    return f"{dashed} {shown}" if shown else dashed
+
+
+@contextmanager
+def speaking(door: Door) -> Iterator[None]:
+    """Messages made or shown inside are worded for `door`."""
+    token = _door.set(door)
+    try:
+        yield
+    finally:
+        _door.reset(token)
 
 
 def printable(text: str, keep: str = "") -> str:
@@ -23,7 +87,7 @@ class NanogradError(Exception):
         self.message = message
 
     def __str__(self) -> str:
-        return self.message
+        return spell(self.message)
 
 
 class InputError(NanogradError):
@@ -56,7 +120,7 @@ class SourceError(InputError):
         caret = " " * (self.column - 1) + "^"
         margin = f"{line} | "
         return (
-            f"line {line}, column {self.column}: {self.message}\n"
+            f"line {line}, column {self.column}: {spell(self.message)}\n"
             f"  {margin}{text}\n"
             f"  {' ' * len(margin)}{caret}"
         )

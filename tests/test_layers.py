@@ -29,6 +29,7 @@ CORE = {
     "language",
     "memory",
     "ops",
+    "prelude",
     "program",
     "results",
     "symbolic",

@@ -71,8 +71,35 @@ CASES = [
         {"cli": ": pass --y VALUE", "repl": ": give it a value first: y = VALUE"},
     ),
 ]
-# What the repl's command takes after the source.
-REPL_TAIL = {"draw": " graph.svg"}
+# The commands the repl reached later: the same messages, from its commands' options.
+CASES += [
+    ("check", "u = x; v = 2*x; u, v", {"x": 1.0}, [], SEVERAL, {}),
+    ("check", "2*3", {}, [], "the source has no inputs: there is nothing to check", {}),
+    (
+        "check",
+        "x*y",
+        {"x": 1.0},
+        [],
+        "missing value for input y",
+        {"cli": ": pass --y VALUE", "repl": ": give it a value first: y = VALUE"},
+    ),
+    ("minimize", "u = x; v = 2*x; u, v", {"x": 1.0}, [], SEVERAL, {}),
+    ("minimize", "x*y", {"x": 1.0, "y": 2.0}, ["z"], "{wrt}z is not an input (inputs: x, y)", {}),
+    ("minimize", "2*3", {}, [], "the source has no inputs: there is nothing to move", {}),
+    (
+        "minimize",
+        "x*y",
+        {"x": 1.0},
+        [],
+        "missing value for input y",
+        {"cli": ": pass --y VALUE", "repl": ": give it a value first: y = VALUE"},
+    ),
+    ("plot", "u = x; v = 2*x; u, v", {}, [], SEVERAL, {}),
+    ("plot", "2*3", {}, [], "the source has no inputs: there is nothing to plot it over", {}),
+]
+# What each door's command takes after the source and the inputs.
+REPL_TAIL = {"draw": " graph.svg", "plot": " x 0:1"}
+CLI_TAIL = {"plot": ["--x", "0:1"]}
 
 
 def words(template: str, place: dict, command: str, wrt: list[str]) -> str:
@@ -90,6 +117,8 @@ def test_the_command_line_the_repl_and_python_say_the_same(
     monkeypatch.chdir(tmp_path)  # where nothing is written
     options = [a for n, v in inputs.items() for a in (f"--{n}", repr(v))]
     options += [a for n in wrt for a in ("--wrt", n)]
+    named = any(c.isalpha() for c in source)  # a source with no names is given no range
+    options += CLI_TAIL.get(command, []) if named else []
     done = nanograd(command, source, *options)
     expected = f"error: {words(message, CLI, command, wrt)}{hints.get('cli', '')}"
     assert (done.returncode, done.stderr.splitlines()[0]) == (2, expected)
@@ -98,14 +127,14 @@ def test_the_command_line_the_repl_and_python_say_the_same(
     for name, value in inputs.items():
         assert session.run(f"{name} = {value!r}").status == 0
     entry = f":{command} {source}" + (f" wrt {' '.join(wrt)}" if wrt else "")
-    entry += REPL_TAIL.get(command, "")
+    entry += REPL_TAIL.get(command, "") if named else ""
     if command == "grad":
         entry = source
     reply = session.run(entry)
     expected = f"error: {words(message, REPL, command, wrt)}{hints.get('repl', '')}"
     assert (reply.status, reply.err) == (2, [expected])
 
-    if command in ("explain", "draw"):
+    if command in ("explain", "draw", "minimize", "plot"):
         return  # no top-level Python name that takes a source and a point
     with pytest.raises(NanogradError) as raised:
         if command == "diff":

@@ -14,6 +14,7 @@ import sys
 import click
 
 from .. import __version__
+from ..errors import speaking
 from ..streams import guard as guard_streams
 from .errors import exit_code
 from .options import color_option
@@ -110,7 +111,8 @@ def main(argv: list[str] | None = None) -> None:
         with cli.make_context("nanograd", args) as ctx:
             return cli.invoke(ctx)
 
-    code = exit_code(run, args, COMMANDS)
+    with speaking("cli"):
+        code = exit_code(run, args, COMMANDS)
     if code == 130 and argv is None:  # Ctrl-C, in the process of its own
         _end_now(code)
     sys.exit(code)

@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 import click
 
-from ..errors import NanogradError, SourceError, printable
+from ..errors import NanogradError, SourceError, printable, spell
 from ..render import text
 
 
@@ -18,7 +18,7 @@ def report(message: str) -> None:
     try:
         # Whatever a message quotes (a file name, a column's, an option's value), no control
         # character of it reaches the terminal.
-        click.echo(printable(message, keep="\n\t"), err=True)
+        click.echo(printable(spell(message), keep="\n\t"), err=True)
     except OSError:
         pass
 

@@ -100,7 +100,7 @@ def output_format(output: str | None, fmt: str | None, given: str | None) -> str
     names no format is an error."""
     by_extension = format_of(output) if output and output != "-" else None
     asked = ASKED.get(fmt or "", ())
-    if by_extension and asked and by_extension not in asked:
+    if output and by_extension and asked and by_extension not in asked:
         raise InputError(f"--format {fmt} and -o {printable(output)} disagree: give one of them")
     chosen = by_extension or next(iter(asked), None) or given
     if chosen is None and output and output != "-" and os.path.splitext(output)[1]:
@@ -147,12 +147,11 @@ def _read_table(path: str, fmt: str, needed: Iterable[str] | None) -> Table:
     import numpy as np
 
     from .numbers import floats
-    from .readers import open_points
+    from .readers import first_repeated, open_points
 
     with open_points(path, fmt) as reader:
         names = reader.columns
-        seen: set[str] = set()
-        twice = next((c for c in names if c in seen or seen.add(c)), None)
+        twice = first_repeated(names)
         if twice is not None:
             raise InputError(f"--data: the header names the column {twice} twice")
         wanted = set(names if needed is None else needed)
