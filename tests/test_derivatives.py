@@ -72,6 +72,8 @@ NEEDED_AT = {
         1,
         lambda x, y: y / mpmath.hypot(x, y),
     ),
+    # x*log(10) overflows past 7.8e307, and the formula's derivative is 0 there
+    "log10": ((1.7e308,), 0, lambda x: 1 / (x * mpmath.log(10))),
     # the worked example of the docs: 0.65 units in the last place by hand, 1.35 from sech**2
     "tanh": ((2.0,), 0, lambda x: mpmath.sech(x) ** 2),
 }
