@@ -38,6 +38,7 @@ from .errors import (
 from .language import constant_value
 from .ops import CONSTANTS, FUNCTIONS
 from .output import write_atomically
+from .prelude import DEFINED
 from .program import Program
 from .render.graph import format_of
 from .render.progress import FitProgress, StepsProgress
@@ -1151,7 +1152,7 @@ def completions(session: Session, before: str) -> Iterator[tuple[str, str]]:
     if typed.startswith(":"):
         choices = [(typed, c) for c in COMMANDS]
     else:
-        names = [*session.names(), *FUNCTIONS, *CONSTANTS]
+        names = [*session.names(), *FUNCTIONS, *DEFINED, *CONSTANTS]
         choices = [(typed, n) for n in dict.fromkeys(names)]
         used = re.match(r"\s*(:\w+)\s+\S", before)
         dashed = re.search(r"(?<!\S)[A-Za-z_][\w-]*$", before)

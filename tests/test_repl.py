@@ -704,6 +704,7 @@ def test_help_and_completion_name_every_command_and_its_options():
     offered = [c for _, c in completions(s, ":minimize x l")]
     assert offered[:3] == ["lr", "lrate", "log"]
     assert [c for _, c in completions(s, "x*l")][:2] == ["lrate", "log"]  # no options
+    assert [c for _, c in completions(s, "softs")] == ["softsign"]  # the prelude's too
     session_only = (":inputs", ":reset", ":help", ":quit")
     assert set(OPTIONS) == {c for c in COMMANDS if c not in session_only}
 
