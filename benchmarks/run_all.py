@@ -61,6 +61,10 @@ BENCHMARKS = [
     ),
     Benchmark("`diff`'s derivatives against SymPy's `diff`: operations", "diff_size.py"),
     Benchmark("`explain` against `grad`", "explain.py"),
+    Benchmark(
+        "Derivatives written from the formulas against those written by hand", "derivatives.py"
+    ),
+    Benchmark("Functions as compositions of others: accuracy against mpmath", "compositions.py"),
     Benchmark("The live page in headless Chromium", "html.py"),
     Benchmark("Fitting 200,000 rows against SciPy's least_squares", "fit.py"),
     Benchmark("The 54 NIST StRD fits: nanograd, SciPy and lmfit", "fit_nist.py"),

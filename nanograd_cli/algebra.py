@@ -28,6 +28,7 @@ import operator
 import re
 from collections.abc import Callable
 from fractions import Fraction
+from typing import Any, cast
 
 from .language import parse
 from .ops import ADD, COMPARISONS, DIV, MUL, NEG, OPS, POW, SUB, WHERE, Op, power
@@ -70,6 +71,11 @@ class Expr:
         "value",
         "weights",
     )
+    # filled in by _describe (and Builder.named)
+    total: bool
+    analytic: bool
+    degree: float
+    key: tuple[float, str, int]  # rank, name, serial
 
     def __init__(self, kind, op, args, weights, value, serial):
         self.kind = kind
@@ -183,7 +189,7 @@ def _factor_total(base: Expr, p: float) -> bool:
 
 
 # The arithmetic that a textbook derivative does in fractions.
-_RATIONAL = {
+_RATIONAL: dict[Op, Callable[..., Any]] = {
     ADD: operator.add,
     SUB: operator.sub,
     MUL: operator.mul,
@@ -292,7 +298,11 @@ class Builder:
         if self.textbook and abs(value) in NAMED_CONSTANTS:  # 2*pi, not 6.283185307179586
             leaf = self._make(INPUT, None, value=NAMED_CONSTANTS[abs(value)])
             leaf.degree = 0.0  # a number: x + pi, not pi + x
-            return leaf if value > 0.0 else self.multiply(-1.0, [(leaf, 1.0)])
+            if value > 0.0:
+                return leaf
+            negated = self.multiply(-1.0, [(leaf, 1.0)])
+            assert negated is not None  # (-1.0 * pi overflows nothing)
+            return negated
         return self._make(NUMBER, None, value=value)
 
     def var(self, name: str) -> Expr:
@@ -513,7 +523,7 @@ class Builder:
             ]
             scalable = _integer(k) or (len(e.args) == 1 and c > 0.0)
             if scalable and None not in exponents:
-                factors = list(zip(e.args, exponents, strict=True))
+                factors = list(zip(e.args, cast("list[float]", exponents), strict=True))
                 if self.textbook and not _integer(k) and _symbolic((self.const(c),), power(c, k)):
                     return 1.0, [(self.const(c), k), *factors]  # sqrt(2*pi) is sqrt(2)*sqrt(pi)
                 return power(c, k), factors
@@ -650,7 +660,7 @@ class Written:
     """Expressions exactly as written, of the kinds a layout has (number, input, call):
     nothing simplified, equal parts shared."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self._interned: dict[tuple, Expr] = {}
 
     def _node(self, kind: str, op: Op | None = None, args=(), value=None) -> Expr:

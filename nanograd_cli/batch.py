@@ -32,10 +32,13 @@ class BatchFunction:
     `result_names` instead."""
 
     def __init__(
-        self, program: Program, wrt: list[str] | None = None, fixed: Mapping[str, float] = ()
+        self,
+        program: Program,
+        wrt: list[str] | None = None,
+        fixed: Mapping[str, float] | None = None,
     ):
         self.program = program
-        self.fixed = dict(fixed)
+        self.fixed = dict(fixed or {})
         self.wrt = list(wrt or program.inputs)
         inputs = set(program.inputs)
         unknown = [n for n in [*self.wrt, *self.fixed] if n not in inputs]
@@ -44,7 +47,7 @@ class BatchFunction:
         self.inputs = [n for n in program.inputs if n not in self.fixed]
         self.outputs = list(program.outputs)
         self.names = result_names(self.outputs, self.wrt)
-        self._tape = None
+        self._tape: Tape | None = None
 
     def __reduce__(self):
         from .language import parse

@@ -30,7 +30,7 @@ import math
 import re
 import weakref
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast, overload
 
 from . import ops
 from .instructions import Apply, Const, Input
@@ -208,7 +208,9 @@ def function_of(source: str, name: str, names: Mapping[str, object] | None = Non
     (and `names`) and nothing else."""
     namespace = {**_GLOBALS, **(names or {})}
     exec(compile(source, f"<nanograd {name}>", "exec"), namespace)
-    return namespace[name]
+    function = namespace[name]
+    assert callable(function)
+    return function
 
 
 def literal(x: float) -> str:
@@ -274,12 +276,11 @@ class _Writer:
         index = {name: k for k, name in enumerate(program.inputs)}
         needed = [True] * len(self.code) if every else _needed(self.code, program.result)
         for i, ins in enumerate(self.code):
-            kind = type(ins)
-            if kind is Input:
+            if isinstance(ins, Input):
                 self.name[i] = f"a{index[ins.name]}"
             elif not needed[i]:
                 continue
-            elif kind is Const:
+            elif isinstance(ins, Const):
                 self.constant[i] = float(ins.value)
                 self.name[i] = literal(ins.value)
             else:
@@ -324,25 +325,26 @@ class _Writer:
                 for k in sorted({*ta, *tb})
             }
         _, local = _TEMPLATES.get(ins.op, _GENERIC)
-        derivatives = [
-            self._atom(d) if t is not None else None
+        present = [
+            (self._atom(d), t)
             for d, t in zip(local(self, ins.op, args, y, constants), tangents, strict=True)
+            if t is not None
         ]
-        present = [(d, t) for d, t in zip(derivatives, tangents, strict=True) if t is not None]
         if len(ins.args) == 1 or (len(ins.args) == 2 and len(present) == 1):  # _times
             ((d, t),) = present
             return {k: self._atom(_times(d, s)) for k, s in t.items()}
+        out: dict[int, str]
         if len(ins.args) == 2:  # _two: da*s + 0.0, plus db*t, + 0.0, where both have k
             (da, ta), (db, tb) = present
             out = {k: _times(da, s) for k, s in ta.items()}
-            for k, t in tb.items():
-                term = _term(db, t)
+            for k, s in tb.items():
+                term = _term(db, s)
                 if k not in out:
-                    out[k] = _times(db, t)
+                    out[k] = _times(db, s)
                 elif term != "0.0":  # (out[k] is never -0.0: + 0.0 leaves it as it is)
                     out[k] = f"({self._atom(out[k])} + {term}) + 0.0"
             return {k: self._atom(e) for k, e in out.items()}
-        out: dict[int, str] = {}  # _sum: from 0.0, each term added where its tangent is not 0
+        out = {}  # _sum: from 0.0, each term added where its tangent is not 0
         for d, t in present:
             for k, s in t.items():
                 o = out.get(k, "0.0")
@@ -354,6 +356,10 @@ class _Writer:
                     out[k] = o
         return out
 
+    @overload
+    def _atom(self, expression: str) -> str: ...
+    @overload
+    def _atom(self, expression: Callable[[str], str]) -> Callable[[str], str]: ...
     def _atom(self, expression: str | Callable[[str], str]) -> str | Callable[[str], str]:
         """An expression as an atom (assigned once, where it is more than that); a function
         writing d * g, ONE and MINUS_ONE as they are."""
@@ -397,14 +403,14 @@ class _Writer:
         slots = program.input_slots
         self.returns = [self.name[root]]
         for name in program.inputs:
-            negated, g = gradient.get(slots[name], (False, "0.0"))
-            self.returns.append(f"0.0 - {g}" if negated else f"{g} + 0.0")
+            negated, total = gradient.get(slots[name], (False, "0.0"))
+            self.returns.append(f"0.0 - {total}" if negated else f"{total} + 0.0")
 
     def _live(self, conditions: list[str | None]) -> str | None:
         """Where a node is live, from the conditions of its contributions: None, always."""
         if None in conditions:
             return None
-        distinct = list(dict.fromkeys(conditions))
+        distinct = list(dict.fromkeys(cast("list[str]", conditions)))
         return distinct[0] if len(distinct) == 1 else self.assign(" or ".join(distinct))
 
     def _taken(self, c: int, live: str | None) -> list[tuple[str, str | None]]:
@@ -580,7 +586,7 @@ def _engine_order(code: list, root: int) -> list[int]:
     while stack:
         v = stack.pop()
         if v is None:
-            order.append(stack.pop())
+            order.append(cast(int, stack.pop()))  # the node pushed before its None
         elif v not in visited:
             visited.add(v)
             ins = code[v]
@@ -707,7 +713,7 @@ def _power_local(w, op, args, y, constants):
 
 
 def _tanh_local(w, op, args, y, constants):
-    """ops._sech_squared: 4e/(1 + e)**2 with e = exp(-2|x|), as 4.0 * e * r * r; -2|x| is
+    """ops._tanh_derivative: 4e/(1 + e)**2 with e = exp(-2|x|), as 4.0 * e * r * r; -2|x| is
     2x for x < 0 and else -2x (which differs only at x = 0, in the sign of zero: exp is 1)."""
     x = args[0]
     e = w.assign(f"EXP(2.0 * {x} if {x} < 0.0 else -2.0 * {x})")

@@ -13,11 +13,11 @@ import gc
 import itertools
 import math
 from collections.abc import Iterator, Mapping
-from typing import NamedTuple
+from typing import NamedTuple, cast
 
 from .algebra import CALL, INPUT, NUMBER, UNENDING, Expr, fraction
 from .engine import live_nodes
-from .formula import AS_WRITTEN, Note, Printer, Template
+from .formula import AS_WRITTEN, Printer, Template, holds
 from .ops import COMPARISONS, DIV, MUL, NEG, POW, WHERE, Op
 from .program import Apply, Const, Input, Program
 from .results import BackwardStep, Explanation, ForwardStep, LocalDerivative, Term
@@ -138,11 +138,11 @@ class _Writer:
         it, or None for a number that is only written inside other expressions."""
         ins = self.program.code[i]
         name = self.names.get(i)
-        if type(ins) is Input:
+        if isinstance(ins, Input):
             leaf = self._leaf(name or (ins.name, ins.name))
             self._keep(self._term(leaf), leaf)
             return self.terms[i]
-        if type(ins) is Const:
+        if isinstance(ins, Const):
             tree = self._number(ins.value)
         else:
             tree = self._apply(ins.op, *[self._trees[a] for a in ins.args], value=AS_WRITTEN)
@@ -175,14 +175,18 @@ class _Writer:
         """
         textbook = textbook_formulas(op)[k]
         formula = textbook.program
-        domain = None
+        domain: Term | None = None
         for side, relation in textbook.conditions:
             at = dict(zip(op.parameters, values, strict=True))
             value = side.values({n: at[n] for n in side.inputs})[side.result]
-            if not Note(None, relation).holds(value) and not _agrees(op, k, formula, at):
+            if not holds(relation, value) and not _agrees(op, k, formula, at):
                 shown = self._written(side, op, args)
                 sign, latex = {">": (">", ">"), "!=": ("!=", r"\neq")}[relation]
-                domain = Term(f"{shown.text} {sign} 0", lambda s=shown, r=latex: f"{s.latex} {r} 0")
+
+                def domain_latex(s: Term = shown, r: str = latex) -> str:
+                    return f"{s.latex} {r} 0"
+
+                domain = Term(f"{shown.text} {sign} 0", domain_latex)
                 break
         if not formula.inputs:  # a number, as for + and -: the same text at every use
             if (op, k) not in self._numbers:
@@ -200,6 +204,7 @@ class _Writer:
         shapes = tuple([text.shape(p.tree) if p.value is None else p.value.hex() for p in parts])
         if None in shapes:
             return self._term(self._tree(formula, op, parts))
+        shaped = cast("tuple[tuple[int, bool] | str, ...]", shapes)  # (no None in them)
         key = (op, id(formula), shapes)
         template = _TEMPLATES.get(key)
         if template is None:
@@ -207,7 +212,7 @@ class _Writer:
                 p if p.value is not None else Part(self._leaf(("", "")), None, False) for p in parts
             ]
             tree = self._tree(formula, op, holes)
-            template = Template(tree, [hole.tree for hole in holes], shapes)
+            template = Template(tree, [hole.tree for hole in holes], shaped)
             if len(_TEMPLATES) >= MOST_TEMPLATES:
                 _TEMPLATES.clear()
             _TEMPLATES[key] = template
@@ -222,7 +227,8 @@ class _Writer:
         code = self.program.code
         parts = []
         for a in args:
-            number = code[a].value if type(code[a]) is Const and a not in self.names else None
+            ins = code[a]
+            number = ins.value if type(ins) is Const and a not in self.names else None
             parts.append(Part(self._trees[a], number, False))
         return parts
 

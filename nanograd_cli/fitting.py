@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -24,13 +24,30 @@ from .program import Program
 from .results import Fit
 from .tape import Tape
 
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+    from scipy.optimize import OptimizeResult
+
 # The solver's defaults, chosen by measurement on the 54 NIST StRD fits (docs/fit.md,
 # benchmarks/fit_nist.py): a trust region reflective run with the parameters scaled by the
 # Jacobian's columns and tolerances at the limit of double precision, then, from where it
 # stopped, Levenberg-Marquardt (MINPACK) with the same scaling, whose steps finish the valleys
 # that the first stage crawls along. The point with the smaller RSS is kept.
-FIRST_STAGE = {"method": "trf", "x_scale": "jac", "ftol": 1e-15, "xtol": 1e-15, "gtol": 1e-15}
-SECOND_STAGE = {"method": "lm", "x_scale": "jac", "ftol": 1e-15, "xtol": 1e-15, "gtol": 1e-15}
+# (keyword arguments of SciPy's least_squares)
+FIRST_STAGE: dict[str, Any] = {
+    "method": "trf",
+    "x_scale": "jac",
+    "ftol": 1e-15,
+    "xtol": 1e-15,
+    "gtol": 1e-15,
+}
+SECOND_STAGE: dict[str, Any] = {
+    "method": "lm",
+    "x_scale": "jac",
+    "ftol": 1e-15,
+    "xtol": 1e-15,
+    "gtol": 1e-15,
+}
 
 # Gauss-Newton steps at most after the solver stops (see `_polish`).
 POLISH_STEPS = 3
@@ -80,7 +97,7 @@ class MissingSciPy(NanogradError):
 
 def fit(
     program: Program,
-    columns: Mapping[str, np.ndarray],
+    columns: Mapping[str, ArrayLike],
     starts: Mapping[str, float],
     target: Program | None = None,
     sigma: str | None = None,
@@ -115,7 +132,7 @@ class _Problem:
     """A fit checked and ready: the residuals and Jacobian at any point of the free
     parameters, in batches of rows through the tape."""
 
-    def __init__(self, program, columns, starts, target, sigma, fix):
+    def __init__(self, program, columns, starts, target, sigma, fix) -> None:
         program = program.single("fit", None)
         self.program = program
         arrays = {name: _column(name, values) for name, values in columns.items()}
@@ -289,16 +306,18 @@ class _Problem:
         if budget < 1:
             raise InputError(f"steps must be at least 1, not {steps}")
 
-        best = [math.inf, x0]  # the least RSS evaluated, and where: what Ctrl-C reports
+        # the least RSS evaluated, and where: what Ctrl-C reports
+        best_rss, best_x = math.inf, x0
 
         def residuals(x):
+            nonlocal best_rss, best_x
             self.evaluate(x)
             with np.errstate(over="ignore"):
                 rss = float(self.residuals @ self.residuals)
             if not math.isfinite(rss) and self.first_non_finite() is not None:
                 self.non_finite_trials += 1  # (a finite sum has every residual finite)
-            elif rss < best[0]:
-                best[:] = rss, np.array(x)
+            elif rss < best_rss:
+                best_rss, best_x = rss, np.array(x)
             if progress is not None:
                 progress(self.evaluations, self.unscaled(rss))
             return self.residuals.copy()
@@ -314,7 +333,7 @@ class _Problem:
             try:
                 self._stages(least_squares, x0, budget, residuals, jacobian, stages)
             except KeyboardInterrupt:
-                stages.append(_Stage("interrupted", best[1], None, INTERRUPTED))
+                stages.append(_Stage("interrupted", best_x, None, INTERRUPTED))
                 reached = _summary(self, x0, stages, budget)
                 raise Interrupted(
                     f"interrupted after {self.evaluations} evaluations: the output is the "
@@ -349,7 +368,7 @@ class _Problem:
 class _Stage:
     method: str
     x: np.ndarray
-    result: object
+    result: OptimizeResult | None  # None for a stage that failed or was interrupted
     message: str
 
 
@@ -390,9 +409,9 @@ def _summary(problem: _Problem, x0: np.ndarray, stages: list[_Stage], budget: in
             "(fix it at a value, or leave it out)"
         )
     elif undetermined:
-        names = " and ".join(undetermined) if len(undetermined) == 2 else ", ".join(undetermined)
+        which = " and ".join(undetermined) if len(undetermined) == 2 else ", ".join(undetermined)
         reasons.append(
-            f"the data cannot determine {names}: the Jacobian is singular there (a "
+            f"the data cannot determine {which}: the Jacobian is singular there (a "
             "combination of them leaves the model unchanged)"
         )
     moved = not np.array_equal(best, x0)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping
-from typing import ClassVar, NamedTuple
+from typing import ClassVar, NamedTuple, cast
 
 from .algebra import CALL, INPUT, NUMBER, Expr, reachable
 from .ops import ADD, DIV, MOD, MUL, NEG, POW, SUB, Op
@@ -111,7 +111,7 @@ def _cat(*parts: Text) -> Text:
         if type(part) is not str:
             return _Rope(parts)
         size += len(part)
-    return "".join(parts) if size <= _SHORT else _Rope(parts)
+    return "".join(cast("tuple[str, ...]", parts)) if size <= _SHORT else _Rope(parts)
 
 
 def _listed(texts: list[Text], separator: str) -> tuple[Text, ...]:
@@ -171,7 +171,12 @@ class Note(NamedTuple):
     relation: str  # ">" or "!="
 
     def holds(self, value: float) -> bool:
-        return value > 0.0 if self.relation == ">" else value != 0.0
+        return holds(self.relation, value)
+
+
+def holds(relation: str, value: float) -> bool:
+    """Whether `value` meets a note's relation to 0, ">" or "!="."""
+    return value > 0.0 if relation == ">" else value != 0.0
 
 
 def occurrences(roots: list[Expr]) -> dict[str, int]:
@@ -223,7 +228,7 @@ def write(
         while f"t{counter}" in taken:
             counter += 1
         names[id(e)] = f"t_{{{counter}}}" if latex else f"t{counter}"
-    printer = _Latex() if latex else _Text()
+    printer: _Text = _Latex() if latex else _Text()
     printer.bound = bound
     text: dict[int, tuple[Text, int]] = {}  # node -> (its text, its precedence)
     lines: dict[int, tuple[str, str]] = {}
@@ -363,6 +368,8 @@ class _Text:
     flips = True
     # a name -> the one to write in its place
     renamed: Mapping[str, str] = {}
+    # nodes written by a name they are bound to (set per use; _Latex reads it)
+    bound: set[int]
 
     def wrap(self, operand: tuple[Text, int], needed: int) -> Text:
         text, level = operand
@@ -393,12 +400,14 @@ class _Text:
             # -(2*x) is (-2)*x exactly, so the product needs no parentheses; but -(x % 2) is
             # not (-x) % 2
             (operand,) = args
-            text, level = operand
-            if e.value is AS_WRITTEN and _head(text).startswith("-"):
-                return _cat("-", self.parenthesised(text)), _UNARY
-            if self.flips and level >= _UNARY and _head(text).startswith("-"):
+            written, level = operand
+            if e.value is AS_WRITTEN and _head(written).startswith("-"):
+                return _cat("-", self.parenthesised(written)), _UNARY
+            if self.flips and level >= _UNARY and _head(written).startswith("-"):
                 # -(-x/y**2) is x/y**2, exactly: no --
-                return (text[1:] if isinstance(text, str) else _Rope((text,), skip=1)), level
+                return (
+                    written[1:] if isinstance(written, str) else _Rope((written,), skip=1)
+                ), level
             if operand[1] == _PRODUCT and not _leftmost_modulo(e.args[0]):
                 return _cat("-", operand[0]), _PRODUCT
             return _cat("-", self.wrap(operand, _UNARY)), _UNARY
@@ -465,7 +474,7 @@ class _Latex(_Text):
     relations: ClassVar[dict[str, str]] = {">": ">", "!=": r"\neq"}
     joined = r" \text{ and } "
 
-    def __init__(self):
+    def __init__(self) -> None:
         # per node: the sign of the number a product is written beginning with, else 0
         self._leading: dict[int, float] = {}
         self.bound: set[int] = set()  # nodes written by a name they are bound to

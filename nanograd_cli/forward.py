@@ -183,6 +183,7 @@ def _two(
     """da times `ta` plus db times `tb`, each term 0 where its tangent is (either may be
     None), built on the larger tangent that is read for the last time, if one is."""
     if tb is None:
+        assert ta is not None  # (never both: the caller checks)
         return _times(da, ta, own_a)
     if ta is None:
         return _times(db, tb, own_b)

@@ -115,7 +115,8 @@ def formula_check(
 
     names = list(ranges)
     axes = [np.linspace(low, high, count).tolist() for low, high, count in ranges.values()]
-    found = {name: [0, 0, 0, 0.0, []] for name in formulas}  # points, skipped, differ, max, first
+    # per input: points, skipped, differ, the largest error and the first mismatches, counted
+    checks = {name: Agreement(text, 0, 0, 0, 0.0, []) for name, (text, _) in formulas.items()}
     non_finite = None
     for values in itertools.product(*axes):
         point = {**fixed, **dict(zip(names, values, strict=True))}
@@ -123,26 +124,23 @@ def formula_check(
         if non_finite is None and result.non_finite is not None:
             non_finite = _at(result.non_finite, dict(zip(names, values, strict=True)))
         for name, (_, formula) in formulas.items():
-            tally = found[name]
-            tally[0] += 1
+            tally = checks[name]
+            tally.points += 1
             engine = result.gradients[name]
             if math.isnan(engine):
-                tally[1] += 1
+                tally.skipped += 1
                 continue
             theirs = formula.values({n: point[n] for n in formula.inputs})[formula.result]
             error = abs(engine - theirs)
             agreed = agrees(engine, theirs, rtol, atol)
             if not agreed or math.isfinite(error):  # the same infinity is no error
                 # a formula that is nan where the engine is not makes the largest error nan
-                nan = math.isnan(error) or math.isnan(tally[3])
-                tally[3] = math.nan if nan else max(tally[3], error)
+                nan = math.isnan(error) or math.isnan(tally.max_abs_error)
+                tally.max_abs_error = math.nan if nan else max(tally.max_abs_error, error)
             if not agreed:
-                tally[2] += 1
-                if len(tally[4]) < SHOWN:
-                    tally[4].append(Mismatch(point, engine, theirs, error))
-    checks = {
-        name: Agreement(formulas[name][0], *found[name][:4], found[name][4]) for name in formulas
-    }
+                tally.differ += 1
+                if len(tally.first) < SHOWN:
+                    tally.first.append(Mismatch(point, engine, theirs, error))
     shown_ranges = {name: (low, high, count) for name, (low, high, count) in ranges.items()}
     return FormulaCheck(dict(fixed), shown_ranges, checks, rtol, atol, non_finite)
 

@@ -11,10 +11,12 @@ import itertools
 import keyword
 import math
 import re
+from typing import NamedTuple
 
 from .errors import InputError, NameProblem, NanogradError, SyntaxProblem
 from .grammar import Tables, load_tables
 from .ops import CALLS, CONSTANTS, FUNCTIONS, NEG, OPS
+from .prelude import DEFINED
 from .program import Apply, Const, Input, Instruction, Program
 
 _BINARY = {name: op for name, op in OPS.items() if op.syntax == "infix"}
@@ -34,7 +36,11 @@ class _Parser:
         self.ignore = frozenset(tables.ignore)
 
     def parse(self, source: str) -> Program:
-        build = _Builder(source)
+        return self.run(_Builder(source)).program()
+
+    def run(self, build: _Builder) -> _Builder:
+        """Parse the builder's source, building as the rules are reduced."""
+        source = build.source
         callbacks = [
             (origin, length, inline, getattr(build, alias) if alias else build.collect)
             for origin, length, alias, inline in self.tables.rules
@@ -73,7 +79,7 @@ class _Parser:
                 action = actions[state].get(kind)
                 if action is None:
                     if state == end:  # only the end of the text gets here: accept
-                        return build.program()
+                        return build
                     if kind == "$END" and open_parens:
                         raise SyntaxProblem("'(' is never closed", source, open_parens[-1])
                     raise _syntax_error(self.tables, state, token, previous, source)
@@ -94,6 +100,41 @@ class _Parser:
         raise AssertionError("unreachable: the last token is the end of the text")
 
 
+class _Function(NamedTuple):
+    """A function the source defines (`f(a, b) = expr`), or the prelude does.
+
+    `code` is its body's instructions, made once and copied at each call: the first, one per
+    parameter, stand for the arguments, and those in `captured` for the instruction of the
+    program that makes a name the body reads from outside it, as bound where the definition
+    is. A function of the prelude's takes the offset of the call for every node it makes: its
+    text is not the source's.
+    """
+
+    name: str
+    parameters: tuple[str, ...]
+    code: list[Instruction]
+    captured: dict[int, int]
+    result: int
+    offset: int  # where its name is, in its definition
+    built_in: bool
+
+
+class _Body:
+    """A definition being read: its parameters, and the body's instructions so far."""
+
+    def __init__(self, name: str, parameters: dict[str, int], offset: int):
+        self.name = name
+        self.parameters = parameters  # name -> its instruction in `code`
+        self.offset = offset
+        self.code: list[Instruction] = [Input(p, 0) for p in parameters]
+        self.captured: dict[int, int] = {}  # instruction in code -> the program's
+        self.capture: dict[int, int] = {}  # the program's instruction -> its stand-in in code
+
+
+_HEADING = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)[ \t]*\((.*)\)[ \t]*=", re.S)
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
 class _Builder:
     """The parser's callbacks, one per grammar alias: each appends instructions.
 
@@ -109,16 +150,42 @@ class _Builder:
         self.result: int | None = None
         self.output_slots: dict[str, int] = {}  # name -> instruction, for `u, v`
         self.listed_at: int | None = None  # where the list of outputs is
+        self.functions: dict[str, _Function] = {}  # the functions the source defines
+        self.body: _Body | None = None  # the definition being read, if any
+        self.defined_last: _Function | None = None  # the last statement, if a definition
+        self.unchecked = LARGE_SOURCE  # instructions up to which memory need not be checked
 
     def program(self) -> Program:
+        if self.result is None and self.defined_last is not None:
+            f = self.defined_last
+            raise NameProblem(
+                f"the source ends with the definition of {f.name}, which has no value: end it "
+                f"with an expression that uses it, such as {f.name}({', '.join(f.parameters)})",
+                self.source,
+                f.offset,
+            )
         if self.result is None:
             raise InputError("the source has no statements: there is nothing to evaluate")
         inputs = sorted(self.first_read, key=self.first_read.get)
         return Program(self.source, self.code, inputs, self.result, self.labels, self.output_slots)
 
     def _emit(self, instruction: Instruction) -> int:
-        self.code.append(instruction)
-        return len(self.code) - 1
+        code = self.code if self.body is None else self.body.code
+        code.append(instruction)
+        return len(code) - 1
+
+    def _outer(self, index: int) -> int:
+        """The program's instruction `index`, as the expression being read refers to it: in a
+        definition's body, by a stand-in that each call replaces with it."""
+        body = self.body
+        if body is None:
+            return index
+        stand_in = body.capture.get(index)
+        if stand_in is None:
+            body.code.append(Input("", 0))
+            stand_in = body.capture[index] = len(body.code) - 1
+            body.captured[stand_in] = index
+        return stand_in
 
     def collect(self, *values):
         """The rules with no alias (statement lists, argument lists): gather expressions."""
@@ -135,6 +202,91 @@ class _Builder:
     def expression(self, value: int) -> None:
         self._not_after_outputs()
         self.result = value
+        self.defined_last = None
+
+    def heading(self, token) -> _Body:
+        """`f(a, b) =`: check the names, and read what follows as the body of f."""
+        self._not_after_outputs()
+        _, text, offset = token
+        match = _HEADING.match(text)
+        name = match.group(1)
+        # a source may define a function the prelude has: its own, from here on
+        problem = self._taken(name, prelude=False)
+        if problem:
+            raise NameProblem(
+                f"{problem}: a function needs a name of its own, such as {self._spare(name)}",
+                self.source,
+                offset,
+            )
+        parameters: dict[str, int] = {}
+        listed = match.group(2)
+        at = offset + match.start(2)
+        for part in listed.split(",") if listed.strip() else []:
+            word = part.strip()
+            where = at + (len(part) - len(part.lstrip()) if word else len(part))
+            at += len(part) + 1
+            if not word:
+                raise SyntaxProblem(
+                    f"a parameter of {name} is missing: define it as {name}(a, b) = ...",
+                    self.source,
+                    where,
+                )
+            if not _NAME.fullmatch(word):
+                raise SyntaxProblem(
+                    f"a parameter of {name} is a name, not '{word}': define it as "
+                    f"{name}(a, b) = ...; to compare, write '=='",
+                    self.source,
+                    where,
+                )
+            if word in parameters:
+                raise NameProblem(f"{name} has two parameters named {word}", self.source, where)
+            if word == name or self._taken(word, bound=False):
+                problem = self._taken(word, bound=False) or f"{word} is the function's own name"
+                raise NameProblem(
+                    f"{problem}, and cannot be a parameter of {name}: choose another name, such "
+                    f"as {self._spare(word)}",
+                    self.source,
+                    where,
+                )
+            parameters[word] = len(parameters)
+        self.body = _Body(name, parameters, offset)
+        return self.body
+
+    def _taken(self, name: str, bound: bool = True, prelude: bool = True) -> str | None:
+        """What `name` already is, in words, if it is reserved, defined, (`bound`) bound, or
+        (`prelude`) a function of the prelude."""
+        known = ALIASES.get(name, name)
+        if known in CONSTANTS:
+            return f"{name} is a constant"
+        if known in FUNCTIONS or (prelude and known in DEFINED):
+            return f"{name} is a built-in function"
+        if name in self.functions:
+            return f"{name} is already a function, {self._heading(self.functions[name])}"
+        if bound and name in self.first_read:
+            return f"{name} is already an input of the source"
+        if bound and name in self.bound:
+            return f"{name} is already bound"
+        return None
+
+    @staticmethod
+    def _heading(function: _Function) -> str:
+        return f"{function.name}({', '.join(function.parameters)})"
+
+    def define(self, body: _Body, value: int) -> None:
+        """The end of a definition: keep its body, to copy at each call."""
+        self.body = None
+        function = _Function(
+            body.name,
+            tuple(body.parameters),
+            body.code,
+            body.captured,
+            value,
+            body.offset,
+            built_in=False,
+        )
+        self.functions[body.name] = function
+        self.result = None
+        self.defined_last = function
 
     def listed(self, names, _comma, name) -> list:
         """`u, v`: the name tokens listed, in order."""
@@ -152,6 +304,7 @@ class _Builder:
             self.output_slots[text] = self._read(token)
         self.result = self.output_slots[names[0][1]]
         self.listed_at = names[0][2]
+        self.defined_last = None
 
     def _not_after_outputs(self) -> None:
         if self.listed_at is not None:
@@ -162,6 +315,7 @@ class _Builder:
     def assign(self, name, _equals, value: int) -> None:
         self._not_after_outputs()
         self._bind(name, value)
+        self.defined_last = None
 
     def augmented(self, name, operator, value: int) -> None:
         self._not_after_outputs()
@@ -170,11 +324,14 @@ class _Builder:
             self.first_read[text] = min(self.first_read[text], offset)
         current = self._read(name)
         self._bind(name, self._emit(Apply(_AUGMENTED[operator[1]], (current, value), operator[2])))
+        self.defined_last = None
 
     def _bind(self, name, value: int) -> None:
         _, text, offset = name
         known = ALIASES.get(text, text)
-        kind = "constant" if known in CONSTANTS else "function" if known in FUNCTIONS else None
+        kind = "constant" if known in CONSTANTS else None
+        if known in FUNCTIONS or known in DEFINED or text in self.functions:
+            kind = "function"
         if kind:
             raise NameProblem(
                 f"{text} is a {kind} and cannot be assigned: choose another name, such as "
@@ -195,12 +352,14 @@ class _Builder:
 
     def _read(self, name) -> int:
         _, text, offset = name
+        if self.body is not None and text in self.body.parameters:
+            return self.body.parameters[text]
         if text in self.bound:
-            return self.bound[text]
+            return self._outer(self.bound[text])
         known = ALIASES.get(text, text)
         if known in CONSTANTS:
             return self._emit(Const(CONSTANTS[known], offset))
-        if known in FUNCTIONS:
+        if known in FUNCTIONS or known in DEFINED or text in self.functions:
             message = f"{text} is a function: call it as {text}(...)"
             after = self.source[offset + len(text) :].lstrip()
             if text == "exp" and after.startswith(("^", "**")):  # exp^x
@@ -208,10 +367,12 @@ class _Builder:
             elif re.match(r"(\^|\*\*)\s*[0-9]", after):  # sin^2(x)
                 message += f", and raise the call to a power: {text}(x)**2"
             raise NameProblem(message, self.source, offset)
+        # an input; read in a definition's body, it is an input of the program there
         self.first_read[text] = offset
-        self.bound[text] = self._emit(Input(text, offset))
+        self.code.append(Input(text, offset))
+        self.bound[text] = len(self.code) - 1
         self.labels[self.bound[text]] = text
-        return self.bound[text]
+        return self._outer(self.bound[text])
 
     # expressions
 
@@ -229,9 +390,11 @@ class _Builder:
         return self._emit(Apply(_BINARY[operator[1]], (left, right), operator[2]))
 
     def negate(self, minus, value: int) -> int:
-        ins = self.code[value]
-        if type(ins) is Const and value == len(self.code) - 1 and value not in self.labels:
-            self.code[value] = Const(-ins.value, minus[2])  # -2 is the number -2
+        code = self.code if self.body is None else self.body.code
+        ins = code[value]
+        labelled = self.body is None and value in self.labels
+        if type(ins) is Const and value == len(code) - 1 and not labelled:
+            code[value] = Const(-ins.value, minus[2])  # -2 is the number -2
             return value
         return self._emit(Apply(NEG, (value,), minus[2]))
 
@@ -245,9 +408,34 @@ class _Builder:
         _, text, offset = name
         arguments = rest[0] if len(rest) == 2 else []
         known = ALIASES.get(text, text)
+        function = self.functions.get(text) or _prelude(known)
+        if function is not None:
+            if len(arguments) != len(function.parameters):
+                n = len(function.parameters)
+                raise NameProblem(
+                    f"{text} takes {n} argument{'s' if n != 1 else ''}, "
+                    f"{self._heading(function)}, not {len(arguments)}",
+                    self.source,
+                    rest[-1][2],
+                )
+            return self._expand(function, arguments, offset)
         op = CALLS.get((known, len(arguments)))
         if op is None:
+            if self.body is not None and text == self.body.name:
+                raise NameProblem(
+                    f"{text} calls itself: a function may call only the functions defined "
+                    "before it, so it cannot be recursive",
+                    self.source,
+                    offset,
+                )
             if known not in FUNCTIONS:
+                if _defined_after(text, self.source, offset):
+                    raise NameProblem(
+                        f"{text} is defined after this call: define a function before the "
+                        "first statement that calls it",
+                        self.source,
+                        offset,
+                    )
                 raise NameProblem(self._unknown_function(text), self.source, offset)
             counts = [str(arity) for name, arity in CALLS if name == known]
             many = "s" if counts != ["1"] else ""
@@ -258,6 +446,48 @@ class _Builder:
             )
         return self._emit(Apply(op, tuple(arguments), offset))
 
+    def _expand(self, function: _Function, arguments: list[int], offset: int) -> int:
+        """A call: the function's body, copied with the arguments for its parameters."""
+        self._check_growth(function, offset)
+        number = list(arguments)  # the body's instructions -> those made here
+        captured = function.captured
+        built_in = function.built_in
+        code = function.code
+        for k in range(len(number), len(code)):
+            if k in captured:
+                number.append(self._outer(captured[k]))
+                continue
+            ins = code[k]
+            if type(ins) is Apply:
+                ins = ins._replace(args=tuple([number[a] for a in ins.args]))
+            if built_in:
+                ins = ins._replace(offset=offset)
+            number.append(self._emit(ins))
+        return number[function.result]
+
+    def _check_growth(self, function: _Function, offset: int) -> None:
+        """Refuse a call whose copies would not fit in memory: each call copies the body, so
+        a few lines whose functions call the one before twice make 2**30 operations. Checked
+        as the program grows past each doubling, before the copy is made."""
+        size = len(self.code) + len(function.code)
+        if self.body is not None:
+            size += len(self.body.code)
+        if size <= self.unchecked:
+            return
+        self.unchecked = 2 * size
+        from .memory import available as memory_left
+
+        available = memory_left()
+        needed = size * BYTES_PER_INSTRUCTION
+        if available is not None and needed > available:
+            raise NameProblem(
+                f"with this call of {function.name}, the program has {size:,} operations: its "
+                f"graph would need {needed / 1e9:.1f} GB of memory, and {available / 1e9:.1f} GB "
+                "is free",
+                self.source,
+                offset,
+            )
+
     def _unknown_function(self, text: str) -> str:
         if text in self.bound or ALIASES.get(text, text) in CONSTANTS:
             return f"{text} is not a function; to multiply, write {text}*(...)"
@@ -267,10 +497,36 @@ class _Builder:
         hint = _meant(text)
         if hint:
             return f"unknown function {text}: did you mean {hint}?"
-        close = difflib.get_close_matches(text, FUNCTIONS, n=3, cutoff=0.6)
+        names = [*FUNCTIONS, *DEFINED, *self.functions]
+        close = difflib.get_close_matches(text, names, n=3, cutoff=0.6)
         if close:
             return f"unknown function {text}: did you mean {' or '.join(close)}?"
-        return f"unknown function {text}; functions are {', '.join(FUNCTIONS)}"
+        return f"unknown function {text}; functions are {', '.join(names)}"
+
+
+def _defined_after(name: str, source: str, offset: int) -> bool:
+    """Whether the source defines the function `name` after `offset`."""
+    heading = rf"(?<![A-Za-z0-9_]){re.escape(name)}[ \t]*\([^()#;]*\)[ \t]*=(?![=<>!])"
+    return re.compile(heading).search(source, offset + 1) is not None
+
+
+_PRELUDE: dict[str, _Function] = {}
+
+
+def _prelude(name: str) -> _Function | None:
+    """The prelude's function `name`, its definition read once per process."""
+    if name not in DEFINED:
+        return None
+    function = _PRELUDE.get(name)
+    if function is None:
+        definition = DEFINED[name].definition
+        global _parser
+        if _parser is None:
+            _parser = _Parser(load_tables())
+        build = _parser.run(_Builder(definition))
+        function = build.functions[name]._replace(built_in=True)
+        _PRELUDE[name] = function
+    return function
 
 
 _LOOKALIKES = {
@@ -385,6 +641,11 @@ def _syntax_error(tables: Tables, state: int, token, previous, source: str) -> S
         kind, text, offset = previous
     if kind == "NAME" and keyword.iskeyword(text):
         message = f"unexpected '{text}': Python's keywords are not part of the language"
+    elif kind == "DEFINE":  # y = f(x) = ...
+        message = (
+            f"unexpected '{' '.join(text.split())}'{after}: a function is defined by a "
+            "statement of its own, f(a, b) = expr"
+        )
     elif "COMMA" in expected and expected <= {"COMMA", "_SEP", "$END"}:  # in a list of outputs
         message = (
             f"unexpected {_describe(token)} in a list of outputs: list names only, and bind "
@@ -445,6 +706,8 @@ def _syntax_error(tables: Tables, state: int, token, previous, source: str) -> S
 # under 0.1% of the time parsing 64 KB takes (`python -m timeit`).
 BYTES_PER_SOURCE_BYTE = 400
 LARGE_SOURCE = 1 << 16
+# That source makes an instruction per byte: the same bytes per instruction that a call makes.
+BYTES_PER_INSTRUCTION = BYTES_PER_SOURCE_BYTE
 
 _parser: _Parser | None = None
 

@@ -143,20 +143,21 @@ def minimize(
             *data, steps, tol, *_hyperparameters(settings), tuple(names), on_step, on_point
         )
         if stopped is False:
-            moved = {n: grads[k] for n, k in zip(moved_names, where, strict=True)}
-            raise _not_finite(value, moved, taken)
+            gradient = {n: grads[k] for n, k in zip(moved_names, where, strict=True)}
+            raise _not_finite(value, gradient, taken)
         if norm is None:  # known to be finite and above tol, so not computed
             norm = _norm([grads[k] for k in where])
-        reached = _minimum(loss, names, taken, value, data, grads, norm, tol)
+        minimum = _minimum(loss, names, taken, value, data, grads, norm, tol)
         if stopped is None:
-            raise _interrupted(reached)
-        return reached
+            raise _interrupted(minimum)
+        return minimum
     every = where == list(range(len(names)))  # all move, in order: no gathering
     evaluate = loss.on_lists(names) if isinstance(loss, PointLoss) else _on_lists(loss, names)
     update = settings.update
     isfinite = math.isfinite
     taken = 0
-    reached = None  # the last point checked: (steps, value, point, gradients, norm)
+    # the last point checked: (steps, value, point, gradients, norm)
+    reached: tuple[int, float, list[float], Sequence[float], float] | None = None
 
     def at_point() -> dict[str, float]:
         return dict(zip(names, data, strict=True))

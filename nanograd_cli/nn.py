@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
+from typing import cast
 
 from .engine import Number, Value
 
@@ -72,7 +73,8 @@ class MLP(Module):
     def __call__(self, x: Sequence[Value | Number]) -> list[Value]:
         for layer in self.layers:
             x = layer(x)
-        return x
+        # (a list of Values from the last layer; an MLP of no layers returns x as it is)
+        return cast("list[Value]", x)
 
     def parameters(self) -> list[Value]:
         return [p for layer in self.layers for p in layer.parameters()]

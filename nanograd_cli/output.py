@@ -15,6 +15,7 @@ import signal
 import stat
 import tempfile
 import threading
+from collections.abc import Callable
 from types import FrameType
 from typing import BinaryIO
 
@@ -113,7 +114,8 @@ def _new_file_mode() -> int:
 # The temporary files being written, and the handlers that were there before the ones that
 # remove them on a stopping signal (installed while there is any).
 _temporaries: set[str] = set()
-_previous: dict[int, object] = {}
+# (what signal.getsignal returns)
+_previous: dict[int, Callable[[int, FrameType | None], object] | int | signal.Handlers | None] = {}
 _deferred: list[int] = []  # signals that came while `_held`
 _holding = 0
 

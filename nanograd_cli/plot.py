@@ -12,7 +12,7 @@ import re
 import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import NamedTuple, cast, final
 
 import numpy as np
 
@@ -144,8 +144,8 @@ def y_range(values: np.ndarray, ylim: str | tuple[float, float] = "auto") -> YRa
     lowest, highest = float(finite.min()), float(finite.max())
     if ylim == "full":
         return YRange(lowest, highest, lowest, highest)
-    if ylim != "auto":
-        return YRange(*ylim, lowest, highest)
+    if ylim != "auto":  # LO:HI, as parsed
+        return YRange(*cast("tuple[float, float]", ylim), lowest, highest)
     q1, q3 = (float(q) for q in np.quantile(finite, [0.25, 0.75]))
     spread = q3 - q1
     low = q1 - FENCE * spread if lowest < q1 - FAR_OUT * spread else lowest
@@ -301,6 +301,7 @@ def gaps_warning(result: Curve | Surface) -> str | None:
     )
 
 
+@final  # (so `descent and descent.record` is the method or None, for mypy)
 class Descent:
     """The points and losses of a descent, as `minimize(on_point=descent.record)` visits them."""
 

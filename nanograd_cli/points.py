@@ -26,7 +26,7 @@ from .errors import (
     printable,
 )
 from .io.numbers import floats
-from .io.readers import Reader, open_points
+from .io.readers import Reader, first_repeated, open_points
 from .io.writers import open_writer
 from .output import OutputFile
 from .program import Input, Program
@@ -64,7 +64,7 @@ class PointsRun:
         # Names are looked up in sets: a table may have 100,000 columns, a source as many inputs.
         columns = reader.columns
         seen: set[str] = set()
-        twice = next((c for c in columns if c in seen or seen.add(c)), None)
+        twice = first_repeated(columns, seen)
         if twice is not None:
             raise InputError(f"{option('points')}: the header names the column {twice} twice")
         both = next((n for n in columns if n in fixed), None)
@@ -80,7 +80,8 @@ class PointsRun:
         self.shown = self.function.wrt
         inputs = set(program.inputs)
         self.input_columns = [n for n in columns if n in inputs]
-        self.non_finite, self.first_bad = 0, None
+        self.non_finite = 0
+        self.first_bad: str | None = None
 
     def __iter__(self) -> Iterator[Batch]:
         for first_row, table in self.reader:
@@ -130,7 +131,7 @@ def run_points(
     to_stdout = path in (None, "-")
     with open_points(*points) as reader:
         run = PointsRun(program, reader, fixed, wrt, strict)
-        file = None if to_stdout else OutputFile(path)
+        file = None if to_stdout or path is None else OutputFile(path)
         display = progress(reader.total_bytes, reader.total_rows) if progress else None
         writer = None
         try:
@@ -158,7 +159,7 @@ def run_points(
                 file.discard()
                 if isinstance(error, OSError):
                     raise NanogradError(
-                        f"cannot write {printable(path)}: {error.strerror}"
+                        f"cannot write {printable(file.path)}: {error.strerror}"
                     ) from None
             raise
         finally:
@@ -186,8 +187,8 @@ def _missing(names: list[str], columns: list[str]) -> InputError:
             f"it reads {','.join(columns)}"
         )
     error = MissingInputs(names)
-    columns = f"columns {', '.join(names)}" if len(names) > 1 else f"a column {names[0]}"
-    error.other = f"{option('points')} {columns}"
+    wanted = f"columns {', '.join(names)}" if len(names) > 1 else f"a column {names[0]}"
+    error.other = f"{option('points')} {wanted}"
     return error
 
 

@@ -65,14 +65,15 @@ class Program:
         floats, duals, expressions, tapes) is this walk with its own three functions."""
         nodes: list[T] = []
         append = nodes.append
+        # The ignores here and in first_non_finite: mypy does not narrow `ins` by `kind`.
         for ins in self.code:
             kind = type(ins)
             if kind is Apply:
-                append(apply(ins.op, *[nodes[i] for i in ins.args]))
+                append(apply(ins.op, *[nodes[i] for i in ins.args]))  # type: ignore[union-attr]
             elif kind is Input:
-                append(input(ins.name))
+                append(input(ins.name))  # type: ignore[union-attr]
             else:
-                append(const(ins.value))
+                append(const(ins.value))  # type: ignore[union-attr]
         return nodes
 
     def varying(self) -> list[bool]:
@@ -150,11 +151,11 @@ class Program:
             if kind is Const or math.isfinite(data[i]):
                 continue
             if kind is Input:
-                return SourceError(f"input {ins.name} is {data[i]}", self.source, ins.offset)
+                return SourceError(f"input {ins.name} is {data[i]}", self.source, ins.offset)  # type: ignore[union-attr]
             if untaken is None:
                 untaken = self.untaken(data)
-            if not untaken[i] and all(math.isfinite(data[j]) for j in ins.args):
-                op = ins.op
+            if not untaken[i] and all(math.isfinite(data[j]) for j in ins.args):  # type: ignore[union-attr]
+                op = ins.op  # type: ignore[union-attr]
                 name = f"'{op.name}'" if op.syntax == "infix" else op.name
                 return SourceError(f"{name} gave {data[i]}", self.source, ins.offset)
         return None

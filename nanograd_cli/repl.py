@@ -8,23 +8,29 @@ multi-line input), or over plain lines from a pipe, where it prints results and 
 
 from __future__ import annotations
 
+import difflib
+import math
 import os
 import re
+import shutil
 import sys
 from bisect import bisect_left
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import BinaryIO, NamedTuple, TextIO
+from typing import TYPE_CHECKING, BinaryIO, NamedTuple, TextIO, cast
 
-from . import api
+from . import api, io
 from .errors import (
     InputError,
+    Interrupted,
     MissingInputs,
     NanogradError,
     NotAnInput,
     SeveralOutputs,
     SourceError,
+    command,
+    option,
     printable,
     speaking,
     spell,
@@ -32,12 +38,19 @@ from .errors import (
 from .language import constant_value
 from .ops import CONSTANTS, FUNCTIONS
 from .output import write_atomically
+from .prelude import DEFINED
 from .program import Program
 from .render.graph import format_of
-from .render.text import table_rows
-from .results import Explanation
+from .render.progress import FitProgress, StepsProgress
+from .render.text import mismatch_rows, table_rows
+from .results import Explanation, Fit, Minimum
+
+if TYPE_CHECKING:
+    from .plot import Curve, Range
 
 ASSIGNMENT = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\s*([-+*/]?=)\s*(.*)", re.S)
+# A function's definition, `f(a, b) = expr`: its name and parameters (the grammar's DEFINE).
+FUNCTION = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)[ \t]*\(([^()#;]*)\)[ \t]*=(?![=<>!])")
 NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # An input's value: a number, or nan or inf spelled as `--x nan` takes them.
 NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|[-+]?(?i:nan|inf|infinity)")
@@ -48,21 +61,251 @@ COMMANDS = {
     ":hessian": ("EXPR", "the value, gradient and matrix of second derivatives"),
     ":explain": ("EXPR", "the forward and backward passes written out, node by node"),
     ":draw": ("EXPR FILE", "the computation graph, to FILE (.svg .png .pdf .dot .html)"),
+    ":check": ("EXPR", "the gradient against finite differences, or against a formula"),
+    ":minimize": ("EXPR", "gradient descent from the inputs' values"),
+    ":fit": ("EXPR data FILE", "a least-squares fit of the parameters to the rows of FILE"),
+    ":plot": ("EXPR NAME LO:HI", "EXPR and its derivative over a range; to FILE, a picture"),
     ":inputs": ("", "the inputs and definitions, as lines that make them again"),
     ":reset": ("", "forget every input and definition"),
     ":help": ("", "this list"),
     ":quit": ("", "leave (so does Ctrl-D)"),
 }
 
-HELP = "\n".join(
-    [
+
+class Option(NamedTuple):
+    """An option of a command, named as the command line names it without `--`. It `takes`
+    nothing (a flag), a `word`, an `expr` (the words up to the next option), or `names` (the
+    names up to the next option); `metavar` says what, in `:help`."""
+
+    takes: str
+    metavar: str = ""
+
+
+FLAG = Option("flag")
+STRICT = {"strict": FLAG}
+WRT = Option("names", "NAME...")
+DATA = {
+    "data": Option("word", "FILE"),
+    "data-format": Option("word", "csv|parquet|arrow|jsonl|json"),
+}
+OPTIONS: dict[str, dict[str, Option]] = {
+    ":grad": {"wrt": WRT, "mode": Option("word", "auto|reverse|forward"), **STRICT},
+    ":diff": {"wrt": WRT, "format": Option("word", "text|latex"), "exact": FLAG},
+    ":hessian": STRICT,
+    ":explain": STRICT,
+    ":draw": {
+        "format": Option("word", "svg|png|pdf|dot|html"),
+        "rankdir": Option("word", "LR|TB"),
+        "hide-constants": FLAG,
+        "edge-grads": FLAG,
+        "dpi": Option("word", "N"),
+        "no-legend": FLAG,
+        "no-statements": FLAG,
+        **STRICT,
+    },
+    ":check": {
+        "against": Option("expr", "[NAME=]FORMULA"),
+        "wrt": Option("names", "NAME"),
+        "rtol": Option("word", "R"),
+        "atol": Option("word", "A"),
+        **STRICT,
+    },
+    ":minimize": {
+        "steps": Option("word", "N"),
+        "lr": Option("word", "R"),
+        "optimizer": Option("word", "sgd|momentum|adam"),
+        "tol": Option("word", "T"),
+        "wrt": WRT,
+        "fix": WRT,
+        **DATA,
+        "batch": Option("word", "N"),
+        "seed": Option("word", "S"),
+        **STRICT,
+        "keep": FLAG,
+    },
+    ":fit": {
+        **DATA,
+        "target": Option("expr", "EXPR"),
+        "sigma": Option("word", "COLUMN"),
+        "fix": WRT,
+        "steps": Option("word", "N"),
+        "keep": FLAG,
+    },
+    ":plot": {"ylim": Option("word", "LO:HI|auto|full")},
+}
+# The commands that take an input's range, `NAME LO:HI[:N]`, and those that take a FILE.
+RANGES = (":check", ":plot")
+FILES = (":draw", ":plot")
+
+
+def _usage(name: str, option: Option) -> str:
+    return f"{name} {option.metavar}".strip()
+
+
+def _help() -> str:
+    lines = [
         "NAME = NUMBER (or a constant such as pi/2) gives an input its value;",
         "NAME = EXPR defines NAME for later lines; an expression prints its value",
         "and its gradient with respect to the inputs it reads.",
         "",
-        *(f"{f'{name} {args}'.strip():<28}{text}" for name, (args, text) in COMMANDS.items()),
+        "After EXPR, a command takes the options of its nanograd command, named without",
+        "their dashes: a flag alone, any other with its value, as in",
+        ":minimize (x - 3)**2 lr 0.1 steps 500.",
+        "",
     ]
-)
+    for name, (args, text) in COMMANDS.items():
+        lines.append(f"{f'{name} {args}'.strip():<28}{text}")
+        usages = [_usage(n, o) for n, o in OPTIONS.get(name, {}).items()]
+        if name in RANGES:
+            usages.append("NAME LO:HI[:N]")
+        if name == ":plot":
+            usages.insert(0, "[FILE]")
+        line = ""
+        for usage in usages:
+            if line and len(line) + len(usage) > 62:
+                lines.append(f"{'':<30}{line}")
+                line = ""
+            line = f"{line}  {usage}" if line else usage
+        if line:
+            lines.append(f"{'':<30}{line}")
+    return "\n".join(lines)
+
+
+HELP = _help()
+
+# A word that ends so goes on into the next one (`x *`, `f(`, `a = 1;`); one that begins with
+# a letter after any other word may begin the options: in the language, no expression goes on
+# with a name after a space.
+GOES_ON = tuple("+-*/^%(,=;<>!&|")
+LETTER = re.compile(r"[A-Za-z_]")
+
+
+class Arguments(NamedTuple):
+    """A command's words after its name: the expression, each option's values (a flag's is
+    ""), the ranges `NAME LO:HI` and the FILE."""
+
+    expr: str
+    options: dict[str, list[str]]
+    ranges: dict[str, str]
+    file: str | None
+
+    def value(self, name: str) -> str | None:
+        """The value of an option given once, or None."""
+        return self.options.get(name, [None])[-1]
+
+    def flag(self, name: str) -> bool:
+        return name in self.options
+
+    def names(self, name: str) -> list[str]:
+        """The names an option was given, in order (`wrt x, y wrt z`)."""
+        return [n for v in self.options.get(name, []) for n in v.replace(",", " ").split()]
+
+
+def words(text: str) -> list[tuple[int, int]]:
+    """The (start, end) of each word of `text`: split at blanks outside parentheses."""
+    spans: list[tuple[int, int]] = []
+    depth = 0
+    start: int | None = None
+    for i, c in enumerate(text):
+        if c.isspace() and depth <= 0:
+            if start is not None:
+                spans.append((start, i))
+                start = None
+            continue
+        if start is None:
+            start = i
+        depth += (c == "(") - (c == ")")
+    if start is not None:
+        spans.append((start, len(text)))
+    return spans
+
+
+def arguments(command: str, text: str) -> Arguments:
+    """`text`, what follows `command`, split into the expression and the options. The
+    expression ends at the first word that begins with a letter after a word that does not go
+    on (`x*y lr`, not `x * lr`) and is an option of the command, a range, a FILE (for `:draw`
+    and `:plot`) or nearly an option's name; an expression that reads a name spelled as an
+    option puts it in parentheses: `x*(lr)`."""
+    text = code(text)
+    spans = words(text)
+    said = [text[i:j] for i, j in spans]
+    known = OPTIONS.get(command, {})
+    if said and said[0] in known:
+        raise InputError(
+            f"{command} {COMMANDS[command][0]}: the expression comes first, then the options"
+        )
+
+    def begins(k: int) -> bool:  # whether the k-th word begins an option, not the expression
+        return bool(LETTER.match(said[k])) and not said[k - 1].endswith(GOES_ON)
+
+    def starts_options(k: int) -> bool:
+        word = said[k]
+        return (
+            word in known
+            or (command in RANGES and _range_at(said, k))
+            or (command in FILES and _file_like(word))
+            or bool(difflib.get_close_matches(word, known, n=1, cutoff=0.75))
+        )
+
+    first = next((k for k in range(1, len(said)) if begins(k) and starts_options(k)), len(said))
+    expr = text[: spans[first - 1][1]] if first else ""
+    options: dict[str, list[str]] = {}
+    ranges: dict[str, str] = {}
+    file = None
+    k = first
+    while k < len(said):
+        word = said[k]
+        option = known.get(word)
+        if option is not None:
+            end = k + 1
+            if option.takes == "word" and end < len(said) and said[end] not in known:
+                end += 1
+            elif option.takes == "expr":
+                while end < len(said) and (end == k + 1 or not begins(end)):
+                    end += 1
+            elif option.takes == "names":
+                while end < len(said) and said[end] not in known and not _range_at(said, end):
+                    if not re.fullmatch(r"[A-Za-z_,][\w,]*", said[end]):
+                        break
+                    end += 1
+            if option.takes != "flag" and end == k + 1:
+                raise InputError(f"{word} needs a value: {_usage(word, option)}")
+            if option.takes in ("word", "flag") and word in options:
+                raise InputError(f"{word} is given twice: give it once")
+            value = text[spans[k + 1][0] : spans[end - 1][1]] if end > k + 1 else ""
+            options.setdefault(word, []).append(value)
+            k = end
+        elif command in RANGES and _range_at(said, k):
+            if word in ranges:
+                raise InputError(f"a range for {word} is given twice")
+            ranges[word] = said[k + 1]
+            k += 2
+        elif command in FILES and file is None and (k > first or _file_like(word)):
+            file = word
+            k += 1
+        else:
+            raise InputError(_unknown(command, word, known))
+    return Arguments(expr.strip(), options, ranges, file)
+
+
+def _range_at(said: list[str], k: int) -> bool:
+    """Whether the k-th word and the next are a range: a name, then LO:HI or LO:HI:N."""
+    return (
+        k + 1 < len(said)
+        and re.fullmatch(r"[A-Za-z_]\w*", said[k]) is not None
+        and ":" in said[k + 1]
+    )
+
+
+def _file_like(word: str) -> bool:
+    return "." in word or "/" in word or os.sep in word
+
+
+def _unknown(command: str, word: str, known: dict[str, Option]) -> str:
+    near = difflib.get_close_matches(word, known, n=1)
+    guess = f"; did you mean {near[0]}?" if near else ""
+    listed = ", ".join(known) or "none"
+    return f"{command} has no option {word}{guess} (its options: {listed})"
 
 
 class Table(NamedTuple):
@@ -97,7 +340,25 @@ class Explained(NamedTuple):
         print_tables(self.result, None)
 
 
-Part = str | Table | Explained
+class Plot(NamedTuple):
+    """`:plot`'s curve, in text `columns` wide."""
+
+    curve: Curve
+    columns: int
+    ylim: str | tuple[float, float]
+
+    def plain(self) -> str:
+        from .render.plot import curve_text
+
+        return curve_text(self.curve, self.columns, False, self.ylim)
+
+    def show(self) -> None:
+        from .render.plot import curve_text
+
+        print(curve_text(self.curve, self.columns, True, self.ylim))
+
+
+Part = str | Table | Explained | Plot
 
 
 @dataclass
@@ -116,7 +377,9 @@ class Reply:
 
 
 class Definition(NamedTuple):
-    """A statement that assigns `name`, and the names it reads before it assigns any."""
+    """A statement that assigns `name`, and the names it reads before it assigns any; or
+    one that defines the function `name`, and the names its body reads from outside it and
+    the functions it calls."""
 
     name: str
     text: str
@@ -160,6 +423,9 @@ def code(text: str) -> str:
 
 class Session:
     """The state of a session: input values and definitions, in the order they were made."""
+
+    # Whether a long :minimize or :fit shows its progress on standard error (a terminal's).
+    progress = False
 
     def __init__(self) -> None:
         self.inputs: dict[str, float] = {}
@@ -217,8 +483,12 @@ class Session:
         elif command in COMMANDS:
             if not rest:
                 raise InputError(f"{command} needs {COMMANDS[command][0]}: see :help")
+            if command == ":diff":
+                typed = rest.split()
+                if typed[-1:] == ["wrt"] or typed[:1] == ["wrt"]:
+                    raise InputError(":diff EXPR wrt NAME: give both the expression and the input")
             try:
-                getattr(self, command[1:])(rest, reply)
+                getattr(self, command[1:] + "_command")(arguments(command, rest), reply)
             except SeveralOutputs as error:
                 raise error.reworded(command, "a plain line") from None
         else:
@@ -236,6 +506,12 @@ class Session:
         kept: list[Definition] = []
         for start, end in statements(entry):
             text = code(entry[start:end])
+            function = FUNCTION.match(text)
+            if function is not None:
+                last_is_expression = False
+                name = function.group(1)
+                kept.append(Definition(name, text, self._reads(text, kept, defines=name)))
+                continue
             assignment = ASSIGNMENT.fullmatch(text)
             last_is_expression = assignment is None
             if assignment is None:
@@ -249,7 +525,7 @@ class Session:
                     self._index()
                 evaluated[start:end] = " " * (end - start)  # same offsets for the rest
                 continue
-            reads = _parse(text).inputs
+            reads = self._reads(text, kept)
             if operator == "=" and name not in reads:  # `x = x + 1` builds on the input x
                 self.inputs.pop(name, None)
             kept.append(Definition(name, text, reads))
@@ -259,48 +535,302 @@ class Session:
             self.defined.setdefault(d.name, []).append(len(self.definitions))
             self.definitions.append(d)
 
-    def grad(self, expr: str, reply: Reply) -> None:
+    def grad(
+        self,
+        expr: str,
+        reply: Reply,
+        wrt: Sequence[str] = (),
+        mode: str = "auto",
+        strict: bool = False,
+    ) -> None:
         source, program = self._program(expr)
-        result = api.grad(program, self._point(program), warn=self._warner(source, reply))
+        result = api.grad(
+            program,
+            self._point(program),
+            wrt=wrt,
+            mode=mode,
+            strict=strict,
+            warn=self._warner(source, reply),
+        )
         reply.out.append(Table(lambda number: table_rows(result, number)))
 
-    def diff(self, expr: str, reply: Reply) -> None:
-        words = expr.split()
-        if words[-1:] == ["wrt"] or words[:1] == ["wrt"]:
-            raise InputError(":diff EXPR wrt NAME: give both the expression and the input")
-        expr, wrt_word, names = expr.rpartition(" wrt ") if " wrt " in expr else (expr, "", "")
-        wrt = names.replace(",", " ").split()
-        if wrt_word and not wrt:
-            raise InputError(":diff EXPR wrt NAME: name an input after wrt")
-        _, program = self._program(expr)
-        reply.out.append(api.diff(program, wrt))
+    # commands: each takes its Arguments and the reply
 
-    def hessian(self, expr: str, reply: Reply) -> None:
-        source, program = self._program(expr)
-        result = api.hessian(program, self._point(program), warn=self._warner(source, reply))
+    def grad_command(self, args: Arguments, reply: Reply) -> None:
+        mode = _choice(args, "mode", ("auto", "reverse", "forward")) or "auto"
+        self.grad(args.expr, reply, args.names("wrt"), mode, args.flag("strict"))
+
+    def diff_command(self, args: Arguments, reply: Reply) -> None:
+        _, program = self._program(args.expr)
+        latex = _choice(args, "format", ("text", "latex")) == "latex"
+        reply.out.append(
+            api.diff(program, wrt=args.names("wrt"), latex=latex, exact=args.flag("exact"))
+        )
+
+    def hessian_command(self, args: Arguments, reply: Reply) -> None:
+        source, program = self._program(args.expr)
+        result = api.hessian(
+            program,
+            self._point(program),
+            strict=args.flag("strict"),
+            warn=self._warner(source, reply),
+        )
         reply.out.append(Table(lambda number: table_rows(result, number)))
 
-    def explain(self, expr: str, reply: Reply) -> None:
-        source, program = self._program(expr)
-        result = api.explain(program, self._point(program), warn=self._warner(source, reply))
+    def explain_command(self, args: Arguments, reply: Reply) -> None:
+        source, program = self._program(args.expr)
+        result = api.explain(
+            program,
+            self._point(program),
+            strict=args.flag("strict"),
+            warn=self._warner(source, reply),
+        )
         reply.out.append(Explained(result))
 
-    def draw(self, rest: str, reply: Reply) -> None:
-        expr, _, path = rest.rpartition(" ")
+    def draw_command(self, args: Arguments, reply: Reply) -> None:
+        expr, path = args.expr, args.file
+        if path is None:  # `:draw EXPR FILE`: the last word is the file
+            expr, _, path = expr.rpartition(" ")
         if not expr.strip():
             raise InputError(":draw needs EXPR FILE, as in :draw x*y graph.svg")
-        fmt = format_of(path)
+        fmt = _choice(args, "format", ("svg", "png", "pdf", "dot", "html")) or format_of(path)
+        dpi = args.value("dpi")
         source, program = self._program(expr)
         point = self._point(program)
-        write_atomically(path, api.draw(program, point, fmt, warn=self._warner(source, reply)))
+        data = api.draw(
+            program,
+            point,
+            fmt,
+            rankdir=_choice(args, "rankdir", ("LR", "TB")),
+            hide_constants=args.flag("hide-constants"),
+            edge_grads=args.flag("edge-grads"),
+            dpi=None if dpi is None else _whole("dpi", dpi, 1, 2400),
+            legend=not args.flag("no-legend"),
+            statements=not args.flag("no-statements"),
+            strict=args.flag("strict"),
+            warn=self._warner(source, reply),
+        )
+        write_atomically(path, data)
         reply.out.append(f"wrote {printable(path)}")
+
+    def check_command(self, args: Arguments, reply: Reply) -> None:
+        from .gradcheck import failures
+
+        against = args.options.get("against", [])
+        source, program = self._program(args.expr)
+        warn = self._warner(source, reply)
+        strict = args.flag("strict")
+        rtol, atol = (args.value(name) for name in ("rtol", "atol"))
+        if not against:
+            if args.options.get("wrt"):
+                raise InputError(
+                    f"{option('wrt')} is for {option('against')}: say which derivative a formula is"
+                )
+            if args.ranges:
+                raise InputError(
+                    f"a range is for {command('check')} with {option('against')}, and for "
+                    f"{command('plot')}: give each input a value"
+                )
+            result = api.check(
+                program,
+                self._point(program),
+                rtol=1e-3 if rtol is None else _real("rtol", rtol),
+                atol=1e-5 if atol is None else _real("atol", atol),
+                strict=strict,
+                warn=warn,
+            )
+            reply.out.append(Table(lambda number: table_rows(result, number)))
+            if not result.passed:
+                raise NanogradError(f"gradient check failed for {failures(result)}")
+            return
+        ranges = _ranges(program, args.ranges)
+        formulas = api.check_against(
+            program,
+            against=against,
+            fixed=self._point(program, without=ranges),
+            ranges=ranges,
+            wrt=args.names("wrt"),
+            rtol=api.AGAINST_RTOL if rtol is None else _real("rtol", rtol),
+            atol=api.AGAINST_ATOL if atol is None else _real("atol", atol),
+            strict=strict,
+            warn=warn,
+        )
+        reply.out.append(Table(lambda number: table_rows(formulas, number)))
+        if any(c.first for c in formulas.checks.values()):
+            reply.out.append("\nfirst points where they differ:")
+            reply.out.append(Table(lambda number: mismatch_rows(formulas, number)))
+        for name, c in formulas.checks.items():
+            if c.differ:
+                raise NanogradError(
+                    f"the formula for d/d{name} differs from the engine's derivative at "
+                    f"{c.differ:,} of {c.points - c.skipped:,} points"
+                )
+            if c.points == c.skipped:
+                raise NanogradError(f"the engine's derivative by {name} is nan at every point")
+
+    def minimize_command(self, args: Arguments, reply: Reply) -> None:
+        steps, lr, tol, batch, seed = map(args.value, ("steps", "lr", "tol", "batch", "seed"))
+        path = args.value("data")
+        if path is None and any(args.flag(n) for n in ("batch", "seed", "data-format")):
+            raise InputError(
+                f"{option('batch')}, {option('seed')} and {option('data_format')} are for the "
+                f"rows of {option('data', 'FILE')}"
+            )
+        if seed is not None and batch is None:
+            raise InputError(
+                f"{option('seed')} orders the batches of {option('batch', 'N')}: without "
+                "batches it does nothing"
+            )
+        tolerance = 1e-8 if tol is None else _real("tol", tol)
+        most = 10000 if steps is None else _whole("steps", steps, 1)
+        source, program = self._program(args.expr)
+        columns = None if path is None else self._data(args, path, program.inputs).columns
+        bar = StepsProgress(most) if self.progress else None
+        try:
+            result = api.minimize(
+                program,
+                self._point(program, without=columns or ()),
+                steps=most,
+                lr=0.01 if lr is None else _real("lr", lr, above=True),
+                optimizer=_choice(args, "optimizer", ("sgd", "momentum", "adam")) or "adam",
+                tol=tolerance,
+                strict=args.flag("strict"),
+                warn=self._warner(source, reply),
+                wrt=args.names("wrt"),
+                fix=args.names("fix"),
+                data=columns,
+                batch=None if batch is None else _whole("batch", batch, 1),
+                seed=None if seed is None else _whole("seed", seed, 0),
+                on_step=bar.update if bar else None,
+            )
+        except Interrupted as stop:  # Ctrl-C: the point reached, and where it stopped
+            reached = cast(Minimum, stop.reached)
+            self._reached(args, reached.inputs, Table(_rows(reached)), reply)
+            raise
+        finally:
+            if bar:
+                bar.stop()
+        self._reached(args, result.inputs, Table(_rows(result)), reply)
+        if not result.converged:
+            raise NanogradError(
+                f"did not converge: after {result.steps} steps the gradient's norm is "
+                f"{result.gradient_norm:.3g}, more than {option('tol', f'{tolerance:g}')} "
+                f"(more {option('steps')}, or another {option('lr')}, may reach it)"
+            )
+
+    def fit_command(self, args: Arguments, reply: Reply) -> None:
+        from .fitting import solver
+
+        path = args.value("data")
+        if path is None:
+            raise InputError(
+                f"{command('fit')} needs the data: {option('data', 'FILE')}, as in "
+                ":fit a*x + b data points.csv"
+            )
+        target_text, sigma, steps = map(args.value, ("target", "sigma", "steps"))
+        _, program = self._program(args.expr)
+        target = None
+        if target_text is not None:
+            try:
+                target = _parse(target_text)
+            except SourceError as error:
+                raise InputError(f"{option('target')}: {error}") from None
+        solver()  # a missing SciPy said before the data is read
+        needed = {*program.inputs, *(target.inputs if target else ["y"]), *filter(None, [sigma])}
+        columns = self._data(args, path, needed, extra="fit").columns
+        counter = FitProgress() if self.progress else None
+        try:
+            result = api.fit(
+                program,
+                columns=columns,
+                starts=self._point(program, without=columns),
+                target=target,
+                sigma=sigma,
+                fix=args.names("fix"),
+                steps=None if steps is None else _whole("steps", steps, 1),
+                progress=counter.update if counter else None,
+            )
+        except Interrupted as stop:  # Ctrl-C: the best point reached, and where it stopped
+            fitted = cast(Fit, stop.reached)
+            self._reached(args, fitted.parameters, Table(_rows(fitted)), reply)
+            raise
+        finally:
+            if counter:
+                counter.stop()
+        self._reached(args, result.parameters, Table(_rows(result)), reply)
+        if not result.converged:
+            raise NanogradError(f"the fit did not converge: {result.message}")
+
+    def plot_command(self, args: Arguments, reply: Reply) -> None:
+        from .plot import CURVE_POINTS, parse_ylim
+        from .render import plot as drawing
+
+        fmt = drawing.format_of(args.file) if args.file else None  # a bad name fails at once
+        ylim = args.value("ylim")
+        try:
+            limits = "auto" if ylim is None else parse_ylim(ylim)
+        except InputError as error:
+            raise _undashed(error, "ylim") from None
+        source, program = self._program(args.expr)
+        if program.inputs and not args.ranges:
+            name = program.inputs[0]
+            raise InputError(
+                f"give an input a range to plot over, as in :plot {args.expr} {name} -3:3"
+            )
+        ranges = _ranges(program, args.ranges)
+        if len(ranges) == 2 and not args.file:
+            raise InputError(
+                "a contour plot of two ranges is a picture: add a FILE, as in "
+                f":plot {args.expr} {' '.join(f'{n} {t}' for n, t in args.ranges.items())} "
+                "plot.png"
+            )
+        columns = drawing.terminal_width(shutil.get_terminal_size((80, 24)).columns)
+        result = api.plot(
+            program,
+            fixed=self._point(program, without=ranges),
+            ranges=ranges,
+            points=CURVE_POINTS if args.file else drawing.terminal_points(columns),
+            picture=bool(args.file),
+            warn=self._warner(source, reply),
+            ylim=limits,
+        )
+        if args.file and fmt:
+            write_atomically(args.file, drawing.figure(result, fmt, limits))
+            reply.out.append(f"wrote {printable(args.file)}")
+        else:
+            reply.out.append(Plot(cast("Curve", result), columns, limits))  # one range
+
+    def _data(
+        self, args: Arguments, path: str, needed: Iterable[str], extra: str = "points"
+    ) -> io.Table:
+        """The rows of `data FILE`, read as the command line reads `--data FILE`."""
+        if path == "-":  # a script's lines come from standard input
+            raise InputError(
+                f"{option('data', '-')}: the session reads its lines from standard input; "
+                "give the data as a file"
+            )
+        given = _choice(args, "data-format", ("csv", "parquet", "arrow", "jsonl", "json"))
+        fmt = given or io.input_format(path, None)
+        try:
+            return io.read_table(path, fmt, needed, option=option("data"), extra=extra)
+        except InputError as error:  # a column named twice: worded `--data` by the reader
+            raise _undashed(error, "data") from None
+
+    def _reached(
+        self, args: Arguments, point: Mapping[str, float], table: Table, reply: Reply
+    ) -> None:
+        """Show the point a descent or a fit reached; with `keep`, make it the inputs'
+        values."""
+        reply.out.append(table)
+        if args.flag("keep"):
+            self.inputs.update(point)
 
     # helpers
 
     def _program(self, expr: str) -> tuple[_Source, Program]:
         """`expr` parsed after the definitions it needs (and no others, so that only the
         inputs it depends on are asked for); errors point into `expr`."""
-        needed = _parse(expr).inputs if expr.strip() else []
+        needed = self._reads(expr, []) if expr.strip() else []
         # Each name read, from the last definition of it before the reader: found by its
         # place, so that the cost is that of the definitions used, not of all of them.
         chosen: set[int] = set()
@@ -324,21 +854,66 @@ class Session:
         can change only how a name reads (`q(2)`: q is not a function, or an unknown one), so
         the entry is parsed after one stand-in per defined name it has: each line costs its
         own length, not that of every definition before it."""
-        names = dict.fromkeys(n for n in NAME.findall(entry) if n in self.defined)
-        self._parse_after(entry, [Definition(n, f"{n} = 0", []) for n in names])
+        own = {m.group(1) for m in FUNCTION.finditer(entry)}  # a function defined again
+        names = [n for n in dict.fromkeys(NAME.findall(entry)) if n in self.defined]
+        stand_ins = [
+            self._stand_in(n, []) for n in names if n not in own or self._parameters(n) is None
+        ]
+        last = [code(entry[start:end]) for start, end in statements(entry)][-1:]
+        if last and FUNCTION.match(last[0]):
+            entry += "\n0"  # a definition has no value of its own, and needs none here
+        self._parse_after(entry, [Definition("", text, []) for text in stand_ins])
+
+    def _parameters(self, name: str, pending: list[Definition] | None = None) -> list[str] | None:
+        """The parameters of the function `name` as last defined (in `pending`, the
+        definitions of the entry so far, or before), or None if it is no function."""
+        last = [d for d in pending or [] if d.name == name][-1:]
+        if not last and name in self.defined:
+            last = [self.definitions[self.defined[name][-1]]]
+        function = FUNCTION.match(last[0].text) if last else None
+        if function is None:
+            return None
+        return [p.strip() for p in function.group(2).split(",") if p.strip()]
+
+    def _stand_in(self, name: str, pending: list[Definition]) -> str:
+        """A definition that makes `name` what it is, in one short statement."""
+        parameters = self._parameters(name, pending)
+        if parameters is None:
+            return f"{name} = 0"
+        return f"{name}({', '.join(parameters)}) = 0"
+
+    def _reads(self, text: str, pending: list[Definition], defines: str | None = None) -> list[str]:
+        """The names `text` (statements of an entry) reads from before it: the inputs and
+        defined names it reads, and the functions it calls, but those it defines itself."""
+        own = {m.group(1) for m in FUNCTION.finditer(text)} | {defines}
+        called = [
+            n
+            for n in dict.fromkeys(NAME.findall(text))
+            if n not in own and self._parameters(n, pending) is not None
+        ]
+        source = [self._stand_in(n, pending) for n in called]
+        source.append(text)
+        if defines is not None:
+            source.append("0")  # a definition has no value of its own
+        return [*_parse("\n".join(source)).inputs, *called]
 
     def _parse_after(self, entry: str, definitions: list[Definition]) -> tuple[_Source, Program]:
         source = _Source([d.text for d in definitions], entry)
         try:
             return source, _parse(source.text)
         except SourceError as error:
-            raise source.locate(error) from None
+            located = source.locate(error)
+            raise (InputError(located) if isinstance(located, str) else located) from None
 
-    def _point(self, program: Program) -> dict[str, float]:
-        missing = [name for name in program.inputs if name not in self.inputs]
+    def _point(self, program: Program, without: Iterable[str] = ()) -> dict[str, float]:
+        """The session's values of the program's inputs, but those `without` names (a range's,
+        a column's)."""
+        left = set(without)
+        wanted = [name for name in program.inputs if name not in left]
+        missing = [name for name in wanted if name not in self.inputs]
         if missing:
             raise MissingInputs(missing)
-        return {name: self.inputs[name] for name in program.inputs}
+        return {name: self.inputs[name] for name in wanted}
 
     def _warner(self, source: _Source, reply: Reply) -> api.Warn:
         """What the api warns of, said as the reply's warnings: a place in the source traced
@@ -376,6 +951,57 @@ class _Source:
         return type(error)(error.message, self.chunks[-1], error.offset - start)
 
 
+def _rows(result: object) -> Callable[[Callable[[float], str]], list[list[str]]]:
+    return lambda number: table_rows(result, number)
+
+
+def _choice(args: Arguments, name: str, choices: tuple[str, ...]) -> str | None:
+    """The value of the option `name`, one of `choices`, or None when not given."""
+    text = args.value(name)
+    if text is not None and text not in choices:
+        raise InputError(f"{option(name, text)}: give one of {', '.join(choices)}")
+    return text
+
+
+def _real(name: str, text: str, above: bool = False) -> float:
+    """The value of the option `name`: a number at least 0 (above 0, with `above`)."""
+    value = float(text) if NUMBER.fullmatch(text) else math.nan
+    if not (value > 0 if above else value >= 0) or math.isinf(value):
+        least = "above 0" if above else "at least 0"
+        raise InputError(f"{option(name, text)}: give a number {least}")
+    return value
+
+
+def _whole(name: str, text: str, least: int, most: int | None = None) -> int:
+    """The value of the option `name`: a whole number from `least` (to `most`)."""
+    if re.fullmatch(r"[0-9]+", text) and least <= int(text) <= (most or int(text)):
+        return int(text)
+    upto = f" to {most}" if most else ""
+    raise InputError(f"{option(name, text)}: give a whole number, from {least}{upto}")
+
+
+def _ranges(program: Program, texts: Mapping[str, str]) -> dict[str, Range]:
+    """Each `NAME LO:HI[:N]` typed, as a Range of an input of `program`."""
+    from .plot import parse_range
+
+    ranges = {}
+    for name, text in texts.items():
+        if name not in program.inputs:
+            known = ", ".join(program.inputs) or "none"
+            raise InputError(f"{name} {text}: {name} is not an input (inputs: {known})")
+        try:
+            ranges[name] = parse_range(name, text)
+        except InputError as error:
+            raise _undashed(error, name) from None
+    return ranges
+
+
+def _undashed(error: InputError, name: str) -> InputError:
+    """An error of the parsing of a value given to `--NAME` on the command line, which
+    begins `--NAME`, said as the repl spells it."""
+    return InputError(re.sub(rf"(?<![\w-])--({re.escape(name)})\b", r"\1", error.message))
+
+
 def _constant(text: str) -> float | None:
     """The value of an input's right side: a number (nan and inf too) or a constant
     expression (`pi/2`); None for anything that reads a name."""
@@ -409,9 +1035,11 @@ def main(rich: bool | None = None) -> int:
     """Run a session on the terminal, or over standard input when it is not one; tables are
     Rich's where `rich` (by default: on a terminal unless NO_COLOR is set). The exit code: 0,
     or for a script, the highest exit code of its failed lines."""
+    session = Session()
+    session.progress = sys.stderr.isatty()  # as the command line shows it
     if sys.stdin.isatty() and sys.stdout.isatty():
-        return interactive(Session(), rich)
-    return scripted(Session(), _lines(sys.stdin.buffer), sys.stdout, sys.stderr, bool(rich))
+        return interactive(session, rich)
+    return scripted(session, _lines(sys.stdin.buffer), sys.stdout, sys.stderr, bool(rich))
 
 
 def _lines(stream: BinaryIO) -> Iterator[str | InputError]:
@@ -513,6 +1141,32 @@ def show(parts: list[Part], rich: bool) -> None:
     sys.stdout.flush()
 
 
+def completions(session: Session, before: str) -> Iterator[tuple[str, str]]:
+    """What Tab offers at the end of `before`: (the word typed, a word that completes it).
+    After `:`, the commands; after a command and a word, its options too (`hide-c`: an
+    option's name may hold a dash); else the names in scope, the functions and constants."""
+    word = re.search(r"(?:^\s*:\w*|[A-Za-z_]\w*)$", before)
+    if word is None:
+        return
+    typed = word.group().strip()
+    if typed.startswith(":"):
+        choices = [(typed, c) for c in COMMANDS]
+    else:
+        names = [*session.names(), *FUNCTIONS, *DEFINED, *CONSTANTS]
+        choices = [(typed, n) for n in dict.fromkeys(names)]
+        used = re.match(r"\s*(:\w+)\s+\S", before)
+        dashed = re.search(r"(?<!\S)[A-Za-z_][\w-]*$", before)
+        if used and dashed:
+            options = [(dashed.group(), o) for o in OPTIONS.get(used.group(1), {})]
+            if "-" in dashed.group():  # `hide-c`: an option's name, not `hide - cos`
+                choices = options
+            else:
+                choices = options + choices
+    for typed, choice in choices:
+        if choice.startswith(typed) and choice != typed:
+            yield typed, choice
+
+
 def interactive(session: Session, rich: bool | None = None) -> int:
     """The session on a terminal, with prompt_toolkit: history, completion, and an entry
     that goes on over several lines while a parenthesis is open. Tables are Rich's where
@@ -534,18 +1188,8 @@ def interactive(session: Session, rich: bool | None = None) -> int:
 
     class Names(Completer):
         def get_completions(self, document, complete_event):
-            before = document.text_before_cursor
-            word = re.search(r"(?:^\s*:\w*|[A-Za-z_]\w*)$", before)
-            if word is None:
-                return
-            typed = word.group().strip()
-            if typed.startswith(":"):
-                choices = list(COMMANDS)
-            else:
-                choices = [*session.names(), *FUNCTIONS, *CONSTANTS]
-            for choice in dict.fromkeys(choices):
-                if choice.startswith(typed) and choice != typed:
-                    yield Completion(choice, start_position=-len(typed))
+            for typed, choice in completions(session, document.text_before_cursor):
+                yield Completion(choice, start_position=-len(typed))
 
     keys = KeyBindings()
 

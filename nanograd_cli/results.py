@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from .errors import SourceError
@@ -45,7 +45,7 @@ class Gradients(_Table):
     gradients: dict[str, float]
     non_finite: SourceError | None = field(default=None, compare=False, repr=False)
 
-    def only(self, wrt: list[str] | tuple[str, ...]) -> Gradients:
+    def only(self, wrt: Sequence[str]) -> Gradients:
         """The same result with the gradients with respect to `wrt` only (0 for a name it
         does not read); all of them when `wrt` is empty."""
         if not wrt:
@@ -62,7 +62,7 @@ class Jacobian(_Table):
     jacobian: dict[str, dict[str, float]]
     non_finite: SourceError | None = field(default=None, compare=False, repr=False)
 
-    def only(self, wrt: list[str] | tuple[str, ...]) -> Jacobian:
+    def only(self, wrt: Sequence[str]) -> Jacobian:
         """The same result with the derivatives with respect to `wrt` only; all of them when
         `wrt` is empty."""
         if not wrt:

@@ -157,7 +157,8 @@ def read_bounded(file: BinaryIO, line: bool = False) -> bytes:
     size, check_at = 0, LARGE_SOURCE
     while True:
         # read1: one read of the file, so that on a terminal one Ctrl-D ends the input
-        chunk = file.readline(CHUNK) if line else file.read1(CHUNK)
+        # (a buffered file, as open(..., "rb") and stdin.buffer are: BinaryIO has no read1)
+        chunk = file.readline(CHUNK) if line else file.read1(CHUNK)  # type: ignore[attr-defined]
         chunks.append(chunk)
         size += len(chunk)
         if size > check_at:
@@ -225,6 +226,7 @@ def source_lines(source: Source) -> Iterator[tuple[int, bytes]]:
     only, as the language splits statements, the same for text, a file or standard input;
     read as they arrive; undecoded, so that a line that is not UTF-8 fails alone."""
     with opened(source) as (file, _):
+        lines: Iterable[bytes]
         if file is None:
             lines = source.value.encode("utf-8", "surrogateescape").split(b"\n")
         else:

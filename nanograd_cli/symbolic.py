@@ -194,8 +194,7 @@ def _interpret(
     the engine computes it, goes into `definitions`."""
     nodes: list[Pair] = []
     for i, ins in enumerate(program.code):
-        kind = type(ins)
-        if kind is Apply:
+        if isinstance(ins, Apply):
             args = [nodes[a] for a in ins.args]
             as_computed = builder.written(ins.op, *(w for _, w in args))
             if piecewise(ins.op):
@@ -203,10 +202,11 @@ def _interpret(
             else:
                 canon = builder.apply(ins.op, *(c for c, _ in args))
             if names and i in names:
+                assert definitions is not None, "names come with their definitions"
                 definitions[names[i]] = as_computed
                 canon = as_computed = builder.named(names[i], canon)
             nodes.append((canon, as_computed))
-        elif kind is Input:
+        elif isinstance(ins, Input):
             nodes.append(env[ins.name])
         else:
             number = builder.const(ins.value)
@@ -240,11 +240,11 @@ def bindable(program: Program) -> dict[int, str]:
             restated.append(True)
             continue
         ok = all(restated[a] for a in ins.args)
-        name = program.labels.get(i)
-        if name is not None and (times[name] > 1 or name in inputs):
+        label = program.labels.get(i)
+        if label is not None and (times[label] > 1 or label in inputs):
             ok = False
-        elif name is not None and ok:
-            names[i] = name
+        elif label is not None and ok:
+            names[i] = label
         restated.append(ok)
     return names
 
@@ -379,10 +379,13 @@ def _at_least_0(e: Expr) -> bool:
 
 def _constant(e: Expr) -> float | None:
     """The value of an expression of numbers alone (2, sqrt(2), pi by name), else None."""
-    leaves = [r for r in reachable([e]) if r.kind in (INPUT, NAMED)]
-    if any(known_number(r) is None for r in leaves):
-        return None
-    numbers = {r.value: Value.constant(known_number(r)) for r in leaves}
+    numbers = {}
+    for r in reachable([e]):
+        if r.kind in (INPUT, NAMED):
+            number = known_number(r)
+            if number is None:
+                return None
+            numbers[r.value] = Value.constant(number)
     return e.value if e.kind == NUMBER else evaluate([e], numbers)[0].data
 
 

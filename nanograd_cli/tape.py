@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from itertools import count
+from typing import cast
 
 import numpy as np
 
@@ -76,7 +77,7 @@ class Tape:
         columns: Mapping[str, np.ndarray],
         length: int,
         into: list[tuple[np.ndarray, dict[str, np.ndarray]]] | None = None,
-    ) -> Iterator[tuple[object, dict[str, object]]]:
+    ) -> Iterator[tuple[Column, dict[str, Column]]]:
         """Per output (the result, for a program with one), its value and its gradient with
         respect to every input, on 1-D arrays of `length` rows (one per input): one pass
         forward, then one back per output. A value or gradient the same on every row may come
@@ -86,30 +87,34 @@ class Tape:
         the step that makes the value, and the last addition or product that makes each
         gradient, then write there, and the caller copies only what comes as another array or
         a float (an input's value, a gradient passed on unchanged, a constant)."""
-        steps_out, adjoint_out = self._workspace(length)
-        workspace = adjoint_out
+        arrays, workspace = self._workspace(length)
+        steps_out: list[Arrays] | list[Out] = arrays
+        adjoint_out: Out = workspace
         if into:  # a step writes its value into out[0] (vector_ops), so into the output's
-            steps_out = list(steps_out)
+            replaced: list[Out] = list(arrays)
             for root, (value, _) in zip(self.roots, into, strict=True):
                 k = self._step_of.get(root)
-                if k is not None and type(steps_out[k]) is not _Into:  # (two outputs, one node)
-                    steps_out[k] = _Into(steps_out[k], {0: value})
-        data: dict[int, object] = dict(self.constants)
+                if k is not None and type(replaced[k]) is not _Into:  # (two outputs, one node)
+                    replaced[k] = _Into(arrays[k], {0: value})
+            steps_out = replaced
+        data: dict[int, Column] = dict(self.constants)
         slots = self.input_slots
         for name, column in columns.items():
             data[slots[name]] = column
         derivatives = []
         for (i, args, step), out in zip(self.steps, steps_out, strict=True):
-            data[i], local = step(out, *(data[a] for a in args))
+            made, local = step(out, *(data[a] for a in args))
+            data[i] = cast(Column, made)  # (a step's value: an array, or a float)
             derivatives.append(local)
         for k, root in enumerate(self.roots):
             if into:  # the gradients summed straight into the caller's arrays
                 adjoint_out = _Into(workspace, {slots[n]: out for n, out in into[k][1].items()})
+            adjoint: dict[int, Column]
             if self.selecting:
                 adjoint = self._selecting_backward(root, derivatives, adjoint_out)
                 yield data[root], {n: adjoint.get(slots[n], 0.0) for n in self.program.inputs}
                 continue
-            adjoint: dict[int, object] = {root: ONE}
+            adjoint = {root: ONE}
             for (i, args, _), local in zip(
                 reversed(self.steps), reversed(derivatives), strict=True
             ):
@@ -121,14 +126,14 @@ class Tape:
                         _accumulate(adjoint, a, g, d, adjoint_out)
             yield data[root], {name: adjoint.get(slots[name], 0.0) for name in self.program.inputs}
 
-    def _selecting_backward(self, root: int, derivatives: list, out: Arrays) -> dict[int, object]:
+    def _selecting_backward(self, root: int, derivatives: list, out: Out) -> dict[int, Column]:
         """The backward pass of a tape with a `where`: as the engine's, each step passes its
         gradient on only in the rows where it is live (the result depends on it through the
         branches taken), and a `where` only to the argument it takes, per row (its local
         derivative is 1 there, 0 in the other). So a branch not taken adds 0 in its rows, not
         0 times its derivatives (nan where it is nan). `live` holds True (every row) or a mask."""
-        adjoint: dict[int, object] = {root: ONE}
-        live: dict[int, object] = {root: True}
+        adjoint: dict[int, Column] = {root: ONE}
+        live: dict[int, bool | np.ndarray] = {root: True}
         for (i, args, _), local in zip(reversed(self.steps), reversed(derivatives), strict=True):
             g = adjoint.pop(i, None)
             alive = live.pop(i, False)
@@ -174,7 +179,13 @@ class _Into(dict):
         return self.workspace[key]
 
 
-def _accumulate(adjoint: dict[int, object], a: int, g, d, out: Arrays) -> None:
+# A node's value, or a gradient: an array of the run's rows, or a float the same on every row.
+Column = float | np.ndarray
+# The arrays a step or a backward pass writes into.
+Out = Arrays | _Into
+
+
+def _accumulate(adjoint: dict[int, Column], a: int, g, d, out: Out) -> None:
     """adjoint[a] += g * d, computing into `out[a]` (a's own array) or `out[_PRODUCT]`."""
     held = adjoint.get(a)
     if g is ONE or d is ONE:
@@ -192,7 +203,7 @@ def _accumulate(adjoint: dict[int, object], a: int, g, d, out: Arrays) -> None:
         adjoint[a] = held + c
 
 
-def _accumulate_rows(adjoint: dict[int, object], a: int, g, d, rows, out: Arrays) -> None:
+def _accumulate_rows(adjoint: dict[int, Column], a: int, g, d, rows, out: Out) -> None:
     """adjoint[a] += g * d in `rows` (a mask, or a bool) only; 0 is added in the others."""
     held = adjoint.get(a)
     target = out[a] if held is None else out[_PRODUCT]

@@ -335,4 +335,8 @@ def test_the_methods_declared_for_type_checkers_are_those_made_from_the_table():
         for name, method in vars(Value).items()
         if getattr(method, "__qualname__", "").startswith(("_binary.", "_unary."))
     }
+    missing = "".join(
+        f"        def {name}(self) -> Value: ...\n" for name in sorted(made - declared)
+    )
+    assert not missing, f"engine.py declares no method made from the table; add:\n{missing}"
     assert declared == made

@@ -264,4 +264,7 @@ def test_language_reference_lists_every_operation_with_its_derivative():
     for name, op in OPS.items():
         shown = f"`{op.name}({', '.join(op.parameters)})`" if op.syntax == "call" else f"`{name}`"
         formulas = ", ".join(f"`{f}`" for f in op.formulas)
-        assert f"| {shown} | {op.doc} | {formulas} |" in reference, name
+        row = f"| {shown} | {op.doc} | {formulas} |"
+        assert row in reference, (
+            f"docs/language.md's function table lacks (or differs from):\n{row}"
+        )

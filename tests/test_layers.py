@@ -15,9 +15,11 @@ PACKAGE = Path(__file__).resolve().parents[1] / "nanograd_cli"
 
 # The library's core: the language, the engine and every interpretation of a program.
 CORE = {
+    "_derivatives",
     "_tables",
     "algebra",
     "compiled",
+    "derivatives",
     "engine",
     "errors",
     "formula",
@@ -27,6 +29,7 @@ CORE = {
     "language",
     "memory",
     "ops",
+    "prelude",
     "program",
     "results",
     "symbolic",

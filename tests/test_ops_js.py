@@ -73,13 +73,13 @@ def cube(x: float) -> float:
 
 
 def test_an_op_without_a_javascript_function_is_named():
-    op = Op("cube", 1, cube, lambda x, y: (3 * x * x,), ("3*x**2",), "x**3")
+    op = Op("cube", 1, cube, ("3*x**2",), "x**3")
     with pytest.raises(KeyError, match=r"'cube' has no JavaScript: .*ops\.js defines no cube"):
         op_javascript("cube", op)
 
 
 def test_an_op_without_formulas_or_an_override_is_named():
-    op = Op("abs", 1, abs, lambda x, y: (1.0,), (), "no formulas")
+    op = Op("abs", 1, abs, (), "no formulas", derivative=lambda x, y: (1.0,))
     with pytest.raises(KeyError, match="'abs' has no JavaScript derivative: it needs a formula"):
         op_javascript("abs", op)
 
@@ -183,3 +183,50 @@ def test_every_override_is_needed(tmp_path):
         for p, by_hand, formula in zip(pts, overridden[key], from_formula[key], strict=True):
             want = python(OPS[key], p)
             assert not off(by_hand, want, 1e-6) and off(formula, want, 1e-6), (key, p)
+
+
+EDGES = [0.0, -0.0, 1.0, -1.0, 2.0, -2.0, 0.5, -1.5, 3.0, 0.3, 20.0, -40.0, 400.0, 1e-300]
+EDGES += [1e300, math.inf, -math.inf, math.nan]
+
+
+def agree(got: float | str, want: float, rel: float) -> bool:
+    """The same number to `rel`, the same infinity, or both nan (Node's side sends nan and
+    the infinities as strings: JSON has none)."""
+    if isinstance(got, str):
+        got = float(got.replace("Infinity", "inf"))
+    if math.isnan(want) or math.isinf(want):
+        return got == want or (math.isnan(got) and math.isnan(want))
+    return abs(got - want) <= rel * abs(want) or abs(got - want) < 1e-300
+
+
+@needs_node
+def test_every_op_in_javascript_is_the_tables_at_the_edge_points(tmp_path):
+    """Each op's forward and derivatives in Node, at every pair (or triple) of edge points:
+    zeros of both signs, integers, saturation, huge, tiny, the infinities and nan, to 1e-12 of
+    Python's, infinities and nan alike."""
+    import itertools
+
+    points = {
+        key: [list(p) for p in itertools.product(EDGES, repeat=op.arity)] for key, op in OPS.items()
+    }
+    path = tmp_path / "edges.js"
+    path.write_text(
+        ops_script(list(OPS))
+        + f"const points = {json.dumps(points)};\n"  # NaN and Infinity, as JavaScript has them
+        + "const show = (v) => (Number.isFinite(v) ? v : String(v));\n"
+        + "const out = {};\n"
+        + "for (const [key, pts] of Object.entries(points)) "
+        + "out[key] = pts.map((p) => { const y = OPS[key].f(...p); "
+        + "return [y, ...OPS[key].d(...p, y)].map(show); });\n"
+        + "console.log(JSON.stringify(out));\n"
+    )
+    done = subprocess.run([NODE, str(path)], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    results = json.loads(done.stdout)
+    wrong = []
+    for key, pts in points.items():
+        for p, got in zip(pts, results[key], strict=True):
+            want = python(OPS[key], p)
+            if not all(agree(g, w, 1e-12) for g, w in zip(got, want, strict=True)):
+                wrong.append((key, p, got, want))
+    assert wrong == []

@@ -89,8 +89,43 @@ CASES = [
         },
     ),
 ]
-# What the repl's command takes after the source.
-REPL_TAIL = {"draw": " graph.svg"}
+# The commands the repl reached later: the same messages, from its commands' options.
+CASES += [
+    ("check", "u = x; v = 2*x; u, v", {"x": 1.0}, [], SEVERAL, {}),
+    ("check", "2*3", {}, [], "the source has no inputs: there is nothing to check", {}),
+    (
+        "check",
+        "x*y",
+        {"x": 1.0},
+        [],
+        "missing value for input y",
+        {
+            "cli": ": pass --y VALUE",
+            "repl": ": give it a value first: y = VALUE",
+            "python": ": give y=VALUE",
+        },
+    ),
+    ("minimize", "u = x; v = 2*x; u, v", {"x": 1.0}, [], SEVERAL, {}),
+    ("minimize", "x*y", {"x": 1.0, "y": 2.0}, ["z"], "{wrt}z is not an input (inputs: x, y)", {}),
+    ("minimize", "2*3", {}, [], "the source has no inputs: there is nothing to move", {}),
+    (
+        "minimize",
+        "x*y",
+        {"x": 1.0},
+        [],
+        "missing value for input y",
+        {
+            "cli": ": pass --y VALUE",
+            "repl": ": give it a value first: y = VALUE",
+            "python": ": give y=VALUE",
+        },
+    ),
+    ("plot", "u = x; v = 2*x; u, v", {}, [], SEVERAL, {}),
+    ("plot", "2*3", {}, [], "the source has no inputs: there is nothing to plot it over", {}),
+]
+# What each door's command takes after the source and the inputs.
+REPL_TAIL = {"draw": " graph.svg", "plot": " x 0:1"}
+CLI_TAIL = {"plot": ["--x", "0:1"]}
 
 
 def words(template: str, place: dict, command: str, wrt: list[str]) -> str:
@@ -108,6 +143,8 @@ def test_the_command_line_the_repl_and_python_say_the_same(
     monkeypatch.chdir(tmp_path)  # where nothing is written
     options = [a for n, v in inputs.items() for a in (f"--{n}", repr(v))]
     options += [a for n in wrt for a in ("--wrt", n)]
+    named = any(c.isalpha() for c in source)  # a source with no names is given no range
+    options += CLI_TAIL.get(command, []) if named else []
     done = nanograd(command, source, *options)
     expected = f"error: {words(message, CLI, command, wrt)}{hints.get('cli', '')}"
     assert (done.returncode, done.stderr.splitlines()[0]) == (2, expected)
@@ -116,20 +153,23 @@ def test_the_command_line_the_repl_and_python_say_the_same(
     for name, value in inputs.items():
         assert session.run(f"{name} = {value!r}").status == 0
     entry = f":{command} {source}" + (f" wrt {' '.join(wrt)}" if wrt else "")
-    entry += REPL_TAIL.get(command, "")
+    entry += REPL_TAIL.get(command, "") if named else ""
     if command == "grad":
         entry = source
     reply = session.run(entry)
     expected = f"error: {words(message, REPL, command, wrt)}{hints.get('repl', '')}"
     assert (reply.status, reply.err) == (2, [expected])
 
+    keywords = {**inputs, **({"wrt": wrt[0]} if wrt and command != "diff" else {})}
+    if command == "plot" and named:
+        keywords["x"] = "0:1"
     with pytest.raises(NanogradError) as raised:
         if command == "diff":
             nanograd_cli.diff(source, *wrt)
         elif command == "draw":
-            nanograd_cli.draw(source, format="dot", **inputs)
+            nanograd_cli.draw(source, format="dot", **keywords)
         else:
-            getattr(nanograd_cli, command)(source, **inputs)
+            getattr(nanograd_cli, command)(source, **keywords)
     expected = words(message, PYTHON, command, wrt) + hints.get("python", "")
     assert (raised.value.exit_code, str(raised.value)) == (2, expected)
 

@@ -473,3 +473,264 @@ def test_color_chooses_rich_tables_or_plain_text_as_for_every_command(tmp_path):
     assert (
         bad.returncode == 2 and "'sometimes' is not one of 'auto', 'always', 'never'" in bad.stderr
     )
+
+
+# Every command, with the command line's options after the expression
+
+
+def failed(s: Session, line: str, status: int = 1) -> tuple[str, list[str]]:
+    """What a line that fails after printing a result prints, and its messages."""
+    reply = s.run(line)
+    assert reply.status == status, reply.err
+    return reply.text(), reply.err
+
+
+def test_check_against_finite_differences_with_the_tolerances_given():
+    s = session("x = 2", "y = 3")
+    table = out(s, ":check x*y + tanh(x)")
+    rows = {row.split()[0]: row.split() for row in table.splitlines()}
+    assert rows["x"][1] == repr(3 - math.tanh(2) ** 2 + 1) and rows["x"][-1] == "yes"
+    assert rows["y"][1:2] == ["2.0"] and rows["y"][-1] == "yes"
+    # floor at a step: the engine's derivative is 0, a central difference is 1/(2h), large
+    s.run("z = 0")
+    text, err = failed(s, ":check floor(z) rtol 1e-6 atol 1e-6")
+    assert text.splitlines()[1].split()[1] == "0.0" and text.endswith("NO")
+    assert err == ["error: gradient check failed for z"]
+    assert out(s, ":check floor(z) atol 1e6").endswith("yes")
+
+
+def test_check_against_a_formula_at_the_point_and_over_a_range():
+    s = session("x = 2", "y = 3")
+    assert out(s, ":check x**3 against 3*x**2") == (
+        "input  formula  points  skipped  differ  max_abs_error  pass\n"
+        "x      3*x**2   1       0        0       0.0            yes"
+    )
+    # a formula with blanks, then a range: 101 points by default
+    assert out(s, ":check x**3 against 3 * x**2 x 0:1").splitlines()[1].split()[:6] == [
+        "x",
+        "3",
+        "*",
+        "x**2",
+        "101",
+        "0",
+    ]
+    assert out(s, ":check x*y against x=y against y=x").splitlines()[1:] == [
+        "x      y        1       0        0       0.0            yes",
+        "y      x        1       0        0       0.0            yes",
+    ]
+    text, err = failed(s, ":check x**3 against 3*x x 0.5:2:4")
+    assert text.splitlines()[-5:] == [
+        "first points where they differ:",
+        "d/d  x    engine  formula  abs_error",
+        "x    0.5  0.75    1.5      0.75",
+        "x    1.5  6.75    4.5      2.25",
+        "x    2.0  12.0    6.0      6.0",
+    ]
+    assert err == [
+        "error: the formula for d/dx differs from the engine's derivative at 3 of 4 points"
+    ]
+    assert error(s, ":check x*y against y") == (
+        "error: say which derivative 'y' is: wrt NAME, or NAME=FORMULA (the inputs are x, y)"
+    )
+    assert out(s, ":check x*y against y wrt x").endswith("yes")
+    assert error(s, ":check x*y wrt x") == (
+        "error: wrt is for against: say which derivative a formula is"
+    )
+    assert error(s, ":check x x 0:1") == (
+        "error: a range is for :check with against, and for :plot: give each input a value"
+    )
+    assert error(s, ":check x against 1 q 0:1") == ("error: q 0:1: q is not an input (inputs: x)")
+
+
+def test_minimize_starts_from_the_session_and_keeps_the_point_only_when_asked():
+    s = session("x = 0")
+    text = out(s, ":minimize (x - 3)**2 lr 0.1 steps 500")
+    point = {row.split()[0]: row.split()[1:] for row in text.splitlines()[1:]}
+    assert float(point["x"][0]) == pytest.approx(3, abs=1e-8)  # the minimum, worked out
+    assert point["steps"][1] == "converged" and int(point["steps"][0]) <= 500
+    assert out(s, ":inputs") == "x = 0.0"
+    out(s, ":minimize (x - 3)**2 lr 0.1 keep")
+    assert float(out(s, ":inputs").split(" = ")[1]) == pytest.approx(3, abs=1e-8)
+
+
+def test_minimize_that_runs_out_of_steps_shows_the_point_and_fails():
+    s = session("x = 0", "y = 5")
+    text, err = failed(s, ":minimize (x - 3)**2 + y optimizer sgd lr 0.1 steps 5 fix y keep")
+    # sgd on (x-3)**2: x moves 0.2*(3 - x) a step, so 3 - x shrinks by 0.8 each time
+    x = float(text.splitlines()[2].split()[1])
+    assert x == pytest.approx(3 - 3 * 0.8**5, rel=1e-12)
+    assert err == [
+        f"error: did not converge: after 5 steps the gradient's norm is {2 * (3 - x):.3g}, "
+        "more than tol 1e-08 (more steps, or another lr, may reach it)"
+    ]
+    assert out(s, ":inputs") == f"x = {x!r}\ny = 5.0"  # kept, though it did not converge
+    s.run("x = 0")
+    assert failed(s, ":minimize sqrt((x - 3)**2) optimizer sgd lr 3")[1] == [
+        "error: diverged at step 1: the gradient by x is nan; try a smaller lr"
+    ]
+
+
+def test_minimize_over_data_and_fit_take_starts_from_the_session(tmp_path: Path):
+    data = tmp_path / "d.csv"
+    data.write_text("x,y\n0,1.1\n1,2.9\n2,5.2\n3,6.8\n")
+    s = session("a = 1", "x = 100")  # x is a column of the data: its value is not used
+    assert error(s, f":fit a*x + b data {data}") == (
+        "error: missing value for input b: give it a value first: b = VALUE"
+    )
+    s.run("b = 0")
+    text = out(s, f":fit a*x + b data {data} keep")
+    # least squares by hand: slope 19.4/10 = 1.94, intercept 4 - 1.94*1.5 = 1.09
+    rows = {row[:12].strip(): row[12:].split() for row in text.splitlines()}
+    assert float(rows["a"][0]) == pytest.approx(1.94, rel=1e-12)
+    assert float(rows["b"][0]) == pytest.approx(1.09, rel=1e-12)
+    assert rows["converged"][0] == "yes"
+    kept = dict(line.split(" = ") for line in out(s, ":inputs").splitlines())
+    assert float(kept["a"]) == pytest.approx(1.94, rel=1e-12) and kept["x"] == "100.0"
+    s.run("w = 0")
+    text = out(s, f":minimize (w*x - y)**2 data {data} lr 0.1")
+    w = float(text.splitlines()[2].split()[1])
+    assert w == pytest.approx((2.9 + 2 * 5.2 + 3 * 6.8) / 14, rel=1e-6)  # sum(xy)/sum(x²)
+    assert error(s, ":fit a*x + b") == (
+        "error: :fit needs the data: data FILE, as in :fit a*x + b data points.csv"
+    )
+    assert error(s, f":fit a*x + b data {data} target log(") == (
+        "error: target: line 1, column 4: '(' is never closed\n  1 | log(\n         ^"
+    )
+    assert error(s, ":minimize w*x seed 1") == (
+        "error: batch, seed and data-format are for the rows of data FILE"
+    )
+    assert error(s, ":minimize (w*x - y)**2 data -") == (
+        "error: data -: the session reads its lines from standard input; give the data as a file"
+    )
+    bad = tmp_path / "bad.csv"
+    bad.write_text("x,y\n0,1\n1,oops\n")
+    message = error(s, f":fit a*x + b data {bad}")
+    assert message.startswith("error: data row 2") and "--" not in message
+    bad.write_text("x,y,x\n0,1,2\n")
+    assert error(s, f":fit a*x + b data {bad}") == (
+        "error: data: the header names the column x twice"
+    )
+
+
+def test_plot_in_the_terminal_is_what_nanograd_plot_prints(tmp_path: Path, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "80")
+    s = session("x = 1", "y = 2")
+    expected = nanograd("plot", "sin(x)*y", "--x", "-3:3", "--y", "2", env={**os.environ})
+    assert out(s, ":plot sin(x)*y x -3:3") + "\n" == expected.stdout
+    picture = tmp_path / "p.svg"
+    assert out(s, f":plot sin(x)*y x -3:3 {picture} ylim -1:1") == f"wrote {picture}"
+    assert picture.read_text().lstrip().startswith("<?xml")
+    assert error(s, ":plot x*y x 0:1 y 0:1") == (
+        "error: a contour plot of two ranges is a picture: add a FILE, as in "
+        ":plot x*y x 0:1 y 0:1 plot.png"
+    )
+    assert error(s, ":plot sin(x)") == (
+        "error: give an input a range to plot over, as in :plot sin(x) x -3:3"
+    )
+    assert error(s, ":plot sin(x) x 3:-3") == (
+        "error: x 3:-3: a range goes from low to high (LO < HI)"
+    )
+    assert error(s, ":plot sin(x) x -3:3 ylim 1") == (
+        "error: ylim 1: give LO:HI (e.g. ylim -10:10), auto or full"
+    )
+
+
+def test_grad_diff_draw_take_their_options(tmp_path: Path):
+    s = session("x = 2", "y = 3")
+    assert out(s, ":grad x*y wrt y") == (
+        "        value  gradient\nresult  6.0\nx       2.0\ny       3.0    2.0"
+    )
+    assert out(s, ":grad x*y mode forward") == out(s, ":grad x*y")
+    assert out(s, ":diff x**2 format latex") == "2 x"
+    reply = s.run(":grad sqrt(-x) strict")
+    assert reply.status == 1 and reply.err[0].startswith("error: line 1, column 1: sqrt gave nan")
+    graph = tmp_path / "g.dot"
+    assert out(s, f":draw y/2 + 10/x {graph} hide-constants no-legend")
+    hidden = graph.read_text()
+    out(s, f":draw y/2 + 10/x {graph}")
+    assert len(hidden) < len(graph.read_text()) and "legend" not in hidden.lower()
+    assert out(s, f":draw y/2 + 10/x dpi 50 format png {tmp_path / 'g'}")
+    assert (tmp_path / "g").read_bytes().startswith(b"\x89PNG")
+    assert error(s, f":draw x {graph} dpi 50") == "error: dpi is for png; dot is not made of pixels"
+
+
+def test_a_big_graph_suggests_the_option_as_the_repl_spells_it(tmp_path: Path):
+    s = session("x = 2")
+    expr = " + ".join(f"x*{k}" for k in range(1, 400))
+    reply = s.run(f":draw {expr} {tmp_path / 'big.dot'}")
+    assert reply.status == 0
+    assert reply.err[-1] == (
+        "warning: the graph has 1,994 nodes; for a picture you can read, try hide-constants"
+    )
+
+
+def test_options_are_parsed_alike_for_every_command():
+    s = session("x = 2", "lr = 3")
+    assert error(s, ":minimize (x - 3)**2 lrr 0.1") == (
+        "error: :minimize has no option lrr; did you mean lr? (its options: steps, lr, "
+        "optimizer, tol, wrt, fix, data, data-format, batch, seed, strict, keep)"
+    )
+    assert error(s, ":minimize x lr") == "error: lr needs a value: lr R"
+    assert error(s, ":minimize x lr 1 lr 2") == "error: lr is given twice: give it once"
+    assert error(s, ":minimize lr 0.1") == (
+        "error: :minimize EXPR: the expression comes first, then the options"
+    )
+    assert error(s, ":minimize x steps 0") == "error: steps 0: give a whole number, from 1"
+    assert error(s, ":minimize x lr -1") == "error: lr -1: give a number above 0"
+    assert error(s, ":minimize x optimizer newton") == (
+        "error: optimizer newton: give one of sgd, momentum, adam"
+    )
+    assert error(s, ":hessian x strictly") == (
+        "error: :hessian has no option strictly; did you mean strict? (its options: strict)"
+    )
+    # After an operator, a word goes on with the expression; in parentheses, so does an option's
+    # name; a word that is no option and like none is the expression's, and its syntax error
+    assert out(s, ":grad x * lr") == out(s, ":grad x*(lr)") == out(s, "x*lr")
+    assert error(s, ":hessian x y").startswith("error: line 1, column 3: missing operator")
+    # names go on up to the next option; a comma may part them
+    assert out(s, ":diff x*lr wrt x, lr") == out(s, ":diff x*lr") == "d_x = lr\nd_lr = x"
+
+
+def test_help_and_completion_name_every_command_and_its_options():
+    from nanograd_cli.repl import COMMANDS, OPTIONS, completions
+
+    help_text = out(Session(), ":help")
+    for command in [":check", ":minimize", ":fit", ":plot", ":draw"]:
+        assert f"\n{command} " in help_text
+    assert "hide-constants" in help_text and "--" not in help_text
+    s = session("x = 2", "lrate = 1")
+    assert [c for _, c in completions(s, ":mi")] == [":minimize"]
+    assert list(completions(s, ":draw x g.svg hide-c")) == [("hide-c", "hide-constants")]
+    offered = [c for _, c in completions(s, ":minimize x l")]
+    assert offered[:3] == ["lr", "lrate", "log"]
+    assert [c for _, c in completions(s, "x*l")][:2] == ["lrate", "log"]  # no options
+    assert [c for _, c in completions(s, "softs")] == ["softsign"]  # the prelude's too
+    session_only = (":inputs", ":reset", ":help", ":quit")
+    assert set(OPTIONS) == {c for c in COMMANDS if c not in session_only}
+
+
+def test_pipe_runs_minimize_and_keeps_the_point():
+    done = nanograd("repl", stdin="x = 0\n:minimize (x - 3)**2 lr 0.1 keep\n:inputs\nx - 3\n")
+    assert (done.returncode, done.stderr) == (0, "")
+    lines = done.stdout.splitlines()
+    assert lines[0].split() == ["value", "gradient"] and lines[4].split()[-1] == "converged"
+    reached = float(lines[2].split()[1])
+    assert reached == pytest.approx(3, abs=1e-8)
+    assert lines[5] == f"x = {reached!r}"
+    assert lines[7].split() == ["result", repr(reached - 3)]
+
+
+def test_ctrl_c_stops_a_long_minimize_and_shows_the_point_reached(terminal):
+    terminal.type("x = 0")
+    terminal.child.send(":minimize (x - 3)**2 lr 1e-12 steps 100000000 keep\r")
+    time.sleep(1.5)
+    terminal.child.send("\x03")
+    screen = terminal.wait_for(
+        lambda lines: (
+            any(x.startswith("│gradient norm") for x in lines) and terminal.last_prompt_is_empty()
+        )
+    )
+    assert any("error: interrupted at step " in line for line in screen)  # after ^C
+    screen = terminal.type(":inputs")
+    kept = next(line for line in screen if line.startswith("x = "))
+    assert 0 < float(kept.split(" = ")[1]) < 3  # moved, and kept

@@ -68,7 +68,7 @@ class MissingPyArrow(NanogradError):
         from ..extras import install_command
 
         super().__init__(
-            f"{errors.option(option)} needs PyArrow, which is not installed: install it with: "
+            f"{_named(option)} needs PyArrow, which is not installed: install it with: "
             + install_command(extra)
         )
 
@@ -101,7 +101,7 @@ def output_format(output: str | None, fmt: str | None, given: str | None) -> str
     names no format is an error."""
     by_extension = format_of(output) if output and output != "-" else None
     asked = ASKED.get(fmt or "", ())
-    if by_extension and asked and by_extension not in asked:
+    if output and by_extension and asked and by_extension not in asked:
         raise InputError(
             f"{errors.option('format', fmt)} and -o {printable(output)} disagree: give one of them"
         )
@@ -144,19 +144,24 @@ def read_table(
         points = errors.option("points")
         if not error.message.startswith(points):
             raise
-        raise InputError(errors.option(option) + error.message.removeprefix(points)) from None
+        raise InputError(_named(option) + error.message.removeprefix(points)) from None
+
+
+def _named(option: str) -> str:
+    """An option given by name (`data`), or already named as data (`errors.option("data")`),
+    as a message names it."""
+    return option if errors.spell(option, "python") != option else errors.option(option)
 
 
 def _read_table(path: str, fmt: str, needed: Iterable[str] | None) -> Table:
     import numpy as np
 
     from .numbers import floats
-    from .readers import open_points
+    from .readers import first_repeated, open_points
 
     with open_points(path, fmt) as reader:
         names = reader.columns
-        seen: set[str] = set()
-        twice = next((c for c in names if c in seen or seen.add(c)), None)
+        twice = first_repeated(names)
         if twice is not None:
             raise InputError(f"{errors.option('data')}: the header names the column {twice} twice")
         wanted = set(names if needed is None else needed)

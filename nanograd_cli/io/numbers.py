@@ -132,8 +132,8 @@ def join(*pieces, separator: str = ""):
     """Row by row, the pieces (string arrays, or a str for every row) joined."""
     import pyarrow.compute as pc
 
-    pieces = [literal(p) if isinstance(p, str) else p for p in pieces]
-    return pc.binary_join_element_wise(*pieces, literal(separator))
+    arrays = [literal(p) if isinstance(p, str) else p for p in pieces]
+    return pc.binary_join_element_wise(*arrays, literal(separator))
 
 
 def _at(index: int, name: str, first_row: int) -> str:

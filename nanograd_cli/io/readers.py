@@ -11,7 +11,7 @@ import json
 import math
 import re
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import BinaryIO
 
 import numpy as np
@@ -49,6 +49,7 @@ class Reader:
     total_bytes: int | None = None
     total_rows: int | None = None
     rows_read = 0
+    close_file: Callable[[], None] | None = None  # closes the file the reader opened
 
     @property
     def bytes_read(self) -> int:
@@ -169,7 +170,7 @@ class TsvReader(CsvReader):
     delimiter = "\t"
 
 
-def _pieces(reader: Reader, quoted: bool) -> Iterator[bytes]:
+def _pieces(reader: CsvReader | JsonLinesReader, quoted: bool) -> Iterator[bytes]:
     """The pieces of `reader.chunks`, a record too long an error naming its row."""
     while True:
         try:
@@ -250,11 +251,11 @@ class JsonLinesReader(Reader):
     def __init__(self, stream: BinaryIO, total_bytes: int | None):
         self.chunks = Chunks(stream, quoted=False)
         self.total_bytes = total_bytes
-        self.columns: list[str] | None = None  # those of the first rows, once read
+        self._named: list[str] | None = None  # the columns of the first rows, once read
         self._pieces = _pieces(self, quoted=False)
         tables = (self._table(piece) for piece in self._pieces)
         self._first = next((t for t in tables if t is not None), None)
-        self.columns = self.columns or []
+        self.columns = self._named = self._named or []
         self.schema = self._first.schema if self._first is not None else pa.schema([])
 
     @property
@@ -293,25 +294,25 @@ class JsonLinesReader(Reader):
             table.validate(full=True)  # text that is not UTF-8, lists PyArrow got wrong
         except (pa.ArrowException, UnicodeDecodeError):
             return self._table_of(self._rows(piece))
-        first = self.columns is None
-        known = set(table.column_names if first else self.columns)
+        named = self._named
+        known = set(table.column_names if named is None else named)
         if (
             table.num_rows != rows  # a null row, or two objects on a line
             or any(n not in known for n in table.column_names)  # a key not seen at first
             or any(_infinite(c) for c in table.columns)  # 1e400: PyArrow reads inf
         ):
             return self._table_of(self._rows(piece))
-        if first:
-            self.columns = table.column_names
+        if named is None:
+            self._named = table.column_names
             return table
         present = set(table.column_names)
-        if len(present) == len(self.columns):
-            return table.select(self.columns)  # in the first rows' order
-        columns = [table[n] if n in present else pa.nulls(table.num_rows) for n in self.columns]
-        return pa.Table.from_arrays(columns, names=self.columns)
+        if len(present) == len(named):
+            return table.select(named)  # in the first rows' order
+        columns = [table[n] if n in present else pa.nulls(table.num_rows) for n in named]
+        return pa.Table.from_arrays(columns, names=named)
 
     def _rows(self, piece: bytes) -> list[dict]:
-        rows = []
+        rows: list[dict] = []
         for line in piece.split(b"\n"):
             if not line.strip():
                 continue
@@ -332,17 +333,18 @@ class JsonLinesReader(Reader):
     def _table_of(self, rows: list[dict]) -> pa.Table | None:
         if not rows:
             return None
-        if self.columns is None:
-            self.columns = list(dict.fromkeys(k for row in rows for k in row))
-        known = set(self.columns)
+        if self._named is None:
+            self._named = list(dict.fromkeys(k for row in rows for k in row))
+        named = self._named
+        known = set(named)
         new = next((k for row in rows for k in row if k not in known), None)
         if new is not None:
             row = next(n for n, r in enumerate(rows, self.rows_read + 1) if new in r)
             raise InputError(f"{option('points')} row {row} has a key {new} that no row before had")
-        if not self.columns:  # rows of no keys: {}
+        if not named:  # rows of no keys: {}
             return pa.table({"": pa.nulls(len(rows))}).select([])
-        columns = [_column([row.get(name) for row in rows]) for name in self.columns]
-        return pa.Table.from_arrays(columns, names=self.columns)
+        columns = [_column([row.get(name) for row in rows]) for name in named]
+        return pa.Table.from_arrays(columns, names=named)
 
 
 # The deepest nesting of lists and objects in a row of JSON Lines. Parsers recurse on it:
@@ -398,10 +400,10 @@ class JsonArrayReader(JsonLinesReader):
         self.total_bytes = total_bytes
         self._bytes = 0
         self._decoder = codecs.getincrementaldecoder("utf-8-sig")()  # a BOM is dropped
-        self.columns = None
+        self._named = None
         self._batches = (self._table_of(rows) for rows in self._parsed())
         self._first = next((t for t in self._batches if t is not None), None)
-        self.columns = self.columns or []
+        self.columns = self._named = self._named or []
         self.schema = self._first.schema if self._first is not None else pa.schema([])
 
     @property
@@ -543,11 +545,21 @@ class _Overflow(ValueError):
     pass
 
 
+def first_repeated(names: Iterable[str], seen: set[str] | None = None) -> str | None:
+    """The first name that comes a second time, if any (looked up in a set: a table may have
+    100,000 columns). `seen` gets the names before it (all of them, if none repeats)."""
+    seen = set() if seen is None else seen
+    for name in names:
+        if name in seen:
+            return name
+        seen.add(name)
+    return None
+
+
 def _object(pairs: list[tuple[str, object]]) -> dict:
     row = dict(pairs)
     if len(row) != len(pairs):
-        seen = set()
-        twice = next(k for k, _ in pairs if k in seen or seen.add(k))
+        twice = first_repeated(k for k, _ in pairs)
         raise _Duplicate(f"the key {twice} appears twice")
     return row
 
@@ -720,7 +732,7 @@ def read_whole(stream: BinaryIO, what: str) -> bytes:
     return b"".join(chunks)
 
 
-TEXT_READERS: dict[str, type[Reader]] = {
+TEXT_READERS: dict[str, type[CsvReader | JsonLinesReader]] = {
     "csv": CsvReader,
     "tsv": TsvReader,
     "jsonl": JsonLinesReader,

@@ -13,7 +13,7 @@ import csv
 import io
 import json
 import math
-from typing import BinaryIO
+from typing import TYPE_CHECKING, BinaryIO
 
 import numpy as np
 import pyarrow as pa
@@ -21,6 +21,9 @@ import pyarrow as pa
 from ..errors import InputError, option
 from ..results import result_names
 from .numbers import float_text, join, literal, text_array, to_arrow, to_numpy
+
+if TYPE_CHECKING:
+    import pyarrow.parquet as pq
 
 
 class Writer:
@@ -184,13 +187,14 @@ class ArrowFormatWriter(Writer):
         super().__init__(sink, columns, inputs, shown, outputs, named)
         self.fmt = fmt
         self.stream = stream  # the IPC stream format, for a pipe
-        self.writer = None
-        self.schema = None
+        self.writer: pq.ParquetWriter | pa.RecordBatchWriter | None = None
+        self.schema: pa.Schema | None = None
 
     def write(self, batch) -> None:
         table = self._table(batch)
-        if self.writer is None:
-            self._open(table.schema)
+        writer = self.writer
+        if writer is None:
+            writer = self._open(table.schema)
         elif table.schema != self.schema:
             try:
                 table = table.cast(self.schema)
@@ -199,12 +203,13 @@ class ArrowFormatWriter(Writer):
                     f"{option('points')} rows from {batch.first_row} on have other column types "
                     f"than the rows before: {self.schema} against {table.schema}"
                 ) from None
-        self.writer.write_table(table)
+        writer.write_table(table)
 
     def close(self, schema: pa.Schema) -> None:
-        if self.writer is None:
-            self._open(self._schema(schema))
-        self.writer.close()
+        writer = self.writer
+        if writer is None:
+            writer = self._open(self._schema(schema))
+        writer.close()
 
     def abort(self) -> None:
         # A Parquet writer that is still open writes its footer when collected, to a sink
@@ -233,7 +238,8 @@ class ArrowFormatWriter(Writer):
         """Whether a column read is an input read as text (from CSV), written as numbers."""
         return field.name in self.inputs and _is_text(field.type)
 
-    def _open(self, schema: pa.Schema) -> None:
+    def _open(self, schema: pa.Schema) -> pq.ParquetWriter | pa.RecordBatchWriter:
+        """The writer, opened for `schema` (and kept as `writer`)."""
         self.schema = schema
         if self.fmt == "parquet":
             import pyarrow.parquet as pq
@@ -247,6 +253,7 @@ class ArrowFormatWriter(Writer):
 
             new = ipc.new_stream if self.stream else ipc.new_file
             self.writer = new(self.sink, schema)
+        return self.writer
 
 
 def open_writer(
@@ -264,12 +271,13 @@ def open_writer(
     `named`: the names of the columns the results add, where they are not a gradient's (see
     Writer); `null`: JSON writes non-finite numbers as null. A column read that has the name
     of one the output adds is an error."""
+    writer: Writer
     if fmt in ("csv", "tsv"):
         kind = CsvWriter if fmt == "csv" else TsvWriter
         writer = kind(sink, columns, inputs, shown, outputs, named)
     elif fmt in ("jsonl", "json"):
-        kind = JsonLinesWriter if fmt == "jsonl" else JsonArrayWriter
-        writer = kind(sink, columns, inputs, shown, outputs, named, null)
+        json_kind = JsonLinesWriter if fmt == "jsonl" else JsonArrayWriter
+        writer = json_kind(sink, columns, inputs, shown, outputs, named, null)
     else:
         writer = ArrowFormatWriter(sink, columns, inputs, shown, outputs, named, fmt, stream)
     added = set(writer.added())

@@ -187,17 +187,17 @@ def latex(result: Explanation, number: Number = repr) -> str:
         return rf"\frac{{\partial {of}}}{{\partial {by}}}"
 
     forward = []
-    for step in result.forward:
-        node, expression = step.node.latex, step.expression.latex
+    for ahead in result.forward:
+        node, expression = ahead.node.latex, ahead.expression.latex
         left = node if node == expression else f"{node} = {expression}"
-        forward.append(f"{left} &= {num(step.value)}")
+        forward.append(f"{left} &= {num(ahead.value)}")
 
     f = result.result.latex
     # A local derivative is of the node's operation: for an unnamed result, written f in
     # gradients (df/d(x y)), the operation is written out (d(x y + tanh(x))/d(x y)).
     last = next((s for s in result.forward if s.node == result.result), None)
     unnamed = last is not None and last.node.text == last.expression.text
-    operation = {f: last.expression.latex} if unnamed else {}
+    operation = {f: last.expression.latex} if last is not None and unnamed else {}
     backward = []
     for step in result.backward:
         of = step.node.latex

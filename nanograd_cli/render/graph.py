@@ -26,7 +26,7 @@ from ..errors import InputError, NanogradError, printable
 from ..ops import ADD, CONST, MUL
 
 if TYPE_CHECKING:
-    import graphviz
+    import graphviz  # type: ignore[import-untyped]  # graphviz ships no types
 
     from ..engine import Value
 

@@ -89,11 +89,11 @@ def page_data(evaluation: Evaluation) -> dict:
     names = instruction_names(evaluation)
     point = {name: v.data for name, v in evaluation.inputs.items()}
     explanation = explain(program, point)
-    instructions = []
+    instructions: list[list[object]] = []
     for ins in code:
-        if type(ins) is Input:
+        if isinstance(ins, Input):
             instructions.append(["input", ins.name])
-        elif type(ins) is Const:
+        elif isinstance(ins, Const):
             instructions.append(["const", number(ins.value)])
         else:
             instructions.append(["apply", keys[ins.op], list(ins.args)])
@@ -107,9 +107,9 @@ def page_data(evaluation: Evaluation) -> dict:
     ]
     text: list[str | None] = [None] * len(code)
     term: list[str | None] = [None] * len(code)
-    for i, step in zip(written, explanation.forward, strict=True):
-        text[i] = shown(step)
-        term[i] = step.node.text
+    for i, ahead in zip(written, explanation.forward, strict=True):
+        text[i] = shown(ahead)
+        term[i] = ahead.node.text
     index = {id(v): i for i, v in enumerate(evaluation.nodes)}
     order = [index[id(v)] for v in evaluation.result.topological_order()]
     varying = program.varying()

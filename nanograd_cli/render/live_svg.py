@@ -16,7 +16,7 @@ import re
 import xml.etree.ElementTree as ET
 from collections import Counter
 from collections.abc import Mapping
-from typing import NamedTuple
+from typing import NamedTuple, cast
 
 SVG = "{http://www.w3.org/2000/svg}"
 XLINK = "{http://www.w3.org/1999/xlink}"
@@ -128,14 +128,14 @@ def live_svg(svg_text: str, nodes: Mapping[str, Node]) -> LiveSvg:
     place = _transform(graph)
     graph.attrib.pop("id", None)
     texts = list(graph.iter(f"{SVG}text"))
-    for name in SHARED:
-        values = Counter(t.get(name) for t in texts)
+    for attribute in SHARED:
+        values = Counter(t.get(attribute) for t in texts)
         if values and None not in values:  # else a text would take on a value it did not have
-            value = values.most_common(1)[0][0]
-            graph.set(name, value)
+            value = cast(str, values.most_common(1)[0][0])
+            graph.set(attribute, value)
             for t in texts:
-                if t.get(name) == value:
-                    del t.attrib[name]
+                if t.get(attribute) == value:
+                    del t.attrib[attribute]
     lines: list[str] = []
     heads: list[str] = []
     edges: dict[int, list[int]] = {}
@@ -150,7 +150,7 @@ def live_svg(svg_text: str, nodes: Mapping[str, Node]) -> LiveSvg:
             e.remove(title)
         e.attrib.pop("id", None)
         kind = e.get("class")
-        if kind == "node" and name in nodes:
+        if kind == "node" and name is not None and name in nodes:
             tiled.append(_node(e, name, nodes[name]))
         elif kind == "edge" and name is not None:
             head = nodes.get(name.partition("->")[2])
@@ -163,7 +163,7 @@ def live_svg(svg_text: str, nodes: Mapping[str, Node]) -> LiveSvg:
                 and path.get("d", "").count("M") == 1
                 and len(e) in (2, 3)
             )
-            if not plain:
+            if not plain or path is None or polygon is None:
                 kept.append(e)
                 continue
             if head is not None:
@@ -240,8 +240,10 @@ def _tiles(
         extents[key] = [*map(min, old[:2], box[:2]), *map(max, old[2:], box[2:])]
     keys = sorted(groups)
     tiles = ["".join(_markup(e) for e in groups[k]) for k in keys]
-    boxes = [
-        tuple(round(v, 1) if math.isfinite(v) else (-1e308 if v < 0 else 1e308) for v in extents[k])
-        for k in keys
-    ]
+    boxes = []
+    for k in keys:
+        x0, y0, x1, y1 = (
+            round(v, 1) if math.isfinite(v) else (-1e308 if v < 0 else 1e308) for v in extents[k]
+        )
+        boxes.append((x0, y0, x1, y1))
     return tiles, boxes

@@ -303,7 +303,8 @@ function polygamma(n, x) {
 }
 function polygammaOfHighOrder(n, x) {
   const sign = n % 2 ? 1 : -1;
-  if (x === 0) return sign * inversePower(x, n + 1);
+  // 1/x**(n + 1) at x = 0, its sign from n's parity: n + 1 rounds to n past 2**53
+  if (x === 0) return sign * (n % 2 ? Infinity : copysign(Infinity, x));
   const s = n + 1;
   let total = 0;
   if (x <= n) {

@@ -13,7 +13,7 @@ import textwrap
 import warnings
 from collections.abc import Mapping, Sequence
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple, cast
 
 import numpy as np
 
@@ -109,7 +109,8 @@ def curve_text(curve: Curve, columns: int, color: bool, ylim: YLim = "auto") -> 
         raise NanogradError(f"nothing to draw: f is nan or inf at every point of {curve.name}")
     # uniplot cannot draw a series with no finite point: leave such a df/dx out.
     series = [(y, label) for y, label in series if np.isfinite(y).any()]
-    ranges = {label: y_range(y, ylim) for y, label in series}
+    # (every series has a finite value, so an axis)
+    ranges = cast("dict[str, YRange]", {label: y_range(y, ylim) for y, label in series})
     clipped = {label: r for label, r in ranges.items() if r.clipped}
     axis = _one_axis(list(ranges.values()))
     try:

@@ -7,16 +7,20 @@ import os
 import stat
 import threading
 import time
-from typing import IO
+from typing import IO, TYPE_CHECKING, final
+
+if TYPE_CHECKING:
+    from rich.progress import Progress, ProgressColumn
 
 
-def _display(*columns):
+def _display(*columns: ProgressColumn) -> Progress:
     from rich.console import Console
     from rich.progress import Progress
 
     return Progress(*columns, console=Console(stderr=True), transient=True)
 
 
+@final  # (so `progress and progress.update` is the method or None, for mypy)
 class StepsProgress:
     """`minimize`: a bar of steps with the current loss."""
 
@@ -39,6 +43,7 @@ class StepsProgress:
         self.bar.stop()
 
 
+@final
 class FitProgress:
     """`fit`: the evaluations made so far, and the residual sum of squares at the last."""
 
@@ -75,7 +80,7 @@ class RowsProgress:
     def __init__(self, total_bytes: int | None = None, total_rows: int | None = None):
         self.total_bytes, self.total_rows = total_bytes, total_rows
         self.started = time.monotonic()
-        self.bar = None
+        self.bar: Progress | None = None
         self.done = (0, 0, self.started)  # rows, bytes, and when
         self.stopped = False
         self.lock = threading.Lock()
@@ -90,16 +95,15 @@ class RowsProgress:
             if self.bar is None and now - self.started >= self.DELAY:
                 self._start()
             if self.bar is not None:
-                self._refresh()
+                self._refresh(self.bar)
 
     def _show(self) -> None:
         """At DELAY: the display, if rows have been read and the run goes on."""
         with self.lock:
             if self.bar is None and self.done[0] and not self.stopped:
-                self._start()
-                self._refresh()
+                self._refresh(self._start())
 
-    def _refresh(self) -> None:
+    def _refresh(self, bar: Progress) -> None:
         rows, bytes_read, at = self.done
         elapsed = at - self.started
         done = rows if self.total_rows else bytes_read if self.total_bytes else rows
@@ -113,21 +117,23 @@ class RowsProgress:
             if left is None
             else f"{int(left) // 3600}:{int(left) // 60 % 60:02}:{int(left) % 60:02} left"
         )
-        self.bar.update(self.task, completed=done, rows=rows, rate=rate, left=shown)
+        bar.update(self.task, completed=done, rows=rows, rate=rate, left=shown)
 
-    def _start(self) -> None:
+    def _start(self) -> Progress:
         from rich.progress import BarColumn, SpinnerColumn, TaskProgressColumn, TextColumn
 
         total = self.total_rows or self.total_bytes
         rows = TextColumn("{task.fields[rows]:,} rows, {task.fields[rate]} rows/s")
+        columns: tuple[ProgressColumn, ...]
         if total:
             left = TextColumn("{task.fields[left]}")
             columns = (BarColumn(), TaskProgressColumn(), rows, left)
         else:
             columns = (SpinnerColumn(), rows)
-        self.bar = _display(*columns)
-        self.task = self.bar.add_task("points", total=total or None, rows=0, rate="…", left="")
-        self.bar.start()
+        self.bar = bar = _display(*columns)
+        self.task = bar.add_task("points", total=total or None, rows=0, rate="…", left="")
+        bar.start()
+        return bar
 
     def stop(self) -> None:
         with self.lock:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 import sys
 from collections.abc import Callable
-from typing import NamedTuple
+from typing import Literal, NamedTuple
 
 Rows = Callable[[Callable[[float], str]], list[list[str]]]
 
@@ -197,7 +197,7 @@ def print_table(
         text_columns = frozenset({0, 1})
     table = Table(title=title, header_style="bold", pad_edge=False, show_header=shape.header)
     for i, (heading, w) in enumerate(zip(shape.rows[0], shape.widths, strict=True)):
-        justify = "left" if i in text_columns else "right"
+        justify: Literal["left", "right"] = "left" if i in text_columns else "right"
         table.add_column(Text(wrap(heading, w)), justify=justify, width=w, no_wrap=True)
     body = shape.rows[1:]
     for k, row in enumerate(body, start=1):

@@ -360,10 +360,6 @@ def _(result: FormulaCheck, number: Number = repr) -> list[list[str]]:
     return rows
 
 
-def _yes(passed: bool) -> str:
-    return "yes" if passed else "NO"
-
-
 def mismatch_rows(result: FormulaCheck, number: Number = repr) -> list[list[str]]:
     """The first points where a formula differs: which derivative, the point, the two."""
     names = list(next((m.inputs for c in result.checks.values() for m in c.first), {}))
