@@ -10,10 +10,11 @@ option as Python writes it (`wrt='z'`). Kept small: `import nanograd_cli` loads 
 from __future__ import annotations
 
 import functools
+import os
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from contextvars import ContextVar
-from typing import TYPE_CHECKING, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 from .errors import (
     InputError,
@@ -140,17 +141,14 @@ def numbers(given: Mapping[str, object], name: str) -> dict[str, float]:
 
 
 def table(
-    data: Mapping[str, object] | str | object, needed: set[str], option: str, name: str
-) -> dict[str, object]:
+    data: Mapping[str, Any] | str | os.PathLike[str], needed: set[str], option: str, name: str
+) -> dict[str, Any]:
     """The columns of `data` that `needed` names: `data` is a mapping of column names to
     1-D arrays (a pandas DataFrame is one), or the path of a CSV, Parquet, Arrow or JSON
     Lines file."""
-    import os
-
     if isinstance(data, str | os.PathLike):
         from . import io
 
         path = os.fspath(data)
         data = io.read_table(path, io.input_format(path, None), needed, option, name).columns
-    columns = data  # type: ignore[assignment]  # a mapping, or what pandas gives
-    return {n: columns[n] for n in columns if n in needed}  # type: ignore[attr-defined]
+    return {n: data[n] for n in data if n in needed}
