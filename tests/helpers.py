@@ -16,6 +16,7 @@ import subprocess
 import sys
 import termios
 import time
+from contextlib import chdir
 from pathlib import Path
 
 import pytest
@@ -34,6 +35,27 @@ def run(*args: str, stdin: str | bytes | None = None):
     runner = CliRunner()
     result = runner.invoke(_entry, list(args), input=stdin)
     return result.exit_code, result.stdout, result.stderr
+
+
+def in_process(
+    *args: str, stdin: str | bytes = "", env: dict[str, str] | None = None, cwd=None
+) -> subprocess.CompletedProcess:
+    """The command line run as `main` runs it, in this process, where the process itself does
+    not matter: what `nanograd` gives for the same arguments, standard input (a pipe),
+    environment (`env` replaces it whole, as for a subprocess) and working directory. An
+    exception that `main` lets out, which the installed command would show as a traceback,
+    fails the test."""
+    changes = None
+    if env is not None:
+        changes = {name: None for name in os.environ if name not in env}
+        changes.update(env)
+    with chdir(cwd or os.getcwd()):
+        result = CliRunner().invoke(_entry, list(args), input=stdin, env=changes)
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        raise result.exception
+    return subprocess.CompletedProcess(
+        ["nanograd", *args], result.exit_code, result.stdout, result.stderr
+    )
 
 
 class _Entry:
