@@ -27,7 +27,7 @@ from nanograd_cli.render.graph import (
 from nanograd_cli.render.html import instruction_names, live_page
 from nanograd_cli.render.ops_js import op_javascript, ops_script
 
-from .helpers import WORKED, nanograd
+from .helpers import WORKED, in_process
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 try:
@@ -58,7 +58,7 @@ def test_an_op_without_javascript_is_named():
 def page(tmp_path: Path, *args: str, name: str = "graph.html") -> Path:
     """The page the installed command writes for `args`."""
     out = tmp_path / name
-    done = nanograd("draw", *args, "-o", str(out))
+    done = in_process("draw", *args, "-o", str(out))
     assert done.returncode == 0, done.stderr
     return out
 
@@ -74,17 +74,17 @@ def test_the_page_is_one_self_contained_file(tmp_path):
     urls = set(re.findall(r"https?://[^\s\"'<>]+", text))
     assert urls <= {"http://www.w3.org/2000/svg", "http://www.w3.org/1999/xlink"}
     # --format html wins over the extension, and goes to standard output with -o -
-    done = nanograd("draw", WORKED, *WORKED_ARGS, "--format", "html")
+    done = in_process("draw", WORKED, *WORKED_ARGS, "--format", "html")
     assert done.returncode == 0 and done.stdout == text
 
 
 @needs_renderer
 def test_a_failed_run_leaves_no_page(tmp_path):
     out = tmp_path / "graph.html"
-    done = nanograd("draw", "x*y", "--x", "1", "-o", str(out))
+    done = in_process("draw", "x*y", "--x", "1", "-o", str(out))
     assert done.returncode == 2 and "y" in done.stderr
     assert not out.exists()
-    done = nanograd("draw", "x*y", "--x", "1", "--y", "2", "-o", str(tmp_path / "no" / "g.html"))
+    done = in_process("draw", "x*y", "--x", "1", "--y", "2", "-o", str(tmp_path / "no" / "g.html"))
     assert done.returncode == 1 and done.stderr.startswith("error:")
     assert list(tmp_path.iterdir()) == []
 
@@ -346,7 +346,7 @@ def check_page_against(tab, program, point: dict[str, float]):
         checked += 1
     assert checked == len(full)
     args = [f"--{k}={v!r}" for k, v in point.items()]
-    cli = json.loads(nanograd("grad", "-e", program.source, *args, "--format", "json").stdout)
+    cli = json.loads(in_process("grad", "-e", program.source, *args, "--format", "json").stdout)
     shown = summary(tab)
     assert close(shown["value"], from_json(cli["value"]))
     for k, g in cli["gradients"].items():
@@ -438,7 +438,7 @@ def test_stepping_follows_the_engine_and_explain(tab, tmp_path):
     engine_order = [index[id(v)] for v in evaluation.result.topological_order()]
     forward = [names[i] for i, v in enumerate(evaluation.nodes) if names[i] and v.op is not CONST]
     backward = [names[i] for i in engine_order if varying[i]]
-    explained = json.loads(nanograd("explain", WORKED, *WORKED_ARGS, "--format", "json").stdout)
+    explained = json.loads(in_process("explain", WORKED, *WORKED_ARGS, "--format", "json").stdout)
 
     open_page(tab, page(tmp_path, WORKED, *WORKED_ARGS))
     tab.click("#reset")  # focus on a button: arrow keys step
@@ -677,7 +677,7 @@ def legend_steps(tab) -> list[tuple[str, str]]:
 
 def dot_legend_steps(*args: str) -> list[tuple[str, str]]:
     """The picture legend's fill steps: colour and text, darkest first."""
-    dot = nanograd("draw", *args).stdout
+    dot = in_process("draw", *args).stdout
     return re.findall(r'<TD BGCOLOR="([^"]+)"></TD><TD ALIGN="LEFT">([^<]*)</TD>', dot)
 
 

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from nanograd_cli import compile, parse
 
-from .helpers import NANOGRAD, NOT_ACTIVE, limited, nanograd, pip_hint, run
+from .helpers import NANOGRAD, NOT_ACTIVE, in_process, limited, nanograd, pip_hint, run
 
 np = pytest.importorskip("numpy")
 pa = pytest.importorskip("pyarrow")
@@ -136,7 +136,7 @@ def test_the_index_column_pandas_writes_comes_back(tmp_path):
     pd = pytest.importorskip("pandas")
     frame = pd.DataFrame({"x": [2.0, 1.0, -0.5], "y": [3.0, 1.0, 4.0]}, index=[10, 20, 30])
     frame.to_csv(tmp_path / "in.csv")  # its header begins with an empty name: ",x,y"
-    result = nanograd("grad", SOURCE, "--points", str(tmp_path / "in.csv"))
+    result = in_process("grad", SOURCE, "--points", str(tmp_path / "in.csv"))
     assert result.returncode == 0, result.stderr
     back = pd.read_csv(io.StringIO(result.stdout), index_col=0)
     assert list(back.index) == [10, 20, 30]
@@ -168,7 +168,7 @@ def test_text_columns_pass_through_as_written():
 def test_rows_keep_their_identity_in_order(tmp_path):
     table = points_table(300)
     pcsv.write_csv(table, tmp_path / "in.csv")
-    result = nanograd("grad", SOURCE, "--points", str(tmp_path / "in.csv"), "--wrt", "x")
+    result = in_process("grad", SOURCE, "--points", str(tmp_path / "in.csv"), "--wrt", "x")
     assert result.returncode == 0, result.stderr
     out = pcsv.read_csv(io.BytesIO(result.stdout.encode()))
     assert out.column_names == ["id", "x", "y", "value", "d_x"]
@@ -229,7 +229,7 @@ def test_round_trips_are_exact(tmp_path, source, into):
         rows = table.to_pylist()
         given.write_text("".join(json.dumps(r) + "\n" for r in rows))
     out = tmp_path / f"out.{into}"
-    result = nanograd("grad", SOURCE, "--points", str(given), "-o", str(out))
+    result = in_process("grad", SOURCE, "--points", str(given), "-o", str(out))
     assert (result.returncode, result.stdout, result.stderr) == (0, "", "")
     expected = compile(SOURCE)(x=table["x"].to_numpy(), y=table["y"].to_numpy())
     back = written(out, into)
@@ -261,7 +261,7 @@ def test_other_columns_keep_their_type_in_binary_formats(tmp_path):
         }
     )
     pq.write_table(table, tmp_path / "in.parquet")
-    result = nanograd(
+    result = in_process(
         "grad", "x*x", "--points", str(tmp_path / "in.parquet"), "-o", str(tmp_path / "o.parquet")
     )
     assert result.returncode == 0, result.stderr
@@ -287,7 +287,7 @@ def test_other_columns_keep_their_type_in_binary_formats(tmp_path):
 
 def test_a_column_csv_cannot_hold(tmp_path):
     pq.write_table(pa.table({"x": [1.0], "tags": [["a"]]}), tmp_path / "in.parquet")
-    result = nanograd("grad", "x", "--points", str(tmp_path / "in.parquet"))
+    result = in_process("grad", "x", "--points", str(tmp_path / "in.parquet"))
     assert (result.returncode, result.stdout) == (2, "")
     assert result.stderr.startswith("error: --points column tags holds list<")
 
@@ -304,7 +304,7 @@ def test_json_lines_in_and_out():
         '{"id": 2, "extra": {"k": [1, 2]}, "value": "inf", "inputs": {"x": "inf", "y": 1.5}, '
         '"gradients": {"x": 1.5, "y": "inf"}}',
     ]
-    single = nanograd("grad", "x*y", "--x", "2", "--y", "3", "--format", "json").stdout
+    single = in_process("grad", "x*y", "--x", "2", "--y", "3", "--format", "json").stdout
     first = json.loads(result.stdout.splitlines()[0])
     assert {k: first[k] for k in ("value", "inputs", "gradients")} == json.loads(single)
 
@@ -531,13 +531,13 @@ def test_a_parquet_or_arrow_file_with_no_extension_is_named_as_one(tmp_path):
     with ipc.new_file(str(tmp_path / "frames"), table.schema) as f:
         f.write_table(table)
     for name, fmt, kind in (("points", "parquet", "a Parquet"), ("frames", "arrow", "an Arrow")):
-        done = nanograd("grad", "x", "--points", str(tmp_path / name))
+        done = in_process("grad", "x", "--points", str(tmp_path / name))
         assert (done.returncode, done.stdout) == (2, "")
         assert done.stderr == (
             f"error: --points {tmp_path / name} is {kind} file, not CSV: name it with .{fmt} "
             f"(or give --points-format {fmt})\n"
         )
-        given = nanograd(
+        given = in_process(
             "grad",
             "x",
             "--points",
@@ -649,7 +649,7 @@ def test_a_quote_the_file_ends_inside_names_the_row_that_opened_it(tmp_path, std
     result = nanograd("grad", "x*2", "--points", "-", stdin=stdin)
     assert (result.returncode, result.stdout, result.stderr) == (2, "", f"error: {message}\n")
     (tmp_path / "in.csv").write_text(stdin)
-    result = nanograd("grad", "x*2", "--points", "in.csv", "-o", "out.csv", cwd=tmp_path)
+    result = in_process("grad", "x*2", "--points", "in.csv", "-o", "out.csv", cwd=tmp_path)
     assert (result.returncode, result.stderr) == (2, f"error: {message}\n")
     assert os.listdir(tmp_path) == ["in.csv"]
 
@@ -751,14 +751,14 @@ def test_a_missing_value_written_by_pandas_says_how_to_write_it(tmp_path):
     pd = pytest.importorskip("pandas")
     frame = pd.DataFrame({"x": [1.0, float("nan"), 3.0]})
     frame.to_csv(tmp_path / "empty.csv", index=False)
-    result = nanograd("grad", "x*2", "--points", "empty.csv", cwd=tmp_path)
+    result = in_process("grad", "x*2", "--points", "empty.csv", cwd=tmp_path)
     assert (result.returncode, result.stdout) == (2, "")
     assert result.stderr == (
         "error: --points row 2, column x is empty: write nan for a missing value "
         "(pandas: to_csv(na_rep='nan'))\n"
     )
     frame.to_csv(tmp_path / "nan.csv", index=False, na_rep="nan")
-    result = nanograd("grad", "x*2", "--points", "nan.csv", cwd=tmp_path)
+    result = in_process("grad", "x*2", "--points", "nan.csv", cwd=tmp_path)
     assert result.returncode == 0
     assert result.stdout == "x,value,d_x\n1.0,2.0,2.0\nnan,nan,2.0\n3.0,6.0,2.0\n"
 

@@ -386,7 +386,7 @@ def test_without_source_a_pipe_or_file_on_standard_input_is_the_source(tmp_path)
         f"{NANOGRAD} grad --x 1 <&-", shell=True, capture_output=True, text=True, timeout=60
     )
     assert (closed.returncode, closed.stderr.splitlines()[0]) == (2, once.strip())
-    points = in_process("grad", "--points", "-", stdin="x\n1\n")
+    points = nanograd("grad", "--points", "-", stdin="x\n1\n")
     assert (points.returncode, points.stderr.splitlines()[0]) == (2, once.strip())
 
 

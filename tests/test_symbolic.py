@@ -17,7 +17,7 @@ from nanograd_cli import parse
 from nanograd_cli.program import Apply
 from nanograd_cli.symbolic import derivatives_text, gradient, to_source
 
-from .helpers import NANOGRAD, POINT, WORKED, expressions, nanograd, pdflatex, run
+from .helpers import NANOGRAD, POINT, WORKED, expressions, in_process, pdflatex, run
 from .oracle import agrees_with_grad, derivative_at, same, value_of
 
 WORKED_SOURCE = Path(WORKED).read_text()
@@ -74,7 +74,7 @@ def test_the_examples_that_started_it_on_the_command_line():
         (["--", "-x*-y"], "d_x = y\nd_y = x\n"),
         (["sqrt(x)", "--format", "latex"], "\\frac{1}{2 \\sqrt{x}}\n"),
     ]:
-        done = nanograd("diff", *args)
+        done = in_process("diff", *args)
         assert (done.returncode, done.stdout, done.stderr) == (0, expected, "")
 
 
@@ -82,7 +82,7 @@ def test_the_examples_that_started_it_on_the_command_line():
 def test_numbers_near_the_largest_float_are_written_and_read_back(source):
     """Numbers whose products overflow (1e308*3, tried as a fraction's numerator) are written
     out, and the derivative read back is grad's, inf where it overflows."""
-    done = nanograd("diff", source)
+    done = in_process("diff", source)
     assert (done.returncode, done.stderr) == (0, ""), done.stderr
     point = {"x": 1.0}
     assert value_of(done.stdout.strip(), point) == parse(source).grad(point).gradients["x"]
