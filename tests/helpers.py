@@ -43,8 +43,8 @@ def in_process(
     """The command line run as `main` runs it, in this process, where the process itself does
     not matter: what `nanograd` gives for the same arguments, standard input (a pipe),
     environment (`env` replaces it whole, as for a subprocess) and working directory. An
-    exception that `main` lets out, which the installed command would show as a traceback,
-    fails the test."""
+    exception that `main` lets out, which the installed command would show as a traceback, or
+    an internal error, fails the test."""
     changes = None
     if env is not None:
         changes = {name: None for name in os.environ if name not in env}
@@ -53,6 +53,7 @@ def in_process(
         result = CliRunner().invoke(_entry, list(args), input=stdin, env=changes)
     if result.exception is not None and not isinstance(result.exception, SystemExit):
         raise result.exception
+    assert "error: internal error" not in result.stderr, result.stderr
     return subprocess.CompletedProcess(
         ["nanograd", *args], result.exit_code, result.stdout, result.stderr
     )
