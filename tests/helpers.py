@@ -9,6 +9,7 @@ import os
 import pty
 import re
 import select
+import shlex
 import shutil
 import signal
 import struct
@@ -136,6 +137,19 @@ def limited(
     assert done.returncode != 124, f"{command[:100]} hung"
     assert "Traceback" not in err and "internal error" not in err, err
     return done.returncode, out, err
+
+
+def as_typed(command: str, stdin: bytes = b"", cwd=None) -> tuple[int, str, str]:
+    """What shell `command` gives, as `limited` returns it: the command line in process where
+    `command` is nanograd alone on a few short words (split as a shell splits them) and reads
+    no standard input; in a shell under `limited` where it needs one (a pipe, a redirection, a
+    variable), reads standard input (-, or `stdin` given) or is long."""
+    words = shlex.split(command)
+    alone = words[0] == "nanograd" and not re.search(r"[|;&<>$`]", command)
+    if alone and "-" not in words and not stdin and len(command) < 200:
+        done = in_process(*words[1:], cwd=cwd)
+        return done.returncode, done.stdout, done.stderr
+    return limited(command, stdin=stdin, cwd=cwd)
 
 
 # What bash gives for a process that SIGXCPU ended (ulimit -t), and how many times a command's

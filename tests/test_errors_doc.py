@@ -5,12 +5,11 @@ they need one)."""
 from __future__ import annotations
 
 import re
-import shlex
 from pathlib import Path
 
 import pytest
 
-from .helpers import in_process, limited, on_terminal, visible
+from .helpers import as_typed, in_process, limited, on_terminal, visible
 
 ERRORS = (Path(__file__).resolve().parents[1] / "docs" / "errors.md").read_text(encoding="utf-8")
 
@@ -58,7 +57,7 @@ def test_every_message_about_inputs_and_options_is_what_the_command_says(
     if "to a terminal" in situation:
         first = visible(on_terminal(*command.split()[1:]))[0]
     else:
-        _, _, err = said(command, tmp_path)
+        _, _, err = as_typed(command, cwd=tmp_path)
         first = err.splitlines()[0]
     assert first.startswith("error: ") and expected(message).fullmatch(first[len("error: ") :])
 
@@ -72,17 +71,6 @@ def test_an_option_after_the_source_is_not_taken_for_the_source(tmp_path):
         "error: No such option '-x': an input's value is --x VALUE",
         "Try 'nanograd grad --help' for help.",
     ]
-
-
-def said(command: str, cwd) -> tuple[int, str, str]:
-    """What `command` gives: the command line in process where the command is nanograd alone
-    (its words as a shell splits them), in a shell where it needs one (a pipe, a file written
-    first) or reads standard input (-)."""
-    words = shlex.split(command)
-    if words[0] == "nanograd" and not re.search(r"[|;<>$]", command) and "-" not in words:
-        done = in_process(*words[1:], cwd=cwd)
-        return done.returncode, done.stdout, done.stderr
-    return limited(command, cwd=cwd)
 
 
 def test_the_tables_are_read():
