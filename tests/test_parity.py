@@ -10,7 +10,7 @@ import nanograd_cli
 from nanograd_cli.errors import NanogradError
 from nanograd_cli.repl import Session
 
-from .helpers import nanograd
+from .helpers import in_process
 
 # Each place's words for the command that takes one output, and for what takes several.
 CLI = {"cmd": "nanograd {}", "several": "nanograd grad", "wrt": "--wrt {}: "}
@@ -90,7 +90,7 @@ def test_the_command_line_the_repl_and_python_say_the_same(
     monkeypatch.chdir(tmp_path)  # where nothing is written
     options = [a for n, v in inputs.items() for a in (f"--{n}", repr(v))]
     options += [a for n in wrt for a in ("--wrt", n)]
-    done = nanograd(command, source, *options)
+    done = in_process(command, source, *options)
     expected = f"error: {words(message, CLI, command, wrt)}{hints.get('cli', '')}"
     assert (done.returncode, done.stderr.splitlines()[0]) == (2, expected)
 

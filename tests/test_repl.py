@@ -16,7 +16,7 @@ import pytest
 
 from nanograd_cli.repl import Session, scripted, statements, unclosed
 
-from .helpers import NANOGRAD, nanograd, on_terminal, visible
+from .helpers import NANOGRAD, in_process, nanograd, on_terminal, visible
 
 WORKED_TABLE = """\
         value               gradient
@@ -166,7 +166,7 @@ def test_hessian_against_hand_derivatives():
 
 def test_explain_prints_what_nanograd_explain_prints():
     s = session("x = 2", "y = 3")
-    expected = nanograd("explain", "x*y + tanh(x)", "--x", "2", "--y", "3").stdout
+    expected = in_process("explain", "x*y + tanh(x)", "--x", "2", "--y", "3").stdout
     assert out(s, ":explain x*y + tanh(x)") + "\n" == expected
 
 
