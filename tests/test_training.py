@@ -12,7 +12,7 @@ import pytest
 
 from nanograd_cli import Value, nn
 
-from .helpers import in_process
+from .helpers import in_process, nanograd
 
 LOGISTIC = "z = w1*x1 + w2*x2 + b\nsoftplus(z) - y*z  # the logistic loss, stable for any z\n"
 
@@ -115,7 +115,7 @@ def test_batches_take_n_rows_a_step_in_an_order_the_seed_repeats(tmp_path):
         "minimize", str(tmp_path / "loss.txt"), "--data", data, "--w1", "0", "--w2", "0",
         "--b", "0", "--batch", "10", "--steps", "40", "--format", "json",
     ]  # fmt: skip
-    one, again = (json.loads(in_process(*run, "--seed", "4").stdout) for _ in range(2))
+    one, again = (json.loads(nanograd(*run, "--seed", "4").stdout) for _ in range(2))
     other = json.loads(in_process(*run, "--seed", "5").stdout)
     assert one == again and one["inputs"] != other["inputs"]
     # the value reported is the loss over every row, not the last batch's: at a start that is
