@@ -39,6 +39,7 @@ def same_number(a: float, b: float) -> bool:
     return (math.isnan(a) and math.isnan(b)) or a == pytest.approx(b, rel=1e-12, abs=1e-300)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("op", OPS.values(), ids=lambda op: op.name)
 def test_formulas_in_the_table_are_the_derivatives_at_edge_points(op):
     """Each op's formulas (docs, symbolic diff) compute what its derivative function does,
@@ -81,6 +82,7 @@ def test_hessian_by_hand():
     assert h == {"x": {"x": 802.0, "y": -400.0}, "y": {"x": -400.0, "y": 200.0}}
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None)
 @given(expressions())
 def test_hessian_symmetric_and_agrees_with_sympy(source):
@@ -111,6 +113,7 @@ def test_hessian_symmetric_and_agrees_with_sympy(source):
             assert h[a][b] == pytest.approx(expected, rel=1e-7, abs=1e-9), (source, a, b)
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(expressions())
 def test_forward_mode_equals_reverse_mode(source):
@@ -143,6 +146,7 @@ def test_grad_mode_forward_warns_of_non_finite_results_as_reverse_mode(strict):
     assert forward[0] == (1 if strict else 0)
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(expressions())
 def test_diff_output_reparses_to_the_gradient(source):
@@ -204,6 +208,7 @@ def test_minimize_rosenbrock_with_adam():
     assert result["value"] < 1e-12 and result["gradient_norm"] <= 1e-8
 
 
+@pytest.mark.slow
 def test_minimize_that_runs_out_of_steps_exits_1_with_the_point_reached(tmp_path):
     picture = tmp_path / "descent.svg"
     done = in_process("minimize", "(x - 3)**2", "--x", "0", "--steps", "10", "--format", "json",
@@ -339,6 +344,7 @@ def _stderr_closed() -> None:
     os.close(2)
 
 
+@pytest.mark.slow
 def test_minimize_and_grad_points_work_with_standard_error_closed(tmp_path):
     """`2>&-`: no progress display and no warning can be shown, and the results still are."""
     result = nanograd(
@@ -391,6 +397,7 @@ def test_minimize_refuses_what_it_cannot_move(options, message):
     assert (done.returncode, done.stdout, done.stderr) == (2, "", message)
 
 
+@pytest.mark.slow
 def test_minimize_interrupted_prints_the_point_reached():
     command = [NANOGRAD, "minimize", "(x - 1)**2", "--x", "0", "--lr", "1e-9", "--tol", "0"]
     with subprocess.Popen(

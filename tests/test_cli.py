@@ -267,6 +267,7 @@ def _process(*args: str, **kwargs) -> subprocess.CompletedProcess:
     )
 
 
+@pytest.mark.slow
 def test_pipe_gives_plain_text_and_terminal_gives_a_rich_table():
     piped = _process("grad", "x*y", "--x", "2", "--y", "3")
     assert piped.returncode == 0
@@ -331,6 +332,7 @@ def test_interrupt_exits_130_quietly():
     assert err == b""
 
 
+@pytest.mark.slow
 def test_input_values_may_be_constant_expressions_and_warn_when_they_underflow():
     done = in_process("grad", "sin(x)", "--x", "pi/2", "--format", "json")
     assert json.loads(done.stdout)["inputs"] == {"x": math.pi / 2}

@@ -162,6 +162,7 @@ anything
 """
 
 
+@pytest.mark.slow
 def test_update_rewrites_stale_output_keeps_the_rest_and_then_changes_nothing(tmp_path):
     page = tmp_path / "page.md"
     page.write_text(STALE, encoding="utf-8")

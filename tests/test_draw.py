@@ -263,6 +263,7 @@ def test_draw_pipes_into_dot():
     assert "x data 2.0000 grad 3.0000" in svg_labels(shell.stdout)
 
 
+@pytest.mark.slow
 @needs_pure
 def test_cli_without_dot_on_the_path_uses_graphviz_pure(tmp_path):
     env = {**os.environ, "PATH": ONLY_PURE}

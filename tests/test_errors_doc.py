@@ -48,6 +48,7 @@ def test_every_message_about_the_source_is_what_grad_says(source, message, tmp_p
     assert expected(message).search(first), first
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("situation", "command", "message"), OPTIONS, ids=[r[1][:40] for r in OPTIONS]
 )

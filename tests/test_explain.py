@@ -57,6 +57,7 @@ def explain_json(source: str) -> dict:
     return json.loads(out)
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(st.one_of(expressions(), programs()))
 def test_every_total_is_what_grad_prints_to_the_bit(source):
@@ -74,6 +75,7 @@ def test_every_total_is_what_grad_prints_to_the_bit(source):
         assert same(steps[name]["gradient"], gradient), (source, name)
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(st.one_of(expressions(), programs()))
 @example("a = (-(x + (z + 2)))**2\nb = (-(x + (a + a)))**2\na += (exp(b))**2\na * b + a")  # inf
@@ -164,6 +166,7 @@ def _unshared(e, serial, names=None):
     return Expr(e.kind, e.op, args, e.weights, value, next(serial))
 
 
+@pytest.mark.slow
 @settings(max_examples=100, deadline=None)
 @given(st.one_of(expressions(), programs()))
 def test_expressions_written_a_node_at_a_time_read_as_write_writes_them(source):
@@ -202,6 +205,7 @@ def any_ops(draw) -> str:
     return f"a = {_calls(draw, 2)}\n{_calls(draw, 3)}"
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(st.one_of(any_ops(), programs()))
 @example("a = 2\n-(x*y) % a - -x**a + (x % y)*y")

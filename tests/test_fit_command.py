@@ -106,6 +106,7 @@ def test_output_has_the_rows_with_fitted_and_residual(data, tmp_path, extension)
     assert rows[3]["note"] == "run 3"
 
 
+@pytest.mark.slow
 def test_data_from_standard_input(data):
     done = nanograd(
         "fit", MODEL, "--data", "-", *STARTS, "--format", "json", stdin=data.read_text()
@@ -227,6 +228,7 @@ def test_bad_input_is_exit_2_naming_the_problem(arguments, message, data, tmp_pa
     assert not out.exists()
 
 
+@pytest.mark.slow
 def test_ctrl_c_prints_the_best_point_reached(tmp_path):
     # a slow fit: many rows of a model the solver takes many steps over
     path = tmp_path / "many.csv"
@@ -257,6 +259,7 @@ def test_ctrl_c_prints_the_best_point_reached(tmp_path):
     assert not rows.exists()
 
 
+@pytest.mark.slow
 def test_plot_draws_the_data_the_fitted_curve_and_the_residuals(data, tmp_path):
     import xml.etree.ElementTree as ET
 

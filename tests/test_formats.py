@@ -22,6 +22,7 @@ RESULTS = (
 )
 
 
+@pytest.mark.slow
 def test_a_json_array_of_records_is_read_as_rows(tmp_path):
     pd.DataFrame(FRAME).to_json(tmp_path / "points.json", orient="records")
     done = in_process("grad", "x*y", "--points", "points.json", cwd=tmp_path)
@@ -34,6 +35,7 @@ def test_a_json_array_of_records_is_read_as_rows(tmp_path):
     assert piped.stdout.splitlines()[1] == "1.0,3.0,a,3.0,3.0,1.0"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "text, message",
     [
@@ -50,6 +52,7 @@ def test_a_bad_json_array_names_the_row(text, message):
     assert (done.returncode, done.stdout, done.stderr) == (2, "", f"error: {message}\n")
 
 
+@pytest.mark.slow
 def test_tsv_in_and_out(tmp_path):
     pd.DataFrame(FRAME).to_csv(tmp_path / "points.tsv", sep="\t", index=False)
     done = in_process("grad", "x*y", "--points", "points.tsv", "-o", "out.tsv", cwd=tmp_path)

@@ -391,6 +391,7 @@ WHERE_CASES = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("source", WHERE_CASES)
 def test_where_differentiates_the_branch_taken_on_every_path(source):
     """where's value and gradient against SymPy's Piecewise, in reverse and forward mode, on
@@ -657,6 +658,7 @@ def _second_round():
 SECOND_ROUND = _second_round()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", SECOND_ROUND)
 def test_second_round_values_and_derivatives_agree_with_mpmath_and_sympy(name):
     """Values to a few units in the last place against mpmath at 50 digits; derivatives to
@@ -797,6 +799,7 @@ def test_second_round_at_their_edge_points(source, x, value, slope):
         vector_ops.special = saved
 
 
+@pytest.mark.slow
 def test_the_tape_takes_no_longer_below_zero_and_agrees_at_the_edges_of_its_scipy_ranges():
     """SciPy is used only on the rows it is fast and right on: digamma's derivative far below
     0 (where SciPy's zeta takes time linear in |x|), lgamma at subnormals (SciPy's gammaln

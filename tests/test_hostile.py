@@ -90,6 +90,7 @@ def test_each_line_names_the_line_of_a_non_finite_input():
     assert err == "warning: " + caret("line 2, column 1: log gave nan", "log(x)", 1, number=2)
 
 
+@pytest.mark.slow
 def test_huge_and_overflowing_values_are_bad_input():
     digits = "9" * 100_000
     code, out, err = limited(f"nanograd grad 'x*2' --x {digits}")
@@ -127,16 +128,19 @@ WRITERS = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", WRITERS)
 def test_closed_standard_output(command):
     assert limited(f"{command} >&-") == (1, "", WRITE_CLOSED)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", WRITERS)
 def test_full_standard_output(command):
     assert limited(f"{command} > /dev/full") == (1, "", WRITE_FULL)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "command",
     [
@@ -151,6 +155,7 @@ def test_closed_standard_input(command):
     assert limited(f"{command} <&-") == (1, "", READ_CLOSED)
 
 
+@pytest.mark.slow
 def test_points_with_closed_or_full_streams(tmp_path):
     pytest.importorskip("pyarrow")
     rows = b"x\n1\n2\n"
@@ -169,6 +174,7 @@ def test_points_with_closed_or_full_streams(tmp_path):
     assert (tmp_path / "out.csv").read_text() == "x,value,d_x\n1,1.0,2.0\n2,4.0,4.0\n"
 
 
+@pytest.mark.slow
 def test_a_closed_stream_is_not_taken_by_a_file(tmp_path):
     """With standard output or error closed, the picture written is the picture alone."""
     for closed in (">&-", "2>&-", ">&- 2>&-"):
@@ -188,6 +194,7 @@ REFUSAL = re.compile(
 )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "command",
     [
@@ -205,6 +212,7 @@ def test_an_endless_source_is_refused(command):
     assert code == 1 and out == "" and REFUSAL.fullmatch(err), err
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("how", ["big.txt", "- < big.txt", "-f big.txt", "- --each-line < big.txt"])
 def test_a_3_mb_source_under_a_600_mb_limit_is_refused(tmp_path, how):
     (tmp_path / "big.txt").write_text("x+" * 1_500_000 + "x")
@@ -212,6 +220,7 @@ def test_a_3_mb_source_under_a_600_mb_limit_is_refused(tmp_path, how):
     assert code == 1 and out == "" and REFUSAL.fullmatch(err), err
 
 
+@pytest.mark.slow
 def test_a_source_that_fits_is_read_whole(tmp_path):
     """Read in chunks, checked as it grows: a source past the first check still runs."""
     (tmp_path / "long.txt").write_text("x+" * 100_000 + "x")
@@ -276,6 +285,7 @@ def test_a_source_read_so_far_is_refused_with_at_least(tmp_path):
 LINES = b"x\n\xff\nx*2\r\nlog(x)\nx\xc2\x85+1\nx\x0c+1\n\nx+1"
 
 
+@pytest.mark.slow
 def test_each_line_reads_the_same_rows_from_a_file_standard_input_and_text(tmp_path):
     (tmp_path / "lines.txt").write_bytes(LINES)
     expected_out = "line,value,d_x\n1,-1.0,1.0\n3,-2.0,2.0\n4,nan,-1.0\n6,0.0,1.0\n8,0.0,1.0\n"
@@ -306,6 +316,7 @@ def test_the_repl_refuses_an_endless_line():
     assert code == 1 and out == "" and REFUSAL.fullmatch(err), err
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("value, shown", [("nan", "nan"), ("-inf", "-inf")])
 def test_points_strict_fails_on_an_input_given_non_finite_on_the_command_line(
     tmp_path, value, shown
@@ -325,6 +336,7 @@ def test_points_strict_fails_on_an_input_given_non_finite_on_the_command_line(
 BOM = b"\xef\xbb\xbf"
 
 
+@pytest.mark.slow
 def test_a_byte_order_mark_is_ignored(tmp_path):
     (tmp_path / "bom.txt").write_bytes(BOM + b"x*2\n")
     (tmp_path / "lines.txt").write_bytes(BOM + b"x*2\r\nx+1\r\n")
@@ -430,6 +442,7 @@ def temporaries(where: Path) -> list[str]:
     return sorted(p.name for p in where.iterdir() if p.name.startswith(".nanograd-"))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sent, code", STOPPED, ids=["SIGTERM", "SIGHUP", "SIGINT"])
 def test_points_stopped_by_a_signal_leave_no_file(tmp_path, sent, code):
     """Rows written to -o FILE as they come, endlessly: a signal removes the temporary file."""
@@ -501,6 +514,7 @@ def test_every_file_written_is_removed_on_a_signal(tmp_path, sent):
 TITLE = "\\x1b]0;pwned\\x07"  # what sets a terminal's title, as a message shows it
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "command, code, message",
     [
@@ -558,6 +572,7 @@ def test_a_file_that_is_not_utf8_is_named_escaped(tmp_path):
     )
 
 
+@pytest.mark.slow
 def test_a_column_named_with_control_characters_is_shown_escaped():
     header = "x,\\033]0;pwned\\a,\\033]0;pwned\\a"
     assert limited(f"printf '{header}\\n1,2,3\\n' | nanograd grad x --points -") == (
@@ -610,6 +625,7 @@ def test_draw_labels_a_statement_without_its_comment(tmp_path):
     assert not re.search(r"[\x00-\x08\x0b-\x1f\x7f]", out) and "\\G" not in out
 
 
+@pytest.mark.slow
 def test_draw_with_a_control_character_in_a_comment_writes_valid_svg_and_html(tmp_path):
     import xml.etree.ElementTree as ElementTree
 
@@ -635,6 +651,7 @@ def nested(depth: int) -> str:
     return "[" * depth + "1" + "]" * depth
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("depth", [101, 1000, 100_000])
 @pytest.mark.parametrize("how", ["file", "stdin"])
 def test_a_json_row_nested_too_deep_is_bad_input(tmp_path, depth, how):
@@ -651,6 +668,7 @@ def test_a_json_row_nested_too_deep_is_bad_input(tmp_path, depth, how):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["deep.jsonl"]
 
 
+@pytest.mark.slow
 def test_a_json_row_nested_100_deep_is_read(tmp_path):
     pytest.importorskip("pyarrow")
     objects = '{"b": ' * 99 + "1" + "}" * 99
@@ -662,6 +680,7 @@ def test_a_json_row_nested_100_deep_is_read(tmp_path):
     assert (code, out, err) == (0, "", "")
 
 
+@pytest.mark.slow
 def test_csv_fields_and_headers_over_128_kb_are_read(tmp_path):
     pytest.importorskip("pyarrow")
     long_name, text = "y" * 200_000, "t" * (2 << 20)
@@ -681,6 +700,7 @@ def test_csv_fields_and_headers_over_128_kb_are_read(tmp_path):
     )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "name, rows, message",
     [
@@ -709,6 +729,7 @@ def test_a_row_over_64_mb_is_refused_even_with_a_line_end(tmp_path, name, rows, 
     assert not (tmp_path / "out.csv").exists()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("end", ["\n", "\r\n", "\r"])
 def test_a_csv_line_of_spaces_is_a_blank_line(end):
     pytest.importorskip("pyarrow")
@@ -731,6 +752,7 @@ def test_a_csv_line_of_spaces_is_a_blank_line(end):
     ) and out == 'x,note,value,d_x\n1,"a\n   \nb",1.0,1.0\n3,c,3.0,1.0\n'
 
 
+@pytest.mark.slow
 def test_dash_f_dash_is_the_file_named_dash(tmp_path):
     (tmp_path / "-").write_text("x*3")
     command = "echo 'x*2' | nanograd grad -f - --x 1 --format csv"
@@ -749,6 +771,7 @@ def test_dash_f_dash_is_the_file_named_dash(tmp_path):
 # Numbers at the edges of floats, in plot and minimize; a terminal said to be very wide.
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("span", ["5e-324:1e-323", "0:1e-322"])
 def test_a_terminal_plot_of_a_range_too_narrow_to_label_asks_for_a_picture(tmp_path, span):
     # uniplot stepped through the labels of an axis a few of the smallest floats wide in more
@@ -765,6 +788,7 @@ def test_a_terminal_plot_of_a_range_too_narrow_to_label_asks_for_a_picture(tmp_p
     assert (code, out, err) == (0, "", "") and (tmp_path / "p.svg").exists()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "command, axis",
     [
@@ -798,6 +822,7 @@ def test_a_terminal_plot_of_numbers_too_large_for_a_picture_says_so():
     )
 
 
+@pytest.mark.slow
 def test_minimize_with_a_gradient_norm_beyond_floats():
     # Each derivative is finite; the norm was summed of squares, which overflowed.
     code, out, err = limited("nanograd minimize '1e300*x*x' --x 1 --steps 5 --format csv")
@@ -831,6 +856,7 @@ WHOLE = re.compile(
 )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("magic, fmt", [("PAR1", "parquet"), ("ARROW1", "arrow")])
 def test_an_endless_parquet_or_arrow_file_on_standard_input_is_refused(tmp_path, magic, fmt):
     pytest.importorskip("pyarrow")

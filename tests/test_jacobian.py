@@ -90,6 +90,7 @@ def test_every_derivative_matches_sympy(mode):
             assert result.jacobian[name][wrt] == pytest.approx(expected, rel=1e-14, abs=1e-15)
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(st.lists(expressions(3), min_size=2, max_size=4))
 def test_both_modes_agree_with_each_output_alone_and_finite_differences(bodies):
@@ -220,6 +221,7 @@ def test_the_library_refuses_a_list_where_it_takes_one_result():
         parse("u = x; u, x").jacobian({"x": 1.0}, "sideways")
 
 
+@pytest.mark.slow
 def test_a_long_list_parses_in_linear_time_and_may_span_lines():
     names = [f"x{k}" for k in range(200_000)]  # quadratic work took 5 s for 40,000
     source = ",\n ".join(names)

@@ -87,6 +87,7 @@ def all_three(
     )
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(
     expressions(),

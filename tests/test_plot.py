@@ -52,6 +52,7 @@ def runs(finite: np.ndarray) -> int:
     return int(finite[0]) + int(np.sum(finite[1:] & ~finite[:-1]))
 
 
+@pytest.mark.slow
 def test_svg_has_axis_labels_legend_title_and_one_line_per_curve(tmp_path):
     out = tmp_path / "plot.svg"
     result = in_process("plot", "x*y + tanh(x)", "--x", "-3:3", "--y", "2", "-o", str(out))
@@ -93,6 +94,7 @@ def test_every_stretch_between_gaps_is_its_own_piece_of_line(tmp_path):
     assert [d.count("M") for d in paths(svg(out), "f")] == [pieces]
 
 
+@pytest.mark.slow
 def test_png_has_its_size_and_both_curves(tmp_path):
     from matplotlib.image import imread
 
@@ -108,6 +110,7 @@ def test_png_has_its_size_and_both_curves(tmp_path):
         assert ((pixels == colour).all(axis=2)).sum() > 500, colour
 
 
+@pytest.mark.slow
 def test_pdf(tmp_path):
     out = tmp_path / "plot.pdf"
     result = in_process("plot", "sin(x)", "--x", "-3:3", "-o", str(out))
@@ -116,6 +119,7 @@ def test_pdf(tmp_path):
     assert data.startswith(b"%PDF-") and data.rstrip().endswith(b"%%EOF")
 
 
+@pytest.mark.slow
 def test_the_same_plot_gives_the_same_file(tmp_path):
     for fmt in ("svg", "pdf"):
         first, second = tmp_path / f"1.{fmt}", tmp_path / f"2.{fmt}"
@@ -124,6 +128,7 @@ def test_the_same_plot_gives_the_same_file(tmp_path):
         assert first.read_bytes() == second.read_bytes()
 
 
+@pytest.mark.slow
 def test_terminal_plot_fits_80_columns_in_colour_with_a_legend():
     screen = on_terminal("plot", "sin(x)*y", "--x", "-3:3", "--y", "2")
     lines = visible(screen)
@@ -135,12 +140,14 @@ def test_terminal_plot_fits_80_columns_in_colour_with_a_legend():
     assert lines[-2].split() == ["-3", "-2", "-1", "0", "1", "2", "3"]
 
 
+@pytest.mark.slow
 def test_terminal_plot_on_a_narrow_terminal():
     lines = visible(on_terminal("plot", "sin(x)", "--x", "-3:3", columns=50))
     assert all(len(line) <= 50 for line in lines)
     assert "f(x)" in lines[-1] and "df/dx" in lines[-1]
 
 
+@pytest.mark.slow
 def test_plot_in_a_pipe_is_plain_text_with_a_symbol_per_curve():
     result = nanograd("plot", "x**2", "--x", "-1:1", env={"PATH": "", "COLUMNS": "60"})
     assert result.returncode == 0 and result.stderr == ""
@@ -183,6 +190,7 @@ def test_surface_numbers_are_grads_at_grid_points():
         assert surface.gradients[0][i, j] == pytest.approx(math.cos(x) * y**2, abs=1e-14)
 
 
+@pytest.mark.slow
 def test_two_ranges_draw_a_contour_with_gradient_arrows(tmp_path):
     from matplotlib.image import imread
 
@@ -207,6 +215,7 @@ def test_two_ranges_draw_a_contour_with_gradient_arrows(tmp_path):
     assert len(np.unique((pixels * 255).astype(int).reshape(-1, 3), axis=0)) > 50  # colours
 
 
+@pytest.mark.slow
 def test_minimize_draws_the_path_on_the_contour(tmp_path):
     out = tmp_path / "path.svg"
     result = in_process(
@@ -221,6 +230,7 @@ def test_minimize_draws_the_path_on_the_contour(tmp_path):
     assert paths(root, "path") and paths(root, "start") and paths(root, "end")
 
 
+@pytest.mark.slow
 def test_minimize_draws_the_loss_curve_for_one_input(tmp_path):
     out = tmp_path / "loss.svg"
     result = in_process("minimize", "(x - 3)**2", "--x", "0", "--plot", str(out))
@@ -308,6 +318,7 @@ def test_minimize_plot_with_an_unknown_extension_fails_before_descending(tmp_pat
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "library, args, message, extra",
     [
@@ -380,6 +391,7 @@ def _columns(columns: int) -> dict[str, str]:
     return {**os.environ, "COLUMNS": str(columns)}
 
 
+@pytest.mark.slow
 def test_numbers_too_large_for_a_terminal_plot_ask_for_a_picture(tmp_path):
     """uniplot writes axis labels in full digits: 1e308 has no room in 80 columns, nor 1e20 in
     20. A picture draws them."""
@@ -406,6 +418,7 @@ def test_numbers_too_large_for_a_terminal_plot_ask_for_a_picture(tmp_path):
     assert line is not None
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("output", [None, "e.svg", "e.png"])
 def test_library_warnings_are_silenced_and_nanograd_s_own_stays(output, tmp_path):
     """exp overflows past log(max float) = 709.78...: nanograd's warning counts those points,
@@ -444,6 +457,7 @@ def tan_curve(points: int):
     return sample_curve(parse("tan(x)"), {}, "x", Range(-3.0, 3.0), points)
 
 
+@pytest.mark.slow
 def test_a_picture_leaves_out_poles_and_says_so(tmp_path):
     """tan(x) reaches ±1,582 and its derivative 2.5e6 at the points nearest pi/2: each panel
     spans the rest, says what it left out, and draws no line across the pole."""
@@ -485,6 +499,7 @@ def test_ylim_sets_f_s_axis_in_a_picture(tmp_path):
     assert -2.0 in ticks and 2.0 in ticks
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "source, span_", [("x**3 - 3*x", "-2.5:2.5"), ("exp(x)", "0:10"), ("x**10", "0:2")]
 )
@@ -502,6 +517,7 @@ def y_labels(lines: list[str]) -> list[float]:
     return [float(label.replace(",", "")) for label in labels]
 
 
+@pytest.mark.slow
 def test_a_terminal_plot_leaves_out_poles_and_says_so():
     result = in_process("plot", "tan(x)", "--x", "-3:3", env={**os.environ, "COLUMNS": "80"})
     assert (result.returncode, result.stderr) == (0, "")

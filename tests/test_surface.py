@@ -30,6 +30,7 @@ def test_every_command_has_help_with_and_without_source(command, help_option):
         assert "Examples:" in done.stdout
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", COMMANDS)
 def test_the_installed_command_exits_0_on_help_and_2_on_a_usage_error(command):
     done = nanograd(command, "--help")
@@ -68,6 +69,7 @@ def complete(line: str, shell: str = "bash") -> list[str]:
     return [w for w in done.stdout.splitlines() if w]
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
 def test_bash_completion_of_commands_options_and_input_names(tmp_path):
     source = nanograd(env={**os.environ, "_NANOGRAD_COMPLETE": "bash_source"})
@@ -97,6 +99,7 @@ def replies(line: str) -> list[tuple[str, str]]:
     return [tuple(reply.split(",", 1)) for reply in done.stdout.splitlines()]
 
 
+@pytest.mark.slow
 def test_completion_of_file_names_and_output_extensions():
     assert replies("nanograd grad -f ") == [("file", "")]
     assert replies("nanograd grad --file m") == [("file", "m")]
@@ -202,6 +205,7 @@ HESSIAN = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("columns", [60, 80])
 def test_tables_fit_the_terminal_without_losing_a_label_or_a_digit(columns):
     check = visible(on_terminal("check", "x*y + tanh(x)", "--x", "2", "--y", "3", columns=columns))
@@ -217,6 +221,7 @@ def test_tables_fit_the_terminal_without_losing_a_label_or_a_digit(columns):
     assert [line.rstrip() for line in hessian] == HESSIAN[columns].splitlines()
 
 
+@pytest.mark.slow
 def test_digits_on_a_terminal_and_full_precision_in_a_pipe():
     screen = "\n".join(
         visible(on_terminal("grad", "x*y + tanh(x)", "--x", "2", "--y", "3", "--digits", "4"))
@@ -317,6 +322,7 @@ def test_binary_pictures_are_not_written_to_a_terminal():
     assert "error: png is binary: write it to a file with -o graph.png, or pipe it" in screen
 
 
+@pytest.mark.slow
 def test_minimize_progress_never_shows_a_loss_of_nan():
     screen = on_terminal("minimize", "(x - 3)**2", "--x", "0", "--steps", "20000", "--tol", "0")
     assert "loss nan" not in screen
@@ -356,6 +362,7 @@ def test_command_summaries_fit_80_columns_uncut():
     assert all(len(line) <= 80 and not line.endswith("...") for line in summaries), summaries
 
 
+@pytest.mark.slow
 def test_without_source_a_pipe_or_file_on_standard_input_is_the_source(tmp_path):
     done = in_process("grad", "--x", "1", "--format", "json", stdin="x*x\n")
     assert (done.returncode, done.stdout) == (
@@ -420,6 +427,7 @@ def test_color_always_never_auto_and_the_environment():
     assert "\x1b[" in plot
 
 
+@pytest.mark.slow
 def test_color_never_on_a_terminal_is_plain():
     plain = ["        value  gradient", "result  1.0", "x       1.0    1.0"]
     assert "┏" in on_terminal("grad", "x", "--x", "1")

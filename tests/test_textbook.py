@@ -247,6 +247,7 @@ def _extend(inner):
 SMOOTH = st.recursive(_LEAVES, _extend, max_leaves=8)
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(SMOOTH)
 def test_no_helper_and_no_plus_minus_in_what_diff_prints(source):
@@ -276,6 +277,7 @@ KINKED = [
 COEFFICIENTS = st.sampled_from([1, 2, 3, 0.1, 0.3, 0.7, 1.1, 5, 7, 0.2])
 
 
+@pytest.mark.slow
 @settings(max_examples=120, deadline=None)
 @given(st.sampled_from(KINKED), COEFFICIENTS, COEFFICIENTS, COEFFICIENTS, st.integers(-4, 4))
 def test_exact_round_trip_and_hessian_are_grads_next_to_kinks(template, p, q, r, ulps):

@@ -32,6 +32,7 @@ def write(path, header: str, rows) -> str:
     return str(path)
 
 
+@pytest.mark.slow
 def test_logistic_regression_reaches_scipys_optimum(tmp_path):
     import numpy as np
     from scipy.optimize import minimize
