@@ -42,8 +42,9 @@ def in_process(
     *args: str, stdin: str | bytes = "", env: dict[str, str] | None = None, cwd=None
 ) -> subprocess.CompletedProcess:
     """The command line run as `main` runs it, in this process, where the process itself does
-    not matter: what `nanograd` gives for the same arguments, standard input (a pipe),
-    environment (`env` replaces it whole, as for a subprocess) and working directory. An
+    not matter: what `nanograd` gives for the same arguments, standard input, environment
+    (`env` replaces it whole, as for a subprocess) and working directory. Standard input is in
+    memory, not a pipe's descriptor: rows read from a pipe (--points -) need `nanograd`. An
     exception that `main` lets out, which the installed command would show as a traceback, or
     an internal error, fails the test."""
     changes = None
