@@ -9,6 +9,7 @@ import os
 import pty
 import re
 import select
+import shlex
 import shutil
 import signal
 import struct
@@ -16,6 +17,7 @@ import subprocess
 import sys
 import termios
 import time
+from contextlib import chdir
 from pathlib import Path
 
 import pytest
@@ -34,6 +36,29 @@ def run(*args: str, stdin: str | bytes | None = None):
     runner = CliRunner()
     result = runner.invoke(_entry, list(args), input=stdin)
     return result.exit_code, result.stdout, result.stderr
+
+
+def in_process(
+    *args: str, stdin: str | bytes = "", env: dict[str, str] | None = None, cwd=None
+) -> subprocess.CompletedProcess:
+    """The command line run as `main` runs it, in this process, where the process itself does
+    not matter: what `nanograd` gives for the same arguments, standard input, environment
+    (`env` replaces it whole, as for a subprocess) and working directory. Standard input is in
+    memory, not a pipe's descriptor: rows read from a pipe (--points -) need `nanograd`. An
+    exception that `main` lets out, which the installed command would show as a traceback, or
+    an internal error, fails the test."""
+    changes = None
+    if env is not None:
+        changes = {name: None for name in os.environ if name not in env}
+        changes.update(env)
+    with chdir(cwd or os.getcwd()):
+        result = CliRunner().invoke(_entry, list(args), input=stdin, env=changes)
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        raise result.exception
+    assert "error: internal error" not in result.stderr, result.stderr
+    return subprocess.CompletedProcess(
+        ["nanograd", *args], result.exit_code, result.stdout, result.stderr
+    )
 
 
 class _Entry:
@@ -113,6 +138,19 @@ def limited(
     assert done.returncode != 124, f"{command[:100]} hung"
     assert "Traceback" not in err and "internal error" not in err, err
     return done.returncode, out, err
+
+
+def as_typed(command: str, stdin: bytes = b"", cwd=None) -> tuple[int, str, str]:
+    """What shell `command` gives, as `limited` returns it: the command line in process where
+    `command` is nanograd alone on a few short words (split as a shell splits them) and reads
+    no standard input; in a shell under `limited` where it needs one (a pipe, a redirection, a
+    variable), reads standard input (-, or `stdin` given) or is long."""
+    words = shlex.split(command)
+    alone = words[0] == "nanograd" and not re.search(r"[|;&<>$`]", command)
+    if alone and "-" not in words and not stdin and len(command) < 200:
+        done = in_process(*words[1:], cwd=cwd)
+        return done.returncode, done.stdout, done.stderr
+    return limited(command, stdin=stdin, cwd=cwd)
 
 
 # What bash gives for a process that SIGXCPU ended (ulimit -t), and how many times a command's

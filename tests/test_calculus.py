@@ -20,7 +20,7 @@ from nanograd_cli.forward import forward_gradients
 from nanograd_cli.ops import OPS
 from nanograd_cli.symbolic import gradient, hessian, to_source
 
-from .helpers import NANOGRAD, POINT, expressions, nanograd, run, wait_for_cpu
+from .helpers import NANOGRAD, POINT, expressions, in_process, nanograd, run, wait_for_cpu
 from .oracle import agrees_with_grad
 
 ROSENBROCK = "(1 - x)**2 + 100*(y - x**2)**2"
@@ -39,6 +39,7 @@ def same_number(a: float, b: float) -> bool:
     return (math.isnan(a) and math.isnan(b)) or a == pytest.approx(b, rel=1e-12, abs=1e-300)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("op", OPS.values(), ids=lambda op: op.name)
 def test_formulas_in_the_table_are_the_derivatives_at_edge_points(op):
     """Each op's formulas (docs, symbolic diff) compute what its derivative function does,
@@ -81,6 +82,7 @@ def test_hessian_by_hand():
     assert h == {"x": {"x": 802.0, "y": -400.0}, "y": {"x": -400.0, "y": 200.0}}
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None)
 @given(expressions())
 def test_hessian_symmetric_and_agrees_with_sympy(source):
@@ -111,6 +113,7 @@ def test_hessian_symmetric_and_agrees_with_sympy(source):
             assert h[a][b] == pytest.approx(expected, rel=1e-7, abs=1e-9), (source, a, b)
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(expressions())
 def test_forward_mode_equals_reverse_mode(source):
@@ -143,6 +146,7 @@ def test_grad_mode_forward_warns_of_non_finite_results_as_reverse_mode(strict):
     assert forward[0] == (1 if strict else 0)
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(expressions())
 def test_diff_output_reparses_to_the_gradient(source):
@@ -204,9 +208,10 @@ def test_minimize_rosenbrock_with_adam():
     assert result["value"] < 1e-12 and result["gradient_norm"] <= 1e-8
 
 
+@pytest.mark.slow
 def test_minimize_that_runs_out_of_steps_exits_1_with_the_point_reached(tmp_path):
     picture = tmp_path / "descent.svg"
-    done = nanograd("minimize", "(x - 3)**2", "--x", "0", "--steps", "10", "--format", "json",
+    done = in_process("minimize", "(x - 3)**2", "--x", "0", "--steps", "10", "--format", "json",
                     "--plot", str(picture))  # fmt: skip
     result = json.loads(done.stdout)
     assert (done.returncode, result["steps"], result["converged"]) == (1, 10, False)
@@ -220,7 +225,7 @@ def test_minimize_that_runs_out_of_steps_exits_1_with_the_point_reached(tmp_path
     )
     assert not picture.exists()
     # the same descent with a tolerance it meets: converged, exit 0, the picture drawn
-    loose = nanograd("minimize", "(x - 3)**2", "--x", "0", "--steps", "10", "--format", "json",
+    loose = in_process("minimize", "(x - 3)**2", "--x", "0", "--steps", "10", "--format", "json",
                      "--tol", "10", "--plot", str(picture))  # fmt: skip
     assert (loose.returncode, loose.stderr, json.loads(loose.stdout)["converged"]) == (0, "", True)
     assert picture.exists()
@@ -280,7 +285,7 @@ def test_check_fails_where_a_derivative_is_not_finite():
     with pytest.raises(OverflowError):  # the step there: cbrt(2**-52) * 709.78, about 0.0043
         math.exp(709.78 + (2.0**-52) ** (1 / 3) * 709.78)
     for extra in ([], ["--strict"]):
-        result = nanograd("check", "exp(x)", "--x", "709.78", "--format", "json", *extra)
+        result = in_process("check", "exp(x)", "--x", "709.78", "--format", "json", *extra)
         assert (result.returncode, result.stderr) == (
             1,
             "error: gradient check failed for x (numeric is inf)\n",
@@ -289,12 +294,12 @@ def test_check_fails_where_a_derivative_is_not_finite():
         assert check["analytic"] == math.exp(709.78)
         assert (check["numeric"], check["pass"]) == ("inf", False)
     # d/dx sqrt(x) = 1/(2 sqrt(x)) is inf at 0, and sqrt(-h) is nan; y's check still passes
-    result = nanograd("check", "sqrt(x)*y", "--x", "0", "--y", "1", "--format", "csv")
+    result = in_process("check", "sqrt(x)*y", "--x", "0", "--y", "1", "--format", "csv")
     assert result.returncode == 1
     assert result.stdout.splitlines()[1:] == ["x,inf,nan,nan,nan,false", "y,0.0,0.0,0.0,0.0,true"]
     assert result.stderr == "error: gradient check failed for x (analytic is inf, numeric is nan)\n"
     # log(x) at 1e-8: the derivative is 1e8, but log(x - h) is nan, h = cbrt(2**-52)
-    result = nanograd("check", "log(x)", "--x", "1e-8")
+    result = in_process("check", "log(x)", "--x", "1e-8")
     assert (result.returncode, result.stderr) == (
         1,
         "error: gradient check failed for x (numeric is nan: the source is nan a step of "
@@ -315,7 +320,7 @@ def test_check_fails_where_a_derivative_is_not_finite():
 )
 def test_minimize_from_a_start_that_is_not_finite_is_bad_input(source, start, message):
     """No learning rate helps where the start itself is nan or inf: exit 2, saying which."""
-    result = nanograd("minimize", source, "--x", start)
+    result = in_process("minimize", source, "--x", start)
     assert (result.returncode, result.stdout) == (2, "")
     assert result.stderr.splitlines()[-1] == (
         f"error: {message}: start from a point where it is finite"
@@ -326,7 +331,9 @@ def test_minimize_from_a_start_that_is_not_finite_is_bad_input(source, start, me
 def test_minimize_names_a_gradient_that_goes_nan_on_the_way():
     """sqrt((x - 3)**2) = |x - 3|: from 0 the gradient is -1, one SGD step of 3 lands on 3,
     where sqrt's derivative at 0 (inf) times 2(x - 3) = 0 is nan."""
-    result = nanograd("minimize", "sqrt((x - 3)**2)", "--x", "0", "--optimizer", "sgd", "--lr", "3")
+    result = in_process(
+        "minimize", "sqrt((x - 3)**2)", "--x", "0", "--optimizer", "sgd", "--lr", "3"
+    )
     assert (result.returncode, result.stdout) == (1, "")
     assert (
         result.stderr == "error: diverged at step 1: the gradient by x is nan; try a smaller --lr\n"
@@ -337,6 +344,7 @@ def _stderr_closed() -> None:
     os.close(2)
 
 
+@pytest.mark.slow
 def test_minimize_and_grad_points_work_with_standard_error_closed(tmp_path):
     """`2>&-`: no progress display and no warning can be shown, and the results still are."""
     result = nanograd(
@@ -358,7 +366,7 @@ def test_minimize_and_grad_points_work_with_standard_error_closed(tmp_path):
 def test_minimize_moves_only_the_inputs_asked_for():
     source = "(x - 1)**2 + (y - 2)**2"
     for how in (["--fix", "y"], ["--wrt", "x"]):
-        done = nanograd(
+        done = in_process(
             "minimize", source, "--x", "0", "--y", "0", "--lr", "0.1", *how, "--format", "json"
         )
         result = json.loads(done.stdout)
@@ -385,10 +393,11 @@ def test_minimize_moves_only_the_inputs_asked_for():
     ],
 )
 def test_minimize_refuses_what_it_cannot_move(options, message):
-    done = nanograd("minimize", "(x - 1)**2 + y", "--x", "0", "--y", "0", *options)
+    done = in_process("minimize", "(x - 1)**2 + y", "--x", "0", "--y", "0", *options)
     assert (done.returncode, done.stdout, done.stderr) == (2, "", message)
 
 
+@pytest.mark.slow
 def test_minimize_interrupted_prints_the_point_reached():
     command = [NANOGRAD, "minimize", "(x - 1)**2", "--x", "0", "--lr", "1e-9", "--tol", "0"]
     with subprocess.Popen(

@@ -15,7 +15,7 @@ import pytest
 from nanograd_cli import __version__
 from nanograd_cli.cli import cli
 
-from .helpers import WORKED, nanograd, run, wait_until_reading
+from .helpers import WORKED, in_process, nanograd, run, wait_until_reading
 
 
 def test_json_exactly_as_specified():
@@ -267,6 +267,7 @@ def _process(*args: str, **kwargs) -> subprocess.CompletedProcess:
     )
 
 
+@pytest.mark.slow
 def test_pipe_gives_plain_text_and_terminal_gives_a_rich_table():
     piped = _process("grad", "x*y", "--x", "2", "--y", "3")
     assert piped.returncode == 0
@@ -331,16 +332,17 @@ def test_interrupt_exits_130_quietly():
     assert err == b""
 
 
+@pytest.mark.slow
 def test_input_values_may_be_constant_expressions_and_warn_when_they_underflow():
-    done = nanograd("grad", "sin(x)", "--x", "pi/2", "--format", "json")
+    done = in_process("grad", "sin(x)", "--x", "pi/2", "--format", "json")
     assert json.loads(done.stdout)["inputs"] == {"x": math.pi / 2}
-    assert nanograd("grad", "x", "--var", "x=2*pi", "--format", "csv").stdout == (
+    assert in_process("grad", "x", "--var", "x=2*pi", "--format", "csv").stdout == (
         f"value,d_x\n{2 * math.pi!r},1.0\n"
     )
-    tiny = nanograd("grad", "x", "--x", "1e-400", "--format", "csv")
+    tiny = in_process("grad", "x", "--x", "1e-400", "--format", "csv")
     assert (tiny.returncode, tiny.stdout) == (0, "value,d_x\n0.0,1.0\n")
     assert tiny.stderr == "warning: --x 1e-400 is too small for a float: it is taken as 0.0\n"
-    assert nanograd("grad", "x", "--x", "0e-5").stderr == ""  # a zero written as one
+    assert in_process("grad", "x", "--x", "0e-5").stderr == ""  # a zero written as one
     for text in ("y + 1", "\uff11", "1_000"):  # a full-width digit one
-        bad = nanograd("grad", "x", "--x", text)
+        bad = in_process("grad", "x", "--x", text)
         assert (bad.returncode, bad.stderr) == (2, f"error: --x expects a number, got {text!r}\n")

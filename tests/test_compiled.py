@@ -85,6 +85,7 @@ def assert_same(program: Program, point: dict[str, float]) -> None:
     assert bits(compiled(program)._function("exact value")(*values)) == value
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(
     expressions(),
@@ -118,6 +119,7 @@ def graphs(draw) -> tuple[Program, dict[str, float]]:
     return Program("", code, ["x", "y", "z"], len(code) - 1, {}), point
 
 
+@pytest.mark.slow
 @settings(max_examples=500, deadline=None)
 @given(graphs())
 def test_random_graphs_of_every_op_give_the_engines_bits(graph):
@@ -176,6 +178,7 @@ def at_edge_points(op):
                 yield program, points
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("key", KEYS)
 def test_every_op_at_its_edge_points_gives_the_engines_bits(key):
     for program, points in at_edge_points(OPS[key]):
@@ -267,6 +270,7 @@ def test_inputs_are_checked_as_the_engine_checks_them():
     assert gradients_at(program, {"x": 2, "y": 3}) == (6.0, {"x": 3.0, "y": 2.0})
 
 
+@pytest.mark.slow
 def test_a_long_chain_compiles():
     program = parse("q = x\n" + "q = tanh(q*0.9 + 0.1)\n" * 5_000 + "q")
     assert compiled_bits(program, {"x": 0.3}) == engine(program, {"x": 0.3})
@@ -318,6 +322,7 @@ def assert_same_forward(program: Program, point: dict[str, float]) -> None:
             assert all(math.isfinite(node[0]) for node in duals(program, point))
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(
     st.lists(expressions(), min_size=1, max_size=3),
@@ -332,6 +337,7 @@ def test_forward_mode_compiled_gives_the_duals_bits(sources, x, y, z):
     assert_same_forward(program, {n: {"x": x, "y": y, "z": z}[n] for n in program.inputs})
 
 
+@pytest.mark.slow
 @settings(max_examples=500, deadline=None)
 @given(graphs())
 def test_forward_mode_compiled_on_random_graphs_of_every_op(graph):
@@ -339,6 +345,7 @@ def test_forward_mode_compiled_on_random_graphs_of_every_op(graph):
     assert_same_forward(program, point)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("key", KEYS)
 def test_forward_mode_compiled_on_every_op_at_its_edge_points(key):
     for program, points in at_edge_points(OPS[key]):

@@ -21,7 +21,7 @@ from nanograd_cli.extras import install_command
 from nanograd_cli.ops import ADD, CONST, MUL, OPS
 from nanograd_cli.render import graph
 
-from .helpers import NANOGRAD, WORKED, nanograd, run
+from .helpers import NANOGRAD, WORKED, in_process, run
 
 HAS_DOT = shutil.which("dot") is not None
 PURE = shutil.which("graphviz-pure", path=str(Path(sys.executable).parent))
@@ -263,6 +263,7 @@ def test_draw_pipes_into_dot():
     assert "x data 2.0000 grad 3.0000" in svg_labels(shell.stdout)
 
 
+@pytest.mark.slow
 @needs_pure
 def test_cli_without_dot_on_the_path_uses_graphviz_pure(tmp_path):
     env = {**os.environ, "PATH": ONLY_PURE}
@@ -361,7 +362,7 @@ def test_t_over_2_and_10_over_t_are_told_apart():
 
 def test_hide_constants_labels_say_which_side_the_constant_is_on():
     source = "a = 10/x; b = x/10; c = 2**x; d = x**2; g = 0.5 - x; a + b + c + d + g"
-    done = nanograd("draw", source, "--x", "3", "--hide-constants", "--format", "svg")
+    done = in_process("draw", source, "--x", "3", "--hide-constants", "--format", "svg")
     assert (done.returncode, done.stderr) == (0, "")
     nodes, edges, _ = svg_parts(done.stdout)
     texts = set(nodes.values())
@@ -384,7 +385,7 @@ def test_versions_of_a_name():
 
 @needs_dot
 def test_reassigned_names_are_numbered_in_the_picture():
-    done = nanograd("draw", WORKED, "--x", "-4", "--y", "2", "--format", "svg")
+    done = in_process("draw", WORKED, "--x", "-4", "--y", "2", "--format", "svg")
     nodes, _, _ = svg_parts(done.stdout)
     labels = {text.split(" grad")[0] for text in nodes.values()}
     # by hand: q1 = x + y, r1 = x*y + y**3, q2 = 2*q1 + 1, q3 = 2*q2 + 1 - x,
@@ -421,7 +422,7 @@ def test_a_box_per_statement_labelled_with_its_source():
 
 @needs_dot
 def test_the_legend_explains_borders_and_the_fill_scale():
-    done = nanograd("draw", "x*y", "--x", "2", "--y", "3", "--format", "svg")
+    done = in_process("draw", "x*y", "--x", "2", "--y", "3", "--format", "svg")
     assert done.returncode == 0
     root = ET.fromstring(done.stdout)
     nodes, _, _ = svg_parts(done.stdout)
@@ -446,7 +447,7 @@ def test_the_legend_explains_borders_and_the_fill_scale():
 
     assert fill(ids["x"]) == graph.GRADIENT_COLOURS[5]  # grad 3: the largest
     assert fill(ids["y"]) == graph.GRADIENT_COLOURS[3]  # grad 2: 6*log(2)/log(3) = 3.8
-    done = nanograd("draw", "x*y", "--x", "2", "--y", "3", "--format", "svg", "--no-legend")
+    done = in_process("draw", "x*y", "--x", "2", "--y", "3", "--format", "svg", "--no-legend")
     assert "legend" not in svg_parts(done.stdout)[0]
 
 
@@ -477,12 +478,12 @@ def test_dpi_scales_the_png(tmp_path):
     sizes = []
     for dpi in ([], ["--dpi", "192"]):
         target = tmp_path / f"graph{len(dpi)}.png"
-        done = nanograd("draw", "x*y + tanh(x)", "--x", "2", "--y", "3", "-o", str(target), *dpi)
+        done = in_process("draw", "x*y + tanh(x)", "--x", "2", "--y", "3", "-o", str(target), *dpi)
         assert (done.returncode, done.stderr) == (0, "")
         sizes.append(png_size(target.read_bytes()))
     (w96, h96), (w192, h192) = sizes
     assert w192 / w96 == pytest.approx(2, rel=0.01) and h192 / h96 == pytest.approx(2, rel=0.01)
-    done = nanograd(
+    done = in_process(
         "draw", "x*y", "--x", "2", "--y", "3", "-o", str(tmp_path / "g.svg"), "--dpi", "2"
     )
     assert (done.returncode, done.stderr) == (
@@ -538,7 +539,7 @@ def below_the_placing_limit() -> str:
 @pytest.mark.slow
 def test_ten_thousand_nodes_render(tmp_path):
     target = tmp_path / "big.svg"
-    done = nanograd("draw", "-e", ten_thousand_nodes(), "--x", "0.1", "-o", str(target))
+    done = in_process("draw", "-e", ten_thousand_nodes(), "--x", "0.1", "-o", str(target))
     assert done.returncode == 0
     assert "placed by nanograd in ranks" in done.stderr
     nodes, edges, _ = svg_parts(target.read_bytes())
@@ -546,7 +547,7 @@ def test_ten_thousand_nodes_render(tmp_path):
     # per term: i and x into *, x*i into tanh, and the ops to their values; per +: three
     assert len(edges) == 5 * 1429 + 3 * 1428
     png = tmp_path / "big.png"
-    done = nanograd("draw", "-e", ten_thousand_nodes(), "--x", "0.1", "-o", str(png))
+    done = in_process("draw", "-e", ten_thousand_nodes(), "--x", "0.1", "-o", str(png))
     assert done.returncode == 0
     assert max(png_size(png.read_bytes())) <= graph.MAX_PNG_PIXELS
 
@@ -584,7 +585,7 @@ def test_ctrl_c_stops_graphviz_too(tmp_path):
 
 def test_edge_labels_are_refused_for_the_live_page(tmp_path):
     page = tmp_path / "graph.html"
-    done = nanograd("draw", "x*y", "--x", "1", "--y", "2", "--edge-grads", "-o", str(page))
+    done = in_process("draw", "x*y", "--x", "1", "--y", "2", "--edge-grads", "-o", str(page))
     assert (done.returncode, done.stdout) == (2, "")
     assert done.stderr == (
         "error: --edge-grads is for pictures; the live page shows local derivatives on hover\n"
@@ -594,8 +595,8 @@ def test_edge_labels_are_refused_for_the_live_page(tmp_path):
 
 def test_no_legend_reaches_the_live_page(tmp_path):
     shown, hidden = tmp_path / "shown.html", tmp_path / "hidden.html"
-    assert nanograd("draw", "x*y", "--x", "1", "--y", "2", "-o", str(shown)).returncode == 0
-    done = nanograd("draw", "x*y", "--x", "1", "--y", "2", "--no-legend", "-o", str(hidden))
+    assert in_process("draw", "x*y", "--x", "1", "--y", "2", "-o", str(shown)).returncode == 0
+    done = in_process("draw", "x*y", "--x", "1", "--y", "2", "--no-legend", "-o", str(hidden))
     assert done.returncode == 0, done.stderr
     assert '<section id="key">' in shown.read_text()
     assert '<section id="key" hidden>' in hidden.read_text()

@@ -78,6 +78,7 @@ def test_shared_subgraph_sums_both_paths():
     assert x.grad == 10.0
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(n for n, op in FUNCTIONS.items() if op.arity == 1))
 @settings(max_examples=60, deadline=None)
 @given(data=st.data())
@@ -313,6 +314,7 @@ ANY_FLOAT = st.one_of(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(a=ANY_FLOAT, b=ANY_FLOAT, c=ANY_FLOAT)
 def test_no_op_raises_on_any_float(a, b, c):

@@ -24,7 +24,7 @@ from nanograd_cli.render.explain import backward_rows, forward_rows
 from nanograd_cli.render.table import least_width, pieces, significant, wrap
 from nanograd_cli.symbolic import textbook_formulas
 
-from .helpers import POINT, WORKED, expressions, nanograd, on_terminal, pdflatex, run, visible
+from .helpers import POINT, WORKED, expressions, in_process, on_terminal, pdflatex, run, visible
 
 EXAMPLE = ["x*y + tanh(x)", "--x", "2", "--y", "3"]
 
@@ -56,6 +56,7 @@ def explain_json(source: str) -> dict:
     return json.loads(out)
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(st.one_of(expressions(), programs()))
 def test_every_total_is_what_grad_prints_to_the_bit(source):
@@ -73,6 +74,7 @@ def test_every_total_is_what_grad_prints_to_the_bit(source):
         assert same(steps[name]["gradient"], gradient), (source, name)
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(st.one_of(expressions(), programs()))
 @example("a = (-(x + (z + 2)))**2\nb = (-(x + (a + a)))**2\na += (exp(b))**2\na * b + a")  # inf
@@ -163,6 +165,7 @@ def _unshared(e, serial, names=None):
     return Expr(e.kind, e.op, args, e.weights, value, next(serial))
 
 
+@pytest.mark.slow
 @settings(max_examples=100, deadline=None)
 @given(st.one_of(expressions(), programs()))
 def test_expressions_written_a_node_at_a_time_read_as_write_writes_them(source):
@@ -201,6 +204,7 @@ def any_ops(draw) -> str:
     return f"a = {_calls(draw, 2)}\n{_calls(draw, 3)}"
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(st.one_of(any_ops(), programs()))
 @example("a = 2\n-(x*y) % a - -x**a + (x % y)*y")
@@ -222,10 +226,10 @@ def test_local_formulas_from_templates_read_as_written_out(source):
 
 
 def test_worked_example_in_a_pipe():
-    done = nanograd("explain", *EXAMPLE)
+    done = in_process("explain", *EXAMPLE)
     assert (done.returncode, done.stderr, done.stdout) == (0, "", PLAIN)
     # an explicit --digits applies in a pipe too
-    short = nanograd("explain", *EXAMPLE, "--digits", "3").stdout
+    short = in_process("explain", *EXAMPLE, "--digits", "3").stdout
     assert short.splitlines()[0] == PLAIN.splitlines()[0] and "3.0706508248531645" not in short
     assert "= 3.07" in short
 
@@ -258,9 +262,9 @@ MARKDOWN = """\
 
 
 def test_worked_example_in_markdown():
-    done = nanograd("explain", *EXAMPLE, "--format", "markdown")
+    done = in_process("explain", *EXAMPLE, "--format", "markdown")
     assert (done.returncode, done.stderr, done.stdout) == (0, "", MARKDOWN)
-    short = nanograd("explain", *EXAMPLE, "--format", "markdown", "--digits", "4").stdout
+    short = in_process("explain", *EXAMPLE, "--format", "markdown", "--digits", "4").stdout
     assert "| `tanh(x)` | 1 | `x` | `1/cosh(x)**2` | 0.07065 | 0.07065 |" in short
     assert "|  | = 3.071 |  |  |  |  |" in short
 
@@ -367,7 +371,7 @@ def test_a_negated_negative_is_written_as_the_source_has_it():
 def test_versions_of_a_name_in_latex_are_not_another_name():
     """x bound twice is x_1 and x_2 in LaTeX, unless the source has a name x_1 too: then its
     versions are x_(1) and x_(2)."""
-    done = nanograd("explain", "x = x + x_1; x*2", "--x", "1", "--x_1", "5", "--format", "latex")
+    done = in_process("explain", "x = x + x_1; x*2", "--x", "1", "--x_1", "5", "--format", "latex")
     forward = done.stdout.split(r"\end{align*}")[0].splitlines()[2:]
     assert forward == [
         r"x_{(1)} &= 1 \\",
@@ -375,7 +379,7 @@ def test_versions_of_a_name_in_latex_are_not_another_name():
         r"x_{(2)} = x_{(1)} + x_{1} &= 6 \\",
         r"f = x_{(2)} \cdot 2 &= 12",
     ]
-    plain = nanograd(
+    plain = in_process(
         "explain", "q = x*y; q += x; q**2", "--x", "2", "--y", "3", "--format", "latex"
     )
     assert r"q_{2} = q_{1} + x" in plain.stdout
@@ -401,7 +405,7 @@ def test_names_versions_and_inputs_the_result_does_not_read():
 
 
 def test_latex_structure():
-    done = nanograd("explain", *EXAMPLE, "--format", "latex")
+    done = in_process("explain", *EXAMPLE, "--format", "latex")
     assert done.returncode == 0 and done.stderr == ""
     lines = done.stdout.splitlines()
     assert lines[:2] == ["% Forward pass", r"\begin{align*}"]
@@ -438,7 +442,7 @@ def test_latex_structure():
     ],
 )
 def test_latex_compiles(args, tmp_path):
-    done = nanograd("explain", *args, "--format", "latex")
+    done = in_process("explain", *args, "--format", "latex")
     assert done.returncode == 0, done.stderr
     assert pdflatex(tmp_path, done.stdout).stat().st_size > 1000
 
@@ -633,19 +637,19 @@ def columns(rows: list[list[str]]) -> list[str]:
     ],
 )
 def test_bad_input_as_grad_reports_it(args):
-    explained, graded = nanograd("explain", *args), nanograd("grad", *args)
+    explained, graded = in_process("explain", *args), in_process("grad", *args)
     assert explained.returncode == graded.returncode != 0
     assert explained.stderr == graded.stderr and explained.stdout == ""
     assert explained.stderr.startswith("error: ") and "Traceback" not in explained.stderr
 
 
 def test_bad_options_and_non_finite_values():
-    bad = nanograd("explain", "x", "--x", "1", "--format", "csv")
+    bad = in_process("explain", "x", "--x", "1", "--format", "csv")
     assert bad.returncode == 2 and "'csv' is not one of" in bad.stderr
-    digits = nanograd("explain", "x", "--x", "1", "--digits", "0")
+    digits = in_process("explain", "x", "--x", "1", "--digits", "0")
     assert digits.returncode == 2 and "neither a number of digits" in digits.stderr
-    explained = nanograd("explain", "log(x)", "--x", "-1", "--format", "json")
-    graded = nanograd("grad", "log(x)", "--x", "-1", "--format", "json")
+    explained = in_process("explain", "log(x)", "--x", "-1", "--format", "json")
+    graded = in_process("grad", "log(x)", "--x", "-1", "--format", "json")
     assert explained.returncode == 0 and explained.stderr == graded.stderr
     assert explained.stderr.startswith("warning: line 1, column 1: log gave nan")
     data = json.loads(explained.stdout)
@@ -653,20 +657,20 @@ def test_bad_options_and_non_finite_values():
 
 
 def test_help_has_examples():
-    done = nanograd("explain", "--help")
+    done = in_process("explain", "--help")
     assert done.returncode == 0 and "Examples:" in done.stdout
     assert re.search(r"--format \[table\|markdown\|latex\|json\]", done.stdout)
 
 
 def test_a_source_without_inputs_says_there_is_nothing_to_differentiate():
     note = "the source reads no input: there is nothing to differentiate"
-    plain = nanograd("explain", "2*3 + 1")
+    plain = in_process("explain", "2*3 + 1")
     assert plain.returncode == 0, plain.stderr
     assert plain.stdout.endswith(f"backward pass\n{note}\n")
-    assert nanograd("explain", "2*3 + 1", "--format", "markdown").stdout.endswith(
+    assert in_process("explain", "2*3 + 1", "--format", "markdown").stdout.endswith(
         f"**Backward pass**\n\n{note}\n"
     )
-    assert nanograd("explain", "2*3 + 1", "--format", "latex").stdout.endswith(
+    assert in_process("explain", "2*3 + 1", "--format", "latex").stdout.endswith(
         f"% Backward pass: {note}\n"
     )
     assert visible(on_terminal("explain", "2*3 + 1"))[-1] == f"backward pass: {note}"

@@ -123,6 +123,7 @@ def test_the_user_site_gets_pip_install_user(installed, tmp_path, monkeypatch):
     )
 
 
+@pytest.mark.slow
 def test_the_repl_without_prompt_toolkit_says_what_to_install(tmp_path):
     code = (
         "import sys\n"

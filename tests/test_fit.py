@@ -61,6 +61,7 @@ def check_nist(name: str, start: str) -> None:
         assert lre(result.rss, problem["rss"]) >= 6
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("start", ["start1", "start2"])
 @pytest.mark.parametrize("name", FAST)
 def test_nist_fast_subset(name, start):

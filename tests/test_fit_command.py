@@ -1,4 +1,5 @@
-"""`nanograd fit` as a user runs it: the installed command, its formats, files and exit codes."""
+"""`nanograd fit` as a user runs it: its formats, files and exit codes (in process), and Ctrl-C and
+standard input through the installed command."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import subprocess
 
 import pytest
 
-from .helpers import NANOGRAD, nanograd, wait_for_cpu
+from .helpers import NANOGRAD, in_process, nanograd, wait_for_cpu
 
 # y = 2.5*exp(-1.3*x) + 0.5, with a small wobble so that the fit has residuals
 ROWS = [(i / 5, 2.5 * math.exp(-1.3 * i / 5) + 0.5 + 0.01 * (-1) ** i) for i in range(21)]
@@ -27,7 +28,7 @@ def data(tmp_path):
 
 
 def test_a_fit_converges_to_the_least_squares_solution(data):
-    done = nanograd("fit", MODEL, "--data", str(data), *STARTS, "--format", "json")
+    done = in_process("fit", MODEL, "--data", str(data), *STARTS, "--format", "json")
     result = json.loads(done.stdout)
     assert (done.returncode, done.stderr, result["converged"]) == (0, "", True)
     assert result["parameters"] == pytest.approx({"a": 2.5, "b": 1.3, "c": 0.5}, rel=2e-2)
@@ -43,7 +44,7 @@ def test_a_fit_converges_to_the_least_squares_solution(data):
     for j in range(3):
         assert abs(sum(r * row[j] for r, row in zip(residuals, columns, strict=True))) < 1e-9
     assert result["rss"] == pytest.approx(sum(r * r for r in residuals), rel=1e-12)
-    table = nanograd("fit", MODEL, "--data", str(data), *STARTS)
+    table = in_process("fit", MODEL, "--data", str(data), *STARTS)
     names = [line.split("  ")[0] for line in table.stdout.splitlines()]
     assert names == [
         "",
@@ -57,7 +58,7 @@ def test_a_fit_converges_to_the_least_squares_solution(data):
         "iterations",
         "converged",
     ]
-    csv = nanograd("fit", MODEL, "--data", str(data), *STARTS, "--format", "csv").stdout
+    csv = in_process("fit", MODEL, "--data", str(data), *STARTS, "--format", "csv").stdout
     assert csv.splitlines()[0] == "parameter,value,stderr"
     assert csv.splitlines()[1] == f"a,{a!r},{result['stderr']['a']!r}"
 
@@ -67,9 +68,9 @@ def test_data_near_1e_300_is_fitted_as_at_scale_1(data, tmp_path):
     tiny = tmp_path / "tiny.csv"
     tiny.write_text("x,y\n" + "".join(f"{x!r},{y * 1e-300!r}\n" for x, y in ROWS))
     starts = ["--a", "1e-300", "--b", "0.1", "--c", "0"]
-    done = nanograd("fit", MODEL, "--data", str(tiny), *starts, "--format", "json")
+    done = in_process("fit", MODEL, "--data", str(tiny), *starts, "--format", "json")
     one = json.loads(
-        nanograd("fit", MODEL, "--data", str(data), *STARTS, "--format", "json").stdout
+        in_process("fit", MODEL, "--data", str(data), *STARTS, "--format", "json").stdout
     )
     result = json.loads(done.stdout)
     assert (done.returncode, done.stderr, result["converged"]) == (0, "", True)
@@ -82,7 +83,9 @@ def test_data_near_1e_300_is_fitted_as_at_scale_1(data, tmp_path):
 @pytest.mark.parametrize("extension", ["csv", "jsonl", "parquet"])
 def test_output_has_the_rows_with_fitted_and_residual(data, tmp_path, extension):
     out = tmp_path / f"fitted.{extension}"
-    done = nanograd("fit", MODEL, "--data", str(data), *STARTS, "-o", str(out), "--format", "json")
+    done = in_process(
+        "fit", MODEL, "--data", str(data), *STARTS, "-o", str(out), "--format", "json"
+    )
     a, b, c = (json.loads(done.stdout)["parameters"][k] for k in "abc")
     if extension == "csv":
         lines = out.read_text().splitlines()
@@ -103,6 +106,7 @@ def test_output_has_the_rows_with_fitted_and_residual(data, tmp_path, extension)
     assert rows[3]["note"] == "run 3"
 
 
+@pytest.mark.slow
 def test_data_from_standard_input(data):
     done = nanograd(
         "fit", MODEL, "--data", "-", *STARTS, "--format", "json", stdin=data.read_text()
@@ -111,7 +115,9 @@ def test_data_from_standard_input(data):
 
 
 def test_a_fit_that_does_not_converge_prints_the_point_reached_and_exits_1(data, tmp_path):
-    done = nanograd("fit", MODEL, "--data", str(data), *STARTS, "--steps", "1", "--format", "json")
+    done = in_process(
+        "fit", MODEL, "--data", str(data), *STARTS, "--steps", "1", "--format", "json"
+    )
     result = json.loads(done.stdout)
     assert (done.returncode, result["converged"], result["iterations"]) == (1, False, 1)
     assert done.stderr == (
@@ -120,7 +126,7 @@ def test_a_fit_that_does_not_converge_prints_the_point_reached_and_exits_1(data,
     )
     # the point reached is printed, and no file is left behind
     files = ["-o", "out.csv", "--plot", "fit.svg"]
-    failed = nanograd(
+    failed = in_process(
         "fit",
         MODEL,
         "--data",
@@ -138,7 +144,7 @@ def test_a_fit_that_does_not_converge_prints_the_point_reached_and_exits_1(data,
         "note: out.csv and fit.svg not written: the fit did not converge\n" + done.stderr
     )
     assert not (tmp_path / "out.csv").exists() and not (tmp_path / "fit.svg").exists()
-    undetermined = nanograd("fit", "a*b*x", "--data", str(data), "--a", "1", "--b", "1")
+    undetermined = in_process("fit", "a*b*x", "--data", str(data), "--a", "1", "--b", "1")
     assert undetermined.returncode == 1
     assert "the data cannot determine a and b" in undetermined.stderr
 
@@ -217,11 +223,12 @@ def test_bad_input_is_exit_2_naming_the_problem(arguments, message, data, tmp_pa
     paths["data"] = str(data)
     out = tmp_path / "out.csv"
     arguments = [a.format(**paths) for a in arguments]
-    done = nanograd("fit", *arguments, "-o", str(out))
+    done = in_process("fit", *arguments, "-o", str(out))
     assert (done.returncode, done.stdout, done.stderr) == (2, "", f"error: {message}\n")
     assert not out.exists()
 
 
+@pytest.mark.slow
 def test_ctrl_c_prints_the_best_point_reached(tmp_path):
     # a slow fit: many rows of a model the solver takes many steps over
     path = tmp_path / "many.csv"
@@ -252,18 +259,19 @@ def test_ctrl_c_prints_the_best_point_reached(tmp_path):
     assert not rows.exists()
 
 
+@pytest.mark.slow
 def test_plot_draws_the_data_the_fitted_curve_and_the_residuals(data, tmp_path):
     import xml.etree.ElementTree as ET
 
     picture = tmp_path / "fit.svg"
-    done = nanograd("fit", MODEL, "--data", str(data), *STARTS, "--plot", str(picture))
+    done = in_process("fit", MODEL, "--data", str(data), *STARTS, "--plot", str(picture))
     assert done.returncode == 0
     ids = {e.get("id") for e in ET.parse(picture).iter() if e.get("id")}
     assert {"data", "fit", "residuals"} <= ids
-    text = nanograd("fit", MODEL, "--data", str(data), *STARTS, "--plot", "-", "--format", "csv")
+    text = in_process("fit", MODEL, "--data", str(data), *STARTS, "--plot", "-", "--format", "csv")
     assert text.stdout.startswith("parameter,value,stderr\n")  # the plot goes to stderr
     assert "a*exp(-b*x) + c   at a = 2.5" in text.stderr and "data" in text.stderr
-    two = nanograd("fit", "a*x + b*y", "--data", str(data), "--a", "1", "--b", "1",
+    two = in_process("fit", "a*x + b*y", "--data", str(data), "--a", "1", "--b", "1",
                    "--target", "1", "--plot", "f.svg", cwd=tmp_path)  # fmt: skip
     assert (two.returncode, two.stderr) == (
         2,
@@ -273,13 +281,15 @@ def test_plot_draws_the_data_the_fitted_curve_and_the_residuals(data, tmp_path):
 
 
 def test_files_that_cannot_be_written_are_refused_before_the_fit(data, tmp_path):
-    nowhere = nanograd("fit", MODEL, "--data", str(data), *STARTS, "-o", str(tmp_path / "no/o.csv"))
+    nowhere = in_process(
+        "fit", MODEL, "--data", str(data), *STARTS, "-o", str(tmp_path / "no/o.csv")
+    )
     assert (nowhere.returncode, nowhere.stdout) == (1, "")
     assert (
         nowhere.stderr
         == f"error: cannot write {tmp_path / 'no/o.csv'}: No such file or directory\n"
     )
-    over = nanograd("fit", MODEL, "--data", str(data), *STARTS, "-o", str(data))
+    over = in_process("fit", MODEL, "--data", str(data), *STARTS, "-o", str(data))
     assert (over.returncode, over.stderr) == (
         2,
         f"error: {data} is the --data file: write the fit's rows to another file\n",

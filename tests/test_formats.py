@@ -9,7 +9,7 @@ import math
 
 import pytest
 
-from .helpers import nanograd
+from .helpers import in_process, nanograd
 
 pd = pytest.importorskip("pandas")
 
@@ -22,9 +22,10 @@ RESULTS = (
 )
 
 
+@pytest.mark.slow
 def test_a_json_array_of_records_is_read_as_rows(tmp_path):
     pd.DataFrame(FRAME).to_json(tmp_path / "points.json", orient="records")
-    done = nanograd("grad", "x*y", "--points", "points.json", cwd=tmp_path)
+    done = in_process("grad", "x*y", "--points", "points.json", cwd=tmp_path)
     assert (done.returncode, done.stdout) == (0, RESULTS), done.stderr
     # From standard input, and laid out over lines, as `jq .` writes it.
     text = json.dumps(json.loads((tmp_path / "points.json").read_text()), indent=2)
@@ -34,6 +35,7 @@ def test_a_json_array_of_records_is_read_as_rows(tmp_path):
     assert piped.stdout.splitlines()[1] == "1.0,3.0,a,3.0,3.0,1.0"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "text, message",
     [
@@ -50,9 +52,10 @@ def test_a_bad_json_array_names_the_row(text, message):
     assert (done.returncode, done.stdout, done.stderr) == (2, "", f"error: {message}\n")
 
 
+@pytest.mark.slow
 def test_tsv_in_and_out(tmp_path):
     pd.DataFrame(FRAME).to_csv(tmp_path / "points.tsv", sep="\t", index=False)
-    done = nanograd("grad", "x*y", "--points", "points.tsv", "-o", "out.tsv", cwd=tmp_path)
+    done = in_process("grad", "x*y", "--points", "points.tsv", "-o", "out.tsv", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     back = pd.read_csv(tmp_path / "out.tsv", sep="\t")
     assert list(back.columns) == ["x", "y", "label", "value", "d_x", "d_y"]
@@ -64,17 +67,17 @@ def test_tsv_in_and_out(tmp_path):
 
 def test_nan_null_writes_null_where_the_default_writes_strings():
     single = ["grad", "log(x)", "--x", "-1", "--format", "json"]
-    assert json.loads(nanograd(*single).stdout)["value"] == "nan"
-    assert json.loads(nanograd(*single, "--nan", "null").stdout)["value"] is None
+    assert json.loads(in_process(*single).stdout)["value"] == "nan"
+    assert json.loads(in_process(*single, "--nan", "null").stdout)["value"] is None
     points = ["grad", "log(x)", "--points", "-", "--format", "json", "--nan", "null"]
     rows = [json.loads(r) for r in nanograd(*points, stdin="x\n-1\n0\n1\n").stdout.splitlines()]
     assert [r["value"] for r in rows] == [None, None, 0.0]
     assert [r["gradients"]["x"] for r in rows] == [-1.0, None, 1.0]
     lines = ["grad", "--each-line", "--x", "0", "--format", "json", "--nan", "null"]
-    assert json.loads(nanograd(*lines, stdin="1/x\n").stdout)["value"] is None
-    explain = nanograd("explain", "log(x)", "--x", "-1", "--format", "json", "--nan", "null")
+    assert json.loads(in_process(*lines, stdin="1/x\n").stdout)["value"] is None
+    explain = in_process("explain", "log(x)", "--x", "-1", "--format", "json", "--nan", "null")
     assert json.loads(explain.stdout)["forward"][-1]["value"] is None
-    hessian = nanograd("hessian", "log(x)", "--x", "-1", "--format", "json", "--nan", "null")
+    hessian = in_process("hessian", "log(x)", "--x", "-1", "--format", "json", "--nan", "null")
     assert json.loads(hessian.stdout)["value"] is None
 
 
@@ -90,9 +93,9 @@ def outputs(tmp_path):
         ["-o", "results.jsonl", "--nan", "null"],
         ["-o", "results.json", "--nan", "null"],
     ):
-        done = nanograd("grad", "log(x)", "--points", "points.csv", *args, cwd=tmp_path)
+        done = in_process("grad", "log(x)", "--points", "points.csv", *args, cwd=tmp_path)
         assert done.returncode == 0, done.stderr
-    one = nanograd("grad", "x*y + tanh(x)", "--x", "2", "--y", "3", "--format", "json")
+    one = in_process("grad", "x*y + tanh(x)", "--x", "2", "--y", "3", "--format", "json")
     (tmp_path / "one.json").write_text(one.stdout)
     return tmp_path
 
@@ -143,7 +146,7 @@ def test_a_json_file_holds_an_array_of_records_and_json_lines_files_a_line_each(
     either. What -o x.json writes is read back as --points, as an array of records is."""
     (tmp_path / "points.csv").write_text("id,x\na,2\nb,-1\n")
     run = ("grad", "x*x", "--points", "points.csv")
-    lines = nanograd(*run, "--format", "json", cwd=tmp_path).stdout
+    lines = in_process(*run, "--format", "json", cwd=tmp_path).stdout
     objects = [json.loads(line) for line in lines.splitlines()]
     assert objects[1] == {"id": "b", "value": 1.0, "inputs": {"x": -1.0}, "gradients": {"x": -2.0}}
     for name, args in [
@@ -152,7 +155,7 @@ def test_a_json_file_holds_an_array_of_records_and_json_lines_files_a_line_each(
         ("out.jsonl", ()),
         ("out.ndjson", ("--format", "json")),
     ]:
-        done = nanograd(*run, "-o", name, *args, cwd=tmp_path)
+        done = in_process(*run, "-o", name, *args, cwd=tmp_path)
         assert (done.returncode, done.stdout, done.stderr) == (0, "", ""), name
         text = (tmp_path / name).read_text()
         if name.endswith(".json"):
@@ -162,10 +165,10 @@ def test_a_json_file_holds_an_array_of_records_and_json_lines_files_a_line_each(
             assert text == lines
     assert pd.read_json(tmp_path / "out.json")["id"].tolist() == ["a", "b"]
     (tmp_path / "none.csv").write_text("x\n")
-    empty = nanograd("grad", "x", "--points", "none.csv", "--output-format", "json", cwd=tmp_path)
+    empty = in_process("grad", "x", "--points", "none.csv", "--output-format", "json", cwd=tmp_path)
     assert (empty.returncode, empty.stdout) == (0, "[]\n")
     # Read back as points, its objects are rows: their keys the columns.
-    back = nanograd("grad", "2*value", "--points", "out.json", cwd=tmp_path)
+    back = in_process("grad", "2*value", "--points", "out.json", cwd=tmp_path)
     assert (back.returncode, back.stderr) == (
         2,
         "error: --points has a column value, which the results add: rename it\n",

@@ -14,7 +14,7 @@ import pytest
 from nanograd_cli import parse
 from nanograd_cli.symbolic import hessian
 
-from .helpers import limited, nanograd, run
+from .helpers import in_process, limited, run
 
 mpmath = pytest.importorskip("mpmath")
 sympy = pytest.importorskip("sympy")
@@ -209,16 +209,16 @@ def test_diff_prints_calls_of_every_arity_and_its_output_reparses_to_the_gradien
     """`nanograd diff` prints calls of two and three arguments (log(x, y), clamp(x, y, 2)) so
     that its output, evaluated by `nanograd grad`, is the gradient `grad` computes."""
     point = [a for n in parse(source).inputs for a in (f"--{n}", {"x": "1.3", "y": "0.7"}[n])]
-    grad = nanograd("grad", source, *point, "--format", "json")
+    grad = in_process("grad", source, *point, "--format", "json")
     assert grad.returncode == 0, grad.stderr
     inputs = json.loads(grad.stdout)["inputs"]
     printed = ""
     for name, expected in json.loads(grad.stdout)["gradients"].items():
-        diff = nanograd("diff", source, "--wrt", name)
+        diff = in_process("diff", source, "--wrt", name)
         assert (diff.returncode, diff.stderr) == (0, "")
         derivative = parse(diff.stdout)
         args = [a for n in derivative.inputs for a in (f"--{n}", str(inputs[n]))]
-        value = nanograd("grad", diff.stdout, *args, "--format", "json")
+        value = in_process("grad", diff.stdout, *args, "--format", "json")
         assert value.returncode == 0, (diff.stdout, value.stderr)
         assert json.loads(value.stdout)["value"] == pytest.approx(expected, rel=1e-12)
         printed += diff.stdout.replace(" ", "")
@@ -226,7 +226,7 @@ def test_diff_prints_calls_of_every_arity_and_its_output_reparses_to_the_gradien
 
 
 def test_ln_and_pi_work_on_the_command_line():
-    done = nanograd("grad", "ln(x) + π*x", "--x", "2", "--format", "json")
+    done = in_process("grad", "ln(x) + π*x", "--x", "2", "--format", "json")
     assert (done.returncode, done.stderr) == (0, "")
     assert json.loads(done.stdout) == {
         "value": math.log(2) + math.pi * 2,
@@ -249,7 +249,7 @@ def test_ln_and_pi_work_on_the_command_line():
     ],
 )
 def test_wrong_calls_and_misused_names_are_clear_errors(source, message):
-    done = nanograd("grad", source, "--x", "1")
+    done = in_process("grad", source, "--x", "1")
     assert (done.returncode, done.stdout) == (2, "")
     assert done.stderr.startswith("error: ") and message in done.stderr.splitlines()[0]
 
@@ -391,6 +391,7 @@ WHERE_CASES = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("source", WHERE_CASES)
 def test_where_differentiates_the_branch_taken_on_every_path(source):
     """where's value and gradient against SymPy's Piecewise, in reverse and forward mode, on
@@ -433,12 +434,12 @@ def test_where_differentiates_the_branch_taken_on_every_path(source):
 
 
 def test_where_on_the_command_line_warns_only_of_the_branch_taken():
-    done = nanograd("grad", "where(x > 0, log(x), 0)", "--x", "-1", "--format", "json")
+    done = in_process("grad", "where(x > 0, log(x), 0)", "--x", "-1", "--format", "json")
     assert (done.returncode, done.stderr) == (0, "")
     assert json.loads(done.stdout)["gradients"] == {"x": 0.0}
-    done = nanograd("grad", "where(x < 0, log(x), 0)", "--x", "-1", "--format", "json")
+    done = in_process("grad", "where(x < 0, log(x), 0)", "--x", "-1", "--format", "json")
     assert done.returncode == 0 and "log gave nan" in done.stderr
-    done = nanograd("grad", "where(x > 0, log(x), 0)", "--x", "-1", "--strict")
+    done = in_process("grad", "where(x > 0, log(x), 0)", "--x", "-1", "--strict")
     assert done.returncode == 0, done.stderr
     code, out, err = run(
         "grad", "where(x > 0, sqrt(x), -x)", "--points", "-", stdin="x\n-4\n4\n0\n"
@@ -657,6 +658,7 @@ def _second_round():
 SECOND_ROUND = _second_round()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", SECOND_ROUND)
 def test_second_round_values_and_derivatives_agree_with_mpmath_and_sympy(name):
     """Values to a few units in the last place against mpmath at 50 digits; derivatives to
@@ -797,6 +799,7 @@ def test_second_round_at_their_edge_points(source, x, value, slope):
         vector_ops.special = saved
 
 
+@pytest.mark.slow
 def test_the_tape_takes_no_longer_below_zero_and_agrees_at_the_edges_of_its_scipy_ranges():
     """SciPy is used only on the rows it is fast and right on: digamma's derivative far below
     0 (where SciPy's zeta takes time linear in |x|), lgamma at subnormals (SciPy's gammaln

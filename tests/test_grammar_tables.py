@@ -6,6 +6,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from nanograd_cli import grammar
 
 RENDER = (
@@ -29,6 +31,7 @@ def rendered_under(seed: str) -> str:
     return done.stdout
 
 
+@pytest.mark.slow
 def test_tables_are_the_same_under_any_hash_seed():
     assert rendered_under("0") == rendered_under("12345")
 

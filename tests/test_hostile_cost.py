@@ -85,6 +85,7 @@ POSITIONED_NOTE = (
 )
 
 
+@pytest.mark.slow
 def test_a_sum_of_20000_xs_is_placed_by_nanograd_in_time(tmp_path):
     # 39,999 nodes: sfdp took 30 s of CPU for them, and the 66,667 terms of a 133 KB source ran
     # on past a minute (Graphviz waited for the rest of its input, which was never written)
@@ -97,6 +98,7 @@ def test_a_sum_of_20000_xs_is_placed_by_nanograd_in_time(tmp_path):
     assert "grad 20000.0000" in svg
 
 
+@pytest.mark.slow
 def test_the_live_page_of_a_1600_statement_chain_is_made_in_time(tmp_path):
     # 16,004 nodes: 21.6 s with sfdp's layout, growing as n^1.8; placed by nanograd, in
     # proportion to the nodes
@@ -112,6 +114,7 @@ def test_the_live_page_of_a_1600_statement_chain_is_made_in_time(tmp_path):
     assert page.count('<g class=\\"node value\\" data-node=') == values
 
 
+@pytest.mark.slow
 def test_graphviz_gets_all_of_a_drawing_it_reads_slowly(tmp_path):
     """Past SLOW seconds, the rest of the DOT text is still written to Graphviz: it waited
     for it forever, once communicate() had timed out."""
@@ -179,6 +182,7 @@ def running(pid: int) -> bool:
     return stat.rpartition(")")[2].split()[0] != "Z"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "sent, code",
     [(signal.SIGTERM, -signal.SIGTERM), (signal.SIGHUP, -signal.SIGHUP), (signal.SIGINT, 130)],
@@ -248,6 +252,7 @@ def sin_chain_derivative(depth: int, latex: bool) -> str:
     return "\n".join([*lines, times.join(factors)]) + "\n"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fmt", ["text", "latex"])
 def test_diff_of_sin_nested_16000_deep_fits_in_memory(tmp_path, fmt):
     depth = 16_000
@@ -275,6 +280,7 @@ def horner(x: float, degree: int) -> float:
     return dp
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "source, derivative",
     [
@@ -298,6 +304,7 @@ def test_diff_of_long_chains_fits_in_memory(tmp_path, source, derivative):
 # check: each finite difference costs the program's size.
 
 
+@pytest.mark.slow
 def test_check_of_2000_inputs_is_done_in_time(tmp_path):
     # 10 s; 2 minutes when every evaluation checked every input against a list of them
     names = [f"x{i}" for i in range(2000)]
@@ -319,6 +326,7 @@ def test_check_of_2000_inputs_is_done_in_time(tmp_path):
 # The repl: each line costs its own size, not that of every definition before it.
 
 
+@pytest.mark.slow
 def test_a_repl_script_of_4000_definitions_is_linear(tmp_path):
     # 1,200 definitions took 14 s and 2,000 48 s when each line parsed every definition
     # before it; 4,000 definitions and 4,000 expressions now take about 5 s
@@ -338,6 +346,7 @@ def test_a_repl_script_of_4000_definitions_is_linear(tmp_path):
     assert tables[-1].splitlines()[1].split() == ["result", repr(expected)]
 
 
+@pytest.mark.slow
 def test_a_repl_entry_left_open_is_refused_past_1_mb(tmp_path):
     code, out, err = limited(
         "(printf 'x = 1\\nx\\n(\\n'; yes 'x+') | nanograd repl", tmp_path, seconds=30
@@ -353,6 +362,7 @@ def test_a_repl_entry_left_open_is_refused_past_1_mb(tmp_path):
 # Forward mode: tangents of the inputs a node depends on, let go after their last reader.
 
 
+@pytest.mark.slow
 def test_forward_mode_of_a_sum_of_10000_inputs_fits_in_memory(tmp_path):
     # 3.8 GB and 35 to 53 s when every node carried a derivative for every input; now 31 MB
     names = [f"x{i}" for i in range(10_000)]

@@ -27,7 +27,7 @@ from nanograd_cli.render.graph import (
 from nanograd_cli.render.html import instruction_names, live_page
 from nanograd_cli.render.ops_js import op_javascript, ops_script
 
-from .helpers import WORKED, nanograd
+from .helpers import WORKED, in_process
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 try:
@@ -58,7 +58,7 @@ def test_an_op_without_javascript_is_named():
 def page(tmp_path: Path, *args: str, name: str = "graph.html") -> Path:
     """The page the installed command writes for `args`."""
     out = tmp_path / name
-    done = nanograd("draw", *args, "-o", str(out))
+    done = in_process("draw", *args, "-o", str(out))
     assert done.returncode == 0, done.stderr
     return out
 
@@ -74,17 +74,17 @@ def test_the_page_is_one_self_contained_file(tmp_path):
     urls = set(re.findall(r"https?://[^\s\"'<>]+", text))
     assert urls <= {"http://www.w3.org/2000/svg", "http://www.w3.org/1999/xlink"}
     # --format html wins over the extension, and goes to standard output with -o -
-    done = nanograd("draw", WORKED, *WORKED_ARGS, "--format", "html")
+    done = in_process("draw", WORKED, *WORKED_ARGS, "--format", "html")
     assert done.returncode == 0 and done.stdout == text
 
 
 @needs_renderer
 def test_a_failed_run_leaves_no_page(tmp_path):
     out = tmp_path / "graph.html"
-    done = nanograd("draw", "x*y", "--x", "1", "-o", str(out))
+    done = in_process("draw", "x*y", "--x", "1", "-o", str(out))
     assert done.returncode == 2 and "y" in done.stderr
     assert not out.exists()
-    done = nanograd("draw", "x*y", "--x", "1", "--y", "2", "-o", str(tmp_path / "no" / "g.html"))
+    done = in_process("draw", "x*y", "--x", "1", "--y", "2", "-o", str(tmp_path / "no" / "g.html"))
     assert done.returncode == 1 and done.stderr.startswith("error:")
     assert list(tmp_path.iterdir()) == []
 
@@ -243,6 +243,7 @@ def points(op, rng: random.Random) -> list[tuple[float, ...]]:
     return pts
 
 
+@pytest.mark.slow
 @pytest.mark.browser
 def test_every_op_in_javascript_matches_python(tab):
     tab.set_content(f"<script>{ops_script(list(OPS))}</script>")
@@ -282,6 +283,7 @@ def random_floats(rng: random.Random, n: int) -> list[float]:
     return out
 
 
+@pytest.mark.slow
 @pytest.mark.browser
 def test_numbers_are_written_as_python_writes_them(tab, tmp_path):
     open_page(tab, page(tmp_path, "x*y", "--x", "2", "--y", "3"))
@@ -346,13 +348,14 @@ def check_page_against(tab, program, point: dict[str, float]):
         checked += 1
     assert checked == len(full)
     args = [f"--{k}={v!r}" for k, v in point.items()]
-    cli = json.loads(nanograd("grad", "-e", program.source, *args, "--format", "json").stdout)
+    cli = json.loads(in_process("grad", "-e", program.source, *args, "--format", "json").stdout)
     shown = summary(tab)
     assert close(shown["value"], from_json(cli["value"]))
     for k, g in cli["gradients"].items():
         assert close(shown[f"∂/∂{k}"], from_json(g))
 
 
+@pytest.mark.slow
 @pytest.mark.browser
 def test_worked_example_numbers_and_a_slider_move(tab, tmp_path):
     program = parse(Path(WORKED).read_text())
@@ -387,6 +390,7 @@ MOVE_AT_ONCE = """document.addEventListener("DOMContentLoaded", () => {
 });"""
 
 
+@pytest.mark.slow
 @pytest.mark.browser
 def test_a_move_before_every_tile_is_in_reaches_them_all(tab, tmp_path):
     program = parse(CHAIN)
@@ -406,6 +410,7 @@ def finite_or_not(rng: random.Random) -> float:
     )
 
 
+@pytest.mark.slow
 @pytest.mark.browser
 def test_the_pages_fill_colours_are_the_drawings(tab, tmp_path):
     open_page(tab, page(tmp_path, "x*y", "--x", "2", "--y", "3"))
@@ -428,6 +433,7 @@ def test_the_pages_fill_colours_are_the_drawings(tab, tmp_path):
 CURRENT = "#graph g.node.value.current"
 
 
+@pytest.mark.slow
 @pytest.mark.browser
 def test_stepping_follows_the_engine_and_explain(tab, tmp_path):
     program = parse(Path(WORKED).read_text())
@@ -438,7 +444,7 @@ def test_stepping_follows_the_engine_and_explain(tab, tmp_path):
     engine_order = [index[id(v)] for v in evaluation.result.topological_order()]
     forward = [names[i] for i, v in enumerate(evaluation.nodes) if names[i] and v.op is not CONST]
     backward = [names[i] for i in engine_order if varying[i]]
-    explained = json.loads(nanograd("explain", WORKED, *WORKED_ARGS, "--format", "json").stdout)
+    explained = json.loads(in_process("explain", WORKED, *WORKED_ARGS, "--format", "json").stdout)
 
     open_page(tab, page(tmp_path, WORKED, *WORKED_ARGS))
     tab.click("#reset")  # focus on a button: arrow keys step
@@ -468,6 +474,7 @@ def test_stepping_follows_the_engine_and_explain(tab, tmp_path):
     assert tab.query_selector("#graph g.current") is None
 
 
+@pytest.mark.slow
 @pytest.mark.browser
 def test_keyboard_reaches_the_sliders_and_the_nodes(tab, tmp_path):
     open_page(tab, page(tmp_path, "x*y + tanh(x)", "--x", "2", "--y", "3"))
@@ -484,6 +491,7 @@ def test_keyboard_reaches_the_sliders_and_the_nodes(tab, tmp_path):
     assert tab.is_visible("#tip") and "x" in tab.inner_text("#tip .tip-expression")
 
 
+@pytest.mark.slow
 @pytest.mark.browser
 def test_hover_shows_expression_numbers_and_local_derivatives(tab, tmp_path):
     program = parse("a = x*y\na + tanh(x)")
@@ -502,6 +510,7 @@ def test_hover_shows_expression_numbers_and_local_derivatives(tab, tmp_path):
     assert not tab.is_visible("#tip")
 
 
+@pytest.mark.slow
 @pytest.mark.browser
 def test_nan_and_inf_are_shown_as_such(tab, tmp_path):
     open_page(tab, page(tmp_path, "log(x) * y", "--x", "0", "--y", "2"))
@@ -517,6 +526,7 @@ def test_nan_and_inf_are_shown_as_such(tab, tmp_path):
     assert math.isnan(summary(tab)["value"])
 
 
+@pytest.mark.slow
 @pytest.mark.browser
 def test_no_legend_leaves_the_pages_legend_out(tab, tmp_path):
     evaluation = parse("x*y + tanh(x)").gradients({"x": 2.0, "y": 3.0})
@@ -561,6 +571,7 @@ def agreed(tab, k: int) -> float:
     return x
 
 
+@pytest.mark.slow
 @pytest.mark.browser
 def test_sliders_stay_finite_and_step_near_the_value_at_the_float_limits(tab, tmp_path):
     program = parse("x/1e300 + y")
@@ -588,6 +599,7 @@ def commit(tab, selector: str, text: str) -> None:
     tab.press(selector, "Tab")
 
 
+@pytest.mark.slow
 @pytest.mark.browser
 def test_the_slider_value_box_graph_and_result_always_agree(tab, tmp_path):
     program = parse("x*y + tanh(x)")
@@ -636,6 +648,7 @@ def test_the_slider_value_box_graph_and_result_always_agree(tab, tmp_path):
     check_page_against(tab, program, {"x": x, "y": 3.0})
 
 
+@pytest.mark.slow
 @pytest.mark.browser
 def test_escape_goes_back_anywhere_and_arrows_step_but_on_sliders_and_boxes(tab, tmp_path):
     open_page(tab, page(tmp_path, "x*y + tanh(x)", "--x", "2", "--y", "3"))
@@ -677,7 +690,7 @@ def legend_steps(tab) -> list[tuple[str, str]]:
 
 def dot_legend_steps(*args: str) -> list[tuple[str, str]]:
     """The picture legend's fill steps: colour and text, darkest first."""
-    dot = nanograd("draw", *args).stdout
+    dot = in_process("draw", *args).stdout
     return re.findall(r'<TD BGCOLOR="([^"]+)"></TD><TD ALIGN="LEFT">([^<]*)</TD>', dot)
 
 
@@ -686,6 +699,7 @@ def rgb(colour: str) -> str:
     return f"rgb({r}, {g}, {b})"
 
 
+@pytest.mark.slow
 @pytest.mark.browser
 def test_legends_of_equal_and_nearly_equal_gradients_say_something(tab, tmp_path):
     # every |grad| 1: one step, the darkest, in the page and in the picture
@@ -702,6 +716,7 @@ def test_legends_of_equal_and_nearly_equal_gradients_say_something(tab, tmp_path
     assert [c for c, _ in shown] == [rgb(c) for c in reversed(GRADIENT_COLOURS)]
 
 
+@pytest.mark.slow
 @pytest.mark.browser
 def test_a_source_without_inputs_says_so(tab, tmp_path):
     open_page(tab, page(tmp_path, "2*3 + sin(1)"))
@@ -732,6 +747,7 @@ BROKEN_NUMBERS = r"""(root) => {
 }"""
 
 
+@pytest.mark.slow
 @pytest.mark.browser
 def test_numbers_are_never_split_across_lines(tab, tmp_path):
     open_page(tab, page(tmp_path, WORKED, *WORKED_ARGS))
@@ -747,6 +763,7 @@ def test_numbers_are_never_split_across_lines(tab, tmp_path):
     assert tab.eval_on_selector("aside", BROKEN_NUMBERS) == []
 
 
+@pytest.mark.slow
 @pytest.mark.browser
 def test_screenshot(tab, tmp_path):
     open_page(tab, page(tmp_path, WORKED, *WORKED_ARGS, "--rankdir", "TB"))

@@ -16,7 +16,7 @@ from nanograd_cli import jacobian, parse
 from nanograd_cli.errors import InputError, SourceError
 from nanograd_cli.program import Program
 
-from .helpers import POINT, expressions, nanograd, on_terminal, visible
+from .helpers import POINT, expressions, in_process, on_terminal, visible
 from .oracle import derivative_at
 
 SOURCE = "u = x*y + tanh(x)\nv = x + y**2\nw = sin(x)\nu, v, w"
@@ -90,6 +90,7 @@ def test_every_derivative_matches_sympy(mode):
             assert result.jacobian[name][wrt] == pytest.approx(expected, rel=1e-14, abs=1e-15)
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(st.lists(expressions(3), min_size=2, max_size=4))
 def test_both_modes_agree_with_each_output_alone_and_finite_differences(bodies):
@@ -132,29 +133,31 @@ def test_auto_is_forward_where_outputs_outnumber_inputs(monkeypatch):
 
 def test_grad_prints_the_jacobian_as_a_table_json_and_csv():
     args = ["grad", "u = x*y; v = x + y; u, v", "--x", "2", "--y", "3"]
-    table = nanograd(*args)
+    table = in_process(*args)
     assert table.returncode == 0, table.stderr
     assert table.stdout.splitlines() == [
         "output  value  d_x  d_y",
         "u       6.0    3.0  2.0",
         "v       5.0    1.0  1.0",
     ]
-    assert json.loads(nanograd(*args, "--format", "json").stdout) == {
+    assert json.loads(in_process(*args, "--format", "json").stdout) == {
         "values": {"u": 6.0, "v": 5.0},
         "inputs": {"x": 2.0, "y": 3.0},
         "jacobian": {"u": {"x": 3.0, "y": 2.0}, "v": {"x": 1.0, "y": 1.0}},
     }
     assert (
-        nanograd(*args, "--format", "csv").stdout
+        in_process(*args, "--format", "csv").stdout
         == "output,value,d_x,d_y\nu,6.0,3.0,2.0\nv,5.0,1.0,1.0\n"
     )
-    only_y = nanograd(*args, "--format", "csv", "--wrt", "y")
+    only_y = in_process(*args, "--format", "csv", "--wrt", "y")
     assert only_y.stdout == "output,value,d_y\nu,6.0,2.0\nv,5.0,1.0\n"
 
 
 @pytest.mark.parametrize("mode", ["auto", "reverse", "forward"])
 def test_every_mode_prints_the_same_full_precision_numbers(mode):
-    done = nanograd("grad", SOURCE, "--x", "0.3", "--y", "-0.7", "--format", "json", "--mode", mode)
+    done = in_process(
+        "grad", SOURCE, "--x", "0.3", "--y", "-0.7", "--format", "json", "--mode", mode
+    )
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)
     expected = parse(SOURCE).jacobian({"x": 0.3, "y": -0.7}, "reverse")
@@ -164,7 +167,7 @@ def test_every_mode_prints_the_same_full_precision_numbers(mode):
 
 
 def test_one_output_is_exactly_todays_grad():
-    done = nanograd("grad", "x*y + tanh(x)", "--x", "2", "--y", "3", "--format", "json")
+    done = in_process("grad", "x*y + tanh(x)", "--x", "2", "--y", "3", "--format", "json")
     assert json.loads(done.stdout) == {
         "value": 6.9640275800758165,
         "inputs": {"x": 2.0, "y": 3.0},
@@ -185,7 +188,7 @@ def test_the_jacobian_table_fits_80_columns():
 
 @pytest.mark.parametrize("command", ["hessian", "check", "draw", "explain", "minimize"])
 def test_commands_of_one_result_refuse_a_list(command):
-    done = nanograd(command, "u = x*y; v = x + y; u, v", "--x", "1", "--y", "2")
+    done = in_process(command, "u = x*y; v = x + y; u, v", "--x", "1", "--y", "2")
     assert done.returncode == 2
     assert done.stderr == (
         f"error: the source lists 2 outputs (u, v), and nanograd {command} takes one: end the "
@@ -194,7 +197,7 @@ def test_commands_of_one_result_refuse_a_list(command):
 
 
 def test_each_line_takes_one_output_per_line():
-    done = nanograd(
+    done = in_process(
         "grad", "-", "--each-line", "--x", "1", "--format", "csv", stdin="x*2\nu = x; u, x\n"
     )
     assert done.returncode == 2
@@ -218,6 +221,7 @@ def test_the_library_refuses_a_list_where_it_takes_one_result():
         parse("u = x; u, x").jacobian({"x": 1.0}, "sideways")
 
 
+@pytest.mark.slow
 def test_a_long_list_parses_in_linear_time_and_may_span_lines():
     names = [f"x{k}" for k in range(200_000)]  # quadratic work took 5 s for 40,000
     source = ",\n ".join(names)
@@ -246,7 +250,7 @@ def expected_rows():
 def test_points_give_every_outputs_value_and_gradients_as_columns(tmp_path):
     points = tmp_path / "points.csv"
     points.write_text(POINTS)
-    done = nanograd("grad", SOURCE, "--points", str(points))
+    done = in_process("grad", SOURCE, "--points", str(points))
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     assert lines[0] == "x,y,tag,u,v,w,du/dx,du/dy,dv/dx,dv/dy,dw/dx,dw/dy"
@@ -263,7 +267,7 @@ def test_points_in_json_lines_and_parquet_have_the_jacobians_shape(tmp_path):
 
     points = tmp_path / "points.csv"
     points.write_text(POINTS)
-    done = nanograd("grad", SOURCE, "--points", str(points), "--format", "json", "--wrt", "y")
+    done = in_process("grad", SOURCE, "--points", str(points), "--format", "json", "--wrt", "y")
     assert done.returncode == 0, done.stderr
     for line, (tag, expected) in zip(done.stdout.splitlines(), expected_rows(), strict=True):
         row = json.loads(line)
@@ -273,7 +277,7 @@ def test_points_in_json_lines_and_parquet_have_the_jacobians_shape(tmp_path):
             u: pytest.approx({"y": r["y"]}, rel=1e-15) for u, r in expected.jacobian.items()
         }
     out = tmp_path / "results.parquet"
-    assert nanograd("grad", SOURCE, "--points", str(points), "-o", str(out)).returncode == 0
+    assert in_process("grad", SOURCE, "--points", str(points), "-o", str(out)).returncode == 0
     table = pq.read_table(out).to_pylist()
     for row, (tag, expected) in zip(table, expected_rows(), strict=True):
         assert row["tag"] == tag and row["dw/dx"] == pytest.approx(expected.jacobian["w"]["x"])
@@ -282,7 +286,7 @@ def test_points_in_json_lines_and_parquet_have_the_jacobians_shape(tmp_path):
 def test_an_output_named_as_a_column_is_refused(tmp_path):
     points = tmp_path / "points.csv"
     points.write_text("x,y\n1,2\n")
-    done = nanograd("grad", "u = x*y; u, x", "--points", str(points))
+    done = in_process("grad", "u = x*y; u, x", "--points", str(points))
     assert (done.returncode, done.stdout) == (2, "")
     assert done.stderr == "error: --points has a column x, which the results add: rename it\n"
 

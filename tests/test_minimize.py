@@ -16,7 +16,7 @@ from nanograd_cli.minimize import OPTIMIZERS, PointLoss, _not_finite, descent_so
 from nanograd_cli.minimize import minimize as descend
 from nanograd_cli.results import Minimum
 
-from .helpers import expressions, nanograd
+from .helpers import expressions, in_process
 
 
 def reference(
@@ -87,6 +87,7 @@ def all_three(
     )
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(
     expressions(),
@@ -200,7 +201,7 @@ def test_a_loss_at_a_point_called_with_a_point_gives_the_engines_gradient():
 def test_a_source_with_no_inputs_is_bad_input(command, message):
     """A constant has nothing to descend on or to check: not "every input is held by --fix",
     nor an empty table."""
-    done = nanograd(*command)
+    done = in_process(*command)
     assert (done.returncode, done.stdout) == (2, "")
     assert done.stderr == f"error: the source has no inputs: {message}\n"
 
@@ -209,7 +210,7 @@ def test_a_plot_in_a_directory_that_does_not_exist_is_refused_before_the_descent
     """As fit -o: the run does not descend to fail where it writes (this descent diverges at
     its first step, which it would report)."""
     target = tmp_path / "missing" / "descent.png"
-    done = nanograd("minimize", "x**4", "--x", "10", "--lr", "1e300", "--optimizer", "sgd",
+    done = in_process("minimize", "x**4", "--x", "10", "--lr", "1e300", "--optimizer", "sgd",
                     "--plot", str(target))  # fmt: skip
     assert (done.returncode, done.stdout) == (1, "")
     assert done.stderr == f"error: cannot write {target}: No such file or directory\n"

@@ -2,6 +2,8 @@
 
 import random
 
+import pytest
+
 from nanograd_cli.nn import MLP, SGD, Layer, Neuron
 
 
@@ -17,6 +19,7 @@ def two_moons_like(n: int, seed: int):
     return points
 
 
+@pytest.mark.slow
 def test_mlp_learns_two_classes():
     data = two_moons_like(60, seed=1)
     model = MLP(2, [8, 8, 1], seed=3)

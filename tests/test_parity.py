@@ -12,7 +12,7 @@ import nanograd_cli
 from nanograd_cli.errors import NanogradError, NonFiniteResult
 from nanograd_cli.repl import Session
 
-from .helpers import nanograd
+from .helpers import in_process
 
 # Each place's words for the command that takes one output, and for what takes several.
 CLI = {"cmd": "nanograd {}", "several": "nanograd grad", "wrt": "--wrt {}: "}
@@ -145,7 +145,7 @@ def test_the_command_line_the_repl_and_python_say_the_same(
     options += [a for n in wrt for a in ("--wrt", n)]
     named = any(c.isalpha() for c in source)  # a source with no names is given no range
     options += CLI_TAIL.get(command, []) if named else []
-    done = nanograd(command, source, *options)
+    done = in_process(command, source, *options)
     expected = f"error: {words(message, CLI, command, wrt)}{hints.get('cli', '')}"
     assert (done.returncode, done.stderr.splitlines()[0]) == (2, expected)
 
@@ -304,7 +304,7 @@ def test_every_command_says_the_same_on_the_command_line_and_in_python(
     monkeypatch.chdir(tmp_path)
     data = rows(tmp_path)
     cli_prefix, python_prefix, message = words
-    done = nanograd(*(a.replace("{data}", data) for a in args))
+    done = in_process(*(a.replace("{data}", data) for a in args))
     first = done.stderr.splitlines()[0]
     assert (done.returncode, first) == (2, f"error: {cli_prefix}{spelled(message, 'cli')}")
     with pytest.raises(NanogradError) as raised:
@@ -334,7 +334,7 @@ WARNINGS = [
 @pytest.mark.parametrize(("args", "call"), WARNINGS, ids=lambda v: None)
 def test_a_nan_is_a_warning_or_with_strict_an_error_through_both(args, call, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    done = nanograd(*args)
+    done = in_process(*args)
     first = done.stderr.splitlines()[0]
     assert first.startswith("warning: line 1, column ") and first.endswith(": log gave nan")
     where = first.removeprefix("warning: ")
@@ -344,7 +344,7 @@ def test_a_nan_is_a_warning_or_with_strict_an_error_through_both(args, call, tmp
     assert [str(w.message) for w in caught] == [warned.removeprefix("warning: ")]
     assert caught[0].filename == __file__  # the caller's line, not the library's
 
-    strict = nanograd(*args, "--strict")
+    strict = in_process(*args, "--strict")
     assert (strict.returncode, strict.stderr.splitlines()[0]) == (1, f"error: {where}")
     with pytest.raises(NonFiniteResult) as raised:
         call(strict=True)
@@ -354,14 +354,14 @@ def test_a_nan_is_a_warning_or_with_strict_an_error_through_both(args, call, tmp
 def test_notes_are_worded_for_each_door(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     note = "dy and dx are inputs here; for the derivative of y by x, give y itself and {}"
-    done = nanograd("diff", "dy/dx")
+    done = in_process("diff", "dy/dx")
     assert done.stderr == f"note: {note.format('--wrt x')}\n"
     with pytest.warns(nanograd_cli.NanogradWarning) as caught:
         nanograd_cli.diff("dy/dx")
     assert [str(w.message) for w in caught] == [note.format("wrt='x'")]
 
     gaps = "f is nan or inf at"
-    done = nanograd("plot", "log(x)", "--x", "-1:1:11", "-o", "p.svg")
+    done = in_process("plot", "log(x)", "--x", "-1:1:11", "-o", "p.svg")
     assert done.stderr.startswith(f"warning: {gaps}")
     with pytest.warns(nanograd_cli.NanogradWarning) as caught:
         nanograd_cli.plot("log(x)", x="-1:1:11")

@@ -26,7 +26,7 @@ from nanograd_cli.plot import (
     sample_surface,
 )
 
-from .helpers import NOT_ACTIVE, nanograd, on_terminal, pip_hint, visible
+from .helpers import NOT_ACTIVE, in_process, nanograd, on_terminal, pip_hint, visible
 
 SVG = "{http://www.w3.org/2000/svg}"
 # Matplotlib's first two colours: f and df/dx.
@@ -52,9 +52,10 @@ def runs(finite: np.ndarray) -> int:
     return int(finite[0]) + int(np.sum(finite[1:] & ~finite[:-1]))
 
 
+@pytest.mark.slow
 def test_svg_has_axis_labels_legend_title_and_one_line_per_curve(tmp_path):
     out = tmp_path / "plot.svg"
-    result = nanograd("plot", "x*y + tanh(x)", "--x", "-3:3", "--y", "2", "-o", str(out))
+    result = in_process("plot", "x*y + tanh(x)", "--x", "-3:3", "--y", "2", "-o", str(out))
     assert (result.returncode, result.stdout, result.stderr) == (0, "", "")
     root = svg(out)
     words = texts(root)
@@ -69,7 +70,7 @@ def test_svg_has_axis_labels_legend_title_and_one_line_per_curve(tmp_path):
 
 def test_nan_makes_gaps_with_a_warning_not_an_error(tmp_path):
     out = tmp_path / "log.svg"
-    result = nanograd("plot", "log(x)", "--x", "-1:3", "-o", str(out))
+    result = in_process("plot", "log(x)", "--x", "-1:3", "-o", str(out))
     assert result.returncode == 0
     # 100 of the 400 points have x < 0 (x = -1 + 4k/399 for k = 0..99).
     assert result.stderr == (
@@ -85,7 +86,7 @@ def test_nan_makes_gaps_with_a_warning_not_an_error(tmp_path):
 
 def test_every_stretch_between_gaps_is_its_own_piece_of_line(tmp_path):
     out = tmp_path / "gaps.svg"
-    result = nanograd("plot", "log(sin(x))", "--x", "0.1:12", "-o", str(out))
+    result = in_process("plot", "log(sin(x))", "--x", "0.1:12", "-o", str(out))
     assert result.returncode == 0 and result.stderr.startswith("warning: f is nan or inf at ")
     curve = sample_curve(parse("log(sin(x))"), {}, "x", Range(0.1, 12.0), CURVE_POINTS)
     pieces = runs(np.isfinite(curve.value))
@@ -93,11 +94,12 @@ def test_every_stretch_between_gaps_is_its_own_piece_of_line(tmp_path):
     assert [d.count("M") for d in paths(svg(out), "f")] == [pieces]
 
 
+@pytest.mark.slow
 def test_png_has_its_size_and_both_curves(tmp_path):
     from matplotlib.image import imread
 
     out = tmp_path / "plot.png"
-    result = nanograd("plot", "sin(x)", "--x", "-3:3", "-o", str(out))
+    result = in_process("plot", "sin(x)", "--x", "-3:3", "-o", str(out))
     assert result.returncode == 0
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     pixels = (imread(out)[:, :, :3] * 255).round().astype(int)
@@ -108,14 +110,16 @@ def test_png_has_its_size_and_both_curves(tmp_path):
         assert ((pixels == colour).all(axis=2)).sum() > 500, colour
 
 
+@pytest.mark.slow
 def test_pdf(tmp_path):
     out = tmp_path / "plot.pdf"
-    result = nanograd("plot", "sin(x)", "--x", "-3:3", "-o", str(out))
+    result = in_process("plot", "sin(x)", "--x", "-3:3", "-o", str(out))
     assert result.returncode == 0
     data = out.read_bytes()
     assert data.startswith(b"%PDF-") and data.rstrip().endswith(b"%%EOF")
 
 
+@pytest.mark.slow
 def test_the_same_plot_gives_the_same_file(tmp_path):
     for fmt in ("svg", "pdf"):
         first, second = tmp_path / f"1.{fmt}", tmp_path / f"2.{fmt}"
@@ -124,6 +128,7 @@ def test_the_same_plot_gives_the_same_file(tmp_path):
         assert first.read_bytes() == second.read_bytes()
 
 
+@pytest.mark.slow
 def test_terminal_plot_fits_80_columns_in_colour_with_a_legend():
     screen = on_terminal("plot", "sin(x)*y", "--x", "-3:3", "--y", "2")
     lines = visible(screen)
@@ -135,12 +140,14 @@ def test_terminal_plot_fits_80_columns_in_colour_with_a_legend():
     assert lines[-2].split() == ["-3", "-2", "-1", "0", "1", "2", "3"]
 
 
+@pytest.mark.slow
 def test_terminal_plot_on_a_narrow_terminal():
     lines = visible(on_terminal("plot", "sin(x)", "--x", "-3:3", columns=50))
     assert all(len(line) <= 50 for line in lines)
     assert "f(x)" in lines[-1] and "df/dx" in lines[-1]
 
 
+@pytest.mark.slow
 def test_plot_in_a_pipe_is_plain_text_with_a_symbol_per_curve():
     result = nanograd("plot", "x**2", "--x", "-1:1", env={"PATH": "", "COLUMNS": "60"})
     assert result.returncode == 0 and result.stderr == ""
@@ -159,7 +166,7 @@ def test_plotted_numbers_are_grads_at_sample_points():
     assert curve.x.size == 400 and curve.x[0] == -3.0 and curve.x[-1] == 3.0
     for k in (0, 57, 200, 399):
         x = float(curve.x[k])
-        result = nanograd("grad", "x*y + tanh(x)", "--x", repr(x), "--y", "2", "--format", "json")
+        result = in_process("grad", "x*y + tanh(x)", "--x", repr(x), "--y", "2", "--format", "json")
         grad = json.loads(result.stdout)
         assert curve.value[k] == pytest.approx(grad["value"], rel=1e-14, abs=1e-15)
         assert curve.gradient[k] == pytest.approx(grad["gradients"]["x"], rel=1e-14)
@@ -173,7 +180,7 @@ def test_surface_numbers_are_grads_at_grid_points():
     assert surface.value.shape == (31, GRID_POINTS)
     for i, j in ((0, 0), (7, 50), (30, 100)):
         x, y = float(surface.x[j]), float(surface.y[i])
-        result = nanograd(
+        result = in_process(
             "grad", source, "--x", repr(x), "--y", repr(y), "--z", "0.5", "--format", "json"
         )
         grad = json.loads(result.stdout)
@@ -183,13 +190,14 @@ def test_surface_numbers_are_grads_at_grid_points():
         assert surface.gradients[0][i, j] == pytest.approx(math.cos(x) * y**2, abs=1e-14)
 
 
+@pytest.mark.slow
 def test_two_ranges_draw_a_contour_with_gradient_arrows(tmp_path):
     from matplotlib.image import imread
 
     svg_out, png_out = tmp_path / "c.svg", tmp_path / "c.png"
     source = "(1 - x)**2 + 100*(y - x**2)**2"
     for out in (svg_out, png_out):
-        result = nanograd("plot", source, "--x", "-2:2", "--y", "-1:3", "-o", str(out))
+        result = in_process("plot", source, "--x", "-2:2", "--y", "-1:3", "-o", str(out))
         assert (result.returncode, result.stderr) == (0, "")
     root = svg(svg_out)
     words = texts(root)
@@ -207,9 +215,10 @@ def test_two_ranges_draw_a_contour_with_gradient_arrows(tmp_path):
     assert len(np.unique((pixels * 255).astype(int).reshape(-1, 3), axis=0)) > 50  # colours
 
 
+@pytest.mark.slow
 def test_minimize_draws_the_path_on_the_contour(tmp_path):
     out = tmp_path / "path.svg"
-    result = nanograd(
+    result = in_process(
         "minimize", "(1 - x)**2 + 100*(y - x**2)**2", "--x", "-1.2", "--y", "1", "--lr", "0.02",
         "--plot", str(out), "--format", "json",
     )  # fmt: skip
@@ -221,9 +230,10 @@ def test_minimize_draws_the_path_on_the_contour(tmp_path):
     assert paths(root, "path") and paths(root, "start") and paths(root, "end")
 
 
+@pytest.mark.slow
 def test_minimize_draws_the_loss_curve_for_one_input(tmp_path):
     out = tmp_path / "loss.svg"
-    result = nanograd("minimize", "(x - 3)**2", "--x", "0", "--plot", str(out))
+    result = in_process("minimize", "(x - 3)**2", "--x", "0", "--plot", str(out))
     assert result.returncode == 0
     words = texts(svg(out))
     assert {"step", "f (loss)", "(x - 3)**2"} <= set(words)
@@ -284,7 +294,7 @@ YLIM_USAGE = "give LO:HI (e.g. --ylim -10:10), auto or full"
 )
 def test_bad_ranges_and_options_are_exit_2(args, message, tmp_path):
     source = "x*y + z" if "--z" in args else "x*y"
-    result = nanograd("plot", source, *args.split(), cwd=tmp_path)
+    result = in_process("plot", source, *args.split(), cwd=tmp_path)
     assert (result.returncode, result.stdout) == (2, "")
     assert result.stderr.splitlines()[0] == f"error: {message}"
     assert list(tmp_path.iterdir()) == []
@@ -293,7 +303,7 @@ def test_bad_ranges_and_options_are_exit_2(args, message, tmp_path):
 def test_nothing_to_draw_is_exit_1_and_leaves_the_old_file(tmp_path):
     out = tmp_path / "plot.png"
     out.write_bytes(b"old")
-    result = nanograd("plot", "log(x)", "--x", "-3:-1", "-o", str(out))
+    result = in_process("plot", "log(x)", "--x", "-3:-1", "-o", str(out))
     assert result.returncode == 1
     assert result.stderr.splitlines()[-1] == (
         "error: nothing to draw: f is nan or inf at every point of x"
@@ -302,12 +312,13 @@ def test_nothing_to_draw_is_exit_1_and_leaves_the_old_file(tmp_path):
 
 
 def test_minimize_plot_with_an_unknown_extension_fails_before_descending(tmp_path):
-    result = nanograd("minimize", "x**2", "--x", "1", "--plot", str(tmp_path / "p.jpg"))
+    result = in_process("minimize", "x**2", "--x", "1", "--plot", str(tmp_path / "p.jpg"))
     assert (result.returncode, result.stdout) == (2, "")
     assert "cannot tell the format of" in result.stderr
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "library, args, message, extra",
     [
@@ -331,7 +342,7 @@ def test_without_the_plot_extra_it_says_what_to_install(library, args, message, 
 
 
 def test_a_source_without_inputs_has_nothing_to_plot_over():
-    result = nanograd("plot", "2 + 3")
+    result = in_process("plot", "2 + 3")
     assert (result.returncode, result.stderr) == (
         2,
         "error: the source has no inputs: there is nothing to plot it over\n",
@@ -371,7 +382,7 @@ WIDE = (
 def test_a_range_wider_than_a_float_is_bad_input(args, tmp_path):
     """1e308 - -1e308 overflows to inf: the points between would be nan."""
     assert math.isinf(1e308 - -1e308)
-    result = nanograd("plot", *args, cwd=tmp_path)
+    result = in_process("plot", *args, cwd=tmp_path)
     assert (result.returncode, result.stdout, result.stderr) == (2, "", WIDE)
     assert list(tmp_path.iterdir()) == []
 
@@ -380,10 +391,11 @@ def _columns(columns: int) -> dict[str, str]:
     return {**os.environ, "COLUMNS": str(columns)}
 
 
+@pytest.mark.slow
 def test_numbers_too_large_for_a_terminal_plot_ask_for_a_picture(tmp_path):
     """uniplot writes axis labels in full digits: 1e308 has no room in 80 columns, nor 1e20 in
     20. A picture draws them."""
-    result = nanograd("plot", "x", "--x", "0:1e200:3", env=_columns(80))
+    result = in_process("plot", "x", "--x", "0:1e200:3", env=_columns(80))
     assert (result.returncode, result.stdout) == (2, "")
     assert result.stderr == (
         "error: a terminal plot 80 columns wide cannot label numbers as large as 1e+200: "
@@ -391,21 +403,22 @@ def test_numbers_too_large_for_a_terminal_plot_ask_for_a_picture(tmp_path):
     )
     # a picture draws 1e308 too; past a span of 1.2e308 its axes cannot scale either: a
     # narrower range is the way
-    result = nanograd("plot", "x", "--x", "0:1e308:3", env=_columns(80))
+    result = in_process("plot", "x", "--x", "0:1e308:3", env=_columns(80))
     assert result.stderr.endswith("as large as 1e+308: write a picture instead, with -o plot.svg\n")
-    result = nanograd("plot", "x", "--x", "0:1e308:3", "-o", str(tmp_path / "huge.svg"))
+    result = in_process("plot", "x", "--x", "0:1e308:3", "-o", str(tmp_path / "huge.svg"))
     assert (result.returncode, result.stderr) == (0, "")
-    result = nanograd("plot", "x", "--x", "0:1.5e308:3", env=_columns(80))
+    result = in_process("plot", "x", "--x", "0:1.5e308:3", env=_columns(80))
     assert result.stderr.endswith("as large as 1.5e+308: plot a narrower range\n")
-    result = nanograd("plot", "x", "--x", "0:1e20", env=_columns(20))
+    result = in_process("plot", "x", "--x", "0:1e20", env=_columns(20))
     assert result.returncode == 2
     assert result.stderr.startswith("error: a terminal plot 20 columns wide cannot label ")
-    result = nanograd("plot", "x", "--x", "0:1e200:3", "-o", str(tmp_path / "big.svg"))
+    result = in_process("plot", "x", "--x", "0:1e200:3", "-o", str(tmp_path / "big.svg"))
     assert (result.returncode, result.stderr) == (0, "")
     line = ET.parse(tmp_path / "big.svg").find(f".//{SVG}g[@id='f']")
     assert line is not None
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("output", [None, "e.svg", "e.png"])
 def test_library_warnings_are_silenced_and_nanograd_s_own_stays(output, tmp_path):
     """exp overflows past log(max float) = 709.78...: nanograd's warning counts those points,
@@ -444,11 +457,12 @@ def tan_curve(points: int):
     return sample_curve(parse("tan(x)"), {}, "x", Range(-3.0, 3.0), points)
 
 
+@pytest.mark.slow
 def test_a_picture_leaves_out_poles_and_says_so(tmp_path):
     """tan(x) reaches ±1,582 and its derivative 2.5e6 at the points nearest pi/2: each panel
     spans the rest, says what it left out, and draws no line across the pole."""
     out = tmp_path / "tan.svg"
-    result = nanograd("plot", "tan(x)", "--x", "-3:3", "-o", str(out))
+    result = in_process("plot", "tan(x)", "--x", "-3:3", "-o", str(out))
     assert (result.returncode, result.stderr) == (0, "")
     curve = tan_curve(CURVE_POINTS)
     words = texts(svg(out))
@@ -464,7 +478,8 @@ def test_a_picture_leaves_out_poles_and_says_so(tmp_path):
     assert d.count("M") == 3  # broken at both poles
     full = tmp_path / "full.svg"
     assert (
-        nanograd("plot", "tan(x)", "--x", "-3:3", "-o", str(full), "--ylim", "full").returncode == 0
+        in_process("plot", "tan(x)", "--x", "-3:3", "-o", str(full), "--ylim", "full").returncode
+        == 0
     )
     assert not any("clipped" in w for w in texts(svg(full)))
     (d,) = paths(svg(full), "f")
@@ -473,7 +488,7 @@ def test_a_picture_leaves_out_poles_and_says_so(tmp_path):
 
 def test_ylim_sets_f_s_axis_in_a_picture(tmp_path):
     out = tmp_path / "tan.svg"
-    result = nanograd("plot", "tan(x)", "--x", "-3:3", "--ylim", "-2:2", "-o", str(out))
+    result = in_process("plot", "tan(x)", "--x", "-3:3", "--ylim", "-2:2", "-o", str(out))
     assert (result.returncode, result.stderr) == (0, "")
     words = texts(svg(out))
     assert not any(w.startswith("y clipped") and "f(x)" in w for w in words)
@@ -484,14 +499,15 @@ def test_ylim_sets_f_s_axis_in_a_picture(tmp_path):
     assert -2.0 in ticks and 2.0 in ticks
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "source, span_", [("x**3 - 3*x", "-2.5:2.5"), ("exp(x)", "0:10"), ("x**10", "0:2")]
 )
 def test_curves_without_poles_are_not_clipped(source, span_, tmp_path):
     out = tmp_path / "p.svg"
-    assert nanograd("plot", source, "--x", span_, "-o", str(out)).returncode == 0
+    assert in_process("plot", source, "--x", span_, "-o", str(out)).returncode == 0
     assert not any("clipped" in w for w in texts(svg(out)))
-    piped = nanograd("plot", source, "--x", span_)
+    piped = in_process("plot", source, "--x", span_)
     assert piped.returncode == 0 and "clipped" not in piped.stdout
 
 
@@ -501,8 +517,9 @@ def y_labels(lines: list[str]) -> list[float]:
     return [float(label.replace(",", "")) for label in labels]
 
 
+@pytest.mark.slow
 def test_a_terminal_plot_leaves_out_poles_and_says_so():
-    result = nanograd("plot", "tan(x)", "--x", "-3:3", env={**os.environ, "COLUMNS": "80"})
+    result = in_process("plot", "tan(x)", "--x", "-3:3", env={**os.environ, "COLUMNS": "80"})
     assert (result.returncode, result.stderr) == (0, "")
     curve = tan_curve(160)  # two points per column
     (f_low, f_high), (d_low, d_high) = clipped_to(curve.value), clipped_to(curve.gradient)
@@ -514,9 +531,9 @@ def test_a_terminal_plot_leaves_out_poles_and_says_so():
     lines = result.stdout.splitlines()
     assert " ".join(lines[-2:]) == note and all(len(line) <= 80 for line in lines)
     assert max(y_labels(lines)) <= max(f_high, d_high) < 30
-    full = nanograd("plot", "tan(x)", "--x", "-3:3", "--ylim", "full").stdout.splitlines()
+    full = in_process("plot", "tan(x)", "--x", "-3:3", "--ylim", "full").stdout.splitlines()
     assert "clipped" not in "".join(full) and max(y_labels(full)) > 1000
-    given = nanograd("plot", "tan(x)", "--x", "-3:3", "--ylim", "-3:3").stdout.splitlines()
+    given = in_process("plot", "tan(x)", "--x", "-3:3", "--ylim", "-3:3").stdout.splitlines()
     assert "clipped" not in "".join(given) and set(y_labels(given)) <= set(range(-3, 4))
 
 

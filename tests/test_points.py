@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from nanograd_cli import compile, parse
 
-from .helpers import NANOGRAD, NOT_ACTIVE, limited, nanograd, pip_hint, run
+from .helpers import NANOGRAD, NOT_ACTIVE, in_process, limited, nanograd, pip_hint, run
 
 np = pytest.importorskip("numpy")
 pa = pytest.importorskip("pyarrow")
@@ -57,6 +57,7 @@ def points_table(n: int = 2000, seed: int = 0):
 # or the right answer.
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("stdin", "out", "warning"),
     [
@@ -72,6 +73,7 @@ def test_nan_and_inf_are_values_with_a_warning(stdin, out, warning):
     assert warning in result.stderr
 
 
+@pytest.mark.slow
 def test_strict_fails_on_an_operation_not_on_an_input_that_is_inf():
     result = nanograd("grad", "log(x)", "--points", "-", "--strict", stdin="x\ninf\n1\n0\n")
     assert (result.returncode, result.stdout) == (1, "")
@@ -80,6 +82,7 @@ def test_strict_fails_on_an_operation_not_on_an_input_that_is_inf():
     assert (result.returncode, result.stdout) == (0, "x,value,d_x\ninf,inf,0.0\n1,0.0,1.0\n")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("stdin", "message"),
     [
@@ -113,6 +116,7 @@ def test_bad_rows_are_named_with_exit_2(stdin, message):
     assert result.stderr.decode().splitlines()[0].startswith(f"error: {message}")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "stdin",
     [
@@ -136,7 +140,7 @@ def test_the_index_column_pandas_writes_comes_back(tmp_path):
     pd = pytest.importorskip("pandas")
     frame = pd.DataFrame({"x": [2.0, 1.0, -0.5], "y": [3.0, 1.0, 4.0]}, index=[10, 20, 30])
     frame.to_csv(tmp_path / "in.csv")  # its header begins with an empty name: ",x,y"
-    result = nanograd("grad", SOURCE, "--points", str(tmp_path / "in.csv"))
+    result = in_process("grad", SOURCE, "--points", str(tmp_path / "in.csv"))
     assert result.returncode == 0, result.stderr
     back = pd.read_csv(io.StringIO(result.stdout), index_col=0)
     assert list(back.index) == [10, 20, 30]
@@ -144,6 +148,7 @@ def test_the_index_column_pandas_writes_comes_back(tmp_path):
         assert (row["value"], row["d_x"], row["d_y"]) == pytest.approx(hand(x, y), rel=1e-15)
 
 
+@pytest.mark.slow
 def test_text_columns_pass_through_as_written():
     stdin = (
         "name,x,note,y\n"
@@ -168,7 +173,7 @@ def test_text_columns_pass_through_as_written():
 def test_rows_keep_their_identity_in_order(tmp_path):
     table = points_table(300)
     pcsv.write_csv(table, tmp_path / "in.csv")
-    result = nanograd("grad", SOURCE, "--points", str(tmp_path / "in.csv"), "--wrt", "x")
+    result = in_process("grad", SOURCE, "--points", str(tmp_path / "in.csv"), "--wrt", "x")
     assert result.returncode == 0, result.stderr
     out = pcsv.read_csv(io.BytesIO(result.stdout.encode()))
     assert out.column_names == ["id", "x", "y", "value", "d_x"]
@@ -229,7 +234,7 @@ def test_round_trips_are_exact(tmp_path, source, into):
         rows = table.to_pylist()
         given.write_text("".join(json.dumps(r) + "\n" for r in rows))
     out = tmp_path / f"out.{into}"
-    result = nanograd("grad", SOURCE, "--points", str(given), "-o", str(out))
+    result = in_process("grad", SOURCE, "--points", str(given), "-o", str(out))
     assert (result.returncode, result.stdout, result.stderr) == (0, "", "")
     expected = compile(SOURCE)(x=table["x"].to_numpy(), y=table["y"].to_numpy())
     back = written(out, into)
@@ -239,6 +244,7 @@ def test_round_trips_are_exact(tmp_path, source, into):
         assert bits(back[name]) == bits(expected[name].tolist()), name
 
 
+@pytest.mark.slow
 def test_csv_numbers_are_the_shortest_that_read_back():
     values = "\n".join(repr(v) for v in HARD)
     result = nanograd("grad", "x", "--points", "-", stdin="x\n" + values + "\n")
@@ -251,6 +257,7 @@ def test_csv_numbers_are_the_shortest_that_read_back():
         assert any(c in text for c in ".e"), text  # a float, never read as an integer
 
 
+@pytest.mark.slow
 def test_other_columns_keep_their_type_in_binary_formats(tmp_path):
     table = pa.table(
         {
@@ -261,7 +268,7 @@ def test_other_columns_keep_their_type_in_binary_formats(tmp_path):
         }
     )
     pq.write_table(table, tmp_path / "in.parquet")
-    result = nanograd(
+    result = in_process(
         "grad", "x*x", "--points", str(tmp_path / "in.parquet"), "-o", str(tmp_path / "o.parquet")
     )
     assert result.returncode == 0, result.stderr
@@ -287,11 +294,12 @@ def test_other_columns_keep_their_type_in_binary_formats(tmp_path):
 
 def test_a_column_csv_cannot_hold(tmp_path):
     pq.write_table(pa.table({"x": [1.0], "tags": [["a"]]}), tmp_path / "in.parquet")
-    result = nanograd("grad", "x", "--points", str(tmp_path / "in.parquet"))
+    result = in_process("grad", "x", "--points", str(tmp_path / "in.parquet"))
     assert (result.returncode, result.stdout) == (2, "")
     assert result.stderr.startswith("error: --points column tags holds list<")
 
 
+@pytest.mark.slow
 def test_json_lines_in_and_out():
     stdin = '{"id": 1, "x": 2, "y": 3}\n\n{"y": 1.5, "x": "inf", "id": 2, "extra": {"k": [1, 2]}}\n'
     result = nanograd(
@@ -304,11 +312,12 @@ def test_json_lines_in_and_out():
         '{"id": 2, "extra": {"k": [1, 2]}, "value": "inf", "inputs": {"x": "inf", "y": 1.5}, '
         '"gradients": {"x": 1.5, "y": "inf"}}',
     ]
-    single = nanograd("grad", "x*y", "--x", "2", "--y", "3", "--format", "json").stdout
+    single = in_process("grad", "x*y", "--x", "2", "--y", "3", "--format", "json").stdout
     first = json.loads(result.stdout.splitlines()[0])
     assert {k: first[k] for k in ("value", "inputs", "gradients")} == json.loads(single)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("stdin", "message"),
     [
@@ -384,6 +393,7 @@ def read_json_lines(text: str, chunk_bytes: int):
         chunks.CHUNK_BYTES = before
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(JSON_LINES, st.sampled_from([16, 1 << 20]))
 def test_json_lines_read_by_pyarrow_as_by_json(text, chunk_bytes):
@@ -407,6 +417,7 @@ def test_json_lines_read_by_pyarrow_as_by_json(text, chunk_bytes):
         assert len(got) == len(rows) and all(set(row) <= set(columns) for row in rows)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fmt", ["csv", "parquet", "arrow", "jsonl"])
 def test_no_format_imports_pandas(tmp_path, fmt):
     """pandas (half a second to import) is for nanograd_cli.compile on DataFrames only."""
@@ -443,6 +454,7 @@ def test_a_key_first_seen_after_the_first_rows_read(monkeypatch):
     assert code == 2 and err == "error: --points row 5 has a key id that no row before had\n"
 
 
+@pytest.mark.slow
 def test_formats_by_extension_or_option_through_pipes(tmp_path):
     """Where no extension says (standard input and output), --points-format does: Parquet
     in and out through pipes; Arrow's stream format out of a Parquet file."""
@@ -531,13 +543,13 @@ def test_a_parquet_or_arrow_file_with_no_extension_is_named_as_one(tmp_path):
     with ipc.new_file(str(tmp_path / "frames"), table.schema) as f:
         f.write_table(table)
     for name, fmt, kind in (("points", "parquet", "a Parquet"), ("frames", "arrow", "an Arrow")):
-        done = nanograd("grad", "x", "--points", str(tmp_path / name))
+        done = in_process("grad", "x", "--points", str(tmp_path / name))
         assert (done.returncode, done.stdout) == (2, "")
         assert done.stderr == (
             f"error: --points {tmp_path / name} is {kind} file, not CSV: name it with .{fmt} "
             f"(or give --points-format {fmt})\n"
         )
-        given = nanograd(
+        given = in_process(
             "grad",
             "x",
             "--points",
@@ -568,6 +580,7 @@ def test_a_failed_run_leaves_no_file(tmp_path, monkeypatch):
 # Hostile input: the installed command in a shell under `timeout 60` and `ulimit -v 4000000`.
 
 
+@pytest.mark.slow
 def test_a_table_100000_columns_wide(tmp_path):
     """Names are looked up in sets: before, 100,000 columns took 154 s, in lists."""
     names = [f"c{k}" for k in range(100_000)]
@@ -582,6 +595,7 @@ def test_a_table_100000_columns_wide(tmp_path):
 TOO_LONG = "is longer than 64 MB (no line end"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("command", "message"),
     [
@@ -634,6 +648,7 @@ def test_a_long_record_within_the_limit_is_read(monkeypatch):
 GOOD_ROWS = "".join(f"{k}\n" for k in range(2, 1001))  # 999 rows
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("stdin", "message"),
     [
@@ -649,11 +664,12 @@ def test_a_quote_the_file_ends_inside_names_the_row_that_opened_it(tmp_path, std
     result = nanograd("grad", "x*2", "--points", "-", stdin=stdin)
     assert (result.returncode, result.stdout, result.stderr) == (2, "", f"error: {message}\n")
     (tmp_path / "in.csv").write_text(stdin)
-    result = nanograd("grad", "x*2", "--points", "in.csv", "-o", "out.csv", cwd=tmp_path)
+    result = in_process("grad", "x*2", "--points", "in.csv", "-o", "out.csv", cwd=tmp_path)
     assert (result.returncode, result.stderr) == (2, f"error: {message}\n")
     assert os.listdir(tmp_path) == ["in.csv"]
 
 
+@pytest.mark.slow
 def test_a_quote_inside_unquoted_text_is_text():
     result = nanograd("grad", "x", "--points", "-", stdin='x,n\n1,ab"c\n2,d\n')
     assert (result.returncode, result.stdout) == (
@@ -672,6 +688,7 @@ def test_a_quote_never_closed_across_pieces(monkeypatch):
     assert out.startswith("x,n,value,d_x\n1,a,1.0,1.0\n")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("chunk_bytes", [None, 3])
 def test_carriage_returns_alone_end_lines(monkeypatch, chunk_bytes):
     """CR line ends (classic Mac OS) read as LF and CRLF do, also where a piece of the file
@@ -692,6 +709,7 @@ def test_carriage_returns_alone_end_lines(monkeypatch, chunk_bytes):
     assert out == 'x,n,value,d_x\n1,"a\rb",1.0,1.0\n2,c,2.0,1.0\n3,d,3.0,1.0\n'
 
 
+@pytest.mark.slow
 def test_damaged_parquet_and_arrow_are_bad_input_that_never_blames_the_output(tmp_path):
     table = pa.table({"x": np.arange(1000.0), "y": np.arange(1000.0)})
     stream = pa.BufferOutputStream()
@@ -719,6 +737,7 @@ def test_damaged_parquet_and_arrow_are_bad_input_that_never_blames_the_output(tm
     assert sorted(os.listdir(tmp_path)) == ["p.parquet"]
 
 
+@pytest.mark.slow
 def test_garbage_as_arrow_or_parquet_is_bad_input(tmp_path):
     garbage = np.random.default_rng(0).bytes(100_000)
     for name in ("g.arrow", "g.parquet"):
@@ -734,6 +753,7 @@ def test_garbage_as_arrow_or_parquet_is_bad_input(tmp_path):
     assert err.startswith("error: --points g.parquet is not a Parquet file: Parquet magic bytes")
 
 
+@pytest.mark.slow
 def test_source_and_points_cannot_both_come_from_standard_input(tmp_path):
     result = nanograd("grad", "-", "--points", "-", stdin="x\n1\n")
     assert (result.returncode, result.stdout, result.stderr) == (
@@ -751,14 +771,14 @@ def test_a_missing_value_written_by_pandas_says_how_to_write_it(tmp_path):
     pd = pytest.importorskip("pandas")
     frame = pd.DataFrame({"x": [1.0, float("nan"), 3.0]})
     frame.to_csv(tmp_path / "empty.csv", index=False)
-    result = nanograd("grad", "x*2", "--points", "empty.csv", cwd=tmp_path)
+    result = in_process("grad", "x*2", "--points", "empty.csv", cwd=tmp_path)
     assert (result.returncode, result.stdout) == (2, "")
     assert result.stderr == (
         "error: --points row 2, column x is empty: write nan for a missing value "
         "(pandas: to_csv(na_rep='nan'))\n"
     )
     frame.to_csv(tmp_path / "nan.csv", index=False, na_rep="nan")
-    result = nanograd("grad", "x*2", "--points", "nan.csv", cwd=tmp_path)
+    result = in_process("grad", "x*2", "--points", "nan.csv", cwd=tmp_path)
     assert result.returncode == 0
     assert result.stdout == "x,value,d_x\n1.0,2.0,2.0\nnan,nan,2.0\n3.0,6.0,2.0\n"
 
@@ -778,6 +798,7 @@ def without(modules: list[str], *args: str, cwd) -> subprocess.CompletedProcess:
     )
 
 
+@pytest.mark.slow
 def test_without_pyarrow_the_error_names_the_extra(tmp_path):
     result = without(["pyarrow"], "grad", "x", "--points", "-", cwd=tmp_path)
     assert (result.returncode, result.stdout) == (1, "")
@@ -795,6 +816,7 @@ def test_without_pyarrow_the_error_names_the_extra(tmp_path):
     )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "missing", [["pyarrow"], ["scipy.optimize"], ["pyarrow", "scipy.optimize"]]
 )
@@ -973,6 +995,7 @@ def test_points_and_compile_agree_with_the_engine_row_by_row():
         assert row["d_y"] == single.gradients["y"]
 
 
+@pytest.mark.slow
 def test_csv_read_from_standard_input_becomes_parquet_on_standard_output():
     import io
 
@@ -992,6 +1015,7 @@ def test_csv_read_from_standard_input_becomes_parquet_on_standard_output():
     ]
 
 
+@pytest.mark.slow
 def test_rows_from_a_slow_pipe_are_counted_as_they_come(tmp_path):
     """A program that writes its rows as it goes: the rows read so far and the rate show on
     standard error (a terminal) while the pipe is still open, and each batch is written on

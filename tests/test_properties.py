@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 
+import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
@@ -13,6 +14,7 @@ from nanograd_cli import parse
 from .helpers import POINT, expressions
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(expressions())
 def test_gradients_match_finite_differences(source):
@@ -28,6 +30,7 @@ def test_gradients_match_finite_differences(source):
         assert math.isclose(node.grad, numeric, rel_tol=1e-4, abs_tol=1e-5), (source, name)
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(expressions())
 def test_same_source_same_bits(source):
@@ -38,6 +41,7 @@ def test_same_source_same_bits(source):
     assert [repr(v.grad) for v in a.inputs.values()] == [repr(v.grad) for v in b.inputs.values()]
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(expressions(), st.sampled_from(["\n", " ", "\t"]))
 def test_whitespace_and_newlines_in_parentheses_do_not_matter(source, blank):

@@ -16,7 +16,7 @@ import pytest
 
 from nanograd_cli.repl import Session, scripted, statements, unclosed
 
-from .helpers import NANOGRAD, nanograd, on_terminal, visible
+from .helpers import NANOGRAD, in_process, nanograd, on_terminal, visible
 
 WORKED_TABLE = """\
         value               gradient
@@ -166,7 +166,7 @@ def test_hessian_against_hand_derivatives():
 
 def test_explain_prints_what_nanograd_explain_prints():
     s = session("x = 2", "y = 3")
-    expected = nanograd("explain", "x*y + tanh(x)", "--x", "2", "--y", "3").stdout
+    expected = in_process("explain", "x*y + tanh(x)", "--x", "2", "--y", "3").stdout
     assert out(s, ":explain x*y + tanh(x)") + "\n" == expected
 
 
@@ -294,6 +294,7 @@ def test_other_commands_do_not_import_prompt_toolkit():
         assert done.stderr == "False\n", args  # repl in a pipe needs no line editing
 
 
+@pytest.mark.slow
 def test_help_on_a_terminal_offers_the_repl():
     screen = "\n".join(visible(on_terminal()))
     assert "nanograd repl" in screen
@@ -362,6 +363,7 @@ def terminal(tmp_path):
         t.child.terminate(force=True)
 
 
+@pytest.mark.slow
 def test_terminal_table_completion_caret_cancel_and_exit(terminal, tmp_path):
     terminal.type("x = 2")
     terminal.type("y = 3")
@@ -435,6 +437,7 @@ def test_a_name_bound_to_a_constant_expression_is_an_input():
     assert out(s, "sin(y)").splitlines()[2] == "y       1.5707963267948966  6.123233995736766e-17"
 
 
+@pytest.mark.slow
 def test_color_chooses_rich_tables_or_plain_text_as_for_every_command(tmp_path):
     """--color never: plain text on a terminal; --color always: Rich's table in a pipe (also
     given before the command); auto: plain in a pipe."""

@@ -200,6 +200,7 @@ def var_args(source: str) -> list[str]:
     return [arg for n in names for arg in ("--var", f"{n}=0.7")]
 
 
+@pytest.mark.slow
 @FUZZ
 @given(programs)
 def test_fuzz_well_formed_programs(source):
@@ -207,6 +208,7 @@ def test_fuzz_well_formed_programs(source):
     check_outcome(*run("grad", "-", *values, "--format", "json", stdin=source))
 
 
+@pytest.mark.slow
 @FUZZ
 @given(programs, st.data())
 def test_fuzz_mutated_programs(source, data):
@@ -220,6 +222,7 @@ def test_fuzz_random_bytes(raw):
     check_outcome(*run("grad", "-", "--var", "x=0.5", "--format", "json", stdin=raw))
 
 
+@pytest.mark.slow
 @settings(max_examples=max(FUZZ_EXAMPLES // 3, 50), derandomize=True, deadline=None)
 @given(st.lists(st.text(max_size=12), max_size=6))
 def test_fuzz_command_lines(args):
@@ -230,6 +233,7 @@ def test_fuzz_command_lines(args):
         assert out == "" and err.startswith("error: ")
 
 
+@pytest.mark.slow
 @settings(max_examples=max(FUZZ_EXAMPLES // 5, 50), derandomize=True, deadline=None)
 @given(programs)
 def test_fuzz_draw(source):

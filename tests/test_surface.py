@@ -1,5 +1,7 @@
-"""What a user meets first, through the installed `nanograd` command: help, completion in a
-real bash, tables on a pseudo-terminal of 80 and 60 columns, errors that say what to do."""
+"""What a user meets first: help, completion in a real bash, tables on a pseudo-terminal of 80
+and 60 columns, errors that say what to do. The installed `nanograd` command runs where the
+process matters (a terminal, completion, its exit codes once per command, closed and full
+streams); the rest runs the command line in process."""
 
 from __future__ import annotations
 
@@ -13,7 +15,7 @@ import pytest
 
 from nanograd_cli.cli import cli
 
-from .helpers import NANOGRAD, nanograd, on_terminal, visible
+from .helpers import NANOGRAD, in_process, nanograd, on_terminal, visible
 
 COMMANDS = sorted(cli.list_commands(None))
 
@@ -22,15 +24,28 @@ COMMANDS = sorted(cli.list_commands(None))
 @pytest.mark.parametrize("help_option", ["-h", "--help"])
 def test_every_command_has_help_with_and_without_source(command, help_option):
     for args in ([command, help_option], [command, "x*y", help_option]):
-        done = nanograd(*args)
+        done = in_process(*args)
         assert (done.returncode, done.stderr) == (0, ""), args
         assert done.stdout.startswith(f"Usage: nanograd {command} ")
         assert "Examples:" in done.stdout
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("command", COMMANDS)
+def test_the_installed_command_exits_0_on_help_and_2_on_a_usage_error(command):
+    done = nanograd(command, "--help")
+    assert (done.returncode, done.stderr) == (0, "")
+    assert done.stdout.startswith(f"Usage: nanograd {command} ")
+    done = nanograd(command, "--no-such-option")
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == (
+        f"error: No such option '--no-such-option'.\nTry 'nanograd {command} --help' for help.\n"
+    )
+
+
 def test_top_level_help_and_no_arguments():
     for args in ([], ["-h"], ["--help"]):
-        done = nanograd(*args)
+        done = in_process(*args)
         assert done.returncode == 0 and "Commands:" in done.stdout
         assert all(command in done.stdout for command in COMMANDS)
 
@@ -54,6 +69,7 @@ def complete(line: str, shell: str = "bash") -> list[str]:
     return [w for w in done.stdout.splitlines() if w]
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
 def test_bash_completion_of_commands_options_and_input_names(tmp_path):
     source = nanograd(env={**os.environ, "_NANOGRAD_COMPLETE": "bash_source"})
@@ -83,6 +99,7 @@ def replies(line: str) -> list[tuple[str, str]]:
     return [tuple(reply.split(",", 1)) for reply in done.stdout.splitlines()]
 
 
+@pytest.mark.slow
 def test_completion_of_file_names_and_output_extensions():
     assert replies("nanograd grad -f ") == [("file", "")]
     assert replies("nanograd grad --file m") == [("file", "m")]
@@ -188,6 +205,7 @@ HESSIAN = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("columns", [60, 80])
 def test_tables_fit_the_terminal_without_losing_a_label_or_a_digit(columns):
     check = visible(on_terminal("check", "x*y + tanh(x)", "--x", "2", "--y", "3", columns=columns))
@@ -203,6 +221,7 @@ def test_tables_fit_the_terminal_without_losing_a_label_or_a_digit(columns):
     assert [line.rstrip() for line in hessian] == HESSIAN[columns].splitlines()
 
 
+@pytest.mark.slow
 def test_digits_on_a_terminal_and_full_precision_in_a_pipe():
     screen = "\n".join(
         visible(on_terminal("grad", "x*y + tanh(x)", "--x", "2", "--y", "3", "--digits", "4"))
@@ -210,37 +229,38 @@ def test_digits_on_a_terminal_and_full_precision_in_a_pipe():
     assert "6.964" in screen and "3.071" in screen and "6.9640275" not in screen
     screen = "\n".join(visible(on_terminal("grad", "x*y + tanh(x)", "--x", "2", "--y", "3")))
     assert "6.9640275800758165" in screen  # it fits: full precision
-    piped = nanograd("grad", "x*y + tanh(x)", "--x", "2", "--y", "3")
+    piped = in_process("grad", "x*y + tanh(x)", "--x", "2", "--y", "3")
     assert "6.9640275800758165" in piped.stdout  # a pipe gets full precision
-    bad = nanograd("grad", "x", "--x", "1", "--digits", "0")
+    bad = in_process("grad", "x", "--x", "1", "--digits", "0")
     assert bad.returncode == 2 and "neither a number of digits from 1 to 17 nor full" in bad.stderr
 
 
 def test_an_explicit_digits_applies_to_every_table():
     """NO_COLOR turns colour off, nothing else; --digits asks for digits wherever a table goes."""
     point = ["--x", "2", "--y", "3", "--digits", "4"]
-    piped = nanograd("grad", "x*y + tanh(x)", *point)
+    piped = in_process("grad", "x*y + tanh(x)", *point)
     assert (
         piped.stdout
         == "        value  gradient\nresult  6.964\nx       2      3.071\ny       3      2\n"
     )
-    no_color = nanograd(
+    no_color = in_process(
         "explain", "x*x", "--x", "3.3333333", "--digits", "3", env={**os.environ, "NO_COLOR": "1"}
     )
     assert "= 6.67" in no_color.stdout and "3.3333333" not in no_color.stdout
     # JSON and CSV keep every digit
     assert (
-        "6.9640275800758165" in nanograd("grad", "x*y + tanh(x)", *point, "--format", "csv").stdout
+        "6.9640275800758165"
+        in in_process("grad", "x*y + tanh(x)", *point, "--format", "csv").stdout
     )
 
 
 def test_check_shows_analytic_and_numeric_apart_in_any_digits():
-    done = nanograd("check", "x*y + tanh(x)", "--x", "2", "--y", "3", "--digits", "3")
+    done = in_process("check", "x*y + tanh(x)", "--x", "2", "--y", "3", "--digits", "3")
     assert done.stdout.splitlines()[1:] == [
         "x      3.07      ≈3.07    5.76e-11   1.88e-11   yes",
         "y      2         ≈2       1.78e-12   8.92e-13   yes",
     ]
-    full = nanograd("check", "x*y + tanh(x)", "--x", "2", "--y", "3", "--digits", "full")
+    full = in_process("check", "x*y + tanh(x)", "--x", "2", "--y", "3", "--digits", "full")
     assert "≈" not in full.stdout and "1.999999999998" in full.stdout
 
 
@@ -255,7 +275,7 @@ def test_a_full_standard_output_is_an_error():
 
 
 def test_inputs_in_the_order_read_after_an_augmented_assignment():
-    done = nanograd(
+    done = in_process(
         "grad", "v += u + v; v*t", "--v", "1", "--u", "2", "--t", "3", "--format", "json"
     )
     assert list(json.loads(done.stdout)["inputs"]) == ["v", "u", "t"]
@@ -292,7 +312,7 @@ def test_inputs_in_the_order_read_after_an_augmented_assignment():
     ],
 )
 def test_errors_say_what_to_do(args, message):
-    done = nanograd(*args)
+    done = in_process(*args)
     assert done.returncode in (1, 2) and done.stdout == ""
     assert message in done.stderr and "Traceback" not in done.stderr
 
@@ -302,6 +322,7 @@ def test_binary_pictures_are_not_written_to_a_terminal():
     assert "error: png is binary: write it to a file with -o graph.png, or pipe it" in screen
 
 
+@pytest.mark.slow
 def test_minimize_progress_never_shows_a_loss_of_nan():
     screen = on_terminal("minimize", "(x - 3)**2", "--x", "0", "--steps", "20000", "--tol", "0")
     assert "loss nan" not in screen
@@ -335,21 +356,22 @@ def test_one_ctrl_d_ends_a_source_typed_at_a_terminal():
 
 
 def test_command_summaries_fit_80_columns_uncut():
-    done = nanograd("--help", env={**os.environ, "COLUMNS": "80"})
+    done = in_process("--help", env={**os.environ, "COLUMNS": "80"})
     summaries = done.stdout.split("Commands:\n")[1].splitlines()
     assert [line.split()[0] for line in summaries] == COMMANDS  # one line each
     assert all(len(line) <= 80 and not line.endswith("...") for line in summaries), summaries
 
 
+@pytest.mark.slow
 def test_without_source_a_pipe_or_file_on_standard_input_is_the_source(tmp_path):
-    done = nanograd("grad", "--x", "1", "--format", "json", stdin="x*x\n")
+    done = in_process("grad", "--x", "1", "--format", "json", stdin="x*x\n")
     assert (done.returncode, done.stdout) == (
         0,
         '{"value": 1.0, "inputs": {"x": 1.0}, "gradients": {"x": 2.0}}\n',
     )
-    done = nanograd("grad", "--each-line", "--x", "1", "--format", "csv", stdin="x*x\nsin(x)\n")
+    done = in_process("grad", "--each-line", "--x", "1", "--format", "csv", stdin="x*x\nsin(x)\n")
     assert done.stdout.splitlines()[:2] == ["line,value,d_x", "1,1.0,2.0"]
-    assert nanograd("diff", "--wrt", "x", stdin="x**3").stdout == "3*x**2\n"
+    assert in_process("diff", "--wrt", "x", stdin="x**3").stdout == "3*x**2\n"
     (tmp_path / "model.txt").write_text("x*y\n")
     with open(tmp_path / "model.txt") as file:
         done = subprocess.run(
@@ -361,7 +383,7 @@ def test_without_source_a_pipe_or_file_on_standard_input_is_the_source(tmp_path)
         )
     assert done.stdout == "value,d_x,d_y\n6.0,3.0,2.0\n"
     # Standard input empty, or closed, or already the points: there is no source.
-    empty = nanograd("grad", "--x", "1")
+    empty = in_process("grad", "--x", "1")
     assert (empty.returncode, empty.stderr) == (
         2,
         "error: the source has no statements: there is nothing to evaluate\n",
@@ -386,7 +408,7 @@ def test_color_always_never_auto_and_the_environment():
     base = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR")}
 
     def drawn(*extra: str, **env: str) -> str:
-        done = nanograd(*args, *extra, env={**base, **env})
+        done = in_process(*args, *extra, env={**base, **env})
         assert done.returncode == 0, done.stderr
         return done.stdout
 
@@ -398,13 +420,14 @@ def test_color_always_never_auto_and_the_environment():
     assert drawn("--color", "never", FORCE_COLOR="1") == plain
     assert drawn(NO_COLOR="1", FORCE_COLOR="1") == plain
     # Before the command, too.
-    done = nanograd("--color", "always", *args, env=base)
+    done = in_process("--color", "always", *args, env=base)
     assert done.stdout == drawn("--color", "always")
     # Terminal plots colour as tables do.
-    plot = nanograd("plot", "sin(x)", "--x", "0:1", "--color", "always", env=base).stdout
+    plot = in_process("plot", "sin(x)", "--x", "0:1", "--color", "always", env=base).stdout
     assert "\x1b[" in plot
 
 
+@pytest.mark.slow
 def test_color_never_on_a_terminal_is_plain():
     plain = ["        value  gradient", "result  1.0", "x       1.0    1.0"]
     assert "┏" in on_terminal("grad", "x", "--x", "1")
@@ -433,6 +456,6 @@ def test_color_never_on_a_terminal_is_plain():
     ],
 )
 def test_a_mistyped_command_or_option_gets_a_hint_and_the_right_help(args, said):
-    done = nanograd(*args)
+    done = in_process(*args)
     assert (done.returncode, done.stdout) == (2, "")
     assert done.stderr == said + " for help.\n"

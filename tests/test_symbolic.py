@@ -17,7 +17,7 @@ from nanograd_cli import parse
 from nanograd_cli.program import Apply
 from nanograd_cli.symbolic import derivatives_text, gradient, to_source
 
-from .helpers import NANOGRAD, POINT, WORKED, expressions, nanograd, pdflatex, run
+from .helpers import NANOGRAD, POINT, WORKED, expressions, in_process, pdflatex, run
 from .oracle import agrees_with_grad, derivative_at, same, value_of
 
 WORKED_SOURCE = Path(WORKED).read_text()
@@ -74,7 +74,7 @@ def test_the_examples_that_started_it_on_the_command_line():
         (["--", "-x*-y"], "d_x = y\nd_y = x\n"),
         (["sqrt(x)", "--format", "latex"], "\\frac{1}{2 \\sqrt{x}}\n"),
     ]:
-        done = nanograd("diff", *args)
+        done = in_process("diff", *args)
         assert (done.returncode, done.stdout, done.stderr) == (0, expected, "")
 
 
@@ -82,7 +82,7 @@ def test_the_examples_that_started_it_on_the_command_line():
 def test_numbers_near_the_largest_float_are_written_and_read_back(source):
     """Numbers whose products overflow (1e308*3, tried as a fraction's numerator) are written
     out, and the derivative read back is grad's, inf where it overflows."""
-    done = nanograd("diff", source)
+    done = in_process("diff", source)
     assert (done.returncode, done.stderr) == (0, ""), done.stderr
     point = {"x": 1.0}
     assert value_of(done.stdout.strip(), point) == parse(source).grad(point).gradients["x"]
@@ -167,6 +167,7 @@ RICH = st.recursive(_LEAVES, _rich, max_leaves=10)
 VALUES = st.sampled_from([0.0, 1.0, -1.0, 0.5, -0.5, 2.0, -2.0, 0.3, -0.7, 1.1, 3.0])
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(RICH, st.fixed_dictionaries({"x": VALUES, "y": VALUES, "z": VALUES}))
 def test_printed_derivative_is_grads_wherever_grads_is_a_number(source, values):
@@ -179,6 +180,7 @@ def test_printed_derivative_is_grads_wherever_grads_is_a_number(source, values):
             assert agrees_with_grad(program, text, name, point), (source, name, point, text)
 
 
+@pytest.mark.slow
 @settings(max_examples=100, deadline=None)
 @given(expressions())
 def test_printed_derivative_is_sympys(source):
@@ -223,6 +225,7 @@ def test_latex_names_each_derivative():
     assert run("diff", "x*y", "--format", "latex") == (0, latex, "")
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(expressions())
 def test_latex_has_no_multiplied_negations(source):
@@ -232,6 +235,7 @@ def test_latex_has_no_multiplied_negations(source):
         assert r"\cdot -" not in latex and r"\cdot \left(-" not in latex, latex
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(expressions())
 def test_only_large_parts_are_bound(source):
@@ -274,6 +278,7 @@ def test_a_bound_name_is_not_an_input_name():
     assert text == "t3 = exp(t2 + sin(t1*x))\nt1*cos(t1*x)*t3*(1 - t3/(t3 + 1))/(t3 + 1)"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", ["0", "1", "12345"])
 def test_output_is_the_same_under_every_hash_seed(seed):
     env = {**os.environ, "PYTHONHASHSEED": seed}
@@ -284,6 +289,7 @@ def test_output_is_the_same_under_every_hash_seed(seed):
     assert done.stdout == derivatives_text(parse(WORKED_SOURCE), []) + "\n"
 
 
+@pytest.mark.slow
 def test_long_sources_do_not_recurse():
     """A chain 5,000 deep (past Python's recursion limit) and a sum of 3,000 products."""
     chain = parse("h = x\n" + "h = tanh(h*0.9 + 0.1)\n" * 5000)

@@ -33,6 +33,7 @@ def same(a: float, b: float) -> bool:
     return a == b or math.isclose(a, b, rel_tol=1e-12, abs_tol=1e-13)
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(expressions(), st.floats(-3, 3), st.floats(-3, 3), st.floats(-3, 3))
 @example("-(--z - z / (1 + (z)**2))", 0.0, 0.0, 2.242997694615212e-62)
@@ -57,6 +58,7 @@ def test_worked_example_on_the_tape():
     )
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(expressions())
 def test_vectorized_equals_single_points_on_every_row(source):
@@ -254,6 +256,7 @@ def test_the_progress_display_shows_a_bar_for_a_file_and_a_spinner_for_a_pipe(mo
         assert regular_file_size(pipe) is None
 
 
+@pytest.mark.slow
 def test_a_long_source_runs_fewer_rows_at_a_time_within_the_memory_budget():
     short, long = (parse("a = x\n" + "a = tanh(a * 0.9) + a\n" * n + "a\n") for n in (1, 2500))
     assert Tape(short).block == tape_module.BLOCK

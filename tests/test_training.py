@@ -12,7 +12,7 @@ import pytest
 
 from nanograd_cli import Value, nn
 
-from .helpers import nanograd
+from .helpers import in_process, nanograd
 
 LOGISTIC = "z = w1*x1 + w2*x2 + b\nsoftplus(z) - y*z  # the logistic loss, stable for any z\n"
 
@@ -32,6 +32,7 @@ def write(path, header: str, rows) -> str:
     return str(path)
 
 
+@pytest.mark.slow
 def test_logistic_regression_reaches_scipys_optimum(tmp_path):
     import numpy as np
     from scipy.optimize import minimize
@@ -39,7 +40,7 @@ def test_logistic_regression_reaches_scipys_optimum(tmp_path):
     rows = logistic_rows()
     data = write(tmp_path / "d.csv", "x1,x2,y", rows)
     (tmp_path / "loss.txt").write_text(LOGISTIC)
-    done = nanograd(
+    done = in_process(
         "minimize", str(tmp_path / "loss.txt"), "--data", data, "--w1", "0", "--w2", "0",
         "--b", "0", "--lr", "0.1", "--steps", "5000", "--format", "json",
     )  # fmt: skip
@@ -96,7 +97,7 @@ def test_a_network_written_as_a_program_trains_as_nn_mlp_does(tmp_path):
         (loss * (1 / len(rows))).backward()
         optimizer.step()
     (tmp_path / "net.txt").write_text(network_source(hidden))
-    done = nanograd(
+    done = in_process(
         "minimize", str(tmp_path / "net.txt"), "--data", write(tmp_path / "m.csv", "x1,x2,y", rows),
         *starts, "--optimizer", "sgd", "--lr", repr(lr), "--steps", str(steps), "--format", "json",
     )  # fmt: skip
@@ -116,13 +117,13 @@ def test_batches_take_n_rows_a_step_in_an_order_the_seed_repeats(tmp_path):
         "--b", "0", "--batch", "10", "--steps", "40", "--format", "json",
     ]  # fmt: skip
     one, again = (json.loads(nanograd(*run, "--seed", "4").stdout) for _ in range(2))
-    other = json.loads(nanograd(*run, "--seed", "5").stdout)
+    other = json.loads(in_process(*run, "--seed", "5").stdout)
     assert one == again and one["inputs"] != other["inputs"]
     # the value reported is the loss over every row, not the last batch's: at a start that is
     # a minimum by a loose tolerance, with and without batches
     at_start = [*run[:4], "--w1", "1", "--w2", "0", "--b", "0", "--tol", "1e9", "--format", "json"]
-    full = json.loads(nanograd(*at_start).stdout)
-    batched = json.loads(nanograd(*at_start, "--batch", "10", "--seed", "4").stdout)
+    full = json.loads(in_process(*at_start).stdout)
+    batched = json.loads(in_process(*at_start, "--batch", "10", "--seed", "4").stdout)
     assert (batched["steps"], batched["value"]) == (0, full["value"])
 
 
@@ -131,7 +132,7 @@ def test_batches_stop_where_the_loss_over_every_row_has_converged(tmp_path, batc
     """A batch's gradient can be small (one row fitted exactly) long before the gradient over
     every row is: the descent goes on until that one is within --tol, and says converged."""
     data = write(tmp_path / "line.csv", "x,y", [(0, 1), (1, 3), (2, 5), (3, 7)])
-    done = nanograd(
+    done = in_process(
         "minimize", "(a*x + b - y)**2", "--data", data, "--a", "0", "--b", "0", "--lr", "0.05",
         "--batch", batch, "--seed", "1", "--format", "json",
     )  # fmt: skip
@@ -145,14 +146,14 @@ def test_data_format_is_the_format_whatever_the_extension(tmp_path):
     """--data-format names the format of --data FILE, for fit and minimize, over what its
     extension says (a CSV file named .jsonl)."""
     data = write(tmp_path / "rows.jsonl", "x,y", [(1, 2), (2, 4), (3, 6)])
-    fitted = nanograd("fit", "a*x", "--data", data, "--a", "1", "--data-format", "csv",
+    fitted = in_process("fit", "a*x", "--data", data, "--a", "1", "--data-format", "csv",
                       "--format", "json")  # fmt: skip
     assert (fitted.returncode, fitted.stderr) == (0, "")
     assert json.loads(fitted.stdout)["parameters"]["a"] == pytest.approx(2.0)
-    descended = nanograd("minimize", "(a*x - y)**2", "--data", data, "--a", "1",
+    descended = in_process("minimize", "(a*x - y)**2", "--data", data, "--a", "1",
                          "--data-format", "csv", "--lr", "0.1", "--format", "json")  # fmt: skip
     assert json.loads(descended.stdout)["inputs"]["a"] == pytest.approx(2.0)
-    refused = nanograd("fit", "a*x", "--data", data, "--a", "1")  # read as JSON Lines
+    refused = in_process("fit", "a*x", "--data", data, "--a", "1")  # read as JSON Lines
     assert refused.returncode == 2 and "not JSON" in refused.stderr
 
 
@@ -166,7 +167,7 @@ def test_data_format_is_the_format_whatever_the_extension(tmp_path):
 def test_bad_training_input(tmp_path, options, message):
     data = write(tmp_path / "d.csv", "x1,x2,y", logistic_rows(10))
     (tmp_path / "loss.txt").write_text(LOGISTIC)
-    done = nanograd(
+    done = in_process(
         "minimize", str(tmp_path / "loss.txt"), "--data", data, "--w1", "0", "--w2", "0",
         "--b", "0", *options,
     )  # fmt: skip
@@ -174,7 +175,7 @@ def test_bad_training_input(tmp_path, options, message):
 
 
 def test_batch_without_data_is_refused():
-    done = nanograd("minimize", "x*x", "--x", "1", "--batch", "4")
+    done = in_process("minimize", "x*x", "--x", "1", "--batch", "4")
     assert (done.returncode, done.stderr) == (
         2,
         "error: --batch, --seed and --data-format are for the rows of --data FILE\n",
