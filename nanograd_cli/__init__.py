@@ -10,8 +10,6 @@
 from __future__ import annotations
 
 import os
-import sys
-import types
 from typing import TYPE_CHECKING, Any, Literal, cast, overload
 
 from .door import names, numbers, point, python_door, split, table
@@ -25,7 +23,6 @@ if TYPE_CHECKING:
     from graphviz import Digraph  # type: ignore[import-untyped]  # graphviz ships no types
 
     from .batch import BatchFunction
-    from .plot import Curve, Surface
     from .program import Program
     from .results import (
         Explanation,
@@ -37,6 +34,7 @@ if TYPE_CHECKING:
         Jacobian,
         Minimum,
     )
+    from .sampling import Curve, Surface
 
     # One name, or several.
     Names = str | Sequence[str]
@@ -223,7 +221,7 @@ def explain(
     **values: float,
 ) -> Explanation:
     """The forward and backward passes of `source` at the point given by keywords, node by
-    node (its `markdown()`-like writers are in `nanograd_cli.render.explain`)."""
+    node (its `markdown()`-like writers are in `nanograd_cli.render.explanation`)."""
     from . import api
 
     program = parse(source)
@@ -274,7 +272,7 @@ def draw(
         _note,
     )
     if path is not None:
-        from .output import write_atomically
+        from .output_files import write_atomically
 
         write_atomically(path, data)
     return data
@@ -295,21 +293,21 @@ def plot(
     writes it (`x="-3:3"`, `x="0:1:50"`) or as a tuple (`x=(-3, 3)`), the other inputs as
     numbers. With `output`, the picture is written there too (.svg, .png or .pdf)."""
     from . import api
-    from .plot import CURVE_POINTS, parse_ylim
+    from .sampling import CURVE_POINTS, parse_ylim
 
     path = None if output is None else os.fspath(output)
     limits = parse_ylim(ylim if isinstance(ylim, str) else ":".join(repr(v) for v in ylim))
     program = parse(source)
     fixed, ranges = split(point(program, "plot", values, inputs))
     if path is not None:
-        from .render.plot import format_of
+        from .render.figures import format_of
 
         fmt = format_of(path)
     # A surface is returned to Python with or without a picture of it.
     result = api.plot(program, fixed, ranges, CURVE_POINTS, True, _note, limits)
     if path is not None:
-        from .output import write_atomically
-        from .render.plot import figure
+        from .output_files import write_atomically
+        from .render.figures import figure
 
         write_atomically(path, figure(result, fmt, limits))
     return result
@@ -396,7 +394,7 @@ def fit(
     needed = {*program.inputs, *target_program.inputs, *([sigma] if sigma else [])}
     picture = None if plot is None else os.fspath(plot)
     if picture is not None:
-        from .render.plot import format_of
+        from .render.figures import format_of
 
         fmt = format_of(picture)  # before the fit: a name that says no format fails at once
     columns = cast("dict[str, Sequence[float]]", table(data, needed, "data", "fit"))
@@ -409,22 +407,11 @@ def fit(
     if picture is not None and not result.converged:
         _note(f"note: {picture} not written: the fit did not converge")
     elif picture is not None:
-        from .output import write_atomically
-        from .render.plot import fit_figure
+        from .output_files import write_atomically
+        from .render.figures import fit_figure
 
         write_atomically(picture, fit_figure(api.fit_curve(program, columns, result), fmt))
     return result
-
-
-class _Package(types.ModuleType):
-    """This package, whose commands `explain`, `minimize` and `plot` are named as modules of
-    it: importing one of those modules does not put it over the function of the same name,
-    as the import system would (`from nanograd_cli.plot import Range` still finds it)."""
-
-    def __setattr__(self, name: str, value: object) -> None:
-        if name in _SHADOWED and isinstance(value, types.ModuleType):
-            return
-        super().__setattr__(name, value)
 
 
 def compile(source: str, /, *wrt: str, **fixed: float) -> BatchFunction:
@@ -444,7 +431,3 @@ def draw_dot(root: Value, **options: Any) -> Digraph:
     from .render.graph import draw_dot
 
     return draw_dot(root, **options)
-
-
-_SHADOWED = {"explain", "minimize", "plot"}
-sys.modules[__name__].__class__ = _Package

@@ -34,9 +34,9 @@ from .results import (
 
 if TYPE_CHECKING:
     from .io import Table
-    from .plot import Curve, Range, Surface
     from .points import PointsRun
-    from .render.plot import FitCurve
+    from .render.figures import FitCurve
+    from .sampling import Curve, Range, Surface
 
 Warn = Callable[[SourceError | str], None]
 
@@ -186,7 +186,7 @@ def explain(
     program: Program, point: Mapping[str, float], strict: bool = False, warn: Warn | None = None
 ) -> Explanation:
     """The forward and backward passes at `point`, node by node."""
-    from .explain import explain as written_out
+    from .written_out import explain as written_out
 
     result = written_out(one_output(program, "explain"), point)
     non_finite(result.non_finite, strict, warn)
@@ -369,8 +369,8 @@ def minimize(
     way is an error; at the start, the start is to blame (bad input). The result is converged
     where the gradient's norm at the point reached (over every row, with `batch`) is at
     most `tol`."""
-    from .minimize import at_point, over_rows
-    from .minimize import minimize as descend
+    from .descent import at_point, over_rows
+    from .descent import minimize as descend
 
     with_inputs(one_output(program, "minimize"), "there is nothing to move")
     parameters = [n for n in program.inputs if data is None or n not in data]
@@ -450,8 +450,8 @@ def fit_curve(program: Program, columns: Mapping[str, Sequence[float]], result: 
     of the one column of `columns` the model reads, at the fitted parameters."""
     import numpy as np
 
-    from .plot import CURVE_POINTS, title
-    from .render.plot import FitCurve
+    from .render.figures import FitCurve
+    from .sampling import CURVE_POINTS, title
     from .tape import batch_gradients
 
     name = fit_predictor(program, columns)
@@ -562,7 +562,7 @@ def plot(
     """f and df/dx sampled at `points` points over one range (a Curve), or f and its
     gradient on a grid over two (a Surface, which only a `picture` can show, and whose y
     axis is an input's range, not `ylim`); gaps where f is nan or inf go to `warn`."""
-    from .plot import check_ranges, gaps_warning, sample_curve, sample_surface
+    from .sampling import check_ranges, gaps_warning, sample_curve, sample_surface
 
     check_ranges(one_output(program, "plot"), ranges)
     if len(ranges) == 2:

@@ -27,8 +27,8 @@ from .errors import (
 )
 
 if TYPE_CHECKING:
-    from .plot import Range
     from .program import Program
+    from .sampling import Range
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -112,7 +112,7 @@ def split(given: Mapping[str, object]) -> tuple[dict[str, float], dict[str, Rang
     """Input values, each a number, or a range as the command line writes it (`"-3:3"`,
     `"0:1:50"`) or as a tuple (`(-3, 3)`, `(0, 1, 50)`), split into fixed values and
     ranges, each checked as the command line checks them."""
-    from .plot import parse_range
+    from .sampling import parse_range
 
     fixed: dict[str, float] = {}
     ranges: dict[str, Range] = {}

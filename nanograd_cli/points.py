@@ -28,7 +28,7 @@ from .errors import (
 from .io.numbers import floats
 from .io.readers import Reader, first_repeated, open_points
 from .io.writers import open_writer
-from .output import OutputFile
+from .output_files import OutputFile
 from .program import Input, Program
 
 

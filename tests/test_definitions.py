@@ -11,7 +11,7 @@ from hypothesis import given, settings
 
 from nanograd_cli.language import parse
 from nanograd_cli.prelude import PRELUDE
-from nanograd_cli.repl import Session
+from nanograd_cli.session import Session
 from tests.helpers import POINT, expressions, nanograd, run
 
 SOFTSIGN = "softsign(t) = t/(1 + abs(t)); softsign(x) + softsign(y)"

@@ -16,13 +16,13 @@ from hypothesis import strategies as st
 
 from nanograd_cli import parse
 from nanograd_cli.algebra import Expr
-from nanograd_cli.explain import _Writer, explain
 from nanograd_cli.formula import write
 from nanograd_cli.ops import OPS
 from nanograd_cli.program import Apply
-from nanograd_cli.render.explain import backward_rows, forward_rows
+from nanograd_cli.render.explanation import backward_rows, forward_rows
 from nanograd_cli.render.table import least_width, pieces, significant, wrap
 from nanograd_cli.symbolic import textbook_formulas
+from nanograd_cli.written_out import _Writer, explain
 
 from .helpers import POINT, WORKED, expressions, in_process, on_terminal, pdflatex, run, visible
 

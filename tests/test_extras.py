@@ -128,10 +128,10 @@ def test_the_repl_without_prompt_toolkit_says_what_to_install(tmp_path):
     code = (
         "import sys\n"
         "sys.modules['prompt_toolkit'] = None  # as if not installed\n"
-        "from nanograd_cli import repl\n"
+        "from nanograd_cli import session\n"
         "from nanograd_cli.errors import NanogradError\n"
         "try:\n"
-        "    repl.interactive(repl.Session())\n"
+        "    session.interactive(session.Session())\n"
         "except NanogradError as error:\n"
         "    print(error)\n"
     )

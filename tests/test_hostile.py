@@ -482,7 +482,7 @@ def test_every_file_written_is_removed_on_a_signal(tmp_path, sent):
     (tmp_path / "old.svg").write_text("old")
     script = (
         "import os, signal, sys\n"
-        "from nanograd_cli.output import OutputFile, write_atomically\n"
+        "from nanograd_cli.output_files import OutputFile, write_atomically\n"
         "f = OutputFile('old.svg')\n"
         "f.file.write(b'new, half written')\n"
         f"os.kill(os.getpid(), {int(sent)})\n"
@@ -497,7 +497,7 @@ def test_every_file_written_is_removed_on_a_signal(tmp_path, sent):
     # The handlers that were there before are back once no file is being written.
     script = (
         "import signal\n"
-        "from nanograd_cli.output import write_atomically\n"
+        "from nanograd_cli.output_files import write_atomically\n"
         "before = [signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)]\n"
         "write_atomically('new.svg', b'new')\n"
         "after = [signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)]\n"
@@ -584,8 +584,8 @@ def test_a_column_named_with_control_characters_is_shown_escaped():
 
 def test_the_repl_shows_a_command_word_escaped():
     listed = ", ".join(
-        [":grad", ":diff", ":hessian", ":explain", ":draw", ":check", ":minimize", ":fit"]
-        + [":plot", ":inputs", ":reset", ":help", ":quit"]
+        ":grad :diff :hessian :explain :draw :check :minimize :fit :plot :inputs :reset :help "
+        ":quit".split()
     )
     code, out, err = limited("printf ':frob\\033[2J\\033]0;pwned\\a x\\n' | nanograd repl")
     assert (code, out) == (2, "")
@@ -885,7 +885,7 @@ def test_a_picture_of_a_fit_past_what_axes_show_is_refused():
     import numpy as np
 
     from nanograd_cli.errors import InputError
-    from nanograd_cli.render.plot import FitCurve, fit_figure
+    from nanograd_cli.render.figures import FitCurve, fit_figure
 
     x = np.array([-1e308, 0.0, 1e308])
     fit = FitCurve("t", x, np.ones(3), np.zeros(3), x, np.ones(3), "a*t")

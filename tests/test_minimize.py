@@ -10,10 +10,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from nanograd_cli import api, parse
+from nanograd_cli.descent import OPTIMIZERS, PointLoss, _not_finite, descent_source
+from nanograd_cli.descent import minimize as descend
 from nanograd_cli.engine import Value
 from nanograd_cli.errors import Interrupted, MissingInputs, NanogradError
-from nanograd_cli.minimize import OPTIMIZERS, PointLoss, _not_finite, descent_source
-from nanograd_cli.minimize import minimize as descend
 from nanograd_cli.results import Minimum
 
 from .helpers import expressions, in_process

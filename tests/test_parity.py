@@ -10,7 +10,7 @@ import pytest
 
 import nanograd_cli
 from nanograd_cli.errors import NanogradError, NonFiniteResult
-from nanograd_cli.repl import Session
+from nanograd_cli.session import Session
 
 from .helpers import in_process
 

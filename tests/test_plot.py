@@ -17,7 +17,7 @@ import pytest
 
 from nanograd_cli import parse
 from nanograd_cli.api import minimize
-from nanograd_cli.plot import (
+from nanograd_cli.sampling import (
     CURVE_POINTS,
     GRID_POINTS,
     Descent,

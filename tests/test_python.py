@@ -4,7 +4,9 @@ NanogradWarning or, with strict=True, an error."""
 
 from __future__ import annotations
 
+import importlib
 import math
+import pkgutil
 import warnings
 
 import numpy as np
@@ -13,7 +15,7 @@ import pytest
 import nanograd_cli
 from nanograd_cli import NanogradWarning
 from nanograd_cli.errors import InputError, MissingInputs, NonFiniteResult
-from nanograd_cli.plot import Curve, Surface
+from nanograd_cli.sampling import Curve, Surface
 
 
 def test_every_command_has_a_function():
@@ -23,16 +25,14 @@ def test_every_command_has_a_function():
         assert name in nanograd_cli.__all__
 
 
-def test_the_modules_named_as_commands_do_not_hide_the_functions():
-    import nanograd_cli.explain
-    import nanograd_cli.minimize
-    import nanograd_cli.plot
-
-    assert callable(nanograd_cli.plot) and nanograd_cli.plot.__module__ == "nanograd_cli"
-    assert nanograd_cli.minimize.__module__ == nanograd_cli.explain.__module__ == "nanograd_cli"
-    from nanograd_cli.plot import Range  # the module is still there to import from
-
-    assert Range(0, 1).low == 0
+def test_no_module_of_the_package_is_named_as_one_of_its_functions():
+    """Importing a module puts it on the package under its name: a module named as a
+    function (explain, plot) would hide the function."""
+    modules = {m.name for m in pkgutil.iter_modules(nanograd_cli.__path__)}
+    assert modules.isdisjoint(nanograd_cli.__all__)
+    for module in ("descent", "sampling", "written_out"):
+        importlib.import_module(f"nanograd_cli.{module}")
+    assert nanograd_cli.plot.__module__ == nanograd_cli.explain.__module__ == "nanograd_cli"
 
 
 def test_options_are_keywords_named_as_on_the_command_line():

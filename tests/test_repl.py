@@ -14,7 +14,7 @@ import pexpect
 import pyte
 import pytest
 
-from nanograd_cli.repl import Session, scripted, statements, unclosed
+from nanograd_cli.session import Session, scripted, statements, unclosed
 
 from .helpers import NANOGRAD, in_process, nanograd, on_terminal, visible
 
@@ -695,7 +695,7 @@ def test_options_are_parsed_alike_for_every_command():
 
 
 def test_help_and_completion_name_every_command_and_its_options():
-    from nanograd_cli.repl import COMMANDS, OPTIONS, completions
+    from nanograd_cli.session import COMMANDS, OPTIONS, completions
 
     help_text = out(Session(), ":help")
     for command in [":check", ":minimize", ":fit", ":plot", ":draw"]:

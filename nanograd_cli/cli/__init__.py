@@ -16,7 +16,7 @@ import click
 from .. import __version__
 from ..errors import speaking
 from ..streams import guard as guard_streams
-from .errors import exit_code
+from .exit_codes import exit_code
 from .options import color_option
 
 # Each command, by the module that holds it (and is named after it).

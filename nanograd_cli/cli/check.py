@@ -94,8 +94,8 @@ def check(
 
 
 def check_formulas(ctx, source, var, against, wrt, rtol, atol, fmt, digits, strict) -> None:
-    from ..plot import parse_inputs
     from ..render.text import mismatch_rows
+    from ..sampling import parse_inputs
     from ..sources import load_program
     from .output import report
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from .. import api
-from ..render import explain as writers
+from ..render import explanation as writers
 from ..render.table import number_formats
 from ..sources import Source
 from .command import InputsCommand, program_and_point

@@ -14,7 +14,7 @@ from ..errors import InputError, Interrupted, NanogradError, SourceError
 from ..fitting import DEFAULT_STEPS, solver
 from ..language import parse
 from ..program import Program
-from ..render import plot as plots
+from ..render import figures as plots
 from ..render.progress import FitProgress
 from ..sources import Source
 from .command import InputsCommand, one_standard_input, program_and_point

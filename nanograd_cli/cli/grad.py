@@ -14,7 +14,7 @@ from ..render.streaming import StreamingTable
 from ..results import LineGradients
 from ..sources import Source, decode, input_values, load_program, source_lines
 from .command import InputsCommand, one_standard_input
-from .errors import describe
+from .exit_codes import describe
 from .options import (
     PATH,
     color_option,

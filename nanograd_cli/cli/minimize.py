@@ -34,9 +34,9 @@ Examples:
 
 
 def picture_extensions() -> dict[str, str]:
-    """What --plot writes, by extension: looked up only when completing, since render.plot
+    """What --plot writes, by extension: looked up only when completing, since render.figures
     brings NumPy with it."""
-    from ..render.plot import EXTENSIONS
+    from ..render.figures import EXTENSIONS
 
     return EXTENSIONS
 
@@ -134,8 +134,8 @@ def minimize(
     descent = picture_format = None
     if picture:
         # NumPy and Matplotlib: loaded only for --plot
-        from ..plot import Descent
-        from ..render.plot import format_of
+        from ..render.figures import format_of
+        from ..sampling import Descent
 
         picture_format = format_of(picture)  # before any step: a bad name fails at once
         in_a_directory(picture)
@@ -182,7 +182,7 @@ def minimize(
         why = "the descent was interrupted" if interrupted else "the descent did not converge"
         report(f"note: {picture} not written: {why}")
     elif picture:
-        from ..render.plot import descent_figure
+        from ..render.figures import descent_figure
 
         label = f"{optimizer}, {result.steps} steps"
         write_out(picture, descent_figure(program, descent, label, picture_format))

@@ -89,7 +89,7 @@ def in_a_directory(path: str) -> None:
 
 def write_out(output: str, data: bytes) -> None:
     """`data` to the file `output` (written whole or not at all), or to standard output."""
-    from ..output import write_atomically  # tempfile and its imports: only to write a file
+    from ..output_files import write_atomically  # tempfile and its imports: only to write a file
 
     if output == "-":
         sys.stdout.buffer.write(data)

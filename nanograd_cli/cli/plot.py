@@ -7,8 +7,8 @@ import shutil
 import click
 
 from .. import api
-from ..plot import CURVE_POINTS, parse_inputs, parse_ylim
-from ..render import plot as drawing
+from ..render import figures as drawing
+from ..sampling import CURVE_POINTS, parse_inputs, parse_ylim
 from ..sources import Source, load_program
 from .command import InputsCommand
 from .options import color_option, output_option, source_and_inputs

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from ..repl import main as session
+from ..session import main as session
 from .options import color_option
 from .output import rich_terminal
 

@@ -19,10 +19,10 @@ from importlib import resources
 from typing import TYPE_CHECKING
 
 from ..errors import printable
-from ..explain import explain
 from ..ops import CONST, OPS, Op
 from ..program import Const, Input
-from .explain import shown
+from ..written_out import explain
+from .explanation import shown
 from .graph import (
     GRADIENT_COLOURS,
     INPUT_COLOUR,

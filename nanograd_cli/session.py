@@ -37,7 +37,7 @@ from .errors import (
 )
 from .language import constant_value
 from .ops import CONSTANTS, FUNCTIONS
-from .output import write_atomically
+from .output_files import write_atomically
 from .prelude import DEFINED
 from .program import Program
 from .render.graph import format_of
@@ -46,7 +46,7 @@ from .render.text import mismatch_rows, table_rows
 from .results import Explanation, Fit, FormulaCheck, GradientCheck, Minimum
 
 if TYPE_CHECKING:
-    from .plot import Curve, Range
+    from .sampling import Curve, Range
 
 ASSIGNMENT = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\s*([-+*/]?=)\s*(.*)", re.S)
 # A function's definition, `f(a, b) = expr`: its name and parameters (the grammar's DEFINE).
@@ -330,12 +330,12 @@ class Explained(NamedTuple):
     result: Explanation
 
     def plain(self) -> str:
-        from .render.explain import plain
+        from .render.explanation import plain
 
         return plain(self.result)
 
     def show(self) -> None:
-        from .render.explain import print_tables
+        from .render.explanation import print_tables
 
         print_tables(self.result, None)
 
@@ -348,12 +348,12 @@ class Plot(NamedTuple):
     ylim: str | tuple[float, float]
 
     def plain(self) -> str:
-        from .render.plot import curve_text
+        from .render.figures import curve_text
 
         return curve_text(self.curve, self.columns, False, self.ylim)
 
     def show(self) -> None:
-        from .render.plot import curve_text
+        from .render.figures import curve_text
 
         print(curve_text(self.curve, self.columns, True, self.ylim))
 
@@ -752,8 +752,8 @@ class Session:
             raise NanogradError(f"the fit did not converge: {result.message}")
 
     def plot_command(self, args: Arguments, reply: Reply) -> None:
-        from .plot import CURVE_POINTS, parse_ylim
-        from .render import plot as drawing
+        from .render import figures as drawing
+        from .sampling import CURVE_POINTS, parse_ylim
 
         fmt = drawing.format_of(args.file) if args.file else None  # a bad name fails at once
         ylim = args.value("ylim")
@@ -966,7 +966,7 @@ def _whole(name: str, text: str, least: int, most: int | None = None) -> int:
 
 def _ranges(program: Program, texts: Mapping[str, str]) -> dict[str, Range]:
     """Each `NAME LO:HI[:N]` typed, as a Range of an input of `program`."""
-    from .plot import parse_range
+    from .sampling import parse_range
 
     ranges = {}
     for name, text in texts.items():

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, NamedTuple, cast
 import numpy as np
 
 from ..errors import InputError, NanogradError, printable
-from ..plot import (
+from ..sampling import (
     Curve,
     Descent,
     Range,

@@ -2,7 +2,7 @@
 
 `--x LO:HI[:N]` sweeps an input, `--y 2` fixes one. One range gives a Curve (f and df/dx
 along x), two a Surface (f and its gradient on a grid). Points where f is nan or inf stay in
-the arrays, as nan, and the drawings leave gaps there. Drawing is `render.plot`'s job.
+the arrays, as nan, and the drawings leave gaps there. Drawing is `render.figures`'s job.
 """
 
 from __future__ import annotations
