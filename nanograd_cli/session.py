@@ -733,7 +733,12 @@ class Session:
             result = api.fit(
                 program,
                 columns=columns,
-                starts=self._point(program, without=columns),
+                # the session's values; a parameter without one is the fit's to name
+                starts={
+                    n: self.inputs[n]
+                    for n in program.inputs
+                    if n in self.inputs and n not in columns
+                },
                 target=target,
                 sigma=sigma,
                 fix=args.names("fix"),

@@ -174,10 +174,11 @@ def test_the_command_line_the_repl_and_python_say_the_same(
     assert (raised.value.exit_code, str(raised.value)) == (2, expected)
 
 
-# Bad input and warnings of every command, through the command line and Python: the same
-# words but for how each door writes an option (--wrt z, wrt='z') or a command. Each case:
-# the command line's arguments, the Python call, and the words of each (a warning's or an
-# error's first line, without the command line's `error: ` or `warning: `).
+# Bad input and warnings of every command, through the command line, the repl and Python: the
+# same words but for how each door writes an option (--wrt z, wrt z, wrt='z') or a command.
+# Each case: the command line's arguments (which the repl is given as it takes them), the
+# Python call, and the words of each (a warning's or an error's first line, without the
+# command line's `error: ` or `warning: `).
 def rows(tmp_path):
     data = tmp_path / "rows.csv"
     data.write_text("x,y\n0,1\n1,3\n2,5\n3,7.1\n")
@@ -279,6 +280,17 @@ SPELLED = {
         "fix": "--fix",
         "give y": "pass --y VALUE",
     },
+    "repl": {
+        "wrt": "wrt",
+        "against": "against",
+        "wrt NAME": "wrt NAME",
+        "ylim 1": "ylim 1",
+        "ylim -10:10": "ylim -10:10",
+        "dpi": "dpi",
+        "edge_grads": "edge-grads",
+        "fix": "fix",
+        "give y": "give it a value first: y = VALUE",
+    },
     "python": {
         "wrt": "wrt",
         "against": "against",
@@ -297,24 +309,48 @@ def spelled(text: str, door: str) -> str:
     return re.sub(r"\{([^}]*)\}", lambda m: SPELLED[door][m[1]], text)
 
 
+def in_the_repl(args: list[str], *more: str) -> tuple[int, list[str]]:
+    """The command line's arguments as the repl takes them: each input's value a line of its
+    own, then `:COMMAND SOURCE` with the options named without dashes (a range after its
+    input's name, -o's FILE alone); the entry's status and what it said on standard error."""
+    command, source, *rest = [*args, *more]
+    inputs = nanograd_cli.parse(source).inputs
+    session, words, i = Session(), [], 0
+    while i < len(rest):
+        name = rest[i].lstrip("-")
+        value = rest[i + 1] if i + 1 < len(rest) and not rest[i + 1].startswith("--") else None
+        i += 1 if value is None else 2
+        if name in inputs and value is not None and ":" not in value:
+            assert session.run(f"{name} = {value}").status == 0
+        else:
+            words += [value] if name == "o" else [name, *([value] if value else [])]
+    reply = session.run(f":{command} {source} {' '.join(words)}")
+    return reply.status, reply.err
+
+
 @pytest.mark.parametrize(("args", "call", "words"), DOORS, ids=lambda v: None)
-def test_every_command_says_the_same_on_the_command_line_and_in_python(
-    args, call, words, tmp_path, monkeypatch
-):
+def test_every_command_says_the_same_through_every_door(args, call, words, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     data = rows(tmp_path)
     cli_prefix, python_prefix, message = words
-    done = in_process(*(a.replace("{data}", data) for a in args))
+    args = [a.replace("{data}", data) for a in args]
+    done = in_process(*args)
     first = done.stderr.splitlines()[0]
     assert (done.returncode, first) == (2, f"error: {cli_prefix}{spelled(message, 'cli')}")
+    status, said = in_the_repl(args)
+    repl_prefix = cli_prefix.replace("--", "", 1)
+    assert (status, said[0].splitlines()[0]) == (
+        2,
+        f"error: {repl_prefix}{spelled(message, 'repl')}",
+    )
     with pytest.raises(NanogradError) as raised:
         call(data)
     assert raised.value.exit_code == 2
     assert str(raised.value).splitlines()[0] == f"{python_prefix}{spelled(message, 'python')}"
 
 
-# Warnings: the command line prints them, Python warns with NanogradWarning; with --strict
-# or strict=True each is an error with the same words.
+# Warnings: the command line and the repl print them, Python warns with NanogradWarning; with
+# --strict (strict in the repl, strict=True in Python) each is an error with the same words.
 WARNINGS = [
     (["grad", "log(x)", "--x", "-1"], lambda **o: nanograd_cli.grad("log(x)", x=-1, **o)),
     (
@@ -332,7 +368,9 @@ WARNINGS = [
 
 
 @pytest.mark.parametrize(("args", "call"), WARNINGS, ids=lambda v: None)
-def test_a_nan_is_a_warning_or_with_strict_an_error_through_both(args, call, tmp_path, monkeypatch):
+def test_a_nan_is_a_warning_or_with_strict_an_error_through_every_door(
+    args, call, tmp_path, monkeypatch
+):
     monkeypatch.chdir(tmp_path)
     done = in_process(*args)
     first = done.stderr.splitlines()[0]
@@ -346,6 +384,10 @@ def test_a_nan_is_a_warning_or_with_strict_an_error_through_both(args, call, tmp
 
     strict = in_process(*args, "--strict")
     assert (strict.returncode, strict.stderr.splitlines()[0]) == (1, f"error: {where}")
+    status, said = in_the_repl(args)
+    assert (status, said[0].splitlines()[0]) == (done.returncode, first)
+    status, said = in_the_repl(args, "--strict")
+    assert (status, said[0].splitlines()[0]) == (1, f"error: {where}")
     with pytest.raises(NonFiniteResult) as raised:
         call(strict=True)
     assert str(raised.value).splitlines()[0] == where

@@ -577,8 +577,9 @@ def test_minimize_over_data_and_fit_take_starts_from_the_session(tmp_path: Path)
     data = tmp_path / "d.csv"
     data.write_text("x,y\n0,1.1\n1,2.9\n2,5.2\n3,6.8\n")
     s = session("a = 1", "x = 100")  # x is a column of the data: its value is not used
-    assert error(s, f":fit a*x + b data {data}") == (
-        "error: missing value for input b: give it a value first: b = VALUE"
+    assert error(s, f":fit a*x + b data {data}") == (  # the fit's words, as fit's
+        "error: no start for parameter b: give a start value for each input that is not a "
+        "column of the data"
     )
     s.run("b = 0")
     text = out(s, f":fit a*x + b data {data} keep")
