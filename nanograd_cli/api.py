@@ -208,7 +208,7 @@ def check(
 ) -> GradientCheck:
     """The gradient at `point` against central finite differences, within `rtol` and `atol`
     (by default CHECK_RTOL and CHECK_ATOL); the result says whether every input passed, and
-    `check_failure` says what failed. `wrt` is for `check_against`: given here, an error."""
+    `failure` says what failed. `wrt` is for `check_against`: given here, an error."""
     from .gradcheck import gradient_check
 
     if wrt:
@@ -247,7 +247,7 @@ def check_against(
     `NAME=FORMULA`, the derivative by the input NAME, or for the one input (or the one in
     `wrt`) just FORMULA. The result says whether they agree within the tolerances (by
     default AGAINST_RTOL and AGAINST_ATOL) at every point where the engine's derivative is a
-    number; `check_failure` says where they do not."""
+    number; `failure` says where they do not."""
     from .gradcheck import formula_check
     from .language import parse
 
@@ -327,8 +327,22 @@ def check_against(
     return result
 
 
-def check_failure(result: GradientCheck | FormulaCheck) -> str | None:
-    """What a check that did not pass failed at, as its error says it; None if it passed."""
+def failure(
+    result: GradientCheck | FormulaCheck | Minimum | Fit, tol: float | None = None
+) -> str | None:
+    """Why a run that gave a result failed, as its error says it; None where it did not: a
+    check that did not pass, a descent whose gradient is still above `tol`, a fit that did not
+    converge."""
+    if isinstance(result, Minimum):
+        if result.converged:
+            return None
+        return (
+            f"did not converge: after {result.steps} steps the gradient's norm is "
+            f"{result.gradient_norm:.3g}, more than {option('tol', f'{tol:g}')} (more "
+            f"{option('steps')}, or another {option('lr')}, may reach it)"
+        )
+    if isinstance(result, Fit):
+        return None if result.converged else f"the fit did not converge: {result.message}"
     if isinstance(result, GradientCheck):
         from .gradcheck import failures
 

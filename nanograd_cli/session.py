@@ -654,7 +654,7 @@ class Session:
             if any(c.first for c in formulas.checks.values()):
                 reply.out.append("\nfirst points where they differ:")
                 reply.out.append(Table(lambda number: mismatch_rows(formulas, number)))
-        failure = api.check_failure(result)
+        failure = api.failure(result)
         if failure:
             raise NanogradError(failure)
 
@@ -701,12 +701,9 @@ class Session:
             if bar:
                 bar.stop()
         self._reached(args, result.inputs, Table(_rows(result)), reply)
-        if not result.converged:
-            raise NanogradError(
-                f"did not converge: after {result.steps} steps the gradient's norm is "
-                f"{result.gradient_norm:.3g}, more than {option('tol', f'{tolerance:g}')} "
-                f"(more {option('steps')}, or another {option('lr')}, may reach it)"
-            )
+        failure = api.failure(result, tolerance)
+        if failure:
+            raise NanogradError(failure)
 
     def fit_command(self, args: Arguments, reply: Reply) -> None:
         from .fitting import solver
@@ -753,8 +750,9 @@ class Session:
             if counter:
                 counter.stop()
         self._reached(args, result.parameters, Table(_rows(result)), reply)
-        if not result.converged:
-            raise NanogradError(f"the fit did not converge: {result.message}")
+        failure = api.failure(result)
+        if failure:
+            raise NanogradError(failure)
 
     def plot_command(self, args: Arguments, reply: Reply) -> None:
         from .render import figures as drawing

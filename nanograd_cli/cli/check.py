@@ -88,7 +88,7 @@ def check(
     program, point = program_and_point(ctx, source, var)
     result = api.check(program, point, rtol, atol, strict, warn, wrt)
     emit(fmt, result, digits)
-    failure = api.check_failure(result)
+    failure = api.failure(result)
     if failure:
         raise NanogradError(failure)
 
@@ -106,6 +106,6 @@ def check_formulas(ctx, source, var, against, wrt, rtol, atol, fmt, digits, stri
     if fmt in (None, "table") and any(c.first for c in result.checks.values()):
         click.echo("\nfirst points where they differ:" if not rich_terminal() else "")
         show_table(lambda number: mismatch_rows(result, number), digits)
-    failure = api.check_failure(result)
+    failure = api.failure(result)
     if failure:
         raise NanogradError(failure)

@@ -163,8 +163,9 @@ def fit(
             report(plots.fit_text(drawn, columns, sys.stderr.isatty()))
     if interrupted:
         raise interrupted
-    if not result.converged:
-        raise NanogradError(f"the fit did not converge: {result.message}")
+    failure = api.failure(result)
+    if failure:
+        raise NanogradError(failure)
 
 
 def target_of(text: str | None) -> Program | None:

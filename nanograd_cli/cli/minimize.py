@@ -189,9 +189,6 @@ def minimize(
     emit(fmt, result, digits)
     if interrupted:
         raise interrupted
-    if not result.converged:
-        raise NanogradError(
-            f"did not converge: after {result.steps} steps the gradient's norm is "
-            f"{result.gradient_norm:.3g}, more than --tol {tol:g} (more --steps, or another "
-            "--lr, may reach it)"
-        )
+    failure = api.failure(result, tol)
+    if failure:
+        raise NanogradError(failure)
