@@ -37,7 +37,7 @@ from .instructions import Apply, Const, Input
 from .ops import INF, NAN, OPS, WHERE, Op
 
 if TYPE_CHECKING:
-    from .program import Program
+    from .instructions import Code
 
 # When compiling pays, measured by `python benchmarks/compiled.py --switch` on the 2-core
 # development machine, CPU time, random expressions of 10 to 300,000 instructions: compiling
@@ -51,7 +51,7 @@ EVALUATIONS_TO_COMPILE = 20
 MAX_INSTRUCTIONS = 20_000
 
 
-def worth_compiling(program: Program, evaluations: int) -> bool:
+def worth_compiling(program: Code, evaluations: int) -> bool:
     """Whether `evaluations` evaluations of `program` are done sooner by compiling it first."""
     return evaluations >= EVALUATIONS_TO_COMPILE and len(program.code) <= MAX_INSTRUCTIONS
 
@@ -70,7 +70,7 @@ class Compiled:
     on ArithmeticError or ValueError it returns what the exact version, compiled then, gives.
     """
 
-    def __init__(self, program: Program):
+    def __init__(self, program: Code):
         # a weak reference, as the cache is keyed by the program: the functions are for as
         # long as it lives
         self._program = weakref.ref(program)
@@ -120,10 +120,10 @@ class Compiled:
         return function
 
 
-_cache: weakref.WeakKeyDictionary[Program, Compiled] = weakref.WeakKeyDictionary()
+_cache: weakref.WeakKeyDictionary[Code, Compiled] = weakref.WeakKeyDictionary()
 
 
-def compiled(program: Program) -> Compiled:
+def compiled(program: Code) -> Compiled:
     """The program's compiled functions, made once per program."""
     found = _cache.get(program)
     if found is None:
@@ -131,7 +131,7 @@ def compiled(program: Program) -> Compiled:
     return found
 
 
-def gradient_source(program: Program, exact: bool = False) -> str:
+def gradient_source(program: Code, exact: bool = False) -> str:
     """The Python source of `gradient(a0, a1, ...)`: the value and every input's gradient."""
     writer = _Writer(program, exact)
     writer.forward()
@@ -139,7 +139,7 @@ def gradient_source(program: Program, exact: bool = False) -> str:
     return writer.source("gradient")
 
 
-def value_source(program: Program, exact: bool = False) -> str:
+def value_source(program: Code, exact: bool = False) -> str:
     """The Python source of `value(a0, a1, ...)`: the value alone."""
     writer = _Writer(program, exact)
     writer.forward()
@@ -147,7 +147,7 @@ def value_source(program: Program, exact: bool = False) -> str:
     return writer.source("value")
 
 
-def forward_source(program: Program, exact: bool = False) -> str:
+def forward_source(program: Code, exact: bool = False) -> str:
     """The Python source of `forward(a0, a1, ...)`: forward mode (`forward.duals`) written
     out, bit for bit. It returns a number that is finite only where every instruction's value
     is (their sum; an overflow may make it inf too), then each output's value, then each
@@ -160,7 +160,7 @@ def forward_source(program: Program, exact: bool = False) -> str:
     return writer.source("forward")
 
 
-def gradient_body(program: Program) -> tuple[list[str], list[str]]:
+def gradient_body(program: Code) -> tuple[list[str], list[str]]:
     """The fast gradient's statements, reading the inputs `a0, a1, ...` and writing only
     locals `r0, r1, ...`, and the expressions of its value and each input's gradient (in
     `program.inputs` order): for code that computes the gradient in a loop of its own. Where
@@ -250,7 +250,7 @@ class _Writer:
     alive to the end: reusing them made a 200-node chain of products 1.7x faster.
     """
 
-    def __init__(self, program: Program, exact: bool):
+    def __init__(self, program: Code, exact: bool):
         self.program = program
         self.exact = exact
         self.code = program.code
@@ -778,14 +778,14 @@ _TEMPLATES: dict[Op, tuple[Callable, Callable]] = {
 }
 
 
-def gradients_at(program: Program, point: Mapping[str, float]) -> tuple[float, dict[str, float]]:
+def gradients_at(program: Code, point: Mapping[str, float]) -> tuple[float, dict[str, float]]:
     """The value and gradient at `point` (checked as the engine checks it), compiled."""
     program.check_inputs(point)
     value, *grads = compiled(program).gradient(*[float(point[n]) for n in program.inputs])
     return value, dict(zip(program.inputs, grads, strict=True))
 
 
-def value_at(program: Program, point: Mapping[str, float]) -> float:
+def value_at(program: Code, point: Mapping[str, float]) -> float:
     """The value at `point` (checked as `Program.values` checks it), compiled."""
     program.check_inputs(point)
     return compiled(program).value(*[float(point[n]) for n in program.inputs])

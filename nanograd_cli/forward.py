@@ -19,7 +19,7 @@ from .ops import WHERE
 from .results import Gradients, Jacobian
 
 if TYPE_CHECKING:
-    from .program import Program
+    from .instructions import Code
 
 # Forward-mode evaluations of each program so far: from the COMPILE_FROM-th on, the program's
 # forward pass is compiled to straight-line code (compiled.forward_source), which gives these
@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 # compiling it pays after 23 to 77 evaluations; so a program is compiled after about as many
 # evaluations as its compiling costs.
 COMPILE_FROM = 50
-_evaluations: weakref.WeakKeyDictionary[Program, int] = weakref.WeakKeyDictionary()
+_evaluations: weakref.WeakKeyDictionary[Code, int] = weakref.WeakKeyDictionary()
 
 # A dual number: a value and its tangent, the nonzero derivatives by input number (None where
 # all are 0), and how many more times a later node reads it (the tangent is let go at 0).
@@ -37,7 +37,7 @@ Tangent = dict[int, float]
 Dual = list  # [value, tangent or None, reads left]
 
 
-def forward_gradients(program: Program, point: Mapping[str, float]) -> Gradients:
+def forward_gradients(program: Code, point: Mapping[str, float]) -> Gradients:
     """The value at `point` and its gradient with respect to every input, in forward mode."""
     fast = _compiled_pass(program, point)
     if fast is not None:
@@ -53,7 +53,7 @@ def forward_gradients(program: Program, point: Mapping[str, float]) -> Gradients
     )
 
 
-def forward_jacobian(program: Program, point: Mapping[str, float]) -> Jacobian:
+def forward_jacobian(program: Code, point: Mapping[str, float]) -> Jacobian:
     """The value of every output at `point` and its gradient with respect to every input,
     from one forward pass."""
     outputs = program.results
@@ -76,7 +76,7 @@ def forward_jacobian(program: Program, point: Mapping[str, float]) -> Jacobian:
 
 
 def _compiled_pass(
-    program: Program, point: Mapping[str, float]
+    program: Code, point: Mapping[str, float]
 ) -> tuple[list[float], list[dict[str, float]]] | None:
     """Each output's value and gradient from the compiled forward pass, once the program has
     been evaluated often enough for compiling to pay; None before, or where a value is not
@@ -100,11 +100,11 @@ def _compiled_pass(
     return list(out[1 : 1 + m]), rows
 
 
-def _inputs(program: Program, point: Mapping[str, float]) -> dict[str, float]:
+def _inputs(program: Code, point: Mapping[str, float]) -> dict[str, float]:
     return {name: float(point[name]) for name in program.inputs}
 
 
-def duals(program: Program, point: Mapping[str, float]) -> list[Dual]:
+def duals(program: Code, point: Mapping[str, float]) -> list[Dual]:
     """Every instruction's dual at `point`. Only the results' (and outputs') tangents are
     kept to the end: every other is let go when the last node that reads it is made."""
     program.check_inputs(point)
@@ -207,6 +207,6 @@ def _sum(derivatives: tuple[float, ...], tangents: list[Tangent | None]) -> Tang
     return out
 
 
-def _by_input(program: Program, tangent: Tangent | None) -> dict[str, float]:
+def _by_input(program: Code, tangent: Tangent | None) -> dict[str, float]:
     tangent = tangent or {}
     return {name: tangent.get(k, 0.0) for k, name in enumerate(program.inputs)}

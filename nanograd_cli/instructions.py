@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, NamedTuple, Protocol, TypeVar
 
 from .ops import Op
+
+if TYPE_CHECKING:
+    from .errors import SourceError
+
+T = TypeVar("T")
 
 
 class Input(NamedTuple):
@@ -30,3 +36,26 @@ class Apply(NamedTuple):
 
 
 Instruction = Input | Const | Apply
+
+
+class Code(Protocol):
+    """A program as forward mode and the compiled code read it (`program.Program` is one):
+    its instructions, its inputs by name and by place, and the places of its results."""
+
+    code: list[Instruction]
+    inputs: list[str]
+    result: int
+    input_slots: dict[str, int]
+
+    @property
+    def results(self) -> dict[str, int]: ...
+
+    def needed(self) -> list[bool]: ...
+
+    def check_inputs(self, values: Mapping[str, float]) -> None: ...
+
+    def first_non_finite(self, data: Sequence[float]) -> SourceError | None: ...
+
+    def interpret(
+        self, input: Callable[[str], T], const: Callable[[float], T], apply: Callable[..., T]
+    ) -> list[T]: ...

@@ -47,10 +47,10 @@ def module_name(path: Path) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
-def imports(path: Path) -> list[tuple[str, bool]]:
-    """The modules of the package that `path` imports when it runs (not those imported only
-    for type checking), each with whether the import is inside a `_repr_*_` method (a
-    notebook's picture, which may use the renderer)."""
+def imports(path: Path, typing: bool = False) -> list[tuple[str, bool]]:
+    """The modules of the package that `path` imports when it runs (and with `typing`, those
+    imported only for type checking too), each with whether the import is inside a `_repr_*_`
+    method (a notebook's picture, which may use the renderer)."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
     here = module_name(path).split(".")
     package = here if path.name == "__init__.py" else here[:-1]
@@ -59,6 +59,8 @@ def imports(path: Path) -> list[tuple[str, bool]]:
     def visit(node: ast.AST, in_repr: bool) -> None:
         for child in ast.iter_child_nodes(node):
             if isinstance(child, ast.If) and "TYPE_CHECKING" in ast.unparse(child.test):
+                if typing:
+                    visit(child, in_repr)
                 continue
             repr_method = isinstance(child, ast.FunctionDef) and child.name.startswith("_repr_")
             if isinstance(child, ast.ImportFrom) and child.level:
@@ -82,6 +84,8 @@ def imports(path: Path) -> list[tuple[str, bool]]:
 
 
 MODULES = {module_name(p): imports(p) for p in sorted(PACKAGE.rglob("*.py"))}
+# With the imports made only for type checking: they name a module as much as a run does.
+TYPED = {module_name(p): imports(p, typing=True) for p in sorted(PACKAGE.rglob("*.py"))}
 
 
 def known(name: str) -> str:
@@ -120,15 +124,16 @@ def test_only_the_command_line_imports_click():
 
 
 def test_no_import_cycles():
-    # A notebook's `_repr_*_` method imports its renderer when a notebook calls it, long after
-    # both modules are loaded: that import is no edge of an import cycle.
+    # Imports inside functions and for type checking count. A notebook's `_repr_*_` method
+    # imports its renderer when a notebook calls it, long after both modules are loaded: that
+    # import is no edge of an import cycle.
     graph = {
         m: {
             known(n)
             for n, in_repr in names
             if not n.startswith("@") and not in_repr and known(n) not in ("", m)
         }
-        for m, names in MODULES.items()
+        for m, names in TYPED.items()
     }
     # A package's __init__ importing its own modules is how a package is put together.
     graph = {m: {n for n in deps if not n.startswith(f"{m}.")} for m, deps in graph.items()}
