@@ -409,3 +409,16 @@ def test_notes_are_worded_for_each_door(tmp_path, monkeypatch):
         nanograd_cli.plot("log(x)", x="-1:1:11")
     assert str(caught[0].message).startswith(gaps)
     assert done.stderr == f"warning: {caught[0].message}\n"
+
+
+def test_every_command_has_a_door_of_each_kind():
+    """Each command of the command line is a command of the repl, with its options there,
+    and a function of the package: a new command is reached through all three doors."""
+    from nanograd_cli.cli import COMMANDS
+    from nanograd_cli.session import COMMANDS as REPL_COMMANDS
+    from nanograd_cli.session import OPTIONS
+
+    commands = [c for c in COMMANDS if c != "repl"]
+    assert [c for c in commands if f":{c}" not in REPL_COMMANDS or f":{c}" not in OPTIONS] == []
+    assert [c for c in commands if not callable(getattr(Session, f"{c}_command", None))] == []
+    assert [c for c in commands if c not in nanograd_cli.__all__] == []
