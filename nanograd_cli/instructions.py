@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import NamedTuple, final
 
 from .ops import Op
 
 
+@final  # the walkers test `type(ins) is Input`: a subclass would be none of the three
 class Input(NamedTuple):
     """Read the input `name`."""
 
@@ -14,6 +15,7 @@ class Input(NamedTuple):
     offset: int  # where in the source the instruction comes from
 
 
+@final
 class Const(NamedTuple):
     """A number of the source (a literal, pi, e)."""
 
@@ -21,6 +23,7 @@ class Const(NamedTuple):
     offset: int
 
 
+@final
 class Apply(NamedTuple):
     """`op` applied to the nodes made by the instructions numbered `args`."""
 
