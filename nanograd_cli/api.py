@@ -33,6 +33,9 @@ from .results import (
 )
 
 if TYPE_CHECKING:
+    import numpy as np
+
+    from .descent import Loss, PointLoss
     from .io import Table
     from .points import PointsRun
     from .render.figures import FitCurve
@@ -408,6 +411,7 @@ def minimize(
     if not moving:
         raise InputError(f"every input is held by {option('fix')}: there is nothing to move")
     point = {n: start[n] for n in parameters}
+    loss: Loss | PointLoss
     if data is None:
         non_finite(program.first_non_finite(program.values(point)), strict, warn)
         loss = at_point(program, steps + 1)
@@ -416,14 +420,16 @@ def minimize(
         loss = over_rows(program, rows, batch, seed)
     every_row = over_rows(program, rows) if data is not None and batch else None
 
-    def over_every_row(at: Mapping[str, float]) -> tuple[float, dict[str, float], float]:
+    def over_every_row(
+        every_row: Loss, at: Mapping[str, float]
+    ) -> tuple[float, dict[str, float], float]:
         value, gradients = every_row(dict(at))
         return value, gradients, math.hypot(*(gradients[n] for n in moving))
 
-    settled = (lambda at: over_every_row(at)[2] <= tol) if every_row else None
+    settled = (lambda at: over_every_row(every_row, at)[2] <= tol) if every_row else None
     result = descend(loss, point, moving, steps, lr, optimizer, tol, on_step, on_point, settled)
     if every_row:  # the loss over every row, not the last batch's
-        value, gradients, norm = over_every_row(result.inputs)
+        value, gradients, norm = over_every_row(every_row, result.inputs)
         result = Minimum(value, result.inputs, gradients, norm, result.steps, norm <= tol)
     return result
 
@@ -472,9 +478,9 @@ def fit_curve(program: Program, columns: Mapping[str, Sequence[float]], result: 
     x = np.asarray(columns[name], dtype=float)
     along = np.linspace(np.nanmin(x), np.nanmax(x), CURVE_POINTS)
     curve, _ = batch_gradients(program, {name: along, **result.parameters})
-    observed = result.fitted + result.residuals
+    fitted, residuals = _rows(result)
     heading = title(program.source, {k: float(f"{v:.6g}") for k, v in result.parameters.items()})
-    return FitCurve(name, x, observed, result.residuals, along, curve, heading)
+    return FitCurve(name, x, fitted + residuals, residuals, along, curve, heading)
 
 
 def fit_rows(table: Table, result: Fit, fmt: str) -> bytes:
@@ -485,6 +491,7 @@ def fit_rows(table: Table, result: Fit, fmt: str) -> bytes:
     from .io.writers import open_writer  # PyArrow: loaded once the data is read
     from .points import Batch
 
+    fitted, residuals = _rows(result)
     sink = bytes_io.BytesIO()
     used = [name for name in table.names if name in table.columns]  # written as numbers
     writer = open_writer(
@@ -493,9 +500,16 @@ def fit_rows(table: Table, result: Fit, fmt: str) -> bytes:
     for first_row, rows in table.batches:
         at = slice(first_row - 1, first_row - 1 + rows.num_rows)
         numbers = {name: table.columns[name][at] for name in used}
-        writer.write(Batch(first_row, rows, numbers, [result.fitted[at], result.residuals[at]]))
+        writer.write(Batch(first_row, rows, numbers, [fitted[at], residuals[at]]))
     writer.close(table.schema)
     return sink.getvalue()
+
+
+def _rows(result: Fit) -> tuple[np.ndarray, np.ndarray]:
+    """The fitted value and the residual of each row, which a Fit made by `fit` has."""
+    if result.fitted is None or result.residuals is None:
+        raise TypeError("the Fit has no fitted values and residuals per row, as one from fit() has")
+    return result.fitted, result.residuals
 
 
 def draw(
@@ -588,7 +602,7 @@ def plot(
                 f"{option('ylim')} sets the y axis of a curve: a contour plot's is the range of "
                 f"{second}"
             )
-        result = sample_surface(program, fixed, ranges)
+        result: Curve | Surface = sample_surface(program, fixed, ranges)
     else:
         ((name, span),) = ranges.items()
         result = sample_curve(program, fixed, name, span, points)

@@ -135,6 +135,7 @@ class Value:
                 continue
             g = v.grad
             op = v._op
+            assert op is not None  # a node computed from others has the op that did it
             if op is ADD:  # the two commonest ops, inlined: a third of the backward time
                 a, b = prev
                 a.grad += g
@@ -176,7 +177,9 @@ class Value:
         while stack:
             v = stack.pop()
             if v is None:  # all of the next node's operands are in `order` now
-                order.append(stack.pop())
+                done = stack.pop()
+                assert done is not None  # the marker is pushed right after its node
+                order.append(done)
             elif v not in visited:
                 visited.add(v)
                 prev = v._prev
@@ -221,6 +224,7 @@ def _selecting(order: list[Value], start: int) -> None:
             continue
         g = v.grad
         op = v._op
+        assert op is not None  # a node computed from others has the op that did it
         if op is WHERE:
             c, a, b = prev
             taken = a if c.data != 0.0 else b

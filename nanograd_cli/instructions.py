@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, NamedTuple, Protocol, TypeVar
+from typing import TYPE_CHECKING, NamedTuple, Protocol, TypeVar, final
 
 from .ops import Op
 
@@ -13,6 +13,7 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 
 
+@final  # the walkers test `type(ins) is Input`: a subclass would be none of the three
 class Input(NamedTuple):
     """Read the input `name`."""
 
@@ -20,6 +21,7 @@ class Input(NamedTuple):
     offset: int  # where in the source the instruction comes from
 
 
+@final
 class Const(NamedTuple):
     """A number of the source (a literal, pi, e)."""
 
@@ -27,6 +29,7 @@ class Const(NamedTuple):
     offset: int
 
 
+@final
 class Apply(NamedTuple):
     """`op` applied to the nodes made by the instructions numbered `args`."""
 

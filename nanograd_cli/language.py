@@ -54,6 +54,7 @@ class _Parser:
         previous = None
         for match in self.token.finditer(source):
             kind = match.lastgroup
+            assert kind is not None  # every alternative of the pattern is a named group
             if kind in ignore:
                 continue
             text = match.group()
@@ -166,7 +167,7 @@ class _Builder:
             )
         if self.result is None:
             raise InputError("the source has no statements: there is nothing to evaluate")
-        inputs = sorted(self.first_read, key=self.first_read.get)
+        inputs = sorted(self.first_read, key=self.first_read.__getitem__)
         return Program(self.source, self.code, inputs, self.result, self.labels, self.output_slots)
 
     def _emit(self, instruction: Instruction) -> int:
@@ -209,6 +210,7 @@ class _Builder:
         self._not_after_outputs()
         _, text, offset = token
         match = _HEADING.match(text)
+        assert match is not None  # a DEFINE token of the grammar is text this pattern matches
         name = match.group(1)
         # a source may define a function the prelude has: its own, from here on
         problem = self._taken(name, prelude=False)
@@ -693,10 +695,10 @@ def _syntax_error(tables: Tables, state: int, token, previous, source: str) -> S
         words = {_WORDS.get(s, "an operator") for s in expected if s != "$END"}
         if previous and previous[0] in ("NAME", "NUMBER", "RPAR"):
             words.add("an operator")  # an operand can always go on with one: (x; y)
-        words = sorted(words)
+        choices = sorted(words)
         message = f"unexpected {_describe(token)}{after}"
-        if words:
-            message += f"; expected {' or '.join(words)}"
+        if choices:
+            message += f"; expected {' or '.join(choices)}"
     return SyntaxProblem(message, source, offset)
 
 

@@ -65,15 +65,15 @@ class Program:
         floats, duals, expressions, tapes) is this walk with its own three functions."""
         nodes: list[T] = []
         append = nodes.append
-        # The ignores here and in first_non_finite: mypy does not narrow `ins` by `kind`.
+        # `type(ins) is`, not isinstance, which makes the walk 5% slower or more; mypy narrows
+        # it as well (the instructions are final), the else branch to Const.
         for ins in self.code:
-            kind = type(ins)
-            if kind is Apply:
-                append(apply(ins.op, *[nodes[i] for i in ins.args]))  # type: ignore[union-attr]
-            elif kind is Input:
-                append(input(ins.name))  # type: ignore[union-attr]
+            if type(ins) is Apply:
+                append(apply(ins.op, *[nodes[i] for i in ins.args]))
+            elif type(ins) is Input:
+                append(input(ins.name))
             else:
-                append(const(ins.value))  # type: ignore[union-attr]
+                append(const(ins.value))
         return nodes
 
     def varying(self) -> list[bool]:
@@ -147,15 +147,14 @@ class Program:
         take (where(x > 0, log(x), 0) at x = -1 makes no nan that counts)."""
         untaken = None
         for i, ins in enumerate(self.code):
-            kind = type(ins)
-            if kind is Const or math.isfinite(data[i]):
+            if type(ins) is Const or math.isfinite(data[i]):
                 continue
-            if kind is Input:
-                return SourceError(f"input {ins.name} is {data[i]}", self.source, ins.offset)  # type: ignore[union-attr]
+            if type(ins) is Input:
+                return SourceError(f"input {ins.name} is {data[i]}", self.source, ins.offset)
             if untaken is None:
                 untaken = self.untaken(data)
-            if not untaken[i] and all(math.isfinite(data[j]) for j in ins.args):  # type: ignore[union-attr]
-                op = ins.op  # type: ignore[union-attr]
+            if not untaken[i] and all(math.isfinite(data[j]) for j in ins.args):
+                op = ins.op
                 name = f"'{op.name}'" if op.syntax == "infix" else op.name
                 return SourceError(f"{name} gave {data[i]}", self.source, ins.offset)
         return None

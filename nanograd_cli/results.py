@@ -4,8 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from .errors import SourceError
+
+if TYPE_CHECKING:
+    import numpy as np
 
 
 class _Table:
@@ -285,8 +289,8 @@ class Fit:
     converged: bool
     message: str
     inputs: dict[str, float]
-    fitted: object = field(default=None, repr=False, compare=False)  # a NumPy array
-    residuals: object = field(default=None, repr=False, compare=False)
+    fitted: np.ndarray | None = field(default=None, repr=False, compare=False)
+    residuals: np.ndarray | None = field(default=None, repr=False, compare=False)
 
     def _repr_html_(self) -> str:
         """A small table for notebooks: the parameters, then the fit's statistics."""

@@ -448,15 +448,15 @@ class Session:
             except NanogradError as error:
                 failure = error
             # Warnings at a place in the entry are said as errors are.
-            reply.err = [
+            said = [
                 f"warning: {_message(w, line)}" if isinstance(w, SourceError) else spell(w)
                 for w in reply.err
             ]
             if failure is not None:
-                reply.err.append(f"error: {_message(failure, line)}")
+                said.append(f"error: {_message(failure, line)}")
                 reply.status = failure.exit_code
         # Whatever a reply quotes of what was typed, no control character reaches the terminal.
-        reply.err = [printable(message, keep="\n\t") for message in reply.err]
+        reply.err = [printable(message, keep="\n\t") for message in said]
         reply.out = [printable(p, keep="\n\t") if isinstance(p, str) else p for p in reply.out]
         return reply
 
@@ -618,7 +618,7 @@ class Session:
         source, program = self._program(args.expr)
         warn = self._warner(source, reply)
         strict = args.flag("strict")
-        rtol, atol = (_real(n, args.value(n)) if args.value(n) else None for n in ("rtol", "atol"))
+        rtol, atol = (_real(n, text) if (text := args.value(n)) else None for n in ("rtol", "atol"))
         result: GradientCheck | FormulaCheck
         if not against:
             if args.ranges:
@@ -1152,7 +1152,7 @@ def interactive(session: Session, rich: bool | None = None) -> int:
     try:
         from prompt_toolkit import PromptSession
         from prompt_toolkit.completion import Completer, Completion
-        from prompt_toolkit.history import FileHistory, InMemoryHistory
+        from prompt_toolkit.history import FileHistory, History, InMemoryHistory
         from prompt_toolkit.key_binding import KeyBindings
     except ImportError:
         from .extras import install_command
@@ -1179,13 +1179,14 @@ def interactive(session: Session, rich: bool | None = None) -> int:
         else:
             buffer.validate_and_handle()
 
+    history: History
     try:
         path = history_path()
         path.parent.mkdir(parents=True, exist_ok=True)
         history = FileHistory(str(path))
     except OSError:  # a read-only home: a session without saved history still works
         history = InMemoryHistory()
-    prompt = PromptSession(
+    prompt: PromptSession[str] = PromptSession(
         history=history,
         completer=Names(),
         complete_while_typing=False,

@@ -224,8 +224,11 @@ def as_format(name: str, ctx: click.Context) -> str:
 def other_options(ctx: click.Context) -> set[str]:
     """The long options of every command of the group."""
     group = ctx.find_root().command
+    assert isinstance(group, click.Group)  # nanograd's group of commands
     commands = [group.get_command(ctx, name) for name in group.list_commands(ctx)]
-    return {o for c in commands for p in c.params for o in p.opts if o.startswith("--")}
+    return {
+        o for c in commands if c is not None for p in c.params for o in p.opts if o.startswith("--")
+    }
 
 
 def one_standard_input(source: Source, path: str | None, option: str) -> None:

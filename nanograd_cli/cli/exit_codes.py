@@ -35,7 +35,11 @@ def exit_code(run: Callable[[], int | None], args: list[str], commands: list[str
         leading_dash = leading_dash_source(error, args, commands)
         if leading_dash:
             report(leading_dash)
-        hint = error.ctx.command_path if getattr(error, "ctx", None) else "nanograd"
+        # a usage error's context is the command's (a FileError has none)
+        if isinstance(error, click.UsageError) and error.ctx:
+            hint = error.ctx.command_path
+        else:
+            hint = "nanograd"
         report(f"Try '{hint} --help' for help.")
         code = 2
     except StreamError as error:

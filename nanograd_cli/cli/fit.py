@@ -16,6 +16,7 @@ from ..language import parse
 from ..program import Program
 from ..render import figures as plots
 from ..render.progress import FitProgress
+from ..results import Fit
 from ..sources import Source
 from .command import InputsCommand, one_standard_input, program_and_point
 from .options import (
@@ -122,12 +123,16 @@ def fit(
     needed = {*program.inputs, *(target_program.inputs if target_program else ["y"])}
     solver()  # a missing SciPy said before the data is read
     table = io.read_table(
-        data, data_format or io.input_format(data, None), needed | {sigma}, extra="fit"
+        data,
+        data_format or io.input_format(data, None),
+        needed if sigma is None else needed | {sigma},
+        extra="fit",
     )
     check_starts(ctx, program, starts, table)
     if picture:
         api.fit_predictor(program, table.columns)
     progress = FitProgress() if sys.stderr.isatty() else None
+    interrupted: Interrupted | None
     try:
         result = api.fit(
             program,
@@ -140,6 +145,7 @@ def fit(
             progress and progress.update,
         )
     except Interrupted as stop:  # Ctrl-C: the best point reached is shown, then the exit code
+        assert isinstance(stop.reached, Fit)  # api.fit's Interrupted carries one
         result, interrupted = stop.reached, stop
     else:
         interrupted = None
@@ -153,6 +159,7 @@ def fit(
         why = "the fit was interrupted" if interrupted else "the fit did not converge"
         report(f"note: {' and '.join(files)} not written: {why}")
     if output and not (failed and output in files):
+        assert out_format  # the format of output, found before the fit
         write_out(output, api.fit_rows(table, result, out_format))
     if picture and not (failed and picture in files):
         drawn = api.fit_curve(program, table.columns, result)

@@ -9,6 +9,7 @@ import click
 from .. import api, io
 from ..errors import InputError, Interrupted, NanogradError
 from ..render.progress import StepsProgress
+from ..results import Minimum
 from ..sources import Source
 from .command import InputsCommand, one_standard_input, program_and_point
 from .options import (
@@ -152,6 +153,7 @@ def minimize(
             data, data_format or io.input_format(data, None), program.inputs
         ).columns
     progress = StepsProgress(steps) if sys.stderr.isatty() else None
+    interrupted: Interrupted | None
     try:
         result = api.minimize(
             program,
@@ -171,6 +173,7 @@ def minimize(
             seed,
         )
     except Interrupted as stop:  # Ctrl-C: the point reached is shown, and then the exit code
+        assert isinstance(stop.reached, Minimum)  # api.minimize's Interrupted carries one
         result, interrupted = stop.reached, stop
     else:
         interrupted = None
@@ -184,6 +187,7 @@ def minimize(
     elif picture:
         from ..render.figures import descent_figure
 
+        assert descent is not None and picture_format is not None  # both made for picture
         label = f"{optimizer}, {result.steps} steps"
         write_out(picture, descent_figure(program, descent, label, picture_format))
     emit(fmt, result, digits)

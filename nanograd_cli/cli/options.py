@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable
+from typing import Generic, TypeVar
 
 import click
 
@@ -34,11 +35,14 @@ def output_option(*decls: str, extensions: Callable[[], Iterable[str]], **attrs)
     return click.option(*decls, type=PATH, shell_complete=complete, **attrs)
 
 
-class _InWords:
+_Number = TypeVar("_Number", bound=float)
+
+
+class _InWords(Generic[_Number]):
     """A click number range whose failure is said in words: `-1 is not at least 0`."""
 
     number: click.ParamType
-    min: float
+    min: _Number | None  # as click's range of _Number has it
     min_open: bool
 
     def convert(self, value, param, ctx):
@@ -50,7 +54,7 @@ class _InWords:
             self.fail(f"{number:g} is not {relation} {self.min:g}", param, ctx)
 
 
-class AtLeast(_InWords, click.FloatRange):
+class AtLeast(_InWords[float], click.FloatRange):
     """A float at least `min` (more than it, with `min_open`); not nan, which compares as
     neither."""
 
@@ -64,7 +68,7 @@ class AtLeast(_InWords, click.FloatRange):
         return number
 
 
-class CountFrom(_InWords, click.IntRange):
+class CountFrom(_InWords[int], click.IntRange):
     """An integer at least `min`."""
 
     number = click.INT

@@ -8,7 +8,7 @@ import click
 
 from .. import api
 from ..render import figures as drawing
-from ..sampling import CURVE_POINTS, parse_inputs, parse_ylim
+from ..sampling import CURVE_POINTS, Curve, parse_inputs, parse_ylim
 from ..sources import Source, load_program
 from .command import InputsCommand
 from .options import color_option, output_option, source_and_inputs
@@ -66,8 +66,10 @@ def plot(
     points = CURVE_POINTS if output else drawing.terminal_points(columns)
     result = api.plot(program, fixed, ranges, points, bool(output), warn, limits)
     if output:
+        assert fmt  # the format of output, found before the sampling
         write_out(output, drawing.figure(result, fmt, limits))
     else:
+        assert isinstance(result, Curve)  # a Surface is a picture only: api.plot refuses it
         color = rich_terminal()
         # click.echo would strip the colour where standard output is no terminal.
         click.echo(drawing.curve_text(result, columns, color, limits), color=color)
