@@ -875,11 +875,11 @@ class Session:
             for n in dict.fromkeys(NAME.findall(text))
             if n not in own and self._parameters(n, pending) is not None
         ]
-        source = [self._stand_in(n, pending) for n in called]
-        source.append(text)
+        stand_ins = [Definition("", self._stand_in(n, pending), []) for n in called]
         if defines is not None:
-            source.append("0")  # a definition has no value of its own
-        return [*_parse("\n".join(source)).inputs, *called]
+            text += "\n0"  # a definition has no value of its own
+        # parsed as the line, after the stand-ins: an error is at its place in what was typed
+        return [*self._parse_after(text, stand_ins)[1].inputs, *called]
 
     def _parse_after(self, entry: str, definitions: list[Definition]) -> tuple[_Source, Program]:
         source = _Source([d.text for d in definitions], entry)

@@ -453,3 +453,18 @@ def test_repl_errors_in_definitions():
     reply = s.run("sin(t) = t")
     assert reply.status == 2 and "sin is a built-in function" in reply.err[0]
     assert s.run(":inputs").text() == "f(t) = t"
+
+
+def test_repl_an_error_on_a_line_that_calls_a_function_names_that_line():
+    s = Session()
+    for line in ["h(t) = 1", "x = 2"]:
+        assert s.run(line).status == 0
+    reply = s.run(":grad h(x) +* 2", 3)
+    assert reply.status == 2
+    assert reply.err == [
+        "error: line 3, column 7: expected an expression after '+', found '*'\n"
+        "  3 | h(x) +* 2\n"
+        "            ^"
+    ]
+    reply = s.run(":minimize (x-3)**2 +* 2 lr 0.1", 4)
+    assert reply.err[0].startswith("error: line 4, column 11: ")
