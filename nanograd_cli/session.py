@@ -839,7 +839,12 @@ class Session:
         the entry is parsed after one stand-in per defined name it has: each line costs its
         own length, not that of every definition before it."""
         own = {m.group(1) for m in FUNCTION.finditer(entry)}  # a function defined again
-        names = [n for n in dict.fromkeys(NAME.findall(entry)) if n in self.defined]
+        # an input too, for a function named as one: bound, as in a source
+        names = [
+            n
+            for n in dict.fromkeys(NAME.findall(entry))
+            if n in self.defined or (n in own and n in self.inputs)
+        ]
         stand_ins = [
             self._stand_in(n, []) for n in names if n not in own or self._parameters(n) is None
         ]

@@ -468,3 +468,20 @@ def test_repl_an_error_on_a_line_that_calls_a_function_names_that_line():
     ]
     reply = s.run(":minimize (x-3)**2 +* 2 lr 0.1", 4)
     assert reply.err[0].startswith("error: line 4, column 11: ")
+
+
+def test_repl_a_function_and_an_input_do_not_share_a_name():
+    s = Session()
+    assert s.run("x = 2").status == 0
+    reply = s.run("x(t) = t")
+    assert reply.status == 2
+    assert reply.err == [
+        "error: line 1, column 1: x is already bound: a function needs a name of its own, "
+        "such as x1\n  1 | x(t) = t\n      ^"
+    ]
+    assert s.run(":inputs").text() == "x = 2.0"
+    assert s.run("x").text().splitlines()[1].split() == ["result", "2.0"]
+    assert s.run("f(t) = t").status == 0
+    reply = s.run("f = 2")
+    assert reply.status == 2 and "f is a function and cannot be assigned" in reply.err[0]
+    assert s.run(":inputs").text() == "x = 2.0\nf(t) = t"
