@@ -826,7 +826,34 @@ class Session:
             if k >= 0 and places[k] not in chosen:
                 chosen.add(places[k])
                 wanted.extend((read, places[k]) for read in self.definitions[places[k]].reads)
-        return self._parse_after(expr, [self.definitions[i] for i in sorted(chosen)])
+        used = [self.definitions[i] for i in sorted(chosen)]
+        self._one_version(used)
+        return self._parse_after(expr, used)
+
+    def _one_version(self, used: list[Definition]) -> None:
+        """Refuse definitions that need two versions of a function (one called by an earlier
+        definition, and the one defined again after it): a program, as a source, holds one."""
+        last: dict[str, int] = {}  # each name's version so far, by its place in `used`
+        for i, d in enumerate(used):
+            if d.name in last and FUNCTION.match(d.text):
+                old = used[last[d.name]]
+                # the old version is used because a definition between the two calls it
+                reader = next(r for r in used[last[d.name] + 1 : i] if d.name in r.reads)
+                raise InputError(
+                    f"{self._heading(reader)} was defined with the {self._heading(old)} before "
+                    f"{d.name} was redefined, and a line cannot use both: define {reader.name} "
+                    "again, or :reset"
+                )
+            last[d.name] = i
+
+    @staticmethod
+    def _heading(definition: Definition) -> str:
+        """A function's name and parameters, f(a, b); a defined name alone."""
+        function = FUNCTION.match(definition.text)
+        if function is None:
+            return definition.name
+        parameters = [p.strip() for p in function.group(2).split(",") if p.strip()]
+        return f"{definition.name}({', '.join(parameters)})"
 
     def _index(self) -> None:
         self.defined = {}

@@ -485,3 +485,17 @@ def test_repl_a_function_and_an_input_do_not_share_a_name():
     reply = s.run("f = 2")
     assert reply.status == 2 and "f is a function and cannot be assigned" in reply.err[0]
     assert s.run(":inputs").text() == "x = 2.0\nf(t) = t"
+
+
+def test_repl_a_line_that_needs_two_versions_of_a_function_says_which_and_what_to_do():
+    s = Session()
+    for line in ["x = 2", "f(t) = t**2", "g(t) = f(t) + 1", "f(t) = t**3"]:
+        assert s.run(line).status == 0
+    reply = s.run("g(x) + f(x)", 5)
+    assert reply.status == 2
+    assert reply.err == [
+        "error: line 5: g(t) was defined with the f(t) before f was redefined, and a line "
+        "cannot use both: define g again, or :reset"
+    ]
+    assert s.run("g(t) = f(t) + 1").status == 0  # g again: it calls the new f
+    assert s.run("g(x) + f(x)").text().splitlines()[1].split() == ["result", "17.0"]
