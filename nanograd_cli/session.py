@@ -913,11 +913,24 @@ class Session:
         # parsed as the line, after the stand-ins: an error is at its place in what was typed
         return [*self._parse_after(text, stand_ins)[1].inputs, *called]
 
-    def _parse_after(self, entry: str, definitions: list[Definition]) -> tuple[_Source, Program]:
+    def _parse_after(
+        self, entry: str, definitions: list[Definition], listed: bool = False
+    ) -> tuple[_Source, Program]:
         source = _Source([d.text for d in definitions], entry)
         try:
             return source, _parse(source.text)
         except SourceError as error:
+            if not listed and error.message.startswith("unknown function "):
+                # said again after a stand-in for each of the session's functions, so that
+                # they are among the functions it lists and suggests
+                written = set(NAME.findall(source.text))
+                others = [
+                    Definition("", self._stand_in(n, []), [])
+                    for n in self.defined
+                    if n not in written and self._parameters(n) is not None
+                ]
+                if others:
+                    return self._parse_after(entry, [*others, *definitions], listed=True)
             located = source.locate(error)
             raise (InputError(located) if isinstance(located, str) else located) from None
 

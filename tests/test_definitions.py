@@ -499,3 +499,16 @@ def test_repl_a_line_that_needs_two_versions_of_a_function_says_which_and_what_t
     ]
     assert s.run("g(t) = f(t) + 1").status == 0  # g again: it calls the new f
     assert s.run("g(x) + f(x)").text().splitlines()[1].split() == ["result", "17.0"]
+
+
+def test_repl_an_unknown_function_is_listed_with_the_sessions_own():
+    s = Session()
+    assert s.run("myfunction(t) = t**2").status == 0
+    assert s.run("x = 1").status == 0
+    for line in ["qqqqq(1)", ":grad qqqqq(x)", "y = qqqqq(x)"]:
+        reply = s.run(line)
+        assert reply.status == 2
+        listed = reply.err[0].split("functions are ")[1].split("\n")[0]
+        assert listed.endswith(", softsign, myfunction"), reply.err
+    reply = s.run("myfunctio(x)")
+    assert "unknown function myfunctio: did you mean myfunction?" in reply.err[0]
