@@ -829,7 +829,34 @@ class Session:
             if k >= 0 and places[k] not in chosen:
                 chosen.add(places[k])
                 wanted.extend((read, places[k]) for read in self.definitions[places[k]].reads)
-        return self._parse_after(expr, [self.definitions[i] for i in sorted(chosen)])
+        used = [self.definitions[i] for i in sorted(chosen)]
+        self._one_version(used)
+        return self._parse_after(expr, used)
+
+    def _one_version(self, used: list[Definition]) -> None:
+        """Refuse definitions that need two versions of a function (one called by an earlier
+        definition, and the one defined again after it): a program, as a source, holds one."""
+        last: dict[str, int] = {}  # each name's version so far, by its place in `used`
+        for i, d in enumerate(used):
+            if d.name in last and FUNCTION.match(d.text):
+                old = used[last[d.name]]
+                # the old version is used because a definition between the two calls it
+                reader = next(r for r in used[last[d.name] + 1 : i] if d.name in r.reads)
+                raise InputError(
+                    f"{self._heading(reader)} was defined with the {self._heading(old)} before "
+                    f"{d.name} was redefined, and a line cannot use both: define {reader.name} "
+                    "again, or :reset"
+                )
+            last[d.name] = i
+
+    @staticmethod
+    def _heading(definition: Definition) -> str:
+        """A function's name and parameters, f(a, b); a defined name alone."""
+        function = FUNCTION.match(definition.text)
+        if function is None:
+            return definition.name
+        parameters = [p.strip() for p in function.group(2).split(",") if p.strip()]
+        return f"{definition.name}({', '.join(parameters)})"
 
     def _index(self) -> None:
         self.defined = {}
@@ -842,7 +869,12 @@ class Session:
         the entry is parsed after one stand-in per defined name it has: each line costs its
         own length, not that of every definition before it."""
         own = {m.group(1) for m in FUNCTION.finditer(entry)}  # a function defined again
-        names = [n for n in dict.fromkeys(NAME.findall(entry)) if n in self.defined]
+        # an input too, for a function named as one: bound, as in a source
+        names = [
+            n
+            for n in dict.fromkeys(NAME.findall(entry))
+            if n in self.defined or (n in own and n in self.inputs)
+        ]
         stand_ins = [
             self._stand_in(n, []) for n in names if n not in own or self._parameters(n) is None
         ]
@@ -878,17 +910,30 @@ class Session:
             for n in dict.fromkeys(NAME.findall(text))
             if n not in own and self._parameters(n, pending) is not None
         ]
-        source = [self._stand_in(n, pending) for n in called]
-        source.append(text)
+        stand_ins = [Definition("", self._stand_in(n, pending), []) for n in called]
         if defines is not None:
-            source.append("0")  # a definition has no value of its own
-        return [*_parse("\n".join(source)).inputs, *called]
+            text += "\n0"  # a definition has no value of its own
+        # parsed as the line, after the stand-ins: an error is at its place in what was typed
+        return [*self._parse_after(text, stand_ins)[1].inputs, *called]
 
-    def _parse_after(self, entry: str, definitions: list[Definition]) -> tuple[_Source, Program]:
+    def _parse_after(
+        self, entry: str, definitions: list[Definition], listed: bool = False
+    ) -> tuple[_Source, Program]:
         source = _Source([d.text for d in definitions], entry)
         try:
             return source, _parse(source.text)
         except SourceError as error:
+            if not listed and error.message.startswith("unknown function "):
+                # said again after a stand-in for each of the session's functions, so that
+                # they are among the functions it lists and suggests
+                written = set(NAME.findall(source.text))
+                others = [
+                    Definition("", self._stand_in(n, []), [])
+                    for n in self.defined
+                    if n not in written and self._parameters(n) is not None
+                ]
+                if others:
+                    return self._parse_after(entry, [*others, *definitions], listed=True)
             located = source.locate(error)
             raise (InputError(located) if isinstance(located, str) else located) from None
 

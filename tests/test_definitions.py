@@ -453,3 +453,62 @@ def test_repl_errors_in_definitions():
     reply = s.run("sin(t) = t")
     assert reply.status == 2 and "sin is a built-in function" in reply.err[0]
     assert s.run(":inputs").text() == "f(t) = t"
+
+
+def test_repl_an_error_on_a_line_that_calls_a_function_names_that_line():
+    s = Session()
+    for line in ["h(t) = 1", "x = 2"]:
+        assert s.run(line).status == 0
+    reply = s.run(":grad h(x) +* 2", 3)
+    assert reply.status == 2
+    assert reply.err == [
+        "error: line 3, column 7: expected an expression after '+', found '*'\n"
+        "  3 | h(x) +* 2\n"
+        "            ^"
+    ]
+    reply = s.run(":minimize (x-3)**2 +* 2 lr 0.1", 4)
+    assert reply.err[0].startswith("error: line 4, column 11: ")
+
+
+def test_repl_a_function_and_an_input_do_not_share_a_name():
+    s = Session()
+    assert s.run("x = 2").status == 0
+    reply = s.run("x(t) = t")
+    assert reply.status == 2
+    assert reply.err == [
+        "error: line 1, column 1: x is already bound: a function needs a name of its own, "
+        "such as x1\n  1 | x(t) = t\n      ^"
+    ]
+    assert s.run(":inputs").text() == "x = 2.0"
+    assert s.run("x").text().splitlines()[1].split() == ["result", "2.0"]
+    assert s.run("f(t) = t").status == 0
+    reply = s.run("f = 2")
+    assert reply.status == 2 and "f is a function and cannot be assigned" in reply.err[0]
+    assert s.run(":inputs").text() == "x = 2.0\nf(t) = t"
+
+
+def test_repl_a_line_that_needs_two_versions_of_a_function_says_which_and_what_to_do():
+    s = Session()
+    for line in ["x = 2", "f(t) = t**2", "g(t) = f(t) + 1", "f(t) = t**3"]:
+        assert s.run(line).status == 0
+    reply = s.run("g(x) + f(x)", 5)
+    assert reply.status == 2
+    assert reply.err == [
+        "error: line 5: g(t) was defined with the f(t) before f was redefined, and a line "
+        "cannot use both: define g again, or :reset"
+    ]
+    assert s.run("g(t) = f(t) + 1").status == 0  # g again: it calls the new f
+    assert s.run("g(x) + f(x)").text().splitlines()[1].split() == ["result", "17.0"]
+
+
+def test_repl_an_unknown_function_is_listed_with_the_sessions_own():
+    s = Session()
+    assert s.run("myfunction(t) = t**2").status == 0
+    assert s.run("x = 1").status == 0
+    for line in ["qqqqq(1)", ":grad qqqqq(x)", "y = qqqqq(x)"]:
+        reply = s.run(line)
+        assert reply.status == 2
+        listed = reply.err[0].split("functions are ")[1].split("\n")[0]
+        assert listed.endswith(", softsign, myfunction"), reply.err
+    reply = s.run("myfunctio(x)")
+    assert "unknown function myfunctio: did you mean myfunction?" in reply.err[0]
