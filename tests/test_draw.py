@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import select
 import shutil
 import signal
 import struct
@@ -565,22 +564,29 @@ def test_ctrl_c_stops_graphviz_too(tmp_path):
     command = [NANOGRAD, "draw", "-e", below_the_placing_limit(), "--x", "0.1", "-o", str(target)]
     with subprocess.Popen(command, stderr=subprocess.PIPE, text=True) as process:
         try:
-            said = ""
             deadline = time.monotonic() + 60
-            while "drawing" not in said and time.monotonic() < deadline:
-                select.select([process.stderr], [], [], 1)
-                said += process.stderr.readline()
-            assert "laid out with sfdp" in said
-            assert "drawing 4,899 nodes with Graphviz… (Ctrl-C stops it)\n" in said
+            while not children(process.pid):  # Graphviz started: it runs for a second or more
+                assert process.poll() is None, process.stderr.read()
+                assert time.monotonic() < deadline, "Graphviz never started"
+                time.sleep(0.01)
             (renderer,) = children(process.pid)
             assert Path(f"/proc/{renderer}/exe").resolve() == Path(shutil.which("dot")).resolve()
             process.send_signal(signal.SIGINT)
             assert process.wait(timeout=10) == 130
+            assert "laid out with sfdp" in process.stderr.read()
             assert not Path(f"/proc/{renderer}").exists()  # killed and reaped
             assert not target.exists()
             assert not [p for p in tmp_path.iterdir() if p.name.startswith(".nanograd-")]
         finally:
             process.kill()
+
+
+@needs_dot
+def test_a_slow_drawing_says_how_to_stop_it(monkeypatch, tmp_path):
+    monkeypatch.setattr(graph, "SLOW", 0.0)  # every drawing counts as slow
+    done = in_process("draw", "-e", sum_of_tanh(20), "--x", "0.1", "-o", str(tmp_path / "g.svg"))
+    assert done.returncode == 0
+    assert done.stderr == "drawing 139 nodes with Graphviz… (Ctrl-C stops it)\n"
 
 
 def test_edge_labels_are_refused_for_the_live_page(tmp_path):
