@@ -234,3 +234,27 @@ def wait_until_reading(process: subprocess.Popen, timeout: float = 120) -> None:
     while "pipe_read" not in Path(f"/proc/{process.pid}/wchan").read_text():
         assert time.monotonic() < deadline, f"not reading a pipe in {timeout} s"
         time.sleep(0.05)
+
+
+def graphviz_with_its_input(process: subprocess.Popen, timeout: float = 120) -> int:
+    """The process id of the Graphviz child of `process`, once that child runs Graphviz and
+    has its whole graph (`process` has closed its end of the child's standard input): from
+    then on, Graphviz ends early only if it is killed. Before, a child may still be Python
+    between fork and exec, or Graphviz cut off mid-graph, which ends by itself."""
+    dot = Path(shutil.which("dot") or "dot").resolve()
+    deadline = time.monotonic() + timeout
+    while True:
+        assert process.poll() is None, "nanograd ended before Graphviz had its graph"
+        assert time.monotonic() < deadline, f"Graphviz did not get its graph in {timeout} s"
+        listed = Path(f"/proc/{process.pid}/task/{process.pid}/children").read_text()
+        for child in map(int, listed.split()):
+            try:
+                if Path(f"/proc/{child}/exe").resolve() != dot:
+                    continue
+                pipe = os.readlink(f"/proc/{child}/fd/0")
+                held = {os.readlink(fd) for fd in Path(f"/proc/{process.pid}/fd").iterdir()}
+            except FileNotFoundError:  # one of them ended, or closed a descriptor just now
+                continue
+            if pipe not in held:
+                return child
+        time.sleep(0.005)

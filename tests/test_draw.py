@@ -8,7 +8,6 @@ import signal
 import struct
 import subprocess
 import sys
-import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -20,7 +19,7 @@ from nanograd_cli.extras import install_command
 from nanograd_cli.ops import ADD, CONST, MUL, OPS
 from nanograd_cli.render import graph
 
-from .helpers import NANOGRAD, WORKED, in_process, run
+from .helpers import NANOGRAD, WORKED, graphviz_with_its_input, in_process, run
 
 HAS_DOT = shutil.which("dot") is not None
 PURE = shutil.which("graphviz-pure", path=str(Path(sys.executable).parent))
@@ -551,11 +550,6 @@ def test_ten_thousand_nodes_render(tmp_path):
     assert max(png_size(png.read_bytes())) <= graph.MAX_PNG_PIXELS
 
 
-def children(pid: int) -> list[int]:
-    with open(f"/proc/{pid}/task/{pid}/children") as f:
-        return [int(p) for p in f.read().split()]
-
-
 @needs_dot
 @pytest.mark.slow
 @pytest.mark.skipif(not os.path.exists("/proc/self/task"), reason="reads /proc (Linux)")
@@ -564,13 +558,7 @@ def test_ctrl_c_stops_graphviz_too(tmp_path):
     command = [NANOGRAD, "draw", "-e", below_the_placing_limit(), "--x", "0.1", "-o", str(target)]
     with subprocess.Popen(command, stderr=subprocess.PIPE, text=True) as process:
         try:
-            deadline = time.monotonic() + 60
-            while not children(process.pid):  # Graphviz started: it runs for a second or more
-                assert process.poll() is None, process.stderr.read()
-                assert time.monotonic() < deadline, "Graphviz never started"
-                time.sleep(0.01)
-            (renderer,) = children(process.pid)
-            assert Path(f"/proc/{renderer}/exe").resolve() == Path(shutil.which("dot")).resolve()
+            renderer = graphviz_with_its_input(process)
             process.send_signal(signal.SIGINT)
             assert process.wait(timeout=10) == 130
             assert "laid out with sfdp" in process.stderr.read()

@@ -8,11 +8,9 @@ from __future__ import annotations
 import json
 import math
 import os
-import select
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -20,7 +18,7 @@ import pytest
 from nanograd_cli import parse
 from nanograd_cli.render import graph
 
-from .helpers import NANOGRAD
+from .helpers import NANOGRAD, graphviz_with_its_input
 from .helpers import limited as run_limited
 
 MEMORY = 4_000_000  # kB of virtual memory
@@ -155,24 +153,6 @@ def test_a_small_drawing_keeps_its_layout(tmp_path):
 # Drawing: the renderer ends with nanograd, however nanograd ends.
 
 
-def children(pid: int) -> list[int]:
-    listed = subprocess.run(["pgrep", "-P", str(pid)], capture_output=True, text=True).stdout
-    return [int(child) for child in listed.split()]
-
-
-def read_until(stream, text: bytes, seconds: float) -> bytes:
-    """What `stream` gives until it has given `text`, ends, or `seconds` pass."""
-    seen = b""
-    deadline = time.monotonic() + seconds
-    while text not in seen:
-        ready, _, _ = select.select([stream], [], [], max(deadline - time.monotonic(), 0))
-        chunk = os.read(stream.fileno(), 65536) if ready else b""
-        if not chunk:
-            break
-        seen += chunk
-    return seen
-
-
 def running(pid: int) -> bool:
     """Whether process `pid` exists and is no zombie."""
     try:
@@ -202,10 +182,7 @@ def test_a_signal_to_nanograd_ends_graphviz_too(tmp_path, sent, code):
         stderr=subprocess.PIPE,
     ) as process:
         try:
-            # once it says so, Graphviz has read the whole graph and is laying it out (before,
-            # a renderer cut off in the middle of the graph ends by itself)
-            err = read_until(process.stderr, b"with Graphviz", seconds=60)
-            renderers = children(process.pid)
+            renderers = [graphviz_with_its_input(process)]
             process.send_signal(sent)
             ended = process.wait(timeout=30)
             # at once: left alone, Graphviz goes on for seconds, then dies writing its picture
@@ -215,8 +192,7 @@ def test_a_signal_to_nanograd_ends_graphviz_too(tmp_path, sent, code):
                 process.kill()
             for pid in filter(running, renderers):
                 os.kill(pid, signal.SIGKILL)
-        err += process.stderr.read()
-    assert b"drawing 30,008 nodes with Graphviz" in err
+        err = process.stderr.read()
     assert renderers, "no renderer started"
     assert ended == code
     assert not left, "Graphviz outlived nanograd"
