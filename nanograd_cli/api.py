@@ -102,7 +102,7 @@ def grad_line(
 
     program = parse(line).single(f"grad {option('each_line')}", None)
     point = {n: values[n] for n in program.inputs if n in values}
-    program, point = in_numbers(program, point, "grad")
+    program, point = in_numbers(program, point, f"{command('grad')} {option('each_line')}")
     result = program.grad(point, mode)
     where = result.non_finite
     non_finite(where.at_line(number) if where else None, strict, warn)
@@ -136,7 +136,7 @@ def grad_points(
     io.pyarrow_required()
     from .points import run_points
 
-    program, fixed = in_numbers(program, fixed, "grad")
+    program, fixed = in_numbers(program, fixed, f"{command('grad')} {option('points')}")
 
     run = run_points(program, points, output, dict(fixed), list(wrt), strict, progress, null)
     if run.non_finite and warn:
@@ -276,7 +276,7 @@ def check_against(
     rtol = AGAINST_RTOL if rtol is None else rtol
     atol = AGAINST_ATOL if atol is None else atol
 
-    program, fixed = in_numbers(program, fixed, "check")
+    program, fixed = in_numbers(program, fixed, f"{command('check')} {option('against')}")
     program = with_inputs(one_output(program, "check"), "there is nothing to check")
     ranges = dict(ranges or {})
     check_wrt(wrt, program.inputs)
@@ -473,7 +473,7 @@ def fit(
     why in `message`; Ctrl-C raises Interrupted with the best point reached."""
     from .fitting import fit as least_squares  # makes its checks as it sets the problem up
 
-    program, starts = in_numbers(program, starts, "fit")
+    program, starts = in_numbers(program, starts, command("fit"))
 
     return least_squares(program, columns, starts, target, sigma, fix, steps, progress)
 
@@ -617,7 +617,7 @@ def plot(
     axis is an input's range, not `ylim`); gaps where f is nan or inf go to `warn`."""
     from .sampling import check_ranges, gaps_warning, sample_curve, sample_surface
 
-    program, fixed = in_numbers(program, fixed, "plot")
+    program, fixed = in_numbers(program, fixed, command("plot"))
     check_ranges(one_output(program, "plot"), ranges)
     if len(ranges) == 2:
         if not picture:
@@ -651,14 +651,14 @@ def scalarized(
 
 
 def in_numbers(
-    program: Program, point: Mapping[str, InputValue], name: str
+    program: Program, point: Mapping[str, InputValue], taker: str
 ) -> tuple[Program, dict[str, float]]:
-    """For the command `name`, which takes numbers only: `program` with its array operations
-    written out (`sum([x, x**2])`), and `point`; an array value is an error."""
+    """For `taker` (a command, an option), which takes numbers only: `program` with its array
+    operations written out (`sum([x, x**2])`), and `point`; an array value is an error."""
     given = [n for n, v in point.items() if getattr(v, "ndim", 0)]
     if given:
         raise InputError(
-            f"{given[0]} is an array: {command(name)} takes numbers (arrays are for grad, "
+            f"{given[0]} is an array: {taker} takes numbers (arrays are for grad, "
             "jacobian, hessian, check, explain, draw and minimize)"
         )
     program, numbers, _ = scalarized(program, point)

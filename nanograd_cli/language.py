@@ -798,7 +798,7 @@ def constant_value(text: str) -> float | None:
         program = parse(text)
     except NanogradError:
         return None
-    if program.inputs or program.outputs:
+    if program.inputs or program.outputs or program.arrays:
         return None
     return program.values({})[program.result]
 

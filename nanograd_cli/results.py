@@ -69,16 +69,22 @@ def _flat(values: dict) -> dict:
     return flat
 
 
-def flattened(result):
+def flattened(result: R) -> R:
     """A result with arrays (from an array program) as its rows in a table or CSV: each
     element by name, x[0], d_W[1,2]; a Jacobian block row by row. Others as they are."""
-    if isinstance(result, Gradients):
-        return Gradients(
-            result.value, _flat(result.inputs), _flat(result.gradients), result.non_finite
-        )
+    import dataclasses
+
+    if not dataclasses.is_dataclass(result) or not hasattr(result, "inputs"):
+        return result
+    changes = {
+        name: _flat(getattr(result, name))
+        for name in ("inputs", "gradients", "values")
+        if hasattr(result, name)
+    }
     if isinstance(result, Jacobian):
         rows: dict = {}
-        for out, row in result.jacobian.items():
+        blocks: dict[str, dict] = result.jacobian  # NumPy arrays, for an array result
+        for out, row in blocks.items():
             out_shape = getattr(result.values[out], "shape", ())
             for k, element in enumerate(element_names(out, out_shape)):
                 rows[element] = _flat(
@@ -89,8 +95,8 @@ def flattened(result):
                         for name, block in row.items()
                     }
                 )
-        return Jacobian(_flat(result.values), _flat(result.inputs), rows, result.non_finite)
-    return result
+        changes["jacobian"] = rows
+    return dataclasses.replace(result, **changes)  # type: ignore[type-var]
 
 
 @dataclass(frozen=True)

@@ -55,10 +55,10 @@ def input_values(
         typed = (
             option("var", f"{name}={shortened(text)}") if by_var else f"--{name} {shortened(text)}"
         )
-        if ARRAY_VALUE.match(text):
+        number = _number(text)
+        if number is None and ARRAY_VALUE.search(text):
             values[name] = array_value(text, typed)
             continue
-        number = _number(text)
         if number is None:
             if by_var:
                 raise InputError(
@@ -79,7 +79,7 @@ def input_values(
 
 
 # A value that is an array: a literal, an array function's call, or @FILE.
-ARRAY_VALUE = re.compile(r"\s*(?:\[|@|(?:zeros|ones|eye)\s*\()")
+ARRAY_VALUE = re.compile(r"^\s*[\[@]|\b(?:zeros|ones|eye)\s*\(")
 # What `@FILE` may hold: a CSV of numbers without a header, a .npy file, or JSON nested lists.
 ARRAY_FILES = "a CSV of numbers without a header, a .npy file, or a .json of nested lists"
 
