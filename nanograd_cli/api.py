@@ -29,6 +29,7 @@ from .results import (
     Hessian,
     Jacobian,
     LaTeX,
+    Layout,
     Minimum,
 )
 
@@ -39,9 +40,12 @@ if TYPE_CHECKING:
     from .io import Table
     from .points import PointsRun
     from .render.figures import FitCurve
+    from .results import InputValue
     from .sampling import Curve, Range, Surface
 
 Warn = Callable[[SourceError | str], None]
+# The layout of a program with no arrays: results are given back as they are.
+NO_ARRAYS = Layout({}, {})
 
 # Past this many nodes in a picture, `draw` suggests how to make it readable.
 BIG_GRAPH = 1000
@@ -49,7 +53,7 @@ BIG_GRAPH = 1000
 
 def grad(
     program: Program,
-    point: Mapping[str, float],
+    point: Mapping[str, InputValue],
     wrt: Sequence[str] = (),
     mode: str = "auto",
     strict: bool = False,
@@ -59,14 +63,15 @@ def grad(
     and Jacobian; only the derivatives by `wrt`, when given. `mode` is reverse, forward, or
     auto: the Jacobian picks the mode by its shape, and one result is reverse mode."""
     check_wrt(wrt, program.inputs)
+    program, point, layout = scalarized(program, point)
     result = program.jacobian(point, mode) if program.outputs else program.grad(point, mode)
     non_finite(result.non_finite, strict, warn)
-    return result.only(wrt)
+    return layout.shaped(result.only(layout.elements(wrt)))
 
 
 def jacobian(
     program: Program,
-    point: Mapping[str, float],
+    point: Mapping[str, InputValue],
     wrt: Sequence[str] = (),
     mode: str = "auto",
     strict: bool = False,
@@ -75,9 +80,10 @@ def jacobian(
     """The value of every output (a source that ends by listing names, `u, v`; else its
     result) and their gradients at `point`."""
     check_wrt(wrt, program.inputs)
+    program, point, layout = scalarized(program, point)
     result = program.jacobian(point, mode)
     non_finite(result.non_finite, strict, warn)
-    return result.only(wrt)
+    return layout.shaped(result.only(layout.elements(wrt)))
 
 
 def grad_line(
@@ -96,6 +102,7 @@ def grad_line(
 
     program = parse(line).single(f"grad {option('each_line')}", None)
     point = {n: values[n] for n in program.inputs if n in values}
+    program, point = in_numbers(program, point, f"{command('grad')} {option('each_line')}")
     result = program.grad(point, mode)
     where = result.non_finite
     non_finite(where.at_line(number) if where else None, strict, warn)
@@ -129,6 +136,8 @@ def grad_points(
     io.pyarrow_required()
     from .points import run_points
 
+    program, fixed = in_numbers(program, fixed, f"{command('grad')} {option('points')}")
+
     run = run_points(program, points, output, dict(fixed), list(wrt), strict, progress, null)
     if run.non_finite and warn:
         rows = "1 row has" if run.non_finite == 1 else f"{run.non_finite} rows have"
@@ -137,11 +146,16 @@ def grad_points(
 
 
 def hessian(
-    program: Program, point: Mapping[str, float], strict: bool = False, warn: Warn | None = None
+    program: Program,
+    point: Mapping[str, InputValue],
+    strict: bool = False,
+    warn: Warn | None = None,
 ) -> Hessian:
-    """The value, gradient and matrix of second derivatives at `point`."""
+    """The value, gradient and matrix of second derivatives at `point` (by the elements of
+    array inputs, W[1,2])."""
     from .symbolic import hessian as second_derivatives
 
+    program, point, _ = scalarized(program, point)
     one_output(program, "hessian").check_inputs(point)
     result = second_derivatives(program, dict(point))
     non_finite(result.non_finite, strict, warn)
@@ -186,11 +200,15 @@ def diff_note(program: Program) -> str | None:
 
 
 def explain(
-    program: Program, point: Mapping[str, float], strict: bool = False, warn: Warn | None = None
+    program: Program,
+    point: Mapping[str, InputValue],
+    strict: bool = False,
+    warn: Warn | None = None,
 ) -> Explanation:
     """The forward and backward passes at `point`, node by node."""
     from .written_out import explain as written_out
 
+    program, point, _ = scalarized(program, point)
     result = written_out(one_output(program, "explain"), point)
     non_finite(result.non_finite, strict, warn)
     return result
@@ -202,7 +220,7 @@ CHECK_RTOL, CHECK_ATOL = 1e-3, 1e-5
 
 def check(
     program: Program,
-    point: Mapping[str, float],
+    point: Mapping[str, InputValue],
     rtol: float | None = None,
     atol: float | None = None,
     strict: bool = False,
@@ -218,6 +236,7 @@ def check(
         raise InputError(
             f"{option('wrt')} is for {option('against')}: say which derivative a formula is"
         )
+    program, point, _ = scalarized(program, point)
     program = with_inputs(one_output(program, "check"), "there is nothing to check")
     rtol = CHECK_RTOL if rtol is None else rtol
     atol = CHECK_ATOL if atol is None else atol
@@ -237,7 +256,7 @@ AGAINST_RTOL, AGAINST_ATOL = 1e-9, 1e-12
 def check_against(
     program: Program,
     against: Sequence[str],
-    fixed: Mapping[str, float],
+    fixed: Mapping[str, InputValue],
     ranges: Mapping[str, Range] | None = None,
     wrt: Sequence[str] = (),
     rtol: float | None = None,
@@ -257,6 +276,7 @@ def check_against(
     rtol = AGAINST_RTOL if rtol is None else rtol
     atol = AGAINST_ATOL if atol is None else atol
 
+    program, fixed = in_numbers(program, fixed, f"{command('check')} {option('against')}")
     program = with_inputs(one_output(program, "check"), "there is nothing to check")
     ranges = dict(ranges or {})
     check_wrt(wrt, program.inputs)
@@ -363,7 +383,7 @@ def failure(
 
 def minimize(
     program: Program,
-    start: Mapping[str, float],
+    start: Mapping[str, InputValue],
     steps: int = 10000,
     lr: float = 0.01,
     optimizer: str = "adam",
@@ -390,6 +410,8 @@ def minimize(
     from .descent import minimize as descend
 
     with_inputs(one_output(program, "minimize"), "there is nothing to move")
+    program, start, layout = scalarized(program, start)
+    wrt, fix = layout.elements(wrt), layout.elements(fix)
     parameters = [n for n in program.inputs if data is None or n not in data]
     if data is not None:
         given = [n for n in start if n in data]
@@ -431,13 +453,13 @@ def minimize(
     if every_row:  # the loss over every row, not the last batch's
         value, gradients, norm = over_every_row(every_row, result.inputs)
         result = Minimum(value, result.inputs, gradients, norm, result.steps, norm <= tol)
-    return result
+    return layout.shaped(result)
 
 
 def fit(
     program: Program,
     columns: Mapping[str, Sequence[float]],
-    starts: Mapping[str, float],
+    starts: Mapping[str, InputValue],
     target: Program | None = None,
     sigma: str | None = None,
     fix: Sequence[str] = (),
@@ -450,6 +472,8 @@ def fit(
     `sigma` when given. A fit that does not converge comes back with `converged` false and
     why in `message`; Ctrl-C raises Interrupted with the best point reached."""
     from .fitting import fit as least_squares  # makes its checks as it sets the problem up
+
+    program, starts = in_numbers(program, starts, command("fit"))
 
     return least_squares(program, columns, starts, target, sigma, fix, steps, progress)
 
@@ -514,7 +538,7 @@ def _rows(result: Fit) -> tuple[np.ndarray, np.ndarray]:
 
 def draw(
     program: Program,
-    point: Mapping[str, float],
+    point: Mapping[str, InputValue],
     fmt: str,
     rankdir: str | None = None,
     hide_constants: bool = False,
@@ -538,6 +562,7 @@ def draw(
             f"{option('edge_grads')} is for pictures; the live page shows local derivatives on "
             "hover"
         )
+    program, point, _ = scalarized(program, point)
     evaluation = one_output(program, "draw").gradients(point)
     non_finite(evaluation.first_non_finite(), strict, warn)
     drawing = draw_evaluation(
@@ -580,7 +605,7 @@ def draw(
 
 def plot(
     program: Program,
-    fixed: Mapping[str, float],
+    fixed: Mapping[str, InputValue],
     ranges: Mapping[str, Range],
     points: int,
     picture: bool = True,
@@ -592,6 +617,7 @@ def plot(
     axis is an input's range, not `ylim`); gaps where f is nan or inf go to `warn`."""
     from .sampling import check_ranges, gaps_warning, sample_curve, sample_surface
 
+    program, fixed = in_numbers(program, fixed, command("plot"))
     check_ranges(one_output(program, "plot"), ranges)
     if len(ranges) == 2:
         if not picture:
@@ -610,6 +636,33 @@ def plot(
     if gaps and warn:
         warn(gaps)
     return result
+
+
+def scalarized(
+    program: Program, point: Mapping[str, InputValue]
+) -> tuple[Program, dict[str, float], Layout]:
+    """`program` and `point` written out in scalars, where either has arrays (`arrays.py`),
+    and the layout that gives results back as arrays."""
+    if not program.arrays and not any(getattr(v, "ndim", 0) for v in point.values()):
+        return program, point, NO_ARRAYS  # type: ignore[return-value]  # numbers
+    from .arrays import scalarized as written_out
+
+    return written_out(program, point)
+
+
+def in_numbers(
+    program: Program, point: Mapping[str, InputValue], taker: str
+) -> tuple[Program, dict[str, float]]:
+    """For `taker` (a command, an option), which takes numbers only: `program` with its array
+    operations written out (`sum([x, x**2])`), and `point`; an array value is an error."""
+    given = [n for n, v in point.items() if getattr(v, "ndim", 0)]
+    if given:
+        raise InputError(
+            f"{given[0]} is an array: {taker} takes numbers (arrays are for grad, "
+            "jacobian, hessian, check, explain, draw and minimize)"
+        )
+    program, numbers, _ = scalarized(program, point)
+    return program, numbers
 
 
 def one_output(program: Program, command: str) -> Program:

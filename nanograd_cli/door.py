@@ -28,6 +28,7 @@ from .errors import (
 
 if TYPE_CHECKING:
     from .program import Program
+    from .results import InputValue
     from .sampling import Range
 
 P = ParamSpec("P")
@@ -108,16 +109,20 @@ def point(
     return {**(inputs or {}), **values}
 
 
-def split(given: Mapping[str, object]) -> tuple[dict[str, float], dict[str, Range]]:
-    """Input values, each a number, or a range as the command line writes it (`"-3:3"`,
-    `"0:1:50"`) or as a tuple (`(-3, 3)`, `(0, 1, 50)`), split into fixed values and
+def split(given: Mapping[str, object]) -> tuple[dict[str, InputValue], dict[str, Range]]:
+    """Input values, each a number, a NumPy array, or a range as the command line writes it
+    (`"-3:3"`, `"0:1:50"`) or as a tuple (`(-3, 3)`, `(0, 1, 50)`), split into fixed values and
     ranges, each checked as the command line checks them."""
     from .sampling import parse_range
 
-    fixed: dict[str, float] = {}
+    fixed: dict[str, InputValue] = {}
     ranges: dict[str, Range] = {}
     for name, value in given.items():
-        if isinstance(value, tuple | list):
+        if getattr(value, "ndim", 0):  # a NumPy array: the value of an array input
+            import numpy
+
+            fixed[name] = numpy.asarray(value, dtype=float)
+        elif isinstance(value, tuple | list):
             ranges[name] = parse_range(name, ":".join(repr(v) for v in value))
         elif isinstance(value, str):
             ranges[name] = parse_range(name, value)
@@ -128,8 +133,9 @@ def split(given: Mapping[str, object]) -> tuple[dict[str, float], dict[str, Rang
     return fixed, ranges
 
 
-def numbers(given: Mapping[str, object], name: str) -> dict[str, float]:
-    """Input values that must each be one number (a range is for plot and check's against)."""
+def numbers(given: Mapping[str, object], name: str) -> dict[str, InputValue]:
+    """Input values that must each be one number or array (a range is for plot and check's
+    against)."""
     fixed, ranges = split(given)
     if ranges:
         (first, _), *_ = ranges.items()

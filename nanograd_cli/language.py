@@ -13,16 +13,40 @@ import math
 import re
 from typing import NamedTuple
 
+from .array_ops import (
+    ARRAY_CALLS,
+    ARRAY_FUNCTIONS,
+    INDEX,
+    LITERAL,
+    MATMUL,
+    SLICES,
+    TRANSPOSE,
+    ArrayOp,
+)
 from .errors import InputError, NameProblem, NanogradError, SyntaxProblem
 from .grammar import Tables, load_tables
-from .ops import CALLS, CONSTANTS, FUNCTIONS, NEG, OPS
+from .ops import CALLS, CONSTANTS, NEG, OPS
+from .ops import FUNCTIONS as SCALAR_FUNCTIONS
 from .prelude import DEFINED
 from .program import Apply, Const, Input, Instruction, Program
 
 _BINARY = {name: op for name, op in OPS.items() if op.syntax == "infix"}
 _BINARY["^"] = _BINARY["**"]
+_BINARY["@"] = MATMUL
+# Every function's name, scalar or on arrays: reserved, and suggested for a misspelt one.
+FUNCTIONS = {**SCALAR_FUNCTIONS, **ARRAY_FUNCTIONS}
 _AUGMENTED = {"+=": OPS["+"], "-=": OPS["-"], "*=": OPS["*"], "/=": OPS["/"]}
-_WORDS = {"NAME": "a name", "NUMBER": "a number", "LPAR": "'('", "RPAR": "')'", "COMMA": "','"}
+_WORDS = {
+    "NAME": "a name",
+    "NUMBER": "a number",
+    "LPAR": "'('",
+    "RPAR": "')'",
+    "COMMA": "','",
+    "LSQB": "'['",
+    "RSQB": "']'",
+    "COLON": "':'",
+}
+_CLOSING = {"RPAR": "(", "RSQB": "["}
 
 
 class _Parser:
@@ -64,11 +88,13 @@ class _Parser:
                 and text != ";"
                 and (open_parens or (previous and previous[0] == "COMMA"))
             ):
-                continue  # a newline inside parentheses, or after a list's comma
-            if kind == "LPAR":
+                continue  # a newline inside brackets, or after a list's comma
+            if kind in ("LPAR", "LSQB"):
                 open_parens.append(offset)
-            elif kind == "RPAR" and open_parens:
-                open_parens.pop()
+            elif kind in _CLOSING and open_parens:
+                opened = open_parens.pop()
+                if source[opened] != _CLOSING[kind]:
+                    raise SyntaxProblem(f"'{source[opened]}' is closed by '{text}'", source, offset)
             elif kind == "_END":
                 kind = "$END"
                 offset = len(source.rstrip())
@@ -82,7 +108,8 @@ class _Parser:
                     if state == end:  # only the end of the text gets here: accept
                         return build
                     if kind == "$END" and open_parens:
-                        raise SyntaxProblem("'(' is never closed", source, open_parens[-1])
+                        opened = open_parens[-1]
+                        raise SyntaxProblem(f"'{source[opened]}' is never closed", source, opened)
                     raise _syntax_error(self.tables, state, token, previous, source)
                 if action >= 0:
                     states.append(action)
@@ -155,6 +182,7 @@ class _Builder:
         self.body: _Body | None = None  # the definition being read, if any
         self.defined_last: _Function | None = None  # the last statement, if a definition
         self.unchecked = LARGE_SOURCE  # instructions up to which memory need not be checked
+        self.arrays = False  # whether an array operation was read (in a definition too)
 
     def program(self) -> Program:
         if self.result is None and self.defined_last is not None:
@@ -168,7 +196,15 @@ class _Builder:
         if self.result is None:
             raise InputError("the source has no statements: there is nothing to evaluate")
         inputs = sorted(self.first_read, key=self.first_read.__getitem__)
-        return Program(self.source, self.code, inputs, self.result, self.labels, self.output_slots)
+        return Program(
+            self.source,
+            self.code,
+            inputs,
+            self.result,
+            self.labels,
+            self.output_slots,
+            arrays=self.arrays,
+        )
 
     def _emit(self, instruction: Instruction) -> int:
         code = self.code if self.body is None else self.body.code
@@ -389,6 +425,8 @@ class _Builder:
         return self._emit(Const(value, offset))
 
     def binary(self, left: int, operator, right: int) -> int:
+        if operator[0] == "AT":
+            self.arrays = True
         return self._emit(Apply(_BINARY[operator[1]], (left, right), operator[2]))
 
     def negate(self, minus, value: int) -> int:
@@ -406,6 +444,28 @@ class _Builder:
     def group(self, _open, value: int, _close) -> int:
         return value
 
+    def literal(self, bracket, elements: list[int], *_closing) -> int:
+        """`[a, b, c]`: an array of its elements (numbers, or arrays of one shape)."""
+        self.arrays = True
+        return self._emit(Apply(LITERAL, tuple(elements), bracket[2]))
+
+    def index(self, value: int, bracket, subscripts: list[int], _close) -> int:
+        """`x[i, j]`: the array, then an index or a slice per axis."""
+        self.arrays = True
+        return self._emit(Apply(INDEX, (value, *subscripts), bracket[2]))
+
+    def span(self, *parts) -> int:
+        """A slice, `a:b`, `a:`, `:b` or `:`: its start and stop, those written."""
+        start = type(parts[0]) is int
+        stop = len(parts) > 1 and type(parts[-1]) is int and type(parts[-2]) is not int
+        colon = parts[1] if start else parts[0]
+        bounds = tuple(p for p in parts if type(p) is int)
+        return self._emit(Apply(SLICES[start, stop], bounds, colon[2]))
+
+    def transpose(self, value: int, token) -> int:
+        self.arrays = True
+        return self._emit(Apply(TRANSPOSE, (value,), token[2]))
+
     def call(self, name, _open, *rest) -> int:
         _, text, offset = name
         arguments = rest[0] if len(rest) == 2 else []
@@ -421,7 +481,7 @@ class _Builder:
                     rest[-1][2],
                 )
             return self._expand(function, arguments, offset)
-        op = CALLS.get((known, len(arguments)))
+        op = CALLS.get((known, len(arguments))) or ARRAY_CALLS.get((known, len(arguments)))
         if op is None:
             if self.body is not None and text == self.body.name:
                 raise NameProblem(
@@ -439,13 +499,15 @@ class _Builder:
                         offset,
                     )
                 raise NameProblem(self._unknown_function(text), self.source, offset)
-            counts = [str(arity) for name, arity in CALLS if name == known]
+            counts = sorted({str(arity) for name, arity in [*CALLS, *ARRAY_CALLS] if name == known})
             many = "s" if counts != ["1"] else ""
             raise NameProblem(
                 f"{text} takes {' or '.join(counts)} argument{many}, not {len(arguments)}",
                 self.source,
                 rest[-1][2],
             )
+        if type(op) is ArrayOp:
+            self.arrays = True
         return self._emit(Apply(op, tuple(arguments), offset))
 
     def _expand(self, function: _Function, arguments: list[int], offset: int) -> int:
@@ -593,8 +655,8 @@ def _bad_character(text: str) -> str:
         return f"unexpected character {text!r}: write {_LOOKALIKES[text]!r}"
     if text in "'\"":
         return f"unexpected character {text!r}: the language has no strings"
-    if text in "[]{}":
-        return f"unexpected character {text!r}: the language has no lists or sets"
+    if text in "{}":
+        return f"unexpected character {text!r}: the language has no sets; an array is [1, 2, 3]"
     if text == "!":
         return "unexpected character '!': write x != y for not equal, and x == 0 for not x"
     if text == "|":
@@ -689,8 +751,10 @@ def _syntax_error(tables: Tables, state: int, token, previous, source: str) -> S
         message = f"only a name can be assigned to, with '{text}'"
         if text == "=":
             message += "; to compare, write '=='"
-    elif kind == "RPAR":
-        message = "unmatched ')'"
+    elif kind in _CLOSING:
+        message = f"unmatched '{text}'"
+    elif kind == "COLON":
+        message = "unexpected ':': a colon is for slices, inside brackets, as in x[1:3]"
     else:
         words = {_WORDS.get(s, "an operator") for s in expected if s != "$END"}
         if previous and previous[0] in ("NAME", "NUMBER", "RPAR"):
@@ -734,7 +798,7 @@ def constant_value(text: str) -> float | None:
         program = parse(text)
     except NanogradError:
         return None
-    if program.inputs or program.outputs:
+    if program.inputs or program.outputs or program.arrays:
         return None
     return program.values({})[program.result]
 

@@ -25,7 +25,8 @@ class Program:
     an instruction to the name it was bound to; `input_slots` maps an input to the
     instruction that reads it. A source that ends with a list of names (`u, v`) has several
     outputs: `outputs` maps each name to its instruction (empty for one result), and `result`
-    is the first.
+    is the first. A program with `arrays` is written out in scalars (`arrays.scalarized`)
+    before it is evaluated.
     """
 
     def __init__(
@@ -36,6 +37,7 @@ class Program:
         result: int,
         labels: dict[int, str],
         outputs: dict[str, int] | None = None,
+        arrays: bool = False,
     ):
         self.source = source
         self.code = code
@@ -43,6 +45,7 @@ class Program:
         self.result = result
         self.labels = labels
         self.outputs = outputs or {}
+        self.arrays = arrays  # whether it has operations on arrays, to write out in scalars
         self.input_slots = {ins.name: i for i, ins in enumerate(code) if type(ins) is Input}
 
     @property
@@ -114,7 +117,9 @@ class Program:
                 code.append(ins)
         labels = {number[i]: name for i, name in self.labels.items() if i in number}
         outputs = {name: number[i] for name, i in self.outputs.items()}
-        return Program(self.source, code, self.inputs, number[self.result], labels, outputs)
+        return Program(
+            self.source, code, self.inputs, number[self.result], labels, outputs, self.arrays
+        )
 
     def single(self, taker: str = "this", several: str | None = "grad") -> Program:
         """This program, if it has one result; a program that lists several outputs is bad

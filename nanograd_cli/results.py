@@ -2,14 +2,24 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from .errors import SourceError
 
 if TYPE_CHECKING:
+    from typing import TypeAlias
+
     import numpy as np
+
+    # An input's value: a number or, for a program with arrays, an array.
+    InputValue: TypeAlias = float | np.ndarray
+
+
+# An array's shape, () for a number.
+Shape = tuple[int, ...]
+R = TypeVar("R")
 
 
 class _Table:
@@ -35,6 +45,123 @@ class LaTeX(str):
         if len(lines) == 1 and "&=" not in lines[0]:
             return f"$$ {lines[0]} $$"
         return "$$ \\begin{aligned} " + " \\\\ ".join(lines) + " \\end{aligned} $$"
+
+
+def element_names(name: str, shape: tuple[int, ...]) -> list[str]:
+    """The names of the elements of an array `name` of `shape`, row-major: x[0], x[1], ...;
+    W[0,0], W[0,1], ...; a number's is its own name."""
+    if not shape:
+        return [name]
+    import itertools
+
+    return [f"{name}[{','.join(map(str, i))}]" for i in itertools.product(*map(range, shape))]
+
+
+def _flat(values: dict) -> dict:
+    """Values by name, each array as its elements by name (x[0], W[1,2])."""
+    flat: dict = {}
+    for name, value in values.items():
+        shape = getattr(value, "shape", ())
+        if shape:
+            flat.update(zip(element_names(name, shape), value.ravel().tolist(), strict=True))
+        else:
+            flat[name] = value
+    return flat
+
+
+def flattened(result: R) -> R:
+    """A result with arrays (from an array program) as its rows in a table or CSV: each
+    element by name, x[0], d_W[1,2]; a Jacobian block row by row. Others as they are."""
+    import dataclasses
+
+    if not dataclasses.is_dataclass(result) or not hasattr(result, "inputs"):
+        return result
+    changes = {
+        name: _flat(getattr(result, name))
+        for name in ("inputs", "gradients", "values")
+        if hasattr(result, name)
+    }
+    if isinstance(result, Jacobian):
+        rows: dict = {}
+        blocks: dict[str, dict] = result.jacobian  # NumPy arrays, for an array result
+        for out, row in blocks.items():
+            out_shape = getattr(result.values[out], "shape", ())
+            for k, element in enumerate(element_names(out, out_shape)):
+                rows[element] = _flat(
+                    {
+                        name: block.reshape(-1, *block.shape[len(out_shape) :])[k]
+                        if out_shape
+                        else block
+                        for name, block in row.items()
+                    }
+                )
+        changes["jacobian"] = rows
+    return dataclasses.replace(result, **changes)  # type: ignore[type-var]
+
+
+@dataclass(frozen=True)
+class Layout:
+    """The shape of every input and every result of a program written out in scalars
+    (() for a number), to name their elements and to give results back as arrays."""
+
+    inputs: dict[str, Shape]
+    results: dict[str, Shape]
+
+    @property
+    def has_arrays(self) -> bool:
+        return any(self.inputs.values()) or any(self.results.values())
+
+    def elements(self, names: Iterable[str]) -> list[str]:
+        """The scalar inputs that stand for the inputs `names`."""
+        return [e for name in names for e in element_names(name, self.inputs.get(name, ()))]
+
+    def shaped(self, result: R) -> R:
+        """`result`, computed by the written-out program, with each array's elements as one
+        NumPy array of its shape (its inputs, gradients and values); a Jacobian block has
+        the shape of its result then of its input."""
+        if not self.has_arrays:
+            return result
+        import dataclasses
+
+        changes: dict[str, object] = {
+            name: _grouped(getattr(result, name), self.inputs)
+            for name in ("inputs", "gradients")
+            if hasattr(result, name)
+        }
+        if isinstance(result, Jacobian):
+            changes["values"] = _grouped(result.values, self.results)
+            changes["jacobian"] = self._blocks(result.jacobian)
+        return dataclasses.replace(result, **changes)  # type: ignore[type-var]
+
+    def _blocks(self, jacobian: Mapping[str, Mapping[str, float]]) -> dict[str, dict]:
+        """A Jacobian by element, as a block per result and input."""
+        import numpy
+
+        blocks: dict[str, dict] = {}
+        for out, out_shape in self.results.items():
+            rows = [jacobian[e] for e in element_names(out, out_shape)]
+            blocks[out] = {}
+            for name, shape in self.inputs.items():
+                names = element_names(name, shape)
+                if names[0] in rows[0]:  # asked for (wrt)
+                    block = numpy.array([[row[e] for e in names] for row in rows])
+                    whole = out_shape + shape
+                    blocks[out][name] = block.reshape(whole) if whole else float(block[0, 0])
+        return blocks
+
+
+def _grouped(flat: Mapping[str, float], shapes: Mapping[str, Shape]) -> dict:
+    """Values by element name, grouped into an array per name of `shapes` (those present)."""
+    import numpy
+
+    grouped: dict = {}
+    for name, shape in shapes.items():
+        names = element_names(name, shape)
+        if names[0] in flat:
+            grouped[name] = (
+                numpy.array([flat[e] for e in names]).reshape(shape) if shape else flat[name]
+            )
+    return grouped
 
 
 @dataclass

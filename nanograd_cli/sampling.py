@@ -12,7 +12,7 @@ import re
 import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import NamedTuple, cast, final
+from typing import TYPE_CHECKING, NamedTuple, cast, final
 
 import numpy as np
 
@@ -20,6 +20,9 @@ from .errors import InputError, option, spell
 from .program import Program
 from .sources import input_values
 from .tape import batch_gradients
+
+if TYPE_CHECKING:
+    from .results import InputValue
 
 CURVE_POINTS = 400  # along a range, in a picture file
 GRID_POINTS = 101  # along each of two ranges: 10,201 points, a smooth contour in well under 1 s
@@ -39,7 +42,7 @@ class Range(NamedTuple):
 
 def parse_inputs(
     pairs: Iterable[tuple[str, str]], var: Iterable[str]
-) -> tuple[dict[str, float], dict[str, Range]]:
+) -> tuple[dict[str, InputValue], dict[str, Range]]:
     """`--NAME VALUE` pairs and `--var NAME=VALUE` items split into fixed values and ranges
     (a value with a colon is a range), each checked."""
     pairs = list(pairs)
@@ -73,8 +76,8 @@ def parse_range(name: str, text: str) -> Range:
     if len(parts) not in (2, 3):
         raise InputError(usage)
     try:
-        low, high = (input_values([(name, part)], ())[name] for part in parts[:2])
-    except InputError:
+        low, high = (float(input_values([(name, part)], ())[name]) for part in parts[:2])
+    except (InputError, TypeError):  # not a number: an array
         raise InputError(usage) from None
     if not (math.isfinite(low) and math.isfinite(high)):
         raise InputError(f"{given}: the ends of a range must be finite numbers")

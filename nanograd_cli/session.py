@@ -43,9 +43,11 @@ from .program import Program
 from .render.graph import format_of
 from .render.progress import FitProgress, StepsProgress
 from .render.text import mismatch_rows, table_rows
-from .results import Explanation, Fit, FormulaCheck, GradientCheck, Minimum
+from .results import Explanation, Fit, FormulaCheck, GradientCheck, Minimum, flattened
+from .sources import ARRAY_VALUE
 
 if TYPE_CHECKING:
+    from .results import InputValue
     from .sampling import Curve, Range
 
 ASSIGNMENT = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\s*([-+*/]?=)\s*(.*)", re.S)
@@ -428,7 +430,7 @@ class Session:
     progress = False
 
     def __init__(self) -> None:
-        self.inputs: dict[str, float] = {}
+        self.inputs: dict[str, InputValue] = {}
         self.definitions: list[Definition] = []
         # Where each name is defined: its definitions' places in the list, in order.
         self.defined: dict[str, list[int]] = {}
@@ -552,7 +554,7 @@ class Session:
             strict=strict,
             warn=self._warner(source, reply),
         )
-        reply.out.append(Table(lambda number: table_rows(result, number)))
+        reply.out.append(Table(lambda number: table_rows(flattened(result), number)))
 
     # commands: each takes its Arguments and the reply
 
@@ -575,7 +577,7 @@ class Session:
             strict=args.flag("strict"),
             warn=self._warner(source, reply),
         )
-        reply.out.append(Table(lambda number: table_rows(result, number)))
+        reply.out.append(Table(lambda number: table_rows(flattened(result), number)))
 
     def explain_command(self, args: Arguments, reply: Reply) -> None:
         source, program = self._program(args.expr)
@@ -635,7 +637,7 @@ class Session:
                 warn=warn,
                 wrt=args.names("wrt"),
             )
-            reply.out.append(Table(lambda number: table_rows(result, number)))
+            reply.out.append(Table(lambda number: table_rows(flattened(result), number)))
         else:
             ranges = _ranges(program, args.ranges)
             result = api.check_against(
@@ -937,7 +939,7 @@ class Session:
             located = source.locate(error)
             raise (InputError(located) if isinstance(located, str) else located) from None
 
-    def _point(self, program: Program, without: Iterable[str] = ()) -> dict[str, float]:
+    def _point(self, program: Program, without: Iterable[str] = ()) -> dict[str, InputValue]:
         """The session's values of the program's inputs, but those `without` names (a range's,
         a column's)."""
         left = set(without)
@@ -984,7 +986,7 @@ class _Source:
 
 
 def _rows(result: object) -> Callable[[Callable[[float], str]], list[list[str]]]:
-    return lambda number: table_rows(result, number)
+    return lambda number: table_rows(flattened(result), number)
 
 
 def _choice(args: Arguments, name: str, choices: tuple[str, ...]) -> str | None:
@@ -1025,10 +1027,21 @@ def _ranges(program: Program, texts: Mapping[str, str]) -> dict[str, Range]:
     return ranges
 
 
-def _constant(text: str) -> float | None:
-    """The value of an input's right side: a number (nan and inf too) or a constant
-    expression (`pi/2`); None for anything that reads a name."""
-    return float(text) if NUMBER.fullmatch(text) else constant_value(text)
+def _constant(text: str) -> InputValue | None:
+    """The value of an input's right side: a number (nan and inf too), a constant
+    expression (`pi/2`), or an array of them (`[1, 2]`, `eye(3)`); None for anything that
+    reads a name."""
+    if NUMBER.fullmatch(text):
+        return float(text)
+    number = constant_value(text)
+    if number is not None or not ARRAY_VALUE.search(text):
+        return number
+    from .arrays import constant_array
+
+    try:
+        return constant_array(_parse(text))
+    except NanogradError:
+        return None
 
 
 def _parse(text: str) -> Program:

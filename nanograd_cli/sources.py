@@ -8,7 +8,7 @@ import re
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from typing import BinaryIO, NamedTuple
+from typing import TYPE_CHECKING, BinaryIO, NamedTuple
 
 from .errors import (
     BadInputValue,
@@ -21,6 +21,11 @@ from .errors import (
 )
 from .program import Program
 
+if TYPE_CHECKING:
+    import numpy as np
+
+    from .results import InputValue
+
 INPUT_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 # Text that reads as a file name rather than an expression: a path, or a name with an
@@ -32,17 +37,18 @@ def input_values(
     pairs: Iterable[tuple[str, str]],
     var: Iterable[str],
     warn: Callable[[str], None] | None = None,
-) -> dict[str, float]:
-    """The values of `--NAME VALUE` (as pairs) and `--var NAME=VALUE`, as floats: numbers
-    (`nan` and `inf` too) or constant expressions of the language (`pi/2`). A non-zero
-    number too small for a float, which becomes 0, is told to `warn`."""
+) -> dict[str, InputValue]:
+    """The values of `--NAME VALUE` (as pairs) and `--var NAME=VALUE`: numbers (`nan` and
+    `inf` too) or constant expressions of the language (`pi/2`), as floats; arrays
+    (`[1, 2]`, `eye(3)`, `@FILE`) as NumPy arrays. A non-zero number too small for a float,
+    which becomes 0, is told to `warn`."""
     given = [(name, text, False) for name, text in pairs]  # False: not from --var
     for item in var:
         name, equals, value = item.partition("=")
         if not equals or not INPUT_NAME.fullmatch(name):
             raise InputError(f"{option('var')} expects NAME=VALUE, got {item!r}")
         given.append((name, value, True))
-    values: dict[str, float] = {}
+    values: dict[str, InputValue] = {}
     for name, text, by_var in given:
         if name in values:
             raise InputError(f"a value for {name} is given twice")
@@ -50,6 +56,9 @@ def input_values(
             option("var", f"{name}={shortened(text)}") if by_var else f"--{name} {shortened(text)}"
         )
         number = _number(text)
+        if number is None and ARRAY_VALUE.search(text):
+            values[name] = array_value(text, typed)
+            continue
         if number is None:
             if by_var:
                 raise InputError(
@@ -67,6 +76,57 @@ def input_values(
             warn(f"warning: {typed} is too small for a float: it is taken as 0.0")
         values[name] = number
     return values
+
+
+# A value that is an array: a literal, an array function's call, or @FILE.
+ARRAY_VALUE = re.compile(r"^\s*[\[@]|\b(?:zeros|ones|eye)\s*\(")
+# What `@FILE` may hold: a CSV of numbers without a header, a .npy file, or JSON nested lists.
+ARRAY_FILES = "a CSV of numbers without a header, a .npy file, or a .json of nested lists"
+
+
+def array_value(text: str, typed: str) -> np.ndarray:
+    """The array an input's value `text` gives (typed as `typed`, for messages): `[1, 2]`,
+    `[[1, 2], [3, 4]]`, `zeros(3)`, `2*eye(3)`, or `@FILE`."""
+    import numpy as np
+
+    if text.startswith("@"):
+        return _array_file(text[1:], typed)
+    from .arrays import constant_array
+    from .language import parse
+
+    try:
+        value = constant_array(parse(text))
+    except SourceError as error:
+        raise InputError(f"{typed}: {error.message}") from None
+    if value is None:
+        raise InputError(f"{typed}: an array's elements are numbers, such as [1, 2, 3]")
+    return np.asarray(value, dtype=float)
+
+
+def _array_file(path: str, typed: str) -> np.ndarray:
+    import numpy as np
+
+    if not os.path.isfile(path):
+        raise InputError(f"{typed}: no such file")
+    try:
+        if path.endswith(".npy"):
+            value = np.load(path, allow_pickle=False)
+        elif path.endswith(".json"):
+            import json
+
+            with open(path, encoding="utf-8") as file:
+                value = np.array(json.load(file), dtype=float)
+        else:
+            value = np.loadtxt(path, delimiter=",", dtype=float, ndmin=2)
+            if 1 in value.shape:  # one line, or one column: a vector
+                value = value.ravel()
+    except (ValueError, TypeError, OSError, UnicodeDecodeError) as error:
+        detail = str(error).splitlines()[0] if str(error) else type(error).__name__
+        raise InputError(f"{typed}: not an array of numbers ({ARRAY_FILES}): {detail}") from None
+    value = np.asarray(value, dtype=float)
+    if value.ndim == 0 or value.size == 0:
+        raise InputError(f"{typed}: the file holds no array ({ARRAY_FILES})")
+    return value
 
 
 # A number written with a non-zero digit, which is 0 only if it is too small for a float.

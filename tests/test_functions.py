@@ -240,7 +240,7 @@ def test_ln_and_pi_work_on_the_command_line():
     [
         ("log(x, 2, 3)", "line 1, column 12: log takes 1 or 2 arguments, not 3"),
         ("clamp(x, 1)", "line 1, column 11: clamp takes 3 arguments, not 2"),
-        ("max(x)", "line 1, column 6: max takes 2 arguments, not 1"),
+        ("max(x, y, z)", "line 1, column 12: max takes 1 or 2 arguments, not 3"),
         ("ln = 2", "line 1, column 1: ln is a function and cannot be assigned"),
         ("π = 3", "line 1, column 1: π is a constant and cannot be assigned"),
         ("2π", "missing operator between '2' and 'π': write 2*π"),

@@ -14,7 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from nanograd_cli import Value, ops, parse
+from nanograd_cli import Value, language, parse
 from nanograd_cli.errors import NanogradError
 from nanograd_cli.language import check_memory
 from nanograd_cli.prelude import DEFINED
@@ -32,7 +32,7 @@ def test_corpus_of_bad_sources(case):
     """`{functions}` in an expected message stands for the list of functions in the ops table's
     order, then the prelude's, so that a new function needs no edit here."""
     code, out, err = run("grad", "-", "--x", "1", "--y", "2", stdin=case["source"])
-    functions = ", ".join([*ops.FUNCTIONS, *DEFINED])
+    functions = ", ".join([*language.FUNCTIONS, *DEFINED])
     expected = case["stderr"].replace("{functions}", functions)
     assert (code, out, err) == (case["exit"], "", expected)
 

@@ -4,6 +4,7 @@ for any input NAME."""
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING
 
 import click
 
@@ -12,6 +13,9 @@ from ..errors import BadInputValue, InputError, NanogradError, SeveralOutputs, U
 from ..program import Program
 from ..sources import INPUT_NAME, Source, input_values, load_program
 from .output import report
+
+if TYPE_CHECKING:
+    from ..results import InputValue
 
 
 class SourceCommand(click.Command):
@@ -247,7 +251,7 @@ def _stdin_is_piped() -> bool:
 
 def program_and_point(
     ctx: click.Context, source: Source, var: tuple[str, ...]
-) -> tuple[Program, dict[str, float]]:
+) -> tuple[Program, dict[str, InputValue]]:
     """The source parsed, and the point that `--NAME VALUE` and `--var NAME=VALUE` give."""
     return load_program(source, report), input_values(ctx.meta["inputs"], var, report)
 

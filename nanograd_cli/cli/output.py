@@ -10,6 +10,7 @@ import click
 
 from ..errors import NanogradError, SourceError, printable, spell
 from ..render import text
+from ..results import flattened
 
 
 def report(message: str) -> None:
@@ -65,7 +66,8 @@ def emit(fmt: str | None, result, digits: str | None = None) -> None:
     elif fmt == "csv":
         click.echo(text.to_csv(result))
     else:
-        show_table(lambda number: text.table_rows(result, number), digits)
+        rows = flattened(result)  # an array's elements one row each
+        show_table(lambda number: text.table_rows(rows, number), digits)
 
 
 def show_table(make_rows: Callable, digits: str | None = None) -> None:

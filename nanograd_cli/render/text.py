@@ -17,6 +17,7 @@ from ..results import (
     Jacobian,
     LineGradients,
     Minimum,
+    flattened,
 )
 
 Number = Callable[[float], str]
@@ -31,6 +32,8 @@ def number(x: float, null: bool = False) -> float | str | None:
 
 
 def _json_numbers(obj, null: bool):
+    if hasattr(obj, "tolist"):  # an array (of an array program): nested lists
+        obj = obj.tolist()
     if isinstance(obj, dict):
         return {k: _json_numbers(v, null) for k, v in obj.items()}
     if isinstance(obj, list):
@@ -45,7 +48,8 @@ def to_json(result, null: bool = False) -> str:
 
 
 def to_csv(result) -> str:
-    """A header line, then the result's rows."""
+    """A header line, then the result's rows (an array's elements one column each)."""
+    result = flattened(result)
     return "\n".join([csv_header(result), *csv_rows(result)])
 
 

@@ -1,0 +1,292 @@
+"""Arrays: values and derivatives against PyTorch (float64) and identities of matrix
+calculus, the ways to give an array, the formats, and the messages for bad shapes."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+import nanograd_cli as ng
+from nanograd_cli.errors import InputError, SourceError
+
+from .helpers import in_process, nanograd
+
+torch = pytest.importorskip("torch")
+
+# Each program, the shapes of its inputs, and the same computation in PyTorch.
+PROGRAMS = [
+    (
+        "sum((A@x - b)**2)",
+        {"A": (3, 2), "x": (2,), "b": (3,)},
+        lambda A, x, b: ((A @ x - b) ** 2).sum(),
+    ),
+    ("logsumexp(z)", {"z": (5,)}, lambda z: torch.logsumexp(z, 0)),
+    (
+        "sum(tanh(W@x + c))",
+        {"W": (4, 3), "x": (3,), "c": (4,)},
+        lambda W, x, c: torch.tanh(W @ x + c).sum(),
+    ),
+    ("norm(x)", {"x": (4,)}, lambda x: torch.linalg.norm(x)),
+    ("dot(a, b)*prod(a)", {"a": (3,), "b": (3,)}, lambda a, b: torch.dot(a, b) * a.prod()),
+    ("sum(outer(a, b)**2)", {"a": (2,), "b": (3,)}, lambda a, b: (torch.outer(a, b) ** 2).sum()),
+    ("sum(A.T @ A)", {"A": (3, 2)}, lambda A: (A.T @ A).sum()),
+    (
+        "sum(exp(A[:, 0])) + sum(A[1, :])",
+        {"A": (3, 2)},
+        lambda A: A[:, 0].exp().sum() + A[1, :].sum(),
+    ),
+    ("max(x) - min(x)", {"x": (5,)}, lambda x: x.max() - x.min()),
+    ("sum(A + x)", {"A": (3, 2), "x": (2,)}, lambda A, x: (A + x).sum()),
+    (
+        "mean(A * B[0], 0) @ sin(x)",
+        {"A": (3, 2), "B": (2, 2), "x": (2,)},
+        lambda A, B, x: (A * B[0]).mean(0) @ torch.sin(x),
+    ),
+    ("x[-1] * sum(x[0:2]) + x[1:][0]", {"x": (3,)}, lambda x: x[-1] * x[0:2].sum() + x[1:][0]),
+    (
+        "sum(norm(A, 1) * softmax(x))",
+        {"A": (2, 3), "x": (2,)},
+        lambda A, x: (torch.linalg.norm(A, dim=1) * torch.softmax(x, 0)).sum(),
+    ),
+    ("sum(logsumexp(A, 0))", {"A": (3, 4)}, lambda A: torch.logsumexp(A, 0).sum()),
+    ("x @ A @ x + len(x)", {"x": (3,), "A": (3, 3)}, lambda x, A: x @ A @ x + 3),
+    (
+        "sum(sum(A, 1)**2) + sum(A, -1)[0]",
+        {"A": (2, 3)},
+        lambda A: (A.sum(1) ** 2).sum() + A.sum(-1)[0],
+    ),
+    (
+        "v = [x[0], x[1]**2, sin(x[2])]; v @ v",
+        {"x": (3,)},
+        lambda x: (torch.stack([x[0], x[1] ** 2, torch.sin(x[2])]) ** 2).sum(),
+    ),
+    (
+        "sum((eye(2) + ones(2, 2)) @ x)",
+        {"x": (2,)},
+        lambda x: ((torch.eye(2, dtype=torch.float64) + 1) @ x).sum(),
+    ),
+]
+VECTOR_PROGRAMS = [
+    ("softmax(z)", {"z": (4,)}, lambda z: torch.softmax(z, 0)),
+    ("A @ x", {"A": (3, 2), "x": (2,)}, lambda A, x: A @ x),
+    ("softmax(A, 1)", {"A": (2, 3)}, lambda A: torch.softmax(A, 1)),
+    ("tanh(W @ x + c)", {"W": (2, 3), "x": (3,), "c": (2,)}, lambda W, x, c: torch.tanh(W @ x + c)),
+]
+
+
+def random_inputs(shapes: dict, seed: int) -> dict[str, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    return {name: rng.normal(size=shape) for name, shape in shapes.items()}
+
+
+def torch_inputs(values: dict[str, np.ndarray]) -> list:
+    return [torch.tensor(v, dtype=torch.float64, requires_grad=True) for v in values.values()]
+
+
+@pytest.mark.parametrize(("source", "shapes", "reference"), PROGRAMS, ids=[p[0] for p in PROGRAMS])
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_values_and_gradients_are_pytorchs(source, shapes, reference, seed):
+    values = random_inputs(shapes, seed)
+    result = ng.grad(source, **values)
+    tensors = torch_inputs(values)
+    expected = reference(*tensors)
+    expected.backward()
+    assert result.value == pytest.approx(expected.item(), rel=1e-12, abs=1e-12)
+    for (name, value), tensor in zip(values.items(), tensors, strict=True):
+        assert result.gradients[name].shape == value.shape  # the input's shape
+        np.testing.assert_allclose(
+            result.gradients[name], tensor.grad.numpy(), rtol=1e-11, atol=1e-12
+        )
+
+
+@pytest.mark.parametrize(
+    ("source", "shapes", "reference"), VECTOR_PROGRAMS, ids=[p[0] for p in VECTOR_PROGRAMS]
+)
+def test_an_array_result_has_pytorchs_jacobian(source, shapes, reference):
+    values = random_inputs(shapes, 7)
+    result = ng.jacobian(source, **values)
+    tensors = torch_inputs(values)
+    expected = torch.autograd.functional.jacobian(reference, tuple(tensors))
+    np.testing.assert_allclose(
+        result.values["result"], reference(*tensors).detach().numpy(), rtol=1e-13
+    )
+    for name, block in zip(values, expected, strict=True):
+        got = result.jacobian["result"][name]
+        assert got.shape == block.shape  # the result's shape, then the input's
+        np.testing.assert_allclose(got, block.numpy(), rtol=1e-11, atol=1e-12)
+
+
+def test_identities_of_matrix_calculus():
+    rng = np.random.default_rng(5)
+    A, x, b = rng.normal(size=(4, 3)), rng.normal(size=3), rng.normal(size=4)
+    S = rng.normal(size=(3, 3))
+    quadratic = ng.grad("x @ S @ x", x=x, S=S)
+    np.testing.assert_allclose(quadratic.gradients["x"], (S + S.T) @ x, rtol=1e-13)
+    np.testing.assert_allclose(quadratic.gradients["S"], np.outer(x, x), rtol=1e-13)
+    least = ng.grad("norm(A@x - b)**2", A=A, x=x, b=b)
+    np.testing.assert_allclose(least.gradients["x"], 2 * A.T @ (A @ x - b), rtol=1e-12)
+    np.testing.assert_allclose(least.gradients["A"], 2 * np.outer(A @ x - b, x), rtol=1e-12)
+    hessian = ng.hessian("x @ S @ x", x=x, S=S).hessian
+    names = ["x[0]", "x[1]", "x[2]"]
+    np.testing.assert_allclose([[hessian[i][j] for j in names] for i in names], S + S.T, rtol=1e-13)
+
+
+def test_softmax_cross_entropy_has_the_gradient_softmax_less_onehot():
+    z, onehot = np.array([2.0, -1.0, 0.5]), np.array([0.0, 1.0, 0.0])
+    result = ng.grad("-sum(y * log(softmax(z)))", z=z, y=onehot)
+    softmax = np.exp(z) / np.exp(z).sum()
+    np.testing.assert_allclose(result.gradients["z"], softmax - onehot, rtol=1e-13, atol=1e-15)
+
+
+def test_softmax_and_logsumexp_do_not_overflow():
+    result = ng.grad("logsumexp(z)", z=np.array([1000.0, 1000.0]))
+    assert result.value == pytest.approx(1000 + np.log(2), rel=1e-15)
+    np.testing.assert_allclose(result.gradients["z"], [0.5, 0.5])
+    assert ng.jacobian("softmax(z)", z=np.array([1000.0, 0.0])).values["result"].tolist() == [
+        1.0,
+        0.0,
+    ]
+
+
+def test_an_array_program_is_the_same_computation_written_out_in_scalars():
+    written = ng.grad("sum(W @ x)", W=np.array([[1.5, -2.0]]), x=np.array([0.25, 3.0]))
+    by_hand = ng.grad("W0*x0 + W1*x1", W0=1.5, W1=-2.0, x0=0.25, x1=3.0)
+    assert written.value == by_hand.value
+    assert written.gradients["W"].tolist() == [[by_hand.gradients["W0"], by_hand.gradients["W1"]]]
+
+
+# The command line: values, formats, messages.
+
+
+def test_json_has_nested_lists_as_the_spec_shows():
+    done = in_process("grad", "sum(x**2)", "--x", "[1, 2, 3]", "--format", "json")
+    assert done.stdout == (
+        '{"value": 14.0, "inputs": {"x": [1.0, 2.0, 3.0]}, "gradients": {"x": [2.0, 4.0, 6.0]}}\n'
+    )
+
+
+def test_csv_has_a_column_per_element_row_major():
+    done = in_process("grad", "sum(W)*x", "--W", "[[1, 2], [3, 4]]", "--x", "2", "--format", "csv")
+    assert (
+        done.stdout == "value,d_W[0,0],d_W[0,1],d_W[1,0],d_W[1,1],d_x\n20.0,2.0,2.0,2.0,2.0,10.0\n"
+    )
+
+
+def test_an_array_result_gives_its_jacobian_by_element():
+    done = in_process("grad", "2*x", "--x", "[1, 2]", "--format", "csv")
+    assert (
+        done.stdout == "output,value,d_x[0],d_x[1]\nresult[0],2.0,2.0,0.0\nresult[1],4.0,0.0,2.0\n"
+    )
+    shown = json.loads(in_process("grad", "2*x", "--x", "[1, 2]", "--format", "json").stdout)
+    assert shown["jacobian"] == {"result": {"x": [[2.0, 0.0], [0.0, 2.0]]}}
+
+
+@pytest.mark.parametrize(
+    ("file", "content"),
+    [
+        ("w.csv", "1,2\n3,4\n"),
+        ("w.json", "[[1, 2], [3, 4]]"),
+    ],
+)
+def test_an_array_comes_from_a_file(tmp_path, file, content):
+    (tmp_path / file).write_text(content)
+    done = in_process("grad", "sum(W @ W)", "--W", f"@{file}", "--format", "json", cwd=tmp_path)
+    assert json.loads(done.stdout)["gradients"]["W"] == [[7.0, 11.0], [9.0, 13.0]]
+
+
+def test_an_array_comes_from_a_npy_file_or_an_expression(tmp_path):
+    np.save(tmp_path / "x.npy", np.array([1.0, 2.0]))
+    done = in_process("grad", "x @ x", "--x", "@x.npy", "--format", "csv", cwd=tmp_path)
+    assert done.stdout == "value,d_x[0],d_x[1]\n5.0,2.0,4.0\n"
+    done = in_process("grad", "sum(W)", "--W", "2*eye(2)", "--format", "csv")
+    assert done.stdout.splitlines()[1] == "4.0,1.0,1.0,1.0,1.0"
+
+
+def test_a_one_column_csv_is_a_vector(tmp_path):
+    (tmp_path / "b.csv").write_text("1\n2\n3\n")
+    done = in_process("grad", "sum(b)", "--b", "@b.csv", "--format", "csv", cwd=tmp_path)
+    assert done.stdout == "value,d_b[0],d_b[1],d_b[2]\n6.0,1.0,1.0,1.0\n"
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (
+            ["x + y", "--x", "[1, 2]", "--y", "[1, 2, 3]"],
+            "error: line 1, column 3: shapes (2,) and (3,) do not broadcast\n"
+            "  1 | x + y\n        ^\n",
+        ),
+        (
+            ["A @ x", "--A", "[[1, 2, 3]]", "--x", "[1, 2]"],
+            "error: line 1, column 3: shapes (1, 3) and (2,) do not match for @: 3 and 2 differ\n"
+            "  1 | A @ x\n        ^\n",
+        ),
+        (
+            ["x[3]", "--x", "[1, 2]"],
+            "error: line 1, column 3: index 3 is out of range for axis 0 of shape (2,)\n"
+            "  1 | x[3]\n        ^\n",
+        ),
+        (
+            ["x[y]", "--x", "[1, 2]", "--y", "0"],
+            "error: line 1, column 3: an index, a size or an axis cannot depend on an input: "
+            "write a number\n  1 | x[y]\n        ^\n",
+        ),
+        (
+            ["sum(x)", "--x", "[[1, 2], [3]]"],
+            "error: --x [[1, 2], [3]]: the elements of an array have one shape: (2,) and (1,) "
+            "differ\n",
+        ),
+        (["sum(x)", "--x", "@nowhere.csv"], "error: --x @nowhere.csv: no such file\n"),
+        (
+            ["sum(x)", "--x", "[a, 2]"],
+            "error: --x [a, 2]: an array's elements are numbers, such as [1, 2, 3]\n",
+        ),
+        (
+            ["x", "--x", "[1, 2]", "--format", "json", "--points", "p.csv"],
+            "error: x is an array: nanograd grad --points takes numbers (arrays are for grad, "
+            "jacobian, hessian, check, explain, draw and minimize)\n",
+        ),
+    ],
+)
+def test_bad_shapes_are_exit_2_with_both_shapes_and_a_caret(tmp_path, args, message):
+    (tmp_path / "p.csv").write_text("y\n1\n")
+    done = in_process("grad", *args, cwd=tmp_path)
+    assert (done.returncode, done.stdout, done.stderr) == (2, "", message)
+
+
+def test_the_installed_command_takes_an_array_and_refuses_a_bad_shape():
+    done = nanograd("grad", "softmax(z) @ [1, 0, 0]", "--z", "[0, 0, 0]", "--format", "json")
+    assert json.loads(done.stdout)["value"] == pytest.approx(1 / 3, rel=1e-15)
+    done = nanograd("grad", "sum(x, 2)", "--x", "[[1, 2]]")
+    assert (done.returncode, done.stdout) == (2, "")
+    assert (
+        done.stderr == "error: line 1, column 8: axis 2 is out of range for shape (1, 2)\n"
+        "  1 | sum(x, 2)\n             ^\n"
+    )
+
+
+def test_python_takes_numpy_arrays_and_gives_them_back():
+    result = ng.grad("sum(x**2)", x=np.array([1.0, 2.0, 3.0]))
+    assert isinstance(result.gradients["x"], np.ndarray)
+    assert result.gradients["x"].tolist() == [2.0, 4.0, 6.0]
+    with pytest.raises(SourceError, match=r"shapes \(2,\) and \(3,\) do not broadcast"):
+        ng.grad("x + y", x=np.ones(2), y=np.ones(3))
+    with pytest.raises(InputError, match="x is an array: plot"):
+        ng.plot("x[0]*t", x=np.ones(2), t=(0, 1))
+
+
+def test_minimize_moves_array_parameters():
+    A, b = np.array([[2.0, 1.0], [1.0, 3.0]]), np.array([1.0, 2.0])
+    result = ng.minimize(
+        "norm(A@x - b)**2", x=np.zeros(2), A=A, b=b, fix=["A", "b"], lr=0.05, steps=5000
+    )
+    assert result.converged
+    np.testing.assert_allclose(result.inputs["x"], np.linalg.solve(A, b), rtol=1e-6)
+
+
+def test_the_repl_gives_an_input_an_array_value():
+    done = in_process("repl", stdin="x = [1, 2, 3]\nsum(x**2)\nx[3]\n")
+    assert "x[2]    3.0    6.0" in done.stdout
+    assert "index 3 is out of range for axis 0 of shape (3,)" in done.stderr
