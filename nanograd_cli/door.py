@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 import os
 import warnings
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
@@ -23,6 +23,7 @@ from .errors import (
     NotAnInput,
     SourceError,
     command,
+    option,
     spell,
 )
 
@@ -75,12 +76,19 @@ def python_door(function: Callable[P, R]) -> Callable[P, R]:
     return call
 
 
-def names(given: str | Sequence[str] | None) -> tuple[str, ...]:
-    """Names given to an option that takes several (`wrt`, `fix`, `against`): one as a str,
-    or a sequence."""
+def names(given: object, name: str) -> tuple[str, ...]:
+    """Names given to the option `name`, which takes several (`wrt`, `fix`, `against`): one
+    as a str, or a sequence of them."""
     if given is None:
         return ()
-    return (given,) if isinstance(given, str) else tuple(given)
+    if isinstance(given, str):
+        return (given,)
+    if isinstance(given, list | tuple) and all(isinstance(n, str) for n in given):
+        return tuple(given)
+    raise InputError(
+        f"invalid value for {option(name)}: {given!r} is not a name (give a str, or a list "
+        "or tuple of them)"
+    )
 
 
 def point(
@@ -113,18 +121,28 @@ def split(given: Mapping[str, object]) -> tuple[dict[str, float], dict[str, Rang
     `"0:1:50"`) or as a tuple (`(-3, 3)`, `(0, 1, 50)`), split into fixed values and
     ranges, each checked as the command line checks them."""
     from .sampling import parse_range
+    from .sources import shortened, text_number
 
     fixed: dict[str, float] = {}
     ranges: dict[str, Range] = {}
     for name, value in given.items():
+        typed = f"{name}={shortened(repr(value))}"
         if isinstance(value, tuple | list):
             ranges[name] = parse_range(name, ":".join(repr(v) for v in value))
-        elif isinstance(value, str):
+        elif isinstance(value, str) and ":" in value:
             ranges[name] = parse_range(name, value)
+        elif isinstance(value, str):  # a number as the command line reads one: "2", "pi/2"
+            number = text_number(value, typed)
+            if number is None:
+                raise InputError(f"{typed}: expected a number (or a range LO:HI, for plot)")
+            fixed[name] = number
         elif isinstance(value, bool) or not hasattr(value, "__float__"):
-            raise InputError(f"{name}={value!r}: the value of an input is a number")
+            raise InputError(f"{typed}: the value of an input is a number")
         else:
-            fixed[name] = float(value)  # type: ignore[arg-type]  # it has __float__
+            try:
+                fixed[name] = float(value)  # type: ignore[arg-type]  # it has __float__
+            except OverflowError:  # an int beyond a float's range
+                raise InputError(f"{typed} is too large for a float") from None
     return fixed, ranges
 
 

@@ -9,7 +9,6 @@ multi-line input), or over plain lines from a pipe, where it prints results and 
 from __future__ import annotations
 
 import difflib
-import math
 import os
 import re
 import shutil
@@ -88,14 +87,15 @@ DATA = {
     "data": Option("word", "FILE"),
     "data-format": Option("word", "csv|parquet|arrow|jsonl|json"),
 }
+DATA_FORMATS = tuple(DATA["data-format"].metavar.split("|"))
 OPTIONS: dict[str, dict[str, Option]] = {
-    ":grad": {"wrt": WRT, "mode": Option("word", "auto|reverse|forward"), **STRICT},
-    ":diff": {"wrt": WRT, "format": Option("word", "text|latex"), "exact": FLAG},
+    ":grad": {"wrt": WRT, "mode": Option("word", "|".join(api.MODES)), **STRICT},
+    ":diff": {"wrt": WRT, "format": Option("word", "|".join(api.DIFF_FORMATS)), "exact": FLAG},
     ":hessian": STRICT,
     ":explain": STRICT,
     ":draw": {
-        "format": Option("word", "svg|png|pdf|dot|html"),
-        "rankdir": Option("word", "LR|TB"),
+        "format": Option("word", "|".join(api.DRAW_FORMATS)),
+        "rankdir": Option("word", "|".join(api.RANKDIRS)),
         "hide-constants": FLAG,
         "edge-grads": FLAG,
         "dpi": Option("word", "N"),
@@ -113,7 +113,7 @@ OPTIONS: dict[str, dict[str, Option]] = {
     ":minimize": {
         "steps": Option("word", "N"),
         "lr": Option("word", "R"),
-        "optimizer": Option("word", "sgd|momentum|adam"),
+        "optimizer": Option("word", "|".join(api.OPTIMIZERS)),
         "tol": Option("word", "T"),
         "wrt": WRT,
         "fix": WRT,
@@ -557,15 +557,13 @@ class Session:
     # commands: each takes its Arguments and the reply
 
     def grad_command(self, args: Arguments, reply: Reply) -> None:
-        mode = _choice(args, "mode", ("auto", "reverse", "forward")) or "auto"
+        mode = args.value("mode") or "auto"
         self.grad(args.expr, reply, args.names("wrt"), mode, args.flag("strict"))
 
     def diff_command(self, args: Arguments, reply: Reply) -> None:
         _, program = self._program(args.expr)
-        latex = _choice(args, "format", ("text", "latex")) == "latex"
-        reply.out.append(
-            api.diff(program, wrt=args.names("wrt"), latex=latex, exact=args.flag("exact"))
-        )
+        fmt = args.value("format") or "text"
+        reply.out.append(api.diff(program, args.names("wrt"), fmt, args.flag("exact")))
 
     def hessian_command(self, args: Arguments, reply: Reply) -> None:
         source, program = self._program(args.expr)
@@ -593,7 +591,7 @@ class Session:
             expr, _, path = expr.rpartition(" ")
         if not expr.strip():
             raise InputError(":draw needs EXPR FILE, as in :draw x*y graph.svg")
-        fmt = _choice(args, "format", ("svg", "png", "pdf", "dot", "html")) or format_of(path)
+        fmt = args.value("format") or format_of(path)
         dpi = args.value("dpi")
         source, program = self._program(expr)
         point = self._point(program)
@@ -601,10 +599,10 @@ class Session:
             program,
             point,
             fmt,
-            rankdir=_choice(args, "rankdir", ("LR", "TB")),
+            rankdir=args.value("rankdir"),
             hide_constants=args.flag("hide-constants"),
             edge_grads=args.flag("edge-grads"),
-            dpi=None if dpi is None else _whole("dpi", dpi, 1, 2400),
+            dpi=None if dpi is None else api.whole("dpi", dpi, None),
             legend=not args.flag("no-legend"),
             statements=not args.flag("no-statements"),
             strict=args.flag("strict"),
@@ -618,7 +616,9 @@ class Session:
         source, program = self._program(args.expr)
         warn = self._warner(source, reply)
         strict = args.flag("strict")
-        rtol, atol = (_real(n, text) if (text := args.value(n)) else None for n in ("rtol", "atol"))
+        rtol, atol = (
+            api.number(n, text, None) if (text := args.value(n)) else None for n in ("rtol", "atol")
+        )
         result: GradientCheck | FormulaCheck
         if not against:
             if args.ranges:
@@ -671,8 +671,8 @@ class Session:
                 f"{option('seed')} orders the batches of {option('batch', 'N')}: without "
                 "batches it does nothing"
             )
-        tolerance = 1e-8 if tol is None else _real("tol", tol)
-        most = 10000 if steps is None else _whole("steps", steps, 1)
+        tolerance = 1e-8 if tol is None else api.number("tol", tol, None)
+        most = 10000 if steps is None else api.whole("steps", steps, None)
         source, program = self._program(args.expr)
         columns = None if path is None else self._data(args, path, program.inputs).columns
         bar = StepsProgress(most) if self.progress else None
@@ -681,16 +681,16 @@ class Session:
                 program,
                 self._point(program, without=columns or ()),
                 steps=most,
-                lr=0.01 if lr is None else _real("lr", lr, above=True),
-                optimizer=_choice(args, "optimizer", ("sgd", "momentum", "adam")) or "adam",
+                lr=0.01 if lr is None else api.number("lr", lr, None),
+                optimizer=args.value("optimizer") or "adam",
                 tol=tolerance,
                 strict=args.flag("strict"),
                 warn=self._warner(source, reply),
                 wrt=args.names("wrt"),
                 fix=args.names("fix"),
                 data=columns,
-                batch=None if batch is None else _whole("batch", batch, 1),
-                seed=None if seed is None else _whole("seed", seed, 0),
+                batch=None if batch is None else api.whole("batch", batch, None),
+                seed=None if seed is None else api.whole("seed", seed, None),
                 on_step=bar.update if bar else None,
             )
         except Interrupted as stop:  # Ctrl-C: the point reached, and where it stopped
@@ -739,7 +739,7 @@ class Session:
                 target=target,
                 sigma=sigma,
                 fix=args.names("fix"),
-                steps=None if steps is None else _whole("steps", steps, 1),
+                steps=None if steps is None else api.whole("steps", steps, None),
                 progress=counter.update if counter else None,
             )
         except Interrupted as stop:  # Ctrl-C: the best point reached, and where it stopped
@@ -799,8 +799,12 @@ class Session:
                 f"{option('data', '-')}: the session reads its lines from standard input; "
                 "give the data as a file"
             )
-        given = _choice(args, "data-format", ("csv", "parquet", "arrow", "jsonl", "json"))
-        fmt = given or io.input_format(path, None)
+        given = args.value("data-format")
+        fmt = (
+            io.input_format(path, None)
+            if given is None
+            else api.choice("data-format", given, DATA_FORMATS)
+        )
         return io.read_table(path, fmt, needed, option=option("data"), extra=extra)
 
     def _reached(
@@ -985,31 +989,6 @@ class _Source:
 
 def _rows(result: object) -> Callable[[Callable[[float], str]], list[list[str]]]:
     return lambda number: table_rows(result, number)
-
-
-def _choice(args: Arguments, name: str, choices: tuple[str, ...]) -> str | None:
-    """The value of the option `name`, one of `choices`, or None when not given."""
-    text = args.value(name)
-    if text is not None and text not in choices:
-        raise InputError(f"{option(name, text)}: give one of {', '.join(choices)}")
-    return text
-
-
-def _real(name: str, text: str, above: bool = False) -> float:
-    """The value of the option `name`: a number at least 0 (above 0, with `above`)."""
-    value = float(text) if NUMBER.fullmatch(text) else math.nan
-    if not (value > 0 if above else value >= 0) or math.isinf(value):
-        least = "above 0" if above else "at least 0"
-        raise InputError(f"{option(name, text)}: give a number {least}")
-    return value
-
-
-def _whole(name: str, text: str, least: int, most: int | None = None) -> int:
-    """The value of the option `name`: a whole number from `least` (to `most`)."""
-    if re.fullmatch(r"[0-9]+", text) and least <= int(text) <= (most or int(text)):
-        return int(text)
-    upto = f" to {most}" if most else ""
-    raise InputError(f"{option(name, text)}: give a whole number, from {least}{upto}")
 
 
 def _ranges(program: Program, texts: Mapping[str, str]) -> dict[str, Range]:

@@ -679,11 +679,19 @@ def test_options_are_parsed_alike_for_every_command():
     assert error(s, ":minimize lr 0.1") == (
         "error: :minimize EXPR: the expression comes first, then the options"
     )
-    assert error(s, ":minimize x steps 0") == "error: steps 0: give a whole number, from 1"
-    assert error(s, ":minimize x lr -1") == "error: lr -1: give a number above 0"
-    assert error(s, ":minimize x optimizer newton") == (
-        "error: optimizer newton: give one of sgd, momentum, adam"
+    # a value is checked where the command line's is, in the same words
+    assert error(s, ":minimize x steps 0") == "error: invalid value for steps: 0 is not at least 1"
+    assert error(s, ":minimize x steps 10.5") == (
+        "error: invalid value for steps: '10.5' is not a valid integer"
     )
+    assert error(s, ":minimize x lr -1") == "error: invalid value for lr: -1 is not more than 0"
+    assert error(s, ":minimize x optimizer newton") == (
+        "error: invalid value for optimizer: 'newton' is not one of 'sgd', 'momentum', 'adam'"
+    )
+    assert error(s, ":draw x g.svg rankdir XX") == (
+        "error: invalid value for rankdir: 'XX' is not one of 'LR', 'TB'"
+    )
+    assert error(s, ":check x*x rtol nan") == "error: invalid value for rtol: nan is not at least 0"
     assert error(s, ":hessian x strictly") == (
         "error: :hessian has no option strictly; did you mean strict? (its options: strict)"
     )
