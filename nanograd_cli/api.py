@@ -712,6 +712,6 @@ def non_finite(where: SourceError | None, strict: bool, warn: Warn | None) -> No
     if where is None:
         return
     if strict:
-        raise NonFiniteResult(str(where))
+        raise NonFiniteResult(str(where), where)
     if warn:
         warn(where)

@@ -23,6 +23,7 @@ from .errors import (
     NotAnInput,
     SourceError,
     command,
+    nearest,
     option,
     spell,
 )
@@ -101,7 +102,7 @@ def point(
     """The input values a call to the command `name` gave: its keywords that are not options
     (`values`) and the mapping `inputs`. A keyword that is no input of the source (nor a
     name in `reads`, which the command reads as well) is neither an option of `name` nor an
-    input, and said so."""
+    input, and said so, with the option or input it is nearest to, if one is near."""
     both = [n for n in values if inputs and n in inputs]
     if both:
         raise InputError(f"a value for {both[0]} is given twice: as {both[0]}= and in inputs=")
@@ -109,11 +110,21 @@ def point(
     stray = [n for n in values if n not in known]
     if stray:
         listed = ", ".join(program.inputs) or "none"
+        close = nearest(stray[0], [*_keywords(name), *program.inputs], cutoff=0.65)
+        meant = f"; did you mean {close}?" if close else ""
         raise InputError(
             f"{command(name)} has no option {stray[0]}, and {stray[0]} is not an input of "
-            f"this source (its inputs: {listed})"
+            f"this source (its inputs: {listed}){meant}"
         )
     return {**(inputs or {}), **values}
+
+
+def _keywords(name: str) -> list[str]:
+    """The options of the package's function `name`: its keywords but `inputs`."""
+    import nanograd_cli
+
+    code = getattr(nanograd_cli, name).__wrapped__.__code__
+    return list(code.co_varnames[1 : code.co_argcount + code.co_kwonlyargcount])
 
 
 def split(given: Mapping[str, object]) -> tuple[dict[str, float], dict[str, Range]]:

@@ -25,10 +25,12 @@ from .errors import (
     Interrupted,
     MissingInputs,
     NanogradError,
+    NonFiniteResult,
     NotAnInput,
     SeveralOutputs,
     SourceError,
     command,
+    nearest,
     option,
     printable,
     speaking,
@@ -242,6 +244,7 @@ def arguments(command: str, text: str) -> Arguments:
         word = said[k]
         return (
             word in known
+            or _value_at(said, k)  # said to be no option below
             or (command in RANGES and _range_at(said, k))
             or (command in FILES and _file_like(word))
             or bool(difflib.get_close_matches(word, known, n=1, cutoff=0.75))
@@ -270,7 +273,7 @@ def arguments(command: str, text: str) -> Arguments:
                     end += 1
             if option.takes != "flag" and end == k + 1:
                 raise InputError(f"{word} needs a value: {_usage(word, option)}")
-            if option.takes in ("word", "flag") and word in options:
+            if option.takes == "word" and word in options:
                 raise InputError(f"{word} is given twice: give it once")
             value = text[spans[k + 1][0] : spans[end - 1][1]] if end > k + 1 else ""
             options.setdefault(word, []).append(value)
@@ -283,6 +286,12 @@ def arguments(command: str, text: str) -> Arguments:
         elif command in FILES and file is None and (k > first or _file_like(word)):
             file = word
             k += 1
+        elif _value_at(said, k) and not nearest(word, known, cutoff=0.75):
+            ranged = f", or a range to {command} over: {word} LO:HI" if command in RANGES else ""
+            raise InputError(
+                f"{word} {said[k + 1]}: an input's value is not an option; give it on a line of "
+                f"its own first ({word} = {said[k + 1]}){ranged}"
+            )
         else:
             raise InputError(_unknown(command, word, known))
     return Arguments(expr.strip(), options, ranges, file)
@@ -294,6 +303,16 @@ def _range_at(said: list[str], k: int) -> bool:
         k + 1 < len(said)
         and re.fullmatch(r"[A-Za-z_]\w*", said[k]) is not None
         and ":" in said[k + 1]
+    )
+
+
+def _value_at(said: list[str], k: int) -> bool:
+    """Whether the k-th word and the next are a name and a number (`x 3`): an input's value
+    typed as the command line gives it, which no expression has."""
+    return (
+        k + 1 < len(said)
+        and re.fullmatch(r"[A-Za-z_]\w*", said[k]) is not None
+        and NUMBER.fullmatch(said[k + 1]) is not None
     )
 
 
@@ -432,6 +451,8 @@ class Session:
         self.definitions: list[Definition] = []
         # Where each name is defined: its definitions' places in the list, in order.
         self.defined: dict[str, list[int]] = {}
+        # The source of the command running, for an error at a place in it.
+        self._source: _Source | None = None
 
     def names(self) -> list[str]:
         """Every name in scope: inputs, then defined names."""
@@ -468,6 +489,8 @@ class Session:
             self._statements(entry, reply)
             return
         rest = rest.strip()
+        if rest and command in (":quit", ":q", ":help", ":reset", ":inputs"):
+            raise InputError(f"{command} takes nothing after it: {printable(rest)!r} is extra")
         if command in (":quit", ":q"):
             reply.quit = True
         elif command == ":help":
@@ -491,10 +514,21 @@ class Session:
                 getattr(self, command[1:] + "_command")(arguments(command, rest), reply)
             except SeveralOutputs as error:
                 raise error.reworded(command, "a plain line") from None
+            except NonFiniteResult as error:  # strict: its place traced back to what was typed
+                if error.where is None or self._source is None:
+                    raise
+                located = self._source.locate(error.where)
+                where = located if isinstance(located, SourceError) else None
+                raise NonFiniteResult(str(located), where) from None
         else:
-            raise InputError(
-                f"unknown command {printable(command)}; commands are {', '.join(COMMANDS)}"
+            close = nearest(command[1:], [c[1:] for c in COMMANDS])
+            listed = ", ".join(COMMANDS)
+            said = (
+                f"did you mean :{close}? (commands: {listed})"
+                if close
+                else f"commands are {listed}"
             )
+            raise InputError(f"unknown command {printable(command)}; {said}")
 
     # entries
 
@@ -835,7 +869,8 @@ class Session:
                 wanted.extend((read, places[k]) for read in self.definitions[places[k]].reads)
         used = [self.definitions[i] for i in sorted(chosen)]
         self._one_version(used)
-        return self._parse_after(expr, used)
+        self._source, program = self._parse_after(expr, used)
+        return self._source, program
 
     def _one_version(self, used: list[Definition]) -> None:
         """Refuse definitions that need two versions of a function (one called by an earlier
@@ -1017,6 +1052,8 @@ def _parse(text: str) -> Program:
 
 
 def _message(error: Exception, line: int | None) -> str:
+    if isinstance(error, NonFiniteResult) and error.where is not None:
+        error = error.where  # a place in the entry, said as a syntax error's is
     if isinstance(error, SourceError):
         return error.on_line(line + error.line - 1) if line is not None else str(error)
     if isinstance(error, NotAnInput):

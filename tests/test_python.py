@@ -229,3 +229,12 @@ def test_minimize_draws_its_descent(tmp_path):
     assert not (tmp_path / "no.svg").exists()
     with pytest.raises(InputError):
         nanograd_cli.minimize("(x - 3)**2", x=0, plot=tmp_path / "descent.jpg")
+
+
+def test_a_mistyped_keyword_gets_the_nearest_option_or_input():
+    with pytest.raises(InputError, match=r"has no option wrtt, .*; did you mean wrt\?$"):
+        nanograd_cli.grad("x", x=1, wrtt="x")
+    with pytest.raises(InputError, match=r"; did you mean hide_constants\?$"):
+        nanograd_cli.draw("x", x=1, hide_constant=True)
+    with pytest.raises(InputError, match=r"; did you mean y\?$"):
+        nanograd_cli.grad("x*y", x=1, yy=2)
