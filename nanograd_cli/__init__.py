@@ -72,6 +72,11 @@ def parse(source: str) -> Program:
     """`source` parsed into a Program, to evaluate at as many points as needed."""
     from .language import parse
 
+    if not isinstance(source, str):
+        from .errors import InputError
+
+        decode = " (decode bytes first: source.decode())" if isinstance(source, bytes) else ""
+        raise InputError(f"the source is text, a str, not {type(source).__name__}{decode}")
     return parse(source)
 
 
@@ -93,7 +98,7 @@ def grad(
     # One result, as single() makes sure: Gradients, not a Jacobian.
     program = parse(source).single("grad()", "jacobian()")
     at = numbers(point(program, "grad", values, inputs), "grad")
-    return cast("Gradients", api.grad(program, at, names(wrt), mode, strict, _note))
+    return cast("Gradients", api.grad(program, at, names(wrt, "wrt"), mode, strict, _note))
 
 
 @python_door
@@ -113,7 +118,7 @@ def jacobian(
 
     program = parse(source)
     at = numbers(point(program, "jacobian", values, inputs), "jacobian")
-    return api.jacobian(program, at, names(wrt), mode, strict, _note)
+    return api.jacobian(program, at, names(wrt, "wrt"), mode, strict, _note)
 
 
 @python_door
@@ -187,28 +192,71 @@ def check(
     given = point(program, "check", values, inputs)
     if against is None:
         at = numbers(given, "check")
-        return api.check(program, at, rtol, atol, strict, _note, names(wrt))
+        return api.check(program, at, rtol, atol, strict, _note, names(wrt, "wrt"))
     fixed, ranges = split(given)
     return api.check_against(
-        program, names(against), fixed, ranges, names(wrt), rtol, atol, strict, _note
+        program,
+        names(against, "against"),
+        fixed,
+        ranges,
+        names(wrt, "wrt"),
+        rtol,
+        atol,
+        strict,
+        _note,
     )
 
 
 @python_door
 def diff(
-    source: str, /, *names_: str, wrt: Names = (), latex: bool = False, exact: bool = False
+    source: str,
+    /,
+    *names_: str,
+    wrt: Names = (),
+    format: Literal["text", "latex"] | None = None,
+    latex: bool = False,
+    exact: bool = False,
 ) -> str:
     """The derivative of `source` by each input named (positionally or by `wrt`; by default
-    all), as text in the language (or LaTeX: a str that a notebook shows as the formula), as
-    `nanograd diff` prints it (`exact`: as `diff --exact`)."""
+    all), as text in the language or with `format="latex"` as LaTeX (a str that a notebook
+    shows as the formula; `latex=True` says the same), as `nanograd diff` prints it (`exact`:
+    as `diff --exact`)."""
     from . import api
+    from .errors import InputError
 
+    if latex and format not in (None, "latex"):
+        raise InputError(f"latex=True and format={format!r} disagree: give one of them")
     program = parse(source)
-    text = api.diff(program, (*names_, *names(wrt)), latex, exact)
+    fmt = "latex" if latex else format or "text"
+    text = api.diff(program, (*names(names_, "wrt"), *names(wrt, "wrt")), fmt, exact)
     found = api.diff_note(program)
     if found:
         _note(found)
     return text
+
+
+@overload
+def explain(
+    source: str,
+    /,
+    *,
+    format: None = None,
+    strict: bool = False,
+    inputs: Mapping[str, float] | None = None,
+    **values: float,
+) -> Explanation: ...
+
+
+@overload
+def explain(
+    source: str,
+    /,
+    *,
+    format: Literal["table", "markdown", "latex", "json"],
+    strict: bool = False,
+    inputs: Mapping[str, float] | None = None,
+    **values: float,
+) -> str: ...
 
 
 @python_door
@@ -216,17 +264,25 @@ def explain(
     source: str,
     /,
     *,
+    format: Literal["table", "markdown", "latex", "json"] | None = None,
     strict: bool = False,
     inputs: Mapping[str, float] | None = None,
     **values: float,
-) -> Explanation:
+) -> Explanation | str:
     """The forward and backward passes of `source` at the point given by keywords, node by
-    node (its `markdown()`-like writers are in `nanograd_cli.render.explanation`)."""
+    node: an Explanation, or with `format` the text `nanograd explain --format` prints (a
+    plain table, Markdown, LaTeX or JSON, every number in full)."""
     from . import api
 
+    fmt = None if format is None else api.choice("format", format, api.EXPLAIN_FORMATS)
     program = parse(source)
     at = numbers(point(program, "explain", values, inputs), "explain")
-    return api.explain(program, at, strict, _note)
+    result = api.explain(program, at, strict, _note)
+    if fmt is None:
+        return result
+    from .render.explanation import written
+
+    return written(result, fmt)
 
 
 @python_door
@@ -327,6 +383,7 @@ def minimize(
     data: Mapping[str, Sequence[float]] | str | os.PathLike[str] | None = None,
     batch: int | None = None,
     seed: int | None = None,
+    plot: str | os.PathLike[str] | None = None,
     strict: bool = False,
     inputs: Mapping[str, float] | None = None,
     **values: float,
@@ -336,9 +393,20 @@ def minimize(
     taken. `wrt` names the inputs to move, or `fix` those to hold. With `data` (a mapping of
     columns, or the path of a table), `source` is a loss per row: the inputs named as a
     column are read per row and the mean is minimized over the others (`batch` rows a step,
-    shuffled with `seed`). A run that does not converge comes back with `converged` false."""
+    shuffled with `seed`). A run that does not converge comes back with `converged` false.
+    `plot`: the path of a picture (.svg, .png, .pdf) of the descent, its path on the contour
+    plot of `source` for two inputs and the loss at every step otherwise, written when the
+    descent converged, as `minimize --plot` writes it."""
     from . import api
 
+    picture = None if plot is None else os.fspath(plot)
+    descent = None
+    if picture is not None:
+        from .render.figures import format_of
+        from .sampling import Descent
+
+        fmt = format_of(picture)  # before any step: a name that says no format fails at once
+        descent = Descent()
     program = parse(source)
     columns = None
     if data is not None:
@@ -346,7 +414,7 @@ def minimize(
             "dict[str, Sequence[float]]", table(data, set(program.inputs), "data", "minimize")
         )
     at = numbers(point(program, "minimize", values, inputs), "minimize")
-    return api.minimize(
+    result = api.minimize(
         program,
         at,
         steps,
@@ -355,12 +423,23 @@ def minimize(
         tol,
         strict,
         _note,
-        wrt=names(wrt),
-        fix=names(fix),
+        wrt=names(wrt, "wrt"),
+        fix=names(fix, "fix"),
+        on_point=descent and descent.record,
         data=columns,
         batch=batch,
         seed=seed,
     )
+    if picture is not None and not result.converged:
+        _note(f"note: {picture} not written: the descent did not converge")
+    elif picture is not None:
+        from .output_files import write_atomically
+        from .render.figures import descent_figure
+
+        assert descent is not None  # made for the picture
+        label = f"{optimizer}, {result.steps} steps"
+        write_atomically(picture, descent_figure(program, descent, label, fmt))
+    return result
 
 
 @python_door
@@ -402,7 +481,13 @@ def fit(
     if picture is not None:
         api.fit_predictor(program, columns)
     result = api.fit(
-        program, columns, cast("dict[str, float]", given), target_program, sigma, names(fix), steps
+        program,
+        columns,
+        cast("dict[str, float]", given),
+        target_program,
+        sigma,
+        names(fix, "fix"),
+        steps,
     )
     if picture is not None and not result.converged:
         _note(f"note: {picture} not written: the fit did not converge")

@@ -50,6 +50,67 @@ NO_ARRAYS = Layout({}, {})
 # Past this many nodes in a picture, `draw` suggests how to make it readable.
 BIG_GRAPH = 1000
 
+# The choices of the options that take one, which every door offers and `choice` checks.
+MODES = ("auto", "reverse", "forward")
+DRAW_FORMATS = ("svg", "png", "pdf", "dot", "html")
+RANKDIRS = ("LR", "TB")
+OPTIMIZERS = ("sgd", "momentum", "adam")
+DIFF_FORMATS = ("text", "latex")
+EXPLAIN_FORMATS = ("table", "markdown", "latex", "json")
+# The dots per inch `draw` makes a png at.
+DPI = (1, 2400)
+
+
+# The checks of an option's value, worded as the command line words them (`invalid value for
+# --rtol: -1 is not at least 0`) for every door: the command line's own parsing makes them
+# before the api is reached, the repl and Python reach them here.
+
+
+def choice(name: str, value: object, choices: Sequence[str]) -> str:
+    """The value of the option `name`, which must be one of `choices`."""
+    if not isinstance(value, str) or value not in choices:
+        listed = ", ".join(repr(c) for c in choices)
+        raise InputError(f"invalid value for {option(name)}: {value!r} is not one of {listed}")
+    return value
+
+
+def number(name: str, value: object, least: float | None = 0.0, above: bool = False) -> float:
+    """The value of the option `name`: a number (a str is read as the command line reads
+    it) at least `least`, or with `above` more than it, and never nan; with `least` None,
+    any number (the command's own call checks it)."""
+    try:
+        if isinstance(value, bool) or not isinstance(value, str | int | float):
+            raise ValueError
+        given = float(value)
+    except (ValueError, OverflowError):
+        raise InputError(
+            f"invalid value for {option(name)}: {value!r} is not a valid float"
+        ) from None
+    if least is not None and not (given > least if above else given >= least):  # nan: neither
+        relation = "more than" if above else "at least"
+        raise InputError(f"invalid value for {option(name)}: {given:g} is not {relation} {least:g}")
+    return given
+
+
+def whole(name: str, value: object, least: int | None, most: int | None = None) -> int:
+    """The value of the option `name`: a whole number (a str is read as the command line
+    reads it) from `least`, to `most` if given; with `least` None, any."""
+    try:
+        if isinstance(value, bool) or not isinstance(value, str | int):
+            raise ValueError
+        given = int(value)
+    except ValueError:
+        raise InputError(
+            f"invalid value for {option(name)}: {value!r} is not a valid integer"
+        ) from None
+    if least is not None and most is not None and not least <= given <= most:
+        raise InputError(
+            f"invalid value for {option(name)}: {given} is not in the range {least}<=x<={most}"
+        )
+    if least is not None and given < least:
+        raise InputError(f"invalid value for {option(name)}: {given} is not at least {least}")
+    return given
+
 
 def grad(
     program: Program,
@@ -62,6 +123,7 @@ def grad(
     """The value and gradient at `point`, or for a source that lists outputs their values
     and Jacobian; only the derivatives by `wrt`, when given. `mode` is reverse, forward, or
     auto: the Jacobian picks the mode by its shape, and one result is reverse mode."""
+    mode = choice("mode", mode, MODES)
     check_wrt(wrt, program.inputs)
     program, point, layout = scalarized(program, point)
     result = program.jacobian(point, mode) if program.outputs else program.grad(point, mode)
@@ -79,6 +141,7 @@ def jacobian(
 ) -> Jacobian:
     """The value of every output (a source that ends by listing names, `u, v`; else its
     result) and their gradients at `point`."""
+    mode = choice("mode", mode, MODES)
     check_wrt(wrt, program.inputs)
     program, point, layout = scalarized(program, point)
     result = program.jacobian(point, mode)
@@ -100,6 +163,7 @@ def grad_line(
     of `values`. A nan or inf is warned of (or raised) at its place in that line."""
     from .language import parse
 
+    mode = choice("mode", mode, MODES)
     program = parse(line).single(f"grad {option('each_line')}", None)
     point = {n: values[n] for n in program.inputs if n in values}
     program, point = in_numbers(program, point, f"{command('grad')} {option('each_line')}")
@@ -128,6 +192,7 @@ def grad_points(
     first is warned of; with `strict`, a nan or inf that an operation made is an error."""
     from . import io
 
+    mode = choice("mode", mode, MODES)
     check_wrt(wrt, program.inputs)
     if mode == "forward":
         raise InputError(
@@ -162,15 +227,15 @@ def hessian(
     return result
 
 
-def diff(
-    program: Program, wrt: Sequence[str] = (), latex: bool = False, exact: bool = False
-) -> str:
+def diff(program: Program, wrt: Sequence[str] = (), fmt: str = "text", exact: bool = False) -> str:
     """The derivative by each input in `wrt` (by default all) as text in the language, or
-    LaTeX: with one name, a program whose result is the derivative. As a textbook writes it,
-    with a note where that differs from the engine's at some points; `exact`: a form equal
-    to the engine's derivative at every point (with the helpers powlog and step)."""
+    with `fmt` latex as LaTeX: with one name, a program whose result is the derivative. As a
+    textbook writes it, with a note where that differs from the engine's at some points;
+    `exact`: a form equal to the engine's derivative at every point (with the helpers powlog
+    and step)."""
     from .symbolic import derivatives_text
 
+    latex = choice("format", fmt, DIFF_FORMATS) == "latex"
     one_output(program, "diff")
     check_wrt(wrt, program.inputs)
     with_inputs(program, "its derivative is 0 by every name")
@@ -238,8 +303,8 @@ def check(
         )
     program, point, _ = scalarized(program, point)
     program = with_inputs(one_output(program, "check"), "there is nothing to check")
-    rtol = CHECK_RTOL if rtol is None else rtol
-    atol = CHECK_ATOL if atol is None else atol
+    rtol = CHECK_RTOL if rtol is None else number("rtol", rtol)
+    atol = CHECK_ATOL if atol is None else number("atol", atol)
     result = gradient_check(program, point, rtol, atol)
     non_finite(result.non_finite, strict, warn)
     return result
@@ -273,8 +338,8 @@ def check_against(
     from .gradcheck import formula_check
     from .language import parse
 
-    rtol = AGAINST_RTOL if rtol is None else rtol
-    atol = AGAINST_ATOL if atol is None else atol
+    rtol = AGAINST_RTOL if rtol is None else number("rtol", rtol)
+    atol = AGAINST_ATOL if atol is None else number("atol", atol)
 
     program, fixed = in_numbers(program, fixed, f"{command('check')} {option('against')}")
     program = with_inputs(one_output(program, "check"), "there is nothing to check")
@@ -410,6 +475,12 @@ def minimize(
     from .descent import minimize as descend
 
     with_inputs(one_output(program, "minimize"), "there is nothing to move")
+    steps = whole("steps", steps, 1)
+    lr = number("lr", lr, above=True)
+    optimizer = choice("optimizer", optimizer, OPTIMIZERS)
+    tol = number("tol", tol)
+    batch = None if batch is None else whole("batch", batch, 1)
+    seed = None if seed is None else whole("seed", seed, 0)
     program, start, layout = scalarized(program, start)
     wrt, fix = layout.elements(wrt), layout.elements(fix)
     parameters = [n for n in program.inputs if data is None or n not in data]
@@ -474,7 +545,7 @@ def fit(
     from .fitting import fit as least_squares  # makes its checks as it sets the problem up
 
     program, starts = in_numbers(program, starts, command("fit"))
-
+    steps = None if steps is None else whole("steps", steps, 1)
     return least_squares(program, columns, starts, target, sigma, fix, steps, progress)
 
 
@@ -555,6 +626,9 @@ def draw(
     too big to read go to `warn`; `on_slow(nodes)` is called if Graphviz takes a while."""
     from .render.graph import POSITIONED_LIMIT, draw_evaluation, png_pixels, render_drawing
 
+    fmt = choice("format", fmt, DRAW_FORMATS)
+    rankdir = None if rankdir is None else choice("rankdir", rankdir, RANKDIRS)
+    dpi = None if dpi is None else whole("dpi", dpi, *DPI)
     if dpi is not None and fmt != "png":
         raise InputError(f"{option('dpi')} is for png; {fmt} is not made of pixels")
     if edge_grads and fmt == "html":
@@ -690,6 +764,6 @@ def non_finite(where: SourceError | None, strict: bool, warn: Warn | None) -> No
     if where is None:
         return
     if strict:
-        raise NonFiniteResult(str(where))
+        raise NonFiniteResult(str(where), where)
     if warn:
         warn(where)

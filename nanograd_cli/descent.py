@@ -3,6 +3,7 @@ per-row loss over the rows of a table (all of them each step, or shuffled batche
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import random
 from collections.abc import Callable, Mapping, Sequence
@@ -210,7 +211,8 @@ def _minimum(
 
 def _interrupted(reached: Minimum) -> Interrupted:
     return Interrupted(
-        f"interrupted at step {reached.steps}: the output is the point reached", reached
+        f"interrupted at step {reached.steps}: the output is the point reached",
+        dataclasses.replace(reached, interrupted=True),
     )
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 import os
 import warnings
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
@@ -23,6 +23,8 @@ from .errors import (
     NotAnInput,
     SourceError,
     command,
+    nearest,
+    option,
     spell,
 )
 
@@ -76,12 +78,19 @@ def python_door(function: Callable[P, R]) -> Callable[P, R]:
     return call
 
 
-def names(given: str | Sequence[str] | None) -> tuple[str, ...]:
-    """Names given to an option that takes several (`wrt`, `fix`, `against`): one as a str,
-    or a sequence."""
+def names(given: object, name: str) -> tuple[str, ...]:
+    """Names given to the option `name`, which takes several (`wrt`, `fix`, `against`): one
+    as a str, or a sequence of them."""
     if given is None:
         return ()
-    return (given,) if isinstance(given, str) else tuple(given)
+    if isinstance(given, str):
+        return (given,)
+    if isinstance(given, list | tuple) and all(isinstance(n, str) for n in given):
+        return tuple(given)
+    raise InputError(
+        f"invalid value for {option(name)}: {given!r} is not a name (give a str, or a list "
+        "or tuple of them)"
+    )
 
 
 def point(
@@ -94,7 +103,7 @@ def point(
     """The input values a call to the command `name` gave: its keywords that are not options
     (`values`) and the mapping `inputs`. A keyword that is no input of the source (nor a
     name in `reads`, which the command reads as well) is neither an option of `name` nor an
-    input, and said so."""
+    input, and said so, with the option or input it is nearest to, if one is near."""
     both = [n for n in values if inputs and n in inputs]
     if both:
         raise InputError(f"a value for {both[0]} is given twice: as {both[0]}= and in inputs=")
@@ -102,11 +111,21 @@ def point(
     stray = [n for n in values if n not in known]
     if stray:
         listed = ", ".join(program.inputs) or "none"
+        close = nearest(stray[0], [*_keywords(name), *program.inputs], cutoff=0.65)
+        meant = f"; did you mean {close}?" if close else ""
         raise InputError(
             f"{command(name)} has no option {stray[0]}, and {stray[0]} is not an input of "
-            f"this source (its inputs: {listed})"
+            f"this source (its inputs: {listed}){meant}"
         )
     return {**(inputs or {}), **values}
+
+
+def _keywords(name: str) -> list[str]:
+    """The options of the package's function `name`: its keywords but `inputs`."""
+    import nanograd_cli
+
+    code = getattr(nanograd_cli, name).__wrapped__.__code__
+    return list(code.co_varnames[1 : code.co_argcount + code.co_kwonlyargcount])
 
 
 def split(given: Mapping[str, object]) -> tuple[dict[str, InputValue], dict[str, Range]]:
@@ -114,22 +133,32 @@ def split(given: Mapping[str, object]) -> tuple[dict[str, InputValue], dict[str,
     (`"-3:3"`, `"0:1:50"`) or as a tuple (`(-3, 3)`, `(0, 1, 50)`), split into fixed values and
     ranges, each checked as the command line checks them."""
     from .sampling import parse_range
+    from .sources import shortened, text_number
 
     fixed: dict[str, InputValue] = {}
     ranges: dict[str, Range] = {}
     for name, value in given.items():
+        typed = f"{name}={shortened(repr(value))}"
         if getattr(value, "ndim", 0):  # a NumPy array: the value of an array input
             import numpy
 
             fixed[name] = numpy.asarray(value, dtype=float)
         elif isinstance(value, tuple | list):
             ranges[name] = parse_range(name, ":".join(repr(v) for v in value))
-        elif isinstance(value, str):
+        elif isinstance(value, str) and ":" in value:
             ranges[name] = parse_range(name, value)
+        elif isinstance(value, str):  # a number as the command line reads one: "2", "pi/2"
+            number = text_number(value, typed)
+            if number is None:
+                raise InputError(f"{typed}: expected a number (or a range LO:HI, for plot)")
+            fixed[name] = number
         elif isinstance(value, bool) or not hasattr(value, "__float__"):
-            raise InputError(f"{name}={value!r}: the value of an input is a number")
+            raise InputError(f"{typed}: the value of an input is a number")
         else:
-            fixed[name] = float(value)  # type: ignore[arg-type]  # it has __float__
+            try:
+                fixed[name] = float(value)  # type: ignore[arg-type]  # it has __float__
+            except OverflowError:  # an int beyond a float's range
+                raise InputError(f"{typed} is too large for a float") from None
     return fixed, ranges
 
 

@@ -67,6 +67,39 @@ def speaking(door: Door) -> Iterator[None]:
         _door.reset(token)
 
 
+# Words people use for a command or an option, and the name each means.
+MEANT = {
+    "derivative": "diff",
+    "differentiate": "diff",
+    "d": "diff",
+    "gradient": "grad",
+    "jacobian": "grad",
+    "optimize": "minimize",
+    "optimise": "minimize",
+    "minimise": "minimize",
+    "graph": "draw",
+    "hess": "hessian",
+    "gradcheck": "check",
+    "with": "wrt",
+    "by": "wrt",
+    "respect": "wrt",
+}
+
+
+def nearest(word: str, known: Iterable[str], cutoff: float = 0.6) -> str | None:
+    """Of the names `known` (of commands, or of options, without their dashes), the one
+    `word` most likely meant: the one it is a word for (`with` for wrt), or one it is a typo
+    of; None if none is near. Every door suggests with it."""
+    import difflib  # only on the way to an error
+
+    names = sorted(known)
+    meant = MEANT.get(word)
+    if meant in names:
+        return meant
+    close = difflib.get_close_matches(word, names, n=1, cutoff=cutoff)
+    return close[0] if close else None
+
+
 def printable(text: str, keep: str = "") -> str:
     """`text` from the user (a file name, a word typed) as a message shows it: each character
     that is not printable, but those in `keep`, written as its escape (ESC as \\x1b, a
@@ -240,7 +273,12 @@ class NanogradWarning(UserWarning):
 
 
 class NonFiniteResult(NanogradError):
-    """An operation produced nan or inf (an error only when asked to be strict)."""
+    """An operation produced nan or inf (an error only when asked to be strict); `where` is
+    its place in the source, which the message names."""
+
+    def __init__(self, message: str, where: SourceError | None = None):
+        super().__init__(message)
+        self.where = where
 
 
 class Interrupted(NanogradError):

@@ -1,7 +1,12 @@
 """Writing output files so that a failed or stopped run never leaves a partial one.
 
 What is written goes to a temporary file beside the target, renamed into place when all went
-well. The temporary file is removed when the run fails, and also when it is stopped: Ctrl-C
+well. A symbolic link is written through: the file it points to is replaced, the link is kept.
+A file that is not a regular one (a terminal, a pipe, `/dev/null`), and a name of a stream
+(`/dev/stdout`, `/dev/fd/1`, `/proc/self/fd/1`), is written directly: there is nothing to
+replace, and a stream's file must stay the one the shell opened.
+
+The temporary file is removed when the run fails, and also when it is stopped: Ctrl-C
 (SIGINT), `kill` and `timeout` (SIGTERM), a closed terminal (SIGHUP). Every file a command
 writes goes through `OutputFile`, the one place that does this.
 """
@@ -29,21 +34,22 @@ STOPPING_SIGNALS = tuple(
 
 class OutputFile:
     """`path` opened for writing in binary, as `file`. `commit()` puts what was written in
-    place, `discard()` removes it. A path that exists and is no regular file (`/dev/stdout`,
-    a pipe) is written directly: there is nothing to replace. As a context manager, it
-    commits when the block ends normally and discards when it raises."""
+    place (through a symbolic link, at the file it names), `discard()` removes it. A path that
+    is no regular file, or names a stream, is written directly (see `target`). As a context
+    manager, it commits when the block ends normally and discards when it raises."""
 
     def __init__(self, path: str):
         self.path = path
         self.temporary: str | None = None
         try:
-            mode = os.stat(path).st_mode if os.path.exists(path) else None
+            self.target = target(path)
+            mode = os.stat(self.target).st_mode if os.path.exists(self.target) else None
             if mode is not None and stat.S_ISDIR(mode):
                 raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR))
-            if mode is not None and not stat.S_ISREG(mode):
+            if _stream(self.target) or (mode is not None and not stat.S_ISREG(mode)):
                 self.file: BinaryIO = open(path, "wb")
                 return
-            directory = os.path.dirname(os.path.abspath(path))
+            directory = os.path.dirname(self.target)
             self.mode = stat.S_IMODE(mode) if mode is not None else _new_file_mode()
             _watch()
             with _held():  # a signal now would find the file made but not yet known
@@ -66,7 +72,7 @@ class OutputFile:
             if self.temporary is not None:
                 os.chmod(self.temporary, self.mode)
                 with _held():
-                    os.replace(self.temporary, self.path)
+                    os.replace(self.temporary, self.target)
                     _release(self.temporary)
                     self.temporary = None
         except OSError as error:
@@ -102,6 +108,28 @@ def write_atomically(path: str, data: bytes) -> None:
             output.file.write(data)
         except OSError as error:
             raise NanogradError(f"cannot write {printable(path)}: {error.strerror}") from None
+
+
+def target(path: str) -> str:
+    """The file that writing `path` writes: `path` with its symbolic links followed, each
+    one from where it is, up to the first name of a stream (`/dev/stdout` is a link to
+    `/proc/self/fd/1`, which is one) or the first name that is no link (a link that points
+    at nothing names the file it would make). A loop of links is left to `open` to report."""
+    here = os.path.abspath(path)
+    for _ in range(40):  # as many links as Linux follows
+        if _stream(here) or not os.path.islink(here):
+            break
+        here = os.path.join(os.path.realpath(os.path.dirname(here)), os.readlink(here))
+        here = os.path.normpath(here)
+    if _stream(here):
+        return here
+    return os.path.join(os.path.realpath(os.path.dirname(here)), os.path.basename(here))
+
+
+def _stream(path: str) -> bool:
+    """Whether `path` names a file of the system's own (`/dev/...`, `/proc/...`): a stream
+    or a device, written as it is, never replaced."""
+    return path.startswith(("/dev/", "/proc/")) and not path.startswith("/dev/shm/")
 
 
 def _new_file_mode() -> int:

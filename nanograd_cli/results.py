@@ -294,7 +294,8 @@ class FormulaCheck:
 
 @dataclass
 class Minimum(_Table):
-    """Where gradient descent stopped: the point, its value and gradient, and how it got there."""
+    """Where gradient descent stopped: the point, its value and gradient, and how it got there
+    (`interrupted`: stopped by Ctrl-C after `steps` steps)."""
 
     value: float
     inputs: dict[str, float]
@@ -302,6 +303,7 @@ class Minimum(_Table):
     gradient_norm: float
     steps: int
     converged: bool
+    interrupted: bool = False
 
 
 class Term:

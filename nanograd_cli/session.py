@@ -9,7 +9,6 @@ multi-line input), or over plain lines from a pipe, where it prints results and 
 from __future__ import annotations
 
 import difflib
-import math
 import os
 import re
 import shutil
@@ -26,10 +25,12 @@ from .errors import (
     Interrupted,
     MissingInputs,
     NanogradError,
+    NonFiniteResult,
     NotAnInput,
     SeveralOutputs,
     SourceError,
     command,
+    nearest,
     option,
     printable,
     speaking,
@@ -90,14 +91,15 @@ DATA = {
     "data": Option("word", "FILE"),
     "data-format": Option("word", "csv|parquet|arrow|jsonl|json"),
 }
+DATA_FORMATS = tuple(DATA["data-format"].metavar.split("|"))
 OPTIONS: dict[str, dict[str, Option]] = {
-    ":grad": {"wrt": WRT, "mode": Option("word", "auto|reverse|forward"), **STRICT},
-    ":diff": {"wrt": WRT, "format": Option("word", "text|latex"), "exact": FLAG},
+    ":grad": {"wrt": WRT, "mode": Option("word", "|".join(api.MODES)), **STRICT},
+    ":diff": {"wrt": WRT, "format": Option("word", "|".join(api.DIFF_FORMATS)), "exact": FLAG},
     ":hessian": STRICT,
     ":explain": STRICT,
     ":draw": {
-        "format": Option("word", "svg|png|pdf|dot|html"),
-        "rankdir": Option("word", "LR|TB"),
+        "format": Option("word", "|".join(api.DRAW_FORMATS)),
+        "rankdir": Option("word", "|".join(api.RANKDIRS)),
         "hide-constants": FLAG,
         "edge-grads": FLAG,
         "dpi": Option("word", "N"),
@@ -115,7 +117,7 @@ OPTIONS: dict[str, dict[str, Option]] = {
     ":minimize": {
         "steps": Option("word", "N"),
         "lr": Option("word", "R"),
-        "optimizer": Option("word", "sgd|momentum|adam"),
+        "optimizer": Option("word", "|".join(api.OPTIMIZERS)),
         "tol": Option("word", "T"),
         "wrt": WRT,
         "fix": WRT,
@@ -244,6 +246,7 @@ def arguments(command: str, text: str) -> Arguments:
         word = said[k]
         return (
             word in known
+            or _value_at(said, k)  # said to be no option below
             or (command in RANGES and _range_at(said, k))
             or (command in FILES and _file_like(word))
             or bool(difflib.get_close_matches(word, known, n=1, cutoff=0.75))
@@ -272,7 +275,7 @@ def arguments(command: str, text: str) -> Arguments:
                     end += 1
             if option.takes != "flag" and end == k + 1:
                 raise InputError(f"{word} needs a value: {_usage(word, option)}")
-            if option.takes in ("word", "flag") and word in options:
+            if option.takes == "word" and word in options:
                 raise InputError(f"{word} is given twice: give it once")
             value = text[spans[k + 1][0] : spans[end - 1][1]] if end > k + 1 else ""
             options.setdefault(word, []).append(value)
@@ -285,6 +288,12 @@ def arguments(command: str, text: str) -> Arguments:
         elif command in FILES and file is None and (k > first or _file_like(word)):
             file = word
             k += 1
+        elif _value_at(said, k) and not nearest(word, known, cutoff=0.75):
+            ranged = f", or a range to {command} over: {word} LO:HI" if command in RANGES else ""
+            raise InputError(
+                f"{word} {said[k + 1]}: an input's value is not an option; give it on a line of "
+                f"its own first ({word} = {said[k + 1]}){ranged}"
+            )
         else:
             raise InputError(_unknown(command, word, known))
     return Arguments(expr.strip(), options, ranges, file)
@@ -296,6 +305,16 @@ def _range_at(said: list[str], k: int) -> bool:
         k + 1 < len(said)
         and re.fullmatch(r"[A-Za-z_]\w*", said[k]) is not None
         and ":" in said[k + 1]
+    )
+
+
+def _value_at(said: list[str], k: int) -> bool:
+    """Whether the k-th word and the next are a name and a number (`x 3`): an input's value
+    typed as the command line gives it, which no expression has."""
+    return (
+        k + 1 < len(said)
+        and re.fullmatch(r"[A-Za-z_]\w*", said[k]) is not None
+        and NUMBER.fullmatch(said[k + 1]) is not None
     )
 
 
@@ -434,6 +453,8 @@ class Session:
         self.definitions: list[Definition] = []
         # Where each name is defined: its definitions' places in the list, in order.
         self.defined: dict[str, list[int]] = {}
+        # The source of the command running, for an error at a place in it.
+        self._source: _Source | None = None
 
     def names(self) -> list[str]:
         """Every name in scope: inputs, then defined names."""
@@ -470,6 +491,8 @@ class Session:
             self._statements(entry, reply)
             return
         rest = rest.strip()
+        if rest and command in (":quit", ":q", ":help", ":reset", ":inputs"):
+            raise InputError(f"{command} takes nothing after it: {printable(rest)!r} is extra")
         if command in (":quit", ":q"):
             reply.quit = True
         elif command == ":help":
@@ -493,10 +516,21 @@ class Session:
                 getattr(self, command[1:] + "_command")(arguments(command, rest), reply)
             except SeveralOutputs as error:
                 raise error.reworded(command, "a plain line") from None
+            except NonFiniteResult as error:  # strict: its place traced back to what was typed
+                if error.where is None or self._source is None:
+                    raise
+                located = self._source.locate(error.where)
+                where = located if isinstance(located, SourceError) else None
+                raise NonFiniteResult(str(located), where) from None
         else:
-            raise InputError(
-                f"unknown command {printable(command)}; commands are {', '.join(COMMANDS)}"
+            close = nearest(command[1:], [c[1:] for c in COMMANDS])
+            listed = ", ".join(COMMANDS)
+            said = (
+                f"did you mean :{close}? (commands: {listed})"
+                if close
+                else f"commands are {listed}"
             )
+            raise InputError(f"unknown command {printable(command)}; {said}")
 
     # entries
 
@@ -559,15 +593,13 @@ class Session:
     # commands: each takes its Arguments and the reply
 
     def grad_command(self, args: Arguments, reply: Reply) -> None:
-        mode = _choice(args, "mode", ("auto", "reverse", "forward")) or "auto"
+        mode = args.value("mode") or "auto"
         self.grad(args.expr, reply, args.names("wrt"), mode, args.flag("strict"))
 
     def diff_command(self, args: Arguments, reply: Reply) -> None:
         _, program = self._program(args.expr)
-        latex = _choice(args, "format", ("text", "latex")) == "latex"
-        reply.out.append(
-            api.diff(program, wrt=args.names("wrt"), latex=latex, exact=args.flag("exact"))
-        )
+        fmt = args.value("format") or "text"
+        reply.out.append(api.diff(program, args.names("wrt"), fmt, args.flag("exact")))
 
     def hessian_command(self, args: Arguments, reply: Reply) -> None:
         source, program = self._program(args.expr)
@@ -595,7 +627,7 @@ class Session:
             expr, _, path = expr.rpartition(" ")
         if not expr.strip():
             raise InputError(":draw needs EXPR FILE, as in :draw x*y graph.svg")
-        fmt = _choice(args, "format", ("svg", "png", "pdf", "dot", "html")) or format_of(path)
+        fmt = args.value("format") or format_of(path)
         dpi = args.value("dpi")
         source, program = self._program(expr)
         point = self._point(program)
@@ -603,10 +635,10 @@ class Session:
             program,
             point,
             fmt,
-            rankdir=_choice(args, "rankdir", ("LR", "TB")),
+            rankdir=args.value("rankdir"),
             hide_constants=args.flag("hide-constants"),
             edge_grads=args.flag("edge-grads"),
-            dpi=None if dpi is None else _whole("dpi", dpi, 1, 2400),
+            dpi=None if dpi is None else api.whole("dpi", dpi, None),
             legend=not args.flag("no-legend"),
             statements=not args.flag("no-statements"),
             strict=args.flag("strict"),
@@ -620,7 +652,9 @@ class Session:
         source, program = self._program(args.expr)
         warn = self._warner(source, reply)
         strict = args.flag("strict")
-        rtol, atol = (_real(n, text) if (text := args.value(n)) else None for n in ("rtol", "atol"))
+        rtol, atol = (
+            api.number(n, text, None) if (text := args.value(n)) else None for n in ("rtol", "atol")
+        )
         result: GradientCheck | FormulaCheck
         if not against:
             if args.ranges:
@@ -673,8 +707,8 @@ class Session:
                 f"{option('seed')} orders the batches of {option('batch', 'N')}: without "
                 "batches it does nothing"
             )
-        tolerance = 1e-8 if tol is None else _real("tol", tol)
-        most = 10000 if steps is None else _whole("steps", steps, 1)
+        tolerance = 1e-8 if tol is None else api.number("tol", tol, None)
+        most = 10000 if steps is None else api.whole("steps", steps, None)
         source, program = self._program(args.expr)
         columns = None if path is None else self._data(args, path, program.inputs).columns
         bar = StepsProgress(most) if self.progress else None
@@ -683,16 +717,16 @@ class Session:
                 program,
                 self._point(program, without=columns or ()),
                 steps=most,
-                lr=0.01 if lr is None else _real("lr", lr, above=True),
-                optimizer=_choice(args, "optimizer", ("sgd", "momentum", "adam")) or "adam",
+                lr=0.01 if lr is None else api.number("lr", lr, None),
+                optimizer=args.value("optimizer") or "adam",
                 tol=tolerance,
                 strict=args.flag("strict"),
                 warn=self._warner(source, reply),
                 wrt=args.names("wrt"),
                 fix=args.names("fix"),
                 data=columns,
-                batch=None if batch is None else _whole("batch", batch, 1),
-                seed=None if seed is None else _whole("seed", seed, 0),
+                batch=None if batch is None else api.whole("batch", batch, None),
+                seed=None if seed is None else api.whole("seed", seed, None),
                 on_step=bar.update if bar else None,
             )
         except Interrupted as stop:  # Ctrl-C: the point reached, and where it stopped
@@ -741,7 +775,7 @@ class Session:
                 target=target,
                 sigma=sigma,
                 fix=args.names("fix"),
-                steps=None if steps is None else _whole("steps", steps, 1),
+                steps=None if steps is None else api.whole("steps", steps, None),
                 progress=counter.update if counter else None,
             )
         except Interrupted as stop:  # Ctrl-C: the best point reached, and where it stopped
@@ -801,8 +835,12 @@ class Session:
                 f"{option('data', '-')}: the session reads its lines from standard input; "
                 "give the data as a file"
             )
-        given = _choice(args, "data-format", ("csv", "parquet", "arrow", "jsonl", "json"))
-        fmt = given or io.input_format(path, None)
+        given = args.value("data-format")
+        fmt = (
+            io.input_format(path, None)
+            if given is None
+            else api.choice("data-format", given, DATA_FORMATS)
+        )
         return io.read_table(path, fmt, needed, option=option("data"), extra=extra)
 
     def _reached(
@@ -833,7 +871,8 @@ class Session:
                 wanted.extend((read, places[k]) for read in self.definitions[places[k]].reads)
         used = [self.definitions[i] for i in sorted(chosen)]
         self._one_version(used)
-        return self._parse_after(expr, used)
+        self._source, program = self._parse_after(expr, used)
+        return self._source, program
 
     def _one_version(self, used: list[Definition]) -> None:
         """Refuse definitions that need two versions of a function (one called by an earlier
@@ -989,31 +1028,6 @@ def _rows(result: object) -> Callable[[Callable[[float], str]], list[list[str]]]
     return lambda number: table_rows(flattened(result), number)
 
 
-def _choice(args: Arguments, name: str, choices: tuple[str, ...]) -> str | None:
-    """The value of the option `name`, one of `choices`, or None when not given."""
-    text = args.value(name)
-    if text is not None and text not in choices:
-        raise InputError(f"{option(name, text)}: give one of {', '.join(choices)}")
-    return text
-
-
-def _real(name: str, text: str, above: bool = False) -> float:
-    """The value of the option `name`: a number at least 0 (above 0, with `above`)."""
-    value = float(text) if NUMBER.fullmatch(text) else math.nan
-    if not (value > 0 if above else value >= 0) or math.isinf(value):
-        least = "above 0" if above else "at least 0"
-        raise InputError(f"{option(name, text)}: give a number {least}")
-    return value
-
-
-def _whole(name: str, text: str, least: int, most: int | None = None) -> int:
-    """The value of the option `name`: a whole number from `least` (to `most`)."""
-    if re.fullmatch(r"[0-9]+", text) and least <= int(text) <= (most or int(text)):
-        return int(text)
-    upto = f" to {most}" if most else ""
-    raise InputError(f"{option(name, text)}: give a whole number, from {least}{upto}")
-
-
 def _ranges(program: Program, texts: Mapping[str, str]) -> dict[str, Range]:
     """Each `NAME LO:HI[:N]` typed, as a Range of an input of `program`."""
     from .sampling import parse_range
@@ -1051,6 +1065,8 @@ def _parse(text: str) -> Program:
 
 
 def _message(error: Exception, line: int | None) -> str:
+    if isinstance(error, NonFiniteResult) and error.where is not None:
+        error = error.where  # a place in the entry, said as a syntax error's is
     if isinstance(error, SourceError):
         return error.on_line(line + error.line - 1) if line is not None else str(error)
     if isinstance(error, NotAnInput):

@@ -55,7 +55,7 @@ def input_values(
         typed = (
             option("var", f"{name}={shortened(text)}") if by_var else f"--{name} {shortened(text)}"
         )
-        number = _number(text)
+        number = text_number(text, typed)
         if number is None and ARRAY_VALUE.search(text):
             values[name] = array_value(text, typed)
             continue
@@ -65,13 +65,6 @@ def input_values(
                     f"{option('var', f'{name}=VALUE')} expects a number, got {shortened(text)!r}"
                 )
             raise BadInputValue(name, shortened(text))
-        if number in (math.inf, -math.inf) and "inf" not in text.lower():
-            if _NUMBER.fullmatch(text.strip()):
-                raise InputError(f"{typed} is too large for a float")
-            raise InputError(
-                f"{typed} is {number!r} (an overflow or a division by zero): "
-                f"give {number!r} if that is meant"
-            )
         if number == 0 and UNDERFLOWS.fullmatch(text.strip()) and warn:
             warn(f"warning: {typed} is too small for a float: it is taken as 0.0")
         values[name] = number
@@ -133,6 +126,21 @@ def _array_file(path: str, typed: str) -> np.ndarray:
 UNDERFLOWS = re.compile(r"[-+]?[0-9.]*[1-9][0-9.]*[eE][-+]?[0-9]+")
 # A number as written, not worked out (1e999, not 1/0).
 _NUMBER = re.compile(r"[-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?")
+
+
+def text_number(text: str, typed: str) -> float | None:
+    """`text`, an input's value as typed, as a number (see `_number`), or None where it is
+    none; bad input where it overflows a float (`1e999`, or `1/0` not written as inf),
+    said of `typed`, the value as a message quotes it (`--x 1e999`)."""
+    number = _number(text)
+    if number in (math.inf, -math.inf) and "inf" not in text.lower():
+        if _NUMBER.fullmatch(text.strip()):
+            raise InputError(f"{typed} is too large for a float")
+        raise InputError(
+            f"{typed} is {number!r} (an overflow or a division by zero): "
+            f"give {number!r} if that is meant"
+        )
+    return number
 
 
 def _number(text: str) -> float | None:

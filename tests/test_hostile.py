@@ -8,18 +8,22 @@ from __future__ import annotations
 import os
 import re
 import signal
+import stat
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
 import pytest
 
+import nanograd_cli
 from nanograd_cli import memory
 from nanograd_cli.errors import NanogradError
 from nanograd_cli.language import check_memory
+from nanograd_cli.output_files import target, write_atomically
 
-from .helpers import NANOGRAD, as_typed, limited, on_terminal, visible
+from .helpers import NANOGRAD, as_typed, in_process, limited, on_terminal, visible
 
 
 def caret(message: str, line: str, column: int, number: int = 1) -> str:
@@ -506,6 +510,48 @@ def test_every_file_written_is_removed_on_a_signal(tmp_path, sent):
     done = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, capture_output=True)
     assert done.returncode == 0, done.stderr
     assert (tmp_path / "new.svg").read_text() == "new" and temporaries(tmp_path) == []
+
+
+def test_a_symbolic_link_is_written_through(tmp_path, monkeypatch):
+    """-o onto a link replaces the file it points to, atomically, and keeps the link: one
+    relative to its own directory, one that points at nothing yet, and a link to a link."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "real").mkdir()
+    (tmp_path / "real" / "graph.dot").write_text("old")
+    (tmp_path / "link.dot").symlink_to("real/graph.dot")
+    (tmp_path / "again.dot").symlink_to("link.dot")
+    (tmp_path / "dangling.dot").symlink_to("real/new.dot")
+    for link in ("link.dot", "again.dot", "dangling.dot"):
+        done = in_process("draw", "x*y", "--x", "1", "--y", "2", "-o", link)
+        assert done.returncode == 0, done.stderr
+        assert (tmp_path / link).is_symlink()
+    assert (tmp_path / "real" / "graph.dot").read_text().startswith("digraph")
+    assert (tmp_path / "real" / "new.dot").read_text().startswith("digraph")
+    assert temporaries(tmp_path) == temporaries(tmp_path / "real") == []
+    nanograd_cli.draw("x", x=1, output=tmp_path / "link.dot", format="dot")
+    assert (tmp_path / "link.dot").is_symlink()
+
+
+def test_a_pipe_and_a_stream_are_written_directly(tmp_path):
+    """A FIFO is written as it is (no temporary file renamed over it), and so is a name of a
+    stream, /dev/fd/N: what the shell opened is what gets the bytes, even where N is a regular
+    file (as `-o /dev/stdout > out.txt` makes it), which a rename would have replaced."""
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    got: list[bytes] = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()))
+    reader.start()
+    write_atomically(str(fifo), b"through the pipe")
+    reader.join(timeout=30)
+    assert got == [b"through the pipe"] and stat.S_ISFIFO(os.lstat(fifo).st_mode)
+    assert temporaries(tmp_path) == []
+
+    with open(tmp_path / "out.txt", "wb") as out:
+        write_atomically(f"/dev/fd/{out.fileno()}", b"into the stream")
+        assert os.path.islink("/dev/fd") or os.path.isdir("/dev/fd")
+    assert (tmp_path / "out.txt").read_bytes() == b"into the stream"
+    assert temporaries(tmp_path) == []
+    assert target("/dev/stdout").startswith(("/dev/", "/proc/"))
 
 
 # Control characters from the user never reach the terminal raw: a file name, a word typed

@@ -3,6 +3,7 @@ written before either (Values and the optimizers' `step`), step for step the sam
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import pytest
@@ -53,7 +54,8 @@ def reference(
         if reached is None:
             raise
         raise Interrupted(
-            f"interrupted at step {reached.steps}: the output is the point reached", reached
+            f"interrupted at step {reached.steps}: the output is the point reached",
+            dataclasses.replace(reached, interrupted=True),
         ) from None
 
 

@@ -9,7 +9,7 @@ import re
 import pytest
 
 import nanograd_cli
-from nanograd_cli.errors import NanogradError, NonFiniteResult
+from nanograd_cli.errors import InputError, NanogradError, NonFiniteResult
 from nanograd_cli.session import Session
 
 from .helpers import in_process
@@ -422,3 +422,68 @@ def test_every_command_has_a_door_of_each_kind():
     assert [c for c in commands if f":{c}" not in REPL_COMMANDS or f":{c}" not in OPTIONS] == []
     assert [c for c in commands if not callable(getattr(Session, f"{c}_command", None))] == []
     assert [c for c in commands if c not in nanograd_cli.__all__] == []
+
+
+# Options' values that the command line's parsing refuses: Python (and the repl, through the
+# same checks in `api`) refuses them with the same words after the option's name.
+VALUES = [
+    (
+        ["draw", "x", "--x", "1", "--format", "jpg"],
+        lambda: nanograd_cli.draw("x", x=1, format="jpg"),
+    ),
+    (
+        ["draw", "x", "--x", "1", "--rankdir", "XX"],
+        lambda: nanograd_cli.draw("x", x=1, rankdir="XX"),
+    ),
+    (
+        ["draw", "x", "--x", "1", "--format", "png", "--dpi", "-5"],
+        lambda: nanograd_cli.draw("x", x=1, format="png", dpi=-5),
+    ),
+    (["check", "x*x", "--x", "1", "--rtol", "-1"], lambda: nanograd_cli.check("x*x", x=1, rtol=-1)),
+    (
+        ["check", "x*x", "--x", "1", "--atol", "nan"],
+        lambda: nanograd_cli.check("x*x", x=1, atol=float("nan")),
+    ),
+    (["check", "x*x", "--x", "1", "--rtol", "a"], lambda: nanograd_cli.check("x*x", x=1, rtol="a")),
+    (
+        ["minimize", "x*x", "--x", "1", "--lr", "-1"],
+        lambda: nanograd_cli.minimize("x*x", x=1, lr=-1),
+    ),
+    (
+        ["minimize", "x*x", "--x", "1", "--steps", "0"],
+        lambda: nanograd_cli.minimize("x*x", x=1, steps=0),
+    ),
+    (
+        ["minimize", "x*x", "--x", "1", "--steps", "10.5"],
+        lambda: nanograd_cli.minimize("x*x", x=1, steps="10.5"),
+    ),
+    (
+        ["minimize", "x*x", "--x", "1", "--optimizer", "adamw"],
+        lambda: nanograd_cli.minimize("x*x", x=1, optimizer="adamw"),
+    ),
+    (["grad", "x", "--x", "1", "--mode", "fwd"], lambda: nanograd_cli.grad("x", x=1, mode="fwd")),
+    (
+        ["grad", "u = x; v = x; u, v", "--x", "1", "--mode", "fwd"],
+        lambda: nanograd_cli.jacobian("u = x; v = x; u, v", x=1, mode="fwd"),
+    ),
+    (["diff", "x", "--format", "tex"], lambda: nanograd_cli.diff("x", format="tex")),
+    (
+        ["explain", "x", "--x", "1", "--format", "csv"],
+        lambda: nanograd_cli.explain("x", x=1, format="csv"),
+    ),
+]
+
+
+@pytest.mark.parametrize(("args", "call"), VALUES, ids=lambda v: None)
+def test_python_checks_an_option_as_the_command_line_does(args, call):
+    done = in_process(*args)
+    name = args[-2]  # the option whose value is refused
+    prefix = f"error: Invalid value for '{name}': "
+    first = done.stderr.splitlines()[0]
+    assert done.returncode == 2 and first.startswith(prefix), first
+    with pytest.raises(InputError) as raised:
+        call()
+    assert (
+        str(raised.value)
+        == f"invalid value for {name[2:]}: {first.removeprefix(prefix).rstrip('.')}"
+    )

@@ -169,3 +169,72 @@ def test_fit_draws_its_curve_when_it_converges(tmp_path):
             "a*x + b", data, a=1, b=0, steps=1, plot=tmp_path / "stalled.svg"
         )
     assert not stalled.converged and not (tmp_path / "stalled.svg").exists()
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda: nanograd_cli.grad("x", x=1, wrt=2), "invalid value for wrt: 2 is not a name"),
+        (lambda: nanograd_cli.diff("x", 2), "invalid value for wrt: (2,) is not a name"),
+        (lambda: nanograd_cli.grad("x", x=10**400), "x=1000000000"),
+        (lambda: nanograd_cli.grad(b"x", x=1), "the source is text, a str, not bytes"),
+        (
+            lambda: nanograd_cli.minimize("x*x", x=1, optimizer="adamw"),
+            "invalid value for optimizer: 'adamw' is not one of 'sgd', 'momentum', 'adam'",
+        ),
+        (
+            lambda: nanograd_cli.grad("x", x=1, mode="fwd"),
+            "invalid value for mode: 'fwd' is not one of 'auto', 'reverse', 'forward'",
+        ),
+        (lambda: nanograd_cli.check("x*x", x=1, rtol="a"), "invalid value for rtol: 'a' is not"),
+        (lambda: nanograd_cli.minimize("x*x", x=1, steps=10.5), "invalid value for steps: 10.5"),
+        (lambda: nanograd_cli.grad("x", x="abc"), "x='abc': expected a number"),
+        (lambda: nanograd_cli.grad("x", x="1e400"), "x='1e400' is too large for a float"),
+    ],
+    ids=lambda v: None,
+)
+def test_a_bad_value_is_a_typed_error_of_one_line(call, message):
+    """No TypeError, KeyError, ValueError or OverflowError from a value given to a command:
+    bad input, said in one line that names what was given."""
+    with pytest.raises(InputError) as raised:
+        call()
+    assert str(raised.value).startswith(message) and "\n" not in str(raised.value)
+
+
+def test_an_input_given_as_a_str_is_read_as_the_command_line_reads_it():
+    assert nanograd_cli.grad("x*y", x="2", y="pi/2").inputs == {"x": 2.0, "y": math.pi / 2}
+    assert nanograd_cli.grad("x", x=" -1.5e-3 ").inputs == {"x": -1.5e-3}
+
+
+def test_diff_and_explain_take_the_command_lines_formats():
+    assert nanograd_cli.diff("x**3", format="latex") == nanograd_cli.diff("x**3", latex=True)
+    assert nanograd_cli.diff("x**3", format="text") == "3*x**2"
+    with pytest.raises(InputError, match="latex=True and format='text' disagree"):
+        nanograd_cli.diff("x**3", format="text", latex=True)
+    from .helpers import in_process
+
+    for fmt in ("table", "markdown", "latex", "json"):
+        done = in_process("explain", "x*y + tanh(x)", "--x", "2", "--y", "3", "--format", fmt)
+        text = nanograd_cli.explain("x*y + tanh(x)", x=2, y=3, format=fmt)
+        assert text + "\n" == done.stdout, fmt
+
+
+def test_minimize_draws_its_descent(tmp_path):
+    pytest.importorskip("matplotlib")
+    path = tmp_path / "descent.svg"
+    result = nanograd_cli.minimize("(x - 3)**2", x=0, lr=0.1, plot=path)
+    assert result.converged and path.read_text().lstrip().startswith("<?xml")
+    with pytest.warns(NanogradWarning, match="not written: the descent did not converge"):
+        nanograd_cli.minimize("(x - 3)**2", x=0, lr=0.1, steps=2, plot=tmp_path / "no.svg")
+    assert not (tmp_path / "no.svg").exists()
+    with pytest.raises(InputError):
+        nanograd_cli.minimize("(x - 3)**2", x=0, plot=tmp_path / "descent.jpg")
+
+
+def test_a_mistyped_keyword_gets_the_nearest_option_or_input():
+    with pytest.raises(InputError, match=r"has no option wrtt, .*; did you mean wrt\?$"):
+        nanograd_cli.grad("x", x=1, wrtt="x")
+    with pytest.raises(InputError, match=r"; did you mean hide_constants\?$"):
+        nanograd_cli.draw("x", x=1, hide_constant=True)
+    with pytest.raises(InputError, match=r"; did you mean y\?$"):
+        nanograd_cli.grad("x*y", x=1, yy=2)

@@ -679,11 +679,19 @@ def test_options_are_parsed_alike_for_every_command():
     assert error(s, ":minimize lr 0.1") == (
         "error: :minimize EXPR: the expression comes first, then the options"
     )
-    assert error(s, ":minimize x steps 0") == "error: steps 0: give a whole number, from 1"
-    assert error(s, ":minimize x lr -1") == "error: lr -1: give a number above 0"
-    assert error(s, ":minimize x optimizer newton") == (
-        "error: optimizer newton: give one of sgd, momentum, adam"
+    # a value is checked where the command line's is, in the same words
+    assert error(s, ":minimize x steps 0") == "error: invalid value for steps: 0 is not at least 1"
+    assert error(s, ":minimize x steps 10.5") == (
+        "error: invalid value for steps: '10.5' is not a valid integer"
     )
+    assert error(s, ":minimize x lr -1") == "error: invalid value for lr: -1 is not more than 0"
+    assert error(s, ":minimize x optimizer newton") == (
+        "error: invalid value for optimizer: 'newton' is not one of 'sgd', 'momentum', 'adam'"
+    )
+    assert error(s, ":draw x g.svg rankdir XX") == (
+        "error: invalid value for rankdir: 'XX' is not one of 'LR', 'TB'"
+    )
+    assert error(s, ":check x*x rtol nan") == "error: invalid value for rtol: nan is not at least 0"
     assert error(s, ":hessian x strictly") == (
         "error: :hessian has no option strictly; did you mean strict? (its options: strict)"
     )
@@ -738,3 +746,56 @@ def test_ctrl_c_stops_a_long_minimize_and_shows_the_point_reached(terminal):
     screen = terminal.type(":inputs")
     kept = next(line for line in screen if line.startswith("x = "))
     assert 0 < float(kept.split(" = ")[1]) < 3  # moved, and kept
+
+
+def test_an_inputs_value_typed_after_the_expression_says_how_to_give_it():
+    s = session("x = 2")
+    hint = "x 3: an input's value is not an option; give it on a line of its own first (x = 3)"
+    assert error(s, ":check x**2 x 3") == f"error: {hint}, or a range to :check over: x LO:HI"
+    assert error(s, ":check x**3 against 3*x**2 x 3").startswith(f"error: {hint}")
+    assert error(s, ":hessian x**2 x 3") == f"error: {hint}"
+    # a typo of an option is still said to be one
+    assert error(s, ":minimize x**2 lrr 0.1").startswith("error: :minimize has no option lrr;")
+
+
+def test_a_mistyped_command_gets_the_nearest_and_extra_words_are_refused():
+    s = session("x = 2")
+    assert error(s, ":chek x").startswith("error: unknown command :chek; did you mean :check?")
+    assert error(s, ":gard x").startswith("error: unknown command :gard; did you mean :grad?")
+    for entry in (":reset extra", ":quit now", ":help me", ":inputs all"):
+        command, word = entry.split()
+        assert error(s, entry) == f"error: {command} takes nothing after it: '{word}' is extra"
+    assert s.inputs == {"x": 2.0} and not s.run(":quit now").quit
+    # a flag said twice is said once
+    assert out(s, ":grad x**2 strict strict") == out(s, ":grad x**2 strict")
+    assert error(s, ":minimize x lr 1 lr 2") == "error: lr is given twice: give it once"
+
+
+def test_a_strict_error_shows_its_place_once():
+    s = session("x = -1", "f(t) = log(t)")
+    reply = s.run(":grad log(x) strict", line=3)
+    assert reply.status == 1
+    assert reply.err == ["error: line 3, column 1: log gave nan\n  3 | log(x)\n      ^"]
+    reply = s.run(":grad f(x) strict", line=4)
+    assert reply.err == [
+        "error: line 4: log gave nan, in a definition:\n  f(t) = log(t)\n         ^"
+    ]
+    assert s.run(":explain log(x) strict").err[0].startswith("error: line 1, column 1: log")
+
+
+def test_an_interrupted_descent_says_so_and_after_how_many_steps():
+    from nanograd_cli import api, parse
+    from nanograd_cli.errors import Interrupted
+    from nanograd_cli.render.text import table_rows, to_json
+
+    def stop(step: int, value: float) -> None:
+        if step == 7:
+            raise KeyboardInterrupt
+
+    with pytest.raises(Interrupted) as raised:
+        api.minimize(parse("(x - 3)**2"), {"x": 0.0}, steps=100, on_step=stop)
+    reached = raised.value.reached
+    assert str(raised.value) == "interrupted at step 7: the output is the point reached"
+    assert reached.interrupted and reached.steps == 7
+    assert table_rows(reached)[-1] == ["steps", "7", "interrupted"]
+    assert '"interrupted": true' in to_json(reached)

@@ -14,7 +14,7 @@ import sys
 import click
 
 from .. import __version__
-from ..errors import speaking
+from ..errors import nearest, speaking
 from ..streams import guard as guard_streams
 from .exit_codes import exit_code
 from .options import color_option
@@ -34,22 +34,6 @@ COMMANDS = [
 ]
 
 
-# Names people give the commands, and the command each means.
-_MEANT = {
-    "derivative": "diff",
-    "differentiate": "diff",
-    "d": "diff",
-    "gradient": "grad",
-    "jacobian": "grad",
-    "optimize": "minimize",
-    "optimise": "minimize",
-    "minimise": "minimize",
-    "graph": "draw",
-    "hess": "hessian",
-    "gradcheck": "check",
-}
-
-
 class Commands(click.Group):
     """A group whose commands are imported only when asked for, so a run pays for one."""
 
@@ -66,14 +50,11 @@ class Commands(click.Group):
         name = args[0] if args else ""
         if name in COMMANDS or name.startswith("-") or ctx.resilient_parsing:
             return super().resolve_command(ctx, args)
-        import difflib  # only on the way to an error
-
-        close = [_MEANT[name]] if name in _MEANT else []
-        close = close or difflib.get_close_matches(name, COMMANDS, n=1, cutoff=0.6)
+        close = nearest(name, COMMANDS)
         if name == "help":
             hint = ": for help, nanograd --help, or nanograd COMMAND --help"
         elif close:
-            hint = f": did you mean {close[0]}?"
+            hint = f": did you mean {close}?"
         else:
             hint = f"; the commands are {', '.join(COMMANDS)}"
         ctx.fail(f"No such command {name!r}{hint}")

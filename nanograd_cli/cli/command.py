@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from .. import streams
+from .. import errors, streams
 from ..errors import BadInputValue, InputError, NanogradError, SeveralOutputs, UnknownInputs
 from ..program import Program
 from ..sources import INPUT_NAME, Source, input_values, load_program
@@ -178,19 +178,10 @@ def _is_option(arg: str, own: set[str]) -> bool:
 
 def nearest(name: str, options) -> list[str]:
     """The command's option nearest to `--name`, if one is near: what a typo meant."""
-    import difflib  # only on the way to an error
-
     # compared without the dashes, which would make --t near --wrt
     bare = {o.lstrip("-"): o for o in options}
-    meant = _MEANT.get(name.lstrip("-"))
-    if meant in bare:  # --with for --wrt
-        return [bare[meant]]
-    close = difflib.get_close_matches(name.lstrip("-"), sorted(bare), n=1, cutoff=0.65)
-    return [bare[c] for c in close]
-
-
-# Options by the words people use for them.
-_MEANT = {"with": "wrt", "by": "wrt", "respect": "wrt"}
+    close = errors.nearest(name.lstrip("-"), bare, cutoff=0.65)
+    return [bare[close]] if close else []
 
 
 def as_format(name: str, ctx: click.Context) -> str:

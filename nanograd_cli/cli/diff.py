@@ -31,7 +31,7 @@ Examples:
 @click.option(
     "--format",
     "fmt",
-    type=click.Choice(["text", "latex"]),
+    type=click.Choice(api.DIFF_FORMATS),
     default="text",
     show_default=True,
     help="The language itself, or LaTeX.",
@@ -53,7 +53,7 @@ def diff(source: Source, wrt: tuple[str, ...], fmt: str, exact: bool) -> None:
     Without --wrt, every input's derivative is printed, one `d_NAME = ...` line each.
     """
     program = load_program(source, report)
-    click.echo(api.diff(program, wrt, latex=fmt == "latex", exact=exact))
+    click.echo(api.diff(program, wrt, fmt, exact))
     note = api.diff_note(program)
     if note:
         report(note)

@@ -42,12 +42,12 @@ Examples:
 @click.option(
     "--format",
     "fmt",
-    type=click.Choice(["svg", "png", "pdf", "dot", "html"]),
+    type=click.Choice(api.DRAW_FORMATS),
     help="Output format, whatever the extension.",
 )
 @click.option(
     "--rankdir",
-    type=click.Choice(["LR", "TB"]),
+    type=click.Choice(api.RANKDIRS),
     help="Lay the graph out left to right or top to bottom. "
     "[default: the one whose picture fits a 16:9 slide better]",
 )
@@ -55,7 +55,7 @@ Examples:
 @click.option("--edge-grads", is_flag=True, help="Write each edge's local derivative on it.")
 @click.option(
     "--dpi",
-    type=click.IntRange(1, 2400),
+    type=click.IntRange(*api.DPI),
     metavar="N",
     help="Dots per inch of a png (Graphviz's default: 96).",
 )

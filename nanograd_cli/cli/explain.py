@@ -31,7 +31,7 @@ Examples:
 @click.option(
     "--format",
     "fmt",
-    type=click.Choice(["table", "markdown", "latex", "json"]),
+    type=click.Choice(api.EXPLAIN_FORMATS),
     help="Output format. [default: table; plain text when not on a terminal]",
 )
 @digits_option(
@@ -59,14 +59,8 @@ def explain(
     """
     program, point = program_and_point(ctx, source, var)
     result = api.explain(program, point, strict, warn)
-    number = number_formats(digits)[0]
-    if fmt == "json":
-        click.echo(writers.to_json(result, json_nulls()))
-    elif fmt == "markdown":
-        click.echo(writers.markdown(result, number))
-    elif fmt == "latex":
-        click.echo(writers.latex(result, number))
-    elif rich_terminal():
+    if fmt in (None, "table") and rich_terminal():
         writers.print_tables(result, digits)
     else:
-        click.echo(writers.plain(result, number))
+        number = number_formats(digits)[0]
+        click.echo(writers.written(result, fmt or "table", number, json_nulls()))

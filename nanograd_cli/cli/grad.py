@@ -79,7 +79,7 @@ Examples:
 )
 @click.option(
     "--mode",
-    type=click.Choice(["auto", "reverse", "forward"]),
+    type=click.Choice(api.MODES),
     default="auto",
     show_default=True,
     help="Reverse mode (one pass back per output) or forward mode (dual numbers, one pass for "

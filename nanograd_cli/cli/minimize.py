@@ -64,7 +64,7 @@ def picture_extensions() -> dict[str, str]:
 )
 @click.option(
     "--optimizer",
-    type=click.Choice(["sgd", "momentum", "adam"]),
+    type=click.Choice(api.OPTIMIZERS),
     default="adam",
     show_default=True,
     help="The update rule.",

@@ -94,6 +94,17 @@ def plain(result: Explanation, number: Number = repr) -> str:
     )
 
 
+def written(result: Explanation, fmt: str, number: Number = repr, null: bool = False) -> str:
+    """Both passes as `fmt` writes them: a plain table, Markdown, LaTeX or JSON."""
+    if fmt == "json":
+        return to_json(result, null)
+    if fmt == "markdown":
+        return markdown(result, number)
+    if fmt == "latex":
+        return latex(result, number)
+    return plain(result, number)
+
+
 def print_tables(result: Explanation, digits: str | None) -> None:
     """Both passes as Rich tables on standard output, each in the most digits that fit."""
     from .table import print_table

@@ -170,6 +170,7 @@ def _(result: Minimum) -> dict:
         "gradient_norm": result.gradient_norm,
         "steps": result.steps,
         "converged": result.converged,
+        **({"interrupted": True} if result.interrupted else {}),
     }
 
 
@@ -379,7 +380,8 @@ def mismatch_rows(result: FormulaCheck, number: Number = repr) -> list[list[str]
 def _(result: Minimum, number: Number = repr) -> list[list[str]]:
     rows = table_rows(Gradients(result.value, result.inputs, result.gradients), number)
     rows.append(["gradient norm", number(result.gradient_norm), ""])
-    rows.append(["steps", str(result.steps), "converged" if result.converged else "step limit"])
+    stopped = "interrupted" if result.interrupted else "step limit"
+    rows.append(["steps", str(result.steps), "converged" if result.converged else stopped])
     return rows
 
 
