@@ -236,6 +236,7 @@ def diff(program: Program, wrt: Sequence[str] = (), fmt: str = "text", exact: bo
     from .symbolic import derivatives_text
 
     latex = choice("format", fmt, DIFF_FORMATS) == "latex"
+    program, _ = in_numbers(program, {}, command("diff"))
     one_output(program, "diff")
     check_wrt(wrt, program.inputs)
     with_inputs(program, "its derivative is 0 by every name")
@@ -733,7 +734,7 @@ def in_numbers(
     if given:
         raise InputError(
             f"{given[0]} is an array: {taker} takes numbers (arrays are for grad, "
-            "jacobian, hessian, check, explain, draw and minimize)"
+            "hessian, check, explain, draw and minimize)"
         )
     program, numbers, _ = scalarized(program, point)
     return program, numbers

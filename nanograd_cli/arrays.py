@@ -30,7 +30,7 @@ from .array_ops import (
     TRANSPOSE,
     ArrayOp,
 )
-from .errors import NanogradError, SourceError, UnknownInputs
+from .errors import InputError, NanogradError, SourceError, UnknownInputs
 from .ops import ADD, DIV, MUL, OPS, SUB, Op
 from .program import Apply, Const, Input, Instruction, Program
 from .results import Layout, Shape, element_names
@@ -53,10 +53,23 @@ class ShapeProblem(SourceError):
 def array_inputs(point: Mapping[str, InputValue]) -> dict[str, np.ndarray]:
     """The values of `point` that are arrays (of one element or more axes), as floats."""
     return {
-        name: np.asarray(value, dtype=float)
+        name: numbers_array(value, name)
         for name, value in point.items()
         if isinstance(value, np.ndarray) and value.ndim > 0
     }
+
+
+def numbers_array(value: object, given: str) -> np.ndarray:
+    """`value` as an array of floats; bad input, said of `given`, where it is no array of
+    real numbers, is empty or has more than MAX_AXES axes."""
+    array = np.asarray(value)
+    if array.dtype.kind not in "biuf":
+        raise InputError(f"{given}: an array of real numbers, not of {array.dtype}")
+    if array.ndim > MAX_AXES:
+        raise InputError(f"{given}: an array has at most {MAX_AXES} axes, not {array.ndim}")
+    if array.size == 0:
+        raise InputError(f"{given}: the array is empty, of shape {array.shape}")
+    return array.astype(float)
 
 
 def scalarized(

@@ -140,9 +140,9 @@ def split(given: Mapping[str, object]) -> tuple[dict[str, InputValue], dict[str,
     for name, value in given.items():
         typed = f"{name}={shortened(repr(value))}"
         if getattr(value, "ndim", 0):  # a NumPy array: the value of an array input
-            import numpy
+            from .arrays import numbers_array
 
-            fixed[name] = numpy.asarray(value, dtype=float)
+            fixed[name] = numbers_array(value, name)
         elif isinstance(value, tuple | list):
             ranges[name] = parse_range(name, ":".join(repr(v) for v in value))
         elif isinstance(value, str) and ":" in value:

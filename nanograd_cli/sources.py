@@ -101,25 +101,29 @@ def _array_file(path: str, typed: str) -> np.ndarray:
 
     if not os.path.isfile(path):
         raise InputError(f"{typed}: no such file")
-    try:
-        if path.endswith(".npy"):
-            value = np.load(path, allow_pickle=False)
-        elif path.endswith(".json"):
-            import json
+    import warnings
 
-            with open(path, encoding="utf-8") as file:
-                value = np.array(json.load(file), dtype=float)
-        else:
-            value = np.loadtxt(path, delimiter=",", dtype=float, ndmin=2)
-            if 1 in value.shape:  # one line, or one column: a vector
-                value = value.ravel()
-    except (ValueError, TypeError, OSError, UnicodeDecodeError) as error:
-        detail = str(error).splitlines()[0] if str(error) else type(error).__name__
-        raise InputError(f"{typed}: not an array of numbers ({ARRAY_FILES}): {detail}") from None
-    value = np.asarray(value, dtype=float)
-    if value.ndim == 0 or value.size == 0:
+    from .arrays import numbers_array
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # NumPy's warnings are errors of the file's
+            if path.endswith(".npy"):
+                value = np.load(path, allow_pickle=False)
+            elif path.endswith(".json"):
+                import json
+
+                with open(path, encoding="utf-8") as file:
+                    value = np.array(json.load(file))
+            else:
+                value = np.loadtxt(path, delimiter=",", dtype=float, ndmin=2)
+                if 1 in value.shape:  # one line, or one column: a vector
+                    value = value.ravel()
+    except (ValueError, TypeError, OSError, UnicodeDecodeError, RecursionError, Warning):
+        raise InputError(f"{typed}: not an array of numbers ({ARRAY_FILES})") from None
+    if np.ndim(value) == 0:
         raise InputError(f"{typed}: the file holds no array ({ARRAY_FILES})")
-    return value
+    return numbers_array(value, typed)
 
 
 # A number written with a non-zero digit, which is 0 only if it is too small for a float.

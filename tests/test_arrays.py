@@ -246,7 +246,7 @@ def test_a_one_column_csv_is_a_vector(tmp_path):
         (
             ["x", "--x", "[1, 2]", "--format", "json", "--points", "p.csv"],
             "error: x is an array: nanograd grad --points takes numbers (arrays are for grad, "
-            "jacobian, hessian, check, explain, draw and minimize)\n",
+            "hessian, check, explain, draw and minimize)\n",
         ),
     ],
 )
@@ -290,3 +290,39 @@ def test_the_repl_gives_an_input_an_array_value():
     done = in_process("repl", stdin="x = [1, 2, 3]\nsum(x**2)\nx[3]\n")
     assert "x[2]    3.0    6.0" in done.stdout
     assert "index 3 is out of range for axis 0 of shape (3,)" in done.stderr
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        (np.array(["a"]), "x: an array of real numbers, not of <U1"),
+        (np.ones((1,) * 40), "x: an array has at most 32 axes, not 40"),
+        (np.array([]), "x: the array is empty, of shape (0,)"),
+        (np.array([1 + 2j]), "x: an array of real numbers, not of complex128"),
+    ],
+)
+def test_python_refuses_arrays_that_are_not_of_numbers(value, message):
+    with pytest.raises(InputError) as caught:
+        ng.grad("sum(x)", x=value)
+    assert str(caught.value) == message
+
+
+@pytest.mark.parametrize(
+    ("name", "content"),
+    [
+        ("s.json", '[1, "2"]'),
+        ("deep.json", "[" * 100_000 + "1" + "]" * 100_000),
+        ("r.csv", "1,2\n3\n"),
+        ("e.csv", ""),
+    ],
+)
+def test_a_file_that_is_no_array_of_numbers_is_bad_input(tmp_path, name, content):
+    (tmp_path / name).write_text(content)
+    done = in_process("grad", "sum(x)", "--x", f"@{name}", cwd=tmp_path)
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr.startswith(f"error: --x @{name}: "), done.stderr
+    assert len(done.stderr.splitlines()) == 1
+
+
+def test_diff_writes_out_an_array_of_numbers():
+    assert ng.diff("sum([x, x**2])", wrt="x") == "2*x + 1"
