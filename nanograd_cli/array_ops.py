@@ -27,11 +27,13 @@ TRANSPOSE = ArrayOp(".T", (1,), "the transpose", "postfix")
 LITERAL = ArrayOp("[]", (1,), "an array of its elements", "literal")
 # x[i, j]: the array, then one argument per subscript (an index, or one of SLICES)
 INDEX = ArrayOp("index", (1,), "an element, or a part, of an array", "postfix")
-# a:b, a:, :b and : by which of start and stop are written; their arguments are those given
+# a:b, a:, :b, :, a:b:c, ::c and the rest, by which of start, stop and step are written;
+# their arguments are those written
 SLICES = {
-    (start, stop): ArrayOp("slice", (int(start) + int(stop),), "a slice", "infix")
+    (start, stop, step): ArrayOp("slice", (start + stop + step,), "a slice", "infix")
     for start in (False, True)
     for stop in (False, True)
+    for step in (False, True)
 }
 
 # The functions on arrays, by name: the reductions take the axis second, as NumPy does.

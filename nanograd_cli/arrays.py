@@ -31,7 +31,7 @@ from .array_ops import (
     ArrayOp,
 )
 from .errors import InputError, NanogradError, SourceError, UnknownInputs
-from .ops import ADD, DIV, MUL, OPS, SUB, Op
+from .ops import ADD, DIV, MUL, OPS, SUB, WHERE, Op
 from .program import Apply, Const, Input, Instruction, Program
 from .results import Layout, Shape, element_names
 
@@ -255,8 +255,10 @@ class _Writer:
                 self.whole(a, self.program.code[i].offset)
                 for a, i in zip(args, ins.args, strict=True)
             )
-            start, stop = SLICES_BY_OP[op]
-            return slice(next(bounds) if start else None, next(bounds) if stop else None)
+            start, stop, step = (next(bounds) if w else None for w in SLICES_BY_OP[op])
+            if step == 0:
+                raise self.problem("a slice's step is not 0", ins.offset)
+            return slice(start, stop, step)
         for arg in args:
             self.shape_of(arg, offset)
         if op is TRANSPOSE:
@@ -450,9 +452,14 @@ class _Writer:
         return self.chain(OPS["min"], xs, offset)
 
     def _norm(self, xs: list[int], offset: int) -> int:
+        """A chain of hypot, which neither overflows nor underflows; at 0, where hypot's
+        derivatives are nan, 0 (as PyTorch's norm), through where."""
         if len(xs) == 1:
             return self.apply(OPS["abs"], (xs[0],), offset)
-        return self.chain(OPS["hypot"], xs, offset)
+        norm = self.chain(OPS["hypot"], xs, offset)
+        zero = self.const(0.0, offset)
+        at_zero = self.apply(OPS["=="], (norm, zero), offset)
+        return self.apply(WHERE, (at_zero, zero, norm), offset)
 
     def _shifted_exps(self, xs: list[int], offset: int) -> tuple[int, list[int]]:
         """The largest element, and exp(x - largest) of each."""
@@ -472,7 +479,7 @@ class _Writer:
         return self.apply(ADD, (top, log), offset)
 
 
-SLICES_BY_OP: dict[Op, tuple[bool, bool]] = {op: kind for kind, op in SLICES.items()}
+SLICES_BY_OP: dict[Op, tuple[bool, bool, bool]] = {op: kind for kind, op in SLICES.items()}
 
 
 def _elements(name: str, node: Node) -> list[tuple[str, int]]:

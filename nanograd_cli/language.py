@@ -110,7 +110,8 @@ class _Parser:
                     if kind == "$END" and open_parens:
                         opened = open_parens[-1]
                         raise SyntaxProblem(f"'{source[opened]}' is never closed", source, opened)
-                    raise _syntax_error(self.tables, state, token, previous, source)
+                    in_brackets = bool(open_parens) and source[open_parens[-1]] == "["
+                    raise _syntax_error(self.tables, state, token, previous, source, in_brackets)
                 if action >= 0:
                     states.append(action)
                     values.append(token)
@@ -455,12 +456,19 @@ class _Builder:
         return self._emit(Apply(INDEX, (value, *subscripts), bracket[2]))
 
     def span(self, *parts) -> int:
-        """A slice, `a:b`, `a:`, `:b` or `:`: its start and stop, those written."""
-        start = type(parts[0]) is int
-        stop = len(parts) > 1 and type(parts[-1]) is int and type(parts[-2]) is not int
-        colon = parts[1] if start else parts[0]
+        """A slice, `a:b`, `a:`, `:b`, `:`, `a:b:c`, `::c`: the start, stop and step written."""
+        self.arrays = True
+        written = [False]
+        for part in parts:
+            if type(part) is int:
+                written[-1] = True
+            else:  # a colon
+                written.append(False)
+        written += [False] * (3 - len(written))
         bounds = tuple(p for p in parts if type(p) is int)
-        return self._emit(Apply(SLICES[start, stop], bounds, colon[2]))
+        colon = next(p for p in parts if type(p) is not int)
+        start, stop, step = written
+        return self._emit(Apply(SLICES[start, stop, step], bounds, colon[2]))
 
     def transpose(self, value: int, token) -> int:
         self.arrays = True
@@ -694,7 +702,9 @@ def _describe(token) -> str:
     return f"'{text}'"
 
 
-def _syntax_error(tables: Tables, state: int, token, previous, source: str) -> SyntaxProblem:
+def _syntax_error(
+    tables: Tables, state: int, token, previous, source: str, in_brackets: bool = False
+) -> SyntaxProblem:
     """A syntax error in words, not in grammar symbols, at the token that did not fit."""
     kind, text, offset = token
     if kind == "_SEP":  # point just past the end of the line's text
@@ -722,6 +732,8 @@ def _syntax_error(tables: Tables, state: int, token, previous, source: str) -> S
         elif previous[0] == "NAME" and (meant := _meant(previous[1]) or "").isidentifier():
             hint = f"write {meant}({text})"  # arcsin x
         message = f"missing operator between {_describe(previous)} and '{text}': {hint}"
+        if in_brackets:
+            message += f", or {previous[1]}, {text} for two elements"
     elif previous and previous[1] + text in _COMPARISONS and _touching(previous, offset):
         message = _unknown_comparison(previous[1] + text)  # x <> y, x =< y
         offset = previous[2]

@@ -206,7 +206,7 @@ class Arguments(NamedTuple):
 
 
 def words(text: str) -> list[tuple[int, int]]:
-    """The (start, end) of each word of `text`: split at blanks outside parentheses."""
+    """The (start, end) of each word of `text`: split at blanks outside brackets."""
     spans: list[tuple[int, int]] = []
     depth = 0
     start: int | None = None
@@ -218,7 +218,7 @@ def words(text: str) -> list[tuple[int, int]]:
             continue
         if start is None:
             start = i
-        depth += (c == "(") - (c == ")")
+        depth += (c in "([") - (c in ")]")
     if start is not None:
         spans.append((start, len(text)))
     return spans
@@ -408,26 +408,26 @@ class Definition(NamedTuple):
 
 
 def unclosed(text: str) -> bool:
-    """Whether a parenthesis of `text` is still open (so the entry goes on, on the next line)."""
+    """Whether a bracket of `text` is still open (so the entry goes on, on the next line)."""
     return sum(map(opened, text.split("\n"))) > 0
 
 
 def opened(line: str) -> int:
-    """The parentheses `line` opens, less those it closes, outside its comment."""
+    """The brackets `line` opens, less those it closes, outside its comment."""
     code = line.partition("#")[0]
-    return code.count("(") - code.count(")")
+    return code.count("(") + code.count("[") - code.count(")") - code.count("]")
 
 
 def statements(text: str) -> Iterator[tuple[int, int]]:
     """The (start, end) of each statement of a source that parses: split at `;` and at
-    newlines outside parentheses."""
+    newlines outside brackets."""
     depth = 0
     start = 0
-    for match in re.finditer(r"#[^\n]*|[();\n]", text):
+    for match in re.finditer(r"#[^\n]*|[()\[\];\n]", text):
         c = match.group()
-        if c == "(":
+        if c in "([":
             depth += 1
-        elif c == ")":
+        elif c in ")]":
             depth -= 1
         elif c == ";" or (c == "\n" and depth == 0):
             if code(text[start : match.start()]):
@@ -1054,8 +1054,8 @@ def _constant(text: str) -> InputValue | None:
 
     try:
         return constant_array(_parse(text))
-    except NanogradError:
-        return None
+    except SourceError as error:  # [[1, 2], [3]]: said of the value as typed
+        raise InputError(f"{text.strip()}: {error.message}") from None
 
 
 def _parse(text: str) -> Program:

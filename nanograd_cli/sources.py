@@ -22,8 +22,6 @@ from .errors import (
 from .program import Program
 
 if TYPE_CHECKING:
-    import numpy as np
-
     from .results import InputValue
 
 INPUT_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -77,7 +75,7 @@ ARRAY_VALUE = re.compile(r"^\s*[\[@]|\b(?:zeros|ones|eye)\s*\(")
 ARRAY_FILES = "a CSV of numbers without a header, a .npy file, or a .json of nested lists"
 
 
-def array_value(text: str, typed: str) -> np.ndarray:
+def array_value(text: str, typed: str) -> InputValue:
     """The array an input's value `text` gives (typed as `typed`, for messages): `[1, 2]`,
     `[[1, 2], [3, 4]]`, `zeros(3)`, `2*eye(3)`, or `@FILE`."""
     import numpy as np
@@ -96,7 +94,7 @@ def array_value(text: str, typed: str) -> np.ndarray:
     return np.asarray(value, dtype=float)
 
 
-def _array_file(path: str, typed: str) -> np.ndarray:
+def _array_file(path: str, typed: str) -> InputValue:
     import numpy as np
 
     if not os.path.isfile(path):
@@ -121,8 +119,8 @@ def _array_file(path: str, typed: str) -> np.ndarray:
                     value = value.ravel()
     except (ValueError, TypeError, OSError, UnicodeDecodeError, RecursionError, Warning):
         raise InputError(f"{typed}: not an array of numbers ({ARRAY_FILES})") from None
-    if np.ndim(value) == 0:
-        raise InputError(f"{typed}: the file holds no array ({ARRAY_FILES})")
+    if np.ndim(value) == 0:  # one number
+        return float(numbers_array(np.reshape(value, 1), typed)[0])
     return numbers_array(value, typed)
 
 

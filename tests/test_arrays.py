@@ -326,3 +326,26 @@ def test_a_file_that_is_no_array_of_numbers_is_bad_input(tmp_path, name, content
 
 def test_diff_writes_out_an_array_of_numbers():
     assert ng.diff("sum([x, x**2])", wrt="x") == "2*x + 1"
+
+
+def test_slices_take_a_step_and_norm_has_derivative_0_at_0():
+    result = ng.grad("sum(x[::2]) + x[::-1][0]", x=np.arange(1.0, 6.0))
+    assert result.gradients["x"].tolist() == [1.0, 0.0, 1.0, 0.0, 2.0]
+    assert ng.grad("norm(x)", x=np.zeros(2)).gradients["x"].tolist() == [0.0, 0.0]  # PyTorch's
+
+
+def test_elements_typed_without_commas_get_a_hint():
+    done = in_process("grad", "[1 2 3]")
+    assert done.stderr.splitlines()[0] == (
+        "error: line 1, column 4: missing operator between '1' and '2': write 1*2, or 1, 2 for "
+        "two elements"
+    )
+
+
+def test_the_repl_refuses_a_ragged_array_and_keeps_the_old_value():
+    done = in_process("repl", stdin="x = [1, 2,\n3]\nx = [[1, 2], [3]]\nsum(x)\n")
+    assert done.stderr == (
+        "error: line 3: [[1, 2], [3]]: the elements of an array have one shape: (2,) and (1,) "
+        "differ\n"
+    )
+    assert "result  6.0" in done.stdout
