@@ -66,6 +66,7 @@ BENCHMARKS = [
     ),
     Benchmark("Functions as compositions of others: accuracy against mpmath", "compositions.py"),
     Benchmark("The live page in headless Chromium", "html.py"),
+    Benchmark("Training a 2-16-16-1 network: PyTorch and micrograd", "mlp.py"),
     Benchmark("Fitting 200,000 rows against SciPy's least_squares", "fit.py"),
     Benchmark("The 54 NIST StRD fits: nanograd, SciPy and lmfit", "fit_nist.py"),
     Benchmark(

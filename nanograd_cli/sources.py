@@ -22,6 +22,8 @@ from .errors import (
 from .program import Program
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from .results import InputValue
 
 INPUT_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -35,11 +37,13 @@ def input_values(
     pairs: Iterable[tuple[str, str]],
     var: Iterable[str],
     warn: Callable[[str], None] | None = None,
+    seed: int | None = None,
 ) -> dict[str, InputValue]:
     """The values of `--NAME VALUE` (as pairs) and `--var NAME=VALUE`: numbers (`nan` and
     `inf` too) or constant expressions of the language (`pi/2`), as floats; arrays
     (`[1, 2]`, `eye(3)`, `@FILE`) as NumPy arrays. A non-zero number too small for a float,
-    which becomes 0, is told to `warn`."""
+    which becomes 0, is told to `warn`. A random start, `normal(16, 2)` or `uniform(16, 2)`,
+    is drawn with `seed` (for `--seed`), in the order the values are given."""
     given = [(name, text, False) for name, text in pairs]  # False: not from --var
     for item in var:
         name, equals, value = item.partition("=")
@@ -47,12 +51,16 @@ def input_values(
             raise InputError(f"{option('var')} expects NAME=VALUE, got {item!r}")
         given.append((name, value, True))
     values: dict[str, InputValue] = {}
+    draw = _RandomStarts(seed)
     for name, text, by_var in given:
         if name in values:
             raise InputError(f"a value for {name} is given twice")
         typed = (
             option("var", f"{name}={shortened(text)}") if by_var else f"--{name} {shortened(text)}"
         )
+        if RANDOM_VALUE.fullmatch(text):
+            values[name] = draw(text, typed)
+            continue
         number = text_number(text, typed)
         if number is None and ARRAY_VALUE.search(text):
             values[name] = array_value(text, typed)
@@ -67,6 +75,41 @@ def input_values(
             warn(f"warning: {typed} is too small for a float: it is taken as 0.0")
         values[name] = number
     return values
+
+
+# A random start: normal(16, 2), uniform(3).
+RANDOM_VALUE = re.compile(r"\s*(normal|uniform)\s*\(([^()]*)\)\s*")
+
+
+class _RandomStarts:
+    """Draws the random starts of one run, in turn, from one generator seeded with `seed`:
+    `normal` from the standard normal distribution, `uniform` from -1 to 1 (as micrograd's
+    neurons start)."""
+
+    def __init__(self, seed: int | None):
+        self.seed = seed
+        self.generator: np.random.Generator | None = None
+
+    def __call__(self, text: str, typed: str) -> np.ndarray:
+        import numpy as np
+
+        match = RANDOM_VALUE.fullmatch(text)
+        assert match is not None
+        kind, listed = match.groups()
+        sizes = [part.strip() for part in listed.split(",")]
+        if not 1 <= len(sizes) <= 3 or not all(s.isdigit() and int(s) >= 1 for s in sizes):
+            raise InputError(f"{typed}: give the shape as whole numbers of 1 or more, {kind}(16, 2)")
+        if self.seed is None:
+            raise InputError(
+                f"{typed} is random: it is a start for minimize, with {option('seed', 'S')} "
+                "to draw the same one again"
+            )
+        if self.generator is None:
+            self.generator = np.random.default_rng(self.seed)
+        shape = tuple(int(s) for s in sizes)
+        if kind == "normal":
+            return self.generator.standard_normal(shape)
+        return self.generator.uniform(-1.0, 1.0, shape)
 
 
 # A value that is an array: a literal, an array function's call, or @FILE.

@@ -349,3 +349,78 @@ def test_the_repl_refuses_a_ragged_array_and_keeps_the_old_value():
         "differ\n"
     )
     assert "result  6.0" in done.stdout
+
+
+def test_random_starts_are_drawn_with_the_seed(tmp_path):
+    loss = ["minimize", "sum(W**2)", "--steps", "1", "--format", "json"]
+    first = json.loads(in_process(*loss, "--W", "normal(2, 3)", "--seed", "7").stdout)
+    again = json.loads(in_process(*loss, "--W", "normal(2, 3)", "--seed", "7").stdout)
+    other = json.loads(in_process(*loss, "--W", "normal(2, 3)", "--seed", "8").stdout)
+    assert first == again != other
+    assert np.shape(first["inputs"]["W"]) == (2, 3)
+    spread = json.loads(in_process(*loss, "--W", "uniform(1000)", "--seed", "1").stdout)
+    assert -1 <= min(spread["gradients"]["W"]) / 2 and max(spread["gradients"]["W"]) / 2 <= 1
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["grad", "sum(W)", "--W", "normal(2, 2)"], "error: --W normal(2, 2) is random: it is a "
+         "start for minimize, with --seed S to draw the same one again\n"),
+        (["minimize", "sum(W**2)", "--W", "uniform(2, 0)", "--seed", "1"], "error: --W "
+         "uniform(2, 0): give the shape as whole numbers of 1 or more, uniform(16, 2)\n"),
+        (["minimize", "x**2", "--x", "1", "--seed", "1"], "error: --seed draws random starts "
+         "(--W 'normal(16, 2)') and orders the batches of --batch N: with neither it does "
+         "nothing\n"),
+    ],
+)  # fmt: skip
+def test_random_starts_need_a_seed_and_a_shape(args, message):
+    done = in_process(*args)
+    assert (done.returncode, done.stdout, done.stderr) == (2, "", message)
+
+
+MLP = """\
+# a 2-16-16-1 tanh network, and the squared error of one row
+h1 = tanh(W1 @ [x1, x2] + b1)
+h2 = tanh(W2 @ h1 + b2)
+p = w3 @ h2 + c
+(p - y)**2
+"""
+
+
+def test_a_network_in_one_source_trains_with_minimize_data_as_pytorch_does(tmp_path):
+    rng = np.random.default_rng(3)
+    X, y = rng.normal(size=(20, 2)), np.sign(rng.normal(size=20))
+    (tmp_path / "rows.csv").write_text(
+        "x1,x2,y\n"
+        + "".join(f"{a!r},{b!r},{c!r}\n" for (a, b), c in zip(X.tolist(), y.tolist(), strict=True))
+    )
+    (tmp_path / "mlp.txt").write_text(MLP)
+    start = {
+        "W1": rng.normal(size=(16, 2)),
+        "b1": np.zeros(16),
+        "W2": rng.normal(size=(16, 16)) / 4,
+        "b2": np.zeros(16),
+        "w3": rng.normal(size=16) / 4,
+        "c": 0.0,
+    }
+    values = [f"--{n}={json.dumps(np.asarray(v).tolist())}" for n, v in start.items()]
+    options = ["--steps", "20", "--lr", "0.01", "--optimizer", "sgd", "--format", "json"]
+    done = in_process(
+        "minimize", "-f", "mlp.txt", "--data", "rows.csv", *values, *options, cwd=tmp_path
+    )
+    ours = json.loads(done.stdout)
+    params = {n: torch.tensor(v, dtype=torch.float64, requires_grad=True) for n, v in start.items()}
+    inputs, target = torch.tensor(X), torch.tensor(y)
+    optimizer = torch.optim.SGD(params.values(), lr=0.01)
+    for _ in range(20):
+        optimizer.zero_grad()
+        h1 = torch.tanh(inputs @ params["W1"].T + params["b1"])
+        h2 = torch.tanh(h1 @ params["W2"].T + params["b2"])
+        loss = ((h2 @ params["w3"] + params["c"] - target) ** 2).mean()
+        loss.backward()
+        optimizer.step()
+    for name, tensor in params.items():
+        np.testing.assert_allclose(
+            ours["inputs"][name], tensor.detach().numpy(), rtol=1e-10, atol=1e-12
+        )

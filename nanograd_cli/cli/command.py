@@ -11,7 +11,7 @@ import click
 from .. import errors, streams
 from ..errors import BadInputValue, InputError, NanogradError, SeveralOutputs, UnknownInputs
 from ..program import Program
-from ..sources import INPUT_NAME, Source, input_values, load_program
+from ..sources import INPUT_NAME, RANDOM_VALUE, Source, input_values, load_program
 from .output import report
 
 if TYPE_CHECKING:
@@ -241,10 +241,18 @@ def _stdin_is_piped() -> bool:
 
 
 def program_and_point(
-    ctx: click.Context, source: Source, var: tuple[str, ...]
+    ctx: click.Context, source: Source, var: tuple[str, ...], seed: int | None = None
 ) -> tuple[Program, dict[str, InputValue]]:
-    """The source parsed, and the point that `--NAME VALUE` and `--var NAME=VALUE` give."""
-    return load_program(source, report), input_values(ctx.meta["inputs"], var, report)
+    """The source parsed, and the point that `--NAME VALUE` and `--var NAME=VALUE` give
+    (random starts drawn with `seed`)."""
+    program = load_program(source, report)
+    return program, input_values(ctx.meta["inputs"], var, report, seed)
+
+
+def random_starts(ctx: click.Context, var: tuple[str, ...]) -> bool:
+    """Whether an input's value is a random start, `normal(16, 2)`."""
+    texts = [text for _, text in ctx.meta["inputs"]] + [item.partition("=")[2] for item in var]
+    return any(RANDOM_VALUE.fullmatch(text) for text in texts)
 
 
 def typed_inputs(ctx: click.Context) -> list[str]:

@@ -11,7 +11,7 @@ from ..errors import InputError, Interrupted, NanogradError
 from ..render.progress import StepsProgress
 from ..results import Minimum
 from ..sources import Source
-from .command import InputsCommand, one_standard_input, program_and_point
+from .command import InputsCommand, one_standard_input, program_and_point, random_starts
 from .options import (
     AtLeast,
     CountFrom,
@@ -98,7 +98,11 @@ def picture_extensions() -> dict[str, str]:
     metavar="N",
     help="With --data: N rows a step, shuffled each pass. [default: every row every step]",
 )
-@click.option("--seed", type=int, help="With --batch: the seed of the shuffle.")
+@click.option(
+    "--seed",
+    type=int,
+    help="The seed of the random starts (--W 'normal(16, 2)') and of --batch's shuffle.",
+)
 @wrt_option("Move only these inputs (the others keep their values).")
 @fix_option("Hold this input at its value; move the others.")
 @table_format
@@ -141,12 +145,15 @@ def minimize(
         picture_format = format_of(picture)  # before any step: a bad name fails at once
         in_a_directory(picture)
         descent = Descent()
-    if data is None and (batch is not None or seed is not None or data_format is not None):
-        raise InputError("--batch, --seed and --data-format are for the rows of --data FILE")
-    if seed is not None and batch is None:
-        raise InputError("--seed orders the batches of --batch N: without batches it does nothing")
+    if data is None and (batch is not None or data_format is not None):
+        raise InputError("--batch and --data-format are for the rows of --data FILE")
+    if seed is not None and batch is None and not random_starts(ctx, var):
+        raise InputError(
+            "--seed draws random starts (--W 'normal(16, 2)') and orders the batches of "
+            "--batch N: with neither it does nothing"
+        )
     one_standard_input(source, data, "--data")
-    program, start = program_and_point(ctx, source, var)
+    program, start = program_and_point(ctx, source, var, seed)
     columns = None
     if data is not None:
         columns = io.read_table(
