@@ -108,12 +108,13 @@ def constant_array(program: Program) -> np.ndarray | None:
     `eye(3)`), else None."""
     if program.inputs or program.outputs or not program.arrays:
         return None
-    written, layout = written_out(program, {})
-    shape = layout.results["result"]
-    if not shape:
+    writer = _Writer(program, {})
+    nodes, _ = writer.walk()
+    result = nodes[program.result]
+    if not isinstance(result, np.ndarray):
         return None
-    values = written.values({})
-    return np.array([values[i] for i in written.results.values()]).reshape(shape)
+    known = writer.known  # every node's value: none reads an input
+    return np.array([known[i] for i in result.flat], dtype=float).reshape(result.shape)
 
 
 class _Writer:
@@ -125,6 +126,7 @@ class _Writer:
         self.shapes = shapes
         self.code: list[Instruction] = []
         self.known: dict[int, float] = {}  # instruction -> its value, where it reads no input
+        self.spent = False  # whether an index, a size or an axis was read: its nodes go unused
         from .language import BYTES_PER_INSTRUCTION
         from .memory import available
 
@@ -146,7 +148,7 @@ class _Writer:
             raise NanogradError(
                 f"written out in scalars, the arrays make {size:,} operations: their graph "
                 f"would need {size * BYTES_PER_INSTRUCTION / 1e9:.1f} GB of memory, and "
-                f"{(self.free or 0) / 1e9:.1f} GB is free"
+                f"{(self.free or 0) / 1e9:.1f} GB is free: about {int(self.limit):,} fit"
             )
 
     def emit(self, instruction: Instruction) -> int:
@@ -185,24 +187,9 @@ class _Writer:
     # the walk
 
     def write(self) -> tuple[Program, Layout]:
+        """The program in scalars, and its layout."""
         program = self.program
-        nodes: list[Node] = []
-        inputs: list[str] = []
-        for ins in program.code:
-            if type(ins) is Input:
-                shape = tuple(self.shapes.get(ins.name, ()))
-                names = element_names(ins.name, shape)
-                self.room(len(names), ins.offset)
-                made = [self.emit(Input(name, ins.offset)) for name in names]
-                inputs.extend(names)
-                node: Node = np.array(made, dtype=object).reshape(shape) if shape else made[0]
-            elif type(ins) is Const:
-                node = self.const(ins.value, ins.offset)
-            elif type(ins.op) is ArrayOp:
-                node = self.array_op(ins, [nodes[a] for a in ins.args])
-            else:
-                node = self.elementwise(ins.op, [nodes[a] for a in ins.args], ins.offset)
-            nodes.append(node)
+        nodes, inputs = self.walk()
         labels: dict[int, str] = {}
         for i, name in program.labels.items():
             for element, instruction in _elements(name, nodes[i]):
@@ -218,7 +205,28 @@ class _Writer:
         first = next(iter(outputs.values()))
         listed = outputs if program.outputs or results.get("result") else {}
         written = Program(program.source, self.code, inputs, first, labels, listed)
-        return written.pruned(), layout
+        return (written.pruned() if self.spent else written), layout
+
+    def walk(self) -> tuple[list[Node], list[str]]:
+        """Each instruction's node, and the scalar inputs, in order."""
+        nodes: list[Node] = []
+        inputs: list[str] = []
+        for ins in self.program.code:
+            if type(ins) is Input:
+                shape = tuple(self.shapes.get(ins.name, ()))
+                names = element_names(ins.name, shape)
+                self.room(3 * len(names), ins.offset)  # a node, its name, its value and gradient
+                made = [self.emit(Input(name, ins.offset)) for name in names]
+                inputs.extend(names)
+                node: Node = np.array(made, dtype=object).reshape(shape) if shape else made[0]
+            elif type(ins) is Const:
+                node = self.const(ins.value, ins.offset)
+            elif type(ins.op) is ArrayOp:
+                node = self.array_op(ins, [nodes[a] for a in ins.args])
+            else:
+                node = self.elementwise(ins.op, [nodes[a] for a in ins.args], ins.offset)
+            nodes.append(node)
+        return nodes, inputs
 
     def elementwise(self, op: Op, args: list[Node], offset: int) -> Node:
         """A scalar operation on arrays: element by element, with NumPy's broadcasting."""
@@ -296,6 +304,7 @@ class _Writer:
 
     def whole(self, node: Node, offset: int) -> int:
         """The value of an index, a size or an axis: a whole number that reads no input."""
+        self.spent = True
         if type(node) is not int:
             raise self.problem("an index, a size or an axis is a number, not an array", offset)
         value = self.known.get(node)

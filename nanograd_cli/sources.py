@@ -98,7 +98,9 @@ class _RandomStarts:
         kind, listed = match.groups()
         sizes = [part.strip() for part in listed.split(",")]
         if not 1 <= len(sizes) <= 3 or not all(s.isdigit() and int(s) >= 1 for s in sizes):
-            raise InputError(f"{typed}: give the shape as whole numbers of 1 or more, {kind}(16, 2)")
+            raise InputError(
+                f"{typed}: give the shape as whole numbers of 1 or more, {kind}(16, 2)"
+            )
         if self.seed is None:
             raise InputError(
                 f"{typed} is random: it is a start for minimize, with {option('seed', 'S')} "

@@ -11,7 +11,7 @@ import pytest
 import nanograd_cli as ng
 from nanograd_cli.errors import InputError, SourceError
 
-from .helpers import in_process, nanograd
+from .helpers import in_process, limited, nanograd
 
 torch = pytest.importorskip("torch")
 
@@ -424,3 +424,10 @@ def test_a_network_in_one_source_trains_with_minimize_data_as_pytorch_does(tmp_p
         np.testing.assert_allclose(
             ours["inputs"][name], tensor.detach().numpy(), rtol=1e-10, atol=1e-12
         )
+
+
+def test_arrays_too_big_for_memory_are_refused_before_they_are_built():
+    code, out, err = limited("nanograd grad 'sum(x)' --x 'zeros(3000, 3000)'", memory=1_000_000)
+    assert (code, out) == (1, "")
+    assert err.startswith("error: written out in scalars, the arrays make 27,000,000 operations")
+    assert err.rstrip().endswith("fit") and len(err.splitlines()) == 1
