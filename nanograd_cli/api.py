@@ -18,7 +18,15 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from .errors import InputError, NonFiniteResult, NotAnInput, SourceError, command, option
+from .errors import (
+    InputError,
+    Interrupted,
+    NonFiniteResult,
+    NotAnInput,
+    SourceError,
+    command,
+    option,
+)
 from .program import Program
 from .results import (
     Explanation,
@@ -31,6 +39,7 @@ from .results import (
     LaTeX,
     Layout,
     Minimum,
+    flattened,
 )
 
 if TYPE_CHECKING:
@@ -177,7 +186,7 @@ def grad_points(
     program: Program,
     points: tuple[str, str],
     output: tuple[str | None, str],
-    fixed: Mapping[str, float],
+    fixed: Mapping[str, InputValue],
     wrt: Sequence[str] = (),
     mode: str = "auto",
     strict: bool = False,
@@ -200,8 +209,6 @@ def grad_points(
         )
     io.pyarrow_required()
     from .points import run_points
-
-    program, fixed = in_numbers(program, fixed, f"{command('grad')} {option('points')}")
 
     run = run_points(program, points, output, dict(fixed), list(wrt), strict, progress, null)
     if run.non_finite and warn:
@@ -545,9 +552,16 @@ def fit(
     why in `message`; Ctrl-C raises Interrupted with the best point reached."""
     from .fitting import fit as least_squares  # makes its checks as it sets the problem up
 
-    program, starts = in_numbers(program, starts, command("fit"))
     steps = None if steps is None else whole("steps", steps, 1)
-    return least_squares(program, columns, starts, target, sigma, fix, steps, progress)
+    program, numbers, layout = scalarized(program, starts)
+    try:
+        result = least_squares(
+            program, columns, numbers, target, sigma, layout.elements(fix), steps, progress
+        )
+    except Interrupted as stop:  # the best point reached, in the parameters' shapes
+        stop.reached = layout.shaped(stop.reached)
+        raise
+    return layout.shaped(result)
 
 
 def fit_predictor(program: Program, columns: Iterable[str]) -> str:
@@ -573,9 +587,11 @@ def fit_curve(program: Program, columns: Mapping[str, Sequence[float]], result: 
     name = fit_predictor(program, columns)
     x = np.asarray(columns[name], dtype=float)
     along = np.linspace(np.nanmin(x), np.nanmax(x), CURVE_POINTS)
-    curve, _ = batch_gradients(program, {name: along, **result.parameters})
+    written, parameters, _ = scalarized(program, result.parameters)
+    curve, _ = batch_gradients(written, {name: along, **parameters})
     fitted, residuals = _rows(result)
-    heading = title(program.source, {k: float(f"{v:.6g}") for k, v in result.parameters.items()})
+    shown = flattened(result).parameters
+    heading = title(program.source, {k: float(f"{v:.6g}") for k, v in shown.items()})
     return FitCurve(name, x, fitted + residuals, residuals, along, curve, heading)
 
 
@@ -692,7 +708,7 @@ def plot(
     axis is an input's range, not `ylim`); gaps where f is nan or inf go to `warn`."""
     from .sampling import check_ranges, gaps_warning, sample_curve, sample_surface
 
-    program, fixed = in_numbers(program, fixed, command("plot"))
+    program, fixed, _ = scalarized(program, fixed)  # an array is a fixed value, not a range
     check_ranges(one_output(program, "plot"), ranges)
     if len(ranges) == 2:
         if not picture:
@@ -734,7 +750,7 @@ def in_numbers(
     if given:
         raise InputError(
             f"{given[0]} is an array: {taker} takes numbers (arrays are for grad, "
-            "hessian, check, explain, draw and minimize)"
+            "hessian, check, explain, draw, plot, minimize, fit and grad --points)"
         )
     program, numbers, _ = scalarized(program, point)
     return program, numbers

@@ -10,9 +10,10 @@ from a file (or standard input) to a file (or standard output).
 
 from __future__ import annotations
 
+import re
 import sys
 from collections.abc import Callable, Iterator
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
@@ -30,6 +31,9 @@ from .io.readers import Reader, first_repeated, open_points
 from .io.writers import open_writer
 from .output_files import OutputFile
 from .program import Input, Program
+
+if TYPE_CHECKING:
+    from .results import InputValue
 
 
 class Batch(NamedTuple):
@@ -57,7 +61,7 @@ class PointsRun:
         self,
         program: Program,
         reader: Reader,
-        fixed: dict[str, float],
+        fixed: dict[str, InputValue],
         wrt: list[str],
         strict: bool = False,
     ):
@@ -70,13 +74,14 @@ class PointsRun:
         both = next((n for n in columns if n in fixed), None)
         if both is not None:
             raise InputError(f"{option('points')} has a column {both} and --{both} gives it too")
-        self.function = BatchFunction(program, wrt, fixed)  # raises for a fixed name no input
-        missing = [n for n in program.inputs if n not in seen and n not in fixed]
+        program, numbers, wrt = _in_scalars(program, fixed, wrt, columns)
+        self.function = BatchFunction(program, wrt, numbers)  # raises for a fixed name no input
+        missing = [n for n in program.inputs if n not in seen and n not in numbers]
         if missing:
             raise _missing(missing, columns)
         if strict:
-            _check_given(program, fixed)
-        self.program, self.reader, self.fixed, self.strict = program, reader, fixed, strict
+            _check_given(program, numbers)
+        self.program, self.reader, self.fixed, self.strict = program, reader, numbers, strict
         self.shown = self.function.wrt
         inputs = set(program.inputs)
         self.input_columns = [n for n in columns if n in inputs]
@@ -116,7 +121,7 @@ def run_points(
     program: Program,
     points: tuple[str, str],
     output: tuple[str | None, str],
-    fixed: dict[str, float],
+    fixed: dict[str, InputValue],
     wrt: list[str],
     strict: bool = False,
     progress: Callable | None = None,
@@ -166,6 +171,57 @@ def run_points(
             if display:
                 display.stop()
     return run
+
+
+def _in_scalars(
+    program: Program, fixed: dict[str, InputValue], wrt: list[str], columns: list[str]
+) -> tuple[Program, dict[str, float], list[str]]:
+    """The program, the fixed values and `wrt` in scalars, where there are arrays: given on
+    the command line (`--W "[[1, 2]]"`), or read from the columns x[0], x[1], ... of the
+    table (for an input x that no column names)."""
+    shapes = {name: np.shape(v) for name, v in fixed.items() if np.ndim(v)}
+    shapes |= _column_shapes([n for n in program.inputs if n not in shapes], columns)
+    if not program.arrays and not shapes:
+        return program, fixed, wrt  # type: ignore[return-value]  # numbers
+    from .arrays import written_out
+    from .results import element_names
+
+    written, layout = written_out(program, shapes)
+    flat: dict[str, float] = {}
+    for name, value in fixed.items():
+        flat.update(
+            zip(element_names(name, np.shape(value)), np.ravel(value).tolist(), strict=True)
+        )
+    return written, flat, layout.elements(wrt)
+
+
+def _column_shapes(names: list[str], columns: list[str]) -> dict[str, tuple[int, ...]]:
+    """The shape of each input of `names` that no column names but columns x[0], x[1], ...
+    (W[0,0], W[0,1], ...) do: every element, row-major, from 0."""
+    named = set(columns)
+    wanted = {n for n in names if n not in named}
+    indexes: dict[str, list[tuple[int, ...]]] = {}
+    for column in columns:
+        match = _ELEMENT.fullmatch(column)
+        if match and match.group(1) in wanted:
+            index = tuple(int(k) for k in match.group(2).split(","))
+            indexes.setdefault(match.group(1), []).append(index)
+    shapes = {}
+    for name, found in indexes.items():
+        axes = {len(i) for i in found}
+        shape = tuple(max(i[a] for i in found) + 1 for a in range(max(axes)))
+        missing = sorted(set(np.ndindex(shape)) - set(found)) if len(axes) == 1 else [()]
+        if missing:
+            example = f"{name}[{','.join(map(str, missing[0]))}]" if missing[0] else ""
+            raise InputError(
+                f"{option('points')}: the columns {name}[...] make no array"
+                + (f": {example} is missing" if example else ": their numbers of axes differ")
+            )
+        shapes[name] = shape
+    return shapes
+
+
+_ELEMENT = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\[([0-9]+(?:,[0-9]+)*)\]")
 
 
 def _check_given(program: Program, fixed: dict[str, float]) -> None:

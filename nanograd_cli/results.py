@@ -78,7 +78,7 @@ def flattened(result: R) -> R:
         return result
     changes = {
         name: _flat(getattr(result, name))
-        for name in ("inputs", "gradients", "values")
+        for name in ("inputs", "gradients", "values", "parameters", "stderr")
         if hasattr(result, name)
     }
     if isinstance(result, Jacobian):
@@ -125,7 +125,7 @@ class Layout:
 
         changes: dict[str, object] = {
             name: _grouped(getattr(result, name), self.inputs)
-            for name in ("inputs", "gradients")
+            for name in ("inputs", "gradients", "parameters", "stderr")
             if hasattr(result, name)
         }
         if isinstance(result, Jacobian):

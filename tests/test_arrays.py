@@ -244,14 +244,14 @@ def test_a_one_column_csv_is_a_vector(tmp_path):
             "error: --x [a, 2]: an array's elements are numbers, such as [1, 2, 3]\n",
         ),
         (
-            ["x", "--x", "[1, 2]", "--format", "json", "--points", "p.csv"],
-            "error: x is an array: nanograd grad --points takes numbers (arrays are for grad, "
-            "hessian, check, explain, draw and minimize)\n",
+            ["--each-line", "x.txt", "--x", "[1, 2]"],
+            "error: line 1: x is an array: nanograd grad --each-line takes numbers (arrays are for "
+            "grad, hessian, check, explain, draw, plot, minimize, fit and grad --points)\n",
         ),
     ],
 )
 def test_bad_shapes_are_exit_2_with_both_shapes_and_a_caret(tmp_path, args, message):
-    (tmp_path / "p.csv").write_text("y\n1\n")
+    (tmp_path / "x.txt").write_text("x\n")
     done = in_process("grad", *args, cwd=tmp_path)
     assert (done.returncode, done.stdout, done.stderr) == (2, "", message)
 
@@ -273,8 +273,8 @@ def test_python_takes_numpy_arrays_and_gives_them_back():
     assert result.gradients["x"].tolist() == [2.0, 4.0, 6.0]
     with pytest.raises(SourceError, match=r"shapes \(2,\) and \(3,\) do not broadcast"):
         ng.grad("x + y", x=np.ones(2), y=np.ones(3))
-    with pytest.raises(InputError, match="x is an array: plot"):
-        ng.plot("x[0]*t", x=np.ones(2), t=(0, 1))
+    with pytest.raises(InputError, match="x is an array: check"):
+        ng.check("x[0]*t", x=np.ones(2), t=1, against="t=x[0]")
 
 
 def test_minimize_moves_array_parameters():
@@ -431,3 +431,41 @@ def test_arrays_too_big_for_memory_are_refused_before_they_are_built():
     assert (code, out) == (1, "")
     assert err.startswith("error: written out in scalars, the arrays make 27,000,000 operations")
     assert err.rstrip().endswith("fit") and len(err.splitlines()) == 1
+
+
+def test_fit_takes_array_parameters_a_polynomials_coefficients(tmp_path):
+    x = np.linspace(-2, 2, 30)
+    y = 1 + 2 * x - 0.5 * x**2 + 0.01 * np.sin(7 * x)
+    data = {"x": x, "y": y}
+    result = ng.fit("a @ [1, x, x**2]", data, a=np.zeros(3))
+    np.testing.assert_allclose(result.parameters["a"], np.polyfit(x, y, 2)[::-1], rtol=1e-9)
+    assert result.stderr["a"].shape == (3,)
+    (tmp_path / "poly.csv").write_text(
+        "x,y\n" + "".join(f"{a!r},{b!r}\n" for a, b in zip(x.tolist(), y.tolist(), strict=True))
+    )
+    done = in_process("fit", "a @ [1, x, x**2]", "--data", "poly.csv", "--a", "[0, 0, 0]",
+                      "--format", "csv", cwd=tmp_path)  # fmt: skip
+    assert done.stdout.splitlines()[0].startswith("parameter,value,stderr")
+    assert [row.split(",")[0] for row in done.stdout.splitlines()[1:4]] == ["a[0]", "a[1]", "a[2]"]
+
+
+def test_points_read_an_array_from_columns_and_take_arrays_given(tmp_path):
+    (tmp_path / "p.csv").write_text("x[0],x[1],y\n1,2,3\n0.5,-1,2\n")
+    done = in_process("grad", "sum((W @ x - y)**2)", "--points", "p.csv", "--W",
+                      "[[1, 2], [3, 4]]", cwd=tmp_path)  # fmt: skip
+    assert done.stdout == (
+        'x[0],x[1],y,value,"d_W[0,0]","d_W[0,1]","d_W[1,0]","d_W[1,1]",d_x[0],d_x[1],d_y\n'
+        "1,2,3,68.0,4.0,8.0,16.0,32.0,52.0,72.0,-20.0\n"
+        "0.5,-1,2,32.5,-3.5,7.0,-4.5,9.0,-34.0,-50.0,16.0\n"
+    )
+    (tmp_path / "q.csv").write_text("x[0],x[2]\n1,2\n")
+    done = in_process("grad", "sum(x)", "--points", "q.csv", cwd=tmp_path)
+    assert (done.returncode, done.stderr) == (
+        2, "error: --points: the columns x[...] make no array: x[1] is missing\n"
+    )  # fmt: skip
+
+
+def test_plot_takes_arrays_as_fixed_values():
+    curve = ng.plot("norm(A @ [x, 1])", A=np.array([[1.0, 2.0], [3.0, 4.0]]), x=(-1, 1, 3))
+    expected = [np.linalg.norm(np.array([[1, 2], [3, 4]]) @ [x, 1]) for x in (-1, 0, 1)]
+    np.testing.assert_allclose(curve.value, expected, rtol=1e-14)
