@@ -281,8 +281,9 @@ class NonFiniteResult(NanogradError):
         self.where = where
 
 
-class Interrupted(NanogradError):
-    """A long computation stopped by Ctrl-C; `reached` is the result it had got to."""
+class Interrupted(NanogradError, KeyboardInterrupt):
+    """A long computation stopped by Ctrl-C; `reached` is the result it had got to. A
+    KeyboardInterrupt too, so that Python's `except KeyboardInterrupt` catches Ctrl-C."""
 
     exit_code = 130
 

@@ -18,6 +18,7 @@ import errno
 import os
 import signal
 import stat
+import sys
 import tempfile
 import threading
 from collections.abc import Callable
@@ -47,7 +48,10 @@ class OutputFile:
             if mode is not None and stat.S_ISDIR(mode):
                 raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR))
             if _stream(self.target) or (mode is not None and not stat.S_ISREG(mode)):
-                self.file: BinaryIO = open(path, "wb")
+                # appended: /dev/stdout redirected to a file (> out.txt) keeps what this
+                # process wrote there before, which goes first
+                sys.stdout.flush()
+                self.file: BinaryIO = open(path, "ab")
                 return
             directory = os.path.dirname(self.target)
             self.mode = stat.S_IMODE(mode) if mode is not None else _new_file_mode()
@@ -106,6 +110,9 @@ def write_atomically(path: str, data: bytes) -> None:
     with OutputFile(path) as output:
         try:
             output.file.write(data)
+            output.file.flush()
+        except BrokenPipeError:  # a stream's reader went away (| head -1): as for stdout
+            raise
         except OSError as error:
             raise NanogradError(f"cannot write {printable(path)}: {error.strerror}") from None
 

@@ -554,6 +554,20 @@ def test_a_pipe_and_a_stream_are_written_directly(tmp_path):
     assert target("/dev/stdout").startswith(("/dev/", "/proc/"))
 
 
+def test_fit_to_dev_stdout_keeps_the_table_before_the_rows_and_stops_quietly_at_head(tmp_path):
+    (tmp_path / "d.csv").write_text("x,y\n1,2\n2,4.1\n3,5.9\n")
+    fit = "nanograd fit 'a*x+b' --data d.csv --a 1 --b 0 -o /dev/stdout"
+    code, out, err = limited(f"{fit} > out.txt", cwd=str(tmp_path))
+    written = (tmp_path / "out.txt").read_text()
+    assert (code, out, err) == (0, "", "")
+    assert written.startswith("             value") and written.endswith(
+        "x,y,fitted,residual\n1,2,2.05,-0.04999999999999982\n2,4.1,4.0,0.09999999999999964\n"
+        "3,5.9,5.95,-0.04999999999999982\n"
+    )
+    code, out, err = limited(f"{fit} | head -c 20; exit ${{PIPESTATUS[0]}}", cwd=str(tmp_path))
+    assert (code, len(out), err) == (0, 20, "")
+
+
 # Control characters from the user never reach the terminal raw: a file name, a word typed
 # in the repl, an option's value, a comment, each is shown with its escapes.
 

@@ -238,3 +238,19 @@ def test_a_mistyped_keyword_gets_the_nearest_option_or_input():
         nanograd_cli.draw("x", x=1, hide_constant=True)
     with pytest.raises(InputError, match=r"; did you mean y\?$"):
         nanograd_cli.grad("x*y", x=1, yy=2)
+
+
+def test_ctrl_c_in_python_is_a_keyboard_interrupt_with_the_point_reached():
+    import os
+    import signal
+    import threading
+
+    timer = threading.Timer(0.5, lambda: os.kill(os.getpid(), signal.SIGINT))
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt) as caught:
+            nanograd_cli.minimize("(x - 3)**2", x=0, steps=10**9, tol=0, lr=1e-12)
+    finally:
+        timer.cancel()
+    assert isinstance(caught.value, nanograd_cli.errors.Interrupted)
+    assert caught.value.reached.interrupted and caught.value.reached.steps > 0
