@@ -35,6 +35,7 @@ Examples:
   nanograd grad "x*format" --x 1 --var format=2
   printf 'x*x\\nsin(x)\\n' | nanograd grad - --each-line --x 1 --format csv
   nanograd grad "u = x*y; v = x + y; u, v" --x 2 --y 3
+  nanograd grad "sum((A @ x - b)**2)" --A "[[1, 2], [3, 4]]" --x "[1, 0]" --b @b.csv
 """
 
 
@@ -105,9 +106,10 @@ def grad(
     """Print the value of SOURCE and its gradient with respect to every input.
 
     SOURCE is an expression or program, the path of a file holding one, or - for standard
-    input. Give each input's value as --NAME VALUE. A source that ends by listing names
-    (u = x*y; v = x+y; u, v) has several outputs: grad prints each one's value and gradient,
-    the Jacobian.
+    input. Give each input's value as --NAME VALUE, an array as --x "[1, 2, 3]" or
+    --W @w.csv (docs/arrays.md): its gradient has its shape. A source that ends by listing
+    names (u = x*y; v = x+y; u, v), or whose result is an array, has several outputs: grad
+    prints each one's value and gradient, the Jacobian.
     """
     values = input_values(ctx.meta["inputs"], var, report)
     if each_line and points is not None:
