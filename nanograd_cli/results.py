@@ -69,6 +69,14 @@ def _flat(values: dict) -> dict:
     return flat
 
 
+def has_arrays(result: object) -> bool:
+    """Whether a result holds arrays (from an array program)."""
+    fields = ("inputs", "gradients", "values", "parameters")
+    return any(
+        getattr(v, "ndim", 0) for f in fields for v in (getattr(result, f, None) or {}).values()
+    )
+
+
 def flattened(result: R) -> R:
     """A result with arrays (from an array program) as its rows in a table or CSV: each
     element by name, x[0], d_W[1,2]; a Jacobian block row by row. Others as they are."""

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 import nanograd_cli as ng
 from nanograd_cli.errors import InputError, SourceError
 
-from .helpers import in_process, limited, nanograd
+from .helpers import in_process, limited, nanograd, on_terminal, visible
 
 torch = pytest.importorskip("torch")
 
@@ -615,3 +615,17 @@ def test_random_array_programs_agree_with_pytorch(program, m, n, seed):
         np.testing.assert_allclose(
             result.gradients[name], tensor.grad.numpy(), rtol=1e-8, atol=1e-11, err_msg=source
         )
+
+
+def test_a_terminal_shows_a_matrix_as_a_block_where_it_fits_and_elements_where_not():
+    shown = visible(
+        on_terminal("grad", "sum(W @ x)", "--W", "[[1, 2], [3, 4]]", "--x", "[0.5, -1]")
+    )
+    assert shown[3:7] == [
+        "│result │         -4.0 │               │",
+        "│W      │ [[1.0, 2.0], │ [[ 0.5, -1.0],│",
+        "│       │  [3.0, 4.0]] │  [ 0.5, -1.0]]│",
+        "│x      │ [ 0.5, -1.0] │     [4.0, 6.0]│",
+    ]
+    rows = visible(on_terminal("grad", "sum(x**2)", "--x", "ones(30)"))
+    assert rows[4] == "│x[0]   │   1.0 │      2.0│" and len(rows) == 4 + 30 + 1

@@ -10,7 +10,7 @@ import click
 
 from ..errors import NanogradError, SourceError, printable, spell
 from ..render import text
-from ..results import flattened
+from ..results import flattened, has_arrays
 
 
 def report(message: str) -> None:
@@ -67,16 +67,23 @@ def emit(fmt: str | None, result, digits: str | None = None) -> None:
         click.echo(text.to_csv(result))
     else:
         rows = flattened(result)  # an array's elements one row each
-        show_table(lambda number: text.table_rows(rows, number), digits)
+        blocks = None  # on a terminal, arrays as blocks where they fit
+        if has_arrays(result):
+            blocks = lambda number: text.table_rows(result, text.in_blocks(number))  # noqa: E731
+        show_table(lambda number: text.table_rows(rows, number), digits, blocks)
 
 
-def show_table(make_rows: Callable, digits: str | None = None) -> None:
+def show_table(
+    make_rows: Callable, digits: str | None = None, preferred: Callable | None = None
+) -> None:
     """A Rich table on a terminal; plain aligned text in a pipe or with NO_COLOR set, in full
     precision unless `digits` says. `make_rows(number)` gives the rows with numbers formatted
-    by `number`."""
-    from ..render.table import number_formats, print_table  # only to write a table
+    by `number`; on a terminal, `preferred` gives them instead where they fit unwrapped."""
+    from ..render.table import fits, number_formats, print_table  # only to write a table
 
     if rich_terminal():  # (Rich itself is loaded only for a terminal, or when asked)
+        if preferred is not None and fits(preferred, digits):
+            make_rows = preferred
         print_table(make_rows, digits)
     else:
         click.echo(text.plain_table(make_rows(number_formats(digits)[0])))

@@ -48,8 +48,22 @@ def width(rows: list[list[str]]) -> int:
 
 
 def natural_widths(rows: list[list[str]]) -> list[int]:
-    """Each column's widest cell."""
-    return [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    """Each column's widest cell (of a cell of several lines, an array's block, its widest
+    line)."""
+    return [max(_widest(row[i]) for row in rows) for i in range(len(rows[0]))]
+
+
+def _widest(cell: str) -> int:
+    return max(map(len, cell.split("\n"))) if "\n" in cell else len(cell)
+
+
+def fits(make_rows: Rows, digits: str | None) -> bool:
+    """Whether the rows fit the terminal unwrapped, in some number of digits `digits` allows."""
+    from rich.console import Console
+
+    available = Console(file=sys.stdout, force_terminal=True).width
+    _, rows = most_digits(make_rows, number_formats(digits), available)
+    return width(rows) <= available
 
 
 def pieces(text: str) -> list[str]:
@@ -79,7 +93,7 @@ def least_width(text: str) -> int:
 def wrap(text: str, width: int) -> str:
     """`text` in lines of at most `width`, broken between pieces (a piece wider than `width`
     is cut only where nothing else can fit)."""
-    if len(text) <= width:
+    if _widest(text) <= width:
         return text
     lines = [""]
     for piece in pieces(text):

@@ -288,6 +288,28 @@ def _(result: Minimum) -> list[str]:
 # Tables: rows of cells, the first the header; `number` formats each number.
 
 
+def in_blocks(number: Number) -> Callable[[object], str]:
+    """`number` for a table whose cells may be arrays: an array is a block of lines, one per
+    row of a matrix, its numbers aligned (`[[1.0, 2.0],` / ` [3.0, 4.0]]`)."""
+
+    def cell(value) -> str:
+        if not getattr(value, "ndim", 0):
+            return number(float(value))  # type: ignore[arg-type]
+        texts = [number(x) for x in value.ravel().tolist()]
+        wide = max(map(len, texts))
+        padded = iter(t.rjust(wide) for t in texts)
+
+        def nested(shape: tuple[int, ...], depth: int) -> str:
+            if len(shape) == 1:
+                return "[" + ", ".join(next(padded) for _ in range(shape[0])) + "]"
+            inner = [nested(shape[1:], depth + 1) for _ in range(shape[0])]
+            return "[" + (",\n" + " " * (depth + 1)).join(inner) + "]"
+
+        return nested(value.shape, 0)
+
+    return cell
+
+
 @singledispatch
 def table_rows(result, number: Number = repr) -> list[list[str]]:
     raise TypeError(f"no table writer for {type(result).__name__}")
