@@ -298,12 +298,14 @@ def draw(
     dpi: int | None = None,
     legend: bool = True,
     statements: bool = True,
+    scalars: bool = False,
     strict: bool = False,
     inputs: Mapping[str, float] | None = None,
     **values: float,
 ) -> bytes:
     """The computation graph of `source` at the point given by keywords, every node with
-    its data and gradient, as `format` (by default what `output`'s extension says, else
+    its data and gradient (a source with arrays: an array per node, or with `scalars` its
+    graph of scalars), as `format` (by default what `output`'s extension says, else
     svg). Written to the path `output` whole or not at all, when given; returned either way."""
     from . import api
 
@@ -326,6 +328,7 @@ def draw(
         statements,
         strict,
         _note,
+        scalars=scalars,
     )
     if path is not None:
         from .output_files import write_atomically

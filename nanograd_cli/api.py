@@ -637,10 +637,13 @@ def draw(
     strict: bool = False,
     warn: Warn | None = None,
     on_slow: Callable[[int], None] | None = None,
+    scalars: bool = False,
 ) -> bytes:
     """The computation graph at `point`, every node with its data and gradient, as `fmt`:
-    svg, png, pdf, dot, or html for the live page. Notes on the layout chosen and on graphs
-    too big to read go to `warn`; `on_slow(nodes)` is called if Graphviz takes a while."""
+    svg, png, pdf, dot, or html for the live page. A program with arrays is drawn as the
+    source writes it, an array a node, unless `scalars` asks for its graph of scalars (which
+    the live page always shows). Notes on the layout chosen and on graphs too big to read go
+    to `warn`; `on_slow(nodes)` is called if Graphviz takes a while."""
     from .render.graph import POSITIONED_LIMIT, draw_evaluation, png_pixels, render_drawing
 
     fmt = choice("format", fmt, DRAW_FORMATS)
@@ -653,7 +656,12 @@ def draw(
             f"{option('edge_grads')} is for pictures; the live page shows local derivatives on "
             "hover"
         )
-    program, point, _ = scalarized(program, point)
+    arrays = program.arrays or any(getattr(v, "ndim", 0) for v in point.values())
+    if arrays and not scalars and fmt != "html":
+        return _draw_arrays(one_output(program, "draw"), point, fmt, rankdir, dpi, strict, warn)
+    program, point, layout = scalarized(program, point)
+    if layout.results.get("result"):
+        raise InputError(_ARRAY_RESULT)
     evaluation = one_output(program, "draw").gradients(point)
     non_finite(evaluation.first_non_finite(), strict, warn)
     drawing = draw_evaluation(
@@ -692,6 +700,38 @@ def draw(
 
         return live_page(evaluation, drawing=drawing, legend=legend, on_slow=still_drawing)
     return render_drawing(drawing, fmt, dpi, still_drawing)
+
+
+_ARRAY_RESULT = (
+    "draw shows gradients, and the result is an array: draw a number made of it, such as "
+    "sum(...) or one element [0]"
+)
+
+
+def _draw_arrays(
+    program: Program,
+    point: Mapping[str, InputValue],
+    fmt: str,
+    rankdir: str | None,
+    dpi: int | None,
+    strict: bool,
+    warn: Warn | None,
+) -> bytes:
+    """`draw` of a program with arrays, as the source writes them (render/array_graph.py)."""
+    from .arrays import array_view
+    from .render.array_graph import draw_arrays
+    from .render.graph import render_drawing
+
+    written, flat, nodes, known = array_view(program, point)
+    if written.outputs:
+        raise InputError(_ARRAY_RESULT)
+    written.check_inputs(flat)
+    evaluation = written.gradients(flat)
+    non_finite(evaluation.first_non_finite(), strict, warn)
+    data = [node.data for node in evaluation.nodes]
+    grads = [node.grad for node in evaluation.nodes]
+    drawing = draw_arrays(program, nodes, data, grads, known, rankdir)
+    return render_drawing(drawing, fmt, dpi)
 
 
 def plot(

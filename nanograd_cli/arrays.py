@@ -103,6 +103,22 @@ def written_out(program: Program, shapes: Mapping[str, Shape]) -> tuple[Program,
     return _Writer(program, shapes).write()
 
 
+def array_view(
+    program: Program, point: Mapping[str, InputValue]
+) -> tuple[Program, dict[str, float], list[Node], dict[int, float]]:
+    """For a picture of the arrays: `program` in scalars at `point` as `scalarized` gives
+    it, but numbered as written; the node of each of the source's instructions (a number,
+    an array of numbers or a slice); and the values known without the inputs."""
+    arrays = array_inputs(point)
+    writer = _Writer(program, {name: a.shape for name, a in arrays.items()})
+    written, _ = writer.write(prune=False)
+    flat: dict[str, float] = {}
+    for name, value in point.items():
+        shape = np.shape(value)
+        flat.update(zip(element_names(name, shape), np.ravel(value).tolist(), strict=True))
+    return written, flat, writer.nodes, writer.known
+
+
 def constant_array(program: Program) -> np.ndarray | None:
     """The value of a program with no inputs whose result is an array (`[1, 2]`,
     `eye(3)`), else None."""
@@ -186,10 +202,12 @@ class _Writer:
 
     # the walk
 
-    def write(self) -> tuple[Program, Layout]:
-        """The program in scalars, and its layout."""
+    def write(self, prune: bool = True) -> tuple[Program, Layout]:
+        """The program in scalars, and its layout; with `prune` false, its instructions are
+        numbered as `nodes` (each of the source's instructions' nodes, kept) numbers them."""
         program = self.program
         nodes, inputs = self.walk()
+        self.nodes = nodes
         labels: dict[int, str] = {}
         for i, name in program.labels.items():
             for element, instruction in _elements(name, nodes[i]):
@@ -205,7 +223,7 @@ class _Writer:
         first = next(iter(outputs.values()))
         listed = outputs if program.outputs or results.get("result") else {}
         written = Program(program.source, self.code, inputs, first, labels, listed)
-        return (written.pruned() if self.spent else written), layout
+        return (written.pruned() if self.spent and prune else written), layout
 
     def walk(self) -> tuple[list[Node], list[str]]:
         """Each instruction's node, and the scalar inputs, in order."""

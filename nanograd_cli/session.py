@@ -105,6 +105,7 @@ OPTIONS: dict[str, dict[str, Option]] = {
         "dpi": Option("word", "N"),
         "no-legend": FLAG,
         "no-statements": FLAG,
+        "scalars": FLAG,
         **STRICT,
     },
     ":check": {
@@ -643,6 +644,7 @@ class Session:
             statements=not args.flag("no-statements"),
             strict=args.flag("strict"),
             warn=self._warner(source, reply),
+            scalars=args.flag("scalars"),
         )
         write_atomically(path, data)
         reply.out.append(f"wrote {printable(path)}")

@@ -629,3 +629,29 @@ def test_a_terminal_shows_a_matrix_as_a_block_where_it_fits_and_elements_where_n
     ]
     rows = visible(on_terminal("grad", "sum(x**2)", "--x", "ones(30)"))
     assert rows[4] == "│x[0]   │   1.0 │      2.0│" and len(rows) == 4 + 30 + 1
+
+
+def test_draw_shows_an_array_per_node_and_the_scalars_on_request():
+    layer = ["h = tanh(W @ x + b); sum(h**2)", "--W", "[[1, 2], [3, 4], [5, 6]]"]
+    layer += ["--x", "[0.5, -1]", "--b", "[0, 0.1, 0.2]", "-o", "-"]
+    dot = in_process("draw", *layer).stdout
+    assert (
+        'v0 [label="W | shape (3, 2) | data 1.0000, 2.0000, 3.0000, 4.0000, … (6 in all) | grad '
+        '-0.1636, 0.3271, -0.0319, 0.0637, … (6 in all)"' in dot
+    )
+    assert '[label="h | shape (3,) | data -0.9051, -0.9837, -0.9973 | grad' in dot
+    assert dot.count("shape=ellipse") == 5  # @, +, tanh, **, sum
+    assert dot.count("shape=record") == 8  # W, x, W @ x, b, + b, h, h**2, the sum
+    scalars = in_process("draw", *layer, "--scalars").stdout
+    assert "W[2,1]" in scalars and "shape (" not in scalars
+    python = ng.draw(layer[0], format="dot", W=np.ones((3, 2)), x=np.ones(2), b=np.zeros(3))
+    assert b"shape (3, 2)" in python
+
+
+def test_draw_of_an_array_result_says_what_to_draw():
+    done = in_process("draw", "W @ x", "--W", "[[1, 2], [3, 4]]", "--x", "[1, 2]", "-o", "-")
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == (
+        "error: draw shows gradients, and the result is an array: draw a number made of it, "
+        "such as sum(...) or one element [0]\n"
+    )

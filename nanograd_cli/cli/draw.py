@@ -71,6 +71,12 @@ Examples:
     show_default=True,
     help="Box each statement's nodes, labelled with its source (sources of several statements).",
 )
+@click.option(
+    "--scalars",
+    is_flag=True,
+    help="For a source with arrays: draw the graph of scalars it is written out as, not an "
+    "array per node.",
+)
 @strict_option
 @click.pass_context
 def draw(
@@ -85,6 +91,7 @@ def draw(
     dpi: int | None,
     legend: bool,
     statements: bool,
+    scalars: bool,
     strict: bool,
 ) -> None:
     """Draw the computation graph of SOURCE with every node's data and gradient.
@@ -112,5 +119,6 @@ def draw(
         strict,
         warn,
         lambda nodes: report(f"drawing {nodes:,} nodes with Graphviz… (Ctrl-C stops it)"),
+        scalars,
     )
     write_out(output, data)

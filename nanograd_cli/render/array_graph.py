@@ -1,0 +1,161 @@
+"""The computation graph of a program with arrays, as the source writes it: one node per
+value the source makes (an input, a literal, the result of `@`, `sum`, `tanh`, ...) with its
+shape and a few of its values and gradients, one per operation, as `draw` shows a scalar
+graph. The values and gradients are read off the scalar graph the program is written out as
+(`arrays.array_view`); `draw --scalars` draws that graph itself."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+
+from ..array_ops import INDEX, LITERAL, SLICES, ArrayOp
+from ..program import Apply, Const, Input, Program
+from .graph import (
+    CONSTANT_COLOUR,
+    FONT,
+    INPUT_COLOUR,
+    RESULT_COLOUR,
+    Drawing,
+    Layout,
+    _escape,
+    constant,
+    gradient_colour,
+    gradient_scale,
+    human,
+    versioned,
+)
+
+# At most this many of an array's numbers are shown, the first ones.
+SHOWN = 4
+
+
+def numbers(values: np.ndarray) -> str:
+    """A few of an array's numbers, row-major: `1.0000, 2.0000, … (6 in all)`."""
+    flat = values.ravel()
+    shown = ", ".join(human(x) for x in flat[:SHOWN].tolist())
+    return shown if flat.size <= SHOWN else f"{shown}, … ({flat.size:,} in all)"
+
+
+def draw_arrays(
+    program: Program,
+    nodes: Sequence[object],
+    data: Sequence[float],
+    grads: Sequence[float],
+    known: dict[int, float],
+    rankdir: str | None = None,
+) -> Drawing:
+    """The graph of `program`'s result: `nodes` holds each instruction's node in the scalar
+    program (a number, an array of them, or a slice), whose values are `data` and gradients
+    `grads`; `known` the values of the nodes that read no input (indices and axes)."""
+    import graphviz  # type: ignore[import-untyped]  # graphviz ships no types
+
+    code = program.code
+    drawn = _drawn(program)
+    names = versioned(program.labels)
+
+    def values_of(i: int, of: Sequence[float]) -> np.ndarray:
+        return np.vectorize(lambda k: of[k], otypes=[float])(np.asarray(nodes[i], dtype=object))
+
+    norms = [
+        float(np.linalg.norm(values_of(i, grads))) for i in drawn if type(code[i]) is not Const
+    ]
+    scale = gradient_scale(norms)
+    layout = Layout("dot", rankdir or "LR", len(drawn))
+    dot = graphviz.Digraph("nanograd", graph_attr={"rankdir": layout.rankdir})
+    dot.attr("node", fontname=FONT, fontsize="11")
+    dot.attr("edge", fontname=FONT, fontsize="10", arrowsize="0.7")
+    count = 0
+    for i in drawn:
+        ins = code[i]
+        value = values_of(i, data)
+        if type(ins) is Const or (
+            type(ins) is Apply and ins.op is LITERAL and _constant(ins, code)
+        ):
+            text = constant(float(value)) if value.ndim == 0 else f"{value.shape}: {numbers(value)}"
+            dot.node(f"v{i}", _escape(text), shape="plaintext", fontcolor=CONSTANT_COLOUR)
+            count += 1
+            continue
+        grad = values_of(i, grads)
+        fields = [names[i]] if i in names else []
+        if value.ndim:
+            fields.append(f"shape {value.shape}")
+        fields += [f"data {numbers(value)}", f"grad {numbers(grad)}"]
+        attrs = {
+            "shape": "record",
+            "style": "filled",
+            "fillcolor": gradient_colour(float(np.linalg.norm(grad)), scale),
+        }
+        if i == program.result:
+            attrs.update(color=RESULT_COLOUR, penwidth="3")
+        elif type(ins) is Input:
+            attrs.update(color=INPUT_COLOUR, penwidth="2")
+        # record fields run across a rank, so down the picture left to right; braces turn them
+        label = " | ".join(_escape(f) for f in fields)
+        dot.node(f"v{i}", label if layout.rankdir == "LR" else "{ " + label + " }", **attrs)
+        count += 1
+        if type(ins) is not Apply:
+            continue
+        dot.node(f"op{i}", _escape(_operation(ins, nodes, known)), shape="ellipse", fontsize="10")
+        count += 1
+        for a in _operands(ins):
+            dot.edge(f"v{a}", f"op{i}")
+        dot.edge(f"op{i}", f"v{i}")
+    return Drawing(dot, count, layout)
+
+
+def _operands(ins: Apply) -> tuple[int, ...]:
+    """The instructions an operation takes as operands: not those it reads as indices,
+    slices, sizes or axes, which its own label shows."""
+    op = ins.op
+    if op is INDEX or (type(op) is ArrayOp and op.name in AXIS_SECOND):
+        return ins.args[:1]
+    if op in SLICES.values() or (type(op) is ArrayOp and op.name in ("zeros", "ones", "eye")):
+        return ()
+    return ins.args
+
+
+# The operations whose second argument, if any, is an axis.
+AXIS_SECOND = ("sum", "mean", "prod", "norm", "softmax", "logsumexp")
+
+
+def _drawn(program: Program) -> list[int]:
+    """The instructions that make the results' values, in order, reached through operands."""
+    reached = [False] * len(program.code)
+    for root in program.results.values():
+        reached[root] = True
+    for i in range(len(program.code) - 1, -1, -1):
+        ins = program.code[i]
+        if reached[i] and type(ins) is Apply:
+            for a in _operands(ins):
+                reached[a] = True
+    return [i for i, r in enumerate(reached) if r]
+
+
+def _constant(ins: Apply, code: Sequence) -> bool:
+    """Whether a literal is of numbers the source writes."""
+    return all(type(code[a]) is Const for a in ins.args)
+
+
+def _operation(ins: Apply, nodes: Sequence[object], known: dict[int, float]) -> str:
+    """An operation as the drawing names it: `@`, `tanh`, `[1, :]`, `sum(axis 0)`."""
+    op = ins.op
+    if op is INDEX:
+        return "[" + ", ".join(_subscript(nodes[a], known) for a in ins.args[1:]) + "]"
+    if op is LITERAL:
+        return "[…]"
+    if type(op) is ArrayOp and len(ins.args) == 2 and op.name in AXIS_SECOND:
+        axis = known.get(nodes[ins.args[1]])  # type: ignore[call-overload]
+        return f"{op.name} (axis {axis:g})" if axis is not None and math.isfinite(axis) else op.name
+    return op.name
+
+
+def _subscript(node: object, known: dict[int, float]) -> str:
+    if isinstance(node, slice):
+        step = "" if node.step is None else f":{node.step}"
+        start = "" if node.start is None else node.start
+        stop = "" if node.stop is None else node.stop
+        return f"{start}:{stop}{step}"
+    return f"{known[node]:g}"  # type: ignore[index]
