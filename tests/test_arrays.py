@@ -655,3 +655,38 @@ def test_draw_of_an_array_result_says_what_to_draw():
         "error: draw shows gradients, and the result is an array: draw a number made of it, "
         "such as sum(...) or one element [0]\n"
     )
+
+
+def test_micrograds_mlp_and_the_same_network_as_one_source_train_step_for_step(tmp_path):
+    micrograd = pytest.importorskip("micrograd.nn")
+    import random
+
+    random.seed(2)
+    model = micrograd.MLP(2, [4, 4, 1])  # ReLU, ReLU, linear: micrograd's network
+    rows = [(0.5, -1.0, 1.0), (-0.3, 0.8, -1.0), (1.2, 0.1, 1.0), (-0.7, -0.4, -1.0)]
+    layers = [
+        (
+            np.array([[w.data for w in n.w] for n in layer.neurons]),
+            [n.b.data for n in layer.neurons],
+        )
+        for layer in model.layers
+    ]
+    starts = {"W1": layers[0][0], "b1": layers[0][1], "W2": layers[1][0], "b2": layers[1][1]}
+    starts |= {"w3": layers[2][0][0], "c": layers[2][1][0]}
+    values = [f"--{n}={json.dumps(np.asarray(v).tolist())}" for n, v in starts.items()]
+    (tmp_path / "rows.csv").write_text("x1,x2,y\n" + "".join(f"{a},{b},{c}\n" for a, b, c in rows))
+    source = "h1 = relu(W1 @ [x1, x2] + b1); h2 = relu(W2 @ h1 + b2); p = w3 @ h2 + c; (p - y)**2"
+    steps, lr = 5, 0.05
+    done = in_process("minimize", source, "--data", "rows.csv", *values, "--optimizer", "sgd",
+                      "--lr", str(lr), "--steps", str(steps), "--tol", "0", "--format", "json",
+                      cwd=tmp_path)  # fmt: skip
+    ours = json.loads(done.stdout)["inputs"]
+    for _ in range(steps):
+        model.zero_grad()
+        loss = sum((model([a, b]) - c) ** 2 for a, b, c in rows) * (1 / len(rows))
+        loss.backward()
+        for p in model.parameters():
+            p.data -= lr * p.grad
+    first = model.layers[0].neurons
+    np.testing.assert_allclose(ours["W1"], [[w.data for w in n.w] for n in first], rtol=1e-12)
+    assert ours["c"] == pytest.approx(model.layers[2].neurons[0].b.data, rel=1e-12)
