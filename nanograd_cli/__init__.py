@@ -492,6 +492,8 @@ def fit(
         names(fix, "fix"),
         steps,
     )
+    for warning in result.warnings:
+        _note(f"note: {warning}")
     if picture is not None and not result.converged:
         _note(f"note: {picture} not written: the fit did not converge")
     elif picture is not None:

@@ -22,7 +22,7 @@ import numpy as np
 from .errors import InputError, Interrupted, NanogradError, NotAnInput, UnknownInputs
 from .program import Program
 from .results import Fit
-from .tape import Tape
+from .tape import Tape, batch_gradients
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -463,6 +463,7 @@ def _summary(problem: _Problem, x0: np.ndarray, stages: list[_Stage], budget: in
     residual_sd = math.ldexp(math.sqrt(best_rss / dof), -problem.exponent) if dof > 0 else math.nan
     fitted = problem.model.copy()
     residuals = problem.observed - fitted
+    pole = _pole(problem, problem.point(best))
     return Fit(
         parameters=values,
         stderr=stderr,
@@ -477,6 +478,7 @@ def _summary(problem: _Problem, x0: np.ndarray, stages: list[_Stage], budget: in
         inputs=dict(problem.starts),
         fitted=fitted,
         residuals=residuals,
+        warnings=[pole] if pole else [],
     )
 
 
@@ -502,10 +504,60 @@ def _polish(problem: _Problem, x: np.ndarray, rss: float) -> tuple[np.ndarray, f
             break
         trial_rss = float(problem.residuals @ problem.residuals)
         trial_measure = _gradient_measure(problem, trial)
-        if trial_rss > rss * (1 + 8 * np.finfo(float).eps) or trial_measure >= measure:
+        if trial_rss > rss + _rss_rounding(problem) or trial_measure >= measure:
             break
         x, rss, measure = trial, min(rss, trial_rss), trial_measure
     return x, rss
+
+
+# Points tried between two neighbouring values of the predictor, to find a pole of the model,
+# and at most in all (fewer between each pair of a long column).
+POLE_SAMPLES, POLE_POINTS = 64, 200_000
+
+
+def _pole(problem: _Problem, point: dict[str, float]) -> str | None:
+    """Where the model at `point` has a pole between two neighbouring values of its one
+    predictor (or is not finite there): a fit on the far side of a pole is often a local
+    minimum. A pole shows as a change of sign between the largest values on either side,
+    where a zero of a smooth model changes sign between small ones."""
+    if len(problem.data) != 1:
+        return None
+    ((name, column),) = problem.data.items()
+    rows = np.unique(column[np.isfinite(column)])
+    if rows.size < 2:
+        return None
+    samples = max(1, min(POLE_SAMPLES, POLE_POINTS // (rows.size - 1)))
+    t = np.linspace(0.0, 1.0, samples + 2)
+    grid = rows[:-1, None] + (rows[1:] - rows[:-1])[:, None] * t  # the rows at either end
+    with np.errstate(all="ignore"):
+        values, _ = batch_gradients(problem.program, {name: grid.ravel(), **point}, problem.tape)
+    for k, line in enumerate(values.reshape(grid.shape)):
+        if not np.all(np.isfinite(line)):
+            return _pole_note(name, rows[k], rows[k + 1])
+        sizes = np.abs(line)
+        for i in np.flatnonzero(np.sign(line[:-1]) * np.sign(line[1:]) < 0):
+            if sizes[i] >= sizes[: i + 1].max() and sizes[i + 1] >= sizes[i + 1 :].max():
+                return _pole_note(name, rows[k], rows[k + 1])
+    return None
+
+
+def _pole_note(name: str, low: float, high: float) -> str:
+    return (
+        f"at the point reached, the model has a pole between {name} = {low:g} and "
+        f"{name} = {high:g}: the fit may have stopped on the far side of it, away from the "
+        "best one; try another start"
+    )
+
+
+def _rss_rounding(problem: _Problem) -> float:
+    """How much the sum of squares at the point evaluated last may be off by rounding: each
+    residual is a difference of the target and the model, each rounded to about an epsilon
+    of itself, so a residual far smaller than them carries their rounding (8 epsilons of the
+    sum for its own rounding on top)."""
+    eps = np.finfo(float).eps
+    r = problem.residuals
+    sizes = (np.abs(problem.observed) + np.abs(problem.model)) * problem.weights
+    return float(8 * eps * (r @ r) + 4 * eps * np.linalg.norm(r) * np.linalg.norm(sizes))
 
 
 def _reason(result) -> str:
@@ -532,13 +584,26 @@ def _gradient_measure(problem: _Problem, x: np.ndarray) -> float:
 
 
 def _small_gradient(problem: _Problem, x: np.ndarray) -> bool:
-    """Whether `x` passes the gradient test, or fits the target to rounding."""
+    """Whether `x` passes the gradient test, fits the target to rounding, or is a minimum to
+    the rounding of the sum of squares: a Gauss-Newton step from it would lower the sum by
+    less than the sum's own rounding, so that no point the solver can tell apart is lower
+    (where the residuals are large, or the minimum is flat, the gradient there is larger
+    than the test's tolerance, yet nothing is left to find)."""
     problem.evaluate(x)
     r = problem.residuals
     observed = problem.observed * problem.weights
     if np.linalg.norm(r) <= EXACT_FIT * np.linalg.norm(observed):
         return True
-    return _gradient_measure(problem, x) <= GRADIENT_TOLERANCE
+    if _gradient_measure(problem, x) <= GRADIENT_TOLERANCE:
+        return True
+    problem.evaluate(x)
+    jac = problem.jacobian
+    scale = np.linalg.norm(jac, axis=0)
+    if not np.all(np.isfinite(jac)) or not np.all(scale > 0):
+        return False
+    step, *_ = np.linalg.lstsq(jac / scale, r, rcond=None)
+    decrease = float(np.sum((jac / scale @ step) ** 2))  # the step's predicted decrease
+    return decrease <= _rss_rounding(problem)
 
 
 def _undetermined(problem: _Problem, jac: np.ndarray, scale: np.ndarray) -> list[str]:

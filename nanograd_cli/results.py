@@ -412,8 +412,9 @@ class Fit:
     """A least-squares fit: each parameter's value, standard error and covariances (a fixed
     parameter's are 0), the residual sum of squares and its standard deviation, the degrees
     of freedom n - k and rows n, iterations (Jacobian evaluations), whether it converged and
-    why it stopped, the starts (`inputs`), and per row the fitted value and the residual
-    target - fitted (arrays, for writing the rows back out)."""
+    why it stopped, the starts (`inputs`), per row the fitted value and the residual
+    target - fitted (arrays, for writing the rows back out), and `warnings` on the point
+    reached (a pole of the model between two rows)."""
 
     parameters: dict[str, float]
     stderr: dict[str, float]
@@ -428,6 +429,8 @@ class Fit:
     inputs: dict[str, float]
     fitted: np.ndarray | None = field(default=None, repr=False, compare=False)
     residuals: np.ndarray | None = field(default=None, repr=False, compare=False)
+    # notes on the point reached: a pole of the model inside the data
+    warnings: list[str] = field(default_factory=list, compare=False)
 
     def _repr_html_(self) -> str:
         """A small table for notebooks: the parameters, then the fit's statistics."""

@@ -788,6 +788,7 @@ class Session:
             if counter:
                 counter.stop()
         self._reached(args, result.parameters, Table(_rows(result)), reply)
+        reply.err.extend(f"note: {warning}" for warning in result.warnings)
         failure = api.failure(result)
         if failure:
             raise NanogradError(failure)

@@ -502,3 +502,66 @@ def test_trial_steps_that_make_a_residual_nan_are_said():
         "stopped after 2 evaluations (the steps limit) before converging; 1 trial step made "
         "a residual nan or inf"
     )
+
+
+# Verdicts: a minimum is converged even where its gradient, which the rounding of the sum of
+# squares leaves, is above the gradient test's tolerance; a pole inside the data is a note.
+
+DECAY_X = [0, 0.5, 1, 1.5, 2, 2.5, 3]
+DECAY_Y = [3.02, 1.83, 1.17, 0.86, 0.69, 0.6, 0.56]
+
+
+def _tight_least_squares(model, jac, y, start, sigma=1.0):
+    from scipy.optimize import least_squares
+
+    def residuals(p):
+        return (model(p) - y) / sigma
+
+    return least_squares(residuals, start, jac=lambda p: jac(p) / sigma, xtol=1e-15,
+                         ftol=1e-15, gtol=1e-15, method="lm").x  # fmt: skip
+
+
+@pytest.mark.parametrize("sigma", [3.0, 0.1, 7.0, 1e100, 1.0])
+def test_a_constant_sigma_converges_to_the_same_minimum(sigma):
+    x, y = np.array(DECAY_X), np.array(DECAY_Y)
+    columns = {"x": x, "y": y, "s": np.full(x.size, sigma)}
+    result = fit(parse("a*exp(-b*x) + c"), columns, {"a": 1, "b": 1, "c": 0}, sigma="s")
+    assert result.converged, result.message
+
+    def model(p):
+        return p[0] * np.exp(-p[1] * x) + p[2]
+
+    def jac(p):
+        e = np.exp(-p[1] * x)
+        return np.c_[e, -p[0] * x * e, np.ones_like(x)]
+
+    reference = _tight_least_squares(model, jac, y, [1.0, 1.0, 0.0], sigma)
+    for name, value in zip("abc", reference, strict=True):
+        assert result.parameters[name] == pytest.approx(value, rel=1e-9)
+
+
+PUROMYCIN_S = [0.02, 0.02, 0.06, 0.06, 0.11, 0.11, 0.22, 0.22, 0.56, 0.56, 1.10, 1.10]
+PUROMYCIN_V = [76, 47, 97, 107, 123, 139, 159, 152, 191, 201, 207, 200]
+
+
+def test_a_pole_of_the_model_between_two_rows_at_the_point_reached_is_a_note():
+    columns = {"S": np.array(PUROMYCIN_S), "v": np.array(PUROMYCIN_V, dtype=float)}
+    model = parse("Vmax*S/(Km + S)")
+    far = fit(model, columns, {"Vmax": 1, "Km": 1}, target=parse("v"))
+    assert far.parameters["Km"] < 0  # on the far side of the pole at S = -Km = 0.49
+    assert far.warnings == [
+        "at the point reached, the model has a pole between S = 0.22 and S = 0.56: the fit may "
+        "have stopped on the far side of it, away from the best one; try another start"
+    ]
+    assert json.loads(to_json(far))["warnings"] == far.warnings
+    best = fit(model, columns, {"Vmax": 100, "Km": 0.5}, target=parse("v"))
+    assert best.converged and best.warnings == [] and "warnings" not in json.loads(to_json(best))
+    s, v = np.array(PUROMYCIN_S), np.array(PUROMYCIN_V, dtype=float)
+    reference = _tight_least_squares(
+        lambda p: p[0] * s / (p[1] + s),
+        lambda p: np.c_[s / (p[1] + s), -p[0] * s / (p[1] + s) ** 2],
+        v,
+        [100.0, 0.5],
+    )
+    assert [best.parameters["Vmax"], best.parameters["Km"]] == pytest.approx(reference, rel=1e-9)
+    assert best.rss < far.rss / 100

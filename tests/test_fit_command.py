@@ -295,3 +295,12 @@ def test_files_that_cannot_be_written_are_refused_before_the_fit(data, tmp_path)
         2,
         f"error: {data} is the --data file: write the fit's rows to another file\n",
     )
+
+
+def test_a_pole_inside_the_data_at_the_point_reached_is_a_note_on_stderr(tmp_path):
+    rows = zip([0.02, 0.06, 0.11, 0.22, 0.56, 1.10], [76, 97, 123, 159, 191, 207], strict=True)
+    (tmp_path / "p.csv").write_text("S,v\n" + "".join(f"{s},{v}\n" for s, v in rows))
+    done = in_process("fit", "Vmax*S/(Km + S)", "--data", "p.csv", "--target", "v",
+                      "--Vmax", "1", "--Km", "1", cwd=tmp_path)  # fmt: skip
+    assert done.returncode == 0
+    assert done.stderr.startswith("note: at the point reached, the model has a pole between S =")

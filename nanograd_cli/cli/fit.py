@@ -153,6 +153,8 @@ def fit(
         if progress:
             progress.stop()
     emit(fmt, result, digits)  # first: a file that cannot be written loses no result
+    for note in result.warnings:
+        report(f"note: {note}")
     failed = interrupted is not None or not result.converged
     files = [path for path in (output, picture) if path and path != "-"]
     if failed and files:  # a failed run leaves no file behind; stdout has the point reached

@@ -426,6 +426,7 @@ def _(result: Fit) -> dict:
         "converged": result.converged,
         "message": result.message,
         "inputs": result.inputs,
+        **({"warnings": result.warnings} if result.warnings else {}),
     }
 
 
