@@ -302,6 +302,10 @@ class _Problem:
                 f"(the largest residual is {largest:.3g}, of a target at most "
                 f"{float(np.max(np.abs(self.observed))):.3g}): start nearer"
             )
+        bad = ~np.isfinite(self.jacobian)
+        if bad.any():
+            row, j = map(int, np.argwhere(bad)[0])
+            raise InputError(_derivative_not_finite_at_start(self, row, self.free[j]))
         budget = DEFAULT_STEPS if steps is None else int(steps)
         if budget < 1:
             raise InputError(f"steps must be at least 1, not {steps}")
@@ -316,6 +320,11 @@ class _Problem:
                 rss = float(self.residuals @ self.residuals)
             if not math.isfinite(rss) and self.first_non_finite() is not None:
                 self.non_finite_trials += 1  # (a finite sum has every residual finite)
+            elif not np.all(np.isfinite(self.jacobian)):
+                # a derivative nan or inf where the residuals are finite: rejected as a
+                # residual would be, so that the solver takes a shorter step
+                self.non_finite_trials += 1
+                return np.where(np.isfinite(self.jacobian).all(axis=1), self.residuals, np.inf)
             elif rss < best_rss:
                 best_rss, best_x = rss, np.array(x)
             if progress is not None:
@@ -427,15 +436,17 @@ def _summary(problem: _Problem, x0: np.ndarray, stages: list[_Stage], budget: in
     if trials and not reasons:
         pass  # rejected steps that the solver recovered from: said below, still converged
     elif trials:
-        reasons.append(f"{trials} trial step{'s' * (trials > 1)} made a residual nan or inf")
+        reasons.append(
+            f"{trials} trial step{'s' * (trials > 1)} made a residual or a derivative nan or inf"
+        )
     converged = not reasons
     if converged:
         last = next((s for s in reversed(stages) if s.result is not None), None)
         message = last.message if last else "the start is a minimum"
         if trials:
             message += (
-                f" ({trials} trial step{'s' * (trials > 1)} made a residual nan or inf and "
-                "the solver took shorter ones)"
+                f" ({trials} trial step{'s' * (trials > 1)} made a residual or a derivative "
+                "nan or inf and the solver took shorter ones)"
             )
     else:
         message = "; ".join(reasons)
@@ -654,6 +665,20 @@ def _not_finite_at_start(problem: _Problem, row: int) -> str:
         return f"{at}: {what}; a fit needs finite data on every row: leave the row out"
     what = f"the model is {value!r}" if not math.isfinite(value) else "the residual is not finite"
     return f"at the start, {at}: {what}; start from values where it is finite"
+
+
+def _derivative_not_finite_at_start(problem: _Problem, row: int, name: str) -> str:
+    """Where the model is finite at the start but its derivative by `name` is not."""
+    data = {column: float(values[row]) for column, values in problem.data.items()}
+    listed = ", ".join(f"{column} = {v!r}" for column, v in data.items())
+    at = f"row {row + 1}" + (f" ({listed})" if listed else "")
+    slope = float(problem.jacobian[row, problem.free.index(name)])
+    what = "nan" if math.isnan(slope) else "infinite"
+    return (
+        f"at the start, {at}: the model is finite but its derivative by {name} is {what}; "
+        f"change the start of {name}, or of the parameters it is combined with, to values "
+        "where it is finite"
+    )
 
 
 def _exponent(values) -> int:

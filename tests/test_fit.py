@@ -493,14 +493,14 @@ def test_trial_steps_that_make_a_residual_nan_are_said():
     assert result.converged
     assert result.parameters["b"] == pytest.approx(1.05, rel=1e-12)
     assert result.message == (
-        "the gradient is zero to within the tolerance (2 trial steps made a residual nan or "
-        "inf and the solver took shorter ones)"
+        "the gradient is zero to within the tolerance (2 trial steps made a residual or a "
+        "derivative nan or inf and the solver took shorter ones)"
     )
     result = fit(parse("log(b - x)"), columns, {"b": 3.0}, steps=2)
     assert not result.converged
     assert result.message == (
         "stopped after 2 evaluations (the steps limit) before converging; 1 trial step made "
-        "a residual nan or inf"
+        "a residual or a derivative nan or inf"
     )
 
 
@@ -565,3 +565,17 @@ def test_a_pole_of_the_model_between_two_rows_at_the_point_reached_is_a_note():
     )
     assert [best.parameters["Vmax"], best.parameters["Km"]] == pytest.approx(reference, rel=1e-9)
     assert best.rss < far.rss / 100
+
+
+def test_a_derivative_not_finite_at_the_start_names_the_parameter():
+    x = np.array([0.1, 0.3, 1, 3, 10, 30, 100.0])
+    columns = {"x": x, "y": 0.1 + 1.9 / (1 + (x / 3.0) ** 1.2)}
+    model = parse("bottom + (top - bottom)/(1 + (x/ec50)**hill)")
+    with pytest.raises(InputError) as caught:
+        fit(model, columns, {"bottom": 0, "top": 2, "ec50": -1, "hill": 2})
+    assert str(caught.value) == (
+        "at the start, row 1 (x = 0.1): the model is finite but its derivative by hill is nan; "
+        "change the start of hill, or of the parameters it is combined with, to values where "
+        "it is finite"
+    )
+    assert fit(model, columns, {"bottom": 0, "top": 2, "ec50": 1, "hill": 2}).converged
