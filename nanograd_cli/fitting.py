@@ -717,6 +717,11 @@ def _start(name: str, value) -> float:
     return start
 
 
+# The memory of a fit below which `_check_memory` reads nothing (a small fit among thousands
+# would pay for reading /proc and the cgroup's files each time).
+SMALL_FIT = 16 * 2**20
+
+
 def rows_that_fit(parameters: int, available: int) -> int:
     """How many rows of data a fit of `parameters` free parameters can hold in `available`
     bytes."""
@@ -726,10 +731,12 @@ def rows_that_fit(parameters: int, available: int) -> int:
 def _check_memory(n: int, k: int, meminfo: str = "/proc/meminfo") -> None:
     """Refuse, before allocating, a Jacobian (and the solver's copies of it) that would not
     fit in the memory this process can still use (see `memory.available`)."""
+    needed = n * (BYTES_PER_ENTRY * k + 8 * 8)
+    if needed <= SMALL_FIT:  # no machine lacks this much: not worth the files read
+        return
     from .memory import available
 
     left = available(meminfo)
-    needed = n * (BYTES_PER_ENTRY * k + 8 * 8)
     if left is not None and needed > left:
         raise NanogradError(
             f"a fit of {n:,} rows and {k} parameters needs about {needed / 1e9:.1f} GB of "

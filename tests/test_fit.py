@@ -579,3 +579,15 @@ def test_a_derivative_not_finite_at_the_start_names_the_parameter():
         "it is finite"
     )
     assert fit(model, columns, {"bottom": 0, "top": 2, "ec50": 1, "hill": 2}).converged
+
+
+def test_a_small_fit_reads_no_memory_files(monkeypatch):
+    from nanograd_cli import memory
+
+    read = []
+    monkeypatch.setattr(memory, "available", lambda *a: read.append(a) or 10**6)
+    fitting._check_memory(50, 3)  # 50 rows, 3 parameters: some kilobytes
+    assert read == []
+    with pytest.raises(NanogradError, match="1,000,000 rows and 3 parameters"):
+        fitting._check_memory(1_000_000, 3)
+    assert len(read) == 1
