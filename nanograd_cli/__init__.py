@@ -456,6 +456,7 @@ def fit(
     steps: int | None = None,
     starts: Mapping[str, float] | None = None,
     *,
+    ci: float | None = None,
     plot: str | os.PathLike[str] | None = None,
     inputs: Mapping[str, float] | None = None,
     **more: float,
@@ -467,7 +468,9 @@ def fit(
     as one of these arguments (`inputs={"sigma": 1}`). `target` is an expression over the
     columns; `sigma` names a column of each row's standard deviation; `fix` names
     parameters held at their start; `steps` caps the solver's evaluations per stage. The
-    result's `fitted` and `residuals` are per row, in the order of `data`'s rows. `plot`:
+    result's `fitted` and `residuals` are per row, in the order of `data`'s rows; its
+    `statistics` (chi2, r2, aic, bic, t, p, correlation) are always there, and `ci` holds
+    confidence intervals at the level `ci` (0.95) when given. `plot`:
     the path of a picture (.svg, .png, .pdf) of the data, the fitted curve and the
     residuals over the one column the model reads, written when the fit converged."""
     from . import api
@@ -491,6 +494,7 @@ def fit(
         sigma,
         names(fix, "fix"),
         steps,
+        ci=ci,
     )
     for warning in result.warnings:
         _note(f"note: {warning}")

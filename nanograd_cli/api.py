@@ -544,15 +544,20 @@ def fit(
     fix: Sequence[str] = (),
     steps: int | None = None,
     progress: Callable[[int, float], None] | None = None,
+    ci: float | None = None,
 ) -> Fit:
     """A least-squares fit of the program's parameters (its inputs that name no column of
     `columns`) from `starts` to the rows of `columns`: the residual of a row is `target` (a
     program over the columns; by default the column y) less the model, divided by the column
-    `sigma` when given. A fit that does not converge comes back with `converged` false and
-    why in `message`; Ctrl-C raises Interrupted with the best point reached."""
+    `sigma` when given; with `ci`, asymptotic confidence intervals at that level. A fit that
+    does not converge comes back with `converged` false and why in `message`; Ctrl-C raises
+    Interrupted with the best point reached."""
     from .fitting import fit as least_squares  # makes its checks as it sets the problem up
 
     steps = None if steps is None else whole("steps", steps, 1)
+    level = None if ci is None else number("ci", ci)
+    if level is not None and not 0 < level < 1:
+        raise InputError(f"{option('ci', level)}: a level between 0 and 1, such as 0.95")
     program, numbers, layout = scalarized(program, starts)
     try:
         result = least_squares(
@@ -561,6 +566,12 @@ def fit(
     except Interrupted as stop:  # the best point reached, in the parameters' shapes
         stop.reached = layout.shaped(stop.reached)
         raise
+    if level is not None:
+        from .fit_statistics import asymptotic_intervals
+
+        free = list(result.statistics.get("t", {}))
+        result.ci = asymptotic_intervals(free, result.parameters, result.stderr, result.dof, level)
+        result.ci_level = level
     return layout.shaped(result)
 
 

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .errors import InputError, Interrupted, NanogradError, NotAnInput, UnknownInputs
+from .fit_statistics import correlated, statistics
 from .program import Program
 from .results import Fit
 from .tape import Tape, batch_gradients
@@ -475,11 +476,22 @@ def _summary(problem: _Problem, x0: np.ndarray, stages: list[_Stage], budget: in
     fitted = problem.model.copy()
     residuals = problem.observed - fitted
     pole = _pole(problem, problem.point(best))
+    rss = problem.unscaled(best_rss)
+    summary = statistics(
+        problem.free,
+        values,
+        stderr,
+        cov,
+        rss,
+        dof,
+        problem.observed,
+        np.ldexp(problem.weights, -problem.exponent),  # 1/sigma, or 1
+    )
     return Fit(
         parameters=values,
         stderr=stderr,
         covariance=cov,
-        rss=problem.unscaled(best_rss),
+        rss=rss,
         residual_sd=residual_sd,
         dof=dof,
         n=n,
@@ -489,7 +501,10 @@ def _summary(problem: _Problem, x0: np.ndarray, stages: list[_Stage], budget: in
         inputs=dict(problem.starts),
         fitted=fitted,
         residuals=residuals,
-        warnings=[pole] if pole else [],
+        # correlations said of a minimum only, where they describe the fit
+        warnings=([pole] if pole else [])
+        + (correlated(summary["correlation"]) if converged else []),  # type: ignore[arg-type]
+        statistics=summary,
     )
 
 

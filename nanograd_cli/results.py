@@ -429,8 +429,15 @@ class Fit:
     inputs: dict[str, float]
     fitted: np.ndarray | None = field(default=None, repr=False, compare=False)
     residuals: np.ndarray | None = field(default=None, repr=False, compare=False)
-    # notes on the point reached: a pole of the model inside the data
+    # notes on the point reached: a pole of the model inside the data, parameters correlated
     warnings: list[str] = field(default_factory=list, compare=False)
+    # chi2, reduced_chi2, r2, aic, bic, and per free parameter t, p and correlation
+    statistics: dict = field(default_factory=dict, compare=False, repr=False)
+    # confidence intervals by parameter, at `ci_level`, when asked for
+    ci: dict[str, tuple[float, float]] = field(default_factory=dict, compare=False)
+    ci_level: float | None = None
+    # whether a table shows the statistics too (they are always in JSON)
+    table_statistics: bool = field(default=False, compare=False, repr=False)
 
     def _repr_html_(self) -> str:
         """A small table for notebooks: the parameters, then the fit's statistics."""

@@ -134,6 +134,8 @@ OPTIONS: dict[str, dict[str, Option]] = {
         "sigma": Option("word", "COLUMN"),
         "fix": WRT,
         "steps": Option("word", "N"),
+        "ci": Option("word", "LEVEL"),
+        "stats": FLAG,
         "keep": FLAG,
     },
     ":plot": {"ylim": Option("word", "LO:HI|auto|full")},
@@ -779,6 +781,7 @@ class Session:
                 fix=args.names("fix"),
                 steps=None if steps is None else api.whole("steps", steps, None),
                 progress=counter.update if counter else None,
+                ci=None if args.value("ci") is None else api.number("ci", args.value("ci")),
             )
         except Interrupted as stop:  # Ctrl-C: the best point reached, and where it stopped
             fitted = cast(Fit, stop.reached)
@@ -787,6 +790,7 @@ class Session:
         finally:
             if counter:
                 counter.stop()
+        result.table_statistics = args.flag("stats")
         self._reached(args, result.parameters, Table(_rows(result)), reply)
         reply.err.extend(f"note: {warning}" for warning in result.warnings)
         failure = api.failure(result)

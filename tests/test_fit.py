@@ -464,6 +464,14 @@ def test_the_json_csv_and_table_writers():
         "converged",
         "message",
         "inputs",
+        "chi2",
+        "reduced_chi2",
+        "r2",
+        "aic",
+        "bic",
+        "t",
+        "p",
+        "correlation",
     ]
     assert payload["inputs"] == {"a": 0.0, "b": 1.0}
     assert payload["dof"] == 2 and payload["n"] == 4 and payload["converged"] is True
@@ -591,3 +599,76 @@ def test_a_small_fit_reads_no_memory_files(monkeypatch):
     with pytest.raises(NanogradError, match="1,000,000 rows and 3 parameters"):
         fitting._check_memory(1_000_000, 3)
     assert len(read) == 1
+
+
+def test_statistics_are_those_r_reports_for_puromycin():
+    """R's summary(nls(rate ~ Vm*conc/(K + conc), Puromycin, subset = state == "treated")),
+    as Bates & Watts print it: Vm 212.7 (se 6.947, t 30.615, p 3.24e-11), K 0.06412 (se
+    0.008281, t 7.743, p 1.57e-05), residual standard error 10.93 on 10 degrees of freedom;
+    AIC and BIC from R's logLik.nls, -N/2 (log 2π + 1 - log N + log RSS), with 3 parameters
+    (Vm, K and sigma)."""
+    columns = {"S": np.array(PUROMYCIN_S), "v": np.array(PUROMYCIN_V, dtype=float)}
+    result = fit(parse("Vm*S/(K + S)"), columns, {"Vm": 200, "K": 0.1}, target=parse("v"))
+    stats = result.statistics
+    assert stats["t"]["Vm"] == pytest.approx(30.615, abs=5e-4)
+    assert stats["t"]["K"] == pytest.approx(7.743, abs=5e-4)
+    assert stats["p"]["Vm"] == pytest.approx(3.24e-11, rel=2e-3)
+    assert stats["p"]["K"] == pytest.approx(1.57e-05, rel=5e-3)
+    assert result.residual_sd == pytest.approx(10.93, abs=5e-3)
+    n, rss = 12, result.rss
+    log_likelihood = -n / 2 * (math.log(2 * math.pi) + 1 - math.log(n) + math.log(rss))
+    assert stats["aic"] == pytest.approx(-2 * log_likelihood + 6, rel=1e-12)
+    assert stats["bic"] == pytest.approx(-2 * log_likelihood + 3 * math.log(n), rel=1e-12)
+    v = columns["v"]
+    assert stats["r2"] == pytest.approx(1 - rss / np.sum((v - v.mean()) ** 2), rel=1e-12)
+    assert stats["chi2"] == rss and stats["reduced_chi2"] == pytest.approx(rss / 10, rel=1e-15)
+    covariance = result.covariance
+    r = covariance["Vm"]["K"] / math.sqrt(covariance["Vm"]["Vm"] * covariance["K"]["K"])
+    assert stats["correlation"]["Vm"]["K"] == pytest.approx(r, rel=1e-12)
+    assert stats["correlation"]["Vm"]["K"] == pytest.approx(0.765, abs=5e-4)  # R's 0.77
+
+
+def test_weighted_statistics_use_the_weights_as_r_does():
+    x, y = np.array(DECAY_X), np.array(DECAY_Y)
+    sigma = np.array([0.1, 0.2, 0.1, 0.3, 0.1, 0.2, 0.1])
+    result = fit(parse("a*exp(-b*x) + c"), {"x": x, "y": y, "s": sigma}, {"a": 1, "b": 1, "c": 0},
+                 sigma="s")  # fmt: skip
+    w = 1 / sigma**2
+    chi2 = float(np.sum(w * result.residuals**2))
+    assert result.statistics["chi2"] == pytest.approx(chi2, rel=1e-12)
+    n = x.size
+    log_likelihood = 0.5 * (
+        np.sum(np.log(w)) - n * (math.log(2 * math.pi) + 1 - math.log(n) + math.log(chi2))
+    )
+    assert result.statistics["aic"] == pytest.approx(-2 * log_likelihood + 8, rel=1e-12)
+    mean = np.sum(w * y) / np.sum(w)
+    assert result.statistics["r2"] == pytest.approx(
+        1 - chi2 / np.sum(w * (y - mean) ** 2), rel=1e-12
+    )
+
+
+def test_asymptotic_intervals_are_value_plus_minus_t_times_stderr():
+    from scipy import stats
+
+    from nanograd_cli import api
+
+    columns = {"S": np.array(PUROMYCIN_S), "v": np.array(PUROMYCIN_V, dtype=float)}
+    result = api.fit(parse("Vm*S/(K + S)"), columns, {"Vm": 200, "K": 0.1}, parse("v"), ci=0.95)
+    half = stats.t.ppf(0.975, 10)
+    for name in ("Vm", "K"):
+        low, high = result.ci[name]
+        value, se = result.parameters[name], result.stderr[name]
+        assert (low, high) == pytest.approx((value - half * se, value + half * se), rel=1e-14)
+    assert result.ci_level == 0.95
+    assert json.loads(to_json(result))["ci_method"] == "asymptotic"
+    with pytest.raises(InputError, match=r"ci=1\.5: a level between 0 and 1, such as 0\.95"):
+        api.fit(parse("Vm*S/(K + S)"), columns, {"Vm": 200, "K": 0.1}, parse("v"), ci=1.5)
+
+
+def test_parameters_correlated_beyond_099_are_a_note():
+    T = np.linspace(300, 400, 12)
+    k = 1e7 * np.exp(-50000 / (8.314 * T)) * (1 + np.random.default_rng(0).normal(0, 0.02, 12))
+    result = fit(parse("A*exp(-Ea/(8.314*T))"), {"T": T, "y": k}, {"A": 1e6, "Ea": 40000})
+    assert result.converged
+    (note,) = result.warnings
+    assert note.startswith("A and Ea are correlated (r = 0.999")

@@ -304,3 +304,23 @@ def test_a_pole_inside_the_data_at_the_point_reached_is_a_note_on_stderr(tmp_pat
                       "--Vmax", "1", "--Km", "1", cwd=tmp_path)  # fmt: skip
     assert done.returncode == 0
     assert done.stderr.startswith("note: at the point reached, the model has a pole between S =")
+
+
+def test_stats_and_ci_in_the_table_and_a_bad_level(tmp_path):
+    rows = zip([0.02, 0.06, 0.11, 0.22, 0.56, 1.10], [76, 97, 123, 159, 191, 207], strict=True)
+    (tmp_path / "p.csv").write_text("S,v\n" + "".join(f"{s},{v}\n" for s, v in rows))
+    fit = ["fit", "Vm*S/(K + S)", "--data", "p.csv", "--target", "v", "--Vm", "200", "--K", "0.1"]
+    done = in_process(*fit, "--stats", "--ci", "0.95", "--digits", "4", cwd=tmp_path)
+    lines = done.stdout.splitlines()
+    assert lines[0].split() == ["value", "stderr", "t", "p", "lower", "upper"]
+    assert [line.split()[0] for line in lines[3:9]] == [
+        "rss",
+        "residual",
+        "reduced",
+        "r2",
+        "aic",
+        "bic",
+    ]
+    done = in_process(*fit, "--ci", "1.5", cwd=tmp_path)
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == "error: --ci 1.5: a level between 0 and 1, such as 0.95\n"

@@ -63,6 +63,18 @@ Examples:
 )
 @fix_option("Hold this parameter at its start.")
 @click.option(
+    "--ci",
+    type=float,
+    metavar="LEVEL",
+    help="Confidence intervals at LEVEL (0.95): value ± t(dof)·stderr (JSON ci).",
+)
+@click.option(
+    "--stats",
+    is_flag=True,
+    help="Also show χ²/dof, R², AIC, BIC and each parameter's t and p in the table (JSON "
+    "always has them, and the correlations).",
+)
+@click.option(
     "--steps",
     type=CountFrom(min=1),
     metavar="N",
@@ -94,6 +106,8 @@ def fit(
     target: str | None,
     sigma: str | None,
     fix: tuple[str, ...],
+    ci: float | None,
+    stats: bool,
     steps: int | None,
     output: str | None,
     picture: str | None,
@@ -143,6 +157,7 @@ def fit(
             fix,
             steps,
             progress and progress.update,
+            ci,
         )
     except Interrupted as stop:  # Ctrl-C: the best point reached is shown, then the exit code
         assert isinstance(stop.reached, Fit)  # api.fit's Interrupted carries one
@@ -152,6 +167,7 @@ def fit(
     finally:
         if progress:
             progress.stop()
+    result.table_statistics = stats
     emit(fmt, result, digits)  # first: a file that cannot be written loses no result
     for note in result.warnings:
         report(f"note: {note}")

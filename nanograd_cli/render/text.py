@@ -426,6 +426,12 @@ def _(result: Fit) -> dict:
         "converged": result.converged,
         "message": result.message,
         "inputs": result.inputs,
+        **result.statistics,
+        **(
+            {"ci": result.ci, "ci_level": result.ci_level, "ci_method": "asymptotic"}
+            if result.ci
+            else {}
+        ),
         **({"warnings": result.warnings} if result.warnings else {}),
     }
 
@@ -444,14 +450,27 @@ def _(result: Fit) -> list[str]:
 
 @table_rows.register(Fit)
 def _(result: Fit, number: Number = repr) -> list[list[str]]:
-    rows = [["", "value", "stderr"]]
+    shown = result.table_statistics and result.statistics
+    extra = (["t", "p"] if shown else []) + (["lower", "upper"] if result.ci else [])
+    rows = [["", "value", "stderr", *extra]]
+    blank = [""] * len(extra)
     for name, value in result.parameters.items():
-        rows.append([name, number(value), number(result.stderr[name])])
-    rows.append(["rss", number(result.rss), ""])
-    rows.append(["residual sd", number(result.residual_sd), ""])
-    rows.append(["dof", str(result.dof), ""])
-    rows.append(["rows", str(result.n), ""])
-    rows.append(["iterations", str(result.iterations), ""])
+        cells = [name, number(value), number(result.stderr[name])]
+        if shown:
+            t, p = result.statistics["t"], result.statistics["p"]
+            cells += [number(t[name]), number(p[name])] if name in t else ["", ""]
+        if result.ci:
+            cells += [number(x) for x in result.ci[name]] if name in result.ci else ["", ""]
+        rows.append(cells)
+    rows.append(["rss", number(result.rss), "", *blank])
+    rows.append(["residual sd", number(result.residual_sd), "", *blank])
+    if shown:
+        for label, key in (("reduced chi2", "reduced_chi2"), ("r2", "r2"), ("aic", "aic")):
+            rows.append([label, number(result.statistics[key]), "", *blank])
+        rows.append(["bic", number(result.statistics["bic"]), "", *blank])
+    rows.append(["dof", str(result.dof), "", *blank])
+    rows.append(["rows", str(result.n), "", *blank])
+    rows.append(["iterations", str(result.iterations), "", *blank])
     # the reason last, where its length widens no column of numbers
-    rows.append(["converged", "yes" if result.converged else "no", result.message])
+    rows.append(["converged", "yes" if result.converged else "no", *blank, result.message])
     return rows
