@@ -433,9 +433,7 @@ def minimize(
         batch=batch,
         seed=seed,
     )
-    if picture is not None and not result.converged:
-        _note(f"note: {picture} not written: the descent did not converge")
-    elif picture is not None:
+    if picture is not None:  # every descent that ran, converged or not
         from .output_files import write_atomically
         from .render.figures import descent_figure
 

@@ -741,9 +741,9 @@ class Session:
             if bar:
                 bar.stop()
         self._reached(args, result.inputs, Table(_rows(result)), reply)
-        failure = api.failure(result, tolerance)
-        if failure:
-            raise NanogradError(failure)
+        unconverged = api.failure(result, tolerance)
+        if unconverged:  # a result: the steps ran out first
+            reply.err.append(f"note: {unconverged}")
 
     def fit_command(self, args: Arguments, reply: Reply) -> None:
         from .fitting import solver

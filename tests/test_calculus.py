@@ -209,21 +209,21 @@ def test_minimize_rosenbrock_with_adam():
 
 
 @pytest.mark.slow
-def test_minimize_that_runs_out_of_steps_exits_1_with_the_point_reached(tmp_path):
+def test_minimize_that_runs_out_of_steps_exits_0_with_the_point_reached_and_a_note(tmp_path):
     picture = tmp_path / "descent.svg"
     done = in_process("minimize", "(x - 3)**2", "--x", "0", "--steps", "10", "--format", "json",
                     "--plot", str(picture))  # fmt: skip
     result = json.loads(done.stdout)
-    assert (done.returncode, result["steps"], result["converged"]) == (1, 10, False)
+    assert (done.returncode, result["steps"], result["converged"]) == (0, 10, False)
     x = result["inputs"]["x"]
     assert result["gradient_norm"] == pytest.approx(abs(2 * (x - 3)), rel=1e-12)
     assert done.stderr == (
-        f"note: {picture} not written: the descent did not converge\n"
-        f"error: did not converge: after 10 steps the gradient's norm is "
+        f"note: did not converge: after 10 steps the gradient's norm is "
         f"{result['gradient_norm']:.3g}, more than --tol 1e-08 (more --steps, or another --lr, "
         "may reach it)\n"
     )
-    assert not picture.exists()
+    assert picture.exists()  # every descent that ran is drawn
+    picture.unlink()
     # the same descent with a tolerance it meets: converged, exit 0, the picture drawn
     loose = in_process("minimize", "(x - 3)**2", "--x", "0", "--steps", "10", "--format", "json",
                      "--tol", "10", "--plot", str(picture))  # fmt: skip

@@ -102,9 +102,9 @@ def test_a_network_written_as_a_program_trains_as_nn_mlp_does(tmp_path):
         *starts, "--optimizer", "sgd", "--lr", repr(lr), "--steps", str(steps), "--format", "json",
     )  # fmt: skip
     result = json.loads(done.stdout)
-    # a fixed number of steps, as nn trains: the gradient is not yet small, so exit 1
-    assert (done.returncode, result["steps"], result["converged"]) == (1, steps, False)
-    assert done.stderr.startswith(f"error: did not converge: after {steps} steps the gradient")
+    # a fixed number of steps, as nn trains: the gradient is not yet small, which is a note
+    assert (done.returncode, result["steps"], result["converged"]) == (0, steps, False)
+    assert done.stderr.startswith(f"note: did not converge: after {steps} steps the gradient")
     for name, value in names.items():
         assert result["inputs"][name] == pytest.approx(value.data, rel=1e-9, abs=1e-12), name
 

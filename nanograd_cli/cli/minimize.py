@@ -7,7 +7,7 @@ import sys
 import click
 
 from .. import api, io
-from ..errors import InputError, Interrupted, NanogradError
+from ..errors import InputError, Interrupted
 from ..render.progress import StepsProgress
 from ..results import Minimum
 from ..sources import Source
@@ -130,10 +130,11 @@ def minimize(
 ) -> None:
     """Minimize SOURCE by gradient descent from the point given by its inputs' values.
 
-    Prints the final point, value and gradient norm. Exits 0 when the gradient's norm came to
-    at most --tol (converged); 1 when it did not within --steps, or the value or gradient
-    became nan or inf (diverged), printing the point reached and the reason; 2 if the value
-    or gradient is nan or inf at the start. Progress shows on standard error when it is a
+    Prints the final point, value and gradient norm. Exits 0 when the descent ran: its
+    gradient's norm came to at most --tol (converged), or its --steps ran out first (a note
+    says so); 1 when the value or gradient became nan or inf on the way (diverged), printing
+    the point reached and the reason; 2 if the value or gradient is nan or inf at the start;
+    130 when Ctrl-C stops it. Progress shows on standard error when it is a
     terminal.
     """
     descent = picture_format = None
@@ -187,19 +188,15 @@ def minimize(
     finally:
         if progress:
             progress.stop()
-    failed = interrupted is not None or not result.converged
-    if picture and failed:  # a failed run leaves no file behind; stdout has the point reached
-        why = "the descent was interrupted" if interrupted else "the descent did not converge"
-        report(f"note: {picture} not written: {why}")
-    elif picture:
+    if picture:  # every descent that ran, one stopped by Ctrl-C or by --steps included
         from ..render.figures import descent_figure
 
         assert descent is not None and picture_format is not None  # both made for picture
-        label = f"{optimizer}, {result.steps} steps"
+        label = f"{optimizer}, {result.steps} steps" + (", interrupted" if interrupted else "")
         write_out(picture, descent_figure(program, descent, label, picture_format))
     emit(fmt, result, digits)
     if interrupted:
         raise interrupted
-    failure = api.failure(result, tol)
-    if failure:
-        raise NanogradError(failure)
+    unconverged = api.failure(result, tol)
+    if unconverged:  # a result, not a failure: the steps ran out first
+        report(f"note: {unconverged}")
