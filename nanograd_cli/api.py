@@ -555,9 +555,10 @@ def fit(
     from .fitting import fit as least_squares  # makes its checks as it sets the problem up
 
     steps = None if steps is None else whole("steps", steps, 1)
-    level = None if ci is None else number("ci", ci)
+    level = None if ci is None else number("ci", ci, None)
     if level is not None and not 0 < level < 1:
-        raise InputError(f"{option('ci', level)}: a level between 0 and 1, such as 0.95")
+        hint = f" ({level:g} is a percentage: {level / 100:g})" if 50 <= level < 100 else ""
+        raise InputError(f"{option('ci', level)}: a level between 0 and 1, such as 0.95{hint}")
     program, numbers, layout = scalarized(program, starts)
     try:
         result = least_squares(

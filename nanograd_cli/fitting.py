@@ -169,8 +169,9 @@ class _Problem:
         if not self.free:
             raise InputError("every parameter is fixed: nothing is left to fit")
         if self.n < len(self.free):
+            k = len(self.free)
             raise InputError(
-                f"{self.n} row{'s' * (self.n != 1)} of data and {len(self.free)} parameters "
+                f"{self.n} row{'s' * (self.n != 1)} of data and {k} parameter{'s' * (k != 1)} "
                 "to fit: a fit needs at least as many rows as free parameters"
             )
         self.data = {name: arrays[name] for name in program.inputs if name in arrays}

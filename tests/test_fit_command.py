@@ -324,3 +324,20 @@ def test_stats_and_ci_in_the_table_and_a_bad_level(tmp_path):
     done = in_process(*fit, "--ci", "1.5", cwd=tmp_path)
     assert (done.returncode, done.stdout) == (2, "")
     assert done.stderr == "error: --ci 1.5: a level between 0 and 1, such as 0.95\n"
+
+
+def test_ci_in_json_with_nan_errors_and_in_csv(tmp_path):
+    (tmp_path / "two.csv").write_text("x,y\n1,2\n2,4.1\n")
+    done = in_process("fit", "a*x+b", "--data", "two.csv", "--a", "1", "--b", "0", "--format",
+                      "json", "--ci", "0.9", cwd=tmp_path)  # fmt: skip
+    assert json.loads(done.stdout)["ci"] == {"a": ["nan", "nan"], "b": ["nan", "nan"]}
+    (tmp_path / "d.csv").write_text("x,y\n0,3.02\n1,1.17\n2,0.69\n3,0.56\n")
+    done = in_process("fit", "a*x+b", "--data", "d.csv", "--a", "1", "--b", "0", "--format",
+                      "csv", "--ci", "0.9", "--stats", cwd=tmp_path)  # fmt: skip
+    assert done.stdout.splitlines()[0] == "parameter,value,stderr,t,p,lower,upper"
+    assert len(done.stdout.splitlines()[1].split(",")) == 7
+    done = in_process("fit", "a*x+b", "--data", "d.csv", "--a", "1", "--b", "0", "--ci", "95",
+                      cwd=tmp_path)  # fmt: skip
+    assert done.stderr == (
+        "error: --ci 95.0: a level between 0 and 1, such as 0.95 (95 is a percentage: 0.95)\n"
+    )

@@ -36,7 +36,7 @@ def _json_numbers(obj, null: bool):
         obj = obj.tolist()
     if isinstance(obj, dict):
         return {k: _json_numbers(v, null) for k, v in obj.items()}
-    if isinstance(obj, list):
+    if isinstance(obj, list | tuple):
         return [_json_numbers(v, null) for v in obj]
     return number(obj, null) if isinstance(obj, float) else obj
 
@@ -438,14 +438,25 @@ def _(result: Fit) -> dict:
 
 @csv_header.register(Fit)
 def _(result: Fit) -> str:
-    return "parameter,value,stderr"
+    shown = result.table_statistics and result.statistics
+    return (
+        "parameter,value,stderr" + (",t,p" if shown else "") + (",lower,upper" if result.ci else "")
+    )
 
 
 @csv_rows.register(Fit)
 def _(result: Fit) -> list[str]:
-    return [
-        f"{name},{value!r},{result.stderr[name]!r}" for name, value in result.parameters.items()
-    ]
+    shown = result.table_statistics and result.statistics
+    rows = []
+    for name, value in result.parameters.items():
+        cells = [name, repr(value), repr(result.stderr[name])]
+        if shown:
+            t, p = result.statistics["t"], result.statistics["p"]
+            cells += [repr(t[name]), repr(p[name])] if name in t else ["", ""]
+        if result.ci:
+            cells += [repr(x) for x in result.ci[name]] if name in result.ci else ["", ""]
+        rows.append(",".join(cells))
+    return rows
 
 
 @table_rows.register(Fit)
