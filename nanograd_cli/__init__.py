@@ -454,6 +454,7 @@ def fit(
     steps: int | None = None,
     starts: Mapping[str, float] | None = None,
     *,
+    bounds: Mapping[str, tuple[float, float] | str] | None = None,
     ci: float | None = None,
     plot: str | os.PathLike[str] | None = None,
     inputs: Mapping[str, float] | None = None,
@@ -467,7 +468,9 @@ def fit(
     columns; `sigma` names a column of each row's standard deviation; `fix` names
     parameters held at their start; `steps` caps the solver's evaluations per stage. The
     result's `fitted` and `residuals` are per row, in the order of `data`'s rows; its
-    `statistics` (chi2, r2, aic, bic, t, p, correlation) are always there, and `ci` holds
+    `statistics` (chi2, r2, aic, bic, t, p, correlation) are always there; `bounds` keeps
+    parameters between LO and HI (`{"k": (0, math.inf)}` or `{"k": "0:inf"}`), `at_bound`
+    names those that end at one; and `ci` holds
     confidence intervals at the level `ci` (0.95) when given. `plot`:
     the path of a picture (.svg, .png, .pdf) of the data, the fitted curve and the
     residuals over the one column the model reads, written when the fit converged."""
@@ -493,6 +496,7 @@ def fit(
         names(fix, "fix"),
         steps,
         ci=ci,
+        bounds=bounds,
     )
     for warning in result.warnings:
         _note(f"note: {warning}")

@@ -545,11 +545,13 @@ def fit(
     steps: int | None = None,
     progress: Callable[[int, float], None] | None = None,
     ci: float | None = None,
+    bounds: Mapping[str, tuple[float, float] | str] | None = None,
 ) -> Fit:
     """A least-squares fit of the program's parameters (its inputs that name no column of
     `columns`) from `starts` to the rows of `columns`: the residual of a row is `target` (a
     program over the columns; by default the column y) less the model, divided by the column
-    `sigma` when given; with `ci`, asymptotic confidence intervals at that level. A fit that
+    `sigma` when given; `bounds` holds parameters between LO and HI (a pair, or the text
+    `LO:HI`); with `ci`, asymptotic confidence intervals at that level. A fit that
     does not converge comes back with `converged` false and why in `message`; Ctrl-C raises
     Interrupted with the best point reached."""
     from .fitting import fit as least_squares  # makes its checks as it sets the problem up
@@ -560,9 +562,23 @@ def fit(
         hint = f" ({level:g} is a percentage: {level / 100:g})" if 50 <= level < 100 else ""
         raise InputError(f"{option('ci', level)}: a level between 0 and 1, such as 0.95{hint}")
     program, numbers, layout = scalarized(program, starts)
+    limits = {
+        element: interval
+        for name, given in (bounds or {}).items()
+        for interval in [bound(name, given)]
+        for element in layout.elements([name])
+    }
     try:
         result = least_squares(
-            program, columns, numbers, target, sigma, layout.elements(fix), steps, progress
+            program,
+            columns,
+            numbers,
+            target,
+            sigma,
+            layout.elements(fix),
+            steps,
+            progress,
+            limits,
         )
     except Interrupted as stop:  # the best point reached, in the parameters' shapes
         stop.reached = layout.shaped(stop.reached)
@@ -574,6 +590,33 @@ def fit(
         result.ci = asymptotic_intervals(free, result.parameters, result.stderr, result.dof, level)
         result.ci_level = level
     return layout.shaped(result)
+
+
+def named_bounds(given: Iterable[str]) -> dict[str, str]:
+    """Bounds as the command line and the repl take them, `NAME=LO:HI` each, by name."""
+    bounds: dict[str, str] = {}
+    for item in given:
+        name, equals, interval = item.partition("=")
+        if not equals or not name.strip():
+            raise InputError(f"{option('bound')} expects NAME=LO:HI, got {item!r}")
+        if name.strip() in bounds:
+            raise InputError(f"{option('bound', name.strip())} is given twice")
+        bounds[name.strip()] = interval
+    return bounds
+
+
+def bound(name: str, given: tuple[float, float] | str) -> tuple[float, float]:
+    """A parameter's bound, a (low, high) pair or the text `LO:HI` (`-inf`, `inf` for an
+    open side), as numbers."""
+    if isinstance(given, str):
+        low_text, colon, high_text = given.partition(":")
+        if not colon or ":" in high_text:
+            raise InputError(
+                f"{option('bound', f'{name}={given}')}: give LO:HI, such as 0:inf or -1:1"
+            )
+        return number("bound", low_text, None), number("bound", high_text, None)
+    low, high = given
+    return number("bound", low, None), number("bound", high, None)
 
 
 def fit_predictor(program: Program, columns: Iterable[str]) -> str:

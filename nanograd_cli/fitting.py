@@ -105,17 +105,19 @@ def fit(
     fix: Iterable[str] = (),
     steps: int | None = None,
     progress: Callable[[int, float], None] | None = None,
+    bounds: Mapping[str, tuple[float, float]] | None = None,
 ) -> Fit:
     """Fit the parameters of `program` (its inputs that name no column of `columns`) to the
     rows of `columns`, from `starts` (one per parameter), minimizing the sum over rows of
     ((target - model) / sigma)**2. `target` is a Program over the columns (default: the
     column `y`), `sigma` names a column of each row's standard deviation, `fix` names
-    parameters held at their start, `steps` caps the evaluations of each stage.
+    parameters held at their start, `steps` caps the evaluations of each stage, `bounds`
+    holds parameters between a low and a high value (either may be infinite).
     `progress(evaluations, rss)` is called at every evaluation.
 
     Bad input raises InputError naming what is wrong; a fit that does not converge is no
     error: it comes back with `converged` False and the reason in `message`."""
-    problem = _Problem(program, columns, starts, target, sigma, fix)
+    problem = _Problem(program, columns, starts, target, sigma, fix, bounds or {})
     return problem.solve(solver(), steps, progress)
 
 
@@ -133,7 +135,7 @@ class _Problem:
     """A fit checked and ready: the residuals and Jacobian at any point of the free
     parameters, in batches of rows through the tape."""
 
-    def __init__(self, program, columns, starts, target, sigma, fix) -> None:
+    def __init__(self, program, columns, starts, target, sigma, fix, bounds=None) -> None:
         program = program.single("fit", None)
         self.program = program
         arrays = {name: _column(name, values) for name, values in columns.items()}
@@ -168,6 +170,7 @@ class _Problem:
         self.free = [name for name in self.parameters if name not in self.fixed]
         if not self.free:
             raise InputError("every parameter is fixed: nothing is left to fit")
+        self.bounds = _checked_bounds(bounds or {}, self.starts, self.free)
         if self.n < len(self.free):
             k = len(self.free)
             raise InputError(
@@ -280,6 +283,23 @@ class _Problem:
             self.residuals *= self.weights
         self._at = key
 
+    def scaled_bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        """The bounds of the free parameters in the solver's units (infinite where none)."""
+        low = np.array([self.bounds.get(n, (-math.inf, math.inf))[0] for n in self.free])
+        high = np.array([self.bounds.get(n, (-math.inf, math.inf))[1] for n in self.free])
+        return low / self.units, high / self.units
+
+    def inside(self, x: np.ndarray) -> bool:
+        low, high = self.scaled_bounds()
+        return bool(np.all((low <= x) & (x <= high)))
+
+    def at_bound(self, x: np.ndarray) -> np.ndarray:
+        """Per free parameter: is it at its bound at `x` (to 1e-10 of the bound's size)?"""
+        low, high = self.scaled_bounds()
+        near = 1e-10 * np.maximum(1.0, np.abs(x))
+        with np.errstate(invalid="ignore"):
+            return (x - low <= near) | (high - x <= near)
+
     def unscaled(self, rss: float) -> float:
         """A sum of squared residuals of the problem as solved, in the data's units."""
         with np.errstate(over="ignore"):
@@ -356,10 +376,15 @@ class _Problem:
     def _stages(self, least_squares, x0, budget, residuals, jacobian, stages) -> None:
         """The solver's stages from `x0`, each appended to `stages` as it ends."""
         x = x0
-        for options in (FIRST_STAGE, SECOND_STAGE):
+        # Levenberg-Marquardt takes no bounds: a bounded fit is the first stage's alone
+        stages_run = (FIRST_STAGE,) if self.bounds else (FIRST_STAGE, SECOND_STAGE)
+        limits = {"bounds": self.scaled_bounds()} if self.bounds else {}
+        for options in stages_run:
             with np.errstate(all="ignore"):
                 try:
-                    result = least_squares(residuals, x, jac=jacobian, max_nfev=budget, **options)
+                    result = least_squares(
+                        residuals, x, jac=jacobian, max_nfev=budget, **options, **limits
+                    )
                 except (ValueError, np.linalg.LinAlgError) as error:
                     stages.append(_Stage(options["method"], x, None, str(error)))
                     break
@@ -454,20 +479,28 @@ def _summary(problem: _Problem, x0: np.ndarray, stages: list[_Stage], budget: in
         message = "; ".join(reasons)
     # in the solver's units, then the parameters': the standard errors from the first, where
     # their squares (the covariances) may be too small or too large for a float
-    solved = _covariance(jac, scale, best_rss, n, k)
-    units = problem.units
+    # a parameter at its bound is held there, as a fixed one is: its standard error is no
+    # interval's (nan), and the others' come from the columns of the rest
+    held = problem.at_bound(best) if problem.bounds else np.zeros(k, dtype=bool)
+    moving = np.flatnonzero(~held)
+    solved = _covariance(jac[:, moving], scale[moving], best_rss, n, k)
+    units = problem.units[moving]
     with np.errstate(over="ignore", under="ignore"):
         covariance = solved * np.outer(units, units)
         errors = np.sqrt(np.diag(solved)) * units
     values = problem.point(best)
     names = problem.parameters
-    slot = {name: j for j, name in enumerate(problem.free)}
+    at_bound = [problem.free[j] for j in np.flatnonzero(held)]
+    slot = {problem.free[j]: i for i, j in enumerate(moving)}
     stderr, cov = {}, {}
     for a in names:
         i = slot.get(a)
-        stderr[a] = 0.0 if i is None else float(errors[i])
+        nothing = math.nan if a in at_bound else 0.0
+        stderr[a] = nothing if i is None else float(errors[i])
         cov[a] = {
-            b: 0.0 if i is None or slot.get(b) is None else float(covariance[i, slot[b]])
+            b: (math.nan if a in at_bound or b in at_bound else 0.0)
+            if i is None or slot.get(b) is None
+            else float(covariance[i, slot[b]])
             for b in names
         }
     dof = n - k
@@ -479,7 +512,7 @@ def _summary(problem: _Problem, x0: np.ndarray, stages: list[_Stage], budget: in
     pole = _pole(problem, problem.point(best))
     rss = problem.unscaled(best_rss)
     summary = statistics(
-        problem.free,
+        [name for name in problem.free if name not in at_bound],
         values,
         stderr,
         cov,
@@ -503,6 +536,7 @@ def _summary(problem: _Problem, x0: np.ndarray, stages: list[_Stage], budget: in
         fitted=fitted,
         residuals=residuals,
         # correlations said of a minimum only, where they describe the fit
+        at_bound=at_bound,
         warnings=([pole] if pole else [])
         + (correlated(summary["correlation"]) if converged else []),  # type: ignore[arg-type]
         statistics=summary,
@@ -524,7 +558,7 @@ def _polish(problem: _Problem, x: np.ndarray, rss: float) -> tuple[np.ndarray, f
             break
         step, *_ = np.linalg.lstsq(problem.jacobian / scale, -problem.residuals, rcond=None)
         trial = x + step / scale
-        if not np.all(np.isfinite(trial)):
+        if not np.all(np.isfinite(trial)) or not problem.inside(trial):
             break
         problem.evaluate(trial)
         if problem.first_non_finite() is not None:
@@ -606,7 +640,9 @@ def _gradient_measure(problem: _Problem, x: np.ndarray) -> float:
         return 0.0
     with np.errstate(all="ignore"):
         cosines = np.abs(jac.T @ r) / (norms * norm_r)
-    cosines = np.where(norms > 0, cosines, 0.0)
+    # a parameter held at its bound by the fit may have its gradient pointing outward
+    held = problem.at_bound(x) if problem.bounds else False
+    cosines = np.where((norms > 0) & ~held, cosines, 0.0)
     return float(np.max(cosines)) if cosines.size else 0.0
 
 
@@ -625,6 +661,8 @@ def _small_gradient(problem: _Problem, x: np.ndarray) -> bool:
         return True
     problem.evaluate(x)
     jac = problem.jacobian
+    if problem.bounds:
+        jac = jac[:, ~problem.at_bound(x)]
     scale = np.linalg.norm(jac, axis=0)
     if not np.all(np.isfinite(jac)) or not np.all(scale > 0):
         return False
@@ -657,14 +695,17 @@ def _covariance(jac: np.ndarray, scale: np.ndarray, rss: float, n: int, k: int) 
     """(JᵀJ)⁻¹ · RSS/(n-k), from the SVD of J with its columns scaled to unit length (the
     scaling leaves the result unchanged and the SVD accurate for columns of any size); never
     by inverting a formed JᵀJ. nan where J is singular or there are no degrees of freedom."""
+    m = jac.shape[1]  # the columns of the parameters that move; k, of those fitted
+    if m == 0:
+        return np.empty((0, 0))
     if n <= k or not math.isfinite(rss) or not np.all(scale > 0):
-        return np.full((k, k), math.nan)
+        return np.full((m, m), math.nan)
     scaled = jac / scale
     if not np.all(np.isfinite(scaled)):
-        return np.full((k, k), math.nan)
+        return np.full((m, m), math.nan)
     _, s, vt = np.linalg.svd(scaled, full_matrices=False)
     if s[-1] <= RANK_TOLERANCE * max(scaled.shape) * s[0]:
-        return np.full((k, k), math.nan)
+        return np.full((m, m), math.nan)
     inverse = (vt.T / s**2) @ vt  # (SᵀS)⁻¹ for the scaled columns
     covariance = inverse / np.outer(scale, scale) * (rss / (n - k))
     return (covariance + covariance.T) / 2  # symmetric to the last bit
@@ -681,6 +722,30 @@ def _not_finite_at_start(problem: _Problem, row: int) -> str:
         return f"{at}: {what}; a fit needs finite data on every row: leave the row out"
     what = f"the model is {value!r}" if not math.isfinite(value) else "the residual is not finite"
     return f"at the start, {at}: {what}; start from values where it is finite"
+
+
+def _checked_bounds(
+    bounds: Mapping[str, tuple[float, float]], starts: Mapping[str, float], free: list[str]
+) -> dict[str, tuple[float, float]]:
+    """The bounds of the free parameters, each low < high, around its start."""
+    checked = {}
+    for name, (low, high) in bounds.items():
+        if name not in starts:
+            raise NotAnInput(name, list(starts), "bound", "parameter")
+        low, high = float(low), float(high)
+        if not low < high:
+            raise InputError(
+                f"the bound of {name}, {low:g}:{high:g}, goes from low to high (LO < HI)"
+            )
+        start = starts[name]
+        if not low <= start <= high:
+            raise InputError(
+                f"the start of {name}, {start!r}, is outside its bound {low:g}:{high:g}: "
+                "start inside it"
+            )
+        if name in free:
+            checked[name] = (low, high)
+    return checked
 
 
 def _derivative_not_finite_at_start(problem: _Problem, row: int, name: str) -> str:

@@ -429,6 +429,8 @@ class Fit:
     inputs: dict[str, float]
     fitted: np.ndarray | None = field(default=None, repr=False, compare=False)
     residuals: np.ndarray | None = field(default=None, repr=False, compare=False)
+    # the parameters the fit ended at a bound of (--bound): held there, no standard error
+    at_bound: list[str] = field(default_factory=list, compare=False)
     # notes on the point reached: a pole of the model inside the data, parameters correlated
     warnings: list[str] = field(default_factory=list, compare=False)
     # chi2, reduced_chi2, r2, aic, bic, and per free parameter t, p and correlation

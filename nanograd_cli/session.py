@@ -77,8 +77,9 @@ COMMANDS = {
 
 class Option(NamedTuple):
     """An option of a command, named as the command line names it without `--`. It `takes`
-    nothing (a flag), a `word`, an `expr` (the words up to the next option), or `names` (the
-    names up to the next option); `metavar` says what, in `:help`."""
+    nothing (a flag), a `word`, an `expr` (the words up to the next option), `names` (the
+    names up to the next option) or `items` (the NAME=VALUE words that follow); `metavar`
+    says what, in `:help`."""
 
     takes: str
     metavar: str = ""
@@ -134,6 +135,7 @@ OPTIONS: dict[str, dict[str, Option]] = {
         "sigma": Option("word", "COLUMN"),
         "fix": WRT,
         "steps": Option("word", "N"),
+        "bound": Option("items", "NAME=LO:HI..."),
         "ci": Option("word", "LEVEL"),
         "stats": FLAG,
         "keep": FLAG,
@@ -275,6 +277,9 @@ def arguments(command: str, text: str) -> Arguments:
                 while end < len(said) and said[end] not in known and not _range_at(said, end):
                     if not re.fullmatch(r"[A-Za-z_,][\w,]*", said[end]):
                         break
+                    end += 1
+            elif option.takes == "items":  # NAME=VALUE words
+                while end < len(said) and re.fullmatch(r"[A-Za-z_]\w*=\S+", said[end]):
                     end += 1
             if option.takes != "flag" and end == k + 1:
                 raise InputError(f"{word} needs a value: {_usage(word, option)}")
@@ -782,6 +787,7 @@ class Session:
                 steps=None if steps is None else api.whole("steps", steps, None),
                 progress=counter.update if counter else None,
                 ci=None if args.value("ci") is None else api.number("ci", args.value("ci")),
+                bounds=api.named_bounds(args.names("bound")),
             )
         except Interrupted as stop:  # Ctrl-C: the best point reached, and where it stopped
             fitted = cast(Fit, stop.reached)

@@ -672,3 +672,51 @@ def test_parameters_correlated_beyond_099_are_a_note():
     assert result.converged
     (note,) = result.warnings
     assert note.startswith("A and Ea are correlated (r = 0.999")
+
+
+def test_a_bound_keeps_a_parameter_on_its_side_and_marks_one_that_ends_there():
+    from scipy.optimize import least_squares
+
+    from nanograd_cli import api
+
+    s, v = np.array(PUROMYCIN_S), np.array(PUROMYCIN_V, dtype=float)
+    columns, model, target = {"S": s, "v": v}, parse("Vmax*S/(Km + S)"), parse("v")
+    # from the start that ends beyond the pole, Km >= 0 keeps it on the side of the data
+    kept = api.fit(model, columns, {"Vmax": 1, "Km": 1}, target, bounds={"Km": "0:inf"})
+    assert kept.converged and kept.at_bound == [] and kept.warnings == []
+    assert kept.parameters["Km"] == pytest.approx(0.06412128, rel=1e-6)
+    # a bound the best fit lies outside: Km ends at it, held there without a standard error
+    held = api.fit(model, columns, {"Vmax": 100, "Km": 0.5}, target, bounds={"Km": (0.1, 1)})
+    assert held.converged and held.at_bound == ["Km"] and math.isnan(held.stderr["Km"])
+    reference = least_squares(
+        lambda p: p[0] * s / (p[1] + s) - v, [100, 0.5], bounds=([-np.inf, 0.1], [np.inf, 1]),
+        xtol=1e-15, ftol=1e-15, gtol=1e-15,
+    ).x  # fmt: skip
+    assert held.parameters["Vmax"] == pytest.approx(reference[0], rel=1e-9)
+    assert held.parameters["Km"] == pytest.approx(0.1, rel=1e-12)
+    # Vmax's standard error as with Km fixed at the bound, on the fit's n - 2 degrees of
+    # freedom (Km was fitted, to its bound) where the fixed fit has n - 1
+    fixed = fit(model, columns, {"Vmax": 100, "Km": 0.1}, target=target, fix=["Km"])
+    on_10 = fixed.stderr["Vmax"] * math.sqrt(11 / 10)
+    assert held.stderr["Vmax"] == pytest.approx(on_10, rel=1e-6)
+    assert json.loads(to_json(held))["at_bound"] == ["Km"]
+
+
+@pytest.mark.parametrize(
+    ("bounds", "message"),
+    [
+        ({"Km": "1:2"}, "the start of Km, 0.5, is outside its bound 1:2: start inside it"),
+        ({"Km": "2:1"}, "the bound of Km, 2:1, goes from low to high (LO < HI)"),
+        ({"K": "0:1"}, "K is not a parameter (parameters: Vmax, Km)"),
+        ({"Km": "1"}, "bound='Km=1': give LO:HI, such as 0:inf or -1:1"),
+    ],
+)
+def test_bad_bounds_are_bad_input(bounds, message):
+    from nanograd_cli import api
+    from nanograd_cli.errors import speaking
+
+    columns = {"S": np.array(PUROMYCIN_S), "v": np.array(PUROMYCIN_V, dtype=float)}
+    with speaking("python"), pytest.raises(InputError) as caught:
+        api.fit(parse("Vmax*S/(Km + S)"), columns, {"Vmax": 100, "Km": 0.5}, parse("v"),
+                bounds=bounds)  # fmt: skip
+    assert str(caught.value) == message

@@ -341,3 +341,14 @@ def test_ci_in_json_with_nan_errors_and_in_csv(tmp_path):
     assert done.stderr == (
         "error: --ci 95.0: a level between 0 and 1, such as 0.95 (95 is a percentage: 0.95)\n"
     )
+
+
+def test_bound_through_the_command_line(tmp_path):
+    rows = zip([0.02, 0.06, 0.11, 0.22, 0.56, 1.10], [76, 97, 123, 159, 191, 207], strict=True)
+    (tmp_path / "p.csv").write_text("S,v\n" + "".join(f"{s},{v}\n" for s, v in rows))
+    fit = ["fit", "Vm*S/(K + S)", "--data", "p.csv", "--target", "v", "--Vm", "200", "--K", "0.5"]
+    done = in_process(*fit, "--bound", "K=0.1:1", "--digits", "4", cwd=tmp_path)
+    assert done.returncode == 0
+    assert done.stdout.splitlines()[2].split() == ["K", "0.1", "at", "bound"]
+    done = in_process(*fit, "--bound", "K", cwd=tmp_path)
+    assert (done.returncode, done.stderr) == (2, "error: --bound expects NAME=LO:HI, got 'K'\n")

@@ -63,6 +63,14 @@ Examples:
 )
 @fix_option("Hold this parameter at its start.")
 @click.option(
+    "--bound",
+    "bounds",
+    multiple=True,
+    metavar="NAME=LO:HI",
+    help="Keep a parameter between LO and HI (-inf or inf for an open side); a start outside "
+    "is an error, and a parameter that ends at its bound is marked so, without a stderr.",
+)
+@click.option(
     "--ci",
     type=float,
     metavar="LEVEL",
@@ -106,6 +114,7 @@ def fit(
     target: str | None,
     sigma: str | None,
     fix: tuple[str, ...],
+    bounds: tuple[str, ...],
     ci: float | None,
     stats: bool,
     steps: int | None,
@@ -158,6 +167,7 @@ def fit(
             steps,
             progress and progress.update,
             ci,
+            api.named_bounds(bounds),
         )
     except Interrupted as stop:  # Ctrl-C: the best point reached is shown, then the exit code
         assert isinstance(stop.reached, Fit)  # api.fit's Interrupted carries one

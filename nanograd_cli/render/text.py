@@ -432,6 +432,7 @@ def _(result: Fit) -> dict:
             if result.ci
             else {}
         ),
+        **({"at_bound": result.at_bound} if result.at_bound else {}),
         **({"warnings": result.warnings} if result.warnings else {}),
     }
 
@@ -466,7 +467,8 @@ def _(result: Fit, number: Number = repr) -> list[list[str]]:
     rows = [["", "value", "stderr", *extra]]
     blank = [""] * len(extra)
     for name, value in result.parameters.items():
-        cells = [name, number(value), number(result.stderr[name])]
+        se = "at bound" if name in result.at_bound else number(result.stderr[name])
+        cells = [name, number(value), se]
         if shown:
             t, p = result.statistics["t"], result.statistics["p"]
             cells += [number(t[name]), number(p[name])] if name in t else ["", ""]
