@@ -455,6 +455,7 @@ def fit(
     starts: Mapping[str, float] | None = None,
     *,
     bounds: Mapping[str, tuple[float, float] | str] | None = None,
+    absolute_sigma: bool = False,
     ci: float | None = None,
     plot: str | os.PathLike[str] | None = None,
     inputs: Mapping[str, float] | None = None,
@@ -470,7 +471,7 @@ def fit(
     result's `fitted` and `residuals` are per row, in the order of `data`'s rows; its
     `statistics` (chi2, r2, aic, bic, t, p, correlation) are always there; `bounds` keeps
     parameters between LO and HI (`{"k": (0, math.inf)}` or `{"k": "0:inf"}`), `at_bound`
-    names those that end at one; and `ci` holds
+    names those that end at one; `absolute_sigma` takes sigma as known; and `ci` holds
     confidence intervals at the level `ci` (0.95) when given. `plot`:
     the path of a picture (.svg, .png, .pdf) of the data, the fitted curve and the
     residuals over the one column the model reads, written when the fit converged."""
@@ -497,6 +498,7 @@ def fit(
         steps,
         ci=ci,
         bounds=bounds,
+        absolute_sigma=absolute_sigma,
     )
     for warning in result.warnings:
         _note(f"note: {warning}")

@@ -546,12 +546,14 @@ def fit(
     progress: Callable[[int, float], None] | None = None,
     ci: float | None = None,
     bounds: Mapping[str, tuple[float, float] | str] | None = None,
+    absolute_sigma: bool = False,
 ) -> Fit:
     """A least-squares fit of the program's parameters (its inputs that name no column of
     `columns`) from `starts` to the rows of `columns`: the residual of a row is `target` (a
     program over the columns; by default the column y) less the model, divided by the column
     `sigma` when given; `bounds` holds parameters between LO and HI (a pair, or the text
-    `LO:HI`); with `ci`, asymptotic confidence intervals at that level. A fit that
+    `LO:HI`); `absolute_sigma` takes sigma as known (standard errors from (JᵀJ)⁻¹ alone);
+    with `ci`, asymptotic confidence intervals at that level. A fit that
     does not converge comes back with `converged` false and why in `message`; Ctrl-C raises
     Interrupted with the best point reached."""
     from .fitting import fit as least_squares  # makes its checks as it sets the problem up
@@ -579,6 +581,7 @@ def fit(
             steps,
             progress,
             limits,
+            absolute_sigma,
         )
     except Interrupted as stop:  # the best point reached, in the parameters' shapes
         stop.reached = layout.shaped(stop.reached)
@@ -587,7 +590,8 @@ def fit(
         from .fit_statistics import asymptotic_intervals
 
         free = list(result.statistics.get("t", {}))
-        result.ci = asymptotic_intervals(free, result.parameters, result.stderr, result.dof, level)
+        dof = None if absolute_sigma else result.dof  # sigma known: the normal's quantile
+        result.ci = asymptotic_intervals(free, result.parameters, result.stderr, dof, level)
         result.ci_level = level
     return layout.shaped(result)
 

@@ -22,11 +22,13 @@ def statistics(
     dof: int,
     target: np.ndarray,
     weights: np.ndarray | float,
+    known_sigma: bool = False,
 ) -> dict[str, object]:
     """χ² (the weighted sum of squares at the solution), χ²/dof, R² (1 - χ² over the
     weighted sum of squares of the target about its weighted mean), AIC and BIC (R's
     `logLik.nls`, weights 1/sigma²), and of the `free` parameters t = value/se, its two-sided
-    p from Student's t with `dof` degrees of freedom, and their correlations."""
+    p from Student's t with `dof` degrees of freedom (with `known_sigma`, from the normal
+    distribution, with the χ² test's p-value `chi2_p`), and their correlations."""
     from scipy import stats  # the [fit] extra, which fitting needs already
 
     n, k = target.size, len(free)
@@ -43,7 +45,13 @@ def statistics(
         else math.inf
     )
     t = {name: values[name] / stderr[name] if stderr[name] else math.nan for name in free}
-    p = {name: float(2 * stats.t.sf(abs(t[name]), dof)) if dof > 0 else math.nan for name in free}
+    if known_sigma:
+        p = {name: float(2 * stats.norm.sf(abs(t[name]))) for name in free}
+    else:
+        p = {
+            name: float(2 * stats.t.sf(abs(t[name]), dof)) if dof > 0 else math.nan for name in free
+        }
+    known = {"chi2_p": float(stats.chi2.sf(chi2, dof)) if dof > 0 else math.nan}
     correlation = {a: {b: _correlation(covariance, a, b) for b in free} for a in free}
     return {
         "chi2": chi2,
@@ -54,6 +62,7 @@ def statistics(
         "t": t,
         "p": p,
         "correlation": correlation,
+        **(known if known_sigma else {}),
     }
 
 
@@ -78,14 +87,18 @@ def asymptotic_intervals(
     free: Sequence[str],
     values: Mapping[str, float],
     stderr: Mapping[str, float],
-    dof: int,
+    dof: int | None,
     level: float,
 ) -> dict[str, tuple[float, float]]:
     """value ± t·se with t the (1 + level)/2 quantile of Student's t with `dof` degrees of
-    freedom."""
+    freedom, or of the normal distribution for `dof` None (sigma known)."""
     from scipy import stats
 
-    half = float(stats.t.ppf((1 + level) / 2, dof)) if dof > 0 else math.nan
+    quantile = (1 + level) / 2
+    if dof is None:
+        half = float(stats.norm.ppf(quantile))
+    else:
+        half = float(stats.t.ppf(quantile, dof)) if dof > 0 else math.nan
     return {
         name: (values[name] - half * stderr[name], values[name] + half * stderr[name])
         for name in free

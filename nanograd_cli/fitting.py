@@ -106,18 +106,21 @@ def fit(
     steps: int | None = None,
     progress: Callable[[int, float], None] | None = None,
     bounds: Mapping[str, tuple[float, float]] | None = None,
+    absolute_sigma: bool = False,
 ) -> Fit:
     """Fit the parameters of `program` (its inputs that name no column of `columns`) to the
     rows of `columns`, from `starts` (one per parameter), minimizing the sum over rows of
     ((target - model) / sigma)**2. `target` is a Program over the columns (default: the
     column `y`), `sigma` names a column of each row's standard deviation, `fix` names
     parameters held at their start, `steps` caps the evaluations of each stage, `bounds`
-    holds parameters between a low and a high value (either may be infinite).
+    holds parameters between a low and a high value (either may be infinite);
+    `absolute_sigma` takes sigma as known: standard errors from (JᵀJ)⁻¹ alone.
     `progress(evaluations, rss)` is called at every evaluation.
 
     Bad input raises InputError naming what is wrong; a fit that does not converge is no
     error: it comes back with `converged` False and the reason in `message`."""
     problem = _Problem(program, columns, starts, target, sigma, fix, bounds or {})
+    problem.absolute_sigma = absolute_sigma
     return problem.solve(solver(), steps, progress)
 
 
@@ -196,6 +199,7 @@ class _Problem:
         self._at: bytes | None = None
         self.evaluations = 0
         self.non_finite_trials = 0
+        self.absolute_sigma = False  # sigma taken as known (fit's absolute_sigma)
 
     def _target(self, target: Program | None, arrays: dict) -> np.ndarray:
         if target is None:
@@ -483,8 +487,10 @@ def _summary(problem: _Problem, x0: np.ndarray, stages: list[_Stage], budget: in
     # interval's (nan), and the others' come from the columns of the rest
     held = problem.at_bound(best) if problem.bounds else np.zeros(k, dtype=bool)
     moving = np.flatnonzero(~held)
-    solved = _covariance(jac[:, moving], scale[moving], best_rss, n, k)
-    units = problem.units[moving]
+    known = problem.absolute_sigma
+    solved = _covariance(jac[:, moving], scale[moving], best_rss, n, k, known)
+    # known sigma: (JᵀJ)⁻¹ of the residuals in the data's units, not the power of two's
+    units = problem.units[moving] * (math.ldexp(1.0, problem.exponent) if known else 1.0)
     with np.errstate(over="ignore", under="ignore"):
         covariance = solved * np.outer(units, units)
         errors = np.sqrt(np.diag(solved)) * units
@@ -511,7 +517,7 @@ def _summary(problem: _Problem, x0: np.ndarray, stages: list[_Stage], budget: in
     residuals = problem.observed - fitted
     pole = _pole(problem, problem.point(best))
     rss = problem.unscaled(best_rss)
-    summary = statistics(
+    summary = statistics(  # with sigma known, the χ² test's p-value too
         [name for name in problem.free if name not in at_bound],
         values,
         stderr,
@@ -520,6 +526,7 @@ def _summary(problem: _Problem, x0: np.ndarray, stages: list[_Stage], budget: in
         dof,
         problem.observed,
         np.ldexp(problem.weights, -problem.exponent),  # 1/sigma, or 1
+        known,
     )
     return Fit(
         parameters=values,
@@ -691,10 +698,13 @@ def _undetermined(problem: _Problem, jac: np.ndarray, scale: np.ndarray) -> list
     return names
 
 
-def _covariance(jac: np.ndarray, scale: np.ndarray, rss: float, n: int, k: int) -> np.ndarray:
-    """(JᵀJ)⁻¹ · RSS/(n-k), from the SVD of J with its columns scaled to unit length (the
-    scaling leaves the result unchanged and the SVD accurate for columns of any size); never
-    by inverting a formed JᵀJ. nan where J is singular or there are no degrees of freedom."""
+def _covariance(
+    jac: np.ndarray, scale: np.ndarray, rss: float, n: int, k: int, known: bool = False
+) -> np.ndarray:
+    """(JᵀJ)⁻¹ · RSS/(n-k), or with `known` (sigma taken as known) (JᵀJ)⁻¹ alone, from the
+    SVD of J with its columns scaled to unit length (the scaling leaves the result unchanged
+    and the SVD accurate for columns of any size); never by inverting a formed JᵀJ. nan where
+    J is singular or there are no degrees of freedom."""
     m = jac.shape[1]  # the columns of the parameters that move; k, of those fitted
     if m == 0:
         return np.empty((0, 0))
@@ -707,7 +717,7 @@ def _covariance(jac: np.ndarray, scale: np.ndarray, rss: float, n: int, k: int) 
     if s[-1] <= RANK_TOLERANCE * max(scaled.shape) * s[0]:
         return np.full((m, m), math.nan)
     inverse = (vt.T / s**2) @ vt  # (SᵀS)⁻¹ for the scaled columns
-    covariance = inverse / np.outer(scale, scale) * (rss / (n - k))
+    covariance = inverse / np.outer(scale, scale) * (1.0 if known else rss / (n - k))
     return (covariance + covariance.T) / 2  # symmetric to the last bit
 
 

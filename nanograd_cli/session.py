@@ -136,6 +136,7 @@ OPTIONS: dict[str, dict[str, Option]] = {
         "fix": WRT,
         "steps": Option("word", "N"),
         "bound": Option("items", "NAME=LO:HI..."),
+        "absolute-sigma": FLAG,
         "ci": Option("word", "LEVEL"),
         "stats": FLAG,
         "keep": FLAG,
@@ -788,6 +789,7 @@ class Session:
                 progress=counter.update if counter else None,
                 ci=None if args.value("ci") is None else api.number("ci", args.value("ci")),
                 bounds=api.named_bounds(args.names("bound")),
+                absolute_sigma=args.flag("absolute-sigma"),
             )
         except Interrupted as stop:  # Ctrl-C: the best point reached, and where it stopped
             fitted = cast(Fit, stop.reached)

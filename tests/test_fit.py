@@ -720,3 +720,34 @@ def test_bad_bounds_are_bad_input(bounds, message):
         api.fit(parse("Vmax*S/(Km + S)"), columns, {"Vmax": 100, "Km": 0.5}, parse("v"),
                 bounds=bounds)  # fmt: skip
     assert str(caught.value) == message
+
+
+def test_absolute_sigma_takes_sigma_as_known_as_curve_fit_does():
+    from scipy import stats
+    from scipy.optimize import curve_fit
+
+    from nanograd_cli import api
+
+    x, y = np.array(DECAY_X), np.array(DECAY_Y)
+    sigma = np.array([0.05, 0.05, 0.04, 0.03, 0.03, 0.02, 0.02])
+    columns = {"x": x, "y": y, "s": sigma}
+    model, starts = parse("a*exp(-b*x) + c"), {"a": 1, "b": 1, "c": 0}
+    result = api.fit(model, columns, starts, None, "s", absolute_sigma=True, ci=0.95)
+    a, b = result.parameters["a"], result.parameters["b"]
+    e = np.exp(-b * x)
+    jac = np.c_[e, -a * x * e, np.ones_like(x)] / sigma[:, None]
+    expected = np.sqrt(np.diag(np.linalg.inv(jac.T @ jac)))  # (JᵀJ)⁻¹ alone, no χ²/dof
+    assert [result.stderr[n] for n in "abc"] == pytest.approx(expected, rel=1e-9)
+    _, covariance = curve_fit(lambda x, a, b, c: a * np.exp(-b * x) + c, x, y, p0=[1, 1, 0],
+                              sigma=sigma, absolute_sigma=True)  # fmt: skip
+    assert [result.stderr[n] for n in "abc"] == pytest.approx(
+        np.sqrt(np.diag(covariance)), rel=1e-4
+    )
+    chi2 = result.statistics["chi2"]
+    assert result.statistics["chi2_p"] == pytest.approx(stats.chi2.sf(chi2, 4), rel=1e-12)
+    half = stats.norm.ppf(0.975) * result.stderr["b"]
+    assert result.ci["b"] == pytest.approx((b - half, b + half), rel=1e-14)
+    relative = api.fit(model, columns, starts, None, "s")
+    assert "chi2_p" not in relative.statistics
+    ratio = relative.stderr["b"] / result.stderr["b"]
+    assert ratio == pytest.approx(math.sqrt(chi2 / 4), rel=1e-9)  # scaled by χ²/dof

@@ -71,6 +71,12 @@ Examples:
     "is an error, and a parameter that ends at its bound is marked so, without a stderr.",
 )
 @click.option(
+    "--absolute-sigma",
+    is_flag=True,
+    help="Take sigma as known: standard errors from (JᵀJ)⁻¹ alone, not scaled by χ²/dof, "
+    "and the χ² test's p-value (JSON chi2_p).",
+)
+@click.option(
     "--ci",
     type=float,
     metavar="LEVEL",
@@ -115,6 +121,7 @@ def fit(
     sigma: str | None,
     fix: tuple[str, ...],
     bounds: tuple[str, ...],
+    absolute_sigma: bool,
     ci: float | None,
     stats: bool,
     steps: int | None,
@@ -168,6 +175,7 @@ def fit(
             progress and progress.update,
             ci,
             api.named_bounds(bounds),
+            absolute_sigma,
         )
     except Interrupted as stop:  # Ctrl-C: the best point reached is shown, then the exit code
         assert isinstance(stop.reached, Fit)  # api.fit's Interrupted carries one
