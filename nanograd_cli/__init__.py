@@ -456,6 +456,7 @@ def fit(
     *,
     bounds: Mapping[str, tuple[float, float] | str] | None = None,
     absolute_sigma: bool = False,
+    derive: Names = (),
     ci: float | None = None,
     plot: str | os.PathLike[str] | None = None,
     inputs: Mapping[str, float] | None = None,
@@ -471,7 +472,9 @@ def fit(
     result's `fitted` and `residuals` are per row, in the order of `data`'s rows; its
     `statistics` (chi2, r2, aic, bic, t, p, correlation) are always there; `bounds` keeps
     parameters between LO and HI (`{"k": (0, math.inf)}` or `{"k": "0:inf"}`), `at_bound`
-    names those that end at one; `absolute_sigma` takes sigma as known; and `ci` holds
+    names those that end at one; `absolute_sigma` takes sigma as known; `derive`
+    ("half_life = log(2)/k", or several) adds quantities of the parameters with their
+    standard errors by the delta method (`derived`); and `ci` holds
     confidence intervals at the level `ci` (0.95) when given. `plot`:
     the path of a picture (.svg, .png, .pdf) of the data, the fitted curve and the
     residuals over the one column the model reads, written when the fit converged."""
@@ -499,6 +502,7 @@ def fit(
         ci=ci,
         bounds=bounds,
         absolute_sigma=absolute_sigma,
+        derive=names(derive, "derive"),
     )
     for warning in result.warnings:
         _note(f"note: {warning}")

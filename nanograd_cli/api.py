@@ -547,12 +547,15 @@ def fit(
     ci: float | None = None,
     bounds: Mapping[str, tuple[float, float] | str] | None = None,
     absolute_sigma: bool = False,
+    derive: Sequence[str] = (),
 ) -> Fit:
     """A least-squares fit of the program's parameters (its inputs that name no column of
     `columns`) from `starts` to the rows of `columns`: the residual of a row is `target` (a
     program over the columns; by default the column y) less the model, divided by the column
     `sigma` when given; `bounds` holds parameters between LO and HI (a pair, or the text
     `LO:HI`); `absolute_sigma` takes sigma as known (standard errors from (JᵀJ)⁻¹ alone);
+    each of `derive`, `NAME = EXPR`, is a quantity of the parameters with its standard error
+    by the delta method, from EXPR's exact gradient;
     with `ci`, asymptotic confidence intervals at that level. A fit that
     does not converge comes back with `converged` false and why in `message`; Ctrl-C raises
     Interrupted with the best point reached."""
@@ -586,14 +589,62 @@ def fit(
     except Interrupted as stop:  # the best point reached, in the parameters' shapes
         stop.reached = layout.shaped(stop.reached)
         raise
+    result.derived = {name: _derived(name, text, result) for name, text in _derivations(derive)}
     if level is not None:
         from .fit_statistics import asymptotic_intervals
 
         free = list(result.statistics.get("t", {}))
         dof = None if absolute_sigma else result.dof  # sigma known: the normal's quantile
         result.ci = asymptotic_intervals(free, result.parameters, result.stderr, dof, level)
+        values = {name: d["value"] for name, d in result.derived.items()}
+        errors = {name: d["stderr"] for name, d in result.derived.items()}
+        for name, interval in asymptotic_intervals(
+            list(values), values, errors, dof, level
+        ).items():
+            result.derived[name]["ci"] = interval
         result.ci_level = level
     return layout.shaped(result)
+
+
+def _derivations(given: Sequence[str]) -> list[tuple[str, str]]:
+    """Each `NAME = EXPR` of `derive`, split, its name checked."""
+    found: list[tuple[str, str]] = []
+    for text in given:
+        name, equals, expression = text.partition("=")
+        name = name.strip()
+        if not equals or expression.startswith("=") or not re.fullmatch(r"[A-Za-z_]\w*", name):
+            raise InputError(
+                f"{option('derive', text, quoted=True)}: give NAME = EXPR, such as "
+                "'half_life = log(2)/k'"
+            )
+        if name in (n for n, _ in found):
+            raise InputError(f"{option('derive', name)} is given twice")
+        found.append((name, expression))
+    return found
+
+
+def _derived(name: str, text: str, result: Fit) -> dict:
+    """A quantity of the fitted parameters, `text`, and its standard error by the delta
+    method: sqrt(gᵀ C g), with g its exact gradient at the parameters and C their
+    covariance."""
+    from .language import parse
+
+    try:
+        program = parse(text).single("a derived quantity", None)
+    except SourceError as error:
+        raise InputError(f"{option('derive', name)}: {error}") from None
+    unknown = [n for n in program.inputs if n not in result.parameters]
+    if unknown:
+        raise InputError(
+            f"{option('derive', name)} reads {unknown[0]}, which is no parameter of the fit "
+            f"({', '.join(result.parameters)})"
+        )
+    gradient = program.grad({n: result.parameters[n] for n in program.inputs})
+    g = gradient.gradients
+    variance = sum(
+        g[a] * result.covariance[a][b] * g[b] for a in program.inputs for b in program.inputs
+    )
+    return {"value": gradient.value, "stderr": math.sqrt(variance) if variance >= 0 else math.nan}
 
 
 def named_bounds(given: Iterable[str]) -> dict[str, str]:

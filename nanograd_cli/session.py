@@ -137,6 +137,7 @@ OPTIONS: dict[str, dict[str, Option]] = {
         "steps": Option("word", "N"),
         "bound": Option("items", "NAME=LO:HI..."),
         "absolute-sigma": FLAG,
+        "derive": Option("expr", "NAME=EXPR"),
         "ci": Option("word", "LEVEL"),
         "stats": FLAG,
         "keep": FLAG,
@@ -790,6 +791,7 @@ class Session:
                 ci=None if args.value("ci") is None else api.number("ci", args.value("ci")),
                 bounds=api.named_bounds(args.names("bound")),
                 absolute_sigma=args.flag("absolute-sigma"),
+                derive=args.options.get("derive", []),
             )
         except Interrupted as stop:  # Ctrl-C: the best point reached, and where it stopped
             fitted = cast(Fit, stop.reached)

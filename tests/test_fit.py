@@ -751,3 +751,30 @@ def test_absolute_sigma_takes_sigma_as_known_as_curve_fit_does():
     assert "chi2_p" not in relative.statistics
     ratio = relative.stderr["b"] / result.stderr["b"]
     assert ratio == pytest.approx(math.sqrt(chi2 / 4), rel=1e-9)  # scaled by χ²/dof
+
+
+def test_a_derived_quantity_has_the_delta_methods_standard_error():
+    from scipy import stats
+
+    from nanograd_cli import api
+
+    columns = {"S": np.array(PUROMYCIN_S), "v": np.array(PUROMYCIN_V, dtype=float)}
+    derive = ["ratio = Vm/K", "lag = log(2)*K**2 + exp(-Vm/100)"]
+    result = api.fit(parse("Vm*S/(K + S)"), columns, {"Vm": 200, "K": 0.1}, parse("v"),
+                     derive=derive, ci=0.9)  # fmt: skip
+    vm, k, c = result.parameters["Vm"], result.parameters["K"], result.covariance
+    C = np.array([[c["Vm"]["Vm"], c["Vm"]["K"]], [c["K"]["Vm"], c["K"]["K"]]])
+    for name, value, g in [
+        ("ratio", vm / k, np.array([1 / k, -vm / k**2])),  # by hand
+        ("lag", math.log(2) * k**2 + math.exp(-vm / 100),
+         np.array([-math.exp(-vm / 100) / 100, 2 * math.log(2) * k])),
+    ]:  # fmt: skip
+        derived = result.derived[name]
+        assert derived["value"] == pytest.approx(value, rel=1e-14)
+        assert derived["stderr"] == pytest.approx(math.sqrt(g @ C @ g), rel=1e-12)
+        half = stats.t.ppf(0.95, 10) * derived["stderr"]
+        assert derived["ci"] == pytest.approx((value - half, value + half), rel=1e-12)
+    assert json.loads(to_json(result))["derived"]["ratio"]["value"] == pytest.approx(vm / k)
+    with pytest.raises(InputError, match="reads Q, which is no parameter of the fit"):
+        api.fit(parse("Vm*S/(K + S)"), columns, {"Vm": 200, "K": 0.1}, parse("v"),
+                derive=["r = Vm/Q"])  # fmt: skip

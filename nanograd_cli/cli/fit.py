@@ -77,6 +77,13 @@ Examples:
     "and the χ² test's p-value (JSON chi2_p).",
 )
 @click.option(
+    "--derive",
+    multiple=True,
+    metavar="'NAME = EXPR'",
+    help="Also a quantity of the parameters, with its standard error by the delta method from "
+    "EXPR's exact gradient (JSON derived).",
+)
+@click.option(
     "--ci",
     type=float,
     metavar="LEVEL",
@@ -122,6 +129,7 @@ def fit(
     fix: tuple[str, ...],
     bounds: tuple[str, ...],
     absolute_sigma: bool,
+    derive: tuple[str, ...],
     ci: float | None,
     stats: bool,
     steps: int | None,
@@ -176,6 +184,7 @@ def fit(
             ci,
             api.named_bounds(bounds),
             absolute_sigma,
+            derive,
         )
     except Interrupted as stop:  # Ctrl-C: the best point reached is shown, then the exit code
         assert isinstance(stop.reached, Fit)  # api.fit's Interrupted carries one

@@ -432,6 +432,7 @@ def _(result: Fit) -> dict:
             if result.ci
             else {}
         ),
+        **({"derived": result.derived} if result.derived else {}),
         **({"at_bound": result.at_bound} if result.at_bound else {}),
         **({"warnings": result.warnings} if result.warnings else {}),
     }
@@ -474,6 +475,13 @@ def _(result: Fit, number: Number = repr) -> list[list[str]]:
             cells += [number(t[name]), number(p[name])] if name in t else ["", ""]
         if result.ci:
             cells += [number(x) for x in result.ci[name]] if name in result.ci else ["", ""]
+        rows.append(cells)
+    for name, quantity in result.derived.items():
+        cells = [name, number(quantity["value"]), number(quantity["stderr"])]
+        if shown:
+            cells += ["", ""]
+        if result.ci:
+            cells += [number(x) for x in quantity["ci"]]
         rows.append(cells)
     rows.append(["rss", number(result.rss), "", *blank])
     rows.append(["residual sd", number(result.residual_sd), "", *blank])
