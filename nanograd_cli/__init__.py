@@ -481,7 +481,7 @@ def fit(
     from . import api
 
     program, target_program = parse(source), parse(target)
-    needed = {*program.inputs, *target_program.inputs, *([sigma] if sigma else [])}
+    needed = {*program.inputs, *target_program.inputs, *api.sigma_columns(sigma)}
     picture = None if plot is None else os.fspath(plot)
     if picture is not None:
         from .render.figures import format_of

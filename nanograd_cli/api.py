@@ -674,6 +674,20 @@ def bound(name: str, given: tuple[float, float] | str) -> tuple[float, float]:
     return number("bound", low, None), number("bound", high, None)
 
 
+def sigma_columns(sigma: str | None) -> set[str]:
+    """The columns `fit`'s sigma reads: a column's name, or an expression's inputs."""
+    if sigma is None:
+        return set()
+    if re.fullmatch(r"\s*[A-Za-z_]\w*\s*", sigma):
+        return {sigma.strip()}
+    from .language import parse
+
+    try:
+        return set(parse(sigma).inputs)
+    except SourceError as error:
+        raise InputError(f"{option('sigma')}: {error}") from None
+
+
 def fit_predictor(program: Program, columns: Iterable[str]) -> str:
     """The one column the model reads, which a picture of the fit is drawn over."""
     read = [name for name in program.inputs if name in columns]

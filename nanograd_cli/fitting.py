@@ -13,13 +13,21 @@ SciPy is imported only here, and only when fitting: `pip install 'nanograd-cli[f
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .errors import InputError, Interrupted, NanogradError, NotAnInput, UnknownInputs
+from .errors import (
+    InputError,
+    Interrupted,
+    NanogradError,
+    NotAnInput,
+    SourceError,
+    UnknownInputs,
+)
 from .fit_statistics import correlated, statistics
 from .program import Program
 from .results import Fit
@@ -224,15 +232,41 @@ class _Problem:
         values, _ = batch_gradients(target, {name: arrays[name] for name in target.inputs})
         return values
 
-    def _sigma(self, name: str, arrays: dict) -> np.ndarray:
-        if name not in arrays:
+    def _sigma(self, text: str, arrays: dict) -> np.ndarray:
+        """Each row's standard deviation: a column, or an expression over the columns
+        (`0.05*y`, `sqrt(y)`)."""
+        name = text.strip()
+        if re.fullmatch(r"[A-Za-z_]\w*", name) and name not in arrays:
             raise InputError(f"sigma: the data has no column {name}")
-        values = arrays[name]
+        if name in arrays:
+            values, what = arrays[name], f"of column {name}"
+        else:
+            from .language import parse
+            from .tape import batch_gradients
+
+            try:
+                program = parse(text).single("sigma", None)
+            except SourceError as error:
+                raise InputError(f"sigma: {error}") from None
+            missing = [n for n in program.inputs if n not in arrays]
+            if missing:
+                raise InputError(
+                    f"sigma reads {missing[0]}, which is not a column of the data: sigma is a "
+                    "column or an expression over the columns"
+                )
+            columns = {n: arrays[n] for n in program.inputs}
+            with np.errstate(all="ignore"):
+                values = (
+                    batch_gradients(program, columns)[0]
+                    if program.inputs
+                    else np.full(self.n, program.values({})[program.result])
+                )
+            what = f"of sigma = {text.strip()}"
         bad = ~(np.isfinite(values) & (values > 0))
         if bad.any():
             row = int(np.argmax(bad))
             raise InputError(
-                f"sigma: row {row + 1} of column {name} is {float(values[row])!r}; a standard "
+                f"sigma: row {row + 1} {what} is {float(values[row])!r}; a standard "
                 "deviation is a positive number"
             )
         return values

@@ -770,7 +770,7 @@ class Session:
             except SourceError as error:
                 raise InputError(f"{option('target')}: {error}") from None
         solver()  # a missing SciPy said before the data is read
-        needed = {*program.inputs, *(target.inputs if target else ["y"]), *filter(None, [sigma])}
+        needed = {*program.inputs, *(target.inputs if target else ["y"]), *api.sigma_columns(sigma)}
         columns = self._data(args, path, needed, extra="fit").columns
         counter = FitProgress() if self.progress else None
         try:

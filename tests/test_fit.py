@@ -778,3 +778,16 @@ def test_a_derived_quantity_has_the_delta_methods_standard_error():
     with pytest.raises(InputError, match="reads Q, which is no parameter of the fit"):
         api.fit(parse("Vm*S/(K + S)"), columns, {"Vm": 200, "K": 0.1}, parse("v"),
                 derive=["r = Vm/Q"])  # fmt: skip
+
+
+def test_sigma_may_be_an_expression_over_the_columns():
+    x, y = np.array(DECAY_X), np.array(DECAY_Y)
+    model, starts = parse("a*exp(-b*x) + c"), {"a": 1, "b": 1, "c": 0}
+    by_expression = fit(model, {"x": x, "y": y}, starts, sigma="0.02 + 0.01*y")
+    by_column = fit(model, {"x": x, "y": y, "s": 0.02 + 0.01 * y}, starts, sigma="s")
+    assert by_expression.parameters == pytest.approx(by_column.parameters, rel=1e-12)
+    assert by_expression.stderr == pytest.approx(by_column.stderr, rel=1e-12)
+    with pytest.raises(InputError, match=r"row 4 of sigma = y - 1 is -0\.14"):
+        fit(model, {"x": x, "y": y}, starts, sigma="y - 1")
+    with pytest.raises(InputError, match="sigma reads q, which is not a column of the data"):
+        fit(model, {"x": x, "y": y}, starts, sigma="2*q")

@@ -59,7 +59,10 @@ Examples:
     help="The observed response, an expression over the columns. [default: y]",
 )
 @click.option(
-    "--sigma", metavar="COLUMN", help="Divide each row's residual by this column's value."
+    "--sigma",
+    metavar="COLUMN|EXPR",
+    help="Divide each row's residual by this column's value, or an expression's over the "
+    "columns (0.05*y).",
 )
 @fix_option("Hold this parameter at its start.")
 @click.option(
@@ -163,7 +166,7 @@ def fit(
     table = io.read_table(
         data,
         data_format or io.input_format(data, None),
-        needed if sigma is None else needed | {sigma},
+        needed | api.sigma_columns(sigma),
         extra="fit",
     )
     check_starts(ctx, program, starts, table)
