@@ -386,6 +386,7 @@ def minimize(
     data: Mapping[str, Sequence[float]] | str | os.PathLike[str] | None = None,
     batch: int | None = None,
     seed: int | None = None,
+    drop_nan: bool = False,
     plot: str | os.PathLike[str] | None = None,
     strict: bool = False,
     inputs: Mapping[str, float] | None = None,
@@ -396,10 +397,10 @@ def minimize(
     taken. `wrt` names the inputs to move, or `fix` those to hold. With `data` (a mapping of
     columns, or the path of a table), `source` is a loss per row: the inputs named as a
     column are read per row and the mean is minimized over the others (`batch` rows a step,
-    shuffled with `seed`). A run that does not converge comes back with `converged` false.
-    `plot`: the path of a picture (.svg, .png, .pdf) of the descent, its path on the contour
-    plot of `source` for two inputs and the loss at every step otherwise, written when the
-    descent converged, as `minimize --plot` writes it."""
+    shuffled with `seed`; `drop_nan` leaves out the rows with a missing value). A run that
+    does not converge comes back with `converged` false. `plot`: the path of a picture (.svg,
+    .png, .pdf) of the descent, its path on the contour plot of `source` for two inputs and
+    the loss at every step otherwise, as `minimize --plot` writes it."""
     from . import api
 
     picture = None if plot is None else os.fspath(plot)
@@ -414,7 +415,8 @@ def minimize(
     columns = None
     if data is not None:
         columns = cast(
-            "dict[str, Sequence[float]]", table(data, set(program.inputs), "data", "minimize")
+            "dict[str, Sequence[float]]",
+            table(data, set(program.inputs), "data", "minimize", drop_nan),
         )
     at = numbers(point(program, "minimize", values, inputs), "minimize")
     result = api.minimize(
@@ -432,6 +434,7 @@ def minimize(
         data=columns,
         batch=batch,
         seed=seed,
+        drop_nan=drop_nan,
     )
     if picture is not None:  # every descent that ran, converged or not
         from .output_files import write_atomically
@@ -457,6 +460,7 @@ def fit(
     bounds: Mapping[str, tuple[float, float] | str] | None = None,
     absolute_sigma: bool = False,
     derive: Names = (),
+    drop_nan: bool = False,
     ci: float | None = None,
     plot: str | os.PathLike[str] | None = None,
     inputs: Mapping[str, float] | None = None,
@@ -474,7 +478,8 @@ def fit(
     parameters between LO and HI (`{"k": (0, math.inf)}` or `{"k": "0:inf"}`), `at_bound`
     names those that end at one; `absolute_sigma` takes sigma as known; `derive`
     ("half_life = log(2)/k", or several) adds quantities of the parameters with their
-    standard errors by the delta method (`derived`); and `ci` holds
+    standard errors by the delta method (`derived`); `drop_nan` leaves out rows with a
+    missing value; and `ci` holds
     confidence intervals at the level `ci` (0.95) when given. `plot`:
     the path of a picture (.svg, .png, .pdf) of the data, the fitted curve and the
     residuals over the one column the model reads, written when the fit converged."""
@@ -487,7 +492,7 @@ def fit(
         from .render.figures import format_of
 
         fmt = format_of(picture)  # before the fit: a name that says no format fails at once
-    columns = cast("dict[str, Sequence[float]]", table(data, needed, "data", "fit"))
+    columns = cast("dict[str, Sequence[float]]", table(data, needed, "data", "fit", drop_nan))
     given = dict(point(program, "fit", more, {**(starts or {}), **(inputs or {})}))
     if picture is not None:
         api.fit_predictor(program, columns)
@@ -503,6 +508,7 @@ def fit(
         bounds=bounds,
         absolute_sigma=absolute_sigma,
         derive=names(derive, "derive"),
+        drop_nan=drop_nan,
     )
     for warning in result.warnings:
         _note(f"note: {warning}")

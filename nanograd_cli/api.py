@@ -470,6 +470,7 @@ def minimize(
     data: Mapping[str, Sequence[float]] | None = None,
     batch: int | None = None,
     seed: int | None = None,
+    drop_nan: bool = False,
 ) -> Minimum:
     """Gradient descent from `start` until the gradient's norm is at most `tol` or `steps`
     are taken, moving only the inputs in `wrt`, or all but those in `fix`. With `data`
@@ -478,7 +479,7 @@ def minimize(
     with `seed`) is minimized over the others. A value or gradient that is nan or inf on the
     way is an error; at the start, the start is to blame (bad input). The result is converged
     where the gradient's norm at the point reached (over every row, with `batch`) is at
-    most `tol`."""
+    most `tol`. `drop_nan` leaves out the rows where a column it reads is nan."""
     from .descent import at_point, over_rows
     from .descent import minimize as descend
 
@@ -492,6 +493,8 @@ def minimize(
     program, start, layout = scalarized(program, start)
     wrt, fix = layout.elements(wrt), layout.elements(fix)
     parameters = [n for n in program.inputs if data is None or n not in data]
+    if data is not None and drop_nan:
+        data = _without_missing(data, [n for n in program.inputs if n in data], warn)
     if data is not None:
         given = [n for n in start if n in data]
         if given:
@@ -535,6 +538,23 @@ def minimize(
     return layout.shaped(result)
 
 
+def _without_missing(
+    data: Mapping[str, Sequence[float]], read: Sequence[str], warn: Warn | None
+) -> dict[str, Sequence[float]]:
+    """The rows of `data` where no column in `read` is nan (a note says how many were left
+    out)."""
+    import numpy as np
+
+    keep = np.ones(len(next(iter(data.values()))), dtype=bool) if data else np.ones(0, bool)
+    for name in read:
+        keep &= ~np.isnan(np.asarray(data[name], dtype=float))
+    dropped = int((~keep).sum())
+    if dropped and warn:
+        plural = "s" * (dropped != 1)
+        warn(f"note: {dropped} row{plural} with a missing value (nan, empty or NA) left out")
+    return {name: np.asarray(values, dtype=float)[keep] for name, values in data.items()}
+
+
 def fit(
     program: Program,
     columns: Mapping[str, Sequence[float]],
@@ -548,6 +568,7 @@ def fit(
     bounds: Mapping[str, tuple[float, float] | str] | None = None,
     absolute_sigma: bool = False,
     derive: Sequence[str] = (),
+    drop_nan: bool = False,
 ) -> Fit:
     """A least-squares fit of the program's parameters (its inputs that name no column of
     `columns`) from `starts` to the rows of `columns`: the residual of a row is `target` (a
@@ -555,7 +576,8 @@ def fit(
     `sigma` when given; `bounds` holds parameters between LO and HI (a pair, or the text
     `LO:HI`); `absolute_sigma` takes sigma as known (standard errors from (JᵀJ)⁻¹ alone);
     each of `derive`, `NAME = EXPR`, is a quantity of the parameters with its standard error
-    by the delta method, from EXPR's exact gradient;
+    by the delta method, from EXPR's exact gradient; `drop_nan` leaves out the rows where
+    a column the fit reads, the target or sigma is nan (a note says how many);
     with `ci`, asymptotic confidence intervals at that level. A fit that
     does not converge comes back with `converged` false and why in `message`; Ctrl-C raises
     Interrupted with the best point reached."""
@@ -585,6 +607,7 @@ def fit(
             progress,
             limits,
             absolute_sigma,
+            drop_nan,
         )
     except Interrupted as stop:  # the best point reached, in the parameters' shapes
         stop.reached = layout.shaped(stop.reached)

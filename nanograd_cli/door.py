@@ -176,14 +176,19 @@ def numbers(given: Mapping[str, object], name: str) -> dict[str, InputValue]:
 
 
 def table(
-    data: Mapping[str, Any] | str | os.PathLike[str], needed: set[str], option: str, name: str
+    data: Mapping[str, Any] | str | os.PathLike[str],
+    needed: set[str],
+    option: str,
+    name: str,
+    missing: bool = False,
 ) -> dict[str, Any]:
     """The columns of `data` that `needed` names: `data` is a mapping of column names to
     1-D arrays (a pandas DataFrame is one), or the path of a CSV, Parquet, Arrow or JSON
-    Lines file."""
+    Lines file (with `missing`, an absent value read as nan)."""
     if isinstance(data, str | os.PathLike):
         from . import io
 
         path = os.fspath(data)
-        data = io.read_table(path, io.input_format(path, None), needed, option, name).columns
+        fmt = io.input_format(path, None)
+        data = io.read_table(path, fmt, needed, option, name, missing).columns
     return {n: data[n] for n in data if n in needed}

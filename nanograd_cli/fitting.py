@@ -27,6 +27,7 @@ from .errors import (
     NotAnInput,
     SourceError,
     UnknownInputs,
+    option,
 )
 from .fit_statistics import correlated, statistics
 from .program import Program
@@ -115,6 +116,7 @@ def fit(
     progress: Callable[[int, float], None] | None = None,
     bounds: Mapping[str, tuple[float, float]] | None = None,
     absolute_sigma: bool = False,
+    drop_nan: bool = False,
 ) -> Fit:
     """Fit the parameters of `program` (its inputs that name no column of `columns`) to the
     rows of `columns`, from `starts` (one per parameter), minimizing the sum over rows of
@@ -122,12 +124,13 @@ def fit(
     column `y`), `sigma` names a column of each row's standard deviation, `fix` names
     parameters held at their start, `steps` caps the evaluations of each stage, `bounds`
     holds parameters between a low and a high value (either may be infinite);
-    `absolute_sigma` takes sigma as known: standard errors from (JᵀJ)⁻¹ alone.
+    `absolute_sigma` takes sigma as known: standard errors from (JᵀJ)⁻¹ alone; `drop_nan`
+    leaves out the rows where a column the fit reads, the target or sigma is nan.
     `progress(evaluations, rss)` is called at every evaluation.
 
     Bad input raises InputError naming what is wrong; a fit that does not converge is no
     error: it comes back with `converged` False and the reason in `message`."""
-    problem = _Problem(program, columns, starts, target, sigma, fix, bounds or {})
+    problem = _Problem(program, columns, starts, target, sigma, fix, bounds or {}, drop_nan)
     problem.absolute_sigma = absolute_sigma
     return problem.solve(solver(), steps, progress)
 
@@ -146,7 +149,9 @@ class _Problem:
     """A fit checked and ready: the residuals and Jacobian at any point of the free
     parameters, in batches of rows through the tape."""
 
-    def __init__(self, program, columns, starts, target, sigma, fix, bounds=None) -> None:
+    def __init__(
+        self, program, columns, starts, target, sigma, fix, bounds=None, drop_nan=False
+    ) -> None:
         program = program.single("fit", None)
         self.program = program
         arrays = {name: _column(name, values) for name, values in columns.items()}
@@ -189,8 +194,26 @@ class _Problem:
                 "to fit: a fit needs at least as many rows as free parameters"
             )
         self.data = {name: arrays[name] for name in program.inputs if name in arrays}
-        self.observed = self._target(target, arrays)
-        weights = None if sigma is None else 1.0 / self._sigma(sigma, arrays)
+        observed = self._target(target, arrays)
+        sigmas = None if sigma is None else self._sigma(sigma, arrays, drop_nan)
+        self.kept: np.ndarray | None = None  # with drop_nan, the rows fitted
+        if drop_nan:
+            keep = np.isfinite(observed)
+            for values in [*self.data.values(), *([] if sigmas is None else [sigmas])]:
+                keep &= ~np.isnan(values)
+            if not keep.all():
+                self.kept = keep
+                self.data = {name: values[keep] for name, values in self.data.items()}
+                observed = observed[keep]
+                sigmas = None if sigmas is None else sigmas[keep]
+                self.n = int(keep.sum())
+                if self.n < len(self.free):
+                    raise InputError(
+                        f"with the rows that have a missing value left out, {self.n} are left "
+                        f"for {len(self.free)} parameters: a fit needs at least as many"
+                    )
+        self.observed = observed
+        weights = None if sigmas is None else 1.0 / sigmas
         self.exponent = _exponent(self.observed if weights is None else self.observed * weights)
         # r = (target - model) * w, so dr/dp = -w * dmodel/dp; w holds the power of two
         factor = math.ldexp(1.0, self.exponent)
@@ -232,7 +255,7 @@ class _Problem:
         values, _ = batch_gradients(target, {name: arrays[name] for name in target.inputs})
         return values
 
-    def _sigma(self, text: str, arrays: dict) -> np.ndarray:
+    def _sigma(self, text: str, arrays: dict, drop_nan: bool = False) -> np.ndarray:
         """Each row's standard deviation: a column, or an expression over the columns
         (`0.05*y`, `sqrt(y)`)."""
         name = text.strip()
@@ -263,6 +286,8 @@ class _Problem:
                 )
             what = f"of sigma = {text.strip()}"
         bad = ~(np.isfinite(values) & (values > 0))
+        if drop_nan:
+            bad &= ~np.isnan(values)  # a missing one: its row is left out
         if bad.any():
             row = int(np.argmax(bad))
             raise InputError(
@@ -549,6 +574,13 @@ def _summary(problem: _Problem, x0: np.ndarray, stages: list[_Stage], budget: in
     residual_sd = math.ldexp(math.sqrt(best_rss / dof), -problem.exponent) if dof > 0 else math.nan
     fitted = problem.model.copy()
     residuals = problem.observed - fitted
+    left_out = []
+    if problem.kept is not None:  # every row of the data, nan for those left out
+        dropped = int((~problem.kept).sum())
+        left_out = [
+            f"{dropped} row{'s' * (dropped != 1)} with a missing value (nan, empty or NA) left out"
+        ]
+        fitted, residuals = (_all_rows(problem.kept, part) for part in (fitted, residuals))
     pole = _pole(problem, problem.point(best))
     rss = problem.unscaled(best_rss)
     summary = statistics(  # with sigma known, the χ² test's p-value too
@@ -578,7 +610,8 @@ def _summary(problem: _Problem, x0: np.ndarray, stages: list[_Stage], budget: in
         residuals=residuals,
         # correlations said of a minimum only, where they describe the fit
         at_bound=at_bound,
-        warnings=([pole] if pole else [])
+        warnings=left_out
+        + ([pole] if pole else [])
         + (correlated(summary["correlation"]) if converged else []),  # type: ignore[arg-type]
         statistics=summary,
     )
@@ -763,9 +796,19 @@ def _not_finite_at_start(problem: _Problem, row: int) -> str:
     bad = [name for name, v in data.items() if not math.isfinite(v)]
     if bad or not math.isfinite(observed):
         what = f"{bad[0]} is {data[bad[0]]!r}" if bad else f"the target is {observed!r}"
-        return f"{at}: {what}; a fit needs finite data on every row: leave the row out"
+        return (
+            f"{at}: {what}; a fit needs finite data on every row: leave the row out "
+            f"({option('drop_nan')} leaves out every row with a missing value)"
+        )
     what = f"the model is {value!r}" if not math.isfinite(value) else "the residual is not finite"
     return f"at the start, {at}: {what}; start from values where it is finite"
+
+
+def _all_rows(kept: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """`values` of the rows `kept`, spread over every row, nan in the others."""
+    every = np.full(kept.size, np.nan)
+    every[kept] = values
+    return every
 
 
 def _checked_bounds(

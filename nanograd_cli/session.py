@@ -138,6 +138,7 @@ OPTIONS: dict[str, dict[str, Option]] = {
         "bound": Option("items", "NAME=LO:HI..."),
         "absolute-sigma": FLAG,
         "derive": Option("expr", "NAME=EXPR"),
+        "drop-nan": FLAG,
         "ci": Option("word", "LEVEL"),
         "stats": FLAG,
         "keep": FLAG,
@@ -771,7 +772,7 @@ class Session:
                 raise InputError(f"{option('target')}: {error}") from None
         solver()  # a missing SciPy said before the data is read
         needed = {*program.inputs, *(target.inputs if target else ["y"]), *api.sigma_columns(sigma)}
-        columns = self._data(args, path, needed, extra="fit").columns
+        columns = self._data(args, path, needed, "fit", args.flag("drop-nan")).columns
         counter = FitProgress() if self.progress else None
         try:
             result = api.fit(
@@ -792,6 +793,7 @@ class Session:
                 bounds=api.named_bounds(args.names("bound")),
                 absolute_sigma=args.flag("absolute-sigma"),
                 derive=args.options.get("derive", []),
+                drop_nan=args.flag("drop-nan"),
             )
         except Interrupted as stop:  # Ctrl-C: the best point reached, and where it stopped
             fitted = cast(Fit, stop.reached)
@@ -844,7 +846,12 @@ class Session:
             reply.out.append(Plot(cast("Curve", result), columns, limits))  # one range
 
     def _data(
-        self, args: Arguments, path: str, needed: Iterable[str], extra: str = "points"
+        self,
+        args: Arguments,
+        path: str,
+        needed: Iterable[str],
+        extra: str = "points",
+        missing: bool = False,
     ) -> io.Table:
         """The rows of `data FILE`, read as the command line reads `--data FILE`."""
         if path == "-":  # a script's lines come from standard input
@@ -858,7 +865,7 @@ class Session:
             if given is None
             else api.choice("data-format", given, DATA_FORMATS)
         )
-        return io.read_table(path, fmt, needed, option=option("data"), extra=extra)
+        return io.read_table(path, fmt, needed, option("data"), extra, missing)
 
     def _reached(
         self, args: Arguments, point: Mapping[str, float], table: Table, reply: Reply

@@ -201,7 +201,7 @@ def test_a_fit_that_does_not_converge_prints_the_point_reached_and_exits_1(data,
         (
             ["a*x + b", "--data", "{nan}", "--a", "1", "--b", "0"],
             "row 2 (x = 1.0): the target is nan; a fit needs finite data on every row: leave the "
-            "row out",
+            "row out (--drop-nan leaves out every row with a missing value)",
         ),
         (
             ["a*x + b", "--data", "{huge}", "--a", "1e300", "--b", "0"],
@@ -352,3 +352,30 @@ def test_bound_through_the_command_line(tmp_path):
     assert done.stdout.splitlines()[2].split() == ["K", "0.1", "at", "bound"]
     done = in_process(*fit, "--bound", "K", cwd=tmp_path)
     assert (done.returncode, done.stderr) == (2, "error: --bound expects NAME=LO:HI, got 'K'\n")
+
+
+def test_drop_nan_leaves_out_rows_with_a_missing_value(tmp_path):
+    (tmp_path / "h.csv").write_text(
+        "x,y\n0,3.02\n0.5,\n1,1.17\n1.5,NA\n2,nan\n2.5,0.6\n3,0.56\n3.5,0.53\n"
+    )
+    fit = ["fit", "a*exp(-b*x) + c", "--data", "h.csv", "--a", "1", "--b", "1", "--c", "0"]
+    done = in_process(*fit, cwd=tmp_path)
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr.startswith("error: --data row 2, column y is empty")
+    done = in_process(*fit, "--drop-nan", "--format", "json", "-o", "out.csv", cwd=tmp_path)
+    result = json.loads(done.stdout)
+    assert result["n"] == 5 and result["converged"]
+    assert done.stderr == "note: 3 rows with a missing value (nan, empty or NA) left out\n"
+    assert result["warnings"] == ["3 rows with a missing value (nan, empty or NA) left out"]
+    rows = (tmp_path / "out.csv").read_text().splitlines()
+    assert rows[2] == "0.5,,nan,nan" and rows[4] == "1.5,NA,nan,nan" and len(rows) == 9
+    (tmp_path / "kept.csv").write_text(
+        "x,y\n0,3.02\n1,1.17\n2.5,0.6\n3,0.56\n3.5,0.53\n"
+    )  # the same fit on the rows kept
+    alone = in_process("fit", "a*exp(-b*x) + c", "--data", "kept.csv", "--a", "1", "--b", "1",
+                       "--c", "0", "--format", "json", cwd=tmp_path)  # fmt: skip
+    assert json.loads(alone.stdout)["parameters"] == result["parameters"]
+    minimize = in_process("minimize", "(a*x - y)**2", "--data", "h.csv", "--a", "0",
+                          "--drop-nan", "--format", "json", cwd=tmp_path)  # fmt: skip
+    assert minimize.returncode == 0
+    assert minimize.stderr == "note: 3 rows with a missing value (nan, empty or NA) left out\n"

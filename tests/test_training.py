@@ -178,5 +178,5 @@ def test_batch_without_data_is_refused():
     done = in_process("minimize", "x*x", "--x", "1", "--batch", "4")
     assert (done.returncode, done.stderr) == (
         2,
-        "error: --batch and --data-format are for the rows of --data FILE\n",
+        "error: --batch, --data-format and --drop-nan are for the rows of --data FILE\n",
     )

@@ -87,6 +87,12 @@ Examples:
     "EXPR's exact gradient (JSON derived).",
 )
 @click.option(
+    "--drop-nan",
+    is_flag=True,
+    help="Leave out the rows where a column the fit reads, the target or sigma is nan, empty "
+    "or NA (a note says how many), instead of stopping at the first.",
+)
+@click.option(
     "--ci",
     type=float,
     metavar="LEVEL",
@@ -133,6 +139,7 @@ def fit(
     bounds: tuple[str, ...],
     absolute_sigma: bool,
     derive: tuple[str, ...],
+    drop_nan: bool,
     ci: float | None,
     stats: bool,
     steps: int | None,
@@ -168,6 +175,7 @@ def fit(
         data_format or io.input_format(data, None),
         needed | api.sigma_columns(sigma),
         extra="fit",
+        missing=drop_nan,
     )
     check_starts(ctx, program, starts, table)
     if picture:
@@ -188,6 +196,7 @@ def fit(
             api.named_bounds(bounds),
             absolute_sigma,
             derive,
+            drop_nan,
         )
     except Interrupted as stop:  # Ctrl-C: the best point reached is shown, then the exit code
         assert isinstance(stop.reached, Fit)  # api.fit's Interrupted carries one

@@ -99,6 +99,12 @@ def picture_extensions() -> dict[str, str]:
     help="With --data: N rows a step, shuffled each pass. [default: every row every step]",
 )
 @click.option(
+    "--drop-nan",
+    is_flag=True,
+    help="With --data: leave out the rows where a column the source reads is nan, empty or "
+    "NA (a note says how many).",
+)
+@click.option(
     "--seed",
     type=int,
     help="The seed of the random starts (--W 'normal(16, 2)') and of --batch's shuffle.",
@@ -121,6 +127,7 @@ def minimize(
     data: str | None,
     data_format: str | None,
     batch: int | None,
+    drop_nan: bool,
     seed: int | None,
     wrt: tuple[str, ...],
     fix: tuple[str, ...],
@@ -146,8 +153,8 @@ def minimize(
         picture_format = format_of(picture)  # before any step: a bad name fails at once
         in_a_directory(picture)
         descent = Descent()
-    if data is None and (batch is not None or data_format is not None):
-        raise InputError("--batch and --data-format are for the rows of --data FILE")
+    if data is None and (batch is not None or data_format is not None or drop_nan):
+        raise InputError("--batch, --data-format and --drop-nan are for the rows of --data FILE")
     if seed is not None and batch is None and not random_starts(ctx, var):
         raise InputError(
             "--seed draws random starts (--W 'normal(16, 2)') and orders the batches of "
@@ -158,7 +165,7 @@ def minimize(
     columns = None
     if data is not None:
         columns = io.read_table(
-            data, data_format or io.input_format(data, None), program.inputs
+            data, data_format or io.input_format(data, None), program.inputs, missing=drop_nan
         ).columns
     progress = StepsProgress(steps) if sys.stderr.isatty() else None
     interrupted: Interrupted | None
@@ -179,6 +186,7 @@ def minimize(
             columns,
             batch,
             seed,
+            drop_nan,
         )
     except Interrupted as stop:  # Ctrl-C: the point reached is shown, and then the exit code
         assert isinstance(stop.reached, Minimum)  # api.minimize's Interrupted carries one

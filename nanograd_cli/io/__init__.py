@@ -131,15 +131,17 @@ def read_table(
     needed: Iterable[str] | None = None,
     option: str = "data",
     extra: str = "points",
+    missing: bool = False,
 ) -> Table:
     """The table at `path` (`-`: standard input) in format `fmt`, read whole through the
     readers of `--points` (same formats, same errors, which name `option`), with the columns
     named in `needed` (every column when None) as numbers; the others may hold anything. A
     value that is not a number is an error naming its row and column, as for `--points`.
-    Without PyArrow, the error names `option` and the command that installs `extra`."""
+    Without PyArrow, the error names `option` and the command that installs `extra`. With
+    `missing`, an absent value (null, empty, NA) is nan instead of an error."""
     pyarrow_required(option, extra)
     try:
-        return _read_table(path, fmt, needed)
+        return _read_table(path, fmt, needed, missing)
     except InputError as error:
         points = errors.option("points")
         if not error.message.startswith(points):
@@ -153,7 +155,7 @@ def _named(option: str) -> str:
     return option if errors.spell(option, "python") != option else errors.option(option)
 
 
-def _read_table(path: str, fmt: str, needed: Iterable[str] | None) -> Table:
+def _read_table(path: str, fmt: str, needed: Iterable[str] | None, missing: bool) -> Table:
     import numpy as np
 
     from .numbers import floats
@@ -172,7 +174,8 @@ def _read_table(path: str, fmt: str, needed: Iterable[str] | None) -> Table:
             batches.append((first_row, table))
             for name in kept:
                 # a copy: the batch's buffers go when the batch does
-                parts[name].append(np.array(floats(table.column(name), name, first_row)))
+                values = floats(table.column(name), name, first_row, missing)
+                parts[name].append(np.array(values))
         columns = {
             name: np.concatenate(chunks) if chunks else np.empty(0)
             for name, chunks in parts.items()

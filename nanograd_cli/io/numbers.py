@@ -10,19 +10,34 @@ import pyarrow as pa
 
 from ..errors import InputError, option
 
+# What a table writes for a missing value, read as nan where missing values are left out.
+MISSING = ("", "NA", "N/A", "NaN", "null", "NULL", "None")
 
-def floats(column, name: str, first_row: int) -> np.ndarray:
+
+def floats(column, name: str, first_row: int, missing: bool = False) -> np.ndarray:
     """`column` (an Arrow array, chunked or not, of numbers or of text) as float64. Rows are
     numbered from `first_row` in errors. Text is read as by float(): nan, inf and -inf are
-    values; one that overflows (1e400) is an error, as `--x 1e400` is."""
+    values; one that overflows (1e400) is an error, as `--x 1e400` is. With `missing`, a
+    value that is absent (null, empty, NA) is nan, for the caller to leave its row out."""
     kind = column.type
     if pa.types.is_dictionary(kind):
         column, kind = column.cast(kind.value_type), kind.value_type
+    text = pa.types.is_string(kind) or pa.types.is_large_string(kind)
+    if column.null_count and missing:
+        import pyarrow.compute as pc
+
+        column = pc.fill_null(column if text else column.cast(pa.float64()), "" if text else np.nan)
+        kind = column.type
     if column.null_count:
         raise InputError(
             f"{option('points')} {_at(_first_null(column), name, first_row)} has no value"
         )
-    if pa.types.is_string(kind) or pa.types.is_large_string(kind):
+    if text:
+        if missing:
+            import pyarrow.compute as pc
+
+            absent = pc.is_in(pc.utf8_trim_whitespace(column), value_set=pa.array(MISSING))
+            column = pc.if_else(absent, "nan", column)
         return _from_text(column, name, first_row)
     if kind == pa.float64():
         return to_numpy(column)  # no cast: it would import pyarrow.compute, 0.1 s
