@@ -461,6 +461,8 @@ def fit(
     absolute_sigma: bool = False,
     derive: Names = (),
     drop_nan: bool = False,
+    restarts: int = 0,
+    seed: int | None = None,
     ci: float | None = None,
     plot: str | os.PathLike[str] | None = None,
     inputs: Mapping[str, float] | None = None,
@@ -479,7 +481,8 @@ def fit(
     names those that end at one; `absolute_sigma` takes sigma as known; `derive`
     ("half_life = log(2)/k", or several) adds quantities of the parameters with their
     standard errors by the delta method (`derived`); `drop_nan` leaves out rows with a
-    missing value; and `ci` holds
+    missing value; `restarts` more fits from scattered starts (with `seed`) keep the best;
+    and `ci` holds
     confidence intervals at the level `ci` (0.95) when given. `plot`:
     the path of a picture (.svg, .png, .pdf) of the data, the fitted curve and the
     residuals over the one column the model reads, written when the fit converged."""
@@ -509,6 +512,8 @@ def fit(
         absolute_sigma=absolute_sigma,
         derive=names(derive, "derive"),
         drop_nan=drop_nan,
+        restarts=restarts,
+        seed=seed,
     )
     for warning in result.warnings:
         _note(f"note: {warning}")

@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from .errors import (
     InputError,
@@ -569,6 +569,8 @@ def fit(
     absolute_sigma: bool = False,
     derive: Sequence[str] = (),
     drop_nan: bool = False,
+    restarts: int = 0,
+    seed: int | None = None,
 ) -> Fit:
     """A least-squares fit of the program's parameters (its inputs that name no column of
     `columns`) from `starts` to the rows of `columns`: the residual of a row is `target` (a
@@ -577,7 +579,9 @@ def fit(
     `LO:HI`); `absolute_sigma` takes sigma as known (standard errors from (JᵀJ)⁻¹ alone);
     each of `derive`, `NAME = EXPR`, is a quantity of the parameters with its standard error
     by the delta method, from EXPR's exact gradient; `drop_nan` leaves out the rows where
-    a column the fit reads, the target or sigma is nan (a note says how many);
+    a column the fit reads, the target or sigma is nan (a note says how many); `restarts`
+    more fits from starts drawn log-uniform between 0.1x and 10x each start (inside its
+    bounds, with `seed`) keep the lowest sum of squares and say how many starts reached it;
     with `ci`, asymptotic confidence intervals at that level. A fit that
     does not converge comes back with `converged` false and why in `message`; Ctrl-C raises
     Interrupted with the best point reached."""
@@ -595,11 +599,14 @@ def fit(
         for interval in [bound(name, given)]
         for element in layout.elements([name])
     }
-    try:
-        result = least_squares(
+    restarts = whole("restarts", restarts, 0)
+    held = set(layout.elements(fix))
+
+    def fitted(start: Mapping[str, float]) -> Fit:
+        return least_squares(
             program,
             columns,
-            numbers,
+            start,
             target,
             sigma,
             layout.elements(fix),
@@ -609,6 +616,11 @@ def fit(
             absolute_sigma,
             drop_nan,
         )
+
+    try:
+        result = fitted(numbers)
+        if restarts:
+            result = _restarted(result, fitted, numbers, held, limits, restarts, seed)
     except Interrupted as stop:  # the best point reached, in the parameters' shapes
         stop.reached = layout.shaped(stop.reached)
         raise
@@ -627,6 +639,45 @@ def fit(
             result.derived[name]["ci"] = interval
         result.ci_level = level
     return layout.shaped(result)
+
+
+def _restarted(
+    first: Fit,
+    fitted: Callable[[Mapping[str, float]], Fit],
+    starts: Mapping[str, float],
+    held: set[str],
+    limits: Mapping[str, tuple[float, float]],
+    restarts: int,
+    seed: int | None,
+) -> Fit:
+    """The best of `first` and `restarts` more fits, each from the starts scattered
+    log-uniform between 0.1x and 10x (the held ones kept, each inside its bounds), with how
+    many of them reached its sum of squares (to 1e-9 of it)."""
+    import numpy as np
+
+    generator = np.random.default_rng(seed)
+    results = [first]
+    for _ in range(restarts):
+        start = {}
+        for name, value in starts.items():
+            if name not in held:
+                value *= 10.0 ** generator.uniform(-1.0, 1.0)
+                low, high = limits.get(name, (-math.inf, math.inf))
+                value = min(max(value, low), high)
+            start[name] = value
+        try:
+            results.append(fitted(start))
+        except InputError:  # a start where the model is not finite: no fit, not the best
+            continue
+        except Interrupted as stop:  # Ctrl-C: the best of the fits so far
+            results.append(cast(Fit, stop.reached))
+            stop.reached = min(results, key=lambda r: r.rss if math.isfinite(r.rss) else math.inf)
+            raise
+    finite = [r for r in results if math.isfinite(r.rss)]
+    best = min(finite, key=lambda r: r.rss) if finite else first
+    reached = sum(1 for r in finite if r.rss <= best.rss * (1 + 1e-9) + 1e-300)
+    best.restarts = {"starts": restarts + 1, "reached": reached}
+    return best
 
 
 def _derivations(given: Sequence[str]) -> list[tuple[str, str]]:

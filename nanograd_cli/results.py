@@ -438,6 +438,8 @@ class Fit:
     # confidence intervals by parameter, at `ci_level`, when asked for
     ci: dict[str, tuple[float, float]] = field(default_factory=dict, compare=False)
     ci_level: float | None = None
+    # with restarts: how many starts in all, and how many reached the best sum of squares
+    restarts: dict[str, int] = field(default_factory=dict, compare=False)
     # quantities of the parameters (--derive) by name: value, stderr (and ci)
     derived: dict[str, dict] = field(default_factory=dict, compare=False)
     # whether a table shows the statistics too (they are always in JSON)

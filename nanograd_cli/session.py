@@ -139,6 +139,8 @@ OPTIONS: dict[str, dict[str, Option]] = {
         "absolute-sigma": FLAG,
         "derive": Option("expr", "NAME=EXPR"),
         "drop-nan": FLAG,
+        "restarts": Option("word", "N"),
+        "seed": Option("word", "S"),
         "ci": Option("word", "LEVEL"),
         "stats": FLAG,
         "keep": FLAG,
@@ -794,6 +796,10 @@ class Session:
                 absolute_sigma=args.flag("absolute-sigma"),
                 derive=args.options.get("derive", []),
                 drop_nan=args.flag("drop-nan"),
+                restarts=api.whole("restarts", args.value("restarts") or 0, 0),
+                seed=None
+                if args.value("seed") is None
+                else api.whole("seed", args.value("seed"), 0),
             )
         except Interrupted as stop:  # Ctrl-C: the best point reached, and where it stopped
             fitted = cast(Fit, stop.reached)

@@ -791,3 +791,19 @@ def test_sigma_may_be_an_expression_over_the_columns():
         fit(model, {"x": x, "y": y}, starts, sigma="y - 1")
     with pytest.raises(InputError, match="sigma reads q, which is not a column of the data"):
         fit(model, {"x": x, "y": y}, starts, sigma="2*q")
+
+
+def test_restarts_keep_the_least_sum_of_squares_and_say_how_many_reached_it():
+    from nanograd_cli import api
+
+    columns = {"S": np.array(PUROMYCIN_S), "v": np.array(PUROMYCIN_V, dtype=float)}
+    model, target = parse("Vm*S/(K + S)"), parse("v")
+    alone = api.fit(model, columns, {"Vm": 1, "K": 1}, target)
+    assert alone.parameters["K"] < 0  # beyond the pole, from this start
+    best = api.fit(model, columns, {"Vm": 1, "K": 1}, target, restarts=10, seed=1)
+    assert best.parameters["K"] == pytest.approx(0.06412128, rel=1e-6)  # the best fit
+    assert best.restarts["starts"] == 11 and 1 <= best.restarts["reached"] <= 10
+    again = api.fit(model, columns, {"Vm": 1, "K": 1}, target, restarts=10, seed=1)
+    assert again.parameters == best.parameters and again.restarts == best.restarts
+    assert json.loads(to_json(best))["restarts"] == best.restarts
+    assert "restarts" not in json.loads(to_json(alone))

@@ -379,3 +379,12 @@ def test_drop_nan_leaves_out_rows_with_a_missing_value(tmp_path):
                           "--drop-nan", "--format", "json", cwd=tmp_path)  # fmt: skip
     assert minimize.returncode == 0
     assert minimize.stderr == "note: 3 rows with a missing value (nan, empty or NA) left out\n"
+
+
+def test_seed_without_restarts_does_nothing_and_says_so(tmp_path):
+    (tmp_path / "d.csv").write_text("x,y\n0,1\n1,3\n2,5\n")
+    done = in_process("fit", "a*x + b", "--data", "d.csv", "--a", "1", "--b", "0", "--seed", "3",
+                      cwd=tmp_path)  # fmt: skip
+    assert (done.returncode, done.stderr) == (
+        2, "error: --seed draws the starts of --restarts N: without them it does nothing\n"
+    )  # fmt: skip

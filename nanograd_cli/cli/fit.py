@@ -93,6 +93,15 @@ Examples:
     "or NA (a note says how many), instead of stopping at the first.",
 )
 @click.option(
+    "--restarts",
+    type=CountFrom(min=0),
+    default=0,
+    metavar="N",
+    help="N more fits from starts drawn log-uniform between 0.1x and 10x each start (inside "
+    "its bounds); the least rss is kept, and the output says how many starts reached it.",
+)
+@click.option("--seed", type=int, help="The seed of --restarts' starts.")
+@click.option(
     "--ci",
     type=float,
     metavar="LEVEL",
@@ -140,6 +149,8 @@ def fit(
     absolute_sigma: bool,
     derive: tuple[str, ...],
     drop_nan: bool,
+    restarts: int,
+    seed: int | None,
     ci: float | None,
     stats: bool,
     steps: int | None,
@@ -160,6 +171,8 @@ def fit(
     """
     if data is None:
         raise InputError("fit needs the data: --data FILE (- for standard input)")
+    if seed is not None and not restarts:
+        raise InputError("--seed draws the starts of --restarts N: without them it does nothing")
     one_standard_input(source, data, "--data")
     out_format = io.output_format(output, None, None) if output else None
     picture_format = picture and picture != "-" and plots.format_of(picture)
@@ -197,6 +210,8 @@ def fit(
             absolute_sigma,
             derive,
             drop_nan,
+            restarts,
+            seed,
         )
     except Interrupted as stop:  # Ctrl-C: the best point reached is shown, then the exit code
         assert isinstance(stop.reached, Fit)  # api.fit's Interrupted carries one

@@ -433,6 +433,7 @@ def _(result: Fit) -> dict:
             else {}
         ),
         **({"derived": result.derived} if result.derived else {}),
+        **({"restarts": result.restarts} if result.restarts else {}),
         **({"at_bound": result.at_bound} if result.at_bound else {}),
         **({"warnings": result.warnings} if result.warnings else {}),
     }
@@ -492,6 +493,9 @@ def _(result: Fit, number: Number = repr) -> list[list[str]]:
     rows.append(["dof", str(result.dof), "", *blank])
     rows.append(["rows", str(result.n), "", *blank])
     rows.append(["iterations", str(result.iterations), "", *blank])
+    if result.restarts:
+        reached = f"{result.restarts['reached']} of {result.restarts['starts']}"
+        rows.append(["starts", reached, "reached the least rss", *blank])
     # the reason last, where its length widens no column of numbers
     rows.append(["converged", "yes" if result.converged else "no", *blank, result.message])
     return rows
