@@ -854,8 +854,7 @@ def draw(
             f"{option('edge_grads')} is for pictures; the live page shows local derivatives on "
             "hover"
         )
-    arrays = program.arrays or any(getattr(v, "ndim", 0) for v in point.values())
-    if arrays and not scalars and fmt != "html":
+    if _has_arrays(program, point) and not scalars and fmt != "html":
         return _draw_arrays(one_output(program, "draw"), point, fmt, rankdir, dpi, strict, warn)
     program, point, layout = scalarized(program, point)
     if layout.results.get("result"):
@@ -972,11 +971,16 @@ def scalarized(
 ) -> tuple[Program, dict[str, float], Layout]:
     """`program` and `point` written out in scalars, where either has arrays (`arrays.py`),
     and the layout that gives results back as arrays."""
-    if not program.arrays and not any(getattr(v, "ndim", 0) for v in point.values()):
+    if not _has_arrays(program, point):
         return program, point, NO_ARRAYS  # type: ignore[return-value]  # numbers
     from .arrays import scalarized as written_out
 
     return written_out(program, point)
+
+
+def _has_arrays(program: Program, point: Mapping[str, InputValue]) -> bool:
+    """Whether the program has array operations, or an input's value is an array."""
+    return program.arrays or any(getattr(v, "ndim", 0) for v in point.values())
 
 
 def in_numbers(

@@ -33,7 +33,7 @@ from .array_ops import (
 from .errors import InputError, NanogradError, SourceError, UnknownInputs
 from .ops import ADD, DIV, MUL, OPS, SUB, WHERE, Op
 from .program import Apply, Const, Input, Instruction, Program
-from .results import Layout, Shape, element_names
+from .results import Layout, Shape, by_element, element_names
 
 if TYPE_CHECKING:
     from .results import InputValue
@@ -82,19 +82,13 @@ def scalarized(
     if unknown:  # by the names the source reads, before they are written out
         raise UnknownInputs(unknown, program.inputs)
     written, layout = written_out(program, {name: a.shape for name, a in arrays.items()})
-    flat: dict[str, float] = {}
-    for name, value in point.items():
-        if name in arrays:
-            flat.update(
-                zip(
-                    element_names(name, arrays[name].shape),
-                    arrays[name].ravel().tolist(),
-                    strict=True,
-                )
-            )
-        else:
-            flat[name] = float(value)  # type: ignore[arg-type]  # a number
-    return written, flat, layout
+    return written, _by_element(point, arrays), layout
+
+
+def _by_element(point: Mapping[str, InputValue], arrays: Mapping[str, np.ndarray]) -> dict:
+    """`point` by element (`x[0]`, `W[1,2]`): its `arrays` as their elements, its numbers as
+    floats."""
+    return by_element({n: arrays[n] if n in arrays else float(v) for n, v in point.items()})
 
 
 def written_out(program: Program, shapes: Mapping[str, Shape]) -> tuple[Program, Layout]:
@@ -112,11 +106,7 @@ def array_view(
     arrays = array_inputs(point)
     writer = _Writer(program, {name: a.shape for name, a in arrays.items()})
     written, _ = writer.write(prune=False)
-    flat: dict[str, float] = {}
-    for name, value in point.items():
-        shape = np.shape(value)
-        flat.update(zip(element_names(name, shape), np.ravel(value).tolist(), strict=True))
-    return written, flat, writer.nodes, writer.known
+    return written, _by_element(point, arrays), writer.nodes, writer.known
 
 
 def constant_array(program: Program) -> np.ndarray | None:
@@ -191,7 +181,7 @@ class _Writer:
             total = self.apply(op, (total, node), offset)
         return total
 
-    def each(self, shape: Shape, offset: int, make: Callable[[tuple[int, ...]], int]) -> Node:
+    def each(self, shape: Shape, make: Callable[[tuple[int, ...]], int]) -> Node:
         """An array of `shape` whose element at each index is `make(index)`."""
         if not shape:
             return make(())
@@ -253,9 +243,7 @@ class _Writer:
         shape = self.broadcast([self.shape_of(a, offset) for a in args], offset)
         spread = [np.broadcast_to(np.asarray(a, dtype=object), shape) for a in args]
         self.room(math.prod(shape), offset)
-        return self.each(
-            shape, offset, lambda i: self.apply(op, tuple(s[i] for s in spread), offset)
-        )
+        return self.each(shape, lambda i: self.apply(op, tuple(s[i] for s in spread), offset))
 
     def shape_of(self, node: Node, offset: int) -> Shape:
         if isinstance(node, slice):
@@ -305,7 +293,7 @@ class _Writer:
             a, b = (self.vector(arg, "outer", offset) for arg in args)
             self.room(len(a) * len(b), offset)
             return self.each(
-                (len(a), len(b)), offset, lambda i: self.apply(MUL, (a[i[0]], b[i[1]]), offset)
+                (len(a), len(b)), lambda i: self.apply(MUL, (a[i[0]], b[i[1]]), offset)
             )
         if name == "len":
             if not isinstance(args[0], np.ndarray):
@@ -404,7 +392,7 @@ class _Writer:
             ]
             return self.chain(ADD, products, offset)
 
-        out = self.each((left.shape[0], right.shape[1]), offset, element)
+        out = self.each((left.shape[0], right.shape[1]), element)
         assert isinstance(out, np.ndarray)
         if a.ndim == 1:  # type: ignore[union-attr]
             out = out[0]

@@ -627,11 +627,10 @@ def _polish(problem: _Problem, x: np.ndarray, rss: float) -> tuple[np.ndarray, f
         if measure == 0.0:
             break
         problem.evaluate(x)
-        scale = np.linalg.norm(problem.jacobian, axis=0)
-        if not np.all(scale > 0):
+        newton = _gauss_newton(problem.jacobian, problem.residuals)
+        if newton is None:
             break
-        step, *_ = np.linalg.lstsq(problem.jacobian / scale, -problem.residuals, rcond=None)
-        trial = x + step / scale
+        trial = x + newton[0]
         if not np.all(np.isfinite(trial)) or not problem.inside(trial):
             break
         problem.evaluate(trial)
@@ -731,18 +730,24 @@ def _small_gradient(problem: _Problem, x: np.ndarray) -> bool:
     observed = problem.observed * problem.weights
     if np.linalg.norm(r) <= EXACT_FIT * np.linalg.norm(observed):
         return True
-    if _gradient_measure(problem, x) <= GRADIENT_TOLERANCE:
+    if _gradient_measure(problem, x) <= GRADIENT_TOLERANCE:  # (evaluated at x still)
         return True
-    problem.evaluate(x)
     jac = problem.jacobian
     if problem.bounds:
         jac = jac[:, ~problem.at_bound(x)]
+    newton = _gauss_newton(jac, r)
+    return newton is not None and newton[1] <= _rss_rounding(problem)
+
+
+def _gauss_newton(jac: np.ndarray, r: np.ndarray) -> tuple[np.ndarray, float] | None:
+    """The Gauss-Newton step for residuals `r` and their Jacobian `jac` (solved with the
+    columns scaled to unit length), and the decrease of the sum of squares it predicts,
+    ‖J step‖²; None where a column is zero or not finite."""
     scale = np.linalg.norm(jac, axis=0)
     if not np.all(np.isfinite(jac)) or not np.all(scale > 0):
-        return False
-    step, *_ = np.linalg.lstsq(jac / scale, r, rcond=None)
-    decrease = float(np.sum((jac / scale @ step) ** 2))  # the step's predicted decrease
-    return decrease <= _rss_rounding(problem)
+        return None
+    scaled, *_ = np.linalg.lstsq(jac / scale, -r, rcond=None)
+    return scaled / scale, float(np.sum((jac / scale @ scaled) ** 2))
 
 
 def _undetermined(problem: _Problem, jac: np.ndarray, scale: np.ndarray) -> list[str]:

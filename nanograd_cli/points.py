@@ -184,15 +184,10 @@ def _in_scalars(
     if not program.arrays and not shapes:
         return program, fixed, wrt  # type: ignore[return-value]  # numbers
     from .arrays import written_out
-    from .results import element_names
+    from .results import by_element
 
     written, layout = written_out(program, shapes)
-    flat: dict[str, float] = {}
-    for name, value in fixed.items():
-        flat.update(
-            zip(element_names(name, np.shape(value)), np.ravel(value).tolist(), strict=True)
-        )
-    return written, flat, layout.elements(wrt)
+    return written, by_element(fixed), layout.elements(wrt)
 
 
 def _column_shapes(names: list[str], columns: list[str]) -> dict[str, tuple[int, ...]]:

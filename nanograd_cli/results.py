@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from .errors import SourceError
 
@@ -57,7 +57,12 @@ def element_names(name: str, shape: tuple[int, ...]) -> list[str]:
     return [f"{name}[{','.join(map(str, i))}]" for i in itertools.product(*map(range, shape))]
 
 
-def _flat(values: dict) -> dict:
+# The fields of a result that hold values by input, parameter or output name: arrays where
+# the program has them (given back by `Layout.shaped`, written out by `flattened`).
+ARRAY_FIELDS = ("inputs", "gradients", "values", "parameters", "stderr")
+
+
+def by_element(values: Mapping[str, Any]) -> dict:
     """Values by name, each array as its elements by name (x[0], W[1,2])."""
     flat: dict = {}
     for name, value in values.items():
@@ -71,9 +76,10 @@ def _flat(values: dict) -> dict:
 
 def has_arrays(result: object) -> bool:
     """Whether a result holds arrays (from an array program)."""
-    fields = ("inputs", "gradients", "values", "parameters")
     return any(
-        getattr(v, "ndim", 0) for f in fields for v in (getattr(result, f, None) or {}).values()
+        getattr(v, "ndim", 0)
+        for f in ARRAY_FIELDS
+        for v in (getattr(result, f, None) or {}).values()
     )
 
 
@@ -85,9 +91,7 @@ def flattened(result: R) -> R:
     if not dataclasses.is_dataclass(result) or not hasattr(result, "inputs"):
         return result
     changes = {
-        name: _flat(getattr(result, name))
-        for name in ("inputs", "gradients", "values", "parameters", "stderr")
-        if hasattr(result, name)
+        name: by_element(getattr(result, name)) for name in ARRAY_FIELDS if hasattr(result, name)
     }
     if isinstance(result, Jacobian):
         rows: dict = {}
@@ -95,7 +99,7 @@ def flattened(result: R) -> R:
         for out, row in blocks.items():
             out_shape = getattr(result.values[out], "shape", ())
             for k, element in enumerate(element_names(out, out_shape)):
-                rows[element] = _flat(
+                rows[element] = by_element(
                     {
                         name: block.reshape(-1, *block.shape[len(out_shape) :])[k]
                         if out_shape
@@ -133,8 +137,8 @@ class Layout:
 
         changes: dict[str, object] = {
             name: _grouped(getattr(result, name), self.inputs)
-            for name in ("inputs", "gradients", "parameters", "stderr")
-            if hasattr(result, name)
+            for name in ARRAY_FIELDS
+            if name != "values" and hasattr(result, name)  # values: by the results' shapes
         }
         if isinstance(result, Jacobian):
             changes["values"] = _grouped(result.values, self.results)
