@@ -30,6 +30,7 @@ from collections.abc import Callable
 from fractions import Fraction
 from typing import Any, cast
 
+from .array_ops import ArrayOp
 from .language import parse
 from .ops import ADD, COMPARISONS, DIV, MUL, NEG, OPS, POW, SUB, WHERE, Op, power
 from .program import Apply, Program
@@ -321,14 +322,17 @@ class Builder:
         """op applied to args as the engine computes it, nothing simplified (numbers folded,
         which is exact): what the argument of a function with a kink is made of, so that a
         point falls on the side of the kink that it falls on in the engine."""
-        if all(a.kind == NUMBER for a in args):
+        if all(a.kind == NUMBER for a in args) and type(op) is not ArrayOp:
             folded = op.forward(*(a.value for a in args))
             if math.isfinite(folded):
                 return self.const(folded)
         return self._make(CALL, op, args)
 
     def apply(self, op: Op, *args: Expr) -> Expr:
-        """op applied to args: simplified, or as it is when simplifying would overflow."""
+        """op applied to args: simplified, or as it is when simplifying would overflow. An
+        array operation (`A@x`, `ones(3)`) is kept as it is."""
+        if type(op) is ArrayOp:
+            return self._make(CALL, op, args)
         numbers = all(a.kind == NUMBER for a in args)
         if self.textbook and not numbers and op not in _ARITHMETIC:
             values = [known_number(a) for a in args]
@@ -619,6 +623,10 @@ def _describe(e: Expr) -> None:
     elif kind == NAMED:  # filled in by Builder.named
         e.total = e.analytic = True
         e.degree = 1.0
+    elif type(e.op) is ArrayOp:  # sums and products of elements
+        e.total = all(a.total for a in e.args)
+        e.analytic = all(a.analytic for a in e.args)
+        e.degree = 0.0
     elif all(a.kind == NUMBER for a in e.args):  # log(2), or log(0) where a number overflows
         e.total = e.analytic = math.isfinite(e.op.forward(*(a.value for a in e.args)))
         e.degree = 0.0

@@ -24,6 +24,7 @@ from .errors import (
     NonFiniteResult,
     NotAnInput,
     SourceError,
+    UnknownInputs,
     command,
     option,
 )
@@ -234,21 +235,61 @@ def hessian(
     return result
 
 
-def diff(program: Program, wrt: Sequence[str] = (), fmt: str = "text", exact: bool = False) -> str:
+def diff(
+    program: Program,
+    wrt: Sequence[str] = (),
+    fmt: str = "text",
+    exact: bool = False,
+    shapes: Mapping[str, Sequence[int] | int | str] | None = None,
+) -> str:
     """The derivative by each input in `wrt` (by default all) as text in the language, or
     with `fmt` latex as LaTeX: with one name, a program whose result is the derivative. As a
     textbook writes it, with a note where that differs from the engine's at some points;
     `exact`: a form equal to the engine's derivative at every point (with the helpers powlog
-    and step)."""
-    from .symbolic import derivatives_text
-
+    and step). `shapes` gives array inputs their shapes (a tuple, or the text `3,2`): the
+    derivative is then in vector form where one exists (`2*A.T@(A@x - b)`), else an array
+    literal, element by element (the others are numbers)."""
     latex = choice("format", fmt, DIFF_FORMATS) == "latex"
-    program, _ = in_numbers(program, {}, command("diff"))
+    sizes = {name: shape(name, given) for name, given in (shapes or {}).items()}
+    if sizes:
+        unknown = [name for name in sizes if name not in program.input_slots]
+        if unknown:
+            raise UnknownInputs(unknown, program.inputs)
     one_output(program, "diff")
-    check_wrt(wrt, program.inputs)
-    with_inputs(program, "its derivative is 0 by every name")
-    text = derivatives_text(program, list(wrt), latex, exact)
+    if any(sizes.values()):
+        from .array_diff import derivatives_text as array_derivatives
+
+        check_wrt(wrt, program.inputs)
+        text = array_derivatives(program, sizes, list(wrt), latex, exact)
+    else:
+        from .symbolic import derivatives_text
+
+        program, _ = in_numbers(program, {}, command("diff"))
+        check_wrt(wrt, program.inputs)
+        with_inputs(program, "its derivative is 0 by every name")
+        text = derivatives_text(program, list(wrt), latex, exact)
     return LaTeX(text) if latex else text
+
+
+def shape(name: str, given: Sequence[int] | int | str) -> tuple[int, ...]:
+    """The shape of the array input `name`: whole numbers from 1, as a tuple, one number, or
+    the text `3,2` (also `3x2`, `(3, 2)`); empty for a number."""
+    parts: list[object]
+    if isinstance(given, str):
+        text = given.strip().strip("()").replace("x", ",")
+        parts = [p.strip() for p in text.split(",") if p.strip()]
+    else:
+        parts = [given] if isinstance(given, int) else list(given)
+    from .arrays import MAX_AXES
+
+    if len(parts) > MAX_AXES:
+        raise InputError(f"{option('shape', name)}: an array has at most {MAX_AXES} axes")
+    try:
+        return tuple(whole("shape", p, 1, None) for p in parts)
+    except InputError:
+        raise InputError(
+            f"{option('shape', f'{name}={given}')}: give whole numbers from 1, such as 3 or 3,2"
+        ) from None
 
 
 def diff_note(program: Program) -> str | None:
@@ -723,15 +764,25 @@ def _derived(name: str, text: str, result: Fit) -> dict:
 
 def named_bounds(given: Iterable[str]) -> dict[str, str]:
     """Bounds as the command line and the repl take them, `NAME=LO:HI` each, by name."""
-    bounds: dict[str, str] = {}
+    return named_values("bound", "NAME=LO:HI", given)
+
+
+def named_shapes(given: Iterable[str]) -> dict[str, str]:
+    """Shapes as the command line and the repl take them, `NAME=DIMS` each, by name."""
+    return named_values("shape", "NAME=DIMS", given)
+
+
+def named_values(name: str, form: str, given: Iterable[str]) -> dict[str, str]:
+    """The values of the option `name`, each `NAME=...` as `form` says, by name."""
+    values: dict[str, str] = {}
     for item in given:
-        name, equals, interval = item.partition("=")
-        if not equals or not name.strip():
-            raise InputError(f"{option('bound')} expects NAME=LO:HI, got {item!r}")
-        if name.strip() in bounds:
-            raise InputError(f"{option('bound', name.strip())} is given twice")
-        bounds[name.strip()] = interval
-    return bounds
+        key, equals, value = item.partition("=")
+        if not equals or not key.strip():
+            raise InputError(f"{option(name)} expects {form}, got {item!r}")
+        if key.strip() in values:
+            raise InputError(f"{option(name, key.strip())} is given twice")
+        values[key.strip()] = value
+    return values
 
 
 def bound(name: str, given: tuple[float, float] | str) -> tuple[float, float]:

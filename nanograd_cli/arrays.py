@@ -97,6 +97,13 @@ def written_out(program: Program, shapes: Mapping[str, Shape]) -> tuple[Program,
     return _Writer(program, shapes).write()
 
 
+def instruction_shapes(program: Program, shapes: Mapping[str, Shape]) -> list[Shape]:
+    """The shape of each instruction's value, for array inputs of `shapes` (a slice's is
+    ())."""
+    nodes, _ = _Writer(program, shapes).walk()
+    return [() if isinstance(n, slice) else np.shape(n) for n in nodes]
+
+
 def array_view(
     program: Program, point: Mapping[str, InputValue]
 ) -> tuple[Program, dict[str, float], list[Node], dict[int, float]]:
@@ -222,8 +229,8 @@ class _Writer:
         for ins in self.program.code:
             if type(ins) is Input:
                 shape = tuple(self.shapes.get(ins.name, ()))
+                self.room(3 * math.prod(shape), ins.offset)  # a node, its name, value, gradient
                 names = element_names(ins.name, shape)
-                self.room(3 * len(names), ins.offset)  # a node, its name, its value and gradient
                 made = [self.emit(Input(name, ins.offset)) for name in names]
                 inputs.extend(names)
                 node: Node = np.array(made, dtype=object).reshape(shape) if shape else made[0]

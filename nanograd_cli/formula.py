@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from typing import ClassVar, NamedTuple, cast
 
 from .algebra import CALL, INPUT, NUMBER, Expr, reachable
+from .array_ops import INDEX, LITERAL, MATMUL, TRANSPOSE
 from .ops import ADD, DIV, MOD, MUL, NEG, POW, SUB, Op
 
 # A call whose value is AS_WRITTEN is written as the source has it (explain's nodes): the
@@ -413,7 +414,17 @@ class _Text:
             return _cat("-", self.wrap(operand, _UNARY)), _UNARY
         if op.syntax == "call":
             return self.call(op, [t for t, _ in args]), _ATOM
+        if op is TRANSPOSE:
+            return self.transpose(self.wrap(args[0], _ATOM)), _ATOM
+        if op is LITERAL:
+            return self.literal(e, text), _ATOM
+        if op is INDEX:
+            return self.index(self.wrap(args[0], _ATOM), [t for t, _ in args[1:]]), _ATOM
         a, b = args
+        if op is MATMUL:
+            return self.matmul(a, b), _PRODUCT
+        if op is MUL and e.args[0].kind == NUMBER and e.args[1].op is MATMUL:
+            return _cat(self.wrap(a, _PRODUCT), self.times, b[0]), _PRODUCT  # 2*A@x is 2*(A@x)
         if op is POW:
             return self.power(self.wrap(a, _ATOM), b), _POWER
         if op is DIV:
@@ -435,6 +446,20 @@ class _Text:
 
     def modulo(self, a: tuple[Text, int], b: tuple[Text, int]) -> Text:
         return _cat(self.wrap(a, _PRODUCT), " % ", self.wrap(b, _POWER))
+
+    times = "*"
+
+    def matmul(self, a: tuple[Text, int], b: tuple[Text, int]) -> Text:
+        return _cat(self.wrap(a, _PRODUCT), "@", self.wrap(b, _POWER))
+
+    def transpose(self, a: Text) -> Text:
+        return _cat(a, ".T")
+
+    def index(self, a: Text, subscripts: list[Text]) -> Text:
+        return _cat(a, "[", *_listed(subscripts, ", "), "]")
+
+    def literal(self, e: Expr, text: dict[int, tuple[Text, int]]) -> Text:
+        return _cat("[", *_listed([text[id(a)][0] for a in e.args], ", "), "]")
 
     def compare(self, op: Op, a: Text, b: Text) -> Text:
         return _cat(a, f" {op.name} ", b)
@@ -461,6 +486,10 @@ class _Text:
         return _cat(self.wrap(a, _PRODUCT), "*", self.wrap(b, _POWER))
 
 
+def _is_literal(e: Expr) -> bool:
+    return e.kind == CALL and e.op is LITERAL
+
+
 def _leftmost_modulo(e: Expr) -> bool:
     """Whether a product or quotient is written beginning with a %: x % y*z."""
     while e.kind == CALL and (e.op is MUL or e.op is DIV):
@@ -483,6 +512,9 @@ class _Latex(_Text):
         return _cat(r"\left(", text, r"\right)")
 
     def name(self, name: str) -> str:
+        element = re.fullmatch(r"(\w+)\[([0-9,]+)\]", name)
+        if element:  # W[1,2] is W_{1,2}
+            return f"{self.name(element[1])}_{{{element[2]}}}"
         if name in _GREEK or name == "pi":  # pi: the constant, by name in a textbook form
             return "\\" + name
         if len(name) == 1:
@@ -495,6 +527,27 @@ class _Latex(_Text):
             inner = self.name(subscript) if subscript in _GREEK or "_" in subscript else subscript
             return f"{self.name(head)}_{{{inner}}}"
         return r"\mathrm{" + name.replace("_", r"\_") + "}"
+
+    times = " "
+
+    def matmul(self, a: tuple[Text, int], b: tuple[Text, int]) -> Text:
+        return self.multiply(a, b)
+
+    def transpose(self, a: Text) -> Text:
+        return _cat(a, r"^{\top}")
+
+    def index(self, a: Text, subscripts: list[Text]) -> Text:
+        return _cat(a, "_{", *_listed(subscripts, ","), "}")
+
+    def literal(self, e: Expr, text: dict[int, tuple[Text, int]]) -> Text:
+        """A vector as a column, a matrix as its rows; more axes as nested brackets."""
+        if not _is_literal(e.args[0]):
+            column = [text[id(a)][0] for a in e.args]
+            return _cat(r"\begin{bmatrix}", *_listed(column, r" \\ "), r"\end{bmatrix}")
+        if any(_is_literal(a) for r in e.args for a in r.args):
+            return super().literal(e, text)
+        rows = [_cat(*_listed([text[id(a)][0] for a in r.args], " & ")) for r in e.args]
+        return _cat(r"\begin{bmatrix}", *_listed(rows, r" \\ "), r"\end{bmatrix}")
 
     def number(self, x: float) -> str:
         if x == math.pi:

@@ -95,7 +95,12 @@ DATA = {
 DATA_FORMATS = tuple(DATA["data-format"].metavar.split("|"))
 OPTIONS: dict[str, dict[str, Option]] = {
     ":grad": {"wrt": WRT, "mode": Option("word", "|".join(api.MODES)), **STRICT},
-    ":diff": {"wrt": WRT, "format": Option("word", "|".join(api.DIFF_FORMATS)), "exact": FLAG},
+    ":diff": {
+        "wrt": WRT,
+        "format": Option("word", "|".join(api.DIFF_FORMATS)),
+        "exact": FLAG,
+        "shape": Option("items", "NAME=DIMS..."),
+    },
     ":hessian": STRICT,
     ":explain": STRICT,
     ":draw": {
@@ -213,6 +218,10 @@ class Arguments(NamedTuple):
     def names(self, name: str) -> list[str]:
         """The names an option was given, in order (`wrt x, y wrt z`)."""
         return [n for v in self.options.get(name, []) for n in v.replace(",", " ").split()]
+
+    def items(self, name: str) -> list[str]:
+        """The NAME=VALUE words an option was given, in order (`shape A=3,2 x=2`)."""
+        return [n for v in self.options.get(name, []) for n in v.split()]
 
 
 def words(text: str) -> list[tuple[int, int]]:
@@ -612,7 +621,8 @@ class Session:
     def diff_command(self, args: Arguments, reply: Reply) -> None:
         _, program = self._program(args.expr)
         fmt = args.value("format") or "text"
-        reply.out.append(api.diff(program, args.names("wrt"), fmt, args.flag("exact")))
+        shapes = api.named_shapes(args.items("shape"))
+        reply.out.append(api.diff(program, args.names("wrt"), fmt, args.flag("exact"), shapes))
 
     def hessian_command(self, args: Arguments, reply: Reply) -> None:
         source, program = self._program(args.expr)
@@ -792,7 +802,7 @@ class Session:
                 steps=None if steps is None else api.whole("steps", steps, None),
                 progress=counter.update if counter else None,
                 ci=None if args.value("ci") is None else api.number("ci", args.value("ci")),
-                bounds=api.named_bounds(args.names("bound")),
+                bounds=api.named_bounds(args.items("bound")),
                 absolute_sigma=args.flag("absolute-sigma"),
                 derive=args.options.get("derive", []),
                 drop_nan=args.flag("drop-nan"),

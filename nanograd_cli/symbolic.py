@@ -27,6 +27,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from .algebra import (
     CALL,
@@ -43,11 +44,12 @@ from .algebra import (
     piecewise,
     reachable,
 )
+from .array_ops import ArrayOp
 from .engine import Value, apply
 from .formula import Note, occurrences, write
 from .ops import ADD, MUL, WHERE, Op
 from .program import Apply, Input, Program
-from .results import Hessian
+from .results import Hessian, Shape
 
 # (canonical, as the engine computes it): the second is what a kinked function's argument is
 # made of. They are one node where the two agree (an input, a number, a name).
@@ -249,6 +251,20 @@ def bindable(program: Program) -> dict[int, str]:
     return names
 
 
+class ArrayAdjoints(Protocol):
+    """What `derive` needs for a program on arrays (`array_diff` has it): each array
+    operation's adjoints, a contribution summed down to its argument's shape, and a
+    derivative spread over its input's."""
+
+    def adjoints(
+        self, ins: Apply, args: list[Expr], out: Expr, g: Expr
+    ) -> list[tuple[int, Expr]]: ...
+
+    def reduced(self, contribution: Expr, arg: int, value: int) -> Expr: ...
+
+    def expanded(self, e: Expr, shape: Shape | int) -> Expr: ...
+
+
 @dataclass
 class Derivatives:
     """d(result)/d(input) per input, the names they are written in (each bound to its
@@ -267,9 +283,11 @@ def derive(
     textbook: bool = False,
     names: Mapping[int, str] | None = None,
     builder: Builder | None = None,
+    arrays: ArrayAdjoints | None = None,
 ) -> Derivatives:
     """The derivatives by `wrt` (reverse mode), exact or as a textbook writes them, with the
-    instructions in `names` standing for their names.
+    instructions in `names` standing for their names; with `arrays`, of a program on arrays,
+    in vector form (`array_diff`).
 
     A `where(c, a, b)` passes its adjoint g on as where(c, g, 0) to a and where(c, 0, g) to b
     (nothing to c), and such a guard stays outermost as the adjoint flows on: a local
@@ -295,6 +313,10 @@ def derive(
                 (a, guards.wrap(condition, True, adjoint[i])),
                 (b, guards.wrap(condition, False, adjoint[i])),
             ]
+        elif arrays is not None and type(ins.op) is ArrayOp:
+            contributions = arrays.adjoints(
+                ins, [nodes[a][0] for a in ins.args], nodes[i][0], adjoint[i]
+            )
         else:
             local = _local_derivatives(builder, ins, nodes, varies, textbook, conditions)
             contributions = [
@@ -302,12 +324,16 @@ def derive(
             ]
         for a, contribution in contributions:
             if varies[a]:
+                if arrays is not None:
+                    contribution = arrays.reduced(contribution, a, i)
                 previous = adjoint.get(a)
                 adjoint[a] = (
                     contribution if previous is None else guards.plus(previous, contribution)
                 )
     slots = program.input_slots
     roots = {name: adjoint.get(slots[name], builder.const(0)) for name in wrt}
+    if arrays is not None:
+        roots = {name: arrays.expanded(root, slots[name]) for name, root in roots.items()}
     notes: dict[str, list[Note]] = {}
     if conditions:
         order = {n: 1 << k for k, n in enumerate(program.inputs)}

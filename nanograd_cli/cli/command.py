@@ -52,9 +52,12 @@ class SourceCommand(click.Command):
                 raise click.NoSuchOption(name, message, ctx=ctx) from None
             if name in other_options(ctx):  # diff --strict
                 raise click.UsageError(f"{ctx.command_path} has no {name} option", ctx) from None
+            shapes = (
+                f"; an array input's shape is --shape {name[2:]}=DIMS" if "--shape" in own else ""
+            )
             raise click.UsageError(
                 f"{ctx.command_path} takes no input values ({name}): for the value of SOURCE "
-                "at a point, use nanograd grad",
+                f"at a point, use nanograd grad{shapes}",
                 ctx,
             ) from None
         except click.UsageError as error:  # the parser's own (`--format` without a value)

@@ -18,6 +18,7 @@ Examples:
   nanograd diff "sin(x)**2" --wrt x --format latex
   nanograd diff "x**y" --wrt y --exact
   nanograd grad -e "$(nanograd diff 'x**3' --wrt x)" --x 2
+  nanograd diff "norm(A@x - b)**2" --wrt x --shape A=3,2 --shape x=2 --shape b=3
 """
 
 
@@ -42,7 +43,17 @@ Examples:
     help="Write the derivative so that it equals the engine's at every point (0**0, a zero "
     "base), with the helpers powlog and step where needed, instead of as a textbook does.",
 )
-def diff(source: Source, wrt: tuple[str, ...], fmt: str, exact: bool) -> None:
+@click.option(
+    "--shape",
+    "shapes",
+    multiple=True,
+    metavar="NAME=DIMS",
+    help="An array input and its shape (x=3, A=3,2): the derivative is in vector form "
+    "where one exists (2*A.T@(A@x - b)), else an array, element by element.",
+)
+def diff(
+    source: Source, wrt: tuple[str, ...], fmt: str, exact: bool, shapes: tuple[str, ...]
+) -> None:
     """Print the derivative of SOURCE as an expression in the language.
 
     As a textbook writes it (x**x*(log(x) + 1)); where that differs from the engine's
@@ -53,7 +64,7 @@ def diff(source: Source, wrt: tuple[str, ...], fmt: str, exact: bool) -> None:
     Without --wrt, every input's derivative is printed, one `d_NAME = ...` line each.
     """
     program = load_program(source, report)
-    click.echo(api.diff(program, wrt, fmt, exact))
+    click.echo(api.diff(program, wrt, fmt, exact, api.named_shapes(shapes)))
     note = api.diff_note(program)
     if note:
         report(note)

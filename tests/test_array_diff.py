@@ -1,0 +1,160 @@
+"""`diff` of array programs: the vector form a person writes where one exists, an array
+literal element by element where not, each checked against PyTorch's gradient."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import nanograd_cli as ng
+
+from .helpers import in_process, nanograd
+from .test_arrays import _programs
+
+torch = pytest.importorskip("torch")
+
+LEAST_SQUARES = ["--shape", "A=3,2", "--shape", "x=2", "--shape", "b=3"]
+
+
+@pytest.mark.parametrize(
+    ("source", "shapes", "wrt", "expected"),
+    [
+        ("norm(A@x - b)**2", {"A": (3, 2), "x": 2, "b": 3}, "x", "2*A.T@(A@x - b)"),
+        ("norm(A@x - b)**2", {"A": (3, 2), "x": 2, "b": 3}, "A", "outer(2*(A@x - b), x)"),
+        ("x.T@A@x", {"A": (3, 3), "x": 3}, "x", "x.T@A + A@x"),
+        ("sum(x**2)", {"x": 4}, "x", "2*x"),
+        ("sum(x)", {"x": 3}, "x", "ones(3)"),
+        ("logsumexp(z) - z[1]", {"z": 3}, "z", "softmax(z) - [0, 1, 0]"),
+        ("logsumexp(z) - y@z", {"z": 3, "y": 3}, "z", "softmax(z) - y"),
+        ("sum(tanh(W@x))", {"W": (2, 3), "x": 3}, "W", "outer(1/cosh(W@x)**2, x)"),
+        ("mean((W@x - y)**2)", {"W": (2, 3), "x": 3, "y": 2}, "W", "outer(W@x - y, x)"),
+        ("sum(sum(W, 1)**2)", {"W": (2, 3)}, "W", "outer(2*sum(W, 1), ones(3))"),
+        ("sum(W[1]**2)", {"W": (2, 3)}, "W", "outer([0, 1], 2*W[1])"),
+        ("sum(W@x)**2", {"W": (2, 2), "x": 2}, "x", "2*W.T@ones(2)*sum(W@x)"),
+    ],
+)
+def test_the_vector_form_is_what_a_person_writes(source, shapes, wrt, expected):
+    assert ng.diff(source, wrt=wrt, shapes=shapes) == expected
+
+
+def test_without_a_vector_form_the_derivative_is_an_array_element_by_element():
+    assert ng.diff("sum(x[0:2]**2)", shapes={"x": 3}) == "[2*x[0], 2*x[1], 0]"
+    # an array result: the Jacobian, of the result's shape then the input's
+    assert ng.diff("x**2", wrt="x", shapes={"x": 2}) == "[[2*x[0], 0], [0, 2*x[1]]]"
+    assert ng.diff("W@x", wrt="x", shapes={"W": (2, 2), "x": 2}) == (
+        "[[W[0,0], W[0,1]], [W[1,0], W[1,1]]]"
+    )
+
+
+def test_every_input_gets_a_line_and_numbers_stay_numbers():
+    assert ng.diff("dot(a, b)*c", shapes={"a": 3, "b": 3}) == (
+        "d_a = b*c\nd_b = a*c\nd_c = dot(a, b)"
+    )
+
+
+def test_latex_writes_the_transpose_and_matrices_as_a_textbook_does():
+    assert ng.diff(
+        "norm(A@x - b)**2", "x", format="latex", shapes={"A": (3, 2), "x": 2, "b": 3}
+    ) == (r"2 A^{\top} \left(A x - b\right)")
+    assert ng.diff("W@x", "x", format="latex", shapes={"W": (2, 2), "x": 2}) == (
+        r"\begin{bmatrix}W_{0,0} & W_{0,1} \\ W_{1,0} & W_{1,1}\end{bmatrix}"
+    )
+    assert ng.diff("logsumexp(z) - z[1]", "z", format="latex", shapes={"z": 3}) == (
+        r"\operatorname{softmax}(z) - \begin{bmatrix}0 \\ 1 \\ 0\end{bmatrix}"
+    )
+
+
+def test_the_derivative_goes_back_to_grad_as_the_gradient():
+    """The installed command: diff's output, given to grad, is grad's own gradient."""
+    values = ["--A", "[[1, 2], [3, 4], [5, 6]]", "--x", "[1, -1]", "--b", "[0, 1, 2]"]
+    derivative = nanograd("diff", "norm(A@x - b)**2", "--wrt", "x", *LEAST_SQUARES)
+    assert derivative.returncode == 0, derivative.stderr
+    again = in_process("grad", "-e", derivative.stdout, *values, "--format", "json")
+    direct = in_process("grad", "norm(A@x - b)**2", *values, "--format", "json")
+    import json
+
+    assert json.loads(again.stdout)["values"]["result"] == pytest.approx(
+        json.loads(direct.stdout)["gradients"]["x"], rel=1e-15
+    )
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--shape", "A"], "error: --shape expects NAME=DIMS, got 'A'"),
+        (["--shape", "A=3,0"], "error: --shape A=3,0: give whole numbers from 1, such as 3 or 3,2"),
+        (["--shape", "A=3,2", "--shape", "A=3"], "error: --shape A is given twice"),
+        (["--shape", "q=2"], "error: q is not an input of this source (its inputs: A, x, b)"),
+        (
+            ["--x", "[1, 2]"],
+            "error: nanograd diff takes no input values (--x): for the value of "
+            "SOURCE at a point, use nanograd grad; an array input's shape is --shape x=DIMS",
+        ),
+    ],
+)
+def test_bad_shapes_are_bad_input(args, message):
+    done = in_process("diff", "norm(A@x - b)**2", *args)
+    assert done.returncode == 2
+    assert done.stderr.splitlines()[0] == message
+
+
+def test_shapes_that_do_not_fit_are_said_with_a_caret():
+    done = in_process("diff", "norm(A@x - b)**2", "--shape", "A=3,2", "--shape", "x=3")
+    assert done.returncode == 2
+    assert done.stderr.splitlines()[0] == (
+        "error: line 1, column 7: shapes (3, 2) and (3,) do not match for @: 2 and 3 differ"
+    )
+
+
+def test_the_repl_and_python_take_shapes_as_the_command_line_does():
+    done = in_process("repl", stdin=":diff norm(A@x - b)**2 wrt x shape A=3,2 x=2 b=3\n")
+    assert done.stdout == "2*A.T@(A@x - b)\n"
+    assert ng.diff("norm(A@x - b)**2", "x", shapes={"A": "3,2", "x": "2", "b": "3"}) == (
+        "2*A.T@(A@x - b)"
+    )
+
+
+def test_an_array_too_big_for_memory_is_refused_before_it_is_built():
+    done = in_process("diff", "sum(x)", "--shape", "x=1000000000")
+    assert done.returncode == 1
+    assert "written out in scalars, the arrays make 3,000,000,000 operations" in done.stderr
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    _programs(("S",), 2),
+    st.integers(1, 3),
+    st.integers(1, 3),
+    st.integers(0, 2**32 - 1),
+)
+def test_random_array_programs_differentiate_to_pytorchs_gradient(program, m, n, seed):
+    """Each derivative diff writes, evaluated, is PyTorch's gradient: vector form or not."""
+    source, reference = program
+    rng = np.random.default_rng(seed)
+    values = {"A": rng.normal(size=(m, n)), "v": rng.normal(size=n), "w": rng.normal(size=m)}
+    values["s"] = float(rng.normal())
+    inputs = ng.parse(source).inputs
+    given = {name: values[name] for name in inputs}
+    shapes = {name: np.shape(values[name]) for name in inputs}
+    tensors = {
+        name: torch.tensor(value, dtype=torch.float64, requires_grad=True)
+        for name, value in given.items()
+    }
+    reference(tensors).backward()
+    for name in inputs:
+        text = ng.diff(source, wrt=name, shapes=shapes)
+        derivative = ng.parse(text)
+        at = {k: v for k, v in given.items() if k in derivative.inputs}
+        if shapes[name]:
+            got = ng.jacobian(text, **at).values["result"] if at else _constant(text)
+        else:
+            got = ng.grad(text, **at).value if at else _constant(text)
+        np.testing.assert_allclose(
+            got, tensors[name].grad.numpy(), rtol=1e-8, atol=1e-11, err_msg=f"{source}: {text}"
+        )
+
+
+def _constant(text: str):
+    return np.asarray(ng.jacobian(f"{text} + 0*q", q=0.0).values["result"])
