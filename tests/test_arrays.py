@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 import nanograd_cli as ng
 from nanograd_cli.errors import InputError, SourceError
 
+from .array_programs import programs, torch_library
 from .helpers import in_process, limited, nanograd, on_terminal, visible
 
 torch = pytest.importorskip("torch")
@@ -477,121 +478,10 @@ def test_plot_takes_arrays_as_fixed_values():
 # A (m, n), v (n,), w (m,) and s (a number).
 
 
-def _programs(kind: tuple, depth: int) -> st.SearchStrategy:
-    """(source, PyTorch function of the inputs) pairs whose result has `kind`: ("S",) a
-    number, ("V", k) a vector of length "m" or "n", ("M",) the shape of A."""
-    leaf = {
-        ("S",): st.just(("s", lambda e: e["s"])),
-        ("V", "n"): st.just(("v", lambda e: e["v"])),
-        ("V", "m"): st.just(("w", lambda e: e["w"])),
-        ("M",): st.just(("A", lambda e: e["A"])),
-    }[kind]
-    if depth == 0:
-        return leaf
-    same = _programs(kind, depth - 1)
-    number = _programs(("S",), depth - 1)
-    options = [leaf]
-    options.append(same.map(lambda p: (f"tanh({p[0]})", lambda e, f=p[1]: torch.tanh(f(e)))))
-    options.append(
-        same.map(lambda p: (f"(sin({p[0]})*{p[0]})", lambda e, f=p[1]: torch.sin(f(e)) * f(e)))
-    )
-    options.append(
-        st.tuples(same, same).map(
-            lambda ps: (f"({ps[0][0]} - {ps[1][0]})", lambda e, f=ps[0][1], g=ps[1][1]: f(e) - g(e))
-        )
-    )
-    options.append(
-        st.tuples(same, number).map(
-            lambda ps: (f"({ps[0][0]} * {ps[1][0]})", lambda e, f=ps[0][1], g=ps[1][1]: f(e) * g(e))
-        )
-    )
-    if kind == ("S",):
-        for arg in (("V", "n"), ("V", "m"), ("M",)):
-            inner = _programs(arg, depth - 1)
-            options.append(inner.map(lambda p: (f"sum({p[0]})", lambda e, f=p[1]: f(e).sum())))
-            options.append(inner.map(lambda p: (f"mean({p[0]})", lambda e, f=p[1]: f(e).mean())))
-            options.append(
-                inner.map(
-                    lambda p: (
-                        f"logsumexp({p[0]})",
-                        lambda e, f=p[1]: torch.logsumexp(f(e).reshape(-1), 0),
-                    )
-                )
-            )
-        vector = _programs(("V", "n"), depth - 1)
-        options.append(
-            st.tuples(vector, vector).map(
-                lambda ps: (
-                    f"({ps[0][0]} @ {ps[1][0]})",
-                    lambda e, f=ps[0][1], g=ps[1][1]: f(e) @ g(e),
-                )
-            )
-        )
-        options.append(
-            vector.map(
-                lambda p: (f"norm({p[0]} + 3)", lambda e, f=p[1]: torch.linalg.norm(f(e) + 3))
-            )
-        )
-    elif kind[0] == "V":
-        k = kind[1]
-        other = "m" if k == "n" else "n"
-        matrix = _programs(("M",), depth - 1)
-        across = _programs(("V", other), depth - 1)
-        if k == "m":
-            options.append(
-                st.tuples(matrix, across).map(
-                    lambda ps: (
-                        f"({ps[0][0]} @ {ps[1][0]})",
-                        lambda e, f=ps[0][1], g=ps[1][1]: f(e) @ g(e),
-                    )
-                )
-            )
-            options.append(matrix.map(lambda p: (f"sum({p[0]}, 1)", lambda e, f=p[1]: f(e).sum(1))))
-        else:
-            options.append(
-                st.tuples(matrix, across).map(
-                    lambda ps: (
-                        f"({ps[0][0]}.T @ {ps[1][0]})",
-                        lambda e, f=ps[0][1], g=ps[1][1]: f(e).T @ g(e),
-                    )
-                )
-            )
-            options.append(
-                matrix.map(
-                    lambda p: (
-                        f"softmax({p[0]}, 0)[0]",
-                        lambda e, f=p[1]: torch.softmax(f(e), 0)[0],
-                    )
-                )
-            )
-        options.append(
-            same.map(lambda p: (f"softmax({p[0]})", lambda e, f=p[1]: torch.softmax(f(e), 0)))
-        )
-    else:
-        rows, columns = _programs(("V", "m"), depth - 1), _programs(("V", "n"), depth - 1)
-        options.append(
-            st.tuples(rows, columns).map(
-                lambda ps: (
-                    f"outer({ps[0][0]}, {ps[1][0]})",
-                    lambda e, f=ps[0][1], g=ps[1][1]: torch.outer(f(e), g(e)),
-                )
-            )
-        )
-        options.append(
-            st.tuples(same, columns).map(
-                lambda ps: (
-                    f"({ps[0][0]} + {ps[1][0]})",
-                    lambda e, f=ps[0][1], g=ps[1][1]: f(e) + g(e),
-                )
-            )
-        )
-    return st.one_of(options)
-
-
 @pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(
-    _programs(("S",), 3),
+    programs(("S",), 3),
     st.integers(1, 3),
     st.integers(1, 3),
     st.integers(0, 2**32 - 1),
@@ -608,7 +498,7 @@ def test_random_array_programs_agree_with_pytorch(program, m, n, seed):
         name: torch.tensor(value, dtype=torch.float64, requires_grad=True)
         for name, value in given.items()
     }
-    expected = reference(tensors)
+    expected = reference(tensors, torch_library())
     expected.backward()
     assert result.value == pytest.approx(expected.item(), rel=1e-9, abs=1e-12), source
     for name, tensor in tensors.items():
