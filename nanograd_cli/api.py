@@ -40,6 +40,7 @@ from .results import (
     LaTeX,
     Layout,
     Minimum,
+    element_names,
     flattened,
 )
 
@@ -176,11 +177,26 @@ def grad_line(
     mode = choice("mode", mode, MODES)
     program = parse(line).single(f"grad {option('each_line')}", None)
     point = {n: values[n] for n in program.inputs if n in values}
-    program, point = in_numbers(program, point, f"{command('grad')} {option('each_line')}")
-    result = program.grad(point, mode)
+    program, point, layout = scalarized(program, point)
+    if layout.results.get("result"):
+        raise InputError(
+            f"a line's result is one number, not an array of shape {layout.results['result']} "
+            f"(its Jacobian: {command('grad')} without {option('each_line')})"
+        )
+    result = layout.shaped(program.grad(point, mode))
     where = result.non_finite
     non_finite(where.at_line(number) if where else None, strict, warn)
-    return result.only(list(wrt or values))
+    gradients = {n: result.gradients.get(n, _zero(values.get(n, 0.0))) for n in (wrt or values)}
+    return Gradients(result.value, result.inputs, gradients, result.non_finite)  # type: ignore[arg-type]  # arrays
+
+
+def _zero(value: InputValue) -> InputValue:
+    """The derivative by an input that is not read: 0, or zeros of an array's shape."""
+    if not getattr(value, "ndim", 0):
+        return 0.0
+    import numpy as np
+
+    return np.zeros(np.shape(value))
 
 
 def grad_points(
@@ -264,7 +280,7 @@ def diff(
     else:
         from .symbolic import derivatives_text
 
-        program, _ = in_numbers(program, {}, command("diff"))
+        program, _, _ = scalarized(program, {})  # sum([x, x**2]): numbers, written out
         check_wrt(wrt, program.inputs)
         with_inputs(program, "its derivative is 0 by every name")
         text = derivatives_text(program, list(wrt), latex, exact)
@@ -390,8 +406,13 @@ def check_against(
     rtol = AGAINST_RTOL if rtol is None else number("rtol", rtol)
     atol = AGAINST_ATOL if atol is None else number("atol", atol)
 
-    program, fixed = in_numbers(program, fixed, f"{command('check')} {option('against')}")
     program = with_inputs(one_output(program, "check"), "there is nothing to check")
+    written, point, layout = scalarized(program, fixed)
+    if layout.results.get("result"):
+        raise InputError(
+            f"{command('check')} {option('against')} takes a source whose result is one "
+            f"number, not an array of shape {layout.results['result']}"
+        )
     ranges = dict(ranges or {})
     check_wrt(wrt, program.inputs)
     formulas: dict[str, tuple[str, Program]] = {}
@@ -450,7 +471,7 @@ def check_against(
     for name in ranges:
         if name not in program.inputs:
             raise NotAnInput(name, list(program.inputs))
-    program.check_inputs({**fixed, **{name: r.low for name, r in ranges.items()}})
+    written.check_inputs({**point, **{name: r.low for name, r in ranges.items()}})
     default = CHECK_POINTS[0] if len(ranges) == 1 else CHECK_POINTS[1]
     spans = {name: (r.low, r.high, r.points or default) for name, r in ranges.items()}
     total = 1
@@ -458,10 +479,35 @@ def check_against(
         total *= count
     if total > MAX_CHECK_POINTS:
         raise InputError(f"{total:,} points to check: at most {MAX_CHECK_POINTS:,}")
-    result = formula_check(program, formulas, fixed, spans, rtol, atol)
+    if layout.has_arrays:
+        formulas = _by_element(formulas, layout)
+    result = layout.shaped(formula_check(written, formulas, point, spans, rtol, atol))
     if not ranges or strict:  # over ranges, a nan is a point left out, unless --strict
         non_finite(result.non_finite, strict, warn)
     return result
+
+
+def _by_element(
+    formulas: Mapping[str, tuple[str, Program]], layout: Layout
+) -> dict[str, tuple[str, Program]]:
+    """The formulas for the derivatives by the inputs of `layout`, written out in scalars:
+    one by each element of an array input (x[0], x[1], ...), each the element of the
+    formula's array of the input's shape."""
+    from .arrays import written_out
+
+    shapes = {name: shape for name, shape in layout.inputs.items() if shape}
+    found: dict[str, tuple[str, Program]] = {}
+    for name, (shown, formula) in formulas.items():
+        scalar, made = written_out(formula, {n: shapes[n] for n in formula.inputs if n in shapes})
+        shape, result = layout.inputs.get(name, ()), made.results["result"]
+        if result != shape:
+            raise InputError(
+                f"the formula for d/d{name} has shape {result}, and {name} has shape {shape}"
+            )
+        outputs = list(scalar.results.values()) if shape else [scalar.result]
+        for element, out in zip(element_names(name, shape), outputs, strict=True):
+            found[element] = (shown, scalar.with_result(out))
+    return found
 
 
 def failure(
@@ -906,7 +952,9 @@ def draw(
             "hover"
         )
     if _has_arrays(program, point) and not scalars and fmt != "html":
-        return _draw_arrays(one_output(program, "draw"), point, fmt, rankdir, dpi, strict, warn)
+        return _draw_arrays(
+            one_output(program, "draw"), point, fmt, rankdir, dpi, strict, warn, legend
+        )
     program, point, layout = scalarized(program, point)
     if layout.results.get("result"):
         raise InputError(_ARRAY_RESULT)
@@ -964,8 +1012,10 @@ def _draw_arrays(
     dpi: int | None,
     strict: bool,
     warn: Warn | None,
+    legend: bool,
 ) -> bytes:
-    """`draw` of a program with arrays, as the source writes them (render/array_graph.py)."""
+    """`draw` of a program with arrays, as the source writes them (render/array_graph.py),
+    with a legend if `legend`."""
     from .arrays import array_view
     from .render.array_graph import draw_arrays
     from .render.graph import render_drawing
@@ -978,7 +1028,7 @@ def _draw_arrays(
     non_finite(evaluation.first_non_finite(), strict, warn)
     data = [node.data for node in evaluation.nodes]
     grads = [node.grad for node in evaluation.nodes]
-    drawing = draw_arrays(program, nodes, data, grads, known, rankdir)
+    drawing = draw_arrays(program, nodes, data, grads, known, rankdir, legend)
     return render_drawing(drawing, fmt, dpi)
 
 
@@ -1032,21 +1082,6 @@ def scalarized(
 def _has_arrays(program: Program, point: Mapping[str, InputValue]) -> bool:
     """Whether the program has array operations, or an input's value is an array."""
     return program.arrays or any(getattr(v, "ndim", 0) for v in point.values())
-
-
-def in_numbers(
-    program: Program, point: Mapping[str, InputValue], taker: str
-) -> tuple[Program, dict[str, float]]:
-    """For `taker` (a command, an option), which takes numbers only: `program` with its array
-    operations written out (`sum([x, x**2])`), and `point`; an array value is an error."""
-    given = [n for n, v in point.items() if getattr(v, "ndim", 0)]
-    if given:
-        raise InputError(
-            f"{given[0]} is an array: {taker} takes numbers (arrays are for grad, "
-            "hessian, check, explain, draw, plot, minimize, fit and grad --points)"
-        )
-    program, numbers, _ = scalarized(program, point)
-    return program, numbers
 
 
 def one_output(program: Program, command: str) -> Program:

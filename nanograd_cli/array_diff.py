@@ -343,7 +343,7 @@ def _by_element(
     elements = {name: element_names(name, tuple(shapes.get(name, ()))) for name in wrt}
     every = [e for names in elements.values() for e in names]
     outputs = list(scalar.results.values()) if result_shape else [scalar.result]
-    found = [derive(_with_result(scalar, out), every, textbook, builder=builder) for out in outputs]
+    found = [derive(scalar.with_result(out), every, textbook, builder=builder) for out in outputs]
     roots: dict[str, Expr] = {}
     notes: dict[str, list[Note]] = {}
     for name, names in elements.items():
@@ -354,12 +354,6 @@ def _by_element(
         roots[name] = _literal(builder, parts.reshape(shape)) if shape else parts[0, 0]
         notes[name] = _merged(n for d in found for e in names for n in d.notes.get(e, []))
     return Derivatives(roots, {}, notes, textbook)
-
-
-def _with_result(program: Program, result: int) -> Program:
-    if result == program.result and not program.outputs:
-        return program
-    return Program(program.source, program.code, program.inputs, result, program.labels)
 
 
 def _literal(builder: Builder, parts: np.ndarray) -> Expr:

@@ -128,6 +128,13 @@ class Program:
             raise SeveralOutputs(list(self.outputs), taker, several)
         return self
 
+    def with_result(self, result: int) -> Program:
+        """This program with the instruction numbered `result` as its one result (one of
+        several outputs, an element of an array written out)."""
+        if result == self.result and not self.outputs:
+            return self
+        return Program(self.source, self.code, self.inputs, result, self.labels)
+
     def evaluate(self, values: Mapping[str, float]) -> Evaluation:
         """The graph at the point `values` (one value per input), not yet differentiated."""
         self.check_inputs(values)

@@ -246,15 +246,9 @@ def test_a_one_column_csv_is_a_vector(tmp_path):
             ["sum(x)", "--x", "[a, 2]"],
             "error: --x [a, 2]: an array's elements are numbers, such as [1, 2, 3]\n",
         ),
-        (
-            ["--each-line", "x.txt", "--x", "[1, 2]"],
-            "error: line 1: x is an array: nanograd grad --each-line takes numbers (arrays are for "
-            "grad, hessian, check, explain, draw, plot, minimize, fit and grad --points)\n",
-        ),
     ],
 )
 def test_bad_shapes_are_exit_2_with_both_shapes_and_a_caret(tmp_path, args, message):
-    (tmp_path / "x.txt").write_text("x\n")
     done = in_process("grad", *args, cwd=tmp_path)
     assert (done.returncode, done.stdout, done.stderr) == (2, "", message)
 
@@ -276,8 +270,7 @@ def test_python_takes_numpy_arrays_and_gives_them_back():
     assert result.gradients["x"].tolist() == [2.0, 4.0, 6.0]
     with pytest.raises(SourceError, match=r"shapes \(2,\) and \(3,\) do not broadcast"):
         ng.grad("x + y", x=np.ones(2), y=np.ones(3))
-    with pytest.raises(InputError, match="x is an array: check"):
-        ng.check("x[0]*t", x=np.ones(2), t=1, against="t=x[0]")
+    assert ng.check("x[0]*t", x=np.ones(2), t=1, against=["t=x[0]", "x=[t, 0]"]).passed
 
 
 def test_minimize_moves_array_parameters():
@@ -538,6 +531,15 @@ def test_draw_shows_an_array_per_node_and_the_scalars_on_request():
     assert b"shape (3, 2)" in python
 
 
+def test_the_drawing_of_arrays_has_a_legend_that_says_how_to_read_an_array():
+    layer = ["sum(tanh(W @ x))", "--W", "[[1, 2], [3, 4]]", "--x", "[0.5, -1]", "-o", "-"]
+    dot = in_process("draw", *layer).stdout
+    assert "an array: its shape, and its first 4 numbers," in dot
+    assert "fill: ‖grad‖ on a log scale in 6 equal steps" in dot
+    assert "which operand is which" not in dot  # the edges of arrays carry no names
+    assert "legend" not in in_process("draw", *layer, "--no-legend").stdout
+
+
 def test_draw_of_an_array_result_says_what_to_draw():
     done = in_process("draw", "W @ x", "--W", "[[1, 2], [3, 4]]", "--x", "[1, 2]", "-o", "-")
     assert (done.returncode, done.stdout) == (2, "")
@@ -580,3 +582,77 @@ def test_micrograds_mlp_and_the_same_network_as_one_source_train_step_for_step(t
     first = model.layers[0].neurons
     np.testing.assert_allclose(ours["W1"], [[w.data for w in n.w] for n in first], rtol=1e-12)
     assert ours["c"] == pytest.approx(model.layers[2].neurons[0].b.data, rel=1e-12)
+
+
+LEAST_SQUARES = ("--A", "[[1, 2], [3, 4], [5, 6]]", "--x", "[1, -1]", "--b", "[0, 1, 2]")
+
+
+def test_check_against_takes_diffs_vector_form_element_by_element():
+    done = in_process(
+        "check", "norm(A@x - b)**2", "--against", "2*A.T@(A@x - b)", "--wrt", "x", *LEAST_SQUARES
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == [
+        "input  formula          points  skipped  differ  max_abs_error  pass",
+        "x[0]   2*A.T@(A@x - b)  1       0        0       0.0            yes",
+        "x[1]   2*A.T@(A@x - b)  1       0        0       0.0            yes",
+    ]
+    wrong = in_process(
+        "check",
+        "norm(A@x - b)**2",
+        "--against",
+        "x=A.T@(A@x - b)",
+        *LEAST_SQUARES,
+        "--format",
+        "json",
+    )
+    assert wrong.returncode == 1
+    checks = json.loads(wrong.stdout)["checks"]
+    assert [checks[e]["max_abs_error"] for e in ("x[0]", "x[1]")] == [22.0, 28.0]
+    assert json.loads(wrong.stdout)["inputs"]["A"] == [[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]
+
+
+def test_check_against_refuses_a_formula_of_another_shape():
+    done = in_process("check", "norm(A@x - b)**2", "--against", "x=A@x", *LEAST_SQUARES)
+    assert done.returncode == 2
+    assert done.stderr == "error: the formula for d/dx has shape (3,), and x has shape (2,)\n"
+
+
+def test_check_against_ranges_over_numbers_beside_arrays():
+    args = ("--against", "x=2*x*s", "--against", "s=sum(x**2)", "--x", "[1, 2]")
+    done = in_process("check", "sum(x**2)*s", *args, "--s", "0:1:3", "--format", "csv")
+    assert done.returncode == 0, done.stderr
+    assert [row.split(",")[:3] for row in done.stdout.splitlines()[1:]] == [
+        ["x[0]", "2*x*s", "3"],
+        ["x[1]", "2*x*s", "3"],
+        ["s", "sum(x**2)", "3"],
+    ]
+
+
+def test_each_line_takes_arrays_a_column_per_element():
+    lines = "sum(x**2)\nx[0]*y\ny\n"
+    done = in_process(
+        "grad", "-", "--each-line", "--x", "[1, 2]", "--y", "3", "--format", "csv", stdin=lines
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == [
+        "line,value,d_x[0],d_x[1],d_y",
+        "1,5.0,2.0,4.0,0.0",
+        "2,3.0,3.0,0.0,1.0",
+        "3,3.0,0.0,0.0,1.0",
+    ]
+    as_json = in_process(
+        "grad", "-", "--each-line", "--x", "[1, 2]", "--y", "3", "--format", "json", stdin=lines
+    )
+    first = json.loads(as_json.stdout.splitlines()[0])
+    assert first["gradients"] == {"x": [2.0, 4.0], "y": 0.0}
+
+
+def test_each_line_refuses_a_line_whose_result_is_an_array():
+    done = in_process("grad", "-", "--each-line", "--x", "[1, 2]", stdin="x*2\nsum(x)\n")
+    assert done.returncode == 2
+    assert done.stderr == (
+        "error: line 1: a line's result is one number, not an array of shape (2,) "
+        "(its Jacobian: nanograd grad without --each-line)\n"
+    )
+    assert done.stdout.splitlines()[-1].split()[:3] == ["2", "sum(x)", "3.0"]

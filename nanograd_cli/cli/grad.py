@@ -11,7 +11,7 @@ from ..errors import InputError, NanogradError, NonFiniteResult, SourceError
 from ..io import EXTENSIONS
 from ..render import text
 from ..render.streaming import StreamingTable
-from ..results import LineGradients
+from ..results import LineGradients, by_element, flattened
 from ..sources import Source, decode, input_values, load_program, source_lines
 from .command import InputsCommand, one_standard_input
 from .exit_codes import describe
@@ -161,7 +161,7 @@ def each_line_results(source, values, fmt, digits, wrt, strict, mode) -> int:
     """`grad --each-line`: one result per line; bad lines are reported and skipped. Every
     line's gradients are those with respect to `wrt`, or else to every input given. Rows
     print as they come, but for the table on a terminal, which is fitted to all of them."""
-    names = list(wrt or values)
+    names = list(by_element({n: values.get(n, 0.0) for n in (wrt or values)}))
     rows = []
     plain = (
         StreamingTable(click.echo) if fmt not in ("json", "csv") and not rich_terminal() else None
@@ -185,7 +185,7 @@ def each_line_results(source, values, fmt, digits, wrt, strict, mode) -> int:
             report(f"error: {message}")
             status = max(status, error.exit_code)
             continue
-        row = LineGradients(number, line.strip(), result)
+        row = LineGradients(number, line.strip(), result if fmt == "json" else flattened(result))
         if fmt == "json":
             click.echo(text.to_json(row, json_nulls()))
         elif fmt == "csv":

@@ -14,6 +14,7 @@ import numpy as np
 from ..array_ops import INDEX, LITERAL, SLICES, ArrayOp
 from ..program import Apply, Const, Input, Program
 from .graph import (
+    ARRAY_NUMBERS,
     CONSTANT_COLOUR,
     FONT,
     INPUT_COLOUR,
@@ -25,18 +26,16 @@ from .graph import (
     gradient_colour,
     gradient_scale,
     human,
+    legend_table,
     versioned,
 )
-
-# At most this many of an array's numbers are shown, the first ones.
-SHOWN = 4
 
 
 def numbers(values: np.ndarray) -> str:
     """A few of an array's numbers, row-major: `1.0000, 2.0000, … (6 in all)`."""
     flat = values.ravel()
-    shown = ", ".join(human(x) for x in flat[:SHOWN].tolist())
-    return shown if flat.size <= SHOWN else f"{shown}, … ({flat.size:,} in all)"
+    shown = ", ".join(human(x) for x in flat[:ARRAY_NUMBERS].tolist())
+    return shown if flat.size <= ARRAY_NUMBERS else f"{shown}, … ({flat.size:,} in all)"
 
 
 def draw_arrays(
@@ -46,10 +45,12 @@ def draw_arrays(
     grads: Sequence[float],
     known: dict[int, float],
     rankdir: str | None = None,
+    legend: bool = True,
 ) -> Drawing:
     """The graph of `program`'s result: `nodes` holds each instruction's node in the scalar
     program (a number, an array of them, or a slice), whose values are `data` and gradients
-    `grads`; `known` the values of the nodes that read no input (indices and axes)."""
+    `grads`; `known` the values of the nodes that read no input (indices and axes); with
+    `legend`, a table that explains the picture."""
     import graphviz  # type: ignore[import-untyped]  # graphviz ships no types
 
     code = program.code
@@ -68,6 +69,9 @@ def draw_arrays(
     dot.attr("node", fontname=FONT, fontsize="11")
     dot.attr("edge", fontname=FONT, fontsize="10", arrowsize="0.7")
     count = 0
+    if legend:
+        table = legend_table(scale, norms, arrays=True)
+        dot.node("legend", table, shape="plaintext", fontsize="10")
     for i in drawn:
         ins = code[i]
         value = values_of(i, data)

@@ -321,8 +321,15 @@ def _value_label(name: str | None, v: Value, stacked: bool) -> str:
     return " | ".join(fields) if not stacked else "{ " + " | ".join(fields) + " }"
 
 
-def _legend(scale: Sequence[float], grads: Sequence[float], edge_grads: bool) -> str:
-    """An HTML-like table that says what the borders, fills and labels mean."""
+# At most this many of an array's numbers are shown, the first ones.
+ARRAY_NUMBERS = 4
+
+
+def legend_table(
+    scale: Sequence[float], grads: Sequence[float], edge_grads: bool = False, arrays: bool = False
+) -> str:
+    """An HTML-like table that says what the borders, fills and labels mean; with `arrays`,
+    of a graph whose nodes are arrays, each filled by the norm of its gradient."""
 
     def row(sample: str, text: str, **cell: str) -> str:
         attrs = "".join(f' {k.upper()}="{v}"' for k, v in cell.items())
@@ -332,13 +339,27 @@ def _legend(scale: Sequence[float], grads: Sequence[float], edge_grads: bool) ->
         row("x", "input (green border)", COLOR=INPUT_COLOUR, BORDER="2"),
         row("v", "result (blue border)", COLOR=RESULT_COLOUR, BORDER="3"),
         row(f'<FONT COLOR="{CONSTANT_COLOUR}">2</FONT>', "constant", BORDER="0"),
-        row(
-            "a / b",
-            f'operation; <FONT COLOR="{OPERAND_COLOUR}">a</FONT>, '
-            f'<FONT COLOR="{OPERAND_COLOUR}">b</FONT> on its edges: which operand is which',
-            BORDER="0",
-        ),
     ]
+    size = "|grad|"
+    if arrays:
+        size = "‖grad‖"
+        rows.append(
+            row(
+                "shape (2, 3)",
+                f'an array: its shape, and its first {ARRAY_NUMBERS} numbers,<BR ALIGN="LEFT"/>'
+                'row by row, of data and grad<BR ALIGN="LEFT"/>',
+                BORDER="0",
+            )
+        )
+    else:
+        rows.append(
+            row(
+                "a / b",
+                f'operation; <FONT COLOR="{OPERAND_COLOUR}">a</FONT>, '
+                f'<FONT COLOR="{OPERAND_COLOUR}">b</FONT> on its edges: which operand is which',
+                BORDER="0",
+            )
+        )
     if edge_grads:
         rows.append(
             row(
@@ -352,14 +373,14 @@ def _legend(scale: Sequence[float], grads: Sequence[float], edge_grads: bool) ->
     if scale and scale[0] == scale[-1]:
         # every finite nonzero |grad| is the same: one step, the darkest, as the fills have it
         rows.append(
-            '<TR><TD COLSPAN="2" ALIGN="LEFT">fill: |grad|, the same at every node<BR '
+            f'<TR><TD COLSPAN="2" ALIGN="LEFT">fill: {size}, the same at every node<BR '
             'ALIGN="LEFT"/>where it is finite and nonzero<BR ALIGN="LEFT"/></TD></TR>'
         )
-        rows.append(row("", f"|grad| = {scale[0]:.3g}", BGCOLOR=GRADIENT_COLOURS[-1]))
+        rows.append(row("", f"{size} = {scale[0]:.3g}", BGCOLOR=GRADIENT_COLOURS[-1]))
     elif scale:
         rows.append(
-            '<TR><TD COLSPAN="2" ALIGN="LEFT">fill: |grad| on a log scale in '
-            f'{steps} equal steps,<BR ALIGN="LEFT"/>from the smallest nonzero |grad| to the '
+            f'<TR><TD COLSPAN="2" ALIGN="LEFT">fill: {size} on a log scale in '
+            f'{steps} equal steps,<BR ALIGN="LEFT"/>from the smallest nonzero {size} to the '
             'largest<BR ALIGN="LEFT"/></TD></TR>'
         )
         # the fewest significant digits, 3 or more, that tell the bounds written apart (the
@@ -430,7 +451,7 @@ def draw_dot(
     if legend:
         at = {"pos": "{},{}!".format(*LEGEND_AT)} if places else {}
         dot.node(
-            "legend", _legend(scale, grads, edge_grads), shape="plaintext", fontsize="10", **at
+            "legend", legend_table(scale, grads, edge_grads), shape="plaintext", fontsize="10", **at
         )
     boxes: dict[tuple[int, str], list[tuple[str, str, dict[str, str]]]] = {}
 
