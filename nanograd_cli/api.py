@@ -266,6 +266,8 @@ def diff(
     derivative is then in vector form where one exists (`2*A.T@(A@x - b)`), else an array
     literal, element by element (the others are numbers)."""
     latex = choice("format", fmt, DIFF_FORMATS) == "latex"
+    if shapes is not None and not isinstance(shapes, Mapping):
+        raise InputError("shapes: give a mapping of each array input to its shape, {'x': 3}")
     sizes = {name: shape(name, given) for name, given in (shapes or {}).items()}
     if sizes:
         unknown = [name for name in sizes if name not in program.input_slots]
@@ -278,9 +280,14 @@ def diff(
         check_wrt(wrt, program.inputs)
         text = array_derivatives(program, sizes, list(wrt), latex, exact)
     else:
+        from .arrays import ShapeProblem
         from .symbolic import derivatives_text
 
-        program, _, _ = scalarized(program, {})  # sum([x, x**2]): numbers, written out
+        try:
+            program, _, _ = scalarized(program, {})  # sum([x, x**2]): numbers, written out
+        except ShapeProblem as problem:  # x@x: the inputs are numbers without shapes
+            hint = f" (the shape of an array input: {option('shape', 'NAME=DIMS')})"
+            raise ShapeProblem(problem.message + hint, problem.source, problem.offset) from None
         check_wrt(wrt, program.inputs)
         with_inputs(program, "its derivative is 0 by every name")
         text = derivatives_text(program, list(wrt), latex, exact)
@@ -289,23 +296,34 @@ def diff(
 
 def shape(name: str, given: Sequence[int] | int | str) -> tuple[int, ...]:
     """The shape of the array input `name`: whole numbers from 1, as a tuple, one number, or
-    the text `3,2` (also `3x2`, `(3, 2)`); empty for a number."""
-    parts: list[object]
-    if isinstance(given, str):
-        text = given.strip().strip("()").replace("x", ",")
-        parts = [p.strip() for p in text.split(",") if p.strip()]
-    else:
-        parts = [given] if isinstance(given, int) else list(given)
+    the text `3,2` (also `3x2`, `(3, 2)`; `()` for a number)."""
+    from numbers import Integral
+
     from .arrays import MAX_AXES
 
-    if len(parts) > MAX_AXES:
+    bad = InputError(
+        f"{option('shape', f'{name}={given}')}: give whole numbers from 1, such as 3 or 3,2"
+    )
+    if isinstance(given, str):
+        text = given.strip()
+        if text.startswith("(") and text.endswith(")"):
+            text = text[1:-1].strip().removesuffix(",")
+            if not text:
+                return ()
+        parts = re.split("\\s*[,xX\u00d7]\\s*", text)
+        if not all(re.fullmatch(r"[0-9]+", p) for p in parts):
+            raise bad
+        dims = [int(p) for p in parts]
+    else:
+        items = list(given) if isinstance(given, tuple | list) else [given]
+        if not all(isinstance(d, Integral) and not isinstance(d, bool) for d in items):
+            raise bad
+        dims = [int(d) for d in items]  # type: ignore[arg-type]  # Integral, checked
+    if any(d < 1 for d in dims):
+        raise bad
+    if len(dims) > MAX_AXES:
         raise InputError(f"{option('shape', name)}: an array has at most {MAX_AXES} axes")
-    try:
-        return tuple(whole("shape", p, 1, None) for p in parts)
-    except InputError:
-        raise InputError(
-            f"{option('shape', f'{name}={given}')}: give whole numbers from 1, such as 3 or 3,2"
-        ) from None
+    return tuple(dims)
 
 
 def diff_note(program: Program) -> str | None:

@@ -52,6 +52,7 @@ class ArrayAdjoints:
 
     def __init__(self, builder: Builder, program: Program, shapes: Mapping[str, Shape]):
         self.b = builder
+        self.exact = not builder.textbook  # x/norm(x) is nan at 0, where the engine has 0
         self.code = program.code
         self.inputs = dict(shapes)
         self.instruction_shapes = instruction_shapes(program, shapes)
@@ -148,7 +149,7 @@ class ArrayAdjoints:
             if axis and _axis(axis[0], shape) == 1:  # sum(W, 1): g down each row
                 spread = b.apply(_OUTER, self.expanded(spread, (shape[0],)), self.ones(shape[1:]))
             return [(ins.args[0], spread)]
-        if name == "norm" and not axis:
+        if name == "norm" and not axis and not self.exact:
             return [(ins.args[0], b.apply(DIV, self.times(g, x), out))]
         if name == "dot":
             a, m = args

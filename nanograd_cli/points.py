@@ -74,6 +74,17 @@ class PointsRun:
         both = next((n for n in columns if n in fixed), None)
         if both is not None:
             raise InputError(f"{option('points')} has a column {both} and --{both} gives it too")
+        for column in columns:  # the elements of an array, x[0], x[1], ...
+            array, bracket, _ = column.partition("[")
+            if bracket and array in fixed:
+                raise InputError(
+                    f"{option('points')} has a column {column} and --{array} gives {array} too"
+                )
+            if bracket and array in seen:
+                raise InputError(
+                    f"{option('points')} has a column {array} and a column {column}: give "
+                    f"{array} one way"
+                )
         program, numbers, wrt = _in_scalars(program, fixed, wrt, columns)
         self.function = BatchFunction(program, wrt, numbers)  # raises for a fixed name no input
         missing = [n for n in program.inputs if n not in seen and n not in numbers]

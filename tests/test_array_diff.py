@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import nanograd_cli as ng
+from nanograd_cli.errors import InputError
 
 from .array_programs import programs, torch_library
 from .helpers import in_process, nanograd
@@ -158,3 +159,37 @@ def test_random_array_programs_differentiate_to_pytorchs_gradient(program, m, n,
 
 def _constant(text: str):
     return np.asarray(ng.jacobian(f"{text} + 0*q", q=0.0).values["result"])
+
+
+@pytest.mark.parametrize("given", ["", "3,,2", "+3", "3_0", "\uff13", "0", "2.5"])
+def test_a_shape_is_whole_numbers_from_1_and_nothing_else(given):
+    done = in_process("diff", "sum(x)", "--shape", f"x={given}")
+    assert done.returncode == 2
+    assert done.stderr == (
+        f"error: --shape x={given}: give whole numbers from 1, such as 3 or 3,2\n"
+    )
+
+
+def test_python_takes_numpy_sizes_and_says_what_a_shape_is():
+    assert ng.diff("sum(x*x)", "x", shapes={"x": np.int64(2)}) == "2*x"
+    assert ng.diff("sum(x*x)", "x", shapes={"x": "(2,)"}) == "2*x"
+    with pytest.raises(InputError, match="give whole numbers from 1"):
+        ng.diff("sum(x*x)", "x", shapes={"x": 2.0})
+    with pytest.raises(InputError, match="give a mapping of each array input to its shape"):
+        ng.diff("sum(x*x)", "x", shapes=[("x", 2)])
+
+
+def test_exact_is_the_engines_derivative_where_the_vector_form_is_not():
+    """norm's derivative is 0 at the origin in the engine; x/norm(x) is nan there."""
+    text = ng.diff("norm(x)", "x", shapes={"x": 2}, exact=True)
+    assert "where(" in text
+    assert ng.jacobian(text, x=np.zeros(2)).values["result"].tolist() == [0.0, 0.0]
+
+
+def test_an_array_operation_without_shapes_says_how_to_give_them():
+    done = in_process("diff", "x@x")
+    assert done.returncode == 2
+    assert done.stderr.splitlines()[0] == (
+        "error: line 1, column 2: @ multiplies arrays; for a number, write * "
+        "(the shape of an array input: --shape NAME=DIMS)"
+    )

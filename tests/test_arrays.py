@@ -656,3 +656,20 @@ def test_each_line_refuses_a_line_whose_result_is_an_array():
         "(its Jacobian: nanograd grad without --each-line)\n"
     )
     assert done.stdout.splitlines()[-1].split()[:3] == ["2", "sum(x)", "3.0"]
+
+
+@pytest.mark.parametrize(
+    ("header", "given", "message"),
+    [
+        (
+            "x[0],x[1],t",
+            ["--x", "[1, 2]"],
+            "error: --points has a column x[0] and --x gives x too\n",
+        ),
+        ("x[0],x[1],x,t", [], "error: --points has a column x and a column x[0]: give x one way\n"),
+    ],
+)
+def test_points_refuse_an_array_given_two_ways(tmp_path, header, given, message):
+    (tmp_path / "p.csv").write_text(f"{header}\n" + ",".join(["1"] * header.count(",")) + ",2\n")
+    done = in_process("grad", "sum(x**2)*t", "--points", "p.csv", *given, cwd=tmp_path)
+    assert (done.returncode, done.stderr) == (2, message)
