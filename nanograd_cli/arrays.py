@@ -157,11 +157,12 @@ class _Writer:
         size = len(self.code) + count
         if size > self.limit:
             from .language import BYTES_PER_INSTRUCTION
+            from .memory import gigabytes
 
             raise NanogradError(
                 f"written out in scalars, the arrays make {size:,} operations: their graph "
-                f"would need {size * BYTES_PER_INSTRUCTION / 1e9:.1f} GB of memory, and "
-                f"{(self.free or 0) / 1e9:.1f} GB is free: about {int(self.limit):,} fit"
+                f"would need {gigabytes(size * BYTES_PER_INSTRUCTION)} of memory, and "
+                f"{gigabytes(self.free or 0)} is free: about {int(self.limit):,} fit"
             )
 
     def emit(self, instruction: Instruction) -> int:

@@ -548,13 +548,14 @@ class _Builder:
             return
         self.unchecked = 2 * size
         from .memory import available as memory_left
+        from .memory import gigabytes
 
         available = memory_left()
         needed = size * BYTES_PER_INSTRUCTION
         if available is not None and needed > available:
             raise NameProblem(
                 f"with this call of {function.name}, the program has {size:,} operations: its "
-                f"graph would need {needed / 1e9:.1f} GB of memory, and {available / 1e9:.1f} GB "
+                f"graph would need {gigabytes(needed)} of memory, and {gigabytes(available)} "
                 "is free",
                 self.source,
                 offset,

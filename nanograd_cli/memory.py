@@ -14,6 +14,12 @@ PROCESS_LIMITS = ((resource.RLIMIT_AS, "VmSize"), (resource.RLIMIT_DATA, "VmData
 NO_LIMIT = 1 << 62
 
 
+def gigabytes(size: float) -> str:
+    """A size in bytes as a message says it: `2.4 GB`, `1,200.0 GB`, `1.2e+15 GB`."""
+    gb = size / 1e9
+    return f"{gb:,.1f} GB" if gb < 1e6 else f"{gb:.2g} GB"
+
+
 def available(meminfo: str = "/proc/meminfo") -> int | None:
     """Bytes this process can still allocate, or None when no limit can be told."""
     known = [
