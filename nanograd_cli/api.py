@@ -498,20 +498,20 @@ def check_against(
     if total > MAX_CHECK_POINTS:
         raise InputError(f"{total:,} points to check: at most {MAX_CHECK_POINTS:,}")
     if layout.has_arrays:
-        formulas = _by_element(formulas, layout)
+        formulas = _formulas_by_element(formulas, layout)
     result = layout.shaped(formula_check(written, formulas, point, spans, rtol, atol))
     if not ranges or strict:  # over ranges, a nan is a point left out, unless --strict
         non_finite(result.non_finite, strict, warn)
     return result
 
 
-def _by_element(
+def _formulas_by_element(
     formulas: Mapping[str, tuple[str, Program]], layout: Layout
 ) -> dict[str, tuple[str, Program]]:
     """The formulas for the derivatives by the inputs of `layout`, written out in scalars:
     one by each element of an array input (x[0], x[1], ...), each the element of the
     formula's array of the input's shape."""
-    from .arrays import written_out
+    from .arrays import result_elements, written_out
 
     shapes = {name: shape for name, shape in layout.inputs.items() if shape}
     found: dict[str, tuple[str, Program]] = {}
@@ -522,9 +522,10 @@ def _by_element(
             raise InputError(
                 f"the formula for d/d{name} has shape {result}, and {name} has shape {shape}"
             )
-        outputs = list(scalar.results.values()) if shape else [scalar.result]
-        for element, out in zip(element_names(name, shape), outputs, strict=True):
-            found[element] = (shown, scalar.with_result(out))
+        for element, program in zip(
+            element_names(name, shape), result_elements(scalar, made), strict=True
+        ):
+            found[element] = (shown, program)
     return found
 
 

@@ -8,7 +8,7 @@ literals, max, an axis of a higher rank) element by element: the derivative as a
 literal of the program written out in scalars, `[2*x[0], 2*x[1]]`, as the engine computes it.
 
 A vector form is kept only if it has the input's shape and agrees with the element-by-element
-derivative at a point drawn at random (the same point every run): the canonical algebra was
+derivative at three points drawn at random (the same every run): the canonical algebra was
 made for numbers, and this is what shows that a form is also right for arrays.
 """
 
@@ -21,12 +21,12 @@ import numpy as np
 
 from .algebra import CALL, INPUT, NUMBER, PRODUCT, SUM, Builder, Expr, reachable
 from .array_ops import ARRAY_FUNCTIONS, INDEX, LITERAL, MATMUL, TRANSPOSE, ArrayOp
-from .arrays import instruction_shapes, written_out
+from .arrays import result_elements, written_out, written_out_with_shapes
 from .errors import NanogradError
 from .formula import Note
 from .ops import DIV, MUL, SUB
 from .program import Apply, Program
-from .results import Shape, element_names
+from .results import Layout, Shape, element_names
 from .symbolic import Derivatives, derivative_names, derive, written
 
 _SUM = ARRAY_FUNCTIONS["sum"]
@@ -48,14 +48,21 @@ class NoVectorForm(Exception):
 
 class ArrayAdjoints:
     """The array operations' adjoints for `symbolic.derive`, and the shapes they need: of
-    each instruction of `program` (from the inputs' `shapes`) and of each expression made."""
+    the inputs, of each instruction of `program` (`instruction_shapes`) and of each
+    expression made."""
 
-    def __init__(self, builder: Builder, program: Program, shapes: Mapping[str, Shape]):
+    def __init__(
+        self,
+        builder: Builder,
+        program: Program,
+        shapes: Mapping[str, Shape],
+        instruction_shapes: list[Shape],
+    ):
         self.b = builder
         self.exact = not builder.textbook  # x/norm(x) is nan at 0, where the engine has 0
         self.code = program.code
         self.inputs = dict(shapes)
-        self.instruction_shapes = instruction_shapes(program, shapes)
+        self.instruction_shapes = instruction_shapes
         self._shapes: dict[int, Shape] = {}
 
     # shapes
@@ -177,9 +184,8 @@ class ArrayAdjoints:
         full, target = self.instruction_shapes[value], self.instruction_shapes[arg]
         shape = self.shape(contribution)
         if not target and full:  # to one number: the sum of every copy
-            copies = math.prod(full) // math.prod(shape)
             summed = self.summed(contribution) if shape else contribution
-            return summed if copies == 1 else self.times(self.b.const(float(copies)), summed)
+            return self.scaled(math.prod(full) // math.prod(shape), summed)
         copies = 1
         for k in range(len(full) - len(target)):  # the axes the argument lacks
             if len(shape) + k >= len(full) and shape[0] > 1:  # the contribution has it
@@ -191,9 +197,7 @@ class ArrayAdjoints:
         for f, t in zip(full[len(full) - len(target) :], target, strict=True):
             if t == 1 and f > 1:
                 raise NoVectorForm  # an axis of 1 broadcast: no sum keeps it
-        if copies == 1:
-            return contribution
-        return self.times(self.b.const(float(copies)), contribution)
+        return self.scaled(copies, contribution)
 
     def expanded(self, e: Expr, shape: Shape | int) -> Expr:
         """`e` spread over `shape` (or the shape of the instruction numbered so)."""
@@ -215,8 +219,7 @@ class ArrayAdjoints:
     def summed(self, e: Expr, *axis: int) -> Expr:
         """sum(e) (along `axis`), a number that multiplies e taken out: 2*sum(x)."""
         k, rest = self._split(e)
-        total = self.b.apply(_SUM, rest, *map(self.b.const, axis))
-        return total if k == 1.0 else self.times(self.b.const(k), total)
+        return self.scaled(k, self.b.apply(_SUM, rest, *map(self.b.const, axis)))
 
     def one_hot(self, shape: Shape, at: tuple[int, ...]) -> Expr:
         """The array of `shape` that is 1 at `at`, 0 elsewhere, as a literal."""
@@ -226,6 +229,10 @@ class ArrayAdjoints:
 
     def times(self, a: Expr, c: Expr) -> Expr:
         return self.b.apply(MUL, a, c)
+
+    def scaled(self, k: float, e: Expr) -> Expr:
+        """k*e, or e itself for k 1."""
+        return e if k == 1 else self.times(self.b.const(float(k)), e)
 
     def t(self, e: Expr) -> Expr:
         """The transpose of e: e itself for a vector, x for x.T."""
@@ -239,8 +246,7 @@ class ArrayAdjoints:
         """a@m, a number that multiplies either taken out: 2*(A.T@r), not A.T@(2*r)."""
         ka, a = self._split(a)
         km, m = self._split(m)
-        product = self.b.apply(MATMUL, a, m)
-        return product if ka * km == 1.0 else self.times(self.b.const(ka * km), product)
+        return self.scaled(ka * km, self.b.apply(MATMUL, a, m))
 
     def _split(self, e: Expr) -> tuple[float, Expr]:
         """e as a number times the rest."""
@@ -311,18 +317,19 @@ def derivatives_text(
     wrt = wrt or program.inputs
     textbook = not exact
     builder = Builder(textbook)
-    scalar, layout = written_out(program, shapes)
+    scalar, layout, instruction_shapes = written_out_with_shapes(program, shapes)
     result_shape = layout.results["result"]
     found = Derivatives({}, {}, {}, textbook)
     if not result_shape:  # a Jacobian is written element by element
-        vector = _vector_form(builder, program, shapes, wrt, textbook)
+        adjoints = ArrayAdjoints(builder, program, shapes, instruction_shapes)
+        vector = _vector_form(builder, program, wrt, textbook, adjoints)
         for name, root in vector.roots.items():
             if _agrees(root, scalar, shapes, name):
                 found.roots[name] = root
                 found.notes[name] = vector.notes.get(name, [])
     rest = [name for name in wrt if name not in found.roots]
     if rest:
-        by_element = _by_element(builder, scalar, shapes, rest, result_shape, textbook)
+        by_element = _by_element(builder, scalar, layout, shapes, rest, textbook)
         found.roots.update(by_element.roots)
         found.notes.update(by_element.notes)
     labels = derivative_names(wrt, set(program.inputs) | set(program.labels.values()))
@@ -334,21 +341,23 @@ def derivatives_text(
 def _by_element(
     builder: Builder,
     scalar: Program,
+    layout: Layout,
     shapes: Mapping[str, Shape],
     wrt: list[str],
-    result_shape: Shape,
     textbook: bool,
 ) -> Derivatives:
-    """The derivatives of `scalar` (the program written out) by each input's elements, as
-    array literals of the result's shape then the input's."""
+    """The derivatives of `scalar` (the program written out, as `layout` says) by each
+    input's elements, as array literals of the result's shape then the input's."""
     elements = {name: element_names(name, tuple(shapes.get(name, ()))) for name in wrt}
     every = [e for names in elements.values() for e in names]
-    outputs = list(scalar.results.values()) if result_shape else [scalar.result]
-    found = [derive(scalar.with_result(out), every, textbook, builder=builder) for out in outputs]
+    found = [
+        derive(element, every, textbook, builder=builder)
+        for element in result_elements(scalar, layout)
+    ]
     roots: dict[str, Expr] = {}
     notes: dict[str, list[Note]] = {}
     for name, names in elements.items():
-        shape = (*result_shape, *shapes.get(name, ()))
+        shape = (*layout.results["result"], *shapes.get(name, ()))
         parts = np.empty((len(found), len(names)), dtype=object)
         for k, derivatives in enumerate(found):
             parts[k] = [derivatives.roots[e] for e in names]
@@ -372,15 +381,10 @@ def _merged(notes) -> list[Note]:
 
 
 def _vector_form(
-    builder: Builder,
-    program: Program,
-    shapes: Mapping[str, Shape],
-    wrt: list[str],
-    textbook: bool,
+    builder: Builder, program: Program, wrt: list[str], textbook: bool, adjoints: ArrayAdjoints
 ) -> Derivatives:
     """The derivatives in vector form, of the inputs that have one."""
     try:
-        adjoints = ArrayAdjoints(builder, program, shapes)
         return derive(program, wrt, textbook, builder=builder, arrays=adjoints)
     except NoVectorForm:
         return Derivatives({})

@@ -97,11 +97,22 @@ def written_out(program: Program, shapes: Mapping[str, Shape]) -> tuple[Program,
     return _Writer(program, shapes).write()
 
 
-def instruction_shapes(program: Program, shapes: Mapping[str, Shape]) -> list[Shape]:
-    """The shape of each instruction's value, for array inputs of `shapes` (a slice's is
-    ())."""
-    nodes, _ = _Writer(program, shapes).walk()
-    return [() if isinstance(n, slice) else np.shape(n) for n in nodes]
+def written_out_with_shapes(
+    program: Program, shapes: Mapping[str, Shape]
+) -> tuple[Program, Layout, list[Shape]]:
+    """`written_out`, and the shape of each of `program`'s instructions' values (a slice's
+    is ())."""
+    writer = _Writer(program, shapes)
+    written, layout = writer.write()
+    return written, layout, [() if isinstance(n, slice) else np.shape(n) for n in writer.nodes]
+
+
+def result_elements(written: Program, layout: Layout) -> list[Program]:
+    """A program written out, once per element of its result (row-major), with that
+    element as its one result: itself for a result that is a number."""
+    if not layout.results["result"]:
+        return [written]
+    return [written.with_result(i) for i in written.results.values()]
 
 
 def array_view(

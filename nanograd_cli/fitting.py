@@ -907,12 +907,12 @@ def _check_memory(n: int, k: int, meminfo: str = "/proc/meminfo") -> None:
     needed = n * (BYTES_PER_ENTRY * k + 8 * 8)
     if needed <= SMALL_FIT:  # no machine lacks this much: not worth the files read
         return
-    from .memory import available
+    from .memory import available, gigabytes
 
     left = available(meminfo)
     if left is not None and needed > left:
         raise NanogradError(
-            f"a fit of {n:,} rows and {k} parameters needs about {needed / 1e9:.1f} GB of "
-            f"memory for its Jacobian, and {left / 1e9:.1f} GB is free: about "
+            f"a fit of {n:,} rows and {k} parameters needs about {gigabytes(needed)} of "
+            f"memory for its Jacobian, and {gigabytes(left)} is free: about "
             f"{rows_that_fit(k, left):,} rows would fit"
         )

@@ -821,6 +821,7 @@ def check_memory(size: int, meminfo: str = "/proc/meminfo", so_far: bool = False
     that may go on) whose graph would not fit in the memory this process can still use: free
     memory, and what `ulimit -v` and the cgroup's limit leave (see `memory.available`)."""
     from .memory import available as memory_left
+    from .memory import gigabytes
 
     available = memory_left(meminfo)
     needed = size * BYTES_PER_SOURCE_BYTE
@@ -829,6 +830,6 @@ def check_memory(size: int, meminfo: str = "/proc/meminfo", so_far: bool = False
         megabytes = f"{size / 1e6:.1f}".removesuffix(".0")
         raise NanogradError(
             f"the source is {at_least}{megabytes} MB: its graph would need "
-            f"{at_least or 'about '}{needed / 1e9:.1f} GB of memory, and "
-            f"{available / 1e9:.1f} GB is free"
+            f"{at_least or 'about '}{gigabytes(needed)} of memory, and "
+            f"{gigabytes(available)} is free"
         )

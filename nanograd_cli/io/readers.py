@@ -715,7 +715,7 @@ def read_whole(stream: BinaryIO, what: str) -> bytes:
     """All of `stream`, read CHUNK_BYTES at a time; refused, with the size read so far, as soon
     as holding it (and as much again) would pass the memory left, so that an endless stream
     (`PAR1` and then /dev/zero) ends in a clear error, not out of memory."""
-    from ..memory import available
+    from ..memory import available, gigabytes
 
     chunks, size = [], 0
     while chunk := stream.read(CHUNK_BYTES):
@@ -725,8 +725,8 @@ def read_whole(stream: BinaryIO, what: str) -> bytes:
         if left is not None and WHOLE_SHARE * size > left:
             raise NanogradError(
                 f"standard input is at least {size / 1e6:,.0f} MB of {what}, which is read from "
-                f"its end, so whole: that needs at least {WHOLE_SHARE * size / 1e9:.1f} GB of "
-                f"memory, and {left / 1e9:.1f} GB is free; give the file's name to "
+                f"its end, so whole: that needs at least {gigabytes(WHOLE_SHARE * size)} of "
+                f"memory, and {gigabytes(left)} is free; give the file's name to "
                 f"{option('points')} instead, which is read a batch at a time"
             )
     return b"".join(chunks)
