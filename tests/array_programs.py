@@ -6,7 +6,10 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
+import numpy as np
 from hypothesis import strategies as st
+
+import nanograd_cli as ng
 
 
 def torch_library() -> SimpleNamespace:
@@ -36,6 +39,26 @@ def jax_library() -> SimpleNamespace:
     )
 
 
+def values_at(source: str, m: int, n: int, seed: int) -> dict:
+    """Random values of the inputs `source` reads: A of shape (m, n), v (n,), w (m,) and the
+    number s."""
+    rng = np.random.default_rng(seed)
+    values = {"A": rng.normal(size=(m, n)), "v": rng.normal(size=n), "w": rng.normal(size=m)}
+    values["s"] = float(rng.normal())
+    return {name: values[name] for name in ng.parse(source).inputs}
+
+
+def _joined(a: st.SearchStrategy, b: st.SearchStrategy, write, compute) -> st.SearchStrategy:
+    """Programs made of one of `a` and one of `b`: the source `write` makes of their
+    sources, computing what `compute` makes of their values (and the library)."""
+    return st.tuples(a, b).map(
+        lambda ps: (
+            write(ps[0][0], ps[1][0]),
+            lambda e, xp, f=ps[0][1], g=ps[1][1]: compute(f(e, xp), g(e, xp), xp),
+        )
+    )
+
+
 def programs(kind: tuple, depth: int) -> st.SearchStrategy:
     """(source, function of the inputs and an array library `xp`) pairs whose result has
     `kind`: ("S",) a number, ("V", k) a vector of length "m" or "n", ("M",) the shape of A."""
@@ -56,22 +79,8 @@ def programs(kind: tuple, depth: int) -> st.SearchStrategy:
             lambda p: (f"(sin({p[0]})*{p[0]})", lambda e, xp, f=p[1]: xp.sin(f(e, xp)) * f(e, xp))
         )
     )
-    options.append(
-        st.tuples(same, same).map(
-            lambda ps: (
-                f"({ps[0][0]} - {ps[1][0]})",
-                lambda e, xp, f=ps[0][1], g=ps[1][1]: f(e, xp) - g(e, xp),
-            )
-        )
-    )
-    options.append(
-        st.tuples(same, number).map(
-            lambda ps: (
-                f"({ps[0][0]} * {ps[1][0]})",
-                lambda e, xp, f=ps[0][1], g=ps[1][1]: f(e, xp) * g(e, xp),
-            )
-        )
-    )
+    options.append(_joined(same, same, lambda p, q: f"({p} - {q})", lambda f, g, xp: f - g))
+    options.append(_joined(same, number, lambda p, q: f"({p} * {q})", lambda f, g, xp: f * g))
     if kind == ("S",):
         for arg in (("V", "n"), ("V", "m"), ("M",)):
             inner = programs(arg, depth - 1)
@@ -90,14 +99,7 @@ def programs(kind: tuple, depth: int) -> st.SearchStrategy:
                 )
             )
         vector = programs(("V", "n"), depth - 1)
-        options.append(
-            st.tuples(vector, vector).map(
-                lambda ps: (
-                    f"({ps[0][0]} @ {ps[1][0]})",
-                    lambda e, xp, f=ps[0][1], g=ps[1][1]: f(e, xp) @ g(e, xp),
-                )
-            )
-        )
+        options.append(_joined(vector, vector, lambda p, q: f"({p} @ {q})", lambda f, g, xp: f @ g))
         options.append(
             vector.map(lambda p: (f"norm({p[0]} + 3)", lambda e, xp, f=p[1]: xp.norm(f(e, xp) + 3)))
         )
@@ -108,24 +110,14 @@ def programs(kind: tuple, depth: int) -> st.SearchStrategy:
         across = programs(("V", other), depth - 1)
         if k == "m":
             options.append(
-                st.tuples(matrix, across).map(
-                    lambda ps: (
-                        f"({ps[0][0]} @ {ps[1][0]})",
-                        lambda e, xp, f=ps[0][1], g=ps[1][1]: f(e, xp) @ g(e, xp),
-                    )
-                )
+                _joined(matrix, across, lambda p, q: f"({p} @ {q})", lambda f, g, xp: f @ g)
             )
             options.append(
                 matrix.map(lambda p: (f"sum({p[0]}, 1)", lambda e, xp, f=p[1]: f(e, xp).sum(1)))
             )
         else:
             options.append(
-                st.tuples(matrix, across).map(
-                    lambda ps: (
-                        f"({ps[0][0]}.T @ {ps[1][0]})",
-                        lambda e, xp, f=ps[0][1], g=ps[1][1]: f(e, xp).T @ g(e, xp),
-                    )
-                )
+                _joined(matrix, across, lambda p, q: f"({p}.T @ {q})", lambda f, g, xp: f.T @ g)
             )
             options.append(
                 matrix.map(
@@ -141,19 +133,7 @@ def programs(kind: tuple, depth: int) -> st.SearchStrategy:
     else:
         rows, columns = programs(("V", "m"), depth - 1), programs(("V", "n"), depth - 1)
         options.append(
-            st.tuples(rows, columns).map(
-                lambda ps: (
-                    f"outer({ps[0][0]}, {ps[1][0]})",
-                    lambda e, xp, f=ps[0][1], g=ps[1][1]: xp.outer(f(e, xp), g(e, xp)),
-                )
-            )
+            _joined(rows, columns, lambda p, q: f"outer({p}, {q})", lambda f, g, xp: xp.outer(f, g))
         )
-        options.append(
-            st.tuples(same, columns).map(
-                lambda ps: (
-                    f"({ps[0][0]} + {ps[1][0]})",
-                    lambda e, xp, f=ps[0][1], g=ps[1][1]: f(e, xp) + g(e, xp),
-                )
-            )
-        )
+        options.append(_joined(same, columns, lambda p, q: f"({p} + {q})", lambda f, g, xp: f + g))
     return st.one_of(options)

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 import nanograd_cli as ng
 from nanograd_cli.errors import InputError
 
-from .array_programs import programs, torch_library
+from .array_programs import programs, torch_library, values_at
 from .helpers import in_process, nanograd
 
 torch = pytest.importorskip("torch")
@@ -133,12 +133,9 @@ def test_an_array_too_big_for_memory_is_refused_before_it_is_built():
 def test_random_array_programs_differentiate_to_pytorchs_gradient(program, m, n, seed):
     """Each derivative diff writes, evaluated, is PyTorch's gradient: vector form or not."""
     source, reference = program
-    rng = np.random.default_rng(seed)
-    values = {"A": rng.normal(size=(m, n)), "v": rng.normal(size=n), "w": rng.normal(size=m)}
-    values["s"] = float(rng.normal())
-    inputs = ng.parse(source).inputs
-    given = {name: values[name] for name in inputs}
-    shapes = {name: np.shape(values[name]) for name in inputs}
+    given = values_at(source, m, n, seed)
+    inputs = list(given)
+    shapes = {name: np.shape(value) for name, value in given.items()}
     tensors = {
         name: torch.tensor(value, dtype=torch.float64, requires_grad=True)
         for name, value in given.items()

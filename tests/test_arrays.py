@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 import nanograd_cli as ng
 from nanograd_cli.errors import InputError, SourceError
 
-from .array_programs import programs, torch_library
+from .array_programs import programs, torch_library, values_at
 from .helpers import in_process, limited, nanograd, on_terminal, visible
 
 torch = pytest.importorskip("torch")
@@ -481,11 +481,7 @@ def test_plot_takes_arrays_as_fixed_values():
 )
 def test_random_array_programs_agree_with_pytorch(program, m, n, seed):
     source, reference = program
-    rng = np.random.default_rng(seed)
-    values = {"A": rng.normal(size=(m, n)), "v": rng.normal(size=n), "w": rng.normal(size=m)}
-    values["s"] = float(rng.normal())
-    parsed = ng.parse(source)
-    given = {name: values[name] for name in parsed.inputs}
+    given = values_at(source, m, n, seed)
     result = ng.grad(source, **given)
     tensors = {
         name: torch.tensor(value, dtype=torch.float64, requires_grad=True)

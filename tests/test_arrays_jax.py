@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 import nanograd_cli as ng
 
-from .array_programs import jax_library, programs
+from .array_programs import jax_library, programs, values_at
 
 jax = pytest.importorskip("jax")
 jax.config.update("jax_enable_x64", True)
@@ -81,10 +81,7 @@ def test_a_layers_jacobian_is_jaxs():
 @given(programs(("S",), 3), st.integers(1, 3), st.integers(1, 3), st.integers(0, 2**32 - 1))
 def test_random_array_programs_agree_with_jax(program, m, n, seed):
     source, reference = program
-    rng = np.random.default_rng(seed)
-    values = {"A": rng.normal(size=(m, n)), "v": rng.normal(size=n), "w": rng.normal(size=m)}
-    values["s"] = float(rng.normal())
-    given_ = {name: values[name] for name in ng.parse(source).inputs}
+    given_ = values_at(source, m, n, seed)
     result = ng.grad(source, **given_)
     library = jax_library()
     value, gradients = jax.value_and_grad(lambda e: reference(e, library))(
