@@ -57,6 +57,7 @@ __all__ = [
     "grad",
     "hessian",
     "jacobian",
+    "load_fit",
     "minimize",
     "parse",
     "plot",
@@ -527,6 +528,15 @@ def fit(
 
         write_atomically(picture, fit_figure(api.fit_curve(program, columns, result), fmt))
     return result
+
+
+@python_door
+def load_fit(path: str | os.PathLike[str], /) -> Fit:
+    """The fit saved at `path` by `Fit.save` or `nanograd fit --save`: predict with it
+    (`load_fit("decay.json").predict({"t": [5, 6]}, band=0.95)`) without the data."""
+    from . import api
+
+    return api.load_fit(os.fspath(path))
 
 
 def compile(source: str, /, *wrt: str, **fixed: float) -> BatchFunction:

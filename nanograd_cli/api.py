@@ -21,12 +21,14 @@ from typing import TYPE_CHECKING, cast
 from .errors import (
     InputError,
     Interrupted,
+    NanogradError,
     NonFiniteResult,
     NotAnInput,
     SourceError,
     UnknownInputs,
     command,
     option,
+    printable,
 )
 from .program import Program
 from .results import (
@@ -46,6 +48,7 @@ from .results import (
 
 if TYPE_CHECKING:
     import numpy as np
+    from numpy.typing import ArrayLike
 
     from .descent import Loss, PointLoss
     from .io import Table
@@ -694,10 +697,8 @@ def fit(
     from .fitting import fit as least_squares  # makes its checks as it sets the problem up
 
     steps = None if steps is None else whole("steps", steps, 1)
-    level = None if ci is None else number("ci", ci, None)
-    if level is not None and not 0 < level < 1:
-        hint = f" ({level:g} is a percentage: {level / 100:g})" if 50 <= level < 100 else ""
-        raise InputError(f"{option('ci', level)}: a level between 0 and 1, such as 0.95{hint}")
+    level = None if ci is None else confidence("ci", ci)
+    fitted_source = program.source
     program, numbers, layout = scalarized(program, starts)
     limits = {
         element: interval
@@ -744,7 +745,19 @@ def fit(
         ).items():
             result.derived[name]["ci"] = interval
         result.ci_level = level
+    result.source, result.sigma, result.absolute_sigma = fitted_source, sigma, absolute_sigma
+    result.target = None if target is None else target.source
     return layout.shaped(result)
+
+
+def confidence(name: str, value: object) -> float:
+    """The level of --ci or --band: a number between 0 and 1, 0.95 say."""
+    level = number(name, value, None)
+    if not 0 < level < 1:
+        hint = f" ({level:g} is a percentage: {level / 100:g})" if 50 <= level < 100 else ""
+        given = option(name, int(level) if level.is_integer() else level)  # 95, not 95.0
+        raise InputError(f"{given}: a level between 0 and 1, such as 0.95{hint}")
+    return level
 
 
 def _restarted(
@@ -889,46 +902,132 @@ def fit_predictor(program: Program, columns: Iterable[str]) -> str:
     return read[0]
 
 
-def fit_curve(program: Program, columns: Mapping[str, Sequence[float]], result: Fit) -> FitCurve:
+def fit_curve(
+    program: Program,
+    columns: Mapping[str, Sequence[float]],
+    result: Fit,
+    band: float | None = None,
+) -> FitCurve:
     """What a picture of a fit shows: the data, the residuals and the model along the range
-    of the one column of `columns` the model reads, at the fitted parameters."""
+    of the one column of `columns` the model reads, at the fitted parameters; with `band`,
+    the confidence band at that level along it."""
     import numpy as np
 
     from .render.figures import FitCurve
     from .sampling import CURVE_POINTS, title
-    from .tape import batch_gradients
 
     name = fit_predictor(program, columns)
     x = np.asarray(columns[name], dtype=float)
     along = np.linspace(np.nanmin(x), np.nanmax(x), CURVE_POINTS)
-    written, parameters, _ = scalarized(program, result.parameters)
-    curve, _ = batch_gradients(written, {name: along, **parameters})
+    found = predict(result, {name: along}, band)
     fitted, residuals = _rows(result)
     shown = flattened(result).parameters
     heading = title(program.source, {k: float(f"{v:.6g}") for k, v in shown.items()})
-    return FitCurve(name, x, fitted + residuals, residuals, along, curve, heading)
+    curve = found.pop("fitted")
+    del found["fitted_se"]
+    target = result.target or "y"
+    observed = fitted + residuals
+    return FitCurve(name, x, observed, residuals, along, curve, heading, target, band, found)
 
 
-def fit_rows(table: Table, result: Fit, fmt: str) -> bytes:
-    """The rows of `table` that were fitted, with the columns fitted and residual added, as
+def fit_rows(table: Table, result: Fit, fmt: str, band: float | None = None) -> bytes:
+    """The rows of `table` that were fitted, with the columns fitted, fitted_se (and with
+    `band` the bands of `predict`) and residual added, as a file of `fmt` (csv, parquet,
+    arrow, jsonl)."""
+    import numpy as np
+
+    fitted, residuals = _rows(result)
+    found = predict(result, table.columns, band, rows=fitted.size)
+    left_out = np.isnan(fitted)  # rows --drop-nan left out: nothing fitted there
+    added = {name: np.where(left_out, np.nan, values) for name, values in found.items()}
+    return with_columns(table, {**added, "fitted": fitted, "residual": residuals}, fmt)
+
+
+def saved_fit(fit: Fit) -> str:
+    """`fit` as a JSON document that `load_fit` reads back: what `fit --format json` prints,
+    with the model, the target and sigma it was fitted with."""
+    import json
+
+    from .fit_predictions import saved
+    from .render.text import to_json
+
+    return saved(fit, json.loads(to_json(fit)))
+
+
+def load_fit(path: str) -> Fit:
+    """The fit saved (`saved_fit`) in the file `path`; bad input where it is not one, or its
+    model does not parse."""
+    from .fit_predictions import loaded
+    from .language import parse
+
+    try:
+        with open(path, encoding="utf-8") as file:
+            text = file.read()
+    except UnicodeDecodeError:
+        text = ""  # (not JSON: said as for any other file that holds no fit)
+    except OSError as error:
+        raise NanogradError(f"cannot read {printable(path)}: {error.strerror}") from None
+    fit = loaded(text, printable(path))
+    try:
+        parse(fit.source)
+    except SourceError as error:
+        raise InputError(f"{path}: the saved model does not parse: {error}") from None
+    return fit
+
+
+def with_columns(table: Table, added: Mapping[str, np.ndarray], fmt: str) -> bytes:
+    """The rows of `table` with the columns `added` (one number per row) after its own, as
     a file of `fmt` (csv, parquet, arrow, jsonl)."""
     import io as bytes_io
 
     from .io.writers import open_writer  # PyArrow: loaded once the data is read
     from .points import Batch
 
-    fitted, residuals = _rows(result)
     sink = bytes_io.BytesIO()
     used = [name for name in table.names if name in table.columns]  # written as numbers
-    writer = open_writer(
-        sink, fmt, table.names, used, [], (), stream=False, named=["fitted", "residual"]
-    )
+    writer = open_writer(sink, fmt, table.names, used, [], (), stream=False, named=list(added))
     for first_row, rows in table.batches:
         at = slice(first_row - 1, first_row - 1 + rows.num_rows)
         numbers = {name: table.columns[name][at] for name in used}
-        writer.write(Batch(first_row, rows, numbers, [fitted[at], residuals[at]]))
+        writer.write(Batch(first_row, rows, numbers, [values[at] for values in added.values()]))
     writer.close(table.schema)
     return sink.getvalue()
+
+
+def predict(
+    fit: Fit,
+    columns: Mapping[str, ArrayLike],
+    band: float | None = None,
+    rows: int | None = None,
+) -> dict[str, np.ndarray]:
+    """The model of `fit` at each row of `columns` (every column the model reads, by name):
+    `fitted` and its standard error `fitted_se` by the delta method, from the model's exact
+    gradient by the parameters and the fit's covariance; with `band` (a level, 0.95) the
+    confidence band `lower`, `upper` and the band `pred_lower`, `pred_upper` where one new
+    observation falls (none for a fit with sigma where `columns` lack what sigma reads).
+    `rows` is the number of rows where the model reads no column."""
+
+    from .fit_predictions import predicted
+    from .fitting import columns_of, row_count, sigma_values
+    from .language import parse
+
+    level = None if band is None else confidence("band", band)
+    if not fit.source:
+        raise InputError("this fit has no model to predict with: a fit from fit() or load_fit()")
+    written, parameters, _ = scalarized(parse(fit.source), fit.parameters)
+    read = [name for name in written.inputs if name not in parameters]
+    missing = [name for name in read if name not in columns]
+    if missing:
+        raise InputError(
+            f"the rows to predict at have no column {missing[0]}: the model reads {', '.join(read)}"
+        )
+    arrays = columns_of({name: columns[name] for name in read})
+    rows = row_count(arrays) if arrays else rows or 1
+    sigma = None
+    if level is not None and fit.sigma is not None and sigma_columns(fit.sigma) <= set(columns):
+        given = columns_of({name: columns[name] for name in sigma_columns(fit.sigma)})
+        sigma = sigma_values(fit.sigma, given, rows)
+    return predicted(written, parameters, fit, arrays, rows, level, sigma)
 
 
 def _rows(result: Fit) -> tuple[np.ndarray, np.ndarray]:

@@ -85,6 +85,17 @@ def correlated(correlation: Mapping[str, Mapping[str, float]]) -> list[str]:
     ]
 
 
+def quantile(level: float, dof: int | None) -> float:
+    """The (1 + level)/2 quantile of Student's t with `dof` degrees of freedom, or of the
+    normal distribution for `dof` None (sigma known): half an interval's width in standard
+    errors."""
+    from scipy import special
+
+    if dof is None:
+        return float(special.ndtri((1 + level) / 2))
+    return float(special.stdtrit(dof, (1 + level) / 2)) if dof > 0 else math.nan
+
+
 def asymptotic_intervals(
     free: Sequence[str],
     values: Mapping[str, float],
@@ -94,13 +105,7 @@ def asymptotic_intervals(
 ) -> dict[str, tuple[float, float]]:
     """value ± t·se with t the (1 + level)/2 quantile of Student's t with `dof` degrees of
     freedom, or of the normal distribution for `dof` None (sigma known)."""
-    from scipy import special
-
-    quantile = (1 + level) / 2
-    if dof is None:
-        half = float(special.ndtri(quantile))
-    else:
-        half = float(special.stdtrit(dof, quantile)) if dof > 0 else math.nan
+    half = quantile(level, dof)
     return {
         name: (values[name] - half * stderr[name], values[name] + half * stderr[name])
         for name in free

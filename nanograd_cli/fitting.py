@@ -135,6 +135,51 @@ def fit(
     return problem.solve(solver(), steps, progress)
 
 
+def sigma_values(
+    text: str, arrays: Mapping[str, np.ndarray], rows: int, drop_nan: bool = False
+) -> np.ndarray:
+    """Each of `rows` rows' standard deviation for `fit`'s sigma: a column of `arrays`, or an
+    expression over the columns (`0.05*y`, `sqrt(y)`); with `drop_nan` a nan is let through
+    (its row is left out)."""
+    name = text.strip()
+    if re.fullmatch(r"[A-Za-z_]\w*", name) and name not in arrays:
+        raise InputError(f"sigma: the data has no column {name}")
+    if name in arrays:
+        values, what = arrays[name], f"of column {name}"
+    else:
+        from .language import parse
+        from .tape import batch_gradients
+
+        try:
+            program = parse(text).single("sigma", None)
+        except SourceError as error:
+            raise InputError(f"sigma: {error}") from None
+        missing = [n for n in program.inputs if n not in arrays]
+        if missing:
+            raise InputError(
+                f"sigma reads {missing[0]}, which is not a column of the data: sigma is a "
+                "column or an expression over the columns"
+            )
+        columns = {n: arrays[n] for n in program.inputs}
+        with np.errstate(all="ignore"):
+            values = (
+                batch_gradients(program, columns)[0]
+                if program.inputs
+                else np.full(rows, program.values({})[program.result])
+            )
+        what = f"of sigma = {text.strip()}"
+    bad = ~(np.isfinite(values) & (values > 0))
+    if drop_nan:
+        bad &= ~np.isnan(values)  # a missing one: its row is left out
+    if bad.any():
+        row = int(np.argmax(bad))
+        raise InputError(
+            f"sigma: row {row + 1} {what} is {float(values[row])!r}; a standard "
+            "deviation is a positive number"
+        )
+    return values
+
+
 def solver() -> Callable[..., Any]:
     """SciPy's `least_squares`, or MissingSciPy, whose command installs the whole `fit` extra
     (SciPy and the PyArrow that reads the data)."""
@@ -154,8 +199,8 @@ class _Problem:
     ) -> None:
         program = program.single("fit", None)
         self.program = program
-        arrays = {name: _column(name, values) for name, values in columns.items()}
-        self.n = _rows(arrays)
+        arrays = columns_of(columns)
+        self.n = row_count(arrays)
         inputs = set(program.inputs)
         unknown = [name for name in starts if name not in inputs]
         if unknown:
@@ -195,7 +240,7 @@ class _Problem:
             )
         self.data = {name: arrays[name] for name in program.inputs if name in arrays}
         observed = self._target(target, arrays)
-        sigmas = None if sigma is None else self._sigma(sigma, arrays, drop_nan)
+        sigmas = None if sigma is None else sigma_values(sigma, arrays, self.n, drop_nan)
         self.kept: np.ndarray | None = None  # with drop_nan, the rows fitted
         if drop_nan:
             keep = np.isfinite(observed)
@@ -253,47 +298,6 @@ class _Problem:
             value = target.values({})[target.result]
             return np.full(self.n, value)
         values, _ = batch_gradients(target, {name: arrays[name] for name in target.inputs})
-        return values
-
-    def _sigma(self, text: str, arrays: dict, drop_nan: bool = False) -> np.ndarray:
-        """Each row's standard deviation: a column, or an expression over the columns
-        (`0.05*y`, `sqrt(y)`)."""
-        name = text.strip()
-        if re.fullmatch(r"[A-Za-z_]\w*", name) and name not in arrays:
-            raise InputError(f"sigma: the data has no column {name}")
-        if name in arrays:
-            values, what = arrays[name], f"of column {name}"
-        else:
-            from .language import parse
-            from .tape import batch_gradients
-
-            try:
-                program = parse(text).single("sigma", None)
-            except SourceError as error:
-                raise InputError(f"sigma: {error}") from None
-            missing = [n for n in program.inputs if n not in arrays]
-            if missing:
-                raise InputError(
-                    f"sigma reads {missing[0]}, which is not a column of the data: sigma is a "
-                    "column or an expression over the columns"
-                )
-            columns = {n: arrays[n] for n in program.inputs}
-            with np.errstate(all="ignore"):
-                values = (
-                    batch_gradients(program, columns)[0]
-                    if program.inputs
-                    else np.full(self.n, program.values({})[program.result])
-                )
-            what = f"of sigma = {text.strip()}"
-        bad = ~(np.isfinite(values) & (values > 0))
-        if drop_nan:
-            bad &= ~np.isnan(values)  # a missing one: its row is left out
-        if bad.any():
-            row = int(np.argmax(bad))
-            raise InputError(
-                f"sigma: row {row + 1} {what} is {float(values[row])!r}; a standard "
-                "deviation is a positive number"
-            )
         return values
 
     def point(self, free: np.ndarray) -> dict[str, float]:
@@ -862,6 +866,11 @@ def _exponent(values) -> int:
     return min(1023, max(-1022, -math.frexp(largest)[1])) if largest > 0 else 0
 
 
+def columns_of(columns: Mapping[str, ArrayLike]) -> dict[str, np.ndarray]:
+    """Each column of a fit's data as a 1-D array of floats."""
+    return {name: _column(name, values) for name, values in columns.items()}
+
+
 def _column(name: str, values) -> np.ndarray:
     try:
         array = np.asarray(values, dtype=np.float64)
@@ -872,7 +881,8 @@ def _column(name: str, values) -> np.ndarray:
     return array
 
 
-def _rows(arrays: dict[str, np.ndarray]) -> int:
+def row_count(arrays: dict[str, np.ndarray]) -> int:
+    """The rows of the columns `arrays`, which must all have as many."""
     lengths = {array.size for array in arrays.values()}
     if len(lengths) > 1:
         listed = ", ".join(f"{name} {array.size}" for name, array in arrays.items())

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -448,6 +449,29 @@ class Fit:
     derived: dict[str, dict] = field(default_factory=dict, compare=False)
     # whether a table shows the statistics too (they are always in JSON)
     table_statistics: bool = field(default=False, compare=False, repr=False)
+    # what was fitted, to save the fit and predict with it: the model's source, the target
+    # and sigma as given, and whether sigma was taken as known
+    source: str = field(default="", compare=False, repr=False)
+    target: str | None = field(default=None, compare=False, repr=False)
+    sigma: str | None = field(default=None, compare=False, repr=False)
+    absolute_sigma: bool = field(default=False, compare=False, repr=False)
+
+    def predict(
+        self, data: Mapping[str, Any] | str | os.PathLike[str], band: float | None = None
+    ) -> dict[str, np.ndarray]:
+        """The model at the rows of `data` (a mapping of column names to 1-D arrays, a
+        pandas DataFrame, or the path of a table): `fitted` and its standard error
+        `fitted_se`, and with `band` (a level, 0.95) the confidence band `lower`, `upper`
+        and the band of one new observation `pred_lower`, `pred_upper`."""
+        from .door import predicted
+
+        return predicted(self, data, band)
+
+    def save(self, path: str | os.PathLike[str]) -> None:
+        """Write the fit to `path` as JSON (as `fit --save` does), for `load_fit`."""
+        from .door import saved
+
+        saved(self, path)
 
     def _repr_html_(self) -> str:
         """A small table for notebooks: the parameters, then the fit's statistics."""

@@ -89,7 +89,7 @@ def test_output_has_the_rows_with_fitted_and_residual(data, tmp_path, extension)
     a, b, c = (json.loads(done.stdout)["parameters"][k] for k in "abc")
     if extension == "csv":
         lines = out.read_text().splitlines()
-        assert lines[0] == "x,y,note,fitted,residual"
+        assert lines[0] == "x,y,note,fitted,fitted_se,residual"
         rows = [dict(zip(lines[0].split(","), line.split(","), strict=True)) for line in lines[1:]]
     elif extension == "jsonl":
         rows = [json.loads(line) for line in out.read_text().splitlines()]
@@ -339,7 +339,7 @@ def test_ci_in_json_with_nan_errors_and_in_csv(tmp_path):
     done = in_process("fit", "a*x+b", "--data", "d.csv", "--a", "1", "--b", "0", "--ci", "95",
                       cwd=tmp_path)  # fmt: skip
     assert done.stderr == (
-        "error: --ci 95.0: a level between 0 and 1, such as 0.95 (95 is a percentage: 0.95)\n"
+        "error: --ci 95: a level between 0 and 1, such as 0.95 (95 is a percentage: 0.95)\n"
     )
 
 
@@ -368,7 +368,7 @@ def test_drop_nan_leaves_out_rows_with_a_missing_value(tmp_path):
     assert done.stderr == "note: 3 rows with a missing value (nan, empty or NA) left out\n"
     assert result["warnings"] == ["3 rows with a missing value (nan, empty or NA) left out"]
     rows = (tmp_path / "out.csv").read_text().splitlines()
-    assert rows[2] == "0.5,,nan,nan" and rows[4] == "1.5,NA,nan,nan" and len(rows) == 9
+    assert rows[2] == "0.5,,nan,nan,nan" and rows[4] == "1.5,NA,nan,nan,nan" and len(rows) == 9
     (tmp_path / "kept.csv").write_text(
         "x,y\n0,3.02\n1,1.17\n2.5,0.6\n3,0.56\n3.5,0.53\n"
     )  # the same fit on the rows kept

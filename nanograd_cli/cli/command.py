@@ -74,7 +74,10 @@ class SourceCommand(click.Command):
             )
             if value is not None
         ]
-        tables = (ctx.params.get("points"), ctx.params.get("data"))
+        tables = (ctx.params.get("points"), ctx.params.get("data"), ctx.params.get("predict"))
+        if not given and ctx.params.get("load") is not None:  # fit --load: the file's model
+            ctx.params["source"] = None
+            return super().invoke(ctx)
         if not given and _stdin_is_piped() and "-" not in tables:
             given = [Source("either", "-")]
         if not given:

@@ -15,6 +15,7 @@ from ..fitting import DEFAULT_STEPS, solver
 from ..language import parse
 from ..program import Program
 from ..render import figures as plots
+from ..render import text
 from ..render.progress import FitProgress
 from ..results import Fit
 from ..sources import Source
@@ -27,7 +28,7 @@ from .options import (
     source_and_inputs,
     table_format,
 )
-from .output import emit, in_a_directory, report, write_out
+from .output import emit, in_a_directory, report, show_table, write_out
 
 EXAMPLES = """
 \b
@@ -114,6 +115,31 @@ Examples:
     "always has them, and the correlations).",
 )
 @click.option(
+    "--predict",
+    metavar="FILE",
+    help="Also the model at FILE's rows (CSV, Parquet, Arrow, JSON Lines; - for standard "
+    "input), with columns fitted and fitted_se: to -o FILE, else as CSV (--format json: "
+    "JSON Lines) on standard output instead of the fit.",
+)
+@click.option(
+    "--band",
+    type=float,
+    metavar="LEVEL",
+    help="With --predict, -o or --plot: the confidence band (lower, upper) and the "
+    "prediction band of one new observation (pred_lower, pred_upper) at LEVEL (0.95).",
+)
+@click.option(
+    "--save",
+    metavar="FIT.json",
+    help="Also write the fit (model, parameters, covariance, statistics) to FIT.json, for --load.",
+)
+@click.option(
+    "--load",
+    metavar="FIT.json",
+    help="Take a fit saved with --save instead of fitting: with --predict FILE, predicts "
+    "without the data (no SOURCE, --data or starts).",
+)
+@click.option(
     "--steps",
     type=CountFrom(min=1),
     metavar="N",
@@ -153,6 +179,10 @@ def fit(
     seed: int | None,
     ci: float | None,
     stats: bool,
+    predict: str | None,
+    band: float | None,
+    save: str | None,
+    load: str | None,
     steps: int | None,
     output: str | None,
     picture: str | None,
@@ -169,16 +199,113 @@ def fit(
     reached: the point reached is printed, the reason said, and no -o or --plot file
     written), 2 for bad input.
     """
+    level = None if band is None else api.confidence("band", band)
+    if band is not None and not (predict or output or picture):
+        raise InputError("--band LEVEL is drawn on --plot and written with --predict or -o")
+    rows_format = predictions_format(predict, output, fmt)
+    picture_format = picture and picture != "-" and plots.format_of(picture)
+    for path in (output, picture, save):  # before the fit, not after it
+        if path and path != "-":
+            writable(path, data, predict)
+    if load is None:
+        result, interrupted, table = fitted(ctx, source, var, data, data_format, target, sigma)
+    else:
+        refuse_with_load(ctx, source)
+        result, interrupted, table = api.load_fit(load), None, None
+    result.table_statistics = stats
+    failed = interrupted is not None or not result.converged
+    if failed or not predict or output:
+        emit(fmt, result, digits)  # first: a file that cannot be written loses no result
+    for note in result.warnings:
+        report(f"note: {note}")
+    files = [path for path in (output, picture, save) if path and path != "-"]
+    if failed and files:  # a failed run leaves no file behind; stdout has the point reached
+        why = "the fit was interrupted" if interrupted else "the fit did not converge"
+        report(f"note: {' and '.join(files)} not written: {why}")
+    if predict and not failed:
+        assert rows_format  # (the format of --predict's rows)
+        read = {*parse(result.source).inputs, *api.sigma_columns(result.sigma)}
+        rows = io.read_table(predict, io.input_format(predict, None), read, "predict", "fit")
+        found = api.predict(result, rows.columns, level, rows=row_count(rows))
+        if level is not None and "pred_lower" not in found:
+            report(f"note: no prediction band: sigma reads {result.sigma}, which {predict} lacks")
+        if rows_format == "table":  # a table of the columns read and those predicted
+            shown = {name: rows.columns[name] for name in read if name in rows.columns}
+            show_table(lambda number: text.columns_table({**shown, **found}, number), digits)
+        else:
+            write_out(output or "-", api.with_columns(rows, found, rows_format))
+    elif output and not (failed and output in files):
+        assert table is not None and rows_format  # (--load without --predict writes no rows)
+        write_out(output, api.fit_rows(table, result, rows_format, level))
+    if picture and not (failed and picture in files):
+        assert table is not None  # (refused with --load)
+        drawn = api.fit_curve(parse(result.source), table.columns, result, level)
+        if picture_format:
+            write_out(picture, plots.fit_figure(drawn, picture_format))
+        else:
+            columns = plots.terminal_width(shutil.get_terminal_size((80, 24)).columns)
+            report(plots.fit_text(drawn, columns, sys.stderr.isatty()))
+    if save and not failed:
+        write_out(save, api.saved_fit(result).encode())
+    if interrupted:
+        raise interrupted
+    failure = api.failure(result)
+    if failure:
+        raise NanogradError(failure)
+
+
+def refuse_with_load(ctx: click.Context, source: Source | None) -> None:
+    """--load takes the fit from its file: what would make another fit is refused."""
+    given = [f"--{name}" for name, _ in ctx.meta.get("inputs", ())]
+    given += [
+        "--" + name.replace("_", "-")
+        for name in FITTING
+        if ctx.get_parameter_source(name) is not click.core.ParameterSource.DEFAULT
+    ]
+    if source is not None:
+        given.insert(0, "SOURCE")
+    if ctx.params["picture"]:
+        given.append("--plot (it draws the data)")
+    if ctx.params["output"] and not ctx.params["predict"]:
+        given.append("-o (it writes the data's rows; --predict FILE writes a prediction)")
+    if given:
+        raise InputError(f"--load takes a saved fit, not another one: leave out {', '.join(given)}")
+
+
+# The options that make a fit, which --load's fit was made with.
+FITTING = (
+    "data",
+    "data_format",
+    "target",
+    "sigma",
+    "fix",
+    "bounds",
+    "absolute_sigma",
+    "derive",
+    "drop_nan",
+    "restarts",
+    "seed",
+    "ci",
+    "steps",
+)
+
+
+def row_count(table: io.Table) -> int:
+    """The rows of a table read whole."""
+    return sum(batch.num_rows for _, batch in table.batches)
+
+
+def fitted(ctx: click.Context, source, var, data, data_format, target, sigma):
+    """The fit of SOURCE to --data from the starts given (or, after Ctrl-C, the best point
+    reached and the interruption), and the table of the data."""
+    params = ctx.params
     if data is None:
         raise InputError("fit needs the data: --data FILE (- for standard input)")
-    if seed is not None and not restarts:
+    if params["seed"] is not None and not params["restarts"]:
         raise InputError("--seed draws the starts of --restarts N: without them it does nothing")
     one_standard_input(source, data, "--data")
-    out_format = io.output_format(output, None, None) if output else None
-    picture_format = picture and picture != "-" and plots.format_of(picture)
-    for path in (output, picture):  # before the fit, not after it
-        if path and path != "-":
-            writable(path, data)
+    if params["predict"] == "-" and (data == "-" or source.stdin):
+        raise InputError("--predict - and the data or the source cannot both be standard input")
     program, starts = program_and_point(ctx, source, var)
     target_program = target_of(target)
     needed = {*program.inputs, *(target_program.inputs if target_program else ["y"])}
@@ -188,13 +315,12 @@ def fit(
         data_format or io.input_format(data, None),
         needed | api.sigma_columns(sigma),
         extra="fit",
-        missing=drop_nan,
+        missing=params["drop_nan"],
     )
     check_starts(ctx, program, starts, table)
-    if picture:
+    if params["picture"]:
         api.fit_predictor(program, table.columns)
     progress = FitProgress() if sys.stderr.isatty() else None
-    interrupted: Interrupted | None
     try:
         result = api.fit(
             program,
@@ -202,49 +328,34 @@ def fit(
             starts,
             target_program,
             sigma,
-            fix,
-            steps,
+            params["fix"],
+            params["steps"],
             progress and progress.update,
-            ci,
-            api.named_bounds(bounds),
-            absolute_sigma,
-            derive,
-            drop_nan,
-            restarts,
-            seed,
+            params["ci"],
+            api.named_bounds(params["bounds"]),
+            params["absolute_sigma"],
+            params["derive"],
+            params["drop_nan"],
+            params["restarts"],
+            params["seed"],
         )
     except Interrupted as stop:  # Ctrl-C: the best point reached is shown, then the exit code
         assert isinstance(stop.reached, Fit)  # api.fit's Interrupted carries one
-        result, interrupted = stop.reached, stop
-    else:
-        interrupted = None
+        return stop.reached, stop, table
     finally:
         if progress:
             progress.stop()
-    result.table_statistics = stats
-    emit(fmt, result, digits)  # first: a file that cannot be written loses no result
-    for note in result.warnings:
-        report(f"note: {note}")
-    failed = interrupted is not None or not result.converged
-    files = [path for path in (output, picture) if path and path != "-"]
-    if failed and files:  # a failed run leaves no file behind; stdout has the point reached
-        why = "the fit was interrupted" if interrupted else "the fit did not converge"
-        report(f"note: {' and '.join(files)} not written: {why}")
-    if output and not (failed and output in files):
-        assert out_format  # the format of output, found before the fit
-        write_out(output, api.fit_rows(table, result, out_format))
-    if picture and not (failed and picture in files):
-        drawn = api.fit_curve(program, table.columns, result)
-        if picture_format:
-            write_out(picture, plots.fit_figure(drawn, picture_format))
-        else:
-            columns = plots.terminal_width(shutil.get_terminal_size((80, 24)).columns)
-            report(plots.fit_text(drawn, columns, sys.stderr.isatty()))
-    if interrupted:
-        raise interrupted
-    failure = api.failure(result)
-    if failure:
-        raise NanogradError(failure)
+    return result, None, table
+
+
+def predictions_format(predict: str | None, output: str | None, fmt: str | None) -> str | None:
+    """The format of the rows written: -o's by its extension; on standard output CSV, JSON
+    Lines for --format json, a table for --format table. None where no rows are written."""
+    if output:
+        return io.output_format(output, None, None)
+    if not predict:
+        return None
+    return fmt if fmt == "table" else io.output_format(None, fmt, None) if fmt else "csv"
 
 
 def target_of(text: str | None) -> Program | None:
@@ -257,10 +368,11 @@ def target_of(text: str | None) -> Program | None:
         raise InputError(f"--target: {error}") from None
 
 
-def writable(path: str, data: str) -> None:
-    """Refuse, before fitting, a file that cannot be written, or the data file itself."""
-    if os.path.exists(path) and data != "-" and os.path.samefile(path, data):
-        raise InputError(f"{path} is the --data file: write the fit's rows to another file")
+def writable(path: str, data: str | None, predict: str | None) -> None:
+    """Refuse, before fitting, a file that cannot be written, or one of the files read."""
+    for option, read in (("--data", data), ("--predict", predict)):
+        if read and read != "-" and os.path.exists(path) and os.path.samefile(path, read):
+            raise InputError(f"{path} is the {option} file: write the fit's rows to another file")
     in_a_directory(path)
 
 

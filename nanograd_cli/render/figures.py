@@ -192,10 +192,13 @@ def fit_text(fit: FitCurve, columns: int, color: bool) -> str:
     plot_to_string, style = _text_plotter(color)
     try:
         with _quietly():
+            band = [fit.bands[side] for side in ("lower", "upper") if side in fit.bands]
+            if "force_ascii_characters" in style:  # the band's sides as dots
+                style = {**style, "force_ascii_characters": ["."] * len(band) + PLAIN_SYMBOLS}
             return plot_to_string(
-                [fit.curve, fit.observed],  # the data last, drawn over the curve
-                [fit.curve_x, fit.x],
-                legend_labels=["fit", "data"],
+                [*band, fit.curve, fit.observed],  # the data last, drawn over the curve
+                [*[fit.curve_x] * len(band), fit.curve_x, fit.x],
+                legend_labels=[f"{fit.level:g} band"] * len(band) + ["fit", "data"],
                 title=fit.title[: columns - 4],
                 width=columns,
                 line_length_hard_cap=columns,
@@ -409,8 +412,10 @@ def surface_figure(surface: Surface, fmt: str) -> bytes:
 
 @_quietly()
 class FitCurve(NamedTuple):
-    """What a picture of a fit over one predictor shows: the data (`x`, `observed`), the
-    residuals, and the model at the fitted parameters along `curve_x`."""
+    """What a picture of a fit over one predictor shows: the data (`x`, `observed`) of the
+    `target`, the residuals, and the model at the fitted parameters along `curve_x`; with
+    `level`, its confidence band (`lower`, `upper`) and the band of a new observation
+    (`pred_lower`, `pred_upper`, where there is one) at that level."""
 
     predictor: str
     x: np.ndarray
@@ -419,6 +424,9 @@ class FitCurve(NamedTuple):
     curve_x: np.ndarray
     curve: np.ndarray
     title: str
+    target: str = "y"
+    level: float | None = None
+    bands: Mapping[str, np.ndarray] = {}
 
 
 def fit_figure(fit: FitCurve, fmt: str) -> bytes:
@@ -432,16 +440,35 @@ def fit_figure(fit: FitCurve, fmt: str) -> bytes:
     top, bottom = figure.subplots(2, 1, sharex=True, height_ratios=[2, 1])
     top.plot(fit.x, fit.observed, "o", color="C0", markersize=3, label="data", gid="data")
     top.plot(fit.curve_x, fit.curve, color="C1", label="fit", gid="fit")
+    if "lower" in fit.bands:
+        top.fill_between(
+            fit.curve_x,
+            fit.bands["lower"],
+            fit.bands["upper"],
+            color="C1",
+            alpha=0.25,
+            linewidth=0,
+            label=f"{fit.level:g} confidence band",
+            gid="band",
+        )
+    if "pred_lower" in fit.bands:
+        for side in ("pred_lower", "pred_upper"):
+            top.plot(fit.curve_x, fit.bands[side], "--", color="C1", linewidth=0.8, gid=side)
+        top.lines[-1].set_label(f"{fit.level:g} prediction band")
     bottom.plot(fit.x, fit.residuals, "o", color="C2", markersize=3, gid="residuals")
     bottom.axhline(0, color="0.6", linewidth=0.8, zorder=0)
-    top.set_ylabel("target")
+    top.set_ylabel(fit.target)
     bottom.set_ylabel("residual")
     bottom.set_xlabel(fit.predictor)
     for axes in (top, bottom):
         axes.grid(alpha=0.3)
-    top.legend(loc="best")
-    figure.suptitle(fit.title)
+    top.legend(loc="best", fontsize="small")
+    figure.suptitle(textwrap.fill(fit.title, TITLE_WIDTH), fontsize="medium")
     return _save(figure, fmt)
+
+
+# The characters of a fit's title a line, at the figure's width: a longer one is wrapped.
+TITLE_WIDTH = 70
 
 
 def descent_figure(program: Program, descent: Descent, label: str, fmt: str) -> bytes:

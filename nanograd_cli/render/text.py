@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 from functools import singledispatch
 
 from ..errors import printable
@@ -58,6 +58,12 @@ def plain_table(rows: list[list[str]]) -> str:
     widths = column_widths(rows)
     template = "  ".join(f"{{:<{width}}}" for width in widths)  # one call per row
     return "\n".join(template.format(*row).rstrip() for row in rows)
+
+
+def columns_table(columns: Mapping[str, Iterable[float]], number: Number) -> list[list[str]]:
+    """Columns of numbers as the rows of a table: their names, then a row per row."""
+    values = zip(*columns.values(), strict=True)
+    return [list(columns), *([number(float(x)) for x in row] for row in values)]
 
 
 def column_widths(rows: list[list[str]]) -> list[int]:

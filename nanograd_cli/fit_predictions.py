@@ -1,0 +1,151 @@
+"""What a fit predicts: the model at rows of data, each value's standard error by the delta
+method from the model's exact gradient by the parameters at that row, and the confidence and
+prediction bands; and a fit written to JSON and read back, to predict without refitting."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from .errors import InputError
+from .program import Program
+from .results import Fit
+
+# What a saved fit says it is, and the version of its layout.
+FORMAT, VERSION = "nanograd fit", 1
+
+
+def predicted(
+    written: Program,
+    parameters: Mapping[str, float],
+    fit: Fit,
+    columns: Mapping[str, np.ndarray],
+    rows: int,
+    level: float | None = None,
+    sigma: np.ndarray | None = None,
+) -> dict[str, np.ndarray]:
+    """The model `written` (in scalars) at the fitted `parameters` over `rows` rows of
+    `columns`: `fitted`, and `fitted_se`, sqrt(gᵀCg) with g the gradient by the parameters
+    and C the fit's covariance; with `level`, the confidence band `lower`, `upper` (value ±
+    t·se) and the prediction band `pred_lower`, `pred_upper` (value ± t·sqrt(se² + the
+    variance of one observation: the residual variance, times sigma² at the row for a fit
+    with sigma, or sigma² alone where sigma is known). A fit with sigma, predicted where
+    sigma is not given (`sigma` None), has no prediction band."""
+    from .fit_statistics import quantile
+    from .tape import batch_gradients
+
+    data = {name: columns[name] for name in written.inputs if name not in parameters}
+    with np.errstate(all="ignore"):
+        value, gradients = batch_gradients(written, {**data, **parameters})
+        fitted = np.broadcast_to(np.asarray(value, dtype=float), (rows,)).copy()
+        names = [name for name in fit.covariance if name in gradients]
+        slopes = np.column_stack([np.broadcast_to(gradients[n], (rows,)) for n in names])
+        covariance = np.array([[fit.covariance[a][b] for b in names] for a in names])
+        variance = np.einsum("ij,jk,ik->i", slopes, covariance, slopes) if names else 0 * fitted
+        se = np.sqrt(np.maximum(variance, 0.0))  # (a nan stays nan)
+    found = {"fitted": fitted, "fitted_se": se}
+    if level is None:
+        return found
+    half = quantile(level, None if fit.absolute_sigma else fit.dof)
+    found["lower"], found["upper"] = fitted - half * se, fitted + half * se
+    if fit.sigma is None:
+        observation = np.full(rows, fit.residual_sd**2)
+    elif sigma is None:
+        return found
+    else:
+        observation = sigma**2 * (1.0 if fit.absolute_sigma else fit.residual_sd**2)
+    spread = half * np.sqrt(se**2 + observation)
+    found["pred_lower"], found["pred_upper"] = fitted - spread, fitted + spread
+    return found
+
+
+def saved(fit: Fit, summary: Mapping[str, Any]) -> str:
+    """The fit as a JSON document that `loaded` reads back: what `fit --format json` prints
+    (`summary`), and the model, target and sigma it was fitted with."""
+    document = {
+        "format": FORMAT,
+        "version": VERSION,
+        "source": fit.source,
+        "target": fit.target,
+        "sigma": fit.sigma,
+        "absolute_sigma": fit.absolute_sigma,
+        **summary,
+    }
+    return json.dumps(document, allow_nan=True) + "\n"
+
+
+def loaded(text: str, path: str) -> Fit:
+    """The fit saved in `text` (the file `path`): bad input where it is not one."""
+
+    def damaged(why: str) -> InputError:
+        return InputError(f"{path}: not a fit saved by nanograd fit --save ({why})")
+
+    try:
+        document = json.loads(text)
+    except ValueError as error:
+        raise damaged(f"not JSON: {error}") from None
+    if not isinstance(document, dict) or document.get("format") != FORMAT:
+        raise damaged('no "format": "nanograd fit"')
+    if document.get("version") != VERSION:
+        raise damaged(f"version {document.get('version')!r}, where this nanograd reads {VERSION}")
+    try:
+        parameters = {str(k): _number_or_array(v) for k, v in document["parameters"].items()}
+        stderr = {str(k): _number_or_array(v) for k, v in document["stderr"].items()}
+        covariance = {
+            str(a): {str(b): float(x) for b, x in row.items()}
+            for a, row in document["covariance"].items()
+        }
+        source, target, sigma = document["source"], document["target"], document["sigma"]
+        if not isinstance(source, str) or not all(
+            isinstance(t, str | None) for t in (target, sigma)
+        ):
+            raise TypeError("source, target and sigma are text")
+        fit = Fit(
+            parameters=parameters,
+            stderr=stderr,
+            covariance=covariance,
+            rss=float(document["rss"]),
+            residual_sd=float(document["residual_sd"]),
+            dof=int(document["dof"]),
+            n=int(document["n"]),
+            iterations=int(document["iterations"]),
+            converged=bool(document["converged"]),
+            message=str(document["message"]),
+            inputs={str(k): _number_or_array(v) for k, v in document["inputs"].items()},
+        )
+    except KeyError as error:
+        raise damaged(f"no {json.dumps(error.args[0])}") from None
+    except (TypeError, ValueError, AttributeError) as error:
+        raise damaged(str(error) or "a value of the wrong kind") from None
+    if not all(math.isfinite(x) for x in _flat(parameters)):
+        raise damaged("a parameter that is not a number")
+    fit.source, fit.target, fit.sigma = source, target, sigma
+    fit.absolute_sigma = bool(document.get("absolute_sigma", False))
+    names = ("chi2", "reduced_chi2", "r2", "aic", "bic", "t", "p", "correlation")
+    fit.statistics = {k: document[k] for k in names if k in document}
+    fit.derived = document.get("derived", {})
+    fit.at_bound = list(document.get("at_bound", []))
+    if "ci" in document:
+        fit.ci = {k: (float(lo), float(hi)) for k, (lo, hi) in document["ci"].items()}
+        fit.ci_level = float(document["ci_level"])
+    return fit
+
+
+def _number_or_array(value: object) -> Any:  # a float, or an array's elements as one
+    """A saved number (or nan, inf as text), or a saved array's nested lists."""
+    if isinstance(value, list):
+        array = np.asarray(value, dtype=float)
+        if array.dtype.kind != "f":
+            raise TypeError("an array of numbers")
+        return array
+    if isinstance(value, bool) or not isinstance(value, int | float | str):
+        raise TypeError(f"{value!r} is no number")
+    return float(value)
+
+
+def _flat(values: Mapping[str, float | np.ndarray]) -> list[float]:
+    return [float(x) for v in values.values() for x in np.ravel(v)]

@@ -1,0 +1,347 @@
+"""Predictions of a fit with their standard errors and bands (`fit --predict`, `--band`,
+`Fit.predict`), and a fit saved and loaded (`--save`, `--load`, `Fit.save`, `load_fit`),
+against statsmodels' linear models, curve_fit's covariance with the delta method by hand,
+and lmfit's `eval_uncertainty`."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import numpy as np
+import pytest
+
+import nanograd_cli as ng
+
+from .helpers import in_process
+
+pytest.importorskip("scipy")
+stats = pytest.importorskip("scipy.stats")
+
+# a straight line with noise, and an exponential decay with noise
+LINE_X = np.array([0.0, 1, 2, 3, 4, 5, 6, 7])
+LINE_Y = np.array([1.1, 2.9, 5.2, 7.1, 8.8, 11.3, 12.9, 15.2])
+LINE_SIGMA = np.array([0.1, 0.2, 0.1, 0.3, 0.2, 0.2, 0.4, 0.3])
+DECAY_T = np.linspace(0, 5, 30)
+DECAY_Y = 2.5 * np.exp(-1.3 * DECAY_T) + 0.5 + np.random.default_rng(1).normal(0, 0.05, 30)
+AT = np.array([-1.0, 0.5, 2.5, 6.0, 9.0])
+
+
+def written(tmp_path, name: str, **columns) -> str:
+    """A CSV file of `columns`, every number in full."""
+    path = tmp_path / name
+    names = list(columns)
+    rows = zip(*columns.values(), strict=True)
+    path.write_text(
+        ",".join(names) + "\n" + "".join(",".join(repr(float(v)) for v in r) + "\n" for r in rows)
+    )
+    return str(path)
+
+
+def decay_reference(absolute_sigma: bool = False, sigma=None):
+    """curve_fit's parameters and covariance for the decay, and the model's gradient by the
+    parameters at AT, written by hand."""
+    from scipy.optimize import curve_fit
+
+    def model(t, a, b, c):
+        return a * np.exp(-b * t) + c
+
+    p, cov = curve_fit(  # to the limit of double precision, as nanograd's fit goes
+        model,
+        DECAY_T,
+        DECAY_Y,
+        p0=[1, 0.5, 0],
+        sigma=sigma,
+        absolute_sigma=absolute_sigma,
+        ftol=1e-15,
+        xtol=1e-15,
+        gtol=1e-15,
+    )
+    a, b, _ = p
+    gradient = np.column_stack([np.exp(-b * AT), -a * AT * np.exp(-b * AT), np.ones_like(AT)])
+    return model(AT, *p), gradient, cov
+
+
+def test_a_straight_line_predicts_as_statsmodels_ols_does():
+    sm = pytest.importorskip("statsmodels.api")
+    fit = ng.fit("a*x + b", {"x": LINE_X, "y": LINE_Y}, a=1, b=0)
+    found = fit.predict({"x": AT}, band=0.9)
+    ols = sm.OLS(LINE_Y, sm.add_constant(LINE_X)).fit()
+    frame = ols.get_prediction(sm.add_constant(AT)).summary_frame(alpha=0.1)
+    for ours, theirs in [
+        ("fitted", "mean"),
+        ("fitted_se", "mean_se"),
+        ("lower", "mean_ci_lower"),
+        ("upper", "mean_ci_upper"),
+        ("pred_lower", "obs_ci_lower"),
+        ("pred_upper", "obs_ci_upper"),
+    ]:
+        assert found[ours] == pytest.approx(frame[theirs].to_numpy(), rel=1e-10), ours
+
+
+def test_a_weighted_line_predicts_as_statsmodels_wls_does_with_sigma_at_the_new_rows():
+    sm = pytest.importorskip("statsmodels.api")
+    data = {"x": LINE_X, "y": LINE_Y, "dy": LINE_SIGMA}
+    fit = ng.fit("a*x + b", data, sigma="dy", a=1, b=0)
+    new_sigma = np.array([0.1, 0.2, 0.3, 0.4, 0.5])
+    found = fit.predict({"x": AT, "dy": new_sigma}, band=0.95)
+    wls = sm.WLS(LINE_Y, sm.add_constant(LINE_X), weights=LINE_SIGMA**-2).fit()
+    frame = wls.get_prediction(sm.add_constant(AT), weights=new_sigma**-2).summary_frame(0.05)
+    assert found["fitted_se"] == pytest.approx(frame["mean_se"].to_numpy(), rel=1e-10)
+    assert found["lower"] == pytest.approx(frame["mean_ci_lower"].to_numpy(), rel=1e-10)
+    assert found["pred_upper"] == pytest.approx(frame["obs_ci_upper"].to_numpy(), rel=1e-10)
+    # without sigma at the new rows there is no band for a new observation
+    assert set(fit.predict({"x": AT}, band=0.95)) == {"fitted", "fitted_se", "lower", "upper"}
+
+
+def test_a_curve_predicts_by_the_delta_method_with_the_exact_gradient():
+    fit = ng.fit("a*exp(-b*t) + c", {"t": DECAY_T, "y": DECAY_Y}, a=1, b=0.5, c=0)
+    found = fit.predict({"t": AT}, band=0.95)
+    value, gradient, cov = decay_reference()
+    se = np.sqrt(np.einsum("ij,jk,ik->i", gradient, cov, gradient))
+    half = stats.t.ppf(0.975, 27)
+    assert found["fitted"] == pytest.approx(value, rel=1e-8)
+    assert found["fitted_se"] == pytest.approx(se, rel=1e-6)
+    assert found["upper"] - found["fitted"] == pytest.approx(half * se, rel=1e-6)
+    observation = fit.rss / fit.dof
+    spread = half * np.sqrt(se**2 + observation)
+    assert found["pred_upper"] - found["fitted"] == pytest.approx(spread, rel=1e-6)
+
+
+def test_the_bands_agree_with_lmfits_eval_uncertainty():
+    lmfit = pytest.importorskip("lmfit")
+    model = lmfit.Model(lambda t, a, b, c: a * np.exp(-b * t) + c)
+    theirs = model.fit(DECAY_Y, t=DECAY_T, a=1, b=0.5, c=0)
+    half = theirs.eval_uncertainty(t=AT, sigma=0.95)  # (sigma < 1 is a level)
+    fit = ng.fit("a*exp(-b*t) + c", {"t": DECAY_T, "y": DECAY_Y}, a=1, b=0.5, c=0)
+    found = fit.predict({"t": AT}, band=0.95)
+    # lmfit differentiates by finite differences: agreement to its accuracy
+    assert found["upper"] - found["fitted"] == pytest.approx(half, rel=1e-4)
+    assert found["pred_upper"] - found["fitted"] == pytest.approx(theirs.dely_predicted, rel=1e-4)
+
+
+def test_with_absolute_sigma_the_band_uses_the_normal_quantile_and_sigma_alone():
+    sigma = np.full(DECAY_T.size, 0.05)
+    data = {"t": DECAY_T, "y": DECAY_Y, "s": sigma}
+    fit = ng.fit("a*exp(-b*t) + c", data, sigma="s", absolute_sigma=True, a=1, b=0.5, c=0)
+    found = fit.predict({"t": AT, "s": np.full(AT.size, 0.05)}, band=0.9)
+    _, gradient, cov = decay_reference(absolute_sigma=True, sigma=sigma)
+    se = np.sqrt(np.einsum("ij,jk,ik->i", gradient, cov, gradient))
+    z = stats.norm.ppf(0.95)
+    assert found["fitted_se"] == pytest.approx(se, rel=1e-6)
+    assert found["upper"] - found["fitted"] == pytest.approx(z * se, rel=1e-6)
+    assert found["pred_upper"] - found["fitted"] == pytest.approx(
+        z * np.sqrt(se**2 + 0.05**2), rel=1e-6
+    )
+
+
+def test_an_array_parameter_predicts_a_polynomial():
+    sm = pytest.importorskip("statsmodels.api")
+    fit = ng.fit("c[0] + c[1]*x + c[2]*x**2", {"x": LINE_X, "y": LINE_Y}, c=np.zeros(3))
+    found = fit.predict({"x": AT}, band=0.95)
+    design = np.column_stack([np.ones_like(LINE_X), LINE_X, LINE_X**2])
+    frame = (
+        sm.OLS(LINE_Y, design)
+        .fit()
+        .get_prediction(np.column_stack([np.ones_like(AT), AT, AT**2]))
+        .summary_frame(alpha=0.05)
+    )
+    assert found["fitted"] == pytest.approx(frame["mean"].to_numpy(), rel=1e-9)
+    assert found["pred_lower"] == pytest.approx(frame["obs_ci_lower"].to_numpy(), rel=1e-9)
+
+
+def test_a_saved_fit_loads_back_and_predicts_the_same_bit_for_bit(tmp_path):
+    fit = ng.fit("a*exp(-b*t) + c", {"t": DECAY_T, "y": DECAY_Y}, a=1, b=0.5, c=0, ci=0.95)
+    fit.save(tmp_path / "decay.json")
+    back = ng.load_fit(tmp_path / "decay.json")
+    assert back == fit  # the parameters, errors, covariance, statistics of the fit
+    assert (back.source, back.ci, back.ci_level) == ("a*exp(-b*t) + c", fit.ci, 0.95)
+    for name, values in fit.predict({"t": AT}, band=0.95).items():
+        assert back.predict({"t": AT}, band=0.95)[name].tolist() == values.tolist()
+
+
+# The command line: what is written where.
+
+
+@pytest.fixture
+def line(tmp_path):
+    return written(tmp_path, "line.csv", x=LINE_X, y=LINE_Y)
+
+
+@pytest.fixture
+def new_rows(tmp_path):
+    return written(tmp_path, "new.csv", x=AT)
+
+
+def test_predict_writes_the_rows_with_fitted_and_the_bands_as_csv(line, new_rows):
+    done = in_process(
+        "fit", "a*x + b", "--data", line, "--a", "1", "--b", "0", "--predict", new_rows,
+        "--band", "0.9",
+    )  # fmt: skip
+    assert (done.returncode, done.stderr) == (0, "")
+    lines = done.stdout.splitlines()
+    assert lines[0] == "x,fitted,fitted_se,lower,upper,pred_lower,pred_upper"
+    table = np.loadtxt(io.StringIO(done.stdout), delimiter=",", skiprows=1)
+    expected = ng.fit("a*x + b", {"x": LINE_X, "y": LINE_Y}, a=1, b=0).predict({"x": AT}, 0.9)
+    assert table[:, 0].tolist() == AT.tolist()
+    assert table[:, 1:].T.tolist() == [values.tolist() for values in expected.values()]
+    as_json = in_process(
+        "fit", "a*x + b", "--data", line, "--a", "1", "--b", "0", "--predict", new_rows,
+        "--format", "json",
+    )  # fmt: skip
+    first = json.loads(as_json.stdout.splitlines()[0])
+    assert first == {"x": -1.0, "fitted": expected["fitted"][0], "fitted_se": pytest.approx(
+        expected["fitted_se"][0], rel=1e-15)}  # fmt: skip
+
+
+def test_predict_as_a_table_shows_the_columns_read_and_predicted(line, new_rows):
+    done = in_process(
+        "fit", "a*x + b", "--data", line, "--a", "1", "--b", "0", "--predict", new_rows,
+        "--format", "table", "--digits", "3",
+    )  # fmt: skip
+    fit = ng.fit("a*x + b", {"x": LINE_X, "y": LINE_Y}, a=1, b=0).predict({"x": AT})
+    rows = [line.split() for line in done.stdout.splitlines()]
+    assert rows[0] == ["x", "fitted", "fitted_se"] and len(rows) == 1 + AT.size
+    for row, x, fitted, se in zip(rows[1:], AT, fit["fitted"], fit["fitted_se"], strict=True):
+        assert [float(cell) for cell in row] == pytest.approx([x, fitted, se], rel=5e-3)
+
+
+def test_predict_with_o_writes_the_file_and_shows_the_fit(line, new_rows, tmp_path):
+    out = tmp_path / "predicted.jsonl"
+    done = in_process(
+        "fit", "a*x + b", "--data", line, "--a", "1", "--b", "0", "--predict", new_rows,
+        "-o", str(out),
+    )  # fmt: skip
+    assert done.returncode == 0 and done.stdout.splitlines()[1].split()[0] == "a"
+    rows = [json.loads(text) for text in out.read_text().splitlines()]
+    assert [r["x"] for r in rows] == AT.tolist() and set(rows[0]) == {"x", "fitted", "fitted_se"}
+
+
+def test_o_of_the_data_has_fitted_se_and_the_bands(line, tmp_path):
+    out = tmp_path / "fitted.csv"
+    done = in_process(
+        "fit", "a*x + b", "--data", line, "--a", "1", "--b", "0", "-o", str(out), "--band",
+        "0.95",
+    )  # fmt: skip
+    assert done.returncode == 0
+    header = out.read_text().splitlines()[0]
+    assert header == "x,y,fitted,fitted_se,lower,upper,pred_lower,pred_upper,residual"
+    fit = ng.fit("a*x + b", {"x": LINE_X, "y": LINE_Y}, a=1, b=0)
+    expected = fit.predict({"x": LINE_X}, band=0.95)
+    table = np.loadtxt(out, delimiter=",", skiprows=1)
+    assert table[:, 3] == pytest.approx(expected["fitted_se"], rel=1e-12)
+    assert table[:, 6] == pytest.approx(expected["pred_lower"], rel=1e-12)
+    assert table[:, 8] == pytest.approx(fit.residuals, abs=1e-12)
+
+
+def test_load_predicts_without_the_data(line, new_rows, tmp_path):
+    saved = tmp_path / "line.json"
+    fitted = in_process(
+        "fit", "a*x + b", "--data", line, "--a", "1", "--b", "0", "--predict", new_rows,
+        "--save", str(saved),
+    )  # fmt: skip
+    document = json.loads(saved.read_text())
+    assert (document["format"], document["version"], document["source"]) == (
+        "nanograd fit",
+        1,
+        "a*x + b",
+    )
+    assert set(document) >= {"parameters", "covariance", "dof", "r2", "aic", "stderr"}
+    loaded = in_process("fit", "--load", str(saved), "--predict", new_rows)
+    assert (loaded.returncode, loaded.stdout) == (0, fitted.stdout)
+    shown = in_process("fit", "--load", str(saved), "--format", "json")
+    assert json.loads(shown.stdout)["parameters"] == document["parameters"]
+
+
+def test_the_plot_shades_the_band(line, tmp_path):
+    picture = tmp_path / "line.svg"
+    done = in_process(
+        "fit", "a*x + b", "--data", line, "--a", "1", "--b", "0", "--band", "0.95", "--plot",
+        str(picture),
+    )  # fmt: skip
+    assert done.returncode == 0
+    svg = picture.read_text()
+    assert 'id="band' in svg and 'id="pred_lower' in svg and "0.95 confidence band" in svg
+
+
+def test_a_fit_that_fails_saves_nothing(line, tmp_path):
+    saved = tmp_path / "line.json"
+    done = in_process(
+        "fit", "a*exp(b*x)", "--data", line, "--a", "1", "--b", "0", "--steps", "1", "--save",
+        str(saved),
+    )  # fmt: skip
+    assert done.returncode == 1 and not saved.exists()
+    assert f"{saved} not written: the fit did not converge" in done.stderr
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        (["--band", "0.9"], "--band LEVEL is drawn on --plot and written with --predict or -o"),
+        (
+            ["--predict", "NEW", "--band", "95"],
+            "--band 95: a level between 0 and 1, such as 0.95 (95 is a percentage: 0.95)",
+        ),
+        (["--predict", "NEW", "--band", "1"], "--band 1: a level between 0 and 1, such as 0.95"),
+        (["--predict", "DATA"], "the rows to predict at have no column x: the model reads x"),
+        (["-o", "DATA"], "DATA is the --data file: write the fit's rows to another file"),
+    ],
+)  # fmt: skip
+def test_bad_prediction_options_are_exit_2(line, tmp_path, options, message):
+    (tmp_path / "new.csv").write_text("t\n1\n")
+    given = [{"NEW": str(tmp_path / "new.csv"), "DATA": line}.get(o, o) for o in options]
+    if "DATA" in options and "--predict" in options:
+        given[given.index(line)] = str(tmp_path / "new.csv")
+    done = in_process("fit", "a*x + b", "--data", line, "--a", "1", "--b", "0", *given)
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr.replace(line, "DATA") == f"error: {message}\n"
+
+
+@pytest.mark.parametrize(
+    ("text", "why"),
+    [
+        ("", "not JSON: Expecting value: line 1 column 1 (char 0)"),
+        ("[1, 2]", 'no "format": "nanograd fit"'),
+        ('{"format": "nanograd fit", "version": 2}', "version 2, where this nanograd reads 1"),
+        ('{"format": "nanograd fit", "version": 1}', 'no "parameters"'),
+    ],
+)
+def test_a_damaged_fit_file_is_exit_2(tmp_path, text, why):
+    path = tmp_path / "fit.json"
+    path.write_text(text)
+    done = in_process("fit", "--load", str(path))
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == f"error: {path}: not a fit saved by nanograd fit --save ({why})\n"
+
+
+def test_a_saved_model_that_does_not_parse_is_exit_2(line, tmp_path):
+    saved = tmp_path / "line.json"
+    in_process("fit", "a*x + b", "--data", line, "--a", "1", "--b", "0", "--save", str(saved))
+    document = json.loads(saved.read_text())
+    saved.write_text(json.dumps({**document, "source": "a*x +"}))
+    done = in_process("fit", "--load", str(saved))
+    assert done.returncode == 2
+    assert done.stderr.startswith(f"error: {saved}: the saved model does not parse: ")
+
+
+def test_load_refuses_what_would_make_another_fit(line, tmp_path):
+    saved = tmp_path / "line.json"
+    in_process("fit", "a*x + b", "--data", line, "--a", "1", "--b", "0", "--save", str(saved))
+    done = in_process("fit", "a*x", "--load", str(saved), "--data", line, "--a", "2")
+    assert done.returncode == 2
+    assert done.stderr == (
+        "error: --load takes a saved fit, not another one: leave out SOURCE, --a, --data\n"
+    )
+    missing = in_process("fit", "--load", str(tmp_path / "none.json"))
+    assert (missing.returncode, missing.stderr) == (
+        1,
+        f"error: cannot read {tmp_path / 'none.json'}: No such file or directory\n",
+    )
+
+
+def test_python_errors_name_the_keyword():
+    fit = ng.fit("a*x + b", {"x": LINE_X, "y": LINE_Y}, a=1, b=0)
+    with pytest.raises(ng.errors.InputError, match=r"^band=1.5: a level between 0 and 1"):
+        fit.predict({"x": AT}, band=1.5)
+    with pytest.raises(ng.errors.InputError, match="have no column x"):
+        fit.predict({"t": AT})
