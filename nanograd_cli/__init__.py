@@ -23,10 +23,10 @@ if TYPE_CHECKING:
     from graphviz import Digraph  # type: ignore[import-untyped]  # graphviz ships no types
 
     from .batch import BatchFunction
+    from .fitted import Fit
     from .program import Program
     from .results import (
         Explanation,
-        Fit,
         FormulaCheck,
         GradientCheck,
         Gradients,
@@ -468,6 +468,7 @@ def fit(
     seed: int | None = None,
     ci: float | None = None,
     plot: str | os.PathLike[str] | None = None,
+    band: float | None = None,
     inputs: Mapping[str, float] | None = None,
     **more: float,
 ) -> Fit:
@@ -488,12 +489,16 @@ def fit(
     and `ci` holds
     confidence intervals at the level `ci` (0.95) when given. `plot`:
     the path of a picture (.svg, .png, .pdf) of the data, the fitted curve and the
-    residuals over the one column the model reads, written when the fit converged."""
+    residuals over the one column the model reads, written when the fit converged, with the
+    confidence band at the level `band` shaded. The result predicts at new rows
+    (`result.predict(rows, band=0.95)`) and saves (`result.save("fit.json")`)."""
     from . import api
 
     program, target_program = parse(source), parse(target)
     needed = {*program.inputs, *target_program.inputs, *api.sigma_columns(sigma)}
     picture = None if plot is None else os.fspath(plot)
+    if band is not None:
+        api.confidence("band", band)  # before the fit
     if picture is not None:
         from .render.figures import format_of
 
@@ -526,8 +531,11 @@ def fit(
         from .output_files import write_atomically
         from .render.figures import fit_figure
 
-        write_atomically(picture, fit_figure(api.fit_curve(program, columns, result), fmt))
-    return result
+        drawn = api.fit_curve(program, columns, result, band)
+        write_atomically(picture, fit_figure(drawn, fmt))
+    from .fitted import Fit
+
+    return Fit.of(result)
 
 
 @python_door
@@ -535,8 +543,9 @@ def load_fit(path: str | os.PathLike[str], /) -> Fit:
     """The fit saved at `path` by `Fit.save` or `nanograd fit --save`: predict with it
     (`load_fit("decay.json").predict({"t": [5, 6]}, band=0.95)`) without the data."""
     from . import api
+    from .fitted import Fit
 
-    return api.load_fit(os.fspath(path))
+    return Fit.of(api.load_fit(os.fspath(path)))
 
 
 def compile(source: str, /, *wrt: str, **fixed: float) -> BatchFunction:

@@ -29,10 +29,8 @@ from .errors import (
 )
 
 if TYPE_CHECKING:
-    import numpy as np
-
     from .program import Program
-    from .results import Fit, InputValue
+    from .results import InputValue
     from .sampling import Range
 
 P = ParamSpec("P")
@@ -194,24 +192,3 @@ def table(
         fmt = io.input_format(path, None)
         data = io.read_table(path, fmt, needed, option, name, missing).columns
     return {n: data[n] for n in data if n in needed}
-
-
-@python_door
-def predicted(
-    fit: Fit, data: Mapping[str, Any] | str | os.PathLike[str], band: float | None = None
-) -> dict[str, np.ndarray]:
-    """`Fit.predict`: the model of `fit` at the rows of `data`."""
-    from . import api
-    from .language import parse
-
-    needed = set(parse(fit.source).inputs) | api.sigma_columns(fit.sigma) if fit.source else set()
-    return api.predict(fit, table(data, needed, "data", "fit"), band)
-
-
-@python_door
-def saved(fit: Fit, path: str | os.PathLike[str]) -> None:
-    """`Fit.save`: the fit written to `path` whole, or not at all."""
-    from . import api
-    from .output_files import write_atomically
-
-    write_atomically(os.fspath(path), api.saved_fit(fit).encode())

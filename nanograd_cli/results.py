@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -455,23 +454,6 @@ class Fit:
     target: str | None = field(default=None, compare=False, repr=False)
     sigma: str | None = field(default=None, compare=False, repr=False)
     absolute_sigma: bool = field(default=False, compare=False, repr=False)
-
-    def predict(
-        self, data: Mapping[str, Any] | str | os.PathLike[str], band: float | None = None
-    ) -> dict[str, np.ndarray]:
-        """The model at the rows of `data` (a mapping of column names to 1-D arrays, a
-        pandas DataFrame, or the path of a table): `fitted` and its standard error
-        `fitted_se`, and with `band` (a level, 0.95) the confidence band `lower`, `upper`
-        and the band of one new observation `pred_lower`, `pred_upper`."""
-        from .door import predicted
-
-        return predicted(self, data, band)
-
-    def save(self, path: str | os.PathLike[str]) -> None:
-        """Write the fit to `path` as JSON (as `fit --save` does), for `load_fit`."""
-        from .door import saved
-
-        saved(self, path)
 
     def _repr_html_(self) -> str:
         """A small table for notebooks: the parameters, then the fit's statistics."""

@@ -20,6 +20,7 @@ from nanograd_cli import (
     grad,
     hessian,
     jacobian,
+    load_fit,
     minimize,
     parse,
     plot,
@@ -66,6 +67,9 @@ lowest = minimize("(x - 3)**2", x=0, lr=0.1, optimizer="sgd", steps=100, tol=1e-
 moved: dict[str, float] = lowest.inputs
 fitted = fit("a*x + b", {"x": [0.0, 1.0, 2.0], "y": [1.0, 3.0, 5.0]}, a=1, b=0, fix=())
 parameters: dict[str, float] = fitted.parameters
+predicted: np.ndarray = fitted.predict({"x": [3.0]}, band=0.95)["pred_upper"]
+fitted.save("fit.json")
+loaded: nanograd_cli.results.Fit = load_fit("fit.json")
 category: type[Warning] = NanogradWarning
 
 # A program, evaluated at many points.

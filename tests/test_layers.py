@@ -38,7 +38,7 @@ CORE = {
 }
 ABOVE_CORE = (
     *("api", "door", "cli", "io", "render", "session", "sources", "points", "batch"),
-    *("sampling", "descent", "written_out", "gradcheck", "fitting", "output_files"),
+    *("sampling", "descent", "written_out", "gradcheck", "fitting", "fitted", "output_files"),
 )
 
 

@@ -1,0 +1,48 @@
+"""A fit as Python gets it from `nanograd_cli.fit` and `load_fit`: the result, and what can
+be done with it: the model at new rows with its bands (`fit --predict`), and the fit saved to
+a file (`fit --save`)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import fields
+from typing import TYPE_CHECKING, Any
+
+from . import results
+from .door import python_door, table
+
+if TYPE_CHECKING:
+    import numpy as np
+
+
+class Fit(results.Fit):
+    """A least-squares fit (see `nanograd_cli.results.Fit`) that predicts and saves."""
+
+    @classmethod
+    def of(cls, fit: results.Fit) -> Fit:
+        """`fit`, with the methods of a fit from Python."""
+        return cls(**{field.name: getattr(fit, field.name) for field in fields(fit)})
+
+    @python_door
+    def predict(
+        self, data: Mapping[str, Any] | str | os.PathLike[str], band: float | None = None
+    ) -> dict[str, np.ndarray]:
+        """The model at the rows of `data` (a mapping of column names to 1-D arrays, a
+        pandas DataFrame, or the path of a table): `fitted` and its standard error
+        `fitted_se`, and with `band` (a level, 0.95) the confidence band `lower`, `upper`
+        and the band of one new observation `pred_lower`, `pred_upper`."""
+        from . import api
+        from .language import parse
+
+        read = set(parse(self.source).inputs) | api.sigma_columns(self.sigma)
+        return api.predict(self, table(data, read, "data", "fit"), band)
+
+    @python_door
+    def save(self, path: str | os.PathLike[str]) -> None:
+        """Write the fit to `path` as JSON, whole or not at all (as `fit --save` does), for
+        `nanograd_cli.load_fit`."""
+        from . import api
+        from .output_files import write_atomically
+
+        write_atomically(os.fspath(path), api.saved_fit(self).encode())
