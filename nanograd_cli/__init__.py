@@ -469,6 +469,8 @@ def fit(
     ci: float | None = None,
     plot: str | os.PathLike[str] | None = None,
     band: float | None = None,
+    logx: bool = False,
+    logy: bool = False,
     inputs: Mapping[str, float] | None = None,
     **more: float,
 ) -> Fit:
@@ -490,8 +492,9 @@ def fit(
     confidence intervals at the level `ci` (0.95) when given. `plot`:
     the path of a picture (.svg, .png, .pdf) of the data, the fitted curve and the
     residuals over the one column the model reads, written when the fit converged, with the
-    confidence band at the level `band` shaded. The result predicts at new rows
-    (`result.predict(rows, band=0.95)`) and saves (`result.save("fit.json")`)."""
+    confidence band at the level `band` shaded and, with `logx`, `logy`, log axes. The
+    result predicts at new rows (`result.predict(rows, band=0.95)`) and saves
+    (`result.save("fit.json")`)."""
     from . import api
 
     program, target_program = parse(source), parse(target)
@@ -531,7 +534,9 @@ def fit(
         from .output_files import write_atomically
         from .render.figures import fit_figure
 
-        drawn = api.fit_curve(program, columns, result, band)
+        drawn = api.fit_curve(program, columns, result, band, logx, logy)
+        if drawn.hidden:
+            _note(f"note: {drawn.hidden_note}")
         write_atomically(picture, fit_figure(drawn, fmt))
     from .fitted import Fit
 

@@ -907,10 +907,14 @@ def fit_curve(
     columns: Mapping[str, Sequence[float]],
     result: Fit,
     band: float | None = None,
+    logx: bool = False,
+    logy: bool = False,
 ) -> FitCurve:
     """What a picture of a fit shows: the data, the residuals and the model along the range
     of the one column of `columns` the model reads, at the fitted parameters; with `band`,
-    the confidence band at that level along it."""
+    the confidence band at that level along it; `logx`, `logy` make an axis logarithmic
+    (the curve then sampled evenly along it), which shows the rows at positive values only
+    (`FitCurve.hidden` counts the others)."""
     import numpy as np
 
     from .render.figures import FitCurve
@@ -918,16 +922,27 @@ def fit_curve(
 
     name = fit_predictor(program, columns)
     x = np.asarray(columns[name], dtype=float)
-    along = np.linspace(np.nanmin(x), np.nanmax(x), CURVE_POINTS)
-    found = predict(result, {name: along}, band)
     fitted, residuals = _rows(result)
-    shown = flattened(result).parameters
-    heading = title(program.source, {k: float(f"{v:.6g}") for k, v in shown.items()})
+    observed = fitted + residuals
+    target = result.target or "y"
+    shown = np.ones(x.size, dtype=bool)  # on a log axis, the rows at a positive value
+    for flag, asked, axis, values in (("logx", logx, name, x), ("logy", logy, target, observed)):
+        if asked:
+            shown &= values > 0
+            if not shown.any():
+                raise InputError(f"{option(flag)}: no {axis} is positive, for a log axis")
+    spaced = np.geomspace if logx else np.linspace
+    along = spaced(np.nanmin(x[shown]), np.nanmax(x[shown]), CURVE_POINTS)
+    found = predict(result, {name: along}, band)
     curve = found.pop("fitted")
     del found["fitted_se"]
-    target = result.target or "y"
-    observed = fitted + residuals
-    return FitCurve(name, x, observed, residuals, along, curve, heading, target, band, found)
+    parameters = flattened(result).parameters
+    heading = title(program.source, {k: float(f"{v:.6g}") for k, v in parameters.items()})
+    hidden = int(np.sum(~shown & ~np.isnan(observed)))  # (not those --drop-nan left out)
+    return FitCurve(
+        name, x[shown], observed[shown], residuals[shown], along, curve, heading, target,
+        band, found, logx, logy, hidden,
+    )  # fmt: skip
 
 
 def fit_rows(table: Table, result: Fit, fmt: str, band: float | None = None) -> bytes:

@@ -345,3 +345,31 @@ def test_python_errors_name_the_keyword():
         fit.predict({"x": AT}, band=1.5)
     with pytest.raises(ng.errors.InputError, match="have no column x"):
         fit.predict({"t": AT})
+
+
+def test_log_axes_draw_the_rows_they_can_show_and_say_how_many_they_cannot(tmp_path):
+    from nanograd_cli import api
+    from nanograd_cli.language import parse
+    from nanograd_cli.render.figures import fit_figure
+
+    x = np.geomspace(0.01, 100, 20)
+    data = {"x": np.append(x, 0.0), "y": np.append(3 * np.sqrt(x), 0.5)}
+    fit = ng.fit("a*x**k", data, a=1, k=1)
+    drawn = api.fit_curve(parse("a*x**k"), data, fit, None, logx=True, logy=True)
+    assert drawn.hidden == 1 and drawn.x.tolist() == x.tolist()
+    steps = np.diff(np.log(drawn.curve_x))  # sampled evenly along the log axis
+    assert steps == pytest.approx(np.full(steps.size, steps[0]), rel=1e-9)
+    assert drawn.curve_x[0] == pytest.approx(0.01) and drawn.curve_x[-1] == pytest.approx(100)
+    assert fit_figure(drawn, "svg").startswith(b"<?xml")
+    path = written(tmp_path, "p.csv", **data)
+    done = in_process(
+        "fit", "a*x**k", "--data", path, "--a", "1", "--k", "1", "--plot",
+        str(tmp_path / "p.svg"), "--logx", "--logy",
+    )  # fmt: skip
+    assert done.returncode == 0 and (tmp_path / "p.svg").exists()
+    assert done.stderr == "note: 1 row at values a log axis cannot show not drawn\n"
+    alone = in_process("fit", "a*x**k", "--data", path, "--a", "1", "--k", "1", "--logx")
+    assert (alone.returncode, alone.stderr) == (
+        2,
+        "error: --logx is an axis of --plot FILE: give one\n",
+    )

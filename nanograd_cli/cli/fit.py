@@ -159,6 +159,8 @@ Examples:
     help="Also draw the data, the fitted curve and the residuals over the one column the "
     "model reads (.svg .png .pdf), or - for a plot in text on standard error.",
 )
+@click.option("--logx", is_flag=True, help="--plot's x axis logarithmic.")
+@click.option("--logy", is_flag=True, help="--plot's y axis (the target's) logarithmic.")
 @table_format
 @color_option
 @click.pass_context
@@ -186,6 +188,8 @@ def fit(
     steps: int | None,
     output: str | None,
     picture: str | None,
+    logx: bool,
+    logy: bool,
     fmt: str | None,
     digits: str | None,
 ) -> None:
@@ -200,6 +204,8 @@ def fit(
     written), 2 for bad input.
     """
     level = None if band is None else api.confidence("band", band)
+    if (logx or logy) and not picture:
+        raise InputError(f"--{'logx' if logx else 'logy'} is an axis of --plot FILE: give one")
     if band is not None and not (predict or output or picture):
         raise InputError("--band LEVEL is drawn on --plot and written with --predict or -o")
     rows_format = predictions_format(predict, output, fmt)
@@ -239,7 +245,9 @@ def fit(
         write_out(output, api.fit_rows(table, result, rows_format, level))
     if picture and not (failed and picture in files):
         assert table is not None  # (refused with --load)
-        drawn = api.fit_curve(parse(result.source), table.columns, result, level)
+        drawn = api.fit_curve(parse(result.source), table.columns, result, level, logx, logy)
+        if drawn.hidden:
+            report(f"note: {drawn.hidden_note}")
         if picture_format:
             write_out(picture, plots.fit_figure(drawn, picture_format))
         else:

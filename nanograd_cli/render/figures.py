@@ -198,11 +198,13 @@ def fit_text(fit: FitCurve, columns: int, color: bool) -> str:
             return plot_to_string(
                 [*band, fit.curve, fit.observed],  # the data last, drawn over the curve
                 [*[fit.curve_x] * len(band), fit.curve_x, fit.x],
-                legend_labels=[f"{fit.level:g} band"] * len(band) + ["fit", "data"],
+                legend_labels=[f"{fit.level:g} band" for _ in band] + ["fit", "data"],
                 title=fit.title[: columns - 4],
                 width=columns,
                 line_length_hard_cap=columns,
                 height=TERMINAL_HEIGHT,
+                x_as_log=fit.logx,
+                y_as_log=fit.logy,
                 **style,
             )
     except (OverflowError, RuntimeError, ValueError) as error:
@@ -415,7 +417,8 @@ class FitCurve(NamedTuple):
     """What a picture of a fit over one predictor shows: the data (`x`, `observed`) of the
     `target`, the residuals, and the model at the fitted parameters along `curve_x`; with
     `level`, its confidence band (`lower`, `upper`) and the band of a new observation
-    (`pred_lower`, `pred_upper`, where there is one) at that level."""
+    (`pred_lower`, `pred_upper`, where there is one) at that level; `logx`, `logy`: which
+    axes are logarithmic."""
 
     predictor: str
     x: np.ndarray
@@ -427,6 +430,15 @@ class FitCurve(NamedTuple):
     target: str = "y"
     level: float | None = None
     bands: Mapping[str, np.ndarray] = {}
+    logx: bool = False
+    logy: bool = False
+    hidden: int = 0  # rows a log axis cannot show
+
+    @property
+    def hidden_note(self) -> str:
+        """What a log axis left out."""
+        rows = "1 row" if self.hidden == 1 else f"{self.hidden} rows"
+        return f"{rows} at values a log axis cannot show not drawn"
 
 
 def fit_figure(fit: FitCurve, fmt: str) -> bytes:
@@ -457,6 +469,10 @@ def fit_figure(fit: FitCurve, fmt: str) -> bytes:
         top.lines[-1].set_label(f"{fit.level:g} prediction band")
     bottom.plot(fit.x, fit.residuals, "o", color="C2", markersize=3, gid="residuals")
     bottom.axhline(0, color="0.6", linewidth=0.8, zorder=0)
+    if fit.logx:
+        top.set_xscale("log")  # (the residuals share it)
+    if fit.logy:
+        top.set_yscale("log")
     top.set_ylabel(fit.target)
     bottom.set_ylabel("residual")
     bottom.set_xlabel(fit.predictor)
