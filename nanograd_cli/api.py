@@ -40,6 +40,7 @@ from .results import (
     LaTeX,
     Layout,
     Minimum,
+    array_of,
     element_names,
     flattened,
 )
@@ -135,7 +136,7 @@ def grad(
     and Jacobian; only the derivatives by `wrt`, when given. `mode` is reverse, forward, or
     auto: the Jacobian picks the mode by its shape, and one result is reverse mode."""
     mode = choice("mode", mode, MODES)
-    check_wrt(wrt, program.inputs)
+    check_wrt(wrt, program.inputs, elements=True)
     program, point, layout = scalarized(program, point)
     result = program.jacobian(point, mode) if program.outputs else program.grad(point, mode)
     non_finite(result.non_finite, strict, warn)
@@ -153,7 +154,7 @@ def jacobian(
     """The value of every output (a source that ends by listing names, `u, v`; else its
     result) and their gradients at `point`."""
     mode = choice("mode", mode, MODES)
-    check_wrt(wrt, program.inputs)
+    check_wrt(wrt, program.inputs, elements=True)
     program, point, layout = scalarized(program, point)
     result = program.jacobian(point, mode)
     non_finite(result.non_finite, strict, warn)
@@ -277,7 +278,7 @@ def diff(
     if any(sizes.values()):
         from .array_diff import derivatives_text as array_derivatives
 
-        check_wrt(wrt, program.inputs)
+        check_wrt(wrt, program.inputs, elements=True)
         text = array_derivatives(program, sizes, list(wrt), latex, exact)
     else:
         from .arrays import ShapeProblem
@@ -288,7 +289,11 @@ def diff(
         except ShapeProblem as problem:  # x@x: the inputs are numbers without shapes
             hint = f" (the shape of an array input: {option('shape', 'NAME=DIMS')})"
             raise ShapeProblem(problem.message + hint, problem.source, problem.offset) from None
-        check_wrt(wrt, program.inputs)
+        check_wrt(wrt, program.inputs, elements=True)
+        for name in wrt:
+            if name not in program.inputs:  # x[0], and x has no shape
+                shaped = option("shape", f"{array_of(name)}=N")
+                raise InputError(f"{option('wrt', name)}: give {array_of(name)} a shape, {shaped}")
         with_inputs(program, "its derivative is 0 by every name")
         text = derivatives_text(program, list(wrt), latex, exact)
     return LaTeX(text) if latex else text
@@ -1115,10 +1120,11 @@ def with_inputs(program: Program, otherwise: str) -> Program:
     return program
 
 
-def check_wrt(wrt: Iterable[str], inputs: Sequence[str]) -> None:
-    """Every name to differentiate by is one of `inputs`."""
+def check_wrt(wrt: Iterable[str], inputs: Sequence[str], elements: bool = False) -> None:
+    """Every name to differentiate by is one of `inputs` (with `elements`, or an element
+    of one, `x[0]`, which the written-out program checks)."""
     for name in wrt:
-        if name not in inputs:
+        if (array_of(name) if elements else name) not in inputs:
             raise NotAnInput(name, list(inputs))
 
 

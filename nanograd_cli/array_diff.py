@@ -26,8 +26,8 @@ from .errors import NanogradError
 from .formula import Note
 from .ops import DIV, MUL, SUB
 from .program import Apply, Program
-from .results import Layout, Shape, element_names
-from .symbolic import Derivatives, derivative_names, derive, written
+from .results import Layout, Shape, array_of, element_name, element_names
+from .symbolic import Derivatives, derivative_names, derive, to_source, written
 
 _SUM = ARRAY_FUNCTIONS["sum"]
 _ONES, _ZEROS, _OUTER, _SOFTMAX = (
@@ -313,7 +313,9 @@ def derivatives_text(
 ) -> str:
     """The derivative by each input in `wrt` (all when empty) as `diff` prints it, for array
     inputs of `shapes`: in vector form where one exists, else as an array literal (for an
-    array result, the Jacobian: of the result's shape, then the input's)."""
+    array result, the Jacobian: of the result's shape, then the input's). By an element,
+    `x[0]`, element by element."""
+    wrt = [n if n in program.inputs else element_name(n, shapes.get(array_of(n), ())) for n in wrt]
     wrt = wrt or program.inputs
     textbook = not exact
     builder = Builder(textbook)
@@ -322,7 +324,8 @@ def derivatives_text(
     found = Derivatives({}, {}, {}, textbook)
     if not result_shape:  # a Jacobian is written element by element
         adjoints = ArrayAdjoints(builder, program, shapes, instruction_shapes)
-        vector = _vector_form(builder, program, wrt, textbook, adjoints)
+        whole = list(dict.fromkeys(map(array_of, wrt)))  # x for x[0]: its vector form indexed
+        vector = _vector_form(builder, program, whole, textbook, adjoints)
         for name, root in vector.roots.items():
             if _agrees(root, scalar, shapes, name):
                 found.roots[name] = root
@@ -332,6 +335,12 @@ def derivatives_text(
         by_element = _by_element(builder, scalar, layout, shapes, rest, textbook)
         found.roots.update(by_element.roots)
         found.notes.update(by_element.notes)
+    for name in rest:  # an element, x[1]: that of the vector form where it is shorter
+        array = array_of(name)
+        if name not in program.inputs and array in found.roots:
+            element = _element(builder, found.roots[array], name)
+            if len(to_source({"": element})) < len(to_source({"": found.roots[name]})):
+                found.roots[name], found.notes[name] = element, found.notes[array]
     labels = derivative_names(wrt, set(program.inputs) | set(program.labels.values()))
     found.roots = {labels[n]: found.roots[n] for n in wrt}
     found.notes = {labels[n]: found.notes[n] for n in wrt}
@@ -347,7 +356,8 @@ def _by_element(
     textbook: bool,
 ) -> Derivatives:
     """The derivatives of `scalar` (the program written out, as `layout` says) by each
-    input's elements, as array literals of the result's shape then the input's."""
+    input's elements (or by an element, `x[0]`), as array literals of the result's shape
+    then the input's."""
     elements = {name: element_names(name, tuple(shapes.get(name, ()))) for name in wrt}
     every = [e for names in elements.values() for e in names]
     found = [
@@ -364,6 +374,12 @@ def _by_element(
         roots[name] = _literal(builder, parts.reshape(shape)) if shape else parts[0, 0]
         notes[name] = _merged(n for d in found for e in names for n in d.notes.get(e, []))
     return Derivatives(roots, {}, notes, textbook)
+
+
+def _element(builder: Builder, root: Expr, name: str) -> Expr:
+    """The element `name` (`W[1,2]`) of the array `root`: root[1, 2]."""
+    index = name[name.index("[") + 1 : -1].split(",")
+    return builder.apply(INDEX, root, *(builder.const(float(i)) for i in index))
 
 
 def _literal(builder: Builder, parts: np.ndarray) -> Expr:
@@ -395,7 +411,6 @@ def _agrees(root: Expr, scalar: Program, shapes: Mapping[str, Shape], name: str)
     of `scalar`'s gradient (to rounding) at the points of the check where those are
     numbers, and there is one."""
     from .language import parse
-    from .symbolic import to_source
 
     shape = tuple(shapes.get(name, ()))
     try:

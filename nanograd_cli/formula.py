@@ -513,8 +513,11 @@ class _Latex(_Text):
 
     def name(self, name: str) -> str:
         element = re.fullmatch(r"(\w+)\[([0-9,]+)\]", name)
-        if element:  # W[1,2] is W_{1,2}
-            return f"{self.name(element[1])}_{{{element[2]}}}"
+        if element:  # W[1,2] is W_{1,2}; d_W[1,2] is d_{W_{1,2}}
+            base = self.name(element[1])
+            if base.endswith("}") and "_{" in base:
+                return f"{base[:-1]}_{{{element[2]}}}}}"
+            return f"{base}_{{{element[2]}}}"
         if name in _GREEK or name == "pi":  # pi: the constant, by name in a textbook form
             return "\\" + name
         if len(name) == 1:

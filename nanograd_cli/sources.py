@@ -120,6 +120,11 @@ ARRAY_VALUE = re.compile(r"^\s*[\[@]|\b(?:zeros|ones|eye)\s*\(")
 ARRAY_FILES = "a CSV of numbers without a header, a .npy file, or a .json of nested lists"
 
 
+# The values an array typed on the command line may hold besides numbers: warned of, as
+# `--x nan` is, by the element that holds one.
+NON_FINITE = {"nan": math.nan, "inf": math.inf, "infinity": math.inf}
+
+
 def array_value(text: str, typed: str) -> InputValue:
     """The array an input's value `text` gives (typed as `typed`, for messages): `[1, 2]`,
     `[[1, 2], [3, 4]]`, `zeros(3)`, `2*eye(3)`, or `@FILE`."""
@@ -131,7 +136,9 @@ def array_value(text: str, typed: str) -> InputValue:
     from .language import parse
 
     try:
-        value = constant_array(parse(text))
+        program = parse(text)
+        named = {n: NON_FINITE[n.lower()] for n in program.inputs if n.lower() in NON_FINITE}
+        value = constant_array(program, named)
     except SourceError as error:
         raise InputError(f"{typed}: {error.message}") from None
     if value is None:

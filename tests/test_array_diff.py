@@ -190,3 +190,22 @@ def test_an_array_operation_without_shapes_says_how_to_give_them():
         "error: line 1, column 2: @ multiplies arrays; for a number, write * "
         "(the shape of an array input: --shape NAME=DIMS)"
     )
+
+
+def test_diff_by_an_element_is_that_element_of_the_derivative():
+    """--wrt x[1] and A[2,1]: the element of the vector form, or of the derivative written
+    element by element (d/dW[1,2] of sum(W**3) is 3*W[1,2]**2, by hand)."""
+    done = nanograd("diff", "norm(A@x - b)**2", "--wrt", "x[1]", "--wrt", "A[2, 1]", *LEAST_SQUARES)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "d_x[1] = (2*A.T@(A@x - b))[1]\nd_A[2,1] = outer(2*(A@x - b), x)[2, 1]\n"
+    latex = ng.diff(
+        "norm(A@x - b)**2", "x[1]", format="latex", shapes={"A": (3, 2), "x": 2, "b": 3}
+    )
+    assert latex == r"\left(2 A^{\top} \left(A x - b\right)\right)_{1}"
+    assert ng.diff("sum(W[1]**3)", "W[1,2]", shapes={"W": (2, 3)}) == "3*W[1,2]**2"
+    assert ng.diff("W@x", "W[1, 2]", shapes={"W": (2, 3), "x": 3}) == "[0, x[2]]"
+
+
+def test_diff_by_an_element_of_an_input_without_a_shape_asks_for_one():
+    done = nanograd("diff", "sum(x**2)", "--wrt", "x[1]")
+    assert (done.returncode, done.stderr) == (2, "error: --wrt x[1]: give x a shape, --shape x=N\n")

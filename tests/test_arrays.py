@@ -669,3 +669,50 @@ def test_points_refuse_an_array_given_two_ways(tmp_path, header, given, message)
     (tmp_path / "p.csv").write_text(f"{header}\n" + ",".join(["1"] * header.count(",")) + ",2\n")
     done = in_process("grad", "sum(x**2)*t", "--points", "p.csv", *given, cwd=tmp_path)
     assert (done.returncode, done.stderr) == (2, message)
+
+
+def test_wrt_an_element_gives_that_elements_derivative():
+    """The installed command: --wrt x[-1] and W[1, 2] (spaces and negative indices as a
+    source writes them), against PyTorch's gradient and Jacobian."""
+    W = torch.tensor([[1.0, -2.0, 0.5], [3.0, 0.25, -1.5]], dtype=torch.float64, requires_grad=True)
+    x = torch.tensor([0.5, -1.0, 2.0], dtype=torch.float64, requires_grad=True)
+    (torch.tanh(W @ x) ** 2).sum().backward()
+    given = ["--W", str(W.tolist()), "--x", str(x.tolist())]
+    done = nanograd(
+        "grad", "sum(tanh(W@x)**2)", *given, "--wrt", "W[1, 2]", "--wrt", "x[-1]", "--format", "csv"
+    )
+    header, row = done.stdout.splitlines()
+    assert header == "value,d_W[1,2],d_x[2]"
+    assert [float(v) for v in row.split(",")[1:]] == pytest.approx(
+        [W.grad[1, 2].item(), x.grad[2].item()], rel=1e-14
+    )
+    jacobian = torch.autograd.functional.jacobian(lambda W: torch.tanh(W @ x), W.detach())
+    done = in_process("grad", "tanh(W@x)", *given, "--wrt", "W[0,1]", "--format", "json")
+    assert json.loads(done.stdout)["jacobian"]["result"]["W[0,1]"] == pytest.approx(
+        jacobian[:, 0, 1].tolist(), rel=1e-14
+    )
+
+
+@pytest.mark.parametrize(
+    ("wrt", "message"),
+    [
+        ("x[3]", "error: --wrt x[3]: out of range for x of shape (3,)\n"),
+        ("x[0, 1]", "error: --wrt x[0, 1]: an element of x of shape (3,) is x[2]\n"),
+        ("y[0]", "error: --wrt y[0]: y is a number, not an array: differentiate by --wrt y\n"),
+        ("z[0]", "error: --wrt z[0]: z[0] is not an input (inputs: x, y)\n"),
+    ],
+)
+def test_wrt_an_element_that_is_not_one_is_bad_input(wrt, message):
+    done = nanograd("grad", "sum(x**2)*y", "--x", "[1, 2, 3]", "--y", "2", "--wrt", wrt)
+    assert (done.returncode, done.stdout, done.stderr) == (2, "", message)
+
+
+def test_an_array_value_may_hold_nan_and_inf_with_a_warning_naming_the_element():
+    """As --x nan is (spec §3): exit 0, the warning names x[1]; --strict is exit 1."""
+    done = nanograd("grad", "sum(x**2)", "--x", "[1, nan, -Infinity]", "--format", "csv")
+    assert done.returncode == 0
+    assert done.stderr.splitlines()[0] == "warning: line 1, column 5: input x[1] is nan"
+    assert done.stdout == "value,d_x[0],d_x[1],d_x[2]\nnan,2.0,nan,-inf\n"
+    done = nanograd("grad", "sum(W)", "--W", "[[1, 2], [inf, 3]]", "--strict")
+    assert (done.returncode, done.stdout) == (1, "")
+    assert done.stderr.splitlines()[0] == "error: line 1, column 5: input W[1,0] is inf"
