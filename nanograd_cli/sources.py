@@ -147,26 +147,32 @@ def array_value(text: str, typed: str) -> InputValue:
 
 
 def _array_file(path: str, typed: str) -> InputValue:
-    import numpy as np
-
-    if not os.path.isfile(path):
-        raise InputError(f"{typed}: no such file")
+    """The array in the file `path` (a CSV, which may begin with a UTF-8 byte order mark, a
+    .npy or a .json file); a file that cannot be read is exit 1, as `--data FILE`'s is."""
+    import io
     import warnings
+
+    import numpy as np
 
     from .arrays import numbers_array
 
     try:
+        with open(path, "rb") as file:
+            data = file.read()
+    except OSError as error:
+        raise NanogradError(f"{typed}: cannot read {printable(path)}: {error.strerror}") from None
+    try:
         with warnings.catch_warnings():
             warnings.simplefilter("error")  # NumPy's warnings are errors of the file's
             if path.endswith(".npy"):
-                value = np.load(path, allow_pickle=False)
+                value = np.load(io.BytesIO(data), allow_pickle=False)
             elif path.endswith(".json"):
                 import json
 
-                with open(path, encoding="utf-8") as file:
-                    value = np.array(json.load(file))
+                value = np.array(json.loads(data.decode("utf-8-sig")))
             else:
-                value = np.loadtxt(path, delimiter=",", dtype=float, ndmin=2)
+                text = io.StringIO(data.decode("utf-8-sig"))
+                value = np.loadtxt(text, delimiter=",", dtype=float, ndmin=2)
                 if 1 in value.shape:  # one line, or one column: a vector
                     value = value.ravel()
     except (ValueError, TypeError, OSError, UnicodeDecodeError, RecursionError, Warning):

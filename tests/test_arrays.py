@@ -241,7 +241,6 @@ def test_a_one_column_csv_is_a_vector(tmp_path):
             "error: --x [[1, 2], [3]]: the elements of an array have one shape: (2,) and (1,) "
             "differ\n",
         ),
-        (["sum(x)", "--x", "@nowhere.csv"], "error: --x @nowhere.csv: no such file\n"),
         (
             ["sum(x)", "--x", "[a, 2]"],
             "error: --x [a, 2]: an array's elements are numbers, such as [1, 2, 3]\n",
@@ -716,3 +715,23 @@ def test_an_array_value_may_hold_nan_and_inf_with_a_warning_naming_the_element()
     done = nanograd("grad", "sum(W)", "--W", "[[1, 2], [inf, 3]]", "--strict")
     assert (done.returncode, done.stdout) == (1, "")
     assert done.stderr.splitlines()[0] == "error: line 1, column 5: input W[1,0] is inf"
+
+
+def test_an_array_file_may_begin_with_a_bom_and_one_that_cannot_be_read_is_exit_1(tmp_path):
+    """As --data FILE: a missing file or a directory is a file that cannot be read (spec §3)."""
+    (tmp_path / "w.csv").write_bytes(b"\xef\xbb\xbf1,2\r\n3,4\r\n")
+    (tmp_path / "w.json").write_bytes(b"\xef\xbb\xbf[1.5, 2]")
+    (tmp_path / "folder").mkdir()
+    done = nanograd(
+        "grad", "sum(W)*x[0]", "--W", "@w.csv", "--x", "@w.json", "--format", "json", cwd=tmp_path
+    )
+    assert json.loads(done.stdout)["inputs"] == {"W": [[1.0, 2.0], [3.0, 4.0]], "x": [1.5, 2.0]}
+    for name, reason in [
+        ("nowhere.csv", "No such file or directory"),
+        ("folder", "Is a directory"),
+    ]:
+        done = nanograd("grad", "sum(x)", "--x", f"@{name}", cwd=tmp_path)
+        assert (done.returncode, done.stdout) == (1, "")
+        assert done.stderr == f"error: --x @{name}: cannot read {name}: {reason}\n"
+        data = nanograd("minimize", "(a - x)**2", "--a", "0", "--data", name, cwd=tmp_path)
+        assert (data.returncode, data.stderr) == (1, f"error: cannot read {name}: {reason}\n")
