@@ -18,6 +18,7 @@ from .errors import (
     StreamError,
     option,
     printable,
+    value_hint,
 )
 from .program import Program
 
@@ -68,7 +69,8 @@ def input_values(
         if number is None:
             if by_var:
                 raise InputError(
-                    f"{option('var', f'{name}=VALUE')} expects a number, got {shortened(text)!r}"
+                    f"{option('var', f'{name}=VALUE')} expects a number, got "
+                    f"{shortened(text)!r}{value_hint(name, shortened(text))}"
                 )
             raise BadInputValue(name, shortened(text))
         if number == 0 and UNDERFLOWS.fullmatch(text.strip()) and warn:

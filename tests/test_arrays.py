@@ -735,3 +735,55 @@ def test_an_array_file_may_begin_with_a_bom_and_one_that_cannot_be_read_is_exit_
         assert done.stderr == f"error: --x @{name}: cannot read {name}: {reason}\n"
         data = nanograd("minimize", "(a - x)**2", "--a", "0", "--data", name, cwd=tmp_path)
         assert (data.returncode, data.stderr) == (1, f"error: cannot read {name}: {reason}\n")
+
+
+@pytest.mark.parametrize(
+    ("source", "message"),
+    [
+        ("sum(x.t)", "line 1, column 6: unexpected character '.': did you mean x.T?"),
+        ("sum(x.transpose())", "line 1, column 6: unexpected character '.': did you mean x.T?"),
+        ("sum(transpose(x))", "line 1, column 5: unknown function transpose: did you mean x.T?"),
+        (
+            "sum(np.exp(x))",
+            "line 1, column 7: unexpected character '.': the language's functions go without "
+            "np., write exp(...)",
+        ),
+        ("x.sum()", "line 1, column 2: unexpected character '.': write sum(x), not x.sum()"),
+        (
+            "sum(np.linalg.inv(A) @ x)",
+            "line 1, column 7: unexpected character '.': the language has no matrix inverse: "
+            "for x = inv(A) @ b, minimize norm(A@x - b)**2",
+        ),
+        (
+            "sum(inv(A) @ x)",
+            "line 1, column 5: unknown function inv: the language has no matrix inverse: "
+            "for x = inv(A) @ b, minimize norm(A@x - b)**2",
+        ),
+    ],
+)
+def test_numpys_habits_get_a_hint(source, message):
+    done = nanograd("grad", source, "--x", "[1, 2]", "--A", "[[1, 0], [0, 1]]")
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr.splitlines()[0] == f"error: {message}"
+
+
+def test_an_array_without_brackets_and_a_bracket_left_open_say_so():
+    """The caret of a '[' closed by ')' is under the '[', in a source and in the repl."""
+    done = nanograd("grad", "sum(x)", "--x", "1, 2, 3")
+    assert (done.returncode, done.stderr) == (
+        2,
+        "error: --x expects a number, got '1, 2, 3'; an array is written in brackets, "
+        '--x "[1, 2, 3]"\n',
+    )
+    done = nanograd("grad", "sum([1, 2, x) + 1", "--x", "1")
+    assert (done.returncode, done.stderr) == (
+        2,
+        "error: line 1, column 5: '[' is not closed before the ')' at column 13\n"
+        "  1 | sum([1, 2, x) + 1\n          ^\n",
+    )
+    done = nanograd("repl", stdin="x = 2\ny = [1,\n  x)\ny\n")
+    assert done.stderr.splitlines()[:3] == [
+        "error: line 2, column 5: '[' is not closed before the ')' 1 line below, at column 4",
+        "  2 | y = [1,",
+        "          ^",
+    ]
