@@ -439,14 +439,10 @@ def check_against(
     ranges = dict(ranges or {})
     check_wrt(wrt, program.inputs)
     formulas: dict[str, tuple[str, Program]] = {}
+    against = [part for text in against for part in _diff_lines(text, program.inputs)]
     for text in against:
         name, equals, rest = text.partition("=")
         name = name.strip()
-        if equals and name.removeprefix("d_") in program.inputs and "\n" in rest.strip():
-            raise InputError(  # diff's output for every input
-                f"give one formula per {option('against')}: {name.removeprefix('d_')}=FORMULA, "
-                f"or the output of diff {option('wrt', 'NAME')} as it is"
-            )
         if name.startswith("d_") and name[2:] in program.inputs and name not in program.inputs:
             name = name[2:]  # d_x = y, as diff writes it: the derivative by x
         if equals and name in program.inputs and not rest.startswith("="):
@@ -454,6 +450,12 @@ def check_against(
         elif equals and not rest.startswith("=") and re.fullmatch(r"[A-Za-z_]\w*", name):
             raise InputError(
                 f"{text!r}: {name} names no input of the source ({', '.join(program.inputs)})"
+            )
+        elif len(against) > 1 and (len(wrt) == 1 or len(program.inputs) == 1):
+            only = wrt[0] if wrt else program.inputs[0]
+            raise InputError(
+                f"{option('against')} is given {len(against)} times for d/d{only}, the one "
+                f"input{' --wrt names' if wrt else ''}: give one formula"
             )
         elif len(against) > 1:
             raise InputError(
@@ -510,6 +512,26 @@ def check_against(
     return result
 
 
+def _diff_lines(text: str, inputs: Sequence[str]) -> list[str]:
+    """`text`, or where it is diff's output for several inputs (`d_x = ...` lines, each maybe
+    with a comment under it, after the lines that bind the names they use), one formula per
+    input, `x=...`: the binding lines, then that line's expression."""
+    lines = text.splitlines()
+    derivatives = [
+        (i, found[1])
+        for i, line in enumerate(lines)
+        if (found := re.match(r"\s*d_([A-Za-z_]\w*)\s*=(?!=)", line)) and found[1] in inputs
+    ]
+    if len(derivatives) < 2:
+        return [text]
+    named = {i for i, _ in derivatives}
+    bindings = [line for i, line in enumerate(lines) if i not in named and line[:1] != "#"]
+    return [
+        f"{name}={chr(10).join([*bindings, lines[i].partition('=')[2].strip()])}"
+        for i, name in derivatives
+    ]
+
+
 def _formulas_by_element(
     formulas: Mapping[str, tuple[str, Program]], layout: Layout
 ) -> dict[str, tuple[str, Program]]:
@@ -554,6 +576,13 @@ def failure(
         from .gradcheck import failures
 
         return None if result.passed else f"gradient check failed for {failures(result)}"
+    differ = [(name, c) for name, c in result.checks.items() if c.differ]
+    if len(differ) > 1:  # each by name, or how many and the worst
+        worst = max(differ, key=lambda pair: _by_size(pair[1].max_abs_error))[0]
+        named = ", ".join(f"d/d{name}" for name, _ in differ)
+        if len(differ) > 5:
+            named = f"{len(differ)} derivatives (the worst: d/d{worst})"
+        return f"the formulas for {named} differ from the engine's derivatives"
     for name, c in result.checks.items():
         if c.differ:
             return (
@@ -563,6 +592,11 @@ def failure(
         if c.points == c.skipped:
             return f"the engine's derivative by {name} is nan at every point"
     return None
+
+
+def _by_size(error: float) -> float:
+    """An error to compare: nan (a formula that is nan where the engine's is not) largest."""
+    return math.inf if math.isnan(error) else error
 
 
 def minimize(

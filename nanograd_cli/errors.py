@@ -230,7 +230,7 @@ def value_hint(name: str, text: str) -> str:
     without its brackets."""
     if text.count(":") in (1, 2):
         return "; a range LO:HI is for plot and check --against"
-    if "," in text:
+    if ", " in text or text.count(",") > 1:  # not 1,5: a decimal comma
         listed = text.strip().removeprefix("(").removesuffix(")")
         return f'; an array is written in brackets, {option(name)} "[{listed}]"'
     return ""

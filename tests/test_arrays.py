@@ -787,3 +787,58 @@ def test_an_array_without_brackets_and_a_bracket_left_open_say_so():
         "  2 | y = [1,",
         "          ^",
     ]
+
+
+def test_check_against_takes_the_whole_of_diffs_output_and_names_every_element_that_differs():
+    """diff's output for every input, its t1 = ... lines and comments as it prints them, is
+    a formula per input; changed by hand in one line, that input's elements differ (by
+    hand: 3*x**2 against 2*x**2 differs by x**2 at x = 2 and 3, not at 0)."""
+    source = "sum(x**3)*y + sum(sin(x[0:2]*y)**3)*exp(sum(sin(x[0:2]*y)**3))"
+    given = ["--x", "[0, 2, 3]", "--y", "0.5"]
+    derivatives = nanograd("diff", source, "--shape", "x=3")
+    assert derivatives.stdout.startswith("t1 = ") and "\nd_y = " in derivatives.stdout
+    done = nanograd("check", source, *given, "--against", derivatives.stdout, "--format", "csv")
+    assert done.returncode == 0, done.stderr
+    assert [row.split(",")[0] for row in done.stdout.splitlines()[1:]] == [
+        "x[0]",
+        "x[1]",
+        "x[2]",
+        "y",
+    ]
+    with_notes = nanograd("diff", "sum(x**y)", "--shape", "x=2").stdout
+    assert "\n# x > 0\n" in with_notes
+    done = nanograd("check", "sum(x**y)", "--x", "[1, 2]", "--y", "3", "--against", with_notes)
+    assert done.returncode == 0, done.stderr
+    wrong = "d_x = 2*x**2*y\nd_y = sum(x**3)"
+    done = nanograd(
+        "check",
+        "sum(x**3)*y",
+        "--x",
+        "[0, 2, 3]",
+        "--y",
+        "1",
+        "--against",
+        wrong,
+        "--format",
+        "json",
+    )
+    assert done.returncode == 1
+    errors = {n: c["max_abs_error"] for n, c in json.loads(done.stdout)["checks"].items()}
+    assert errors == {"x[0]": 0.0, "x[1]": 4.0, "x[2]": 9.0, "y": 0.0}
+    assert done.stderr == (
+        "error: the formulas for d/dx[1], d/dx[2] differ from the engine's derivatives\n"
+    )
+    done = nanograd("check", "sum(x**2)", "--x", "[1, 2, 3, 4, 5, 6]", "--against", "3*x")
+    assert done.stderr == (
+        "error: the formulas for 6 derivatives (the worst: d/dx[5]) differ from the "
+        "engine's derivatives\n"
+    )
+
+
+def test_check_against_the_one_input_twice_says_so():
+    done = nanograd("check", "sum(x**2)", "--x", "[1, 2]", "--against", "2*x", "--against", "2*x")
+    assert (done.returncode, done.stdout) == (2, "")
+    assert (
+        done.stderr
+        == "error: --against is given 2 times for d/dx, the one input: give one formula\n"
+    )
