@@ -209,3 +209,18 @@ def test_diff_by_an_element_is_that_element_of_the_derivative():
 def test_diff_by_an_element_of_an_input_without_a_shape_asks_for_one():
     done = nanograd("diff", "sum(x**2)", "--wrt", "x[1]")
     assert (done.returncode, done.stderr) == (2, "error: --wrt x[1]: give x a shape, --shape x=N\n")
+
+
+def test_the_repls_diff_takes_the_shapes_of_the_arrays_it_holds():
+    """As `shape A=3,2 x=2 b=3` would; a shape given says otherwise (here, one that does not
+    fit), and a number held stays a number."""
+    held = "A = [[1, 2], [3, 4], [5, 6]]\nx = [1, -1]\nb = [0, 1, 2]\ny = 2\n"
+    done = nanograd(
+        "repl",
+        stdin=held + ":diff norm(A@x - b)**2 wrt x\n:diff sum(x**2)*y\n"
+        ":diff norm(A@x - b)**2 wrt x shape b=2\n",
+    )
+    assert done.stdout == "2*A.T@(A@x - b)\nd_x = 2*x*y\nd_y = sum(x**2)\n"
+    assert done.stderr.splitlines()[0] == (
+        "error: line 7, column 10: shapes (3,) and (2,) do not broadcast"
+    )
