@@ -165,9 +165,12 @@ class ArrayAdjoints:
             a, m = args
             g = self.expanded(g, (shapes[0][0], shapes[1][0]))
             return [(ins.args[0], self.matmul(g, m)), (ins.args[1], self.matmul(self.t(g), a))]
-        if name == "softmax" and not axis and len(shape) == 1:
-            g = self.expanded(g, shape)
-            return [(ins.args[0], self.times(out, b.apply(SUB, g, self.matmul(g, out))))]
+        if name == "softmax" and not axis and len(shape) == 1:  # s*g - s*sum(g*s)
+            g = self.expanded(g, shape)  # sum(g*s), not g@s: -y/s*s is -y, as it cancels
+            spread = self.times(out, self.summed(self.times(g, out)))
+            return [(ins.args[0], b.apply(SUB, self.times(out, g), spread))]
+        if name == "len":  # a length: the same for every value
+            return []
         if name == "logsumexp" and not axis:
             return [(ins.args[0], self.times(g, b.apply(_SOFTMAX, x)))]
         raise NoVectorForm
@@ -323,9 +326,10 @@ def derivatives_text(
     result_shape = layout.results["result"]
     found = Derivatives({}, {}, {}, textbook)
     if not result_shape:  # a Jacobian is written element by element
-        adjoints = ArrayAdjoints(builder, program, shapes, instruction_shapes)
+        plain = _without_vector_transposes(program, instruction_shapes)
+        adjoints = ArrayAdjoints(builder, plain, shapes, instruction_shapes)
         whole = list(dict.fromkeys(map(array_of, wrt)))  # x for x[0]: its vector form indexed
-        vector = _vector_form(builder, program, whole, textbook, adjoints)
+        vector = _vector_form(builder, plain, whole, textbook, adjoints)
         for name, root in vector.roots.items():
             if _agrees(root, scalar, shapes, name):
                 found.roots[name] = root
@@ -394,6 +398,25 @@ def _merged(notes) -> list[Note]:
     for n in notes:
         seen.setdefault((id(n.expr), n.relation), n)
     return list(seen.values())
+
+
+def _without_vector_transposes(program: Program, shapes: list[Shape]) -> Program:
+    """`program` with `x.T` read as `x` where x is a vector or a number (the transpose does
+    nothing to it), so that a derivative says `x@A`, not `x.T@A`, and `x@x` has 2*x."""
+    same = list(range(len(program.code)))
+    for i, ins in enumerate(program.code):
+        if type(ins) is Apply and ins.op is TRANSPOSE and len(shapes[ins.args[0]]) < 2:
+            same[i] = same[ins.args[0]]
+    if same == list(range(len(program.code))):
+        return program
+    code = [
+        ins._replace(args=tuple(same[a] for a in ins.args)) if type(ins) is Apply else ins
+        for ins in program.code
+    ]
+    outputs = {name: same[i] for name, i in program.outputs.items()}
+    return Program(
+        program.source, code, program.inputs, same[program.result], program.labels, outputs, True
+    )
 
 
 def _vector_form(

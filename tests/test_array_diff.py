@@ -24,7 +24,11 @@ LEAST_SQUARES = ["--shape", "A=3,2", "--shape", "x=2", "--shape", "b=3"]
     [
         ("norm(A@x - b)**2", {"A": (3, 2), "x": 2, "b": 3}, "x", "2*A.T@(A@x - b)"),
         ("norm(A@x - b)**2", {"A": (3, 2), "x": 2, "b": 3}, "A", "outer(2*(A@x - b), x)"),
-        ("x.T@A@x", {"A": (3, 3), "x": 3}, "x", "x.T@A + A@x"),
+        ("x.T@A@x", {"A": (3, 3), "x": 3}, "x", "x@A + A@x"),  # x.T is x, for a vector
+        ("x.T@x", {"x": 3}, "x", "2*x"),
+        ("sum(x)/len(x)", {"x": 3}, "x", "ones(3)/len(x)"),
+        ("sum(-y*log(softmax(z)))", {"z": 3, "y": 3}, "z", "softmax(z)*sum(y) - y"),
+        ("softmax(z)@w", {"z": 3, "w": 3}, "z", "softmax(z)*(w - sum(w*softmax(z)))"),
         ("sum(x**2)", {"x": 4}, "x", "2*x"),
         ("sum(x)", {"x": 3}, "x", "ones(3)"),
         ("logsumexp(z) - z[1]", {"z": 3}, "z", "softmax(z) - [0, 1, 0]"),
