@@ -77,6 +77,13 @@ class ArrayAdjoints:
                 self._shapes[id(node)] = self._shape_of(node)
         return self._shapes[id(e)]
 
+    def is_array(self, e: Expr) -> bool:
+        """Whether `e` stands for an array (not a number), as far as its shape is known."""
+        try:
+            return bool(self.shape(e))
+        except NoVectorForm:
+            return False
+
     def _shape_of(self, e: Expr) -> Shape:
         if e.kind == INPUT:
             return tuple(self.inputs.get(e.value, ()))
@@ -348,7 +355,9 @@ def derivatives_text(
     labels = derivative_names(wrt, set(program.inputs) | set(program.labels.values()))
     found.roots = {labels[n]: found.roots[n] for n in wrt}
     found.notes = {labels[n]: found.notes[n] for n in wrt}
-    return written(found, latex)
+    return written(
+        found, latex, ArrayAdjoints(builder, program, shapes, instruction_shapes).is_array
+    )
 
 
 def _by_element(

@@ -228,3 +228,24 @@ def test_the_repls_diff_takes_the_shapes_of_the_arrays_it_holds():
     assert done.stderr.splitlines()[0] == (
         "error: line 7, column 10: shapes (3,) and (2,) do not broadcast"
     )
+
+
+def test_latex_writes_a_product_of_two_arrays_element_by_element_as_odot():
+    """x*y of two vectors is not the matrix product x y: the Hadamard product x \\odot y;
+    a number times an array, and a matrix product, stay as they were."""
+    shapes = {"x": 3, "y": 3}
+    assert ng.diff("sum((x*y)**2)", "x", format="latex", shapes=shapes) == r"2 x \odot y^{2}"
+    assert ng.diff("sum(x**2)*c", "x", format="latex", shapes={"x": 3}) == "2 c x"
+    done = in_process(
+        "diff",
+        "sum((x*y)**2)",
+        "--wrt",
+        "y",
+        "--shape",
+        "x=3",
+        "--shape",
+        "y=3",
+        "--format",
+        "latex",
+    )
+    assert done.stdout == "2 x^{2} \\odot y\n"
