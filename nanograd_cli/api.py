@@ -1011,7 +1011,7 @@ def draw(
         )
     if _has_arrays(program, point) and not scalars and fmt != "html":
         return _draw_arrays(
-            one_output(program, "draw"), point, fmt, rankdir, dpi, strict, warn, legend
+            one_output(program, "draw"), point, fmt, rankdir, dpi, strict, warn, legend, edge_grads
         )
     program, point, layout = scalarized(program, point)
     if layout.results.get("result"):
@@ -1071,9 +1071,10 @@ def _draw_arrays(
     strict: bool,
     warn: Warn | None,
     legend: bool,
+    edge_grads: bool = False,
 ) -> bytes:
     """`draw` of a program with arrays, as the source writes them (render/array_graph.py),
-    with a legend if `legend`."""
+    with a legend if `legend`, and the local derivatives on the edges if `edge_grads`."""
     from .arrays import array_view
     from .render.array_graph import draw_arrays
     from .render.graph import render_drawing
@@ -1086,7 +1087,8 @@ def _draw_arrays(
     non_finite(evaluation.first_non_finite(), strict, warn)
     data = [node.data for node in evaluation.nodes]
     grads = [node.grad for node in evaluation.nodes]
-    drawing = draw_arrays(program, nodes, data, grads, known, rankdir, legend)
+    code = written.code if edge_grads else None
+    drawing = draw_arrays(program, nodes, data, grads, known, rankdir, legend, code)
     return render_drawing(drawing, fmt, dpi)
 
 

@@ -4,6 +4,7 @@ calculus, the ways to give an array, the formats, and the messages for bad shape
 from __future__ import annotations
 
 import json
+import re
 
 import numpy as np
 import pytest
@@ -12,6 +13,7 @@ from hypothesis import strategies as st
 
 import nanograd_cli as ng
 from nanograd_cli.errors import InputError, SourceError
+from nanograd_cli.render.graph import TIMES
 
 from .array_programs import programs, torch_library, values_at
 from .helpers import in_process, limited, nanograd, on_terminal, visible
@@ -531,8 +533,35 @@ def test_the_drawing_of_arrays_has_a_legend_that_says_how_to_read_an_array():
     dot = in_process("draw", *layer).stdout
     assert "an array: its shape, and its first 4 numbers," in dot
     assert "fill: ‖grad‖ on a log scale in 6 equal steps" in dot
-    assert "which operand is which" not in dot  # the edges of arrays carry no names
+    assert "which operand is which" in dot
+    assert "≥" not in dot  # the top step runs to the largest ‖grad‖, which it holds
+    steps = re.findall(r">([0-9.e+-]+) to ([0-9.e+-]+)<", dot)
+    # the largest ‖grad‖ of a node, by hand: 1 (the sum), √2 (tanh's ones), 1/cosh(W@x)**2
+    # (W @ x), outer of that and x (W), W.T@ that (x)
+    W, x = np.array([[1.0, 2.0], [3.0, 4.0]]), np.array([0.5, -1.0])
+    inner = 1 / np.cosh(W @ x) ** 2
+    norms = [1.0, np.sqrt(2), *map(np.linalg.norm, (inner, np.outer(inner, x), W.T @ inner))]
+    largest = max(norms)
+    assert float(steps[0][1]) == pytest.approx(largest, rel=1e-2)
     assert "legend" not in in_process("draw", *layer, "--no-legend").stdout
+
+
+def test_the_drawing_of_arrays_names_operands_and_draws_local_derivatives_on_request():
+    """As a scalar graph's: a - b and a @ b label their edges; with --edge-grads, an operation
+    element by element has its local derivative per element on each edge (tanh's is
+    1/cosh**2, by hand), an array operation none."""
+    source = "h = tanh(W @ x - b); sum(h**2)"
+    given = ["--W", "[[1, 2], [3, 4]]", "--x", "[0.5, -1]", "--b", "[0, 0.1]", "-o", "-"]
+    dot = in_process("draw", source, *given).stdout
+    assert '[label="a @ b"' in dot and '[label="a - b"' in dot
+    assert dot.count("headlabel=a") == 3 and dot.count("headlabel=b") == 3  # and a ** b
+    dot = in_process("draw", source, *given, "--edge-grads").stdout
+    z = np.array([[1.0, 2.0], [3.0, 4.0]]) @ np.array([0.5, -1.0]) - np.array([0.0, 0.1])
+    local = ", ".join(f"{v:.4f}" for v in 1 / np.cosh(z) ** 2)
+    assert f'[label="{TIMES}{local}"]' in dot  # into tanh
+    assert f'[label="b {TIMES}-1.0000, -1.0000" fontcolor="#7a3e9d"]' in dot
+    assert "headlabel=a" in dot  # @: which operand, and no local derivative
+    assert "an array operation's is no number" in dot
 
 
 def test_draw_of_an_array_result_says_what_to_draw():
