@@ -59,7 +59,7 @@ def input_values(
         typed = (
             option("var", f"{name}={shortened(text)}") if by_var else f"--{name} {shortened(text)}"
         )
-        if RANDOM_VALUE.fullmatch(text):
+        if RANDOM_CALL.search(text):
             values[name] = draw(text, typed)
             continue
         number = text_number(text, typed)
@@ -79,8 +79,19 @@ def input_values(
     return values
 
 
-# A random start: normal(16, 2), uniform(3).
-RANDOM_VALUE = re.compile(r"\s*(normal|uniform)\s*\(([^()]*)\)\s*")
+# A random start: normal(16, 2), uniform(3), alone or scaled by a number, before or after:
+# 0.1*uniform(2, 3), normal(16, 2)/4, normal(16)*sqrt(1/16).
+RANDOM_VALUE = re.compile(
+    r"\s*(?:(?P<before>.+?)\s*\*\s*)?(?P<kind>normal|uniform)\s*\((?P<sizes>[^()]*)\)"
+    r"\s*(?:(?P<op>[*/])\s*(?P<after>.+?))?\s*"
+)
+# A value that calls for a random start, scaled as RANDOM_VALUE says or not.
+RANDOM_CALL = re.compile(r"\b(?:normal|uniform)\s*\(")
+# What a random start may be, said where one is not.
+RANDOM_FORMS = (
+    "a random start is normal(...) or uniform(...), alone, times a number or divided by "
+    "one: 0.1*uniform(2, 3), normal(16, 2)/4"
+)
 
 
 class _RandomStarts:
@@ -96,9 +107,14 @@ class _RandomStarts:
         import numpy as np
 
         match = RANDOM_VALUE.fullmatch(text)
-        assert match is not None
-        kind, listed = match.groups()
-        sizes = [part.strip() for part in listed.split(",")]
+        before, after = (
+            text_number(match[part], typed) if match and match[part] else 1.0
+            for part in ("before", "after")
+        )
+        if match is None or before is None or after is None:
+            raise InputError(f"{typed}: {RANDOM_FORMS}")
+        kind = match["kind"]
+        sizes = [part.strip() for part in match["sizes"].split(",")]
         if not 1 <= len(sizes) <= 3 or not all(s.isdigit() and int(s) >= 1 for s in sizes):
             raise InputError(
                 f"{typed}: give the shape as whole numbers of 1 or more, {kind}(16, 2)"
@@ -112,8 +128,12 @@ class _RandomStarts:
             self.generator = np.random.default_rng(self.seed)
         shape = tuple(int(s) for s in sizes)
         if kind == "normal":
-            return self.generator.standard_normal(shape)
-        return self.generator.uniform(-1.0, 1.0, shape)
+            drawn = self.generator.standard_normal(shape)
+        else:
+            drawn = self.generator.uniform(-1.0, 1.0, shape)
+        if match["before"]:
+            drawn = before * drawn
+        return drawn / after if match["op"] == "/" else drawn * after
 
 
 # A value that is an array: a literal, an array function's call, or @FILE.

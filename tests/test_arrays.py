@@ -871,3 +871,21 @@ def test_check_against_the_one_input_twice_says_so():
         done.stderr
         == "error: --against is given 2 times for d/dx, the one input: give one formula\n"
     )
+
+
+def test_a_random_start_may_be_scaled_by_a_number():
+    """One SGD step on sum(W**2) moves W to W*(1 - 2*lr): from NumPy's draw with the seed,
+    times 0.1 or divided by 4, by hand. Other arithmetic on a random start says what is
+    taken, not that --seed does nothing."""
+    loss = ["minimize", "sum(W**2)", "--steps", "1", "--optimizer", "sgd", "--lr", "0.25"]
+    drawn = np.random.default_rng(7).standard_normal((2, 3))
+    for start, scaled in [("0.1*normal(2, 3)", 0.1 * drawn), ("normal(2, 3)/4", drawn / 4)]:
+        done = nanograd(*loss, "--W", start, "--seed", "7", "--format", "json")
+        moved = json.loads(done.stdout)["inputs"]["W"]
+        assert np.ravel(moved).tolist() == pytest.approx((scaled * 0.5).ravel().tolist(), rel=1e-15)
+    done = nanograd(*loss, "--W", "uniform(2, 3) + 1", "--seed", "7")
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == (
+        "error: --W uniform(2, 3) + 1: a random start is normal(...) or uniform(...), alone, "
+        "times a number or divided by one: 0.1*uniform(2, 3), normal(16, 2)/4\n"
+    )
