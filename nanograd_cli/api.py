@@ -220,7 +220,7 @@ def grad_points(
     from . import io
 
     mode = choice("mode", mode, MODES)
-    check_wrt(wrt, program.inputs)
+    check_wrt(wrt, program.inputs, elements=True)
     if mode == "forward":
         raise InputError(
             f"{option('points')} runs the vectorized reverse mode: drop {option('mode', 'forward')}"

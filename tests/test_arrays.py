@@ -889,3 +889,17 @@ def test_a_random_start_may_be_scaled_by_a_number():
         "error: --W uniform(2, 3) + 1: a random start is normal(...) or uniform(...), alone, "
         "times a number or divided by one: 0.1*uniform(2, 3), normal(16, 2)/4\n"
     )
+
+
+def test_points_take_wrt_an_element(tmp_path):
+    """By hand: d/dx[1] of sum(x**2)*y is 2*x[1]*y, d/dy is sum(x**2)."""
+    (tmp_path / "p.csv").write_text("x[0],x[1],y\n1,2,3\n4,5,6\n")
+    done = nanograd(
+        "grad", "sum(x**2)*y", "--points", "p.csv", "--wrt", "x[1]", "--wrt", "y", cwd=tmp_path
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == [
+        "x[0],x[1],y,value,d_x[1],d_y",
+        "1,2,3,15.0,12.0,5.0",
+        "4,5,6,246.0,60.0,41.0",
+    ]
