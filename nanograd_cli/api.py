@@ -42,6 +42,7 @@ from .results import (
     LaTeX,
     Layout,
     Minimum,
+    array_of,
     element_names,
     flattened,
 )
@@ -138,7 +139,7 @@ def grad(
     and Jacobian; only the derivatives by `wrt`, when given. `mode` is reverse, forward, or
     auto: the Jacobian picks the mode by its shape, and one result is reverse mode."""
     mode = choice("mode", mode, MODES)
-    check_wrt(wrt, program.inputs)
+    check_wrt(wrt, program.inputs, elements=True)
     program, point, layout = scalarized(program, point)
     result = program.jacobian(point, mode) if program.outputs else program.grad(point, mode)
     non_finite(result.non_finite, strict, warn)
@@ -156,7 +157,7 @@ def jacobian(
     """The value of every output (a source that ends by listing names, `u, v`; else its
     result) and their gradients at `point`."""
     mode = choice("mode", mode, MODES)
-    check_wrt(wrt, program.inputs)
+    check_wrt(wrt, program.inputs, elements=True)
     program, point, layout = scalarized(program, point)
     result = program.jacobian(point, mode)
     non_finite(result.non_finite, strict, warn)
@@ -222,7 +223,7 @@ def grad_points(
     from . import io
 
     mode = choice("mode", mode, MODES)
-    check_wrt(wrt, program.inputs)
+    check_wrt(wrt, program.inputs, elements=True)
     if mode == "forward":
         raise InputError(
             f"{option('points')} runs the vectorized reverse mode: drop {option('mode', 'forward')}"
@@ -280,7 +281,7 @@ def diff(
     if any(sizes.values()):
         from .array_diff import derivatives_text as array_derivatives
 
-        check_wrt(wrt, program.inputs)
+        check_wrt(wrt, program.inputs, elements=True)
         text = array_derivatives(program, sizes, list(wrt), latex, exact)
     else:
         from .arrays import ShapeProblem
@@ -291,7 +292,11 @@ def diff(
         except ShapeProblem as problem:  # x@x: the inputs are numbers without shapes
             hint = f" (the shape of an array input: {option('shape', 'NAME=DIMS')})"
             raise ShapeProblem(problem.message + hint, problem.source, problem.offset) from None
-        check_wrt(wrt, program.inputs)
+        check_wrt(wrt, program.inputs, elements=True)
+        for name in wrt:
+            if name not in program.inputs:  # x[0], and x has no shape
+                shaped = option("shape", f"{array_of(name)}=N")
+                raise InputError(f"{option('wrt', name)}: give {array_of(name)} a shape, {shaped}")
         with_inputs(program, "its derivative is 0 by every name")
         text = derivatives_text(program, list(wrt), latex, exact)
     return LaTeX(text) if latex else text
@@ -437,14 +442,10 @@ def check_against(
     ranges = dict(ranges or {})
     check_wrt(wrt, program.inputs)
     formulas: dict[str, tuple[str, Program]] = {}
+    against = [part for text in against for part in _diff_lines(text, program.inputs)]
     for text in against:
         name, equals, rest = text.partition("=")
         name = name.strip()
-        if equals and name.removeprefix("d_") in program.inputs and "\n" in rest.strip():
-            raise InputError(  # diff's output for every input
-                f"give one formula per {option('against')}: {name.removeprefix('d_')}=FORMULA, "
-                f"or the output of diff {option('wrt', 'NAME')} as it is"
-            )
         if name.startswith("d_") and name[2:] in program.inputs and name not in program.inputs:
             name = name[2:]  # d_x = y, as diff writes it: the derivative by x
         if equals and name in program.inputs and not rest.startswith("="):
@@ -452,6 +453,12 @@ def check_against(
         elif equals and not rest.startswith("=") and re.fullmatch(r"[A-Za-z_]\w*", name):
             raise InputError(
                 f"{text!r}: {name} names no input of the source ({', '.join(program.inputs)})"
+            )
+        elif len(against) > 1 and (len(wrt) == 1 or len(program.inputs) == 1):
+            only = wrt[0] if wrt else program.inputs[0]
+            raise InputError(
+                f"{option('against')} is given {len(against)} times for d/d{only}, the one "
+                f"input{' --wrt names' if wrt else ''}: give one formula"
             )
         elif len(against) > 1:
             raise InputError(
@@ -508,6 +515,26 @@ def check_against(
     return result
 
 
+def _diff_lines(text: str, inputs: Sequence[str]) -> list[str]:
+    """`text`, or where it is diff's output for several inputs (`d_x = ...` lines, each maybe
+    with a comment under it, after the lines that bind the names they use), one formula per
+    input, `x=...`: the binding lines, then that line's expression."""
+    lines = text.splitlines()
+    derivatives = [
+        (i, found[1])
+        for i, line in enumerate(lines)
+        if (found := re.match(r"\s*d_([A-Za-z_]\w*)\s*=(?!=)", line)) and found[1] in inputs
+    ]
+    if len(derivatives) < 2:
+        return [text]
+    named = {i for i, _ in derivatives}
+    bindings = [line for i, line in enumerate(lines) if i not in named and line[:1] != "#"]
+    return [
+        f"{name}={chr(10).join([*bindings, lines[i].partition('=')[2].strip()])}"
+        for i, name in derivatives
+    ]
+
+
 def _formulas_by_element(
     formulas: Mapping[str, tuple[str, Program]], layout: Layout
 ) -> dict[str, tuple[str, Program]]:
@@ -552,6 +579,13 @@ def failure(
         from .gradcheck import failures
 
         return None if result.passed else f"gradient check failed for {failures(result)}"
+    differ = [(name, c) for name, c in result.checks.items() if c.differ]
+    if len(differ) > 1:  # each by name, or how many and the worst
+        worst = max(differ, key=lambda pair: _by_size(pair[1].max_abs_error))[0]
+        named = ", ".join(f"d/d{name}" for name, _ in differ)
+        if len(differ) > 5:
+            named = f"{len(differ)} derivatives (the worst: d/d{worst})"
+        return f"the formulas for {named} differ from the engine's derivatives"
     for name, c in result.checks.items():
         if c.differ:
             return (
@@ -561,6 +595,11 @@ def failure(
         if c.points == c.skipped:
             return f"the engine's derivative by {name} is nan at every point"
     return None
+
+
+def _by_size(error: float) -> float:
+    """An error to compare: nan (a formula that is nan where the engine's is not) largest."""
+    return math.inf if math.isnan(error) else error
 
 
 def minimize(
@@ -1086,7 +1125,7 @@ def draw(
         )
     if _has_arrays(program, point) and not scalars and fmt != "html":
         return _draw_arrays(
-            one_output(program, "draw"), point, fmt, rankdir, dpi, strict, warn, legend
+            one_output(program, "draw"), point, fmt, rankdir, dpi, strict, warn, legend, edge_grads
         )
     program, point, layout = scalarized(program, point)
     if layout.results.get("result"):
@@ -1146,9 +1185,10 @@ def _draw_arrays(
     strict: bool,
     warn: Warn | None,
     legend: bool,
+    edge_grads: bool = False,
 ) -> bytes:
     """`draw` of a program with arrays, as the source writes them (render/array_graph.py),
-    with a legend if `legend`."""
+    with a legend if `legend`, and the local derivatives on the edges if `edge_grads`."""
     from .arrays import array_view
     from .render.array_graph import draw_arrays
     from .render.graph import render_drawing
@@ -1161,7 +1201,8 @@ def _draw_arrays(
     non_finite(evaluation.first_non_finite(), strict, warn)
     data = [node.data for node in evaluation.nodes]
     grads = [node.grad for node in evaluation.nodes]
-    drawing = draw_arrays(program, nodes, data, grads, known, rankdir, legend)
+    code = written.code if edge_grads else None
+    drawing = draw_arrays(program, nodes, data, grads, known, rankdir, legend, code)
     return render_drawing(drawing, fmt, dpi)
 
 
@@ -1229,10 +1270,11 @@ def with_inputs(program: Program, otherwise: str) -> Program:
     return program
 
 
-def check_wrt(wrt: Iterable[str], inputs: Sequence[str]) -> None:
-    """Every name to differentiate by is one of `inputs`."""
+def check_wrt(wrt: Iterable[str], inputs: Sequence[str], elements: bool = False) -> None:
+    """Every name to differentiate by is one of `inputs` (with `elements`, or an element
+    of one, `x[0]`, which the written-out program checks)."""
     for name in wrt:
-        if name not in inputs:
+        if (array_of(name) if elements else name) not in inputs:
             raise NotAnInput(name, list(inputs))
 
 

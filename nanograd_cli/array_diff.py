@@ -26,8 +26,8 @@ from .errors import NanogradError
 from .formula import Note
 from .ops import DIV, MUL, SUB
 from .program import Apply, Program
-from .results import Layout, Shape, element_names
-from .symbolic import Derivatives, derivative_names, derive, written
+from .results import Layout, Shape, array_of, element_name, element_names
+from .symbolic import Derivatives, derivative_names, derive, to_source, written
 
 _SUM = ARRAY_FUNCTIONS["sum"]
 _ONES, _ZEROS, _OUTER, _SOFTMAX = (
@@ -76,6 +76,13 @@ class ArrayAdjoints:
             if id(node) not in self._shapes:
                 self._shapes[id(node)] = self._shape_of(node)
         return self._shapes[id(e)]
+
+    def is_array(self, e: Expr) -> bool:
+        """Whether `e` stands for an array (not a number), as far as its shape is known."""
+        try:
+            return bool(self.shape(e))
+        except NoVectorForm:
+            return False
 
     def _shape_of(self, e: Expr) -> Shape:
         if e.kind == INPUT:
@@ -165,9 +172,12 @@ class ArrayAdjoints:
             a, m = args
             g = self.expanded(g, (shapes[0][0], shapes[1][0]))
             return [(ins.args[0], self.matmul(g, m)), (ins.args[1], self.matmul(self.t(g), a))]
-        if name == "softmax" and not axis and len(shape) == 1:
-            g = self.expanded(g, shape)
-            return [(ins.args[0], self.times(out, b.apply(SUB, g, self.matmul(g, out))))]
+        if name == "softmax" and not axis and len(shape) == 1:  # s*g - s*sum(g*s)
+            g = self.expanded(g, shape)  # sum(g*s), not g@s: -y/s*s is -y, as it cancels
+            spread = self.times(out, self.summed(self.times(g, out)))
+            return [(ins.args[0], b.apply(SUB, self.times(out, g), spread))]
+        if name == "len":  # a length: the same for every value
+            return []
         if name == "logsumexp" and not axis:
             return [(ins.args[0], self.times(g, b.apply(_SOFTMAX, x)))]
         raise NoVectorForm
@@ -313,7 +323,9 @@ def derivatives_text(
 ) -> str:
     """The derivative by each input in `wrt` (all when empty) as `diff` prints it, for array
     inputs of `shapes`: in vector form where one exists, else as an array literal (for an
-    array result, the Jacobian: of the result's shape, then the input's)."""
+    array result, the Jacobian: of the result's shape, then the input's). By an element,
+    `x[0]`, element by element."""
+    wrt = [n if n in program.inputs else element_name(n, shapes.get(array_of(n), ())) for n in wrt]
     wrt = wrt or program.inputs
     textbook = not exact
     builder = Builder(textbook)
@@ -321,8 +333,10 @@ def derivatives_text(
     result_shape = layout.results["result"]
     found = Derivatives({}, {}, {}, textbook)
     if not result_shape:  # a Jacobian is written element by element
-        adjoints = ArrayAdjoints(builder, program, shapes, instruction_shapes)
-        vector = _vector_form(builder, program, wrt, textbook, adjoints)
+        plain = _without_vector_transposes(program, instruction_shapes)
+        adjoints = ArrayAdjoints(builder, plain, shapes, instruction_shapes)
+        whole = list(dict.fromkeys(map(array_of, wrt)))  # x for x[0]: its vector form indexed
+        vector = _vector_form(builder, plain, whole, textbook, adjoints)
         for name, root in vector.roots.items():
             if _agrees(root, scalar, shapes, name):
                 found.roots[name] = root
@@ -332,10 +346,18 @@ def derivatives_text(
         by_element = _by_element(builder, scalar, layout, shapes, rest, textbook)
         found.roots.update(by_element.roots)
         found.notes.update(by_element.notes)
+    for name in rest:  # an element, x[1]: that of the vector form where it is shorter
+        array = array_of(name)
+        if name not in program.inputs and array in found.roots:
+            element = _element(builder, found.roots[array], name)
+            if len(to_source({"": element})) < len(to_source({"": found.roots[name]})):
+                found.roots[name], found.notes[name] = element, found.notes[array]
     labels = derivative_names(wrt, set(program.inputs) | set(program.labels.values()))
     found.roots = {labels[n]: found.roots[n] for n in wrt}
     found.notes = {labels[n]: found.notes[n] for n in wrt}
-    return written(found, latex)
+    return written(
+        found, latex, ArrayAdjoints(builder, program, shapes, instruction_shapes).is_array
+    )
 
 
 def _by_element(
@@ -347,7 +369,8 @@ def _by_element(
     textbook: bool,
 ) -> Derivatives:
     """The derivatives of `scalar` (the program written out, as `layout` says) by each
-    input's elements, as array literals of the result's shape then the input's."""
+    input's elements (or by an element, `x[0]`), as array literals of the result's shape
+    then the input's."""
     elements = {name: element_names(name, tuple(shapes.get(name, ()))) for name in wrt}
     every = [e for names in elements.values() for e in names]
     found = [
@@ -366,6 +389,12 @@ def _by_element(
     return Derivatives(roots, {}, notes, textbook)
 
 
+def _element(builder: Builder, root: Expr, name: str) -> Expr:
+    """The element `name` (`W[1,2]`) of the array `root`: root[1, 2]."""
+    index = name[name.index("[") + 1 : -1].split(",")
+    return builder.apply(INDEX, root, *(builder.const(float(i)) for i in index))
+
+
 def _literal(builder: Builder, parts: np.ndarray) -> Expr:
     if parts.ndim == 1:
         return builder.apply(LITERAL, *parts)
@@ -378,6 +407,25 @@ def _merged(notes) -> list[Note]:
     for n in notes:
         seen.setdefault((id(n.expr), n.relation), n)
     return list(seen.values())
+
+
+def _without_vector_transposes(program: Program, shapes: list[Shape]) -> Program:
+    """`program` with `x.T` read as `x` where x is a vector or a number (the transpose does
+    nothing to it), so that a derivative says `x@A`, not `x.T@A`, and `x@x` has 2*x."""
+    same = list(range(len(program.code)))
+    for i, ins in enumerate(program.code):
+        if type(ins) is Apply and ins.op is TRANSPOSE and len(shapes[ins.args[0]]) < 2:
+            same[i] = same[ins.args[0]]
+    if same == list(range(len(program.code))):
+        return program
+    code = [
+        ins._replace(args=tuple(same[a] for a in ins.args)) if type(ins) is Apply else ins
+        for ins in program.code
+    ]
+    outputs = {name: same[i] for name, i in program.outputs.items()}
+    return Program(
+        program.source, code, program.inputs, same[program.result], program.labels, outputs, True
+    )
 
 
 def _vector_form(
@@ -395,7 +443,6 @@ def _agrees(root: Expr, scalar: Program, shapes: Mapping[str, Shape], name: str)
     of `scalar`'s gradient (to rounding) at the points of the check where those are
     numbers, and there is one."""
     from .language import parse
-    from .symbolic import to_source
 
     shape = tuple(shapes.get(name, ()))
     try:

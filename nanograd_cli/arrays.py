@@ -127,12 +127,14 @@ def array_view(
     return written, _by_element(point, arrays), writer.nodes, writer.known
 
 
-def constant_array(program: Program) -> np.ndarray | None:
+def constant_array(program: Program, names: Mapping[str, float] | None = None) -> np.ndarray | None:
     """The value of a program with no inputs whose result is an array (`[1, 2]`,
-    `eye(3)`), else None."""
-    if program.inputs or program.outputs or not program.arrays:
+    `eye(3)`), else None; the inputs it reads that `names` gives values to are those
+    values (`[1, nan]`)."""
+    names = names or {}
+    if not set(program.inputs) <= set(names) or program.outputs or not program.arrays:
         return None
-    writer = _Writer(program, {})
+    writer = _Writer(program, {}, names)
     nodes, _ = writer.walk()
     result = nodes[program.result]
     if not isinstance(result, np.ndarray):
@@ -144,8 +146,11 @@ def constant_array(program: Program) -> np.ndarray | None:
 class _Writer:
     """Writes a program's instructions out in scalars, one at a time."""
 
-    def __init__(self, program: Program, shapes: Mapping[str, Shape]):
+    def __init__(
+        self, program: Program, shapes: Mapping[str, Shape], names: Mapping[str, float] = {}
+    ):
         self.program = program
+        self.names = names  # inputs that are constants
         self.source = program.source
         self.shapes = shapes
         self.code: list[Instruction] = []
@@ -239,13 +244,16 @@ class _Writer:
         nodes: list[Node] = []
         inputs: list[str] = []
         for ins in self.program.code:
-            if type(ins) is Input:
+            node: Node
+            if type(ins) is Input and ins.name in self.names:
+                node = self.const(self.names[ins.name], ins.offset)
+            elif type(ins) is Input:
                 shape = tuple(self.shapes.get(ins.name, ()))
                 self.room(3 * math.prod(shape), ins.offset)  # a node, its name, value, gradient
                 names = element_names(ins.name, shape)
                 made = [self.emit(Input(name, ins.offset)) for name in names]
                 inputs.extend(names)
-                node: Node = np.array(made, dtype=object).reshape(shape) if shape else made[0]
+                node = np.array(made, dtype=object).reshape(shape) if shape else made[0]
             elif type(ins) is Const:
                 node = self.const(ins.value, ins.offset)
             elif type(ins.op) is ArrayOp:

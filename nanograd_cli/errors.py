@@ -221,11 +221,19 @@ class BadInputValue(InputError):
 
     def __init__(self, name: str, text: str):
         self.names = [name]
-        # `--x 0:1`: a range, which plot and check --against take
-        hint = (
-            "; a range LO:HI is for plot and check --against" if text.count(":") in (1, 2) else ""
-        )
-        super().__init__(f"--{name} expects a number, got {text!r}{hint}")
+        super().__init__(f"--{name} expects a number, got {text!r}{value_hint(name, text)}")
+
+
+def value_hint(name: str, text: str) -> str:
+    """What an input's value `text` that is no number may have meant, said after the
+    message: `--x 0:1` is a range, which plot and check --against take; `--x 1, 2` an array
+    without its brackets."""
+    if text.count(":") in (1, 2):
+        return "; a range LO:HI is for plot and check --against"
+    if ", " in text or text.count(",") > 1:  # not 1,5: a decimal comma
+        listed = text.strip().removeprefix("(").removesuffix(")")
+        return f'; an array is written in brackets, {option(name)} "[{listed}]"'
+    return ""
 
 
 class NotAnInput(InputError):

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import ClassVar, NamedTuple, cast
 
 from .algebra import CALL, INPUT, NUMBER, Expr, reachable
@@ -201,12 +201,14 @@ def write(
     latex: bool = False,
     definitions: Mapping[str, Expr] | None = None,
     notes: Mapping[str, list[Note]] | None = None,
+    is_array: Callable[[Expr], bool] | None = None,
 ) -> str:
-    """Statements that compute the roots: each of `definitions` (the names the roots use,
+    r"""Statements that compute the roots: each of `definitions` (the names the roots use,
     in order), each bound sub-expression once (t1 = ...) before the first line that uses it,
     then, for one root, its expression; for several, one `NAME = expression` line each; under
     a root, a comment with its notes (`# x > 0`). In LaTeX, several lines are one `aligned`
-    environment."""
+    environment, and a product of two arrays (as `is_array` says) is `\odot`, element by
+    element, not read as a matrix product."""
     definitions = definitions or {}
     notes = notes or {}
     note_parts = [n.expr for name in roots for n in notes.get(name, [])]
@@ -229,7 +231,7 @@ def write(
         while f"t{counter}" in taken:
             counter += 1
         names[id(e)] = f"t_{{{counter}}}" if latex else f"t{counter}"
-    printer: _Text = _Latex() if latex else _Text()
+    printer: _Text = _Latex(is_array) if latex else _Text()
     printer.bound = bound
     text: dict[int, tuple[Text, int]] = {}  # node -> (its text, its precedence)
     lines: dict[int, tuple[str, str]] = {}
@@ -503,18 +505,22 @@ class _Latex(_Text):
     relations: ClassVar[dict[str, str]] = {">": ">", "!=": r"\neq"}
     joined = r" \text{ and } "
 
-    def __init__(self) -> None:
+    def __init__(self, is_array: Callable[[Expr], bool] | None = None) -> None:
         # per node: the sign of the number a product is written beginning with, else 0
         self._leading: dict[int, float] = {}
         self.bound: set[int] = set()  # nodes written by a name they are bound to
+        self.is_array = is_array or (lambda e: False)
 
     def parenthesised(self, text: Text) -> Text:
         return _cat(r"\left(", text, r"\right)")
 
     def name(self, name: str) -> str:
         element = re.fullmatch(r"(\w+)\[([0-9,]+)\]", name)
-        if element:  # W[1,2] is W_{1,2}
-            return f"{self.name(element[1])}_{{{element[2]}}}"
+        if element:  # W[1,2] is W_{1,2}; d_W[1,2] is d_{W_{1,2}}
+            base = self.name(element[1])
+            if base.endswith("}") and "_{" in base:
+                return f"{base[:-1]}_{{{element[2]}}}}}"
+            return f"{base}_{{{element[2]}}}"
         if name in _GREEK or name == "pi":  # pi: the constant, by name in a textbook form
             return "\\" + name
         if len(name) == 1:
@@ -595,6 +601,8 @@ class _Latex(_Text):
             return _cat(shown, "^{", exponent, "}"), _POWER
         if e.kind == CALL and e.op.name == "exp" and e.op.arity == 1:
             return _cat("e^{", text[id(e.args[0])][0], "}"), _POWER
+        if product and self.is_array(e.args[0]) and self.is_array(e.args[1]):
+            return self._times(tuple(e.args), text), _PRODUCT
         return super().node(e, text)
 
     def _shown_as(self, e: Expr, op: Op) -> bool:
@@ -606,6 +614,9 @@ class _Latex(_Text):
         if not isinstance(part, tuple):
             return text[id(part)][0]
         left, right = part
+        if self.is_array(left) and self.is_array(right):  # x \odot y, element by element
+            a, b = text[id(left)], text[id(right)]
+            return _cat(self.wrap(a, _PRODUCT), r" \odot ", self.wrap(b, _POWER))
         return self.multiply(text[id(left)], text[id(right)])
 
     def call(self, op, args: list[Text]) -> Text:

@@ -93,13 +93,18 @@ class _Parser:
                 open_parens.append(offset)
             elif kind in _CLOSING and open_parens:
                 opened = open_parens.pop()
-                if source[opened] != _CLOSING[kind]:
-                    raise SyntaxProblem(f"'{source[opened]}' is closed by '{text}'", source, offset)
+                if source[opened] != _CLOSING[kind]:  # said at the bracket left open
+                    raise SyntaxProblem(
+                        f"'{source[opened]}' is not closed before the '{text}' "
+                        f"{_below(source, opened, offset)}",
+                        source,
+                        opened,
+                    )
             elif kind == "_END":
                 kind = "$END"
                 offset = len(source.rstrip())
             elif kind == "_BAD":
-                raise SyntaxProblem(_bad_character(text), source, offset)
+                raise SyntaxProblem(_bad_character(text, source, offset), source, offset)
             token = (kind, text, offset)
             while True:
                 state = states[-1]
@@ -567,6 +572,8 @@ class _Builder:
         import difflib
 
         # arcsin is asin, arcsec is asec: the same hint
+        if text in _ABSENT:
+            return f"unknown function {text}: {_ABSENT[text]}"
         hint = _meant(text)
         if hint:
             return f"unknown function {text}: did you mean {hint}?"
@@ -648,7 +655,19 @@ _HINTS = {
     "exp2": "2**x",
     "root": "x**(1/n)",
     "nthroot": "x**(1/n), or cbrt(x)",
+    "transpose": "x.T",
+    "matmul": "a @ b",
 }
+# Functions of NumPy's that the language does not have, and what it has instead.
+_INVERSE = "the language has no matrix inverse: for x = inv(A) @ b, minimize norm(A@x - b)**2"
+_ABSENT = {
+    "inv": _INVERSE,
+    "pinv": _INVERSE,
+    "solve": _INVERSE,
+    "det": "the language has no determinant: write it out, A[0,0]*A[1,1] - A[0,1]*A[1,0]",
+}
+# The prefixes of libraries, which the language's functions go without: np.exp(x) is exp(x).
+_MODULES = frozenset(("np", "numpy", "jnp", "torch", "math", "scipy", "linalg", "F"))
 
 
 def _meant(text: str) -> str | None:
@@ -659,7 +678,10 @@ def _meant(text: str) -> str | None:
     return _HINTS.get(usual, usual if usual in FUNCTIONS and usual != text else None)
 
 
-def _bad_character(text: str) -> str:
+def _bad_character(text: str, source: str, offset: int) -> str:
+    """The message for the character `text` at `offset`, which no token begins with."""
+    if text == ".":
+        return f"unexpected character '.'{_dotted(source, offset)}"
     if text in _LOOKALIKES:
         return f"unexpected character {text!r}: write {_LOOKALIKES[text]!r}"
     if text in "'\"":
@@ -679,6 +701,38 @@ def _bad_character(text: str) -> str:
             "comparisons for and, (a < b)*(b < c), and take max(...) of them for or"
         )
     return f"unexpected character {text!r}"
+
+
+def _below(source: str, start: int, offset: int) -> str:
+    """Where `offset` is, said from `start` (a line or an entry of the repl may begin
+    anywhere): `at column 13`, or `2 lines below, at column 4`."""
+    column = offset - source.rfind("\n", 0, offset)
+    lines = source.count("\n", start, offset)
+    if not lines:
+        return f"at column {column}"
+    return f"{lines} line{'s' if lines > 1 else ''} below, at column {column}"
+
+
+def _dotted(source: str, offset: int) -> str:
+    """What a '.' written as NumPy is written means, said after the message: x.t or
+    x.transpose() is x.T, np.exp(x) is exp(x), x.sum() is sum(x); else nothing."""
+    owner = re.search(r"([A-Za-z_][A-Za-z0-9_]*)?(\)?)\s*$", source[:offset])
+    after = re.match(r"\s*([A-Za-z_][A-Za-z0-9_.]*)", source[offset + 1 :])
+    if owner is None or after is None:
+        return ""
+    name = after[1].split(".")[-1]  # np.linalg.inv is inv
+    written = owner[1] if owner[1] and not owner[2] else "(...)"
+    if owner[1] in _MODULES and not owner[2]:
+        if name in _ABSENT:
+            return f": {_ABSENT[name]}"
+        if name in FUNCTIONS or name in DEFINED:
+            return f": the language's functions go without {owner[1]}., write {name}(...)"
+        return f": the language's functions go without {owner[1]}."
+    if name in ("t", "transpose"):
+        return f": did you mean {written}.T?"
+    if name in FUNCTIONS:
+        return f": write {name}({written}), not {written}.{name}()"
+    return ""
 
 
 # Comparisons written as other languages or habit write them, and the language's own.

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -57,6 +58,30 @@ def element_names(name: str, shape: tuple[int, ...]) -> list[str]:
     return [f"{name}[{','.join(map(str, i))}]" for i in itertools.product(*map(range, shape))]
 
 
+def array_of(name: str) -> str:
+    """The array an element's name `x[0]`, `W[1, 2]` is of (x, W); any other name as it is."""
+    base, bracket, _ = name.partition("[")
+    return base.strip() if bracket and name.rstrip().endswith("]") else name
+
+
+def element_name(name: str, shape: Shape) -> str:
+    """The element `name` (`W[1, 2]`, `x[-1]`) of the array `array_of(name)` of `shape`, to
+    differentiate by, as element_names writes it (`W[1,2]`, `x[2]`); else bad input."""
+    from .errors import InputError, option
+
+    base = array_of(name)
+    given = name.strip()[len(base) + 1 : -1].replace(" ", "").split(",")
+    if not shape:
+        problem = f"{base} is a number, not an array: differentiate by {option('wrt', base)}"
+    elif len(given) != len(shape) or not all(re.fullmatch(r"-?[0-9]+", i) for i in given):
+        problem = f"an element of {base} of shape {shape} is {element_names(base, shape)[-1]}"
+    elif not all(-n <= int(i) < n for i, n in zip(given, shape, strict=True)):
+        problem = f"out of range for {base} of shape {shape}"
+    else:
+        return f"{base}[{','.join(str(int(i) % n) for i, n in zip(given, shape, strict=True))}]"
+    raise InputError(f"{option('wrt', name)}: {problem}")
+
+
 # The fields of a result that hold values by input, parameter or output name: arrays where
 # the program has them (given back by `Layout.shaped`, written out by `flattened`).
 ARRAY_FIELDS = ("inputs", "gradients", "values", "parameters", "stderr")
@@ -70,7 +95,7 @@ def by_element(values: Mapping[str, Any]) -> dict:
         if shape:
             flat.update(zip(element_names(name, shape), value.ravel().tolist(), strict=True))
         else:
-            flat[name] = value
+            flat[name] = value.item() if hasattr(value, "item") else value  # NumPy's float64
     return flat
 
 
@@ -124,8 +149,17 @@ class Layout:
         return any(self.inputs.values()) or any(self.results.values())
 
     def elements(self, names: Iterable[str]) -> list[str]:
-        """The scalar inputs that stand for the inputs `names`."""
-        return [e for name in names for e in element_names(name, self.inputs.get(name, ()))]
+        """The scalar inputs that stand for the inputs `names`; an element's name, `x[0]`,
+        stands for itself."""
+        return [
+            e
+            for name in names
+            for e in (
+                element_names(name, self.inputs.get(name, ()))
+                if array_of(name) == name
+                else [element_name(name, self.inputs.get(array_of(name), ()))]
+            )
+        ]
 
     def shaped(self, result: R) -> R:
         """`result`, computed by the written-out program, with each array's elements as one
@@ -155,24 +189,31 @@ class Layout:
             blocks[out] = {}
             for name, shape in self.inputs.items():
                 names = element_names(name, shape)
-                if names[0] in rows[0]:  # asked for (wrt)
+                asked = [e for e in names if e in rows[0]]  # by wrt: every element, or some
+                if len(asked) == len(names):
                     block = numpy.array([[row[e] for e in names] for row in rows])
                     whole = out_shape + shape
                     blocks[out][name] = block.reshape(whole) if whole else float(block[0, 0])
+                for e in asked if len(asked) < len(names) else ():
+                    column = numpy.array([row[e] for row in rows])
+                    blocks[out][e] = column.reshape(out_shape) if out_shape else float(column[0])
         return blocks
 
 
 def _grouped(flat: Mapping[str, float], shapes: Mapping[str, Shape]) -> dict:
-    """Values by element name, grouped into an array per name of `shapes` (those present)."""
+    """Values by element name, grouped into an array per name of `shapes` whose elements
+    are all present; an element of one whose elements are not all present by its name."""
     import numpy
 
     grouped: dict = {}
     for name, shape in shapes.items():
         names = element_names(name, shape)
-        if names[0] in flat:
+        if all(e in flat for e in names):
             grouped[name] = (
                 numpy.array([flat[e] for e in names]).reshape(shape) if shape else flat[name]
             )
+        else:
+            grouped.update((e, flat[e]) for e in names if e in flat)
     return grouped
 
 

@@ -621,7 +621,12 @@ class Session:
     def diff_command(self, args: Arguments, reply: Reply) -> None:
         _, program = self._program(args.expr)
         fmt = args.value("format") or "text"
-        shapes = api.named_shapes(args.items("shape"))
+        held = {  # the arrays the session holds, unless `shape` says otherwise
+            name: getattr(value, "shape", ())
+            for name, value in self.inputs.items()
+            if getattr(value, "ndim", 0) and name in program.input_slots
+        }
+        shapes = {**held, **api.named_shapes(args.items("shape"))}
         reply.out.append(api.diff(program, args.names("wrt"), fmt, args.flag("exact"), shapes))
 
     def hessian_command(self, args: Arguments, reply: Reply) -> None:

@@ -18,6 +18,7 @@ from .errors import (
     StreamError,
     option,
     printable,
+    value_hint,
 )
 from .program import Program
 
@@ -58,7 +59,7 @@ def input_values(
         typed = (
             option("var", f"{name}={shortened(text)}") if by_var else f"--{name} {shortened(text)}"
         )
-        if RANDOM_VALUE.fullmatch(text):
+        if RANDOM_CALL.search(text):
             values[name] = draw(text, typed)
             continue
         number = text_number(text, typed)
@@ -68,7 +69,8 @@ def input_values(
         if number is None:
             if by_var:
                 raise InputError(
-                    f"{option('var', f'{name}=VALUE')} expects a number, got {shortened(text)!r}"
+                    f"{option('var', f'{name}=VALUE')} expects a number, got "
+                    f"{shortened(text)!r}{value_hint(name, shortened(text))}"
                 )
             raise BadInputValue(name, shortened(text))
         if number == 0 and UNDERFLOWS.fullmatch(text.strip()) and warn:
@@ -77,8 +79,19 @@ def input_values(
     return values
 
 
-# A random start: normal(16, 2), uniform(3).
-RANDOM_VALUE = re.compile(r"\s*(normal|uniform)\s*\(([^()]*)\)\s*")
+# A random start: normal(16, 2), uniform(3), alone or scaled by a number, before or after:
+# 0.1*uniform(2, 3), normal(16, 2)/4, normal(16)*sqrt(1/16).
+RANDOM_VALUE = re.compile(
+    r"\s*(?:(?P<before>.+?)\s*\*\s*)?(?P<kind>normal|uniform)\s*\((?P<sizes>[^()]*)\)"
+    r"\s*(?:(?P<op>[*/])\s*(?P<after>.+?))?\s*"
+)
+# A value that calls for a random start, scaled as RANDOM_VALUE says or not.
+RANDOM_CALL = re.compile(r"\b(?:normal|uniform)\s*\(")
+# What a random start may be, said where one is not.
+RANDOM_FORMS = (
+    "a random start is normal(...) or uniform(...), alone, times a number or divided by "
+    "one: 0.1*uniform(2, 3), normal(16, 2)/4"
+)
 
 
 class _RandomStarts:
@@ -94,9 +107,14 @@ class _RandomStarts:
         import numpy as np
 
         match = RANDOM_VALUE.fullmatch(text)
-        assert match is not None
-        kind, listed = match.groups()
-        sizes = [part.strip() for part in listed.split(",")]
+        before, after = (
+            text_number(match[part], typed) if match and match[part] else 1.0
+            for part in ("before", "after")
+        )
+        if match is None or before is None or after is None:
+            raise InputError(f"{typed}: {RANDOM_FORMS}")
+        kind = match["kind"]
+        sizes = [part.strip() for part in match["sizes"].split(",")]
         if not 1 <= len(sizes) <= 3 or not all(s.isdigit() and int(s) >= 1 for s in sizes):
             raise InputError(
                 f"{typed}: give the shape as whole numbers of 1 or more, {kind}(16, 2)"
@@ -110,14 +128,23 @@ class _RandomStarts:
             self.generator = np.random.default_rng(self.seed)
         shape = tuple(int(s) for s in sizes)
         if kind == "normal":
-            return self.generator.standard_normal(shape)
-        return self.generator.uniform(-1.0, 1.0, shape)
+            drawn = self.generator.standard_normal(shape)
+        else:
+            drawn = self.generator.uniform(-1.0, 1.0, shape)
+        if match["before"]:
+            drawn = before * drawn
+        return drawn / after if match["op"] == "/" else drawn * after
 
 
 # A value that is an array: a literal, an array function's call, or @FILE.
 ARRAY_VALUE = re.compile(r"^\s*[\[@]|\b(?:zeros|ones|eye)\s*\(")
 # What `@FILE` may hold: a CSV of numbers without a header, a .npy file, or JSON nested lists.
 ARRAY_FILES = "a CSV of numbers without a header, a .npy file, or a .json of nested lists"
+
+
+# The values an array typed on the command line may hold besides numbers: warned of, as
+# `--x nan` is, by the element that holds one.
+NON_FINITE = {"nan": math.nan, "inf": math.inf, "infinity": math.inf}
 
 
 def array_value(text: str, typed: str) -> InputValue:
@@ -131,7 +158,9 @@ def array_value(text: str, typed: str) -> InputValue:
     from .language import parse
 
     try:
-        value = constant_array(parse(text))
+        program = parse(text)
+        named = {n: NON_FINITE[n.lower()] for n in program.inputs if n.lower() in NON_FINITE}
+        value = constant_array(program, named)
     except SourceError as error:
         raise InputError(f"{typed}: {error.message}") from None
     if value is None:
@@ -140,26 +169,32 @@ def array_value(text: str, typed: str) -> InputValue:
 
 
 def _array_file(path: str, typed: str) -> InputValue:
-    import numpy as np
-
-    if not os.path.isfile(path):
-        raise InputError(f"{typed}: no such file")
+    """The array in the file `path` (a CSV, which may begin with a UTF-8 byte order mark, a
+    .npy or a .json file); a file that cannot be read is exit 1, as `--data FILE`'s is."""
+    import io
     import warnings
+
+    import numpy as np
 
     from .arrays import numbers_array
 
     try:
+        with open(path, "rb") as file:
+            data = file.read()
+    except OSError as error:
+        raise NanogradError(f"{typed}: cannot read {printable(path)}: {error.strerror}") from None
+    try:
         with warnings.catch_warnings():
             warnings.simplefilter("error")  # NumPy's warnings are errors of the file's
             if path.endswith(".npy"):
-                value = np.load(path, allow_pickle=False)
+                value = np.load(io.BytesIO(data), allow_pickle=False)
             elif path.endswith(".json"):
                 import json
 
-                with open(path, encoding="utf-8") as file:
-                    value = np.array(json.load(file))
+                value = np.array(json.loads(data.decode("utf-8-sig")))
             else:
-                value = np.loadtxt(path, delimiter=",", dtype=float, ndmin=2)
+                text = io.StringIO(data.decode("utf-8-sig"))
+                value = np.loadtxt(text, delimiter=",", dtype=float, ndmin=2)
                 if 1 in value.shape:  # one line, or one column: a vector
                     value = value.ravel()
     except (ValueError, TypeError, OSError, UnicodeDecodeError, RecursionError, Warning):

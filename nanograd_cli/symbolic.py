@@ -25,7 +25,7 @@ more than once is written in the source's own names (`z = w*x + b`, `p = sigmoid
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -543,10 +543,13 @@ def to_source(roots: dict[str, Expr], latex: bool = False) -> str:
     return written(Derivatives(roots), latex)
 
 
-def written(derivatives: Derivatives, latex: bool = False) -> str:
+def written(
+    derivatives: Derivatives, latex: bool = False, is_array: Callable[[Expr], bool] | None = None
+) -> str:
     """The derivatives as `diff` prints them: the names they use, each bound to its
     definition, then each large repeated sub-expression bound to a new name (t1, ...), then
-    the derivatives, each with a note under it where it is not the engine's everywhere."""
+    the derivatives, each with a note under it where it is not the engine's everywhere;
+    `is_array` says which parts are arrays (for LaTeX's element-by-element product)."""
     roots, definitions, notes = derivatives.roots, derivatives.definitions, derivatives.notes
     parts = [*roots.values(), *definitions.values()]
     parts += [n.expr for name in roots for n in notes.get(name, [])]
@@ -556,7 +559,7 @@ def written(derivatives: Derivatives, latex: bool = False) -> str:
     shown_notes = {
         name: [Note(next(shown), n.relation) for n in notes.get(name, [])] for name in roots
     }
-    return write(shown_roots, latex, shown_definitions, shown_notes)
+    return write(shown_roots, latex, shown_definitions, shown_notes, is_array)
 
 
 def derivative_names(wrt: list[str], taken: set[str]) -> dict[str, str]:

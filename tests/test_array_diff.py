@@ -24,7 +24,11 @@ LEAST_SQUARES = ["--shape", "A=3,2", "--shape", "x=2", "--shape", "b=3"]
     [
         ("norm(A@x - b)**2", {"A": (3, 2), "x": 2, "b": 3}, "x", "2*A.T@(A@x - b)"),
         ("norm(A@x - b)**2", {"A": (3, 2), "x": 2, "b": 3}, "A", "outer(2*(A@x - b), x)"),
-        ("x.T@A@x", {"A": (3, 3), "x": 3}, "x", "x.T@A + A@x"),
+        ("x.T@A@x", {"A": (3, 3), "x": 3}, "x", "x@A + A@x"),  # x.T is x, for a vector
+        ("x.T@x", {"x": 3}, "x", "2*x"),
+        ("sum(x)/len(x)", {"x": 3}, "x", "ones(3)/len(x)"),
+        ("sum(-y*log(softmax(z)))", {"z": 3, "y": 3}, "z", "softmax(z)*sum(y) - y"),
+        ("softmax(z)@w", {"z": 3, "w": 3}, "z", "softmax(z)*(w - sum(w*softmax(z)))"),
         ("sum(x**2)", {"x": 4}, "x", "2*x"),
         ("sum(x)", {"x": 3}, "x", "ones(3)"),
         ("logsumexp(z) - z[1]", {"z": 3}, "z", "softmax(z) - [0, 1, 0]"),
@@ -190,3 +194,58 @@ def test_an_array_operation_without_shapes_says_how_to_give_them():
         "error: line 1, column 2: @ multiplies arrays; for a number, write * "
         "(the shape of an array input: --shape NAME=DIMS)"
     )
+
+
+def test_diff_by_an_element_is_that_element_of_the_derivative():
+    """--wrt x[1] and A[2,1]: the element of the vector form, or of the derivative written
+    element by element (d/dW[1,2] of sum(W**3) is 3*W[1,2]**2, by hand)."""
+    done = nanograd("diff", "norm(A@x - b)**2", "--wrt", "x[1]", "--wrt", "A[2, 1]", *LEAST_SQUARES)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "d_x[1] = (2*A.T@(A@x - b))[1]\nd_A[2,1] = outer(2*(A@x - b), x)[2, 1]\n"
+    latex = ng.diff(
+        "norm(A@x - b)**2", "x[1]", format="latex", shapes={"A": (3, 2), "x": 2, "b": 3}
+    )
+    assert latex == r"\left(2 A^{\top} \left(A x - b\right)\right)_{1}"
+    assert ng.diff("sum(W[1]**3)", "W[1,2]", shapes={"W": (2, 3)}) == "3*W[1,2]**2"
+    assert ng.diff("W@x", "W[1, 2]", shapes={"W": (2, 3), "x": 3}) == "[0, x[2]]"
+
+
+def test_diff_by_an_element_of_an_input_without_a_shape_asks_for_one():
+    done = nanograd("diff", "sum(x**2)", "--wrt", "x[1]")
+    assert (done.returncode, done.stderr) == (2, "error: --wrt x[1]: give x a shape, --shape x=N\n")
+
+
+def test_the_repls_diff_takes_the_shapes_of_the_arrays_it_holds():
+    """As `shape A=3,2 x=2 b=3` would; a shape given says otherwise (here, one that does not
+    fit), and a number held stays a number."""
+    held = "A = [[1, 2], [3, 4], [5, 6]]\nx = [1, -1]\nb = [0, 1, 2]\ny = 2\n"
+    done = nanograd(
+        "repl",
+        stdin=held + ":diff norm(A@x - b)**2 wrt x\n:diff sum(x**2)*y\n"
+        ":diff norm(A@x - b)**2 wrt x shape b=2\n",
+    )
+    assert done.stdout == "2*A.T@(A@x - b)\nd_x = 2*x*y\nd_y = sum(x**2)\n"
+    assert done.stderr.splitlines()[0] == (
+        "error: line 7, column 10: shapes (3,) and (2,) do not broadcast"
+    )
+
+
+def test_latex_writes_a_product_of_two_arrays_element_by_element_as_odot():
+    """x*y of two vectors is not the matrix product x y: the Hadamard product x \\odot y;
+    a number times an array, and a matrix product, stay as they were."""
+    shapes = {"x": 3, "y": 3}
+    assert ng.diff("sum((x*y)**2)", "x", format="latex", shapes=shapes) == r"2 x \odot y^{2}"
+    assert ng.diff("sum(x**2)*c", "x", format="latex", shapes={"x": 3}) == "2 c x"
+    done = in_process(
+        "diff",
+        "sum((x*y)**2)",
+        "--wrt",
+        "y",
+        "--shape",
+        "x=3",
+        "--shape",
+        "y=3",
+        "--format",
+        "latex",
+    )
+    assert done.stdout == "2 x^{2} \\odot y\n"

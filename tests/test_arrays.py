@@ -4,6 +4,7 @@ calculus, the ways to give an array, the formats, and the messages for bad shape
 from __future__ import annotations
 
 import json
+import re
 
 import numpy as np
 import pytest
@@ -12,6 +13,7 @@ from hypothesis import strategies as st
 
 import nanograd_cli as ng
 from nanograd_cli.errors import InputError, SourceError
+from nanograd_cli.render.graph import TIMES
 
 from .array_programs import programs, torch_library, values_at
 from .helpers import in_process, limited, nanograd, on_terminal, visible
@@ -241,7 +243,6 @@ def test_a_one_column_csv_is_a_vector(tmp_path):
             "error: --x [[1, 2], [3]]: the elements of an array have one shape: (2,) and (1,) "
             "differ\n",
         ),
-        (["sum(x)", "--x", "@nowhere.csv"], "error: --x @nowhere.csv: no such file\n"),
         (
             ["sum(x)", "--x", "[a, 2]"],
             "error: --x [a, 2]: an array's elements are numbers, such as [1, 2, 3]\n",
@@ -532,8 +533,35 @@ def test_the_drawing_of_arrays_has_a_legend_that_says_how_to_read_an_array():
     dot = in_process("draw", *layer).stdout
     assert "an array: its shape, and its first 4 numbers," in dot
     assert "fill: ‖grad‖ on a log scale in 6 equal steps" in dot
-    assert "which operand is which" not in dot  # the edges of arrays carry no names
+    assert "which operand is which" in dot
+    assert "≥" not in dot  # the top step runs to the largest ‖grad‖, which it holds
+    steps = re.findall(r">([0-9.e+-]+) to ([0-9.e+-]+)<", dot)
+    # the largest ‖grad‖ of a node, by hand: 1 (the sum), √2 (tanh's ones), 1/cosh(W@x)**2
+    # (W @ x), outer of that and x (W), W.T@ that (x)
+    W, x = np.array([[1.0, 2.0], [3.0, 4.0]]), np.array([0.5, -1.0])
+    inner = 1 / np.cosh(W @ x) ** 2
+    norms = [1.0, np.sqrt(2), *map(np.linalg.norm, (inner, np.outer(inner, x), W.T @ inner))]
+    largest = max(norms)
+    assert float(steps[0][1]) == pytest.approx(largest, rel=1e-2)
     assert "legend" not in in_process("draw", *layer, "--no-legend").stdout
+
+
+def test_the_drawing_of_arrays_names_operands_and_draws_local_derivatives_on_request():
+    """As a scalar graph's: a - b and a @ b label their edges; with --edge-grads, an operation
+    element by element has its local derivative per element on each edge (tanh's is
+    1/cosh**2, by hand), an array operation none."""
+    source = "h = tanh(W @ x - b); sum(h**2)"
+    given = ["--W", "[[1, 2], [3, 4]]", "--x", "[0.5, -1]", "--b", "[0, 0.1]", "-o", "-"]
+    dot = in_process("draw", source, *given).stdout
+    assert '[label="a @ b"' in dot and '[label="a - b"' in dot
+    assert dot.count("headlabel=a") == 3 and dot.count("headlabel=b") == 3  # and a ** b
+    dot = in_process("draw", source, *given, "--edge-grads").stdout
+    z = np.array([[1.0, 2.0], [3.0, 4.0]]) @ np.array([0.5, -1.0]) - np.array([0.0, 0.1])
+    local = ", ".join(f"{v:.4f}" for v in 1 / np.cosh(z) ** 2)
+    assert f'[label="{TIMES}{local}"]' in dot  # into tanh
+    assert f'[label="b {TIMES}-1.0000, -1.0000" fontcolor="#7a3e9d"]' in dot
+    assert "headlabel=a" in dot  # @: which operand, and no local derivative
+    assert "an array operation's is no number" in dot
 
 
 def test_draw_of_an_array_result_says_what_to_draw():
@@ -669,3 +697,209 @@ def test_points_refuse_an_array_given_two_ways(tmp_path, header, given, message)
     (tmp_path / "p.csv").write_text(f"{header}\n" + ",".join(["1"] * header.count(",")) + ",2\n")
     done = in_process("grad", "sum(x**2)*t", "--points", "p.csv", *given, cwd=tmp_path)
     assert (done.returncode, done.stderr) == (2, message)
+
+
+def test_wrt_an_element_gives_that_elements_derivative():
+    """The installed command: --wrt x[-1] and W[1, 2] (spaces and negative indices as a
+    source writes them), against PyTorch's gradient and Jacobian."""
+    W = torch.tensor([[1.0, -2.0, 0.5], [3.0, 0.25, -1.5]], dtype=torch.float64, requires_grad=True)
+    x = torch.tensor([0.5, -1.0, 2.0], dtype=torch.float64, requires_grad=True)
+    (torch.tanh(W @ x) ** 2).sum().backward()
+    given = ["--W", str(W.tolist()), "--x", str(x.tolist())]
+    done = nanograd(
+        "grad", "sum(tanh(W@x)**2)", *given, "--wrt", "W[1, 2]", "--wrt", "x[-1]", "--format", "csv"
+    )
+    header, row = done.stdout.splitlines()
+    assert header == "value,d_W[1,2],d_x[2]"
+    assert [float(v) for v in row.split(",")[1:]] == pytest.approx(
+        [W.grad[1, 2].item(), x.grad[2].item()], rel=1e-14
+    )
+    jacobian = torch.autograd.functional.jacobian(lambda W: torch.tanh(W @ x), W.detach())
+    done = in_process("grad", "tanh(W@x)", *given, "--wrt", "W[0,1]", "--format", "json")
+    assert json.loads(done.stdout)["jacobian"]["result"]["W[0,1]"] == pytest.approx(
+        jacobian[:, 0, 1].tolist(), rel=1e-14
+    )
+
+
+@pytest.mark.parametrize(
+    ("wrt", "message"),
+    [
+        ("x[3]", "error: --wrt x[3]: out of range for x of shape (3,)\n"),
+        ("x[0, 1]", "error: --wrt x[0, 1]: an element of x of shape (3,) is x[2]\n"),
+        ("y[0]", "error: --wrt y[0]: y is a number, not an array: differentiate by --wrt y\n"),
+        ("z[0]", "error: --wrt z[0]: z[0] is not an input (inputs: x, y)\n"),
+    ],
+)
+def test_wrt_an_element_that_is_not_one_is_bad_input(wrt, message):
+    done = nanograd("grad", "sum(x**2)*y", "--x", "[1, 2, 3]", "--y", "2", "--wrt", wrt)
+    assert (done.returncode, done.stdout, done.stderr) == (2, "", message)
+
+
+def test_an_array_value_may_hold_nan_and_inf_with_a_warning_naming_the_element():
+    """As --x nan is (spec §3): exit 0, the warning names x[1]; --strict is exit 1."""
+    done = nanograd("grad", "sum(x**2)", "--x", "[1, nan, -Infinity]", "--format", "csv")
+    assert done.returncode == 0
+    assert done.stderr.splitlines()[0] == "warning: line 1, column 5: input x[1] is nan"
+    assert done.stdout == "value,d_x[0],d_x[1],d_x[2]\nnan,2.0,nan,-inf\n"
+    done = nanograd("grad", "sum(W)", "--W", "[[1, 2], [inf, 3]]", "--strict")
+    assert (done.returncode, done.stdout) == (1, "")
+    assert done.stderr.splitlines()[0] == "error: line 1, column 5: input W[1,0] is inf"
+
+
+def test_an_array_file_may_begin_with_a_bom_and_one_that_cannot_be_read_is_exit_1(tmp_path):
+    """As --data FILE: a missing file or a directory is a file that cannot be read (spec §3)."""
+    (tmp_path / "w.csv").write_bytes(b"\xef\xbb\xbf1,2\r\n3,4\r\n")
+    (tmp_path / "w.json").write_bytes(b"\xef\xbb\xbf[1.5, 2]")
+    (tmp_path / "folder").mkdir()
+    done = nanograd(
+        "grad", "sum(W)*x[0]", "--W", "@w.csv", "--x", "@w.json", "--format", "json", cwd=tmp_path
+    )
+    assert json.loads(done.stdout)["inputs"] == {"W": [[1.0, 2.0], [3.0, 4.0]], "x": [1.5, 2.0]}
+    for name, reason in [
+        ("nowhere.csv", "No such file or directory"),
+        ("folder", "Is a directory"),
+    ]:
+        done = nanograd("grad", "sum(x)", "--x", f"@{name}", cwd=tmp_path)
+        assert (done.returncode, done.stdout) == (1, "")
+        assert done.stderr == f"error: --x @{name}: cannot read {name}: {reason}\n"
+        data = nanograd("minimize", "(a - x)**2", "--a", "0", "--data", name, cwd=tmp_path)
+        assert (data.returncode, data.stderr) == (1, f"error: cannot read {name}: {reason}\n")
+
+
+@pytest.mark.parametrize(
+    ("source", "message"),
+    [
+        ("sum(x.t)", "line 1, column 6: unexpected character '.': did you mean x.T?"),
+        ("sum(x.transpose())", "line 1, column 6: unexpected character '.': did you mean x.T?"),
+        ("sum(transpose(x))", "line 1, column 5: unknown function transpose: did you mean x.T?"),
+        (
+            "sum(np.exp(x))",
+            "line 1, column 7: unexpected character '.': the language's functions go without "
+            "np., write exp(...)",
+        ),
+        ("x.sum()", "line 1, column 2: unexpected character '.': write sum(x), not x.sum()"),
+        (
+            "sum(np.linalg.inv(A) @ x)",
+            "line 1, column 7: unexpected character '.': the language has no matrix inverse: "
+            "for x = inv(A) @ b, minimize norm(A@x - b)**2",
+        ),
+        (
+            "sum(inv(A) @ x)",
+            "line 1, column 5: unknown function inv: the language has no matrix inverse: "
+            "for x = inv(A) @ b, minimize norm(A@x - b)**2",
+        ),
+    ],
+)
+def test_numpys_habits_get_a_hint(source, message):
+    done = nanograd("grad", source, "--x", "[1, 2]", "--A", "[[1, 0], [0, 1]]")
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr.splitlines()[0] == f"error: {message}"
+
+
+def test_an_array_without_brackets_and_a_bracket_left_open_say_so():
+    """The caret of a '[' closed by ')' is under the '[', in a source and in the repl."""
+    done = nanograd("grad", "sum(x)", "--x", "1, 2, 3")
+    assert (done.returncode, done.stderr) == (
+        2,
+        "error: --x expects a number, got '1, 2, 3'; an array is written in brackets, "
+        '--x "[1, 2, 3]"\n',
+    )
+    done = nanograd("grad", "sum([1, 2, x) + 1", "--x", "1")
+    assert (done.returncode, done.stderr) == (
+        2,
+        "error: line 1, column 5: '[' is not closed before the ')' at column 13\n"
+        "  1 | sum([1, 2, x) + 1\n          ^\n",
+    )
+    done = nanograd("repl", stdin="x = 2\ny = [1,\n  x)\ny\n")
+    assert done.stderr.splitlines()[:3] == [
+        "error: line 2, column 5: '[' is not closed before the ')' 1 line below, at column 4",
+        "  2 | y = [1,",
+        "          ^",
+    ]
+
+
+def test_check_against_takes_the_whole_of_diffs_output_and_names_every_element_that_differs():
+    """diff's output for every input, its t1 = ... lines and comments as it prints them, is
+    a formula per input; changed by hand in one line, that input's elements differ (by
+    hand: 3*x**2 against 2*x**2 differs by x**2 at x = 2 and 3, not at 0)."""
+    source = "sum(x**3)*y + sum(sin(x[0:2]*y)**3)*exp(sum(sin(x[0:2]*y)**3))"
+    given = ["--x", "[0, 2, 3]", "--y", "0.5"]
+    derivatives = nanograd("diff", source, "--shape", "x=3")
+    assert derivatives.stdout.startswith("t1 = ") and "\nd_y = " in derivatives.stdout
+    done = nanograd("check", source, *given, "--against", derivatives.stdout, "--format", "csv")
+    assert done.returncode == 0, done.stderr
+    assert [row.split(",")[0] for row in done.stdout.splitlines()[1:]] == [
+        "x[0]",
+        "x[1]",
+        "x[2]",
+        "y",
+    ]
+    with_notes = nanograd("diff", "sum(x**y)", "--shape", "x=2").stdout
+    assert "\n# x > 0\n" in with_notes
+    done = nanograd("check", "sum(x**y)", "--x", "[1, 2]", "--y", "3", "--against", with_notes)
+    assert done.returncode == 0, done.stderr
+    wrong = "d_x = 2*x**2*y\nd_y = sum(x**3)"
+    done = nanograd(
+        "check",
+        "sum(x**3)*y",
+        "--x",
+        "[0, 2, 3]",
+        "--y",
+        "1",
+        "--against",
+        wrong,
+        "--format",
+        "json",
+    )
+    assert done.returncode == 1
+    errors = {n: c["max_abs_error"] for n, c in json.loads(done.stdout)["checks"].items()}
+    assert errors == {"x[0]": 0.0, "x[1]": 4.0, "x[2]": 9.0, "y": 0.0}
+    assert done.stderr == (
+        "error: the formulas for d/dx[1], d/dx[2] differ from the engine's derivatives\n"
+    )
+    done = nanograd("check", "sum(x**2)", "--x", "[1, 2, 3, 4, 5, 6]", "--against", "3*x")
+    assert done.stderr == (
+        "error: the formulas for 6 derivatives (the worst: d/dx[5]) differ from the "
+        "engine's derivatives\n"
+    )
+
+
+def test_check_against_the_one_input_twice_says_so():
+    done = nanograd("check", "sum(x**2)", "--x", "[1, 2]", "--against", "2*x", "--against", "2*x")
+    assert (done.returncode, done.stdout) == (2, "")
+    assert (
+        done.stderr
+        == "error: --against is given 2 times for d/dx, the one input: give one formula\n"
+    )
+
+
+def test_a_random_start_may_be_scaled_by_a_number():
+    """One SGD step on sum(W**2) moves W to W*(1 - 2*lr): from NumPy's draw with the seed,
+    times 0.1 or divided by 4, by hand. Other arithmetic on a random start says what is
+    taken, not that --seed does nothing."""
+    loss = ["minimize", "sum(W**2)", "--steps", "1", "--optimizer", "sgd", "--lr", "0.25"]
+    drawn = np.random.default_rng(7).standard_normal((2, 3))
+    for start, scaled in [("0.1*normal(2, 3)", 0.1 * drawn), ("normal(2, 3)/4", drawn / 4)]:
+        done = nanograd(*loss, "--W", start, "--seed", "7", "--format", "json")
+        moved = json.loads(done.stdout)["inputs"]["W"]
+        assert np.ravel(moved).tolist() == pytest.approx((scaled * 0.5).ravel().tolist(), rel=1e-15)
+    done = nanograd(*loss, "--W", "uniform(2, 3) + 1", "--seed", "7")
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == (
+        "error: --W uniform(2, 3) + 1: a random start is normal(...) or uniform(...), alone, "
+        "times a number or divided by one: 0.1*uniform(2, 3), normal(16, 2)/4\n"
+    )
+
+
+def test_points_take_wrt_an_element(tmp_path):
+    """By hand: d/dx[1] of sum(x**2)*y is 2*x[1]*y, d/dy is sum(x**2)."""
+    (tmp_path / "p.csv").write_text("x[0],x[1],y\n1,2,3\n4,5,6\n")
+    done = nanograd(
+        "grad", "sum(x**2)*y", "--points", "p.csv", "--wrt", "x[1]", "--wrt", "y", cwd=tmp_path
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == [
+        "x[0],x[1],y,value,d_x[1],d_y",
+        "1,2,3,15.0,12.0,5.0",
+        "4,5,6,246.0,60.0,41.0",
+    ]

@@ -193,7 +193,7 @@ def test_missing_and_unknown_inputs_listed_at_once():
         ("1e400", "the number 1e400 is too large for a float"),
         ("{1, 2}", "unexpected character '{': the language has no sets; an array is [1, 2, 3]"),
         ("[1, 2", "'[' is never closed"),
-        ("(1 + 2]", "'(' is closed by ']'"),
+        ("(1 + 2]", "'(' is not closed before the ']' at column 7"),
         ("x]", "unmatched ']'"),
         ("__import__('os')", 'unexpected character "\'": the language has no strings'),
         ("x.__class__", "unexpected character '.'"),

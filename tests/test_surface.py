@@ -308,7 +308,10 @@ def test_inputs_in_the_order_read_after_an_augmented_assignment():
         (["diff", "x**2", "--with", "x"], "No such option '--with'. Did you mean '--wrt'?"),
         (["grad", "t*x", "--t", "1,5", "--x", "1"], "error: --t expects a number, got '1,5'\n"),
         (["derivative", "x"], "No such command 'derivative': did you mean diff?"),
-        (["check", "x*y", "--against", "d_x = y\nd_y = x", "--x", "1", "--y", "2"], "give one"),
+        (
+            ["check", "x*y", "--against", "d_x = y\nd_y = q", "--x", "1", "--y", "2"],
+            "the formula for d/dy reads q, which is no input of the source",
+        ),
     ],
 )
 def test_errors_say_what_to_do(args, message):

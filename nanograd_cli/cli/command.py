@@ -11,7 +11,7 @@ import click
 from .. import errors, streams
 from ..errors import BadInputValue, InputError, NanogradError, SeveralOutputs, UnknownInputs
 from ..program import Program
-from ..sources import INPUT_NAME, RANDOM_VALUE, Source, input_values, load_program
+from ..sources import INPUT_NAME, RANDOM_CALL, Source, input_values, load_program
 from .output import report
 
 if TYPE_CHECKING:
@@ -256,9 +256,10 @@ def program_and_point(
 
 
 def random_starts(ctx: click.Context, var: tuple[str, ...]) -> bool:
-    """Whether an input's value is a random start, `normal(16, 2)`."""
+    """Whether an input's value calls for a random start, `normal(16, 2)` (or is meant to:
+    its value says if it is not one)."""
     texts = [text for _, text in ctx.meta["inputs"]] + [item.partition("=")[2] for item in var]
-    return any(RANDOM_VALUE.fullmatch(text) for text in texts)
+    return any(RANDOM_CALL.search(text) for text in texts)
 
 
 def typed_inputs(ctx: click.Context) -> list[str]:

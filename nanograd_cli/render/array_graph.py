@@ -15,13 +15,17 @@ from ..array_ops import INDEX, LITERAL, SLICES, ArrayOp
 from ..program import Apply, Const, Input, Program
 from .graph import (
     ARRAY_NUMBERS,
+    COMMUTATIVE,
     CONSTANT_COLOUR,
     FONT,
     INPUT_COLOUR,
+    OPERAND_COLOUR,
     RESULT_COLOUR,
+    TIMES,
     Drawing,
     Layout,
     _escape,
+    _formula,
     constant,
     gradient_colour,
     gradient_scale,
@@ -46,11 +50,16 @@ def draw_arrays(
     known: dict[int, float],
     rankdir: str | None = None,
     legend: bool = True,
+    scalar_code: Sequence[object] | None = None,
 ) -> Drawing:
     """The graph of `program`'s result: `nodes` holds each instruction's node in the scalar
     program (a number, an array of them, or a slice), whose values are `data` and gradients
     `grads`; `known` the values of the nodes that read no input (indices and axes); with
-    `legend`, a table that explains the picture."""
+    `legend`, a table that explains the picture. As a scalar graph's, the edges into an
+    operation of several operands say which is which (`a`, `b`); with `scalar_code`, the
+    scalar program's instructions, an operation element by element has its local
+    derivatives on its edges (times 0.5000, 0.2500); an array operation's are Jacobians,
+    not drawn."""
     import graphviz  # type: ignore[import-untyped]  # graphviz ships no types
 
     code = program.code
@@ -70,7 +79,7 @@ def draw_arrays(
     dot.attr("edge", fontname=FONT, fontsize="10", arrowsize="0.7")
     count = 0
     if legend:
-        table = legend_table(scale, norms, arrays=True)
+        table = legend_table(scale, norms, scalar_code is not None, arrays=True)
         dot.node("legend", table, shape="plaintext", fontsize="10")
     for i in drawn:
         ins = code[i]
@@ -102,12 +111,39 @@ def draw_arrays(
         count += 1
         if type(ins) is not Apply:
             continue
-        dot.node(f"op{i}", _escape(_operation(ins, nodes, known)), shape="ellipse", fontsize="10")
+        operands = _operands(ins)
+        labelled = len(operands) > 1 and ins.op not in COMMUTATIVE and ins.op is not LITERAL
+        symbol = _operation(ins, nodes, known)
+        if labelled:
+            symbol = _formula(ins.op, ins.op.parameters)
+        dot.node(f"op{i}", _escape(symbol), shape="ellipse", fontsize="10")
         count += 1
-        for a in _operands(ins):
-            dot.edge(f"v{a}", f"op{i}")
+        elementwise = scalar_code is not None and type(ins.op) is not ArrayOp
+        for j, a in enumerate(operands):
+            role = ins.op.parameters[j] if labelled else ""
+            edge: dict[str, str] = {}
+            if elementwise:
+                local = _local(ins.op, j, nodes[i], scalar_code, data)  # type: ignore[arg-type]
+                edge["label"] = _escape(f"{role} {TIMES}{numbers(local)}".strip())
+                if role:
+                    edge["fontcolor"] = OPERAND_COLOUR
+            elif role:
+                edge.update(headlabel=role, fontcolor=OPERAND_COLOUR, labeldistance="1.6")
+            dot.edge(f"v{a}", f"op{i}", **edge)
         dot.edge(f"op{i}", f"v{i}")
     return Drawing(dot, count, layout)
+
+
+def _local(op, j: int, node: object, code: Sequence[object], data: Sequence[float]) -> np.ndarray:
+    """The local derivative of an operation element by element with respect to its operand
+    `j`, at each element of its value `node` (the scalar program's instructions `code`,
+    their values `data`)."""
+
+    def at(k: int) -> float:
+        args = code[k].args  # type: ignore[attr-defined]  # an Apply of op
+        return op.derivative(*(data[a] for a in args), data[k])[j]
+
+    return np.vectorize(at, otypes=[float])(np.asarray(node, dtype=object))
 
 
 def _operands(ins: Apply) -> tuple[int, ...]:

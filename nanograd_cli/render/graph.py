@@ -351,20 +351,25 @@ def legend_table(
                 BORDER="0",
             )
         )
-    else:
-        rows.append(
-            row(
-                "a / b",
-                f'operation; <FONT COLOR="{OPERAND_COLOUR}">a</FONT>, '
-                f'<FONT COLOR="{OPERAND_COLOUR}">b</FONT> on its edges: which operand is which',
-                BORDER="0",
-            )
+    rows.append(
+        row(
+            "a / b",
+            f'operation; <FONT COLOR="{OPERAND_COLOUR}">a</FONT>, '
+            f'<FONT COLOR="{OPERAND_COLOUR}">b</FONT> on its edges: which operand is which',
+            BORDER="0",
         )
+    )
     if edge_grads:
+        each = (
+            ' element by element<BR ALIGN="LEFT"/>(an array operation\'s is no number: none)'
+            if arrays
+            else ""
+        )
         rows.append(
             row(
                 f"{TIMES}0.5",
-                'on an edge: the local derivative, d(operation)/d(operand);<BR ALIGN="LEFT"/>'
+                "on an edge: the local derivative, d(operation)/d(operand)"
+                f'{each};<BR ALIGN="LEFT"/>'
                 f"an operand's grad is the sum of local derivative {TIMES} the operation's grad",
                 BORDER="0",
             )
@@ -383,17 +388,14 @@ def legend_table(
             f'{steps} equal steps,<BR ALIGN="LEFT"/>from the smallest nonzero {size} to the '
             'largest<BR ALIGN="LEFT"/></TD></TR>'
         )
-        # the fewest significant digits, 3 or more, that tell the bounds written apart (the
-        # top step's upper bound is not): not "1 to 1" for gradients near 1
-        bounds = scale[:-1]
+        # the fewest significant digits, 3 or more, that tell the bounds apart: not "1 to 1"
+        # for gradients near 1; the top step runs to the largest, which it holds
         digits = next(
-            (d for d in range(3, 17) if len({f"{b:.{d}g}" for b in bounds}) == len(bounds)), 17
+            (d for d in range(3, 17) if len({f"{b:.{d}g}" for b in scale}) == len(scale)), 17
         )
         for k in reversed(range(steps)):
             low, high = scale[k], scale[k + 1]
-            if k == steps - 1:
-                text = f"≥ {low:.{digits}g}"
-            elif k == 0 and scale[0] > min(abs(g) for g in grads if g and math.isfinite(g)):
+            if k == 0 and scale[0] > min(abs(g) for g in grads if g and math.isfinite(g)):
                 text = f"&lt; {high:.{digits}g}"
             else:
                 text = f"{low:.{digits}g} to {high:.{digits}g}"

@@ -263,9 +263,9 @@ function showLegend(grads) {
       swatch(`background:${COLOURS.scale[n - 1]}`, `|grad| = ${legendBounds([scale[0]])[0]}`));
   } else if (scale.length) {
     rows.push(`<div>fill: |grad| on a log scale, light to dark, from the smallest nonzero |grad| to the largest</div>`);
-    const shown = legendBounds(scale.slice(0, n)); // the top step runs to the largest |grad|
+    const shown = legendBounds(scale.slice(0, n + 1)); // the top step runs to the largest |grad|
     for (let k = n - 1; k >= 0; k--) {
-      const text = k === n - 1 ? `≥ ${shown[k]}` : `${shown[k]} to ${shown[k + 1]}`;
+      const text = `${shown[k]} to ${shown[k + 1]}`;
       rows.push(swatch(`background:${COLOURS.scale[k]}`, text));
     }
   }
