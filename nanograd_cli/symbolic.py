@@ -33,8 +33,8 @@ from .algebra import (
     CALL,
     INPUT,
     NAMED,
+    NAMED_CONSTANTS,
     NUMBER,
-    PRODUCT,
     SUM,
     Builder,
     Expr,
@@ -42,14 +42,17 @@ from .algebra import (
     known_number,
     layout,
     piecewise,
+    positive,
     reachable,
 )
 from .array_ops import ArrayOp
 from .engine import Value, apply
 from .formula import Note, occurrences, write
+from .instructions import Const
 from .ops import ADD, MUL, WHERE, Op
 from .program import Apply, Input, Program
 from .results import Hessian, Shape
+from .textbook import finish
 
 # (canonical, as the engine computes it): the second is what a kinked function's argument is
 # made of. They are one node where the two agree (an input, a number, a name).
@@ -275,6 +278,7 @@ class Derivatives:
     definitions: dict[str, Expr] = field(default_factory=dict)
     notes: dict[str, list[Note]] = field(default_factory=dict)
     textbook: bool = False
+    whole: bool = False  # the source's numbers are whole: simple fractions as p/q (1/2)
 
 
 def derive(
@@ -335,6 +339,11 @@ def derive(
     if arrays is not None:
         roots = {name: arrays.expanded(root, slots[name]) for name, root in roots.items()}
     notes: dict[str, list[Note]] = {}
+    if textbook and arrays is None:
+        for name, (root, found) in finish(builder, roots).items():
+            roots[name] = root
+            if found:
+                notes[name] = found
     if conditions:
         order = {n: 1 << k for k, n in enumerate(program.inputs)}
         reads = program.interpret(
@@ -342,7 +351,7 @@ def derive(
         )
         for name in wrt:
             found = [n for a, n in conditions if reads[a] & order[name]]
-            notes[name] = _simplest(found)
+            notes[name] = _simplest(found + notes.get(name, []))
     return Derivatives(roots, definitions, notes, textbook)
 
 
@@ -379,28 +388,6 @@ def _local_derivatives(
                 if v is None and not positive(n.expr)  # x**2 + 1 > 0 goes without saying
             )
     return local
-
-
-def positive(e: Expr) -> bool:
-    """Whether e is positive in floats wherever it is a number: a positive number, cosh(...),
-    or a positive constant plus squares (x**2 + 1). Not exp(x), which is 0 below -745."""
-    number = known_number(e)
-    if number is not None:
-        return number > 0.0
-    if e.kind == CALL:
-        return e.op.name == "cosh"
-    if e.kind == SUM:
-        terms = zip(e.args, e.weights, strict=True)
-        return e.value > 0.0 and all(w > 0.0 and _at_least_0(t) for t, w in terms)
-    return False
-
-
-def _at_least_0(e: Expr) -> bool:
-    """Whether e is 0 or more wherever it is a number: a product of even powers (x**2,
-    x**2*y**4) with a positive coefficient, or something positive."""
-    if e.kind == PRODUCT:
-        return e.value > 0.0 and all(p % 2 == 0.0 for p in e.weights)
-    return positive(e)
 
 
 def _constant(e: Expr) -> float | None:
@@ -550,7 +537,7 @@ def written(derivatives: Derivatives, latex: bool = False) -> str:
     roots, definitions, notes = derivatives.roots, derivatives.definitions, derivatives.notes
     parts = [*roots.values(), *definitions.values()]
     parts += [n.expr for name in roots for n in notes.get(name, [])]
-    shown = iter(layout(parts, fractions=derivatives.textbook))
+    shown = iter(layout(parts, fractions=derivatives.textbook, whole=derivatives.whole))
     shown_roots = {name: next(shown) for name in roots}
     shown_definitions = {name: next(shown) for name in definitions}
     shown_notes = {
@@ -585,7 +572,18 @@ def derivatives_text(
     result.definitions = {n: d for n, d in result.definitions.items() if n in used}
     result.roots = {labels[n]: e for n, e in result.roots.items()}
     result.notes = {labels[n]: e for n, e in result.notes.items()}
+    result.whole = whole_numbers(program)
     return written(result, latex)
+
+
+def whole_numbers(program: Program) -> bool:
+    """Whether every number of the source is a whole number (or pi or e): then a textbook
+    derivative writes its fractions as fractions (x/2 - sin(2*x)/4: 1/2 - cos(2*x)/2)."""
+    return all(
+        float(ins.value).is_integer() or ins.value in NAMED_CONSTANTS
+        for ins in program.code
+        if type(ins) is Const
+    )
 
 
 def _every_root(result: Derivatives) -> list[Expr]:

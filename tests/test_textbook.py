@@ -99,7 +99,7 @@ EXERCISES = [
     ("log2(x)", "1/(x*log(2))", r"\frac{1}{x \log(2)}", (0.1, 3)),
     ("log(x**2 + 1)", "2*x/(x**2 + 1)", r"\frac{2 x}{x^{2} + 1}", (-3, 3)),
     # quotients
-    ("sin(x)/x", "cos(x)/x - sin(x)/x**2", r"\frac{\cos(x)}{x} - \frac{\sin(x)}{x^{2}}", (0.1, 3)),
+    ("sin(x)/x", "(x*cos(x) - sin(x))/x**2", r"\frac{x \cos(x) - \sin(x)}{x^{2}}", (0.1, 3)),
     # chains
     ("sin(x**2)", "2*x*cos(x**2)", r"2 x \cos(x^{2})", (-2, 2)),
     ("exp(sin(x))", "cos(x)*exp(sin(x))", r"\cos(x) e^{\sin(x)}", (-3, 3)),
