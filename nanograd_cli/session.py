@@ -99,6 +99,7 @@ OPTIONS: dict[str, dict[str, Option]] = {
         "wrt": WRT,
         "format": Option("word", "|".join(api.DIFF_FORMATS)),
         "exact": FLAG,
+        "order": Option("word", "N"),
         "shape": Option("items", "NAME=DIMS..."),
     },
     ":hessian": STRICT,
@@ -622,7 +623,9 @@ class Session:
         _, program = self._program(args.expr)
         fmt = args.value("format") or "text"
         shapes = api.named_shapes(args.items("shape"))
-        reply.out.append(api.diff(program, args.names("wrt"), fmt, args.flag("exact"), shapes))
+        order = args.value("order") or 1
+        text = api.diff(program, args.names("wrt"), fmt, args.flag("exact"), shapes, order)
+        reply.out.append(text)
 
     def hessian_command(self, args: Arguments, reply: Reply) -> None:
         source, program = self._program(args.expr)

@@ -47,6 +47,7 @@ from .algebra import (
 )
 from .array_ops import ArrayOp
 from .engine import Value, apply
+from .errors import NanogradError
 from .formula import Note, occurrences, write
 from .instructions import Const
 from .ops import ADD, MUL, WHERE, Op
@@ -546,11 +547,12 @@ def written(derivatives: Derivatives, latex: bool = False) -> str:
     return write(shown_roots, latex, shown_definitions, shown_notes)
 
 
-def derivative_names(wrt: list[str], taken: set[str]) -> dict[str, str]:
-    """A name for each derivative that is free in the source: d_x, or d_x_ if d_x is taken."""
+def derivative_names(wrt: list[str], taken: set[str], order: int = 1) -> dict[str, str]:
+    """A name for each derivative that is free in the source: d_x, or d_x_ if d_x is taken;
+    d2_x for the second."""
     names = {}
     for w in wrt:
-        name = f"d_{w}"
+        name = f"d{order if order > 1 else ''}_{w}"
         while name in taken:
             name += "_"
         names[w] = name
@@ -558,12 +560,15 @@ def derivative_names(wrt: list[str], taken: set[str]) -> dict[str, str]:
 
 
 def derivatives_text(
-    program: Program, wrt: list[str], latex: bool = False, exact: bool = False
+    program: Program, wrt: list[str], latex: bool = False, exact: bool = False, order: int = 1
 ) -> str:
     """The derivative by each input in `wrt` (all when empty) as `diff` prints it: with one,
     a source whose result is the derivative; else one `d_NAME = ...` line each. Textbook
-    unless `exact`; in the source's own names where one of them would be used twice."""
+    unless `exact`; in the source's own names where one of them would be used twice.
+    `order` N: the N-th derivative by each, written out (`d2_x = ...`)."""
     wrt = wrt or program.inputs
+    if order > 1:
+        return _higher(program, wrt, latex, exact, order)
     labels = derivative_names(wrt, set(program.inputs) | set(program.labels.values()))
     candidates = bindable(program)
     kept = _names_used_twice(program, wrt, candidates, not exact) if candidates else {}
@@ -573,6 +578,59 @@ def derivatives_text(
     result.roots = {labels[n]: e for n, e in result.roots.items()}
     result.notes = {labels[n]: e for n, e in result.notes.items()}
     result.whole = whole_numbers(program)
+    return written(result, latex)
+
+
+# A derivative written out in at most this many characters is differentiated again (each
+# order can triple the length of a quotient's, and the time: the 10th of exp(x)/(1 + exp(x))
+# has 70,000, in 4 s).
+HIGHER_TEXT = 30_000
+
+
+def _ordinal(n: int) -> str:
+    """1st, 2nd, 3rd, 4th, ..., 11th, 12th, 13th, 21st."""
+    suffix = "th" if n % 100 in (11, 12, 13) else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
+def _higher(program: Program, wrt: list[str], latex: bool, exact: bool, order: int) -> str:
+    """The `order`-th derivative by each name of `wrt`: the derivative of the derivative, each
+    written out as a program (no names of the source) and read again; the conditions of each
+    step are the result's."""
+    from .language import parse
+
+    builder = Builder(not exact)
+    whole = whole_numbers(program)
+    roots: dict[str, Expr] = {}
+    notes: dict[str, list[Note]] = {}
+    for name in wrt:
+        current, found = program, []
+        root = builder.const(0.0)
+        for step in range(order):
+            if name not in current.inputs:  # d/dx of 2*y: 0, and so on
+                root = builder.const(0.0)
+                break
+            result = derive(current, [name], textbook=not exact, builder=builder)
+            root = result.roots[name]
+            found += result.notes.get(name, [])
+            if step < order - 1:
+                (shown,) = layout([root], fractions=not exact, whole=whole)
+                text = write({"": shown})
+                if len(text) > HIGHER_TEXT:
+                    raise NanogradError(
+                        f"the {_ordinal(order)} derivative by {name} is too long to work out: "
+                        f"the {_ordinal(step + 1)} has {len(text):,} characters (at most "
+                        f"{HIGHER_TEXT:,} are differentiated again); ask for a lower order"
+                    )
+                current = parse(text)
+        roots[name], notes[name] = root, _simplest(found)
+    labels = derivative_names(wrt, set(program.inputs) | set(program.labels.values()), order)
+    result = Derivatives(
+        {labels[n]: e for n, e in roots.items()},
+        notes={labels[n]: e for n, e in notes.items() if e},
+        textbook=not exact,
+        whole=whole,
+    )
     return written(result, latex)
 
 

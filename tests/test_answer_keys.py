@@ -1,7 +1,7 @@
 """Textbook exercises with the answer key's form: each key and each of `diff`'s derivatives
 agrees with SymPy's derivative at points of the exercise's domain, and `diff`'s derivative is
 at most the key's size (operations, as tests/oracle.py counts them) on a share of the
-exercises that does not fall."""
+exercises that does not fall; `diff --order N` against SymPy's `diff(f, x, N)`."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ import sympy
 from nanograd_cli import parse
 from nanograd_cli.symbolic import derivatives_text
 
+from .helpers import in_process
 from .oracle import operations, symbol, to_sympy, value_of
 
 # (source, the answer key's derivative by x, where to sample x)
@@ -117,8 +118,8 @@ KEYS = [
 LEVEL = 0.95
 
 
-def diff(source: str) -> str:
-    return derivatives_text(parse(source), ["x"])
+def diff(source: str, order: int = 1) -> str:
+    return derivatives_text(parse(source), ["x"], order=order)
 
 
 def sympy_at(source: str, order: int, points: list[float], y: float = 0.7) -> list[float]:
@@ -170,3 +171,73 @@ def test_diff_is_at_most_the_answer_keys_size_on_the_level_reached():
 )
 def test_the_textbook_forms(source, text):
     assert diff(source) == text
+
+
+def test_higher_derivatives_in_textbook_form():
+    assert diff("(3*x+2)/(5*x-7)", 2) == "310/(5*x - 7)**3"
+    assert diff("x**x", 2) == "x**x*(log(x) + 1)**2 + x**(x - 1)\n# x > 0"
+    assert diff("x*exp(x)", 5) == "exp(x)*(x + 5)"
+    latex = derivatives_text(parse("x**3*y**2"), [], latex=True, order=2)
+    assert (
+        latex
+        == "\\begin{aligned}\nd^{2}_{x} &= 6 x y^{2} \\\\\nd^{2}_{y} &= 2 x^{3}\n\\end{aligned}"
+    )
+
+
+ORDERS = [
+    ("x**5", 3),
+    ("sin(x)*exp(x)", 2),
+    ("(3*x+2)/(5*x-7)", 2),
+    ("x**x", 2),
+    ("log(x)", 4),
+    ("exp(x)/(1+exp(x))", 3),
+    ("atan(x)", 2),
+    ("x*y**2 + x**3*y", 2),
+    ("sqrt(x**2 + 1)", 5),
+]
+
+
+@pytest.mark.parametrize(("source", "order"), ORDERS)
+def test_diff_order_is_sympys(source, order):
+    points = points_in((0.2, 2.5), source)
+    text = diff(source, order)
+    for x, exact in zip(points, sympy_at(source, order, points), strict=True):
+        point = {"x": x, "y": 0.7}
+        assert value_of(text, point) == pytest.approx(exact, rel=1e-9, abs=1e-12), (text, x)
+
+
+def test_diff_order_through_the_command_line_the_repl_and_python():
+    from nanograd_cli import diff as python_diff
+    from nanograd_cli.session import Session
+
+    done = in_process("diff", "x**3*y**2", "--order", "2")
+    assert (done.returncode, done.stdout) == (0, "d2_x = 6*x*y**2\nd2_y = 2*x**3\n")
+    assert python_diff("x**3*y**2", "x", order=2) == "6*x*y**2"
+    reply = Session().run(":diff x**3*y**2 wrt x order 2")
+    assert reply.out == ["6*x*y**2"]
+    assert in_process("diff", "x**2 + y", "--wrt", "x", "--order", "3").stdout == "0\n"
+
+
+@pytest.mark.parametrize(
+    ("given", "message"),
+    [
+        ("0", "error: invalid value for --order: 0 is not in the range 1<=x<=20\n"),
+        ("1.5", "error: invalid value for --order: '1.5' is not a valid integer\n"),
+        ("-1", "error: invalid value for --order: -1 is not in the range 1<=x<=20\n"),
+    ],
+)
+def test_a_bad_order_is_bad_input(given, message):
+    done = in_process("diff", "x**3", "--order", given)
+    assert (done.returncode, done.stdout, done.stderr) == (2, "", message)
+
+
+def test_a_higher_derivative_that_grows_too_long_is_refused_in_time():
+    source = " + ".join(f"sin({k}*x + {k})" for k in range(1, 2001))
+    done = in_process("diff", source, "--wrt", "x", "--order", "3")
+    assert (done.returncode, done.stdout) == (1, "")
+    assert done.stderr.startswith(
+        "error: the 3rd derivative by x is too long to work out: the 1st has "
+    ), done.stderr
+    assert done.stderr.endswith(
+        " characters (at most 30,000 are differentiated again); ask for a lower order\n"
+    )
