@@ -76,6 +76,7 @@ Pair = tuple[Expr, Expr]
 #  * dsinc(a) is sinc's derivative, (cos(pi*a) - sinc(a))/a but at 0, where it is 0.
 #  * 1/hypot(1, a) (asinh's, which does not overflow) is 1/sqrt(a**2 + 1).
 #  * polygamma's derivative by x is polygamma(n + 1, x), but nan (as the function) for n < 0.
+#  * 1 + tan(a)**2 (tan's) is sec(a)**2, written 1/cos(a)**2 as tanh's is 1/cosh(a)**2.
 TEXTBOOK_RULES = (
     ("powlog(a, b)", "a**b*log(a)", "a > 0"),
     ("where((a == 0)*(b == 0), 0, b*a**(b - 1))", "b*a**(b - 1)", "a != 0"),
@@ -89,6 +90,7 @@ TEXTBOOK_RULES = (
     ("dsinc(a)", "(cos(pi*a) - sinc(a))/a", "a != 0"),
     ("1/hypot(1, a)", "1/sqrt(a**2 + 1)", None),
     ("where(a < 0, polygamma(a, b), polygamma(a + 1, b))", "polygamma(a + 1, b)", "a+1 > 0"),
+    ("1 + tan(a)**2", "1/cos(a)**2", None),
 )
 # The functions that only helpers use: a textbook derivative has none of them, unless the
 # source calls them itself.

@@ -246,25 +246,31 @@ def _conditions(b: Builder, e: Expr) -> list[Expr] | None:
 
 
 def _pythagorean(b: Builder, s: Expr) -> Expr:
-    """s with each w*F*sin(a)**2 + w*F*cos(a)**2 as w*F."""
-    squares: dict[tuple, tuple[int, Expr | None]] = {}  # (which, a, w, F) -> its place, F
-    for k, (t, w) in enumerate(_pairs(s)):
+    """s with each w*F*sin(a)**2 + w*F*cos(a)**2 as w*F, and c - c*cos(a)**2 as
+    c*sin(a)**2 (and c - c*sin(a)**2 as c*cos(a)**2)."""
+    squares: dict[tuple, int] = {}  # (sine?, a, weight, the other factors) -> the term's place
+    terms = _pairs(s)
+    for k, (t, w) in enumerate(terms):
         factors = _factors(t)
         for j, (base, p) in enumerate(factors):
             if base.kind == CALL and base.op in (SIN, COS) and p == 2.0:
-                others = factors[:j] + factors[j + 1 :]
-                key = (id(base.args[0]), w * _coefficient(t), tuple((id(f), q) for f, q in others))
-                squares[(base.op is SIN, *key)] = (k, b.multiply(_coefficient(t), others))
-    items = list(_pairs(s))
-    replaced = False
-    for (is_sin, *shared), (k, rest) in squares.items():
-        partner = squares.get((False, *shared)) if is_sin else None
-        if partner is None or rest is None:
-            continue
-        items[k] = (rest, items[k][1])
-        items[partner[0]] = (b.const(0.0), 0.0)
-        replaced = True
-    return (b.add(s.value, items) or s) if replaced else s
+                others = tuple(factors[:j] + factors[j + 1 :])
+                squares[(base.op is SIN, base.args[0], w * _coefficient(t), others)] = k
+    items = list(terms)
+    constant = s.value
+    for (sine, a, w, others), k in squares.items():
+        partner = squares.get((False, a, w, others)) if sine else None
+        if partner is not None and items[k] is terms[k] and items[partner] is terms[partner]:
+            both = b.multiply(w, list(others))
+            if both is not None:
+                items[k], items[partner] = (both, 1.0), (b.const(0.0), 0.0)
+        elif constant and not others and w == -constant and items[k] is terms[k]:
+            other = b.multiply(constant, [(b.apply(COS if sine else SIN, a), 2.0)])
+            if other is not None:
+                items[k], constant = (other, 1.0), 0.0
+    if constant == s.value and all(i is t for i, t in zip(items, terms, strict=True)):
+        return s
+    return b.add(constant, items) or s
 
 
 def _grouped(b: Builder, s: Expr) -> Expr | None:
@@ -350,6 +356,15 @@ def _together(b: Builder, s: Expr) -> Expr | None:
         numerator = _pythagorean(b, numerator)
     below = [(base, -d) for base, d in common.values()]
     whole = b.multiply(1.0, [(numerator, 1.0), *below])
+    whole = whole and _tangents(b, whole)  # (1 - cos(x)**2)/cos(x)**2 is tan(x)**2
+    sums = [(base, d) for base, d in below if base.kind == SUM and d == -1.0]
+    if whole is not None and len(sums) > 1:  # 2/((x + 1)*(1 - x)) is -2/(x**2 - 1)
+        product = b.multiply(1.0, [(base, 1.0) for base, _ in sums])
+        multiplied = product and b.add(0.0, _expanded(b, product))
+        rest = [(base, d) for base, d in below if (base, d) not in sums]
+        if multiplied is not None:
+            out = b.multiply(1.0, [(numerator, 1.0), (multiplied, -1.0), *rest])
+            whole = _smaller(whole, out, ties=False)
     if whole is None or numerator.kind != SUM or not below:  # a polynomial stays expanded
         return whole
     return _smaller(whole, _factored(b, numerator, below))
