@@ -4,8 +4,8 @@ Rewrites over every sum and product of the derivative, from the inside out:
  * a term multiplied by 0 goes (the builder keeps `0*log(x)` for its nan where x < 0); where
    the rest of the sum is a number and the term was not, the condition where it was (`x > 0`)
    becomes a note of the derivative;
- * sin(a)**2 + cos(a)**2 is 1, times the factors the two terms share, and sin(a)/cos(a) is
-   tan(a);
+ * sin(a)**2 + cos(a)**2 is 1, times the factors the two terms share, sin(a)/cos(a) is
+   tan(a), and exp(a)*exp(b) is exp(a + b);
  * a sum of quotients is one fraction over the product of their denominators, the numerator
    multiplied out (`3/(5*x - 7) - 5*(3*x + 2)/(5*x - 7)**2` is `-31/(5*x - 7)**2`): its terms
    collect and cancel, and a numerator that is a denominator's base cancels against it
@@ -66,7 +66,7 @@ _EXPANDED = 48
 # tree), and on derivatives of at most _LARGE nodes: each try lays its part out once.
 _SMALL = 300
 _LARGE = 5000
-SIN, COS, TAN = OPS["sin"], OPS["cos"], OPS["tan"]
+SIN, COS, TAN, EXP = OPS["sin"], OPS["cos"], OPS["tan"], OPS["exp"]
 
 
 def _plus(b: Builder, a: Expr, c: float) -> Expr:
@@ -146,6 +146,7 @@ class Finisher:
             if not rewrite:
                 return self._without_zeros(e, made)
             made = _tangents(b, made)
+            made = _smaller(made, _exponentials(b, made), ties=False)
             if any(id(a) in self.fractions for a in e.args):  # 1/(x**2*(1/x**2 + 1))
                 factors = [(self.fractions.get(id(a), done[id(a)]), p) for a, p in _pairs(e)]
                 made = _smaller(made, b.multiply(e.value, factors), ties=False)
@@ -204,6 +205,21 @@ def _pairs(e: Expr) -> list[tuple[Expr, float]]:
 
 def _factors(e: Expr) -> list[tuple[Expr, float]]:
     return _pairs(e) if e.kind == PRODUCT else [(e, 1.0)]
+
+
+def _repeats(factors: list[tuple[Expr, float]]) -> bool:
+    """Whether a base comes twice (sqrt(x)*sqrt(x), kept apart: nan for x < 0, where x is
+    not): the rewrites that go by the power of each base leave such a term as it is."""
+    return bool(_repeated(factors))
+
+
+def _repeated(factors: list[tuple[Expr, float]]) -> set[int]:
+    """The bases (by id) that come more than once."""
+    seen: set[int] = set()
+    twice: set[int] = set()
+    for base, _ in factors:
+        (twice if id(base) in seen else seen).add(id(base))
+    return twice
 
 
 def _coefficient(e: Expr) -> float:
@@ -298,7 +314,7 @@ def _grouped(b: Builder, s: Expr) -> Expr | None:
 
 def _tangents(b: Builder, e: Expr) -> Expr:
     """e with each sin(a)**k/cos(a)**k as tan(a)**k."""
-    if e.kind != PRODUCT:
+    if e.kind != PRODUCT or _repeats(_pairs(e)):
         return e
     factors = _pairs(e)
     cosines = {
@@ -318,6 +334,20 @@ def _tangents(b: Builder, e: Expr) -> Expr:
     return b.multiply(e.value, kept) or e
 
 
+def _exponentials(b: Builder, e: Expr) -> Expr:
+    """e with its powers of exp as one: exp(x)*exp(-x) is 1, exp(x)**2*exp(y) exp(2*x + y)."""
+    if e.kind != PRODUCT or _repeats(_pairs(e)):
+        return e
+    powers = [(base, p) for base, p in _pairs(e) if base.kind == CALL and base.op is EXP]
+    if len(powers) < 2 or not all(float(p).is_integer() for _, p in powers):
+        return e
+    exponent = b.add(0.0, [(base.args[0], p) for base, p in powers])
+    if exponent is None:
+        return e
+    others = [(base, p) for base, p in _pairs(e) if not (base.kind == CALL and base.op is EXP)]
+    return b.multiply(e.value, [*others, (b.apply(EXP, exponent), 1.0)]) or e
+
+
 def _together(b: Builder, s: Expr) -> Expr | None:
     """s as one fraction: its terms times the product of its denominators, multiplied out,
     over that product (with no denominator, s multiplied out)."""
@@ -326,29 +356,39 @@ def _together(b: Builder, s: Expr) -> Expr | None:
         return None
     if s.value:
         terms.append((s.value, [], 1.0))
-    common: dict[int, tuple[Expr, float]] = {}
+    common: dict[int, tuple[Expr, float]] = {}  # per base, its power in the denominator
     for _, factors, _ in terms:
+        under: dict[int, tuple[Expr, float]] = {}
         for base, p in factors:
             if p < 0.0 and not _numbers_only(base):
                 if not (base.analytic or not float(p).is_integer()):
                     return None
-                held = common.get(id(base), (base, 0.0))[1]
-                common[id(base)] = (base, max(held, -p))
+                under[id(base)] = (base, under.get(id(base), (base, 0.0))[1] - p)
+        for i, (base, d) in under.items():
+            common[i] = (base, max(common.get(i, (base, 0.0))[1], d))
+    # The whole fraction is nan where a base of the denominator with a fractional power is
+    # negative: there, in the numerator, sqrt(b)*sqrt(b) may be b, and 1/(sqrt(b)*sqrt(b))
+    # may be 1/b; elsewhere such a pair (nan for b < 0, where b is not) stays apart.
+    for _, factors, _ in terms:
+        for i in _repeated(factors):
+            if (
+                i in common
+                and common[i][1].is_integer()
+                and any(p < 0.0 for base, p in factors if id(base) == i)
+            ):
+                return None
     items: list[tuple[Expr, float]] = []
     for w, factors, c in terms:
-        # the whole fraction is nan where a base of the denominator with a fractional power
-        # is negative: in the numerator, sqrt(b)*sqrt(b) may be b
-        merged = {
-            id(base): p
-            for base, p in factors
-            if id(base) in common and (p < 0.0 or not common[id(base)][1].is_integer())
-        }
+        merged: dict[int, float] = {}
+        for base, p in factors:
+            if id(base) in common and (p < 0.0 or not common[id(base)][1].is_integer()):
+                merged[id(base)] = merged.get(id(base), 0.0) + p
         kept = [(base, p) for base, p in factors if id(base) not in merged]
         kept += [(base, d + merged.get(i, 0.0)) for i, (base, d) in common.items()]
         term = b.multiply(w * c, [(base, p) for base, p in kept if p != 0.0])
         if term is None:
             return None
-        items += _expanded(b, term)
+        items += [(_exponentials(b, t), w) for t, w in _expanded(b, term)]
     numerator = b.add(0.0, items)
     if numerator is None:
         return None
@@ -356,7 +396,8 @@ def _together(b: Builder, s: Expr) -> Expr | None:
         numerator = _pythagorean(b, numerator)
     below = [(base, -d) for base, d in common.values()]
     whole = b.multiply(1.0, [(numerator, 1.0), *below])
-    whole = whole and _tangents(b, whole)  # (1 - cos(x)**2)/cos(x)**2 is tan(x)**2
+    # (1 - cos(x)**2)/cos(x)**2 is tan(x)**2; 2*exp(x)*exp(-x) is 2
+    whole = whole and _tangents(b, _exponentials(b, whole))
     sums = [(base, d) for base, d in below if base.kind == SUM and d == -1.0]
     if whole is not None and len(sums) > 1:  # 2/((x + 1)*(1 - x)) is -2/(x**2 - 1)
         product = b.multiply(1.0, [(base, 1.0) for base, _ in sums])
@@ -373,7 +414,7 @@ def _together(b: Builder, s: Expr) -> Expr | None:
 def _factored(b: Builder, s: Expr, below: list[tuple[Expr, float]]) -> Expr | None:
     """The sum s with the powers all its terms share taken out, times `below`:
     x*(x + 2)/(x + 1)**2, where x**2 + 2*x has one operation more."""
-    if s.kind != SUM:
+    if s.kind != SUM or any(_repeats(_factors(t)) for t in s.args):
         return None
     shared: dict[int, tuple[Expr, float]] | None = None
     for t, _ in _pairs(s):
