@@ -5,16 +5,19 @@ exercises that does not fall; `diff --order N` against SymPy's `diff(f, x, N)`."
 
 from __future__ import annotations
 
+import math
 import random
 
 import pytest
 import sympy
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from nanograd_cli import parse
 from nanograd_cli.symbolic import derivatives_text
 
 from .helpers import in_process
-from .oracle import operations, symbol, to_sympy, value_of
+from .oracle import derivative_at, operations, symbol, to_sympy, value_of
 
 # (source, the answer key's derivative by x, where to sample x)
 KEYS = [
@@ -272,3 +275,40 @@ def test_a_higher_derivative_that_grows_too_long_is_refused_in_time():
     assert done.stderr.endswith(
         " characters (at most 30,000 are differentiated again); ask for a lower order\n"
     )
+
+
+# Random sources of quotients, powers (fractional ones too) and functions with domains: what
+# the rewrites into one fraction work on.
+_FRACTIONS = st.recursive(
+    st.sampled_from(["x", "x", "y", "1", "2", "3"]),
+    lambda inner: st.one_of(
+        st.tuples(inner, st.sampled_from("+-*/"), inner).map(lambda t: f"({t[0]} {t[1]} {t[2]})"),
+        st.tuples(
+            st.sampled_from(["sin", "cos", "exp", "log", "sqrt", "asin", "atan", "tan"]), inner
+        ).map(lambda t: f"{t[0]}({t[1]})"),
+        st.tuples(inner, st.sampled_from(["2", "3", "-1", "(1/2)", "(3/2)", "(-1/2)"])).map(
+            lambda t: f"({t[0]})**{t[1]}"
+        ),
+    ),
+    max_leaves=7,
+)
+
+
+@pytest.mark.slow
+@settings(max_examples=200, deadline=None)
+@given(_FRACTIONS, st.floats(0.05, 0.95), st.floats(0.05, 0.95))
+def test_the_textbook_form_is_sympys_where_the_engines_is(source, x, y):
+    """Where the source and SymPy's derivative are numbers and the engine's derivative is
+    SymPy's, diff's printed derivative is too (to 1e-7: both round terms that cancel)."""
+    program = parse(source)
+    if "x" not in program.inputs:
+        return
+    point = {n: {"x": x, "y": y}[n] for n in program.inputs}
+    if not math.isfinite(program.values(point)[program.result]):
+        return
+    exact = derivative_at(program, "x", point)
+    engine = program.grad(point).gradients["x"]
+    if not abs(engine - exact) <= 1e-7 * max(1.0, abs(exact)):  # (nan: not compared)
+        return
+    ours = value_of(diff(source), point)
+    assert abs(ours - exact) <= 1e-7 * max(1.0, abs(exact)), (source, point, diff(source))
