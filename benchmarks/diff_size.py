@@ -73,11 +73,12 @@ def random_expression(rng: random.Random, leaves: int) -> str:
 
 
 def doc_examples() -> list[tuple[str, list[str]]]:
-    """(source, --wrt names) of every `$ nanograd diff` in README.md and docs/."""
+    """(source, --wrt names) of every `$ nanograd diff` of numbers (no --shape) in README.md
+    and docs/."""
     found = []
     for path in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]:
         for line in path.read_text(encoding="utf-8").splitlines():
-            if line.startswith("$ nanograd diff "):
+            if line.startswith("$ nanograd diff ") and "--shape" not in line:  # (numbers)
                 words = shlex.split(line[2:])[2:]
                 wrt = [words[i + 1] for i, w in enumerate(words) if w == "--wrt"]
                 found.append((words[0], wrt))
