@@ -13,12 +13,14 @@ programs with names): the operations of `diff`'s derivative against SymPy's, and
 derivative, the share that has a helper function (`powlog`, or `step` or `sign` in the
 derivative of a source that has no function with a kink): the target is 0.
 
+And over the answer keys of tests/test_answer_keys.py (a course's exercises, each with the
+form its answer key has): how many of diff's derivatives have at most the key's operations.
+
 Run: python benchmarks/diff_size.py   (needs SymPy: pip install -e . --group test)
 """
 
 from __future__ import annotations
 
-import ast
 import math
 import random
 import re
@@ -35,7 +37,8 @@ import sympy  # noqa: E402
 
 from nanograd_cli import parse  # noqa: E402
 from nanograd_cli.symbolic import derivatives_text  # noqa: E402
-from tests.oracle import derivative_at, symbol, to_sympy  # noqa: E402
+from tests.oracle import derivative_at, operations, symbol, to_sympy  # noqa: E402
+from tests.test_answer_keys import KEYS  # noqa: E402
 from tests.test_textbook import EXERCISES  # noqa: E402
 
 SEED = 16
@@ -43,7 +46,6 @@ COUNT = 200
 SMOOTH = ["tanh", "sin", "cos", "sigmoid", "exp", "atan", "softplus"]
 LEAVES = ["x", "y", "z", "0.5", "2", "1.5", "pi"]
 EXAMPLES = ["3*x**2+2*x+1", "log(x**2)"]  # the two that started this
-CONSTANT_NAMES = {"pi", "E", "e"}
 HELPER = re.compile(r"\b(powlog|step|sign)\(")
 KINKED = re.compile(r"\b(relu|abs|step|sign|max|min|clamp|floor|ceil|round)\(")
 
@@ -71,30 +73,16 @@ def random_expression(rng: random.Random, leaves: int) -> str:
 
 
 def doc_examples() -> list[tuple[str, list[str]]]:
-    """(source, --wrt names) of every `$ nanograd diff` in README.md and docs/."""
+    """(source, --wrt names) of every `$ nanograd diff` of numbers (no --shape) in README.md
+    and docs/."""
     found = []
     for path in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]:
         for line in path.read_text(encoding="utf-8").splitlines():
-            if line.startswith("$ nanograd diff "):
+            if line.startswith("$ nanograd diff ") and "--shape" not in line:  # (numbers)
                 words = shlex.split(line[2:])[2:]
                 wrt = [words[i + 1] for i, w in enumerate(words) if w == "--wrt"]
                 found.append((words[0], wrt))
     return found
-
-
-def is_constant(node: ast.AST) -> bool:
-    names = [n.id for n in ast.walk(node) if isinstance(n, ast.Name)]
-    calls = {c.func.id for c in ast.walk(node) if isinstance(c, ast.Call)}
-    return all(name in CONSTANT_NAMES or name in calls for name in names)
-
-
-def operations(text: str) -> int:
-    """Operators and calls in the printed text, none for a part that is a number."""
-    count = 0
-    for node in ast.walk(ast.parse(text.replace("^", "**"))):
-        if isinstance(node, ast.BinOp | ast.UnaryOp | ast.Call) and not is_constant(node):
-            count += 1
-    return count
 
 
 def round_trip(program, text: str, name: str, rng: random.Random) -> tuple | None:
@@ -190,6 +178,9 @@ def main() -> None:
     )
     ours_t, theirs_t = (sum(c.counts[k] for c in textbook) for k in (0, 1))
     print(f"textbook exercises, all operations: ours {ours_t}, SymPy's {theirs_t}")
+    keys = [(derivatives_text(parse(s), ["x"]), key) for s, key, _ in KEYS]
+    within = sum(operations(ours) <= operations(key) for ours, key in keys)
+    print(f"answer keys with at most the key's operations: {within}/{len(keys)}")
     print("\nthe examples (operations ours | SymPy's, then the derivatives):")
     for c in cases:
         if c.origin not in ("random", "worked example") or c.origin == "worked example":

@@ -218,12 +218,13 @@ def diff(
     latex: bool = False,
     exact: bool = False,
     shapes: Mapping[str, Sequence[int] | int | str] | None = None,
+    order: int = 1,
 ) -> str:
     """The derivative of `source` by each input named (positionally or by `wrt`; by default
     all), as text in the language or with `format="latex"` as LaTeX (a str that a notebook
     shows as the formula; `latex=True` says the same), as `nanograd diff` prints it (`exact`:
     as `diff --exact`; `shapes`: the array inputs' shapes, as `diff --shape`, such as
-    `{"A": (3, 2), "x": 2}`)."""
+    `{"A": (3, 2), "x": 2}`; `order`: the N-th derivative, as `diff --order N`)."""
     from . import api
     from .errors import InputError
 
@@ -231,7 +232,8 @@ def diff(
         raise InputError(f"latex=True and format={format!r} disagree: give one of them")
     program = parse(source)
     fmt = "latex" if latex else format or "text"
-    text = api.diff(program, (*names(names_, "wrt"), *names(wrt, "wrt")), fmt, exact, shapes)
+    wrt = (*names(names_, "wrt"), *names(wrt, "wrt"))
+    text = api.diff(program, wrt, fmt, exact, shapes, order)
     found = api.diff_note(program)
     if found:
         _note(found)

@@ -138,6 +138,11 @@ def _op_nature(op: Op) -> tuple[bool, bool]:
     return total, total and op not in _piecewise_ops()
 
 
+def defined_everywhere(op: Op) -> bool:
+    """Whether op is a number wherever its arguments are, but at isolated points (not log)."""
+    return _op_nature(op)[0]
+
+
 def _power_of_power(p: float, k: float) -> float | None:
     """The exponent e such that (b**p)**k is b**e for every b (IEEE, up to rounding), if any:
     not (x**2)**0.5 (that is abs(x)), not (x**0.5)**2 (nan for x < 0, where x is not)."""
@@ -155,12 +160,15 @@ def _exponent_sum(q: float, p: float, base: Expr, exactly: bool = False) -> floa
     """The exponent of base**q * base**p as one power, if that keeps every value: not
     x**0.5 * x**0.5 (nan for x < 0, where x is not), and with opposite signs (a
     cancellation, x**2/x) only for an analytic base, whose zeros are isolated; any for a
-    positive number whose powers are finite and not 0. `exactly`: added in fractions."""
+    positive number whose powers are finite and not 0. `exactly`: added in fractions, and
+    any for a base that is positive wherever it is a number (x**2 + 1)."""
     s = _sum(q, p, exactly)
     number = known_number(base)
     if number is not None and number > 0.0:  # sqrt(pi)/sqrt(pi) is 1
         powers = (power(number, e) for e in (q, p, s))
         return s if all(math.isfinite(v) and v != 0.0 for v in powers) else None
+    if exactly and positive(base):  # sqrt(x**2 + 1)**2 is x**2 + 1
+        return s
     if _integer(s) and not (_integer(q) and _integer(p)):
         return None
     if (q > 0) != (p > 0) and not (base.analytic and base.kind != NUMBER):
@@ -186,6 +194,8 @@ def _factor_total(base: Expr, p: float) -> bool:
     number = known_number(base)
     if number is not None:  # sqrt(2), kept as it is written in a textbook derivative
         return math.isfinite(power(number, p))
+    if positive(base):  # sqrt(x**2 + 1)
+        return True
     return base.total and _integer(p) and (p > 0 or base.analytic)
 
 
@@ -647,6 +657,28 @@ def _describe(e: Expr) -> None:
     e.key = (rank, name, e.serial)
 
 
+def positive(e: Expr) -> bool:
+    """Whether e is positive in floats wherever it is a number: a positive number, cosh(...),
+    or a positive constant plus squares (x**2 + 1). Not exp(x), which is 0 below -745."""
+    number = known_number(e)
+    if number is not None:
+        return number > 0.0
+    if e.kind == CALL:
+        return e.op.name == "cosh"
+    if e.kind == SUM:
+        terms = zip(e.args, e.weights, strict=True)
+        return e.value > 0.0 and all(w > 0.0 and _at_least_0(t) for t, w in terms)
+    return False
+
+
+def _at_least_0(e: Expr) -> bool:
+    """Whether e is 0 or more wherever it is a number: a product of even powers (x**2,
+    x**2*y**4) with a positive coefficient, or something positive."""
+    if e.kind == PRODUCT:
+        return e.value > 0.0 and all(p % 2 == 0.0 for p in e.weights)
+    return positive(e)
+
+
 def reachable(roots: list[Expr]) -> list[Expr]:
     """Every node the roots depend on, arguments before users."""
     seen = {id(r): r for r in roots}
@@ -700,15 +732,17 @@ class _Layout(Written):
     a leading positive term, subtraction for negative ones, numbers first in a product, a
     denominator for negative exponents, sqrt for the power 1/2. Equal parts are shared."""
 
-    def __init__(self, fractions: bool = False):
+    def __init__(self, fractions: bool = False, whole: bool = False):
         super().__init__()
         self.shown: dict[int, Expr] = {}
         self.fractions = fractions
+        self.alone = DENOMINATORS if whole else UNENDING
 
     def number(self, value: float) -> Expr:
         """A number; with `fractions`, one that is p/q to the last bit and has no short
-        decimal (q not made of 2s and 5s) is written p/q: 2/3, not 0.6666666666666666."""
-        ratio = self._fraction(value, UNENDING)
+        decimal (q not made of 2s and 5s) is written p/q: 2/3, not 0.6666666666666666; and
+        with `whole` (the source's numbers are), any simple fraction: 1/2, not 0.5."""
+        ratio = self._fraction(value, self.alone)
         return super().number(value) if ratio is None else self.ratio(*ratio)
 
     def _fraction(self, value: float, denominators=DENOMINATORS) -> tuple[int, int] | None:
@@ -933,10 +967,11 @@ def _mixed(e: Expr) -> bool:
     return len(signs) == 2
 
 
-def layout(roots: list[Expr], fractions: bool = False) -> list[Expr]:
+def layout(roots: list[Expr], fractions: bool = False, whole: bool = False) -> list[Expr]:
     """The roots written with the ops of the language (nodes of kinds number, input, call);
-    with `fractions`, numbers that are simple fractions as p/q."""
-    lay = _Layout(fractions)
+    with `fractions`, numbers that are simple fractions as p/q: in exponents and
+    coefficients, and alone where they have no short decimal (2/3) or, `whole`, any (1/2)."""
+    lay = _Layout(fractions, whole)
     for e in reachable(roots):
         lay.shown[id(e)] = lay.show(e)
     return [lay.shown[id(r)] for r in roots]

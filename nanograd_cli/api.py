@@ -255,21 +255,28 @@ def hessian(
     return result
 
 
+# The highest derivative `diff --order` writes (each order can double its length).
+MAX_ORDER = 20
+
+
 def diff(
     program: Program,
     wrt: Sequence[str] = (),
     fmt: str = "text",
     exact: bool = False,
     shapes: Mapping[str, Sequence[int] | int | str] | None = None,
+    order: int | str = 1,
 ) -> str:
     """The derivative by each input in `wrt` (by default all) as text in the language, or
-    with `fmt` latex as LaTeX: with one name, a program whose result is the derivative. As a
+    with `fmt` latex as LaTeX: with one name, a program whose result is the derivative;
+    `order` N (a whole number from 1): the N-th derivative by each name. As a
     textbook writes it, with a note where that differs from the engine's at some points;
     `exact`: a form equal to the engine's derivative at every point (with the helpers powlog
     and step). `shapes` gives array inputs their shapes (a tuple, or the text `3,2`): the
     derivative is then in vector form where one exists (`2*A.T@(A@x - b)`), else an array
     literal, element by element (the others are numbers)."""
     latex = choice("format", fmt, DIFF_FORMATS) == "latex"
+    order = whole("order", order, 1, MAX_ORDER)
     if shapes is not None and not isinstance(shapes, Mapping):
         raise InputError("shapes: give a mapping of each array input to its shape, {'x': 3}")
     sizes = {name: shape(name, given) for name, given in (shapes or {}).items()}
@@ -281,6 +288,8 @@ def diff(
     if any(sizes.values()):
         from .array_diff import derivatives_text as array_derivatives
 
+        if order != 1:
+            raise InputError(f"{option('order')} is for numbers: arrays have the first derivative")
         check_wrt(wrt, program.inputs, elements=True)
         text = array_derivatives(program, sizes, list(wrt), latex, exact)
     else:
@@ -298,7 +307,7 @@ def diff(
                 shaped = option("shape", f"{array_of(name)}=N")
                 raise InputError(f"{option('wrt', name)}: give {array_of(name)} a shape, {shaped}")
         with_inputs(program, "its derivative is 0 by every name")
-        text = derivatives_text(program, list(wrt), latex, exact)
+        text = derivatives_text(program, list(wrt), latex, exact, order)
     return LaTeX(text) if latex else text
 
 

@@ -525,6 +525,9 @@ class _Latex(_Text):
             return "\\" + name
         if len(name) == 1:
             return name
+        order = re.fullmatch(r"d([0-9]+)_([A-Za-z][A-Za-z0-9]*)", name)
+        if order:  # d2_x, diff --order 2's name of the second derivative by x
+            return f"d^{{{order[1]}}}_{{{self.name(order[2])}}}"
         head, _, subscript = name.partition("_")
         digits = re.fullmatch(r"([A-Za-z]+?)([0-9]+)", name)
         if digits and not subscript:  # x1, beta2

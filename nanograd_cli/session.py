@@ -99,6 +99,7 @@ OPTIONS: dict[str, dict[str, Option]] = {
         "wrt": WRT,
         "format": Option("word", "|".join(api.DIFF_FORMATS)),
         "exact": FLAG,
+        "order": Option("word", "N"),
         "shape": Option("items", "NAME=DIMS..."),
     },
     ":hessian": STRICT,
@@ -627,7 +628,9 @@ class Session:
             if getattr(value, "ndim", 0) and name in program.input_slots
         }
         shapes = {**held, **api.named_shapes(args.items("shape"))}
-        reply.out.append(api.diff(program, args.names("wrt"), fmt, args.flag("exact"), shapes))
+        order = args.value("order") or 1
+        text = api.diff(program, args.names("wrt"), fmt, args.flag("exact"), shapes, order)
+        reply.out.append(text)
 
     def hessian_command(self, args: Arguments, reply: Reply) -> None:
         source, program = self._program(args.expr)

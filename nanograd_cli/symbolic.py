@@ -33,8 +33,8 @@ from .algebra import (
     CALL,
     INPUT,
     NAMED,
+    NAMED_CONSTANTS,
     NUMBER,
-    PRODUCT,
     SUM,
     Builder,
     Expr,
@@ -42,14 +42,18 @@ from .algebra import (
     known_number,
     layout,
     piecewise,
+    positive,
     reachable,
 )
 from .array_ops import ArrayOp
 from .engine import Value, apply
+from .errors import NanogradError
 from .formula import Note, occurrences, write
+from .instructions import Const
 from .ops import ADD, MUL, WHERE, Op
 from .program import Apply, Input, Program
 from .results import Hessian, Shape
+from .textbook import finish
 
 # (canonical, as the engine computes it): the second is what a kinked function's argument is
 # made of. They are one node where the two agree (an input, a number, a name).
@@ -72,6 +76,7 @@ Pair = tuple[Expr, Expr]
 #  * dsinc(a) is sinc's derivative, (cos(pi*a) - sinc(a))/a but at 0, where it is 0.
 #  * 1/hypot(1, a) (asinh's, which does not overflow) is 1/sqrt(a**2 + 1).
 #  * polygamma's derivative by x is polygamma(n + 1, x), but nan (as the function) for n < 0.
+#  * 1 + tan(a)**2 (tan's) is sec(a)**2, written 1/cos(a)**2 as tanh's is 1/cosh(a)**2.
 TEXTBOOK_RULES = (
     ("powlog(a, b)", "a**b*log(a)", "a > 0"),
     ("where((a == 0)*(b == 0), 0, b*a**(b - 1))", "b*a**(b - 1)", "a != 0"),
@@ -85,6 +90,7 @@ TEXTBOOK_RULES = (
     ("dsinc(a)", "(cos(pi*a) - sinc(a))/a", "a != 0"),
     ("1/hypot(1, a)", "1/sqrt(a**2 + 1)", None),
     ("where(a < 0, polygamma(a, b), polygamma(a + 1, b))", "polygamma(a + 1, b)", "a+1 > 0"),
+    ("1 + tan(a)**2", "1/cos(a)**2", None),
 )
 # The functions that only helpers use: a textbook derivative has none of them, unless the
 # source calls them itself.
@@ -275,6 +281,7 @@ class Derivatives:
     definitions: dict[str, Expr] = field(default_factory=dict)
     notes: dict[str, list[Note]] = field(default_factory=dict)
     textbook: bool = False
+    whole: bool = False  # the source's numbers are whole: simple fractions as p/q (1/2)
 
 
 def derive(
@@ -335,6 +342,11 @@ def derive(
     if arrays is not None:
         roots = {name: arrays.expanded(root, slots[name]) for name, root in roots.items()}
     notes: dict[str, list[Note]] = {}
+    if textbook and arrays is None:
+        for name, (root, found) in finish(builder, roots).items():
+            roots[name] = root
+            if found:
+                notes[name] = found
     if conditions:
         order = {n: 1 << k for k, n in enumerate(program.inputs)}
         reads = program.interpret(
@@ -342,7 +354,7 @@ def derive(
         )
         for name in wrt:
             found = [n for a, n in conditions if reads[a] & order[name]]
-            notes[name] = _simplest(found)
+            notes[name] = _simplest(found + notes.get(name, []))
     return Derivatives(roots, definitions, notes, textbook)
 
 
@@ -379,28 +391,6 @@ def _local_derivatives(
                 if v is None and not positive(n.expr)  # x**2 + 1 > 0 goes without saying
             )
     return local
-
-
-def positive(e: Expr) -> bool:
-    """Whether e is positive in floats wherever it is a number: a positive number, cosh(...),
-    or a positive constant plus squares (x**2 + 1). Not exp(x), which is 0 below -745."""
-    number = known_number(e)
-    if number is not None:
-        return number > 0.0
-    if e.kind == CALL:
-        return e.op.name == "cosh"
-    if e.kind == SUM:
-        terms = zip(e.args, e.weights, strict=True)
-        return e.value > 0.0 and all(w > 0.0 and _at_least_0(t) for t, w in terms)
-    return False
-
-
-def _at_least_0(e: Expr) -> bool:
-    """Whether e is 0 or more wherever it is a number: a product of even powers (x**2,
-    x**2*y**4) with a positive coefficient, or something positive."""
-    if e.kind == PRODUCT:
-        return e.value > 0.0 and all(p % 2 == 0.0 for p in e.weights)
-    return positive(e)
 
 
 def _constant(e: Expr) -> float | None:
@@ -553,7 +543,7 @@ def written(
     roots, definitions, notes = derivatives.roots, derivatives.definitions, derivatives.notes
     parts = [*roots.values(), *definitions.values()]
     parts += [n.expr for name in roots for n in notes.get(name, [])]
-    shown = iter(layout(parts, fractions=derivatives.textbook))
+    shown = iter(layout(parts, fractions=derivatives.textbook, whole=derivatives.whole))
     shown_roots = {name: next(shown) for name in roots}
     shown_definitions = {name: next(shown) for name in definitions}
     shown_notes = {
@@ -562,11 +552,12 @@ def written(
     return write(shown_roots, latex, shown_definitions, shown_notes, is_array)
 
 
-def derivative_names(wrt: list[str], taken: set[str]) -> dict[str, str]:
-    """A name for each derivative that is free in the source: d_x, or d_x_ if d_x is taken."""
+def derivative_names(wrt: list[str], taken: set[str], order: int = 1) -> dict[str, str]:
+    """A name for each derivative that is free in the source: d_x, or d_x_ if d_x is taken;
+    d2_x for the second."""
     names = {}
     for w in wrt:
-        name = f"d_{w}"
+        name = f"d{order if order > 1 else ''}_{w}"
         while name in taken:
             name += "_"
         names[w] = name
@@ -574,12 +565,15 @@ def derivative_names(wrt: list[str], taken: set[str]) -> dict[str, str]:
 
 
 def derivatives_text(
-    program: Program, wrt: list[str], latex: bool = False, exact: bool = False
+    program: Program, wrt: list[str], latex: bool = False, exact: bool = False, order: int = 1
 ) -> str:
     """The derivative by each input in `wrt` (all when empty) as `diff` prints it: with one,
     a source whose result is the derivative; else one `d_NAME = ...` line each. Textbook
-    unless `exact`; in the source's own names where one of them would be used twice."""
+    unless `exact`; in the source's own names where one of them would be used twice.
+    `order` N: the N-th derivative by each, written out (`d2_x = ...`)."""
     wrt = wrt or program.inputs
+    if order > 1:
+        return _higher(program, wrt, latex, exact, order)
     labels = derivative_names(wrt, set(program.inputs) | set(program.labels.values()))
     candidates = bindable(program)
     kept = _names_used_twice(program, wrt, candidates, not exact) if candidates else {}
@@ -588,7 +582,71 @@ def derivatives_text(
     result.definitions = {n: d for n, d in result.definitions.items() if n in used}
     result.roots = {labels[n]: e for n, e in result.roots.items()}
     result.notes = {labels[n]: e for n, e in result.notes.items()}
+    result.whole = whole_numbers(program)
     return written(result, latex)
+
+
+# A derivative written out in at most this many characters is differentiated again (each
+# order can triple the length of a quotient's, and the time: the 10th of exp(x)/(1 + exp(x))
+# has 70,000, in 4 s).
+HIGHER_TEXT = 30_000
+
+
+def _ordinal(n: int) -> str:
+    """1st, 2nd, 3rd, 4th, ..., 11th, 12th, 13th, 21st."""
+    suffix = "th" if n % 100 in (11, 12, 13) else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
+def _higher(program: Program, wrt: list[str], latex: bool, exact: bool, order: int) -> str:
+    """The `order`-th derivative by each name of `wrt`: the derivative of the derivative, each
+    written out as a program (no names of the source) and read again; the conditions of each
+    step are the result's."""
+    from .language import parse
+
+    builder = Builder(not exact)
+    whole = whole_numbers(program)
+    roots: dict[str, Expr] = {}
+    notes: dict[str, list[Note]] = {}
+    for name in wrt:
+        current, found = program, []
+        root = builder.const(0.0)
+        for step in range(order):
+            if name not in current.inputs:  # d/dx of 2*y: 0, and so on
+                root = builder.const(0.0)
+                break
+            result = derive(current, [name], textbook=not exact, builder=builder)
+            root = result.roots[name]
+            found += result.notes.get(name, [])
+            if step < order - 1:
+                (shown,) = layout([root], fractions=not exact, whole=whole)
+                text = write({"": shown})
+                if len(text) > HIGHER_TEXT:
+                    raise NanogradError(
+                        f"the {_ordinal(order)} derivative by {name} is too long to work out: "
+                        f"the {_ordinal(step + 1)} has {len(text):,} characters (at most "
+                        f"{HIGHER_TEXT:,} are differentiated again); ask for a lower order"
+                    )
+                current = parse(text)
+        roots[name], notes[name] = root, _simplest(found)
+    labels = derivative_names(wrt, set(program.inputs) | set(program.labels.values()), order)
+    result = Derivatives(
+        {labels[n]: e for n, e in roots.items()},
+        notes={labels[n]: e for n, e in notes.items() if e},
+        textbook=not exact,
+        whole=whole,
+    )
+    return written(result, latex)
+
+
+def whole_numbers(program: Program) -> bool:
+    """Whether every number of the source is a whole number (or pi or e): then a textbook
+    derivative writes its fractions as fractions (x/2 - sin(2*x)/4: 1/2 - cos(2*x)/2)."""
+    return all(
+        float(ins.value).is_integer() or ins.value in NAMED_CONSTANTS
+        for ins in program.code
+        if type(ins) is Const
+    )
 
 
 def _every_root(result: Derivatives) -> list[Expr]:

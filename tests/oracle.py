@@ -4,6 +4,7 @@ and to SymPy. Used by the tests and by benchmarks/diff_size.py."""
 
 from __future__ import annotations
 
+import ast
 import math
 
 import pytest
@@ -123,3 +124,23 @@ def agrees_with_grad(program, text: str, name: str, point: dict[str, float]) -> 
     exact = derivative_at(program, name, point)
     allowed = 2 * abs(expected - exact) + 1e-14 * max(1.0, abs(exact))
     return math.isfinite(got) and abs(got - exact) <= allowed
+
+
+# Names that are numbers, in a printed derivative and in SymPy's.
+CONSTANT_NAMES = {"pi", "E", "e"}
+
+
+def is_constant(node: ast.AST) -> bool:
+    names = [n.id for n in ast.walk(node) if isinstance(n, ast.Name)]
+    calls = {c.func.id for c in ast.walk(node) if isinstance(c, ast.Call)}
+    return all(name in CONSTANT_NAMES or name in calls for name in names)
+
+
+def operations(text: str) -> int:
+    """Operators and calls in the printed text (a bound sub-expression's once, a comment's
+    none), none for a part that is a number (`3/2`, `-1`, `sqrt(2)`)."""
+    count = 0
+    for node in ast.walk(ast.parse(text.replace("^", "**"))):
+        if isinstance(node, ast.BinOp | ast.UnaryOp | ast.Call) and not is_constant(node):
+            count += 1
+    return count

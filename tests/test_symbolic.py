@@ -98,8 +98,8 @@ def test_numbers_near_the_largest_float_are_written_and_read_back(source):
         ("relu(x)/relu(x)", "x", "step(x)*(1 - relu(x)/relu(x))/relu(x)", [-1.0, 0.0, 2.0]),
         ("sqrt(x)*sqrt(x)", "x", "sqrt(x)/sqrt(x)", [-1.0, 2.0]),
         ("(x**2)**0.5", "x", "x/sqrt(x**2)", [-2.0, 3.0]),  # |x|, not x
-        # a term that cancels but is nan on an interval stays, with its nan
-        ("log(x)*(y - y)", "y", "0*log(x)", [-1.0, 2.0]),
+        # a term that cancels but is nan on an interval goes, and where it was is noted
+        ("log(x)*(y - y)", "y", "0\n# x > 0", [0.5, 2.0]),
     ],
 )
 def test_what_cancels_and_what_does_not(source, wrt, expected, points):
@@ -255,7 +255,7 @@ def test_small_repeats_are_not_bound_and_large_ones_are():
         "t1 = 12*y**3 + 12*x*y - 3*x - 4*y + 4*sigmoid(x + y) + sigmoid(y - x) - 3\n"
         "t2 = 4*sigmoid(x + y)*(sigmoid(x + y) - 1)\n"
         "t3 = sigmoid(y - x)*(sigmoid(y - x) - 1)\n"
-        "t4 = 2*t1*(10/t1**4 - 0.5)\n"
+        "t4 = 2*t1*(10/t1**4 - 1/2)\n"
         "d_x = t4*(t2 - 12*y - t3 + 3)\n"
         "d_y = t4*(t2 - 36*y**2 - 12*x + t3 + 4)"
     )
@@ -275,7 +275,7 @@ def test_small_repeats_are_not_bound_and_large_ones_are():
 
 def test_a_bound_name_is_not_an_input_name():
     text = diff("exp(sin(t1*x) + t2)/(1 + exp(sin(t1*x) + t2))", "x")
-    assert text == "t3 = exp(t2 + sin(t1*x))\nt1*cos(t1*x)*t3*(1 - t3/(t3 + 1))/(t3 + 1)"
+    assert text == "t3 = exp(t2 + sin(t1*x))\nt1*cos(t1*x)*t3/(t3 + 1)**2"
 
 
 @pytest.mark.slow

@@ -17,6 +17,7 @@ Examples:
   nanograd diff model.txt --wrt x --wrt y
   nanograd diff "sin(x)**2" --wrt x --format latex
   nanograd diff "x**y" --wrt y --exact
+  nanograd diff "sin(x)*exp(x)" --wrt x --order 2
   nanograd grad -e "$(nanograd diff 'x**3' --wrt x)" --x 2
   nanograd diff "norm(A@x - b)**2" --wrt x --shape A=3,2 --shape x=2 --shape b=3
 """
@@ -44,6 +45,13 @@ Examples:
     "base), with the helpers powlog and step where needed, instead of as a textbook does.",
 )
 @click.option(
+    "--order",
+    default="1",
+    show_default=True,
+    metavar="N",
+    help="The N-th derivative by each --wrt name (a whole number from 1 to 20).",
+)
+@click.option(
     "--shape",
     "shapes",
     multiple=True,
@@ -52,7 +60,12 @@ Examples:
     "where one exists (2*A.T@(A@x - b)), else an array, element by element.",
 )
 def diff(
-    source: Source, wrt: tuple[str, ...], fmt: str, exact: bool, shapes: tuple[str, ...]
+    source: Source,
+    wrt: tuple[str, ...],
+    fmt: str,
+    exact: bool,
+    order: str,
+    shapes: tuple[str, ...],
 ) -> None:
     """Print the derivative of SOURCE as an expression in the language.
 
@@ -62,9 +75,10 @@ def diff(
     `nanograd grad` to evaluate it. A name of SOURCE that the derivative uses twice is kept,
     with its definition; another sub-expression that repeats is bound once to a name (t1).
     Without --wrt, every input's derivative is printed, one `d_NAME = ...` line each.
+    --order 2: the second derivative (`d2_NAME = ...`), and so on.
     """
     program = load_program(source, report)
-    click.echo(api.diff(program, wrt, fmt, exact, api.named_shapes(shapes)))
+    click.echo(api.diff(program, wrt, fmt, exact, api.named_shapes(shapes), order))
     note = api.diff_note(program)
     if note:
         report(note)

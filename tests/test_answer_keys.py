@@ -1,0 +1,314 @@
+"""Textbook exercises with the answer key's form: each key and each of `diff`'s derivatives
+agrees with SymPy's derivative at points of the exercise's domain, and `diff`'s derivative is
+at most the key's size (operations, as tests/oracle.py counts them) on a share of the
+exercises that does not fall; `diff --order N` against SymPy's `diff(f, x, N)`."""
+
+from __future__ import annotations
+
+import math
+import random
+
+import pytest
+import sympy
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from nanograd_cli import parse
+from nanograd_cli.symbolic import derivatives_text
+
+from .helpers import in_process
+from .oracle import derivative_at, operations, symbol, to_sympy, value_of
+
+# (source, the answer key's derivative by x, where to sample x)
+KEYS = [
+    # polynomials and powers
+    ("x**5 - 3*x**3 + 2*x - 7", "5*x**4 - 9*x**2 + 2", (-3, 3)),
+    ("4*x**3 + 2*x**2 - x", "12*x**2 + 4*x - 1", (-3, 3)),
+    ("x**4/4 - x**2/2", "x**3 - x", (-3, 3)),
+    ("(2*x + 1)**3", "6*(2*x + 1)**2", (-3, 3)),
+    ("1/x + 1/x**2", "-1/x**2 - 2/x**3", (0.2, 3)),
+    ("x**(3/2)", "3*sqrt(x)/2", (0.1, 3)),
+    ("sqrt(x) + 1/sqrt(x)", "1/(2*sqrt(x)) - 1/(2*x**(3/2))", (0.1, 3)),
+    ("(x**2 + 1)**5", "10*x*(x**2 + 1)**4", (-2, 2)),
+    # products
+    ("x**2*sin(x)", "x**2*cos(x) + 2*x*sin(x)", (-3, 3)),
+    ("x*exp(x)", "exp(x)*(x + 1)", (-3, 3)),
+    ("x*log(x)", "log(x) + 1", (0.1, 3)),
+    ("exp(x)*sin(x)", "exp(x)*(sin(x) + cos(x))", (-3, 3)),
+    ("x**3*exp(2*x)", "x**2*exp(2*x)*(2*x + 3)", (-2, 2)),
+    ("x*sqrt(x + 1)", "(3*x + 2)/(2*sqrt(x + 1))", (0, 3)),
+    ("x**2*log(x)", "x*(2*log(x) + 1)", (0.1, 3)),
+    ("(x**2 + 1)*(x - 3)", "3*x**2 - 6*x + 1", (-3, 3)),
+    ("x*tan(x)", "tan(x) + x/cos(x)**2", (-1.2, 1.2)),
+    ("x*atan(x)", "atan(x) + x/(x**2 + 1)", (-3, 3)),
+    # quotients
+    ("(3*x+2)/(5*x-7)", "-31/(5*x - 7)**2", (-3, 1)),
+    ("(x-1)/(x+1)", "2/(x + 1)**2", (0, 3)),
+    ("sin(x)/(1+cos(x))", "1/(cos(x) + 1)", (-2, 2)),
+    ("exp(x)/(1+exp(x))", "exp(x)/(exp(x) + 1)**2", (-3, 3)),
+    ("x/(x**2+1)", "(1 - x**2)/(x**2 + 1)**2", (-3, 3)),
+    ("x**2/(x+1)", "x*(x + 2)/(x + 1)**2", (0, 3)),
+    ("sin(x)/x", "(x*cos(x) - sin(x))/x**2", (0.1, 3)),
+    ("log(x)/x", "(1 - log(x))/x**2", (0.1, 3)),
+    ("exp(x)/x", "exp(x)*(x - 1)/x**2", (0.1, 3)),
+    ("1/(x**2 + 1)", "-2*x/(x**2 + 1)**2", (-3, 3)),
+    ("(2*x + 1)/(x**2 + 1)", "2*(1 - x - x**2)/(x**2 + 1)**2", (-3, 3)),
+    ("x/(1 - x)", "1/(1 - x)**2", (-3, 0.9)),
+    ("cos(x)/(1 - sin(x))", "1/(1 - sin(x))", (-1.2, 1.2)),
+    ("(x**2 - 1)/(x**2 + 1)", "4*x/(x**2 + 1)**2", (-3, 3)),
+    ("(x + 1)/sqrt(x)", "(x - 1)/(2*x**(3/2))", (0.1, 3)),
+    # the chain rule
+    ("sqrt(x**2 + 1)", "x/sqrt(x**2 + 1)", (-3, 3)),
+    ("sin(3*x)", "3*cos(3*x)", (-3, 3)),
+    ("exp(x**2)", "2*x*exp(x**2)", (-2, 2)),
+    ("log(x**2 + 1)", "2*x/(x**2 + 1)", (-3, 3)),
+    ("cos(x**3)", "-3*x**2*sin(x**3)", (-1.5, 1.5)),
+    ("sin(x)**3", "3*sin(x)**2*cos(x)", (-3, 3)),
+    ("(3*x - 2)**4", "12*(3*x - 2)**3", (-3, 3)),
+    ("exp(sin(x))", "cos(x)*exp(sin(x))", (-3, 3)),
+    ("log(cos(x))", "-tan(x)", (-1.2, 1.2)),
+    ("sqrt(1 - x**2)", "-x/sqrt(1 - x**2)", (-0.9, 0.9)),
+    ("1/(1 + exp(-x))", "exp(-x)/(exp(-x) + 1)**2", (-3, 3)),
+    ("log(log(x))", "1/(x*log(x))", (1.5, 4)),
+    ("sin(cos(x))", "-sin(x)*cos(cos(x))", (-3, 3)),
+    # trigonometric
+    ("sin(x)**2", "2*sin(x)*cos(x)", (-3, 3)),
+    ("tan(x)", "1/cos(x)**2", (-1.2, 1.2)),
+    ("sec(x)", "sec(x)*tan(x)", (-1.2, 1.2)),
+    ("cot(x)", "-1/sin(x)**2", (0.3, 2.8)),
+    ("csc(x)", "-cot(x)*csc(x)", (0.3, 2.8)),
+    ("x*cos(x)", "cos(x) - x*sin(x)", (-3, 3)),
+    ("sin(x)*cos(x)", "cos(x)**2 - sin(x)**2", (-3, 3)),
+    ("cos(x)**2", "-2*sin(x)*cos(x)", (-3, 3)),
+    ("tan(x)**2", "2*tan(x)/cos(x)**2", (-1.2, 1.2)),
+    ("sin(x)/cos(x)", "1/cos(x)**2", (-1.2, 1.2)),
+    # exponentials and logarithms
+    ("exp(3*x)", "3*exp(3*x)", (-2, 2)),
+    ("2**x", "2**x*log(2)", (-3, 3)),
+    ("log(3*x)", "1/x", (0.1, 3)),
+    ("x*exp(-x)", "exp(-x)*(1 - x)", (-3, 3)),
+    ("log(x)**2", "2*log(x)/x", (0.1, 3)),
+    ("log(x, 2)", "1/(x*log(2))", (0.1, 3)),
+    ("exp(x)*log(x)", "exp(x)*(log(x) + 1/x)", (0.1, 3)),
+    ("x**x", "x**x*(log(x) + 1)", (0.1, 3)),
+    ("log((x + 1)/(x - 1))", "-2/(x**2 - 1)", (1.5, 4)),
+    ("exp(x)/x**2", "exp(x)*(x - 2)/x**3", (0.1, 3)),
+    # inverse trigonometric and hyperbolic
+    ("asin(x)", "1/sqrt(1 - x**2)", (-0.9, 0.9)),
+    ("acos(x)", "-1/sqrt(1 - x**2)", (-0.9, 0.9)),
+    ("atan(x)", "1/(x**2 + 1)", (-3, 3)),
+    ("atan(x**2)", "2*x/(x**4 + 1)", (-3, 3)),
+    ("asin(2*x)", "2/sqrt(1 - 4*x**2)", (-0.45, 0.45)),
+    ("atan(1/x)", "-1/(x**2 + 1)", (0.1, 3)),
+    ("asinh(x)", "1/sqrt(x**2 + 1)", (-3, 3)),
+    ("atanh(x)", "1/(1 - x**2)", (-0.9, 0.9)),
+    ("tanh(x)", "1/cosh(x)**2", (-3, 3)),
+    # antiderivatives, checked by differentiating them
+    ("x*asin(x) + sqrt(1 - x**2)", "asin(x)", (-0.9, 0.9)),
+    ("x*log(x) - x", "log(x)", (0.1, 3)),
+    ("x*log(x)**2 - 2*x*log(x) + 2*x", "log(x)**2", (0.1, 3)),
+    ("x/2 - sin(2*x)/4", "1/2 - cos(2*x)/2", (-3, 3)),
+    ("sqrt(x**2 + 1)*x/2 + asinh(x)/2", "sqrt(x**2 + 1)", (-3, 3)),
+    ("exp(x)*(x - 1)", "x*exp(x)", (-3, 3)),
+    ("sin(x) - x*cos(x)", "x*sin(x)", (-3, 3)),
+    ("x*atan(x) - log(x**2 + 1)/2", "atan(x)", (-3, 3)),
+    ("exp(x)*(sin(x) - cos(x))/2", "exp(x)*sin(x)", (-3, 3)),
+    ("(x**2 - 2)*sin(x) + 2*x*cos(x)", "x**2*cos(x)", (-3, 3)),
+    ("tan(x) - x", "tan(x)**2", (-1.2, 1.2)),
+    ("log(x + sqrt(x**2 + 1))", "1/sqrt(x**2 + 1)", (-3, 3)),
+    # more of each kind, written after the rest had their forms
+    ("(x**2+3*x)/(x-2)", "(x**2 - 4*x - 6)/(x - 2)**2", (2.5, 5)),
+    ("(1+x)/(1-x)", "2/(1 - x)**2", (-3, 0.9)),
+    ("x/(x+1)", "1/(x + 1)**2", (0, 3)),
+    ("(x**2+1)/(x**2-1)", "-4*x/(x**2 - 1)**2", (1.5, 4)),
+    ("sqrt(x)/(x+1)", "(1 - x)/(2*sqrt(x)*(x + 1)**2)", (0.1, 3)),
+    ("exp(x)/(exp(x)+exp(-x))", "2/(exp(x) + exp(-x))**2", (-2, 2)),
+    ("(sin(x)+cos(x))/(sin(x)-cos(x))", "-2/(sin(x) - cos(x))**2", (1, 2)),
+    ("x*sin(x)+cos(x)", "x*cos(x)", (-3, 3)),
+    ("x**2*exp(x) - 2*x*exp(x) + 2*exp(x)", "x**2*exp(x)", (-3, 3)),
+    ("log(sin(x))", "cos(x)/sin(x)", (0.3, 2.8)),
+    ("log(sec(x) + tan(x))", "sec(x)", (-1.2, 1.2)),
+    ("atan(x) + x/(1+x**2)", "2/(x**2 + 1)**2", (-3, 3)),
+    ("(x-1)**2*(x+2)**3", "(x - 1)*(x + 2)**2*(5*x + 1)", (-3, 3)),
+    ("x/sqrt(x**2+1)", "1/(x**2 + 1)**(3/2)", (-3, 3)),
+    ("log(x)/x**2", "(1 - 2*log(x))/x**3", (0.1, 3)),
+    ("exp(-x)*cos(x)", "-exp(-x)*(sin(x) + cos(x))", (-3, 3)),
+    ("1/(1+sqrt(x))", "-1/(2*sqrt(x)*(sqrt(x) + 1)**2)", (0.1, 3)),
+    ("cos(x)**3", "-3*cos(x)**2*sin(x)", (-3, 3)),
+    ("(2*x-1)/(x**2+1)", "2*(1 + x - x**2)/(x**2 + 1)**2", (-3, 3)),
+    ("asin(x)/sqrt(1-x**2)", "(x*asin(x)/sqrt(1 - x**2) + 1)/(1 - x**2)", (-0.9, 0.9)),
+    ("x**2*atan(x)", "2*x*atan(x) + x**2/(x**2 + 1)", (-3, 3)),
+    ("log(x**2 + 2*x + 1)", "2/(x + 1)", (0, 3)),
+    ("sqrt((1+x)/(1-x))", "1/((1 - x)*sqrt(1 - x**2))", (-0.9, 0.9)),
+    ("x*exp(x)/(x+1)", "exp(x)*(x**2 + x + 1)/(x + 1)**2", (0, 3)),
+    ("sin(x)**2 - cos(x)**2", "4*sin(x)*cos(x)", (-3, 3)),
+    ("1/(x*(x+1))", "-(2*x + 1)/(x**2*(x + 1)**2)", (0.1, 3)),
+    ("exp(2*x)/(1+exp(2*x))", "2*exp(2*x)/(exp(2*x) + 1)**2", (-2, 2)),
+    ("(x+1)**2/(x**2+1)", "2*(1 - x**2)/(x**2 + 1)**2", (-3, 3)),
+    ("x*acos(x) - sqrt(1-x**2)", "acos(x)", (-0.9, 0.9)),
+    ("exp(x)*(x**2 - 2*x + 2)", "x**2*exp(x)", (-3, 3)),
+]
+# The share of KEYS where diff's derivative is at most the key's size: it stays at least this.
+LEVEL = 0.965  # 113 of 117
+
+
+def diff(source: str, order: int = 1) -> str:
+    return derivatives_text(parse(source), ["x"], order=order)
+
+
+def sympy_at(source: str, order: int, points: list[float], y: float = 0.7) -> list[float]:
+    """SymPy's `order`-th derivative by x of the source at the points (and y), to 30 digits."""
+    derivative = sympy.diff(to_sympy(parse(source), exact=True), symbol("x"), order)
+    at = {symbol("y"): sympy.Float(y, 30)}
+    return [
+        float(derivative.evalf(30, subs={**at, symbol("x"): sympy.Float(x, 30)})) for x in points
+    ]
+
+
+def points_in(domain: tuple[float, float], seed: str) -> list[float]:
+    rng = random.Random(seed)
+    low, high = domain
+    return [rng.uniform(low, high) for _ in range(5)]
+
+
+@pytest.mark.parametrize(("source", "key", "domain"), KEYS)
+def test_the_key_and_diffs_derivative_are_sympys(source, key, domain):
+    points = points_in(domain, source)
+    ours = diff(source)
+    for x, exact in zip(points, sympy_at(source, 1, points), strict=True):
+        for text in (key, ours):
+            got = value_of(text, {"x": x})
+            assert got == pytest.approx(exact, rel=1e-9, abs=1e-12), (source, text, x)
+
+
+def test_diff_is_at_most_the_answer_keys_size_on_the_level_reached():
+    assert len(KEYS) >= 60
+    longer = [(s, diff(s), k) for s, k, _ in KEYS if operations(diff(s)) > operations(k)]
+    share = 1 - len(longer) / len(KEYS)
+    assert share >= LEVEL, longer
+
+
+@pytest.mark.parametrize(
+    ("source", "text"),
+    [
+        ("(3*x+2)/(5*x-7)", "-31/(5*x - 7)**2"),
+        ("(x-1)/(x+1)", "2/(x + 1)**2"),
+        ("sin(x)/(1+cos(x))", "1/(cos(x) + 1)"),
+        ("exp(x)/(1+exp(x))", "exp(x)/(exp(x) + 1)**2"),
+        ("x*asin(x)+sqrt(1-x**2)", "asin(x)"),
+        ("x*log(x)**2 - 2*x*log(x) + 2*x", "log(x)**2"),
+        ("x/2 - sin(2*x)/4", "1/2 - cos(2*x)/2"),
+        ("sqrt(x**2+1)*x/2 + asinh(x)/2", "sqrt(x**2 + 1)"),
+        ("0.5*x**2 + 0.25*x", "x + 0.25"),  # the source's decimals stay decimals
+        ("x*log(x)*(y - y) + x", "1\n# x > 0"),  # 0*log(x) goes, where it is a number noted
+    ],
+)
+def test_the_textbook_forms(source, text):
+    assert diff(source) == text
+
+
+def test_higher_derivatives_in_textbook_form():
+    assert diff("(3*x+2)/(5*x-7)", 2) == "310/(5*x - 7)**3"
+    assert diff("x**x", 2) == "x**x*(log(x) + 1)**2 + x**(x - 1)\n# x > 0"
+    assert diff("x*exp(x)", 5) == "exp(x)*(x + 5)"
+    latex = derivatives_text(parse("x**3*y**2"), [], latex=True, order=2)
+    assert (
+        latex
+        == "\\begin{aligned}\nd^{2}_{x} &= 6 x y^{2} \\\\\nd^{2}_{y} &= 2 x^{3}\n\\end{aligned}"
+    )
+
+
+ORDERS = [
+    ("x**5", 3),
+    ("sin(x)*exp(x)", 2),
+    ("(3*x+2)/(5*x-7)", 2),
+    ("x**x", 2),
+    ("log(x)", 4),
+    ("exp(x)/(1+exp(x))", 3),
+    ("atan(x)", 2),
+    ("x*y**2 + x**3*y", 2),
+    ("sqrt(x**2 + 1)", 5),
+]
+
+
+@pytest.mark.parametrize(("source", "order"), ORDERS)
+def test_diff_order_is_sympys(source, order):
+    points = points_in((0.2, 2.5), source)
+    text = diff(source, order)
+    for x, exact in zip(points, sympy_at(source, order, points), strict=True):
+        point = {"x": x, "y": 0.7}
+        assert value_of(text, point) == pytest.approx(exact, rel=1e-9, abs=1e-12), (text, x)
+
+
+def test_diff_order_through_the_command_line_the_repl_and_python():
+    from nanograd_cli import diff as python_diff
+    from nanograd_cli.session import Session
+
+    done = in_process("diff", "x**3*y**2", "--order", "2")
+    assert (done.returncode, done.stdout) == (0, "d2_x = 6*x*y**2\nd2_y = 2*x**3\n")
+    assert python_diff("x**3*y**2", "x", order=2) == "6*x*y**2"
+    reply = Session().run(":diff x**3*y**2 wrt x order 2")
+    assert reply.out == ["6*x*y**2"]
+    assert in_process("diff", "x**2 + y", "--wrt", "x", "--order", "3").stdout == "0\n"
+
+
+@pytest.mark.parametrize(
+    ("given", "message"),
+    [
+        ("0", "error: invalid value for --order: 0 is not in the range 1<=x<=20\n"),
+        ("1.5", "error: invalid value for --order: '1.5' is not a valid integer\n"),
+        ("-1", "error: invalid value for --order: -1 is not in the range 1<=x<=20\n"),
+    ],
+)
+def test_a_bad_order_is_bad_input(given, message):
+    done = in_process("diff", "x**3", "--order", given)
+    assert (done.returncode, done.stdout, done.stderr) == (2, "", message)
+
+
+def test_a_higher_derivative_that_grows_too_long_is_refused_in_time():
+    source = " + ".join(f"sin({k}*x + {k})" for k in range(1, 2001))
+    done = in_process("diff", source, "--wrt", "x", "--order", "3")
+    assert (done.returncode, done.stdout) == (1, "")
+    assert done.stderr.startswith(
+        "error: the 3rd derivative by x is too long to work out: the 1st has "
+    ), done.stderr
+    assert done.stderr.endswith(
+        " characters (at most 30,000 are differentiated again); ask for a lower order\n"
+    )
+
+
+# Random sources of quotients, powers (fractional ones too) and functions with domains: what
+# the rewrites into one fraction work on.
+_FRACTIONS = st.recursive(
+    st.sampled_from(["x", "x", "y", "1", "2", "3"]),
+    lambda inner: st.one_of(
+        st.tuples(inner, st.sampled_from("+-*/"), inner).map(lambda t: f"({t[0]} {t[1]} {t[2]})"),
+        st.tuples(
+            st.sampled_from(["sin", "cos", "exp", "log", "sqrt", "asin", "atan", "tan"]), inner
+        ).map(lambda t: f"{t[0]}({t[1]})"),
+        st.tuples(inner, st.sampled_from(["2", "3", "-1", "(1/2)", "(3/2)", "(-1/2)"])).map(
+            lambda t: f"({t[0]})**{t[1]}"
+        ),
+    ),
+    max_leaves=7,
+)
+
+
+@pytest.mark.slow
+@settings(max_examples=200, deadline=None)
+@given(_FRACTIONS, st.floats(0.05, 0.95), st.floats(0.05, 0.95))
+def test_the_textbook_form_is_sympys_where_the_engines_is(source, x, y):
+    """Where the source and SymPy's derivative are numbers and the engine's derivative is
+    SymPy's, diff's printed derivative is too (to 1e-7: both round terms that cancel)."""
+    program = parse(source)
+    if "x" not in program.inputs:
+        return
+    point = {n: {"x": x, "y": y}[n] for n in program.inputs}
+    if not math.isfinite(program.values(point)[program.result]):
+        return
+    exact = derivative_at(program, "x", point)
+    engine = program.grad(point).gradients["x"]
+    if not abs(engine - exact) <= 1e-7 * max(1.0, abs(exact)):  # (nan: not compared)
+        return
+    ours = value_of(diff(source), point)
+    assert abs(ours - exact) <= 1e-7 * max(1.0, abs(exact)), (source, point, diff(source))
