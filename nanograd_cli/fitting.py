@@ -32,6 +32,7 @@ from .errors import (
 from .fit_statistics import correlated, statistics
 from .program import Program
 from .results import Fit
+from .robust import checked, curvature_weights, objective, row_weights
 from .tape import Tape, batch_gradients
 
 if TYPE_CHECKING:
@@ -117,6 +118,8 @@ def fit(
     bounds: Mapping[str, tuple[float, float]] | None = None,
     absolute_sigma: bool = False,
     drop_nan: bool = False,
+    loss: str = "linear",
+    f_scale: float | None = None,
 ) -> Fit:
     """Fit the parameters of `program` (its inputs that name no column of `columns`) to the
     rows of `columns`, from `starts` (one per parameter), minimizing the sum over rows of
@@ -125,13 +128,16 @@ def fit(
     parameters held at their start, `steps` caps the evaluations of each stage, `bounds`
     holds parameters between a low and a high value (either may be infinite);
     `absolute_sigma` takes sigma as known: standard errors from (JᵀJ)⁻¹ alone; `drop_nan`
-    leaves out the rows where a column the fit reads, the target or sigma is nan.
-    `progress(evaluations, rss)` is called at every evaluation.
+    leaves out the rows where a column the fit reads, the target or sigma is nan; `loss`, one
+    of robust.LOSSES, counts each row's (weighted) residual r as f_scale² rho((r/f_scale)²)
+    (`f_scale` only with a robust loss; 1 by default), and the standard errors of a robust
+    fit are approximate. `progress(evaluations, rss)` is called at every evaluation.
 
     Bad input raises InputError naming what is wrong; a fit that does not converge is no
     error: it comes back with `converged` False and the reason in `message`."""
     problem = _Problem(program, columns, starts, target, sigma, fix, bounds or {}, drop_nan)
     problem.absolute_sigma = absolute_sigma
+    problem.robust(loss, f_scale)
     return problem.solve(solver(), steps, progress)
 
 
@@ -231,6 +237,29 @@ class _Problem:
         self.evaluations = 0
         self.non_finite_trials = 0
         self.absolute_sigma = False  # sigma taken as known (fit's absolute_sigma)
+        self.loss, self.f_scale = "linear", 1.0  # (`robust`)
+
+    def robust(self, loss: str, f_scale: float | None) -> None:
+        """Fit with the robust `loss` at `f_scale`, in the units of the weighted residuals."""
+        self.loss, self.f_scale = checked(loss, f_scale)
+
+    def objective(self) -> float:
+        """What the fit minimizes, at the point evaluated last (in the solver's units): the
+        sum of squares, or with a robust loss f² Σ rho((r/f)²)."""
+        with np.errstate(over="ignore"):
+            return objective(self.loss, self.residuals, self._solver_f_scale())
+
+    def _solver_f_scale(self) -> float:
+        return math.ldexp(self.f_scale, self.exponent)
+
+    def weighted(self) -> tuple[np.ndarray, np.ndarray]:
+        """The Jacobian and the residuals at the point evaluated last, each row scaled by
+        the square root of its weight in the loss's gradient (1 without a robust loss): the
+        least-squares problem whose gradient is the loss's there."""
+        if self.loss == "linear":
+            return self.jacobian, self.residuals
+        root = np.sqrt(row_weights(self.loss, self.residuals, self._solver_f_scale()))
+        return self.jacobian * root[:, None], self.residuals * root
 
     def _target(self, target: Program | None, arrays: dict) -> np.ndarray:
         if target is None:
@@ -395,37 +424,22 @@ class _Problem:
         if budget < 1:
             raise InputError(f"steps must be at least 1, not {steps}")
 
-        # the least RSS evaluated, and where: what Ctrl-C reports
-        best_rss, best_x = math.inf, x0
+        # the least objective (RSS, or robust loss) evaluated, and where: what Ctrl-C reports
+        best_cost, best_x = math.inf, x0
 
-        def residuals(x):
-            nonlocal best_rss, best_x
-            self.evaluate(x)
-            with np.errstate(over="ignore"):
-                rss = float(self.residuals @ self.residuals)
-            if not math.isfinite(rss) and self.first_non_finite() is not None:
-                self.non_finite_trials += 1  # (a finite sum has every residual finite)
-            elif not np.all(np.isfinite(self.jacobian)):
-                # a derivative nan or inf where the residuals are finite: rejected as a
-                # residual would be, so that the solver takes a shorter step
-                self.non_finite_trials += 1
-                return np.where(np.isfinite(self.jacobian).all(axis=1), self.residuals, np.inf)
-            elif rss < best_rss:
-                best_rss, best_x = rss, np.array(x)
+        def seen(x: np.ndarray, rss: float) -> None:
+            nonlocal best_cost, best_x
+            if math.isfinite(rss) and (cost := self.objective()) < best_cost:
+                best_cost, best_x = cost, np.array(x)
             if progress is not None:
                 progress(self.evaluations, self.unscaled(rss))
-            return self.residuals.copy()
-
-        def jacobian(x):
-            self.evaluate(x)
-            return self.jacobian.copy(order="F")
 
         stages: list[_Stage] = []
         # Overflow and invalid values on the way are the solver's to handle (a trial step
         # too long), and the summary's to say: never a NumPy warning to the user.
         with np.errstate(all="ignore"):
             try:
-                self._stages(least_squares, x0, budget, residuals, jacobian, stages)
+                self._stages(least_squares, x0, budget, stages, seen)
             except KeyboardInterrupt:
                 stages.append(_Stage("interrupted", best_x, None, INTERRUPTED))
                 reached = _summary(self, x0, stages, budget)
@@ -436,12 +450,38 @@ class _Problem:
                 ) from None
             return _summary(self, x0, stages, budget)
 
-    def _stages(self, least_squares, x0, budget, residuals, jacobian, stages) -> None:
-        """The solver's stages from `x0`, each appended to `stages` as it ends."""
+    def _stages(self, least_squares, x0, budget, stages, seen=None) -> None:
+        """The solver's stages from `x0`, each appended to `stages` as it ends; `seen(x,
+        rss)` is called at every point evaluated whose derivatives are finite."""
+
+        def residuals(x):
+            self.evaluate(x)
+            with np.errstate(over="ignore"):
+                rss = float(self.residuals @ self.residuals)
+            if not math.isfinite(rss) and self.first_non_finite() is not None:
+                self.non_finite_trials += 1  # (a finite sum has every residual finite)
+            elif not np.all(np.isfinite(self.jacobian)):
+                # a derivative nan or inf where the residuals are finite: rejected as a
+                # residual would be, so that the solver takes a shorter step
+                self.non_finite_trials += 1
+                return np.where(np.isfinite(self.jacobian).all(axis=1), self.residuals, np.inf)
+            if seen is not None:
+                seen(x, rss)
+            return self.residuals.copy()
+
+        def jacobian(x):
+            self.evaluate(x)
+            return self.jacobian.copy(order="F")
+
         x = x0
-        # Levenberg-Marquardt takes no bounds: a bounded fit is the first stage's alone
-        stages_run = (FIRST_STAGE,) if self.bounds else (FIRST_STAGE, SECOND_STAGE)
-        limits = {"bounds": self.scaled_bounds()} if self.bounds else {}
+        # Levenberg-Marquardt takes no bounds and no robust loss: such a fit is the first
+        # stage's alone, and its polish (Gauss-Newton on the sum of squares) is left out
+        robust = self.loss != "linear"
+        alone = self.bounds or robust
+        stages_run = (FIRST_STAGE,) if alone else (FIRST_STAGE, SECOND_STAGE)
+        limits: dict[str, Any] = {"bounds": self.scaled_bounds()} if self.bounds else {}
+        if robust:
+            limits |= {"loss": self.loss, "f_scale": self._solver_f_scale()}
         for options in stages_run:
             with np.errstate(all="ignore"):
                 try:
@@ -451,13 +491,15 @@ class _Problem:
                 except (ValueError, np.linalg.LinAlgError) as error:
                     stages.append(_Stage(options["method"], x, None, str(error)))
                     break
-            stage = _Stage(options["method"], result.x, result, _reason(result))
+            minimized = f"the {self.loss} loss" if robust else "the sum of squares"
+            stage = _Stage(options["method"], result.x, result, _reason(result, minimized))
             stages.append(stage)
             if result.status == 0 or not np.all(np.isfinite(result.x)):
                 break  # out of steps, or lost: the point reached is reported as it is
-            self.evaluate(result.x)
-            rss = float(self.residuals @ self.residuals)
-            stage.x, _ = _polish(self, result.x, rss)
+            if not robust:
+                self.evaluate(result.x)
+                rss = float(self.residuals @ self.residuals)
+                stage.x, _ = _polish(self, result.x, rss)
             if _small_gradient(self, stage.x):
                 break  # converged: the second stage is for a first that stopped short
             x = stage.x
@@ -474,15 +516,11 @@ class _Stage:
 def _summary(problem: _Problem, x0: np.ndarray, stages: list[_Stage], budget: int) -> Fit:
     """The Fit: the best point any stage reached, its statistics, and whether (and why not)
     it converged."""
-    candidates = [x0] + [s.x for s in stages if np.all(np.isfinite(s.x))]
-    best, best_rss = x0, math.inf
-    for x in candidates:
-        problem.evaluate(x)
-        if problem.first_non_finite() is None:
-            rss = float(problem.residuals @ problem.residuals)
-            if rss <= best_rss:
-                best, best_rss = x, rss
+    best, best_cost = _least(problem, x0, stages)
     problem.evaluate(best)
+    best_rss = (
+        float(problem.residuals @ problem.residuals) if math.isfinite(best_cost) else math.inf
+    )
     jac = problem.jacobian
     n, k = problem.n, len(problem.free)
     iterations = sum(getattr(s.result, "njev", None) or 0 for s in stages if s.result)
@@ -547,7 +585,16 @@ def _summary(problem: _Problem, x0: np.ndarray, stages: list[_Stage], budget: in
     held = problem.at_bound(best) if problem.bounds else np.zeros(k, dtype=bool)
     moving = np.flatnonzero(~held)
     known = problem.absolute_sigma
-    solved = _covariance(jac[:, moving], scale[moving], best_rss, n, k, known)
+    if problem.loss == "linear":
+        solved = _covariance(jac[:, moving], scale[moving], best_rss, n, k, known)
+    else:  # approximate: J scaled by the loss's curvature, and its objective for the RSS
+        f_scale = problem._solver_f_scale()
+        curved = (
+            jac[:, moving]
+            * np.sqrt(curvature_weights(problem.loss, problem.residuals, f_scale))[:, None]
+        )
+        norms = np.sqrt(np.sum(curved * curved, axis=0))
+        solved = _covariance(curved, norms, best_cost, n, k, known)
     # known sigma: (JᵀJ)⁻¹ of the residuals in the data's units, not the power of two's
     units = problem.units[moving] * (math.ldexp(1.0, problem.exponent) if known else 1.0)
     with np.errstate(over="ignore", under="ignore"):
@@ -614,7 +661,23 @@ def _summary(problem: _Problem, x0: np.ndarray, stages: list[_Stage], budget: in
         + ([pole] if pole else [])
         + (correlated(summary["correlation"]) if converged else []),  # type: ignore[arg-type]
         statistics=summary,
+        loss=problem.loss,
+        f_scale=problem.f_scale,
+        cost=problem.unscaled(best_cost) / 2,
     )
+
+
+def _least(problem: _Problem, x0: np.ndarray, stages: list[_Stage]) -> tuple[np.ndarray, float]:
+    """The point of `x0` and the stages' with the least objective, and that objective (inf
+    where every one has a residual nan or inf)."""
+    best, best_cost = x0, math.inf
+    for x in [x0] + [s.x for s in stages if np.all(np.isfinite(s.x))]:
+        problem.evaluate(x)
+        if problem.first_non_finite() is None:
+            cost = problem.objective()
+            if cost <= best_cost:
+                best, best_cost = x, cost
+    return best, best_cost
 
 
 def _polish(problem: _Problem, x: np.ndarray, rss: float) -> tuple[np.ndarray, float]:
@@ -694,19 +757,20 @@ def _rss_rounding(problem: _Problem) -> float:
     return float(8 * eps * (r @ r) + 4 * eps * np.linalg.norm(r) * np.linalg.norm(sizes))
 
 
-def _reason(result) -> str:
+def _reason(result, minimized: str = "the sum of squares") -> str:
     return {
         1: "the gradient is zero to within the tolerance",
-        2: "the sum of squares stopped decreasing (relative change below the tolerance)",
+        2: f"{minimized} stopped decreasing (relative change below the tolerance)",
         3: "the step became smaller than the tolerance, relative to the parameters",
-        4: "the sum of squares stopped decreasing and the step became negligible",
+        4: f"{minimized} stopped decreasing and the step became negligible",
     }.get(result.status, str(result.message))
 
 
 def _gradient_measure(problem: _Problem, x: np.ndarray) -> float:
-    """max over parameters j of |J_jᵀ r| / (‖J_j‖ ‖r‖): 0 at a minimum, at most 1."""
+    """max over parameters j of |J_jᵀ r| / (‖J_j‖ ‖r‖): 0 at a minimum, at most 1 (with a
+    robust loss, of J and r weighted as `_Problem.weighted` says)."""
     problem.evaluate(x)
-    r, jac = problem.residuals, problem.jacobian
+    jac, r = problem.weighted()
     norm_r = float(np.linalg.norm(r))
     norms = np.linalg.norm(jac, axis=0)
     if norm_r == 0.0:
@@ -726,13 +790,12 @@ def _small_gradient(problem: _Problem, x: np.ndarray) -> bool:
     (where the residuals are large, or the minimum is flat, the gradient there is larger
     than the test's tolerance, yet nothing is left to find)."""
     problem.evaluate(x)
-    r = problem.residuals
     observed = problem.observed * problem.weights
-    if np.linalg.norm(r) <= EXACT_FIT * np.linalg.norm(observed):
+    if np.linalg.norm(problem.residuals) <= EXACT_FIT * np.linalg.norm(observed):
         return True
     if _gradient_measure(problem, x) <= GRADIENT_TOLERANCE:  # (evaluated at x still)
         return True
-    jac = problem.jacobian
+    jac, r = problem.weighted()
     if problem.bounds:
         jac = jac[:, ~problem.at_bound(x)]
     newton = _gauss_newton(jac, r)

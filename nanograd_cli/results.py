@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -448,6 +449,16 @@ class Fit:
     derived: dict[str, dict] = field(default_factory=dict, compare=False)
     # whether a table shows the statistics too (they are always in JSON)
     table_statistics: bool = field(default=False, compare=False, repr=False)
+    # the loss minimized (robust.LOSSES): with a robust one, its f_scale, SciPy's cost
+    # ½ f² Σ rho((r/f)²) at the solution, and standard errors that are approximate
+    loss: str = field(default="linear", compare=False)
+    f_scale: float = field(default=1.0, compare=False)
+    cost: float = field(default=math.nan, compare=False)
+
+    @property
+    def objective(self) -> float:
+        """What the fit minimized: the RSS, or with a robust loss twice its cost."""
+        return self.rss if self.loss == "linear" else 2 * self.cost
 
     def _repr_html_(self) -> str:
         """A small table for notebooks: the parameters, then the fit's statistics."""

@@ -146,6 +146,8 @@ OPTIONS: dict[str, dict[str, Option]] = {
         "drop-nan": FLAG,
         "restarts": Option("word", "N"),
         "seed": Option("word", "S"),
+        "loss": Option("word", "LOSS"),
+        "f-scale": Option("word", "F"),
         "ci": Option("word", "LEVEL"),
         "stats": FLAG,
         "keep": FLAG,
@@ -810,6 +812,10 @@ class Session:
                 seed=None
                 if args.value("seed") is None
                 else api.whole("seed", args.value("seed"), 0),
+                loss=args.value("loss") or "linear",
+                f_scale=None
+                if args.value("f-scale") is None
+                else api.number("f_scale", args.value("f-scale"), None),
             )
         except Interrupted as stop:  # Ctrl-C: the best point reached, and where it stopped
             fitted = cast(Fit, stop.reached)

@@ -807,3 +807,140 @@ def test_restarts_keep_the_least_sum_of_squares_and_say_how_many_reached_it():
     assert again.parameters == best.parameters and again.restarts == best.restarts
     assert json.loads(to_json(best))["restarts"] == best.restarts
     assert "restarts" not in json.loads(to_json(alone))
+
+
+# Exponential decay with three outliers (rows 6, 18, 31), and the truth it was drawn from.
+OUTLIER_X = np.linspace(0, 4, 40)
+OUTLIER_TRUTH = {"a": 2.5, "b": 1.3, "c": 0.5}
+OUTLIER_Y = 2.5 * np.exp(-1.3 * OUTLIER_X) + 0.5 + np.random.default_rng(3).normal(0, 0.02, 40)
+OUTLIER_Y[[5, 17, 30]] += [1.5, -1.0, 2.0]
+
+
+def _decay(x, a, b, c):
+    return a * np.exp(-b * x) + c
+
+
+def _decay_jacobian(x, a, b, c):
+    e = np.exp(-b * x)
+    return np.c_[e, -a * x * e, np.ones_like(x)]
+
+
+@pytest.mark.parametrize("loss", ["soft_l1", "huber", "cauchy", "arctan"])
+@pytest.mark.parametrize(("f_scale", "sigma"), [(None, None), (0.05, None), (2.5, 0.02)])
+def test_a_robust_loss_is_curve_fits_and_resists_outliers(loss, f_scale, sigma):
+    from scipy.optimize import curve_fit
+
+    from nanograd_cli import api
+
+    x, y = OUTLIER_X, OUTLIER_Y
+    columns = {"x": x, "y": y, "s": np.full(x.size, sigma or 1.0)}
+    starts = {"a": 1, "b": 1, "c": 0}
+    result = api.fit(parse("a*exp(-b*x) + c"), columns, starts, None, sigma and "s",
+                     loss=loss, f_scale=f_scale)  # fmt: skip
+    assert result.converged and result.loss == loss
+    # curve_fit applies the loss to the residuals divided by sigma, as the fit does
+    values, covariance = curve_fit(
+        _decay, x, y, p0=[1, 1, 0], sigma=sigma and columns["s"], jac=_decay_jacobian,
+        method="trf", loss=loss, f_scale=f_scale or 1.0, ftol=1e-15, xtol=1e-15, gtol=1e-15,
+    )  # fmt: skip
+    assert [result.parameters[n] for n in "abc"] == pytest.approx(values, rel=1e-6)
+    stderr = np.sqrt(np.diag(covariance))  # curve_fit's approximation, as the fit's
+    assert [result.stderr[n] for n in "abc"] == pytest.approx(stderr, rel=1e-5)
+    residuals = (y - _decay(x, *values)) / (sigma or 1.0)
+    z = (residuals / (f_scale or 1.0)) ** 2
+    rho = {
+        "soft_l1": 2 * (np.sqrt(1 + z) - 1),
+        "huber": np.where(z <= 1, z, 2 * np.sqrt(z) - 1),
+        "cauchy": np.log1p(z),
+        "arctan": np.arctan(z),
+    }[loss]
+    assert result.cost == pytest.approx(0.5 * (f_scale or 1.0) ** 2 * rho.sum(), rel=1e-9)
+    assert result.rss == pytest.approx(np.sum(residuals**2), rel=1e-9)  # χ², weighted
+    if f_scale is not None:  # at the scale of the noise: near the truth, where linear is not
+        linear = api.fit(parse("a*exp(-b*x) + c"), columns, starts, None, sigma and "s")
+
+        def off(fitted):  # relative distance from the truth, per parameter
+            return np.array(
+                [fitted.parameters[n] / truth - 1 for n, truth in OUTLIER_TRUTH.items()]
+            )
+
+        assert np.all(abs(off(result)) < 0.025)
+        assert np.linalg.norm(off(result)) < np.linalg.norm(off(linear)) / 3
+    shown = json.loads(to_json(result))
+    assert (shown["loss"], shown["f_scale"], shown["stderr_approximate"]) == (
+        loss, f_scale or 1.0, True
+    )  # fmt: skip
+    rows = table_rows(result)
+    assert [loss, f"f_scale {f_scale or 1.0!r}; stderr approximate"] == rows[-2][1:3]
+
+
+def test_the_linear_loss_is_the_least_squares_fit_with_no_loss_in_the_output():
+    from nanograd_cli import api
+
+    columns = {"x": OUTLIER_X, "y": OUTLIER_Y}
+    starts = {"a": 1, "b": 1, "c": 0}
+    default = api.fit(parse("a*exp(-b*x) + c"), columns, starts)
+    linear = api.fit(parse("a*exp(-b*x) + c"), columns, starts, loss="linear")
+    assert linear.parameters == default.parameters and linear.stderr == default.stderr
+    assert not {"loss", "f_scale", "cost", "stderr_approximate"} & set(json.loads(to_json(linear)))
+    assert all(row[0] != "loss" for row in table_rows(linear))
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"loss": "l1"}, "loss='l1' is no loss: choose one of linear, soft_l1, huber, cauchy, "
+                         "arctan"),
+        ({"loss": "huber", "f_scale": 0}, "f_scale=0: a positive finite number, the size of "
+         "residual beyond which a row counts less than its square"),
+        ({"loss": "huber", "f_scale": math.nan}, "f_scale=nan: a positive finite number"),
+        ({"loss": "huber", "f_scale": math.inf}, "f_scale=inf: a positive finite number"),
+        ({"loss": "huber", "f_scale": -1}, "f_scale=-1: a positive finite number"),
+        ({"f_scale": 2}, "f_scale sets where a robust loss turns from squares: with the linear "
+         "loss it does nothing"),
+    ],
+)  # fmt: skip
+def test_bad_loss_and_f_scale_are_bad_input(options, message):
+    from nanograd_cli import api
+
+    columns = {"x": np.array(DECAY_X), "y": np.array(DECAY_Y)}
+    with speaking("python"), pytest.raises(InputError) as caught:
+        api.fit(parse("a*exp(-b*x) + c"), columns, {"a": 1, "b": 1, "c": 0}, **options)
+    assert str(caught.value).startswith(message)
+
+
+def test_a_robust_fit_keeps_restarts_bounds_and_fix():
+    from scipy.optimize import least_squares
+
+    from nanograd_cli import api
+
+    x, y = OUTLIER_X, OUTLIER_Y
+    model, columns = parse("a*exp(-b*x) + c"), {"x": x, "y": y}
+    best = api.fit(model, columns, {"a": 1, "b": 1, "c": 0}, loss="huber", f_scale=0.05)
+    scattered = api.fit(model, columns, {"a": 1, "b": 1, "c": 0}, loss="huber", f_scale=0.05,
+                        restarts=5, seed=2)  # fmt: skip
+    assert scattered.parameters == pytest.approx(best.parameters, rel=1e-8)
+    assert scattered.restarts["starts"] == 6
+    # b held at 1.2 (fix) and c kept in 0.6:1 (bound): SciPy's robust fit of the same
+    held = api.fit(model, columns, {"a": 1, "b": 1.2, "c": 0.7}, fix=["b"],
+                   bounds={"c": "0.6:1"}, loss="huber", f_scale=0.05)  # fmt: skip
+    reference = least_squares(
+        lambda p: y - _decay(x, p[0], 1.2, p[1]), [1, 0.7], bounds=([-np.inf, 0.6], [np.inf, 1]),
+        loss="huber", f_scale=0.05, xtol=1e-15, ftol=1e-15, gtol=1e-15,
+    ).x  # fmt: skip
+    assert held.converged and held.at_bound == ["c"] and held.parameters["b"] == 1.2
+    assert [held.parameters["a"], held.parameters["c"]] == pytest.approx(reference, rel=1e-7)
+
+
+def test_python_fit_takes_loss_and_f_scale():
+    import nanograd_cli
+    from nanograd_cli import api
+
+    columns = {"x": OUTLIER_X, "y": OUTLIER_Y}
+    robust = nanograd_cli.fit(
+        "a*exp(-b*x) + c", columns, loss="soft_l1", f_scale=0.05, a=1, b=1, c=0
+    )
+    direct = api.fit(
+        parse("a*exp(-b*x) + c"), columns, {"a": 1, "b": 1, "c": 0}, loss="soft_l1", f_scale=0.05
+    )
+    assert robust.parameters == direct.parameters and robust.loss == "soft_l1"

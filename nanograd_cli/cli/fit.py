@@ -17,6 +17,7 @@ from ..program import Program
 from ..render import figures as plots
 from ..render.progress import FitProgress
 from ..results import Fit
+from ..robust import LOSSES
 from ..sources import Source
 from .command import InputsCommand, one_standard_input, program_and_point
 from .options import (
@@ -102,6 +103,21 @@ Examples:
 )
 @click.option("--seed", type=int, help="The seed of --restarts' starts.")
 @click.option(
+    "--loss",
+    default="linear",
+    metavar="|".join(LOSSES),
+    help="A robust fit: each row's (weighted) residual r counts as f²·rho((r/f)²), SciPy's "
+    "least_squares losses, so that outliers pull less; its standard errors are approximate. "
+    "[default: linear]",
+)
+@click.option(
+    "--f-scale",
+    type=float,
+    metavar="F",
+    help="The residual (in units of sigma) beyond which a robust --loss counts a row less "
+    "than its square. [default: 1]",
+)
+@click.option(
     "--ci",
     type=float,
     metavar="LEVEL",
@@ -151,6 +167,8 @@ def fit(
     drop_nan: bool,
     restarts: int,
     seed: int | None,
+    loss: str,
+    f_scale: float | None,
     ci: float | None,
     stats: bool,
     steps: int | None,
@@ -182,7 +200,8 @@ def fit(
     program, starts = program_and_point(ctx, source, var)
     target_program = target_of(target)
     needed = {*program.inputs, *(target_program.inputs if target_program else ["y"])}
-    solver()  # a missing SciPy said before the data is read
+    solver()  # a missing SciPy said before the data is read, and so are bad options
+    api.fit_level(ci, loss, f_scale)
     table = io.read_table(
         data,
         data_format or io.input_format(data, None),
@@ -212,6 +231,8 @@ def fit(
             drop_nan,
             restarts,
             seed,
+            loss,
+            f_scale,
         )
     except Interrupted as stop:  # Ctrl-C: the best point reached is shown, then the exit code
         assert isinstance(stop.reached, Fit)  # api.fit's Interrupted carries one
