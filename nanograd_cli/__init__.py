@@ -468,6 +468,7 @@ def fit(
     loss: str = "linear",
     f_scale: float | None = None,
     ci: float | None = None,
+    profile: bool = False,
     plot: str | os.PathLike[str] | None = None,
     inputs: Mapping[str, float] | None = None,
     **more: float,
@@ -488,7 +489,8 @@ def fit(
     missing value; `restarts` more fits from scattered starts (with `seed`) keep the best;
     `loss` ("soft_l1", "huber", "cauchy", "arctan"; "linear" by default) with `f_scale`
     makes the fit robust, its standard errors approximate; and `ci` holds
-    confidence intervals at the level `ci` (0.95) when given. `plot`:
+    confidence intervals at the level `ci` (0.95) when given, with `profile` the profile
+    likelihood's. `plot`:
     the path of a picture (.svg, .png, .pdf) of the data, the fitted curve and the
     residuals over the one column the model reads, written when the fit converged."""
     from . import api
@@ -521,6 +523,7 @@ def fit(
         seed=seed,
         loss=loss,
         f_scale=f_scale,
+        profile=profile,
     )
     for warning in result.warnings:
         _note(f"note: {warning}")

@@ -679,6 +679,7 @@ def fit(
     seed: int | None = None,
     loss: str = "linear",
     f_scale: float | None = None,
+    profile: bool = False,
 ) -> Fit:
     """A least-squares fit of the program's parameters (its inputs that name no column of
     `columns`) from `starts` to the rows of `columns`: the residual of a row is `target` (a
@@ -691,13 +692,14 @@ def fit(
     more fits from starts drawn log-uniform between 0.1x and 10x each start (inside its
     bounds, with `seed`) keep the lowest sum of squares and say how many starts reached it;
     `loss` (linear, soft_l1, huber, cauchy, arctan) with `f_scale` makes the fit robust, its
-    standard errors approximate; with `ci`, asymptotic confidence intervals at that level. A
+    standard errors approximate; with `ci`, confidence intervals at that level, asymptotic,
+    or with `profile` the profile likelihood's (the derived quantities' stay asymptotic). A
     fit that does not converge comes back with `converged` false and why in `message`;
     Ctrl-C raises Interrupted with the best point reached."""
     from .fitting import fit as least_squares  # makes its checks as it sets the problem up
 
     steps = None if steps is None else whole("steps", steps, 1)
-    level = fit_level(ci, loss, f_scale)
+    level = fit_level(ci, profile, loss, f_scale)
     program, numbers, layout = scalarized(program, starts)
     limits = {
         element: interval
@@ -707,7 +709,7 @@ def fit(
     }
     restarts = whole("restarts", restarts, 0)
     held = set(layout.elements(fix))
-    # what every fit of this problem is given: the first and the restarts
+    # what every fit of this problem is given: the first, the restarts, the profiles' refits
     setup: dict[str, Any] = {
         "target": target,
         "sigma": sigma,
@@ -731,15 +733,20 @@ def fit(
         result.derived = {name: _derived(name, text, result) for name, text in derivations}
         if level is not None:
             _intervals(result, level, absolute_sigma)
+            if profile:
+                _profiled(result, program, columns, level, setup)
     except Interrupted as stop:  # the best point reached, in the parameters' shapes
         stop.reached = layout.shaped(stop.reached)
         raise
     return layout.shaped(result)
 
 
-def fit_level(ci: float | None, loss: str = "linear", f_scale: object = None) -> float | None:
-    """The level of `fit`'s intervals (None for none), checked with the loss, before any data
-    is read: a level between 0 and 1, `f_scale` only with a robust loss."""
+def fit_level(
+    ci: float | None, profile: bool = False, loss: str = "linear", f_scale: object = None
+) -> float | None:
+    """The level of `fit`'s intervals (None for none), checked with the options that go with
+    it and the loss, before any data is read: a level between 0 and 1, `profile` only with a
+    level and the sum of squares, `f_scale` only with a robust loss."""
     from .robust import checked
 
     level = None if ci is None else number("ci", ci, None)
@@ -747,6 +754,17 @@ def fit_level(ci: float | None, loss: str = "linear", f_scale: object = None) ->
         hint = f" ({level:g} is a percentage: {level / 100:g})" if 50 <= level < 100 else ""
         raise InputError(f"{option('ci', level)}: a level between 0 and 1, such as 0.95{hint}")
     checked(loss, f_scale)
+    if profile and level is None:
+        raise InputError(
+            f"{option('profile')} finds the intervals of {option('ci', 'LEVEL')}: without "
+            "a level it does nothing"
+        )
+    if profile and loss != "linear":
+        raise InputError(
+            f"{option('profile')} profiles the sum of squares, which a robust "
+            f"{option('loss', loss)} does not minimize: leave out {option('profile')} for "
+            "approximate asymptotic intervals"
+        )
     return level
 
 
@@ -763,6 +781,32 @@ def _intervals(result: Fit, level: float, absolute_sigma: bool) -> None:
     for name, interval in asymptotic_intervals(list(values), values, errors, dof, level).items():
         result.derived[name]["ci"] = interval
     result.ci_level = level
+
+
+def _profiled(
+    result: Fit, program: Program, columns: Mapping, level: float, setup: dict[str, Any]
+) -> None:
+    """`result`'s intervals made the profile likelihood's, with notes on the sides the data
+    do not bound; a fit that did not converge has none (nan). Ctrl-C raises Interrupted with
+    the fit, whose intervals are left asymptotic."""
+    from .fitting import profile_intervals
+
+    if not result.converged:
+        result.ci = {name: (math.nan, math.nan) for name in result.ci}
+        result.warnings.append("no profile intervals: the fit did not converge")
+    else:
+        try:
+            intervals, notes = profile_intervals(program, columns, result, level, **setup)
+        except KeyboardInterrupt:
+            raise Interrupted(
+                "interrupted while profiling: the output is the fit, its intervals asymptotic",
+                result,
+            ) from None
+        result.ci = intervals
+        result.warnings.extend(notes)
+    result.ci_method = "profile"
+    for quantity in result.derived.values():
+        quantity["ci_method"] = "asymptotic"  # the delta method's: no profile of a quantity
 
 
 def _restarted(

@@ -141,6 +141,169 @@ def fit(
     return problem.solve(solver(), steps, progress)
 
 
+# A profile's search for where the sum of squares reaches its threshold: steps from the
+# value outward, the first its standard error (or a fifth of the value, as lmfit's), each
+# twice the last, at most PROFILE_STEPS of them; then Brent's method on the bracket found, to
+# PROFILE_TOLERANCE of the first step. A side where the sum of squares still changes by less
+# than PROFILE_FLAT of the threshold's rise between steps, far out, has levelled off.
+PROFILE_STEPS, PROFILE_TOLERANCE, PROFILE_FLAT = 30, 1e-9, 1e-6
+
+
+def profile_intervals(
+    program: Program,
+    columns: Mapping[str, ArrayLike],
+    result: Fit,
+    level: float,
+    target: Program | None = None,
+    sigma: str | None = None,
+    fix: Iterable[str] = (),
+    steps: int | None = None,
+    bounds: Mapping[str, tuple[float, float]] | None = None,
+    absolute_sigma: bool = False,
+    drop_nan: bool = False,
+) -> tuple[dict[str, tuple[float, float]], list[str]]:
+    """Profile-likelihood confidence intervals at `level` for the free parameters of
+    `result` (a converged fit made by `fit` with the same arguments): for each, the values at
+    which, held there with the others refitted, the sum of squares χ² rises to
+    χ²min·(1 + F⁻¹(level; 1, dof)/dof), lmfit's `conf_interval` F-test, or with
+    `absolute_sigma` to χ²min + the `level` quantile of χ² with one degree of freedom. A side
+    where it never does is its bound, or ±inf, with a note saying so (the notes are returned
+    with the intervals)."""
+    from scipy import special
+    from scipy.optimize import brentq
+
+    least_squares = solver()
+    fixed, bounds = list(fix), dict(bounds or {})
+    free = [name for name in result.parameters if name not in fixed]
+    chi2, dof = result.rss, result.dof
+    if absolute_sigma:
+        threshold = chi2 + float(special.chdtri(1, 1 - level))
+    else:
+        threshold = chi2 * (1 + float(special.fdtri(1, dof, level)) / dof) if dof > 0 else math.nan
+    intervals: dict[str, tuple[float, float]] = {}
+    notes: list[str] = []
+    if not (math.isfinite(threshold) and threshold > chi2):
+        why = "no degrees of freedom" if dof <= 0 else "a sum of squares of 0"
+        notes.append(f"no profile intervals: the fit has {why}")
+        return {name: (math.nan, math.nan) for name in free}, notes
+    for name in free:
+        held = _Problem(
+            program,
+            columns,
+            result.parameters,
+            target,
+            sigma,
+            [*fixed, name] if len(free) > 1 else fixed,  # one parameter alone: evaluated
+            bounds,
+            drop_nan,
+        )
+        profile = _Profiled(held, name, least_squares, steps)
+        value, error = result.parameters[name], result.stderr[name]
+        first = error if 0 < error < math.inf else max(abs(value) * 0.2, 1e-3)
+        ends = []
+        for side in (-1, 1):
+            low, high = bounds.get(name, (-math.inf, math.inf))
+            edge = low if side < 0 else high
+            end, note = _profile_side(profile, value, side * first, edge, chi2, threshold, brentq)
+            ends.append(end)
+            if note:
+                notes.append(f"the profile interval of {name} {note}")
+        intervals[name] = (ends[0], ends[1])
+    return intervals, notes
+
+
+class _Profiled:
+    """χ² with one parameter held at a value and the others refitted, each refit from where
+    the one at the nearest value ended (from the last would follow a refit that ran off to
+    an asymptote, where the others may be lost)."""
+
+    def __init__(self, problem: _Problem, name: str, least_squares, steps: int | None) -> None:
+        self.problem, self.name, self.least_squares = problem, name, least_squares
+        self.budget = DEFAULT_STEPS if steps is None else int(steps)
+        self.alone = name in problem.free  # no other parameter to refit
+        x = problem.choose_units()
+        self.reached: dict[float, tuple[np.ndarray, float]] = {problem.starts[name]: (x, math.nan)}
+
+    def __call__(self, value: float) -> float:
+        if value in self.reached and not math.isnan(self.reached[value][1]):
+            return self.reached[value][1]
+        problem = self.problem
+        with np.errstate(all="ignore"):
+            if self.alone:
+                x = np.array([value]) / problem.units
+                problem.evaluate(x)
+                rss = float(problem.residuals @ problem.residuals)
+            else:
+                nearest = min(self.reached, key=lambda held: abs(held - value))
+                start = self.reached[nearest][0]
+                problem.starts[self.name] = value
+                problem._at = None  # the same x is another point now
+                stages: list[_Stage] = []
+                problem._stages(self.least_squares, start, self.budget, stages)
+                x, rss = _least(problem, start, stages)
+        chi2 = problem.unscaled(rss)
+        self.reached[value] = (x, chi2)
+        return chi2
+
+
+def _profile_side(
+    chi2_at: _Profiled,
+    value: float,
+    step: float,
+    edge: float,
+    chi2: float,
+    threshold: float,
+    brentq: Callable[..., float],
+) -> tuple[float, str | None]:
+    """Where, on the side of `value` that `step` points to, χ² reaches `threshold`: a
+    bracket by steps that double, then Brent's method; or `edge` (a bound, or ±inf) where it
+    does not, with a note saying why."""
+    side = "below" if step < 0 else "above"
+    inner, last, end = value, chi2, math.nan
+    lower_found = None
+    for count in range(PROFILE_STEPS):
+        trial = value + step * 2.0**count
+        at_edge = (trial - edge) * step >= 0
+        trial = edge if at_edge else trial
+        reached = chi2_at(trial)
+        if not math.isfinite(reached):
+            return math.nan, (
+                f"has no end {side} the fit (nan): held at {trial:.6g}, the sum of squares is "
+                "not finite"
+            )
+        if reached < chi2 - 1e-9 * (threshold - chi2) and lower_found is None:
+            lower_found = trial
+        if reached >= threshold:
+            end = brentq(
+                lambda v: chi2_at(v) - threshold,
+                min(inner, trial),
+                max(inner, trial),
+                xtol=PROFILE_TOLERANCE * abs(step),
+                rtol=4 * np.finfo(float).eps,
+            )
+            break
+        if at_edge:
+            return edge, (
+                f"ends at its bound {edge:g}: held there, the sum of squares is still below "
+                "the level's threshold"
+            )
+        if count >= 4 and abs(reached - last) < PROFILE_FLAT * (threshold - chi2):
+            break  # levelled off
+        inner, last = trial, reached
+    if math.isnan(end):  # levelled off, or still below after every step
+        return math.copysign(math.inf, step), (
+            f"is open {side} the fit ({math.copysign(math.inf, step)}): the sum of squares "
+            f"stays below the level's threshold as far as {trial:.6g}, so the data do not "
+            "bound it there"
+        )
+    if lower_found is not None:
+        return end, (
+            f"may be wrong: held at {lower_found:.6g}, the others reach a lower sum of "
+            "squares than the fit's, which is then no minimum; try other starts"
+        )
+    return end, None
+
+
 def solver() -> Callable[..., Any]:
     """SciPy's `least_squares`, or MissingSciPy, whose command installs the whole `fit` extra
     (SciPy and the PyArrow that reads the data)."""

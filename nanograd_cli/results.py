@@ -443,6 +443,8 @@ class Fit:
     # confidence intervals by parameter, at `ci_level`, when asked for
     ci: dict[str, tuple[float, float]] = field(default_factory=dict, compare=False)
     ci_level: float | None = None
+    # how they were found: "asymptotic" (value ± t·se) or "profile" (the profile likelihood)
+    ci_method: str = field(default="asymptotic", compare=False)
     # with restarts: how many starts in all, and how many reached the best sum of squares
     restarts: dict[str, int] = field(default_factory=dict, compare=False)
     # quantities of the parameters (--derive) by name: value, stderr (and ci)

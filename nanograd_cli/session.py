@@ -149,6 +149,7 @@ OPTIONS: dict[str, dict[str, Option]] = {
         "loss": Option("word", "LOSS"),
         "f-scale": Option("word", "F"),
         "ci": Option("word", "LEVEL"),
+        "profile": FLAG,
         "stats": FLAG,
         "keep": FLAG,
     },
@@ -816,6 +817,7 @@ class Session:
                 f_scale=None
                 if args.value("f-scale") is None
                 else api.number("f_scale", args.value("f-scale"), None),
+                profile=args.flag("profile"),
             )
         except Interrupted as stop:  # Ctrl-C: the best point reached, and where it stopped
             fitted = cast(Fit, stop.reached)

@@ -898,9 +898,13 @@ def test_the_linear_loss_is_the_least_squares_fit_with_no_loss_in_the_output():
         ({"loss": "huber", "f_scale": -1}, "f_scale=-1: a positive finite number"),
         ({"f_scale": 2}, "f_scale sets where a robust loss turns from squares: with the linear "
          "loss it does nothing"),
+        ({"profile": True}, "profile finds the intervals of ci='LEVEL': without a level it does "
+         "nothing"),
+        ({"profile": True, "ci": 0.9, "loss": "cauchy"}, "profile profiles the sum of squares, "
+         "which a robust loss='cauchy' does not minimize"),
     ],
 )  # fmt: skip
-def test_bad_loss_and_f_scale_are_bad_input(options, message):
+def test_bad_loss_f_scale_and_profile_are_bad_input(options, message):
     from nanograd_cli import api
 
     columns = {"x": np.array(DECAY_X), "y": np.array(DECAY_Y)}
@@ -932,15 +936,182 @@ def test_a_robust_fit_keeps_restarts_bounds_and_fix():
     assert [held.parameters["a"], held.parameters["c"]] == pytest.approx(reference, rel=1e-7)
 
 
-def test_python_fit_takes_loss_and_f_scale():
+def _lmfit_intervals(residual, starts, level, fixed=(), prob_func=None):
+    """lmfit's profile intervals (conf_interval) of its leastsq fit, by parameter, with its
+    Minimizer and result."""
+    import warnings
+
+    lmfit = pytest.importorskip("lmfit")
+    params = lmfit.Parameters()
+    for name, value in starts.items():
+        params.add(name, value, vary=name not in fixed)
+    minimizer = lmfit.Minimizer(residual, params)
+    fitted = minimizer.minimize(method="leastsq", xtol=1e-14, ftol=1e-14)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # lmfit warns of a side it finds open
+        found = lmfit.conf_interval(minimizer, fitted, sigmas=[level], prob_func=prob_func)
+    return {name: (ends[0][1], ends[-1][1]) for name, ends in found.items()}, minimizer, fitted
+
+
+PROFILED = [
+    # Michaelis-Menten on Puromycin, and a decay of five points: intervals skewed to the right
+    ("Vm*S/(K + S)", {"S": PUROMYCIN_S, "y": PUROMYCIN_V}, {"Vm": 200, "K": 0.1},
+     lambda p, c: p["Vm"] * c["S"] / (p["K"] + c["S"])),
+    ("A*exp(-k*t)", {"t": [0.5, 1, 2, 4, 6], "y": [7.9, 6.6, 3.7, 1.6, 0.9]}, {"A": 10, "k": 0.5},
+     lambda p, c: p["A"] * np.exp(-p["k"] * c["t"])),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("level", [0.683, 0.95, 0.99])
+@pytest.mark.parametrize(("source", "data", "starts", "model"), PROFILED)
+def test_profile_intervals_are_lmfits_conf_interval(source, data, starts, model, level):
+    from nanograd_cli import api
+
+    columns = {name: np.array(values, dtype=float) for name, values in data.items()}
+    result = api.fit(parse(source), columns, starts, ci=level, profile=True)
+    expected, minimizer, fitted = _lmfit_intervals(
+        lambda p: columns["y"] - model(p, columns), starts, level
+    )
+    from lmfit.confidence import ConfidenceInterval
+
+    assert result.ci_method == "profile" and result.warnings == []
+    for name, (low, high) in result.ci.items():
+        assert (low, high) == pytest.approx(expected[name], rel=1e-6)
+        # at each end, lmfit's own F-test of its refit with the parameter held is the level
+        test = ConfidenceInterval(minimizer, fitted, sigmas=[level])
+        test.params[name].vary = False
+        for end in (low, high):
+            assert test.calc_prob(test.params[name], end) == pytest.approx(level, abs=1e-9)
+        test.params[name].vary = True
+    assert json.loads(to_json(result))["ci_method"] == "profile"
+
+
+def test_profile_intervals_of_a_decay_are_asymmetric_where_the_asymptotic_are_not():
+    from nanograd_cli import api
+
+    source, data, starts, _ = PROFILED[1]
+    columns = {name: np.array(values, dtype=float) for name, values in data.items()}
+    profiled = api.fit(parse(source), columns, starts, ci=0.95, profile=True)
+    asymptotic = api.fit(parse(source), columns, starts, ci=0.95)
+    k = profiled.parameters["k"]
+    low, high = profiled.ci["k"]
+    assert (high - k) / (k - low) > 1.2  # skewed up, as the model flattens with k
+    a_low, a_high = asymptotic.ci["k"]
+    assert (a_high - k) / (k - a_low) == pytest.approx(1, rel=1e-9)
+
+
+def test_profile_intervals_with_absolute_sigma_use_the_chi2_quantile():
+    from scipy import stats
+
+    from nanograd_cli import api
+
+    x, y = np.array(DECAY_X), np.array(DECAY_Y)
+    sigma = np.array([0.05, 0.05, 0.04, 0.03, 0.03, 0.02, 0.02])
+    columns = {"x": x, "y": y, "s": sigma}
+    result = api.fit(parse("a*exp(-b*x) + c"), columns, {"a": 1, "b": 1, "c": 0}, None, "s",
+                     absolute_sigma=True, ci=0.9, profile=True)  # fmt: skip
+
+    def rises(best, new):  # Δχ² against χ² with one degree of freedom
+        return stats.chi2.cdf(new.chisqr - best.chisqr, 1)
+
+    expected, *_ = _lmfit_intervals(
+        lambda p: (y - _decay(x, p["a"], p["b"], p["c"])) / sigma,
+        {"a": 1, "b": 1, "c": 0},
+        0.9,
+        prob_func=rises,
+    )
+    for name in "abc":
+        assert result.ci[name] == pytest.approx(expected[name], rel=1e-6)
+
+
+def test_profile_intervals_with_a_fixed_parameter_and_after_restarts():
+    from nanograd_cli import api
+
+    x, y = np.array(DECAY_X), np.array(DECAY_Y)
+    columns, starts = {"x": x, "y": y}, {"a": 1, "b": 1, "c": 0.5}
+    held = api.fit(parse("a*exp(-b*x) + c"), columns, starts, fix=["c"], ci=0.95, profile=True)
+    expected, *_ = _lmfit_intervals(
+        lambda p: y - _decay(x, p["a"], p["b"], p["c"]), starts, 0.95, fixed=["c"]
+    )
+    assert set(held.ci) == {"a", "b"}
+    for name in "ab":
+        assert held.ci[name] == pytest.approx(expected[name], rel=1e-6)
+    puromycin = {"S": np.array(PUROMYCIN_S), "y": np.array(PUROMYCIN_V, dtype=float)}
+    good = api.fit(parse("Vm*S/(K + S)"), puromycin, {"Vm": 200, "K": 0.1}, ci=0.95, profile=True)
+    restarted = api.fit(parse("Vm*S/(K + S)"), puromycin, {"Vm": 1, "K": 1}, ci=0.95,
+                        profile=True, restarts=10, seed=1)  # fmt: skip
+    for name in ("Vm", "K"):
+        assert restarted.ci[name] == pytest.approx(good.ci[name], rel=1e-7)
+
+
+RISE = {"x": [0.5, 1, 2, 3, 4, 5], "y": [1.80, 1.95, 2.03, 1.92, 2.06, 1.99]}
+
+
+def test_a_side_the_data_do_not_bound_is_open_or_its_bound_with_a_note():
+    from nanograd_cli import api
+
+    columns = {name: np.array(values) for name, values in RISE.items()}
+    model, starts = parse("a*(1 - exp(-b*x))"), {"a": 2, "b": 3}
+    # at 0.99, b's sum of squares levels off below the threshold as b grows: lmfit's inf
+    open_ = api.fit(model, columns, starts, ci=0.99, profile=True)
+    expected, *_ = _lmfit_intervals(
+        lambda p: columns["y"] - p["a"] * (1 - np.exp(-p["b"] * columns["x"])), starts, 0.99
+    )
+    assert open_.ci["b"][1] == math.inf and expected["b"][1] == math.inf
+    assert open_.ci["b"][0] == pytest.approx(expected["b"][0], rel=1e-6)
+    assert open_.ci["a"] == pytest.approx(expected["a"], rel=1e-6)
+    (note,) = open_.warnings
+    assert note.startswith("the profile interval of b is open above the fit (inf): the sum of "
+                           "squares stays below the level's threshold as far as ")  # fmt: skip
+    assert json.loads(to_json(open_))["ci"]["b"][1] == "inf"
+    # a bound of b inside: that side ends at the bound
+    bounded = api.fit(model, columns, starts, ci=0.99, profile=True, bounds={"b": "0:8"})
+    assert bounded.ci["b"] == pytest.approx((open_.ci["b"][0], 8.0), rel=1e-6)
+    assert bounded.warnings == [
+        "the profile interval of b ends at its bound 8: held there, the sum of squares is still "
+        "below the level's threshold"
+    ]
+
+
+def test_derived_quantities_keep_asymptotic_intervals_under_profile():
+    from nanograd_cli import api
+
+    columns = {"S": np.array(PUROMYCIN_S), "y": np.array(PUROMYCIN_V, dtype=float)}
+    starts, derive = {"Vm": 200, "K": 0.1}, ["ratio = Vm/K"]
+    profiled = api.fit(parse("Vm*S/(K + S)"), columns, starts, ci=0.95, profile=True,
+                       derive=derive)  # fmt: skip
+    asymptotic = api.fit(parse("Vm*S/(K + S)"), columns, starts, ci=0.95, derive=derive)
+    assert profiled.derived["ratio"]["ci"] == asymptotic.derived["ratio"]["ci"]
+    assert json.loads(to_json(profiled))["derived"]["ratio"]["ci_method"] == "asymptotic"
+
+
+def test_ctrl_c_while_profiling_gives_the_fit_with_its_asymptotic_intervals(monkeypatch):
+    from nanograd_cli import api
+    from nanograd_cli.errors import Interrupted
+
+    def interrupted(self, value):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(fitting._Profiled, "__call__", interrupted)
+    columns = {"S": np.array(PUROMYCIN_S), "y": np.array(PUROMYCIN_V, dtype=float)}
+    with pytest.raises(Interrupted) as caught:
+        api.fit(parse("Vm*S/(K + S)"), columns, {"Vm": 200, "K": 0.1}, ci=0.95, profile=True)
+    reached = caught.value.reached
+    assert (
+        reached.converged and reached.ci_method == "asymptotic" and set(reached.ci) == {"Vm", "K"}
+    )
+
+
+def test_python_fit_takes_loss_f_scale_and_profile():
     import nanograd_cli
     from nanograd_cli import api
 
     columns = {"x": OUTLIER_X, "y": OUTLIER_Y}
-    robust = nanograd_cli.fit(
-        "a*exp(-b*x) + c", columns, loss="soft_l1", f_scale=0.05, a=1, b=1, c=0
-    )
-    direct = api.fit(
-        parse("a*exp(-b*x) + c"), columns, {"a": 1, "b": 1, "c": 0}, loss="soft_l1", f_scale=0.05
-    )
+    robust = nanograd_cli.fit("a*exp(-b*x) + c", columns, loss="soft_l1", f_scale=0.05,
+                              a=1, b=1, c=0)  # fmt: skip
+    direct = api.fit(parse("a*exp(-b*x) + c"), columns, {"a": 1, "b": 1, "c": 0},
+                     loss="soft_l1", f_scale=0.05)  # fmt: skip
     assert robust.parameters == direct.parameters and robust.loss == "soft_l1"
+    profiled = nanograd_cli.fit("Vm*S/(K + S)", {"S": PUROMYCIN_S, "y": PUROMYCIN_V},
+                                ci=0.95, profile=True, Vm=200, K=0.1)  # fmt: skip
+    assert profiled.ci_method == "profile" and profiled.ci["K"][0] < profiled.parameters["K"]

@@ -124,6 +124,13 @@ Examples:
     help="Confidence intervals at LEVEL (0.95): value ± t(dof)·stderr (JSON ci).",
 )
 @click.option(
+    "--profile",
+    is_flag=True,
+    help="Make --ci's intervals the profile likelihood's: where, with the parameter held and "
+    "the others refitted, χ² rises as lmfit's conf_interval says (derived quantities keep "
+    "value ± t·stderr).",
+)
+@click.option(
     "--stats",
     is_flag=True,
     help="Also show χ²/dof, R², AIC, BIC and each parameter's t and p in the table (JSON "
@@ -170,6 +177,7 @@ def fit(
     loss: str,
     f_scale: float | None,
     ci: float | None,
+    profile: bool,
     stats: bool,
     steps: int | None,
     output: str | None,
@@ -201,7 +209,7 @@ def fit(
     target_program = target_of(target)
     needed = {*program.inputs, *(target_program.inputs if target_program else ["y"])}
     solver()  # a missing SciPy said before the data is read, and so are bad options
-    api.fit_level(ci, loss, f_scale)
+    api.fit_level(ci, profile, loss, f_scale)
     table = io.read_table(
         data,
         data_format or io.input_format(data, None),
@@ -233,6 +241,7 @@ def fit(
             seed,
             loss,
             f_scale,
+            profile,
         )
     except Interrupted as stop:  # Ctrl-C: the best point reached is shown, then the exit code
         assert isinstance(stop.reached, Fit)  # api.fit's Interrupted carries one

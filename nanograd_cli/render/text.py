@@ -428,7 +428,7 @@ def _(result: Fit) -> dict:
         "inputs": result.inputs,
         **result.statistics,
         **(
-            {"ci": result.ci, "ci_level": result.ci_level, "ci_method": "asymptotic"}
+            {"ci": result.ci, "ci_level": result.ci_level, "ci_method": result.ci_method}
             if result.ci
             else {}
         ),
