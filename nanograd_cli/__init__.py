@@ -468,7 +468,10 @@ def fit(
     drop_nan: bool = False,
     restarts: int = 0,
     seed: int | None = None,
+    loss: str = "linear",
+    f_scale: float | None = None,
     ci: float | None = None,
+    profile: bool = False,
     plot: str | os.PathLike[str] | None = None,
     band: float | None = None,
     logx: bool = False,
@@ -490,8 +493,10 @@ def fit(
     ("half_life = log(2)/k", or several) adds quantities of the parameters with their
     standard errors by the delta method (`derived`); `drop_nan` leaves out rows with a
     missing value; `restarts` more fits from scattered starts (with `seed`) keep the best;
-    and `ci` holds
-    confidence intervals at the level `ci` (0.95) when given. `plot`:
+    `loss` ("soft_l1", "huber", "cauchy", "arctan"; "linear" by default) with `f_scale`
+    makes the fit robust, its standard errors approximate; and `ci` holds
+    confidence intervals at the level `ci` (0.95) when given, with `profile` the profile
+    likelihood's. `plot`:
     the path of a picture (.svg, .png, .pdf) of the data, the fitted curve and the
     residuals over the one column the model reads, written when the fit converged, with the
     confidence band at the level `band` shaded and, with `logx`, `logy`, log axes. The
@@ -527,6 +532,9 @@ def fit(
         drop_nan=drop_nan,
         restarts=restarts,
         seed=seed,
+        loss=loss,
+        f_scale=f_scale,
+        profile=profile,
     )
     for warning in result.warnings:
         _note(f"note: {warning}")

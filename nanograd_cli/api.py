@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from .errors import (
     InputError,
@@ -728,6 +728,9 @@ def fit(
     drop_nan: bool = False,
     restarts: int = 0,
     seed: int | None = None,
+    loss: str = "linear",
+    f_scale: float | None = None,
+    profile: bool = False,
 ) -> Fit:
     """A least-squares fit of the program's parameters (its inputs that name no column of
     `columns`) from `starts` to the rows of `columns`: the residual of a row is `target` (a
@@ -739,13 +742,15 @@ def fit(
     a column the fit reads, the target or sigma is nan (a note says how many); `restarts`
     more fits from starts drawn log-uniform between 0.1x and 10x each start (inside its
     bounds, with `seed`) keep the lowest sum of squares and say how many starts reached it;
-    with `ci`, asymptotic confidence intervals at that level. A fit that
-    does not converge comes back with `converged` false and why in `message`; Ctrl-C raises
-    Interrupted with the best point reached."""
+    `loss` (linear, soft_l1, huber, cauchy, arctan) with `f_scale` makes the fit robust, its
+    standard errors approximate; with `ci`, confidence intervals at that level, asymptotic,
+    or with `profile` the profile likelihood's (the derived quantities' stay asymptotic). A
+    fit that does not converge comes back with `converged` false and why in `message`;
+    Ctrl-C raises Interrupted with the best point reached."""
     from .fitting import fit as least_squares  # makes its checks as it sets the problem up
 
     steps = None if steps is None else whole("steps", steps, 1)
-    level = None if ci is None else confidence("ci", ci)
+    level = fit_level(ci, profile, loss, f_scale)
     fitted_source = program.source
     program, numbers, layout = scalarized(program, starts)
     limits = {
@@ -756,43 +761,35 @@ def fit(
     }
     restarts = whole("restarts", restarts, 0)
     held = set(layout.elements(fix))
+    # what every fit of this problem is given: the first, the restarts, the profiles' refits
+    setup: dict[str, Any] = {
+        "target": target,
+        "sigma": sigma,
+        "fix": layout.elements(fix),
+        "steps": steps,
+        "bounds": limits,
+        "absolute_sigma": absolute_sigma,
+        "drop_nan": drop_nan,
+    }
 
     def fitted(start: Mapping[str, float]) -> Fit:
         return least_squares(
-            program,
-            columns,
-            start,
-            target,
-            sigma,
-            layout.elements(fix),
-            steps,
-            progress,
-            limits,
-            absolute_sigma,
-            drop_nan,
+            program, columns, start, progress=progress, loss=loss, f_scale=f_scale, **setup
         )
 
     try:
         result = fitted(numbers)
         if restarts:
             result = _restarted(result, fitted, numbers, held, limits, restarts, seed)
+        derivations = _derivations(derive)
+        result.derived = {name: _derived(name, text, result) for name, text in derivations}
+        if level is not None:
+            _intervals(result, level, absolute_sigma)
+            if profile:
+                _profiled(result, program, columns, level, setup)
     except Interrupted as stop:  # the best point reached, in the parameters' shapes
         stop.reached = layout.shaped(stop.reached)
         raise
-    result.derived = {name: _derived(name, text, result) for name, text in _derivations(derive)}
-    if level is not None:
-        from .fit_statistics import asymptotic_intervals
-
-        free = list(result.statistics.get("t", {}))
-        dof = None if absolute_sigma else result.dof  # sigma known: the normal's quantile
-        result.ci = asymptotic_intervals(free, result.parameters, result.stderr, dof, level)
-        values = {name: d["value"] for name, d in result.derived.items()}
-        errors = {name: d["stderr"] for name, d in result.derived.items()}
-        for name, interval in asymptotic_intervals(
-            list(values), values, errors, dof, level
-        ).items():
-            result.derived[name]["ci"] = interval
-        result.ci_level = level
     result.source, result.sigma, result.absolute_sigma = fitted_source, sigma, absolute_sigma
     result.target = None if target is None else target.source
     return layout.shaped(result)
@@ -806,6 +803,71 @@ def confidence(name: str, value: object) -> float:
         given = option(name, int(level) if level.is_integer() else level)  # 95, not 95.0
         raise InputError(f"{given}: a level between 0 and 1, such as 0.95{hint}")
     return level
+
+
+def fit_level(
+    ci: float | None, profile: bool = False, loss: str = "linear", f_scale: object = None
+) -> float | None:
+    """The level of `fit`'s intervals (None for none), checked with the options that go with
+    it and the loss, before any data is read: a level between 0 and 1, `profile` only with a
+    level and the sum of squares, `f_scale` only with a robust loss."""
+    from .robust import checked
+
+    level = None if ci is None else confidence("ci", ci)
+    checked(loss, f_scale)
+    if profile and level is None:
+        raise InputError(
+            f"{option('profile')} finds the intervals of {option('ci', 'LEVEL')}: without "
+            "a level it does nothing"
+        )
+    if profile and loss != "linear":
+        raise InputError(
+            f"{option('profile')} profiles the sum of squares, which a robust "
+            f"{option('loss', loss)} does not minimize: leave out {option('profile')} for "
+            "approximate asymptotic intervals"
+        )
+    return level
+
+
+def _intervals(result: Fit, level: float, absolute_sigma: bool) -> None:
+    """`result`'s asymptotic intervals at `level`, of its free parameters and its derived
+    quantities: value ± t·se (the normal's quantile with sigma known)."""
+    from .fit_statistics import asymptotic_intervals
+
+    free = list(result.statistics.get("t", {}))
+    dof = None if absolute_sigma else result.dof
+    result.ci = asymptotic_intervals(free, result.parameters, result.stderr, dof, level)
+    values = {name: d["value"] for name, d in result.derived.items()}
+    errors = {name: d["stderr"] for name, d in result.derived.items()}
+    for name, interval in asymptotic_intervals(list(values), values, errors, dof, level).items():
+        result.derived[name]["ci"] = interval
+    result.ci_level = level
+
+
+def _profiled(
+    result: Fit, program: Program, columns: Mapping, level: float, setup: dict[str, Any]
+) -> None:
+    """`result`'s intervals made the profile likelihood's, with notes on the sides the data
+    do not bound; a fit that did not converge has none (nan). Ctrl-C raises Interrupted with
+    the fit, whose intervals are left asymptotic."""
+    from .fitting import profile_intervals
+
+    if not result.converged:
+        result.ci = {name: (math.nan, math.nan) for name in result.ci}
+        result.warnings.append("no profile intervals: the fit did not converge")
+    else:
+        try:
+            intervals, notes = profile_intervals(program, columns, result, level, **setup)
+        except KeyboardInterrupt:
+            raise Interrupted(
+                "interrupted while profiling: the output is the fit, its intervals asymptotic",
+                result,
+            ) from None
+        result.ci = intervals
+        result.warnings.extend(notes)
+    result.ci_method = "profile"
+    for quantity in result.derived.values():
+        quantity["ci_method"] = "asymptotic"  # the delta method's: no profile of a quantity
 
 
 def _restarted(
@@ -838,11 +900,14 @@ def _restarted(
             continue
         except Interrupted as stop:  # Ctrl-C: the best of the fits so far
             results.append(cast(Fit, stop.reached))
-            stop.reached = min(results, key=lambda r: r.rss if math.isfinite(r.rss) else math.inf)
+            stop.reached = min(
+                results, key=lambda r: r.objective if math.isfinite(r.objective) else math.inf
+            )
             raise
-    finite = [r for r in results if math.isfinite(r.rss)]
-    best = min(finite, key=lambda r: r.rss) if finite else first
-    reached = sum(1 for r in finite if r.rss <= best.rss * (1 + 1e-9) + 1e-300)
+    finite = [r for r in results if math.isfinite(r.objective)]
+    best = min(finite, key=lambda r: r.objective) if finite else first
+    least = best.objective
+    reached = sum(1 for r in finite if r.objective <= least * (1 + 1e-9) + 1e-300)
     best.restarts = {"starts": restarts + 1, "reached": reached}
     return best
 

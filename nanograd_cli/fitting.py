@@ -32,6 +32,7 @@ from .errors import (
 from .fit_statistics import correlated, statistics
 from .program import Program
 from .results import Fit
+from .robust import checked, curvature_weights, objective, row_weights
 from .tape import Tape, batch_gradients
 
 if TYPE_CHECKING:
@@ -117,6 +118,8 @@ def fit(
     bounds: Mapping[str, tuple[float, float]] | None = None,
     absolute_sigma: bool = False,
     drop_nan: bool = False,
+    loss: str = "linear",
+    f_scale: float | None = None,
 ) -> Fit:
     """Fit the parameters of `program` (its inputs that name no column of `columns`) to the
     rows of `columns`, from `starts` (one per parameter), minimizing the sum over rows of
@@ -125,13 +128,16 @@ def fit(
     parameters held at their start, `steps` caps the evaluations of each stage, `bounds`
     holds parameters between a low and a high value (either may be infinite);
     `absolute_sigma` takes sigma as known: standard errors from (JᵀJ)⁻¹ alone; `drop_nan`
-    leaves out the rows where a column the fit reads, the target or sigma is nan.
-    `progress(evaluations, rss)` is called at every evaluation.
+    leaves out the rows where a column the fit reads, the target or sigma is nan; `loss`, one
+    of robust.LOSSES, counts each row's (weighted) residual r as f_scale² rho((r/f_scale)²)
+    (`f_scale` only with a robust loss; 1 by default), and the standard errors of a robust
+    fit are approximate. `progress(evaluations, rss)` is called at every evaluation.
 
     Bad input raises InputError naming what is wrong; a fit that does not converge is no
     error: it comes back with `converged` False and the reason in `message`."""
     problem = _Problem(program, columns, starts, target, sigma, fix, bounds or {}, drop_nan)
     problem.absolute_sigma = absolute_sigma
+    problem.robust(loss, f_scale)
     return problem.solve(solver(), steps, progress)
 
 
@@ -178,6 +184,169 @@ def sigma_values(
             "deviation is a positive number"
         )
     return values
+
+
+# A profile's search for where the sum of squares reaches its threshold: steps from the
+# value outward, the first its standard error (or a fifth of the value, as lmfit's), each
+# twice the last, at most PROFILE_STEPS of them; then Brent's method on the bracket found, to
+# PROFILE_TOLERANCE of the first step. A side where the sum of squares still changes by less
+# than PROFILE_FLAT of the threshold's rise between steps, far out, has levelled off.
+PROFILE_STEPS, PROFILE_TOLERANCE, PROFILE_FLAT = 30, 1e-9, 1e-6
+
+
+def profile_intervals(
+    program: Program,
+    columns: Mapping[str, ArrayLike],
+    result: Fit,
+    level: float,
+    target: Program | None = None,
+    sigma: str | None = None,
+    fix: Iterable[str] = (),
+    steps: int | None = None,
+    bounds: Mapping[str, tuple[float, float]] | None = None,
+    absolute_sigma: bool = False,
+    drop_nan: bool = False,
+) -> tuple[dict[str, tuple[float, float]], list[str]]:
+    """Profile-likelihood confidence intervals at `level` for the free parameters of
+    `result` (a converged fit made by `fit` with the same arguments): for each, the values at
+    which, held there with the others refitted, the sum of squares χ² rises to
+    χ²min·(1 + F⁻¹(level; 1, dof)/dof), lmfit's `conf_interval` F-test, or with
+    `absolute_sigma` to χ²min + the `level` quantile of χ² with one degree of freedom. A side
+    where it never does is its bound, or ±inf, with a note saying so (the notes are returned
+    with the intervals)."""
+    from scipy import special
+    from scipy.optimize import brentq
+
+    least_squares = solver()
+    fixed, bounds = list(fix), dict(bounds or {})
+    free = [name for name in result.parameters if name not in fixed]
+    chi2, dof = result.rss, result.dof
+    if absolute_sigma:
+        threshold = chi2 + float(special.chdtri(1, 1 - level))
+    else:
+        threshold = chi2 * (1 + float(special.fdtri(1, dof, level)) / dof) if dof > 0 else math.nan
+    intervals: dict[str, tuple[float, float]] = {}
+    notes: list[str] = []
+    if not (math.isfinite(threshold) and threshold > chi2):
+        why = "no degrees of freedom" if dof <= 0 else "a sum of squares of 0"
+        notes.append(f"no profile intervals: the fit has {why}")
+        return {name: (math.nan, math.nan) for name in free}, notes
+    for name in free:
+        held = _Problem(
+            program,
+            columns,
+            result.parameters,
+            target,
+            sigma,
+            [*fixed, name] if len(free) > 1 else fixed,  # one parameter alone: evaluated
+            bounds,
+            drop_nan,
+        )
+        profile = _Profiled(held, name, least_squares, steps)
+        value, error = result.parameters[name], result.stderr[name]
+        first = error if 0 < error < math.inf else max(abs(value) * 0.2, 1e-3)
+        ends = []
+        for side in (-1, 1):
+            low, high = bounds.get(name, (-math.inf, math.inf))
+            edge = low if side < 0 else high
+            end, note = _profile_side(profile, value, side * first, edge, chi2, threshold, brentq)
+            ends.append(end)
+            if note:
+                notes.append(f"the profile interval of {name} {note}")
+        intervals[name] = (ends[0], ends[1])
+    return intervals, notes
+
+
+class _Profiled:
+    """χ² with one parameter held at a value and the others refitted, each refit from where
+    the one at the nearest value ended (from the last would follow a refit that ran off to
+    an asymptote, where the others may be lost)."""
+
+    def __init__(self, problem: _Problem, name: str, least_squares, steps: int | None) -> None:
+        self.problem, self.name, self.least_squares = problem, name, least_squares
+        self.budget = DEFAULT_STEPS if steps is None else int(steps)
+        self.alone = name in problem.free  # no other parameter to refit
+        x = problem.choose_units()
+        self.reached: dict[float, tuple[np.ndarray, float]] = {problem.starts[name]: (x, math.nan)}
+
+    def __call__(self, value: float) -> float:
+        if value in self.reached and not math.isnan(self.reached[value][1]):
+            return self.reached[value][1]
+        problem = self.problem
+        with np.errstate(all="ignore"):
+            if self.alone:
+                x = np.array([value]) / problem.units
+                problem.evaluate(x)
+                rss = float(problem.residuals @ problem.residuals)
+            else:
+                nearest = min(self.reached, key=lambda held: abs(held - value))
+                start = self.reached[nearest][0]
+                problem.starts[self.name] = value
+                problem._at = None  # the same x is another point now
+                stages: list[_Stage] = []
+                problem._stages(self.least_squares, start, self.budget, stages)
+                x, rss = _least(problem, start, stages)
+        chi2 = problem.unscaled(rss)
+        self.reached[value] = (x, chi2)
+        return chi2
+
+
+def _profile_side(
+    chi2_at: _Profiled,
+    value: float,
+    step: float,
+    edge: float,
+    chi2: float,
+    threshold: float,
+    brentq: Callable[..., float],
+) -> tuple[float, str | None]:
+    """Where, on the side of `value` that `step` points to, χ² reaches `threshold`: a
+    bracket by steps that double, then Brent's method; or `edge` (a bound, or ±inf) where it
+    does not, with a note saying why."""
+    side = "below" if step < 0 else "above"
+    inner, last, end = value, chi2, math.nan
+    lower_found = None
+    for count in range(PROFILE_STEPS):
+        trial = value + step * 2.0**count
+        at_edge = (trial - edge) * step >= 0
+        trial = edge if at_edge else trial
+        reached = chi2_at(trial)
+        if not math.isfinite(reached):
+            return math.nan, (
+                f"has no end {side} the fit (nan): held at {trial:.6g}, the sum of squares is "
+                "not finite"
+            )
+        if reached < chi2 - 1e-9 * (threshold - chi2) and lower_found is None:
+            lower_found = trial
+        if reached >= threshold:
+            end = brentq(
+                lambda v: chi2_at(v) - threshold,
+                min(inner, trial),
+                max(inner, trial),
+                xtol=PROFILE_TOLERANCE * abs(step),
+                rtol=4 * np.finfo(float).eps,
+            )
+            break
+        if at_edge:
+            return edge, (
+                f"ends at its bound {edge:g}: held there, the sum of squares is still below "
+                "the level's threshold"
+            )
+        if count >= 4 and abs(reached - last) < PROFILE_FLAT * (threshold - chi2):
+            break  # levelled off
+        inner, last = trial, reached
+    if math.isnan(end):  # levelled off, or still below after every step
+        return math.copysign(math.inf, step), (
+            f"is open {side} the fit ({math.copysign(math.inf, step)}): the sum of squares "
+            f"stays below the level's threshold as far as {trial:.6g}, so the data do not "
+            "bound it there"
+        )
+    if lower_found is not None:
+        return end, (
+            f"may be wrong: held at {lower_found:.6g}, the others reach a lower sum of "
+            "squares than the fit's, which is then no minimum; try other starts"
+        )
+    return end, None
 
 
 def solver() -> Callable[..., Any]:
@@ -276,6 +445,29 @@ class _Problem:
         self.evaluations = 0
         self.non_finite_trials = 0
         self.absolute_sigma = False  # sigma taken as known (fit's absolute_sigma)
+        self.loss, self.f_scale = "linear", 1.0  # (`robust`)
+
+    def robust(self, loss: str, f_scale: float | None) -> None:
+        """Fit with the robust `loss` at `f_scale`, in the units of the weighted residuals."""
+        self.loss, self.f_scale = checked(loss, f_scale)
+
+    def objective(self) -> float:
+        """What the fit minimizes, at the point evaluated last (in the solver's units): the
+        sum of squares, or with a robust loss f² Σ rho((r/f)²)."""
+        with np.errstate(over="ignore"):
+            return objective(self.loss, self.residuals, self._solver_f_scale())
+
+    def _solver_f_scale(self) -> float:
+        return math.ldexp(self.f_scale, self.exponent)
+
+    def weighted(self) -> tuple[np.ndarray, np.ndarray]:
+        """The Jacobian and the residuals at the point evaluated last, each row scaled by
+        the square root of its weight in the loss's gradient (1 without a robust loss): the
+        least-squares problem whose gradient is the loss's there."""
+        if self.loss == "linear":
+            return self.jacobian, self.residuals
+        root = np.sqrt(row_weights(self.loss, self.residuals, self._solver_f_scale()))
+        return self.jacobian * root[:, None], self.residuals * root
 
     def _target(self, target: Program | None, arrays: dict) -> np.ndarray:
         if target is None:
@@ -399,37 +591,22 @@ class _Problem:
         if budget < 1:
             raise InputError(f"steps must be at least 1, not {steps}")
 
-        # the least RSS evaluated, and where: what Ctrl-C reports
-        best_rss, best_x = math.inf, x0
+        # the least objective (RSS, or robust loss) evaluated, and where: what Ctrl-C reports
+        best_cost, best_x = math.inf, x0
 
-        def residuals(x):
-            nonlocal best_rss, best_x
-            self.evaluate(x)
-            with np.errstate(over="ignore"):
-                rss = float(self.residuals @ self.residuals)
-            if not math.isfinite(rss) and self.first_non_finite() is not None:
-                self.non_finite_trials += 1  # (a finite sum has every residual finite)
-            elif not np.all(np.isfinite(self.jacobian)):
-                # a derivative nan or inf where the residuals are finite: rejected as a
-                # residual would be, so that the solver takes a shorter step
-                self.non_finite_trials += 1
-                return np.where(np.isfinite(self.jacobian).all(axis=1), self.residuals, np.inf)
-            elif rss < best_rss:
-                best_rss, best_x = rss, np.array(x)
+        def seen(x: np.ndarray, rss: float) -> None:
+            nonlocal best_cost, best_x
+            if math.isfinite(rss) and (cost := self.objective()) < best_cost:
+                best_cost, best_x = cost, np.array(x)
             if progress is not None:
                 progress(self.evaluations, self.unscaled(rss))
-            return self.residuals.copy()
-
-        def jacobian(x):
-            self.evaluate(x)
-            return self.jacobian.copy(order="F")
 
         stages: list[_Stage] = []
         # Overflow and invalid values on the way are the solver's to handle (a trial step
         # too long), and the summary's to say: never a NumPy warning to the user.
         with np.errstate(all="ignore"):
             try:
-                self._stages(least_squares, x0, budget, residuals, jacobian, stages)
+                self._stages(least_squares, x0, budget, stages, seen)
             except KeyboardInterrupt:
                 stages.append(_Stage("interrupted", best_x, None, INTERRUPTED))
                 reached = _summary(self, x0, stages, budget)
@@ -440,12 +617,38 @@ class _Problem:
                 ) from None
             return _summary(self, x0, stages, budget)
 
-    def _stages(self, least_squares, x0, budget, residuals, jacobian, stages) -> None:
-        """The solver's stages from `x0`, each appended to `stages` as it ends."""
+    def _stages(self, least_squares, x0, budget, stages, seen=None) -> None:
+        """The solver's stages from `x0`, each appended to `stages` as it ends; `seen(x,
+        rss)` is called at every point evaluated whose derivatives are finite."""
+
+        def residuals(x):
+            self.evaluate(x)
+            with np.errstate(over="ignore"):
+                rss = float(self.residuals @ self.residuals)
+            if not math.isfinite(rss) and self.first_non_finite() is not None:
+                self.non_finite_trials += 1  # (a finite sum has every residual finite)
+            elif not np.all(np.isfinite(self.jacobian)):
+                # a derivative nan or inf where the residuals are finite: rejected as a
+                # residual would be, so that the solver takes a shorter step
+                self.non_finite_trials += 1
+                return np.where(np.isfinite(self.jacobian).all(axis=1), self.residuals, np.inf)
+            if seen is not None:
+                seen(x, rss)
+            return self.residuals.copy()
+
+        def jacobian(x):
+            self.evaluate(x)
+            return self.jacobian.copy(order="F")
+
         x = x0
-        # Levenberg-Marquardt takes no bounds: a bounded fit is the first stage's alone
-        stages_run = (FIRST_STAGE,) if self.bounds else (FIRST_STAGE, SECOND_STAGE)
-        limits = {"bounds": self.scaled_bounds()} if self.bounds else {}
+        # Levenberg-Marquardt takes no bounds and no robust loss: such a fit is the first
+        # stage's alone, and its polish (Gauss-Newton on the sum of squares) is left out
+        robust = self.loss != "linear"
+        alone = self.bounds or robust
+        stages_run = (FIRST_STAGE,) if alone else (FIRST_STAGE, SECOND_STAGE)
+        limits: dict[str, Any] = {"bounds": self.scaled_bounds()} if self.bounds else {}
+        if robust:
+            limits |= {"loss": self.loss, "f_scale": self._solver_f_scale()}
         for options in stages_run:
             with np.errstate(all="ignore"):
                 try:
@@ -455,13 +658,15 @@ class _Problem:
                 except (ValueError, np.linalg.LinAlgError) as error:
                     stages.append(_Stage(options["method"], x, None, str(error)))
                     break
-            stage = _Stage(options["method"], result.x, result, _reason(result))
+            minimized = f"the {self.loss} loss" if robust else "the sum of squares"
+            stage = _Stage(options["method"], result.x, result, _reason(result, minimized))
             stages.append(stage)
             if result.status == 0 or not np.all(np.isfinite(result.x)):
                 break  # out of steps, or lost: the point reached is reported as it is
-            self.evaluate(result.x)
-            rss = float(self.residuals @ self.residuals)
-            stage.x, _ = _polish(self, result.x, rss)
+            if not robust:
+                self.evaluate(result.x)
+                rss = float(self.residuals @ self.residuals)
+                stage.x, _ = _polish(self, result.x, rss)
             if _small_gradient(self, stage.x):
                 break  # converged: the second stage is for a first that stopped short
             x = stage.x
@@ -478,15 +683,11 @@ class _Stage:
 def _summary(problem: _Problem, x0: np.ndarray, stages: list[_Stage], budget: int) -> Fit:
     """The Fit: the best point any stage reached, its statistics, and whether (and why not)
     it converged."""
-    candidates = [x0] + [s.x for s in stages if np.all(np.isfinite(s.x))]
-    best, best_rss = x0, math.inf
-    for x in candidates:
-        problem.evaluate(x)
-        if problem.first_non_finite() is None:
-            rss = float(problem.residuals @ problem.residuals)
-            if rss <= best_rss:
-                best, best_rss = x, rss
+    best, best_cost = _least(problem, x0, stages)
     problem.evaluate(best)
+    best_rss = (
+        float(problem.residuals @ problem.residuals) if math.isfinite(best_cost) else math.inf
+    )
     jac = problem.jacobian
     n, k = problem.n, len(problem.free)
     iterations = sum(getattr(s.result, "njev", None) or 0 for s in stages if s.result)
@@ -551,7 +752,16 @@ def _summary(problem: _Problem, x0: np.ndarray, stages: list[_Stage], budget: in
     held = problem.at_bound(best) if problem.bounds else np.zeros(k, dtype=bool)
     moving = np.flatnonzero(~held)
     known = problem.absolute_sigma
-    solved = _covariance(jac[:, moving], scale[moving], best_rss, n, k, known)
+    if problem.loss == "linear":
+        solved = _covariance(jac[:, moving], scale[moving], best_rss, n, k, known)
+    else:  # approximate: J scaled by the loss's curvature, and its objective for the RSS
+        f_scale = problem._solver_f_scale()
+        curved = (
+            jac[:, moving]
+            * np.sqrt(curvature_weights(problem.loss, problem.residuals, f_scale))[:, None]
+        )
+        norms = np.sqrt(np.sum(curved * curved, axis=0))
+        solved = _covariance(curved, norms, best_cost, n, k, known)
     # known sigma: (JᵀJ)⁻¹ of the residuals in the data's units, not the power of two's
     units = problem.units[moving] * (math.ldexp(1.0, problem.exponent) if known else 1.0)
     with np.errstate(over="ignore", under="ignore"):
@@ -618,7 +828,23 @@ def _summary(problem: _Problem, x0: np.ndarray, stages: list[_Stage], budget: in
         + ([pole] if pole else [])
         + (correlated(summary["correlation"]) if converged else []),  # type: ignore[arg-type]
         statistics=summary,
+        loss=problem.loss,
+        f_scale=problem.f_scale,
+        cost=problem.unscaled(best_cost) / 2,
     )
+
+
+def _least(problem: _Problem, x0: np.ndarray, stages: list[_Stage]) -> tuple[np.ndarray, float]:
+    """The point of `x0` and the stages' with the least objective, and that objective (inf
+    where every one has a residual nan or inf)."""
+    best, best_cost = x0, math.inf
+    for x in [x0] + [s.x for s in stages if np.all(np.isfinite(s.x))]:
+        problem.evaluate(x)
+        if problem.first_non_finite() is None:
+            cost = problem.objective()
+            if cost <= best_cost:
+                best, best_cost = x, cost
+    return best, best_cost
 
 
 def _polish(problem: _Problem, x: np.ndarray, rss: float) -> tuple[np.ndarray, float]:
@@ -698,19 +924,20 @@ def _rss_rounding(problem: _Problem) -> float:
     return float(8 * eps * (r @ r) + 4 * eps * np.linalg.norm(r) * np.linalg.norm(sizes))
 
 
-def _reason(result) -> str:
+def _reason(result, minimized: str = "the sum of squares") -> str:
     return {
         1: "the gradient is zero to within the tolerance",
-        2: "the sum of squares stopped decreasing (relative change below the tolerance)",
+        2: f"{minimized} stopped decreasing (relative change below the tolerance)",
         3: "the step became smaller than the tolerance, relative to the parameters",
-        4: "the sum of squares stopped decreasing and the step became negligible",
+        4: f"{minimized} stopped decreasing and the step became negligible",
     }.get(result.status, str(result.message))
 
 
 def _gradient_measure(problem: _Problem, x: np.ndarray) -> float:
-    """max over parameters j of |J_jᵀ r| / (‖J_j‖ ‖r‖): 0 at a minimum, at most 1."""
+    """max over parameters j of |J_jᵀ r| / (‖J_j‖ ‖r‖): 0 at a minimum, at most 1 (with a
+    robust loss, of J and r weighted as `_Problem.weighted` says)."""
     problem.evaluate(x)
-    r, jac = problem.residuals, problem.jacobian
+    jac, r = problem.weighted()
     norm_r = float(np.linalg.norm(r))
     norms = np.linalg.norm(jac, axis=0)
     if norm_r == 0.0:
@@ -730,13 +957,12 @@ def _small_gradient(problem: _Problem, x: np.ndarray) -> bool:
     (where the residuals are large, or the minimum is flat, the gradient there is larger
     than the test's tolerance, yet nothing is left to find)."""
     problem.evaluate(x)
-    r = problem.residuals
     observed = problem.observed * problem.weights
-    if np.linalg.norm(r) <= EXACT_FIT * np.linalg.norm(observed):
+    if np.linalg.norm(problem.residuals) <= EXACT_FIT * np.linalg.norm(observed):
         return True
     if _gradient_measure(problem, x) <= GRADIENT_TOLERANCE:  # (evaluated at x still)
         return True
-    jac = problem.jacobian
+    jac, r = problem.weighted()
     if problem.bounds:
         jac = jac[:, ~problem.at_bound(x)]
     newton = _gauss_newton(jac, r)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -483,6 +484,8 @@ class Fit:
     # confidence intervals by parameter, at `ci_level`, when asked for
     ci: dict[str, tuple[float, float]] = field(default_factory=dict, compare=False)
     ci_level: float | None = None
+    # how they were found: "asymptotic" (value ± t·se) or "profile" (the profile likelihood)
+    ci_method: str = field(default="asymptotic", compare=False)
     # with restarts: how many starts in all, and how many reached the best sum of squares
     restarts: dict[str, int] = field(default_factory=dict, compare=False)
     # quantities of the parameters (--derive) by name: value, stderr (and ci)
@@ -495,6 +498,16 @@ class Fit:
     target: str | None = field(default=None, compare=False, repr=False)
     sigma: str | None = field(default=None, compare=False, repr=False)
     absolute_sigma: bool = field(default=False, compare=False, repr=False)
+    # the loss minimized (robust.LOSSES): with a robust one, its f_scale, SciPy's cost
+    # ½ f² Σ rho((r/f)²) at the solution, and standard errors that are approximate
+    loss: str = field(default="linear", compare=False)
+    f_scale: float = field(default=1.0, compare=False)
+    cost: float = field(default=math.nan, compare=False)
+
+    @property
+    def objective(self) -> float:
+        """What the fit minimized: the RSS, or with a robust loss twice its cost."""
+        return self.rss if self.loss == "linear" else 2 * self.cost
 
     def _repr_html_(self) -> str:
         """A small table for notebooks: the parameters, then the fit's statistics."""

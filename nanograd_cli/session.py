@@ -147,7 +147,10 @@ OPTIONS: dict[str, dict[str, Option]] = {
         "drop-nan": FLAG,
         "restarts": Option("word", "N"),
         "seed": Option("word", "S"),
+        "loss": Option("word", "LOSS"),
+        "f-scale": Option("word", "F"),
         "ci": Option("word", "LEVEL"),
+        "profile": FLAG,
         "stats": FLAG,
         "keep": FLAG,
     },
@@ -818,6 +821,11 @@ class Session:
                 seed=None
                 if args.value("seed") is None
                 else api.whole("seed", args.value("seed"), 0),
+                loss=args.value("loss") or "linear",
+                f_scale=None
+                if args.value("f-scale") is None
+                else api.number("f_scale", args.value("f-scale"), None),
+                profile=args.flag("profile"),
             )
         except Interrupted as stop:  # Ctrl-C: the best point reached, and where it stopped
             fitted = cast(Fit, stop.reached)

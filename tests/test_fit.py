@@ -807,3 +807,311 @@ def test_restarts_keep_the_least_sum_of_squares_and_say_how_many_reached_it():
     assert again.parameters == best.parameters and again.restarts == best.restarts
     assert json.loads(to_json(best))["restarts"] == best.restarts
     assert "restarts" not in json.loads(to_json(alone))
+
+
+# Exponential decay with three outliers (rows 6, 18, 31), and the truth it was drawn from.
+OUTLIER_X = np.linspace(0, 4, 40)
+OUTLIER_TRUTH = {"a": 2.5, "b": 1.3, "c": 0.5}
+OUTLIER_Y = 2.5 * np.exp(-1.3 * OUTLIER_X) + 0.5 + np.random.default_rng(3).normal(0, 0.02, 40)
+OUTLIER_Y[[5, 17, 30]] += [1.5, -1.0, 2.0]
+
+
+def _decay(x, a, b, c):
+    return a * np.exp(-b * x) + c
+
+
+def _decay_jacobian(x, a, b, c):
+    e = np.exp(-b * x)
+    return np.c_[e, -a * x * e, np.ones_like(x)]
+
+
+@pytest.mark.parametrize("loss", ["soft_l1", "huber", "cauchy", "arctan"])
+@pytest.mark.parametrize(("f_scale", "sigma"), [(None, None), (0.05, None), (2.5, 0.02)])
+def test_a_robust_loss_is_curve_fits_and_resists_outliers(loss, f_scale, sigma):
+    from scipy.optimize import curve_fit
+
+    from nanograd_cli import api
+
+    x, y = OUTLIER_X, OUTLIER_Y
+    columns = {"x": x, "y": y, "s": np.full(x.size, sigma or 1.0)}
+    starts = {"a": 1, "b": 1, "c": 0}
+    result = api.fit(parse("a*exp(-b*x) + c"), columns, starts, None, sigma and "s",
+                     loss=loss, f_scale=f_scale)  # fmt: skip
+    assert result.converged and result.loss == loss
+    # curve_fit applies the loss to the residuals divided by sigma, as the fit does
+    values, covariance = curve_fit(
+        _decay, x, y, p0=[1, 1, 0], sigma=sigma and columns["s"], jac=_decay_jacobian,
+        method="trf", loss=loss, f_scale=f_scale or 1.0, ftol=1e-15, xtol=1e-15, gtol=1e-15,
+    )  # fmt: skip
+    assert [result.parameters[n] for n in "abc"] == pytest.approx(values, rel=1e-6)
+    stderr = np.sqrt(np.diag(covariance))  # curve_fit's approximation, as the fit's
+    assert [result.stderr[n] for n in "abc"] == pytest.approx(stderr, rel=1e-5)
+    residuals = (y - _decay(x, *values)) / (sigma or 1.0)
+    z = (residuals / (f_scale or 1.0)) ** 2
+    rho = {
+        "soft_l1": 2 * (np.sqrt(1 + z) - 1),
+        "huber": np.where(z <= 1, z, 2 * np.sqrt(z) - 1),
+        "cauchy": np.log1p(z),
+        "arctan": np.arctan(z),
+    }[loss]
+    assert result.cost == pytest.approx(0.5 * (f_scale or 1.0) ** 2 * rho.sum(), rel=1e-9)
+    assert result.rss == pytest.approx(np.sum(residuals**2), rel=1e-9)  # χ², weighted
+    if f_scale is not None:  # at the scale of the noise: near the truth, where linear is not
+        linear = api.fit(parse("a*exp(-b*x) + c"), columns, starts, None, sigma and "s")
+
+        def off(fitted):  # relative distance from the truth, per parameter
+            return np.array(
+                [fitted.parameters[n] / truth - 1 for n, truth in OUTLIER_TRUTH.items()]
+            )
+
+        assert np.all(abs(off(result)) < 0.025)
+        assert np.linalg.norm(off(result)) < np.linalg.norm(off(linear)) / 3
+    shown = json.loads(to_json(result))
+    assert (shown["loss"], shown["f_scale"], shown["stderr_approximate"]) == (
+        loss, f_scale or 1.0, True
+    )  # fmt: skip
+    rows = table_rows(result)
+    assert [loss, f"f_scale {f_scale or 1.0!r}; stderr approximate"] == rows[-2][1:3]
+
+
+def test_the_linear_loss_is_the_least_squares_fit_with_no_loss_in_the_output():
+    from nanograd_cli import api
+
+    columns = {"x": OUTLIER_X, "y": OUTLIER_Y}
+    starts = {"a": 1, "b": 1, "c": 0}
+    default = api.fit(parse("a*exp(-b*x) + c"), columns, starts)
+    linear = api.fit(parse("a*exp(-b*x) + c"), columns, starts, loss="linear")
+    assert linear.parameters == default.parameters and linear.stderr == default.stderr
+    assert not {"loss", "f_scale", "cost", "stderr_approximate"} & set(json.loads(to_json(linear)))
+    assert all(row[0] != "loss" for row in table_rows(linear))
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"loss": "l1"}, "loss='l1' is no loss: choose one of linear, soft_l1, huber, cauchy, "
+                         "arctan"),
+        ({"loss": "huber", "f_scale": 0}, "f_scale=0: a positive finite number, the size of "
+         "residual beyond which a row counts less than its square"),
+        ({"loss": "huber", "f_scale": math.nan}, "f_scale=nan: a positive finite number"),
+        ({"loss": "huber", "f_scale": math.inf}, "f_scale=inf: a positive finite number"),
+        ({"loss": "huber", "f_scale": -1}, "f_scale=-1: a positive finite number"),
+        ({"f_scale": 2}, "f_scale sets where a robust loss turns from squares: with the linear "
+         "loss it does nothing"),
+        ({"profile": True}, "profile finds the intervals of ci='LEVEL': without a level it does "
+         "nothing"),
+        ({"profile": True, "ci": 0.9, "loss": "cauchy"}, "profile profiles the sum of squares, "
+         "which a robust loss='cauchy' does not minimize"),
+    ],
+)  # fmt: skip
+def test_bad_loss_f_scale_and_profile_are_bad_input(options, message):
+    from nanograd_cli import api
+
+    columns = {"x": np.array(DECAY_X), "y": np.array(DECAY_Y)}
+    with speaking("python"), pytest.raises(InputError) as caught:
+        api.fit(parse("a*exp(-b*x) + c"), columns, {"a": 1, "b": 1, "c": 0}, **options)
+    assert str(caught.value).startswith(message)
+
+
+def test_a_robust_fit_keeps_restarts_bounds_and_fix():
+    from scipy.optimize import least_squares
+
+    from nanograd_cli import api
+
+    x, y = OUTLIER_X, OUTLIER_Y
+    model, columns = parse("a*exp(-b*x) + c"), {"x": x, "y": y}
+    best = api.fit(model, columns, {"a": 1, "b": 1, "c": 0}, loss="huber", f_scale=0.05)
+    scattered = api.fit(model, columns, {"a": 1, "b": 1, "c": 0}, loss="huber", f_scale=0.05,
+                        restarts=5, seed=2)  # fmt: skip
+    assert scattered.parameters == pytest.approx(best.parameters, rel=1e-8)
+    assert scattered.restarts["starts"] == 6
+    # b held at 1.2 (fix) and c kept in 0.6:1 (bound): SciPy's robust fit of the same
+    held = api.fit(model, columns, {"a": 1, "b": 1.2, "c": 0.7}, fix=["b"],
+                   bounds={"c": "0.6:1"}, loss="huber", f_scale=0.05)  # fmt: skip
+    reference = least_squares(
+        lambda p: y - _decay(x, p[0], 1.2, p[1]), [1, 0.7], bounds=([-np.inf, 0.6], [np.inf, 1]),
+        loss="huber", f_scale=0.05, xtol=1e-15, ftol=1e-15, gtol=1e-15,
+    ).x  # fmt: skip
+    assert held.converged and held.at_bound == ["c"] and held.parameters["b"] == 1.2
+    assert [held.parameters["a"], held.parameters["c"]] == pytest.approx(reference, rel=1e-7)
+
+
+def _lmfit_intervals(residual, starts, level, fixed=(), prob_func=None):
+    """lmfit's profile intervals (conf_interval) of its leastsq fit, by parameter, with its
+    Minimizer and result."""
+    import warnings
+
+    lmfit = pytest.importorskip("lmfit")
+    params = lmfit.Parameters()
+    for name, value in starts.items():
+        params.add(name, value, vary=name not in fixed)
+    minimizer = lmfit.Minimizer(residual, params)
+    fitted = minimizer.minimize(method="leastsq", xtol=1e-14, ftol=1e-14)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # lmfit warns of a side it finds open
+        found = lmfit.conf_interval(minimizer, fitted, sigmas=[level], prob_func=prob_func)
+    return {name: (ends[0][1], ends[-1][1]) for name, ends in found.items()}, minimizer, fitted
+
+
+PROFILED = [
+    # Michaelis-Menten on Puromycin, and a decay of five points: intervals skewed to the right
+    ("Vm*S/(K + S)", {"S": PUROMYCIN_S, "y": PUROMYCIN_V}, {"Vm": 200, "K": 0.1},
+     lambda p, c: p["Vm"] * c["S"] / (p["K"] + c["S"])),
+    ("A*exp(-k*t)", {"t": [0.5, 1, 2, 4, 6], "y": [7.9, 6.6, 3.7, 1.6, 0.9]}, {"A": 10, "k": 0.5},
+     lambda p, c: p["A"] * np.exp(-p["k"] * c["t"])),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("level", [0.683, 0.95, 0.99])
+@pytest.mark.parametrize(("source", "data", "starts", "model"), PROFILED)
+def test_profile_intervals_are_lmfits_conf_interval(source, data, starts, model, level):
+    from nanograd_cli import api
+
+    columns = {name: np.array(values, dtype=float) for name, values in data.items()}
+    result = api.fit(parse(source), columns, starts, ci=level, profile=True)
+    expected, minimizer, fitted = _lmfit_intervals(
+        lambda p: columns["y"] - model(p, columns), starts, level
+    )
+    from lmfit.confidence import ConfidenceInterval
+
+    assert result.ci_method == "profile" and result.warnings == []
+    for name, (low, high) in result.ci.items():
+        assert (low, high) == pytest.approx(expected[name], rel=1e-6)
+        # at each end, lmfit's own F-test of its refit with the parameter held is the level
+        test = ConfidenceInterval(minimizer, fitted, sigmas=[level])
+        test.params[name].vary = False
+        for end in (low, high):
+            assert test.calc_prob(test.params[name], end) == pytest.approx(level, abs=1e-9)
+        test.params[name].vary = True
+    assert json.loads(to_json(result))["ci_method"] == "profile"
+
+
+def test_profile_intervals_of_a_decay_are_asymmetric_where_the_asymptotic_are_not():
+    from nanograd_cli import api
+
+    source, data, starts, _ = PROFILED[1]
+    columns = {name: np.array(values, dtype=float) for name, values in data.items()}
+    profiled = api.fit(parse(source), columns, starts, ci=0.95, profile=True)
+    asymptotic = api.fit(parse(source), columns, starts, ci=0.95)
+    k = profiled.parameters["k"]
+    low, high = profiled.ci["k"]
+    assert (high - k) / (k - low) > 1.2  # skewed up, as the model flattens with k
+    a_low, a_high = asymptotic.ci["k"]
+    assert (a_high - k) / (k - a_low) == pytest.approx(1, rel=1e-9)
+
+
+def test_profile_intervals_with_absolute_sigma_use_the_chi2_quantile():
+    from scipy import stats
+
+    from nanograd_cli import api
+
+    x, y = np.array(DECAY_X), np.array(DECAY_Y)
+    sigma = np.array([0.05, 0.05, 0.04, 0.03, 0.03, 0.02, 0.02])
+    columns = {"x": x, "y": y, "s": sigma}
+    result = api.fit(parse("a*exp(-b*x) + c"), columns, {"a": 1, "b": 1, "c": 0}, None, "s",
+                     absolute_sigma=True, ci=0.9, profile=True)  # fmt: skip
+
+    def rises(best, new):  # Δχ² against χ² with one degree of freedom
+        return stats.chi2.cdf(new.chisqr - best.chisqr, 1)
+
+    expected, *_ = _lmfit_intervals(
+        lambda p: (y - _decay(x, p["a"], p["b"], p["c"])) / sigma,
+        {"a": 1, "b": 1, "c": 0},
+        0.9,
+        prob_func=rises,
+    )
+    for name in "abc":
+        assert result.ci[name] == pytest.approx(expected[name], rel=1e-6)
+
+
+def test_profile_intervals_with_a_fixed_parameter_and_after_restarts():
+    from nanograd_cli import api
+
+    x, y = np.array(DECAY_X), np.array(DECAY_Y)
+    columns, starts = {"x": x, "y": y}, {"a": 1, "b": 1, "c": 0.5}
+    held = api.fit(parse("a*exp(-b*x) + c"), columns, starts, fix=["c"], ci=0.95, profile=True)
+    expected, *_ = _lmfit_intervals(
+        lambda p: y - _decay(x, p["a"], p["b"], p["c"]), starts, 0.95, fixed=["c"]
+    )
+    assert set(held.ci) == {"a", "b"}
+    for name in "ab":
+        assert held.ci[name] == pytest.approx(expected[name], rel=1e-6)
+    puromycin = {"S": np.array(PUROMYCIN_S), "y": np.array(PUROMYCIN_V, dtype=float)}
+    good = api.fit(parse("Vm*S/(K + S)"), puromycin, {"Vm": 200, "K": 0.1}, ci=0.95, profile=True)
+    restarted = api.fit(parse("Vm*S/(K + S)"), puromycin, {"Vm": 1, "K": 1}, ci=0.95,
+                        profile=True, restarts=10, seed=1)  # fmt: skip
+    for name in ("Vm", "K"):
+        assert restarted.ci[name] == pytest.approx(good.ci[name], rel=1e-7)
+
+
+RISE = {"x": [0.5, 1, 2, 3, 4, 5], "y": [1.80, 1.95, 2.03, 1.92, 2.06, 1.99]}
+
+
+def test_a_side_the_data_do_not_bound_is_open_or_its_bound_with_a_note():
+    from nanograd_cli import api
+
+    columns = {name: np.array(values) for name, values in RISE.items()}
+    model, starts = parse("a*(1 - exp(-b*x))"), {"a": 2, "b": 3}
+    # at 0.99, b's sum of squares levels off below the threshold as b grows: lmfit's inf
+    open_ = api.fit(model, columns, starts, ci=0.99, profile=True)
+    expected, *_ = _lmfit_intervals(
+        lambda p: columns["y"] - p["a"] * (1 - np.exp(-p["b"] * columns["x"])), starts, 0.99
+    )
+    assert open_.ci["b"][1] == math.inf and expected["b"][1] == math.inf
+    assert open_.ci["b"][0] == pytest.approx(expected["b"][0], rel=1e-6)
+    assert open_.ci["a"] == pytest.approx(expected["a"], rel=1e-6)
+    (note,) = open_.warnings
+    assert note.startswith("the profile interval of b is open above the fit (inf): the sum of "
+                           "squares stays below the level's threshold as far as ")  # fmt: skip
+    assert json.loads(to_json(open_))["ci"]["b"][1] == "inf"
+    # a bound of b inside: that side ends at the bound
+    bounded = api.fit(model, columns, starts, ci=0.99, profile=True, bounds={"b": "0:8"})
+    assert bounded.ci["b"] == pytest.approx((open_.ci["b"][0], 8.0), rel=1e-6)
+    assert bounded.warnings == [
+        "the profile interval of b ends at its bound 8: held there, the sum of squares is still "
+        "below the level's threshold"
+    ]
+
+
+def test_derived_quantities_keep_asymptotic_intervals_under_profile():
+    from nanograd_cli import api
+
+    columns = {"S": np.array(PUROMYCIN_S), "y": np.array(PUROMYCIN_V, dtype=float)}
+    starts, derive = {"Vm": 200, "K": 0.1}, ["ratio = Vm/K"]
+    profiled = api.fit(parse("Vm*S/(K + S)"), columns, starts, ci=0.95, profile=True,
+                       derive=derive)  # fmt: skip
+    asymptotic = api.fit(parse("Vm*S/(K + S)"), columns, starts, ci=0.95, derive=derive)
+    assert profiled.derived["ratio"]["ci"] == asymptotic.derived["ratio"]["ci"]
+    assert json.loads(to_json(profiled))["derived"]["ratio"]["ci_method"] == "asymptotic"
+
+
+def test_ctrl_c_while_profiling_gives_the_fit_with_its_asymptotic_intervals(monkeypatch):
+    from nanograd_cli import api
+    from nanograd_cli.errors import Interrupted
+
+    def interrupted(self, value):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(fitting._Profiled, "__call__", interrupted)
+    columns = {"S": np.array(PUROMYCIN_S), "y": np.array(PUROMYCIN_V, dtype=float)}
+    with pytest.raises(Interrupted) as caught:
+        api.fit(parse("Vm*S/(K + S)"), columns, {"Vm": 200, "K": 0.1}, ci=0.95, profile=True)
+    reached = caught.value.reached
+    assert (
+        reached.converged and reached.ci_method == "asymptotic" and set(reached.ci) == {"Vm", "K"}
+    )
+
+
+def test_python_fit_takes_loss_f_scale_and_profile():
+    import nanograd_cli
+    from nanograd_cli import api
+
+    columns = {"x": OUTLIER_X, "y": OUTLIER_Y}
+    robust = nanograd_cli.fit("a*exp(-b*x) + c", columns, loss="soft_l1", f_scale=0.05,
+                              a=1, b=1, c=0)  # fmt: skip
+    direct = api.fit(parse("a*exp(-b*x) + c"), columns, {"a": 1, "b": 1, "c": 0},
+                     loss="soft_l1", f_scale=0.05)  # fmt: skip
+    assert robust.parameters == direct.parameters and robust.loss == "soft_l1"
+    profiled = nanograd_cli.fit("Vm*S/(K + S)", {"S": PUROMYCIN_S, "y": PUROMYCIN_V},
+                                ci=0.95, profile=True, Vm=200, K=0.1)  # fmt: skip
+    assert profiled.ci_method == "profile" and profiled.ci["K"][0] < profiled.parameters["K"]

@@ -388,3 +388,53 @@ def test_seed_without_restarts_does_nothing_and_says_so(tmp_path):
     assert (done.returncode, done.stderr) == (
         2, "error: --seed draws the starts of --restarts N: without them it does nothing\n"
     )  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        (["--loss", "l1"], "--loss 'l1' is no loss: choose one of linear, soft_l1, huber, "
+         "cauchy, arctan"),
+        (["--loss", "huber", "--f-scale", "0"], "--f-scale 0.0: a positive finite number, the "
+         "size of residual beyond which a row counts less than its square"),
+        (["--loss", "huber", "--f-scale", "nan"], "--f-scale nan: a positive finite number, "
+         "the size of residual beyond which a row counts less than its square"),
+        (["--loss", "huber", "--f-scale", "inf"], "--f-scale inf: a positive finite number, "
+         "the size of residual beyond which a row counts less than its square"),
+        (["--f-scale", "2"], "--f-scale sets where a robust --loss turns from squares: with "
+         "the linear loss it does nothing"),
+        (["--profile"], "--profile finds the intervals of --ci LEVEL: without a level it does "
+         "nothing"),
+        (["--profile", "--ci", "0.9", "--loss", "cauchy"], "--profile profiles the sum of "
+         "squares, which a robust --loss cauchy does not minimize: leave out --profile for "
+         "approximate asymptotic intervals"),
+    ],
+)  # fmt: skip
+def test_bad_loss_f_scale_and_profile_are_exit_2(options, message, data, tmp_path):
+    out = tmp_path / "out.csv"
+    done = in_process("fit", MODEL, "--data", str(data), *STARTS, *options, "-o", str(out))
+    assert (done.returncode, done.stdout, done.stderr) == (2, "", f"error: {message}\n")
+    assert not out.exists()
+
+
+def test_a_robust_fit_and_profile_intervals_through_the_command_line(data, tmp_path):
+    fit = ["fit", MODEL, "--data", str(data), *STARTS]
+    robust = in_process(*fit, "--loss", "soft_l1", "--f-scale", "0.01", "--format", "json")
+    result = json.loads(robust.stdout)
+    assert robust.returncode == 0 and result["converged"]
+    assert (result["loss"], result["f_scale"], result["stderr_approximate"]) == (
+        "soft_l1", 0.01, True
+    )  # fmt: skip
+    table = in_process(*fit, "--loss", "huber", "--digits", "4").stdout.splitlines()
+    assert table[-2].split() == ["loss", "huber", "f_scale", "1;", "stderr", "approximate"]
+    profiled = in_process(*fit, "--ci", "0.95", "--profile", "--format", "json")
+    asymptotic = in_process(*fit, "--ci", "0.95", "--format", "json")
+    shown, plain = json.loads(profiled.stdout), json.loads(asymptotic.stdout)
+    assert (shown["ci_method"], plain["ci_method"]) == ("profile", "asymptotic")
+    assert shown["ci_level"] == 0.95 and set(shown["ci"]) == {"a", "b", "c"}
+    for name, (low, high) in shown["ci"].items():  # near the asymptotic: a near-linear fit
+        assert low < shown["parameters"][name] < high
+        assert (low, high) == pytest.approx(plain["ci"][name], rel=1e-2)
+    csv = in_process(*fit, "--ci", "0.95", "--profile", "--format", "csv").stdout.splitlines()
+    assert csv[0] == "parameter,value,stderr,lower,upper"
+    assert [float(x) for x in csv[1].split(",")[3:]] == pytest.approx(shown["ci"]["a"], rel=1e-12)

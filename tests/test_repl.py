@@ -801,3 +801,27 @@ def test_an_interrupted_descent_says_so_and_after_how_many_steps():
     assert reached.interrupted and reached.steps == 7
     assert table_rows(reached)[-1] == ["steps", "7", "interrupted"]
     assert '"interrupted": true' in to_json(reached)
+
+
+def test_fit_takes_loss_f_scale_and_profile(tmp_path: Path):
+    data = tmp_path / "d.csv"
+    data.write_text("x,y\n0,1.1\n1,2.9\n2,5.2\n3,6.8\n4,15\n")
+    s = session("a = 1", "b = 0")
+    text = out(s, f":fit a*x + b data {data} loss cauchy f-scale 0.5 ci 0.9")
+    rows = {row[:12].strip(): row[12:].split() for row in text.splitlines()}
+    assert rows["loss"][:3] == ["cauchy", "f_scale", "0.5;"]
+    assert error(s, f":fit a*x + b data {data} f-scale 2") == (
+        "error: f-scale sets where a robust loss turns from squares: with the linear loss it "
+        "does nothing"
+    )
+    assert error(s, f":fit a*x + b data {data} profile") == (
+        "error: profile finds the intervals of ci LEVEL: without a level it does nothing"
+    )
+    profiled = out(s, f":fit a*x + b data {data} ci 0.9 profile")
+    plain = out(s, f":fit a*x + b data {data} ci 0.9")
+    # a straight line: χ² is a parabola in each parameter, so that the profile intervals are
+    # value ± t·se exactly (F(1, dof) is t(dof)²)
+    for name in ("a", "b"):
+        ends = [line.split()[3:5] for line in profiled.splitlines() if line.split()[0] == name]
+        expected = [line.split()[3:5] for line in plain.splitlines() if line.split()[0] == name]
+        assert [float(x) for x in ends[0]] == pytest.approx([float(x) for x in expected[0]])

@@ -18,6 +18,7 @@ from ..render import figures as plots
 from ..render import text
 from ..render.progress import FitProgress
 from ..results import Fit
+from ..robust import LOSSES
 from ..sources import Source
 from .command import InputsCommand, one_standard_input, program_and_point
 from .options import (
@@ -103,10 +104,32 @@ Examples:
 )
 @click.option("--seed", type=int, help="The seed of --restarts' starts.")
 @click.option(
+    "--loss",
+    default="linear",
+    metavar="|".join(LOSSES),
+    help="A robust fit: each row's (weighted) residual r counts as f²·rho((r/f)²), SciPy's "
+    "least_squares losses, so that outliers pull less; its standard errors are approximate. "
+    "[default: linear]",
+)
+@click.option(
+    "--f-scale",
+    type=float,
+    metavar="F",
+    help="The residual (in units of sigma) beyond which a robust --loss counts a row less "
+    "than its square. [default: 1]",
+)
+@click.option(
     "--ci",
     type=float,
     metavar="LEVEL",
     help="Confidence intervals at LEVEL (0.95): value ± t(dof)·stderr (JSON ci).",
+)
+@click.option(
+    "--profile",
+    is_flag=True,
+    help="Make --ci's intervals the profile likelihood's: where, with the parameter held and "
+    "the others refitted, χ² rises as lmfit's conf_interval says (derived quantities keep "
+    "value ± t·stderr).",
 )
 @click.option(
     "--stats",
@@ -179,7 +202,10 @@ def fit(
     drop_nan: bool,
     restarts: int,
     seed: int | None,
+    loss: str,
+    f_scale: float | None,
     ci: float | None,
+    profile: bool,
     stats: bool,
     predict: str | None,
     band: float | None,
@@ -293,7 +319,10 @@ FITTING = (
     "drop_nan",
     "restarts",
     "seed",
+    "loss",
+    "f_scale",
     "ci",
+    "profile",
     "steps",
 )
 
@@ -317,7 +346,8 @@ def fitted(ctx: click.Context, source, var, data, data_format, target, sigma):
     program, starts = program_and_point(ctx, source, var)
     target_program = target_of(target)
     needed = {*program.inputs, *(target_program.inputs if target_program else ["y"])}
-    solver()  # a missing SciPy said before the data is read
+    solver()  # a missing SciPy said before the data is read, and so are bad options
+    api.fit_level(params["ci"], params["profile"], params["loss"], params["f_scale"])
     table = io.read_table(
         data,
         data_format or io.input_format(data, None),
@@ -346,6 +376,9 @@ def fitted(ctx: click.Context, source, var, data, data_format, target, sigma):
             params["drop_nan"],
             params["restarts"],
             params["seed"],
+            params["loss"],
+            params["f_scale"],
+            params["profile"],
         )
     except Interrupted as stop:  # Ctrl-C: the best point reached is shown, then the exit code
         assert isinstance(stop.reached, Fit)  # api.fit's Interrupted carries one

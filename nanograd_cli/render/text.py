@@ -434,11 +434,21 @@ def _(result: Fit) -> dict:
         "inputs": result.inputs,
         **result.statistics,
         **(
-            {"ci": result.ci, "ci_level": result.ci_level, "ci_method": "asymptotic"}
+            {"ci": result.ci, "ci_level": result.ci_level, "ci_method": result.ci_method}
             if result.ci
             else {}
         ),
         **({"derived": result.derived} if result.derived else {}),
+        **(
+            {
+                "loss": result.loss,
+                "f_scale": result.f_scale,
+                "cost": result.cost,
+                "stderr_approximate": True,
+            }
+            if result.loss != "linear"
+            else {}
+        ),
         **({"restarts": result.restarts} if result.restarts else {}),
         **({"at_bound": result.at_bound} if result.at_bound else {}),
         **({"warnings": result.warnings} if result.warnings else {}),
@@ -502,6 +512,9 @@ def _(result: Fit, number: Number = repr) -> list[list[str]]:
     if result.restarts:
         reached = f"{result.restarts['reached']} of {result.restarts['starts']}"
         rows.append(["starts", reached, "reached the least rss", *blank])
+    if result.loss != "linear":
+        scale = f"f_scale {number(result.f_scale)}; stderr approximate"
+        rows.append(["loss", result.loss, scale, *blank])
     # the reason last, where its length widens no column of numbers
     rows.append(["converged", "yes" if result.converged else "no", *blank, result.message])
     return rows
