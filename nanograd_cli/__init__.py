@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any, Literal, cast, overload
 
-from .door import names, numbers, point, python_door, split, table
+from .door import group_column, names, numbers, point, python_door, split, table
 from .door import note as _note
 from .engine import Value
 from .errors import NanogradWarning
@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from .results import (
         Explanation,
         Fit,
+        Fits,
         FormulaCheck,
         GradientCheck,
         Gradients,
@@ -468,8 +469,10 @@ def fit(
     ci: float | None = None,
     plot: str | os.PathLike[str] | None = None,
     inputs: Mapping[str, float] | None = None,
+    by: str | None = None,
+    shared: Names = (),
     **more: float,
-) -> Fit:
+) -> Fit | Fits:
     """A least-squares fit of `source`'s parameters (its inputs that name no column of
     `data`) to the rows of `data`: a mapping of column names to 1-D arrays (a pandas
     DataFrame is one), or the path of a CSV, Parquet, Arrow or JSON Lines file. The starts
@@ -487,17 +490,24 @@ def fit(
     and `ci` holds
     confidence intervals at the level `ci` (0.95) when given. `plot`:
     the path of a picture (.svg, .png, .pdf) of the data, the fitted curve and the
-    residuals over the one column the model reads, written when the fit converged."""
+    residuals over the one column the model reads, written when the fit converged.
+    `by` names a column: a fit per group of rows with the same value in it, given back as
+    Fits, a mapping of each group's value to its Fit; with `shared` (a parameter's name, or
+    several), one Fit of every group where those parameters are one for all and each other
+    one per group (`a[g]`)."""
     from . import api
+    from .results import Fits, group_name
 
     program, target_program = parse(source), parse(target)
     needed = {*program.inputs, *target_program.inputs, *api.sigma_columns(sigma)}
     picture = None if plot is None else os.fspath(plot)
+    api.check_grouping(by, names(shared, "shared"), picture)
     if picture is not None:
         from .render.figures import format_of
 
         fmt = format_of(picture)  # before the fit: a name that says no format fails at once
     columns = cast("dict[str, Sequence[float]]", table(data, needed, "data", "fit", drop_nan))
+    groups = None if by is None else group_column(data, by, needed)
     given = dict(point(program, "fit", more, {**(starts or {}), **(inputs or {})}))
     if picture is not None:
         api.fit_predictor(program, columns)
@@ -516,7 +526,15 @@ def fit(
         drop_nan=drop_nan,
         restarts=restarts,
         seed=seed,
+        by=groups,
+        shared=names(shared, "shared"),
     )
+    if isinstance(result, Fits):
+        result.by = cast(str, by)
+        for group, fitted in result.items():
+            for warning in fitted.warnings:
+                _note(f"note: {by} = {group_name(group)}: {warning}")
+        return result
     for warning in result.warnings:
         _note(f"note: {warning}")
     if picture is not None and not result.converged:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, cast
 
 from .errors import (
@@ -32,6 +32,7 @@ from .program import Program
 from .results import (
     Explanation,
     Fit,
+    Fits,
     FormulaCheck,
     GradientCheck,
     Gradients,
@@ -530,7 +531,7 @@ def _formulas_by_element(
 
 
 def failure(
-    result: GradientCheck | FormulaCheck | Minimum | Fit, tol: float | None = None
+    result: GradientCheck | FormulaCheck | Minimum | Fit | Fits, tol: float | None = None
 ) -> str | None:
     """Why a run that gave a result failed, as its error says it; None where it did not: a
     check that did not pass, a descent whose gradient is still above `tol`, a fit that did not
@@ -545,6 +546,13 @@ def failure(
         )
     if isinstance(result, Fit):
         return None if result.converged else f"the fit did not converge: {result.message}"
+    if isinstance(result, Fits):
+        failed = len(result.unconverged)
+        return (
+            None
+            if not failed
+            else f"{failed} of {len(result)} groups did not converge (see their rows)"
+        )
     if isinstance(result, GradientCheck):
         from .gradcheck import failures
 
@@ -677,7 +685,9 @@ def fit(
     drop_nan: bool = False,
     restarts: int = 0,
     seed: int | None = None,
-) -> Fit:
+    by: Sequence[Hashable] | None = None,
+    shared: Sequence[str] = (),
+) -> Fit | Fits:
     """A least-squares fit of the program's parameters (its inputs that name no column of
     `columns`) from `starts` to the rows of `columns`: the residual of a row is `target` (a
     program over the columns; by default the column y) less the model, divided by the column
@@ -690,14 +700,14 @@ def fit(
     bounds, with `seed`) keep the lowest sum of squares and say how many starts reached it;
     with `ci`, asymptotic confidence intervals at that level. A fit that
     does not converge comes back with `converged` false and why in `message`; Ctrl-C raises
-    Interrupted with the best point reached."""
+    Interrupted with the best point reached. With `by`, a group per row: each group of rows
+    with the same value is fitted alone, and the result is Fits, a Fit per group; with
+    `shared` too, one Fit of every group where the parameters `shared` are one for all and
+    each other one per group, named a[g] for the group g (see `fitting.fit`)."""
     from .fitting import fit as least_squares  # makes its checks as it sets the problem up
 
     steps = None if steps is None else whole("steps", steps, 1)
-    level = None if ci is None else number("ci", ci, None)
-    if level is not None and not 0 < level < 1:
-        hint = f" ({level:g} is a percentage: {level / 100:g})" if 50 <= level < 100 else ""
-        raise InputError(f"{option('ci', level)}: a level between 0 and 1, such as 0.95{hint}")
+    level = _ci_level(ci)
     program, numbers, layout = scalarized(program, starts)
     limits = {
         element: interval
@@ -707,9 +717,24 @@ def fit(
     }
     restarts = whole("restarts", restarts, 0)
     held = set(layout.elements(fix))
+    if by is not None or shared:
+        check_grouping(by, shared, None)
+        if restarts:
+            raise InputError(
+                f"{option('restarts')} is for one fit: fit a group alone to restart it"
+            )
+        if layout.has_arrays:
+            raise InputError(f"{option('by')} fits a model of numbers, not of arrays")
+        grouped = least_squares(
+            program, columns, numbers, target, sigma, fix, steps, progress, limits,
+            absolute_sigma, drop_nan, by, shared,
+        )  # fmt: skip
+        for result in grouped.values() if isinstance(grouped, Fits) else [grouped]:
+            _described(result, derive, level, absolute_sigma)
+        return grouped
 
     def fitted(start: Mapping[str, float]) -> Fit:
-        return least_squares(
+        return least_squares(  # type: ignore[return-value]  # (no groups: a Fit)
             program,
             columns,
             start,
@@ -730,6 +755,22 @@ def fit(
     except Interrupted as stop:  # the best point reached, in the parameters' shapes
         stop.reached = layout.shaped(stop.reached)
         raise
+    return layout.shaped(_described(result, derive, level, absolute_sigma))
+
+
+def _ci_level(ci: object) -> float | None:
+    """The level of `ci`, checked: between 0 and 1."""
+    level = None if ci is None else number("ci", ci, None)
+    if level is not None and not 0 < level < 1:
+        hint = f" ({level:g} is a percentage: {level / 100:g})" if 50 <= level < 100 else ""
+        raise InputError(f"{option('ci', level)}: a level between 0 and 1, such as 0.95{hint}")
+    return level
+
+
+def _described(
+    result: Fit, derive: Sequence[str], level: float | None, absolute_sigma: bool
+) -> Fit:
+    """`result` with the quantities of `derive` and, at `level`, confidence intervals."""
     result.derived = {name: _derived(name, text, result) for name, text in _derivations(derive)}
     if level is not None:
         from .fit_statistics import asymptotic_intervals
@@ -744,7 +785,7 @@ def fit(
         ).items():
             result.derived[name]["ci"] = interval
         result.ci_level = level
-    return layout.shaped(result)
+    return result
 
 
 def _restarted(
@@ -878,6 +919,39 @@ def sigma_columns(sigma: str | None) -> set[str]:
         raise InputError(f"{option('sigma')}: {error}") from None
 
 
+def check_grouping(by: object, shared: Sequence[str], picture: object) -> None:
+    """Refuse `shared` without a column of groups, and a picture of fits by group."""
+    if shared and by is None:
+        raise InputError(
+            f"{option('shared')} shares a parameter between the groups of {option('by')}: "
+            "give the column of the groups"
+        )
+    if picture is not None and by is not None:
+        raise InputError(
+            f"{option('plot')} draws one fit; with {option('by')}, fit the group to draw on its own"
+        )
+
+
+def check_group_column(by: str, names: Sequence[str], read: Iterable[str]) -> None:
+    """Refuse a column of groups (`by`) that the data has not (naming a near one), or that
+    the fit reads."""
+    if by not in names:
+        import difflib
+
+        near = difflib.get_close_matches(by, names, n=1, cutoff=0.6)
+        near += [name for name in names if name.lower() == by.lower()]
+        hint = f"; did you mean {near[-1]}?" if near else ""
+        raise InputError(
+            f"{option('by', by)}: the data has no column {by} (its columns: "
+            f"{', '.join(names)}){hint}"
+        )
+    if by in read:
+        raise InputError(
+            f"{option('by', by)}: the fit reads the column {by}; the column of the groups is "
+            "not data of the model, the target or sigma"
+        )
+
+
 def fit_predictor(program: Program, columns: Iterable[str]) -> str:
     """The one column the model reads, which a picture of the fit is drawn over."""
     read = [name for name in program.inputs if name in columns]
@@ -909,7 +983,7 @@ def fit_curve(program: Program, columns: Mapping[str, Sequence[float]], result: 
     return FitCurve(name, x, fitted + residuals, residuals, along, curve, heading)
 
 
-def fit_rows(table: Table, result: Fit, fmt: str) -> bytes:
+def fit_rows(table: Table, result: Fit | Fits, fmt: str) -> bytes:
     """The rows of `table` that were fitted, with the columns fitted and residual added, as
     a file of `fmt` (csv, parquet, arrow, jsonl)."""
     import io as bytes_io
@@ -931,7 +1005,7 @@ def fit_rows(table: Table, result: Fit, fmt: str) -> bytes:
     return sink.getvalue()
 
 
-def _rows(result: Fit) -> tuple[np.ndarray, np.ndarray]:
+def _rows(result: Fit | Fits) -> tuple[np.ndarray, np.ndarray]:
     """The fitted value and the residual of each row, which a Fit made by `fit` has."""
     if result.fitted is None or result.residuals is None:
         raise TypeError("the Fit has no fitted values and residuals per row, as one from fit() has")

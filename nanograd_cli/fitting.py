@@ -12,11 +12,12 @@ SciPy is imported only here, and only when fitting: `pip install 'nanograd-cli[f
 
 from __future__ import annotations
 
+import copy
 import math
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
@@ -31,7 +32,7 @@ from .errors import (
 )
 from .fit_statistics import correlated, statistics
 from .program import Program
-from .results import Fit
+from .results import Fit, Fits, group_name
 from .tape import Tape, batch_gradients
 
 if TYPE_CHECKING:
@@ -117,7 +118,9 @@ def fit(
     bounds: Mapping[str, tuple[float, float]] | None = None,
     absolute_sigma: bool = False,
     drop_nan: bool = False,
-) -> Fit:
+    groups: Sequence[Hashable] | None = None,
+    shared: Iterable[str] = (),
+) -> Fit | Fits:
     """Fit the parameters of `program` (its inputs that name no column of `columns`) to the
     rows of `columns`, from `starts` (one per parameter), minimizing the sum over rows of
     ((target - model) / sigma)**2. `target` is a Program over the columns (default: the
@@ -128,11 +131,92 @@ def fit(
     leaves out the rows where a column the fit reads, the target or sigma is nan.
     `progress(evaluations, rss)` is called at every evaluation.
 
+    With `groups` (a value per row), each group of rows with the same value is fitted alone,
+    from the same starts, in the order the groups first appear: Fits. The fit is checked,
+    parsed and compiled once; a group that cannot be fitted (fewer rows than free
+    parameters, a model not finite at the start on its rows) has a Fit of nan values, not
+    converged, its message saying why, and the other groups go on. With `shared` too, one
+    fit over every group where the parameters `shared` are one for all and each other one
+    per group, named `a[g]` for the group g: a Fit, whose standard errors are the joint fit's.
+
     Bad input raises InputError naming what is wrong; a fit that does not converge is no
     error: it comes back with `converged` False and the reason in `message`."""
     problem = _Problem(program, columns, starts, target, sigma, fix, bounds or {}, drop_nan)
     problem.absolute_sigma = absolute_sigma
-    return problem.solve(solver(), steps, progress)
+    if groups is None:
+        return problem.solve(solver(), steps, progress)
+    labels, indices = group_rows(groups, problem.given_rows)
+    shared = list(dict.fromkeys(shared))
+    if not shared:
+        return _each_group(problem, dict(zip(labels, indices, strict=True)), steps)
+    for name in shared:
+        if name not in problem.starts:
+            raise NotAnInput(name, problem.parameters, "shared", "parameter")
+    return _Shared(problem, labels, indices, shared).solve(solver(), steps, progress)
+
+
+def _each_group(problem: _Problem, groups: dict[Hashable, np.ndarray], steps: int | None) -> Fits:
+    """The fit of each group's rows alone."""
+    least_squares = solver()
+    fits: dict[Hashable, Fit] = {}
+    try:
+        for label, index in groups.items():
+            try:
+                fits[label] = problem.rows(index).solve(least_squares, steps, None)
+            except InputError as error:
+                fits[label] = _unfitted(problem, index.size, error.message)
+    except Interrupted as stop:  # Ctrl-C: the groups fitted, and the best point of the last
+        fits[label] = cast(Fit, stop.reached)
+        stop.reached = _gathered(fits, groups, problem)
+        raise
+    return _gathered(fits, groups, problem)
+
+
+def group_rows(groups: Sequence[Hashable], rows: int) -> tuple[list[Hashable], list[np.ndarray]]:
+    """The values of `groups` (one per row of `rows`) in the order they first appear, and the
+    rows of each, in order."""
+    values = groups.tolist() if hasattr(groups, "tolist") else list(groups)
+    if len(values) != rows:
+        raise InputError(
+            f"the groups are {len(values)} values for {rows} rows: give one group per row"
+        )
+    codes: dict[Hashable, int] = {}
+    try:
+        numbered = np.fromiter((codes.setdefault(v, len(codes)) for v in values), np.intp, rows)
+    except TypeError:
+        raise InputError("a group is a number or a text, one per row") from None
+    order = np.argsort(numbered, kind="stable")
+    return list(codes), np.split(order, np.cumsum(np.bincount(numbered, minlength=len(codes)))[:-1])
+
+
+def _unfitted(problem: _Problem, rows: int, why: str) -> Fit:
+    """The Fit of a group that could not be fitted: nan values, not converged, and why."""
+    names = problem.parameters
+    nan = math.nan
+    return Fit(
+        parameters=dict.fromkeys(names, nan),
+        stderr=dict.fromkeys(names, nan),
+        covariance={a: dict.fromkeys(names, nan) for a in names},
+        rss=nan,
+        residual_sd=nan,
+        dof=rows - len(problem.free),
+        n=rows,
+        iterations=0,
+        converged=False,
+        message=why,
+        inputs=dict(problem.starts),
+        fitted=np.full(rows, nan),
+        residuals=np.full(rows, nan),
+    )
+
+
+def _gathered(fits: dict[Hashable, Fit], rows: dict[Hashable, np.ndarray], problem) -> Fits:
+    """The fits of the groups, with the fitted value and residual of every row of the data."""
+    fitted, residuals = np.full(problem.given_rows, math.nan), np.full(problem.given_rows, math.nan)
+    for label, result in fits.items():
+        fitted[rows[label]] = result.fitted
+        residuals[rows[label]] = result.residuals
+    return Fits(fits, fitted, residuals)
 
 
 def solver() -> Callable[..., Any]:
@@ -155,7 +239,7 @@ class _Problem:
         program = program.single("fit", None)
         self.program = program
         arrays = {name: _column(name, values) for name, values in columns.items()}
-        self.n = _rows(arrays)
+        self.n = self.given_rows = _rows(arrays)
         inputs = set(program.inputs)
         unknown = [name for name in starts if name not in inputs]
         if unknown:
@@ -213,7 +297,15 @@ class _Problem:
                         f"for {len(self.free)} parameters: a fit needs at least as many"
                     )
         self.observed = observed
-        weights = None if sigmas is None else 1.0 / sigmas
+        self.inverse_sigma = None if sigmas is None else 1.0 / sigmas
+        self.absolute_sigma = False  # sigma taken as known (fit's absolute_sigma)
+        self.tape = Tape(program)
+        self._prepare()
+
+    def _prepare(self) -> None:
+        """The scaling and the arrays of the rows held: after the checks, or for a group of
+        them (`rows`)."""
+        weights = self.inverse_sigma
         self.exponent = _exponent(self.observed if weights is None else self.observed * weights)
         # r = (target - model) * w, so dr/dp = -w * dmodel/dp; w holds the power of two
         factor = math.ldexp(1.0, self.exponent)
@@ -221,16 +313,39 @@ class _Problem:
         self._slope = -self.weights
         self.units = np.ones(len(self.free))  # parameter j is units[j] * the solver's x[j]
         _check_memory(self.n, len(self.free))
-        self.tape = Tape(program)
-        self.jacobian = np.empty((self.n, len(self.free)), order="F")
-        block = min(self.n, tape.block) if (tape := self.tape) else 0
-        self._filled = {name: np.empty(block) for name in self.parameters}
+        self.jacobian = np.zeros((self.n, len(self.free)), order="F")
+        block = min(self.n, self.tape.block)
+        self._filled = {name: np.empty(block) for name in self.program.inputs}
         self.residuals = np.empty(self.n)
         self.model = np.empty(self.n)
         self._at: bytes | None = None
         self.evaluations = 0
         self.non_finite_trials = 0
-        self.absolute_sigma = False  # sigma taken as known (fit's absolute_sigma)
+
+    def rows(self, index: np.ndarray) -> _Problem:
+        """The same fit of the rows `index` (of the data as given) alone: checked, parsed and
+        compiled once for every group of `fit_groups`. A group with fewer rows than free
+        parameters is an InputError."""
+        group = copy.copy(self)
+        kept = None
+        if self.kept is not None:  # the group's rows among those fitted
+            kept = self.kept[index]
+            index = (np.cumsum(self.kept) - 1)[index[kept]]
+            kept = None if kept.all() else kept
+        group.kept = kept
+        group.n = index.size
+        if group.n < len(self.free):
+            k = len(self.free)
+            raise InputError(
+                f"{group.n} row{'s' * (group.n != 1)} for {k} parameter{'s' * (k != 1)}: a "
+                "fit needs at least as many rows as free parameters"
+            )
+        group.data = {name: values[index] for name, values in self.data.items()}
+        group.observed = self.observed[index]
+        if self.inverse_sigma is not None:
+            group.inverse_sigma = self.inverse_sigma[index]
+        group._prepare()
+        return group
 
     def _target(self, target: Program | None, arrays: dict) -> np.ndarray:
         if target is None:
@@ -325,26 +440,31 @@ class _Problem:
         with np.errstate(all="ignore"):
             for start in range(0, n, tape.block):
                 rows = slice(start, min(n, start + tape.block))
-                length = rows.stop - rows.start
                 inputs = {name: values[rows] for name, values in self.data.items()}
-                for name in self.parameters:
-                    filled = self._filled[name][:length]
-                    filled.fill(point[name])
-                    inputs[name] = filled
-                (value, gradients), *_ = tape.run(inputs, length)
+                (value, gradients), *_ = tape.run(self._with_parameters(point, rows, inputs),
+                                                  rows.stop - rows.start)  # fmt: skip
                 self.model[rows] = value
-                if isinstance(self._slope, np.ndarray):
-                    for j, name in enumerate(self.free):
-                        column = self.jacobian[rows, j]
-                        np.multiply(gradients[name], self._slope[rows], out=column)
-                        column *= self.units[j]
-                else:
-                    for j, name in enumerate(self.free):
-                        slope = self._slope * self.units[j]
-                        np.multiply(gradients[name], slope, out=self.jacobian[rows, j])
+                slope = self._slope[rows] if isinstance(self._slope, np.ndarray) else self._slope
+                self._fill_jacobian(rows, gradients, slope)
             np.subtract(self.observed, self.model, out=self.residuals)
             self.residuals *= self.weights
         self._at = key
+
+    def _with_parameters(self, point: dict[str, float], rows: slice, inputs: dict) -> dict:
+        """`inputs`, the data on `rows`, with every parameter's value at `point` on them."""
+        for name in self.parameters:
+            filled = self._filled[name][: rows.stop - rows.start]
+            filled.fill(point[name])
+            inputs[name] = filled
+        return inputs
+
+    def _fill_jacobian(self, rows: slice, gradients: dict, slope) -> None:
+        """The Jacobian's `rows`: each free parameter's gradient times the slope of the
+        residual (and its unit)."""
+        for j, name in enumerate(self.free):
+            column = self.jacobian[rows, j]
+            np.multiply(gradients[name], slope, out=column)
+            column *= self.units[j]
 
     def scaled_bounds(self) -> tuple[np.ndarray, np.ndarray]:
         """The bounds of the free parameters in the solver's units (infinite where none)."""
@@ -461,6 +581,75 @@ class _Problem:
             if _small_gradient(self, stage.x):
                 break  # converged: the second stage is for a first that stopped short
             x = stage.x
+
+
+class _Shared(_Problem):
+    """One fit over groups of rows: each parameter of `shared` is one number for every
+    group, each other one number per group (a[g]). A row's model reads, for a parameter, the
+    number of its group; that number's column of the Jacobian is the model's derivative on
+    the rows of its group and 0 on the others."""
+
+    def __init__(
+        self,
+        problem: _Problem,
+        labels: list[Hashable],
+        indices: list[np.ndarray],
+        shared: list[str],
+    ) -> None:
+        self.__dict__.update(problem.__dict__)
+        group = np.empty(problem.given_rows, dtype=np.intp)
+        for code, index in enumerate(indices):
+            group[index] = code
+        if problem.kept is not None:
+            group = group[problem.kept]
+        # per parameter of the program: the position of each group's number among them all
+        numbers: list[str] = []
+        origin: dict[str, str] = {}
+        slots: dict[str, np.ndarray] = {}
+        for name in problem.parameters:
+            own = [name] if name in shared else [f"{name}[{group_name(g)}]" for g in labels]
+            slots[name] = np.arange(len(numbers), len(numbers) + len(own))
+            numbers += own
+            origin.update(dict.fromkeys(own, name))
+        self.parameters = numbers
+        self.starts = {name: problem.starts[origin[name]] for name in numbers}
+        self.fixed = {name for name in numbers if origin[name] in problem.fixed}
+        self.free = [name for name in numbers if name not in self.fixed]
+        if self.n < len(self.free):
+            raise InputError(
+                f"{self.n} rows of data and {len(self.free)} parameters to fit over the "
+                f"{len(labels)} groups: a fit needs at least as many rows as free parameters"
+            )
+        self.bounds = {
+            name: problem.bounds[origin[name]]
+            for name in self.free
+            if origin[name] in problem.bounds
+        }
+        column = {name: j for j, name in enumerate(self.free)}
+        # per parameter of the program and row: its number, and that number's column (-1: fixed)
+        self.number_of_row = {
+            name: slots[name][0] if name in shared else slots[name][group]
+            for name in problem.parameters
+        }
+        self.column_of_row = {
+            name: np.array([column.get(n, -1) for n in numbers])[rows]
+            for name, rows in self.number_of_row.items()
+        }
+        self._prepare()
+
+    def _with_parameters(self, point: dict[str, float], rows: slice, inputs: dict) -> dict:
+        values = np.array([point[name] for name in self.parameters])
+        for name, numbers in self.number_of_row.items():
+            inputs[name] = np.broadcast_to(values[numbers], (self.n,))[rows]
+        return inputs
+
+    def _fill_jacobian(self, rows: slice, gradients: dict, slope) -> None:
+        at = np.arange(rows.start, rows.stop)
+        for name, columns in self.column_of_row.items():
+            j = np.broadcast_to(columns, (self.n,))[rows]
+            moving = j >= 0
+            d = np.broadcast_to(np.multiply(gradients[name], slope), (at.size,))
+            self.jacobian[at[moving], j[moving]] = d[moving] * self.units[j[moving]]
 
 
 @dataclass
@@ -654,7 +843,7 @@ def _pole(problem: _Problem, point: dict[str, float]) -> str | None:
     predictor (or is not finite there): a fit on the far side of a pole is often a local
     minimum. A pole shows as a change of sign between the largest values on either side,
     where a zero of a smooth model changes sign between small ones."""
-    if len(problem.data) != 1:
+    if len(problem.data) != 1 or isinstance(problem, _Shared):
         return None
     ((name, column),) = problem.data.items()
     rows = np.unique(column[np.isfinite(column)])

@@ -807,3 +807,131 @@ def test_restarts_keep_the_least_sum_of_squares_and_say_how_many_reached_it():
     assert again.parameters == best.parameters and again.restarts == best.restarts
     assert json.loads(to_json(best))["restarts"] == best.restarts
     assert "restarts" not in json.loads(to_json(alone))
+
+
+# Fits by group (--by) and global fits sharing parameters (--shared), against SciPy's
+# least_squares on each group's rows and on the stacked problem built by hand.
+
+GROUPS = {"b": (2.0, 0.3), 2: (1.5, 0.2), "a": (3.0, 0.5)}  # a, c of each group; k = 1.1
+
+
+def grouped_decay(rows: int = 12):
+    """Rows of a*exp(-k*x) + c and noise, the groups' rows interleaved, and each row's group."""
+    rng = np.random.default_rng(3)
+    g, x = [], []
+    for i in range(rows):
+        for label in GROUPS:
+            g.append(label)
+            x.append(i / 3)
+    a, c = (np.array([GROUPS[label][j] for label in g]) for j in (0, 1))
+    x = np.array(x)
+    y = a * np.exp(-1.1 * x) + c + 0.01 * rng.standard_normal(x.size)
+    return g, x, y
+
+
+def _reference(residuals, start, dof_rows):
+    """SciPy's fit of `residuals` to the limit, and its standard errors from its Jacobian."""
+    from scipy.optimize import least_squares
+
+    found = least_squares(residuals, start, xtol=1e-15, ftol=1e-15, gtol=1e-15, method="lm")
+    rss = float(found.fun @ found.fun)
+    covariance = np.linalg.inv(found.jac.T @ found.jac) * rss / (dof_rows - len(start))
+    return found.x, np.sqrt(np.diag(covariance)), rss
+
+
+def test_a_fit_by_group_is_each_groups_fit_alone():
+    import nanograd_cli
+
+    g, x, y = grouped_decay()
+    fits = nanograd_cli.fit(
+        "a*exp(-k*x) + c", data={"g": g, "x": x, "y": y}, by="g", a=1, k=0.5, c=0
+    )
+    assert list(fits) == ["b", 2, "a"]  # in the order they first appear
+    assert fits.converged and fits.unconverged == []
+    for label in GROUPS:
+        rows = np.array([v == label for v in g])
+        xs, ys = x[rows], y[rows]
+        values, errors, rss = _reference(
+            lambda p, xs=xs, ys=ys: ys - (p[0] * np.exp(-p[1] * xs) + p[2]), [1, 0.5, 0], 12
+        )
+        got = fits[label]
+        assert got.n == 12 and got.dof == 9
+        assert [got.parameters[n] for n in "akc"] == pytest.approx(values, rel=1e-9)
+        assert [got.stderr[n] for n in "akc"] == pytest.approx(errors, rel=1e-6)
+        assert got.rss == pytest.approx(rss, rel=1e-9)
+        assert got.fitted == pytest.approx(fits.fitted[rows], rel=1e-15)
+        assert fits.residuals[rows] == pytest.approx(ys - got.fitted, abs=1e-15)
+
+
+def test_a_shared_parameter_is_one_fit_over_every_group():
+    import nanograd_cli
+
+    g, x, y = grouped_decay()
+    labels = list(GROUPS)
+    code = np.array([labels.index(v) for v in g])
+
+    def stacked(p):  # k, then a and c of each group
+        return y - (p[1:4][code] * np.exp(-p[0] * x) + p[4:7][code])
+
+    values, errors, rss = _reference(stacked, [0.5, 1, 1, 1, 0, 0, 0], x.size)
+    result = nanograd_cli.fit(
+        "a*exp(-k*x) + c", data={"g": g, "x": x, "y": y}, by="g", shared="k", a=1, k=0.5, c=0
+    )
+    assert result.converged, result.message
+    names = ["k", "a[b]", "a[2]", "a[a]", "c[b]", "c[2]", "c[a]"]
+    assert sorted(result.parameters) == sorted(names)
+    assert [result.parameters[n] for n in names] == pytest.approx(values, rel=1e-9)
+    assert [result.stderr[n] for n in names] == pytest.approx(errors, rel=1e-6)
+    assert (result.rss, result.n, result.dof) == (pytest.approx(rss, rel=1e-9), 36, 29)
+
+
+def test_a_group_with_too_few_rows_says_so_and_the_others_are_fitted():
+    import nanograd_cli
+
+    g, x, y = grouped_decay()
+    g[-1] = "lone"  # one row: fewer than the 3 parameters
+    fits = nanograd_cli.fit(
+        "a*exp(-k*x) + c", data={"g": g, "x": x, "y": y}, by="g", a=1, k=0.5, c=0
+    )
+    lone = fits["lone"]
+    assert not lone.converged and math.isnan(lone.parameters["a"]) and lone.n == 1
+    assert lone.message == (
+        "1 row for 3 parameters: a fit needs at least as many rows as free parameters"
+    )
+    assert fits.unconverged == ["lone"]
+    assert all(fits[label].converged for label in GROUPS)
+    assert math.isnan(fits.fitted[-1]) and not np.isnan(fits.fitted[:-1]).any()
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        (
+            {"by": "G"},
+            "by='G': the data has no column G (its columns: g, x, y); did you mean g?",
+        ),
+        (
+            {"by": "x"},
+            "by='x': the fit reads the column x; the column of the groups is not "
+            "data of the model, the target or sigma",
+        ),
+        ({"by": "g", "shared": "q"}, "shared='q': q is not a parameter (parameters: a, k, c)"),
+        (
+            {"shared": "k"},
+            "shared shares a parameter between the groups of by: give the column of the groups",
+        ),
+        (
+            {"by": "g", "restarts": 2},
+            "restarts is for one fit: fit a group alone to restart it",
+        ),
+    ],
+)
+def test_bad_groups_are_bad_input(options, message):
+    import nanograd_cli
+
+    g, x, y = grouped_decay()
+    with pytest.raises(InputError) as raised:
+        nanograd_cli.fit(
+            "a*exp(-k*x) + c", data={"g": g, "x": x, "y": y}, a=1, k=0.5, c=0, **options
+        )
+    assert str(raised.value) == message

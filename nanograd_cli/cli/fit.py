@@ -16,9 +16,9 @@ from ..language import parse
 from ..program import Program
 from ..render import figures as plots
 from ..render.progress import FitProgress
-from ..results import Fit
+from ..results import Fit, Fits, group_name
 from ..sources import Source
-from .command import InputsCommand, one_standard_input, program_and_point
+from .command import InputsCommand, complete_inputs, one_standard_input, program_and_point
 from .options import (
     CountFrom,
     color_option,
@@ -36,6 +36,8 @@ Examples:
   nanograd fit model.txt --data runs.parquet --b1 500 --b2 1e-4 --format json
   nanograd fit "k*t" --data decay.csv --target "log(y)" --sigma dy --k -1
   nanograd fit "a*x + b" --data points.csv --a 1 --b 0 -o fitted.csv
+  nanograd fit "a*exp(-k*t)" --data runs.csv --by run --a 1 --k 0.1 --format csv
+  nanograd fit "a*exp(-k*t)" --data runs.csv --by run --shared k --a 1 --k 0.1
 """
 
 
@@ -133,6 +135,20 @@ Examples:
     help="Also draw the data, the fitted curve and the residuals over the one column the "
     "model reads (.svg .png .pdf), or - for a plot in text on standard error.",
 )
+@click.option(
+    "--by",
+    metavar="COLUMN",
+    help="A fit per group of rows with the same value in COLUMN (numbers or text), each "
+    "from the same starts: a row per group, in the order the groups first appear.",
+)
+@click.option(
+    "--shared",
+    multiple=True,
+    metavar="NAME",
+    shell_complete=complete_inputs,
+    help="With --by: one fit of all the groups where the parameter NAME is one for all and "
+    "each other parameter is one per group (named a[g]).",
+)
 @table_format
 @color_option
 @click.pass_context
@@ -158,6 +174,8 @@ def fit(
     picture: str | None,
     fmt: str | None,
     digits: str | None,
+    by: str | None = None,
+    shared: tuple[str, ...] = (),
 ) -> None:
     """Fit the parameters of SOURCE to the rows of --data by least squares, with exact
     derivatives.
@@ -173,6 +191,7 @@ def fit(
         raise InputError("fit needs the data: --data FILE (- for standard input)")
     if seed is not None and not restarts:
         raise InputError("--seed draws the starts of --restarts N: without them it does nothing")
+    api.check_grouping(by, shared, picture)
     one_standard_input(source, data, "--data")
     out_format = io.output_format(output, None, None) if output else None
     picture_format = picture and picture != "-" and plots.format_of(picture)
@@ -191,6 +210,7 @@ def fit(
         missing=drop_nan,
     )
     check_starts(ctx, program, starts, table)
+    groups = None if by is None else group_column(by, table, needed | api.sigma_columns(sigma))
     if picture:
         api.fit_predictor(program, table.columns)
     progress = FitProgress() if sys.stderr.isatty() else None
@@ -212,28 +232,36 @@ def fit(
             drop_nan,
             restarts,
             seed,
+            groups,
+            shared,
         )
     except Interrupted as stop:  # Ctrl-C: the best point reached is shown, then the exit code
-        assert isinstance(stop.reached, Fit)  # api.fit's Interrupted carries one
+        assert isinstance(stop.reached, Fit | Fits)  # api.fit's Interrupted carries one
         result, interrupted = stop.reached, stop
     else:
         interrupted = None
     finally:
         if progress:
             progress.stop()
-    result.table_statistics = stats
+    if isinstance(result, Fits):
+        result.by = by or result.by
+    else:
+        result.table_statistics = stats
     emit(fmt, result, digits)  # first: a file that cannot be written loses no result
-    for note in result.warnings:
+    for note in notes(result):
         report(f"note: {note}")
     failed = interrupted is not None or not result.converged
     files = [path for path in (output, picture) if path and path != "-"]
     if failed and files:  # a failed run leaves no file behind; stdout has the point reached
         why = "the fit was interrupted" if interrupted else "the fit did not converge"
+        if not interrupted and isinstance(result, Fits):
+            why = "not every group's fit converged"
         report(f"note: {' and '.join(files)} not written: {why}")
     if output and not (failed and output in files):
         assert out_format  # the format of output, found before the fit
         write_out(output, api.fit_rows(table, result, out_format))
     if picture and not (failed and picture in files):
+        assert isinstance(result, Fit)  # (no picture of groups)
         drawn = api.fit_curve(program, table.columns, result)
         if picture_format:
             write_out(picture, plots.fit_figure(drawn, picture_format))
@@ -245,6 +273,23 @@ def fit(
     failure = api.failure(result)
     if failure:
         raise NanogradError(failure)
+
+
+def group_column(by: str, table: io.Table, read: set[str]) -> list:
+    """The group of each row: its value in the column `by`, which the fit must not read."""
+    api.check_group_column(by, table.names, read)
+    return io.group_values(table, by)
+
+
+def notes(result: Fit | Fits) -> list[str]:
+    """The notes on the point reached, each naming its group where there are groups."""
+    if isinstance(result, Fit):
+        return result.warnings
+    return [
+        f"{result.by} = {group_name(group)}: {note}"
+        for group, fit in result.items()
+        for note in fit.warnings
+    ]
 
 
 def target_of(text: str | None) -> Program | None:
