@@ -29,6 +29,7 @@ from .errors import (
     SourceError,
     UnknownInputs,
     option,
+    spell,
 )
 from .fit_statistics import correlated, statistics
 from .program import Program
@@ -156,20 +157,63 @@ def fit(
 
 
 def _each_group(problem: _Problem, groups: dict[Hashable, np.ndarray], steps: int | None) -> Fits:
-    """The fit of each group's rows alone."""
+    """The fit of each group's rows alone: found for all the groups at once where nothing
+    caps the steps or bounds the parameters (`grouped`), else one group after another."""
     least_squares = solver()
     fits: dict[Hashable, Fit] = {}
+    problems: dict[Hashable, _Problem] = {}
+    for label, index in groups.items():
+        try:
+            problems[label] = problem.rows(index)
+        except InputError as error:
+            fits[label] = _unfitted(problem, index.size, error.message)
+    found = {}
     try:
-        for label, index in groups.items():
-            try:
-                fits[label] = problem.rows(index).solve(least_squares, steps, None)
-            except InputError as error:
-                fits[label] = _unfitted(problem, index.size, error.message)
-    except Interrupted as stop:  # Ctrl-C: the groups fitted, and the best point of the last
+        if problems and steps is None and not problem.bounds:
+            from .grouped import Rows, minimize
+
+            rows = Rows(problem.tape, problem.data, problem.observed, problem.inverse_sigma,
+                        problem.starts, problem.free)  # fmt: skip
+            values, taken = minimize(rows, [group.index for group in problems.values()])
+            found = dict(zip(problems, zip(values, taken, strict=True), strict=True))
+        for label, group in problems.items():
+            result = _reached(group, *found[label]) if label in found else None
+            if result is None or not result.converged:  # alone, as a single fit is
+                try:
+                    result = problem.rows(groups[label]).solve(least_squares, steps, None)
+                except InputError as error:
+                    result = _unfitted(problem, groups[label].size, error.message)
+            fits[label] = result
+    except Interrupted as stop:  # Ctrl-C in a group fitted alone: its best point too
         fits[label] = cast(Fit, stop.reached)
         stop.reached = _gathered(fits, groups, problem)
         raise
+    except KeyboardInterrupt:  # Ctrl-C elsewhere: the groups fitted so far
+        raise Interrupted(
+            f"interrupted after {len(fits)} of {len(groups)} groups: the output is the groups "
+            "fitted",
+            _gathered(fits, groups, problem),
+        ) from None
     return _gathered(fits, groups, problem)
+
+
+def _reached(problem: _Problem, values: np.ndarray, steps: int) -> Fit | None:
+    """The Fit of `problem` at the point `values` of its free parameters, which the grouped
+    iteration reached in `steps` steps (and polished): judged as a single fit's last stage
+    is; None where the start or that point is not finite."""
+    from scipy.optimize import OptimizeResult
+
+    problem.choose_units()  # (evaluated at the start: its residuals are still there)
+    if problem.first_non_finite() is not None or not np.all(np.isfinite(values)):
+        return None
+    x = values / problem.units
+    problem.evaluate(x)
+    if problem.first_non_finite() is not None:
+        return None
+    stopped = OptimizeResult(status=2, njev=int(steps), message="")  # the RSS stopped falling
+    with np.errstate(all="ignore"):
+        # judged from x alone: the batch kept no point worse than the start
+        return _summary(problem, x, [_Stage("lm", x, stopped, _reason(stopped))], DEFAULT_STEPS)
 
 
 def group_rows(groups: Sequence[Hashable], rows: int) -> tuple[list[Hashable], list[np.ndarray]]:
@@ -190,7 +234,8 @@ def group_rows(groups: Sequence[Hashable], rows: int) -> tuple[list[Hashable], l
 
 
 def _unfitted(problem: _Problem, rows: int, why: str) -> Fit:
-    """The Fit of a group that could not be fitted: nan values, not converged, and why."""
+    """The Fit of a group that could not be fitted: nan values, not converged, and why (the
+    options it names written as where the fit was called writes them)."""
     names = problem.parameters
     nan = math.nan
     return Fit(
@@ -203,7 +248,7 @@ def _unfitted(problem: _Problem, rows: int, why: str) -> Fit:
         n=rows,
         iterations=0,
         converged=False,
-        message=why,
+        message=spell(why),
         inputs=dict(problem.starts),
         fitted=np.full(rows, nan),
         residuals=np.full(rows, nan),
@@ -216,7 +261,7 @@ def _gathered(fits: dict[Hashable, Fit], rows: dict[Hashable, np.ndarray], probl
     for label, result in fits.items():
         fitted[rows[label]] = result.fitted
         residuals[rows[label]] = result.residuals
-    return Fits(fits, fitted, residuals)
+    return Fits({label: fits[label] for label in rows if label in fits}, fitted, residuals)
 
 
 def solver() -> Callable[..., Any]:
@@ -297,6 +342,7 @@ class _Problem:
                         f"for {len(self.free)} parameters: a fit needs at least as many"
                     )
         self.observed = observed
+        self.index = np.arange(self.n)  # the rows held, of those fitted (`rows`)
         self.inverse_sigma = None if sigmas is None else 1.0 / sigmas
         self.absolute_sigma = False  # sigma taken as known (fit's absolute_sigma)
         self.tape = Tape(program)
@@ -333,6 +379,7 @@ class _Problem:
             index = (np.cumsum(self.kept) - 1)[index[kept]]
             kept = None if kept.all() else kept
         group.kept = kept
+        group.index = index
         group.n = index.size
         if group.n < len(self.free):
             k = len(self.free)
@@ -854,14 +901,18 @@ def _pole(problem: _Problem, point: dict[str, float]) -> str | None:
     grid = rows[:-1, None] + (rows[1:] - rows[:-1])[:, None] * t  # the rows at either end
     with np.errstate(all="ignore"):
         values, _ = batch_gradients(problem.program, {name: grid.ravel(), **point}, problem.tape)
-    for k, line in enumerate(values.reshape(grid.shape)):
-        if not np.all(np.isfinite(line)):
-            return _pole_note(name, rows[k], rows[k + 1])
-        sizes = np.abs(line)
-        for i in np.flatnonzero(np.sign(line[:-1]) * np.sign(line[1:]) < 0):
-            if sizes[i] >= sizes[: i + 1].max() and sizes[i + 1] >= sizes[i + 1 :].max():
-                return _pole_note(name, rows[k], rows[k + 1])
-    return None
+    lines = np.broadcast_to(values, grid.ravel().shape).reshape(grid.shape)  # a line per pair
+    sizes = np.abs(lines)
+    with np.errstate(invalid="ignore"):
+        flips = np.sign(lines[:, :-1]) * np.sign(lines[:, 1:]) < 0
+        largest_before = np.maximum.accumulate(sizes, axis=1)[:, :-1]
+        largest_after = np.maximum.accumulate(sizes[:, ::-1], axis=1)[:, ::-1][:, 1:]
+        poles = flips & (sizes[:, :-1] >= largest_before) & (sizes[:, 1:] >= largest_after)
+    bad = ~np.all(np.isfinite(lines), axis=1) | poles.any(axis=1)
+    if not bad.any():
+        return None
+    k = int(np.argmax(bad))
+    return _pole_note(name, rows[k], rows[k + 1])
 
 
 def _pole_note(name: str, low: float, high: float) -> str:
@@ -1047,7 +1098,9 @@ def _exponent(values) -> int:
     """The power of two that brings the largest finite magnitude of `values` into [0.5, 1)
     (0 where every one is 0), within the powers of two that are normal floats."""
     magnitudes = np.abs(values)
-    largest = float(np.max(magnitudes, where=np.isfinite(magnitudes), initial=0.0))
+    largest = float(np.max(magnitudes, initial=0.0))
+    if not math.isfinite(largest):  # (the quick maximum, unless some are not finite)
+        largest = float(np.max(magnitudes, where=np.isfinite(magnitudes), initial=0.0))
     return min(1023, max(-1022, -math.frexp(largest)[1])) if largest > 0 else 0
 
 

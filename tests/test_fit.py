@@ -935,3 +935,34 @@ def test_bad_groups_are_bad_input(options, message):
             "a*exp(-k*x) + c", data={"g": g, "x": x, "y": y}, a=1, k=0.5, c=0, **options
         )
     assert str(raised.value) == message
+
+
+def test_groups_fitted_together_are_each_the_single_fit_of_their_rows():
+    """The groups are fitted all at once (one pass of the tape over every row per step):
+    each one's result is the single fit's of its rows, with sigma, a fixed parameter and
+    rows left out; a group the batch cannot start is fitted alone, as a single fit is."""
+    g, x, y = grouped_decay(rows=20)
+    y = y.copy()
+    y[7] = math.nan  # left out with drop_nan
+    s = 0.01 + 0.02 * x
+    columns = {"x": x, "y": y, "s": s}
+    program = parse("a*exp(-k*x) + c + d")
+    starts = {"a": 1, "k": 0.5, "c": 0, "d": 0.0}
+    options = {"sigma": "s", "fix": ["d"], "drop_nan": True}
+    fits = fit(program, columns, starts, groups=g, **options)
+    for label in GROUPS:
+        rows = np.array([v == label for v in g])
+        alone = fit(program, {k: v[rows] for k, v in columns.items()}, starts, **options)
+        got = fits[label]
+        assert got.converged and alone.converged
+        for name in "akc":
+            assert got.parameters[name] == pytest.approx(alone.parameters[name], rel=1e-9)
+            assert got.stderr[name] == pytest.approx(alone.stderr[name], rel=1e-9)
+        assert got.rss == pytest.approx(alone.rss, rel=1e-9)
+        assert (got.n, got.dof, got.parameters["d"]) == (alone.n, alone.dof, 0.0)
+        assert got.warnings == alone.warnings
+    # a start where one group's model is not finite: that group's row says so, alone
+    columns["x"], columns["y"] = np.where([v == 2 for v in g], -1000.0, x), grouped_decay(20)[2]
+    fits = fit(program, columns, {**starts, "k": 1.0}, groups=g, fix=["d"])
+    assert fits[2].converged is False and "start from values where it is finite" in fits[2].message
+    assert fits["a"].converged and fits["b"].converged
