@@ -167,17 +167,30 @@ def _each_group(problem: _Problem, groups: dict[Hashable, np.ndarray], steps: in
             problems[label] = problem.rows(index)
         except InputError as error:
             fits[label] = _unfitted(problem, index.size, error.message)
-    found = {}
+    found: dict[Hashable, tuple] = {}
     try:
         if problems and steps is None and not problem.bounds:
             from .grouped import Rows, minimize
 
             rows = Rows(problem.tape, problem.data, problem.observed, problem.inverse_sigma,
                         problem.starts, problem.free)  # fmt: skip
-            values, taken = minimize(rows, [group.index for group in problems.values()])
-            found = dict(zip(problems, zip(values, taken, strict=True), strict=True))
+            batch = minimize(rows, [group.index for group in problems.values()], DEFAULT_STEPS)
+            found = dict(zip(problems, zip(*batch, strict=True), strict=True))
+        reached = {}
+        for label, (values, status, njev, shorter) in found.items():
+            stage = _first_stage(problems[label], values, status, njev, shorter)
+            if stage is not None:
+                reached[label] = stage
+        notes = _poles(
+            {label: problems[label] for label in reached},
+            {label: problems[label].point(stage.x) for label, stage in reached.items()},
+        )
         for label, group in problems.items():
-            result = _reached(group, *found[label]) if label in found else None
+            result = None
+            if label in reached:  # judged as the single fit judges its first stage
+                with np.errstate(all="ignore"):
+                    result = _summary(group, group.start, [reached[label]], DEFAULT_STEPS,
+                                      lambda *_, note=notes[label]: note)  # fmt: skip
             if result is None or not result.converged:  # alone, as a single fit is
                 try:
                     result = problem.rows(groups[label]).solve(least_squares, steps, None)
@@ -197,23 +210,26 @@ def _each_group(problem: _Problem, groups: dict[Hashable, np.ndarray], steps: in
     return _gathered(fits, groups, problem)
 
 
-def _reached(problem: _Problem, values: np.ndarray, steps: int) -> Fit | None:
-    """The Fit of `problem` at the point `values` of its free parameters, which the grouped
-    iteration reached in `steps` steps (and polished): judged as a single fit's last stage
-    is; None where the start or that point is not finite."""
+def _first_stage(
+    problem: _Problem, values: np.ndarray, status: int, njev: int, shorter: int
+) -> _Stage | None:
+    """The first stage of a group's fit as the grouped trust region ran it (`values`, in the
+    parameters' units, and SciPy's `status`), where it stopped on a tolerance; None where
+    the group is to be fitted alone (its start or end not finite, its steps out). A stage
+    that the gradient test then fails is no fit's end either: its group is fitted alone,
+    where the second stage takes over."""
     from scipy.optimize import OptimizeResult
 
-    problem.choose_units()  # (evaluated at the start: its residuals are still there)
-    if problem.first_non_finite() is not None or not np.all(np.isfinite(values)):
+    problem.start = problem.choose_units()
+    if status <= 0 or not np.all(np.isfinite(values)):
         return None
     x = values / problem.units
     problem.evaluate(x)
     if problem.first_non_finite() is not None:
         return None
-    stopped = OptimizeResult(status=2, njev=int(steps), message="")  # the RSS stopped falling
-    with np.errstate(all="ignore"):
-        # judged from x alone: the batch kept no point worse than the start
-        return _summary(problem, x, [_Stage("lm", x, stopped, _reason(stopped))], DEFAULT_STEPS)
+    problem.non_finite_trials = int(shorter)
+    result = OptimizeResult(status=int(status), njev=int(njev), message="")
+    return _Stage("trf", x, result, _reason(result))
 
 
 def group_rows(groups: Sequence[Hashable], rows: int) -> tuple[list[Hashable], list[np.ndarray]]:
@@ -343,6 +359,7 @@ class _Problem:
                     )
         self.observed = observed
         self.index = np.arange(self.n)  # the rows held, of those fitted (`rows`)
+        self.start = np.zeros(0)  # the start in the solver's units, once chosen
         self.inverse_sigma = None if sigmas is None else 1.0 / sigmas
         self.absolute_sigma = False  # sigma taken as known (fit's absolute_sigma)
         self.tape = Tape(program)
@@ -707,7 +724,13 @@ class _Stage:
     message: str
 
 
-def _summary(problem: _Problem, x0: np.ndarray, stages: list[_Stage], budget: int) -> Fit:
+def _summary(
+    problem: _Problem,
+    x0: np.ndarray,
+    stages: list[_Stage],
+    budget: int,
+    pole: Callable[[_Problem, dict[str, float]], str | None] | None = None,
+) -> Fit:
     """The Fit: the best point any stage reached, its statistics, and whether (and why not)
     it converged."""
     candidates = [x0] + [s.x for s in stages if np.all(np.isfinite(s.x))]
@@ -817,7 +840,7 @@ def _summary(problem: _Problem, x0: np.ndarray, stages: list[_Stage], budget: in
             f"{dropped} row{'s' * (dropped != 1)} with a missing value (nan, empty or NA) left out"
         ]
         fitted, residuals = (_all_rows(problem.kept, part) for part in (fitted, residuals))
-    pole = _pole(problem, problem.point(best))
+    note = (pole or _pole)(problem, problem.point(best))
     rss = problem.unscaled(best_rss)
     summary = statistics(  # with sigma known, the χ² test's p-value too
         [name for name in problem.free if name not in at_bound],
@@ -847,7 +870,7 @@ def _summary(problem: _Problem, x0: np.ndarray, stages: list[_Stage], budget: in
         # correlations said of a minimum only, where they describe the fit
         at_bound=at_bound,
         warnings=left_out
-        + ([pole] if pole else [])
+        + ([note] if note else [])
         + (correlated(summary["correlation"]) if converged else []),  # type: ignore[arg-type]
         statistics=summary,
     )
@@ -890,6 +913,53 @@ def _pole(problem: _Problem, point: dict[str, float]) -> str | None:
     predictor (or is not finite there): a fit on the far side of a pole is often a local
     minimum. A pole shows as a change of sign between the largest values on either side,
     where a zero of a smooth model changes sign between small ones."""
+    grid = _pole_grid(problem)
+    if grid is None:
+        return None
+    name, rows, points = grid
+    with np.errstate(all="ignore"):
+        values, _ = batch_gradients(problem.program, {name: points.ravel(), **point}, problem.tape)
+    return _pole_among(name, rows, points, values)
+
+
+def _poles(problems: dict[Hashable, _Problem], points: dict[Hashable, dict]) -> dict:
+    """`_pole` of each of `problems` (groups of one fit's rows) at its point of `points`: the
+    model evaluated on the points of many groups at once, POLE_POINTS at a time."""
+    notes: dict[Hashable, str | None] = dict.fromkeys(problems)
+    grids: dict[Hashable, tuple[str, np.ndarray, np.ndarray]] = {}
+    for label, problem in problems.items():
+        grid = _pole_grid(problem)
+        if grid is not None:
+            grids[label] = grid
+    labels = list(grids)
+    while labels:
+        chunk: list[Hashable] = []
+        size = 0
+        while labels and (not chunk or size + grids[labels[0]][2].size <= POLE_POINTS):
+            chunk.append(labels.pop(0))
+            size += grids[chunk[-1]][2].size
+        name = grids[chunk[0]][0]
+        problem = problems[chunk[0]]
+        columns = {name: np.concatenate([grids[label][2].ravel() for label in chunk])}
+        for parameter in problem.parameters:
+            columns[parameter] = np.concatenate(
+                [np.full(grids[label][2].size, points[label][parameter]) for label in chunk]
+            )
+        with np.errstate(all="ignore"):
+            values, _ = batch_gradients(problem.program, columns, problem.tape)
+        values = np.broadcast_to(values, columns[name].shape)
+        at = 0
+        for label in chunk:
+            _, rows, tried = grids[label]
+            notes[label] = _pole_among(name, rows, tried, values[at : at + tried.size])
+            at += tried.size
+    return notes
+
+
+def _pole_grid(problem: _Problem) -> tuple[str, np.ndarray, np.ndarray] | None:
+    """The one predictor, its values in order, and the points tried between each two
+    neighbours (a line per pair, the two rows at either end); None where there is not one
+    predictor with two values."""
     if len(problem.data) != 1 or isinstance(problem, _Shared):
         return None
     ((name, column),) = problem.data.items()
@@ -898,9 +968,12 @@ def _pole(problem: _Problem, point: dict[str, float]) -> str | None:
         return None
     samples = max(1, min(POLE_SAMPLES, POLE_POINTS // (rows.size - 1)))
     t = np.linspace(0.0, 1.0, samples + 2)
-    grid = rows[:-1, None] + (rows[1:] - rows[:-1])[:, None] * t  # the rows at either end
-    with np.errstate(all="ignore"):
-        values, _ = batch_gradients(problem.program, {name: grid.ravel(), **point}, problem.tape)
+    return name, rows, rows[:-1, None] + (rows[1:] - rows[:-1])[:, None] * t
+
+
+def _pole_among(name: str, rows: np.ndarray, grid: np.ndarray, values) -> str | None:
+    """The note of the first pair of neighbouring rows between which the model, whose
+    `values` are those at the points of `grid`, has a pole (or is not finite)."""
     lines = np.broadcast_to(values, grid.ravel().shape).reshape(grid.shape)  # a line per pair
     sizes = np.abs(lines)
     with np.errstate(invalid="ignore"):
