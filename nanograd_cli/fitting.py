@@ -169,7 +169,8 @@ def _each_group(problem: _Problem, groups: dict[Hashable, np.ndarray], steps: in
             fits[label] = _unfitted(problem, index.size, error.message)
     found: dict[Hashable, tuple] = {}
     try:
-        if problems and steps is None and not problem.bounds:
+        sizes = [group.n for group in problems.values()]
+        if problems and steps is None and not problem.bounds and _even(sizes):
             from .grouped import Rows, minimize
 
             rows = Rows(problem.tape, problem.data, problem.observed, problem.inverse_sigma,
@@ -208,6 +209,16 @@ def _each_group(problem: _Problem, groups: dict[Hashable, np.ndarray], steps: in
             _gathered(fits, groups, problem),
         ) from None
     return _gathered(fits, groups, problem)
+
+
+# The grouped trust region holds each group's rows as many as the largest group's: it is
+# used where that is at most this many times the rows there are.
+PADDING = 4
+
+
+def _even(sizes: list[int]) -> bool:
+    """Whether groups of `sizes` rows are near enough in size to be fitted together."""
+    return len(sizes) * max(sizes) <= PADDING * sum(sizes)
 
 
 def _first_stage(

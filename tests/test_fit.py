@@ -985,3 +985,20 @@ def test_groups_fitted_together_reach_the_minimum_their_single_fit_reaches(start
         got = fits[group]
         assert got.parameters == pytest.approx(alone.parameters, rel=1e-9)
         assert got.warnings == alone.warnings and abs(got.iterations - alone.iterations) <= 1
+
+
+@pytest.mark.parametrize("options", [{}, {"steps": 50}, {"bounds": {"k": (0, 5)}}])
+def test_groups_of_very_different_sizes_or_capped_are_each_fitted_alone(options):
+    """Where the groups are not fitted together (one far larger than the others, a cap on
+    the steps, bounds), each is still its single fit."""
+    rng = np.random.default_rng(5)
+    x = np.r_[np.linspace(0, 4, 400), np.linspace(0, 4, 6), np.linspace(0, 4, 6)]
+    y = 2 * np.exp(-x) + 0.3 + 0.01 * rng.standard_normal(x.size)
+    g = ["big"] * 400 + ["s1"] * 6 + ["s2"] * 6
+    program, starts = parse("a*exp(-k*x) + c"), {"a": 1, "k": 0.1, "c": 0}
+    fits = fit(program, {"x": x, "y": y}, starts, groups=g, **options)
+    for label in ("big", "s1", "s2"):
+        rows = np.array([v == label for v in g])
+        alone = fit(program, {"x": x[rows], "y": y[rows]}, starts, **options)
+        assert fits[label].parameters == pytest.approx(alone.parameters, rel=1e-12)
+        assert fits[label].iterations == alone.iterations
