@@ -178,8 +178,8 @@ def _each_group(problem: _Problem, groups: dict[Hashable, np.ndarray], steps: in
             batch = minimize(rows, [group.index for group in problems.values()], DEFAULT_STEPS)
             found = dict(zip(problems, zip(*batch, strict=True), strict=True))
         reached = {}
-        for label, (values, status, njev, shorter) in found.items():
-            stage = _first_stage(problems[label], values, status, njev, shorter)
+        for label, (values, units, status, njev, shorter) in found.items():
+            stage = _first_stage(problems[label], values, units, status, njev, shorter)
             if stage is not None:
                 reached[label] = stage
         notes = _poles(
@@ -190,7 +190,10 @@ def _each_group(problem: _Problem, groups: dict[Hashable, np.ndarray], steps: in
             result = None
             if label in reached:  # judged as the single fit judges its first stage
                 with np.errstate(all="ignore"):
-                    result = _summary(group, group.start, [reached[label]], DEFAULT_STEPS,
+                    # from its end alone: no step the trust region kept raised the RSS,
+                    # so the start is never the better point
+                    stage = reached[label]
+                    result = _summary(group, stage.x, [stage], DEFAULT_STEPS,
                                       lambda *_, note=notes[label]: note)  # fmt: skip
             if result is None or not result.converged:  # alone, as a single fit is
                 try:
@@ -222,19 +225,19 @@ def _even(sizes: list[int]) -> bool:
 
 
 def _first_stage(
-    problem: _Problem, values: np.ndarray, status: int, njev: int, shorter: int
+    problem: _Problem, values: np.ndarray, units: np.ndarray, status: int, njev: int, shorter: int
 ) -> _Stage | None:
     """The first stage of a group's fit as the grouped trust region ran it (`values`, in the
-    parameters' units, and SciPy's `status`), where it stopped on a tolerance; None where
-    the group is to be fitted alone (its start or end not finite, its steps out). A stage
-    that the gradient test then fails is no fit's end either: its group is fitted alone,
-    where the second stage takes over."""
+    parameters' units, solved in `units`, and SciPy's `status`), where it stopped on a
+    tolerance; None where the group is to be fitted alone (its start or end not finite, its
+    steps out). A stage that the gradient test then fails is no fit's end either: its group
+    is fitted alone, where the second stage takes over."""
     from scipy.optimize import OptimizeResult
 
-    problem.start = problem.choose_units()
     if status <= 0 or not np.all(np.isfinite(values)):
         return None
-    x = values / problem.units
+    problem.units = units
+    x = values / units
     problem.evaluate(x)
     if problem.first_non_finite() is not None:
         return None
@@ -370,7 +373,6 @@ class _Problem:
                     )
         self.observed = observed
         self.index = np.arange(self.n)  # the rows held, of those fitted (`rows`)
-        self.start = np.zeros(0)  # the start in the solver's units, once chosen
         self.inverse_sigma = None if sigmas is None else 1.0 / sigmas
         self.absolute_sigma = False  # sigma taken as known (fit's absolute_sigma)
         self.tape = Tape(program)
@@ -930,7 +932,8 @@ def _pole(problem: _Problem, point: dict[str, float]) -> str | None:
     name, rows, points = grid
     with np.errstate(all="ignore"):
         values, _ = batch_gradients(problem.program, {name: points.ravel(), **point}, problem.tape)
-    return _pole_among(name, rows, points, values)
+    k = int(_first_poles(np.broadcast_to(values, points.size).reshape(points.shape)))
+    return None if k < 0 else _pole_note(name, rows[k], rows[k + 1])
 
 
 def _poles(problems: dict[Hashable, _Problem], points: dict[Hashable, dict]) -> dict:
@@ -959,11 +962,18 @@ def _poles(problems: dict[Hashable, _Problem], points: dict[Hashable, dict]) -> 
         with np.errstate(all="ignore"):
             values, _ = batch_gradients(problem.program, columns, problem.tape)
         values = np.broadcast_to(values, columns[name].shape)
-        at = 0
-        for label in chunk:
-            _, rows, tried = grids[label]
-            notes[label] = _pole_among(name, rows, tried, values[at : at + tried.size])
-            at += tried.size
+        shapes = {grids[label][2].shape for label in chunk}
+        if len(shapes) == 1:  # every group's lines alike: all at once
+            firsts = _first_poles(values.reshape(len(chunk), *shapes.pop()))
+        else:
+            bounds = np.cumsum([0] + [grids[label][2].size for label in chunk])
+            firsts = np.array([
+                _first_poles(values[a:b].reshape(grids[label][2].shape))
+                for label, a, b in zip(chunk, bounds[:-1], bounds[1:], strict=True)
+            ])  # fmt: skip
+        for label, k in zip(chunk, firsts.tolist(), strict=True):
+            rows = grids[label][1]
+            notes[label] = None if k < 0 else _pole_note(name, rows[k], rows[k + 1])
     return notes
 
 
@@ -982,21 +992,17 @@ def _pole_grid(problem: _Problem) -> tuple[str, np.ndarray, np.ndarray] | None:
     return name, rows, rows[:-1, None] + (rows[1:] - rows[:-1])[:, None] * t
 
 
-def _pole_among(name: str, rows: np.ndarray, grid: np.ndarray, values) -> str | None:
-    """The note of the first pair of neighbouring rows between which the model, whose
-    `values` are those at the points of `grid`, has a pole (or is not finite)."""
-    lines = np.broadcast_to(values, grid.ravel().shape).reshape(grid.shape)  # a line per pair
+def _first_poles(lines: np.ndarray) -> np.ndarray:
+    """The first pair of neighbouring rows between which the model has a pole (or is not
+    finite), -1 for none: `lines` holds its values between each pair (..., pair, point)."""
     sizes = np.abs(lines)
     with np.errstate(invalid="ignore"):
-        flips = np.sign(lines[:, :-1]) * np.sign(lines[:, 1:]) < 0
-        largest_before = np.maximum.accumulate(sizes, axis=1)[:, :-1]
-        largest_after = np.maximum.accumulate(sizes[:, ::-1], axis=1)[:, ::-1][:, 1:]
-        poles = flips & (sizes[:, :-1] >= largest_before) & (sizes[:, 1:] >= largest_after)
-    bad = ~np.all(np.isfinite(lines), axis=1) | poles.any(axis=1)
-    if not bad.any():
-        return None
-    k = int(np.argmax(bad))
-    return _pole_note(name, rows[k], rows[k + 1])
+        flips = np.sign(lines[..., :-1]) * np.sign(lines[..., 1:]) < 0
+        largest_before = np.maximum.accumulate(sizes, axis=-1)[..., :-1]
+        largest_after = np.flip(np.maximum.accumulate(np.flip(sizes, -1), axis=-1), -1)[..., 1:]
+        poles = flips & (sizes[..., :-1] >= largest_before) & (sizes[..., 1:] >= largest_after)
+    bad = ~np.all(np.isfinite(lines), axis=-1) | poles.any(axis=-1)
+    return np.where(bad.any(axis=-1), np.argmax(bad, axis=-1), -1)
 
 
 def _pole_note(name: str, low: float, high: float) -> str:

@@ -46,16 +46,16 @@ class Rows:
         self.inverse_sigma, self.starts, self.free = inverse_sigma, starts, free
 
 
-def minimize(
-    problem: Rows, groups: list[np.ndarray], budget: int
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def minimize(problem: Rows, groups: list[np.ndarray], budget: int) -> tuple[np.ndarray, ...]:
     """Where SciPy's trust region reflective (`least_squares(method="trf", x_scale="jac")`,
     no bounds, the tolerances of fitting.FIRST_STAGE) stops for each group, run on all the
     groups at once and polished as one fit is; from the starts, on the rows `groups` of
     `problem`'s data (each at least as many as free parameters). Per group: its free
-    parameters (a row, in the order of `problem.free`), its termination status as SciPy
-    gives it (-1: not run, a start that is not finite), its Jacobian evaluations and its
-    trial steps that made a residual or a derivative not finite."""
+    parameters (a row, in the order of `problem.free`), the units it was solved in (a
+    power of two per parameter, as `fitting._Problem.choose_units` chooses them), its
+    termination status as SciPy gives it (-1: not run, a start that is not finite), its
+    Jacobian evaluations and its trial steps that made a residual or a derivative not
+    finite."""
     order = np.concatenate(groups)
     sizes = np.array([index.size for index in groups])
     first = np.concatenate([[0], np.cumsum(sizes)[:-1]])
@@ -67,7 +67,7 @@ def minimize(
         residuals, jacobian, _ = batch.evaluate(region.values)
         rss = batch.sums(residuals * residuals)
         values = _polished(batch, region.values, residuals, jacobian, rss)
-    return values, region.status, region.njev, region.shorter
+    return values, region.units, region.status, region.njev, region.shorter
 
 
 class _TrustRegions:
