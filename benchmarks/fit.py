@@ -80,6 +80,20 @@ def timed(command: list[str], cwd: Path, env: dict) -> tuple[float, float, int, 
     return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss, out
 
 
+def medians(
+    commands: dict[str, list[str]], cwd: Path, env: dict, runs: int
+) -> tuple[dict[str, float], dict[str, float]]:
+    """The median wall-clock and CPU seconds of each command, run in turn `runs` times."""
+    times: dict[str, list[tuple[float, float]]] = {name: [] for name in commands}
+    for _ in range(runs):
+        for name, command in commands.items():
+            wall, cpu, _, _ = timed(command, cwd, env)
+            times[name].append((wall, cpu))
+    wall = {n: statistics.median(w for w, _ in t) for n, t in times.items()}
+    cpu = {n: statistics.median(c for _, c in t) for n, t in times.items()}
+    return wall, cpu
+
+
 def write_points(path: Path, rows: int) -> None:
     import pyarrow as pa
     import pyarrow.csv as pcsv
@@ -137,13 +151,7 @@ def end_to_end(runs: int, rows: int) -> None:
             reference = reference or found
             for k in TRUE:
                 assert abs(found[k] - reference[k]) <= 1e-6 * abs(reference[k]), (name, found)
-        times: dict[str, list[tuple[float, float]]] = {name: [] for name in commands}
-        for _ in range(runs):
-            for name, command in commands.items():
-                wall, cpu, _, _ = timed(command, tmp, env)
-                times[name].append((wall, cpu))
-    wall = {n: statistics.median(w for w, _ in t) for n, t in times.items()}
-    cpu = {n: statistics.median(c for _, c in t) for n, t in times.items()}
+        wall, cpu = medians(commands, tmp, env, runs)
     print(f"{rows:,} rows of {SOURCE}, CSV, seconds (median of {runs}, alternating):")
     print(f"  {'':34} {'wall':>6} {'CPU':>6}")
     for name in commands:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any, Literal, cast, overload
 
-from .door import names, numbers, point, python_door, split, table
+from .door import group_column, names, numbers, point, python_door, split, table
 from .door import note as _note
 from .engine import Value
 from .errors import NanogradWarning
@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from .program import Program
     from .results import (
         Explanation,
+        Fits,
         FormulaCheck,
         GradientCheck,
         Gradients,
@@ -477,8 +478,10 @@ def fit(
     logx: bool = False,
     logy: bool = False,
     inputs: Mapping[str, float] | None = None,
+    by: str | None = None,
+    shared: Names = (),
     **more: float,
-) -> Fit:
+) -> Fit | Fits:
     """A least-squares fit of `source`'s parameters (its inputs that name no column of
     `data`) to the rows of `data`: a mapping of column names to 1-D arrays (a pandas
     DataFrame is one), or the path of a CSV, Parquet, Arrow or JSON Lines file. The starts
@@ -501,19 +504,25 @@ def fit(
     residuals over the one column the model reads, written when the fit converged, with the
     confidence band at the level `band` shaded and, with `logx`, `logy`, log axes. The
     result predicts at new rows (`result.predict(rows, band=0.95)`) and saves
-    (`result.save("fit.json")`)."""
+    (`result.save("fit.json")`). `by` names a column: a fit per group of rows with the same
+    value in it, given back as Fits, a mapping of each group's value to its Fit; with
+    `shared` (a parameter's name, or several), one Fit of every group where those parameters
+    are one for all and each other one per group (`a[g]`)."""
     from . import api
+    from .results import Fits, group_name
 
     program, target_program = parse(source), parse(target)
     needed = {*program.inputs, *target_program.inputs, *api.sigma_columns(sigma)}
     picture = None if plot is None else os.fspath(plot)
     if band is not None:
         api.confidence("band", band)  # before the fit
+    api.check_grouping(by, names(shared, "shared"), picture)
     if picture is not None:
         from .render.figures import format_of
 
         fmt = format_of(picture)  # before the fit: a name that says no format fails at once
     columns = cast("dict[str, Sequence[float]]", table(data, needed, "data", "fit", drop_nan))
+    groups = None if by is None else group_column(data, by, needed)
     given = dict(point(program, "fit", more, {**(starts or {}), **(inputs or {})}))
     if picture is not None:
         api.fit_predictor(program, columns)
@@ -535,7 +544,15 @@ def fit(
         loss=loss,
         f_scale=f_scale,
         profile=profile,
+        by=groups,
+        shared=names(shared, "shared"),
     )
+    if isinstance(result, Fits):
+        result.by = cast(str, by)
+        for group, fitted in result.items():
+            for warning in fitted.warnings:
+                _note(f"note: {by} = {group_name(group)}: {warning}")
+        return result
     for warning in result.warnings:
         _note(f"note: {warning}")
     if picture is not None and not result.converged:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, cast
 
 from .errors import (
@@ -34,6 +34,7 @@ from .program import Program
 from .results import (
     Explanation,
     Fit,
+    Fits,
     FormulaCheck,
     GradientCheck,
     Gradients,
@@ -569,7 +570,7 @@ def _formulas_by_element(
 
 
 def failure(
-    result: GradientCheck | FormulaCheck | Minimum | Fit, tol: float | None = None
+    result: GradientCheck | FormulaCheck | Minimum | Fit | Fits, tol: float | None = None
 ) -> str | None:
     """Why a run that gave a result failed, as its error says it; None where it did not: a
     check that did not pass, a descent whose gradient is still above `tol`, a fit that did not
@@ -584,6 +585,13 @@ def failure(
         )
     if isinstance(result, Fit):
         return None if result.converged else f"the fit did not converge: {result.message}"
+    if isinstance(result, Fits):
+        failed = len(result.unconverged)
+        return (
+            None
+            if not failed
+            else f"{failed} of {len(result)} groups did not converge (see their rows)"
+        )
     if isinstance(result, GradientCheck):
         from .gradcheck import failures
 
@@ -731,7 +739,9 @@ def fit(
     loss: str = "linear",
     f_scale: float | None = None,
     profile: bool = False,
-) -> Fit:
+    by: Sequence[Hashable] | None = None,
+    shared: Sequence[str] = (),
+) -> Fit | Fits:
     """A least-squares fit of the program's parameters (its inputs that name no column of
     `columns`) from `starts` to the rows of `columns`: the residual of a row is `target` (a
     program over the columns; by default the column y) less the model, divided by the column
@@ -746,7 +756,10 @@ def fit(
     standard errors approximate; with `ci`, confidence intervals at that level, asymptotic,
     or with `profile` the profile likelihood's (the derived quantities' stay asymptotic). A
     fit that does not converge comes back with `converged` false and why in `message`;
-    Ctrl-C raises Interrupted with the best point reached."""
+    Ctrl-C raises Interrupted with the best point reached. With `by`, a group per row: each
+    group of rows with the same value is fitted alone, and the result is Fits, a Fit per
+    group; with `shared` too, one Fit of every group where the parameters `shared` are one
+    for all and each other one per group, named a[g] for the group g (see `fitting.fit`)."""
     from .fitting import fit as least_squares  # makes its checks as it sets the problem up
 
     steps = None if steps is None else whole("steps", steps, 1)
@@ -771,9 +784,13 @@ def fit(
         "absolute_sigma": absolute_sigma,
         "drop_nan": drop_nan,
     }
+    if by is not None or shared:
+        return _grouped(program, columns, numbers, layout, setup, by, shared, progress,
+                        restarts=restarts, loss=loss, profile=profile, derive=derive,
+                        level=level, source=fitted_source)  # fmt: skip
 
     def fitted(start: Mapping[str, float]) -> Fit:
-        return least_squares(
+        return least_squares(  # type: ignore[return-value]  # (no groups: a Fit)
             program, columns, start, progress=progress, loss=loss, f_scale=f_scale, **setup
         )
 
@@ -793,6 +810,49 @@ def fit(
     result.source, result.sigma, result.absolute_sigma = fitted_source, sigma, absolute_sigma
     result.target = None if target is None else target.source
     return layout.shaped(result)
+
+
+def _grouped(
+    program: Program,
+    columns: Mapping,
+    numbers: Mapping[str, float],
+    layout: Layout,
+    setup: dict[str, Any],
+    by: Sequence[Hashable] | None,
+    shared: Sequence[str],
+    progress: Callable[[int, float], None] | None,
+    **options: Any,
+) -> Fit | Fits:
+    """`fit` by the groups of `by` (with `shared` parameters one for all): what is for one
+    fit is refused."""
+    from .fitting import fit as least_squares
+
+    check_grouping(by, shared, None)
+    for name, value in (("restarts", 0), ("loss", "linear"), ("profile", False)):
+        if options[name] != value:
+            raise InputError(f"{option(name)} is for one fit: fit a group alone to use it")
+    if layout.has_arrays:
+        raise InputError(f"{option('by')} fits a model of numbers, not of arrays")
+    grouped = least_squares(
+        program, columns, numbers, progress=progress, groups=by, shared=shared, **setup
+    )
+    for result in grouped.values() if isinstance(grouped, Fits) else [grouped]:
+        _described(result, options["derive"], options["level"], setup["absolute_sigma"])
+        result.source, result.sigma = options["source"], setup["sigma"]
+        result.absolute_sigma = setup["absolute_sigma"]
+        target = setup["target"]
+        result.target = None if target is None else target.source
+    return grouped
+
+
+def _described(
+    result: Fit, derive: Sequence[str], level: float | None, absolute_sigma: bool
+) -> Fit:
+    """`result` with the quantities of `derive` and, at `level`, confidence intervals."""
+    result.derived = {name: _derived(name, text, result) for name, text in _derivations(derive)}
+    if level is not None:
+        _intervals(result, level, absolute_sigma)
+    return result
 
 
 def confidence(name: str, value: object) -> float:
@@ -1004,6 +1064,39 @@ def sigma_columns(sigma: str | None) -> set[str]:
         raise InputError(f"{option('sigma')}: {error}") from None
 
 
+def check_grouping(by: object, shared: Sequence[str], picture: object) -> None:
+    """Refuse `shared` without a column of groups, and a picture of fits by group."""
+    if shared and by is None:
+        raise InputError(
+            f"{option('shared')} shares a parameter between the groups of {option('by')}: "
+            "give the column of the groups"
+        )
+    if picture is not None and by is not None:
+        raise InputError(
+            f"{option('plot')} draws one fit; with {option('by')}, fit the group to draw on its own"
+        )
+
+
+def check_group_column(by: str, names: Sequence[str], read: Iterable[str]) -> None:
+    """Refuse a column of groups (`by`) that the data has not (naming a near one), or that
+    the fit reads."""
+    if by not in names:
+        import difflib
+
+        near = difflib.get_close_matches(by, names, n=1, cutoff=0.6)
+        near += [name for name in names if name.lower() == by.lower()]
+        hint = f"; did you mean {near[-1]}?" if near else ""
+        raise InputError(
+            f"{option('by', by)}: the data has no column {by} (its columns: "
+            f"{', '.join(names)}){hint}"
+        )
+    if by in read:
+        raise InputError(
+            f"{option('by', by)}: the fit reads the column {by}; the column of the groups is "
+            "not data of the model, the target or sigma"
+        )
+
+
 def fit_predictor(program: Program, columns: Iterable[str]) -> str:
     """The one column the model reads, which a picture of the fit is drawn over."""
     read = [name for name in program.inputs if name in columns]
@@ -1058,13 +1151,15 @@ def fit_curve(
     )  # fmt: skip
 
 
-def fit_rows(table: Table, result: Fit, fmt: str, band: float | None = None) -> bytes:
+def fit_rows(table: Table, result: Fit | Fits, fmt: str, band: float | None = None) -> bytes:
     """The rows of `table` that were fitted, with the columns fitted, fitted_se (and with
     `band` the bands of `predict`) and residual added, as a file of `fmt` (csv, parquet,
-    arrow, jsonl)."""
+    arrow, jsonl); the fits of groups (Fits) with fitted and residual."""
     import numpy as np
 
     fitted, residuals = _rows(result)
+    if isinstance(result, Fits):
+        return with_columns(table, {"fitted": fitted, "residual": residuals}, fmt)
     found = predict(result, table.columns, band, rows=fitted.size)
     left_out = np.isnan(fitted)  # rows --drop-nan left out: nothing fitted there
     added = {name: np.where(left_out, np.nan, values) for name, values in found.items()}
@@ -1158,7 +1253,7 @@ def predict(
     return predicted(written, parameters, fit, arrays, rows, level, sigma)
 
 
-def _rows(result: Fit) -> tuple[np.ndarray, np.ndarray]:
+def _rows(result: Fit | Fits) -> tuple[np.ndarray, np.ndarray]:
     """The fitted value and the residual of each row, which a Fit made by `fit` has."""
     if result.fitted is None or result.residuals is None:
         raise TypeError("the Fit has no fitted values and residuals per row, as one from fit() has")

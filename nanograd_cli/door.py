@@ -192,3 +192,20 @@ def table(
         fmt = io.input_format(path, None)
         data = io.read_table(path, fmt, needed, option, name, missing).columns
     return {n: data[n] for n in data if n in needed}
+
+
+def group_column(data: Mapping[str, Any] | str | os.PathLike[str], by: str, read: set[str]) -> list:
+    """The value of the column `by` of `data` (as `table` takes it) on each row, which names
+    its group: numbers or text."""
+    from . import api
+
+    if isinstance(data, str | os.PathLike):
+        from . import io
+
+        path = os.fspath(data)
+        whole = io.read_table(path, io.input_format(path, None), (), "data", "fit")
+        api.check_group_column(by, whole.names, read)
+        return io.group_values(whole, by)
+    api.check_group_column(by, list(data), read)
+    values = data[by]
+    return values.tolist() if hasattr(values, "tolist") else list(values)

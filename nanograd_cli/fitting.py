@@ -12,11 +12,12 @@ SciPy is imported only here, and only when fitting: `pip install 'nanograd-cli[f
 
 from __future__ import annotations
 
+import copy
 import math
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
@@ -28,10 +29,11 @@ from .errors import (
     SourceError,
     UnknownInputs,
     option,
+    spell,
 )
 from .fit_statistics import correlated, statistics
 from .program import Program
-from .results import Fit
+from .results import Fit, Fits, group_name
 from .robust import checked, curvature_weights, objective, row_weights
 from .tape import Tape, batch_gradients
 
@@ -120,7 +122,9 @@ def fit(
     drop_nan: bool = False,
     loss: str = "linear",
     f_scale: float | None = None,
-) -> Fit:
+    groups: Sequence[Hashable] | None = None,
+    shared: Iterable[str] = (),
+) -> Fit | Fits:
     """Fit the parameters of `program` (its inputs that name no column of `columns`) to the
     rows of `columns`, from `starts` (one per parameter), minimizing the sum over rows of
     ((target - model) / sigma)**2. `target` is a Program over the columns (default: the
@@ -133,12 +137,167 @@ def fit(
     (`f_scale` only with a robust loss; 1 by default), and the standard errors of a robust
     fit are approximate. `progress(evaluations, rss)` is called at every evaluation.
 
+    With `groups` (a value per row), each group of rows with the same value is fitted alone,
+    from the same starts, in the order the groups first appear: Fits. The fit is checked,
+    parsed and compiled once; a group that cannot be fitted (fewer rows than free
+    parameters, a model not finite at the start on its rows) has a Fit of nan values, not
+    converged, its message saying why, and the other groups go on. With `shared` too, one
+    fit over every group where the parameters `shared` are one for all and each other one
+    per group, named `a[g]` for the group g: a Fit, whose standard errors are the joint fit's.
+
     Bad input raises InputError naming what is wrong; a fit that does not converge is no
     error: it comes back with `converged` False and the reason in `message`."""
     problem = _Problem(program, columns, starts, target, sigma, fix, bounds or {}, drop_nan)
     problem.absolute_sigma = absolute_sigma
     problem.robust(loss, f_scale)
-    return problem.solve(solver(), steps, progress)
+    if groups is None:
+        return problem.solve(solver(), steps, progress)
+    labels, indices = group_rows(groups, problem.given_rows)
+    shared = list(dict.fromkeys(shared))
+    if not shared:
+        return _each_group(problem, dict(zip(labels, indices, strict=True)), steps)
+    for name in shared:
+        if name not in problem.starts:
+            raise NotAnInput(name, problem.parameters, "shared", "parameter")
+    return _Shared(problem, labels, indices, shared).solve(solver(), steps, progress)
+
+
+def _each_group(problem: _Problem, groups: dict[Hashable, np.ndarray], steps: int | None) -> Fits:
+    """The fit of each group's rows alone: found for all the groups at once where nothing
+    caps the steps or bounds the parameters (`grouped`), else one group after another."""
+    least_squares = solver()
+    fits: dict[Hashable, Fit] = {}
+    problems: dict[Hashable, _Problem] = {}
+    for label, index in groups.items():
+        try:
+            problems[label] = problem.rows(index)
+        except InputError as error:
+            fits[label] = _unfitted(problem, index.size, error.message)
+    found: dict[Hashable, tuple] = {}
+    try:
+        sizes = [group.n for group in problems.values()]
+        if problems and steps is None and not problem.bounds and _even(sizes):
+            from .grouped import Rows, minimize
+
+            rows = Rows(problem.tape, problem.data, problem.observed, problem.inverse_sigma,
+                        problem.starts, problem.free)  # fmt: skip
+            batch = minimize(rows, [group.index for group in problems.values()], DEFAULT_STEPS)
+            found = dict(zip(problems, zip(*batch, strict=True), strict=True))
+        reached = {}
+        for label, (values, units, status, njev, shorter) in found.items():
+            stage = _first_stage(problems[label], values, units, status, njev, shorter)
+            if stage is not None:
+                reached[label] = stage
+        notes = _poles(
+            {label: problems[label] for label in reached},
+            {label: problems[label].point(stage.x) for label, stage in reached.items()},
+        )
+        for label, group in problems.items():
+            result = None
+            if label in reached:  # judged as the single fit judges its first stage
+                with np.errstate(all="ignore"):
+                    # from its end alone: no step the trust region kept raised the RSS,
+                    # so the start is never the better point
+                    stage = reached[label]
+                    result = _summary(group, stage.x, [stage], DEFAULT_STEPS,
+                                      lambda *_, note=notes[label]: note)  # fmt: skip
+            if result is None or not result.converged:  # alone, as a single fit is
+                try:
+                    result = problem.rows(groups[label]).solve(least_squares, steps, None)
+                except InputError as error:
+                    result = _unfitted(problem, groups[label].size, error.message)
+            fits[label] = result
+    except Interrupted as stop:  # Ctrl-C in a group fitted alone: its best point too
+        fits[label] = cast(Fit, stop.reached)
+        stop.reached = _gathered(fits, groups, problem)
+        raise
+    except KeyboardInterrupt:  # Ctrl-C elsewhere: the groups fitted so far
+        raise Interrupted(
+            f"interrupted after {len(fits)} of {len(groups)} groups: the output is the groups "
+            "fitted",
+            _gathered(fits, groups, problem),
+        ) from None
+    return _gathered(fits, groups, problem)
+
+
+# The grouped trust region holds each group's rows as many as the largest group's: it is
+# used where that is at most this many times the rows there are.
+PADDING = 4
+
+
+def _even(sizes: list[int]) -> bool:
+    """Whether groups of `sizes` rows are near enough in size to be fitted together."""
+    return len(sizes) * max(sizes) <= PADDING * sum(sizes)
+
+
+def _first_stage(
+    problem: _Problem, values: np.ndarray, units: np.ndarray, status: int, njev: int, shorter: int
+) -> _Stage | None:
+    """The first stage of a group's fit as the grouped trust region ran it (`values`, in the
+    parameters' units, solved in `units`, and SciPy's `status`), where it stopped on a
+    tolerance; None where the group is to be fitted alone (its start or end not finite, its
+    steps out). A stage that the gradient test then fails is no fit's end either: its group
+    is fitted alone, where the second stage takes over."""
+    from scipy.optimize import OptimizeResult
+
+    if status <= 0 or not np.all(np.isfinite(values)):
+        return None
+    problem.units = units
+    x = values / units
+    problem.evaluate(x)
+    if problem.first_non_finite() is not None:
+        return None
+    problem.non_finite_trials = int(shorter)
+    result = OptimizeResult(status=int(status), njev=int(njev), message="")
+    return _Stage("trf", x, result, _reason(result))
+
+
+def group_rows(groups: Sequence[Hashable], rows: int) -> tuple[list[Hashable], list[np.ndarray]]:
+    """The values of `groups` (one per row of `rows`) in the order they first appear, and the
+    rows of each, in order."""
+    values = groups.tolist() if hasattr(groups, "tolist") else list(groups)
+    if len(values) != rows:
+        raise InputError(
+            f"the groups are {len(values)} values for {rows} rows: give one group per row"
+        )
+    codes: dict[Hashable, int] = {}
+    try:
+        numbered = np.fromiter((codes.setdefault(v, len(codes)) for v in values), np.intp, rows)
+    except TypeError:
+        raise InputError("a group is a number or a text, one per row") from None
+    order = np.argsort(numbered, kind="stable")
+    return list(codes), np.split(order, np.cumsum(np.bincount(numbered, minlength=len(codes)))[:-1])
+
+
+def _unfitted(problem: _Problem, rows: int, why: str) -> Fit:
+    """The Fit of a group that could not be fitted: nan values, not converged, and why (the
+    options it names written as where the fit was called writes them)."""
+    names = problem.parameters
+    nan = math.nan
+    return Fit(
+        parameters=dict.fromkeys(names, nan),
+        stderr=dict.fromkeys(names, nan),
+        covariance={a: dict.fromkeys(names, nan) for a in names},
+        rss=nan,
+        residual_sd=nan,
+        dof=rows - len(problem.free),
+        n=rows,
+        iterations=0,
+        converged=False,
+        message=spell(why),
+        inputs=dict(problem.starts),
+        fitted=np.full(rows, nan),
+        residuals=np.full(rows, nan),
+    )
+
+
+def _gathered(fits: dict[Hashable, Fit], rows: dict[Hashable, np.ndarray], problem) -> Fits:
+    """The fits of the groups, with the fitted value and residual of every row of the data."""
+    fitted, residuals = np.full(problem.given_rows, math.nan), np.full(problem.given_rows, math.nan)
+    for label, result in fits.items():
+        fitted[rows[label]] = result.fitted
+        residuals[rows[label]] = result.residuals
+    return Fits({label: fits[label] for label in rows if label in fits}, fitted, residuals)
 
 
 def sigma_values(
@@ -369,7 +528,7 @@ class _Problem:
         program = program.single("fit", None)
         self.program = program
         arrays = columns_of(columns)
-        self.n = row_count(arrays)
+        self.n = self.given_rows = row_count(arrays)
         inputs = set(program.inputs)
         unknown = [name for name in starts if name not in inputs]
         if unknown:
@@ -427,7 +586,16 @@ class _Problem:
                         f"for {len(self.free)} parameters: a fit needs at least as many"
                     )
         self.observed = observed
-        weights = None if sigmas is None else 1.0 / sigmas
+        self.index = np.arange(self.n)  # the rows held, of those fitted (`rows`)
+        self.inverse_sigma = None if sigmas is None else 1.0 / sigmas
+        self.absolute_sigma = False  # sigma taken as known (fit's absolute_sigma)
+        self.tape = Tape(program)
+        self._prepare()
+
+    def _prepare(self) -> None:
+        """The scaling and the arrays of the rows held: after the checks, or for a group of
+        them (`rows`)."""
+        weights = self.inverse_sigma
         self.exponent = _exponent(self.observed if weights is None else self.observed * weights)
         # r = (target - model) * w, so dr/dp = -w * dmodel/dp; w holds the power of two
         factor = math.ldexp(1.0, self.exponent)
@@ -435,10 +603,9 @@ class _Problem:
         self._slope = -self.weights
         self.units = np.ones(len(self.free))  # parameter j is units[j] * the solver's x[j]
         _check_memory(self.n, len(self.free))
-        self.tape = Tape(program)
-        self.jacobian = np.empty((self.n, len(self.free)), order="F")
-        block = min(self.n, tape.block) if (tape := self.tape) else 0
-        self._filled = {name: np.empty(block) for name in self.parameters}
+        self.jacobian = np.zeros((self.n, len(self.free)), order="F")
+        block = min(self.n, self.tape.block)
+        self._filled = {name: np.empty(block) for name in self.program.inputs}
         self.residuals = np.empty(self.n)
         self.model = np.empty(self.n)
         self._at: bytes | None = None
@@ -468,6 +635,32 @@ class _Problem:
             return self.jacobian, self.residuals
         root = np.sqrt(row_weights(self.loss, self.residuals, self._solver_f_scale()))
         return self.jacobian * root[:, None], self.residuals * root
+
+    def rows(self, index: np.ndarray) -> _Problem:
+        """The same fit of the rows `index` (of the data as given) alone: checked, parsed and
+        compiled once for every group of `fit_groups`. A group with fewer rows than free
+        parameters is an InputError."""
+        group = copy.copy(self)
+        kept = None
+        if self.kept is not None:  # the group's rows among those fitted
+            kept = self.kept[index]
+            index = (np.cumsum(self.kept) - 1)[index[kept]]
+            kept = None if kept.all() else kept
+        group.kept = kept
+        group.index = index
+        group.n = index.size
+        if group.n < len(self.free):
+            k = len(self.free)
+            raise InputError(
+                f"{group.n} row{'s' * (group.n != 1)} for {k} parameter{'s' * (k != 1)}: a "
+                "fit needs at least as many rows as free parameters"
+            )
+        group.data = {name: values[index] for name, values in self.data.items()}
+        group.observed = self.observed[index]
+        if self.inverse_sigma is not None:
+            group.inverse_sigma = self.inverse_sigma[index]
+        group._prepare()
+        return group
 
     def _target(self, target: Program | None, arrays: dict) -> np.ndarray:
         if target is None:
@@ -521,26 +714,31 @@ class _Problem:
         with np.errstate(all="ignore"):
             for start in range(0, n, tape.block):
                 rows = slice(start, min(n, start + tape.block))
-                length = rows.stop - rows.start
                 inputs = {name: values[rows] for name, values in self.data.items()}
-                for name in self.parameters:
-                    filled = self._filled[name][:length]
-                    filled.fill(point[name])
-                    inputs[name] = filled
-                (value, gradients), *_ = tape.run(inputs, length)
+                (value, gradients), *_ = tape.run(self._with_parameters(point, rows, inputs),
+                                                  rows.stop - rows.start)  # fmt: skip
                 self.model[rows] = value
-                if isinstance(self._slope, np.ndarray):
-                    for j, name in enumerate(self.free):
-                        column = self.jacobian[rows, j]
-                        np.multiply(gradients[name], self._slope[rows], out=column)
-                        column *= self.units[j]
-                else:
-                    for j, name in enumerate(self.free):
-                        slope = self._slope * self.units[j]
-                        np.multiply(gradients[name], slope, out=self.jacobian[rows, j])
+                slope = self._slope[rows] if isinstance(self._slope, np.ndarray) else self._slope
+                self._fill_jacobian(rows, gradients, slope)
             np.subtract(self.observed, self.model, out=self.residuals)
             self.residuals *= self.weights
         self._at = key
+
+    def _with_parameters(self, point: dict[str, float], rows: slice, inputs: dict) -> dict:
+        """`inputs`, the data on `rows`, with every parameter's value at `point` on them."""
+        for name in self.parameters:
+            filled = self._filled[name][: rows.stop - rows.start]
+            filled.fill(point[name])
+            inputs[name] = filled
+        return inputs
+
+    def _fill_jacobian(self, rows: slice, gradients: dict, slope) -> None:
+        """The Jacobian's `rows`: each free parameter's gradient times the slope of the
+        residual (and its unit)."""
+        for j, name in enumerate(self.free):
+            column = self.jacobian[rows, j]
+            np.multiply(gradients[name], slope, out=column)
+            column *= self.units[j]
 
     def scaled_bounds(self) -> tuple[np.ndarray, np.ndarray]:
         """The bounds of the free parameters in the solver's units (infinite where none)."""
@@ -672,6 +870,75 @@ class _Problem:
             x = stage.x
 
 
+class _Shared(_Problem):
+    """One fit over groups of rows: each parameter of `shared` is one number for every
+    group, each other one number per group (a[g]). A row's model reads, for a parameter, the
+    number of its group; that number's column of the Jacobian is the model's derivative on
+    the rows of its group and 0 on the others."""
+
+    def __init__(
+        self,
+        problem: _Problem,
+        labels: list[Hashable],
+        indices: list[np.ndarray],
+        shared: list[str],
+    ) -> None:
+        self.__dict__.update(problem.__dict__)
+        group = np.empty(problem.given_rows, dtype=np.intp)
+        for code, index in enumerate(indices):
+            group[index] = code
+        if problem.kept is not None:
+            group = group[problem.kept]
+        # per parameter of the program: the position of each group's number among them all
+        numbers: list[str] = []
+        origin: dict[str, str] = {}
+        slots: dict[str, np.ndarray] = {}
+        for name in problem.parameters:
+            own = [name] if name in shared else [f"{name}[{group_name(g)}]" for g in labels]
+            slots[name] = np.arange(len(numbers), len(numbers) + len(own))
+            numbers += own
+            origin.update(dict.fromkeys(own, name))
+        self.parameters = numbers
+        self.starts = {name: problem.starts[origin[name]] for name in numbers}
+        self.fixed = {name for name in numbers if origin[name] in problem.fixed}
+        self.free = [name for name in numbers if name not in self.fixed]
+        if self.n < len(self.free):
+            raise InputError(
+                f"{self.n} rows of data and {len(self.free)} parameters to fit over the "
+                f"{len(labels)} groups: a fit needs at least as many rows as free parameters"
+            )
+        self.bounds = {
+            name: problem.bounds[origin[name]]
+            for name in self.free
+            if origin[name] in problem.bounds
+        }
+        column = {name: j for j, name in enumerate(self.free)}
+        # per parameter of the program and row: its number, and that number's column (-1: fixed)
+        self.number_of_row = {
+            name: slots[name][0] if name in shared else slots[name][group]
+            for name in problem.parameters
+        }
+        self.column_of_row = {
+            name: np.array([column.get(n, -1) for n in numbers])[rows]
+            for name, rows in self.number_of_row.items()
+        }
+        self._prepare()
+
+    def _with_parameters(self, point: dict[str, float], rows: slice, inputs: dict) -> dict:
+        values = np.array([point[name] for name in self.parameters])
+        for name, numbers in self.number_of_row.items():
+            inputs[name] = np.broadcast_to(values[numbers], (self.n,))[rows]
+        return inputs
+
+    def _fill_jacobian(self, rows: slice, gradients: dict, slope) -> None:
+        at = np.arange(rows.start, rows.stop)
+        for name, columns in self.column_of_row.items():
+            j = np.broadcast_to(columns, (self.n,))[rows]
+            moving = j >= 0
+            d = np.broadcast_to(np.multiply(gradients[name], slope), (at.size,))
+            self.jacobian[at[moving], j[moving]] = d[moving] * self.units[j[moving]]
+
+
 @dataclass
 class _Stage:
     method: str
@@ -680,7 +947,13 @@ class _Stage:
     message: str
 
 
-def _summary(problem: _Problem, x0: np.ndarray, stages: list[_Stage], budget: int) -> Fit:
+def _summary(
+    problem: _Problem,
+    x0: np.ndarray,
+    stages: list[_Stage],
+    budget: int,
+    pole: Callable[[_Problem, dict[str, float]], str | None] | None = None,
+) -> Fit:
     """The Fit: the best point any stage reached, its statistics, and whether (and why not)
     it converged."""
     best, best_cost = _least(problem, x0, stages)
@@ -795,7 +1068,7 @@ def _summary(problem: _Problem, x0: np.ndarray, stages: list[_Stage], budget: in
             f"{dropped} row{'s' * (dropped != 1)} with a missing value (nan, empty or NA) left out"
         ]
         fitted, residuals = (_all_rows(problem.kept, part) for part in (fitted, residuals))
-    pole = _pole(problem, problem.point(best))
+    note = (pole or _pole)(problem, problem.point(best))
     rss = problem.unscaled(best_rss)
     summary = statistics(  # with sigma known, the χ² test's p-value too
         [name for name in problem.free if name not in at_bound],
@@ -825,7 +1098,7 @@ def _summary(problem: _Problem, x0: np.ndarray, stages: list[_Stage], budget: in
         # correlations said of a minimum only, where they describe the fit
         at_bound=at_bound,
         warnings=left_out
-        + ([pole] if pole else [])
+        + ([note] if note else [])
         + (correlated(summary["correlation"]) if converged else []),  # type: ignore[arg-type]
         statistics=summary,
         loss=problem.loss,
@@ -884,7 +1157,62 @@ def _pole(problem: _Problem, point: dict[str, float]) -> str | None:
     predictor (or is not finite there): a fit on the far side of a pole is often a local
     minimum. A pole shows as a change of sign between the largest values on either side,
     where a zero of a smooth model changes sign between small ones."""
-    if len(problem.data) != 1:
+    grid = _pole_grid(problem)
+    if grid is None:
+        return None
+    name, rows, points = grid
+    with np.errstate(all="ignore"):
+        values, _ = batch_gradients(problem.program, {name: points.ravel(), **point}, problem.tape)
+    k = int(_first_poles(np.broadcast_to(values, points.size).reshape(points.shape)))
+    return None if k < 0 else _pole_note(name, rows[k], rows[k + 1])
+
+
+def _poles(problems: dict[Hashable, _Problem], points: dict[Hashable, dict]) -> dict:
+    """`_pole` of each of `problems` (groups of one fit's rows) at its point of `points`: the
+    model evaluated on the points of many groups at once, POLE_POINTS at a time."""
+    notes: dict[Hashable, str | None] = dict.fromkeys(problems)
+    grids: dict[Hashable, tuple[str, np.ndarray, np.ndarray]] = {}
+    for label, problem in problems.items():
+        grid = _pole_grid(problem)
+        if grid is not None:
+            grids[label] = grid
+    labels = list(grids)
+    while labels:
+        chunk: list[Hashable] = []
+        size = 0
+        while labels and (not chunk or size + grids[labels[0]][2].size <= POLE_POINTS):
+            chunk.append(labels.pop(0))
+            size += grids[chunk[-1]][2].size
+        name = grids[chunk[0]][0]
+        problem = problems[chunk[0]]
+        columns = {name: np.concatenate([grids[label][2].ravel() for label in chunk])}
+        for parameter in problem.parameters:
+            columns[parameter] = np.concatenate(
+                [np.full(grids[label][2].size, points[label][parameter]) for label in chunk]
+            )
+        with np.errstate(all="ignore"):
+            values, _ = batch_gradients(problem.program, columns, problem.tape)
+        values = np.broadcast_to(values, columns[name].shape)
+        shapes = {grids[label][2].shape for label in chunk}
+        if len(shapes) == 1:  # every group's lines alike: all at once
+            firsts = _first_poles(values.reshape(len(chunk), *shapes.pop()))
+        else:
+            bounds = np.cumsum([0] + [grids[label][2].size for label in chunk])
+            firsts = np.array([
+                _first_poles(values[a:b].reshape(grids[label][2].shape))
+                for label, a, b in zip(chunk, bounds[:-1], bounds[1:], strict=True)
+            ])  # fmt: skip
+        for label, k in zip(chunk, firsts.tolist(), strict=True):
+            rows = grids[label][1]
+            notes[label] = None if k < 0 else _pole_note(name, rows[k], rows[k + 1])
+    return notes
+
+
+def _pole_grid(problem: _Problem) -> tuple[str, np.ndarray, np.ndarray] | None:
+    """The one predictor, its values in order, and the points tried between each two
+    neighbours (a line per pair, the two rows at either end); None where there is not one
+    predictor with two values."""
+    if len(problem.data) != 1 or isinstance(problem, _Shared):
         return None
     ((name, column),) = problem.data.items()
     rows = np.unique(column[np.isfinite(column)])
@@ -892,17 +1220,20 @@ def _pole(problem: _Problem, point: dict[str, float]) -> str | None:
         return None
     samples = max(1, min(POLE_SAMPLES, POLE_POINTS // (rows.size - 1)))
     t = np.linspace(0.0, 1.0, samples + 2)
-    grid = rows[:-1, None] + (rows[1:] - rows[:-1])[:, None] * t  # the rows at either end
-    with np.errstate(all="ignore"):
-        values, _ = batch_gradients(problem.program, {name: grid.ravel(), **point}, problem.tape)
-    for k, line in enumerate(values.reshape(grid.shape)):
-        if not np.all(np.isfinite(line)):
-            return _pole_note(name, rows[k], rows[k + 1])
-        sizes = np.abs(line)
-        for i in np.flatnonzero(np.sign(line[:-1]) * np.sign(line[1:]) < 0):
-            if sizes[i] >= sizes[: i + 1].max() and sizes[i + 1] >= sizes[i + 1 :].max():
-                return _pole_note(name, rows[k], rows[k + 1])
-    return None
+    return name, rows, rows[:-1, None] + (rows[1:] - rows[:-1])[:, None] * t
+
+
+def _first_poles(lines: np.ndarray) -> np.ndarray:
+    """The first pair of neighbouring rows between which the model has a pole (or is not
+    finite), -1 for none: `lines` holds its values between each pair (..., pair, point)."""
+    sizes = np.abs(lines)
+    with np.errstate(invalid="ignore"):
+        flips = np.sign(lines[..., :-1]) * np.sign(lines[..., 1:]) < 0
+        largest_before = np.maximum.accumulate(sizes, axis=-1)[..., :-1]
+        largest_after = np.flip(np.maximum.accumulate(np.flip(sizes, -1), axis=-1), -1)[..., 1:]
+        poles = flips & (sizes[..., :-1] >= largest_before) & (sizes[..., 1:] >= largest_after)
+    bad = ~np.all(np.isfinite(lines), axis=-1) | poles.any(axis=-1)
+    return np.where(bad.any(axis=-1), np.argmax(bad, axis=-1), -1)
 
 
 def _pole_note(name: str, low: float, high: float) -> str:
@@ -1088,7 +1419,9 @@ def _exponent(values) -> int:
     """The power of two that brings the largest finite magnitude of `values` into [0.5, 1)
     (0 where every one is 0), within the powers of two that are normal floats."""
     magnitudes = np.abs(values)
-    largest = float(np.max(magnitudes, where=np.isfinite(magnitudes), initial=0.0))
+    largest = float(np.max(magnitudes, initial=0.0))
+    if not math.isfinite(largest):  # (the quick maximum, unless some are not finite)
+        largest = float(np.max(magnitudes, where=np.isfinite(magnitudes), initial=0.0))
     return min(1023, max(-1022, -math.frexp(largest)[1])) if largest > 0 else 0
 
 

@@ -102,10 +102,12 @@ def by_element(values: Mapping[str, Any]) -> dict:
 
 def has_arrays(result: object) -> bool:
     """Whether a result holds arrays (from an array program)."""
+    fields = (getattr(result, f, None) for f in ARRAY_FIELDS)
     return any(
         getattr(v, "ndim", 0)
-        for f in ARRAY_FIELDS
-        for v in (getattr(result, f, None) or {}).values()
+        for values in fields
+        if isinstance(values, dict)
+        for v in values.values()
     )
 
 
@@ -535,3 +537,58 @@ class Fit:
             + "".join(rows)
             + f"</tbody></table><p>{escape(self.message)}</p>"
         )
+
+
+def group_name(group: Any) -> str:
+    """A group's value as a table and a parameter's name (a[g]) write it: s0, 3, 2.5."""
+    if isinstance(group, float) and group.is_integer():
+        return str(int(group))
+    return str(group)
+
+
+@dataclass
+class Fits(Mapping):
+    """Fits of one model, a group of rows each (`fit(..., by=COLUMN)`): a mapping of each
+    group's value to its Fit, in the order the groups first appear in the data. A group
+    that could not be fitted (fewer rows than free parameters) has a Fit of nan values, not
+    converged, whose message says why. `fitted` and `residuals` are per row of the data, in
+    its order (each group's, nan where a group was not fitted)."""
+
+    fits: dict[Any, Fit]
+    fitted: np.ndarray | None = field(default=None, repr=False, compare=False)
+    residuals: np.ndarray | None = field(default=None, repr=False, compare=False)
+    # the column the groups are the values of, which the output names
+    by: str = "group"
+
+    def __getitem__(self, group: Any) -> Fit:
+        return self.fits[group]
+
+    def __iter__(self):
+        return iter(self.fits)
+
+    def __len__(self) -> int:
+        return len(self.fits)
+
+    @property
+    def converged(self) -> bool:
+        """Whether every group's fit converged."""
+        return all(result.converged for result in self.fits.values())
+
+    @property
+    def unconverged(self) -> list:
+        """The groups whose fit did not converge."""
+        return [group for group, result in self.fits.items() if not result.converged]
+
+    def _repr_html_(self) -> str:
+        """A table for notebooks: a row per group, as the command's table."""
+        from html import escape
+
+        from .render.text import table_rows
+
+        rows = table_rows(self, lambda x: f"{x:.6g}")
+        head = "".join(f"<th>{escape(cell)}</th>" for cell in rows[0])
+        body = "".join(
+            "<tr>" + "".join(f"<td>{escape(cell)}</td>" for cell in row) + "</tr>"
+            for row in rows[1:]
+        )
+        return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"

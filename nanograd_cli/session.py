@@ -834,6 +834,7 @@ class Session:
         finally:
             if counter:
                 counter.stop()
+        assert isinstance(result, Fit)  # (no groups)
         result.table_statistics = args.flag("stats")
         self._reached(args, result.parameters, Table(_rows(result)), reply)
         reply.err.extend(f"note: {warning}" for warning in result.warnings)

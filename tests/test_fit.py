@@ -1115,3 +1115,198 @@ def test_python_fit_takes_loss_f_scale_and_profile():
     profiled = nanograd_cli.fit("Vm*S/(K + S)", {"S": PUROMYCIN_S, "y": PUROMYCIN_V},
                                 ci=0.95, profile=True, Vm=200, K=0.1)  # fmt: skip
     assert profiled.ci_method == "profile" and profiled.ci["K"][0] < profiled.parameters["K"]
+
+
+# Fits by group (--by) and global fits sharing parameters (--shared), against SciPy's
+# least_squares on each group's rows and on the stacked problem built by hand.
+
+GROUPS = {"b": (2.0, 0.3), 2: (1.5, 0.2), "a": (3.0, 0.5)}  # a, c of each group; k = 1.1
+
+
+def grouped_decay(rows: int = 12):
+    """Rows of a*exp(-k*x) + c and noise, the groups' rows interleaved, and each row's group."""
+    rng = np.random.default_rng(3)
+    g, x = [], []
+    for i in range(rows):
+        for label in GROUPS:
+            g.append(label)
+            x.append(i / 3)
+    a, c = (np.array([GROUPS[label][j] for label in g]) for j in (0, 1))
+    x = np.array(x)
+    y = a * np.exp(-1.1 * x) + c + 0.01 * rng.standard_normal(x.size)
+    return g, x, y
+
+
+def _reference(residuals, start, dof_rows):
+    """SciPy's fit of `residuals` to the limit, and its standard errors from its Jacobian."""
+    from scipy.optimize import least_squares
+
+    found = least_squares(residuals, start, xtol=1e-15, ftol=1e-15, gtol=1e-15, method="lm")
+    rss = float(found.fun @ found.fun)
+    covariance = np.linalg.inv(found.jac.T @ found.jac) * rss / (dof_rows - len(start))
+    return found.x, np.sqrt(np.diag(covariance)), rss
+
+
+def test_a_fit_by_group_is_each_groups_fit_alone():
+    import nanograd_cli
+
+    g, x, y = grouped_decay()
+    fits = nanograd_cli.fit(
+        "a*exp(-k*x) + c", data={"g": g, "x": x, "y": y}, by="g", a=1, k=0.5, c=0
+    )
+    assert list(fits) == ["b", 2, "a"]  # in the order they first appear
+    assert fits.converged and fits.unconverged == []
+    for label in GROUPS:
+        rows = np.array([v == label for v in g])
+        xs, ys = x[rows], y[rows]
+        values, errors, rss = _reference(
+            lambda p, xs=xs, ys=ys: ys - (p[0] * np.exp(-p[1] * xs) + p[2]), [1, 0.5, 0], 12
+        )
+        got = fits[label]
+        assert got.n == 12 and got.dof == 9
+        assert [got.parameters[n] for n in "akc"] == pytest.approx(values, rel=1e-9)
+        assert [got.stderr[n] for n in "akc"] == pytest.approx(errors, rel=1e-6)
+        assert got.rss == pytest.approx(rss, rel=1e-9)
+        assert got.fitted == pytest.approx(fits.fitted[rows], rel=1e-15)
+        assert fits.residuals[rows] == pytest.approx(ys - got.fitted, abs=1e-15)
+
+
+def test_a_shared_parameter_is_one_fit_over_every_group():
+    import nanograd_cli
+
+    g, x, y = grouped_decay()
+    labels = list(GROUPS)
+    code = np.array([labels.index(v) for v in g])
+
+    def stacked(p):  # k, then a and c of each group
+        return y - (p[1:4][code] * np.exp(-p[0] * x) + p[4:7][code])
+
+    values, errors, rss = _reference(stacked, [0.5, 1, 1, 1, 0, 0, 0], x.size)
+    result = nanograd_cli.fit(
+        "a*exp(-k*x) + c", data={"g": g, "x": x, "y": y}, by="g", shared="k", a=1, k=0.5, c=0
+    )
+    assert result.converged, result.message
+    names = ["k", "a[b]", "a[2]", "a[a]", "c[b]", "c[2]", "c[a]"]
+    assert sorted(result.parameters) == sorted(names)
+    assert [result.parameters[n] for n in names] == pytest.approx(values, rel=1e-9)
+    assert [result.stderr[n] for n in names] == pytest.approx(errors, rel=1e-6)
+    assert (result.rss, result.n, result.dof) == (pytest.approx(rss, rel=1e-9), 36, 29)
+
+
+def test_a_group_with_too_few_rows_says_so_and_the_others_are_fitted():
+    import nanograd_cli
+
+    g, x, y = grouped_decay()
+    g[-1] = "lone"  # one row: fewer than the 3 parameters
+    fits = nanograd_cli.fit(
+        "a*exp(-k*x) + c", data={"g": g, "x": x, "y": y}, by="g", a=1, k=0.5, c=0
+    )
+    lone = fits["lone"]
+    assert not lone.converged and math.isnan(lone.parameters["a"]) and lone.n == 1
+    assert lone.message == (
+        "1 row for 3 parameters: a fit needs at least as many rows as free parameters"
+    )
+    assert fits.unconverged == ["lone"]
+    assert all(fits[label].converged for label in GROUPS)
+    assert math.isnan(fits.fitted[-1]) and not np.isnan(fits.fitted[:-1]).any()
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        (
+            {"by": "G"},
+            "by='G': the data has no column G (its columns: g, x, y); did you mean g?",
+        ),
+        (
+            {"by": "x"},
+            "by='x': the fit reads the column x; the column of the groups is not "
+            "data of the model, the target or sigma",
+        ),
+        ({"by": "g", "shared": "q"}, "shared='q': q is not a parameter (parameters: a, k, c)"),
+        (
+            {"shared": "k"},
+            "shared shares a parameter between the groups of by: give the column of the groups",
+        ),
+        (
+            {"by": "g", "restarts": 2},
+            "restarts is for one fit: fit a group alone to use it",
+        ),
+    ],
+)
+def test_bad_groups_are_bad_input(options, message):
+    import nanograd_cli
+
+    g, x, y = grouped_decay()
+    with pytest.raises(InputError) as raised:
+        nanograd_cli.fit(
+            "a*exp(-k*x) + c", data={"g": g, "x": x, "y": y}, a=1, k=0.5, c=0, **options
+        )
+    assert str(raised.value) == message
+
+
+def test_groups_fitted_together_are_each_the_single_fit_of_their_rows():
+    """The groups are fitted all at once (one pass of the tape over every row per step):
+    each one's result is the single fit's of its rows, with sigma, a fixed parameter and
+    rows left out, after as many iterations (to the last, which rounding decides); a group the
+    batch cannot start is fitted alone, as a single fit is."""
+    g, x, y = grouped_decay(rows=20)
+    y = y.copy()
+    y[7] = math.nan  # left out with drop_nan
+    s = 0.01 + 0.02 * x
+    columns = {"x": x, "y": y, "s": s}
+    program = parse("a*exp(-k*x) + c + d")
+    starts = {"a": 1, "k": 0.5, "c": 0, "d": 0.0}
+    options = {"sigma": "s", "fix": ["d"], "drop_nan": True}
+    fits = fit(program, columns, starts, groups=g, **options)
+    for label in GROUPS:
+        rows = np.array([v == label for v in g])
+        alone = fit(program, {k: v[rows] for k, v in columns.items()}, starts, **options)
+        got = fits[label]
+        assert got.converged and alone.converged
+        for name in "akc":
+            assert got.parameters[name] == pytest.approx(alone.parameters[name], rel=1e-9)
+            assert got.stderr[name] == pytest.approx(alone.stderr[name], rel=1e-9)
+        assert got.rss == pytest.approx(alone.rss, rel=1e-9)
+        assert (got.n, got.dof, got.parameters["d"]) == (alone.n, alone.dof, 0.0)
+        assert got.warnings == alone.warnings
+        # the same steps; the last one, which the tolerances at the limit of precision
+        # decide on rounding, may differ
+        assert abs(got.iterations - alone.iterations) <= 1
+    # a start where one group's model is not finite: that group's row says so, alone
+    columns["x"], columns["y"] = np.where([v == 2 for v in g], -1000.0, x), grouped_decay(20)[2]
+    fits = fit(program, columns, {**starts, "k": 1.0}, groups=g, fix=["d"])
+    assert fits[2].converged is False and "start from values where it is finite" in fits[2].message
+    assert fits["a"].converged and fits["b"].converged
+
+
+@pytest.mark.parametrize("start", [{"Vmax": 1, "Km": 1}, {"Vmax": 200, "Km": 0.1}])
+def test_groups_fitted_together_reach_the_minimum_their_single_fit_reaches(start):
+    """From a poor start, Michaelis-Menten has minima on either side of its pole: each group
+    ends at the one its single fit ends at (here beyond the pole, with the same note)."""
+    s, v = np.array(PUROMYCIN_S), np.array(PUROMYCIN_V, dtype=float)
+    model, target = parse("Vmax*S/(Km + S)"), parse("v")
+    alone = fit(model, {"S": s, "v": v}, start, target=target)
+    fits = fit(model, {"S": np.r_[s, s], "v": np.r_[v, v]}, start, target=target,
+               groups=["p"] * 12 + ["q"] * 12)  # fmt: skip
+    for group in ("p", "q"):
+        got = fits[group]
+        assert got.parameters == pytest.approx(alone.parameters, rel=1e-9)
+        assert got.warnings == alone.warnings and abs(got.iterations - alone.iterations) <= 1
+
+
+@pytest.mark.parametrize("options", [{}, {"steps": 50}, {"bounds": {"k": (0, 5)}}])
+def test_groups_of_very_different_sizes_or_capped_are_each_fitted_alone(options):
+    """Where the groups are not fitted together (one far larger than the others, a cap on
+    the steps, bounds), each is still its single fit."""
+    rng = np.random.default_rng(5)
+    x = np.r_[np.linspace(0, 4, 400), np.linspace(0, 4, 6), np.linspace(0, 4, 6)]
+    y = 2 * np.exp(-x) + 0.3 + 0.01 * rng.standard_normal(x.size)
+    g = ["big"] * 400 + ["s1"] * 6 + ["s2"] * 6
+    program, starts = parse("a*exp(-k*x) + c"), {"a": 1, "k": 0.1, "c": 0}
+    fits = fit(program, {"x": x, "y": y}, starts, groups=g, **options)
+    for label in ("big", "s1", "s2"):
+        rows = np.array([v == label for v in g])
+        alone = fit(program, {"x": x[rows], "y": y[rows]}, starts, **options)
+        assert fits[label].parameters == pytest.approx(alone.parameters, rel=1e-12)
+        assert fits[label].iterations == alone.iterations

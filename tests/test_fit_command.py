@@ -438,3 +438,136 @@ def test_a_robust_fit_and_profile_intervals_through_the_command_line(data, tmp_p
     csv = in_process(*fit, "--ci", "0.95", "--profile", "--format", "csv").stdout.splitlines()
     assert csv[0] == "parameter,value,stderr,lower,upper"
     assert [float(x) for x in csv[1].split(",")[3:]] == pytest.approx(shown["ci"]["a"], rel=1e-12)
+
+
+# --by COLUMN: a fit per group of rows; --shared NAME: one fit sharing NAME between groups.
+
+# three runs of a*exp(-b*x) + c, their rows interleaved, named by a number or a text
+RUNS = {"10": (2.0, 1.1, 0.3), "2.5": (1.5, 1.4, 0.2), "late": (3.0, 0.9, 0.5)}
+
+
+@pytest.fixture
+def runs(tmp_path):
+    path = tmp_path / "runs.csv"
+    lines = ["run,x,y"]
+    for i in range(12):
+        for run, (a, b, c) in RUNS.items():
+            x = i / 3
+            lines.append(f"{run},{x!r},{a * math.exp(-b * x) + c + 0.01 * (-1) ** i!r}")
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def test_by_writes_a_row_per_group_as_a_table_csv_and_json_lines(runs):
+    arguments = ["fit", MODEL, "--data", str(runs), "--by", "run", *STARTS]
+    lines = [
+        json.loads(line) for line in in_process(*arguments, "--format", "json").stdout.splitlines()
+    ]
+    assert [line["run"] for line in lines] == ["10", "2.5", "late"]  # text: a word among them
+    for line, (a, b, c) in zip(lines, RUNS.values(), strict=True):
+        assert line["converged"] and line["n"] == 12
+        assert line["parameters"] == pytest.approx({"a": a, "b": b, "c": c}, rel=0.05)
+    csv = in_process(*arguments, "--format", "csv")
+    rows = csv.stdout.splitlines()
+    assert (csv.returncode, rows[0]) == (
+        0,
+        "run,a,stderr_a,b,stderr_b,c,stderr_c,rss,converged,message",
+    )
+    for row, line in zip(rows[1:], lines, strict=True):
+        cells = row.split(",")
+        assert cells[0] == line["run"] and cells[-2:] == ["true", ""]
+        values = [float(v) for v in cells[1:8]]
+        assert values == [line[k][n] for n in "abc" for k in ("parameters", "stderr")] + [
+            line["rss"]
+        ]
+    table = in_process(*arguments).stdout.splitlines()
+    assert table[0].split() == ["run", "a", "stderr", "b", "stderr", "c", "stderr", "rss",
+                                "converged"]  # fmt: skip
+    assert [line.split()[0] for line in table[1:]] == ["10", "2.5", "late"]
+    assert [line.split()[-1] for line in table[1:]] == ["yes"] * 3
+
+
+def test_groups_named_by_numbers_are_numbers_in_json(tmp_path):
+    path = tmp_path / "numbered.csv"
+    path.write_text("run,x,y\n" + "".join(f"{1 + i % 2}.0,{i},{2 * i + i % 2}\n" for i in range(8)))
+    done = in_process("fit", "a*x + b", "--data", str(path), "--by", "run", "--a", "1",
+                      "--b", "0", "--format", "json")  # fmt: skip
+    lines = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [line["run"] for line in lines] == [1, 2]
+    assert [line["parameters"]["b"] for line in lines] == pytest.approx([0.0, 1.0], abs=1e-12)
+
+
+def test_by_with_output_writes_every_groups_fitted_rows(runs, tmp_path):
+    out = tmp_path / "fitted.csv"
+    done = in_process("fit", MODEL, "--data", str(runs), "--by", "run", *STARTS, "-o", str(out),
+                      "--format", "json")  # fmt: skip
+    fits = {line["run"]: line["parameters"] for line in map(json.loads, done.stdout.splitlines())}
+    lines = out.read_text().splitlines()
+    assert lines[0] == "run,x,y,fitted,residual" and len(lines) == 37
+    for line in lines[1:]:
+        run, x, y, fitted, residual = line.split(",")
+        p = fits[run]
+        expected = p["a"] * math.exp(-p["b"] * float(x)) + p["c"]
+        assert float(fitted) == pytest.approx(expected, rel=1e-13)
+        assert float(residual) == pytest.approx(float(y) - expected, rel=1e-9, abs=1e-14)
+
+
+def test_a_group_that_cannot_be_fitted_is_its_row_and_exit_1(runs, tmp_path):
+    with runs.open("a") as extra:
+        extra.write("lone,0,1\nlone,1,2\n")
+    out = tmp_path / "fitted.csv"
+    done = in_process("fit", MODEL, "--data", str(runs), "--by", "run", *STARTS, "-o", str(out),
+                      "--format", "csv")  # fmt: skip
+    rows = done.stdout.splitlines()
+    assert done.returncode == 1 and len(rows) == 5
+    assert rows[-1] == (
+        "lone,nan,nan,nan,nan,nan,nan,nan,false,2 rows for 3 parameters: a fit needs at least "
+        "as many rows as free parameters"
+    )
+    assert all(row.endswith(",true,") for row in rows[1:4])
+    assert done.stderr == (
+        f"note: {out} not written: not every group's fit converged\n"
+        "error: 1 of 4 groups did not converge (see their rows)\n"
+    )
+    assert not out.exists()
+
+
+def test_shared_names_a_parameter_per_group_and_the_shared_one_once(runs):
+    done = in_process("fit", MODEL, "--data", str(runs), "--by", "run", "--shared", "b",
+                      *STARTS, "--format", "json")  # fmt: skip
+    result = json.loads(done.stdout)
+    assert (done.returncode, result["converged"], result["n"], result["dof"]) == (0, True, 36, 29)
+    assert list(result["parameters"]) == [
+        "a[10]", "a[2.5]", "a[late]", "b", "c[10]", "c[2.5]", "c[late]"
+    ]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        (
+            ["--by", "Run"],
+            "--by Run: the data has no column Run (its columns: run, x, y); did you mean run?",
+        ),
+        (
+            ["--by", "x"],
+            "--by x: the fit reads the column x; the column of the groups is not "
+            "data of the model, the target or sigma",
+        ),
+        (
+            ["--shared", "b"],
+            "--shared shares a parameter between the groups of --by: give the column of the groups",
+        ),
+        (
+            ["--by", "run", "--shared", "k"],
+            "--shared k: k is not a parameter (parameters: a, b, c)",
+        ),
+        (
+            ["--by", "run", "--plot", "fit.svg"],
+            "--plot draws one fit; with --by, fit the group to draw on its own",
+        ),
+    ],
+)
+def test_bad_groups_are_exit_2(runs, arguments, message):
+    done = in_process("fit", MODEL, "--data", str(runs), *STARTS, *arguments)
+    assert (done.returncode, done.stdout, done.stderr) == (2, "", f"error: {message}\n")

@@ -17,10 +17,10 @@ from ..program import Program
 from ..render import figures as plots
 from ..render import text
 from ..render.progress import FitProgress
-from ..results import Fit
+from ..results import Fit, Fits, group_name
 from ..robust import LOSSES
 from ..sources import Source
-from .command import InputsCommand, one_standard_input, program_and_point
+from .command import InputsCommand, complete_inputs, one_standard_input, program_and_point
 from .options import (
     CountFrom,
     color_option,
@@ -38,6 +38,8 @@ Examples:
   nanograd fit model.txt --data runs.parquet --b1 500 --b2 1e-4 --format json
   nanograd fit "k*t" --data decay.csv --target "log(y)" --sigma dy --k -1
   nanograd fit "a*x + b" --data points.csv --a 1 --b 0 -o fitted.csv
+  nanograd fit "a*exp(-k*t)" --data runs.csv --by run --a 1 --k 0.1 --format csv
+  nanograd fit "a*exp(-k*t)" --data runs.csv --by run --shared k --a 1 --k 0.1
 """
 
 
@@ -184,6 +186,20 @@ Examples:
 )
 @click.option("--logx", is_flag=True, help="--plot's x axis logarithmic.")
 @click.option("--logy", is_flag=True, help="--plot's y axis (the target's) logarithmic.")
+@click.option(
+    "--by",
+    metavar="COLUMN",
+    help="A fit per group of rows with the same value in COLUMN (numbers or text), each "
+    "from the same starts: a row per group, in the order the groups first appear.",
+)
+@click.option(
+    "--shared",
+    multiple=True,
+    metavar="NAME",
+    shell_complete=complete_inputs,
+    help="With --by: one fit of all the groups where the parameter NAME is one for all and "
+    "each other parameter is one per group (named a[g]).",
+)
 @table_format
 @color_option
 @click.pass_context
@@ -218,6 +234,8 @@ def fit(
     logy: bool,
     fmt: str | None,
     digits: str | None,
+    by: str | None = None,
+    shared: tuple[str, ...] = (),
 ) -> None:
     """Fit the parameters of SOURCE to the rows of --data by least squares, with exact
     derivatives.
@@ -230,6 +248,11 @@ def fit(
     written), 2 for bad input.
     """
     level = None if band is None else api.confidence("band", band)
+    api.check_grouping(by, shared, picture)
+    one_fit = [o for o, given in (("--predict", predict), ("--save", save), ("--load", load),
+                                  ("--band", band is not None)) if given]  # fmt: skip
+    if by is not None and one_fit:
+        raise InputError(f"{one_fit[0]} is for one fit: with --by, fit the group on its own")
     if (logx or logy) and not picture:
         raise InputError(f"--{'logx' if logx else 'logy'} is an axis of --plot FILE: give one")
     if band is not None and not (predict or output or picture):
@@ -244,18 +267,23 @@ def fit(
     else:
         refuse_with_load(ctx, source)
         result, interrupted, table = api.load_fit(load), None, None
-    result.table_statistics = stats
+    if isinstance(result, Fits):
+        result.by = by or result.by
+    else:
+        result.table_statistics = stats
     failed = interrupted is not None or not result.converged
     if failed or not predict or output:
         emit(fmt, result, digits)  # first: a file that cannot be written loses no result
-    for note in result.warnings:
+    for note in notes(result):
         report(f"note: {note}")
     files = [path for path in (output, picture, save) if path and path != "-"]
     if failed and files:  # a failed run leaves no file behind; stdout has the point reached
         why = "the fit was interrupted" if interrupted else "the fit did not converge"
+        if not interrupted and isinstance(result, Fits):
+            why = "not every group's fit converged"
         report(f"note: {' and '.join(files)} not written: {why}")
     if predict and not failed:
-        assert rows_format  # (the format of --predict's rows)
+        assert rows_format and isinstance(result, Fit)  # (--predict: one fit)
         read = {*parse(result.source).inputs, *api.sigma_columns(result.sigma)}
         rows = io.read_table(predict, io.input_format(predict, None), read, "predict", "fit")
         found = api.predict(result, rows.columns, level, rows=row_count(rows))
@@ -270,7 +298,7 @@ def fit(
         assert table is not None and rows_format  # (--load without --predict writes no rows)
         write_out(output, api.fit_rows(table, result, rows_format, level))
     if picture and not (failed and picture in files):
-        assert table is not None  # (refused with --load)
+        assert table is not None and isinstance(result, Fit)  # (no --load, no groups)
         drawn = api.fit_curve(parse(result.source), table.columns, result, level, logx, logy)
         if drawn.hidden:
             report(f"note: {drawn.hidden_note}")
@@ -280,6 +308,7 @@ def fit(
             columns = plots.terminal_width(shutil.get_terminal_size((80, 24)).columns)
             report(plots.fit_text(drawn, columns, sys.stderr.isatty()))
     if save and not failed:
+        assert isinstance(result, Fit)  # (--save: one fit)
         write_out(save, api.saved_fit(result).encode())
     if interrupted:
         raise interrupted
@@ -324,6 +353,8 @@ FITTING = (
     "ci",
     "profile",
     "steps",
+    "by",
+    "shared",
 )
 
 
@@ -356,6 +387,8 @@ def fitted(ctx: click.Context, source, var, data, data_format, target, sigma):
         missing=params["drop_nan"],
     )
     check_starts(ctx, program, starts, table)
+    by = params["by"]
+    groups = None if by is None else group_column(by, table, needed | api.sigma_columns(sigma))
     if params["picture"]:
         api.fit_predictor(program, table.columns)
     progress = FitProgress() if sys.stderr.isatty() else None
@@ -379,9 +412,11 @@ def fitted(ctx: click.Context, source, var, data, data_format, target, sigma):
             params["loss"],
             params["f_scale"],
             params["profile"],
+            groups,
+            params["shared"],
         )
     except Interrupted as stop:  # Ctrl-C: the best point reached is shown, then the exit code
-        assert isinstance(stop.reached, Fit)  # api.fit's Interrupted carries one
+        assert isinstance(stop.reached, Fit | Fits)  # api.fit's Interrupted carries one
         return stop.reached, stop, table
     finally:
         if progress:
@@ -397,6 +432,23 @@ def predictions_format(predict: str | None, output: str | None, fmt: str | None)
     if not predict:
         return None
     return fmt if fmt == "table" else io.output_format(None, fmt, None) if fmt else "csv"
+
+
+def group_column(by: str, table: io.Table, read: set[str]) -> list:
+    """The group of each row: its value in the column `by`, which the fit must not read."""
+    api.check_group_column(by, table.names, read)
+    return io.group_values(table, by)
+
+
+def notes(result: Fit | Fits) -> list[str]:
+    """The notes on the point reached, each naming its group where there are groups."""
+    if isinstance(result, Fit):
+        return result.warnings
+    return [
+        f"{result.by} = {group_name(group)}: {note}"
+        for group, fit in result.items()
+        for note in fit.warnings
+    ]
 
 
 def target_of(text: str | None) -> Program | None:

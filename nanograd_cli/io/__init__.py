@@ -181,3 +181,16 @@ def _read_table(path: str, fmt: str, needed: Iterable[str] | None, missing: bool
             for name, chunks in parts.items()
         }
         return Table(columns, batches, names, reader.schema)
+
+
+def group_values(table: Table, name: str) -> list:
+    """The value of the column `name` of `table` on each row, as it names a group of rows:
+    numbers where every row holds one (1 and 1.0 are the same group), else text (a row with
+    none, None)."""
+    from .numbers import floats
+
+    try:
+        numbers = [floats(rows.column(name), name, first).tolist() for first, rows in table.batches]
+    except InputError:  # not every value is a number: the groups are named by text
+        return [value for _, rows in table.batches for value in rows.column(name).to_pylist()]
+    return [int(v) if v.is_integer() else v for part in numbers for v in part]

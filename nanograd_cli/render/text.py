@@ -43,8 +43,10 @@ def _json_numbers(obj, null: bool):
 
 def to_json(result, null: bool = False) -> str:
     """One line of JSON, full precision, non-finite numbers as strings (or with `null`,
-    null)."""
-    return json.dumps(_json_numbers(json_object(result), null), allow_nan=False)
+    null); for a result of many (fits by group), JSON Lines: a line each."""
+    made = json_object(result)
+    objects = made if isinstance(made, list) else [made]
+    return "\n".join(json.dumps(_json_numbers(o, null), allow_nan=False) for o in objects)
 
 
 def to_csv(result) -> str:
@@ -270,9 +272,14 @@ def _(result: FormulaCheck) -> str:
 def _(result: FormulaCheck) -> list[str]:
     rows = table_rows(result)[1:]
     for row in rows:  # a formula may hold commas: log(x, 2)
-        row[1] = '"' + row[1].replace('"', '""') + '"' if "," in row[1] else row[1]
+        row[1] = _csv_field(row[1])
         row[-1] = "true" if row[-1] == "yes" else "false"
     return [",".join(row) for row in rows]
+
+
+def _csv_field(text: str) -> str:
+    """A CSV field: quoted where it holds a comma, a quote or a line break."""
+    return '"' + text.replace('"', '""') + '"' if any(c in text for c in ',"\n') else text
 
 
 @csv_header.register(Minimum)
@@ -415,7 +422,7 @@ def _(result: Minimum, number: Number = repr) -> list[list[str]]:
 
 # Fits (`nanograd fit`): the shape of docs/fit.md and the spec's §2b.
 
-from ..results import Fit  # noqa: E402
+from ..results import Fit, Fits, group_name  # noqa: E402
 
 
 @json_object.register(Fit)
@@ -517,4 +524,51 @@ def _(result: Fit, number: Number = repr) -> list[list[str]]:
         rows.append(["loss", result.loss, scale, *blank])
     # the reason last, where its length widens no column of numbers
     rows.append(["converged", "yes" if result.converged else "no", *blank, result.message])
+    return rows
+
+
+# Fits by group (`fit --by COLUMN`): a row per group.
+
+
+@json_object.register(Fits)
+def _(result: Fits) -> list[dict]:
+    return [{result.by: group, **json_object(fit)} for group, fit in result.items()]
+
+
+def _group_names(result: Fits) -> list[str]:
+    """The parameters, from the first group (every group has the same)."""
+    return list(next(iter(result.values())).parameters) if result else []
+
+
+@csv_header.register(Fits)
+def _(result: Fits) -> str:
+    columns = [f"{name},stderr_{name}" for name in _group_names(result)]
+    return ",".join([_csv_field(result.by), *columns, "rss,converged,message"])
+
+
+@csv_rows.register(Fits)
+def _(result: Fits) -> list[str]:
+    rows = []
+    for group, fit in result.items():
+        cells = [_csv_field(group_name(group))]
+        for name in fit.parameters:
+            cells += [repr(fit.parameters[name]), repr(fit.stderr[name])]
+        why = "" if fit.converged else _csv_field(fit.message)
+        cells += [repr(fit.rss), "true" if fit.converged else "false", why]
+        rows.append(",".join(cells))
+    return rows
+
+
+@table_rows.register(Fits)
+def _(result: Fits, number: Number = repr) -> list[list[str]]:
+    names = _group_names(result)
+    rows = [[result.by, *(c for name in names for c in (name, "stderr")), "rss", "converged"]]
+    for group, fit in result.items():
+        cells = [group_name(group)]
+        for name in names:
+            se = "at bound" if name in fit.at_bound else number(fit.stderr[name])
+            cells += [number(fit.parameters[name]), se]
+        # why a group did not converge: last, where its length widens no column of numbers
+        cells += [number(fit.rss), "yes" if fit.converged else f"no: {fit.message}"]
+        rows.append(cells)
     return rows
