@@ -452,6 +452,70 @@ def minimize(
     return result
 
 
+@overload
+def fit(
+    source: str,
+    /,
+    data: Mapping[str, Sequence[float]] | str | os.PathLike[str],
+    target: str = ...,
+    sigma: str | None = ...,
+    fix: Names = ...,
+    steps: int | None = ...,
+    starts: Mapping[str, float] | None = ...,
+    *,
+    bounds: Mapping[str, tuple[float, float] | str] | None = ...,
+    absolute_sigma: bool = ...,
+    derive: Names = ...,
+    drop_nan: bool = ...,
+    restarts: int = ...,
+    seed: int | None = ...,
+    loss: str = ...,
+    f_scale: float | None = ...,
+    ci: float | None = ...,
+    profile: bool = ...,
+    plot: str | os.PathLike[str] | None = ...,
+    band: float | None = ...,
+    logx: bool = ...,
+    logy: bool = ...,
+    inputs: Mapping[str, float] | None = ...,
+    by: None = ...,
+    shared: Names = ...,
+    **more: float,
+) -> Fit: ...
+
+
+@overload
+def fit(
+    source: str,
+    /,
+    data: Mapping[str, Sequence[float]] | str | os.PathLike[str],
+    target: str = ...,
+    sigma: str | None = ...,
+    fix: Names = ...,
+    steps: int | None = ...,
+    starts: Mapping[str, float] | None = ...,
+    *,
+    bounds: Mapping[str, tuple[float, float] | str] | None = ...,
+    absolute_sigma: bool = ...,
+    derive: Names = ...,
+    drop_nan: bool = ...,
+    restarts: int = ...,
+    seed: int | None = ...,
+    loss: str = ...,
+    f_scale: float | None = ...,
+    ci: float | None = ...,
+    profile: bool = ...,
+    plot: str | os.PathLike[str] | None = ...,
+    band: float | None = ...,
+    logx: bool = ...,
+    logy: bool = ...,
+    inputs: Mapping[str, float] | None = ...,
+    by: str,
+    shared: Names = ...,
+    **more: float,
+) -> Fit | Fits: ...
+
+
 @python_door
 def fit(
     source: str,

@@ -25,7 +25,9 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
-NANOGRAD = re.compile(r"(^|[|;&]\s*)nanograd\b")  # runs nanograd (after a ; or &&), or pipes into it
+NANOGRAD = re.compile(
+    r"(^|[|;&]\s*)nanograd\b"
+)  # runs nanograd (after a ; or &&), or pipes into it
 NOT_TESTED = re.compile(r"<!-- not tested: (.+) -->")
 ENV = {
     **{k: v for k, v in os.environ.items() if k != "NO_COLOR"},
