@@ -611,8 +611,11 @@ def fit(
         by=groups,
         shared=names(shared, "shared"),
     )
+    from .fitted import Fit
+
     if isinstance(result, Fits):
         result.by = cast(str, by)
+        result.fits = {group: Fit.of(fitted) for group, fitted in result.items()}
         for group, fitted in result.items():
             for warning in fitted.warnings:
                 _note(f"note: {by} = {group_name(group)}: {warning}")
@@ -629,8 +632,6 @@ def fit(
         if drawn.hidden:
             _note(f"note: {drawn.hidden_note}")
         write_atomically(picture, fit_figure(drawn, fmt))
-    from .fitted import Fit
-
     return Fit.of(result)
 
 

@@ -773,6 +773,7 @@ def fit(
         for element in layout.elements([name])
     }
     restarts = whole("restarts", restarts, 0)
+    seed = None if seed is None else whole("seed", seed, 0)
     held = set(layout.elements(fix))
     # what every fit of this problem is given: the first, the restarts, the profiles' refits
     setup: dict[str, Any] = {
@@ -1237,7 +1238,14 @@ def predict(
     level = None if band is None else confidence("band", band)
     if not fit.source:
         raise InputError("this fit has no model to predict with: a fit from fit() or load_fit()")
-    written, parameters, _ = scalarized(parse(fit.source), fit.parameters)
+    program = parse(fit.source)
+    alien = [name for name in fit.parameters if name not in program.input_slots]
+    if alien:  # a[g] of a fit with --shared: no parameter of the model itself
+        raise InputError(
+            f"this fit's parameter {alien[0]} is none of its model's: a fit of groups sharing "
+            "parameters does not predict; predict with a fit of one group"
+        )
+    written, parameters, _ = scalarized(program, fit.parameters)
     read = [name for name in written.inputs if name not in parameters]
     missing = [name for name in read if name not in columns]
     if missing:

@@ -42,7 +42,9 @@ def predicted(
     with np.errstate(all="ignore"):
         value, gradients = batch_gradients(written, {**data, **parameters})
         fitted = np.broadcast_to(np.asarray(value, dtype=float), (rows,)).copy()
-        names = [name for name in fit.covariance if name in gradients]
+        # a parameter at its bound is held there, as the others' covariances take it
+        held = set(fit.at_bound)
+        names = [name for name in fit.covariance if name in gradients and name not in held]
         slopes = np.column_stack([np.broadcast_to(gradients[n], (rows,)) for n in names])
         covariance = np.array([[fit.covariance[a][b] for b in names] for a in names])
         variance = np.einsum("ij,jk,ik->i", slopes, covariance, slopes) if names else 0 * fitted
@@ -97,7 +99,7 @@ def loaded(text: str, path: str) -> Fit:
         stderr = {str(k): _number_or_array(v) for k, v in document["stderr"].items()}
         covariance = {
             str(a): {str(b): float(x) for b, x in row.items()}
-            for a, row in document["covariance"].items()
+            for a, row in _mapping(document["covariance"]).items()
         }
         source, target, sigma = document["source"], document["target"], document["sigma"]
         if not isinstance(source, str) or not all(
@@ -117,6 +119,13 @@ def loaded(text: str, path: str) -> Fit:
             message=str(document["message"]),
             inputs={str(k): _number_or_array(v) for k, v in document["inputs"].items()},
         )
+        names = set(stderr)
+        if set(parameters) != names or set(fit.inputs) != names:
+            raise ValueError("its parameters, standard errors and starts name different parameters")
+        rows = set(covariance)
+        covered = all(n in rows or any(r.startswith(f"{n}[") for r in rows) for n in names)
+        if not covered or any(set(row) != rows for row in covariance.values()):
+            raise ValueError("its covariance is not of every parameter by every parameter")
     except KeyError as error:
         raise damaged(f"no {json.dumps(error.args[0])}") from None
     except (TypeError, ValueError, AttributeError) as error:
@@ -125,14 +134,25 @@ def loaded(text: str, path: str) -> Fit:
         raise damaged("a parameter that is not a number")
     fit.source, fit.target, fit.sigma = source, target, sigma
     fit.absolute_sigma = bool(document.get("absolute_sigma", False))
-    names = ("chi2", "reduced_chi2", "r2", "aic", "bic", "t", "p", "correlation")
-    fit.statistics = {k: document[k] for k in names if k in document}
+    kept = ("chi2", "reduced_chi2", "r2", "aic", "bic", "t", "p", "correlation")
+    fit.statistics = {k: document[k] for k in kept if k in document}
     fit.derived = document.get("derived", {})
+    fit.loss = str(document.get("loss", "linear"))
+    fit.f_scale = float(document.get("f_scale", 1.0))
+    fit.cost = float(document.get("cost", math.nan))
     fit.at_bound = list(document.get("at_bound", []))
     if "ci" in document:
         fit.ci = {k: (float(lo), float(hi)) for k, (lo, hi) in document["ci"].items()}
         fit.ci_level = float(document["ci_level"])
+        fit.ci_method = str(document.get("ci_method", "asymptotic"))
     return fit
+
+
+def _mapping(value: object) -> dict:
+    """A saved object of names, or ValueError."""
+    if not isinstance(value, dict) or not all(isinstance(row, dict) for row in value.values()):
+        raise ValueError("its covariance is not of every parameter by every parameter")
+    return value
 
 
 def _number_or_array(value: object) -> Any:  # a float, or an array's elements as one

@@ -528,7 +528,7 @@ class Session:
             self.definitions.clear()
             self.defined.clear()
         elif command == ":inputs":
-            lines = [f"{name} = {value!r}" for name, value in self.inputs.items()]
+            lines = [f"{name} = {_written(value)}" for name, value in self.inputs.items()]
             lines += [d.text for d in self.definitions]
             reply.out.append("\n".join(lines) or "no inputs or definitions yet")
         elif command in COMMANDS:
@@ -1107,12 +1107,17 @@ def _constant(text: str) -> InputValue | None:
     number = constant_value(text)
     if number is not None or not ARRAY_VALUE.search(text):
         return number
-    from .arrays import constant_array
+    from .sources import literal_array
 
     try:
-        return constant_array(_parse(text))
+        return literal_array(_parse(text))
     except SourceError as error:  # [[1, 2], [3]]: said of the value as typed
         raise InputError(f"{text.strip()}: {error.message}") from None
+
+
+def _written(value: InputValue) -> str:
+    """An input's value as a line of the session writes it: 2.5, nan, [1.0, 2.0]."""
+    return str(value.tolist()) if hasattr(value, "tolist") else repr(value)
 
 
 def _parse(text: str) -> Program:

@@ -113,6 +113,10 @@ class _RandomStarts:
         )
         if match is None or before is None or after is None:
             raise InputError(f"{typed}: {RANDOM_FORMS}")
+        if not (math.isfinite(before) and math.isfinite(after)) or (
+            match["op"] == "/" and after == 0
+        ):
+            raise InputError(f"{typed}: a random start is scaled by a finite number, not 0")
         kind = match["kind"]
         sizes = [part.strip() for part in match["sizes"].split(",")]
         if not 1 <= len(sizes) <= 3 or not all(s.isdigit() and int(s) >= 1 for s in sizes):
@@ -124,6 +128,8 @@ class _RandomStarts:
                 f"{typed} is random: it is a start for minimize, with {option('seed', 'S')} "
                 "to draw the same one again"
             )
+        if self.seed < 0:
+            raise InputError(f"invalid value for {option('seed')}: {self.seed} is not at least 0")
         if self.generator is None:
             self.generator = np.random.default_rng(self.seed)
         shape = tuple(int(s) for s in sizes)
@@ -154,18 +160,24 @@ def array_value(text: str, typed: str) -> InputValue:
 
     if text.startswith("@"):
         return _array_file(text[1:], typed)
-    from .arrays import constant_array
     from .language import parse
 
     try:
-        program = parse(text)
-        named = {n: NON_FINITE[n.lower()] for n in program.inputs if n.lower() in NON_FINITE}
-        value = constant_array(program, named)
+        value = literal_array(parse(text))
     except SourceError as error:
         raise InputError(f"{typed}: {error.message}") from None
     if value is None:
         raise InputError(f"{typed}: an array's elements are numbers, such as [1, 2, 3]")
     return np.asarray(value, dtype=float)
+
+
+def literal_array(program: Program) -> np.ndarray | None:
+    """The array a value's parsed text writes (`[1, nan]`, `2*eye(3)`), its names nan and
+    inf read as those numbers; None where it reads another name."""
+    from .arrays import constant_array
+
+    named = {n: NON_FINITE[n.lower()] for n in program.inputs if n.lower() in NON_FINITE}
+    return constant_array(program, named)
 
 
 def _array_file(path: str, typed: str) -> InputValue:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import io
 import json
+import math
 
 import numpy as np
 import pytest
@@ -373,3 +374,58 @@ def test_log_axes_draw_the_rows_they_can_show_and_say_how_many_they_cannot(tmp_p
         2,
         "error: --logx is an axis of --plot FILE: give one\n",
     )
+
+
+def test_a_saved_robust_fit_keeps_its_loss_and_a_bound_parameter_is_held(tmp_path):
+    data = {"x": LINE_X, "y": np.where(LINE_X == 4, 30.0, LINE_Y)}
+    robust = ng.fit("a*x + b", data, a=1, b=0, loss="huber", f_scale=0.2)
+    robust.save(tmp_path / "robust.json")
+    back = ng.load_fit(tmp_path / "robust.json")
+    assert (back.loss, back.f_scale, back.cost) == ("huber", 0.2, robust.cost)
+    # a parameter that ends at its bound is held there: the others' errors are those with it
+    # fixed at that value (on n - k degrees of freedom, not n - k + 1), and so the predictions'
+    bounded = ng.fit("a*x + b", {"x": LINE_X, "y": LINE_Y}, a=1, b=1.5, bounds={"b": "1.5:2"})
+    assert bounded.at_bound == ["b"]
+    held = ng.fit("a*x + b", {"x": LINE_X, "y": LINE_Y}, a=1, b=1.5, fix="b")
+    ours, theirs = bounded.predict({"x": AT}), held.predict({"x": AT})
+    assert ours["fitted"] == pytest.approx(theirs["fitted"], rel=1e-9)
+    ratio = math.sqrt(held.dof / bounded.dof)
+    assert ours["fitted_se"] == pytest.approx(theirs["fitted_se"] * ratio, rel=1e-9)
+
+
+@pytest.mark.parametrize(
+    ("change", "why"),
+    [
+        (lambda d: d.update(covariance={"a": {"a": 1.0}}), "its covariance is not of every "
+         "parameter by every parameter"),
+        (lambda d: d["parameters"].pop("b"), "its parameters, standard errors and starts name "
+         "different parameters"),
+        (lambda d: d.update(covariance="x"), "its covariance is not of every parameter by "
+         "every parameter"),
+    ],
+)  # fmt: skip
+def test_a_hand_edited_fit_that_does_not_hold_together_is_exit_2(line, tmp_path, change, why):
+    saved = tmp_path / "line.json"
+    in_process("fit", "a*x + b", "--data", line, "--a", "1", "--b", "0", "--save", str(saved))
+    document = json.loads(saved.read_text())
+    change(document)
+    saved.write_text(json.dumps(document))
+    done = in_process("fit", "--load", str(saved))
+    assert (done.returncode, done.stderr) == (
+        2,
+        f"error: {saved}: not a fit saved by nanograd fit --save ({why})\n",
+    )
+
+
+def test_each_groups_fit_predicts_and_a_shared_fit_says_it_does_not():
+    data = {"run": ["A", "B"] * 5, "t": np.repeat(np.arange(5.0), 2)}
+    data["y"] = np.where(np.array(data["run"]) == "A", 5.0, 3.0) * np.exp(-0.4 * data["t"])
+    data["y"] = data["y"] * (1 + 0.01 * np.tile([1.0, -1.0, -1.0, 1.0], 3)[:10])
+    fits = ng.fit("a*exp(-k*t)", data, by="run", a=1, k=0.1)
+    alone = ng.fit("a*exp(-k*t)", {"t": data["t"][::2], "y": data["y"][::2]}, a=1, k=0.1)
+    assert fits["A"].predict({"t": [6.0]})["fitted"] == pytest.approx(
+        alone.predict({"t": [6.0]})["fitted"], rel=1e-9
+    )
+    shared = ng.fit("a*exp(-k*t)", data, by="run", shared="k", a=1, k=0.1)
+    with pytest.raises(ng.errors.InputError, match=r"^this fit's parameter a\[A\] is none"):
+        shared.predict({"t": [1.0]})

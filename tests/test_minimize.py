@@ -216,3 +216,17 @@ def test_a_plot_in_a_directory_that_does_not_exist_is_refused_before_the_descent
                     "--plot", str(target))  # fmt: skip
     assert (done.returncode, done.stdout) == (1, "")
     assert done.stderr == f"error: cannot write {target}: No such file or directory\n"
+
+
+@pytest.mark.parametrize(
+    ("start", "message"),
+    [
+        (["--w", "0.1*uniform(2)", "--seed", "-1"],
+         "invalid value for --seed: -1 is not at least 0"),
+        (["--w", "uniform(2, 3)/0", "--seed", "1"],
+         "--w uniform(2, 3)/0: a random start is scaled by a finite number, not 0"),
+    ],
+)  # fmt: skip
+def test_a_random_start_with_a_bad_seed_or_scale_is_exit_2(start, message):
+    done = in_process("minimize", "sum(w**2)", *start)
+    assert (done.returncode, done.stderr) == (2, f"error: {message}\n")

@@ -825,3 +825,11 @@ def test_fit_takes_loss_f_scale_and_profile(tmp_path: Path):
         ends = [line.split()[3:5] for line in profiled.splitlines() if line.split()[0] == name]
         expected = [line.split()[3:5] for line in plain.splitlines() if line.split()[0] == name]
         assert [float(x) for x in ends[0]] == pytest.approx([float(x) for x in expected[0]])
+
+
+def test_an_array_with_nan_is_a_value_and_inputs_writes_it_back():
+    done = in_process(
+        "repl", stdin="x = [1, nan]\nW = [[1, 2], [3, inf]]\n:inputs\n:grad sum(x*x)\n"
+    )
+    assert done.stdout.splitlines()[:2] == ["x = [1.0, nan]", "W = [[1.0, 2.0], [3.0, inf]]"]
+    assert "input x[1] is nan" in done.stderr and "missing value" not in done.stderr
