@@ -512,31 +512,44 @@ class Fit:
         return self.rss if self.loss == "linear" else 2 * self.cost
 
     def _repr_html_(self) -> str:
-        """A small table for notebooks: the parameters, then the fit's statistics."""
+        """A small table for notebooks: the parameters (with their intervals under `ci`),
+        then the fit's statistics."""
         from html import escape
 
         def cell(x) -> str:
             return f"{x:.6g}" if isinstance(x, float) else escape(str(x))
 
-        rows = [
-            f"<tr><th>{escape(name)}</th><td>{cell(value)}</td>"
-            f"<td>{cell(self.stderr[name])}</td></tr>"
-            for name, value in self.parameters.items()
-        ]
+        level = f"{self.ci_level:g} " if self.ci_level is not None else ""
+        heads = ["value", "stderr"] + ([f"{level}lower", f"{level}upper"] if self.ci else [])
+        rows = []
+        for name, value in self.parameters.items():
+            interval = self.ci.get(name, ("", "")) if self.ci else ()
+            cells = [value, self.stderr[name], *interval]
+            rows.append(
+                f"<tr><th>{escape(name)}</th>" + "".join(f"<td>{cell(c)}</td>" for c in cells)
+            )
+        figures = self.statistics
         stats = [
             ("RSS", self.rss),
             ("residual sd", self.residual_sd),
+            *[(label, figures[key]) for label, key in _NOTEBOOK_STATISTICS if key in figures],
             ("dof", self.dof),
             ("rows", self.n),
             ("iterations", self.iterations),
             ("converged", "yes" if self.converged else "no"),
         ]
-        rows += [f'<tr><th>{k}</th><td colspan="2">{cell(v)}</td></tr>' for k, v in stats]
+        span = len(heads)
+        rows += [f'<tr><th>{k}</th><td colspan="{span}">{cell(v)}</td></tr>' for k, v in stats]
+        head = "".join(f"<th>{escape(h)}</th>" for h in heads)
         return (
-            "<table><thead><tr><th></th><th>value</th><th>stderr</th></tr></thead><tbody>"
+            f"<table><thead><tr><th></th>{head}</tr></thead><tbody>"
             + "".join(rows)
             + f"</tbody></table><p>{escape(self.message)}</p>"
         )
+
+
+# The statistics a notebook's table of a fit shows, by label.
+_NOTEBOOK_STATISTICS = (("χ²/dof", "reduced_chi2"), ("R²", "r2"), ("AIC", "aic"), ("BIC", "bic"))
 
 
 def group_name(group: Any) -> str:

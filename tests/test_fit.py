@@ -1310,3 +1310,20 @@ def test_groups_of_very_different_sizes_or_capped_are_each_fitted_alone(options)
         alone = fit(program, {"x": x[rows], "y": y[rows]}, starts, **options)
         assert fits[label].parameters == pytest.approx(alone.parameters, rel=1e-12)
         assert fits[label].iterations == alone.iterations
+
+
+def test_a_notebook_shows_the_intervals_and_the_statistics():
+    import re
+
+    from nanograd_cli import api
+
+    columns = {"x": np.array(DECAY_X), "y": np.array(DECAY_Y)}
+    result = api.fit(parse("a*exp(-b*x) + c"), columns, {"a": 1, "b": 1, "c": 0}, ci=0.9)
+    html = result._repr_html_()
+    heads = re.findall(r"<th>([^<]*)</th>", html.split("</thead>")[0])
+    assert heads == ["", "value", "stderr", "0.9 lower", "0.9 upper"]
+    row = re.search(r"<tr><th>b</th>((?:<td>[^<]*</td>)+)", html).group(1)
+    low, high = result.ci["b"]
+    assert re.findall(r"<td>([^<]*)</td>", row)[2:] == [f"{low:.6g}", f"{high:.6g}"]
+    for label, key in [("χ²/dof", "reduced_chi2"), ("R²", "r2"), ("AIC", "aic")]:
+        assert f'<th>{label}</th><td colspan="4">{result.statistics[key]:.6g}</td>' in html
