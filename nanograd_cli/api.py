@@ -1255,10 +1255,18 @@ def predict(
     arrays = columns_of({name: columns[name] for name in read})
     rows = row_count(arrays) if arrays else rows or 1
     sigma = None
-    if level is not None and fit.sigma is not None and sigma_columns(fit.sigma) <= set(columns):
-        given = columns_of({name: columns[name] for name in sigma_columns(fit.sigma)})
-        sigma = sigma_values(fit.sigma, given, rows)
+    spread = sigma_columns(fit.sigma)
+    if level is not None and fit.sigma is not None and spread <= set(columns):
+        sigma = sigma_values(fit.sigma, columns_of({name: columns[name] for name in spread}), rows)
     return predicted(written, parameters, fit, arrays, rows, level, sigma)
+
+
+def prediction_columns(fit: Fit) -> set[str]:
+    """The columns `predict` reads of the rows it is given: those the model of `fit` reads
+    (its inputs, the parameters among them unread), and those its sigma reads."""
+    from .language import parse
+
+    return set(parse(fit.source).inputs) | sigma_columns(fit.sigma) if fit.source else set()
 
 
 def _rows(result: Fit | Fits) -> tuple[np.ndarray, np.ndarray]:

@@ -33,10 +33,9 @@ class Fit(results.Fit):
         `fitted_se`, and with `band` (a level, 0.95) the confidence band `lower`, `upper`
         and the band of one new observation `pred_lower`, `pred_upper`."""
         from . import api
-        from .language import parse
 
-        read = set(parse(self.source).inputs) | api.sigma_columns(self.sigma)
-        return api.predict(self, table(data, read, "data", "fit"), band)
+        rows = table(data, api.prediction_columns(self), "data", "fit")
+        return api.predict(self, rows, band)
 
     @python_door
     def save(self, path: str | os.PathLike[str]) -> None:

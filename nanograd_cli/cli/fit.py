@@ -284,7 +284,7 @@ def fit(
         report(f"note: {' and '.join(files)} not written: {why}")
     if predict and not failed:
         assert rows_format and isinstance(result, Fit)  # (--predict: one fit)
-        read = {*parse(result.source).inputs, *api.sigma_columns(result.sigma)}
+        read = api.prediction_columns(result)
         rows = io.read_table(predict, io.input_format(predict, None), read, "predict", "fit")
         found = api.predict(result, rows.columns, level, rows=row_count(rows))
         if level is not None and "pred_lower" not in found:
@@ -376,19 +376,20 @@ def fitted(ctx: click.Context, source, var, data, data_format, target, sigma):
         raise InputError("--predict - and the data or the source cannot both be standard input")
     program, starts = program_and_point(ctx, source, var)
     target_program = target_of(target)
-    needed = {*program.inputs, *(target_program.inputs if target_program else ["y"])}
     solver()  # a missing SciPy said before the data is read, and so are bad options
     api.fit_level(params["ci"], params["profile"], params["loss"], params["f_scale"])
+    read = target_program.inputs if target_program else ["y"]
+    needed = {*program.inputs, *read, *api.sigma_columns(sigma)}
     table = io.read_table(
         data,
         data_format or io.input_format(data, None),
-        needed | api.sigma_columns(sigma),
+        needed,
         extra="fit",
         missing=params["drop_nan"],
     )
     check_starts(ctx, program, starts, table)
     by = params["by"]
-    groups = None if by is None else group_column(by, table, needed | api.sigma_columns(sigma))
+    groups = None if by is None else group_column(by, table, needed)
     if params["picture"]:
         api.fit_predictor(program, table.columns)
     progress = FitProgress() if sys.stderr.isatty() else None
