@@ -511,7 +511,7 @@ class _Builder:
                         self.source,
                         offset,
                     )
-                raise NameProblem(self._unknown_function(text), self.source, offset)
+                raise NameProblem(self._unknown_function(text, offset), self.source, offset)
             counts = sorted({str(arity) for name, arity in [*CALLS, *ARRAY_CALLS] if name == known})
             many = "s" if counts != ["1"] else ""
             raise NameProblem(
@@ -566,7 +566,7 @@ class _Builder:
                 offset,
             )
 
-    def _unknown_function(self, text: str) -> str:
+    def _unknown_function(self, text: str, offset: int) -> str:
         if text in self.bound or ALIASES.get(text, text) in CONSTANTS:
             return f"{text} is not a function; to multiply, write {text}*(...)"
         import difflib
@@ -576,12 +576,34 @@ class _Builder:
             return f"unknown function {text}: {_ABSENT[text]}"
         hint = _meant(text)
         if hint:
-            return f"unknown function {text}: did you mean {hint}?"
+            return f"unknown function {text}: did you mean {_applied(hint, self.source, offset)}?"
         names = [*FUNCTIONS, *DEFINED, *self.functions]
         close = difflib.get_close_matches(text, names, n=3, cutoff=0.6)
         if close:
             return f"unknown function {text}: did you mean {' or '.join(close)}?"
         return f"unknown function {text}; functions are {', '.join(names)}"
+
+
+def _applied(hint: str, source: str, offset: int) -> str:
+    """`hint`, a form of one argument written with x (`x.T`, `acos(1/x)`), applied to the
+    argument of the call at `offset` in `source`: `A.T` for transpose(A); else `hint`."""
+    opening = source.find("(", offset)
+    depth, end = 0, opening
+    for end in range(opening, len(source)):
+        depth += {"(": 1, "[": 1, ")": -1, "]": -1}.get(source[end], 0)
+        if depth == 0 or (depth == 1 and source[end] == ","):
+            break
+    argument = source[opening + 1 : end].strip()
+    if source[end : end + 1] != ")" or not argument or re.search(r"\bn\b", hint):
+        return hint  # not one argument, or a form of two (x**(1/n))
+
+    def written(x: re.Match) -> str:
+        alone = re.fullmatch(r"[A-Za-z_]\w*(\[[^\]]*\])*", argument)
+        before, after = hint[: x.start()].rstrip()[-1:], hint[x.end() :].lstrip()[:1]
+        whole = before and before in "(," and after and after in "),"  # an argument itself
+        return argument if alone or whole else f"({argument})"
+
+    return re.sub(r"\bx\b", written, hint)
 
 
 def _defined_after(name: str, source: str, offset: int) -> bool:

@@ -183,6 +183,10 @@ def test_missing_and_unknown_inputs_listed_at_once():
         ("arcsech(x)", "unknown function arcsech: did you mean acosh(1/x)?"),
         ("arctan2(y, x)", "unknown function arctan2: did you mean atan2?"),
         ("trigamma(x)", "unknown function trigamma: did you mean polygamma(1, x)?"),
+        ("trigamma(t + 1)", "unknown function trigamma: did you mean polygamma(1, t + 1)?"),
+        ("arcsec(2*t)", "unknown function arcsec: did you mean acos(1/(2*t))?"),
+        ("exp2(y - 1)", "unknown function exp2: did you mean 2**(y - 1)?"),
+        ("root(y, 3)", "unknown function root: did you mean x**(1/n)?"),
         ("inverf(x)", "unknown function inverf: did you mean erfinv?"),
         (
             "acot(x)",
