@@ -203,17 +203,80 @@ def _array_file(path: str, typed: str) -> InputValue:
             elif path.endswith(".json"):
                 import json
 
-                value = np.array(json.loads(data.decode("utf-8-sig")))
+                value = np.array(json.loads(data.decode("utf-8-sig"), parse_float=_json_float))
             else:
-                text = io.StringIO(data.decode("utf-8-sig"))
-                value = np.loadtxt(text, delimiter=",", dtype=float, ndmin=2)
+                text = data.decode("utf-8-sig")
+                try:
+                    value = np.loadtxt(io.StringIO(text), delimiter=",", dtype=float, ndmin=2)
+                except (ValueError, UserWarning):
+                    value = np.array(_csv_numbers(text))  # quoted, or where it says why not
+                if np.isinf(value).any():
+                    _csv_numbers(text)  # an inf written as such, not a number too large
                 if 1 in value.shape:  # one line, or one column: a vector
                     value = value.ravel()
+    except _NotNumbers as error:
+        raise InputError(f"{typed}: {error}") from None
     except (ValueError, TypeError, OSError, UnicodeDecodeError, RecursionError, Warning):
         raise InputError(f"{typed}: not an array of numbers ({ARRAY_FILES})") from None
     if np.ndim(value) == 0:  # one number
         return float(numbers_array(np.reshape(value, 1), typed)[0])
     return numbers_array(value, typed)
+
+
+def _json_float(text: str) -> float:
+    number = float(text)
+    if math.isinf(number):
+        raise _NotNumbers(f"the number {text} is too large for a float")
+    return number
+
+
+class _NotNumbers(ValueError):
+    """What keeps a file from being a CSV of numbers, said by line and field."""
+
+
+def _csv_numbers(text: str) -> list[list[float]]:
+    """The rows of numbers of the CSV `text` (blank lines and `#` comments skipped, a field
+    may be quoted); _NotNumbers says where it holds something else (`line 2, field 1: 1e999
+    is too large for a float`)."""
+    import csv
+
+    rows: list[list[float]] = []
+    first = 0  # the line of the first row
+    for number, fields in enumerate(csv.reader(text.splitlines()), 1):
+        if not fields or fields[0].lstrip().startswith("#"):
+            continue  # a blank line or a comment, as NumPy's loadtxt skips
+        rows.append([_csv_number(field, f"line {number}, field {k}", not rows and k == 1)
+                     for k, field in enumerate(fields, 1)])  # fmt: skip
+        first = first or number
+        if len(fields) != len(rows[0]):
+            many = "s" * (len(fields) != 1)
+            raise _NotNumbers(
+                f"line {number} has {len(fields)} number{many}, line {first} has "
+                f"{len(rows[0])}: a matrix's rows are equally long"
+            )
+    if not rows:
+        raise _NotNumbers("no numbers in the file")
+    return rows
+
+
+def _csv_number(field: str, where: str, first: bool) -> float:
+    """The number a CSV `field` writes; _NotNumbers, said of `where`, where it is none
+    (`first`: the file's first field, where a header would be)."""
+    written = field.strip()
+    try:
+        value = float(written)
+    except ValueError:
+        if not written:
+            raise _NotNumbers(f"{where} is empty") from None
+        if re.search(r"\d[;\t ]+[-+.\d]", written):
+            raise _NotNumbers(
+                f"{where}: {printable(written)!r} is not a number: separate by commas"
+            ) from None
+        header = ": an array file has no header" if first and not re.search(r"\d", written) else ""
+        raise _NotNumbers(f"{where}: {printable(written)!r} is not a number{header}") from None
+    if math.isinf(value) and "inf" not in written.lower():
+        raise _NotNumbers(f"{where}: {written} is too large for a float")
+    return value
 
 
 # A number written with a non-zero digit, which is 0 only if it is too small for a float.

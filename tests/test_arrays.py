@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 import nanograd_cli as ng
 from nanograd_cli.errors import InputError, SourceError
 from nanograd_cli.render.graph import TIMES
+from nanograd_cli.sources import array_value
 
 from .array_programs import programs, torch_library, values_at
 from .helpers import in_process, limited, nanograd, on_terminal, visible
@@ -767,11 +768,53 @@ def test_an_array_file_may_begin_with_a_bom_and_one_that_cannot_be_read_is_exit_
 
 
 @pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("1,2\n1e999,4\n", "line 2, field 1: 1e999 is too large for a float"),
+        ("1,2\n3\n", "line 2 has 1 number, line 1 has 2: a matrix's rows are equally long"),
+        (
+            "# W\n\n1,2,3\n4,5\n",
+            "line 4 has 2 numbers, line 3 has 3: a matrix's rows are equally long",
+        ),
+        ("a,b\n1,2\n", "line 1, field 1: 'a' is not a number: an array file has no header"),
+        ("1,x\n", "line 1, field 2: 'x' is not a number"),
+        ("1;2\n3;4\n", "line 1, field 1: '1;2' is not a number: separate by commas"),
+        ("1,,2\n", "line 1, field 2 is empty"),
+        ("", "no numbers in the file"),
+        ("\n# only a comment\n", "no numbers in the file"),
+    ],
+)
+def test_a_csv_array_file_that_holds_no_array_says_where(tmp_path, text, message):
+    """A CSV of numbers read with --W @FILE: what is wrong, by line and field (exit 2)."""
+    path = tmp_path / "w.csv"
+    path.write_text(text)
+    with pytest.raises(InputError) as raised:
+        array_value(f"@{path}", "--W @w.csv")
+    assert str(raised.value) == f"--W @w.csv: {message}"
+
+
+def test_a_csv_array_file_may_quote_its_numbers_and_write_inf(tmp_path):
+    (tmp_path / "w.csv").write_text('"1","2"\n"inf",-Infinity\n')
+    assert array_value(f"@{tmp_path / 'w.csv'}", "--W").tolist() == [[1, 2], [np.inf, -np.inf]]
+    (tmp_path / "w.json").write_text("[1, 1e999]")
+    with pytest.raises(InputError, match=r"^--W: the number 1e999 is too large for a float$"):
+        array_value(f"@{tmp_path / 'w.json'}", "--W")
+
+
+@pytest.mark.parametrize(
     ("source", "message"),
     [
         ("sum(x.t)", "line 1, column 6: unexpected character '.': did you mean x.T?"),
         ("sum(x.transpose())", "line 1, column 6: unexpected character '.': did you mean x.T?"),
         ("sum(transpose(x))", "line 1, column 5: unknown function transpose: did you mean x.T?"),
+        (
+            "sum(transpose(A@x))",
+            "line 1, column 5: unknown function transpose: did you mean (A@x).T?",
+        ),
+        (
+            "sum(transpose(A[0]))",
+            "line 1, column 5: unknown function transpose: did you mean A[0].T?",
+        ),
         (
             "sum(np.exp(x))",
             "line 1, column 7: unexpected character '.': the language's functions go without "
