@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+import warnings
 
 import numpy as np
 import pytest
@@ -563,6 +564,13 @@ def test_the_drawing_of_arrays_names_operands_and_draws_local_derivatives_on_req
     assert f'[label="b {TIMES}-1.0000, -1.0000" fontcolor="#7a3e9d"]' in dot
     assert "headlabel=a" in dot  # @: which operand, and no local derivative
     assert "an array operation's is no number" in dot
+    # a constant's edge (the 2 of h**2) has no derivative; gradients too large for a 2-norm
+    # colour their node without a NumPy warning
+    assert dot.count(f"b {TIMES}") == 1
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        done = in_process("draw", "sum(W@x)", "--W", "[[1, 2]]", "--x", "[1e308, 1e308]", "-o", "-")
+    assert done.returncode == 0, done.stderr
 
 
 def test_draw_of_an_array_result_says_what_to_draw():

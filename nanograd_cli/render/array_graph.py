@@ -69,9 +69,12 @@ def draw_arrays(
     def values_of(i: int, of: Sequence[float]) -> np.ndarray:
         return np.vectorize(lambda k: of[k], otypes=[float])(np.asarray(nodes[i], dtype=object))
 
-    norms = [
-        float(np.linalg.norm(values_of(i, grads))) for i in drawn if type(code[i]) is not Const
-    ]
+    def size(grad: np.ndarray) -> float:
+        """The 2-norm of a node's gradient, which colours it (inf where it overflows)."""
+        with np.errstate(over="ignore", invalid="ignore"):
+            return float(np.linalg.norm(grad))
+
+    norms = [size(values_of(i, grads)) for i in drawn if type(code[i]) is not Const]
     scale = gradient_scale(norms)
     layout = Layout("dot", rankdir or "LR", len(drawn))
     dot = graphviz.Digraph("nanograd", graph_attr={"rankdir": layout.rankdir})
@@ -84,9 +87,7 @@ def draw_arrays(
     for i in drawn:
         ins = code[i]
         value = values_of(i, data)
-        if type(ins) is Const or (
-            type(ins) is Apply and ins.op is LITERAL and _constant(ins, code)
-        ):
+        if type(ins) is Const or _literal(ins, code):
             text = constant(float(value)) if value.ndim == 0 else f"{value.shape}: {numbers(value)}"
             dot.node(f"v{i}", _escape(text), shape="plaintext", fontcolor=CONSTANT_COLOUR)
             count += 1
@@ -99,7 +100,7 @@ def draw_arrays(
         attrs = {
             "shape": "record",
             "style": "filled",
-            "fillcolor": gradient_colour(float(np.linalg.norm(grad)), scale),
+            "fillcolor": gradient_colour(size(grad), scale),
         }
         if i == program.result:
             attrs.update(color=RESULT_COLOUR, penwidth="3")
@@ -122,12 +123,12 @@ def draw_arrays(
         for j, a in enumerate(operands):
             role = ins.op.parameters[j] if labelled else ""
             edge: dict[str, str] = {}
-            if elementwise:
+            if elementwise and type(code[a]) is not Const and not _literal(code[a], code):
                 local = _local(ins.op, j, nodes[i], scalar_code, data)  # type: ignore[arg-type]
                 edge["label"] = _escape(f"{role} {TIMES}{numbers(local)}".strip())
                 if role:
                     edge["fontcolor"] = OPERAND_COLOUR
-            elif role:
+            elif role:  # (a constant's edge has no derivative: no gradient flows to it)
                 edge.update(headlabel=role, fontcolor=OPERAND_COLOUR, labeldistance="1.6")
             dot.edge(f"v{a}", f"op{i}", **edge)
         dot.edge(f"op{i}", f"v{i}")
@@ -174,9 +175,11 @@ def _drawn(program: Program) -> list[int]:
     return [i for i, r in enumerate(reached) if r]
 
 
-def _constant(ins: Apply, code: Sequence) -> bool:
-    """Whether a literal is of numbers the source writes."""
-    return all(type(code[a]) is Const for a in ins.args)
+def _literal(ins: object, code: Sequence) -> bool:
+    """Whether `ins` is an array literal of numbers the source writes."""
+    return (
+        type(ins) is Apply and ins.op is LITERAL and all(type(code[a]) is Const for a in ins.args)
+    )
 
 
 def _operation(ins: Apply, nodes: Sequence[object], known: dict[int, float]) -> str:

@@ -509,11 +509,11 @@ def draw_dot(
                 continue
             edge: dict[str, str] = {}
             role = parameter if labelled and not placeholder else ""
-            if edge_grads:
+            if edge_grads and operand.op is not CONST:
                 edge["label"] = f"{role} {TIMES}{human(local[i])}".strip()
                 if role:
                     edge["fontcolor"] = OPERAND_COLOUR
-            elif role:
+            elif role:  # (a constant's edge has no derivative: no gradient flows to it)
                 edge.update(headlabel=role, fontcolor=OPERAND_COLOUR, labeldistance="1.6")
             dot.edge(ids[operand], operation_name(node_id), **edge)  # one edge per use: x*x has two
         dot.edge(operation_name(node_id), node_id)
