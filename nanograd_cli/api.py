@@ -44,6 +44,7 @@ from .results import (
     Layout,
     Minimum,
     array_of,
+    element_name,
     element_names,
     flattened,
 )
@@ -289,10 +290,11 @@ def diff(
     if any(sizes.values()):
         from .array_diff import derivatives_text as array_derivatives
 
-        if order != 1:
-            raise InputError(f"{option('order')} is for numbers: arrays have the first derivative")
         check_wrt(wrt, program.inputs, elements=True)
-        text = array_derivatives(program, sizes, list(wrt), latex, exact)
+        if order == 1:
+            text = array_derivatives(program, sizes, list(wrt), latex, exact)
+        else:
+            text = _higher_of_elements(program, sizes, wrt, latex, exact, order)
     else:
         from .arrays import ShapeProblem
         from .symbolic import derivatives_text
@@ -310,6 +312,38 @@ def diff(
         with_inputs(program, "its derivative is 0 by every name")
         text = derivatives_text(program, list(wrt), latex, exact, order)
     return LaTeX(text) if latex else text
+
+
+def _higher_of_elements(
+    program: Program,
+    sizes: Mapping[str, tuple[int, ...]],
+    wrt: Sequence[str],
+    latex: bool,
+    exact: bool,
+    order: int,
+) -> str:
+    """The `order`-th derivative by each of `wrt`, numbers or elements of arrays (`x[0]`),
+    of `program` written out in scalars for the arrays of `sizes`."""
+    from .arrays import written_out
+    from .symbolic import derivatives_text
+
+    arrays = [name for name in wrt or program.inputs if sizes.get(name)]
+    if arrays:
+        element = option("wrt", f"{arrays[0]}[0]")
+        raise InputError(
+            f"{option('order')} of an array input is by one of its elements, such as {element} "
+            f"({arrays[0]} is an array: its second derivative would be a matrix)"
+        )
+    if not wrt:  # every input, and none is an array
+        wrt = program.inputs
+    from .language import parse
+
+    def read(text: str) -> Program:  # x[0] in a derivative's text: the input of that name
+        return written_out(parse(text), {n: sizes[n] for n in parse(text).inputs if n in sizes})[0]
+
+    scalar, _ = written_out(program, sizes)
+    names = [n if n in program.inputs else element_name(n, sizes.get(array_of(n), ())) for n in wrt]
+    return derivatives_text(scalar, names, latex, exact, order, read)
 
 
 def shape(name: str, given: Sequence[int] | int | str) -> tuple[int, ...]:

@@ -565,15 +565,22 @@ def derivative_names(wrt: list[str], taken: set[str], order: int = 1) -> dict[st
 
 
 def derivatives_text(
-    program: Program, wrt: list[str], latex: bool = False, exact: bool = False, order: int = 1
+    program: Program,
+    wrt: list[str],
+    latex: bool = False,
+    exact: bool = False,
+    order: int = 1,
+    read: Callable[[str], Program] | None = None,
 ) -> str:
     """The derivative by each input in `wrt` (all when empty) as `diff` prints it: with one,
     a source whose result is the derivative; else one `d_NAME = ...` line each. Textbook
     unless `exact`; in the source's own names where one of them would be used twice.
-    `order` N: the N-th derivative by each, written out (`d2_x = ...`)."""
+    `order` N: the N-th derivative by each, written out (`d2_x = ...`), each derivative's
+    text read again by `read` (the parser by default; for a program written out from arrays,
+    one that reads `x[0]` as the input of that name)."""
     wrt = wrt or program.inputs
     if order > 1:
-        return _higher(program, wrt, latex, exact, order)
+        return _higher(program, wrt, latex, exact, order, read)
     labels = derivative_names(wrt, set(program.inputs) | set(program.labels.values()))
     candidates = bindable(program)
     kept = _names_used_twice(program, wrt, candidates, not exact) if candidates else {}
@@ -598,10 +605,17 @@ def _ordinal(n: int) -> str:
     return f"{n}{suffix}"
 
 
-def _higher(program: Program, wrt: list[str], latex: bool, exact: bool, order: int) -> str:
+def _higher(
+    program: Program,
+    wrt: list[str],
+    latex: bool,
+    exact: bool,
+    order: int,
+    read: Callable[[str], Program] | None,
+) -> str:
     """The `order`-th derivative by each name of `wrt`: the derivative of the derivative, each
-    written out as a program (no names of the source) and read again; the conditions of each
-    step are the result's."""
+    written out as a program (no names of the source) and read again (by `read`); the
+    conditions of each step are the result's."""
     from .language import parse
 
     builder = Builder(not exact)
@@ -627,7 +641,7 @@ def _higher(program: Program, wrt: list[str], latex: bool, exact: bool, order: i
                         f"the {_ordinal(step + 1)} has {len(text):,} characters (at most "
                         f"{HIGHER_TEXT:,} are differentiated again); ask for a lower order"
                     )
-                current = parse(text)
+                current = (read or parse)(text)
         roots[name], notes[name] = root, _simplest(found)
     labels = derivative_names(wrt, set(program.inputs) | set(program.labels.values()), order)
     result = Derivatives(

@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 import random
 
+import numpy as np
 import pytest
 import sympy
 from hypothesis import given, settings
@@ -250,6 +251,33 @@ def test_diff_order_through_the_command_line_the_repl_and_python():
     reply = Session().run(":diff x**3*y**2 wrt x order 2")
     assert reply.out == ["6*x*y**2"]
     assert in_process("diff", "x**2 + y", "--wrt", "x", "--order", "3").stdout == "0\n"
+
+
+def test_diff_order_with_arrays_is_by_numbers_and_elements():
+    """With array inputs, --order N differentiates by a number or an element (x[0]) of the
+    source written out in scalars (by hand: d3/dy3 of sum(x**3)*y**3 is 6*sum(x**3), and
+    d2/dx[1]2 of it 6*x[1]*y**3); by a whole array it would be a matrix: refused."""
+    from nanograd_cli import diff as python_diff
+    from nanograd_cli import grad as python_grad
+
+    done = in_process(
+        "diff", "sum(x**3)*y**3", "--wrt", "y", "--wrt", "x[1]", "--order", "3", "--shape", "x=2"
+    )
+    assert (done.returncode, done.stdout) == (0, "d3_y = 6*(x[0]**3 + x[1]**3)\nd3_x[1] = 6*y**3\n")
+    second = python_diff("sum(x**3)*y**3", "x[1]", order=2, shapes={"x": 2})
+    assert second == "6*x[1]*y**3"
+    assert python_grad(second, x=np.array([2.0, 0.5]), y=3.0).value == 6 * 0.5 * 27
+    done = in_process(
+        "diff", "sum(W@x)", "--wrt", "W[1,0]", "--order", "2", "--shape", "W=2,2", "--shape", "x=2"
+    )
+    assert done.stdout == "0\n"
+    for wrt in (["--wrt", "x"], []):
+        done = in_process("diff", "sum(x**3)", *wrt, "--shape", "x=2", "--order", "2")
+        assert (done.returncode, done.stdout) == (2, "")
+        assert done.stderr == (
+            "error: --order of an array input is by one of its elements, such as --wrt x[0] "
+            "(x is an array: its second derivative would be a matrix)\n"
+        )
 
 
 @pytest.mark.parametrize(
