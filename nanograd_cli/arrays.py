@@ -62,7 +62,10 @@ def array_inputs(point: Mapping[str, InputValue]) -> dict[str, np.ndarray]:
 def numbers_array(value: object, given: str) -> np.ndarray:
     """`value` as an array of floats; bad input, said of `given`, where it is no array of
     real numbers, is empty or has more than MAX_AXES axes."""
-    array = np.asarray(value)
+    try:
+        array = np.asarray(value)
+    except ValueError:  # [[1, 2], [3]]
+        raise InputError(f"{given}: a ragged array, its rows of different lengths") from None
     if array.dtype.kind not in "biuf":
         raise InputError(f"{given}: an array of real numbers, not of {array.dtype}")
     if array.ndim > MAX_AXES:

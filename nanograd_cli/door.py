@@ -129,9 +129,9 @@ def _keywords(name: str) -> list[str]:
 
 
 def split(given: Mapping[str, object]) -> tuple[dict[str, InputValue], dict[str, Range]]:
-    """Input values, each a number, a NumPy array, or a range as the command line writes it
-    (`"-3:3"`, `"0:1:50"`) or as a tuple (`(-3, 3)`, `(0, 1, 50)`), split into fixed values and
-    ranges, each checked as the command line checks them."""
+    """Input values, each a number, a NumPy array or a list, or a range as the command line
+    writes it (`"-3:3"`, `"0:1:50"`) or as a tuple (`(-3, 3)`, `(0, 1, 50)`), split into fixed
+    values and ranges, each checked as the command line checks them."""
     from .sampling import parse_range
     from .sources import shortened, text_number
 
@@ -139,11 +139,11 @@ def split(given: Mapping[str, object]) -> tuple[dict[str, InputValue], dict[str,
     ranges: dict[str, Range] = {}
     for name, value in given.items():
         typed = f"{name}={shortened(repr(value))}"
-        if getattr(value, "ndim", 0):  # a NumPy array: the value of an array input
+        if getattr(value, "ndim", 0) or isinstance(value, list):  # an array input's value
             from .arrays import numbers_array
 
             fixed[name] = numbers_array(value, name)
-        elif isinstance(value, tuple | list):
+        elif isinstance(value, tuple):
             ranges[name] = parse_range(name, ":".join(repr(v) for v in value))
         elif isinstance(value, str) and ":" in value:
             ranges[name] = parse_range(name, value)

@@ -274,6 +274,9 @@ def test_python_takes_numpy_arrays_and_gives_them_back():
     with pytest.raises(SourceError, match=r"shapes \(2,\) and \(3,\) do not broadcast"):
         ng.grad("x + y", x=np.ones(2), y=np.ones(3))
     assert ng.check("x[0]*t", x=np.ones(2), t=1, against=["t=x[0]", "x=[t, 0]"]).passed
+    # a list is an array as NumPy reads it (a tuple is a range, for plot)
+    listed = ng.grad("sum(W@x)", W=[[1, 2], [3, 4]], x=[2.0, 0.5])
+    assert listed.gradients["x"].tolist() == [4.0, 6.0] and listed.value == 11.0
 
 
 def test_minimize_moves_array_parameters():
@@ -298,6 +301,8 @@ def test_the_repl_gives_an_input_an_array_value():
         (np.ones((1,) * 40), "x: an array has at most 32 axes, not 40"),
         (np.array([]), "x: the array is empty, of shape (0,)"),
         (np.array([1 + 2j]), "x: an array of real numbers, not of complex128"),
+        ([[1, 2], [3]], "x: a ragged array, its rows of different lengths"),
+        (["1"], "x: an array of real numbers, not of <U1"),
     ],
 )
 def test_python_refuses_arrays_that_are_not_of_numbers(value, message):
