@@ -44,6 +44,7 @@ from .results import (
     Layout,
     Minimum,
     array_of,
+    by_element,
     element_name,
     element_names,
     flattened,
@@ -192,7 +193,14 @@ def grad_line(
     result = layout.shaped(program.grad(point, mode))
     where = result.non_finite
     non_finite(where.at_line(number) if where else None, strict, warn)
-    gradients = {n: result.gradients.get(n, _zero(values.get(n, 0.0))) for n in (wrt or values)}
+    gradients: dict[str, InputValue] = {}
+    for name in wrt or values:  # an input this line does not read has 0s
+        whole = result.gradients.get(array_of(name), _zero(values.get(array_of(name), 0.0)))
+        if name in values:
+            gradients[name] = whole
+        else:  # an element, x[0]
+            element = element_name(name, getattr(values[array_of(name)], "shape", ()))
+            gradients[element] = by_element({array_of(name): whole})[element]
     return Gradients(result.value, result.inputs, gradients, result.non_finite)  # type: ignore[arg-type]  # arrays
 
 

@@ -201,6 +201,8 @@ HELP = _help()
 # with a name after a space.
 GOES_ON = tuple("+-*/^%(,=;<>!&|")
 LETTER = re.compile(r"[A-Za-z_]")
+# A name an option such as wrt takes: an input, or an element of an array input (W[1, 2]).
+NAME = re.compile(r"[A-Za-z_]\w*(?:\[[^\]]*\])?")
 
 
 class Arguments(NamedTuple):
@@ -220,8 +222,8 @@ class Arguments(NamedTuple):
         return name in self.options
 
     def names(self, name: str) -> list[str]:
-        """The names an option was given, in order (`wrt x, y wrt z`)."""
-        return [n for v in self.options.get(name, []) for n in v.replace(",", " ").split()]
+        """The names an option was given, in order (`wrt x, y wrt z`, `wrt W[1,2]`)."""
+        return [n for v in self.options.get(name, []) for n in NAME.findall(v)]
 
     def items(self, name: str) -> list[str]:
         """The NAME=VALUE words an option was given, in order (`shape A=3,2 x=2`)."""
@@ -293,7 +295,7 @@ def arguments(command: str, text: str) -> Arguments:
                     end += 1
             elif option.takes == "names":
                 while end < len(said) and said[end] not in known and not _range_at(said, end):
-                    if not re.fullmatch(r"[A-Za-z_,][\w,]*", said[end]):
+                    if not re.fullmatch(rf"(,|{NAME.pattern})+", said[end]):
                         break
                     end += 1
             elif option.takes == "items":  # NAME=VALUE words

@@ -279,6 +279,30 @@ def test_python_takes_numpy_arrays_and_gives_them_back():
     assert listed.gradients["x"].tolist() == [4.0, 6.0] and listed.value == 11.0
 
 
+def test_an_element_to_differentiate_by_in_each_line_and_the_repl():
+    """--wrt x[0] as grad's: each line's derivative by that element (0 where the line does
+    not read it), an element out of range bad input before any line runs."""
+    lines = "sum(x**2)\nx[0]*x[1]\ny\n"
+    done = in_process(
+        "grad", "--each-line", "--x", "[1, 2]", "--y", "3", "--wrt", "x[0]", "--wrt", "y",
+        "--format", "csv", stdin=lines,
+    )  # fmt: skip
+    assert done.stdout == "line,value,d_x[0],d_y\n1,5.0,2.0,0.0\n2,2.0,2.0,0.0\n3,3.0,0.0,1.0\n"
+    done = in_process("grad", "--each-line", "--W", "[[1, 2]]", "--wrt", "W[0, -1]",
+                      "--format", "json", stdin="sum(W**2)\n")  # fmt: skip
+    assert json.loads(done.stdout)["gradients"] == {"W[0,1]": 4.0}
+    done = in_process("grad", "--each-line", "--x", "[1, 2]", "--wrt", "x[5]", stdin=lines)
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == "error: --wrt x[5]: out of range for x of shape (2,)\n"
+    reply = in_process(
+        "repl", stdin="x = [1, 2]\nW = [[1, 2], [3, 4]]\n:grad sum(W@x) wrt W[1, 0], x[1]\n"
+    )
+    assert "W[1,0]  3.0    1.0" in reply.stdout and "x[1]    2.0    6.0" in reply.stdout
+    assert in_process("repl", stdin="x = [1, 2]\n:diff sum(x**3) wrt x[1]\n").stdout == (
+        "3*x[1]**2\n"
+    )
+
+
 def test_minimize_moves_array_parameters():
     A, b = np.array([[2.0, 1.0], [1.0, 3.0]]), np.array([1.0, 2.0])
     result = ng.minimize(

@@ -11,7 +11,7 @@ from ..errors import InputError, NanogradError, NonFiniteResult, SourceError
 from ..io import EXTENSIONS
 from ..render import text
 from ..render.streaming import StreamingTable
-from ..results import LineGradients, by_element, flattened
+from ..results import LineGradients, array_of, by_element, element_name, flattened
 from ..sources import Source, decode, input_values, load_program, source_lines
 from .command import InputsCommand, one_standard_input
 from .exit_codes import describe
@@ -115,7 +115,9 @@ def grad(
     if each_line and points is not None:
         raise InputError("--each-line and --points cannot be used together")
     if each_line:
-        api.check_wrt(wrt, list(values))
+        api.check_wrt(wrt, list(values), elements=True)
+        shapes = {n: getattr(v, "shape", ()) for n, v in values.items()}
+        wrt = tuple(n if n in values else element_name(n, shapes[array_of(n)]) for n in wrt)
         ctx.exit(each_line_results(source, values, fmt, digits, wrt, strict, mode))
     if points is None and (output, points_format, results_format) != (None, None, None):
         raise InputError(
