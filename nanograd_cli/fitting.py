@@ -62,6 +62,10 @@ SECOND_STAGE: dict[str, Any] = {
     "gtol": 1e-15,
 }
 
+# Trial steps rejected one after another for a residual or derivative nan or inf that end a
+# stage: the trust region has shrunk by 4 each time, to 4**-64 (1e-39) of its size.
+REJECTED_IN_A_ROW = 64
+
 # Gauss-Newton steps at most after the solver stops (see `_polish`).
 POLISH_STEPS = 3
 
@@ -611,6 +615,7 @@ class _Problem:
         self._at: bytes | None = None
         self.evaluations = 0
         self.non_finite_trials = 0
+        self.stuck = False  # a stage ended by trial steps that were all nan or inf
         self.absolute_sigma = False  # sigma taken as known (fit's absolute_sigma)
         self.loss, self.f_scale = "linear", 1.0  # (`robust`)
 
@@ -785,6 +790,8 @@ class _Problem:
         if bad.any():
             row, j = map(int, np.argwhere(bad)[0])
             raise InputError(_derivative_not_finite_at_start(self, row, self.free[j]))
+        if self.free and not self.jacobian.any():
+            raise InputError(_flat_at_start(self))
         budget = DEFAULT_STEPS if steps is None else int(steps)
         if budget < 1:
             raise InputError(f"steps must be at least 1, not {steps}")
@@ -819,17 +826,34 @@ class _Problem:
         """The solver's stages from `x0`, each appended to `stages` as it ends; `seen(x,
         rss)` is called at every point evaluated whose derivatives are finite."""
 
+        in_a_row = 0  # trial steps rejected one after another, for a nan or inf
+
+        def rejected() -> None:
+            nonlocal in_a_row
+            self.non_finite_trials += 1
+            in_a_row += 1
+            if in_a_row == REJECTED_IN_A_ROW:
+                self.stuck = True
+                raise _Stuck(
+                    f"{REJECTED_IN_A_ROW} trial steps in a row made a residual or a "
+                    "derivative nan or inf, however short: the solver cannot go on from "
+                    "there (try another start)"
+                )
+
         def residuals(x):
+            nonlocal in_a_row
             self.evaluate(x)
             with np.errstate(over="ignore"):
                 rss = float(self.residuals @ self.residuals)
             if not math.isfinite(rss) and self.first_non_finite() is not None:
-                self.non_finite_trials += 1  # (a finite sum has every residual finite)
+                rejected()  # (a finite sum has every residual finite)
             elif not np.all(np.isfinite(self.jacobian)):
                 # a derivative nan or inf where the residuals are finite: rejected as a
                 # residual would be, so that the solver takes a shorter step
-                self.non_finite_trials += 1
+                rejected()
                 return np.where(np.isfinite(self.jacobian).all(axis=1), self.residuals, np.inf)
+            else:
+                in_a_row = 0
             if seen is not None:
                 seen(x, rss)
             return self.residuals.copy()
@@ -853,7 +877,7 @@ class _Problem:
                     result = least_squares(
                         residuals, x, jac=jacobian, max_nfev=budget, **options, **limits
                     )
-                except (ValueError, np.linalg.LinAlgError) as error:
+                except (ValueError, np.linalg.LinAlgError, _Stuck) as error:
                     stages.append(_Stage(options["method"], x, None, str(error)))
                     break
             minimized = f"the {self.loss} loss" if robust else "the sum of squares"
@@ -1003,7 +1027,7 @@ def _summary(
     trials = problem.non_finite_trials
     if trials and not reasons:
         pass  # rejected steps that the solver recovered from: said below, still converged
-    elif trials:
+    elif trials and not problem.stuck:  # (which says so)
         reasons.append(
             f"{trials} trial step{'s' * (trials > 1)} made a residual or a derivative nan or inf"
         )
@@ -1399,6 +1423,20 @@ def _checked_bounds(
         if name in free:
             checked[name] = (low, high)
     return checked
+
+
+class _Stuck(Exception):
+    """A stage that cannot go on: its trial steps all make a nan or inf (its message)."""
+
+
+def _flat_at_start(problem: _Problem) -> str:
+    """Where no parameter moves the model at the start: every derivative is 0 on every row."""
+    names = ", ".join(problem.free)
+    return (
+        f"at the start, the model does not change with {names}: its derivative by each "
+        "parameter is 0 on every row, so the fit has no direction to go: start elsewhere (a "
+        "peak's centre inside the data, a factor other than 0)"
+    )
 
 
 def _derivative_not_finite_at_start(problem: _Problem, row: int, name: str) -> str:

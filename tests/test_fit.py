@@ -589,6 +589,45 @@ def test_a_derivative_not_finite_at_the_start_names_the_parameter():
     assert fit(model, columns, {"bottom": 0, "top": 2, "ec50": 1, "hill": 2}).converged
 
 
+def test_a_run_of_trial_steps_that_are_all_nan_ends_the_fit_with_its_own_message(monkeypatch):
+    """A peak whose centre starts far outside the data: the model and its derivatives are
+    about 1e-266 there, and every trial step overflows; the fit ends after 64 of them in a
+    row, not at the 10,000 evaluations of the steps limit."""
+    x = np.linspace(-5, 5, 60)
+    columns = {"x": x, "y": 3 * np.exp(-((x - 0.5) ** 2) / (2 * 0.8**2))}
+    evaluations = []
+    evaluate = fitting._Problem.evaluate
+    monkeypatch.setattr(
+        fitting._Problem, "evaluate", lambda self, x: evaluations.append(1) or evaluate(self, x)
+    )
+    result = fit(parse("A*exp(-(x - mu)**2/(2*s**2))"), columns, {"A": 1.0, "mu": 40.0, "s": 1.0})
+    assert not result.converged
+    assert result.message.startswith(
+        "the solver failed: 64 trial steps in a row made a residual or a derivative nan or "
+        "inf, however short: the solver cannot go on from there (try another start)"
+    )
+    assert "64 trial steps made" not in result.message  # said once
+    assert result.parameters == {"A": 1.0, "mu": 40.0, "s": 1.0}  # the start: the best point
+    assert len(evaluations) < 200
+
+
+@pytest.mark.parametrize(
+    ("source", "starts", "names"),
+    [("A*exp(-(x - mu)**2)", {"A": 1.0, "mu": 1000.0}, "A, mu"), ("a**2*x", {"a": 0.0}, "a")],
+)
+def test_a_model_flat_at_the_start_is_bad_input(source, starts, names):
+    """Every derivative 0 on every row at the start (a peak's tail underflowing to 0, a
+    factor a**2 at a = 0): no direction to go, exit 2 with a hint."""
+    x = np.linspace(-5, 5, 30)
+    with pytest.raises(InputError) as caught:
+        fit(parse(source), {"x": x, "y": np.exp(-(x**2))}, starts)
+    assert str(caught.value) == (
+        f"at the start, the model does not change with {names}: its derivative by each "
+        "parameter is 0 on every row, so the fit has no direction to go: start elsewhere (a "
+        "peak's centre inside the data, a factor other than 0)"
+    )
+
+
 def test_a_small_fit_reads_no_memory_files(monkeypatch):
     from nanograd_cli import memory
 
@@ -1309,7 +1348,9 @@ def test_groups_of_very_different_sizes_or_capped_are_each_fitted_alone(options)
         rows = np.array([v == label for v in g])
         alone = fit(program, {"x": x[rows], "y": y[rows]}, starts, **options)
         assert fits[label].parameters == pytest.approx(alone.parameters, rel=1e-12)
-        assert fits[label].iterations == alone.iterations
+        # the last step, which tolerances at the limit of precision decide on the rounding
+        # of sums over rows (held in other arrays), may differ by one
+        assert abs(fits[label].iterations - alone.iterations) <= 1
 
 
 def test_a_notebook_shows_the_intervals_and_the_statistics():
