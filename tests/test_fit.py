@@ -54,8 +54,9 @@ def check_nist(name: str, start: str) -> None:
     ):
         assert lre(result.parameters[param], value) >= 6, (param, result.parameters[param])
         # Lanczos1's certified RSS is 1.4e-25: the data rounded to doubles move it by 1e-3
-        # (docs/fit.md), which leaves its standard errors 3 digits, whatever the solver.
-        digits = 3 if name == "Lanczos1" else 4
+        # (docs/fit.md), which leaves its standard errors about 3 digits, whatever the solver
+        # (3.1 with one processor's linear-algebra kernels, 2.98 with another's).
+        digits = 2.5 if name == "Lanczos1" else 4
         assert lre(result.stderr[param], se) >= digits, (param, result.stderr[param], se)
     if name != "Lanczos1":
         assert lre(result.rss, problem["rss"]) >= 6
