@@ -425,10 +425,16 @@ class _Writer:
                 (ONE, "False" if on_a else live),
             ]
         test = f"{self.name[c]} != 0.0"
-        if live is not None:
-            test = f"{live} and {test}"
-        chosen = self.assign(test)
-        return [(ONE, "False"), (ONE, chosen), (ONE, self.assign(f"not {chosen}"))]
+        if live is None:
+            chosen = self.assign(test)
+            return [(ONE, "False"), (ONE, chosen), (ONE, self.assign(f"not {chosen}"))]
+        # below a branch not taken, neither argument is live: not `not (live and c != 0)`
+        test = self.assign(test)
+        return [
+            (ONE, "False"),
+            (ONE, self.assign(f"{live} and {test}")),
+            (ONE, self.assign(f"{live} and not {test}")),
+        ]
 
     def _add(
         self,

@@ -206,6 +206,7 @@ WHERES = [
     "u = sqrt(x)\nv = where(x >= 0, u, -x)\nwhere(y != 0, v*u, v/y)",  # a node below two wheres
     "where(where(x > y, x - y, 0), log(x - y), where(y > 0, log(y), x))",  # nested, as a condition
     "t = where(x > 0, x, y)\nwhere(t > 1, t*t, t) + where(2 > 1, x, log(-y))",  # constant condition
+    "(x + 3)**2 + where(y, where(x > 5, 1, sqrt(x)), 0)",  # nested below a branch not taken
 ]
 
 
@@ -216,6 +217,40 @@ WHERES = [
 def test_a_where_passes_gradient_only_to_the_branch_taken_as_the_engine(source, x, y):
     program = parse(source)
     assert_same(program, {n: {"x": x, "y": y}[n] for n in program.inputs})
+
+
+# Sources of nested wheres over comparisons, with functions at the edges of their domains in
+# the branches: where a branch not taken is nan or inf, and a where lies below another's.
+_LEAVES = st.sampled_from(["x", "y", "z", "0", "1", "-2"])
+_EDGY = st.tuples(st.sampled_from(["sqrt", "log", "asin", "acosh", "atanh", "1/"]), _LEAVES).map(
+    lambda t: f"{t[0]}({t[1]})"
+)
+_BRANCHY = st.recursive(
+    st.one_of(_LEAVES, _EDGY),
+    lambda inner: st.one_of(
+        st.tuples(inner, inner, inner).map(lambda t: f"where({t[0]}, {t[1]}, {t[2]})"),
+        st.tuples(inner, st.sampled_from(["<", ">=", "==", "!="]), inner).map(
+            lambda t: f"({t[0]} {t[1]} {t[2]})"
+        ),
+        st.tuples(st.sampled_from(["sqrt", "log", "exp"]), inner).map(lambda t: f"{t[0]}({t[1]})"),
+        st.tuples(inner, st.sampled_from(["+", "*", "/", "**"]), inner).map(
+            lambda t: f"({t[0]} {t[1]} {t[2]})"
+        ),
+    ),
+    max_leaves=10,
+)
+_BRANCH_POINTS = st.sampled_from([0.0, -0.0, 1.0, -1.0, 2.0, -3.0, 1e300, math.inf, math.nan])
+
+
+@pytest.mark.slow
+@settings(max_examples=1500, deadline=None)
+@given(_BRANCHY, _BRANCHY, _BRANCHY, _BRANCH_POINTS, _BRANCH_POINTS, _BRANCH_POINTS)
+def test_random_nested_wheres_give_the_engines_bits(outer, inner, other, x, y, z):
+    """The compiled gradient of nested wheres, comparisons and functions at their domains'
+    edges, bit for bit the engine's: a where below a branch not taken passes nothing on."""
+    source = f"where({outer}, where({inner}, {other}, sqrt(x)*log(y)), 1/z) + x*y*z"
+    program = parse(source)  # every input read
+    assert_same(program, {"x": x, "y": y, "z": z})
 
 
 @pytest.mark.parametrize(
