@@ -163,6 +163,8 @@ def _exponent_sum(q: float, p: float, base: Expr, exactly: bool = False) -> floa
     positive number whose powers are finite and not 0. `exactly`: added in fractions, and
     any for a base that is positive wherever it is a number (x**2 + 1)."""
     s = _sum(q, p, exactly)
+    if not _finite(s):  # x**1e308 * x**1e308: kept apart, not x**inf
+        return None
     number = known_number(base)
     if number is not None and number > 0.0:  # sqrt(pi)/sqrt(pi) is 1
         powers = (power(number, e) for e in (q, p, s))
@@ -498,7 +500,7 @@ class Builder:
                 total = functools.reduce(lambda q, p: _sum(q, p, True), ps)
                 one_sign = all(p > 0 for p in ps) or all(p < 0 for p in ps)
                 cancels = bases[i].analytic and bases[i].kind != NUMBER
-                if not _integer(total) and (one_sign or cancels):
+                if not _integer(total) and _finite(total) and (one_sign or cancels):
                     exponents[i] = [total]
         if not _finite(coefficient):
             return None

@@ -5,6 +5,7 @@ oversized sources, --each-line's bytes and line ends."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import signal
@@ -957,3 +958,17 @@ def test_a_picture_of_a_fit_past_what_axes_show_is_refused():
         "a picture cannot show t from -1e+308 to 1e+308: an axis spans at most 1.2e+308; plot "
         "a narrower range"
     )
+
+
+@pytest.mark.parametrize("source", ["x**1e308*x**1e308", "sqrt(x)**1e308*sqrt(x)**1e308"])
+def test_diff_never_writes_an_exponent_that_overflowed(source):
+    """Exponents that would add up past the largest float stay apart: no `x**inf`, which
+    reads back as an input named inf, and the derivative read back is the engine's."""
+    for fmt in ("text", "latex"):
+        done = in_process("diff", source, "--format", fmt)
+        assert done.returncode == 0 and "inf" not in done.stdout and "nan" not in done.stdout
+    text = in_process("diff", source).stdout
+    for x in (0.5, 1.0):
+        again = in_process("grad", "-e", text, "--x", str(x), "--format", "json")
+        engine = in_process("grad", source, "--x", str(x), "--format", "json")
+        assert json.loads(again.stdout)["value"] == json.loads(engine.stdout)["gradients"]["x"]
