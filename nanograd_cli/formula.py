@@ -524,7 +524,7 @@ class _Latex(_Text):
         if name in _GREEK or name == "pi":  # pi: the constant, by name in a textbook form
             return "\\" + name
         if len(name) == 1:
-            return name
+            return name if name != "_" else r"\mathrm{\_}"
         order = re.fullmatch(r"d([0-9]+)_([A-Za-z][A-Za-z0-9]*)", name)
         if order:  # d2_x, diff --order 2's name of the second derivative by x
             return f"d^{{{order[1]}}}_{{{self.name(order[2])}}}"

@@ -24,7 +24,7 @@ from nanograd_cli.errors import NanogradError
 from nanograd_cli.language import check_memory
 from nanograd_cli.output_files import target, write_atomically
 
-from .helpers import NANOGRAD, as_typed, in_process, limited, on_terminal, visible
+from .helpers import NANOGRAD, as_typed, in_process, limited, on_terminal, pdflatex, visible
 
 
 def caret(message: str, line: str, column: int, number: int = 1) -> str:
@@ -972,3 +972,23 @@ def test_diff_never_writes_an_exponent_that_overflowed(source):
         again = in_process("grad", "-e", text, "--x", str(x), "--format", "json")
         engine = in_process("grad", source, "--x", str(x), "--format", "json")
         assert json.loads(again.stdout)["value"] == json.loads(engine.stdout)["gradients"]["x"]
+
+
+def test_latex_of_any_name_compiles(tmp_path):
+    """Names of the language made of underscores, digits and letters in every arrangement
+    (`_`, `x__`, `_1`, `d_x` beside `x__`): diff's LaTeX of each compiles."""
+    import random
+
+    rng = random.Random(7)
+    names = ["_", "__", "x_", "x__", "_1", "d_x", "a_b_c", "x_1_", "d__", "alpha_", "_beta"]
+    names += [
+        rng.choice("ab_xd") + "".join(rng.choice("ab_1x") for _ in range(rng.randrange(4)))
+        for _ in range(40)
+    ]
+    names = list(dict.fromkeys(n for n in names if not n.isdigit()))
+    formulas = []
+    for a, b in zip(names, names[1:] + names[:1], strict=True):
+        done = in_process("diff", f"{a}*{b}**2 + sin({a})", "--format", "latex")
+        assert done.returncode == 0, (a, b, done.stderr)
+        formulas.append(f"\\[\n{done.stdout}\\]")
+    pdflatex(tmp_path, "\n".join(formulas))
