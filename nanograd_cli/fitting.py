@@ -599,12 +599,7 @@ class _Problem:
     def _prepare(self) -> None:
         """The scaling and the arrays of the rows held: after the checks, or for a group of
         them (`rows`)."""
-        weights = self.inverse_sigma
-        self.exponent = _exponent(self.observed if weights is None else self.observed * weights)
-        # r = (target - model) * w, so dr/dp = -w * dmodel/dp; w holds the power of two
-        factor = math.ldexp(1.0, self.exponent)
-        self.weights = factor if weights is None else np.ldexp(weights, self.exponent)
-        self._slope = -self.weights
+        self._scale(self.observed)
         self.units = np.ones(len(self.free))  # parameter j is units[j] * the solver's x[j]
         _check_memory(self.n, len(self.free))
         self.jacobian = np.zeros((self.n, len(self.free)), order="F")
@@ -615,9 +610,20 @@ class _Problem:
         self._at: bytes | None = None
         self.evaluations = 0
         self.non_finite_trials = 0
+        self.stage_jacobians = 0  # Jacobians of the stage running
         self.stuck = False  # a stage ended by trial steps that were all nan or inf
         self.absolute_sigma = False  # sigma taken as known (fit's absolute_sigma)
         self.loss, self.f_scale = "linear", 1.0  # (`robust`)
+
+    def _scale(self, sizes: np.ndarray) -> None:
+        """The power of two of the residuals: the one that brings the largest of `sizes` (the
+        target's, or also the model's), weighted, into [0.5, 1)."""
+        weights = self.inverse_sigma
+        self.exponent = _exponent(sizes if weights is None else sizes * weights)
+        # r = (target - model) * w, so dr/dp = -w * dmodel/dp; w holds the power of two
+        factor = math.ldexp(1.0, self.exponent)
+        self.weights = factor if weights is None else np.ldexp(weights, self.exponent)
+        self._slope = -self.weights
 
     def robust(self, loss: str, f_scale: float | None) -> None:
         """Fit with the robust `loss` at `f_scale`, in the units of the weighted residuals."""
@@ -813,7 +819,9 @@ class _Problem:
             try:
                 self._stages(least_squares, x0, budget, stages, seen)
             except KeyboardInterrupt:
-                stages.append(_Stage("interrupted", best_x, None, INTERRUPTED))
+                stages.append(
+                    _Stage("interrupted", best_x, None, INTERRUPTED, self.stage_jacobians)
+                )
                 reached = _summary(self, x0, stages, budget)
                 raise Interrupted(
                     f"interrupted after {self.evaluations} evaluations: the output is the "
@@ -860,6 +868,7 @@ class _Problem:
 
         def jacobian(x):
             self.evaluate(x)
+            self.stage_jacobians += 1
             return self.jacobian.copy(order="F")
 
         x = x0
@@ -872,13 +881,15 @@ class _Problem:
         if robust:
             limits |= {"loss": self.loss, "f_scale": self._solver_f_scale()}
         for options in stages_run:
+            self.stage_jacobians = 0
             with np.errstate(all="ignore"):
                 try:
                     result = least_squares(
                         residuals, x, jac=jacobian, max_nfev=budget, **options, **limits
                     )
                 except (ValueError, np.linalg.LinAlgError, _Stuck) as error:
-                    stages.append(_Stage(options["method"], x, None, str(error)))
+                    failed = _Stage(options["method"], x, None, str(error), self.stage_jacobians)
+                    stages.append(failed)
                     break
             minimized = f"the {self.loss} loss" if robust else "the sum of squares"
             stage = _Stage(options["method"], result.x, result, _reason(result, minimized))
@@ -969,6 +980,7 @@ class _Stage:
     x: np.ndarray
     result: OptimizeResult | None  # None for a stage that failed or was interrupted
     message: str
+    iterations: int = 0  # (of a stage without a result: its result's njev says them)
 
 
 def _summary(
@@ -987,7 +999,7 @@ def _summary(
     )
     jac = problem.jacobian
     n, k = problem.n, len(problem.free)
-    iterations = sum(getattr(s.result, "njev", None) or 0 for s in stages if s.result)
+    iterations = sum(s.result.njev or 0 if s.result else s.iterations for s in stages)
     reasons = []
     ran_out = any(s.result is not None and s.result.status == 0 for s in stages)
     failed = next((s for s in stages if s.result is None), None)
@@ -1390,8 +1402,14 @@ def _not_finite_at_start(problem: _Problem, row: int) -> str:
             f"{at}: {what}; a fit needs finite data on every row: leave the row out "
             f"({option('drop_nan')} leaves out every row with a missing value)"
         )
-    what = f"the model is {value!r}" if not math.isfinite(value) else "the residual is not finite"
-    return f"at the start, {at}: {what}; start from values where it is finite"
+    if math.isfinite(value):  # the residual, in units of the target's size, overflowed
+        size = math.ldexp(1.0, -problem.exponent)
+        return (
+            f"at the start, {at}: the model is {value!r} where the target is {observed!r}, "
+            f"too far apart for the fit, which works in units of the target's size ({size:.3g}): "
+            "start nearer the data's scale"
+        )
+    return f"at the start, {at}: the model is {value!r}; start from values where it is finite"
 
 
 def _all_rows(kept: np.ndarray, values: np.ndarray) -> np.ndarray:
@@ -1445,6 +1463,16 @@ def _derivative_not_finite_at_start(problem: _Problem, row: int, name: str) -> s
     listed = ", ".join(f"{column} = {v!r}" for column, v in data.items())
     at = f"row {row + 1}" + (f" ({listed})" if listed else "")
     slope = float(problem.jacobian[row, problem.free.index(name)])
+    point = {**problem.starts, **data}
+    derivative = problem.program.grad({n: point[n] for n in problem.program.inputs}).gradients
+    if math.isfinite(derivative[name]):  # in units of the target's size, it overflowed
+        size = math.ldexp(1.0, -problem.exponent)
+        return (
+            f"at the start, {at}: the model's derivative by {name} is {derivative[name]!r} "
+            f"where the target is {float(problem.observed[row])!r}, too far apart for the fit, "
+            f"which works in units of the target's size ({size:.3g}): start nearer the data's "
+            "scale"
+        )
     what = "nan" if math.isnan(slope) else "infinite"
     return (
         f"at the start, {at}: the model is finite but its derivative by {name} is {what}; "

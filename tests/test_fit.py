@@ -629,6 +629,44 @@ def test_a_model_flat_at_the_start_is_bad_input(source, starts, names):
     )
 
 
+@pytest.mark.parametrize(
+    ("start", "what"), [(1.0, "the model is 2.0"), (1e-320, "the model's derivative by a is 2.0")]
+)
+def test_subnormal_data_from_a_start_far_from_its_scale_says_so(start, what):
+    """A target of subnormal numbers and a model near 1: in units of the target's size the
+    residual or its derivative overflows; the message says that, not that it is not finite."""
+    x = np.arange(1.0, 6.0)
+    with pytest.raises(InputError) as caught:
+        fit(parse("a*x"), {"x": x, "y": x * 5e-324}, {"a": start})
+    assert str(caught.value) == (
+        f"at the start, row 2 (x = 2.0): {what} where the target is 1e-323, too far apart "
+        "for the fit, which works in units of the target's size (1.11e-308): start nearer "
+        "the data's scale"
+    )
+
+
+def test_a_fit_interrupted_counts_the_iterations_it_made(monkeypatch):
+    """Ctrl-C in the middle of the solver's stage: the fit reached reports the Jacobians
+    evaluated so far as its iterations (it said 0 after 23 evaluations)."""
+    from nanograd_cli.errors import Interrupted
+
+    x = np.array(DECAY_X)
+    evaluate, calls = fitting._Problem.evaluate, []
+
+    def interrupting(self, point):
+        calls.append(1)
+        if len(calls) == 12:
+            raise KeyboardInterrupt
+        return evaluate(self, point)
+
+    monkeypatch.setattr(fitting._Problem, "evaluate", interrupting)
+    with pytest.raises(Interrupted) as caught:
+        fit(parse("a*exp(-b*x) + c"), {"x": x, "y": np.array(DECAY_Y)}, {"a": 1, "b": 1, "c": 0})
+    reached = caught.value.reached
+    assert reached.message == "interrupted (Ctrl-C) before converging"
+    assert 1 <= reached.iterations < 12
+
+
 def test_a_small_fit_reads_no_memory_files(monkeypatch):
     from nanograd_cli import memory
 
