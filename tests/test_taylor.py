@@ -21,7 +21,7 @@ from nanograd_cli.jets import RULES, polynomial
 from nanograd_cli.ops import OPS
 from nanograd_cli.session import Session
 
-from .helpers import NANOGRAD, expressions
+from .helpers import NANOGRAD, expressions, run
 
 mpmath.mp.dps = 50
 
@@ -230,6 +230,21 @@ def test_random_expressions_match_mpmath(text, at):
     assert close(got, want, 1e-9), (text, got, want)
 
 
+@pytest.mark.parametrize(
+    "source", ["exp(sin(x))*y", "x**x", "atan(x)/(1 + x**2)", "sqrt(1 + x*y)", "erf(x)*tanh(y*x)"]
+)
+def test_coefficients_are_the_derivatives_diff_writes_over_k_factorial(source):
+    point = {"x": 0.7, "y": 1.3}
+    program = parse(source)
+    point = {name: point[name] for name in program.inputs}
+    got = api.taylor(program, point, "x", 4).coefficients
+    for k in range(1, 5):
+        written = parse(api.diff(program, ["x"], order=k))
+        at = {name: point[name] for name in written.inputs}
+        derivative = written.values(at)[written.result]
+        assert got[k] * math.factorial(k) == pytest.approx(derivative, rel=1e-11), k
+
+
 # Kinks: the piece the point is on, with the engine's derivative at the kink.
 
 
@@ -352,6 +367,14 @@ def test_command_line_warns_of_an_infinite_coefficient():
     assert done.returncode == 0
     assert done.stderr.startswith("warning: line 1, column 1: sqrt gave inf in its Taylor series")
     assert json.loads(done.stdout)["coefficients"] == [0.0, "inf"]
+
+
+def test_digits_round_the_table_and_the_polynomial_alike():
+    code, out, err = run("taylor", "exp(x)", "--x", "1", "--order", "2", "--digits", "4")
+    assert (code, err) == (0, "")
+    assert out == (
+        "k  coefficient\n0  2.718\n1  2.718\n2  1.359\n\n2.718 + 2.718*(x - 1) + 1.359*(x - 1)**2\n"
+    )
 
 
 def test_help_shows_the_examples():
