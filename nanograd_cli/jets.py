@@ -68,7 +68,8 @@ def series(
     firsts = [next((c for c in jet if not math.isfinite(c)), jet[0]) for jet in jets]
     where = program.first_non_finite(firsts)
     if where is not None and not str(where.args[0]).startswith("input "):
-        # an operation's: its value may be finite, and a coefficient not (sqrt at 0)
+        # an operation's, not an input's (`input x is nan`, as program.py words it): its
+        # value may be finite, and a coefficient not (sqrt at 0)
         where = SourceError(f"{where.args[0]} in its Taylor series", where.source, where.offset)
     return [c + 0.0 for c in jets[program.result]], where  # + 0.0: no -0.0 coefficient
 

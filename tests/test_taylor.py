@@ -303,6 +303,12 @@ def test_a_bad_order_is_bad_input(order, message):
         nanograd_cli.taylor("x", x=1, order=order)
 
 
+def test_an_element_of_an_array_input():
+    result = nanograd_cli.taylor("sum(x*x) + x[0]", wrt="x[1]", x=[1.0, 2.0], order=2)
+    assert result.coefficients == [6.0, 4.0, 1.0]
+    assert result.polynomial == "6 + 4*(x[1] - 2) + (x[1] - 2)**2"
+
+
 def test_order_0_is_the_value():
     assert nanograd_cli.taylor("exp(x)", x=1, order=0).coefficients == [math.e]
 
