@@ -16,6 +16,7 @@ from .door import group_column, names, numbers, point, python_door, split, table
 from .door import note as _note
 from .engine import Value
 from .errors import NanogradWarning
+from .errors import option as _option
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
@@ -34,6 +35,7 @@ if TYPE_CHECKING:
         Hessian,
         Jacobian,
         Minimum,
+        Taylor,
     )
     from .sampling import Curve, Surface
 
@@ -62,6 +64,7 @@ __all__ = [
     "minimize",
     "parse",
     "plot",
+    "taylor",
 ]
 
 # Every command below takes the command line's options as keywords of the same names
@@ -138,6 +141,31 @@ def hessian(
     program = parse(source)
     at = numbers(point(program, "hessian", values, inputs), "hessian")
     return api.hessian(program, at, strict, _note)
+
+
+@python_door
+def taylor(
+    source: str,
+    /,
+    *,
+    wrt: str | None = None,
+    order: int = 5,
+    strict: bool = False,
+    inputs: Mapping[str, float] | None = None,
+    **values: float,
+) -> Taylor:
+    """The Taylor polynomial of `source` in the input `wrt` (by default the only one)
+    around its value given by keyword, to `order`, as `nanograd taylor` computes it: its
+    `coefficients` (f⁽ᵏ⁾(A)/k!), `polynomial` (also its str) and `latex`; the other inputs
+    held at their values."""
+    from . import api
+    from .errors import InputError
+
+    if wrt is not None and not isinstance(wrt, str):
+        raise InputError(f"invalid value for {_option('wrt')}: {wrt!r} is not a name (a str)")
+    program = parse(source)
+    at = numbers(point(program, "taylor", values, inputs), "taylor")
+    return api.taylor(program, at, wrt, order, strict, _note)
 
 
 @overload

@@ -43,6 +43,7 @@ from .results import (
     LaTeX,
     Layout,
     Minimum,
+    Taylor,
     array_of,
     by_element,
     element_name,
@@ -75,6 +76,7 @@ RANKDIRS = ("LR", "TB")
 OPTIMIZERS = ("sgd", "momentum", "adam")
 DIFF_FORMATS = ("text", "latex")
 EXPLAIN_FORMATS = ("table", "markdown", "latex", "json")
+TAYLOR_FORMATS = ("table", "json", "latex")
 # The dots per inch `draw` makes a png at.
 DPI = (1, 2400)
 
@@ -320,6 +322,46 @@ def diff(
         with_inputs(program, "its derivative is 0 by every name")
         text = derivatives_text(program, list(wrt), latex, exact, order)
     return LaTeX(text) if latex else text
+
+
+# The highest order `taylor` takes: a term costs the order squared per operation (cubed for
+# whole powers and the gamma functions), and past it the coefficients of most functions are
+# below the smallest float or past the largest.
+MAX_TAYLOR_ORDER = 100
+
+
+def taylor(
+    program: Program,
+    point: Mapping[str, InputValue],
+    wrt: str | None = None,
+    order: int | str = 5,
+    strict: bool = False,
+    warn: Warn | None = None,
+) -> Taylor:
+    """The Taylor polynomial of the result in the input `wrt` (by default the only input)
+    around its value in `point`, to `order` (a whole number from 0): each coefficient
+    f⁽ᵏ⁾(A)/k! from truncated power series carried through every operation (`jets.py`), the
+    other inputs held at their values."""
+    from .jets import polynomial, series
+
+    order = whole("order", order, 0, MAX_TAYLOR_ORDER)
+    program, point, _ = scalarized(program, point)
+    one_output(program, "taylor").check_inputs(point)
+    if wrt is None:
+        if len(program.inputs) != 1:
+            with_inputs(program, "there is nothing to expand in")
+            raise InputError(
+                f"give the input to expand in, {option('wrt', 'NAME')}: one of "
+                + ", ".join(program.inputs)
+            )
+        wrt = program.inputs[0]
+    check_wrt([wrt], program.inputs)
+    coefficients, where = series(program, wrt, point, order)
+    non_finite(where, strict, warn)
+    inputs = {name: float(point[name]) for name in program.inputs}
+    at = inputs[wrt]
+    text, latex = (polynomial(coefficients, wrt, at, latex) for latex in (False, True))
+    return Taylor(program.source, wrt, at, inputs, coefficients, text, LaTeX(latex), where)
 
 
 def _higher_of_elements(

@@ -279,6 +279,30 @@ class Hessian(_Table):
 
 
 @dataclass
+class Taylor(_Table):
+    """The Taylor polynomial of `source` in the input `wrt` around `at`, the other inputs
+    held at their values in `inputs`: coefficients[k] = f⁽ᵏ⁾(at)/k!, k = 0..order, and the
+    polynomial in the language and in LaTeX. Its str is the polynomial; a notebook shows
+    the table of coefficients."""
+
+    source: str
+    wrt: str
+    at: float
+    inputs: dict[str, float]
+    coefficients: list[float]
+    polynomial: str = field(repr=False)
+    latex: LaTeX = field(repr=False)
+    non_finite: SourceError | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def order(self) -> int:
+        return len(self.coefficients) - 1
+
+    def __str__(self) -> str:
+        return self.polynomial
+
+
+@dataclass
 class Check:
     """One input's analytic derivative against its central finite difference."""
 

@@ -43,7 +43,7 @@ from .prelude import DEFINED
 from .program import Program
 from .render.graph import format_of
 from .render.progress import FitProgress, StepsProgress
-from .render.text import mismatch_rows, table_rows
+from .render.text import mismatch_rows, table_rows, to_json
 from .results import Explanation, Fit, FormulaCheck, GradientCheck, Minimum, flattened
 from .sources import ARRAY_VALUE
 
@@ -68,6 +68,7 @@ COMMANDS = {
     ":minimize": ("EXPR", "gradient descent from the inputs' values"),
     ":fit": ("EXPR data FILE", "a least-squares fit of the parameters to the rows of FILE"),
     ":plot": ("EXPR NAME LO:HI", "EXPR and its derivative over a range; to FILE, a picture"),
+    ":taylor": ("EXPR wrt NAME", "the Taylor polynomial in NAME around its value"),
     ":inputs": ("", "the inputs and definitions, as lines that make them again"),
     ":reset": ("", "forget every input and definition"),
     ":help": ("", "this list"),
@@ -103,6 +104,12 @@ OPTIONS: dict[str, dict[str, Option]] = {
         "shape": Option("items", "NAME=DIMS..."),
     },
     ":hessian": STRICT,
+    ":taylor": {
+        "wrt": Option("names", "NAME"),
+        "order": Option("word", "N"),
+        "format": Option("word", "|".join(api.TAYLOR_FORMATS)),
+        **STRICT,
+    },
     ":explain": STRICT,
     ":draw": {
         "format": Option("word", "|".join(api.DRAW_FORMATS)),
@@ -646,6 +653,28 @@ class Session:
             warn=self._warner(source, reply),
         )
         reply.out.append(Table(lambda number: table_rows(flattened(result), number)))
+
+    def taylor_command(self, args: Arguments, reply: Reply) -> None:
+        fmt = api.choice("format", args.value("format") or "table", api.TAYLOR_FORMATS)
+        source, program = self._program(args.expr)
+        wrt = args.names("wrt")
+        if len(wrt) > 1:
+            raise InputError(f"{option('wrt', 'NAME')}: give one input to expand in")
+        result = api.taylor(
+            program,
+            self._point(program),
+            wrt[0] if wrt else None,
+            args.value("order") or 5,
+            strict=args.flag("strict"),
+            warn=self._warner(source, reply),
+        )
+        if fmt == "json":
+            reply.out.append(to_json(result))
+        elif fmt == "latex":
+            reply.out.append(result.latex)
+        else:
+            reply.out.append(Table(lambda number: table_rows(result, number)))
+            reply.out.append(result.polynomial)
 
     def explain_command(self, args: Arguments, reply: Reply) -> None:
         source, program = self._program(args.expr)

@@ -24,6 +24,7 @@ from nanograd_cli import (
     minimize,
     parse,
     plot,
+    taylor,
 )
 
 # The engine: every operator and function returns a Value.
@@ -48,6 +49,9 @@ values: dict[str, float] = outputs.values
 du_dx: float = outputs.jacobian["u"]["x"]
 second = hessian("x*y + tanh(x)", x=2, y=3)
 d2: float = second.hessian["x"]["y"]
+series = taylor("exp(x)", wrt="x", order=3, x=0)
+coefficients: list[float] = series.coefficients
+written: str = series.polynomial
 checked = check("x*y", x=2, y=3)
 passed: bool = checked.passed and checked.checks["x"].passed
 derivative: str = diff("x**3", "x")

@@ -647,8 +647,8 @@ def test_a_column_named_with_control_characters_is_shown_escaped():
 
 def test_the_repl_shows_a_command_word_escaped():
     listed = ", ".join(
-        ":grad :diff :hessian :explain :draw :check :minimize :fit :plot :inputs :reset :help "
-        ":quit".split()
+        ":grad :diff :hessian :explain :draw :check :minimize :fit :plot :taylor :inputs :reset "
+        ":help :quit".split()
     )
     code, out, err = limited("printf ':frob\\033[2J\\033]0;pwned\\a x\\n' | nanograd repl")
     assert (code, out) == (2, "")

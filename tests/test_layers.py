@@ -26,6 +26,7 @@ CORE = {
     "forward",
     "grammar",
     "instructions",
+    "jets",
     "language",
     "memory",
     "ops",

@@ -31,6 +31,7 @@ COMMANDS = [
     "minimize",
     "plot",
     "repl",
+    "taylor",
 ]
 
 

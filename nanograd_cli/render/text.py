@@ -6,9 +6,11 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import replace
 from functools import singledispatch
 
 from ..errors import printable
+from ..jets import polynomial
 from ..results import (
     FormulaCheck,
     GradientCheck,
@@ -17,6 +19,7 @@ from ..results import (
     Jacobian,
     LineGradients,
     Minimum,
+    Taylor,
     flattened,
 )
 
@@ -117,6 +120,19 @@ def _(result: LineGradients) -> dict:
 @json_object.register(Hessian)
 def _(result: Hessian) -> dict:
     return {**_point(result), "gradients": result.gradients, "hessian": result.hessian}
+
+
+@json_object.register(Taylor)
+def _(result: Taylor) -> dict:
+    return {
+        "source": result.source,
+        "wrt": result.wrt,
+        "at": result.at,
+        "order": result.order,
+        "inputs": result.inputs,
+        "coefficients": result.coefficients,
+        "polynomial": result.polynomial,
+    }
 
 
 @json_object.register(GradientCheck)
@@ -367,6 +383,21 @@ def _(result: Hessian, number: Number = repr) -> list[list[str]]:
         row = (number(result.hessian[n][m]) for m in names)
         rows.append([n, number(result.inputs[n]), number(result.gradients[n]), *row])
     return rows
+
+
+def rounded(result: Taylor, digits: str | None) -> Taylor:
+    """`result` with its coefficients to `digits` significant digits (`--digits`), so that
+    its polynomial shows them as its table does; None or `full`: as it is."""
+    if digits is None or digits == "full":
+        return result
+    shorter = [float(format(c, f".{digits}g")) for c in result.coefficients]
+    written = polynomial(shorter, result.wrt, result.at)
+    return replace(result, coefficients=shorter, polynomial=written)
+
+
+@table_rows.register(Taylor)
+def _(result: Taylor, number: Number = repr) -> list[list[str]]:
+    return [["k", "coefficient"], *([str(k), number(c)] for k, c in enumerate(result.coefficients))]
 
 
 @table_rows.register(GradientCheck)
