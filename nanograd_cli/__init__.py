@@ -257,6 +257,8 @@ def diff(
     from . import api
     from .errors import InputError
 
+    if format is not None and not isinstance(format, str):
+        raise TypeError(f"format={format!r:.40}: give 'text' or 'latex'")
     if latex and format not in (None, "latex"):
         raise InputError(f"latex=True and format={format!r} disagree: give one of them")
     program = parse(source)
@@ -670,6 +672,8 @@ def load_fit(path: str | os.PathLike[str], /) -> Fit:
     from . import api
     from .fitted import Fit
 
+    if not isinstance(path, str | os.PathLike) or isinstance(os.fspath(path), bytes):
+        raise TypeError(f"load_fit(path): path is a str or a path, not {type(path).__name__}")
     return Fit.of(api.load_fit(os.fspath(path)))
 
 
@@ -688,5 +692,16 @@ def compile(source: str, /, *wrt: str, **fixed: float) -> BatchFunction:
 def draw_dot(root: Value, **options: Any) -> Digraph:
     """The computation graph of `root` as a `graphviz.Digraph` (see render.graph.draw_dot)."""
     from .render.graph import draw_dot
+
+    if not isinstance(root, Value):
+        raise TypeError(f"draw_dot(root): root is a Value, not {type(root).__name__}")
+    rankdir = options.get("rankdir", "LR")
+    if rankdir is not None and (not isinstance(rankdir, str) or rankdir not in ("LR", "TB")):
+        from .errors import InputError
+
+        raise InputError(f"rankdir={rankdir!r:.40}: 'LR', 'TB' or None (to choose)")
+    for flag in ("hide_constants", "edge_grads", "legend"):
+        if not isinstance(options.get(flag, False), bool):
+            raise TypeError(f"{flag}={options[flag]!r:.40}: give True or False")
 
     return draw_dot(root, **options)

@@ -27,6 +27,7 @@ from .errors import (
     SourceError,
     UnknownInputs,
     command,
+    file_name,
     option,
     printable,
 )
@@ -1269,7 +1270,7 @@ def load_fit(path: str) -> Fit:
     from .language import parse
 
     try:
-        with open(path, encoding="utf-8") as file:
+        with open(file_name(path), encoding="utf-8") as file:
             text = file.read()
     except UnicodeDecodeError:
         text = ""  # (not JSON: said as for any other file that holds no fit)

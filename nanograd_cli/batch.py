@@ -23,6 +23,27 @@ if TYPE_CHECKING:
 Table = TypeVar("Table")
 
 
+def _floats(name: str, values: object) -> np.ndarray:
+    """`values` of the input `name` as floats, or an InputError that names it."""
+    try:
+        return np.asarray(values, dtype=np.float64)
+    except OverflowError:
+        raise InputError(f"{name}: a number too large for a float") from None
+    except (TypeError, ValueError) as error:
+        raise InputError(f"{name}: {error}") from None
+
+
+def _fixed(name: str, value: object) -> float:
+    """The one number of an input fixed by compile(), or an InputError that names it."""
+    number = _floats(name, value)
+    if number.ndim:
+        raise InputError(
+            f"{name} is fixed by compile(): one number for every row, not an array of shape "
+            f"{number.shape} (give an array per row when the function is called)"
+        )
+    return float(number)
+
+
 class BatchFunction:
     """`f = nanograd_cli.compile("x*y + tanh(x)")`, then `f(table)`: the table with `value` and
     `d_NAME` per input appended (a DataFrame for a DataFrame, a RecordBatch for a
@@ -38,7 +59,7 @@ class BatchFunction:
         fixed: Mapping[str, float] | None = None,
     ):
         self.program = program
-        self.fixed = dict(fixed or {})
+        self.fixed = {name: _fixed(name, value) for name, value in (fixed or {}).items()}
         self.wrt = list(wrt or program.inputs)
         inputs = set(program.inputs)
         unknown = [n for n in [*self.wrt, *self.fixed] if n not in inputs]
@@ -106,10 +127,7 @@ class BatchFunction:
             raise InputError(f"{fixed} is fixed at {self.fixed[fixed]} by compile(): give it once")
         arrays, first = {}, None  # first: the name of the first array, which sets the length
         for name, values in columns.items():
-            try:
-                array = np.asarray(values, dtype=np.float64)
-            except (TypeError, ValueError) as error:
-                raise InputError(f"{name}: {error}") from None
+            array = _floats(name, values)
             if array.ndim > 1:
                 raise InputError(
                     f"{name} is an array of shape {array.shape}: give a 1-D array, one value "

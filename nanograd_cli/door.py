@@ -56,9 +56,20 @@ def python_door(function: Callable[P, R]) -> Callable[P, R]:
     the caller's line, and its errors worded for Python."""
     code = function.__code__
     options = set(code.co_varnames[1 : code.co_argcount + code.co_kwonlyargcount])
+    defaults = {**dict(zip(reversed(code.co_varnames[: code.co_argcount]),
+                           reversed(function.__defaults__ or ()), strict=False)),
+                **(function.__kwdefaults__ or {})}  # fmt: skip
+    flags = {name for name, default in defaults.items() if isinstance(default, bool)}
 
     @functools.wraps(function)
     def call(*args: P.args, **kwargs: P.kwargs) -> R:
+        for flag in flags & kwargs.keys():
+            given = kwargs[flag]
+            numpy = getattr(given, "dtype", None) == "bool" and getattr(given, "shape", 0) == ()
+            if not isinstance(given, bool) and not numpy:
+                raise TypeError(
+                    f"{flag}={given!r:.40}: give True or False, not {type(given).__name__}"
+                )
         notes: list[str] = []
         token = _notes.set(notes)
         try:
@@ -191,6 +202,11 @@ def table(
         path = os.fspath(data)
         fmt = io.input_format(path, None)
         data = io.read_table(path, fmt, needed, option, name, missing).columns
+    elif not isinstance(data, Mapping) and not hasattr(data, "columns"):  # (a DataFrame)
+        raise InputError(
+            f"{option}: a mapping of column names to arrays, a DataFrame or a file's path, not "
+            f"{type(data).__name__}"
+        )
     return {n: data[n] for n in data if n in needed}
 
 

@@ -22,7 +22,7 @@ class Value:
     __slots__ = ("_op", "_prev", "data", "grad")
 
     def __init__(self, data: Number, _children: tuple[Value, ...] = (), _op: Op | None = None):
-        self.data = float(data)
+        self.data = _float(data)
         self.grad = 0.0
         self._prev = tuple(_children)
         self._op = _op
@@ -30,7 +30,7 @@ class Value:
     @classmethod
     def constant(cls, data: Number) -> Value:
         """A number of the source: a leaf that is never differentiated with respect to."""
-        return _node(float(data), (), CONST)
+        return _node(_float(data), (), CONST)
 
     @property
     def op(self) -> Op | None:
@@ -264,11 +264,27 @@ def _node(data: float, prev: tuple[Value, ...], op: Op | None) -> Value:
     return v
 
 
+def _float(number: Number) -> float:
+    """`number` as a float; an int too large for one is bad input (the package's error), not
+    Python's OverflowError, and what is no number a TypeError that says so."""
+    try:
+        return float(number)
+    except (TypeError, ValueError):
+        raise TypeError(f"a Value's data is a number, not {type(number).__name__}") from None
+    except OverflowError:
+        import math
+
+        from .errors import InputError
+
+        digits = int(math.log10(abs(int(number)))) + 1  # (str() of it may be refused)
+        raise InputError(f"a number of {digits:,} digits is too large for a float") from None
+
+
 def _lift(other: object) -> Value:
     """A number as a constant node; a Value as it is; NotImplemented for anything else."""
     if isinstance(other, (int, float)):  # checked first: numbers are what get here most
         out = _new(Value)
-        out.data = float(other)
+        out.data = _float(other)
         out.grad = 0.0
         out._prev = ()
         out._op = CONST

@@ -100,6 +100,14 @@ def nearest(word: str, known: Iterable[str], cutoff: float = 0.6) -> str | None:
     return close[0] if close else None
 
 
+def file_name(path: str) -> str:
+    """`path` as a file's name, which the system can open: bad input where it holds a NUL
+    character (Python's open raises a ValueError)."""
+    if "\0" in path:
+        raise InputError(f"{printable(path)} is no file name: it holds a NUL character")
+    return path
+
+
 def printable(text: str, keep: str = "") -> str:
     """`text` from the user (a file name, a word typed) as a message shows it: each character
     that is not printable, but those in `keep`, written as its escape (ESC as \\x1b, a

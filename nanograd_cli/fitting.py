@@ -1499,6 +1499,8 @@ def columns_of(columns: Mapping[str, ArrayLike]) -> dict[str, np.ndarray]:
 def _column(name: str, values) -> np.ndarray:
     try:
         array = np.asarray(values, dtype=np.float64)
+    except OverflowError:
+        raise InputError(f"column {name}: a number too large for a float") from None
     except (TypeError, ValueError) as error:
         raise InputError(f"column {name}: {error}") from None
     if array.ndim != 1:
@@ -1518,6 +1520,8 @@ def row_count(arrays: dict[str, np.ndarray]) -> int:
 def _start(name: str, value) -> float:
     try:
         start = float(value)
+    except OverflowError:
+        raise InputError(f"the start of {name} is too large for a float") from None
     except (TypeError, ValueError):
         raise InputError(f"the start of {name} is not a number: {value!r}") from None
     if not math.isfinite(start):

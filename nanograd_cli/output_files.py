@@ -25,7 +25,7 @@ from collections.abc import Callable
 from types import FrameType
 from typing import BinaryIO
 
-from .errors import NanogradError, printable
+from .errors import NanogradError, file_name, printable
 
 # The signals that stop a run, after which no temporary file may be left behind.
 STOPPING_SIGNALS = tuple(
@@ -40,7 +40,7 @@ class OutputFile:
     manager, it commits when the block ends normally and discards when it raises."""
 
     def __init__(self, path: str):
-        self.path = path
+        self.path = file_name(path)
         self.temporary: str | None = None
         try:
             self.target = target(path)
@@ -82,6 +82,9 @@ class OutputFile:
         except OSError as error:
             self.discard()
             raise NanogradError(f"cannot write {printable(self.path)}: {error.strerror}") from None
+        except BaseException:  # (no temporary file is left behind, whatever stopped it)
+            self.discard()
+            raise
 
     def discard(self) -> None:
         file = getattr(self, "file", None)

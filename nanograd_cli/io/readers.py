@@ -17,7 +17,7 @@ from typing import BinaryIO
 import numpy as np
 import pyarrow as pa
 
-from ..errors import InputError, NanogradError, option, printable
+from ..errors import InputError, NanogradError, file_name, option, printable
 from .chunks import (
     BOM,
     CHUNK_BYTES,
@@ -653,7 +653,7 @@ def open_points(path: str, fmt: str) -> Reader:
     stdin = path == "-"
     name = "standard input" if stdin else printable(path)
     try:
-        stream = sys.stdin.buffer if stdin else open(path, "rb")
+        stream = sys.stdin.buffer if stdin else open(file_name(path), "rb")
     except OSError as error:
         raise NanogradError(f"cannot read {name}: {error.strerror}") from None
     try:

@@ -1,0 +1,71 @@
+"""Every public function given a bad argument of any type raises the package's errors: an
+InputError (or another NanogradError) that says what is wrong, or a TypeError that names the
+argument; never a bare OverflowError, ValueError or AttributeError from inside."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import nanograd_cli as ng
+from nanograd_cli.errors import NanogradError
+
+JUNK = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-(10**400), 10**400),
+    st.floats(),
+    st.text(max_size=4),
+    st.lists(st.integers(-2, 2), max_size=3),
+    st.dictionaries(st.sampled_from(["x", "y", "q", ""]), st.integers(-2, 2), max_size=2),
+    st.sampled_from(
+        [object(), np.array([[1.0, 2.0]]), np.array([True, False]), np.float64("nan"), b"x", 2j]
+    ),
+)
+DATA = {"x": [1.0, 2.0, 3.0, 4.0], "y": [2.1, 3.9, 6.2, 7.8]}
+# each function: a call that works, and the arguments that may be replaced by junk
+CALLS = {
+    "grad": (ng.grad, ("x*y",), {"x": 1.0, "y": 2.0, "wrt": "x", "mode": "auto", "strict": False}),
+    "hessian": (ng.hessian, ("x*y",), {"x": 1.0, "y": 2.0, "strict": False}),
+    "jacobian": (ng.jacobian, ("x*y",), {"x": 1.0, "y": 2.0, "wrt": "x", "mode": "auto"}),
+    "check": (ng.check, ("x*y",), {"x": 1.0, "y": 2.0, "wrt": (), "rtol": 1e-6, "atol": 1e-9}),
+    "check against": (ng.check, ("x*y",), {"x": "0:1", "y": 2.0, "against": "y", "wrt": "x"}),
+    "diff": (ng.diff, ("x*y",), {"wrt": "x", "format": "text", "exact": False, "order": 1}),
+    "explain": (ng.explain, ("x*y",), {"x": 1.0, "y": 2.0, "format": "table"}),
+    "taylor": (ng.taylor, ("exp(x)*y",), {"x": 0.0, "y": 2.0, "wrt": "x", "order": 3}),
+    "minimize": (
+        ng.minimize,
+        ("(x - y)**2",),
+        {"x": 1.0, "y": 2.0, "steps": 3, "lr": 0.1, "optimizer": "adam", "tol": 1e-8, "fix": "y"},
+    ),
+    "fit": (ng.fit, ("a*x + b",), {"data": DATA, "a": 1.0, "b": 0.0, "target": "y", "fix": ()}),
+    "compile": (ng.compile, ("x*y",), {"y": 2.0}),
+    "parse": (ng.parse, ("x*y",), {}),
+    "Value": (ng.Value, (2.0,), {}),
+    "draw_dot": (ng.draw_dot, (ng.Value(2.0) * 3,), {"rankdir": "LR"}),
+    "load_fit": (ng.load_fit, ("no such fit.json",), {}),
+}
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(sorted(CALLS)), st.data())
+def test_a_bad_argument_of_any_type_raises_the_packages_errors(name, data):
+    function, args, keywords = CALLS[name]
+    slots = ["source", *keywords]
+    slot = data.draw(st.sampled_from(slots), label="argument")
+    junk = data.draw(JUNK, label="value")
+    if slot == "source":
+        args = (junk,)
+    else:
+        keywords = {**keywords, slot: junk}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            function(*args, **keywords)
+        except NanogradError:
+            pass
+        except TypeError as error:  # naming the argument at fault
+            assert slot == "source" or slot in str(error), error
