@@ -10,6 +10,7 @@ import random
 import re
 import shutil
 import struct
+import sys
 from pathlib import Path
 
 import pytest
@@ -773,3 +774,20 @@ def test_screenshot(tab, tmp_path):
     open_page(tab, page(tmp_path, WORKED, *WORKED_ARGS, "--rankdir", "TB"))
     shot = tab.screenshot(path=str(tmp_path / "page.png"))
     assert shot[:8] == b"\x89PNG\r\n\x1a\n" and len(shot) > 20_000
+
+
+def test_the_live_page_drawn_by_graphviz_pure_writes_xml_space_as_markup(tmp_path, monkeypatch):
+    """Without Graphviz's dot, graphviz-pure lays the page out: its `xml:space` attributes
+    stay `xml:space`, not ElementTree's `{http://www.w3.org/XML/1998/namespace}space`."""
+    import nanograd_cli.render.graph as graph
+
+    pure = shutil.which("graphviz-pure", path=str(Path(sys.executable).parent))
+    if pure is None:
+        pytest.skip("graphviz-pure is not installed")
+    monkeypatch.setattr(graph, "renderer", lambda fmt, search=None: pure)
+    page = tmp_path / "graph.html"
+    done = in_process("draw", "x*y + tanh(x)", "--x", "2", "--y", "3", "-o", str(page))
+    assert done.returncode == 0, done.stderr
+    text = page.read_text()
+    assert "XML/1998/namespace" not in text
+    assert "<text xml:space=" in text.replace("\\", "")  # (in the page's JSON, quotes escaped)

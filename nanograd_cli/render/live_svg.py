@@ -63,14 +63,24 @@ def _value(value: str) -> str:
     return _text(value).replace('"', "&quot;")
 
 
+# The namespaces of attributes (xlink:href, xml:space) as ElementTree names them, and their
+# prefixes in markup.
+PREFIXES = {XLINK: "xlink:", "{http://www.w3.org/XML/1998/namespace}": "xml:"}
+
+
+def _attribute(name: str) -> str:
+    """An attribute's name in markup: `xml:space`, not ElementTree's `{...namespace}space`."""
+    for namespace, prefix in PREFIXES.items():
+        if name.startswith(namespace):
+            return prefix + name.removeprefix(namespace)
+    return name
+
+
 def _markup(e: ET.Element) -> str:
     """An element as markup for an HTML page's inline SVG: no namespaces, no whitespace between
     elements (each would be a node of the page's document too)."""
     tag = _local(e.tag)
-    attrs = "".join(
-        f' {k.replace(XLINK, "xlink:") if k[0] == "{" else k}="{_value(v)}"'
-        for k, v in e.attrib.items()
-    )
+    attrs = "".join(f' {_attribute(k)}="{_value(v)}"' for k, v in e.attrib.items())
     parts = [_text(e.text)] if e.text and e.text.strip() else []
     for child in e:
         parts.append(_markup(child))
