@@ -12,7 +12,7 @@ import numpy as np
 
 from .errors import InputError, UnknownInputs
 from .program import Program
-from .results import result_names
+from .results import element_names, result_names
 from .tape import Tape, batch_jacobian
 
 if TYPE_CHECKING:
@@ -56,10 +56,21 @@ class BatchFunction:
         self,
         program: Program,
         wrt: list[str] | None = None,
-        fixed: Mapping[str, float] | None = None,
+        fixed: Mapping[str, object] | None = None,
     ):
+        fixed = dict(fixed or {})
+        self._given = program.source, list(wrt or []), dict(fixed)  # what it is made again of
+        arrays = {n: v for n, v in fixed.items() if getattr(v, "ndim", 0) or isinstance(v, list)}
+        if program.arrays or arrays:  # sum([x, y]**2), w @ [x, y]: written out in scalars
+            from .arrays import numbers_array, scalarized
+
+            given = {name: numbers_array(value, name) for name, value in arrays.items()}
+            program, by_element, _ = scalarized(program, given)
+            fixed = {**{n: v for n, v in fixed.items() if n not in arrays}, **by_element}
+            shapes = {name: value.shape for name, value in given.items()}
+            wrt = [e for n in wrt or [] for e in element_names(n, shapes.get(n, ()))]
         self.program = program
-        self.fixed = {name: _fixed(name, value) for name, value in (fixed or {}).items()}
+        self.fixed = {name: _fixed(name, value) for name, value in fixed.items()}
         self.wrt = list(wrt or program.inputs)
         inputs = set(program.inputs)
         unknown = [n for n in [*self.wrt, *self.fixed] if n not in inputs]
@@ -73,7 +84,7 @@ class BatchFunction:
     def __reduce__(self):
         from .language import parse
 
-        return _rebuild, (parse, self.program.source, self.wrt, self.fixed)
+        return _rebuild, (parse, *self._given)
 
     def results(self, columns: Mapping[str, object], rows: int | None = None) -> list[np.ndarray]:
         """The columns of `names`, each a 1-D float64 array of `rows` rows, given every input
@@ -210,5 +221,5 @@ def _like(index, values: np.ndarray):
     return pd.Series(values, index=index)
 
 
-def _rebuild(parse, source: str, wrt: list[str], fixed: dict[str, float]) -> BatchFunction:
+def _rebuild(parse, source: str, wrt: list[str], fixed: dict[str, object]) -> BatchFunction:
     return BatchFunction(parse(source), wrt, fixed)

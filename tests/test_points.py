@@ -984,6 +984,27 @@ def test_compile_pickles_as_its_source():
     assert g(x=np.array([2.0]))["value"].tolist() == [6.0]
 
 
+def test_compile_writes_out_arrays_as_grad_points_does():
+    """A source with array literals, or an array fixed for every row (weights), compiles as
+    `grad --points` runs it: written out in scalars, each element's gradient a column."""
+    import pickle
+
+    x, y = np.array([1.0, 2.0]), np.array([3.0, 4.0])
+    squares = compile("sum([x, y]**2)")(x=x, y=y)
+    assert {k: v.tolist() for k, v in squares.items()} == {
+        "value": [10.0, 20.0],
+        "d_x": [2.0, 4.0],
+        "d_y": [6.0, 8.0],
+    }
+    stable = compile("logsumexp([x, y])")(x=x, y=y)
+    np.testing.assert_allclose(stable["value"], np.logaddexp(x, y), rtol=1e-15)
+    weighted = compile("w @ [x, y]", "x", "w", w=np.array([1.0, 2.0]))
+    for f in (weighted, pickle.loads(pickle.dumps(weighted))):
+        done = f(x=x, y=y)
+        assert done["value"].tolist() == [7.0, 10.0] and done["d_x"].tolist() == [1.0, 1.0]
+        assert done["d_w[0]"].tolist() == [1.0, 2.0] and done["d_w[1]"].tolist() == [3.0, 4.0]
+
+
 def test_points_and_compile_agree_with_the_engine_row_by_row():
     program = parse(SOURCE)
     table = points_table(40)
