@@ -144,7 +144,7 @@ def split(given: Mapping[str, object]) -> tuple[dict[str, InputValue], dict[str,
     writes it (`"-3:3"`, `"0:1:50"`) or as a tuple (`(-3, 3)`, `(0, 1, 50)`), split into fixed
     values and ranges, each checked as the command line checks them."""
     from .sampling import parse_range
-    from .sources import shortened, text_number
+    from .sources import ARRAY_VALUE, RANDOM_CALL, array_value, shortened, text_number
 
     fixed: dict[str, InputValue] = {}
     ranges: dict[str, Range] = {}
@@ -158,8 +158,16 @@ def split(given: Mapping[str, object]) -> tuple[dict[str, InputValue], dict[str,
             ranges[name] = parse_range(name, ":".join(repr(v) for v in value))
         elif isinstance(value, str) and ":" in value:
             ranges[name] = parse_range(name, value)
-        elif isinstance(value, str):  # a number as the command line reads one: "2", "pi/2"
+        elif isinstance(value, str):  # as the command line reads it: "2", "pi/2", "[1, 2]"
+            if RANDOM_CALL.search(value):
+                raise InputError(
+                    f"{typed}: in Python, draw a random start with NumPy, as "
+                    f"{name}=np.random.default_rng(0).standard_normal(3)"
+                )
             number = text_number(value, typed)
+            if number is None and ARRAY_VALUE.search(value):
+                fixed[name] = array_value(value, typed)
+                continue
             if number is None:
                 raise InputError(f"{typed}: expected a number (or a range LO:HI, for plot)")
             fixed[name] = number

@@ -274,6 +274,10 @@ def test_python_takes_numpy_arrays_and_gives_them_back():
     with pytest.raises(SourceError, match=r"shapes \(2,\) and \(3,\) do not broadcast"):
         ng.grad("x + y", x=np.ones(2), y=np.ones(3))
     assert ng.check("x[0]*t", x=np.ones(2), t=1, against=["t=x[0]", "x=[t, 0]"]).passed
+    # text is read as the command line reads it; a random start is NumPy's to draw
+    assert ng.grad("sum(x)*y", x="[1, 2]", y="2").gradients["x"].tolist() == [2.0, 2.0]
+    with pytest.raises(InputError, match=r"^x='normal\(3\)': in Python, draw a random start"):
+        ng.minimize("sum(x**2)", x="normal(3)", seed=1)
     # a list is an array as NumPy reads it (a tuple is a range, for plot)
     listed = ng.grad("sum(W@x)", W=[[1, 2], [3, 4]], x=[2.0, 0.5])
     assert listed.gradients["x"].tolist() == [4.0, 6.0] and listed.value == 11.0
