@@ -1491,6 +1491,7 @@ def plot(
     from .sampling import check_ranges, gaps_warning, sample_curve, sample_surface
 
     program, fixed, _ = scalarized(program, fixed)  # an array is a fixed value, not a range
+    fixed = {name: value for name, value in fixed.items() if name not in ranges}  # x[0] swept
     check_ranges(one_output(program, "plot"), ranges)
     if len(ranges) == 2:
         if not picture:

@@ -50,6 +50,9 @@ def spell(text: str, door: Door | None = None) -> str:
 def _spelled(kind: str, name: str, shown: str, literal: str, door: Door) -> str:
     if kind == "c":
         return {"cli": f"nanograd {name}", "repl": f":{name}", "python": f"{name}()"}[door]
+    if name == "var" and door != "cli" and "=" in shown:  # an input's value, x[0]=-3:3
+        named, _, value = shown.partition("=")
+        return f"inputs={{{named!r}: {value!r}}}" if door == "python" else f"{named} {value}"
     if door == "python":
         keyword = name.replace("-", "_")
         return f"{keyword}={literal}" if literal else keyword

@@ -286,8 +286,9 @@ def check_ranges(program: Program, ranges: Mapping[str, Range]) -> None:
     if not program.inputs:
         raise InputError("the source has no inputs: there is nothing to plot it over")
     if not ranges:
-        name = program.inputs[0]
-        raise InputError(f"give an input a range to plot over, e.g. --{name} -3:3")
+        name = program.inputs[0]  # an element, x[0], has no option of its own: --var's
+        example = option("var", f"{name}=-3:3") if "[" in name else option(name, "-3:3")
+        raise InputError(f"give an input a range to plot over, e.g. {example}")
     if len(ranges) > 2:
         names = ", ".join(ranges)
         raise InputError(f"ranges for {names}: a plot sweeps one input, or two for a contour")

@@ -336,11 +336,7 @@ def arguments(command: str, text: str) -> Arguments:
 
 def _range_at(said: list[str], k: int) -> bool:
     """Whether the k-th word and the next are a range: a name, then LO:HI or LO:HI:N."""
-    return (
-        k + 1 < len(said)
-        and re.fullmatch(r"[A-Za-z_]\w*", said[k]) is not None
-        and ":" in said[k + 1]
-    )
+    return k + 1 < len(said) and NAME.fullmatch(said[k]) is not None and ":" in said[k + 1]
 
 
 def _value_at(said: list[str], k: int) -> bool:
@@ -739,7 +735,7 @@ class Session:
             )
             reply.out.append(Table(lambda number: table_rows(flattened(result), number)))
         else:
-            ranges = _ranges(program, args.ranges)
+            ranges = _ranges(program, args.ranges, self.inputs)
             result = api.check_against(
                 program,
                 against=against,
@@ -883,10 +879,12 @@ class Session:
         source, program = self._program(args.expr)
         if program.inputs and not args.ranges:
             name = program.inputs[0]
+            if getattr(self.inputs.get(name), "ndim", 0):  # an array: one of its elements
+                name += "[0]"
             raise InputError(
                 f"give an input a range to plot over, as in :plot {args.expr} {name} -3:3"
             )
-        ranges = _ranges(program, args.ranges)
+        ranges = _ranges(program, args.ranges, self.inputs)
         if len(ranges) == 2 and not args.file:
             raise InputError(
                 "a contour plot of two ranges is a picture: add a FILE, as in "
@@ -1116,15 +1114,28 @@ def _rows(result: object) -> Callable[[Callable[[float], str]], list[list[str]]]
     return lambda number: table_rows(flattened(result), number)
 
 
-def _ranges(program: Program, texts: Mapping[str, str]) -> dict[str, Range]:
-    """Each `NAME LO:HI[:N]` typed, as a Range of an input of `program`."""
+def _ranges(
+    program: Program, texts: Mapping[str, str], values: Mapping[str, InputValue]
+) -> dict[str, Range]:
+    """Each `NAME LO:HI[:N]` typed, as a Range of an input of `program`, or of an element
+    (`x[0]`) of one whose value in the session, `values`, is an array."""
+    from .results import array_of, element_name
     from .sampling import parse_range
 
     ranges = {}
     for name, text in texts.items():
-        if name not in program.inputs:
+        base = array_of(name)
+        if base not in program.inputs:
             known = ", ".join(program.inputs) or "none"
             raise InputError(f"{name} {text}: {name} is not an input (inputs: {known})")
+        shape = getattr(values.get(base), "shape", ())
+        if name == base and shape:
+            raise InputError(
+                f"{name} {text}: {name} holds an array of shape {shape}: sweep one of its "
+                f"elements, as in {name}[0] {text}"
+            )
+        if name != base:
+            name = element_name(name, shape)
         ranges[name] = parse_range(name, text)
     return ranges
 

@@ -307,6 +307,26 @@ def test_an_element_to_differentiate_by_in_each_line_and_the_repl():
     )
 
 
+def test_plot_over_one_element_of_an_array():
+    """The hint names the way to sweep an element, in each door's words; the title lists the
+    fixed elements, not the swept one; the repl sweeps an element, not a whole array."""
+    done = in_process("plot", "sum(x**2)", "--x", "[1, 2]")
+    assert done.stderr == "error: give an input a range to plot over, e.g. --var x[0]=-3:3\n"
+    with pytest.raises(InputError, match=r"e\.g\. inputs=\{'x\[0\]': '-3:3'\}$"):
+        ng.plot("sum(x**2)", x=[1, 2])
+    curve = ng.plot("sum(x**2)", x=[1, 2], inputs={"x[0]": "-3:3"})
+    assert (curve.name, curve.fixed) == ("x[0]", {"x[1]": 2.0})
+    np.testing.assert_allclose(curve.value, curve.x**2 + 4.0)
+    reply = in_process("repl", stdin="x = [1, 2]\n:plot sum(x**2)\n:plot sum(x**2) x -1:1\n")
+    assert reply.stderr.splitlines() == [
+        "error: line 2: give an input a range to plot over, as in :plot sum(x**2) x[0] -3:3",
+        "error: line 3: x -1:1: x holds an array of shape (2,): sweep one of its elements, as "
+        "in x[0] -1:1",
+    ]
+    reply = in_process("repl", stdin="x = [1, 2]\n:plot sum(x**2) x[0] -2:2\n")
+    assert reply.returncode == 0 and "f(x[0])" in reply.stdout
+
+
 def test_minimize_moves_array_parameters():
     A, b = np.array([[2.0, 1.0], [1.0, 3.0]]), np.array([1.0, 2.0])
     result = ng.minimize(
