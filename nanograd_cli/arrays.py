@@ -142,8 +142,10 @@ def constant_array(program: Program, names: Mapping[str, float] | None = None) -
     result = nodes[program.result]
     if not isinstance(result, np.ndarray):
         return None
+    writer.room(result.size, 0)  # each element an input's node: refused now, if too many
     known = writer.known  # every node's value: none reads an input
-    return np.array([known[i] for i in result.flat], dtype=float).reshape(result.shape)
+    values = np.fromiter(map(known.__getitem__, result.flat), float, result.size)
+    return values.reshape(result.shape)
 
 
 class _Writer:

@@ -358,3 +358,11 @@ def test_forward_mode_of_a_sum_of_10000_inputs_fits_in_memory(tmp_path):
     assert result["gradients"] == {
         n: 1.0 if i % 2 == 0 else 2.0 * (i % 5) for i, n in enumerate(names)
     }
+
+
+def test_an_array_value_too_large_to_write_out_is_refused_before_it_is_read_whole():
+    """zeros(100000000) as an input's value: refused by the size its graph would have, not
+    after collecting a hundred million numbers (which took 8 s of CPU)."""
+    code, out, err = run_limited('nanograd grad "sum(x)" --x "zeros(100000000)"', seconds=4)
+    assert (code, out) == (1, ""), err  # (memory: no bad input, as a source too large)
+    assert err.startswith("error: written out in scalars, the arrays make 100,000,00"), err
