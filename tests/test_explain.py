@@ -498,6 +498,8 @@ def test_a_note_where_rounded_terms_do_not_add_up():
         "the total is the sum of the unrounded terms"
     )
     assert "note" not in latex_of(*args) and "note" not in in_process("explain", *args).stdout
+    screen = visible(on_terminal("explain", *args, "--digits", "3", columns=200))
+    assert screen[-1] == plain.splitlines()[-1]  # the installed command, on a terminal
 
 
 LATEX_CASES = [

@@ -114,8 +114,9 @@ def written(result: Explanation, fmt: str, number: Number = repr, null: bool = F
 
 
 def print_tables(result: Explanation, digits: str | None) -> None:
-    """Both passes as Rich tables on standard output, each in the most digits that fit."""
-    from .table import print_table
+    """Both passes as Rich tables on standard output, each in the most digits that fit (or
+    in `digits`, with the note where rounded terms do not add up)."""
+    from .table import number_formats, print_table
 
     tables = [
         ("forward pass", lambda n: forward_rows(result, unsigned_zero(n)), FORWARD_TEXT),
@@ -125,6 +126,9 @@ def print_tables(result: Explanation, digits: str | None) -> None:
         print_table(make_rows, digits, title, frozenset(text_columns))
     if not result.backward:
         print(f"\nbackward pass: {NOTHING_TO_DIFFERENTIATE}")
+    if digits is not None:  # the digits every table shows
+        for line in rounding_note(result, unsigned_zero(number_formats(digits)[0])):
+            print(line)
 
 
 def markdown(result: Explanation, number: Number = repr) -> str:
