@@ -4,6 +4,7 @@ article page (345 pt at 10 pt), broken over lines where it would not."""
 
 from __future__ import annotations
 
+import functools
 import re
 
 # An em at 10 pt is 10 pt; a letter or digit of math about 0.55 em. Widths below are in
@@ -22,6 +23,7 @@ _NAMED = {r"\operatorname", r"\mathrm", r"\text"}
 _BINARY = set("+-=<>") | {r"\cdot", r"\ne", r"\le", r"\ge", r"\approx", r"\odot", r"\bmod"}
 
 
+@functools.lru_cache(maxsize=4096)  # a row's parts are measured again when it is broken
 def width(tex: str) -> float:
     """How wide `tex` is set in display math, in letters (an estimate, on the wide side)."""
     tokens = _TOKEN.findall(tex)
@@ -45,17 +47,19 @@ def _group(tokens: list[str], k: int) -> tuple[float, int]:
 def _width(tokens: list[str], k: int) -> tuple[float, int]:
     """The width of the tokens from k to the closing brace of their group, and its index."""
     total = 0.0
+    costs = _COSTS
     while k < len(tokens):
         token = tokens[k]
         k += 1
-        if token == "}":
+        cost = costs.get(token)
+        if cost is not None:  # most tokens: a letter, a digit, an operator, a space
+            total += cost
+        elif token == "}":
             return total, k - 1
-        if token == "{" or token.isspace() or token in _SKIPPED:
-            if token == "{":
-                inner, k = _width(tokens, k)
-                total, k = total + inner, k + 1
-            continue
-        if token == r"\frac":
+        elif token == "{":
+            inner, k = _width(tokens, k)
+            total, k = total + inner, k + 1
+        elif token == r"\frac":
             top, k = _group(tokens, k)
             bottom, k = _group(tokens, k)
             total += max(top, bottom) + 0.4
@@ -65,19 +69,29 @@ def _width(tokens: list[str], k: int) -> tuple[float, int]:
         elif token in _NAMED:
             inner, k = _group(tokens, k)
             total += inner + 0.3
-        elif token in _SPACES:
-            total += _SPACES[token]
-        elif token in _BINARY:
-            total += 2.0
-        elif token == ",":
-            total += 0.7
-        elif token.startswith("\\") and len(token) > 2 and token[1:].isalpha():
-            # a function's name is set in letters (\tanh, \log); a symbol's is one
-            total += len(token) - 1 if token[1:] in _FUNCTIONS else 1.2
         else:
-            total += 1.0
+            total += costs.setdefault(token, _cost(token))
     return total, k
 
+
+def _cost(token: str) -> float:
+    """The width of a token that is no group, fraction, script or name."""
+    if token.isspace() or token in _SKIPPED:
+        return 0.0
+    if token in _SPACES:
+        return _SPACES[token]
+    if token in _BINARY:
+        return 2.0
+    if token == ",":
+        return 0.7
+    if token.startswith("\\") and len(token) > 2 and token[1:].isalpha():
+        # a function's name is set in letters (\tanh, \log); a symbol's is one
+        return len(token) - 1 if token[1:] in _FUNCTIONS else 1.2
+    return 1.0
+
+
+# The widths of the tokens measured so far that are no structure (`_cost`).
+_COSTS: dict[str, float] = {}
 
 _FUNCTIONS = frozenset(
     "sin cos tan sinh cosh tanh arcsin arccos arctan log ln exp max min sec csc cot".split()
@@ -114,11 +128,11 @@ def broken(parts: list[str], first: float) -> list[list[str]]:
     letters already, each one after it the indent of a continued line."""
     lines: list[list[str]] = [[]]
     used = first
-    for k, part in enumerate(parts):
-        size = width(part) + 0.5
+    sizes = [width(part) + 0.5 for part in parts]
+    for k, (part, size) in enumerate(zip(parts, sizes, strict=True)):
         # what follows a wide space (the product beside a local derivative) goes on a line
         # of its own where it does not fit whole
-        rest = sum(width(p) + 0.5 for p in parts[k:]) if part.startswith(r"\qquad") else size
+        rest = sum(sizes[k:]) if part.startswith(r"\qquad") else size
         if lines[-1] and used + rest > LINE:
             lines.append([])
             used = width(r"\quad") + 2.0
