@@ -8,6 +8,7 @@ import itertools
 import json
 import math
 import re
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -525,6 +526,23 @@ def test_latex_compiles_within_the_page(args, tmp_path):
     assert done.returncode == 0, done.stderr
     assert pdflatex(tmp_path, done.stdout).stat().st_size > 1000
     assert overfull(tmp_path) == []
+
+
+@pytest.mark.slow
+@settings(max_examples=25, deadline=None)
+@given(expressions(), st.sampled_from([[], ["--digits", "3"]]))
+def test_latex_of_random_expressions_fits_the_page(source, digits):
+    point = [
+        a
+        for name, v in POINT.items()
+        if re.search(rf"\b{name}\b", source)
+        for a in (f"--{name}", str(v))
+    ]
+    done = in_process("explain", *point, "--format", "latex", *digits, "--", source)
+    assert done.returncode == 0, done.stderr
+    with tempfile.TemporaryDirectory() as folder:
+        pdflatex(Path(folder), done.stdout)
+        assert overfull(Path(folder)) == [], source
 
 
 def table_rows(screen: list[str]) -> list[list[str]]:
