@@ -588,6 +588,12 @@ def _condition(text: str, inputs: Sequence[str]) -> tuple[str, tuple[Program, ..
     (`# x > 0`, `# x > 0 and y != 0`): its text and a program per part, each 1 where it
     holds. A comment line that is no such condition says nothing."""
     from .language import parse
+    from .ops import COMPARISONS
+    from .program import Apply
+
+    def compares(p: Program) -> bool:
+        last = p.code[p.result]
+        return isinstance(last, Apply) and last.op in COMPARISONS
 
     for line in text.splitlines():
         if line.strip()[:1] != "#":
@@ -597,7 +603,7 @@ def _condition(text: str, inputs: Sequence[str]) -> tuple[str, tuple[Program, ..
             parts = tuple(parse(part) for part in said.split(" and "))
         except SourceError:
             continue
-        if all(p.inputs and set(p.inputs) <= set(inputs) and not p.outputs for p in parts):
+        if all(set(p.inputs) <= set(inputs) and not p.outputs and compares(p) for p in parts):
             return said, parts
     return "", ()
 
