@@ -214,8 +214,10 @@ def check(
     """`source`'s gradient at the point given by keywords against central finite
     differences (within torch.autograd.gradcheck's tolerances unless `rtol`, `atol` say);
     or, with `against`, against derivatives worked out by hand (a formula, or NAME=FORMULA
-    for each input), at the point or over ranges of inputs (`x="0.1:3"`, `x=(0.1, 3, 50)`).
-    The result's `passed` says whether it passed; a failure raises nothing."""
+    for each input, or diff's output as it is), at the point or over ranges of inputs
+    (`x="0.1:3"`, `x=(0.1, 3, 50)`). `wrt` names the inputs (or elements, `x[0]`) to check,
+    or the one a formula is the derivative by. The result's `passed` says whether it passed;
+    a failure raises nothing."""
     from . import api
 
     program = parse(source)

@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 from .errors import (
     InputError,
@@ -479,19 +479,17 @@ def check(
     wrt: Sequence[str] = (),
 ) -> GradientCheck:
     """The gradient at `point` against central finite differences, within `rtol` and `atol`
-    (by default CHECK_RTOL and CHECK_ATOL); the result says whether every input passed, and
-    `failure` says what failed. `wrt` is for `check_against`: given here, an error."""
+    (by default CHECK_RTOL and CHECK_ATOL), by the inputs `wrt` names (numbers, arrays or
+    elements of arrays, `x[0]`), else by every input; the result says whether every one
+    passed, and `failure` says what failed."""
     from .gradcheck import gradient_check
 
-    if wrt:
-        raise InputError(
-            f"{option('wrt')} is for {option('against')}: say which derivative a formula is"
-        )
-    program, point, _ = scalarized(program, point)
+    check_wrt(wrt, program.inputs, elements=True)
+    program, point, layout = scalarized(program, point)
     program = with_inputs(one_output(program, "check"), "there is nothing to check")
     rtol = CHECK_RTOL if rtol is None else number("rtol", rtol)
     atol = CHECK_ATOL if atol is None else number("atol", atol)
-    result = gradient_check(program, point, rtol, atol)
+    result = gradient_check(program, point, rtol, atol, layout.elements(wrt))
     non_finite(result.non_finite, strict, warn)
     return result
 
@@ -535,27 +533,36 @@ def check_against(
             f"number, not an array of shape {layout.results['result']}"
         )
     ranges = dict(ranges or {})
-    check_wrt(wrt, program.inputs)
-    formulas: dict[str, tuple[str, Program]] = {}
-    against = [part for text in against for part in _diff_lines(text, program.inputs)]
-    for text in against:
+    check_wrt(wrt, program.inputs, elements=True)
+    wrt = [w.replace(" ", "") for w in wrt]
+
+    def is_input(name: str) -> bool:
+        return array_of(name) in program.inputs
+
+    formulas: dict[str, Formula] = {}
+    given = [pair for text in against for pair in _diff_lines(text, program.inputs)]
+    for named, text in given:
+        lines = [line for line in text.splitlines() if line.strip() and line.strip()[0] != "#"]
         name, equals, rest = text.partition("=")
-        name = name.strip()
-        if name.startswith("d_") and name[2:] in program.inputs and name not in program.inputs:
+        name = name.strip().replace(" ", "")
+        if name.startswith("d_") and is_input(name[2:]) and not is_input(name):
             name = name[2:]  # d_x = y, as diff writes it: the derivative by x
-        if equals and name in program.inputs and not rest.startswith("="):
+        single = len(lines) == 1  # several lines bind names (p = x*y) before the formula
+        if named:
+            name = named
+        elif single and equals and is_input(name) and not rest.startswith("="):
             text = rest.strip()
-        elif equals and not rest.startswith("=") and re.fullmatch(r"[A-Za-z_]\w*", name):
+        elif single and equals and not rest.startswith("=") and re.fullmatch(r"[A-Za-z_]\w*", name):
             raise InputError(
                 f"{text!r}: {name} names no input of the source ({', '.join(program.inputs)})"
             )
-        elif len(against) > 1 and (len(wrt) == 1 or len(program.inputs) == 1):
+        elif len(given) > 1 and (len(wrt) == 1 or len(program.inputs) == 1):
             only = wrt[0] if wrt else program.inputs[0]
             raise InputError(
-                f"{option('against')} is given {len(against)} times for d/d{only}, the one "
+                f"{option('against')} is given {len(given)} times for d/d{only}, the one "
                 f"input{' --wrt names' if wrt else ''}: give one formula"
             )
-        elif len(against) > 1:
+        elif len(given) > 1:
             raise InputError(
                 f"give each formula as NAME=FORMULA when there are several: {text!r} has no "
                 f"NAME= (the inputs are {', '.join(program.inputs)})"
@@ -588,7 +595,8 @@ def check_against(
             raise InputError(
                 f"the formula for d/d{name} reads {unknown[0]}, which is no input of the source"
             )
-        formulas[name] = (shown, formula)  # as a line, without diff's comment
+        # as a line, without diff's comment; and the condition where it holds, if it says
+        formulas[name] = Formula(shown, formula, *_condition(text, program.inputs))
     if not formulas:
         raise InputError("give a formula to check against")
     for name in ranges:
@@ -602,55 +610,111 @@ def check_against(
         total *= count
     if total > MAX_CHECK_POINTS:
         raise InputError(f"{total:,} points to check: at most {MAX_CHECK_POINTS:,}")
-    if layout.has_arrays:
+    if layout.has_arrays or any(array_of(name) != name for name in formulas):
         formulas = _formulas_by_element(formulas, layout)
     result = layout.shaped(formula_check(written, formulas, point, spans, rtol, atol))
     if not ranges or strict:  # over ranges, a nan is a point left out, unless --strict
         non_finite(result.non_finite, strict, warn)
+    for name, agreement in result.checks.items():
+        if agreement.outside and warn:
+            where = formulas[name].condition if name in formulas else ""
+            warn(
+                f"note: {agreement.outside} of {agreement.points} points "
+                f"{'is' if agreement.outside == 1 else 'are'} outside where the formula for "
+                f"d/d{name} holds{f' ({where})' if where else ''}: not checked"
+            )
     return result
 
 
-def _diff_lines(text: str, inputs: Sequence[str]) -> list[str]:
-    """`text`, or where it is diff's output for several inputs (`d_x = ...` lines, each maybe
-    with a comment under it, after the lines that bind the names they use), one formula per
-    input, `x=...`: the binding lines, then that line's expression."""
+def _condition(text: str, inputs: Sequence[str]) -> tuple[str, tuple[Program, ...]]:
+    """The condition a formula states where it holds, on a `#` line as diff writes it
+    (`# x > 0`, `# x > 0 and y != 0`): its text and a program per part, each 1 where it
+    holds. A comment line that is no such condition says nothing."""
+    from .language import parse
+    from .ops import COMPARISONS
+    from .program import Apply
+
+    def compares(p: Program) -> bool:
+        last = p.code[p.result]
+        return isinstance(last, Apply) and last.op in COMPARISONS
+
+    for line in text.splitlines():
+        if line.strip()[:1] != "#":
+            continue
+        said = line.strip()[1:].strip()
+        try:
+            parts = tuple(parse(part) for part in said.split(" and "))
+        except SourceError:
+            continue
+        if all(set(p.inputs) <= set(inputs) and not p.outputs and compares(p) for p in parts):
+            return said, parts
+    return "", ()
+
+
+def _diff_lines(text: str, inputs: Sequence[str]) -> list[tuple[str | None, str]]:
+    """`text`, or where it is diff's output with `d_x = ...` lines (each maybe with a comment
+    under it, after the lines that bind the names they use), one formula per input or element
+    (`d_x[1] = ...`): its name, and the binding lines, then that line's expression, then its
+    comment. Else `text`, with no name."""
     lines = text.splitlines()
     derivatives = [
-        (i, found[1])
+        (i, found[1].replace(" ", ""))
         for i, line in enumerate(lines)
-        if (found := re.match(r"\s*d_([A-Za-z_]\w*)\s*=(?!=)", line)) and found[1] in inputs
+        if (found := re.match(r"\s*d_([A-Za-z_]\w*(?:\[[-0-9, ]*\])?)\s*=(?!=)", line))
+        and array_of(found[1]) in inputs
     ]
-    if len(derivatives) < 2:
-        return [text]
+    if not derivatives:
+        return [(None, text)]
     named = {i for i, _ in derivatives}
     bindings = [line for i, line in enumerate(lines) if i not in named and line[:1] != "#"]
-    return [
-        f"{name}={chr(10).join([*bindings, lines[i].partition('=')[2].strip()])}"
-        for i, name in derivatives
-    ]
+    ends = [i for i, _ in derivatives[1:]] + [len(lines)]
+    formulas: list[tuple[str | None, str]] = []
+    for (i, name), end in zip(derivatives, ends, strict=True):
+        comments = [line for line in lines[i + 1 : end] if line[:1] == "#"]
+        expression = lines[i].partition("=")[2].strip()
+        formulas.append((name, "\n".join([*bindings, expression, *comments])))
+    return formulas
 
 
-def _formulas_by_element(
-    formulas: Mapping[str, tuple[str, Program]], layout: Layout
-) -> dict[str, tuple[str, Program]]:
+class Formula(NamedTuple):
+    """A formula to check a derivative against: as shown, its program, and the condition
+    where it holds (`x > 0`), with a program per part of it (none where it states none)."""
+
+    shown: str
+    program: Program
+    condition: str = ""
+    conditions: tuple[Program, ...] = ()
+
+
+def _formulas_by_element(formulas: Mapping[str, Formula], layout: Layout) -> dict[str, Formula]:
     """The formulas for the derivatives by the inputs of `layout`, written out in scalars:
     one by each element of an array input (x[0], x[1], ...), each the element of the
-    formula's array of the input's shape."""
+    formula's array of the input's shape; a formula by one element (`x[1]`) is a number."""
     from .arrays import result_elements, written_out
 
     shapes = {name: shape for name, shape in layout.inputs.items() if shape}
-    found: dict[str, tuple[str, Program]] = {}
-    for name, (shown, formula) in formulas.items():
-        scalar, made = written_out(formula, {n: shapes[n] for n in formula.inputs if n in shapes})
-        shape, result = layout.inputs.get(name, ()), made.results["result"]
+
+    def scalar(program: Program) -> tuple[Program, Layout]:
+        return written_out(program, {n: shapes[n] for n in program.inputs if n in shapes})
+
+    found: dict[str, Formula] = {}
+    for name, formula in formulas.items():
+        whole, made = scalar(formula.program)
+        conditions = tuple(result_elements(*scalar(c))[0] for c in formula.conditions)
+        base = array_of(name)
+        shape = () if base != name else layout.inputs.get(name, ())
+        result = made.results["result"]
         if result != shape:
             raise InputError(
                 f"the formula for d/d{name} has shape {result}, and {name} has shape {shape}"
             )
-        for element, program in zip(
-            element_names(name, shape), result_elements(scalar, made), strict=True
-        ):
-            found[element] = (shown, program)
+        names = (
+            [element_name(name, layout.inputs.get(base, ()))]
+            if base != name
+            else element_names(name, shape)
+        )
+        for element, program in zip(names, result_elements(whole, made), strict=True):
+            found[element] = Formula(formula.shown, program, formula.condition, conditions)
     return found
 
 

@@ -17,7 +17,7 @@ from typing import ClassVar, NamedTuple, cast
 
 from .algebra import CALL, INPUT, NUMBER, Expr, reachable
 from .array_ops import INDEX, LITERAL, MATMUL, TRANSPOSE
-from .ops import ADD, DIV, MOD, MUL, NEG, POW, SUB, Op
+from .ops import ADD, COMPARISONS, DIV, MOD, MUL, NEG, POW, SUB, Op
 
 # A call whose value is AS_WRITTEN is written as the source has it (explain's nodes): the
 # negation or the subtraction of a negative keeps its sign, in parentheses (-(-x), a - (-2)),
@@ -606,6 +606,9 @@ class _Latex(_Text):
             return _cat("e^{", text[id(e.args[0])][0], "}"), _POWER
         if product and self.is_array(e.args[0]) and self.is_array(e.args[1]):
             return self._times(tuple(e.args), text), _PRODUCT
+        if e.kind == CALL and e.op in COMPARISONS:  # a 0 or 1: an Iverson bracket, [x > 0]
+            a, b = (text[id(x)][0] for x in e.args)
+            return _cat("[", a, f" {_RELATIONS[e.op.name]} ", b, "]"), _ATOM
         return super().node(e, text)
 
     def _shown_as(self, e: Expr, op: Op) -> bool:
@@ -640,9 +643,6 @@ class _Latex(_Text):
 
     def modulo(self, a: tuple[Text, int], b: tuple[Text, int]) -> Text:
         return _cat(self.wrap(a, _PRODUCT), r" \bmod ", self.wrap(b, _POWER))
-
-    def compare(self, op: Op, a: Text, b: Text) -> Text:
-        return _cat(a, f" {_RELATIONS[op.name]} ", b)
 
     def arguments(self, args: list[Text]) -> Text:
         inner = _cat(*_listed(args, ", "))

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from .compiled import compiled, worth_compiling
 from .errors import SourceError
@@ -21,11 +21,15 @@ def step_at(x: float) -> float:
 
 
 def gradient_check(
-    program: Program, values: Mapping[str, float], rtol: float = 1e-3, atol: float = 1e-5
+    program: Program,
+    values: Mapping[str, float],
+    rtol: float = 1e-3,
+    atol: float = 1e-5,
+    only: Sequence[str] = (),
 ) -> GradientCheck:
-    """Per input, the analytic derivative at `values` against the numeric one: their absolute
-    and relative error, and whether |analytic - numeric| <= atol + rtol * |numeric|
-    (gradcheck's rule) with both finite."""
+    """Per input (of `only`, where given), the analytic derivative at `values` against the
+    numeric one: their absolute and relative error, and whether |analytic - numeric| <= atol
+    + rtol * |numeric| (gradcheck's rule) with both finite and no kink at the point."""
     result = program.grad(values)
     point = {name: float(values[name]) for name in program.inputs}
     args = list(point.values())  # the same, in a list for the compiled function
@@ -42,11 +46,33 @@ def gradient_check(
         point[name] = args[place[name]] = x
         return evaluate()
 
+    def sides(name: str, x: float, step: float) -> tuple[float, float]:
+        """The result a step to the left and to the right of x."""
+        return result_at(name, x - step), result_at(name, x + step)
+
+    def slopes(left: float, right: float, step: float) -> tuple[float, float]:
+        """The one-sided differences to the left and to the right of the point."""
+        return (result.value - left) / step, (right - result.value) / step
+
     checks = {}
     for name, analytic in result.gradients.items():
+        if only and name not in only:
+            continue
         x = point[name]
         step = step_at(x)
-        numeric = (result_at(name, x + step) - result_at(name, x - step)) / (2 * step)
+        below, above = sides(name, x, step)
+        numeric = (above - below) / (2 * step)
+        tolerance = atol + rtol * abs(numeric)
+        left, right = slopes(below, above, step)
+        kink = None
+        gap = abs(right - left)
+        if gap > tolerance:  # curvature, or a kink: a step a quarter as long shrinks the
+            # gap between the slopes a curve makes fourfold, and leaves a kink's as it is
+            near = slopes(*sides(name, x, step / 4), step / 4)
+            noise = 2.0**-52 * (abs(result.value) + 1.0) / (step / 4) * 8
+            close = abs(near[1] - near[0])
+            if gap / 1.5 < close < gap * 1.5 and close > tolerance and close > noise:
+                kink = near
         point[name] = args[place[name]] = x
         error = abs(analytic - numeric)
         checks[name] = Check(
@@ -58,7 +84,9 @@ def gradient_check(
             # numeric inf whatever the derivative is, and two infinities cannot be compared.
             passed=math.isfinite(analytic)
             and math.isfinite(numeric)
-            and bool(error <= atol + rtol * abs(numeric)),
+            and bool(error <= tolerance)
+            and kink is None,
+            kink=kink,
         )
     return GradientCheck(result.value, result.inputs, checks, result.non_finite)
 
@@ -80,6 +108,9 @@ def failures(result: GradientCheck) -> str:
                     f": the source is nan a step of {step:.2g} to a side, past the edge of "
                     "where it is defined; check farther from it"
                 )
+            if check.kink and not bad:
+                left, right = check.kink
+                bad = [f"a kink: the slope is {left:.6g} to the left and {right:.6g} to the right"]
             named.append(f"{name} ({', '.join(bad)})" if bad else name)
     return ", ".join(named)
 
@@ -99,16 +130,17 @@ def agrees(engine: float, formula: float, rtol: float, atol: float) -> bool:
 
 def formula_check(
     program: Program,
-    formulas: Mapping[str, tuple[str, Program]],
+    formulas: Mapping[str, tuple[str, Program, str, tuple[Program, ...]]],
     fixed: Mapping[str, float],
     ranges: Mapping[str, tuple[float, float, int]],
     rtol: float,
     atol: float,
 ) -> FormulaCheck:
-    """The engine's derivative by each input of `formulas` (its text and program) against
-    the formula at every point of the grid the `ranges` make, the other inputs at `fixed`.
-    A point where the engine's derivative is nan is left out: the source is not defined
-    there, and the formula may say anything."""
+    """The engine's derivative by each input of `formulas` (its text and program, and the
+    condition where it holds: its text and programs) against the formula at every point of
+    the grid the `ranges` make, the other inputs at `fixed`. A point where the engine's
+    derivative is nan is left out: the source is not defined there, and the formula may say
+    anything; so is a point outside the formula's condition, where it claims nothing."""
     import itertools
 
     import numpy as np
@@ -116,16 +148,19 @@ def formula_check(
     names = list(ranges)
     axes = [np.linspace(low, high, count).tolist() for low, high, count in ranges.values()]
     # per input: points, skipped, differ, the largest error and the first mismatches, counted
-    checks = {name: Agreement(text, 0, 0, 0, 0.0, []) for name, (text, _) in formulas.items()}
+    checks = {name: Agreement(f[0], 0, 0, 0, 0.0, []) for name, f in formulas.items()}
     non_finite = None
     for values in itertools.product(*axes):
         point = {**fixed, **dict(zip(names, values, strict=True))}
         result = program.grad(point)
         if non_finite is None and result.non_finite is not None:
             non_finite = _at(result.non_finite, dict(zip(names, values, strict=True)))
-        for name, (_, formula) in formulas.items():
+        for name, (_, formula, _, conditions) in formulas.items():
             tally = checks[name]
             tally.points += 1
+            if not all(_holds(c, point) for c in conditions):
+                tally.outside += 1
+                continue
             engine = result.gradients[name]
             if math.isnan(engine):
                 tally.skipped += 1
@@ -143,6 +178,12 @@ def formula_check(
                     tally.first.append(Mismatch(point, engine, theirs, error))
     shown_ranges = {name: (low, high, count) for name, (low, high, count) in ranges.items()}
     return FormulaCheck(dict(fixed), shown_ranges, checks, rtol, atol, non_finite)
+
+
+def _holds(condition: Program, point: Mapping[str, float]) -> bool:
+    """Whether a condition (`x > 0`: 1 where it holds) holds at `point`."""
+    value = condition.values({n: point[n] for n in condition.inputs})[condition.result]
+    return value != 0.0 and not math.isnan(value)
 
 
 def _at(where: SourceError, point: Mapping[str, float]) -> SourceError:

@@ -304,13 +304,16 @@ class Taylor(_Table):
 
 @dataclass
 class Check:
-    """One input's analytic derivative against its central finite difference."""
+    """One input's analytic derivative against its central finite difference. `kink`: the
+    slopes to either side, where they differ by more than a step can explain (`abs(x)` at
+    0: -1 and 1), which fails the check even where the central difference agrees."""
 
     analytic: float
     numeric: float
     abs_error: float
     rel_error: float
     passed: bool
+    kink: tuple[float, float] | None = None
 
 
 @dataclass
@@ -341,7 +344,8 @@ class Mismatch:
 class Agreement:
     """One input's derivative against a formula over the points checked: how many were
     compared, how many were left out (the engine's derivative is nan there: outside the
-    source's domain), how many differ, the largest difference, and the first that differ."""
+    source's domain), how many differ, the largest difference, the first that differ, and
+    how many were outside the condition the formula states, not compared."""
 
     formula: str
     points: int
@@ -349,10 +353,11 @@ class Agreement:
     differ: int
     max_abs_error: float
     first: list[Mismatch]
+    outside: int = 0  # points outside the condition the formula states (`# x > 0`)
 
     @property
     def passed(self) -> bool:
-        return self.differ == 0 and self.points > self.skipped
+        return self.differ == 0 and self.points > self.skipped + self.outside
 
 
 @dataclass
@@ -429,13 +434,16 @@ class LocalDerivative:
     """d(node)/d(argument): the op's formula with the arguments in it, its value, and the
     product value * upstream gradient that flows back to the argument. `domain`: where the
     formula (as a textbook writes it) holds, when it does not at this point, where the value
-    is the engine's (`x**y*log(x)` at x = 0, where the engine's is 0: `x > 0`)."""
+    is the engine's (`x**y*log(x)` at x = 0, where the engine's is 0: `x > 0`). `by`: where
+    one node is two of the op's arguments (`x**x`), the derivative by the op's parameter
+    (`d(a**b)/da at a = x, b = x`), which tells the two apart."""
 
     argument: Term
     formula: Term
     local: float
     product: float
     domain: Term | None = None
+    by: Term | None = None
 
 
 @dataclass

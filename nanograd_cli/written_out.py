@@ -18,7 +18,7 @@ from typing import NamedTuple, cast
 from .algebra import CALL, INPUT, NUMBER, UNENDING, Expr, fraction
 from .engine import live_nodes
 from .formula import AS_WRITTEN, Printer, Template, holds
-from .ops import COMPARISONS, DIV, MUL, NEG, POW, WHERE, Op
+from .ops import COMPARISONS, DIV, MUL, NEG, OPS, POW, SUB, WHERE, Op
 from .program import Apply, Const, Input, Program
 from .results import BackwardStep, Explanation, ForwardStep, LocalDerivative, Term
 from .symbolic import exact_formulas, textbook_formulas
@@ -26,6 +26,8 @@ from .symbolic import exact_formulas, textbook_formulas
 # An unnamed sub-expression whose text is longer than this is named (t1, t2, ...) and written
 # by that name where it is used: the text stays short and linear in the size of the program.
 LONGEST_INLINE = 24
+
+NE, EQ = OPS["!="], OPS["=="]
 
 _SUBSCRIPTS = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
 
@@ -87,6 +89,7 @@ def _explained(program: Program, point: Mapping[str, float]) -> Explanation:
         ins = code[i]
         local_derivatives = []
         if type(ins) is Apply:
+            repeated = len(set(ins.args)) < len(ins.args)  # x**x: d/da and d/db tell them apart
             values = tuple(c.data for c in v.children)
             locals_ = ins.op.derivative(*values, v.data)
             for k, (a, local) in enumerate(zip(ins.args, locals_, strict=True)):
@@ -98,8 +101,9 @@ def _explained(program: Program, point: Mapping[str, float]) -> Explanation:
                     if passed:
                         contributions.setdefault(a, []).append(product)
                     formula, domain = writer.formula(ins.op, k, ins.args, values)
+                    by = writer.by_parameter(ins.op, k, ins.args) if repeated else None
                     local_derivatives.append(
-                        LocalDerivative(writer.terms[a], formula, local, product, domain)
+                        LocalDerivative(writer.terms[a], formula, local, product, domain, by)
                     )
         step = BackwardStep(writer.terms[i], v.grad, contributions.get(i, []), local_derivatives)
         backward.append(step)
@@ -194,6 +198,25 @@ class _Writer:
             return self._numbers[op, k], domain
         return self._written(formula, op, args), domain
 
+    def by_parameter(self, op: Op, k: int, args: tuple[int, ...]) -> Term:
+        """The derivative of op by its parameter k, at the arguments: `d(a**b)/da at a = x,
+        b = x`; in LaTeX, the partial evaluated at them."""
+        names = op.parameters
+        tree = self._apply(op, *(self._leaf((n, n)) for n in names))
+        text, latex = self._printers
+        at = [(n, self.terms[a]) for n, a in zip(names, args, strict=True)]
+
+        def written_latex() -> str:
+            of = latex(tree)
+            bindings = r",\ ".join(f"{n} = {term.latex}" for n, term in at)
+            return (
+                rf"\left.\frac{{\partial \left({of}\right)}}{{\partial {names[k]}}}"
+                rf"\right|_{{{bindings}}}"
+            )
+
+        bindings = ", ".join(f"{n} = {term.text}" for n, term in at)
+        return Term(f"d({text(tree)})/d{names[k]} at {bindings}", written_latex)
+
     def _written(self, formula: Program, op: Op, args: tuple[int, ...]) -> Term:
         """A formula in the op's parameters, written with the arguments in their places: the
         text from a template made once per shape of the arguments (how their texts join in,
@@ -209,7 +232,8 @@ class _Writer:
         template = _TEMPLATES.get(key)
         if template is None:
             holes = [
-                p if p.value is not None else Part(self._leaf(("", "")), None, False) for p in parts
+                p if p.value is not None else Part(self._leaf(("", "")), None, p.comparison)
+                for p in parts
             ]
             tree = self._tree(formula, op, holes)
             template = Template(tree, [hole.tree for hole in holes], shaped)
@@ -229,7 +253,8 @@ class _Writer:
         for a in args:
             ins = code[a]
             number = ins.value if type(ins) is Const and a not in self.names else None
-            parts.append(Part(self._trees[a], number, False))
+            comparison = type(ins) is Apply and ins.op in COMPARISONS  # 0 or 1, never nan
+            parts.append(Part(self._trees[a], number, comparison))
         return parts
 
     def _tree(self, formula: Program, op: Op, parts: list[Part]) -> Expr:
@@ -252,6 +277,12 @@ class _Writer:
                 if one.value == 1.0:
                     return other  # 1*a is a, exactly
                 return Part(self._apply(NEG, other.tree), None, False)  # -1*a is -a
+            if op in (NE, EQ) and values[1] == 0.0 and parts[0].comparison:
+                # where's (x > 0) != 0 is x > 0, and (x > 0) == 0 is 1 - (x > 0): an Iverson
+                # bracket, [x > 0], in LaTeX
+                if op is NE:
+                    return parts[0]
+                return Part(self._apply(SUB, self._number(1.0), parts[0].tree), None, False)
             if op is WHERE and values[0] is not None:
                 return parts[1] if values[0] != 0.0 else parts[2]  # the branch taken
             zeros = [v == 0.0 and q.comparison for v, q in zip(values, parts[::-1], strict=True)]

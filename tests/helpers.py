@@ -180,6 +180,12 @@ def pdflatex(tmp_path: Path, body: str) -> Path:
     return tmp_path / "doc.pdf"
 
 
+def overfull(tmp_path: Path) -> list[str]:
+    """The overfull boxes pdflatex reported for the document `pdflatex` compiled last."""
+    log = (tmp_path / "doc.log").read_text(encoding="utf-8", errors="replace")
+    return [line for line in log.splitlines() if line.startswith("Overfull")]
+
+
 def on_terminal(*args: str, columns: int = 80) -> str:
     """What the installed command shows on a pseudo-terminal `columns` wide (both streams)."""
     main, child = pty.openpty()

@@ -193,7 +193,8 @@ def test_check_passes_and_fails():
     assert result["checks"]["x"]["numeric"] == pytest.approx(3.0706508248531645, rel=1e-9)
     assert result["checks"]["y"]["rel_error"] < 1e-9
     code, out, err = run("check", "relu(x)", "--x", "0", "--format", "csv")
-    assert (code, err) == (1, "error: gradient check failed for x\n")
+    kink = "a kink: the slope is 0 to the left and 1 to the right"
+    assert (code, err) == (1, f"error: gradient check failed for x ({kink})\n")
     assert out == "input,analytic,numeric,abs_error,rel_error,pass\nx,0.0,0.5,0.5,1.0,false\n"
 
 

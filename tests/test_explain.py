@@ -8,6 +8,7 @@ import itertools
 import json
 import math
 import re
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -24,7 +25,17 @@ from nanograd_cli.render.table import least_width, pieces, significant, wrap
 from nanograd_cli.symbolic import textbook_formulas
 from nanograd_cli.written_out import _Writer, explain
 
-from .helpers import POINT, WORKED, expressions, in_process, on_terminal, pdflatex, run, visible
+from .helpers import (
+    POINT,
+    WORKED,
+    expressions,
+    in_process,
+    on_terminal,
+    overfull,
+    pdflatex,
+    run,
+    visible,
+)
 
 EXAMPLE = ["x*y + tanh(x)", "--x", "2", "--y", "3"]
 
@@ -410,42 +421,128 @@ def test_latex_structure():
     assert done.returncode == 0 and done.stderr == ""
     lines = done.stdout.splitlines()
     assert lines[:2] == ["% Forward pass", r"\begin{align*}"]
-    assert lines[6:9] == [
+    assert lines[6:10] == [
         r"f = x y + \tanh(x) &= 6.9640275800758165",
         r"\end{align*}",
         "% Backward pass: the gradient of f with respect to each node",
+        r"\begin{align*}",
     ]
-    assert lines[9] == r"\begin{alignat*}{2}" and lines[-1] == r"\end{alignat*}"
-    body = lines[10:-1]
-    assert all(line.endswith(r" \\") for line in body[:-1]) and not body[-1].endswith("\\\\")
+    body = lines[10:]
     assert body[0] == r"\frac{\partial f}{\partial f} &= 1 \\"
     # the result's own local derivatives are of its operation; its gradients are of f
     result_local = r"\frac{\partial \left(x y + \tanh(x)\right)}{\partial \tanh(x)} &= 1, "
-    assert result_local + r"&\qquad 1 \cdot 1 &= 1 \\" in body
-    assert (
-        r"\frac{\partial \left(x y\right)}{\partial x} &= y = 3, &\qquad 3 \cdot 1 &= 3 \\" in body
-    )
-    assert (
-        body[-1] == r"\frac{\partial f}{\partial x} &= 3 + 0.07065082485316446 = 3.0706508248531645"
-    )
+    assert result_local + r"\qquad 1 \cdot 1 = 1" in body
+    assert r"\frac{\partial \left(x y\right)}{\partial x} &= y = 3, \qquad 3 \cdot 1 = 3 \\" in body
+    # the last sum, at full precision too wide for one line, is broken before its total
+    assert body[-5:] == [
+        r"\begin{aligned}",
+        r"\frac{\partial f}{\partial x} &= 3 + 0.07065082485316446 \\",
+        r"&\quad = 3.0706508248531645",
+        r"\end{aligned}",
+        r"\end{gather*}",
+    ]
     text = done.stdout
     assert text.count("{") == text.count("}") and text.count(r"\left(") == text.count(r"\right)")
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize(
-    "args",
+def latex_of(*args: str) -> str:
+    done = in_process("explain", *args, "--format", "latex")
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def test_latex_partials_of_a_power_by_base_and_exponent():
+    # d(x**x)/dx = x*x**(x-1) + x**x*log(x) = 4 + 4 log 2 at x = 2: the two terms by a and b
+    text = latex_of("x**x", "--x", "2", "--digits", "3")
+    by_base = r"\left.\frac{\partial \left(a^{b}\right)}{\partial a}\right|_{a = x,\ b = x}"
+    by_exponent = by_base.replace(r"\partial a}", r"\partial b}")
+    lines = text.splitlines()
+    assert f"{by_base} = x x^{{x - 1}} = 4, \\qquad 4 \\cdot 1 = 4 \\\\" in lines
+    k = lines.index(f"{by_exponent} &= x^{{x}} \\log(x) = 2.77, \\\\")  # broken to fit
+    assert lines[k + 1] == r"&\quad 2.77 \cdot 1 = 2.77"
+    assert r"\frac{\partial f}{\partial x} &= 4 + 2.77 = 6.77" in text  # 4 + 4 log 2 = 6.7726
+
+
+def test_comparisons_are_iverson_brackets_and_where_reads_as_one():
+    text = latex_of("where(x > 0, x**2, -x)", "--x", "2")
+    assert r"[x > 0] &= 1" in text and r"\ne" not in text
+    assert r"= [x > 0] = 1, \qquad 1 \cdot 1 = 1" in text
+    assert r"= 1 - [x > 0] = 0, \qquad 0 \cdot 1 = 0" in text
+    assert r"\frac{\partial [x > 0]}{\partial x} &= 0" in text  # a bracket needs no ( )
+    plain = in_process("explain", "where(x > 0, x**2, -x)", "--x", "2").stdout
+    rows = [line.split() for line in plain.splitlines()]
+    assert ["x**2", "x", ">", "0", "1.0", "1.0"] in rows  # (x > 0) != 0 is x > 0
+    assert ["-x", "1", "-", "(x", ">", "0)", "0.0", "0.0"] in rows  # (x > 0) == 0 is 1 - (x > 0)
+
+
+@pytest.mark.parametrize("fmt", ["latex", "markdown", "table"])
+def test_no_negative_zero(fmt):
+    # d(x*0)/dx = 0, times the gradient -1 of x*0 in 1 - x*0: the product is -0.0
+    done = in_process("explain", "1 - x*0", "--x", "2", "--format", fmt, "--digits", "3")
+    assert done.returncode == 0
+    assert not re.search(r"(?<![\w.])-0(?![\w.])", done.stdout), done.stdout
+
+
+def test_a_note_where_rounded_terms_do_not_add_up():
+    # x + x + x at x = 1/3, 3 digits: 0.333 + 0.333 + 0.333 = 0.999, but the total is 1 (3
+    # times 1 exactly); at full precision the terms add up and there is no note
+    args = ("x*1.004 + x*1.004", "--x", "1")
+    rounded = latex_of(*args, "--digits", "3")
+    assert r"\frac{\partial f}{\partial x} &= 1 + 1 = 2.01" in rounded
+    assert rounded.splitlines()[-1] == (
+        r"\noindent Rounded, the terms of $\frac{\partial f}{\partial x}$ do not add up to "
+        "the total shown: the total is the sum of the unrounded terms."
+    )
+    plain = in_process("explain", *args, "--digits", "3").stdout
+    assert plain.splitlines()[-1] == (
+        "note: rounded, the terms of the gradient of x do not add up to the total shown: "
+        "the total is the sum of the unrounded terms"
+    )
+    assert "note" not in latex_of(*args) and "note" not in in_process("explain", *args).stdout
+    screen = visible(on_terminal("explain", *args, "--digits", "3", columns=200))
+    assert screen[-1] == plain.splitlines()[-1]  # the installed command, on a terminal
+
+
+LATEX_CASES = [
+    EXAMPLE,
+    ["-f", WORKED, "--x", "-4", "--y", "2", "--digits", "4"],
+    ["alpha_1 = x*1e-3; loss = sqrt(alpha_1) / (2**x); loss += abs(loss); loss", "--x", "3"],
+    ["log(x) + x**0.5 - (-2)**x", "--x", "-1"],
+    ["x**x*sin(x)**2/(1+exp(-x))", "--x", "2"],
     [
-        EXAMPLE,
-        ["-f", WORKED, "--x", "-4", "--y", "2", "--digits", "4"],
-        ["alpha_1 = x*1e-3; loss = sqrt(alpha_1) / (2**x); loss += abs(loss); loss", "--x", "3"],
-        ["log(x) + x**0.5 - (-2)**x", "--x", "-1"],
+        "sigmoid(w1*x1 + w2*x2 + b)*log(softplus(w1*x1)) + tanh(w2*x2)*exp(-b**2)",
+        *("--x1", "1.5", "--x2", "-2", "--w1", "0.3", "--w2", "-0.7", "--b", "0.1"),
     ],
-)
-def test_latex_compiles(args, tmp_path):
+    ["where(x > 0, x**2, -x) * (y != 1) * atan2(y, x) * lgamma(x*y)", "--x", "1.3", "--y", "0.7"],
+    ["x*x*x*x*x*x*x*x*x*x*x*x*x*x + x", "--x", "1.234567"],
+    ["x*1.004 + x*1.004", "--x", "1", "--digits", "3"],
+]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("args", LATEX_CASES)
+def test_latex_compiles_within_the_page(args, tmp_path):
     done = in_process("explain", *args, "--format", "latex")
     assert done.returncode == 0, done.stderr
     assert pdflatex(tmp_path, done.stdout).stat().st_size > 1000
+    assert overfull(tmp_path) == []
+
+
+@pytest.mark.slow
+@settings(max_examples=25, deadline=None)
+@given(expressions(), st.sampled_from([[], ["--digits", "3"]]))
+def test_latex_of_random_expressions_fits_the_page(source, digits):
+    point = [
+        a
+        for name, v in POINT.items()
+        if re.search(rf"\b{name}\b", source)
+        for a in (f"--{name}", str(v))
+    ]
+    done = in_process("explain", *point, "--format", "latex", *digits, "--", source)
+    assert done.returncode == 0, done.stderr
+    with tempfile.TemporaryDirectory() as folder:
+        pdflatex(Path(folder), done.stdout)
+        assert overfull(Path(folder)) == [], source
 
 
 def table_rows(screen: list[str]) -> list[list[str]]:

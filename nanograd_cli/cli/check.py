@@ -26,6 +26,8 @@ Examples:
   nanograd check "x**3" --against "3*x**2" --x 2
   nanograd check "sin(x)/x" --against "cos(x)/x - sin(x)/x**2" --x 0.1:3
   nanograd check "x*y" --against "x=y" --against "y=x" --x -1:1 --y 2
+  nanograd check "x**x" --against "$(nanograd diff 'x**x')" --x 0:3
+  nanograd check "x*y + tanh(x)" --x 2 --y 3 --wrt y
 """
 
 
@@ -46,7 +48,10 @@ Examples:
     "derivative is a number, |engine - formula| <= atol + rtol*|engine|, with rtol 1e-9 and "
     "atol 1e-12 unless given. Exit 1, showing the first points where they differ, if not.",
 )
-@wrt_option("With --against: the input a FORMULA without NAME= is the derivative by.")
+@wrt_option(
+    "Check only the inputs named (an element of an array too, --wrt x[0]). With --against: "
+    "the input a FORMULA without NAME= is the derivative by."
+)
 @click.option(
     "--rtol",
     type=AtLeast(min=0),
@@ -77,10 +82,13 @@ def check(
 
     An input passes when both are finite and |analytic - numeric| <= atol + rtol * |numeric|
     (the defaults are torch.autograd.gradcheck's). The step for input x is
-    cbrt(machine epsilon) * max(1, |x|).
+    cbrt(machine epsilon) * max(1, |x|). At a kink (abs(x) at 0), where the slopes to either
+    side differ, the check fails, even where the central difference agrees.
 
     With --against, check a derivative worked out by hand instead: the engine's derivative
-    against the formula, at the point or over ranges of inputs.
+    against the formula, at the point or over ranges of inputs. diff's output may be given
+    as it is: the names it binds are read, and a point outside the condition on its # line
+    (x > 0) is not checked.
     """
     if against:
         check_formulas(ctx, source, var, against, wrt, rtol, atol, fmt, digits, strict)

@@ -5,6 +5,7 @@ terminal writer, which prints."""
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Callable
 
@@ -90,14 +91,21 @@ def plain(result: Explanation, number: Number = repr) -> str:
             "",
             "backward pass",
             backward or NOTHING_TO_DIFFERENTIATE,
+            *rounding_note(result, number),
         ]
     )
+
+
+def unsigned_zero(number: Number) -> Number:
+    """`number`, but for -0.0, written 0 as a page writes it (0 times a negative number)."""
+    return lambda x: number(x + 0.0)  # -0.0 + 0.0 is 0.0; every other x is itself
 
 
 def written(result: Explanation, fmt: str, number: Number = repr, null: bool = False) -> str:
     """Both passes as `fmt` writes them: a plain table, Markdown, LaTeX or JSON."""
     if fmt == "json":
         return to_json(result, null)
+    number = unsigned_zero(number)
     if fmt == "markdown":
         return markdown(result, number)
     if fmt == "latex":
@@ -106,17 +114,21 @@ def written(result: Explanation, fmt: str, number: Number = repr, null: bool = F
 
 
 def print_tables(result: Explanation, digits: str | None) -> None:
-    """Both passes as Rich tables on standard output, each in the most digits that fit."""
-    from .table import print_table
+    """Both passes as Rich tables on standard output, each in the most digits that fit (or
+    in `digits`, with the note where rounded terms do not add up)."""
+    from .table import number_formats, print_table
 
     tables = [
-        ("forward pass", lambda n: forward_rows(result, n), FORWARD_TEXT),
-        ("backward pass", lambda n: backward_rows(result, n), BACKWARD_TEXT),
+        ("forward pass", lambda n: forward_rows(result, unsigned_zero(n)), FORWARD_TEXT),
+        ("backward pass", lambda n: backward_rows(result, unsigned_zero(n)), BACKWARD_TEXT),
     ]
     for title, make_rows, text_columns in tables[: 2 if result.backward else 1]:
         print_table(make_rows, digits, title, frozenset(text_columns))
     if not result.backward:
         print(f"\nbackward pass: {NOTHING_TO_DIFFERENTIATE}")
+    if digits is not None:  # the digits every table shows
+        for line in rounding_note(result, unsigned_zero(number_formats(digits)[0])):
+            print(line)
 
 
 def markdown(result: Explanation, number: Number = repr) -> str:
@@ -142,6 +154,7 @@ def markdown(result: Explanation, number: Number = repr) -> str:
                 if result.backward
                 else [NOTHING_TO_DIFFERENTIATE]
             ),
+            *(["", *note] if (note := rounding_note(result, number)) else []),
         ]
     )
 
@@ -155,15 +168,16 @@ _CALL = re.compile(r"\\(?:[A-Za-z]+|operatorname\{[A-Za-z0-9]+\})\(")
 
 
 def atomic(tex: str) -> bool:
-    """Whether a LaTeX term reads as one unit: a name, a number, or one call, `\\tanh(x)`."""
+    """Whether a LaTeX term reads as one unit: a name, a number, one call, `\\tanh(x)`, or
+    an Iverson bracket, `[x > 0]`."""
     if _ATOMIC.fullmatch(tex):
         return True
-    call = _CALL.match(tex)
+    call = _CALL.match(tex) or (re.match(r"\[", tex))
     if not call:
         return False
     depth = 0
     for k in range(call.end() - 1, len(tex)):
-        depth += {"(": 1, ")": -1}.get(tex[k], 0)
+        depth += {"(": 1, ")": -1, "[": 1, "]": -1}.get(tex[k], 0)
         if depth == 0:
             return k == len(tex) - 1  # the call's parenthesis closes the term
     return False
@@ -180,9 +194,12 @@ def latex_number(text: str) -> str:
 
 
 def latex(result: Explanation, number: Number = repr) -> str:
-    """Both passes as equations (amsmath): the forward values (`align*`), then per node of the
-    backward pass its gradient and, per argument, the local derivative beside the product
-    (`alignat*`)."""
+    """Both passes as displayed equations (amsmath), each line within an article page's
+    text width (`latex_lines`): the forward values, then per node of the backward pass its
+    gradient and, per argument, the local derivative beside the product. A comparison is an
+    Iverson bracket, [x > 0]; where one node is two arguments (x^x), a local derivative is by
+    the op's parameter, evaluated at the arguments."""
+    from .latex_lines import equations
 
     def num(x: float) -> str:
         return latex_number(number(x))
@@ -200,8 +217,7 @@ def latex(result: Explanation, number: Number = repr) -> str:
     forward = []
     for ahead in result.forward:
         node, expression = ahead.node.latex, ahead.expression.latex
-        left = node if node == expression else f"{node} = {expression}"
-        forward.append(f"{left} &= {num(ahead.value)}")
+        forward.append((node if node == expression else f"{node} = {expression}", num(ahead.value)))
 
     f = result.result.latex
     # A local derivative is of the node's operation: for an unnamed result, written f in
@@ -215,7 +231,7 @@ def latex(result: Explanation, number: Number = repr) -> str:
         gradient = num(step.gradient)
         if len(step.contributions) > 1:
             gradient = f"{written_sum([num(c) for c in step.contributions])} = {gradient}"
-        backward.append(f"{partial(f, of)} &= {gradient}")
+        rows = [(partial(f, of), gradient)]
         for d in step.local_derivatives:
             value = num(d.local)
             formula = value if d.formula.latex == value else f"{d.formula.latex} = {value}"
@@ -223,24 +239,55 @@ def latex(result: Explanation, number: Number = repr) -> str:
                 formula = (
                     rf"{value} \quad \left({d.formula.latex} \text{{ for }} {d.domain.latex}\right)"
                 )
-            product = f"{factor(d.local)} \\cdot {factor(step.gradient)} &= {num(d.product)}"
-            local = partial(operation.get(of, of), d.argument.latex)
-            backward.append(f"{local} &= {formula}, &\\qquad {product}")
+            product = f"{factor(d.local)} \\cdot {factor(step.gradient)} = {num(d.product)}"
+            local = d.by.latex if d.by else partial(operation.get(of, of), d.argument.latex)
+            rows.append((local, f"{formula}, \\qquad {product}"))
+        backward.append(rows)
 
-    def align(rows: list[str], environment: str, columns: str = "") -> list[str]:
-        begin, end = rf"\begin{{{environment}}}{columns}", rf"\end{{{environment}}}"
-        return [begin, " \\\\\n".join(rows), end]
-
+    rounded = [partial(f, step.node.latex) for step in sums_not_shown(result, number)]
+    note = (
+        [
+            rf"\noindent Rounded, the terms of ${'$, $'.join(rounded)}$ do not add up to the "
+            "total shown: the total is the sum of the unrounded terms."
+        ]
+        if rounded
+        else []
+    )
     return "\n".join(
         [
             "% Forward pass",
-            *align(forward, "align*"),
+            *equations(forward),
             f"% Backward pass: the gradient of {f} with respect to each node"
             if backward
             else f"% Backward pass: {NOTHING_TO_DIFFERENTIATE}",
-            *(align(backward, "alignat*", "{2}") if backward else []),
+            *(line for rows in backward for line in equations(rows)),
+            *note,
         ]
     )
+
+
+def sums_not_shown(result: Explanation, number: Number) -> list[BackwardStep]:
+    """The nodes whose gradient, a sum of several terms, is not the sum of the terms as
+    `number` rounds them, rounded the same way (at 3 digits, 1.25 + 1.25 shown 1.25 + 1.25
+    = 2.5, but 1.254 + 1.254 shown 1.25 + 1.25 = 2.51)."""
+    found = []
+    for step in result.backward:
+        if len(step.contributions) > 1 and math.isfinite(step.gradient):
+            shown = sum(float(number(c)) for c in step.contributions)
+            if number(shown) != number(step.gradient):
+                found.append(step)
+    return found
+
+
+def rounding_note(result: Explanation, number: Number) -> list[str]:
+    """A line saying which nodes' gradients are not the sum of their terms as shown."""
+    nodes = [step.node.text for step in sums_not_shown(result, number)]
+    if not nodes:
+        return []
+    return [
+        f"note: rounded, the terms of the gradient of {', '.join(nodes)} do not add up to "
+        "the total shown: the total is the sum of the unrounded terms"
+    ]
 
 
 def to_json(result: Explanation, null: bool = False) -> str:
@@ -269,6 +316,7 @@ def to_json(result: Explanation, null: bool = False) -> str:
                         "argument": d.argument.text,
                         "formula": d.formula.text,
                         **({"domain": d.domain.text} if d.domain else {}),
+                        **({"by": d.by.text} if d.by else {}),
                         "local": n(d.local),
                         "product": n(d.product),
                     }

@@ -144,6 +144,7 @@ def _(result: GradientCheck) -> dict:
             "abs_error": c.abs_error,
             "rel_error": c.rel_error,
             "pass": c.passed,
+            **({"kink": list(c.kink)} if c.kink else {}),
         }
         for name, c in result.checks.items()
     }
@@ -157,6 +158,7 @@ def _(result: FormulaCheck) -> dict:
             "formula": c.formula,
             "points": c.points,
             "skipped": c.skipped,
+            "outside": c.outside,
             "differ": c.differ,
             "max_abs_error": c.max_abs_error,
             "pass": c.passed,

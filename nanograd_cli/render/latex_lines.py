@@ -1,0 +1,165 @@
+"""Displayed equations that fit a page: how wide a LaTeX formula is set, where it may be broken,
+and a block of equations written so that every line fits the text width of a standard
+article page (345 pt at 10 pt), broken over lines where it would not."""
+
+from __future__ import annotations
+
+import functools
+import re
+
+# An em at 10 pt is 10 pt; a letter or digit of math about 0.55 em. Widths below are in
+# those letters: the text width of an article page is 345 pt, about 62 of them, and a line
+# is kept to LINE, which leaves room for the estimate to be short (a display fraction is
+# wider than its letters).
+LINE = 46
+# A left side wider than this is set on a line of its own.
+WIDEST_LEFT = 18
+
+_TOKEN = re.compile(r"\\[A-Za-z]+|\\.|[{}]|\s+|.", re.S)
+# Commands set as one symbol; \qquad and \quad are spaces of 2 and 1 em.
+_SPACES = {r"\qquad": 3.6, r"\quad": 1.8, r"\,": 0.3, r"\ ": 0.5, r"\!": 0.0, r"\;": 0.5}
+_SKIPPED = {r"\left", r"\right", r"\displaystyle", r"\limits"}
+_NAMED = {r"\operatorname", r"\mathrm", r"\text"}
+_BINARY = set("+-=<>") | {r"\cdot", r"\ne", r"\le", r"\ge", r"\approx", r"\odot", r"\bmod"}
+
+
+@functools.lru_cache(maxsize=4096)  # a row's parts are measured again when it is broken
+def width(tex: str) -> float:
+    """How wide `tex` is set in display math, in letters (an estimate, on the wide side)."""
+    tokens = _TOKEN.findall(tex)
+    total, _ = _width(tokens, 0)
+    return total
+
+
+def _group(tokens: list[str], k: int) -> tuple[float, int]:
+    """The width of the group (or the one token) at k, and the index after it."""
+    while k < len(tokens) and tokens[k].isspace():
+        k += 1
+    if k < len(tokens) and tokens[k] == "{":
+        inner, k = _width(tokens, k + 1)
+        return inner, k + 1
+    if k >= len(tokens):
+        return 0.0, k
+    inner, _ = _width([tokens[k]], 0)
+    return inner, k + 1
+
+
+def _width(tokens: list[str], k: int) -> tuple[float, int]:
+    """The width of the tokens from k to the closing brace of their group, and its index."""
+    total = 0.0
+    costs = _COSTS
+    while k < len(tokens):
+        token = tokens[k]
+        k += 1
+        cost = costs.get(token)
+        if cost is not None:  # most tokens: a letter, a digit, an operator, a space
+            total += cost
+        elif token == "}":
+            return total, k - 1
+        elif token == "{":
+            inner, k = _width(tokens, k)
+            total, k = total + inner, k + 1
+        elif token == r"\frac":
+            top, k = _group(tokens, k)
+            bottom, k = _group(tokens, k)
+            total += max(top, bottom) + 0.4
+        elif token in ("^", "_"):
+            inner, k = _group(tokens, k)
+            total += 0.75 * inner
+        elif token in _NAMED:
+            inner, k = _group(tokens, k)
+            total += inner + 0.3
+        else:
+            total += costs.setdefault(token, _cost(token))
+    return total, k
+
+
+def _cost(token: str) -> float:
+    """The width of a token that is no group, fraction, script or name."""
+    if token.isspace() or token in _SKIPPED:
+        return 0.0
+    if token in _SPACES:
+        return _SPACES[token]
+    if token in _BINARY:
+        return 2.0
+    if token == ",":
+        return 0.7
+    if token.startswith("\\") and len(token) > 2 and token[1:].isalpha():
+        # a function's name is set in letters (\tanh, \log); a symbol's is one
+        return len(token) - 1 if token[1:] in _FUNCTIONS else 1.2
+    return 1.0
+
+
+# The widths of the tokens measured so far that are no structure (`_cost`).
+_COSTS: dict[str, float] = {}
+
+_FUNCTIONS = frozenset(
+    "sin cos tan sinh cosh tanh arcsin arccos arctan log ln exp max min sec csc cot".split()
+)
+
+
+def pieces(tex: str) -> list[str]:
+    """`tex` cut where it may be broken: before each `+`, `-`, `=` or `\\cdot` outside any
+    brackets or braces, and before a `\\qquad`. The pieces joined by spaces give `tex`
+    back."""
+    found, depth, start = [], 0, 0
+    tokens = list(_TOKEN.finditer(tex))
+    for k, match in enumerate(tokens):
+        token = match.group()
+        if token in ("{", "(", "[") or token in (r"\left", r"\begin"):
+            depth += 1
+        elif token in ("}", ")", "]") or token in (r"\right", r"\end"):
+            depth -= 1
+        previous = tokens[k - 1].group() if k else ""
+        if (
+            depth == 0
+            and token in ("+", "-", "=", r"\cdot", r"\approx", r"\qquad")
+            and previous.isspace()
+            and tex[start : match.start()].strip() not in ("", "+", "-", "=", r"\cdot")
+        ):
+            found.append(tex[start : match.start()].strip())
+            start = match.start()
+    found.append(tex[start:].strip())
+    return [p for p in found if p]
+
+
+def broken(parts: list[str], first: float) -> list[list[str]]:
+    """`parts` (pieces of a right side) gathered into lines: the first line has `first`
+    letters already, each one after it the indent of a continued line."""
+    lines: list[list[str]] = [[]]
+    used = first
+    sizes = [width(part) + 0.5 for part in parts]
+    for k, (part, size) in enumerate(zip(parts, sizes, strict=True)):
+        # what follows a wide space (the product beside a local derivative) goes on a line
+        # of its own where it does not fit whole
+        rest = sum(sizes[k:]) if part.startswith(r"\qquad") else size
+        if lines[-1] and used + rest > LINE:
+            lines.append([])
+            used = width(r"\quad") + 2.0
+        lines[-1].append(part)
+        used += size
+    return lines
+
+
+def equations(rows: list[tuple[str, str]]) -> list[str]:
+    """Equations `left = right` (`right` may hold more relations, `= 4, \\qquad 4 \\cdot 1
+    = 4`) as one display: aligned at their first `=` where every line fits the page so;
+    else gathered, each equation broken over lines where it would not fit on one."""
+    lefts = [width(left) for left, _ in rows]
+    rights = [width(right) + 2.0 for _, right in rows]
+    if max(lefts, default=0) + max(rights, default=0) <= LINE:
+        body = [f"{left} &= {right}" for left, right in rows]
+        return [r"\begin{align*}", " \\\\\n".join(body), r"\end{align*}"]
+    body = []
+    for (left, right), size in zip(rows, lefts, strict=True):
+        if size + width(right) + 2.0 <= LINE:
+            body.append(f"{left} = {right}")
+            continue
+        parts = pieces("= " + right)
+        alone = size > WIDEST_LEFT or size + width(parts[0]) > LINE - 6
+        lines = broken(parts, width(r"\quad") if alone else size)
+        written = [" ".join(line) for line in lines]
+        head = [f"& {left}", rf"&\quad {written[0]}"] if alone else [f"{left} &{written[0]}"]
+        rest = [rf"&\quad {line.removeprefix(chr(92) + 'qquad ')}" for line in written[1:]]
+        body.append("\\begin{aligned}\n" + " \\\\\n".join([*head, *rest]) + "\n\\end{aligned}")
+    return [r"\begin{gather*}", " \\\\\n".join(body), r"\end{gather*}"]
