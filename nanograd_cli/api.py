@@ -1554,8 +1554,8 @@ def plot(
     axis is an input's range, not `ylim`); gaps where f is nan or inf go to `warn`."""
     from .sampling import check_ranges, gaps_warning, sample_curve, sample_surface
 
-    program, fixed, _ = scalarized(program, fixed)  # an array is a fixed value, not a range
-    fixed = {name: value for name, value in fixed.items() if name not in ranges}  # x[0] swept
+    program, point, _ = scalarized(program, fixed)  # an array is a fixed value, not a range
+    held = {name: value for name, value in point.items() if name not in ranges}  # x[0] swept
     check_ranges(one_output(program, "plot"), ranges)
     if len(ranges) == 2:
         if not picture:
@@ -1566,10 +1566,10 @@ def plot(
                 f"{option('ylim')} sets the y axis of a curve: a contour plot's is the range of "
                 f"{second}"
             )
-        result: Curve | Surface = sample_surface(program, fixed, ranges)
+        result: Curve | Surface = sample_surface(program, held, ranges)
     else:
         ((name, span),) = ranges.items()
-        result = sample_curve(program, fixed, name, span, points)
+        result = sample_curve(program, held, name, span, points)
     gaps = gaps_warning(result)
     if gaps and warn:
         warn(gaps)
