@@ -992,3 +992,16 @@ def test_latex_of_any_name_compiles(tmp_path):
         assert done.returncode == 0, (a, b, done.stderr)
         formulas.append(f"\\[\n{done.stdout}\\]")
     pdflatex(tmp_path, "\n".join(formulas))
+
+
+def test_a_formula_to_check_against_cannot_set_the_terminals_title():
+    """A control sequence in --against's comment is shown escaped in the table and CSV, as
+    --each-line shows a line (errors.md: no input can set the terminal's title)."""
+    against = "2*x # \x1b]0;pwned\x07"
+    for fmt, row in [
+        ("table", "x      2*x # \\x1b]0;pwned\\x07  101"),
+        ("csv", "x,2*x # \\x1b]0;pwned\\x07,101"),
+    ]:
+        done = in_process("check", "x**2", "--against", against, "--x", "0:1", "--format", fmt)
+        assert done.returncode == 0 and "\x1b" not in done.stdout and "\x07" not in done.stdout
+        assert row in done.stdout

@@ -429,7 +429,7 @@ def _(result: FormulaCheck, number: Number = repr) -> list[list[str]]:
     rows = [["input", *AGAINST_FIELDS]]
     for name, c in result.checks.items():
         counts = (str(c.points), str(c.skipped), str(c.differ))
-        rows.append([name, c.formula, *counts, number(c.max_abs_error), _yes(c.passed)])
+        rows.append([name, printable(c.formula), *counts, number(c.max_abs_error), _yes(c.passed)])
     return rows
 
 
