@@ -242,11 +242,14 @@ def test_mode_forward_with_each_line_and_points():
 
 def test_version_and_help():
     assert run("--version")[:2] == (0, f"nanograd {__version__}\n")
-    for args in (["-h"], ["--help"], ["grad", "-h"], []):
+    for args in (["-h"], ["--help"], ["grad", "-h"]):
         code, out, _ = run(*args)
         assert code == 0
         assert "Usage: nanograd" in out
         assert "Examples:" in out
+    # no command at all is a usage error, as in git: the help, on standard error, exit 2
+    code, out, err = run()
+    assert (code, out) == (2, "") and err.startswith("Usage: nanograd [OPTIONS] COMMAND")
 
 
 def test_every_command_and_option_is_documented():

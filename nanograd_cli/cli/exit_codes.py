@@ -24,9 +24,9 @@ def exit_code(run: Callable[[], int | None], args: list[str], commands: list[str
     try:
         try:
             code = run()
-        except click.exceptions.NoArgsIsHelpError as error:
-            click.echo(error.ctx.get_help())
-            code = 0
+        except click.exceptions.NoArgsIsHelpError as error:  # no command: a usage error
+            click.echo(error.ctx.get_help(), err=True)
+            code = 2
         sys.stdout.flush()
     except click.exceptions.Exit as done:
         code = done.exit_code
