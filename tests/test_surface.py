@@ -46,8 +46,9 @@ def test_the_installed_command_exits_0_on_help_and_2_on_a_usage_error(command):
 def test_top_level_help_and_no_arguments():
     for args in ([], ["-h"], ["--help"]):
         done = in_process(*args)
-        assert done.returncode == 0 and "Commands:" in done.stdout
-        assert all(command in done.stdout for command in COMMANDS)
+        shown = done.stdout if args else done.stderr  # no command: a usage error (exit 2)
+        assert done.returncode == (0 if args else 2) and "Commands:" in shown
+        assert all(command in shown for command in COMMANDS)
 
 
 def complete(line: str, shell: str = "bash") -> list[str]:
