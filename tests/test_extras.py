@@ -16,10 +16,10 @@ from nanograd_cli import extras
 from .helpers import NOT_ACTIVE, ROOT, pip_hint
 
 REQUIRES = [
-    'matplotlib<4,>=3.8.4; extra == "plot"',
-    'uniplot<1,>=0.22; extra == "plot"',
-    'uniplot<1,>=0.22; extra == "plot-terminal"',
-    'pyarrow<27,>=16; extra == "points"',
+    'matplotlib>=3.8.4; extra == "plot"',
+    'uniplot>=0.22; extra == "plot"',
+    'uniplot>=0.22; extra == "plot-terminal"',
+    'pyarrow>=16; extra == "points"',
 ]
 
 
@@ -47,10 +47,10 @@ def test_pipx_injects_the_extras_packages(installed, tmp_path):
     (venv / "pipx_metadata.json").write_text("{}")
     assert extras.installer(str(venv)) == "pipx"
     assert extras.install_command("plot", str(venv)) == (
-        "pipx inject nanograd-cli 'matplotlib<4,>=3.8.4' 'uniplot<1,>=0.22'"
+        "pipx inject nanograd-cli 'matplotlib>=3.8.4' 'uniplot>=0.22'"
     )
     assert extras.install_command("plot-terminal", str(venv)) == (
-        "pipx inject nanograd-cli 'uniplot<1,>=0.22'"
+        "pipx inject nanograd-cli 'uniplot>=0.22'"
     )
 
 

@@ -142,7 +142,7 @@ def test_installed_with_extras_it_names_the_command_that_adds_one(installer, tmp
     assert missing.returncode == 1 and missing.stderr.startswith(message), missing.stderr
     command = missing.stderr.removeprefix(message).strip()
     expected = {
-        "pipx": "pipx inject nanograd-cli 'uniplot<1,>=0.22'",
+        "pipx": "pipx inject nanograd-cli 'uniplot>=0.22'",
         "uv": f"uv tool install '{ROOT}[plot-terminal,points]'",
         "user": f"{Path(sys.base_prefix) / 'bin' / 'python3'} -m pip install --user "
         f"'{ROOT}[plot-terminal]'",
