@@ -239,6 +239,14 @@ class Gradients(_Table):
             return self
         return Gradients(self.value, self.inputs, _only(self.gradients, wrt), self.non_finite)
 
+    def to_numpy(self) -> np.ndarray:
+        """The gradient as one NumPy vector, by input in order (an array input's elements in
+        row-major order, as `element_names` lists them)."""
+        return _flat(self.gradients.values())
+
+    def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
+        return _flat(self.gradients.values()).astype(dtype or float)
+
 
 @dataclass
 class Jacobian(_Table):
@@ -256,6 +264,31 @@ class Jacobian(_Table):
             return self
         rows = {u: _only(row, wrt) for u, row in self.jacobian.items()}
         return Jacobian(self.values, self.inputs, rows, self.non_finite)
+
+    @property
+    def matrix(self) -> np.ndarray:
+        """The Jacobian as a NumPy matrix: a row per output (an array result's elements), a
+        column per input (an array input's elements), each in row-major order."""
+        import numpy as np
+
+        rows = []
+        for u, row in self.jacobian.items():  # d(u)/d(x): u's shape, then x's
+            size = np.size(self.values[u])
+            rows.append(
+                np.hstack([np.reshape(np.asarray(d, float), (size, -1)) for d in row.values()])
+            )
+        return np.vstack(rows) if rows else np.zeros((0, 0))
+
+    def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
+        return self.matrix.astype(dtype or float)
+
+
+def _flat(values: Iterable[Any]) -> np.ndarray:
+    """Numbers and arrays as one vector of floats, each array's elements in row-major order."""
+    import numpy as np
+
+    parts = [np.ravel(np.asarray(v, dtype=float)) for v in values]
+    return np.concatenate(parts) if parts else np.zeros(0)
 
 
 @dataclass
@@ -276,6 +309,17 @@ class Hessian(_Table):
     gradients: dict[str, float]
     hessian: dict[str, dict[str, float]]
     non_finite: SourceError | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def matrix(self) -> np.ndarray:
+        """The Hessian as a NumPy matrix, rows and columns by input in order (an array
+        input's elements in row-major order, x[0], x[1], ...)."""
+        import numpy as np
+
+        return np.array([list(row.values()) for row in self.hessian.values()], dtype=float)
+
+    def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
+        return self.matrix.astype(dtype or float)
 
 
 @dataclass

@@ -49,6 +49,9 @@ values: dict[str, float] = outputs.values
 du_dx: float = outputs.jacobian["u"]["x"]
 second = hessian("x*y + tanh(x)", x=2, y=3)
 d2: float = second.hessian["x"]["y"]
+as_vector: np.ndarray = result.to_numpy()
+as_matrices: tuple[np.ndarray, np.ndarray] = (outputs.matrix, second.matrix)
+eigenvalues = np.linalg.eigvalsh(np.asarray(second))
 series = taylor("exp(x)", wrt="x", order=3, x=0)
 coefficients: list[float] = series.coefficients
 written: str = series.polynomial

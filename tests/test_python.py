@@ -253,3 +253,21 @@ def test_ctrl_c_in_python_is_a_keyboard_interrupt_with_the_point_reached():
         timer.cancel()
     assert isinstance(caught.value, nanograd_cli.errors.Interrupted)
     assert caught.value.reached.interrupted and caught.value.reached.steps > 0
+
+
+def test_results_as_numpy_arrays_in_input_order():
+    """A gradient as a vector, a Jacobian (a row per output element) and a Hessian as
+    matrices, by input in order, an array input's elements row-major: as NumPy computes them."""
+    A, x = np.array([[1.0, 2.0], [3.0, 4.0]]), np.array([5.0, 6.0])
+    gradient = nanograd_cli.grad("sum(A@x)*t", A=A, x=x, t=2.0)
+    expected = np.concatenate(
+        [np.outer([2.0, 2.0], x).ravel(), 2 * A.sum(axis=0), [A @ x @ [1, 1]]]
+    )
+    np.testing.assert_array_equal(gradient.to_numpy(), expected)
+    np.testing.assert_array_equal(np.asarray(gradient), expected)
+    np.testing.assert_array_equal(nanograd_cli.jacobian("A@x", A=A, x=x, wrt="x").matrix, A)
+    np.testing.assert_array_equal(nanograd_cli.grad("x*[1, 2]", x=3.0).matrix, [[1.0], [2.0]])
+    hessian = nanograd_cli.hessian("x[0]**2*x[1] + y*x[1]", x=[1.0, 2.0], y=3.0)
+    np.testing.assert_array_equal(
+        hessian.matrix, [[4.0, 2.0, 0.0], [2.0, 0.0, 1.0], [0.0, 1.0, 0.0]]
+    )
