@@ -70,6 +70,7 @@ BENCHMARKS = [
     Benchmark("Fitting 200,000 rows against SciPy's least_squares", "fit.py"),
     Benchmark("The 54 NIST StRD fits: nanograd, SciPy and lmfit", "fit_nist.py"),
     Benchmark("1,000 small fits by group against a loop of curve_fit", "fit_groups.py"),
+    Benchmark("Ten everyday models from poor starts: curve_fit, lmfit and R's nls", "fit_peers.py"),
     Benchmark(
         "Growth: time and memory as inputs double",
         "growth.py",
