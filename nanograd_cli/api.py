@@ -73,7 +73,7 @@ BIG_GRAPH = 1000
 # The choices of the options that take one, which every door offers and `choice` checks.
 MODES = ("auto", "reverse", "forward")
 DRAW_FORMATS = ("svg", "png", "pdf", "dot", "html")
-RANKDIRS = ("LR", "TB")
+RANKDIRS = ("LR", "TB", "RL", "BT")  # (any case)
 OPTIMIZERS = ("sgd", "momentum", "adam")
 DIFF_FORMATS = ("text", "latex")
 EXPLAIN_FORMATS = ("table", "markdown", "latex", "json")
@@ -1448,7 +1448,10 @@ def draw(
     from .render.graph import POSITIONED_LIMIT, draw_evaluation, png_pixels, render_drawing
 
     fmt = choice("format", fmt, DRAW_FORMATS)
-    rankdir = None if rankdir is None else choice("rankdir", rankdir, RANKDIRS)
+    if isinstance(rankdir, str):
+        rankdir = choice("rankdir", rankdir.upper(), RANKDIRS)
+    elif rankdir is not None:
+        choice("rankdir", rankdir, RANKDIRS)
     dpi = None if dpi is None else whole("dpi", dpi, *DPI)
     if dpi is not None and fmt != "png":
         raise InputError(f"{option('dpi')} is for png; {fmt} is not made of pixels")

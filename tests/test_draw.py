@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from nanograd_cli import Value, parse
+from nanograd_cli import Value, draw_dot, parse
 from nanograd_cli.errors import NanogradError
 from nanograd_cli.extras import install_command
 from nanograd_cli.ops import ADD, CONST, MUL, OPS
@@ -598,3 +598,27 @@ def test_no_legend_reaches_the_live_page(tmp_path):
     assert done.returncode == 0, done.stderr
     assert '<section id="key">' in shown.read_text()
     assert '<section id="key" hidden>' in hidden.read_text()
+
+
+def test_rankdir_turns_either_way_in_any_case(tmp_path):
+    """--rankdir RL and BT turn a layout around, in any case (`tb`), through the command line,
+    the repl and Python; nanograd's own placing of a very large graph mirrors it too."""
+    for given, shown in [("tb", "TB"), ("bt", "BT"), ("RL", "RL"), ("Lr", "LR")]:
+        dot = in_process(
+            "draw", "x*2", "--x", "1", "--rankdir", given, "-o", "-", "--format", "dot"
+        )
+        assert f"rankdir={shown}" in dot.stdout
+    reply = in_process("repl", stdin=f"x = 1\n:draw x*2 rankdir bt {tmp_path / 'r.dot'}\n")
+    assert reply.returncode == 0 and "rankdir=BT" in (tmp_path / "r.dot").read_text()
+    assert "rankdir=RL" in draw_dot(Value(2.0) * 3, rankdir="rl").source
+    a, b, c = (Value(float(i)) for i in range(3))
+    order = graph.reachable(a * b + c, None)
+
+    def positions(rankdir: str) -> dict:
+        placed = graph._places(order, lambda v: True, rankdir)
+        return {v: tuple(map(float, p.rstrip("!").split(","))) for v, (p, _) in placed.items()}
+
+    for turned, mirror in [("RL", (-1, 1)), ("BT", (1, -1))]:
+        start = positions("LR" if turned == "RL" else "TB")
+        for v, (x, y) in positions(turned).items():
+            assert (x, y) == (mirror[0] * start[v][0], mirror[1] * start[v][1])

@@ -47,8 +47,8 @@ Examples:
 )
 @click.option(
     "--rankdir",
-    type=click.Choice(api.RANKDIRS),
-    help="Lay the graph out left to right or top to bottom. "
+    type=click.Choice(api.RANKDIRS, case_sensitive=False),
+    help="Lay the graph out left to right, top to bottom, right to left or bottom to top. "
     "[default: the one whose picture fits a 16:9 slide better]",
 )
 @click.option("--hide-constants", is_flag=True, help="Fold constants into their operations.")

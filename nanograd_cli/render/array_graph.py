@@ -14,6 +14,7 @@ import numpy as np
 from ..array_ops import INDEX, LITERAL, SLICES, ArrayOp
 from ..program import Apply, Const, Input, Program
 from .graph import (
+    ACROSS,
     ARRAY_NUMBERS,
     COMMUTATIVE,
     CONSTANT_COLOUR,
@@ -108,7 +109,7 @@ def draw_arrays(
             attrs.update(color=INPUT_COLOUR, penwidth="2")
         # record fields run across a rank, so down the picture left to right; braces turn them
         label = " | ".join(_escape(f) for f in fields)
-        dot.node(f"v{i}", label if layout.rankdir == "LR" else "{ " + label + " }", **attrs)
+        dot.node(f"v{i}", label if layout.rankdir in ACROSS else "{ " + label + " }", **attrs)
         count += 1
         if type(ins) is not Apply:
             continue

@@ -442,7 +442,7 @@ def draw_dot(
 
     if layout is None:
         layout = choose_layout(*estimate(nodes, shown), rankdir, edge_labels=edge_grads)
-    stacked = layout.engine != "dot" or layout.rankdir != "LR"
+    stacked = layout.engine != "dot" or layout.rankdir not in ACROSS
     places = _places(nodes, shown, layout.rankdir) if layout.engine == "nop2" else {}
     ids = node_names(nodes)
     grads = [v.grad for v in nodes if v.op is not CONST]
@@ -532,6 +532,10 @@ def draw_dot(
     return dot
 
 
+# The directions whose ranks run across the picture, a record's fields side by side.
+ACROSS = ("LR", "RL")
+
+
 def _places(
     nodes: Sequence[Value], shown: Callable[[Value], bool], rankdir: str
 ) -> dict[Value, tuple[str, str]]:
@@ -568,8 +572,10 @@ def _places(
         along, across = divmod(r - low, band)
         along, row = across, along * (breadth + 1) + row
         x, y = (along * RANK_GAP, -row * ROW_GAP)
-        if rankdir != "LR":
+        if rankdir not in ACROSS:
             x, y = row * RANK_GAP, -along * ROW_GAP
+        if rankdir in ("RL", "BT"):  # the other way along the ranks
+            x, y = (-x, y) if rankdir == "RL" else (x, -y)
         return f"{x},{y}!"
 
     places = {}
