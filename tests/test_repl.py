@@ -690,7 +690,7 @@ def test_options_are_parsed_alike_for_every_command():
         "error: invalid value for optimizer: 'newton' is not one of 'sgd', 'momentum', 'adam'"
     )
     assert error(s, ":draw x g.svg rankdir XX") == (
-        "error: invalid value for rankdir: 'XX' is not one of 'LR', 'TB'"
+        "error: invalid value for rankdir: 'XX' is not one of 'LR', 'TB', 'RL', 'BT'"
     )
     assert error(s, ":check x*x rtol nan") == "error: invalid value for rtol: nan is not at least 0"
     assert error(s, ":hessian x strictly") == (
