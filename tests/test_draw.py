@@ -420,7 +420,7 @@ def test_a_box_per_statement_labelled_with_its_source():
 
 @needs_dot
 def test_the_legend_explains_borders_and_the_fill_scale():
-    done = in_process("draw", "x*y", "--x", "2", "--y", "3", "--format", "svg")
+    done = in_process("draw", "x*y*1", "--x", "2", "--y", "3", "--format", "svg")
     assert done.returncode == 0
     root = ET.fromstring(done.stdout)
     nodes, _, _ = svg_parts(done.stdout)
@@ -622,3 +622,19 @@ def test_rankdir_turns_either_way_in_any_case(tmp_path):
         start = positions("LR" if turned == "RL" else "TB")
         for v, (x, y) in positions(turned).items():
             assert (x, y) == (mirror[0] * start[v][0], mirror[1] * start[v][1])
+
+
+def test_a_picture_shows_no_signed_zero_and_a_legend_only_what_is_drawn():
+    """-0.0 is drawn 0.0000; the legend's row for constants only where the graph shows one
+    (not under --hide-constants, nor for a source without numbers)."""
+    dot = in_process("draw", "x*0 - 1", "--x", "-1", "-o", "-", "--format", "dot").stdout
+    assert "-0.0000" not in dot and "data 0.0000" in dot
+    for source, flags, shown in [
+        ("x*2 + y", [], 1),
+        ("x*2 + y", ["--hide-constants"], 0),
+        ("x*y", [], 0),
+    ]:
+        dot = in_process(
+            "draw", source, "--x", "1", "--y", "2", *flags, "-o", "-", "--format", "dot"
+        )
+        assert dot.stdout.count(">constant</TD>") == shown, (source, flags)

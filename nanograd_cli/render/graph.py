@@ -66,7 +66,9 @@ def human(x: float) -> str:
     """A number for people: 4 decimals, or exponent form when very large or small."""
     if not math.isfinite(x):
         return repr(x)
-    if x == 0 or 1e-3 <= abs(x) < 1e6:
+    if x == 0:
+        return "0.0000"  # -0.0 too: a picture shows no signed zero
+    if 1e-3 <= abs(x) < 1e6:
         return f"{x:.4f}"
     return f"{x:.4e}"
 
@@ -326,10 +328,15 @@ ARRAY_NUMBERS = 4
 
 
 def legend_table(
-    scale: Sequence[float], grads: Sequence[float], edge_grads: bool = False, arrays: bool = False
+    scale: Sequence[float],
+    grads: Sequence[float],
+    edge_grads: bool = False,
+    arrays: bool = False,
+    constants: bool = True,
 ) -> str:
     """An HTML-like table that says what the borders, fills and labels mean; with `arrays`,
-    of a graph whose nodes are arrays, each filled by the norm of its gradient."""
+    of a graph whose nodes are arrays, each filled by the norm of its gradient; `constants`:
+    whether the graph shows any (none under --hide-constants)."""
 
     def row(sample: str, text: str, **cell: str) -> str:
         attrs = "".join(f' {k.upper()}="{v}"' for k, v in cell.items())
@@ -338,8 +345,9 @@ def legend_table(
     rows = [
         row("x", "input (green border)", COLOR=INPUT_COLOUR, BORDER="2"),
         row("v", "result (blue border)", COLOR=RESULT_COLOUR, BORDER="3"),
-        row(f'<FONT COLOR="{CONSTANT_COLOUR}">2</FONT>', "constant", BORDER="0"),
     ]
+    if constants:
+        rows.append(row(f'<FONT COLOR="{CONSTANT_COLOUR}">2</FONT>', "constant", BORDER="0"))
     size = "|grad|"
     if arrays:
         size = "‖grad‖"
@@ -452,9 +460,9 @@ def draw_dot(
     dot.attr("edge", fontname=FONT, fontsize="10", arrowsize="0.7")
     if legend:
         at = {"pos": "{},{}!".format(*LEGEND_AT)} if places else {}
-        dot.node(
-            "legend", legend_table(scale, grads, edge_grads), shape="plaintext", fontsize="10", **at
-        )
+        shows = any(v.op is CONST and shown(v) for v in nodes)
+        table = legend_table(scale, grads, edge_grads, constants=shows)
+        dot.node("legend", table, shape="plaintext", fontsize="10", **at)
     boxes: dict[tuple[int, str], list[tuple[str, str, dict[str, str]]]] = {}
 
     def node(v: Value, node_id: str, label: str, **attrs: str) -> None:
