@@ -382,15 +382,22 @@ def plot(
     *,
     output: str | os.PathLike[str] | None = None,
     ylim: Literal["auto", "full"] | tuple[float, float] = "auto",
+    title: str | None = None,
+    logx: bool = False,
+    logy: bool = False,
+    size: tuple[float, float] | str | None = None,
+    tangent: float | None = None,
     inputs: Mapping[str, Sweep] | None = None,
     **values: Sweep,
 ) -> Curve | Surface:
     """`source` and its derivative sampled over a range of one input (a Curve), or it and
     its gradient on a grid over ranges of two (a Surface): give a range as the command line
     writes it (`x="-3:3"`, `x="0:1:50"`) or as a tuple (`x=(-3, 3)`), the other inputs as
-    numbers. With `output`, the picture is written there too (.svg, .png or .pdf)."""
+    numbers. With `output`, the picture is written there too (.svg, .png or .pdf), with
+    `title`, log axes (`logx`, `logy`), a `size` in inches, and with `tangent` A the tangent
+    line of f at A (which the Curve carries)."""
     from . import api
-    from .sampling import CURVE_POINTS, parse_ylim
+    from .sampling import CURVE_POINTS, Look, parse_size, parse_ylim
 
     path = None if output is None else os.fspath(output)
     limits = parse_ylim(ylim if isinstance(ylim, str) else ":".join(repr(v) for v in ylim))
@@ -401,12 +408,15 @@ def plot(
 
         fmt = format_of(path)
     # A surface is returned to Python with or without a picture of it.
-    result = api.plot(program, fixed, ranges, CURVE_POINTS, True, _note, limits)
+    if size is not None and not isinstance(size, str):
+        size = ",".join(map(repr, size)) if isinstance(size, tuple | list) else repr(size)
+    look = Look(title, logx, logy, parse_size(size) if size is not None else Look().size)
+    result = api.plot(program, fixed, ranges, CURVE_POINTS, True, _note, limits, tangent)
     if path is not None:
         from .output_files import write_atomically
         from .render.figures import figure
 
-        write_atomically(path, figure(result, fmt, limits))
+        write_atomically(path, figure(result, fmt, limits, look))
     return result
 
 

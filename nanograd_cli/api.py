@@ -1551,10 +1551,12 @@ def plot(
     picture: bool = True,
     warn: Warn | None = None,
     ylim: str | tuple[float, float] = "auto",
+    tangent: float | str | None = None,
 ) -> Curve | Surface:
     """f and df/dx sampled at `points` points over one range (a Curve), or f and its
     gradient on a grid over two (a Surface, which only a `picture` can show, and whose y
-    axis is an input's range, not `ylim`); gaps where f is nan or inf go to `warn`."""
+    axis is an input's range, not `ylim`); gaps where f is nan or inf go to `warn`. With
+    `tangent` A, the curve carries f and df/dx at A, for the tangent line drawn there."""
     from .sampling import check_ranges, gaps_warning, sample_curve, sample_surface
 
     program, point, _ = scalarized(program, fixed)  # an array is a fixed value, not a range
@@ -1569,10 +1571,18 @@ def plot(
                 f"{option('ylim')} sets the y axis of a curve: a contour plot's is the range of "
                 f"{second}"
             )
+        if tangent is not None:
+            raise InputError(f"{option('tangent')} is for a curve, a plot over one range")
         result: Curve | Surface = sample_surface(program, held, ranges)
     else:
         ((name, span),) = ranges.items()
         result = sample_curve(program, held, name, span, points)
+        if tangent is not None:
+            at = number("tangent", tangent, least=None)
+            if not math.isfinite(at):
+                raise InputError(f"invalid value for {option('tangent')}: {at!r} is no point")
+            touching = program.grad({**held, name: at})
+            result.tangent = (at, touching.value, touching.gradients[name])
     gaps = gaps_warning(result)
     if gaps and warn:
         warn(gaps)

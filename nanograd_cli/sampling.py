@@ -185,6 +185,33 @@ class Curve:
     gradient: np.ndarray
     non_finite: int = 0
     first_bad: str | None = field(default=None, repr=False)
+    # (x, f, df/dx) where the tangent line is drawn (`tangent` of plot), if it is
+    tangent: tuple[float, float, float] | None = None
+
+
+@dataclass(frozen=True)
+class Look:
+    """How a plot is drawn, for slides and a course: its title (by default the source and
+    the fixed values), log axes, a picture's size in inches."""
+
+    title: str | None = None
+    logx: bool = False
+    logy: bool = False
+    size: tuple[float, float] = (6.4, 4.8)
+
+
+def parse_size(text: str) -> tuple[float, float]:
+    """`--size W,H`: a picture's width and height in inches (13.33,7.5 fills a 16:9 slide)."""
+    parts = text.replace("x", ",").split(",")
+    try:
+        width, height = (float(p) for p in parts)
+    except ValueError:
+        raise InputError(
+            f"{option('size', text)}: give the width and height in inches, as 13.33,7.5"
+        ) from None
+    if not (0.5 <= width <= 100 and 0.5 <= height <= 100):
+        raise InputError(f"{option('size', text)}: each side from 0.5 to 100 inches")
+    return width, height
 
 
 @dataclass

@@ -49,7 +49,7 @@ from .sources import ARRAY_VALUE
 
 if TYPE_CHECKING:
     from .results import InputValue
-    from .sampling import Curve, Range
+    from .sampling import Curve, Look, Range
 
 ASSIGNMENT = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\s*([-+*/]?=)\s*(.*)", re.S)
 # A function's definition, `f(a, b) = expr`: its name and parameters (the grammar's DEFINE).
@@ -161,7 +161,14 @@ OPTIONS: dict[str, dict[str, Option]] = {
         "stats": FLAG,
         "keep": FLAG,
     },
-    ":plot": {"ylim": Option("word", "LO:HI|auto|full")},
+    ":plot": {
+        "ylim": Option("word", "LO:HI|auto|full"),
+        "title": Option("expr", "TEXT"),
+        "logx": FLAG,
+        "logy": FLAG,
+        "size": Option("word", "W,H"),
+        "tangent": Option("word", "A"),
+    },
 }
 # The commands that take an input's range, `NAME LO:HI[:N]`, and those that take a FILE.
 RANGES = (":check", ":plot")
@@ -398,16 +405,17 @@ class Plot(NamedTuple):
     curve: Curve
     columns: int
     ylim: str | tuple[float, float]
+    look: Look
 
     def plain(self) -> str:
         from .render.figures import curve_text
 
-        return curve_text(self.curve, self.columns, False, self.ylim)
+        return curve_text(self.curve, self.columns, False, self.ylim, self.look)
 
     def show(self) -> None:
         from .render.figures import curve_text
 
-        print(curve_text(self.curve, self.columns, True, self.ylim))
+        print(curve_text(self.curve, self.columns, True, self.ylim, self.look))
 
 
 Part = str | Table | Explained | Plot
@@ -871,11 +879,20 @@ class Session:
 
     def plot_command(self, args: Arguments, reply: Reply) -> None:
         from .render import figures as drawing
-        from .sampling import CURVE_POINTS, parse_ylim
+        from .sampling import CURVE_POINTS, Look, parse_size, parse_ylim
 
         fmt = drawing.format_of(args.file) if args.file else None  # a bad name fails at once
         ylim = args.value("ylim")
         limits = "auto" if ylim is None else parse_ylim(ylim)
+        size = args.value("size")
+        if size is not None and not args.file:
+            raise InputError("size is a picture's: add a FILE")
+        look = Look(
+            args.value("title"),
+            args.flag("logx"),
+            args.flag("logy"),
+            parse_size(size) if size else Look().size,
+        )
         source, program = self._program(args.expr)
         if program.inputs and not args.ranges:
             name = program.inputs[0]
@@ -900,12 +917,13 @@ class Session:
             picture=bool(args.file),
             warn=self._warner(source, reply),
             ylim=limits,
+            tangent=args.value("tangent"),
         )
         if args.file and fmt:
-            write_atomically(args.file, drawing.figure(result, fmt, limits))
+            write_atomically(args.file, drawing.figure(result, fmt, limits, look))
             reply.out.append(f"wrote {printable(args.file)}")
         else:
-            reply.out.append(Plot(cast("Curve", result), columns, limits))  # one range
+            reply.out.append(Plot(cast("Curve", result), columns, limits, look))  # one range
 
     def _data(
         self,

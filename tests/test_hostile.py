@@ -129,7 +129,7 @@ WRITERS = [
     "printf 'x=1\\nx*x\\n' | nanograd repl",
     "nanograd --version",
     "nanograd grad --help",
-    "nanograd",
+    "nanograd --help",
 ]
 
 

@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import nanograd_cli
 from nanograd_cli import parse
 from nanograd_cli.api import minimize
 from nanograd_cli.sampling import (
@@ -543,3 +544,33 @@ def test_a_terminal_plot_on_a_terminal_says_what_it_clipped():
     assert lines[-3].strip().endswith("██ df/dx")
     assert " ".join(lines[-2:]).startswith("y clipped to [")
     assert " ".join(lines[-2:]).endswith("; --ylim full shows all")
+
+
+def test_a_title_log_axes_a_size_and_a_tangent_for_slides(tmp_path):
+    """--title replaces the title, --logx and --logy make log axes, --size sets the inches,
+    --tangent draws f(A) + f'(A)(x - A) (by hand: exp at 0 is 1 + x); bad values say so."""
+    out = tmp_path / "slide.svg"
+    given = ["plot", "exp(x)", "--x", "0.5:2", "--logx", "--logy", "--tangent", "1"]
+    done = in_process(*given, "--title", "growth", "--size", "8,4.5", "-o", str(out))
+    assert (done.returncode, done.stderr) == (0, "")
+    root = svg(out)
+    assert "growth" in texts(root) and root.get("width") == "576pt"  # 8 in at 72 pt an inch
+    assert "tangent at x = 1 (slope 2.718)" in texts(root)
+    curve = nanograd_cli.plot("exp(x)", x="-2:2", tangent=0)
+    assert curve.tangent == (0.0, 1.0, 1.0)
+    text = in_process("plot", "x**2", "--x", "-2:2", "--tangent", "1").stdout
+    assert text.splitlines()[-1].strip() == "** f(x)   oo df/dx   ++ tangent at x = 1 (slope 2)"
+    for args, message in [
+        (
+            ["--x", "-1:2", "--logx"],
+            "--logx: a log axis needs x above 0, and its range starts at -1",
+        ),
+        (["--x", "-1:2", "--size", "4,4"], "--size is a picture's: add -o FILE"),
+        (["--x", "-1:2", "--tangent", "inf"], "invalid value for --tangent: inf is no point"),
+    ]:
+        done = in_process("plot", "exp(x)", *args)
+        assert (done.returncode, done.stderr) == (2, f"error: {message}\n")
+    done = in_process("plot", "x*y", "--x", "-1:1", "--y", "0:1", "--tangent", "0", "-o", str(out))
+    assert done.stderr == "error: --tangent is for a curve, a plot over one range\n"
+    reply = in_process("repl", stdin=":plot exp(x) x -2:2 tangent 0 title growth\n")
+    assert reply.stdout.splitlines()[0].strip() == "growth" and "tangent at x = 0" in reply.stdout

@@ -7,8 +7,9 @@ import shutil
 import click
 
 from .. import api
+from ..errors import InputError
 from ..render import figures as drawing
-from ..sampling import CURVE_POINTS, Curve, parse_inputs, parse_ylim
+from ..sampling import CURVE_POINTS, Curve, Look, parse_inputs, parse_size, parse_ylim
 from ..sources import Source, load_program
 from .command import InputsCommand
 from .options import color_option, output_option, source_and_inputs
@@ -21,6 +22,7 @@ Examples:
   nanograd plot "x*y + tanh(x)" --x -3:3 --y 2 -o plot.svg
   nanograd plot "log(x)" --x -1:3:1000 -o log.png
   nanograd plot "tan(x)" --x -3:3 --ylim -10:10
+  nanograd plot "exp(x)" --x -2:2 --tangent 0 --logy -o slide.png --size 13.33,7.5
   nanograd plot "(1 - x)**2 + 100*(y - x**2)**2" --x -2:2 --y -1:3 -o contour.png
 """
 
@@ -47,10 +49,29 @@ Examples:
     "every value but those far outside (poles), said on the plot. df/dx's panel in a "
     "picture is auto unless full. [default: auto]",
 )
+@click.option("--title", metavar="TEXT", help="The title. [default: SOURCE and the fixed values]")
+@click.option("--logx", is_flag=True, help="A log axis for the input swept (its range above 0).")
+@click.option("--logy", is_flag=True, help="A log axis for f (what is above 0 is shown).")
+@click.option(
+    "--size",
+    metavar="W,H",
+    help="A picture's width and height in inches (13.33,7.5 fills a 16:9 slide). "
+    "[default: 6.4,4.8]",
+)
+@click.option("--tangent", metavar="A", help="Draw the tangent line of f at the input's value A.")
 @color_option
 @click.pass_context
 def plot(
-    ctx: click.Context, source: Source, var: tuple[str, ...], output: str | None, ylim: str
+    ctx: click.Context,
+    source: Source,
+    var: tuple[str, ...],
+    output: str | None,
+    ylim: str,
+    title: str | None,
+    logx: bool,
+    logy: bool,
+    size: str | None,
+    tangent: str | None,
 ) -> None:
     """Plot SOURCE and its derivative over a range of one input, or its contour plot and
     gradient field over ranges of two.
@@ -62,14 +83,17 @@ def plot(
     program = load_program(source, report)
     fixed, ranges = parse_inputs(ctx.meta["inputs"], var)
     limits = parse_ylim(ylim)
+    if size is not None and not output:
+        raise InputError("--size is a picture's: add -o FILE")
+    look = Look(title, logx, logy, parse_size(size) if size else Look().size)
     columns = drawing.terminal_width(shutil.get_terminal_size((80, 24)).columns)
     points = CURVE_POINTS if output else drawing.terminal_points(columns)
-    result = api.plot(program, fixed, ranges, points, bool(output), warn, limits)
+    result = api.plot(program, fixed, ranges, points, bool(output), warn, limits, tangent)
     if output:
         assert fmt  # the format of output, found before the sampling
-        write_out(output, drawing.figure(result, fmt, limits))
+        write_out(output, drawing.figure(result, fmt, limits, look))
     else:
         assert isinstance(result, Curve)  # a Surface is a picture only: api.plot refuses it
         color = rich_terminal()
         # click.echo would strip the colour where standard output is no terminal.
-        click.echo(drawing.curve_text(result, columns, color, limits), color=color)
+        click.echo(drawing.curve_text(result, columns, color, limits, look), color=color)

@@ -17,10 +17,11 @@ from typing import TYPE_CHECKING, NamedTuple, cast
 
 import numpy as np
 
-from ..errors import InputError, NanogradError, printable
+from ..errors import InputError, NanogradError, option, printable
 from ..sampling import (
     Curve,
     Descent,
+    Look,
     Range,
     Surface,
     YRange,
@@ -48,7 +49,11 @@ LEVELS = 20  # contour levels
 LOG_SCALE = 100  # losses from the largest to the smallest: past this ratio, a log scale
 TERMINAL_HEIGHT = 17  # rows of a terminal plot's drawing area, uniplot's default
 # Series symbols where there is no colour to tell them apart (a pipe, NO_COLOR).
-PLAIN_SYMBOLS = ["*", "o"]
+PLAIN_SYMBOLS = ["*", "o", "+"]  # f, df/dx and a tangent line, told apart without colour
+
+
+# A plot drawn as it is by default.
+PLAIN = Look()
 
 
 def format_of(output: str) -> str:
@@ -98,13 +103,20 @@ def _text_plotter(color: bool):
     return plot_to_string, plain
 
 
-def curve_text(curve: Curve, columns: int, color: bool, ylim: YLim = "auto") -> str:
+def curve_text(
+    curve: Curve, columns: int, color: bool, ylim: YLim = "auto", look: Look = PLAIN
+) -> str:
     """f and df/dx as a plot in text at most `columns` wide: coloured Unicode blocks, or, where
     `color` is false, one ASCII symbol per series (so they differ without colour). Their one
     y axis is `--ylim`'s (`ylim`): by default it spans both, but for values far outside,
     which it says it leaves out."""
+    _log_axes(curve, look)
     f = _gaps(curve.value)
     series = [(f, f"f({curve.name})"), (_gaps(curve.gradient, f), f"df/d{curve.name}")]
+    if curve.tangent is not None:
+        series.append((_tangent(curve), _tangent_label(curve)))
+    if look.logy:  # a log axis shows what is above 0
+        series = [(np.where(y > 0, y, np.nan), label) for y, label in series]
     if not np.isfinite(f).any():
         raise NanogradError(f"nothing to draw: f is nan or inf at every point of {curve.name}")
     # uniplot cannot draw a series with no finite point: leave such a df/dx out.
@@ -115,12 +127,12 @@ def curve_text(curve: Curve, columns: int, color: bool, ylim: YLim = "auto") -> 
     axis = _one_axis(list(ranges.values()))
     try:
         try:
-            text = _text_plot(curve, series, columns, color, None if ylim == "full" else axis)
+            text = _text_plot(curve, series, columns, color, None if ylim == "full" else axis, look)
         except (OverflowError, RuntimeError, ValueError):
             if not clipped:
                 raise
             # The labels of a clipped axis that uniplot cannot write: the axis of every value.
-            text, clipped = _text_plot(curve, series, columns, color, None), {}
+            text, clipped = _text_plot(curve, series, columns, color, None, look), {}
     except (OverflowError, RuntimeError, ValueError) as error:
         axes = {curve.name: curve.x, **{label: y for y, label in series}}
         raise _unlabelled(error, columns, axes) from None
@@ -129,10 +141,13 @@ def curve_text(curve: Curve, columns: int, color: bool, ylim: YLim = "auto") -> 
     return "\n".join([text, textwrap.fill(clip_note(clipped, axis), columns)])
 
 
-def _text_plot(curve: Curve, series: list, columns: int, color: bool, axis: YRange | None) -> str:
+def _text_plot(
+    curve: Curve, series: list, columns: int, color: bool, axis: YRange | None, look: Look
+) -> str:
     """uniplot's plot of the (values, label) `series` along `curve.x`, on `axis` where it
-    is not that of every value."""
+    is not that of every value, as `look` says (a title, log axes)."""
     plot_to_string, style = _text_plotter(color)
+    style = {**style, "x_as_log": look.logx, "y_as_log": look.logy}
     if axis is not None and (axis.low, axis.high) != (axis.lowest, axis.highest):
         style = {**style, "y_min": axis.low, "y_max": axis.high}
     with _quietly():
@@ -141,7 +156,7 @@ def _text_plot(curve: Curve, series: list, columns: int, color: bool, axis: YRan
             [y for _, y in drawn],
             [x for x, _ in drawn],
             legend_labels=[label for _, label in series],
-            title=title(curve.source, curve.fixed, columns - 4),
+            title=look.title or title(curve.source, curve.fixed, columns - 4),
             lines=True,
             width=columns,  # uniplot narrows it to fit the cap, labels included
             line_length_hard_cap=columns,
@@ -280,10 +295,11 @@ def _drawable(**arrays: np.ndarray) -> None:
             )
 
 
-def curve_figure(curve: Curve, fmt: str, ylim: YLim = "auto") -> bytes:
+def curve_figure(curve: Curve, fmt: str, ylim: YLim = "auto", look: Look = PLAIN) -> bytes:
     """f above df/dx, over the same x axis, as svg, png or pdf bytes. Where f is nan or inf,
     neither is drawn: a gap. f's y axis is `--ylim`'s (`ylim`), df/dx's too where it is
     `full`; an automatic axis leaves out values far outside, and the panel says so."""
+    _log_axes(curve, look)
     f = _gaps(curve.value)
     if not np.isfinite(f).any():
         raise NanogradError(f"nothing to draw: f is nan or inf at every point of {curve.name}")
@@ -293,8 +309,18 @@ def curve_figure(curve: Curve, fmt: str, ylim: YLim = "auto") -> bytes:
     _drawable(
         **{name: curve.x, f"f({name})": np.append(f, zero), f"df/d{name}": np.append(df, zero)}
     )
-    figure = _figure(figsize=(6.4, 4.8))
+    figure = _figure(figsize=look.size)
     top, bottom = figure.subplots(2, 1, sharex=True)
+    if look.logx:
+        bottom.set_xscale("log")
+    if look.logy:
+        top.set_yscale("log")
+    if curve.tangent is not None:
+        at, value, _ = curve.tangent
+        line = _tangent(curve)
+        top.plot(*_across(curve.x, line, y_range(f, ylim)), "--", color="C2",
+                 label=_tangent_label(curve), gid="tangent")  # fmt: skip
+        top.plot([at], [value], "o", color="C2", markersize=4)
     panels = [
         (top, f, f"f({name})", "C0", "f", ylim),
         (bottom, df, f"df/d{name}", "C1", "df", "full" if ylim == "full" else "auto"),
@@ -306,10 +332,32 @@ def curve_figure(curve: Curve, fmt: str, ylim: YLim = "auto") -> bytes:
         axes.axhline(0, color="0.6", linewidth=0.8, zorder=0)
         axes.grid(alpha=0.3)
         axes.legend(loc="best")
-        _limit(axes, axis, label, panel_ylim)
+        if not (look.logy and axes is top):  # (a log axis: matplotlib's, of what is above 0)
+            _limit(axes, axis, label, panel_ylim)
     bottom.set_xlabel(name)
-    figure.suptitle(title(curve.source, curve.fixed))
+    figure.suptitle(look.title or title(curve.source, curve.fixed))
     return _save(figure, fmt)
+
+
+def _log_axes(curve: Curve, look: Look) -> None:
+    """A log x axis only over a range above 0."""
+    if look.logx and curve.x.min() <= 0:
+        raise InputError(
+            f"{option('logx')}: a log axis needs {curve.name} above 0, and its range starts "
+            f"at {curve.x.min():g}"
+        )
+
+
+def _tangent(curve: Curve) -> np.ndarray:
+    """The tangent line of f at the curve's `tangent` point, along its x."""
+    at, value, slope = cast("tuple[float, float, float]", curve.tangent)
+    with np.errstate(all="ignore"):
+        return value + slope * (curve.x - at)
+
+
+def _tangent_label(curve: Curve) -> str:
+    at, _, slope = cast("tuple[float, float, float]", curve.tangent)
+    return f"tangent at {curve.name} = {at:g} (slope {slope:.4g})"
 
 
 def _across(x: np.ndarray, y: np.ndarray, axis: YRange | None) -> tuple[np.ndarray, np.ndarray]:
@@ -339,11 +387,14 @@ def _limit(axes: Axes, axis: YRange | None, label: str, ylim: YLim) -> None:
 
 
 @_quietly()
-def figure(result: Curve | Surface, fmt: str, ylim: YLim = "auto") -> bytes:
-    """The picture of a curve (its y axis `--ylim`'s) or a surface, as svg, png or pdf."""
+def figure(result: Curve | Surface, fmt: str, ylim: YLim = "auto", look: Look = PLAIN) -> bytes:
+    """The picture of a curve (its y axis `--ylim`'s) or a surface, as svg, png or pdf,
+    as `look` says (title, log axes of a curve, size)."""
     if isinstance(result, Curve):
-        return curve_figure(result, fmt, ylim)
-    return surface_figure(result, fmt)
+        return curve_figure(result, fmt, ylim, look)
+    if look.logx or look.logy:
+        raise InputError(f"{option('logx')} and {option('logy')} are for a curve, not contours")
+    return surface_figure(result, fmt, look)
 
 
 def _contour(figure: Figure, surface: Surface) -> tuple[Axes, Artist]:
@@ -403,12 +454,13 @@ def _contour(figure: Figure, surface: Surface) -> tuple[Axes, Artist]:
     return axes, arrow
 
 
-def surface_figure(surface: Surface, fmt: str) -> bytes:
-    """The contour plot of f with its gradient field, as svg, png or pdf bytes."""
-    figure = _figure(figsize=(6.4, 5.2))
+def surface_figure(surface: Surface, fmt: str, look: Look | None = None) -> bytes:
+    """The contour plot of f with its gradient field, as svg, png or pdf bytes (`look`: its
+    title and size)."""
+    figure = _figure(figsize=look.size if look else (6.4, 5.2))
     _, arrow = _contour(figure, surface)
     figure.legend(handles=[arrow], loc="outside lower center")
-    figure.suptitle(title(surface.source, surface.fixed))
+    figure.suptitle((look and look.title) or title(surface.source, surface.fixed))
     return _save(figure, fmt)
 
 
