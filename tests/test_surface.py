@@ -53,9 +53,9 @@ def test_top_level_help_and_no_arguments():
 
 def complete(line: str, shell: str = "bash") -> list[str]:
     """The completions a real bash offers for `line` (the cursor at its end), through the
-    script that `_NANOGRAD_COMPLETE=bash_source nanograd` prints."""
+    script that `nanograd completion bash` prints, as docs/commands.md says to load it."""
     script = f"""
-        eval "$(_NANOGRAD_COMPLETE=bash_source {NANOGRAD})"
+        eval "$({NANOGRAD} completion bash)"
         COMP_WORDS=({line})
         COMP_CWORD=$(( ${{#COMP_WORDS[@]}} {"" if line.endswith(" ") else "- 1"} ))
         {"COMP_WORDS+=('')" if line.endswith(" ") else ""}
@@ -68,6 +68,29 @@ def complete(line: str, shell: str = "bash") -> list[str]:
     )
     assert done.returncode == 0, done.stderr
     return [w for w in done.stdout.splitlines() if w]
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
+def test_completion_prints_each_shells_script_and_fish_keeps_descriptions_whole():
+    """`nanograd completion SHELL` is click's script (bash's the same as the environment
+    variable's); fish's reply is split at its first comma only, so that a description with
+    commas is shown whole, as the reply for --ylim has it."""
+    bash = nanograd("completion", "bash")
+    assert bash.stdout == nanograd(env={**os.environ, "_NANOGRAD_COMPLETE": "bash_source"}).stdout
+    assert "complete -o nosort -F _nanograd_completion nanograd" in bash.stdout
+    assert "compdef _nanograd_completion nanograd" in nanograd("completion", "zsh").stdout
+    fish = nanograd("completion", "fish").stdout
+    assert 'string split -m 1 "," $completion' in fish and 'string split "," ' not in fish
+    env = {**os.environ, "_NANOGRAD_COMPLETE": "fish_complete", "COMP_WORDS": "nanograd plot --"}
+    reply = nanograd(env={**env, "COMP_CWORD": "--"}).stdout.splitlines()
+    ylim = next(line for line in reply if line.startswith("plain,--ylim"))
+    _, whole = ylim.split(",", 1)  # as the script splits it
+    assert whole.split("\t")[1].startswith(
+        "The y axis of f (and of the terminal plot): LO:HI; full,"
+    )
+    done = nanograd("completion", "tcsh")
+    assert done.returncode == 2 and "'tcsh' is not one of 'bash', 'zsh', 'fish'" in done.stderr
 
 
 @pytest.mark.slow

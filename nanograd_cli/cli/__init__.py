@@ -22,6 +22,7 @@ from .options import color_option
 # Each command, by the module that holds it (and is named after it).
 COMMANDS = [
     "check",
+    "completion",
     "diff",
     "draw",
     "explain",
@@ -83,8 +84,11 @@ def main(argv: list[str] | None = None) -> None:
     guard_streams()
     completing = os.environ.get("_NANOGRAD_COMPLETE")
     if completing:
-        from click.shell_completion import shell_complete
+        from click.shell_completion import add_completion_class, shell_complete
 
+        from .completion import WholeFish
+
+        add_completion_class(WholeFish)
         sys.exit(shell_complete(cli, {}, "nanograd", "_NANOGRAD_COMPLETE", completing))
     args = sys.argv[1:] if argv is None else argv
 
