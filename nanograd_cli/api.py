@@ -31,6 +31,7 @@ from .errors import (
     option,
     printable,
 )
+from .output_files import reading
 from .program import Program
 from .results import (
     Explanation,
@@ -1335,6 +1336,7 @@ def load_fit(path: str) -> Fit:
 
     try:
         with open(file_name(path), encoding="utf-8") as file:
+            reading(file)
             text = file.read()
     except UnicodeDecodeError:
         text = ""  # (not JSON: said as for any other file that holds no fit)

@@ -70,6 +70,9 @@ def python_door(function: Callable[P, R]) -> Callable[P, R]:
                 raise TypeError(
                     f"{flag}={given!r:.40}: give True or False, not {type(given).__name__}"
                 )
+        from .output_files import new_run
+
+        new_run()
         notes: list[str] = []
         token = _notes.set(notes)
         try:

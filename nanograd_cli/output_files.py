@@ -25,12 +25,40 @@ from collections.abc import Callable
 from types import FrameType
 from typing import BinaryIO
 
-from .errors import NanogradError, file_name, printable
+from .errors import InputError, NanogradError, file_name, printable
 
 # The signals that stop a run, after which no temporary file may be left behind.
 STOPPING_SIGNALS = tuple(
     getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name)
 )
+
+
+# The regular files this run has read, by (device, inode), and their names: no output may be
+# written over one of them (a picture over the data it was drawn from).
+_inputs: dict[tuple[int, int], str] = {}
+
+
+def new_run() -> None:
+    """Forget the files a run before this one read (a repl's line, a call from Python)."""
+    _inputs.clear()
+
+
+def reading(file: object) -> None:
+    """Note that this run reads the open `file`: an output written over it is refused."""
+    with contextlib.suppress(AttributeError, OSError, ValueError):  # (no file, a stream)
+        info = os.fstat(file.fileno())  # type: ignore[attr-defined]
+        if stat.S_ISREG(info.st_mode):
+            _inputs[(info.st_dev, info.st_ino)] = str(getattr(file, "name", ""))
+
+
+def _not_read(path: str, target: str) -> None:
+    """Refuse to write `path` (whose file is `target`) where this run read that file."""
+    with contextlib.suppress(OSError):
+        info = os.stat(target)
+        if (info.st_dev, info.st_ino) in _inputs:
+            raise InputError(
+                f"{printable(path)} is a file this command reads: write to another file"
+            )
 
 
 class OutputFile:
@@ -42,6 +70,7 @@ class OutputFile:
     def __init__(self, path: str):
         self.path = file_name(path)
         self.temporary: str | None = None
+        _not_read(path, target(path))
         try:
             self.target = target(path)
             mode = os.stat(self.target).st_mode if os.path.exists(self.target) else None

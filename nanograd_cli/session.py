@@ -502,6 +502,9 @@ class Session:
     def run(self, entry: str, line: int | None = None) -> Reply:
         """Carry out one entry. `line` is where it starts in a script, for error messages;
         without it, they count lines within the entry."""
+        from .output_files import new_run
+
+        new_run()
         reply = Reply()
         failure = None
         with speaking("repl"):

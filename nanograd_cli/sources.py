@@ -20,6 +20,7 @@ from .errors import (
     printable,
     value_hint,
 )
+from .output_files import reading
 from .program import Program
 
 if TYPE_CHECKING:
@@ -192,6 +193,7 @@ def _array_file(path: str, typed: str) -> InputValue:
 
     try:
         with open(path, "rb") as file:
+            reading(file)
             data = file.read()
     except OSError as error:
         raise NanogradError(f"{typed}: cannot read {printable(path)}: {error.strerror}") from None
@@ -360,6 +362,7 @@ def opened(source: Source) -> Iterator[tuple[BinaryIO | None, str]]:
     elif kind == "file" or (kind == "either" and os.path.exists(value)):
         try:
             with open(value, "rb") as f:
+                reading(f)
                 yield f, printable(value)
         except OSError as error:
             raise NanogradError(f"cannot read {printable(value)}: {error.strerror}") from None

@@ -1005,3 +1005,38 @@ def test_a_formula_to_check_against_cannot_set_the_terminals_title():
         done = in_process("check", "x**2", "--against", against, "--x", "0:1", "--format", fmt)
         assert done.returncode == 0 and "\x1b" not in done.stdout and "\x07" not in done.stdout
         assert row in done.stdout
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "minimize '(a*x - y)**2' --data d.svg --data-format csv --a 0 --steps 5 --plot d.svg",
+        "grad 'x*y' --points d.csv -o d.csv",
+        "grad 'x*y' --points d.csv -o link.csv",
+        "draw m.dot --x 1 -o m.dot",
+        "plot m.svg --x 0:1 -o m.svg",
+    ],
+)
+def test_no_output_is_written_over_a_file_the_command_reads(tmp_path, command):
+    """One rule for every output against every input file (a picture over its training rows
+    was written, exit 0): bad input, and the file is left as it was."""
+    rows = "x,y\n1,2\n2,3\n3,5\n"
+    for name in ("d.csv", "d.svg"):
+        (tmp_path / name).write_text(rows)
+    for name in ("m.dot", "m.svg"):
+        (tmp_path / name).write_text("x*2")
+    (tmp_path / "link.csv").symlink_to(tmp_path / "d.csv")
+    done = subprocess.run(
+        ["bash", "-c", f'"$NANOGRAD" {command}'],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "NANOGRAD": NANOGRAD},
+    )
+    written = command.split()[-1]
+    assert (done.returncode, done.stderr) == (
+        2,
+        f"error: {written} is a file this command reads: write to another file\n",
+    )
+    assert (tmp_path / "d.csv").read_text() == rows and (tmp_path / "d.svg").read_text() == rows
+    assert (tmp_path / "m.dot").read_text() == (tmp_path / "m.svg").read_text() == "x*2"

@@ -15,6 +15,7 @@ import click
 
 from .. import __version__
 from ..errors import nearest, speaking
+from ..output_files import new_run
 from ..streams import guard as guard_streams
 from .exit_codes import exit_code
 from .options import color_option
@@ -93,6 +94,7 @@ def main(argv: list[str] | None = None) -> None:
     args = sys.argv[1:] if argv is None else argv
 
     def run() -> int | None:
+        new_run()
         # Not cli.main(): it would print a blank line on Ctrl-C.
         with cli.make_context("nanograd", args) as ctx:
             return cli.invoke(ctx)

@@ -18,6 +18,7 @@ import numpy as np
 import pyarrow as pa
 
 from ..errors import InputError, NanogradError, file_name, option, printable
+from ..output_files import reading
 from .chunks import (
     BOM,
     CHUNK_BYTES,
@@ -654,6 +655,7 @@ def open_points(path: str, fmt: str) -> Reader:
     name = "standard input" if stdin else printable(path)
     try:
         stream = sys.stdin.buffer if stdin else open(file_name(path), "rb")
+        reading(stream)
     except OSError as error:
         raise NanogradError(f"cannot read {name}: {error.strerror}") from None
     try:
