@@ -18,7 +18,17 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 
-from .algebra import CALL, INPUT, NUMBER, Builder, Expr, Written, layout, reachable
+from .algebra import (
+    CALL,
+    INPUT,
+    NAMED_CONSTANTS,
+    NUMBER,
+    Builder,
+    Expr,
+    Written,
+    layout,
+    reachable,
+)
 from .errors import InputError, option
 from .formula import Note, Printer
 from .ops import ADD, DIV, MUL, NEG, OPS, POW, SUB, WHERE, Op
@@ -259,7 +269,11 @@ class _Deriver:
         a, b = e.args
         if not self.varies[id(b)]:  # u**n
             given = _constant(b)
-            less = self.w.op(SUB, b, self.one) if given is None else self.number(given - 1.0)
+            named = any(n.kind == NUMBER and n.value in NAMED_CONSTANTS for n in reachable([b]))
+            if given is None or named:  # x**n, x**e: n - 1, e - 1
+                less = self.w.op(SUB, b, self.one)
+            else:
+                less = self.number(given - 1.0)
             result = self.times(b, self.power(a, less), self.d(a))
             u, n = self.part("u"), self.part("n")
             less = self.w.op(SUB, n, self.one)
@@ -320,7 +334,7 @@ class _Deriver:
     def formula(self, op: Op, formula: Program, args: list[Expr] | tuple[Expr, ...]) -> Expr:
         """One of the op's local derivatives, `formula`, on `args`."""
         env = dict(zip(op.parameters, args, strict=True))
-        nodes = formula.interpret(input=env.__getitem__, const=self.w.number, apply=self.w.op)
+        nodes = formula.interpret(input=env.__getitem__, const=self.number, apply=self.w.op)
         return nodes[formula.result]
 
 

@@ -37,6 +37,8 @@ SOURCES = [
     "sq(t) = t*t; p = sin(x); sq(p) + p/x",
     "exp(sin(x))**3",
     "pow(x, 3) + tan(2*x)",
+    "pi*x**e + x**pi + x**2.5",
+    "2**-x + relu(x - 3)",
 ]
 
 
@@ -53,6 +55,8 @@ def sym(text: str, name: str = "x"):
         "log": lambda a, b=None: sympy.log(a) if b is None else sympy.log(a) / sympy.log(b),
         "sigmoid": lambda a: 1 / (1 + sympy.exp(-a)),
         "pow": lambda a, b: a**b,
+        "relu": lambda a: sympy.Max(a, 0),
+        "step": sympy.Heaviside,
     }
     return sympy.sympify(text, locals=names)
 
