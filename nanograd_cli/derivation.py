@@ -36,8 +36,6 @@ from .program import Apply, Program
 from .symbolic import derive, textbook_formulas, whole_numbers
 from .textbook import finish
 
-FORMATS = ("text", "markdown", "latex")
-
 CONSTANT = "constant rule"
 VARIABLE = "variable rule"
 CONSTANT_FACTOR = "constant factor rule"
@@ -78,7 +76,7 @@ class Derivation:
 
 
 def derivations(program: Program, wrt: list[str]) -> list[Derivation]:
-    """The derivation of the derivative by each name of `wrt` (all inputs when empty)."""
+    """The derivation of the derivative by each name of `wrt`."""
     if program.arrays:
         raise InputError(
             f"{option('steps')} is for numbers: the source has arrays; for their derivative, "
