@@ -245,17 +245,22 @@ def diff(
     /,
     *names_: str,
     wrt: Names = (),
-    format: Literal["text", "latex"] | None = None,
+    format: Literal["text", "latex", "markdown"] | None = None,
     latex: bool = False,
     exact: bool = False,
     shapes: Mapping[str, Sequence[int] | int | str] | None = None,
     order: int = 1,
+    steps: bool = False,
+    implicit: str | None = None,
 ) -> str:
     """The derivative of `source` by each input named (positionally or by `wrt`; by default
     all), as text in the language or with `format="latex"` as LaTeX (a str that a notebook
     shows as the formula; `latex=True` says the same), as `nanograd diff` prints it (`exact`:
     as `diff --exact`; `shapes`: the array inputs' shapes, as `diff --shape`, such as
-    `{"A": (3, 2), "x": 2}`; `order`: the N-th derivative, as `diff --order N`)."""
+    `{"A": (3, 2), "x": 2}`; `order`: the N-th derivative, as `diff --order N`; `steps`:
+    the derivation, a rule a line, as `diff --steps`, also with `format="markdown"`;
+    `implicit="y"`: dy/dx where the source is an equation relating x and y, as
+    `diff --implicit y`)."""
     from . import api
     from .errors import InputError
 
@@ -266,7 +271,7 @@ def diff(
     program = parse(source)
     fmt = "latex" if latex else format or "text"
     wrt = (*names(names_, "wrt"), *names(wrt, "wrt"))
-    text = api.diff(program, wrt, fmt, exact, shapes, order)
+    text = api.diff(program, wrt, fmt, exact, shapes, order, steps, implicit)
     found = api.diff_note(program)
     if found:
         _note(found)

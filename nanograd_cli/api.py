@@ -76,7 +76,7 @@ MODES = ("auto", "reverse", "forward")
 DRAW_FORMATS = ("svg", "png", "pdf", "dot", "html")
 RANKDIRS = ("LR", "TB", "RL", "BT")  # (any case)
 OPTIMIZERS = ("sgd", "momentum", "adam")
-DIFF_FORMATS = ("text", "latex")
+DIFF_FORMATS = ("text", "latex", "markdown")
 EXPLAIN_FORMATS = ("table", "markdown", "latex", "json")
 TAYLOR_FORMATS = ("table", "json", "latex")
 # The dots per inch `draw` makes a png at.
@@ -280,6 +280,8 @@ def diff(
     exact: bool = False,
     shapes: Mapping[str, Sequence[int] | int | str] | None = None,
     order: int | str = 1,
+    steps: bool = False,
+    implicit: str | None = None,
 ) -> str:
     """The derivative by each input in `wrt` (by default all) as text in the language, or
     with `fmt` latex as LaTeX: with one name, a program whose result is the derivative;
@@ -288,9 +290,20 @@ def diff(
     `exact`: a form equal to the engine's derivative at every point (with the helpers powlog
     and step). `shapes` gives array inputs their shapes (a tuple, or the text `3,2`): the
     derivative is then in vector form where one exists (`2*A.T@(A@x - b)`), else an array
-    literal, element by element (the others are numbers)."""
-    latex = choice("format", fmt, DIFF_FORMATS) == "latex"
+    literal, element by element (the others are numbers).
+    `steps`: the derivation, a rule a line, ending with the derivative (`fmt` text, markdown
+    or latex). `implicit` y: dy/dx for the one name x of `wrt`, where the source is an
+    equation (`lhs == rhs`, or an expression that is 0) relating x and y."""
+    fmt = choice("format", fmt, DIFF_FORMATS)
+    latex = fmt == "latex"
     order = whole("order", order, 1, MAX_ORDER)
+    if steps or implicit is not None:
+        return _diff_special(program, list(wrt), fmt, exact, shapes, order, steps, implicit)
+    if fmt == "markdown":
+        raise InputError(
+            f"{option('format', 'markdown')} is for {option('steps')}: a derivative alone is "
+            f"text or latex"
+        )
     if shapes is not None and not isinstance(shapes, Mapping):
         raise InputError("shapes: give a mapping of each array input to its shape, {'x': 3}")
     sizes = {name: shape(name, given) for name, given in (shapes or {}).items()}
@@ -396,6 +409,54 @@ def _higher_of_elements(
     scalar, _ = written_out(program, sizes)
     names = [n if n in program.inputs else element_name(n, sizes.get(array_of(n), ())) for n in wrt]
     return derivatives_text(scalar, names, latex, exact, order, read)
+
+
+def _diff_special(
+    program: Program,
+    wrt: list[str],
+    fmt: str,
+    exact: bool,
+    shapes: Mapping[str, Sequence[int] | int | str] | None,
+    order: int,
+    steps: bool,
+    implicit: str | None,
+) -> str:
+    """`diff` with `steps` or `implicit` (see `diff`)."""
+    asked = option("steps") if steps else option("implicit", implicit)
+    if steps and implicit is not None:
+        raise InputError(f"{option('steps')} and {option('implicit')}: give one of them")
+    if exact:
+        raise InputError(f"{asked} writes the textbook form: leave out {option('exact')}")
+    if shapes:
+        raise InputError(f"{asked} is for numbers: leave out {option('shape')}")
+    one_output(program, "diff")
+    if steps:
+        from .derivation import derivations, written
+
+        if order != 1:
+            raise InputError(
+                f"{option('steps')} writes the first derivative: leave out {option('order')}"
+            )
+        with_inputs(program, "its derivative is 0 by every name")
+        check_wrt(wrt, program.inputs)
+        text = written(derivations(program, wrt or program.inputs), fmt)
+    else:
+        from .implicit import implicit_text
+
+        if fmt == "markdown":
+            raise InputError(f"{option('format', 'markdown')} is for {option('steps')}")
+        if not isinstance(implicit, str):
+            raise InputError(f"{option('implicit')}: give the name of an input, such as 'y'")
+        if program.arrays:
+            raise InputError(f"{asked} is for numbers: the source has arrays")
+        if not wrt:
+            raise InputError(
+                f"{asked} needs {option('wrt', 'NAME')}, the variable {implicit} depends on"
+            )
+        if len(wrt) > 1:
+            raise InputError(f"{asked} takes one {option('wrt')}: {implicit} depends on one")
+        text = implicit_text(program, implicit, wrt[0], fmt == "latex", order)
+    return LaTeX(text) if fmt == "latex" else text
 
 
 def shape(name: str, given: Sequence[int] | int | str) -> tuple[int, ...]:

@@ -295,10 +295,18 @@ class Printer:
             self._nodes.append(node)
         return _join(text[id(e)][0])
 
-    def write_as(self, e: Expr, text: str, level: int) -> None:
-        """Write `e` as `text`, of precedence `level`, wherever it is used."""
+    def write_as(self, e: Expr, text: str, level: int = _ATOM) -> None:
+        """Write `e` as `text`, of precedence `level` (by default one that needs no
+        parentheses anywhere), wherever it is used."""
+        self._printer.given(e)
         self._text[id(e)] = (text, level)
         self._nodes.append(e)
+
+    def conditions(self, notes: list[Note]) -> str:
+        """Where a derivative holds, as `write` puts it under one: `x > 0 and y != 0`."""
+        for n in notes:
+            self(n.expr)
+        return self._printer.conditions(notes, self._text)
 
     def shape(self, e: Expr) -> tuple[int, bool] | None:
         """What the text of a written node shows the nodes written on it: its precedence and
@@ -472,6 +480,9 @@ class _Text:
     relations: ClassVar[dict[str, str]] = {">": ">", "!=": "!="}
     joined = " and "
 
+    def given(self, e: Expr) -> None:
+        """`e` is written as a text given for it (`Printer.write_as`)."""
+
     def conditions(self, notes: list, text: dict[int, tuple[Text, int]]) -> str:
         """`x > 0 and y != 0`."""
         return self.joined.join(
@@ -513,6 +524,9 @@ class _Latex(_Text):
 
     def parenthesised(self, text: Text) -> Text:
         return _cat(r"\left(", text, r"\right)")
+
+    def given(self, e: Expr) -> None:
+        self._leading[id(e)] = 0.0
 
     def name(self, name: str) -> str:
         element = re.fullmatch(r"(\w+)\[([0-9,]+)\]", name)

@@ -31,7 +31,9 @@ class Op:
     (benchmarks/derivatives.py), held to the formulas at edge points by the tests.
     `syntax` is how the language writes the op: "infix" (a + b), "prefix" (-x) or "call"
     (f(x)); a name may be called with different numbers of arguments, one row each. `domain`
-    is an interval where the function is smooth, for the tests.
+    is an interval where the function is smooth, for the tests. `rule` names the rule of
+    differentiation the op is, as a course says it (`diff --steps`): the product rule, the
+    quotient rule; a function's is its name's (the sin rule).
     """
 
     __slots__ = (
@@ -44,6 +46,7 @@ class Op:
         "name",
         "overridden",
         "parameters",
+        "rule",
         "syntax",
     )
 
@@ -58,6 +61,7 @@ class Op:
         syntax: str = "call",
         parameters: tuple[str, ...] | None = None,
         derivative: Callable[..., tuple[float, ...]] | None = None,
+        rule: str | None = None,
     ):
         self.name = name
         self.arity = arity
@@ -66,6 +70,7 @@ class Op:
         self.doc = doc
         self.domain = domain
         self.syntax = syntax
+        self.rule = rule or f"{name} rule"
         # the names its formulas (and the docs) use for its arguments
         self.parameters = parameters or (("x",) if arity == 1 else ("a", "b")[:arity])
         # written by hand (an override), or None until the written one is attached below
@@ -402,7 +407,7 @@ def _where(c: float, a: float, b: float) -> float:
 
 
 _TABLE = [
-    Op("+", 2, operator.add, ("1", "1"), "addition", syntax="infix"),
+    Op("+", 2, operator.add, ("1", "1"), "addition", syntax="infix", rule="sum rule"),
     Op(
         "-",
         2,
@@ -410,8 +415,9 @@ _TABLE = [
         ("1", "-1"),
         "subtraction",
         syntax="infix",
+        rule="difference rule",
     ),
-    Op("*", 2, operator.mul, ("b", "a"), "multiplication", syntax="infix"),
+    Op("*", 2, operator.mul, ("b", "a"), "multiplication", syntax="infix", rule="product rule"),
     Op(
         "/",
         2,
@@ -419,6 +425,7 @@ _TABLE = [
         ("1/b", "-(a/b)/b"),  # not -a/b**2: b**2 underflows where b and a/b do not
         "division",
         syntax="infix",
+        rule="quotient rule",
     ),
     Op(
         "**",
@@ -435,6 +442,7 @@ _TABLE = [
         # most against 0.38 (mpmath), and 1.3x the time per call (it computes a**b again for
         # d/db). `python benchmarks/derivatives.py '**' pow`
         derivative=_pow_derivative,
+        rule="power rule",
     ),
     Op(
         "%",
@@ -447,6 +455,7 @@ _TABLE = [
         "(-1 % 3 is 2); nan for b = 0",
         (0.2, 3.0),
         syntax="infix",
+        rule="remainder rule",
     ),
     Op(
         "neg",
@@ -455,6 +464,7 @@ _TABLE = [
         ("-1",),
         "negation (unary -)",
         syntax="prefix",
+        rule="constant factor rule",
     ),
     Op("exp", 1, _exp, ("exp(x)",), "e to the power x"),
     Op(
@@ -540,6 +550,7 @@ _TABLE = [
         # most against 0.38 (mpmath), and 1.3x the time per call (it computes a**b again for
         # d/db). `python benchmarks/derivatives.py '**' pow`
         derivative=_pow_derivative,
+        rule="power rule",
     ),
     Op("sin", 1, _sin, ("cos(x)",), "sine (radians)"),
     Op("cos", 1, _cos, ("-sin(x)",), "cosine (radians)"),

@@ -102,6 +102,8 @@ OPTIONS: dict[str, dict[str, Option]] = {
         "exact": FLAG,
         "order": Option("word", "N"),
         "shape": Option("items", "NAME=DIMS..."),
+        "steps": FLAG,
+        "implicit": Option("word", "NAME"),
     },
     ":hessian": STRICT,
     ":taylor": {
@@ -648,7 +650,16 @@ class Session:
         }
         shapes = {**held, **api.named_shapes(args.items("shape"))}
         order = args.value("order") or 1
-        text = api.diff(program, args.names("wrt"), fmt, args.flag("exact"), shapes, order)
+        text = api.diff(
+            program,
+            args.names("wrt"),
+            fmt,
+            args.flag("exact"),
+            shapes,
+            order,
+            args.flag("steps"),
+            args.value("implicit"),
+        )
         reply.out.append(text)
 
     def hessian_command(self, args: Arguments, reply: Reply) -> None:

@@ -20,6 +20,9 @@ Examples:
   nanograd diff "sin(x)*exp(x)" --wrt x --order 2
   nanograd grad -e "$(nanograd diff 'x**3' --wrt x)" --x 2
   nanograd diff "norm(A@x - b)**2" --wrt x --shape A=3,2 --shape x=2 --shape b=3
+  nanograd diff "x**2*sin(x)" --wrt x --steps
+  nanograd diff "sin(x**2)" --steps --format markdown
+  nanograd diff "x**2 + y**2 == 25" --implicit y --wrt x
 """
 
 
@@ -36,7 +39,7 @@ Examples:
     type=click.Choice(api.DIFF_FORMATS),
     default="text",
     show_default=True,
-    help="The language itself, or LaTeX.",
+    help="The language itself, or LaTeX; with --steps also markdown.",
 )
 @click.option(
     "--exact",
@@ -59,6 +62,18 @@ Examples:
     help="An array input and its shape (x=3, A=3,2): the derivative is in vector form "
     "where one exists (2*A.T@(A@x - b)), else an array, element by element.",
 )
+@click.option(
+    "--steps",
+    is_flag=True,
+    help="The derivation, a rule a line (product rule, chain rule, sin rule, ...), ending "
+    "with the derivative.",
+)
+@click.option(
+    "--implicit",
+    metavar="NAME",
+    help="SOURCE is an equation (lhs == rhs, or an expression that is 0) that makes NAME a "
+    "function of the one --wrt name: print dNAME/dWRT (with --order 2, the second).",
+)
 def diff(
     source: Source,
     wrt: tuple[str, ...],
@@ -66,6 +81,8 @@ def diff(
     exact: bool,
     order: str,
     shapes: tuple[str, ...],
+    steps: bool,
+    implicit: str | None,
 ) -> None:
     """Print the derivative of SOURCE as an expression in the language.
 
@@ -75,10 +92,12 @@ def diff(
     `nanograd grad` to evaluate it. A name of SOURCE that the derivative uses twice is kept,
     with its definition; another sub-expression that repeats is bound once to a name (t1).
     Without --wrt, every input's derivative is printed, one `d_NAME = ...` line each.
-    --order 2: the second derivative (`d2_NAME = ...`), and so on.
+    --order 2: the second derivative (`d2_NAME = ...`), and so on. --steps: how a course
+    derives it, one rule a line; --implicit y --wrt x: dy/dx where SOURCE relates x and y.
     """
     program = load_program(source, report)
-    click.echo(api.diff(program, wrt, fmt, exact, api.named_shapes(shapes), order))
+    shaped = api.named_shapes(shapes)
+    click.echo(api.diff(program, wrt, fmt, exact, shaped, order, steps, implicit))
     note = api.diff_note(program)
     if note:
         report(note)
