@@ -415,7 +415,7 @@ def plot(
     # A surface is returned to Python with or without a picture of it.
     if size is not None and not isinstance(size, str):
         size = ",".join(map(repr, size)) if isinstance(size, tuple | list) else repr(size)
-    look = Look(title, logx, logy, parse_size(size) if size is not None else Look().size)
+    look = Look(title, logx, logy, parse_size(size) if size is not None else None)
     result = api.plot(program, fixed, ranges, CURVE_POINTS, True, _note, limits, tangent)
     if path is not None:
         from .output_files import write_atomically

@@ -1511,10 +1511,10 @@ def draw(
     from .render.graph import POSITIONED_LIMIT, draw_evaluation, png_pixels, render_drawing
 
     fmt = choice("format", fmt, DRAW_FORMATS)
-    if isinstance(rankdir, str):
-        rankdir = choice("rankdir", rankdir.upper(), RANKDIRS)
-    elif rankdir is not None:
-        choice("rankdir", rankdir, RANKDIRS)
+    if rankdir is not None:  # in any case: tb is TB
+        rankdir = choice(
+            "rankdir", rankdir.upper() if rankdir.upper() in RANKDIRS else rankdir, RANKDIRS
+        )
     dpi = None if dpi is None else whole("dpi", dpi, *DPI)
     if dpi is not None and fmt != "png":
         raise InputError(f"{option('dpi')} is for png; {fmt} is not made of pixels")

@@ -197,7 +197,7 @@ class Look:
     title: str | None = None
     logx: bool = False
     logy: bool = False
-    size: tuple[float, float] = (6.4, 4.8)
+    size: tuple[float, float] | None = None  # (None: the picture's own, 6.4 by 4.8 for a curve)
 
 
 def parse_size(text: str) -> tuple[float, float]:

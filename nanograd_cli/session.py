@@ -905,7 +905,7 @@ class Session:
             args.value("title"),
             args.flag("logx"),
             args.flag("logy"),
-            parse_size(size) if size else Look().size,
+            parse_size(size) if size else None,
         )
         source, program = self._program(args.expr)
         if program.inputs and not args.ranges:

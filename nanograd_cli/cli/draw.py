@@ -47,7 +47,7 @@ Examples:
 )
 @click.option(
     "--rankdir",
-    type=click.Choice(api.RANKDIRS, case_sensitive=False),
+    metavar="[" + "|".join(api.RANKDIRS) + "]",  # any case; api.draw checks it
     help="Lay the graph out left to right, top to bottom, right to left or bottom to top. "
     "[default: the one whose picture fits a 16:9 slide better]",
 )

@@ -85,7 +85,7 @@ def plot(
     limits = parse_ylim(ylim)
     if size is not None and not output:
         raise InputError("--size is a picture's: add -o FILE")
-    look = Look(title, logx, logy, parse_size(size) if size else Look().size)
+    look = Look(title, logx, logy, parse_size(size) if size else None)
     columns = drawing.terminal_width(shutil.get_terminal_size((80, 24)).columns)
     points = CURVE_POINTS if output else drawing.terminal_points(columns)
     result = api.plot(program, fixed, ranges, points, bool(output), warn, limits, tangent)

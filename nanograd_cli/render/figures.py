@@ -309,7 +309,7 @@ def curve_figure(curve: Curve, fmt: str, ylim: YLim = "auto", look: Look = PLAIN
     _drawable(
         **{name: curve.x, f"f({name})": np.append(f, zero), f"df/d{name}": np.append(df, zero)}
     )
-    figure = _figure(figsize=look.size)
+    figure = _figure(figsize=look.size or (6.4, 4.8))
     top, bottom = figure.subplots(2, 1, sharex=True)
     if look.logx:
         bottom.set_xscale("log")
@@ -457,7 +457,7 @@ def _contour(figure: Figure, surface: Surface) -> tuple[Axes, Artist]:
 def surface_figure(surface: Surface, fmt: str, look: Look | None = None) -> bytes:
     """The contour plot of f with its gradient field, as svg, png or pdf bytes (`look`: its
     title and size)."""
-    figure = _figure(figsize=look.size if look else (6.4, 5.2))
+    figure = _figure(figsize=(look and look.size) or (6.4, 5.2))
     _, arrow = _contour(figure, surface)
     figure.legend(handles=[arrow], loc="outside lower center")
     figure.suptitle((look and look.title) or title(surface.source, surface.fixed))
