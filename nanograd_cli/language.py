@@ -11,6 +11,7 @@ import itertools
 import keyword
 import math
 import re
+import unicodedata
 from typing import NamedTuple
 
 from .array_ops import (
@@ -408,6 +409,10 @@ class _Builder:
             after = self.source[offset + len(text) :].lstrip()
             if text == "exp" and after.startswith(("^", "**")):  # exp^x
                 message += "; for e to a power, write exp(x) or e**x"
+            elif f"a{text}" in FUNCTIONS and re.match(
+                r"(\^|\*\*)\s*(-\s*1|\(\s*-\s*1\s*\))(?![\w.])", after
+            ):
+                message += f"; for its inverse, write a{text}(...)"  # tan^-1(x)
             elif re.match(r"(\^|\*\*)\s*[0-9]", after):  # sin^2(x)
                 message += f", and raise the call to a power: {text}(x)**2"
             raise NameProblem(message, self.source, offset)
@@ -708,6 +713,8 @@ def _bad_character(text: str, source: str, offset: int) -> str:
         return f"unexpected character {text!r}: write {_LOOKALIKES[text]!r}"
     if text in "'\"":
         return f"unexpected character {text!r}: the language has no strings"
+    if _greek(text):
+        return f"unexpected character {text!r}: write {_greek(text)}"
     if text in "{}":
         return f"unexpected character {text!r}: the language has no sets; an array is [1, 2, 3]"
     if text == "!":
@@ -723,6 +730,25 @@ def _bad_character(text: str, source: str, offset: int) -> str:
             "comparisons for and, (a < b)*(b < c), and take max(...) of them for or"
         )
     return f"unexpected character {text!r}"
+
+
+def _greek(text: str) -> str | None:
+    """The ASCII name of a Greek letter, as a name of the language: rho, Sigma for the
+    capital, gamma1 for gamma (a function), lambda1 for lambda (a keyword of Python's)."""
+    found = re.fullmatch(r"GREEK (SMALL|CAPITAL) LETTER (?:FINAL )?(\w+)", _unicode_name(text))
+    if not found:
+        return None
+    case, letter = found.groups()
+    name = {"LAMDA": "lambda"}.get(letter, letter.lower())
+    name = name.capitalize() if case == "CAPITAL" else name
+    if keyword.iskeyword(name):
+        return f"{name}1 ({name} is a keyword)"
+    return f"{name}1 ({name} is a function)" if name in FUNCTIONS or name in DEFINED else name
+
+
+def _unicode_name(text: str) -> str:
+    """The Unicode name of a character, as NFKC reads it (µ, the micro sign, is μ)."""
+    return unicodedata.name(unicodedata.normalize("NFKC", text)[:1] or text, "")
 
 
 def _below(source: str, start: int, offset: int) -> str:

@@ -27,7 +27,7 @@ from .errors import (
     printable,
 )
 from .io.numbers import floats
-from .io.readers import Reader, first_repeated, open_points
+from .io.readers import Reader, first_repeated, one_column_header, open_points
 from .io.writers import open_writer
 from .output_files import OutputFile
 from .program import Input, Program
@@ -88,8 +88,9 @@ class PointsRun:
         program, numbers, wrt = _in_scalars(program, fixed, wrt, columns)
         self.function = BatchFunction(program, wrt, numbers)  # raises for a fixed name no input
         missing = [n for n in program.inputs if n not in seen and n not in numbers]
-        if missing:
+        if missing and columns:  # no columns: JSON with no rows, an empty table
             raise _missing(missing, columns)
+        self.missing = missing
         if strict:
             _check_given(program, numbers)
         self.program, self.reader, self.fixed, self.strict = program, reader, numbers, strict
@@ -101,6 +102,8 @@ class PointsRun:
 
     def __iter__(self) -> Iterator[Batch]:
         for first_row, table in self.reader:
+            if self.missing and table.num_rows:  # [{}]: rows, and no column of an input
+                raise _missing(self.missing, [])
             columns = {n: floats(table.column(n), n, first_row) for n in self.input_columns}
             results = self.function.results(columns, table.num_rows)
             inputs = {n: columns[n] if n in columns else self.fixed[n] for n in self.program.inputs}
@@ -248,6 +251,9 @@ def _missing(names: list[str], columns: list[str]) -> InputError:
             f"{option('points')}: the first line must name the columns, e.g. {','.join(names)}; "
             f"it reads {','.join(columns)}"
         )
+    one_column = one_column_header(columns, names, "points")
+    if one_column:
+        return InputError(one_column)
     error = MissingInputs(names)
     wanted = f"columns {', '.join(names)}" if len(names) > 1 else f"a column {names[0]}"
     error.other = f"{option('points')} {wanted}"

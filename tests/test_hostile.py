@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shlex
 import signal
 import stat
 import subprocess
@@ -374,13 +375,16 @@ def test_a_source_read_as_dash_e_or_dash_f_says_to_put_it_after_dashes(
     tmp_path, source, inputs, code, error, after
 ):
     done = as_typed(f"nanograd grad '{source}' {inputs}", cwd=str(tmp_path))
+    last = f"nanograd grad {inputs} -- {shlex.quote(source)}"
     hint = (
         f"A source that begins with - goes after -e: nanograd grad -e '{source}' "
-        "(or last, after -- and the options)\n"
+        f"(or last, after the options and --: {last})\n"
     )
     assert done == (code, "", f"error: {error}{hint}")
-    done = as_typed(f"nanograd grad {inputs} --format csv -- '{source}'", cwd=str(tmp_path))
-    assert done[0] == 0 and done[1].splitlines()[1] == after
+    for recipe in (f"-e '{source}' {inputs}", f"{inputs} -- {shlex.quote(source)}"):
+        # both ways the hint says, in CSV
+        done = as_typed(f"nanograd grad --format csv {recipe}", cwd=str(tmp_path))
+        assert done[0] == 0 and done[1].splitlines()[1] == after
 
 
 def test_dash_e_and_dash_f_typed_apart_get_no_hint(tmp_path):

@@ -87,6 +87,10 @@ class SourceCommand(click.Command):
         if len(given) > 1:
             raise click.UsageError("give the source once: SOURCE, -e TEXT or -f PATH", ctx)
         ctx.params["source"] = given[0]
+        # `--NAME 1`, NAME Greek: the source's error, where it uses NAME, comes first
+        if "no_name" in ctx.meta:
+            load_program(given[0])
+            raise click.NoSuchOption(ctx.meta["no_name"], ctx=ctx)
         try:
             return super().invoke(ctx)
         except SeveralOutputs as error:
@@ -123,6 +127,12 @@ class InputsCommand(SourceCommand):
                 if f"--{name}" in with_value and not equals and i + 1 < len(args):
                     rest.append(args[i + 1])
                     i += 1
+            elif not INPUT_NAME.fullmatch(name) and name.isidentifier() and not nearest(name, own):
+                # `--NAME 1`, NAME Greek or the like: no name of the language, which the source's
+                # own error says first where it uses it
+                ctx.meta["no_name"] = arg
+                if not equals and i + 1 < len(args) and not _is_option(args[i + 1], own):
+                    i += 1
             elif not INPUT_NAME.fullmatch(name):
                 raise click.NoSuchOption(arg, possibilities=nearest(name, own), ctx=ctx)
             else:
@@ -157,6 +167,11 @@ class InputsCommand(SourceCommand):
             own = {o for p in self.get_params(ctx) for o in p.opts if o.startswith("--")}
             for name in error.names:
                 close = nearest(name, own)
+                if close and (isinstance(error, UnknownInputs) or not _an_input(ctx, name)):
+                    raise InputError(
+                        f"--{name} is no option of {ctx.command.name} and no input of the "
+                        f"source: did you mean {close[0]}?"
+                    ) from None
                 if close:
                     raise InputError(f"{error}; did you mean {close[0]}?") from None
                 if f"--{name}" in other_options(ctx):
@@ -170,9 +185,21 @@ class InputsCommand(SourceCommand):
         items = super().shell_complete(ctx, incomplete)
         if not incomplete.startswith("-"):
             return items
-        given = {name for name, _ in ctx.meta.get("inputs", ())}
+        given = {name for name, _ in ctx.meta.get("inputs", ())} | set(data_columns(ctx))
         names = [f"--{n}" for n in typed_inputs(ctx) if n not in given]
         return [CompletionItem(n, help="input") for n in names if n.startswith(incomplete)] + items
+
+
+def _an_input(ctx: click.Context, name: str) -> bool:
+    """Whether `name` may be an input of the source: true where the source cannot be read
+    again (standard input) or parsed whole (--each-line)."""
+    source = ctx.params.get("source")
+    if not isinstance(source, Source) or source.stdin or ctx.params.get("each_line"):
+        return True
+    try:
+        return name in load_program(source).inputs
+    except (NanogradError, OSError):
+        return True
 
 
 def _is_option(arg: str, own: set[str]) -> bool:
@@ -274,6 +301,22 @@ def typed_inputs(ctx: click.Context) -> list[str]:
             except (NanogradError, OSError):
                 return []
     return []
+
+
+def data_columns(ctx: click.Context) -> list[str]:
+    """The columns of the file that `--data` names (fit, minimize), which the source reads as
+    data, not as inputs given by --NAME (for completion)."""
+    from ..io import input_format
+    from ..io.readers import open_points
+
+    path = ctx.params.get("data")
+    if not path or path == "-":
+        return []
+    try:
+        with open_points(path, input_format(path, ctx.params.get("data_format"))) as reader:
+            return list(reader.columns)
+    except (NanogradError, OSError, ValueError):
+        return []
 
 
 def complete_inputs(ctx: click.Context, param: click.Parameter, incomplete: str):

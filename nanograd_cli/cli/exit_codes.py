@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import errno
 import os
+import shlex
 import sys
 from collections.abc import Callable
 
@@ -32,7 +33,9 @@ def exit_code(run: Callable[[], int | None], args: list[str], commands: list[str
         code = done.exit_code
     except click.ClickException as error:
         report(f"error: {error.format_message()}")
-        leading_dash = leading_dash_source(error, args, commands)
+        leading_dash = leading_dash_source(error, args, commands) or options_after_dashes(
+            error, args
+        )
         if leading_dash:
             report(leading_dash)
         # a usage error's context is the command's (a FileError has none)
@@ -104,7 +107,22 @@ def leading_dash_source(error: Exception, args: list[str], commands: list[str]) 
         return None
     if source is None or command is None:
         return None
+    typed = args[args.index(command.split()[-1]) + 1 :] if command.split()[-1] in args else []
+    options = [a for i, a in enumerate(typed) if a != source or source in typed[:i]]
+    last = shlex.join([*command.split(), *options, "--", source])
     return (
         f"A source that begins with - goes after -e: {command} -e {source!r} "
-        "(or last, after -- and the options)"
+        f"(or last, after the options and --: {last})"
     )
+
+
+def options_after_dashes(error: Exception, args: list[str]) -> str | None:
+    """For `nanograd check -- "-x" --x 1`, where the options after -- are read as extra
+    arguments: the command line with them before --."""
+    if "--" not in args or not isinstance(error, click.UsageError):
+        return None
+    before, after = args[: args.index("--")], args[args.index("--") + 1 :]
+    if not error.format_message().startswith("Got unexpected extra argument") or len(after) < 2:
+        return None
+    moved = shlex.join(["nanograd", *before, *after[1:], "--", after[0]])
+    return f"Options go before --, the source after it: {moved}"

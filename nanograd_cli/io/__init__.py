@@ -159,10 +159,13 @@ def _read_table(path: str, fmt: str, needed: Iterable[str] | None, missing: bool
     import numpy as np
 
     from .numbers import floats
-    from .readers import first_repeated, open_points
+    from .readers import first_repeated, one_column_header, open_points
 
     with open_points(path, fmt) as reader:
         names = reader.columns
+        one_column = one_column_header(names, needed or (), "data")
+        if one_column:
+            raise InputError(one_column)
         twice = first_repeated(names)
         if twice is not None:
             raise InputError(f"{errors.option('data')}: the header names the column {twice} twice")

@@ -61,6 +61,8 @@ def _from_text(column, name: str, first_row: int) -> np.ndarray:
             what = f": {text!r} is not a number"
             if text == "":  # what pandas writes for nan unless told otherwise
                 what = " is empty: write nan for a missing value (pandas: to_csv(na_rep='nan'))"
+            elif text in MISSING:  # R's NA, a database's NULL
+                what += ": write nan for a missing value"
             raise InputError(f"{option('points')} {_at(bad, name, first_row)}{what}") from None
     array = to_numpy(values)
     infinite = np.isinf(array)

@@ -557,6 +557,25 @@ def first_repeated(names: Iterable[str], seen: set[str] | None = None) -> str | 
     return None
 
 
+def one_column_header(columns: list[str], needed: Iterable[str], name: str) -> str | None:
+    """Where the header is one column of names between tabs, semicolons or bars, among them
+    one that is `needed`: the message that says so, for the table of option `name`."""
+    parts = re.split(r"[\t;|]", columns[0]) if len(columns) == 1 else []
+    if len(parts) < 2 or set(needed).isdisjoint(parts):
+        return None
+    header, tsv = printable(columns[0]), option(f"{name}_format", "tsv")
+    if "\t" in columns[0]:
+        return (
+            f"{option(name)}: its header '{header}' is one column, the names between tabs: "
+            f"for TSV, give {tsv}"
+        )
+    separator = ";" if ";" in columns[0] else "|"
+    return (
+        f"{option(name)}: its header '{header}' is one column, the names between "
+        f"{separator!r}: CSV has commas between them (or tabs, with {tsv})"
+    )
+
+
 def _object(pairs: list[tuple[str, object]]) -> dict:
     row = dict(pairs)
     if len(row) != len(pairs):
