@@ -175,11 +175,30 @@ def _power_of(a: Jet, p: float, n: int, y0: float) -> Jet:
             result = _div(_const(1.0, n), result, n)
         result[0] = y0
         return result
+    if a[0] == 0.0:  # t**p at 0 is no power series: as the engine differentiates it
+        return [y0, *(_at_zero(p, k) * a[1] ** k for k in range(1, n))]
     y = [y0]
     for k in range(1, n):
         total = _dot((((p + 1) * j - k) * a[j], y[k - j]) for j in range(1, k + 1))
         y.append(divide(total, k * a[0]) if total else 0.0)
     return y
+
+
+def _cbrt(a: Jet, n: int, y0: float) -> Jet:
+    """The real cube root, odd: at 0 its even derivatives differ in sign from either side
+    (nan, as the engine's Hessian has it), its odd ones do not."""
+    y = _power_of(a, 1 / 3, n, y0)
+    if a[0] == 0.0:
+        y = [c if k % 2 or k == 0 else math.nan for k, c in enumerate(y)]
+    return y
+
+
+def _at_zero(p: float, k: int) -> float:
+    """The k-th derivative of x**p at 0 over k!, p not whole: p(p-1)...(p-k+1)/k! 0**(p-k),
+    0 below the power (x**1.5's first) and infinite above it (its second, as the engine's
+    Hessian has it)."""
+    falling = math.prod((p - j) / (j + 1) for j in range(k))
+    return falling * power(0.0, p - k)
 
 
 def _sin_cos(a: Jet, n: int) -> tuple[Jet, Jet]:
@@ -450,7 +469,7 @@ RULES: dict[Op, Rule] = {
     OPS["log2"]: _unary(lambda op, a, n, y0: [y0, *_scaled(_log(a, n, y0), 1 / math.log(2))[1:]]),
     OPS["log10"]: _unary(lambda op, a, n, y0: [y0, *_scaled(_log(a, n, y0), 1 / math.log(10))[1:]]),
     OPS["sqrt"]: _unary(lambda op, a, n, y0: _sqrt(a, n, y0)),
-    OPS["cbrt"]: _unary(lambda op, a, n, y0: _power_of(a, 1 / 3, n, y0)),
+    OPS["cbrt"]: _unary(lambda op, a, n, y0: _cbrt(a, n, y0)),
     OPS["sin"]: _unary(lambda op, a, n, y0: _sin_cos(a, n)[0]),
     OPS["cos"]: _unary(lambda op, a, n, y0: _sin_cos(a, n)[1]),
     OPS["tan"]: _unary(lambda op, a, n, y0: _quadratic(a, n, y0, 1.0 + y0 * y0, 0.0, 1.0)),

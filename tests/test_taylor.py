@@ -418,3 +418,24 @@ def test_python_result():
         nanograd_cli.taylor("log(x)", x=0, order=1)
     with pytest.raises(InputError, match="give the input to expand in"):
         nanograd_cli.taylor("x*y", x=1, y=2)
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        ("x**0.5", [0.0, math.inf, -math.inf]),
+        ("x**(1/3)", [0.0, math.inf, -math.inf]),
+        ("cbrt(x)", [0.0, math.inf, math.nan]),  # (odd: -inf on the right, inf on the left)
+        ("x**1.5", [0.0, 0.0, math.inf]),
+        ("(2*x)**2.5", [0.0, 0.0, 0.0, math.inf]),
+    ],
+)
+def test_a_fractional_power_at_zero_has_no_power_series(source, expected):
+    """x**p at 0, p not whole, is no power series: its coefficients are 0 below the power and
+    infinite above it, as the engine's derivatives there are (they were all 0, silently),
+    with the warning of the numeric domain."""
+    with pytest.warns(nanograd_cli.NanogradWarning, match="in its Taylor series"):
+        result = nanograd_cli.taylor(source, wrt="x", order=len(expected) - 1, x=0.0)
+    assert [str(c) for c in result.coefficients] == [str(c) for c in expected]  # (nan)
+    second = nanograd_cli.hessian(source, x=0.0).hessian["x"]["x"]  # the engine's f''(0)
+    assert str(result.coefficients[2]) == str(second / 2)
