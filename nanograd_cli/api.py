@@ -626,15 +626,15 @@ def check_against(
             )
         elif len(given) > 1:
             raise InputError(
-                f"give each formula as NAME=FORMULA when there are several: {text!r} has no "
-                f"NAME= (the inputs are {', '.join(program.inputs)})"
+                f"give each formula as NAME=FORMULA when there are several: {_shown(text)} has "
+                f"no NAME= (the inputs are {', '.join(program.inputs)})"
             )
         elif len(wrt) == 1 or len(program.inputs) == 1:
             name = wrt[0] if wrt else program.inputs[0]
         else:
             raise InputError(
-                f"say which derivative {text!r} is: {option('wrt', 'NAME')}, or NAME=FORMULA "
-                f"(the inputs are {', '.join(program.inputs)})"
+                f"say which derivative {_shown(text)} is: {option('wrt', 'NAME')}, or "
+                f"NAME=FORMULA (the inputs are {', '.join(program.inputs)})"
             )
         if wrt and name not in wrt:
             raise InputError(
@@ -1679,6 +1679,13 @@ def with_inputs(program: Program, otherwise: str) -> Program:
     if not program.inputs:
         raise InputError(f"the source has no inputs: {otherwise}")
     return program
+
+
+def _shown(formula: str) -> str:
+    """A formula as a message quotes it: its first line, without diff's `# x > 0` lines."""
+    lines = [line for line in formula.splitlines() if not line.lstrip().startswith("#")]
+    first = lines[0] if lines else formula
+    return repr(first + (" ..." if len(lines) > 1 else ""))
 
 
 def check_wrt(wrt: Iterable[str], inputs: Sequence[str], elements: bool = False) -> None:

@@ -148,3 +148,15 @@ def test_every_door_reaches_the_one_check():
     direct = api.check(program, {"x": 1.0, "y": 2.0}, wrt=["y"])
     assert list(direct.checks) == ["y"] and direct.checks["y"].analytic == 2.0
     assert math.isclose(direct.checks["y"].numeric, 2.0, rel_tol=1e-9)
+
+
+def test_a_formula_whose_derivative_is_not_said_is_quoted_without_its_condition():
+    """diff's output passed with no --wrt where the source has several inputs: the message
+    quotes the formula's own line, not its `# x != 0` line as a literal \\n."""
+    formula = in_process("diff", "x**n", "--wrt", "x").stdout
+    done = in_process("check", "x**n", "--against", formula, "--x", "-1:1", "--n", "0")
+    assert (done.returncode, done.stderr) == (
+        2,
+        "error: say which derivative 'n*x**(n - 1)' is: --wrt NAME, or NAME=FORMULA (the "
+        "inputs are x, n)\n",
+    )
