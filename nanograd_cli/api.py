@@ -821,7 +821,10 @@ def failure(
                 f"{c.differ:,} of {c.points - c.skipped:,} points"
             )
         if c.points == c.skipped:
-            return f"the engine's derivative by {name} is nan at every point"
+            return (
+                f"the source or its derivative by {name} is nan at every point: the range is "
+                "outside its domain"
+            )
     return None
 
 

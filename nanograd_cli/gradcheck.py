@@ -138,9 +138,9 @@ def formula_check(
 ) -> FormulaCheck:
     """The engine's derivative by each input of `formulas` (its text and program, and the
     condition where it holds: its text and programs) against the formula at every point of
-    the grid the `ranges` make, the other inputs at `fixed`. A point where the engine's
-    derivative is nan is left out: the source is not defined there, and the formula may say
-    anything; so is a point outside the formula's condition, where it claims nothing."""
+    the grid the `ranges` make, the other inputs at `fixed`. A point where the source or the
+    engine's derivative is nan is left out: the source is not defined there, and the formula
+    may say anything; so is a point outside the formula's condition, where it claims nothing."""
     import itertools
 
     import numpy as np
@@ -162,8 +162,8 @@ def formula_check(
                 tally.outside += 1
                 continue
             engine = result.gradients[name]
-            if math.isnan(engine):
-                tally.skipped += 1
+            if math.isnan(engine) or math.isnan(result.value):  # (log(x) at x < 0: 1/x is no
+                tally.skipped += 1  # derivative of a function not defined there)
                 continue
             theirs = formula.values({n: point[n] for n in formula.inputs})[formula.result]
             error = abs(engine - theirs)

@@ -160,3 +160,17 @@ def test_a_formula_whose_derivative_is_not_said_is_quoted_without_its_condition(
         "error: say which derivative 'n*x**(n - 1)' is: --wrt NAME, or NAME=FORMULA (the "
         "inputs are x, n)\n",
     )
+
+
+def test_points_where_the_source_is_nan_are_skipped_though_its_derivative_is_a_number():
+    """log(x) at x < 0 is nan while its derivative 1/x is a number there: such points are
+    outside the source's domain, skipped; a range wholly outside says so."""
+    done = in_process("check", "log(x)", "--against", "1/x", "--x", "-1:1", "--format", "json")
+    checked = json.loads(done.stdout)["checks"]["x"]
+    assert (done.returncode, checked["points"], checked["skipped"]) == (0, 101, 50)
+    done = in_process("check", "log(x)", "--against", "1/x", "--x", "-2:-1")
+    assert done.returncode == 1
+    assert done.stderr == (
+        "error: the source or its derivative by x is nan at every point: the range is outside "
+        "its domain\n"
+    )

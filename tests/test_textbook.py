@@ -396,7 +396,10 @@ def test_check_against_reads_diffs_output_says_nothing_of_no_mismatch_and_is_str
     assert done.stdout.splitlines()[1].split()[:5] == ["x", "x**x*(log(x)", "+", "1)", "101"]
     done = in_process("check", "sqrt(x)", "--against", "1/(2*sqrt(x))", "--x", "-2:-1")
     assert (done.returncode, len(done.stdout.splitlines())) == (1, 2)  # no empty table
-    assert done.stderr == "error: the engine's derivative by x is nan at every point\n"
+    assert done.stderr == (
+        "error: the source or its derivative by x is nan at every point: the range is outside "
+        "its domain\n"
+    )
     args = ["check", "log(x)", "--against", "1/x", "--x", "-1:1:5"]
     assert in_process(*args).returncode == 0  # the nan points are left out
     done = in_process(*args, "--strict")
