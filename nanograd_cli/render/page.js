@@ -46,8 +46,9 @@ function pyFormat(x, d, kind) {
 // What the drawing shows (render/graph.py's `human`): 4 decimals, or exponent form.
 function human(x) {
   if (!Number.isFinite(x)) return repr(x);
+  if (x === 0) return "0.0000"; // -0 too: a picture shows no signed zero
   const a = Math.abs(x);
-  return x === 0 || (1e-3 <= a && a < 1e6) ? pyFormat(x, 4, "f") : pyFormat(x, 4, "e");
+  return 1e-3 <= a && a < 1e6 ? pyFormat(x, 4, "f") : pyFormat(x, 4, "e");
 }
 
 // The fill colours, as render/graph.py's `gradient_scale` and `gradient_colour`.
