@@ -10,7 +10,6 @@ from dataclasses import replace
 from functools import singledispatch
 
 from ..errors import printable
-from ..jets import polynomial
 from ..results import (
     FormulaCheck,
     GradientCheck,
@@ -393,6 +392,8 @@ def rounded(result: Taylor, digits: str | None) -> Taylor:
     if digits is None or digits == "full":
         return result
     shorter = [float(format(c, f".{digits}g")) for c in result.coefficients]
+    from ..jets import polynomial  # (the language, loaded for taylor's output only)
+
     written = polynomial(shorter, result.wrt, result.at)
     return replace(result, coefficients=shorter, polynomial=written)
 
