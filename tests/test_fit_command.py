@@ -293,7 +293,7 @@ def test_files_that_cannot_be_written_are_refused_before_the_fit(data, tmp_path)
     over = in_process("fit", MODEL, "--data", str(data), *STARTS, "-o", str(data))
     assert (over.returncode, over.stderr) == (
         2,
-        f"error: {data} is the --data file: write the fit's rows to another file\n",
+        f"error: {data} is the --data file, which is read: write to another file\n",
     )
 
 
@@ -503,9 +503,9 @@ def test_by_with_output_writes_every_groups_fitted_rows(runs, tmp_path):
                       "--format", "json")  # fmt: skip
     fits = {line["run"]: line["parameters"] for line in map(json.loads, done.stdout.splitlines())}
     lines = out.read_text().splitlines()
-    assert lines[0] == "run,x,y,fitted,residual" and len(lines) == 37
+    assert lines[0] == "run,x,y,fitted,fitted_se,residual" and len(lines) == 37
     for line in lines[1:]:
-        run, x, y, fitted, residual = line.split(",")
+        run, x, y, fitted, _, residual = line.split(",")
         p = fits[run]
         expected = p["a"] * math.exp(-p["b"] * float(x)) + p["c"]
         assert float(fitted) == pytest.approx(expected, rel=1e-13)
