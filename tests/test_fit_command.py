@@ -272,6 +272,10 @@ def test_plot_draws_the_data_the_fitted_curve_and_the_residuals(data, tmp_path):
     text = in_process("fit", MODEL, "--data", str(data), *STARTS, "--plot", "-", "--format", "csv")
     assert text.stdout.startswith("parameter,value,stderr\n")  # the plot goes to stderr
     assert "a*exp(-b*x) + c   at a = 2.5" in text.stderr and "data" in text.stderr
+    banded = in_process("fit", MODEL, "--data", str(data), *STARTS, "--plot", "-", "--band",
+                        "0.9", "--format", "csv").stderr.splitlines()  # fmt: skip
+    legend = [line for line in banded if "fit" in line and "data" in line]
+    assert legend[-1].split() == ["..", "0.9", "band", "**", "fit", "oo", "data"]  # one band
     two = in_process("fit", "a*x + b*y", "--data", str(data), "--a", "1", "--b", "1",
                    "--target", "1", "--plot", "f.svg", cwd=tmp_path)  # fmt: skip
     assert (two.returncode, two.stderr) == (
