@@ -200,8 +200,8 @@ def test_a_fit_that_does_not_converge_prints_the_point_reached_and_exits_1(data,
         ),
         (
             ["a*x + b", "--data", "{nan}", "--a", "1", "--b", "0"],
-            "row 2 (x = 1.0): the target is nan; a fit needs finite data on every row: leave the "
-            "row out (--drop-nan leaves out every row with a missing value)",
+            "--data row 2, column y: a missing value (empty, NA or nan); --drop-nan leaves out "
+            "the rows with one",
         ),
         (
             ["a*x + b", "--data", "{huge}", "--a", "1e300", "--b", "0"],
@@ -365,7 +365,10 @@ def test_drop_nan_leaves_out_rows_with_a_missing_value(tmp_path):
     fit = ["fit", "a*exp(-b*x) + c", "--data", "h.csv", "--a", "1", "--b", "1", "--c", "0"]
     done = in_process(*fit, cwd=tmp_path)
     assert (done.returncode, done.stdout) == (2, "")
-    assert done.stderr.startswith("error: --data row 2, column y is empty")
+    assert done.stderr == (
+        "error: --data row 2, column y: a missing value (empty, NA or nan); --drop-nan leaves "
+        "out the rows with one\n"
+    )
     done = in_process(*fit, "--drop-nan", "--format", "json", "-o", "out.csv", cwd=tmp_path)
     result = json.loads(done.stdout)
     assert result["n"] == 5 and result["converged"]

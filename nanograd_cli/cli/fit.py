@@ -401,8 +401,10 @@ def fitted(ctx: click.Context, source, var, data, data_format, target, sigma):
         data_format or io.input_format(data, None),
         needed,
         extra="fit",
-        missing=params["drop_nan"],
+        missing=True,
     )
+    if not params["drop_nan"]:
+        io.refuse_missing(table, needed)
     check_starts(ctx, program, starts, table)
     by = params["by"]
     groups = None if by is None else group_column(by, table, needed)
