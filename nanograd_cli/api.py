@@ -51,6 +51,7 @@ from .results import (
     element_name,
     element_names,
     flattened,
+    group_name,
 )
 
 if TYPE_CHECKING:
@@ -1366,16 +1367,24 @@ def fit_curve(
     )  # fmt: skip
 
 
-def fit_rows(table: Table, result: Fit | Fits, fmt: str, band: float | None = None) -> bytes:
+def fit_rows(
+    table: Table,
+    result: Fit | Fits,
+    fmt: str,
+    band: float | None = None,
+    groups: Sequence[Hashable] | None = None,
+) -> bytes:
     """The rows of `table` that were fitted, with the columns fitted, fitted_se (and with
     `band` the bands of `predict`) and residual added, as a file of `fmt` (csv, parquet,
-    arrow, jsonl); the fits of groups (Fits) with fitted and residual."""
+    arrow, jsonl); a fit by groups (Fits, or one fit with shared parameters) takes the group
+    of each row from `groups`."""
     import numpy as np
 
     fitted, residuals = _rows(result)
-    if isinstance(result, Fits):
-        return with_columns(table, {"fitted": fitted, "residual": residuals}, fmt)
-    found = predict(result, table.columns, band, rows=fitted.size)
+    if groups is None:
+        found = predict(result, table.columns, band, rows=fitted.size)  # type: ignore[arg-type]
+    else:
+        found = predict_groups(result, table.columns, groups, band)
     left_out = np.isnan(fitted)  # rows --drop-nan left out: nothing fitted there
     added = {name: np.where(left_out, np.nan, values) for name, values in found.items()}
     return with_columns(table, {**added, "fitted": fitted, "residual": residuals}, fmt)
@@ -1474,6 +1483,74 @@ def predict(
     if level is not None and fit.sigma is not None and spread <= set(columns):
         sigma = sigma_values(fit.sigma, columns_of({name: columns[name] for name in spread}), rows)
     return predicted(written, parameters, fit, arrays, rows, level, sigma)
+
+
+def group_fit(result: Fit | Fits, group: Hashable) -> Fit:
+    """The fit of one group of a fit by groups: its Fit among Fits; of one fit with shared
+    parameters, a Fit of the model's own parameters (a[g] named a, the shared ones kept)
+    with their covariances, its dof and residual sd the joint fit's. KeyError for a group
+    that was not fitted."""
+    from dataclasses import replace
+
+    name = group_name(group)
+    if isinstance(result, Fits):
+        fits = {group_name(g): fit for g, fit in result.items()}
+        return fits[name]
+    mark = f"[{name}]"
+    own = [p for p in result.parameters if p.endswith(mark) or "[" not in p]
+    if not any(p.endswith(mark) for p in own):
+        raise KeyError(group)
+    renamed = {p: p.removesuffix(mark) for p in own}
+    return replace(
+        result,
+        parameters={renamed[p]: result.parameters[p] for p in own},
+        stderr={renamed[p]: result.stderr[p] for p in own if p in result.stderr},
+        covariance={
+            renamed[a]: {renamed[b]: row[b] for b in own if b in row}
+            for a, row in result.covariance.items()
+            if a in renamed
+        },
+        inputs={renamed[p]: result.inputs[p] for p in own if p in result.inputs},
+        at_bound=[renamed[p] for p in result.at_bound if p in renamed],
+        fitted=None,
+        residuals=None,
+    )
+
+
+def predict_groups(
+    result: Fit | Fits,
+    columns: Mapping[str, ArrayLike],
+    groups: Sequence[Hashable],
+    band: float | None = None,
+    by: str = "group",
+) -> dict[str, np.ndarray]:
+    """`predict` of a fit by groups (Fits, or one fit with shared parameters) at the rows of
+    `columns`, each row with the fit of its group in `groups` (a value per row); bad input
+    naming the first row whose group was not fitted (`by` the column's name)."""
+    import numpy as np
+
+    names = np.array([group_name(g) for g in groups], dtype=object)
+    found: dict[str, np.ndarray] = {}
+    for group in dict.fromkeys(groups):
+        index = np.flatnonzero(names == group_name(group))
+        try:
+            fit = group_fit(result, group)
+        except KeyError:
+            fitted = list(result) if isinstance(result, Fits) else _shared_groups(result)
+            known = ", ".join(map(group_name, fitted))
+            raise InputError(
+                f"row {index[0] + 1}: {by} = {group_name(group)}, a group that was not fitted "
+                f"(the groups fitted: {known})"
+            ) from None
+        rows = {name: np.asarray(values)[index] for name, values in columns.items()}
+        for name, values in predict(fit, rows, band, rows=index.size).items():
+            found.setdefault(name, np.full(len(names), np.nan))[index] = values
+    return found
+
+
+def _shared_groups(result: Fit) -> list[str]:
+    """The groups of one fit with shared parameters, by its parameters' names a[g]."""
+    return list(dict.fromkeys(p[p.index("[") + 1 : -1] for p in result.parameters if "[" in p))
 
 
 def prediction_columns(fit: Fit) -> set[str]:

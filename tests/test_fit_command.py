@@ -200,8 +200,8 @@ def test_a_fit_that_does_not_converge_prints_the_point_reached_and_exits_1(data,
         ),
         (
             ["a*x + b", "--data", "{nan}", "--a", "1", "--b", "0"],
-            "row 2 (x = 1.0): the target is nan; a fit needs finite data on every row: leave the "
-            "row out (--drop-nan leaves out every row with a missing value)",
+            "--data row 2, column y: a missing value (empty, NA or nan); --drop-nan leaves out "
+            "the rows with one",
         ),
         (
             ["a*x + b", "--data", "{huge}", "--a", "1e300", "--b", "0"],
@@ -272,6 +272,10 @@ def test_plot_draws_the_data_the_fitted_curve_and_the_residuals(data, tmp_path):
     text = in_process("fit", MODEL, "--data", str(data), *STARTS, "--plot", "-", "--format", "csv")
     assert text.stdout.startswith("parameter,value,stderr\n")  # the plot goes to stderr
     assert "a*exp(-b*x) + c   at a = 2.5" in text.stderr and "data" in text.stderr
+    banded = in_process("fit", MODEL, "--data", str(data), *STARTS, "--plot", "-", "--band",
+                        "0.9", "--format", "csv").stderr.splitlines()  # fmt: skip
+    legend = [line for line in banded if "fit" in line and "data" in line]
+    assert legend[-1].split() == ["..", "0.9", "band", "**", "fit", "oo", "data"]  # one band
     two = in_process("fit", "a*x + b*y", "--data", str(data), "--a", "1", "--b", "1",
                    "--target", "1", "--plot", "f.svg", cwd=tmp_path)  # fmt: skip
     assert (two.returncode, two.stderr) == (
@@ -293,7 +297,7 @@ def test_files_that_cannot_be_written_are_refused_before_the_fit(data, tmp_path)
     over = in_process("fit", MODEL, "--data", str(data), *STARTS, "-o", str(data))
     assert (over.returncode, over.stderr) == (
         2,
-        f"error: {data} is the --data file: write the fit's rows to another file\n",
+        f"error: {data} is the --data file, which is read: write to another file\n",
     )
 
 
@@ -361,7 +365,10 @@ def test_drop_nan_leaves_out_rows_with_a_missing_value(tmp_path):
     fit = ["fit", "a*exp(-b*x) + c", "--data", "h.csv", "--a", "1", "--b", "1", "--c", "0"]
     done = in_process(*fit, cwd=tmp_path)
     assert (done.returncode, done.stdout) == (2, "")
-    assert done.stderr.startswith("error: --data row 2, column y is empty")
+    assert done.stderr == (
+        "error: --data row 2, column y: a missing value (empty, NA or nan); --drop-nan leaves "
+        "out the rows with one\n"
+    )
     done = in_process(*fit, "--drop-nan", "--format", "json", "-o", "out.csv", cwd=tmp_path)
     result = json.loads(done.stdout)
     assert result["n"] == 5 and result["converged"]
@@ -503,9 +510,9 @@ def test_by_with_output_writes_every_groups_fitted_rows(runs, tmp_path):
                       "--format", "json")  # fmt: skip
     fits = {line["run"]: line["parameters"] for line in map(json.loads, done.stdout.splitlines())}
     lines = out.read_text().splitlines()
-    assert lines[0] == "run,x,y,fitted,residual" and len(lines) == 37
+    assert lines[0] == "run,x,y,fitted,fitted_se,residual" and len(lines) == 37
     for line in lines[1:]:
-        run, x, y, fitted, residual = line.split(",")
+        run, x, y, fitted, _, residual = line.split(",")
         p = fits[run]
         expected = p["a"] * math.exp(-p["b"] * float(x)) + p["c"]
         assert float(fitted) == pytest.approx(expected, rel=1e-13)

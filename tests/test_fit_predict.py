@@ -285,7 +285,7 @@ def test_a_fit_that_fails_saves_nothing(line, tmp_path):
         ),
         (["--predict", "NEW", "--band", "1"], "--band 1: a level between 0 and 1, such as 0.95"),
         (["--predict", "DATA"], "the rows to predict at have no column x: the model reads x"),
-        (["-o", "DATA"], "DATA is the --data file: write the fit's rows to another file"),
+        (["-o", "DATA"], "DATA is the --data file, which is read: write to another file"),
     ],
 )  # fmt: skip
 def test_bad_prediction_options_are_exit_2(line, tmp_path, options, message):
@@ -429,3 +429,118 @@ def test_each_groups_fit_predicts_and_a_shared_fit_says_it_does_not():
     shared = ng.fit("a*exp(-k*t)", data, by="run", shared="k", a=1, k=0.1)
     with pytest.raises(ng.errors.InputError, match=r"^this fit's parameter a\[A\] is none"):
         shared.predict({"t": [1.0]})
+
+
+# --by with --predict and -o: each row with its group's fit, against each group's rows fitted
+# alone and statsmodels' OLS (a line per group; with a shared slope, group dummies)
+GROUPED = {
+    "g": ["A", "B", "C"] * 6,
+    "x": np.repeat(np.arange(6.0), 3),
+}
+GROUPED["y"] = (
+    np.tile([1.0, -2.0, 0.5], 6)
+    + np.tile([2.0, 1.5, 2.2], 6) * GROUPED["x"]
+    + np.random.default_rng(4).normal(0, 0.1, 18)
+)
+NEW = {"g": ["C", "A", "B", "A"], "x": [-1.0, 2.5, 7.0, 10.0]}
+
+
+def grouped_csv(tmp_path, name: str, columns: dict) -> str:
+    path = tmp_path / name
+    rows = zip(*columns.values(), strict=True)
+    cells = (",".join(v if isinstance(v, str) else repr(float(v)) for v in r) for r in rows)
+    path.write_text(",".join(columns) + "\n" + "".join(line + "\n" for line in cells))
+    return str(path)
+
+
+def lines_of(text: str) -> list[dict]:
+    return [json.loads(line) for line in text.splitlines()]
+
+
+BANDS = [("fitted", "mean"), ("fitted_se", "mean_se"), ("lower", "mean_ci_lower"),
+         ("upper", "mean_ci_upper"), ("pred_lower", "obs_ci_lower"),
+         ("pred_upper", "obs_ci_upper")]  # fmt: skip
+
+
+def test_by_predicts_each_row_with_its_groups_fit(tmp_path):
+    sm = pytest.importorskip("statsmodels.api")
+    data = grouped_csv(tmp_path, "data.csv", GROUPED)
+    new = grouped_csv(tmp_path, "new.csv", NEW)
+    done = in_process("fit", "a*x + b", "--data", data, "--by", "g", "--a", "1", "--b", "0",
+                      "--predict", new, "--band", "0.9", "--format", "json")  # fmt: skip
+    assert (done.returncode, done.stderr) == (0, "")
+    found = lines_of(done.stdout)
+    assert [(row["g"], row["x"]) for row in found] == list(zip(NEW["g"], NEW["x"], strict=True))
+    groups = np.array(GROUPED["g"])
+    for row in found:
+        mine = groups == row["g"]
+        x, y = GROUPED["x"][mine], GROUPED["y"][mine]
+        alone = ng.fit("a*x + b", {"x": x, "y": y}, a=1, b=0).predict({"x": [row["x"]]}, 0.9)
+        ols = sm.OLS(y, sm.add_constant(x)).fit()
+        frame = ols.get_prediction(np.array([[1.0, row["x"]]])).summary_frame(alpha=0.1)
+        for ours, theirs in BANDS:
+            assert row[ours] == pytest.approx(alone[ours][0], rel=1e-12, abs=1e-14), ours
+            assert row[ours] == pytest.approx(frame[theirs].iloc[0], rel=1e-9), ours
+
+
+def test_shared_predicts_with_the_joint_fits_covariance(tmp_path):
+    sm = pytest.importorskip("statsmodels.api")
+    data = grouped_csv(tmp_path, "data.csv", GROUPED)
+    new = grouped_csv(tmp_path, "new.csv", NEW)
+    done = in_process("fit", "a*x + b", "--data", data, "--by", "g", "--shared", "a", "--a",
+                      "1", "--b", "0", "--predict", new, "--band", "0.95")  # fmt: skip
+    assert (done.returncode, done.stderr) == (0, "")
+    rows = done.stdout.splitlines()
+    assert rows[0] == "g,x,fitted,fitted_se,lower,upper,pred_lower,pred_upper"
+    groups = np.array(GROUPED["g"])
+    dummies = np.column_stack([groups == g for g in "ABC"] + [GROUPED["x"]]).astype(float)
+    ols = sm.OLS(GROUPED["y"], dummies).fit()
+    at = np.column_stack([np.array(NEW["g"]) == g for g in "ABC"] + [NEW["x"]]).astype(float)
+    frame = ols.get_prediction(at).summary_frame(alpha=0.05)
+    for row, (_, expected) in zip(rows[1:], frame.iterrows(), strict=True):
+        cells = [float(v) for v in row.split(",")[2:]]
+        assert cells == pytest.approx([expected[theirs] for _, theirs in BANDS], rel=1e-9)
+
+
+@pytest.mark.parametrize("shared", [[], ["--shared", "a"]])
+def test_by_output_has_fitted_se_and_the_bands_of_the_groups_predictions(tmp_path, shared):
+    data = grouped_csv(tmp_path, "data.csv", GROUPED)
+    out = tmp_path / "fitted.jsonl"
+    arguments = ["fit", "a*x + b", "--data", data, "--by", "g", *shared, "--a", "1", "--b", "0"]
+    done = in_process(*arguments, "-o", str(out), "--band", "0.8")
+    assert done.returncode == 0
+    written = lines_of(out.read_text())
+    assert list(written[0]) == ["g", "x", "y", "fitted", "fitted_se", "lower", "upper",
+                                "pred_lower", "pred_upper", "residual"]  # fmt: skip
+    predicted = lines_of(
+        in_process(*arguments, "--predict", data, "--band", "0.8", "--format", "json").stdout
+    )
+    for row, again in zip(written, predicted, strict=True):
+        assert row["residual"] == pytest.approx(row["y"] - row["fitted"], abs=1e-13)
+        for name in ("fitted", "fitted_se", "lower", "upper", "pred_lower", "pred_upper"):
+            assert row[name] == again[name], name
+
+
+def test_a_row_of_a_group_not_fitted_is_exit_2(tmp_path):
+    data = grouped_csv(tmp_path, "data.csv", GROUPED)
+    new = grouped_csv(tmp_path, "new.csv", {"g": ["A", "D"], "x": [1.0, 2.0]})
+    done = in_process("fit", "a*x + b", "--data", data, "--by", "g", "--a", "1", "--b", "0",
+                      "--predict", new)  # fmt: skip
+    assert (done.returncode, done.stdout) == (2, "")
+    assert (
+        done.stderr
+        == "error: row 2: g = D, a group that was not fitted (the groups fitted: A, B, C)\n"
+    )
+
+
+def test_load_with_save_is_refused(tmp_path):
+    data = written(tmp_path, "line.csv", x=LINE_X, y=LINE_Y)
+    saved = tmp_path / "line.json"
+    assert in_process("fit", "a*x + b", "--data", data, "--a", "1", "--b", "0",
+                      "--save", str(saved)).returncode == 0  # fmt: skip
+    done = in_process("fit", "--load", str(saved), "--save", str(tmp_path / "copy.json"))
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == (
+        "error: --load with --save would copy the saved fit: copy the file itself instead\n"
+    )
+    assert not (tmp_path / "copy.json").exists()

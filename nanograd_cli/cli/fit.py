@@ -142,9 +142,10 @@ Examples:
 @click.option(
     "--predict",
     metavar="FILE",
-    help="Also the model at FILE's rows (CSV, Parquet, Arrow, JSON Lines; - for standard "
-    "input), with columns fitted and fitted_se: to -o FILE, else as CSV (--format json: "
-    "JSON Lines) on standard output instead of the fit.",
+    help="Predict instead of printing the fit: FILE's rows (CSV, Parquet, Arrow, JSON Lines; "
+    "- for standard input) with the model's value fitted and its standard error fitted_se "
+    "added, to -o FILE, else on standard output as CSV (--format json: JSON Lines). With "
+    "--by, FILE has the column of the groups, and each row gets its group's fit.",
 )
 @click.option(
     "--band",
@@ -156,13 +157,14 @@ Examples:
 @click.option(
     "--save",
     metavar="FIT.json",
-    help="Also write the fit (model, parameters, covariance, statistics) to FIT.json, for --load.",
+    help="Also write the fit (model, target, sigma, parameters, covariance, statistics) to "
+    "FIT.json as JSON, which --load reads back to predict without refitting.",
 )
 @click.option(
     "--load",
     metavar="FIT.json",
     help="Take a fit saved with --save instead of fitting: with --predict FILE, predicts "
-    "without the data (no SOURCE, --data or starts).",
+    "without the data (no SOURCE, --data, starts or --save).",
 )
 @click.option(
     "--steps",
@@ -174,8 +176,9 @@ Examples:
     "-o",
     "--output",
     metavar="FILE",
-    help="Also write the rows of --data with the columns fitted and residual, in the format "
-    "the extension says (.csv .parquet .arrow .feather .jsonl).",
+    help="Also write the rows of --data with the columns fitted, fitted_se (with --band, "
+    "the bands) and residual, in the format the extension says (.csv .parquet .arrow "
+    ".feather .jsonl); with --predict, the predicted rows instead.",
 )
 @click.option(
     "--plot",
@@ -249,10 +252,13 @@ def fit(
     """
     level = None if band is None else api.confidence("band", band)
     api.check_grouping(by, shared, picture)
-    one_fit = [o for o, given in (("--predict", predict), ("--save", save), ("--load", load),
-                                  ("--band", band is not None)) if given]  # fmt: skip
+    one_fit = [o for o, given in (("--save", save), ("--load", load)) if given]
     if by is not None and one_fit:
         raise InputError(f"{one_fit[0]} is for one fit: with --by, fit the group on its own")
+    if load and save:
+        raise InputError(
+            "--load with --save would copy the saved fit: copy the file itself instead"
+        )
     if (logx or logy) and not picture:
         raise InputError(f"--{'logx' if logx else 'logy'} is an axis of --plot FILE: give one")
     if band is not None and not (predict or output or picture):
@@ -283,20 +289,30 @@ def fit(
             why = "not every group's fit converged"
         report(f"note: {' and '.join(files)} not written: {why}")
     if predict and not failed:
-        assert rows_format and isinstance(result, Fit)  # (--predict: one fit)
-        read = api.prediction_columns(result)
+        assert rows_format
+        one = result if isinstance(result, Fit) else next(iter(result.values()))
+        read = api.prediction_columns(one)
         rows = io.read_table(predict, io.input_format(predict, None), read, "predict", "fit")
-        found = api.predict(result, rows.columns, level, rows=row_count(rows))
+        if by is None:
+            assert isinstance(result, Fit)  # (--by: the fits of groups)
+            found = api.predict(result, rows.columns, level, rows=row_count(rows))
+        else:
+            found = api.predict_groups(
+                result, rows.columns, group_column(by, rows, read), level, by
+            )
         if level is not None and "pred_lower" not in found:
-            report(f"note: no prediction band: sigma reads {result.sigma}, which {predict} lacks")
+            report(f"note: no prediction band: sigma reads {one.sigma}, which {predict} lacks")
         if rows_format == "table":  # a table of the columns read and those predicted
             shown = {name: rows.columns[name] for name in read if name in rows.columns}
+            if by is not None:
+                shown = {by: group_column(by, rows, read), **shown}
             show_table(lambda number: text.columns_table({**shown, **found}, number), digits)
         else:
             write_out(output or "-", api.with_columns(rows, found, rows_format))
     elif output and not (failed and output in files):
         assert table is not None and rows_format  # (--load without --predict writes no rows)
-        write_out(output, api.fit_rows(table, result, rows_format, level))
+        of_rows = None if by is None else group_column(by, table, set(table.columns))
+        write_out(output, api.fit_rows(table, result, rows_format, level, of_rows))
     if picture and not (failed and picture in files):
         assert table is not None and isinstance(result, Fit)  # (no --load, no groups)
         drawn = api.fit_curve(parse(result.source), table.columns, result, level, logx, logy)
@@ -385,8 +401,10 @@ def fitted(ctx: click.Context, source, var, data, data_format, target, sigma):
         data_format or io.input_format(data, None),
         needed,
         extra="fit",
-        missing=params["drop_nan"],
+        missing=True,
     )
+    if not params["drop_nan"]:
+        io.refuse_missing(table, needed)
     check_starts(ctx, program, starts, table)
     by = params["by"]
     groups = None if by is None else group_column(by, table, needed)
@@ -466,7 +484,7 @@ def writable(path: str, data: str | None, predict: str | None) -> None:
     """Refuse, before fitting, a file that cannot be written, or one of the files read."""
     for option, read in (("--data", data), ("--predict", predict)):
         if read and read != "-" and os.path.exists(path) and os.path.samefile(path, read):
-            raise InputError(f"{path} is the {option} file: write the fit's rows to another file")
+            raise InputError(f"{path} is the {option} file, which is read: write to another file")
     in_a_directory(path)
 
 

@@ -164,9 +164,12 @@ def minimize(
     program, start = program_and_point(ctx, source, var, seed)
     columns = None
     if data is not None:
-        columns = io.read_table(
-            data, data_format or io.input_format(data, None), program.inputs, missing=drop_nan
-        ).columns
+        table = io.read_table(
+            data, data_format or io.input_format(data, None), program.inputs, missing=True
+        )
+        if not drop_nan:
+            io.refuse_missing(table, program.inputs)
+        columns = table.columns
     progress = StepsProgress(steps) if sys.stderr.isatty() else None
     interrupted: Interrupted | None
     try:

@@ -197,3 +197,22 @@ def group_values(table: Table, name: str) -> list:
     except InputError:  # not every value is a number: the groups are named by text
         return [value for _, rows in table.batches for value in rows.column(name).to_pylist()]
     return [int(v) if v.is_integer() else v for part in numbers for v in part]
+
+
+def refuse_missing(table: Table, read: Iterable[str]) -> None:
+    """Bad input at the first row (numbered from 1, then the first column) where a column of
+    `read` has a missing value (empty, NA or nan), for a table read with `missing` by a
+    command that leaves such rows out only with --drop-nan."""
+    import numpy as np
+
+    first, read = None, set(read)
+    for name in table.names:
+        if name in read and name in table.columns:
+            gaps = np.flatnonzero(np.isnan(np.asarray(table.columns[name], dtype=float)))
+            if gaps.size and (first is None or gaps[0] < first[0]):
+                first = (int(gaps[0]), name)
+    if first is not None:
+        raise InputError(
+            f"{errors.option('data')} row {first[0] + 1}, column {first[1]}: a missing value "
+            f"(empty, NA or nan); {errors.option('drop-nan')} leaves out the rows with one"
+        )

@@ -207,12 +207,16 @@ def fit_text(fit: FitCurve, columns: int, color: bool) -> str:
     plot_to_string, style = _text_plotter(color)
     try:
         with _quietly():
-            band = [fit.bands[side] for side in ("lower", "upper") if side in fit.bands]
+            # the band's two sides one series, one legend entry: a nan between them
+            sides = [fit.bands[side] for side in ("lower", "upper") if side in fit.bands]
+            gap = [np.array([np.nan])]
+            band = [np.concatenate([sides[0], *gap, sides[1]])] if sides else []
+            along = [np.concatenate([fit.curve_x, *gap, fit.curve_x])] if sides else []
             if "force_ascii_characters" in style:  # the band's sides as dots
                 style = {**style, "force_ascii_characters": ["."] * len(band) + PLAIN_SYMBOLS}
             return plot_to_string(
                 [*band, fit.curve, fit.observed],  # the data last, drawn over the curve
-                [*[fit.curve_x] * len(band), fit.curve_x, fit.x],
+                [*along, fit.curve_x, fit.x],
                 legend_labels=[f"{fit.level:g} band" for _ in band] + ["fit", "data"],
                 title=fit.title[: columns - 4],
                 width=columns,

@@ -8,6 +8,7 @@ import math
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 from functools import singledispatch
+from typing import Any
 
 from ..errors import printable
 from ..results import (
@@ -64,10 +65,16 @@ def plain_table(rows: list[list[str]]) -> str:
     return "\n".join(template.format(*row).rstrip() for row in rows)
 
 
-def columns_table(columns: Mapping[str, Iterable[float]], number: Number) -> list[list[str]]:
-    """Columns of numbers as the rows of a table: their names, then a row per row."""
+def columns_table(columns: Mapping[str, Iterable[Any]], number: Number) -> list[list[str]]:
+    """Columns of numbers as the rows of a table: their names, then a row per row (a value
+    that is text, a group's name, as it is)."""
     values = zip(*columns.values(), strict=True)
-    return [list(columns), *([number(float(x)) for x in row] for row in values)]
+    return [list(columns), *([_cell(x, number) for x in row] for row in values)]
+
+
+def _cell(value: Any, number: Number) -> str:
+    """A number as `number` writes it; text as it is."""
+    return value if isinstance(value, str) else number(float(value))
 
 
 def column_widths(rows: list[list[str]]) -> list[int]:
