@@ -157,7 +157,7 @@ class InputsCommand(SourceCommand):
             own = {o for p in self.get_params(ctx) for o in p.opts if o.startswith("--")}
             for name in error.names:
                 close = nearest(name, own)
-                if close:
+                if close and not getattr(error, "meant", ""):  # the message names the option
                     raise InputError(f"{error}; did you mean {close[0]}?") from None
                 if f"--{name}" in other_options(ctx):
                     raise InputError(f"{ctx.command_path} has no --{name} option") from None
