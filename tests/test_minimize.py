@@ -275,8 +275,10 @@ def test_ctrl_c_shows_the_point_reached_as_interrupted_and_draws_the_plot(tmp_pa
 
     picture = tmp_path / "path.svg"
     process = subprocess.Popen(
-        ["nanograd", "minimize", "(x - 3)**2 + (y - 1)**2", "--x", "0", "--y", "0"]
-        + ["--steps", "2000000", "--tol", "0", "--lr", "1e-12", "--plot", str(picture)],
+        [
+            *("nanograd", "minimize", "(x - 3)**2 + (y - 1)**2", "--x", "0", "--y", "0"),
+            *("--steps", "2000000", "--tol", "0", "--lr", "1e-12", "--plot", str(picture)),
+        ],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
