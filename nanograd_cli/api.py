@@ -834,6 +834,18 @@ def _by_size(error: float) -> float:
     return math.inf if math.isnan(error) else error
 
 
+# Names other trainers give the settings of a descent: the option and what it sets.
+_SETTINGS = {
+    **dict.fromkeys(
+        ("epochs", "iterations", "iters", "n_steps", "n_iter", "max_iter", "num_steps"),
+        ("steps", "number of steps"),
+    ),
+    **dict.fromkeys(("learning_rate", "eta", "step_size"), ("lr", "learning rate")),
+    **dict.fromkeys(("tolerance", "gtol"), ("tol", "tolerance")),
+    **dict.fromkeys(("batch_size",), ("batch", "batch size")),
+}
+
+
 def minimize(
     program: Program,
     start: Mapping[str, InputValue],
@@ -881,6 +893,11 @@ def minimize(
             raise InputError(f"{given[0]} is a column of the data: give no start value for it")
         if data and not len(next(iter(data.values()))):
             raise InputError("the data has no rows")
+    unknown = [n for n in start if n not in program.inputs]
+    if unknown:  # `--epochs 5`: a setting of the descent, given as an input's value
+        meant = next((_SETTINGS[n] for n in unknown if n in _SETTINGS), None)
+        hint = f"; for the descent's {meant[1]}, give {option(meant[0])}" if meant else ""
+        raise UnknownInputs(unknown, parameters, hint)
     program.check_inputs({**start, **{n: 0.0 for n in program.inputs if n not in parameters}})
     if wrt and fix:
         raise InputError(

@@ -218,13 +218,13 @@ class MissingInputs(InputError):
 class UnknownInputs(InputError):
     """Values given for names that the source does not read as inputs."""
 
-    def __init__(self, names: list[str], inputs: list[str]):
-        self.names = names
+    def __init__(self, names: list[str], inputs: list[str], hint: str = ""):
+        self.names, self.meant = names, hint  # the option meant, said after the list
         listed = ", ".join(names)
         known = ", ".join(inputs) if inputs else "none"
         plural = "s" if len(names) > 1 else ""
         verb = "are not inputs" if plural else "is not an input"
-        super().__init__(f"{listed} {verb} of this source (its inputs: {known})")
+        super().__init__(f"{listed} {verb} of this source (its inputs: {known}){hint}")
 
 
 class BadInputValue(InputError):

@@ -230,3 +230,65 @@ def test_a_plot_in_a_directory_that_does_not_exist_is_refused_before_the_descent
 def test_a_random_start_with_a_bad_seed_or_scale_is_exit_2(start, message):
     done = in_process("minimize", "sum(w**2)", *start)
     assert (done.returncode, done.stderr) == (2, f"error: {message}\n")
+
+
+def test_a_setting_given_as_an_input_names_the_option_and_lists_only_the_parameters(tmp_path):
+    table = tmp_path / "d.csv"
+    table.write_text("x1,y\n1,2\n2,4\n")
+    epochs = in_process("minimize", "(y - w1*x1)**2", "--data", str(table), "--w1", "0")
+    assert epochs.returncode == 0
+    for name in ("epochs", "iterations", "iters", "n_steps"):
+        done = in_process(
+            "minimize", "(y - w1*x1)**2", "--data", str(table), "--w1", "0", f"--{name}", "5"
+        )
+        assert (done.returncode, done.stdout) == (2, "")
+        assert done.stderr == (
+            f"error: {name} is not an input of this source (its inputs: w1); for the "
+            "descent's number of steps, give --steps\n"
+        )
+    for name in ("learning_rate", "eta"):
+        done = in_process("minimize", "(x - 1)**2", "--x", "0", f"--{name}", "0.1")
+        assert (done.returncode, done.stderr) == (
+            2,
+            f"error: {name} is not an input of this source (its inputs: x); for the "
+            "descent's learning rate, give --lr\n",
+        )
+    plain = in_process("minimize", "(x - 1)**2", "--x", "0", "--z", "1")
+    assert plain.stderr == "error: z is not an input of this source (its inputs: x)\n"
+
+
+def test_a_descent_that_ran_out_of_steps_is_a_result_with_its_plot(tmp_path):
+    picture = tmp_path / "path.svg"
+    done = in_process("minimize", "(x - 3)**2", "--x", "0", "--steps", "5", "--plot", str(picture))
+    assert done.returncode == 0
+    assert done.stdout.splitlines()[-1].split() == ["steps", "5", "step", "limit"]
+    assert done.stderr.startswith("note: did not converge: after 5 steps")
+    assert picture.read_text().startswith("<?xml")
+
+
+@pytest.mark.slow
+def test_ctrl_c_shows_the_point_reached_as_interrupted_and_draws_the_plot(tmp_path):
+    import signal
+    import subprocess
+
+    from .helpers import wait_for_cpu
+
+    picture = tmp_path / "path.svg"
+    process = subprocess.Popen(
+        [
+            *("nanograd", "minimize", "(x - 3)**2 + (y - 1)**2", "--x", "0", "--y", "0"),
+            *("--steps", "2000000", "--tol", "0", "--lr", "1e-12", "--plot", str(picture)),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    wait_for_cpu(process, 1.0)
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=120)
+    assert process.returncode == 130
+    last = out.splitlines()[-1].split()
+    assert last[0] == "steps" and last[2:] == ["interrupted"]
+    assert 0 < int(last[1]) < 2000000
+    assert err == f"error: interrupted at step {last[1]}: the output is the point reached\n"
+    assert picture.read_text().startswith("<?xml")

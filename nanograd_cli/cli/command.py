@@ -166,7 +166,8 @@ class InputsCommand(SourceCommand):
         except (UnknownInputs, BadInputValue) as error:
             own = {o for p in self.get_params(ctx) for o in p.opts if o.startswith("--")}
             for name in error.names:
-                close = nearest(name, own)
+                # (no nearest option where the message names the one meant: --epochs)
+                close = None if getattr(error, "meant", "") else nearest(name, own)
                 if close and (isinstance(error, UnknownInputs) or not _an_input(ctx, name)):
                     raise InputError(
                         f"--{name} is no option of {ctx.command.name} and no input of the "
