@@ -904,11 +904,22 @@ def minimize(
             f"give the inputs to move ({option('wrt')}) or those to hold ({option('fix')}), "
             "not both"
         )
+    for name, asked in [*((n, "wrt") for n in wrt), *((n, "fix") for n in fix)]:
+        if data is not None and name in data and name in program.inputs:  # a column's
+            raise InputError(
+                f"{option(asked, name)}: {name} is a column of the data, read per row: "
+                f"{option(asked)} names the parameters ({', '.join(parameters) or 'none'})"
+            )
     check_wrt(wrt, parameters)
     for name in fix:
         if name not in parameters:
             raise NotAnInput(name, parameters, "fix", "input" if data is None else "parameter")
     moving = list(wrt) or [n for n in parameters if n not in fix]
+    if not parameters:
+        raise InputError(
+            "every input of the source is a column of the data: there is no parameter to "
+            "move (an input that names no column is one, and needs a start)"
+        )
     if not moving:
         raise InputError(f"every input is held by {option('fix')}: there is nothing to move")
     point = {n: start[n] for n in parameters}
@@ -918,6 +929,7 @@ def minimize(
         loss = at_point(program, steps + 1)
     else:
         rows = {n: data[n] for n in program.inputs if n in data}
+        _finite_rows_at_start(program, rows, point)
         loss = over_rows(program, rows, batch, seed)
     every_row = over_rows(program, rows) if data is not None and batch else None
 
@@ -1776,6 +1788,26 @@ def with_inputs(program: Program, otherwise: str) -> Program:
     if not program.inputs:
         raise InputError(f"the source has no inputs: {otherwise}")
     return program
+
+
+def _finite_rows_at_start(
+    program: Program, rows: Mapping[str, Sequence[float]], point: Mapping[str, float]
+) -> None:
+    """Bad input, naming the first row and its data, where the loss is nan or inf on a row at
+    the start, as fit names one: the start (or that row) is to blame, not the descent."""
+    import numpy as np
+
+    from .tape import batch_gradients
+
+    values, _ = batch_gradients(program, {**rows, **point})
+    bad = np.flatnonzero(~np.isfinite(values))
+    if bad.size:
+        i = int(bad[0])
+        listed = ", ".join(f"{name} = {float(column[i])!r}" for name, column in rows.items())
+        raise InputError(
+            f"at the start, row {i + 1} ({listed}): the loss is {float(values[i])!r}; start "
+            "from a point where it is finite, or leave the row out"
+        )
 
 
 def _shown(formula: str) -> str:

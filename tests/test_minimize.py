@@ -292,3 +292,33 @@ def test_ctrl_c_shows_the_point_reached_as_interrupted_and_draws_the_plot(tmp_pa
     assert 0 < int(last[1]) < 2000000
     assert err == f"error: interrupted at step {last[1]}: the output is the point reached\n"
     assert picture.read_text().startswith("<?xml")
+
+
+@pytest.mark.parametrize(
+    ("rows", "args", "message"),
+    [
+        (
+            "x,y\n1,2\n1e308,3\n",
+            ["(a*x - y)**2", "--a", "1"],
+            "at the start, row 2 (x = 1e+308, y = 3.0): the loss is inf; start from a point "
+            "where it is finite, or leave the row out",
+        ),
+        (
+            "x,y\n1,2\n2,3\n",
+            ["(x - y)**2"],
+            "every input of the source is a column of the data: there is no parameter to move "
+            "(an input that names no column is one, and needs a start)",
+        ),
+        (
+            "x,y\n1,2\n2,3\n",
+            ["(a*x - y)**2", "--a", "0", "--fix", "x"],
+            "--fix x: x is a column of the data, read per row: --fix names the parameters (a)",
+        ),
+    ],
+)
+def test_minimize_data_says_what_is_wrong_with_rows_and_columns(tmp_path, rows, args, message):
+    """As fit says it: the row whose loss is not finite at the start, with its data; a source
+    with no parameter, not a --fix never given; a column named by --fix, as a column."""
+    (tmp_path / "d.csv").write_text(rows)
+    done = in_process("minimize", *args, "--data", "d.csv", "--steps", "5", cwd=tmp_path)
+    assert (done.returncode, done.stdout, done.stderr) == (2, "", f"error: {message}\n")
