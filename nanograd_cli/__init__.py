@@ -504,7 +504,7 @@ def fit(
     source: str,
     /,
     data: Mapping[str, Sequence[float]] | str | os.PathLike[str],
-    target: str = ...,
+    target: str | None = ...,
     sigma: str | None = ...,
     fix: Names = ...,
     steps: int | None = ...,
@@ -536,7 +536,7 @@ def fit(
     source: str,
     /,
     data: Mapping[str, Sequence[float]] | str | os.PathLike[str],
-    target: str = ...,
+    target: str | None = ...,
     sigma: str | None = ...,
     fix: Names = ...,
     steps: int | None = ...,
@@ -568,7 +568,7 @@ def fit(
     source: str,
     /,
     data: Mapping[str, Sequence[float]] | str | os.PathLike[str],
-    target: str = "y",
+    target: str | None = "y",
     sigma: str | None = None,
     fix: Names = (),
     steps: int | None = None,
@@ -622,7 +622,7 @@ def fit(
     from . import api
     from .results import Fits, group_name
 
-    program, target_program = parse(source), parse(target)
+    program, target_program = parse(source), parse("y" if target is None else target)
     needed = {*program.inputs, *target_program.inputs, *api.sigma_columns(sigma)}
     picture = None if plot is None else os.fspath(plot)
     if band is not None:

@@ -42,6 +42,7 @@ CALLS = {
         {"x": 1.0, "y": 2.0, "steps": 3, "lr": 0.1, "optimizer": "adam", "tol": 1e-8, "fix": "y"},
     ),
     "fit": (ng.fit, ("a*x + b",), {"data": DATA, "a": 1.0, "b": 0.0, "target": "y", "fix": ()}),
+    "fit's target": (ng.fit, ("a*x",), {"data": DATA, "a": 1.0, "target": None}),
     "compile": (ng.compile, ("x*y",), {"y": 2.0}),
     "parse": (ng.parse, ("x*y",), {}),
     "Value": (ng.Value, (2.0,), {}),
@@ -69,3 +70,9 @@ def test_a_bad_argument_of_any_type_raises_the_packages_errors(name, data):
             pass
         except TypeError as error:  # naming the argument at fault
             assert slot == "source" or slot in str(error), error
+
+
+def test_fit_takes_target_none_as_its_default_column():
+    """target=None is the default target, the column y, as the lower layer takes it."""
+    default = ng.fit("a*x", DATA, a=1.0).parameters
+    assert ng.fit("a*x", DATA, a=1.0, target=None).parameters == default
