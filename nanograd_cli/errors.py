@@ -276,6 +276,13 @@ class SeveralOutputs(InputError):
     def __init__(self, outputs: list[str], taker: str, several: str | None):
         self.outputs, self.taker, self.several = outputs, taker, several
         instead = f" ({several} takes several)" if several else ""
+        if all(name.startswith("result[") for name in outputs):  # an array written out
+            super().__init__(
+                f"the result is an array of {len(outputs)} elements, and {taker} takes one "
+                f"number: end the source with a number made of it, such as sum(...) or one "
+                f"element [0]{instead}"
+            )
+            return
         super().__init__(
             f"the source lists {len(outputs)} outputs ({', '.join(outputs)}), and {taker} "
             f"takes one: end the source with one of them{instead}"

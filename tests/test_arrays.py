@@ -1007,3 +1007,24 @@ def test_points_take_wrt_an_element(tmp_path):
         "1,2,3,15.0,12.0,5.0",
         "4,5,6,246.0,60.0,41.0",
     ]
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["explain", "W @ x", "--W", "[[1, 2], [3, 4]]", "--x", "[1, 2]"],
+        ["hessian", "x**2", "--x", "[1, 2]"],
+        ["check", "x**2", "--x", "[1, 2]"],
+        ["plot", "t*[1, 2]", "--t", "-1:1"],
+    ],
+)
+def test_an_array_result_where_one_number_is_taken_says_so(args):
+    """Not the message of a source that lists outputs, which this one does not: the result
+    is an array, and the command takes a number made of it."""
+    done = in_process(*args)
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == (
+        f"error: the result is an array of 2 elements, and nanograd {args[0]} takes one "
+        "number: end the source with a number made of it, such as sum(...) or one element [0] "
+        "(nanograd grad takes several)\n"
+    )
