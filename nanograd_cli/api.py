@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, cast
 from .errors import (
     InputError,
     Interrupted,
+    MissingInputs,
     NanogradError,
     NonFiniteResult,
     NotAnInput,
@@ -148,7 +149,7 @@ def grad(
     auto: the Jacobian picks the mode by its shape, and one result is reverse mode."""
     mode = choice("mode", mode, MODES)
     check_wrt(wrt, program.inputs, elements=True)
-    program, point, layout = scalarized(program, point)
+    program, point, layout = scalarized(program, point, missing=MissingInputs)
     result = program.jacobian(point, mode) if program.outputs else program.grad(point, mode)
     non_finite(result.non_finite, strict, warn)
     return layout.shaped(result.only(layout.elements(wrt)))
@@ -166,7 +167,7 @@ def jacobian(
     result) and their gradients at `point`."""
     mode = choice("mode", mode, MODES)
     check_wrt(wrt, program.inputs, elements=True)
-    program, point, layout = scalarized(program, point)
+    program, point, layout = scalarized(program, point, missing=MissingInputs)
     result = program.jacobian(point, mode)
     non_finite(result.non_finite, strict, warn)
     return layout.shaped(result.only(layout.elements(wrt)))
@@ -189,7 +190,7 @@ def grad_line(
     mode = choice("mode", mode, MODES)
     program = parse(line).single(f"grad {option('each_line')}", None)
     point = {n: values[n] for n in program.inputs if n in values}
-    program, point, layout = scalarized(program, point)
+    program, point, layout = scalarized(program, point, missing=MissingInputs)
     if layout.results.get("result"):
         raise InputError(
             f"a line's result is one number, not an array of shape {layout.results['result']} "
@@ -263,7 +264,7 @@ def hessian(
     array inputs, W[1,2])."""
     from .symbolic import hessian as second_derivatives
 
-    program, point, _ = scalarized(program, point)
+    program, point, _ = scalarized(program, point, missing=MissingInputs)
     one_output(program, "hessian").check_inputs(point)
     result = second_derivatives(program, dict(point))
     non_finite(result.non_finite, strict, warn)
@@ -361,7 +362,7 @@ def taylor(
     from .jets import polynomial, series
 
     order = whole("order", order, 0, MAX_TAYLOR_ORDER)
-    program, point, _ = scalarized(program, point)
+    program, point, _ = scalarized(program, point, missing=MissingInputs)
     one_output(program, "taylor").check_inputs(point)
     if wrt is None:
         if len(program.inputs) != 1:
@@ -522,7 +523,7 @@ def explain(
     """The forward and backward passes at `point`, node by node."""
     from .written_out import explain as written_out
 
-    program, point, _ = scalarized(program, point)
+    program, point, _ = scalarized(program, point, missing=MissingInputs)
     result = written_out(one_output(program, "explain"), point)
     non_finite(result.non_finite, strict, warn)
     return result
@@ -548,7 +549,7 @@ def check(
     from .gradcheck import gradient_check
 
     check_wrt(wrt, program.inputs, elements=True)
-    program, point, layout = scalarized(program, point)
+    program, point, layout = scalarized(program, point, missing=MissingInputs)
     program = with_inputs(one_output(program, "check"), "there is nothing to check")
     rtol = CHECK_RTOL if rtol is None else number("rtol", rtol)
     atol = CHECK_ATOL if atol is None else number("atol", atol)
@@ -882,7 +883,7 @@ def minimize(
     tol = number("tol", tol)
     batch = None if batch is None else whole("batch", batch, 1)
     seed = None if seed is None else whole("seed", seed, 0)
-    program, start, layout = scalarized(program, start)
+    program, start, layout = scalarized(program, start, data or (), MissingInputs)
     wrt, fix = layout.elements(wrt), layout.elements(fix)
     parameters = [n for n in program.inputs if data is None or n not in data]
     if data is not None and drop_nan:
@@ -1005,11 +1006,12 @@ def fit(
     group; with `shared` too, one Fit of every group where the parameters `shared` are one
     for all and each other one per group, named a[g] for the group g (see `fitting.fit`)."""
     from .fitting import fit as least_squares  # makes its checks as it sets the problem up
+    from .fitting import no_start
 
     steps = None if steps is None else whole("steps", steps, 1)
     level = fit_level(ci, profile, loss, f_scale)
     fitted_source = program.source
-    program, numbers, layout = scalarized(program, starts)
+    program, numbers, layout = scalarized(program, starts, columns, no_start)
     limits = {
         element: interval
         for name, given in (bounds or {}).items()
@@ -1636,7 +1638,7 @@ def draw(
         return _draw_arrays(
             one_output(program, "draw"), point, fmt, rankdir, dpi, strict, warn, legend, edge_grads
         )
-    program, point, layout = scalarized(program, point)
+    program, point, layout = scalarized(program, point, missing=MissingInputs)
     if layout.results.get("result"):
         raise InputError(_ARRAY_RESULT)
     evaluation = one_output(program, "draw").gradients(point)
@@ -1762,15 +1764,33 @@ def plot(
 
 
 def scalarized(
-    program: Program, point: Mapping[str, InputValue]
+    program: Program,
+    point: Mapping[str, InputValue],
+    columns: Iterable[str] = (),
+    missing: Callable[[list[str]], Exception] | None = None,
 ) -> tuple[Program, dict[str, float], Layout]:
     """`program` and `point` written out in scalars, where either has arrays (`arrays.py`),
-    and the layout that gives results back as arrays."""
-    if not _has_arrays(program, point):
+    and the layout that gives results back as arrays. An input no value of `point` gives
+    may be read from `columns` of data: x, or the elements x[0], x[1], ... of an array x.
+    With `missing`, the inputs given no value at all are its error, before any shape is
+    checked (`a @ [1, x]` without a: a is missing, whatever its shape would be)."""
+    columns = list(columns)
+    shapes: dict[str, tuple[int, ...]] = {}
+    if columns:
+        from .arrays import column_shapes
+
+        unshaped = [n for n in program.inputs if n not in point]
+        shapes = column_shapes(unshaped, columns, option("data"))
+    if missing is not None and program.arrays:
+        named = set(columns)
+        absent = [n for n in program.inputs if n not in point and n not in named | shapes.keys()]
+        if absent:
+            raise missing(absent)
+    if not _has_arrays(program, point) and not shapes:
         return program, point, NO_ARRAYS  # type: ignore[return-value]  # numbers
     from .arrays import scalarized as written_out
 
-    return written_out(program, point)
+    return written_out(program, point, shapes)
 
 
 def _has_arrays(program: Program, point: Mapping[str, InputValue]) -> bool:

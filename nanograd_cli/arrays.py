@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import math
+import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeAlias
 
@@ -76,16 +77,48 @@ def numbers_array(value: object, given: str) -> np.ndarray:
 
 
 def scalarized(
-    program: Program, point: Mapping[str, InputValue]
+    program: Program, point: Mapping[str, InputValue], shapes: Mapping[str, Shape] = {}
 ) -> tuple[Program, dict[str, float], Layout]:
-    """`program` written out in scalars for the array values of `point`, the point by
-    element (`x[0]`, `W[1,2]`), and the layout."""
+    """`program` written out in scalars for the array values of `point` (and the arrays of
+    `shapes`, whose values are given elsewhere, as columns), the point by element (`x[0]`,
+    `W[1,2]`), and the layout."""
     arrays = array_inputs(point)
     unknown = [name for name in point if name not in program.input_slots]
     if unknown:  # by the names the source reads, before they are written out
         raise UnknownInputs(unknown, program.inputs)
-    written, layout = written_out(program, {name: a.shape for name, a in arrays.items()})
+    shapes = {**shapes, **{name: a.shape for name, a in arrays.items()}}
+    written, layout = written_out(program, shapes)
     return written, _by_element(point, arrays), layout
+
+
+def column_shapes(names: Sequence[str], columns: Sequence[str], where: str) -> dict[str, Shape]:
+    """The shape of each input of `names` that no column names but columns x[0], x[1], ...
+    (W[0,0], W[0,1], ...) do: every element, row-major, from 0. `where` names the table in
+    a message (`--points`) where the columns make no array."""
+    named = set(columns)
+    wanted = {n for n in names if n not in named}
+    indexes: dict[str, list[tuple[int, ...]]] = {}
+    for column in columns:
+        match = _ELEMENT.fullmatch(column)
+        if match and match.group(1) in wanted:
+            index = tuple(int(k) for k in match.group(2).split(","))
+            indexes.setdefault(match.group(1), []).append(index)
+    shapes = {}
+    for name, found in indexes.items():
+        axes = {len(i) for i in found}
+        shape = tuple(max(i[a] for i in found) + 1 for a in range(max(axes)))
+        missing = sorted(set(np.ndindex(shape)) - set(found)) if len(axes) == 1 else [()]
+        if missing:
+            example = f"{name}[{','.join(map(str, missing[0]))}]" if missing[0] else ""
+            raise InputError(
+                f"{where}: the columns {name}[...] make no array"
+                + (f": {example} is missing" if example else ": their numbers of axes differ")
+            )
+        shapes[name] = shape
+    return shapes
+
+
+_ELEMENT = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\[([0-9]+(?:,[0-9]+)*)\]")
 
 
 def _by_element(point: Mapping[str, InputValue], arrays: Mapping[str, np.ndarray]) -> dict:

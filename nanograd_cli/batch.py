@@ -18,6 +18,8 @@ from .tape import Tape, batch_jacobian
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
 
+    from .arrays import ShapeProblem
+
 # A pandas DataFrame, an Arrow RecordBatch or Table: what `f(table)` gives back, with columns
 # added.
 Table = TypeVar("Table")
@@ -49,25 +51,36 @@ class BatchFunction:
     `d_NAME` per input appended (a DataFrame for a DataFrame, a RecordBatch for a
     RecordBatch, a Table for a Table), or `f(x=array, y=array)`: a dict of arrays `value`,
     `d_x`, `d_y`. Inputs given as `fixed` have that value on every row; `wrt` chooses the
-    gradients (all by default). A source that lists several outputs adds the columns of
-    `result_names` instead."""
+    gradients (all by default). An array input w is read from the columns w[0], w[1], ... of
+    a table (of shape `columns[w]`, or found in each table's column names). A source that
+    lists several outputs adds the columns of `result_names` instead."""
 
     def __init__(
         self,
         program: Program,
         wrt: list[str] | None = None,
         fixed: Mapping[str, object] | None = None,
+        columns: Mapping[str, tuple[int, ...]] | None = None,
     ):
         fixed = dict(fixed or {})
         self._given = program.source, list(wrt or []), dict(fixed)  # what it is made again of
+        self._source = program
+        self._by_shapes: dict[tuple, BatchFunction] = {}  # for tables of w[0], w[1], ...
+        self._unwritten: ShapeProblem | None = None
         arrays = {n: v for n, v in fixed.items() if getattr(v, "ndim", 0) or isinstance(v, list)}
-        if program.arrays or arrays:  # sum([x, y]**2), w @ [x, y]: written out in scalars
-            from .arrays import numbers_array, scalarized
+        if program.arrays or arrays or columns:  # sum([x, y]**2), w @ [x, y]: in scalars
+            from .arrays import ShapeProblem, numbers_array, scalarized
 
             given = {name: numbers_array(value, name) for name, value in arrays.items()}
-            program, by_element, _ = scalarized(program, given)
+            try:
+                written, by_element, _ = scalarized(program, given, columns or {})
+            except ShapeProblem as problem:  # w @ [x, y]: w's shape comes with the table
+                if all(n in fixed for n in program.inputs):
+                    raise
+                written, by_element, self._unwritten = program, {}, problem
+            program = written
             fixed = {**{n: v for n, v in fixed.items() if n not in arrays}, **by_element}
-            shapes = {name: value.shape for name, value in given.items()}
+            shapes = {name: value.shape for name, value in given.items()} | dict(columns or {})
             wrt = [e for n in wrt or [] for e in element_names(n, shapes.get(n, ()))]
         self.program = program
         self.fixed = {name: _fixed(name, value) for name, value in fixed.items()}
@@ -92,6 +105,8 @@ class BatchFunction:
         missing = [n for n in self.inputs if n not in columns]
         if missing:
             raise InputError(f"no column for input{'s' * (len(missing) > 1)} {', '.join(missing)}")
+        if self._unwritten is not None:
+            raise self._unwritten
         if self._tape is None:
             self._tape = Tape(self.program)
         computed = batch_jacobian(self.program, {**columns, **self.fixed}, self._tape)
@@ -122,7 +137,8 @@ class BatchFunction:
         if kind == "pyarrow":
             return self._arrow(table)
         if isinstance(table, Mapping):
-            return self._named(self.results(self._checked(table)))
+            function = self._for_columns([str(n) for n in table])
+            return function._named(function.results(function._checked(table)))
         raise TypeError(f"expected a DataFrame, an Arrow table or a mapping, got {type(table)}")
 
     def _checked(self, columns: Mapping[str, object]) -> dict[str, np.ndarray]:
@@ -155,6 +171,21 @@ class BatchFunction:
             arrays[name] = array
         return arrays
 
+    def _for_columns(self, names: list[str]) -> BatchFunction:
+        """The function for a table with the columns `names`: this one, or where they hold
+        the elements of an array input, w[0], w[1], ..., one written out for that shape."""
+        from .arrays import column_shapes
+
+        source, fixed = self._source, self._given[2]
+        unshaped = [n for n in source.inputs if n not in fixed]
+        shapes = column_shapes(unshaped, names, "the table")
+        if not shapes:
+            return self
+        key = tuple(sorted(shapes.items()))
+        if key not in self._by_shapes:
+            self._by_shapes[key] = BatchFunction(source, self._given[1], fixed, shapes)
+        return self._by_shapes[key]
+
     def _named(self, results: list[np.ndarray]) -> dict[str, np.ndarray]:
         return dict(zip(self.names, results, strict=True))
 
@@ -170,19 +201,21 @@ class BatchFunction:
                 "give each column one name, e.g. frame.columns = "
                 "['_'.join(map(str, c)) for c in frame.columns]"
             )
-        self._check_names(set(frame.columns))
+        function = self._for_columns([str(n) for n in frame.columns])
+        function._check_names(set(frame.columns))
         names = set(frame.columns)
-        columns = {n: _pandas_floats(frame, n) for n in self.inputs if n in names}
-        results = self._named(self.results(columns, len(frame)))
+        columns = {n: _pandas_floats(frame, n) for n in function.inputs if n in names}
+        results = function._named(function.results(columns, len(frame)))
         return frame.assign(**{n: _like(frame.index, a) for n, a in results.items()})
 
     def _arrow(self, table):
         from .io.numbers import floats, to_arrow
 
+        function = self._for_columns(table.column_names)
         names = set(table.column_names)
-        self._check_names(names)
-        columns = {n: floats(table.column(n), n, 1) for n in self.inputs if n in names}
-        results = self._named(self.results(columns, table.num_rows))
+        function._check_names(names)
+        columns = {n: floats(table.column(n), n, 1) for n in function.inputs if n in names}
+        results = function._named(function.results(columns, table.num_rows))
         for name, values in results.items():
             table = table.append_column(name, to_arrow(values))
         return table

@@ -256,6 +256,15 @@ def _first_stage(
     return _Stage("trf", x, result, _reason(result))
 
 
+def no_start(names: list[str]) -> InputError:
+    """The error for parameters (inputs that name no column) given no start."""
+    plural = "s" if len(names) > 1 else ""
+    return InputError(
+        f"no start for parameter{plural} {', '.join(names)}: give a start value for each "
+        "input that is not a column of the data"
+    )
+
+
 def group_rows(groups: Sequence[Hashable], rows: int) -> tuple[list[Hashable], list[np.ndarray]]:
     """The values of `groups` (one per row of `rows`) in the order they first appear, and the
     rows of each, in order."""
@@ -546,12 +555,7 @@ class _Problem:
         self.parameters = [name for name in program.inputs if name not in arrays]
         missing = [name for name in self.parameters if name not in starts]
         if missing:
-            plural = "s" if len(missing) > 1 else ""
-            listed = ", ".join(missing)
-            raise InputError(
-                f"no start for parameter{plural} {listed}: give a start value for each input "
-                "that is not a column of the data"
-            )
+            raise no_start(missing)
         if not self.parameters:
             raise InputError("the model has no parameters: every input is a column of the data")
         self.starts = {name: _start(name, starts[name]) for name in self.parameters}

@@ -10,7 +10,6 @@ from a file (or standard input) to a file (or standard output).
 
 from __future__ import annotations
 
-import re
 import sys
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, NamedTuple
@@ -194,43 +193,16 @@ def _in_scalars(
     the command line (`--W "[[1, 2]]"`), or read from the columns x[0], x[1], ... of the
     table (for an input x that no column names)."""
     shapes = {name: np.shape(v) for name, v in fixed.items() if np.ndim(v)}
-    shapes |= _column_shapes([n for n in program.inputs if n not in shapes], columns)
+    from .arrays import column_shapes, written_out
+
+    unshaped = [n for n in program.inputs if n not in shapes]
+    shapes |= column_shapes(unshaped, columns, option("points"))
     if not program.arrays and not shapes:
         return program, fixed, wrt  # type: ignore[return-value]  # numbers
-    from .arrays import written_out
     from .results import by_element
 
     written, layout = written_out(program, shapes)
     return written, by_element(fixed), layout.elements(wrt)
-
-
-def _column_shapes(names: list[str], columns: list[str]) -> dict[str, tuple[int, ...]]:
-    """The shape of each input of `names` that no column names but columns x[0], x[1], ...
-    (W[0,0], W[0,1], ...) do: every element, row-major, from 0."""
-    named = set(columns)
-    wanted = {n for n in names if n not in named}
-    indexes: dict[str, list[tuple[int, ...]]] = {}
-    for column in columns:
-        match = _ELEMENT.fullmatch(column)
-        if match and match.group(1) in wanted:
-            index = tuple(int(k) for k in match.group(2).split(","))
-            indexes.setdefault(match.group(1), []).append(index)
-    shapes = {}
-    for name, found in indexes.items():
-        axes = {len(i) for i in found}
-        shape = tuple(max(i[a] for i in found) + 1 for a in range(max(axes)))
-        missing = sorted(set(np.ndindex(shape)) - set(found)) if len(axes) == 1 else [()]
-        if missing:
-            example = f"{name}[{','.join(map(str, missing[0]))}]" if missing[0] else ""
-            raise InputError(
-                f"{option('points')}: the columns {name}[...] make no array"
-                + (f": {example} is missing" if example else ": their numbers of axes differ")
-            )
-        shapes[name] = shape
-    return shapes
-
-
-_ELEMENT = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\[([0-9]+(?:,[0-9]+)*)\]")
 
 
 def _check_given(program: Program, fixed: dict[str, float]) -> None:

@@ -135,7 +135,8 @@ def read_table(
 ) -> Table:
     """The table at `path` (`-`: standard input) in format `fmt`, read whole through the
     readers of `--points` (same formats, same errors, which name `option`), with the columns
-    named in `needed` (every column when None) as numbers; the others may hold anything. A
+    named in `needed` (every column when None), and those of their elements (x[0], x[1], ...
+    of an array x), as numbers; the others may hold anything. A
     value that is not a number is an error naming its row and column, as for `--points`.
     Without PyArrow, the error names `option` and the command that installs `extra`. With
     `missing`, an absent value (null, empty, NA) is nan instead of an error."""
@@ -170,7 +171,9 @@ def _read_table(path: str, fmt: str, needed: Iterable[str] | None, missing: bool
         if twice is not None:
             raise InputError(f"{errors.option('data')}: the header names the column {twice} twice")
         wanted = set(names if needed is None else needed)
-        kept = [name for name in names if name in wanted]
+        from ..results import array_of
+
+        kept = [name for name in names if name in wanted or array_of(name) in wanted]
         parts: dict[str, list] = {name: [] for name in kept}
         batches = []
         for first_row, table in reader:
