@@ -406,7 +406,8 @@ def _higher_of_elements(
     from .language import parse
 
     def read(text: str) -> Program:  # x[0] in a derivative's text: the input of that name
-        return written_out(parse(text), {n: sizes[n] for n in parse(text).inputs if n in sizes})[0]
+        parsed = parse(text)
+        return written_out(parsed, {n: sizes[n] for n in parsed.inputs if n in sizes})[0]
 
     scalar, _ = written_out(program, sizes)
     names = [n if n in program.inputs else element_name(n, sizes.get(array_of(n), ())) for n in wrt]

@@ -70,9 +70,9 @@ class OutputFile:
     def __init__(self, path: str):
         self.path = file_name(path)
         self.temporary: str | None = None
-        _not_read(path, target(path))
         try:
             self.target = target(path)
+            _not_read(path, self.target)  # (bad input, before any file is made)
             mode = os.stat(self.target).st_mode if os.path.exists(self.target) else None
             if mode is not None and stat.S_ISDIR(mode):
                 raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR))
