@@ -45,7 +45,7 @@ FORMULAS = {
     'tanh': ('sech(x)**2',),
     'asinh': ('1/hypot(1, x)',),
     'acosh': ('1/(sqrt(x - 1)*sqrt(x + 1))',),
-    'atanh': ('where(abs(x) < 0.5, 1/(1 - x**2), (1/(1 - x) + 1/(1 + x))/2)',),
+    'atanh': ('1/where(abs(x) < 0.5, 1 - x**2, (1 - x)*(1 + x))',),
     'sech': ('-sech(x)*tanh(x)',),
     'csch': ('-csch(x)*coth(x)',),
     'coth': ('-csch(x)**2',),
@@ -241,11 +241,9 @@ def derivatives(forward):
         t1 = (sqrt((x - 1.0)) * sqrt((x + 1.0)))
         return ((1.0 / t1 if t1 else divide(1.0, t1)),)
 
-    def d_atanh(x, out):  # where(abs(x) < 0.5, 1/(1 - x**2), (1/(1 - x) + 1/(1 + x))/2)
-        t1 = (1.0 - (x * x))
-        t2 = (1.0 - x)
-        t3 = (1.0 + x)
-        return (((1.0 / t1 if t1 else divide(1.0, t1)) if (1.0 if abs(x) < 0.5 else 0.0) != 0.0 else (((1.0 / t2 if t2 else divide(1.0, t2)) + (1.0 / t3 if t3 else divide(1.0, t3))) / 2.0)),)
+    def d_atanh(x, out):  # 1/where(abs(x) < 0.5, 1 - x**2, (1 - x)*(1 + x))
+        t1 = ((1.0 - (x * x)) if (1.0 if abs(x) < 0.5 else 0.0) != 0.0 else ((1.0 - x) * (1.0 + x)))
+        return ((1.0 / t1 if t1 else divide(1.0, t1)),)
 
     def d_sech(x, out):  # -sech(x)*tanh(x)
         return (((-out) * tanh(x)),)

@@ -694,7 +694,7 @@ _TABLE = [
         1,
         _atanh,
         # not 1 - x**2 near +-1, where it cancels; as asin's
-        ("where(abs(x) < 0.5, 1/(1 - x**2), (1/(1 - x) + 1/(1 + x))/2)",),
+        ("1/where(abs(x) < 0.5, 1 - x**2, (1 - x)*(1 + x))",),
         "inverse hyperbolic tangent, for -1 <= x <= 1",
         (-0.9, 0.9),
     ),
