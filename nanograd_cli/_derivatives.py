@@ -35,17 +35,17 @@ FORMULAS = {
     'cot': ('-csc(x)**2',),
     'sinc': ('dsinc(x)',),
     'dsinc': ('where(abs(x) < 1e-8, -pi**2/3, -pi**2*sinc(x) - 2*dsinc(x)/x)',),
-    'asin': ('1/sqrt((1 - x)*(1 + x))',),
-    'acos': ('-1/sqrt((1 - x)*(1 + x))',),
+    'asin': ('1/sqrt(where(abs(x) < 0.5, 1 - x**2, (1 - x)*(1 + x)))',),
+    'acos': ('-1/sqrt(where(abs(x) < 0.5, 1 - x**2, (1 - x)*(1 + x)))',),
     'atan': ('1/(1 + x**2)',),
-    'atan2': ('sign(x)/(hypot(1, y/x)*hypot(y, x))', '-sign(y)/(hypot(1, x/y)*hypot(y, x))'),
-    'hypot': ('sign(x)/hypot(1, y/x)', 'sign(y)/hypot(1, x/y)'),
+    'atan2': ('where(abs(y) <= abs(x), sign(x)/(hypot(1, y/x)*hypot(y, x)), x/abs(y)/(hypot(1, x/y)*hypot(y, x)))', 'where(abs(y) <= abs(x), -(y/abs(x))/(hypot(1, y/x)*hypot(y, x)), -sign(y)/(hypot(1, x/y)*hypot(y, x)))'),
+    'hypot': ('where(abs(x) <= abs(y), x/abs(y)/hypot(1, x/y), sign(x)/hypot(1, y/x))', 'where(abs(y) <= abs(x), y/abs(x)/hypot(1, y/x), sign(y)/hypot(1, x/y))'),
     'sinh': ('cosh(x)',),
     'cosh': ('sinh(x)',),
     'tanh': ('sech(x)**2',),
     'asinh': ('1/hypot(1, x)',),
     'acosh': ('1/(sqrt(x - 1)*sqrt(x + 1))',),
-    'atanh': ('1/((1 - x)*(1 + x))',),
+    'atanh': ('1/where(abs(x) < 0.5, 1 - x**2, (1 - x)*(1 + x))',),
     'sech': ('-sech(x)*tanh(x)',),
     'csch': ('-csch(x)*coth(x)',),
     'coth': ('-csch(x)**2',),
@@ -195,28 +195,33 @@ def derivatives(forward):
     def d_dsinc(x, out):  # where(abs(x) < 1e-8, -pi**2/3, -pi**2*sinc(x) - 2*dsinc(x)/x)
         return (((-3.289868133696453) if (1.0 if abs(x) < 1e-08 else 0.0) != 0.0 else (((-9.869604401089358) * sinc(x)) - ((2.0 * out) / x if x else divide((2.0 * out), x)))),)
 
-    def d_asin(x, out):  # 1/sqrt((1 - x)*(1 + x))
-        t1 = sqrt(((1.0 - x) * (1.0 + x)))
+    def d_asin(x, out):  # 1/sqrt(where(abs(x) < 0.5, 1 - x**2, (1 - x)*(1 + x)))
+        t1 = sqrt(((1.0 - (x * x)) if (1.0 if abs(x) < 0.5 else 0.0) != 0.0 else ((1.0 - x) * (1.0 + x))))
         return ((1.0 / t1 if t1 else divide(1.0, t1)),)
 
-    def d_acos(x, out):  # -1/sqrt((1 - x)*(1 + x))
-        t1 = sqrt(((1.0 - x) * (1.0 + x)))
+    def d_acos(x, out):  # -1/sqrt(where(abs(x) < 0.5, 1 - x**2, (1 - x)*(1 + x)))
+        t1 = sqrt(((1.0 - (x * x)) if (1.0 if abs(x) < 0.5 else 0.0) != 0.0 else ((1.0 - x) * (1.0 + x))))
         return (((-1.0) / t1 if t1 else divide((-1.0), t1)),)
 
     def d_atan(x, out):  # 1/(1 + x**2)
         t1 = (1.0 + (x * x))
         return ((1.0 / t1 if t1 else divide(1.0, t1)),)
 
-    def d_atan2(y, x, out):  # sign(x)/(hypot(1, y/x)*hypot(y, x)); -sign(y)/(hypot(1, x/y)*hypot(y, x))
-        t1 = hypot(y, x)
-        t2 = (hypot(1.0, (y / x if x else divide(y, x))) * t1)
-        t3 = (hypot(1.0, (x / y if y else divide(x, y))) * t1)
-        return ((sign(x) / t2 if t2 else divide(sign(x), t2)), ((-sign(y)) / t3 if t3 else divide((-sign(y)), t3)))
+    def d_atan2(y, x, out):  # where(abs(y) <= abs(x), sign(x)/(hypot(1, y/x)*hypot(y, x)), x/abs(y)/(hypot(1, x/y)*hypot(y, x))); where(abs(y) <= abs(x), -(y/abs(x))/(hypot(1, y/x)*hypot(y, x)), -sign(y)/(hypot(1, x/y)*hypot(y, x)))
+        t1 = abs(y)
+        t2 = abs(x)
+        t3 = (1.0 if t1 <= t2 else 0.0)
+        t4 = hypot(y, x)
+        t5 = (hypot(1.0, (y / x if x else divide(y, x))) * t4)
+        t6 = (hypot(1.0, (x / y if y else divide(x, y))) * t4)
+        return (((sign(x) / t5 if t5 else divide(sign(x), t5)) if t3 != 0.0 else ((x / t1 if t1 else divide(x, t1)) / t6 if t6 else divide((x / t1 if t1 else divide(x, t1)), t6))), (((-(y / t2 if t2 else divide(y, t2))) / t5 if t5 else divide((-(y / t2 if t2 else divide(y, t2))), t5)) if t3 != 0.0 else ((-sign(y)) / t6 if t6 else divide((-sign(y)), t6))))
 
-    def d_hypot(x, y, out):  # sign(x)/hypot(1, y/x); sign(y)/hypot(1, x/y)
-        t1 = hypot(1.0, (y / x if x else divide(y, x)))
-        t2 = hypot(1.0, (x / y if y else divide(x, y)))
-        return ((sign(x) / t1 if t1 else divide(sign(x), t1)), (sign(y) / t2 if t2 else divide(sign(y), t2)))
+    def d_hypot(x, y, out):  # where(abs(x) <= abs(y), x/abs(y)/hypot(1, x/y), sign(x)/hypot(1, y/x)); where(abs(y) <= abs(x), y/abs(x)/hypot(1, y/x), sign(y)/hypot(1, x/y))
+        t1 = abs(x)
+        t2 = abs(y)
+        t3 = hypot(1.0, (x / y if y else divide(x, y)))
+        t4 = hypot(1.0, (y / x if x else divide(y, x)))
+        return ((((x / t2 if t2 else divide(x, t2)) / t3 if t3 else divide((x / t2 if t2 else divide(x, t2)), t3)) if (1.0 if t1 <= t2 else 0.0) != 0.0 else (sign(x) / t4 if t4 else divide(sign(x), t4))), (((y / t1 if t1 else divide(y, t1)) / t4 if t4 else divide((y / t1 if t1 else divide(y, t1)), t4)) if (1.0 if t2 <= t1 else 0.0) != 0.0 else (sign(y) / t3 if t3 else divide(sign(y), t3))))
 
     def d_sinh(x, out):  # cosh(x)
         return (cosh(x),)
@@ -236,8 +241,8 @@ def derivatives(forward):
         t1 = (sqrt((x - 1.0)) * sqrt((x + 1.0)))
         return ((1.0 / t1 if t1 else divide(1.0, t1)),)
 
-    def d_atanh(x, out):  # 1/((1 - x)*(1 + x))
-        t1 = ((1.0 - x) * (1.0 + x))
+    def d_atanh(x, out):  # 1/where(abs(x) < 0.5, 1 - x**2, (1 - x)*(1 + x))
+        t1 = ((1.0 - (x * x)) if (1.0 if abs(x) < 0.5 else 0.0) != 0.0 else ((1.0 - x) * (1.0 + x)))
         return ((1.0 / t1 if t1 else divide(1.0, t1)),)
 
     def d_sech(x, out):  # -sech(x)*tanh(x)

@@ -608,7 +608,9 @@ _TABLE = [
         "asin",
         1,
         _in_unit_interval(math.asin),
-        ("1/sqrt((1 - x)*(1 + x))",),  # not 1 - x**2: x**2 rounds, and 1 - x**2 cancels near 1
+        # not 1 - x**2 near 1, where it cancels; (1 - x)*(1 + x) near 0 has its own derivative
+        # cancel, (1 + x) - (1 - x) (0 at x = 1e-300, where the second derivative is 1e-300)
+        ("1/sqrt(where(abs(x) < 0.5, 1 - x**2, (1 - x)*(1 + x)))",),
         "inverse sine",
         (-0.9, 0.9),
     ),
@@ -616,7 +618,7 @@ _TABLE = [
         "acos",
         1,
         _in_unit_interval(math.acos),
-        ("-1/sqrt((1 - x)*(1 + x))",),
+        ("-1/sqrt(where(abs(x) < 0.5, 1 - x**2, (1 - x)*(1 + x)))",),
         "inverse cosine",
         (-0.9, 0.9),
     ),
@@ -632,15 +634,19 @@ _TABLE = [
         2,
         math.atan2,
         (
-            "sign(x)/(hypot(1, y/x)*hypot(y, x))",
-            "-sign(y)/(hypot(1, x/y)*hypot(y, x))",
+            # x/(x**2 + y**2) and -y/(x**2 + y**2), divided by the larger argument only:
+            # sign(x)/(hypot(1, y/x)*h) alone has y/0 in its own derivative at x = 0
+            "where(abs(y) <= abs(x), sign(x)/(hypot(1, y/x)*hypot(y, x)), "
+            "x/abs(y)/(hypot(1, x/y)*hypot(y, x)))",
+            "where(abs(y) <= abs(x), -(y/abs(x))/(hypot(1, y/x)*hypot(y, x)), "
+            "-sign(y)/(hypot(1, x/y)*hypot(y, x)))",
         ),
         "the angle of the point (x, y), from -pi to pi; nan derivatives at the origin",
         (0.2, 3.0),
         parameters=("y", "x"),
-        # Written by hand: where y/x or x/y underflows, the formula's is 0 where the true
-        # derivative is subnormal (7.5e14 units in the last place at most, against 2.5 by
-        # hand; mpmath), and it takes 1.4x the time per call (two more hypots).
+        # Written by hand: where hypot(y, x) is subnormal, the formula's rounds to the
+        # subnormal grid (40 units in the last place at (-1.05e-310, -7.2e-314), 0.17 by
+        # hand; mpmath), and it takes more time per call (two more hypots).
         # `python benchmarks/derivatives.py atan2`
         derivative=_atan2_derivative,
     ),
@@ -648,12 +654,18 @@ _TABLE = [
         "hypot",
         2,
         math.hypot,
-        ("sign(x)/hypot(1, y/x)", "sign(y)/hypot(1, x/y)"),
+        # dividing by the larger argument only: sign(x)/hypot(1, y/x) alone has x/0 in its
+        # own derivative at x = 0 (nan where the second derivative is 1/abs(y))
+        (
+            "where(abs(x) <= abs(y), x/abs(y)/hypot(1, x/y), sign(x)/hypot(1, y/x))",
+            "where(abs(y) <= abs(x), y/abs(x)/hypot(1, y/x), sign(y)/hypot(1, x/y))",
+        ),
         "sqrt(x**2 + y**2), without overflow; nan derivatives at the origin",
         (0.2, 3.0),
         parameters=("x", "y"),
-        # Written by hand: as atan2's (1.9e14 units in the last place at most from the formula,
-        # 1.2 by hand; 1.4x the time per call). `python benchmarks/derivatives.py hypot`
+        # Written by hand: one division, x/h, where the formula has two (1.98 units in the
+        # last place at (3.7e-19, 2.3e-20) against 0.02 by hand; mpmath), and less time per
+        # call. `python benchmarks/derivatives.py hypot`
         derivative=_hypot_derivative,
     ),
     Op("sinh", 1, _sinh, ("cosh(x)",), "hyperbolic sine"),
@@ -692,7 +704,8 @@ _TABLE = [
         "atanh",
         1,
         _atanh,
-        ("1/((1 - x)*(1 + x))",),  # not 1 - x**2, which cancels near +-1
+        # not 1 - x**2 near +-1, where it cancels; as asin's
+        ("1/where(abs(x) < 0.5, 1 - x**2, (1 - x)*(1 + x))",),
         "inverse hyperbolic tangent, for -1 <= x <= 1",
         (-0.9, 0.9),
     ),

@@ -71,8 +71,8 @@ Pair = tuple[Expr, Expr]
 #  * The forms that keep digits the textbook's lose (docs/calculus.md): sech(a)**2 (tanh's,
 #    which does not overflow past 710) is 1/cosh(a)**2, (1 - a)*(1 + a) is
 #    1 - a**2 (asin, acos, atanh), sqrt(a - 1)*sqrt(a + 1) is sqrt(a**2 - 1) (acosh, where
-#    a >= 1), and sign(a)/hypot(1, b/a) is a/hypot(a, b) (hypot, atan2), to rounding where
-#    nothing overflows or underflows.
+#    a >= 1), and a/hypot(a, b) divided by the larger of a and b (hypot, atan2) is
+#    a/hypot(a, b), to rounding where nothing overflows or underflows.
 #  * dsinc(a) is sinc's derivative, (cos(pi*a) - sinc(a))/a but at 0, where it is 0.
 #  * 1/hypot(1, a) (asinh's, which does not overflow) is 1/sqrt(a**2 + 1).
 #  * polygamma's derivative by x is polygamma(n + 1, x), but nan (as the function) for n < 0.
@@ -84,9 +84,23 @@ TEXTBOOK_RULES = (
     ("sech(a)**2", "1/cosh(a)**2", None),
     ("(1 - a)*(1 + a)", "1 - a**2", None),
     ("sqrt(a - 1)*sqrt(a + 1)", "sqrt(a**2 - 1)", None),
-    ("sign(a)/(hypot(1, b/a)*hypot(b, a))", "a/(a**2 + b**2)", None),
-    ("-sign(b)/(hypot(1, a/b)*hypot(b, a))", "-b/(a**2 + b**2)", None),
-    ("sign(a)/hypot(1, b/a)", "a/hypot(a, b)", None),
+    (
+        "where(abs(b) <= abs(a), sign(a)/(hypot(1, b/a)*hypot(b, a)), "
+        "a/abs(b)/(hypot(1, a/b)*hypot(b, a)))",
+        "a/(a**2 + b**2)",
+        None,
+    ),
+    (
+        "where(abs(b) <= abs(a), -(b/abs(a))/(hypot(1, b/a)*hypot(b, a)), "
+        "-sign(b)/(hypot(1, a/b)*hypot(b, a)))",
+        "-b/(a**2 + b**2)",
+        None,
+    ),
+    (
+        "where(abs(a) <= abs(b), a/abs(b)/hypot(1, a/b), sign(a)/hypot(1, b/a))",
+        "a/hypot(a, b)",
+        None,
+    ),
     ("dsinc(a)", "(cos(pi*a) - sinc(a))/a", "a != 0"),
     ("1/hypot(1, a)", "1/sqrt(a**2 + 1)", None),
     ("where(a < 0, polygamma(a, b), polygamma(a + 1, b))", "polygamma(a + 1, b)", "a+1 > 0"),

@@ -61,14 +61,16 @@ NEEDED_AT = {
     "pow": ((2.0, -1074.0), 0, lambda a, b: b * a ** (b - 1)),
     # the formula cancels near 0.4 (12 units in the last place); the series does not
     "dsinc": ((0.3912385008877166,), 0, lambda x: mpmath.diff(mpmath.sincpi, x, 2)),
-    # y/x underflows, and the formula's derivative is 0 where the true one is 3.7e-309
+    # subnormal arguments: the formula's hypot(y, x) rounds to the subnormal grid (40 units
+    # in the last place)
     "atan2": (
-        (-4.1516186486279464e145, 1.0556151366923792e227),
-        1,
-        lambda y, x: -y / (x * x + y * y),
+        (-1.04922337053685e-310, -7.1755685555e-314),
+        0,
+        lambda y, x: x / (x * x + y * y),
     ),
+    # the formula divides twice (y/abs(x)/hypot(1, y/x)): 1.98 units in the last place
     "hypot": (
-        (-1.0144940880814386e227, 9.372712179612245e-83),
+        (3.7213531121726096e-19, 2.3265598759612747e-20),
         1,
         lambda x, y: y / mpmath.hypot(x, y),
     ),
