@@ -38,8 +38,8 @@ FORMULAS = {
     'asin': ('1/sqrt(where(abs(x) < 0.5, 1 - x**2, (1 - x)*(1 + x)))',),
     'acos': ('-1/sqrt(where(abs(x) < 0.5, 1 - x**2, (1 - x)*(1 + x)))',),
     'atan': ('1/(1 + x**2)',),
-    'atan2': ('where(abs(y) <= abs(x), sign(x)/(hypot(1, y/x)*hypot(y, x)), x/abs(y)/(hypot(1, x/y)*hypot(y, x)))', 'where(abs(y) <= abs(x), -(y/abs(x))/(hypot(1, y/x)*hypot(y, x)), -sign(y)/(hypot(1, x/y)*hypot(y, x)))'),
-    'hypot': ('where(abs(x) <= abs(y), x/abs(y)/hypot(1, x/y), sign(x)/hypot(1, y/x))', 'where(abs(y) <= abs(x), y/abs(x)/hypot(1, y/x), sign(y)/hypot(1, x/y))'),
+    'atan2': ('where(abs(x) < abs(y), sign(y)*(x/y)/(hypot(1, x/y)*hypot(y, x)), sign(x)/(hypot(1, y/x)*hypot(y, x)))', 'where(abs(y) < abs(x), -sign(x)*(y/x)/(hypot(1, y/x)*hypot(y, x)), -sign(y)/(hypot(1, x/y)*hypot(y, x)))'),
+    'hypot': ('where(abs(x) < abs(y), sign(y)*(x/y)/hypot(1, x/y), sign(x)/hypot(1, y/x))', 'where(abs(y) < abs(x), sign(x)*(y/x)/hypot(1, y/x), sign(y)/hypot(1, x/y))'),
     'sinh': ('cosh(x)',),
     'cosh': ('sinh(x)',),
     'tanh': ('sech(x)**2',),
@@ -207,21 +207,28 @@ def derivatives(forward):
         t1 = (1.0 + (x * x))
         return ((1.0 / t1 if t1 else divide(1.0, t1)),)
 
-    def d_atan2(y, x, out):  # where(abs(y) <= abs(x), sign(x)/(hypot(1, y/x)*hypot(y, x)), x/abs(y)/(hypot(1, x/y)*hypot(y, x))); where(abs(y) <= abs(x), -(y/abs(x))/(hypot(1, y/x)*hypot(y, x)), -sign(y)/(hypot(1, x/y)*hypot(y, x)))
-        t1 = abs(y)
-        t2 = abs(x)
-        t3 = (1.0 if t1 <= t2 else 0.0)
-        t4 = hypot(y, x)
-        t5 = (hypot(1.0, (y / x if x else divide(y, x))) * t4)
-        t6 = (hypot(1.0, (x / y if y else divide(x, y))) * t4)
-        return (((sign(x) / t5 if t5 else divide(sign(x), t5)) if t3 != 0.0 else ((x / t1 if t1 else divide(x, t1)) / t6 if t6 else divide((x / t1 if t1 else divide(x, t1)), t6))), (((-(y / t2 if t2 else divide(y, t2))) / t5 if t5 else divide((-(y / t2 if t2 else divide(y, t2))), t5)) if t3 != 0.0 else ((-sign(y)) / t6 if t6 else divide((-sign(y)), t6))))
-
-    def d_hypot(x, y, out):  # where(abs(x) <= abs(y), x/abs(y)/hypot(1, x/y), sign(x)/hypot(1, y/x)); where(abs(y) <= abs(x), y/abs(x)/hypot(1, y/x), sign(y)/hypot(1, x/y))
+    def d_atan2(y, x, out):  # where(abs(x) < abs(y), sign(y)*(x/y)/(hypot(1, x/y)*hypot(y, x)), sign(x)/(hypot(1, y/x)*hypot(y, x))); where(abs(y) < abs(x), -sign(x)*(y/x)/(hypot(1, y/x)*hypot(y, x)), -sign(y)/(hypot(1, x/y)*hypot(y, x)))
         t1 = abs(x)
         t2 = abs(y)
-        t3 = hypot(1.0, (x / y if y else divide(x, y)))
-        t4 = hypot(1.0, (y / x if x else divide(y, x)))
-        return ((((x / t2 if t2 else divide(x, t2)) / t3 if t3 else divide((x / t2 if t2 else divide(x, t2)), t3)) if (1.0 if t1 <= t2 else 0.0) != 0.0 else (sign(x) / t4 if t4 else divide(sign(x), t4))), (((y / t1 if t1 else divide(y, t1)) / t4 if t4 else divide((y / t1 if t1 else divide(y, t1)), t4)) if (1.0 if t2 <= t1 else 0.0) != 0.0 else (sign(y) / t3 if t3 else divide(sign(y), t3))))
+        t3 = sign(y)
+        t4 = (x / y if y else divide(x, y))
+        t5 = hypot(y, x)
+        t6 = (hypot(1.0, t4) * t5)
+        t7 = sign(x)
+        t8 = (y / x if x else divide(y, x))
+        t9 = (hypot(1.0, t8) * t5)
+        return ((((t3 * t4) / t6 if t6 else divide((t3 * t4), t6)) if (1.0 if t1 < t2 else 0.0) != 0.0 else (t7 / t9 if t9 else divide(t7, t9))), ((((-t7) * t8) / t9 if t9 else divide(((-t7) * t8), t9)) if (1.0 if t2 < t1 else 0.0) != 0.0 else ((-t3) / t6 if t6 else divide((-t3), t6))))
+
+    def d_hypot(x, y, out):  # where(abs(x) < abs(y), sign(y)*(x/y)/hypot(1, x/y), sign(x)/hypot(1, y/x)); where(abs(y) < abs(x), sign(x)*(y/x)/hypot(1, y/x), sign(y)/hypot(1, x/y))
+        t1 = abs(x)
+        t2 = abs(y)
+        t3 = sign(y)
+        t4 = (x / y if y else divide(x, y))
+        t5 = hypot(1.0, t4)
+        t6 = sign(x)
+        t7 = (y / x if x else divide(y, x))
+        t8 = hypot(1.0, t7)
+        return ((((t3 * t4) / t5 if t5 else divide((t3 * t4), t5)) if (1.0 if t1 < t2 else 0.0) != 0.0 else (t6 / t8 if t8 else divide(t6, t8))), (((t6 * t7) / t8 if t8 else divide((t6 * t7), t8)) if (1.0 if t2 < t1 else 0.0) != 0.0 else (t3 / t5 if t5 else divide(t3, t5))))
 
     def d_sinh(x, out):  # cosh(x)
         return (cosh(x),)

@@ -636,9 +636,10 @@ _TABLE = [
         (
             # x/(x**2 + y**2) and -y/(x**2 + y**2), divided by the larger argument only:
             # sign(x)/(hypot(1, y/x)*h) alone has y/0 in its own derivative at x = 0
-            "where(abs(y) <= abs(x), sign(x)/(hypot(1, y/x)*hypot(y, x)), "
-            "x/abs(y)/(hypot(1, x/y)*hypot(y, x)))",
-            "where(abs(y) <= abs(x), -(y/abs(x))/(hypot(1, y/x)*hypot(y, x)), "
+            # (a tie takes sign(x)/..., whose mixed derivatives cancel exactly)
+            "where(abs(x) < abs(y), sign(y)*(x/y)/(hypot(1, x/y)*hypot(y, x)), "
+            "sign(x)/(hypot(1, y/x)*hypot(y, x)))",
+            "where(abs(y) < abs(x), -sign(x)*(y/x)/(hypot(1, y/x)*hypot(y, x)), "
             "-sign(y)/(hypot(1, x/y)*hypot(y, x)))",
         ),
         "the angle of the point (x, y), from -pi to pi; nan derivatives at the origin",
@@ -657,8 +658,8 @@ _TABLE = [
         # dividing by the larger argument only: sign(x)/hypot(1, y/x) alone has x/0 in its
         # own derivative at x = 0 (nan where the second derivative is 1/abs(y))
         (
-            "where(abs(x) <= abs(y), x/abs(y)/hypot(1, x/y), sign(x)/hypot(1, y/x))",
-            "where(abs(y) <= abs(x), y/abs(x)/hypot(1, y/x), sign(y)/hypot(1, x/y))",
+            "where(abs(x) < abs(y), sign(y)*(x/y)/hypot(1, x/y), sign(x)/hypot(1, y/x))",
+            "where(abs(y) < abs(x), sign(x)*(y/x)/hypot(1, y/x), sign(y)/hypot(1, x/y))",
         ),
         "sqrt(x**2 + y**2), without overflow; nan derivatives at the origin",
         (0.2, 3.0),

@@ -85,19 +85,19 @@ TEXTBOOK_RULES = (
     ("(1 - a)*(1 + a)", "1 - a**2", None),
     ("sqrt(a - 1)*sqrt(a + 1)", "sqrt(a**2 - 1)", None),
     (
-        "where(abs(b) <= abs(a), sign(a)/(hypot(1, b/a)*hypot(b, a)), "
-        "a/abs(b)/(hypot(1, a/b)*hypot(b, a)))",
+        "where(abs(a) < abs(b), sign(b)*(a/b)/(hypot(1, a/b)*hypot(b, a)), "
+        "sign(a)/(hypot(1, b/a)*hypot(b, a)))",
         "a/(a**2 + b**2)",
         None,
     ),
     (
-        "where(abs(b) <= abs(a), -(b/abs(a))/(hypot(1, b/a)*hypot(b, a)), "
+        "where(abs(b) < abs(a), -sign(a)*(b/a)/(hypot(1, b/a)*hypot(b, a)), "
         "-sign(b)/(hypot(1, a/b)*hypot(b, a)))",
         "-b/(a**2 + b**2)",
         None,
     ),
     (
-        "where(abs(a) <= abs(b), a/abs(b)/hypot(1, a/b), sign(a)/hypot(1, b/a))",
+        "where(abs(a) < abs(b), sign(b)*(a/b)/hypot(1, a/b), sign(a)/hypot(1, b/a))",
         "a/hypot(a, b)",
         None,
     ),
