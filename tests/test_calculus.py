@@ -20,7 +20,16 @@ from nanograd_cli.forward import forward_gradients
 from nanograd_cli.ops import OPS
 from nanograd_cli.symbolic import gradient, hessian, to_source
 
-from .helpers import NANOGRAD, POINT, expressions, in_process, nanograd, run, wait_for_cpu
+from .helpers import (
+    NANOGRAD,
+    POINT,
+    default_signals,
+    expressions,
+    in_process,
+    nanograd,
+    run,
+    wait_for_cpu,
+)
 from .oracle import agrees_with_grad
 
 ROSENBROCK = "(1 - x)**2 + 100*(y - x**2)**2"
@@ -399,6 +408,7 @@ def test_minimize_refuses_what_it_cannot_move(options, message):
 
 
 @pytest.mark.slow
+@pytest.mark.signals
 def test_minimize_interrupted_prints_the_point_reached():
     command = [NANOGRAD, "minimize", "(x - 1)**2", "--x", "0", "--lr", "1e-9", "--tol", "0"]
     with subprocess.Popen(
@@ -406,6 +416,7 @@ def test_minimize_interrupted_prints_the_point_reached():
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=default_signals,
     ) as process:
         wait_for_cpu(process, 1.0)  # started, and descending
         process.send_signal(signal.SIGINT)

@@ -10,7 +10,7 @@ import subprocess
 
 import pytest
 
-from .helpers import NANOGRAD, in_process, nanograd, wait_for_cpu
+from .helpers import NANOGRAD, default_signals, in_process, nanograd, wait_for_cpu
 
 # y = 2.5*exp(-1.3*x) + 0.5, with a small wobble so that the fit has residuals
 ROWS = [(i / 5, 2.5 * math.exp(-1.3 * i / 5) + 0.5 + 0.01 * (-1) ** i) for i in range(21)]
@@ -229,6 +229,7 @@ def test_bad_input_is_exit_2_naming_the_problem(arguments, message, data, tmp_pa
 
 
 @pytest.mark.slow
+@pytest.mark.signals
 def test_ctrl_c_prints_the_best_point_reached(tmp_path):
     # a slow fit: many rows of a model the solver takes many steps over (13 s of CPU, where
     # starting and reading the rows take 1 s)
@@ -244,6 +245,7 @@ def test_ctrl_c_prints_the_best_point_reached(tmp_path):
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=default_signals,
     ) as process:
         wait_for_cpu(process, 3.0)  # reading done, fitting under way
         process.send_signal(signal.SIGINT)

@@ -16,7 +16,7 @@ import pytest
 
 from nanograd_cli.session import Session, scripted, statements, unclosed
 
-from .helpers import NANOGRAD, in_process, nanograd, on_terminal, visible
+from .helpers import NANOGRAD, default_signals, in_process, nanograd, on_terminal, visible
 
 WORKED_TABLE = """\
         value               gradient
@@ -314,7 +314,12 @@ class Terminal:
         self.screen = pyte.Screen(columns, rows)
         self.stream = pyte.Stream(self.screen)
         self.child = pexpect.spawn(
-            NANOGRAD, ["repl", *args], env=env, dimensions=(rows, columns), encoding="utf-8"
+            NANOGRAD,
+            ["repl", *args],
+            env=env,
+            dimensions=(rows, columns),
+            encoding="utf-8",
+            preexec_fn=default_signals,
         )
 
     def lines(self) -> list[str]:
@@ -733,6 +738,7 @@ def test_pipe_runs_minimize_and_keeps_the_point():
     assert lines[7].split() == ["result", repr(reached - 3)]
 
 
+@pytest.mark.signals
 def test_ctrl_c_stops_a_long_minimize_and_shows_the_point_reached(terminal):
     terminal.type("x = 0")
     terminal.child.send(":minimize (x - 3)**2 lr 1e-12 steps 100000000 keep\r")
