@@ -708,18 +708,13 @@ def compile(source: str, /, *wrt: str, **fixed: float) -> BatchFunction:
 
 def draw_dot(root: Value, **options: Any) -> Digraph:
     """The computation graph of `root` as a `graphviz.Digraph` (see render.graph.draw_dot)."""
-    from .api import RANKDIRS
+    from .api import RANKDIRS, choice
     from .render.graph import draw_dot
 
     if not isinstance(root, Value):
         raise TypeError(f"draw_dot(root): root is a Value, not {type(root).__name__}")
-    rankdir = options.get("rankdir", "LR")
-    if rankdir is not None and (not isinstance(rankdir, str) or rankdir.upper() not in RANKDIRS):
-        from .errors import InputError
-
-        raise InputError(f"rankdir={rankdir!r:.40}: 'LR', 'TB', 'RL', 'BT' or None (to choose)")
-    if rankdir is not None:
-        options["rankdir"] = rankdir.upper()
+    if options.get("rankdir") is not None:
+        options["rankdir"] = choice("rankdir", options["rankdir"], RANKDIRS, any_case=True)
     for flag in ("hide_constants", "edge_grads", "legend"):
         if not isinstance(options.get(flag, False), bool):
             raise TypeError(f"{flag}={options[flag]!r:.40}: give True or False")

@@ -90,8 +90,11 @@ DPI = (1, 2400)
 # before the api is reached, the repl and Python reach them here.
 
 
-def choice(name: str, value: object, choices: Sequence[str]) -> str:
-    """The value of the option `name`, which must be one of `choices`."""
+def choice(name: str, value: object, choices: Sequence[str], any_case: bool = False) -> str:
+    """The value of the option `name`, which must be one of `choices` (upper-case `choices`
+    in any case with `any_case`: tb is TB)."""
+    if any_case and isinstance(value, str) and value.upper() in choices:
+        return value.upper()
     if not isinstance(value, str) or value not in choices:
         listed = ", ".join(repr(c) for c in choices)
         raise InputError(f"invalid value for {option(name)}: {value!r} is not one of {listed}")
@@ -1623,10 +1626,8 @@ def draw(
     from .render.graph import POSITIONED_LIMIT, draw_evaluation, png_pixels, render_drawing
 
     fmt = choice("format", fmt, DRAW_FORMATS)
-    if rankdir is not None:  # in any case: tb is TB
-        rankdir = choice(
-            "rankdir", rankdir.upper() if rankdir.upper() in RANKDIRS else rankdir, RANKDIRS
-        )
+    if rankdir is not None:
+        rankdir = choice("rankdir", rankdir, RANKDIRS, any_case=True)
     dpi = None if dpi is None else whole("dpi", dpi, *DPI)
     if dpi is not None and fmt != "png":
         raise InputError(f"{option('dpi')} is for png; {fmt} is not made of pixels")
