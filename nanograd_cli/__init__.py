@@ -392,6 +392,7 @@ def plot(
     logy: bool = False,
     size: tuple[float, float] | str | None = None,
     tangent: float | None = None,
+    second: bool = False,
     inputs: Mapping[str, Sweep] | None = None,
     **values: Sweep,
 ) -> Curve | Surface:
@@ -400,7 +401,8 @@ def plot(
     writes it (`x="-3:3"`, `x="0:1:50"`) or as a tuple (`x=(-3, 3)`), the other inputs as
     numbers. With `output`, the picture is written there too (.svg, .png or .pdf), with
     `title`, log axes (`logx`, `logy`), a `size` in inches, and with `tangent` A the tangent
-    line of f at A (which the Curve carries)."""
+    line of f at A (which the Curve carries); with `second`, the Curve carries d2f/dx2 too
+    (`curve.second`), and the picture shows it."""
     from . import api
     from .sampling import CURVE_POINTS, Look, parse_size, parse_ylim
 
@@ -416,7 +418,7 @@ def plot(
     if size is not None and not isinstance(size, str):
         size = ",".join(map(repr, size)) if isinstance(size, tuple | list) else repr(size)
     look = Look(title, logx, logy, parse_size(size) if size is not None else None)
-    result = api.plot(program, fixed, ranges, CURVE_POINTS, True, _note, limits, tangent)
+    result = api.plot(program, fixed, ranges, CURVE_POINTS, True, _note, limits, tangent, second)
     if path is not None:
         from .output_files import write_atomically
         from .render.figures import figure

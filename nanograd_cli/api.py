@@ -1728,12 +1728,20 @@ def plot(
     warn: Warn | None = None,
     ylim: str | tuple[float, float] = "auto",
     tangent: float | str | None = None,
+    second: bool = False,
 ) -> Curve | Surface:
     """f and df/dx sampled at `points` points over one range (a Curve), or f and its
     gradient on a grid over two (a Surface, which only a `picture` can show, and whose y
     axis is an input's range, not `ylim`); gaps where f is nan or inf go to `warn`. With
-    `tangent` A, the curve carries f and df/dx at A, for the tangent line drawn there."""
-    from .sampling import check_ranges, gaps_warning, sample_curve, sample_surface
+    `tangent` A, the curve carries f and df/dx at A, for the tangent line drawn there; with
+    `second`, d2f/dx2 at its points too."""
+    from .sampling import (
+        check_ranges,
+        gaps_warning,
+        sample_curve,
+        sample_surface,
+        second_derivative,
+    )
 
     program, point, _ = scalarized(program, fixed)  # an array is a fixed value, not a range
     held = {name: value for name, value in point.items() if name not in ranges}  # x[0] swept
@@ -1742,13 +1750,13 @@ def plot(
         if not picture:
             raise InputError("a contour plot of two ranges is a picture: add -o plot.png")
         if ylim != "auto":
-            second = list(ranges)[1]
             raise InputError(
                 f"{option('ylim')} sets the y axis of a curve: a contour plot's is the range of "
-                f"{second}"
+                f"{list(ranges)[1]}"
             )
-        if tangent is not None:
-            raise InputError(f"{option('tangent')} is for a curve, a plot over one range")
+        for asked, flag in ((tangent is not None, "tangent"), (second, "second")):
+            if asked:
+                raise InputError(f"{option(flag)} is for a curve, a plot over one range")
         result: Curve | Surface = sample_surface(program, held, ranges)
     else:
         ((name, span),) = ranges.items()
@@ -1759,6 +1767,8 @@ def plot(
                 raise InputError(f"invalid value for {option('tangent')}: {at!r} is no point")
             touching = program.grad({**held, name: at})
             result.tangent = (at, touching.value, touching.gradients[name])
+        if second:
+            result.second = second_derivative(program, held, name, result.x)
     gaps = gaps_warning(result)
     if gaps and warn:
         warn(gaps)

@@ -187,6 +187,8 @@ class Curve:
     first_bad: str | None = field(default=None, repr=False)
     # (x, f, df/dx) where the tangent line is drawn (`tangent` of plot), if it is
     tangent: tuple[float, float, float] | None = None
+    # d2f/dx2 at `x`, where plot was asked for it (`second`)
+    second: np.ndarray | None = field(default=None, repr=False)
 
 
 @dataclass(frozen=True)
@@ -240,6 +242,21 @@ def sample_curve(
     value, gradients = batch_gradients(program, {**fixed, name: x})
     count, first = _non_finite(program, value, fixed, {name: x})
     return Curve(program.source, name, dict(fixed), x, value, gradients[name], count, first)
+
+
+def second_derivative(
+    program: Program, fixed: Mapping[str, float], name: str, x: np.ndarray
+) -> np.ndarray:
+    """d2f/d`name`2 at the points `x`: the exact first derivative (as `diff --exact` writes
+    it) differentiated again, for all points at once on the vectorized tape."""
+    from .language import parse
+    from .symbolic import derivatives_text
+
+    first = parse(derivatives_text(program, [name], exact=True))
+    if name not in first.inputs:  # f is linear in `name`
+        return np.zeros_like(x)
+    point = {n: v for n, v in fixed.items() if n in first.inputs}
+    return batch_gradients(first, {**point, name: x})[1][name]
 
 
 def sample_surface(

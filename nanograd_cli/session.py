@@ -170,6 +170,7 @@ OPTIONS: dict[str, dict[str, Option]] = {
         "logy": FLAG,
         "size": Option("word", "W,H"),
         "tangent": Option("word", "A"),
+        "second": FLAG,
     },
 }
 # The commands that take an input's range, `NAME LO:HI[:N]`, and those that take a FILE.
@@ -932,6 +933,7 @@ class Session:
             warn=self._warner(source, reply),
             ylim=limits,
             tangent=args.value("tangent"),
+            second=args.flag("second"),
         )
         if args.file and fmt:
             write_atomically(args.file, drawing.figure(result, fmt, limits, look))

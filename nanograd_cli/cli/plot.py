@@ -23,6 +23,7 @@ Examples:
   nanograd plot "log(x)" --x -1:3:1000 -o log.png
   nanograd plot "tan(x)" --x -3:3 --ylim -10:10
   nanograd plot "exp(x)" --x -2:2 --tangent 0 --logy -o slide.png --size 13.33,7.5
+  nanograd plot "x**3 - 3*x" --x -2:2 --second -o inflection.svg
   nanograd plot "(1 - x)**2 + 100*(y - x**2)**2" --x -2:2 --y -1:3 -o contour.png
 """
 
@@ -59,6 +60,7 @@ Examples:
     "[default: 6.4,4.8]",
 )
 @click.option("--tangent", metavar="A", help="Draw the tangent line of f at the input's value A.")
+@click.option("--second", is_flag=True, help="Plot the second derivative d2f/dx2 too.")
 @color_option
 @click.pass_context
 def plot(
@@ -72,6 +74,7 @@ def plot(
     logy: bool,
     size: str | None,
     tangent: str | None,
+    second: bool,
 ) -> None:
     """Plot SOURCE and its derivative over a range of one input, or its contour plot and
     gradient field over ranges of two.
@@ -88,7 +91,7 @@ def plot(
     look = Look(title, logx, logy, parse_size(size) if size else None)
     columns = drawing.terminal_width(shutil.get_terminal_size((80, 24)).columns)
     points = CURVE_POINTS if output else drawing.terminal_points(columns)
-    result = api.plot(program, fixed, ranges, points, bool(output), warn, limits, tangent)
+    result = api.plot(program, fixed, ranges, points, bool(output), warn, limits, tangent, second)
     if output:
         assert fmt  # the format of output, found before the sampling
         write_out(output, drawing.figure(result, fmt, limits, look))

@@ -49,7 +49,8 @@ LEVELS = 20  # contour levels
 LOG_SCALE = 100  # losses from the largest to the smallest: past this ratio, a log scale
 TERMINAL_HEIGHT = 17  # rows of a terminal plot's drawing area, uniplot's default
 # Series symbols where there is no colour to tell them apart (a pipe, NO_COLOR).
-PLAIN_SYMBOLS = ["*", "o", "+"]  # f, df/dx and a tangent line, told apart without colour
+# f, df/dx, a tangent line and d2f/dx2, told apart without colour
+PLAIN_SYMBOLS = ["*", "o", "+", "x"]
 
 
 # A plot drawn as it is by default.
@@ -115,6 +116,8 @@ def curve_text(
     series = [(f, f"f({curve.name})"), (_gaps(curve.gradient, f), f"df/d{curve.name}")]
     if curve.tangent is not None:
         series.append((_tangent(curve), _tangent_label(curve)))
+    if curve.second is not None:
+        series.append((_gaps(curve.second, f), _second_label(curve)))
     if look.logy:  # a log axis shows what is above 0
         series = [(np.where(y > 0, y, np.nan), label) for y, label in series]
     if not np.isfinite(f).any():
@@ -300,21 +303,27 @@ def _drawable(**arrays: np.ndarray) -> None:
 
 
 def curve_figure(curve: Curve, fmt: str, ylim: YLim = "auto", look: Look = PLAIN) -> bytes:
-    """f above df/dx, over the same x axis, as svg, png or pdf bytes. Where f is nan or inf,
-    neither is drawn: a gap. f's y axis is `--ylim`'s (`ylim`), df/dx's too where it is
-    `full`; an automatic axis leaves out values far outside, and the panel says so."""
+    """f above df/dx (and d2f/dx2 where the curve has it), over the same x axis, as svg,
+    png or pdf bytes. Where f is nan or inf, none is drawn: a gap. f's y axis is `--ylim`'s
+    (`ylim`), the derivatives' too where it is `full`; an automatic axis leaves out values
+    far outside, and the panel says so."""
     _log_axes(curve, look)
     f = _gaps(curve.value)
     if not np.isfinite(f).any():
         raise NanogradError(f"nothing to draw: f is nan or inf at every point of {curve.name}")
     name = curve.name
-    df = _gaps(curve.gradient, f)
+    derivatives = [(_gaps(curve.gradient, f), f"df/d{name}", "C1", "df")]
+    if curve.second is not None:
+        derivatives.append((_gaps(curve.second, f), _second_label(curve), "C3", "d2f"))
     zero = np.zeros(1)  # each panel draws its axis at 0
     _drawable(
-        **{name: curve.x, f"f({name})": np.append(f, zero), f"df/d{name}": np.append(df, zero)}
+        **{name: curve.x, f"f({name})": np.append(f, zero)},
+        **{label: np.append(values, zero) for values, label, _, _ in derivatives},
     )
-    figure = _figure(figsize=look.size or (6.4, 4.8))
-    top, bottom = figure.subplots(2, 1, sharex=True)
+    tall = 4.8 + 1.6 * (len(derivatives) - 1)
+    figure = _figure(figsize=look.size or (6.4, tall))
+    top, *below = figure.subplots(1 + len(derivatives), 1, sharex=True)
+    bottom = below[-1]
     if look.logx:
         bottom.set_xscale("log")
     if look.logy:
@@ -325,9 +334,9 @@ def curve_figure(curve: Curve, fmt: str, ylim: YLim = "auto", look: Look = PLAIN
         top.plot(*_across(curve.x, line, y_range(f, ylim)), "--", color="C2",
                  label=_tangent_label(curve), gid="tangent")  # fmt: skip
         top.plot([at], [value], "o", color="C2", markersize=4)
-    panels = [
-        (top, f, f"f({name})", "C0", "f", ylim),
-        (bottom, df, f"df/d{name}", "C1", "df", "full" if ylim == "full" else "auto"),
+    panels = [(top, f, f"f({name})", "C0", "f", ylim)] + [
+        (axes, values, label, color, gid, "full" if ylim == "full" else "auto")
+        for axes, (values, label, color, gid) in zip(below, derivatives, strict=True)
     ]
     for axes, values, label, color, gid, panel_ylim in panels:
         axis = y_range(values, panel_ylim)
@@ -357,6 +366,10 @@ def _tangent(curve: Curve) -> np.ndarray:
     at, value, slope = cast("tuple[float, float, float]", curve.tangent)
     with np.errstate(all="ignore"):
         return value + slope * (curve.x - at)
+
+
+def _second_label(curve: Curve) -> str:
+    return f"d2f/d{curve.name}2"
 
 
 def _tangent_label(curve: Curve) -> str:
