@@ -8,6 +8,7 @@ import itertools
 import json
 import math
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -283,9 +284,12 @@ def test_minimize_progress_goes_to_standard_error(monkeypatch):
     screen = io.StringIO()
     monkeypatch.setattr(sys, "stderr", screen)
     progress = StepsProgress(100)
-    progress.update(50, 0.25)
+    progress.update(7, 0.25)  # any step: shown by time, not every 50 steps
+    progress.update(8, 0.125)  # too soon after: kept for the next
     progress.stop()
-    assert "step 50/100" in screen.getvalue() and "loss 0.25" in screen.getvalue()
+    shown = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", screen.getvalue())
+    assert "step 7/100" in shown and "loss 0.25" in shown and "0.125" not in shown
+    assert re.search(r"loss 0\.25 0:00:0\d elapsed, -:--:-- left", shown), shown
 
 
 def test_check_fails_where_a_derivative_is_not_finite():
