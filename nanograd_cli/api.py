@@ -233,12 +233,14 @@ def grad_points(
     warn: Warn | None = None,
     progress: Callable[..., object] | None = None,
     null: bool = False,
+    na: bool = False,
 ) -> PointsRun:
     """`grad --points`: the value and gradients at every row of the table `points` (a path,
     `-` for standard input, and its format), written with the rows to `output` (a path, or
     standard output for None or `-`, and a format), a batch of rows at a time through the
     same compiled route as `compile()`. Rows whose value is nan or inf are counted and the
-    first is warned of; with `strict`, a nan or inf that an operation made is an error."""
+    first is warned of; with `strict`, a nan or inf that an operation made is an error. With
+    `na`, a missing value (empty, NA, null) is read as nan, not refused."""
     from . import io
 
     mode = choice("mode", mode, MODES)
@@ -250,7 +252,7 @@ def grad_points(
     io.pyarrow_required()
     from .points import run_points
 
-    run = run_points(program, points, output, dict(fixed), list(wrt), strict, progress, null)
+    run = run_points(program, points, output, dict(fixed), list(wrt), strict, progress, null, na)
     if run.non_finite and warn:
         rows = "1 row has" if run.non_finite == 1 else f"{run.non_finite} rows have"
         warn(f"warning: {rows} a non-finite result; the first: {run.first_bad}")

@@ -64,6 +64,12 @@ Examples:
     "[default: by the extension, else csv]",
 )
 @click.option(
+    "--na",
+    is_flag=True,
+    help="With --points: read a missing value (an empty field, NA, N/A, null, None) as nan, "
+    "its row's results nan too, instead of stopping at the first.",
+)
+@click.option(
     "--output-format",
     "results_format",
     type=click.Choice(["csv", "tsv", "parquet", "arrow", "jsonl", "json"]),
@@ -98,6 +104,7 @@ def grad(
     strict: bool,
     points: str | None,
     points_format: str | None,
+    na: bool,
     results_format: str | None,
     output: str | None,
     mode: str,
@@ -119,22 +126,22 @@ def grad(
         shapes = {n: getattr(v, "shape", ()) for n, v in values.items()}
         wrt = tuple(n if n in values else element_name(n, shapes[array_of(n)]) for n in wrt)
         ctx.exit(each_line_results(source, values, fmt, digits, wrt, strict, mode))
-    if points is None and (output, points_format, results_format) != (None, None, None):
+    if points is None and ((output, points_format, results_format) != (None, None, None) or na):
         raise InputError(
-            "-o, --points-format and --output-format are for the rows of --points FILE"
+            "-o, --points-format, --output-format and --na are for the rows of --points FILE"
         )
     one_standard_input(source, points, "--points")
     program = load_program(source, report)
     if points is not None:
         formats = points_format, results_format
-        points_results(program, points, values, fmt, wrt, mode, strict, output, formats)
+        points_results(program, points, values, fmt, wrt, mode, strict, output, formats, na)
         return
     emit(fmt, api.grad(program, values, wrt, mode, strict, warn), digits)
 
 
-def points_results(program, points, values, fmt, wrt, mode, strict, output, formats) -> None:
+def points_results(program, points, values, fmt, wrt, mode, strict, output, formats, na) -> None:
     """`grad --points`: one result per row, a batch of rows at a time, in any format;
-    `formats`: --points-format and --output-format."""
+    `formats`: --points-format and --output-format; `na`: a missing value is nan."""
     points_format, results_format = formats
     from .. import io  # NumPy and PyArrow: loaded only for --points, and only once checked
 
@@ -156,6 +163,7 @@ def points_results(program, points, values, fmt, wrt, mode, strict, output, form
         warn,
         RowsProgress if sys.stderr.isatty() else None,
         json_nulls(),
+        na,
     )
 
 
