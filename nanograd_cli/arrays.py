@@ -51,6 +51,18 @@ class ShapeProblem(SourceError):
     """Arrays whose shapes do not fit the operation, at the operation in the source."""
 
 
+# What an array of another kind than numbers holds, by NumPy's dtype kind, as a message says it.
+DTYPE_KINDS = {
+    "U": "text",
+    "S": "bytes",
+    "c": "complex numbers",
+    "O": "Python objects",
+    "M": "dates",
+    "m": "time spans",
+    "V": "records",
+}
+
+
 def array_inputs(point: Mapping[str, InputValue]) -> dict[str, np.ndarray]:
     """The values of `point` that are arrays (of one element or more axes), as floats."""
     return {
@@ -68,7 +80,8 @@ def numbers_array(value: object, given: str) -> np.ndarray:
     except ValueError:  # [[1, 2], [3]]
         raise InputError(f"{given}: a ragged array, its rows of different lengths") from None
     if array.dtype.kind not in "biuf":
-        raise InputError(f"{given}: an array of real numbers, not of {array.dtype}")
+        held = DTYPE_KINDS.get(array.dtype.kind, "another kind of value")
+        raise InputError(f"{given}: an array of real numbers, not of {held}")
     if array.ndim > MAX_AXES:
         raise InputError(f"{given}: an array has at most {MAX_AXES} axes, not {array.ndim}")
     if array.size == 0:
