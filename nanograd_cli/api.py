@@ -1708,6 +1708,9 @@ def _draw_arrays(
     from .render.array_graph import draw_arrays
     from .render.graph import render_drawing
 
+    absent = [name for name in program.inputs if name not in point]
+    if absent:  # missing, whatever its shape would be (as grad says)
+        raise MissingInputs(absent)
     written, flat, nodes, known = array_view(program, point)
     if written.outputs:
         raise InputError(_ARRAY_RESULT)

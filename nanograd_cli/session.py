@@ -45,7 +45,7 @@ from .render.graph import format_of
 from .render.progress import FitProgress, StepsProgress
 from .render.text import mismatch_rows, table_rows, to_json
 from .results import Explanation, Fit, FormulaCheck, GradientCheck, Minimum, flattened
-from .sources import ARRAY_VALUE
+from .sources import ARRAY_VALUE, RANDOM_CALL, array_value
 
 if TYPE_CHECKING:
     from .results import InputValue
@@ -55,6 +55,11 @@ ASSIGNMENT = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\s*([-+*/]?=)\s*(.*)", re.S)
 # A function's definition, `f(a, b) = expr`: its name and parameters (the grammar's DEFINE).
 FUNCTION = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)[ \t]*\(([^()#;]*)\)[ \t]*=(?![=<>!])")
 NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+# An input given a value the language does not write: an array file, `x = @w.csv`, or a random
+# start, `W = normal(3, 2)`; the whole entry.
+INPUT_VALUE = re.compile(
+    r"\s*([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(@.*?|.*\b(?:normal|uniform)\s*\(.*?)\s*"
+)
 # An input's value: a number, or nan or inf spelled as `--x nan` takes them.
 NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|[-+]?(?i:nan|inf|infinity)")
 
@@ -533,7 +538,11 @@ class Session:
         if not entry.strip() or entry.lstrip().startswith("#"):
             return
         if not command.startswith(":"):
-            self._statements(entry, reply)
+            value = INPUT_VALUE.fullmatch(entry)
+            if value is None:
+                self._statements(entry, reply)
+            else:
+                self._read_value(*value.groups())
             return
         rest = rest.strip()
         if rest and command in (":quit", ":q", ":help", ":reset", ":inputs"):
@@ -600,10 +609,7 @@ class Session:
             name, operator, value = assignment.groups()
             number = _constant(value) if operator == "=" else None
             if number is not None:
-                self.inputs[name] = number
-                if self.defined.pop(name, None):
-                    self.definitions = [d for d in self.definitions if d.name != name]
-                    self._index()
+                self._hold(name, number)
                 evaluated[start:end] = " " * (end - start)  # same offsets for the rest
                 continue
             reads = self._reads(text, kept)
@@ -615,6 +621,25 @@ class Session:
         for d in kept:
             self.defined.setdefault(d.name, []).append(len(self.definitions))
             self.definitions.append(d)
+
+    def _hold(self, name: str, value: InputValue) -> None:
+        """Give the input `name` the value `value`, in place of a definition of that name."""
+        self.inputs[name] = value
+        if self.defined.pop(name, None):
+            self.definitions = [d for d in self.definitions if d.name != name]
+            self._index()
+
+    def _read_value(self, name: str, text: str) -> None:
+        """`name = @FILE`: the array in the file, as `--name @FILE` reads it; a random start
+        is the command line's, drawn with --seed."""
+        typed = f"{name} = {text}"
+        if RANDOM_CALL.search(text):
+            raise InputError(
+                f"{printable(typed)}: a random start is drawn on the command line, with a seed "
+                f"(nanograd minimize ... --{name} '{printable(text)}' --seed S): here, give "
+                f"its values ({name} = [0.5, -1, 2]) or read them from a file ({name} = @FILE)"
+            )
+        self._hold(name, array_value(text, printable(typed)))
 
     def grad(
         self,

@@ -275,12 +275,16 @@ def _stdin_is_piped() -> bool:
 
 
 def program_and_point(
-    ctx: click.Context, source: Source, var: tuple[str, ...], seed: int | None = None
+    ctx: click.Context,
+    source: Source,
+    var: tuple[str, ...],
+    seed: int | None = None,
+    draws: bool = False,
 ) -> tuple[Program, dict[str, InputValue]]:
     """The source parsed, and the point that `--NAME VALUE` and `--var NAME=VALUE` give
-    (random starts drawn with `seed`)."""
+    (random starts drawn with `seed`, by a command that `draws` them)."""
     program = load_program(source, report)
-    return program, input_values(ctx.meta["inputs"], var, report, seed)
+    return program, input_values(ctx.meta["inputs"], var, report, seed, draws)
 
 
 def random_starts(ctx: click.Context, var: tuple[str, ...]) -> bool:

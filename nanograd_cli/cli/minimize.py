@@ -161,7 +161,7 @@ def minimize(
             "--batch N: with neither it does nothing"
         )
     one_standard_input(source, data, "--data")
-    program, start = program_and_point(ctx, source, var, seed)
+    program, start = program_and_point(ctx, source, var, seed, draws=True)
     columns = None
     if data is not None:
         table = io.read_table(
