@@ -1047,7 +1047,7 @@ def fit(
         if restarts:
             result = _restarted(result, fitted, numbers, held, limits, restarts, seed)
         derivations = _derivations(derive)
-        result.derived = {name: _derived(name, text, result) for name, text in derivations}
+        result.derived = {name: _derived(name, text, result, layout) for name, text in derivations}
         if level is not None:
             _intervals(result, level, absolute_sigma)
             if profile:
@@ -1237,26 +1237,38 @@ def _derivations(given: Sequence[str]) -> list[tuple[str, str]]:
     return found
 
 
-def _derived(name: str, text: str, result: Fit) -> dict:
+def _derived(name: str, text: str, result: Fit, layout: Layout = NO_ARRAYS) -> dict:
     """A quantity of the fitted parameters, `text`, and its standard error by the delta
     method: sqrt(gᵀ C g), with g its exact gradient at the parameters and C their
-    covariance."""
+    covariance. `result` has a number per element of an array parameter (`c[0]`), and
+    `layout` their arrays, which `text` reads whole (`c`) or by element (`c[1]`)."""
     from .language import parse
 
     try:
         program = parse(text).single("a derived quantity", None)
     except SourceError as error:
         raise InputError(f"{option('derive', name)}: {error}") from None
-    unknown = [n for n in program.inputs if n not in result.parameters]
+    parameters = layout.shaped(result).parameters
+    unknown = [n for n in program.inputs if n not in parameters]
     if unknown:
         raise InputError(
             f"{option('derive', name)} reads {unknown[0]}, which is no parameter of the fit "
-            f"({', '.join(result.parameters)})"
+            f"({', '.join(parameters)})"
         )
-    gradient = program.grad({n: result.parameters[n] for n in program.inputs})
+    try:
+        written, point, shapes = scalarized(program, {n: parameters[n] for n in program.inputs})
+    except SourceError as error:  # c[5] of a c of 3
+        raise InputError(f"{option('derive', name)}: {error}") from None
+    shape = next(iter(shapes.results.values()), ())
+    if shape:
+        raise InputError(
+            f"{option('derive', name)} is an array of shape {shape}: a derived quantity is "
+            "one number (derive each element on its own, or a sum)"
+        )
+    gradient = written.grad(point)
     g = gradient.gradients
     variance = sum(
-        g[a] * result.covariance[a][b] * g[b] for a in program.inputs for b in program.inputs
+        g[a] * result.covariance[a][b] * g[b] for a in written.inputs for b in written.inputs
     )
     return {"value": gradient.value, "stderr": math.sqrt(variance) if variance >= 0 else math.nan}
 

@@ -578,3 +578,57 @@ def test_shared_names_a_parameter_per_group_and_the_shared_one_once(runs):
 def test_bad_groups_are_exit_2(runs, arguments, message):
     done = in_process("fit", MODEL, "--data", str(runs), *STARTS, *arguments)
     assert (done.returncode, done.stdout, done.stderr) == (2, "", f"error: {message}\n")
+
+
+# --derive over an array parameter: a quadratic's vertex, against numpy.polyfit's covariance
+
+POLY_X = [i / 3 for i in range(10)]
+POLY_Y = [1 + 0.5 * x - 0.3 * x * x + 0.02 * (-1) ** i for i, x in enumerate(POLY_X)]
+
+
+@pytest.fixture
+def quadratic(tmp_path):
+    path = tmp_path / "poly.csv"
+    path.write_text(
+        "x,y\n" + "".join(f"{x!r},{y!r}\n" for x, y in zip(POLY_X, POLY_Y, strict=True))
+    )
+    return path
+
+
+def test_derive_reads_an_array_parameter_whole_or_by_element(quadratic):
+    import numpy as np
+
+    (c2, c1, c0), cov = np.polyfit(POLY_X, POLY_Y, 2, cov=True)  # highest power first
+    covariance = cov[::-1, ::-1]  # in the order c[0], c[1], c[2]
+    done = in_process(
+        "fit", "c[0] + c[1]*x + c[2]*x**2", "--data", str(quadratic), "--c", "[0, 0, 0]",
+        "--derive", "top = -c[1]/(2*c[2])", "--derive", "s = sum(c)", "--ci", "0.95",
+        "--format", "json",
+    )  # fmt: skip
+    assert (done.returncode, done.stderr) == (0, "")
+    result = json.loads(done.stdout)
+    assert result["parameters"]["c"] == pytest.approx([c0, c1, c2], rel=1e-12)
+    top, s = result["derived"]["top"], result["derived"]["s"]
+    g = np.array([0.0, -1 / (2 * c2), c1 / (2 * c2**2)])  # the vertex's gradient, by hand
+    assert top["value"] == pytest.approx(-c1 / (2 * c2), rel=1e-12)
+    assert top["stderr"] == pytest.approx(math.sqrt(g @ covariance @ g), rel=1e-9)
+    assert s["value"] == pytest.approx(c0 + c1 + c2, rel=1e-12)
+    assert s["stderr"] == pytest.approx(math.sqrt(covariance.sum()), rel=1e-9)
+    half = 2.3646242515927849 * top["stderr"]  # Student's t at 0.975 with 7 dof
+    assert top["ci"] == pytest.approx([top["value"] - half, top["value"] + half], rel=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("derive", "message"),
+    [
+        ("v = c", "--derive v is an array of shape (3,): a derived quantity is one number "
+         "(derive each element on its own, or a sum)"),
+        ("v = d[1]", "--derive v reads d, which is no parameter of the fit (c)"),
+    ],
+)  # fmt: skip
+def test_derive_of_an_array_that_is_no_number_is_exit_2(quadratic, derive, message):
+    done = in_process(
+        "fit", "c[0] + c[1]*x + c[2]*x**2", "--data", str(quadratic), "--c", "[0, 0, 0]",
+        "--derive", derive,
+    )  # fmt: skip
+    assert (done.returncode, done.stdout, done.stderr) == (2, "", f"error: {message}\n")
