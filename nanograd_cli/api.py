@@ -1491,13 +1491,15 @@ def predict(
     columns: Mapping[str, ArrayLike],
     band: float | None = None,
     rows: int | None = None,
+    rows_option: str = "data",
 ) -> dict[str, np.ndarray]:
     """The model of `fit` at each row of `columns` (every column the model reads, by name):
     `fitted` and its standard error `fitted_se` by the delta method, from the model's exact
     gradient by the parameters and the fit's covariance; with `band` (a level, 0.95) the
     confidence band `lower`, `upper` and the band `pred_lower`, `pred_upper` where one new
     observation falls (none for a fit with sigma where `columns` lack what sigma reads).
-    `rows` is the number of rows where the model reads no column."""
+    `rows` is the number of rows where the model reads no column; `rows_option` names
+    where `columns` came from, for a column that is missing."""
 
     from .fit_predictions import predicted
     from .fitting import columns_of, row_count, sigma_values
@@ -1517,8 +1519,12 @@ def predict(
     read = [name for name in written.inputs if name not in parameters]
     missing = [name for name in read if name not in columns]
     if missing:
+        plural = "s" * (len(missing) > 1)
+        wanted = f"columns {', '.join(missing)}" if plural else f"a column {missing[0]}"
         raise InputError(
-            f"the rows to predict at have no column {missing[0]}: the model reads {', '.join(read)}"
+            f"missing value{plural} for input{plural} {', '.join(missing)}: give "
+            f"{option(rows_option)} {wanted}"
+            + (f" (the model reads {', '.join(read)})" if len(read) > len(missing) else "")
         )
     arrays = columns_of({name: columns[name] for name in read})
     rows = row_count(arrays) if arrays else rows or 1
@@ -1567,6 +1573,7 @@ def predict_groups(
     groups: Sequence[Hashable],
     band: float | None = None,
     by: str = "group",
+    rows_option: str = "data",
 ) -> dict[str, np.ndarray]:
     """`predict` of a fit by groups (Fits, or one fit with shared parameters) at the rows of
     `columns`, each row with the fit of its group in `groups` (a value per row); bad input
@@ -1587,7 +1594,7 @@ def predict_groups(
                 f"(the groups fitted: {known})"
             ) from None
         rows = {name: np.asarray(values)[index] for name, values in columns.items()}
-        for name, values in predict(fit, rows, band, rows=index.size).items():
+        for name, values in predict(fit, rows, band, index.size, rows_option).items():
             found.setdefault(name, np.full(len(names), np.nan))[index] = values
     return found
 

@@ -284,7 +284,7 @@ def test_a_fit_that_fails_saves_nothing(line, tmp_path):
             "--band 95: a level between 0 and 1, such as 0.95 (95 is a percentage: 0.95)",
         ),
         (["--predict", "NEW", "--band", "1"], "--band 1: a level between 0 and 1, such as 0.95"),
-        (["--predict", "DATA"], "the rows to predict at have no column x: the model reads x"),
+        (["--predict", "DATA"], "missing value for input x: give --predict a column x"),
         (["-o", "DATA"], "DATA is the --data file, which is read: write to another file"),
     ],
 )  # fmt: skip
@@ -544,3 +544,37 @@ def test_load_with_save_is_refused(tmp_path):
         "error: --load with --save would copy the saved fit: copy the file itself instead\n"
     )
     assert not (tmp_path / "copy.json").exists()
+
+
+@pytest.mark.parametrize("gap", ["", "NA", "nan", "null"])
+def test_a_missing_value_in_the_rows_to_predict_at_is_exit_2_naming_it(line, tmp_path, gap):
+    """Every kind of missing value is said alike, as the data's are, and no file is written."""
+    rows = tmp_path / "gaps.csv"
+    rows.write_text(f"x,note\n1,a\n{gap},b\n")
+    out = tmp_path / "predicted.csv"
+    done = in_process(
+        "fit", "a*x + b", "--data", line, "--a", "1", "--b", "0", "--predict", str(rows),
+        "-o", str(out),
+    )  # fmt: skip
+    assert (done.returncode, done.stderr.splitlines()[-1]) == (
+        2, "error: --predict row 2, column x: a missing value (empty, NA or nan); give x on "
+        "every row to predict at",
+    )  # fmt: skip
+    assert not out.exists()
+
+
+def test_rows_to_predict_at_without_the_models_columns_name_them_all(tmp_path):
+    data = written(tmp_path, "two.csv", x=LINE_X, w=LINE_X**2, y=LINE_Y)
+    other = written(tmp_path, "other.csv", z=AT)
+    done = in_process(
+        "fit", "a*x + b*w", "--data", data, "--a", "1", "--b", "0", "--predict", other
+    )
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == "error: missing values for inputs x, w: give --predict columns x, w\n"
+    only_w = written(tmp_path, "w.csv", w=AT)
+    done = in_process(
+        "fit", "a*x + b*w", "--data", data, "--a", "1", "--b", "0", "--predict", only_w
+    )
+    assert done.stderr == (
+        "error: missing value for input x: give --predict a column x (the model reads x, w)\n"
+    )

@@ -292,13 +292,16 @@ def fit(
         assert rows_format
         one = result if isinstance(result, Fit) else next(iter(result.values()))
         read = api.prediction_columns(one)
-        rows = io.read_table(predict, io.input_format(predict, None), read, "predict", "fit")
+        rows = io.read_table(
+            predict, io.input_format(predict, None), read, "predict", "fit", missing=True
+        )
+        io.refuse_missing(rows, read, "predict")
         if by is None:
             assert isinstance(result, Fit)  # (--by: the fits of groups)
-            found = api.predict(result, rows.columns, level, rows=row_count(rows))
+            found = api.predict(result, rows.columns, level, row_count(rows), "predict")
         else:
             found = api.predict_groups(
-                result, rows.columns, group_column(by, rows, read), level, by
+                result, rows.columns, group_column(by, rows, read), level, by, "predict"
             )
         if level is not None and "pred_lower" not in found:
             report(f"note: no prediction band: sigma reads {one.sigma}, which {predict} lacks")
