@@ -1034,8 +1034,8 @@ def fit(
     }
     if by is not None or shared:
         return _grouped(program, columns, numbers, layout, setup, by, shared, progress,
-                        restarts=restarts, loss=loss, profile=profile, derive=derive,
-                        level=level, source=fitted_source)  # fmt: skip
+                        restarts=restarts, loss=loss, f_scale=f_scale, profile=profile,
+                        derive=derive, level=level, source=fitted_source)  # fmt: skip
 
     def fitted(start: Mapping[str, float]) -> Fit:
         return least_squares(  # type: ignore[return-value]  # (no groups: a Fit)
@@ -1071,26 +1071,46 @@ def _grouped(
     progress: Callable[[int, float], None] | None,
     **options: Any,
 ) -> Fit | Fits:
-    """`fit` by the groups of `by` (with `shared` parameters one for all): what is for one
-    fit is refused."""
+    """`fit` by the groups of `by` (with `shared` parameters one for all): each group with
+    its robust loss and its profile intervals as its own fit has them; what is for one fit
+    (restarts; a profile of a fit sharing parameters) is refused."""
     from .fitting import fit as least_squares
+    from .fitting import group_rows
 
     check_grouping(by, shared, None)
-    for name, value in (("restarts", 0), ("loss", "linear"), ("profile", False)):
-        if options[name] != value:
-            raise InputError(f"{option(name)} is for one fit: fit a group alone to use it")
+    if options["restarts"]:
+        raise InputError(f"{option('restarts')} is for one fit: fit a group alone to use it")
+    if options["profile"] and shared:
+        raise InputError(
+            f"{option('profile')} refits one fit's parameters, not those of groups sharing "
+            f"{option('shared')} ones: leave out {option('profile')} for asymptotic intervals"
+        )
     if layout.has_arrays:
         raise InputError(f"{option('by')} fits a model of numbers, not of arrays")
     grouped = least_squares(
-        program, columns, numbers, progress=progress, groups=by, shared=shared, **setup
-    )
-    for result in grouped.values() if isinstance(grouped, Fits) else [grouped]:
+        program, columns, numbers, progress=progress, groups=by, shared=shared,
+        loss=options["loss"], f_scale=options["f_scale"], **setup
+    )  # fmt: skip
+    rows: dict[Hashable, Any] = {}
+    if options["profile"] and by is not None and isinstance(grouped, Fits):
+        rows = dict(zip(*group_rows(by, len(by)), strict=True))
+    for group, result in grouped.items() if isinstance(grouped, Fits) else [(None, grouped)]:
         _described(result, options["derive"], options["level"], setup["absolute_sigma"])
+        if group in rows:  # the profile of the group's rows alone
+            alone = {name: _at(values, rows[group]) for name, values in columns.items()}
+            _profiled(result, program, alone, options["level"], setup)
         result.source, result.sigma = options["source"], setup["sigma"]
         result.absolute_sigma = setup["absolute_sigma"]
         target = setup["target"]
         result.target = None if target is None else target.source
     return grouped
+
+
+def _at(values: Any, index: np.ndarray) -> np.ndarray:
+    """The values of a column at the rows `index`."""
+    import numpy as np
+
+    return np.asarray(values)[index]
 
 
 def _described(

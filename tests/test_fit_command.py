@@ -8,6 +8,7 @@ import math
 import signal
 import subprocess
 
+import numpy as np
 import pytest
 
 from .helpers import NANOGRAD, in_process, nanograd, wait_for_cpu
@@ -596,8 +597,6 @@ def quadratic(tmp_path):
 
 
 def test_derive_reads_an_array_parameter_whole_or_by_element(quadratic):
-    import numpy as np
-
     (c2, c1, c0), cov = np.polyfit(POLY_X, POLY_Y, 2, cov=True)  # highest power first
     covariance = cov[::-1, ::-1]  # in the order c[0], c[1], c[2]
     done = in_process(
@@ -632,3 +631,74 @@ def test_derive_of_an_array_that_is_no_number_is_exit_2(quadratic, derive, messa
         "--derive", derive,
     )  # fmt: skip
     assert (done.returncode, done.stdout, done.stderr) == (2, "", f"error: {message}\n")
+
+
+def _group(runs, name):
+    """The x and y of one run of the `runs` file."""
+    rows = [line.split(",") for line in runs.read_text().splitlines()[1:]]
+    x, y = zip(*[(float(r[1]), float(r[2])) for r in rows if r[0] == name], strict=True)
+    return np.array(x), np.array(y)
+
+
+def _decay_jacobian(x, a, b, c):
+    e = np.exp(-b * x)
+    return np.column_stack([e, -a * x * e, np.ones_like(x)])
+
+
+def test_by_with_a_robust_loss_fits_each_group_as_curve_fit_does(runs):
+    from scipy.optimize import curve_fit
+
+    done = in_process("fit", MODEL, "--data", str(runs), "--by", "run", *STARTS, "--loss",
+                      "soft_l1", "--f-scale", "0.005", "--format", "json")  # fmt: skip
+    assert (done.returncode, done.stderr) == (0, "")
+    for line in map(json.loads, done.stdout.splitlines()):
+        x, y = _group(runs, line["run"])
+        expected, _ = curve_fit(lambda x, a, b, c: a * np.exp(-b * x) + c, x, y, p0=[1, 0.1, 0],
+                                method="trf", jac=_decay_jacobian, loss="soft_l1", f_scale=0.005,
+                                xtol=1e-15, ftol=1e-15, gtol=1e-15)  # fmt: skip
+        assert (line["loss"], line["f_scale"], line["stderr_approximate"]) == (
+            "soft_l1",
+            0.005,
+            True,
+        )
+        assert [line["parameters"][n] for n in "abc"] == pytest.approx(expected, rel=1e-7)
+    table = in_process("fit", MODEL, "--data", str(runs), "--by", "run", *STARTS, "--loss",
+                       "soft_l1", "--f-scale", "0.005")  # fmt: skip
+    assert table.returncode == 0
+
+
+def test_by_with_absolute_sigma_gives_each_group_unscaled_errors(runs):
+    from scipy.optimize import curve_fit
+
+    done = in_process("fit", MODEL, "--data", str(runs), "--by", "run", *STARTS,
+                      "--absolute-sigma", "--format", "json")  # fmt: skip
+    for line in map(json.loads, done.stdout.splitlines()):
+        x, y = _group(runs, line["run"])
+        _, covariance = curve_fit(lambda x, a, b, c: a * np.exp(-b * x) + c, x, y,
+                                  p0=[1, 0.1, 0], absolute_sigma=True)  # fmt: skip
+        assert [line["stderr"][n] for n in "abc"] == pytest.approx(
+            np.sqrt(np.diag(covariance)), rel=1e-5
+        )
+
+
+def test_by_with_profile_gives_each_group_its_own_fits_profile_intervals(runs, tmp_path):
+    done = in_process("fit", MODEL, "--data", str(runs), "--by", "run", *STARTS, "--ci", "0.95",
+                      "--profile", "--format", "json")  # fmt: skip
+    assert (done.returncode, done.stderr) == (0, "")
+    for line in map(json.loads, done.stdout.splitlines()):
+        x, y = _group(runs, line["run"])
+        alone = tmp_path / "alone.csv"
+        alone.write_text(
+            "x,y\n" + "".join(f"{float(u)!r},{float(v)!r}\n" for u, v in zip(x, y, strict=True))
+        )
+        alone_fit = ["fit", MODEL, "--data", str(alone), *STARTS, "--ci", "0.95", "--profile"]
+        single = json.loads(in_process(*alone_fit, "--format", "json").stdout)
+        assert (line["ci_method"], single["ci_method"]) == ("profile", "profile")
+        for name, interval in single["ci"].items():
+            assert line["ci"][name] == pytest.approx(interval, rel=1e-9)
+    shared = in_process("fit", MODEL, "--data", str(runs), "--by", "run", "--shared", "b",
+                        *STARTS, "--ci", "0.95", "--profile")  # fmt: skip
+    assert (shared.returncode, shared.stdout, shared.stderr) == (
+        2, "", "error: --profile refits one fit's parameters, not those of groups sharing "
+        "--shared ones: leave out --profile for asymptotic intervals\n"
+    )  # fmt: skip
