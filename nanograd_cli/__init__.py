@@ -683,15 +683,20 @@ def fit(
 
 
 @python_door
-def load_fit(path: str | os.PathLike[str], /) -> Fit:
+def load_fit(path: str | os.PathLike[str], /) -> Fit | Fits:
     """The fit saved at `path` by `Fit.save` or `nanograd fit --save`: predict with it
-    (`load_fit("decay.json").predict({"t": [5, 6]}, band=0.95)`) without the data."""
+    (`load_fit("decay.json").predict({"t": [5, 6]}, band=0.95)`) without the data. A file
+    of `fit --by COLUMN --save` gives Fits, a Fit per group."""
     from . import api
     from .fitted import Fit
 
     if not isinstance(path, str | os.PathLike) or isinstance(os.fspath(path), bytes):
         raise TypeError(f"load_fit(path): path is a str or a path, not {type(path).__name__}")
-    return Fit.of(api.load_fit(os.fspath(path)))
+    found = api.load_fit(os.fspath(path))
+    if isinstance(found, Fits):
+        found.fits = {group: Fit.of(fitted) for group, fitted in found.items()}
+        return found
+    return Fit.of(found)
 
 
 def compile(source: str, /, *wrt: str, **fixed: float) -> BatchFunction:

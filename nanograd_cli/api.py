@@ -1454,20 +1454,23 @@ def fit_rows(
     return with_columns(table, {**added, "fitted": fitted, "residual": residuals}, fmt)
 
 
-def saved_fit(fit: Fit) -> str:
+def saved_fit(fit: Fit | Fits) -> str:
     """`fit` as a JSON document that `load_fit` reads back: what `fit --format json` prints,
-    with the model, the target and sigma it was fitted with."""
+    with the model, the target and sigma it was fitted with (of fits by group, each
+    group's)."""
     import json
 
     from .fit_predictions import saved
     from .render.text import to_json
 
+    if isinstance(fit, Fits):
+        return saved(fit, [json.loads(line) for line in to_json(fit).splitlines()])
     return saved(fit, json.loads(to_json(fit)))
 
 
-def load_fit(path: str) -> Fit:
-    """The fit saved (`saved_fit`) in the file `path`; bad input where it is not one, or its
-    model does not parse."""
+def load_fit(path: str) -> Fit | Fits:
+    """The fit saved (`saved_fit`) in the file `path`, or the fits of its groups; bad input
+    where it is not one, or its model does not parse."""
     from .fit_predictions import loaded
     from .language import parse
 
@@ -1480,8 +1483,9 @@ def load_fit(path: str) -> Fit:
     except OSError as error:
         raise NanogradError(f"cannot read {printable(path)}: {error.strerror}") from None
     fit = loaded(text, printable(path))
+    one = fit if isinstance(fit, Fit) else next(iter(fit.values()))
     try:
-        parse(fit.source)
+        parse(one.source)
     except SourceError as error:
         raise InputError(f"{path}: the saved model does not parse: {error}") from None
     return fit

@@ -702,3 +702,72 @@ def test_by_with_profile_gives_each_group_its_own_fits_profile_intervals(runs, t
         2, "", "error: --profile refits one fit's parameters, not those of groups sharing "
         "--shared ones: leave out --profile for asymptotic intervals\n"
     )  # fmt: skip
+
+
+def test_by_save_and_load_predicts_each_group_without_the_data(runs, tmp_path):
+    """Saved by the installed command, loaded back: each row predicted with its group's fit,
+    as the fit itself predicts them, and the saved fits are those printed."""
+    saved, later = tmp_path / "runs.json", tmp_path / "later.csv"
+    later.write_text("run,x\nlate,0.5\n10,2\n2.5,3.5\n")
+    fit = ["fit", MODEL, "--data", str(runs), "--by", "run", *STARTS]
+    done = nanograd(*fit, "--save", str(saved), "--format", "json")
+    assert (done.returncode, done.stderr) == (0, "")
+    printed = [json.loads(line) for line in done.stdout.splitlines()]
+    document = json.loads(saved.read_text())
+    assert (document["format"], document["source"], document["by"]) == (
+        "nanograd fit",
+        MODEL,
+        "run",
+    )
+    assert document["groups"] == printed
+    direct = in_process(*fit, "--predict", str(later), "--band", "0.95")
+    loaded = nanograd("fit", "--load", str(saved), "--predict", str(later), "--band", "0.95")
+    assert (loaded.returncode, loaded.stderr) == (0, "")
+    assert loaded.stdout == direct.stdout
+    rows = [line.split(",") for line in loaded.stdout.splitlines()[1:]]
+    for (run, x, fitted, *_), (group, at) in zip(rows, [("late", 0.5), ("10", 2), ("2.5", 3.5)],
+                                                 strict=True):  # fmt: skip
+        p = next(line["parameters"] for line in printed if line["run"] == group)
+        assert (run, float(x)) == (group, at)
+        assert float(fitted) == pytest.approx(p["a"] * math.exp(-p["b"] * at) + p["c"], rel=1e-14)
+    shown = in_process("fit", "--load", str(saved), "--format", "csv")
+    assert shown.stdout == in_process(*fit, "--format", "csv").stdout
+    unknown = tmp_path / "unknown.csv"
+    unknown.write_text("run,x\nearly,1\n")
+    refused = in_process("fit", "--load", str(saved), "--predict", str(unknown))
+    assert (refused.returncode, refused.stderr) == (
+        2, "error: row 1: run = early, a group that was not fitted (the groups fitted: 10, 2.5, "
+        "late)\n",
+    )  # fmt: skip
+
+
+def test_a_saved_fit_of_groups_sharing_a_parameter_predicts_with_the_joint_fit(runs, tmp_path):
+    saved, later = tmp_path / "shared.json", tmp_path / "later.csv"
+    later.write_text("run,x\nlate,0.5\n10,2\n")
+    fit = ["fit", MODEL, "--data", str(runs), "--by", "run", "--shared", "b", *STARTS]
+    assert in_process(*fit, "--save", str(saved)).returncode == 0
+    assert json.loads(saved.read_text())["by"] == "run"
+    direct = in_process(*fit, "--predict", str(later), "--band", "0.9")
+    loaded = in_process("fit", "--load", str(saved), "--predict", str(later), "--band", "0.9")
+    assert (loaded.returncode, loaded.stdout) == (0, direct.stdout)
+
+
+@pytest.mark.parametrize(
+    ("groups", "why"),
+    [
+        ('"by": "run", "groups": []', '"groups" is not a list of the groups\' fits under "by"'),
+        ('"groups": [{"run": "A"}]', '"groups" is not a list of the groups\' fits under "by"'),
+        ('"by": "run", "groups": [{"x": 1}]', 'a group without its value of "run"'),
+        ('"by": 3, "groups": [{"x": 1}]', '"by" is not the name of a column'),
+        ('"by": "run", "groups": [{"run": "A"}]', 'no "parameters"'),
+    ],
+)
+def test_a_damaged_file_of_groups_is_exit_2(tmp_path, groups, why):
+    path = tmp_path / "groups.json"
+    path.write_text(
+        '{"format": "nanograd fit", "version": 1, "source": "a*x", "target": null, '
+        f'"sigma": null, {groups}}}'
+    )
+    done = in_process("fit", "--load", str(path))
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == f"error: {path}: not a fit saved by nanograd fit --save ({why})\n"

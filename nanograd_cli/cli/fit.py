@@ -252,9 +252,6 @@ def fit(
     """
     level = None if band is None else api.confidence("band", band)
     api.check_grouping(by, shared, picture)
-    one_fit = [o for o, given in (("--save", save), ("--load", load)) if given]
-    if by is not None and one_fit:
-        raise InputError(f"{one_fit[0]} is for one fit: with --by, fit the group on its own")
     if load and save:
         raise InputError(
             "--load with --save would copy the saved fit: copy the file itself instead"
@@ -277,6 +274,8 @@ def fit(
         result.by = by or result.by
     else:
         result.table_statistics = stats
+        result.by = by or result.by  # (the column of groups sharing parameters)
+    by = result.by  # (of a saved fit, the column of its groups)
     failed = interrupted is not None or not result.converged
     if failed or not predict or output:
         emit(fmt, result, digits)  # first: a file that cannot be written loses no result
@@ -327,7 +326,6 @@ def fit(
             columns = plots.terminal_width(shutil.get_terminal_size((80, 24)).columns)
             report(plots.fit_text(drawn, columns, sys.stderr.isatty()))
     if save and not failed:
-        assert isinstance(result, Fit)  # (--save: one fit)
         write_out(save, api.saved_fit(result).encode())
     if interrupted:
         raise interrupted
