@@ -627,7 +627,7 @@ def fit(
     picture = None if plot is None else os.fspath(plot)
     if band is not None:
         api.confidence("band", band)  # before the fit
-    api.check_grouping(by, names(shared, "shared"), picture)
+    api.check_grouping(by, names(shared, "shared"))
     if picture is not None:
         from .render.figures import format_of
 
@@ -666,20 +666,33 @@ def fit(
         for group, fitted in result.items():
             for warning in fitted.warnings:
                 _note(f"note: {by} = {group_name(group)}: {warning}")
-        return result
-    for warning in result.warnings:
-        _note(f"note: {warning}")
+    else:
+        result.by = by
+        for warning in result.warnings:
+            _note(f"note: {warning}")
     if picture is not None and not result.converged:
         _note(f"note: {picture} not written: the fit did not converge")
     elif picture is not None:
         from .output_files import write_atomically
-        from .render.figures import fit_figure
+        from .render.figures import fit_figure, fit_groups_figure
 
-        drawn = api.fit_curve(program, columns, result, band, logx, logy)
-        if drawn.hidden:
-            _note(f"note: {drawn.hidden_note}")
-        write_atomically(picture, fit_figure(drawn, fmt))
-    return Fit.of(result)
+        if groups is None:
+            drawn = api.fit_curve(program, columns, cast(Fit, result), band, logx, logy)
+            curves, heading = {"": drawn}, drawn.title
+        else:
+            curves, heading = api.fit_group_curves(
+                program, columns, result, groups, cast(str, by), band, logx, logy
+            )
+        hidden = sum(curve.hidden for curve in curves.values())
+        if hidden:
+            _note(f"note: {next(iter(curves.values()))._replace(hidden=hidden).hidden_note}")
+        picture_bytes = (
+            fit_figure(curves[""], fmt)
+            if groups is None
+            else fit_groups_figure(curves, heading, fmt)
+        )
+        write_atomically(picture, picture_bytes)
+    return result if isinstance(result, Fits) else Fit.of(result)
 
 
 @python_door

@@ -1077,7 +1077,7 @@ def _grouped(
     from .fitting import fit as least_squares
     from .fitting import group_rows
 
-    check_grouping(by, shared, None)
+    check_grouping(by, shared)
     if options["restarts"]:
         raise InputError(f"{option('restarts')} is for one fit: fit a group alone to use it")
     if options["profile"] and shared:
@@ -1344,16 +1344,12 @@ def sigma_columns(sigma: str | None) -> set[str]:
         raise InputError(f"{option('sigma')}: {error}") from None
 
 
-def check_grouping(by: object, shared: Sequence[str], picture: object) -> None:
-    """Refuse `shared` without a column of groups, and a picture of fits by group."""
+def check_grouping(by: object, shared: Sequence[str]) -> None:
+    """Refuse `shared` without a column of groups."""
     if shared and by is None:
         raise InputError(
             f"{option('shared')} shares a parameter between the groups of {option('by')}: "
             "give the column of the groups"
-        )
-    if picture is not None and by is not None:
-        raise InputError(
-            f"{option('plot')} draws one fit; with {option('by')}, fit the group to draw on its own"
         )
 
 
@@ -1429,6 +1425,44 @@ def fit_curve(
         name, x[shown], observed[shown], residuals[shown], along, curve, heading, target,
         band, found, logx, logy, hidden,
     )  # fmt: skip
+
+
+def fit_group_curves(
+    program: Program,
+    columns: Mapping[str, Sequence[float]],
+    result: Fit | Fits,
+    groups: Sequence[Hashable],
+    by: str,
+    band: float | None = None,
+    logx: bool = False,
+    logy: bool = False,
+) -> tuple[dict[str, FitCurve], str]:
+    """`fit_curve` of each group of a fit by groups (Fits, or one fit with shared
+    parameters), named `BY = GROUP` (`by` the column's name): its rows (`groups`, a value
+    per row), and the model at its fit along the range of its predictor there; and the
+    title of a picture of them all."""
+    import dataclasses
+
+    import numpy as np
+
+    from .sampling import title
+
+    if isinstance(result, Fits):
+        heading = f"{program.source}, a fit per {by}"
+    else:
+        shared = {k: float(f"{v:.6g}") for k, v in result.parameters.items() if "[" not in k}
+        heading = f"{title(program.source, shared)}, shared by every {by}"
+    fitted, residuals = _rows(result)
+    names = np.array([group_name(g) for g in groups], dtype=object)
+    curves = {}
+    for group in dict.fromkeys(groups):
+        index = np.flatnonzero(names == group_name(group))
+        fit = dataclasses.replace(
+            group_fit(result, group), fitted=fitted[index], residuals=residuals[index]
+        )
+        rows: dict[str, Any] = {n: np.asarray(values)[index] for n, values in columns.items()}
+        curves[f"{by} = {group_name(group)}"] = fit_curve(program, rows, fit, band, logx, logy)
+    return curves, heading
 
 
 def fit_rows(

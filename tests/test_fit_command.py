@@ -570,10 +570,6 @@ def test_shared_names_a_parameter_per_group_and_the_shared_one_once(runs):
             ["--by", "run", "--shared", "k"],
             "--shared k: k is not a parameter (parameters: a, b, c)",
         ),
-        (
-            ["--by", "run", "--plot", "fit.svg"],
-            "--plot draws one fit; with --by, fit the group to draw on its own",
-        ),
     ],
 )
 def test_bad_groups_are_exit_2(runs, arguments, message):
@@ -771,3 +767,58 @@ def test_a_damaged_file_of_groups_is_exit_2(tmp_path, groups, why):
     done = in_process("fit", "--load", str(path))
     assert (done.returncode, done.stdout) == (2, "")
     assert done.stderr == f"error: {path}: not a fit saved by nanograd fit --save ({why})\n"
+
+
+@pytest.mark.slow
+def test_by_plots_every_groups_data_curve_and_residuals_in_one_figure(runs, tmp_path):
+    import xml.etree.ElementTree as ET
+
+    picture = tmp_path / "runs.svg"
+    fit = ["fit", MODEL, "--data", str(runs), "--by", "run", *STARTS]
+    done = in_process(*fit, "--plot", str(picture), "--band", "0.95")
+    assert (done.returncode, done.stderr) == (0, "")
+    tree = ET.parse(picture)
+    ids = {e.get("id") for e in tree.iter() if e.get("id")}
+    for group in range(3):
+        assert {f"data_{group}", f"fit_{group}", f"residuals_{group}", f"band_{group}"} <= ids
+    words = " ".join(e.text or "" for e in tree.iter())
+    assert all(f"run = {name}" in words for name in RUNS)
+    assert "a*exp(-b*x) + c, a fit per run" in words
+    text = in_process(*fit, "--plot", "-", "--format", "csv")
+    assert text.returncode == 0 and text.stdout.startswith("run,a,stderr_a")
+    legend = [line for line in text.stderr.splitlines() if "run = 10 fit" in line]
+    assert legend and "run = late" in text.stderr
+    shared = in_process(*fit, "--shared", "b", "--plot", str(picture))
+    assert shared.returncode == 0
+    words = " ".join(e.text or "" for e in ET.parse(picture).iter())
+    assert "shared by every run" in words and "at b = " in words
+
+
+def test_each_groups_curve_is_its_fit_and_its_residuals_its_rows(runs):
+    from nanograd_cli import api
+    from nanograd_cli.language import parse
+
+    columns = {"x": [], "y": []}
+    groups = []
+    for line in runs.read_text().splitlines()[1:]:
+        run, x, y = line.split(",")
+        groups.append(run)
+        columns["x"].append(float(x))
+        columns["y"].append(float(y))
+    program = parse(MODEL)
+    for shared in ((), ("b",)):
+        result = api.fit(program, columns, {"a": 1, "b": 0.1, "c": 0}, by=groups, shared=shared)
+        curves, _ = api.fit_group_curves(program, columns, result, groups, "run")
+        assert list(curves) == [f"run = {name}" for name in RUNS]
+        for name, curve in zip(RUNS, curves.values(), strict=True):
+            p = {
+                k: result.parameters.get(f"{k}[{name}]", result.parameters.get(k))
+                for k in "abc"
+            } if shared else result[name].parameters  # fmt: skip
+            x, y = _group(runs, name)
+            assert curve.x.tolist() == x.tolist() and curve.observed == pytest.approx(y, rel=1e-14)
+            model = p["a"] * np.exp(-p["b"] * x) + p["c"]
+            assert curve.residuals == pytest.approx(y - model, abs=1e-13)
+            assert (curve.curve_x[0], curve.curve_x[-1]) == (x.min(), x.max())
+            expected = p["a"] * np.exp(-p["b"] * curve.curve_x) + p["c"]
+            assert curve.curve == pytest.approx(expected, rel=1e-13)
