@@ -692,6 +692,15 @@ def test_by_with_profile_gives_each_group_its_own_fits_profile_intervals(runs, t
         assert (line["ci_method"], single["ci_method"]) == ("profile", "profile")
         for name, interval in single["ci"].items():
             assert line["ci"][name] == pytest.approx(interval, rel=1e-9)
+    csv = in_process("fit", MODEL, "--data", str(runs), "--by", "run", *STARTS, "--ci", "0.95",
+                     "--profile", "--format", "csv").stdout.splitlines()  # fmt: skip
+    assert csv[0] == (
+        "run,a,stderr_a,lower_a,upper_a,b,stderr_b,lower_b,upper_b,c,stderr_c,lower_c,upper_c,"
+        "rss,converged,message"
+    )
+    for row, line in zip(csv[1:], map(json.loads, done.stdout.splitlines()), strict=True):
+        cells = row.split(",")
+        assert [float(v) for v in cells[7:9]] == line["ci"]["b"]
     shared = in_process("fit", MODEL, "--data", str(runs), "--by", "run", "--shared", "b",
                         *STARTS, "--ci", "0.95", "--profile")  # fmt: skip
     assert (shared.returncode, shared.stdout, shared.stderr) == (
