@@ -702,6 +702,7 @@ def load_fit(path: str | os.PathLike[str], /) -> Fit | Fits:
     of `fit --by COLUMN --save` gives Fits, a Fit per group."""
     from . import api
     from .fitted import Fit
+    from .results import Fits
 
     if not isinstance(path, str | os.PathLike) or isinstance(os.fspath(path), bytes):
         raise TypeError(f"load_fit(path): path is a str or a path, not {type(path).__name__}")

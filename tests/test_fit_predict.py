@@ -8,6 +8,7 @@ from __future__ import annotations
 import io
 import json
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -344,7 +345,9 @@ def test_python_errors_name_the_keyword():
     fit = ng.fit("a*x + b", {"x": LINE_X, "y": LINE_Y}, a=1, b=0)
     with pytest.raises(ng.errors.InputError, match=r"^band=1.5: a level between 0 and 1"):
         fit.predict({"x": AT}, band=1.5)
-    with pytest.raises(ng.errors.InputError, match="have no column x"):
+    with pytest.raises(
+        ng.errors.InputError, match=r"^missing value for input x: give data a column x$"
+    ):
         fit.predict({"t": AT})
 
 
@@ -578,3 +581,32 @@ def test_rows_to_predict_at_without_the_models_columns_name_them_all(tmp_path):
     assert done.stderr == (
         "error: missing value for input x: give --predict a column x (the model reads x, w)\n"
     )
+
+
+def test_load_fit_of_a_fit_by_groups_gives_each_groups_fit(tmp_path):
+    groups = np.repeat(["early", "late"], DECAY_T.size)
+    t = np.concatenate([DECAY_T, DECAY_T])
+    y = np.concatenate([DECAY_Y, 0.5 * DECAY_Y])
+    path = written(tmp_path, "decays.csv", t=t, y=y)
+    path_groups = tmp_path / "groups.csv"
+    lines = Path(path).read_text().splitlines()
+    path_groups.write_text(
+        "run,"
+        + lines[0]
+        + "\n"
+        + "".join(f"{g},{line}\n" for g, line in zip(groups, lines[1:], strict=True))
+    )
+    saved = tmp_path / "groups.json"
+    done = in_process("fit", "a*exp(-b*t) + c", "--data", str(path_groups), "--by", "run",
+                      "--a", "1", "--b", "0.5", "--c", "0", "--save", str(saved))  # fmt: skip
+    assert done.returncode == 0
+    back = ng.load_fit(saved)
+    assert (
+        isinstance(back, ng.results.Fits) and back.by == "run" and list(back) == ["early", "late"]
+    )
+    alone = ng.fit("a*exp(-b*t) + c", {"t": DECAY_T, "y": 0.5 * DECAY_Y}, a=1, b=0.5, c=0)
+    assert back["late"].parameters == pytest.approx(alone.parameters, rel=1e-12)
+    found = back["late"].predict({"t": AT}, band=0.95)
+    expected = alone.predict({"t": AT}, band=0.95)
+    for name, values in expected.items():
+        assert found[name] == pytest.approx(values, rel=1e-9)
