@@ -1074,6 +1074,8 @@ def _grouped(
     """`fit` by the groups of `by` (with `shared` parameters one for all): each group with
     its robust loss and its profile intervals as its own fit has them; what is for one fit
     (restarts; a profile of a fit sharing parameters) is refused."""
+    import numpy as np
+
     from .fitting import fit as least_squares
     from .fitting import group_rows
 
@@ -1097,20 +1099,13 @@ def _grouped(
     for group, result in grouped.items() if isinstance(grouped, Fits) else [(None, grouped)]:
         _described(result, options["derive"], options["level"], setup["absolute_sigma"])
         if group in rows:  # the profile of the group's rows alone
-            alone = {name: _at(values, rows[group]) for name, values in columns.items()}
+            alone = {name: np.asarray(values)[rows[group]] for name, values in columns.items()}
             _profiled(result, program, alone, options["level"], setup)
         result.source, result.sigma = options["source"], setup["sigma"]
         result.absolute_sigma = setup["absolute_sigma"]
         target = setup["target"]
         result.target = None if target is None else target.source
     return grouped
-
-
-def _at(values: Any, index: np.ndarray) -> np.ndarray:
-    """The values of a column at the rows `index`."""
-    import numpy as np
-
-    return np.asarray(values)[index]
 
 
 def _described(
