@@ -612,8 +612,9 @@ def fit(
     confidence intervals at the level `ci` (0.95) when given, with `profile` the profile
     likelihood's. `plot`:
     the path of a picture (.svg, .png, .pdf) of the data, the fitted curve and the
-    residuals over the one column the model reads, written when the fit converged, with the
-    confidence band at the level `band` shaded and, with `logx`, `logy`, log axes. The
+    residuals over the one column the model reads (with `by`, every group in one figure),
+    written when the fit converged, with the confidence band at the level `band` shaded
+    and, with `logx`, `logy`, log axes. The
     result predicts at new rows (`result.predict(rows, band=0.95)`) and saves
     (`result.save("fit.json")`). `by` names a column: a fit per group of rows with the same
     value in it, given back as Fits, a mapping of each group's value to its Fit; with
