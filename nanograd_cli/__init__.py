@@ -614,8 +614,9 @@ def fit(
     confidence intervals at the level `ci` (0.95) when given, with `profile` the profile
     likelihood's. `plot`:
     the path of a picture (.svg, .png, .pdf) of the data, the fitted curve and the
-    residuals over the one column the model reads, written when the fit converged, with the
-    confidence band at the level `band` shaded and, with `logx`, `logy`, log axes. The
+    residuals over the one column the model reads (with `by`, every group in one figure),
+    written when the fit converged, with the confidence band at the level `band` shaded
+    and, with `logx`, `logy`, log axes. The
     result predicts at new rows (`result.predict(rows, band=0.95)`) and saves
     (`result.save("fit.json")`). `by` names a column: a fit per group of rows with the same
     value in it, given back as Fits, a mapping of each group's value to its Fit; with
@@ -629,7 +630,7 @@ def fit(
     picture = None if plot is None else os.fspath(plot)
     if band is not None:
         api.confidence("band", band)  # before the fit
-    api.check_grouping(by, names(shared, "shared"), picture)
+    api.check_grouping(by, names(shared, "shared"))
     if picture is not None:
         from .render.figures import format_of
 
@@ -668,32 +669,51 @@ def fit(
         for group, fitted in result.items():
             for warning in fitted.warnings:
                 _note(f"note: {by} = {group_name(group)}: {warning}")
-        return result
-    for warning in result.warnings:
-        _note(f"note: {warning}")
+    else:
+        result.by = by
+        for warning in result.warnings:
+            _note(f"note: {warning}")
     if picture is not None and not result.converged:
         _note(f"note: {picture} not written: the fit did not converge")
     elif picture is not None:
         from .output_files import write_atomically
-        from .render.figures import fit_figure
+        from .render.figures import fit_figure, fit_groups_figure
 
-        drawn = api.fit_curve(program, columns, result, band, logx, logy)
-        if drawn.hidden:
-            _note(f"note: {drawn.hidden_note}")
-        write_atomically(picture, fit_figure(drawn, fmt))
-    return Fit.of(result)
+        if groups is None:
+            drawn = api.fit_curve(program, columns, cast(Fit, result), band, logx, logy)
+            curves, heading = {"": drawn}, drawn.title
+        else:
+            curves, heading = api.fit_group_curves(
+                program, columns, result, groups, cast(str, by), band, logx, logy
+            )
+        hidden = sum(curve.hidden for curve in curves.values())
+        if hidden:
+            _note(f"note: {next(iter(curves.values()))._replace(hidden=hidden).hidden_note}")
+        picture_bytes = (
+            fit_figure(curves[""], fmt)
+            if groups is None
+            else fit_groups_figure(curves, heading, fmt)
+        )
+        write_atomically(picture, picture_bytes)
+    return result if isinstance(result, Fits) else Fit.of(result)
 
 
 @python_door
-def load_fit(path: str | os.PathLike[str], /) -> Fit:
+def load_fit(path: str | os.PathLike[str], /) -> Fit | Fits:
     """The fit saved at `path` by `Fit.save` or `nanograd fit --save`: predict with it
-    (`load_fit("decay.json").predict({"t": [5, 6]}, band=0.95)`) without the data."""
+    (`load_fit("decay.json").predict({"t": [5, 6]}, band=0.95)`) without the data. A file
+    of `fit --by COLUMN --save` gives Fits, a Fit per group."""
     from . import api
     from .fitted import Fit
+    from .results import Fits
 
     if not isinstance(path, str | os.PathLike) or isinstance(os.fspath(path), bytes):
         raise TypeError(f"load_fit(path): path is a str or a path, not {type(path).__name__}")
-    return Fit.of(api.load_fit(os.fspath(path)))
+    found = api.load_fit(os.fspath(path))
+    if isinstance(found, Fits):
+        found.fits = {group: Fit.of(fitted) for group, fitted in found.items()}
+        return found
+    return Fit.of(found)
 
 
 def compile(source: str, /, *wrt: str, **fixed: float) -> BatchFunction:

@@ -1039,8 +1039,8 @@ def fit(
     }
     if by is not None or shared:
         return _grouped(program, columns, numbers, layout, setup, by, shared, progress,
-                        restarts=restarts, loss=loss, profile=profile, derive=derive,
-                        level=level, source=fitted_source)  # fmt: skip
+                        restarts=restarts, loss=loss, f_scale=f_scale, profile=profile,
+                        derive=derive, level=level, source=fitted_source)  # fmt: skip
 
     def fitted(start: Mapping[str, float]) -> Fit:
         return least_squares(  # type: ignore[return-value]  # (no groups: a Fit)
@@ -1052,7 +1052,7 @@ def fit(
         if restarts:
             result = _restarted(result, fitted, numbers, held, limits, restarts, seed)
         derivations = _derivations(derive)
-        result.derived = {name: _derived(name, text, result) for name, text in derivations}
+        result.derived = {name: _derived(name, text, result, layout) for name, text in derivations}
         if level is not None:
             _intervals(result, level, absolute_sigma)
             if profile:
@@ -1076,21 +1076,36 @@ def _grouped(
     progress: Callable[[int, float], None] | None,
     **options: Any,
 ) -> Fit | Fits:
-    """`fit` by the groups of `by` (with `shared` parameters one for all): what is for one
-    fit is refused."""
-    from .fitting import fit as least_squares
+    """`fit` by the groups of `by` (with `shared` parameters one for all): each group with
+    its robust loss and its profile intervals as its own fit has them; what is for one fit
+    (restarts; a profile of a fit sharing parameters) is refused."""
+    import numpy as np
 
-    check_grouping(by, shared, None)
-    for name, value in (("restarts", 0), ("loss", "linear"), ("profile", False)):
-        if options[name] != value:
-            raise InputError(f"{option(name)} is for one fit: fit a group alone to use it")
+    from .fitting import fit as least_squares
+    from .fitting import group_rows
+
+    check_grouping(by, shared)
+    if options["restarts"]:
+        raise InputError(f"{option('restarts')} is for one fit: fit a group alone to use it")
+    if options["profile"] and shared:
+        raise InputError(
+            f"{option('profile')} refits one fit's parameters, not those of groups sharing "
+            f"{option('shared')} ones: leave out {option('profile')} for asymptotic intervals"
+        )
     if layout.has_arrays:
         raise InputError(f"{option('by')} fits a model of numbers, not of arrays")
     grouped = least_squares(
-        program, columns, numbers, progress=progress, groups=by, shared=shared, **setup
-    )
-    for result in grouped.values() if isinstance(grouped, Fits) else [grouped]:
+        program, columns, numbers, progress=progress, groups=by, shared=shared,
+        loss=options["loss"], f_scale=options["f_scale"], **setup
+    )  # fmt: skip
+    rows: dict[Hashable, Any] = {}
+    if options["profile"] and by is not None and isinstance(grouped, Fits):
+        rows = dict(zip(*group_rows(by, len(by)), strict=True))
+    for group, result in grouped.items() if isinstance(grouped, Fits) else [(None, grouped)]:
         _described(result, options["derive"], options["level"], setup["absolute_sigma"])
+        if group in rows:  # the profile of the group's rows alone
+            alone = {name: np.asarray(values)[rows[group]] for name, values in columns.items()}
+            _profiled(result, program, alone, options["level"], setup)
         result.source, result.sigma = options["source"], setup["sigma"]
         result.absolute_sigma = setup["absolute_sigma"]
         target = setup["target"]
@@ -1242,26 +1257,38 @@ def _derivations(given: Sequence[str]) -> list[tuple[str, str]]:
     return found
 
 
-def _derived(name: str, text: str, result: Fit) -> dict:
+def _derived(name: str, text: str, result: Fit, layout: Layout = NO_ARRAYS) -> dict:
     """A quantity of the fitted parameters, `text`, and its standard error by the delta
     method: sqrt(gᵀ C g), with g its exact gradient at the parameters and C their
-    covariance."""
+    covariance. `result` has a number per element of an array parameter (`c[0]`), and
+    `layout` their arrays, which `text` reads whole (`c`) or by element (`c[1]`)."""
     from .language import parse
 
     try:
         program = parse(text).single("a derived quantity", None)
     except SourceError as error:
         raise InputError(f"{option('derive', name)}: {error}") from None
-    unknown = [n for n in program.inputs if n not in result.parameters]
+    parameters = layout.shaped(result).parameters
+    unknown = [n for n in program.inputs if n not in parameters]
     if unknown:
         raise InputError(
             f"{option('derive', name)} reads {unknown[0]}, which is no parameter of the fit "
-            f"({', '.join(result.parameters)})"
+            f"({', '.join(parameters)})"
         )
-    gradient = program.grad({n: result.parameters[n] for n in program.inputs})
+    try:
+        written, point, shapes = scalarized(program, {n: parameters[n] for n in program.inputs})
+    except SourceError as error:  # c[5] of a c of 3
+        raise InputError(f"{option('derive', name)}: {error}") from None
+    shape = next(iter(shapes.results.values()), ())
+    if shape:
+        raise InputError(
+            f"{option('derive', name)} is an array of shape {shape}: a derived quantity is "
+            "one number (derive each element on its own, or a sum)"
+        )
+    gradient = written.grad(point)
     g = gradient.gradients
     variance = sum(
-        g[a] * result.covariance[a][b] * g[b] for a in program.inputs for b in program.inputs
+        g[a] * result.covariance[a][b] * g[b] for a in written.inputs for b in written.inputs
     )
     return {"value": gradient.value, "stderr": math.sqrt(variance) if variance >= 0 else math.nan}
 
@@ -1317,16 +1344,12 @@ def sigma_columns(sigma: str | None) -> set[str]:
         raise InputError(f"{option('sigma')}: {error}") from None
 
 
-def check_grouping(by: object, shared: Sequence[str], picture: object) -> None:
-    """Refuse `shared` without a column of groups, and a picture of fits by group."""
+def check_grouping(by: object, shared: Sequence[str]) -> None:
+    """Refuse `shared` without a column of groups."""
     if shared and by is None:
         raise InputError(
             f"{option('shared')} shares a parameter between the groups of {option('by')}: "
             "give the column of the groups"
-        )
-    if picture is not None and by is not None:
-        raise InputError(
-            f"{option('plot')} draws one fit; with {option('by')}, fit the group to draw on its own"
         )
 
 
@@ -1404,6 +1427,44 @@ def fit_curve(
     )  # fmt: skip
 
 
+def fit_group_curves(
+    program: Program,
+    columns: Mapping[str, Sequence[float]],
+    result: Fit | Fits,
+    groups: Sequence[Hashable],
+    by: str,
+    band: float | None = None,
+    logx: bool = False,
+    logy: bool = False,
+) -> tuple[dict[str, FitCurve], str]:
+    """`fit_curve` of each group of a fit by groups (Fits, or one fit with shared
+    parameters), named `BY = GROUP` (`by` the column's name): its rows (`groups`, a value
+    per row), and the model at its fit along the range of its predictor there; and the
+    title of a picture of them all."""
+    import dataclasses
+
+    import numpy as np
+
+    from .sampling import title
+
+    if isinstance(result, Fits):
+        heading = f"{program.source}, a fit per {by}"
+    else:
+        shared = {k: float(f"{v:.6g}") for k, v in result.parameters.items() if "[" not in k}
+        heading = f"{title(program.source, shared)}, shared by every {by}"
+    fitted, residuals = _rows(result)
+    names = np.array([group_name(g) for g in groups], dtype=object)
+    curves = {}
+    for group in dict.fromkeys(groups):
+        index = np.flatnonzero(names == group_name(group))
+        fit = dataclasses.replace(
+            group_fit(result, group), fitted=fitted[index], residuals=residuals[index]
+        )
+        rows: dict[str, Any] = {n: np.asarray(values)[index] for n, values in columns.items()}
+        curves[f"{by} = {group_name(group)}"] = fit_curve(program, rows, fit, band, logx, logy)
+    return curves, heading
+
+
 def fit_rows(
     table: Table,
     result: Fit | Fits,
@@ -1427,20 +1488,23 @@ def fit_rows(
     return with_columns(table, {**added, "fitted": fitted, "residual": residuals}, fmt)
 
 
-def saved_fit(fit: Fit) -> str:
+def saved_fit(fit: Fit | Fits) -> str:
     """`fit` as a JSON document that `load_fit` reads back: what `fit --format json` prints,
-    with the model, the target and sigma it was fitted with."""
+    with the model, the target and sigma it was fitted with (of fits by group, each
+    group's)."""
     import json
 
     from .fit_predictions import saved
     from .render.text import to_json
 
+    if isinstance(fit, Fits):
+        return saved(fit, [json.loads(line) for line in to_json(fit).splitlines()])
     return saved(fit, json.loads(to_json(fit)))
 
 
-def load_fit(path: str) -> Fit:
-    """The fit saved (`saved_fit`) in the file `path`; bad input where it is not one, or its
-    model does not parse."""
+def load_fit(path: str) -> Fit | Fits:
+    """The fit saved (`saved_fit`) in the file `path`, or the fits of its groups; bad input
+    where it is not one, or its model does not parse."""
     from .fit_predictions import loaded
     from .language import parse
 
@@ -1453,8 +1517,9 @@ def load_fit(path: str) -> Fit:
     except OSError as error:
         raise NanogradError(f"cannot read {printable(path)}: {error.strerror}") from None
     fit = loaded(text, printable(path))
+    one = fit if isinstance(fit, Fit) else next(iter(fit.values()))
     try:
-        parse(fit.source)
+        parse(one.source)
     except SourceError as error:
         raise InputError(f"{path}: the saved model does not parse: {error}") from None
     return fit
@@ -1484,13 +1549,15 @@ def predict(
     columns: Mapping[str, ArrayLike],
     band: float | None = None,
     rows: int | None = None,
+    rows_option: str = "data",
 ) -> dict[str, np.ndarray]:
     """The model of `fit` at each row of `columns` (every column the model reads, by name):
     `fitted` and its standard error `fitted_se` by the delta method, from the model's exact
     gradient by the parameters and the fit's covariance; with `band` (a level, 0.95) the
     confidence band `lower`, `upper` and the band `pred_lower`, `pred_upper` where one new
     observation falls (none for a fit with sigma where `columns` lack what sigma reads).
-    `rows` is the number of rows where the model reads no column."""
+    `rows` is the number of rows where the model reads no column; `rows_option` names
+    where `columns` came from, for a column that is missing."""
 
     from .fit_predictions import predicted
     from .fitting import columns_of, row_count, sigma_values
@@ -1510,8 +1577,12 @@ def predict(
     read = [name for name in written.inputs if name not in parameters]
     missing = [name for name in read if name not in columns]
     if missing:
+        plural = "s" * (len(missing) > 1)
+        wanted = f"columns {', '.join(missing)}" if plural else f"a column {missing[0]}"
         raise InputError(
-            f"the rows to predict at have no column {missing[0]}: the model reads {', '.join(read)}"
+            f"missing value{plural} for input{plural} {', '.join(missing)}: give "
+            f"{option(rows_option)} {wanted}"
+            + (f" (the model reads {', '.join(read)})" if len(read) > len(missing) else "")
         )
     arrays = columns_of({name: columns[name] for name in read})
     rows = row_count(arrays) if arrays else rows or 1
@@ -1560,6 +1631,7 @@ def predict_groups(
     groups: Sequence[Hashable],
     band: float | None = None,
     by: str = "group",
+    rows_option: str = "data",
 ) -> dict[str, np.ndarray]:
     """`predict` of a fit by groups (Fits, or one fit with shared parameters) at the rows of
     `columns`, each row with the fit of its group in `groups` (a value per row); bad input
@@ -1580,7 +1652,7 @@ def predict_groups(
                 f"(the groups fitted: {known})"
             ) from None
         rows = {name: np.asarray(values)[index] for name, values in columns.items()}
-        for name, values in predict(fit, rows, band, rows=index.size).items():
+        for name, values in predict(fit, rows, band, index.size, rows_option).items():
             found.setdefault(name, np.full(len(names), np.nan))[index] = values
     return found
 

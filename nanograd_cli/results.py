@@ -576,6 +576,8 @@ class Fit:
     target: str | None = field(default=None, compare=False, repr=False)
     sigma: str | None = field(default=None, compare=False, repr=False)
     absolute_sigma: bool = field(default=False, compare=False, repr=False)
+    # of a fit of groups sharing parameters (a[g]): the column of the groups, to predict
+    by: str | None = field(default=None, compare=False, repr=False)
     # the loss minimized (robust.LOSSES): with a robust one, its f_scale, SciPy's cost
     # ½ f² Σ rho((r/f)²) at the solution, and standard errors that are approximate
     loss: str = field(default="linear", compare=False)

@@ -234,6 +234,42 @@ def fit_text(fit: FitCurve, columns: int, color: bool) -> str:
         raise _unlabelled(error, columns, axes) from None
 
 
+def fit_groups_text(fits: Mapping[str, FitCurve], heading: str, columns: int, color: bool) -> str:
+    """Fits over one predictor as one plot in text: each one's data and curve, named in the
+    legend by its key (a symbol each, without colour; the bands are for a picture)."""
+    plot_to_string, style = _text_plotter(color)
+    ys, xs, labels = [], [], []
+    for name, fit in fits.items():
+        ys += [fit.curve, fit.observed]  # its data after its curve, drawn over it
+        xs += [fit.curve_x, fit.x]
+        labels += [f"{name} fit", name]
+    if "force_ascii_characters" in style:
+        style = {**style, "force_ascii_characters": [GROUP_SYMBOLS[i % len(GROUP_SYMBOLS)]
+                                                      for i in range(len(ys))]}  # fmt: skip
+    first = next(iter(fits.values()))
+    try:
+        with _quietly():
+            return plot_to_string(
+                ys,
+                xs,
+                legend_labels=labels,
+                title=heading[: columns - 4],
+                width=columns,
+                line_length_hard_cap=columns,
+                height=TERMINAL_HEIGHT,
+                x_as_log=first.logx,
+                y_as_log=first.logy,
+                **style,
+            )
+    except (OverflowError, RuntimeError, ValueError) as error:
+        axes = {first.predictor: np.concatenate(xs), "target": np.concatenate(ys)}
+        raise _unlabelled(error, columns, axes) from None
+
+
+# Without colour, a group's curve and data in the symbols of a pair, the pairs in turn.
+GROUP_SYMBOLS = [".", "*", ",", "o", "-", "+", "_", "x", "'", "#"]
+
+
 # The widths a terminal plot is drawn at: a terminal (or COLUMNS) narrower or wider is drawn
 # at the nearest. uniplot's time and memory grow with the square of the width: 1,000,000
 # columns took 24 s and 3.5 GB; 500 take 0.3 s.
@@ -512,31 +548,50 @@ class FitCurve(NamedTuple):
 
 def fit_figure(fit: FitCurve, fmt: str) -> bytes:
     """The data and the fitted curve above, the residuals below, over the predictor."""
+    return fit_groups_figure({"": fit}, fit.title, fmt)
+
+
+def fit_groups_figure(fits: Mapping[str, FitCurve], heading: str, fmt: str) -> bytes:
+    """Fits over one predictor in one figure, each with its data, its curve (and bands) and,
+    below, its residuals in a colour of its own, named in the legend by its key (the one fit
+    of an empty key: the data and the curve in their own colours)."""
+    every = list(fits.values())
     _drawable(
-        **{fit.predictor: np.concatenate([fit.x, fit.curve_x])},
-        target=np.concatenate([fit.observed, fit.curve]),
-        residual=np.append(fit.residuals, 0.0),
+        **{every[0].predictor: np.concatenate([a for f in every for a in (f.x, f.curve_x)])},
+        target=np.concatenate([a for f in every for a in (f.observed, f.curve)]),
+        residual=np.concatenate([*(f.residuals for f in every), [0.0]]),
     )
     figure = _figure(figsize=(6.4, 4.8))
     top, bottom = figure.subplots(2, 1, sharex=True, height_ratios=[2, 1])
-    top.plot(fit.x, fit.observed, "o", color="C0", markersize=3, label="data", gid="data")
-    top.plot(fit.curve_x, fit.curve, color="C1", label="fit", gid="fit")
-    if "lower" in fit.bands:
-        top.fill_between(
-            fit.curve_x,
-            fit.bands["lower"],
-            fit.bands["upper"],
-            color="C1",
-            alpha=0.25,
-            linewidth=0,
-            label=f"{fit.level:g} confidence band",
-            gid="band",
-        )
-    if "pred_lower" in fit.bands:
-        for side in ("pred_lower", "pred_upper"):
-            top.plot(fit.curve_x, fit.bands[side], "--", color="C1", linewidth=0.8, gid=side)
-        top.lines[-1].set_label(f"{fit.level:g} prediction band")
-    bottom.plot(fit.x, fit.residuals, "o", color="C2", markersize=3, gid="residuals")
+    for number, (name, fit) in enumerate(fits.items()):
+        alone = name == ""
+        dots, line = ("C0", "C1") if alone else (f"C{number % 10}",) * 2
+        gid = "" if alone else f"_{number}"
+        top.plot(fit.x, fit.observed, "o", color=dots, markersize=3, label="data" if alone
+                 else name, gid=f"data{gid}")  # fmt: skip
+        top.plot(fit.curve_x, fit.curve, color=line, label="fit" if alone else None,
+                 gid=f"fit{gid}")  # fmt: skip
+        first = number == 0  # the bands named once
+        if "lower" in fit.bands:
+            top.fill_between(
+                fit.curve_x,
+                fit.bands["lower"],
+                fit.bands["upper"],
+                color=line,
+                alpha=0.25,
+                linewidth=0,
+                label=f"{fit.level:g} confidence band" if first else None,
+                gid=f"band{gid}",
+            )
+        if "pred_lower" in fit.bands:
+            for side in ("pred_lower", "pred_upper"):
+                top.plot(fit.curve_x, fit.bands[side], "--", color=line, linewidth=0.8,
+                         gid=f"{side}{gid}")  # fmt: skip
+            if first:
+                top.lines[-1].set_label(f"{fit.level:g} prediction band")
+        bottom.plot(fit.x, fit.residuals, "o", color="C2" if alone else dots, markersize=3,
+                    gid=f"residuals{gid}")  # fmt: skip
+    fit = every[0]
     bottom.axhline(0, color="0.6", linewidth=0.8, zorder=0)
     if fit.logx:
         top.set_xscale("log")  # (the residuals share it)
@@ -547,8 +602,8 @@ def fit_figure(fit: FitCurve, fmt: str) -> bytes:
     bottom.set_xlabel(fit.predictor)
     for axes in (top, bottom):
         axes.grid(alpha=0.3)
-    top.legend(loc="best", fontsize="small")
-    figure.suptitle(textwrap.fill(fit.title, TITLE_WIDTH), fontsize="medium")
+    top.legend(loc="best", fontsize="small", ncols=1 + (len(fits) - 1) // 12)
+    figure.suptitle(textwrap.fill(heading, TITLE_WIDTH), fontsize="medium")
     return _save(figure, fmt)
 
 

@@ -581,19 +581,40 @@ def _group_names(result: Fits) -> list[str]:
     return list(next(iter(result.values())).parameters) if result else []
 
 
+def _with_ci(result: Fits) -> bool:
+    """Whether the groups have confidence intervals (--ci), which their rows show."""
+    return any(fit.ci for fit in result.values())
+
+
+def _interval(fit: Fit, name: str, number: Number) -> list[str]:
+    """A parameter's interval as two cells: nan for a group without one, empty for a fixed
+    parameter."""
+    if name in fit.ci:
+        return [number(x) for x in fit.ci[name]]
+    free = name in fit.statistics.get("t", {}) or not fit.converged
+    return [number(math.nan)] * 2 if free else ["", ""]
+
+
 @csv_header.register(Fits)
 def _(result: Fits) -> str:
-    columns = [f"{name},stderr_{name}" for name in _group_names(result)]
+    ci = _with_ci(result)
+    columns = [
+        f"{name},stderr_{name}" + (f",lower_{name},upper_{name}" if ci else "")
+        for name in _group_names(result)
+    ]
     return ",".join([_csv_field(result.by), *columns, "rss,converged,message"])
 
 
 @csv_rows.register(Fits)
 def _(result: Fits) -> list[str]:
     rows = []
+    ci = _with_ci(result)
     for group, fit in result.items():
         cells = [_csv_field(group_name(group))]
         for name in fit.parameters:
             cells += [repr(fit.parameters[name]), repr(fit.stderr[name])]
+            if ci:
+                cells += _interval(fit, name, repr)
         why = "" if fit.converged else _csv_field(fit.message)
         cells += [repr(fit.rss), "true" if fit.converged else "false", why]
         rows.append(",".join(cells))
@@ -603,12 +624,16 @@ def _(result: Fits) -> list[str]:
 @table_rows.register(Fits)
 def _(result: Fits, number: Number = repr) -> list[list[str]]:
     names = _group_names(result)
-    rows = [[result.by, *(c for name in names for c in (name, "stderr")), "rss", "converged"]]
+    ci = _with_ci(result)
+    each = ("stderr", "lower", "upper") if ci else ("stderr",)
+    rows = [[result.by, *(c for name in names for c in (name, *each)), "rss", "converged"]]
     for group, fit in result.items():
         cells = [group_name(group)]
         for name in names:
             se = "at bound" if name in fit.at_bound else number(fit.stderr[name])
             cells += [number(fit.parameters[name]), se]
+            if ci:
+                cells += _interval(fit, name, number)
         # why a group did not converge: last, where its length widens no column of numbers
         cells += [number(fit.rss), "yes" if fit.converged else f"no: {fit.message}"]
         rows.append(cells)
