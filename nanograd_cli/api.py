@@ -128,9 +128,7 @@ def whole(name: str, value: object, least: int | None, most: int | None = None) 
             f"invalid value for {option(name)}: {value!r} is not a valid integer"
         ) from None
     if least is not None and most is not None and not least <= given <= most:
-        raise InputError(
-            f"invalid value for {option(name)}: {given} is not in the range {least}<=x<={most}"
-        )
+        raise InputError(f"{option(name)} must be from {least} to {most}, not {given}")
     if least is not None and given < least:
         raise InputError(f"invalid value for {option(name)}: {given} is not at least {least}")
     return given
@@ -360,6 +358,7 @@ def taylor(
     f⁽ᵏ⁾(A)/k! from truncated power series carried through every operation (`jets.py`), the
     other inputs held at their values."""
     from .jets import polynomial, series
+    from .symbolic import whole_numbers
 
     order = whole("order", order, 0, MAX_TAYLOR_ORDER)
     program, point, _ = scalarized(program, point, missing=MissingInputs)
@@ -377,7 +376,8 @@ def taylor(
     non_finite(where, strict, warn)
     inputs = {name: float(point[name]) for name in program.inputs}
     at = inputs[wrt]
-    text, latex = (polynomial(coefficients, wrt, at, latex) for latex in (False, True))
+    exact = whole_numbers(program) and at.is_integer()
+    text, latex = (polynomial(coefficients, wrt, at, latex, exact) for latex in (False, True))
     return Taylor(program.source, wrt, at, inputs, coefficients, text, LaTeX(latex), where)
 
 
@@ -1607,7 +1607,7 @@ def draw(
     rankdir: str | None = None,
     hide_constants: bool = False,
     edge_grads: bool = False,
-    dpi: int | None = None,
+    dpi: int | str | None = None,
     legend: bool = True,
     statements: bool = True,
     strict: bool = False,

@@ -65,6 +65,11 @@ _HEAD = 16
 _SHORT = 64
 
 
+# Whole numbers below this are written out in digits, as JavaScript writes them; larger ones
+# in scientific notation (1e+21).
+WHOLE_UP_TO = 1e21
+
+
 class _Rope:
     """Text made of parts (strings and other ropes), joined only when written, less its first
     `skip` characters. It keeps its length, its first characters and what it contains."""
@@ -398,7 +403,11 @@ class _Text:
         if x == math.e:
             return "e"
         text = repr(x)
-        return text[:-2] if text.endswith(".0") else text
+        if text.endswith(".0"):
+            return text[:-2]
+        if x.is_integer() and abs(x) < WHOLE_UP_TO:
+            return str(int(x))  # 121645100408832000 (19!), exactly, not 1.21645100408832e+17
+        return text
 
     def node(self, e: Expr, text: dict[int, tuple[Text, int]]) -> tuple[Text, int]:
         if e.kind == NUMBER:

@@ -692,7 +692,7 @@ class Session:
             reply.out.append(result.latex)
         else:
             reply.out.append(Table(lambda number: table_rows(result, number)))
-            reply.out.append(result.polynomial)
+            reply.out.append("\n" + result.polynomial)  # a blank line, as `taylor` prints
 
     def explain_command(self, args: Arguments, reply: Reply) -> None:
         source, program = self._program(args.expr)

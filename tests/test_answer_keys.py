@@ -283,9 +283,9 @@ def test_diff_order_with_arrays_is_by_numbers_and_elements():
 @pytest.mark.parametrize(
     ("given", "message"),
     [
-        ("0", "error: invalid value for --order: 0 is not in the range 1<=x<=20\n"),
+        ("0", "error: --order must be from 1 to 20, not 0\n"),
         ("1.5", "error: invalid value for --order: '1.5' is not a valid integer\n"),
-        ("-1", "error: invalid value for --order: -1 is not in the range 1<=x<=20\n"),
+        ("-1", "error: --order must be from 1 to 20, not -1\n"),
     ],
 )
 def test_a_bad_order_is_bad_input(given, message):
