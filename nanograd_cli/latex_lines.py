@@ -1,6 +1,7 @@
 """Displayed equations that fit a page: how wide a LaTeX formula is set, where it may be broken,
 and a block of equations written so that every line fits the text width of a standard
-article page (345 pt at 10 pt), broken over lines where it would not."""
+article page (345 pt at 10 pt), broken over lines where it would not (explain's LaTeX, and
+diff's, whose rows `formula` breaks with `pieces` and `broken`)."""
 
 from __future__ import annotations
 
