@@ -821,12 +821,17 @@ def failure(
         if c.differ:
             return (
                 f"the formula for d/d{name} differs from the engine's derivative at "
-                f"{c.differ:,} of {c.points - c.skipped:,} points"
+                f"{c.differ:,} of {c.points - c.skipped - c.kinks:,} points"
             )
         if c.points == c.skipped:
             return (
                 f"the source or its derivative by {name} is nan at every point: the range is "
                 "outside its domain"
+            )
+        if c.kinks and c.points == c.skipped + c.outside + c.kinks:
+            return (
+                f"the source has a kink in {name} at every point checked: it has no "
+                "derivative there to compare the formula with"
             )
     return None
 

@@ -43,7 +43,7 @@ from .prelude import DEFINED
 from .program import Program
 from .render.graph import format_of
 from .render.progress import FitProgress, StepsProgress
-from .render.text import mismatch_rows, table_rows, to_json
+from .render.text import KINKS, kink_rows, mismatch_rows, table_rows, to_json
 from .results import Explanation, Fit, FormulaCheck, GradientCheck, Minimum, flattened
 from .sources import ARRAY_VALUE
 
@@ -774,6 +774,9 @@ class Session:
             if any(c.first for c in formulas.checks.values()):
                 reply.out.append("\nfirst points where they differ:")
                 reply.out.append(Table(lambda number: mismatch_rows(formulas, number)))
+            if any(c.kinks for c in formulas.checks.values()):
+                reply.out.append(f"\n{KINKS}")
+                reply.out.append(Table(lambda number: kink_rows(formulas, number)))
         failure = api.failure(result)
         if failure:
             raise NanogradError(failure)
