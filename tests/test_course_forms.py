@@ -136,3 +136,21 @@ def test_the_repl_lists_the_kinks_as_the_command_line_does():
     assert (reply.status, reply.err) == (0, [])
     done = in_process("check", "abs(x)", "--against", "sign(x)", "--x", "-1:1")
     assert reply.text() + "\n" == done.stdout
+
+
+def test_a_long_sum_inside_brackets_is_broken_inside_them(tmp_path):
+    done = in_process("diff", "sin(x)*exp(x)*x**3", "--order", "3", "--format", "latex")
+    lines = done.stdout.splitlines()
+    assert lines[3].endswith(r"\right. \\") and lines[4].startswith(r"&\quad \left. - ")
+    pdflatex(tmp_path, f"\\[\n{done.stdout}\\]")
+    assert overfull(tmp_path) == []
+    # the same derivative as SymPy's third
+    x = sympy.Symbol("x")
+    text = in_process("diff", "sin(x)*exp(x)*x**3", "--order", "3").stdout
+    written = dict(line.split(" = ") for line in text.splitlines()[:-1])
+    shown = sympy.sympify(text.splitlines()[-1]).subs(
+        {sympy.Symbol(n): sympy.sympify(e) for n, e in reversed(list(written.items()))}
+    )
+    shown = shown.subs({sympy.Symbol(n): sympy.sympify(e) for n, e in written.items()})
+    expected = sympy.diff(sympy.sin(x) * sympy.exp(x) * x**3, x, 3)
+    assert sympy.simplify(shown - expected) == 0
