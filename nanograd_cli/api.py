@@ -131,9 +131,7 @@ def whole(name: str, value: object, least: int | None, most: int | None = None) 
             f"invalid value for {option(name)}: {value!r} is not a valid integer"
         ) from None
     if least is not None and most is not None and not least <= given <= most:
-        raise InputError(
-            f"invalid value for {option(name)}: {given} is not in the range {least}<=x<={most}"
-        )
+        raise InputError(f"{option(name)} must be from {least} to {most}, not {given}")
     if least is not None and given < least:
         raise InputError(f"invalid value for {option(name)}: {given} is not at least {least}")
     return given
@@ -365,6 +363,7 @@ def taylor(
     f⁽ᵏ⁾(A)/k! from truncated power series carried through every operation (`jets.py`), the
     other inputs held at their values."""
     from .jets import polynomial, series
+    from .symbolic import whole_numbers
 
     order = whole("order", order, 0, MAX_TAYLOR_ORDER)
     program, point, _ = scalarized(program, point, missing=MissingInputs)
@@ -382,7 +381,8 @@ def taylor(
     non_finite(where, strict, warn)
     inputs = {name: float(point[name]) for name in program.inputs}
     at = inputs[wrt]
-    text, latex = (polynomial(coefficients, wrt, at, latex) for latex in (False, True))
+    exact = whole_numbers(program) and at.is_integer()
+    text, latex = (polynomial(coefficients, wrt, at, latex, exact) for latex in (False, True))
     return Taylor(program.source, wrt, at, inputs, coefficients, text, LaTeX(latex), where)
 
 
@@ -826,12 +826,17 @@ def failure(
         if c.differ:
             return (
                 f"the formula for d/d{name} differs from the engine's derivative at "
-                f"{c.differ:,} of {c.points - c.skipped:,} points"
+                f"{c.differ:,} of {c.points - c.skipped - c.kinks:,} points"
             )
         if c.points == c.skipped:
             return (
                 f"the source or its derivative by {name} is nan at every point: the range is "
                 "outside its domain"
+            )
+        if c.kinks and c.points == c.skipped + c.outside + c.kinks:
+            return (
+                f"the source has a kink in {name} at every point checked: it has no "
+                "derivative there to compare the formula with"
             )
     return None
 
@@ -1684,7 +1689,7 @@ def draw(
     rankdir: str | None = None,
     hide_constants: bool = False,
     edge_grads: bool = False,
-    dpi: int | None = None,
+    dpi: int | str | None = None,
     legend: bool = True,
     statements: bool = True,
     strict: bool = False,

@@ -385,6 +385,16 @@ class Mismatch:
 
 
 @dataclass
+class Kink:
+    """A point where the source has a kink in an input (its slopes to the left and to the
+    right differ): no derivative to compare a formula with."""
+
+    inputs: dict[str, float]
+    left: float
+    right: float
+
+
+@dataclass
 class Agreement:
     """One input's derivative against a formula over the points checked: how many were
     compared, how many were left out (the engine's derivative is nan there: outside the
@@ -398,10 +408,12 @@ class Agreement:
     max_abs_error: float
     first: list[Mismatch]
     outside: int = 0  # points outside the condition the formula states (`# x > 0`)
+    kinks: int = 0  # points at a kink of the source, not compared
+    first_kinks: list[Kink] = field(default_factory=list)
 
     @property
     def passed(self) -> bool:
-        return self.differ == 0 and self.points > self.skipped + self.outside
+        return self.differ == 0 and self.points > self.skipped + self.outside + self.kinks
 
 
 @dataclass

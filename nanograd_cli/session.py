@@ -43,7 +43,7 @@ from .prelude import DEFINED
 from .program import Program
 from .render.graph import format_of
 from .render.progress import FitProgress, StepsProgress
-from .render.text import mismatch_rows, table_rows, to_json
+from .render.text import KINKS, kink_rows, mismatch_rows, table_rows, to_json
 from .results import Explanation, Fit, FormulaCheck, GradientCheck, Minimum, flattened
 from .sources import ARRAY_VALUE, RANDOM_CALL, array_value
 
@@ -718,7 +718,7 @@ class Session:
             reply.out.append(result.latex)
         else:
             reply.out.append(Table(lambda number: table_rows(result, number)))
-            reply.out.append(result.polynomial)
+            reply.out.append("\n" + result.polynomial)  # a blank line, as `taylor` prints
 
     def explain_command(self, args: Arguments, reply: Reply) -> None:
         source, program = self._program(args.expr)
@@ -800,6 +800,9 @@ class Session:
             if any(c.first for c in formulas.checks.values()):
                 reply.out.append("\nfirst points where they differ:")
                 reply.out.append(Table(lambda number: mismatch_rows(formulas, number)))
+            if any(c.kinks for c in formulas.checks.values()):
+                reply.out.append(f"\n{KINKS}")
+                reply.out.append(Table(lambda number: kink_rows(formulas, number)))
         failure = api.failure(result)
         if failure:
             raise NanogradError(failure)

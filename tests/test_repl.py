@@ -838,3 +838,11 @@ def test_an_array_with_nan_is_a_value_and_inputs_writes_it_back():
     )
     assert done.stdout.splitlines()[:2] == ["x = [1.0, nan]", "W = [[1.0, 2.0], [3.0, inf]]"]
     assert "input x[1] is nan" in done.stderr and "missing value" not in done.stderr
+
+
+def test_taylor_prints_its_table_a_blank_line_and_the_polynomial_as_the_command_does():
+    s = session("x = 1")
+    text = out(s, ":taylor exp(x) wrt x order 2")
+    done = in_process("taylor", "exp(x)", "--x", "1", "--order", "2")
+    assert text + "\n" == done.stdout
+    assert text.splitlines()[-2:] == ["", "e + e*(x - 1) + 1.3591409142295225*(x - 1)**2"]

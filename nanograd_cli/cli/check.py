@@ -102,7 +102,7 @@ def check(
 
 
 def check_formulas(ctx, source, var, against, wrt, rtol, atol, fmt, digits, strict) -> None:
-    from ..render.text import mismatch_rows
+    from ..render.text import KINKS, kink_rows, mismatch_rows
     from ..sampling import parse_inputs
     from ..sources import load_program
     from .output import report
@@ -114,6 +114,9 @@ def check_formulas(ctx, source, var, against, wrt, rtol, atol, fmt, digits, stri
     if fmt in (None, "table") and any(c.first for c in result.checks.values()):
         click.echo("\nfirst points where they differ:" if not rich_terminal() else "")
         show_table(lambda number: mismatch_rows(result, number), digits)
+    if fmt in (None, "table") and any(c.kinks for c in result.checks.values()):
+        click.echo(f"\n{KINKS}" if not rich_terminal() else "")
+        show_table(lambda number: kink_rows(result, number), digits)
     failure = api.failure(result)
     if failure:
         raise NanogradError(failure)

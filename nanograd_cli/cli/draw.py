@@ -55,8 +55,7 @@ Examples:
 @click.option("--edge-grads", is_flag=True, help="Write each edge's local derivative on it.")
 @click.option(
     "--dpi",
-    type=click.IntRange(*api.DPI),
-    metavar="N",
+    metavar="N",  # a whole number from 1 to 2400: api.draw checks it
     help="Dots per inch of a png (Graphviz's default: 96).",
 )
 @click.option(
@@ -88,7 +87,7 @@ def draw(
     rankdir: str | None,
     hide_constants: bool,
     edge_grads: bool,
-    dpi: int | None,
+    dpi: str | None,
     legend: bool,
     statements: bool,
     scalars: bool,

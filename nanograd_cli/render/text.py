@@ -177,6 +177,10 @@ def _(result: FormulaCheck) -> dict:
                 }
                 for m in c.first
             ],
+            "kinks": c.kinks,
+            "first_kinks": [
+                {"inputs": k.inputs, "left": k.left, "right": k.right} for k in c.first_kinks
+            ],
         }
         for name, c in result.checks.items()
     }
@@ -285,6 +289,8 @@ def _(result: GradientCheck) -> list[str]:
 
 
 AGAINST_FIELDS = ("formula", "points", "skipped", "differ", "max_abs_error", "pass")
+# The heading of the kinks check --against found: points it does not compare.
+KINKS = "kinks, where the source has no derivative (not compared):"
 
 
 @csv_header.register(FormulaCheck)
@@ -449,6 +455,18 @@ def mismatch_rows(result: FormulaCheck, number: Number = repr) -> list[list[str]
         for m in c.first:
             point = (number(m.inputs[n]) for n in names)
             rows.append([name, *point, number(m.engine), number(m.formula), number(m.abs_error)])
+    return rows
+
+
+def kink_rows(result: FormulaCheck, number: Number = repr) -> list[list[str]]:
+    """The first kinks of the source, where no formula is compared: which derivative, the
+    point, the slopes to its left and right."""
+    names = list(next((k.inputs for c in result.checks.values() for k in c.first_kinks), {}))
+    rows = [["d/d", *names, "left", "right"]]
+    for name, c in result.checks.items():
+        for k in c.first_kinks:
+            point = (number(k.inputs[n]) for n in names)
+            rows.append([name, *point, number(k.left), number(k.right)])
     return rows
 
 
