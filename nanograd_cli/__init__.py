@@ -443,6 +443,12 @@ def minimize(
     plot: str | os.PathLike[str] | None = None,
     strict: bool = False,
     inputs: Mapping[str, float] | None = None,
+    weight_decay: float = 0.0,
+    lr_schedule: Literal["constant", "step", "cosine"] = "constant",
+    lr_step_size: int | None = None,
+    lr_gamma: float | None = None,
+    lr_t_max: int | None = None,
+    lr_min: float | None = None,
     **values: float,
 ) -> Minimum:
     """Gradient descent on `source` from the point given by keywords (with `optimizer`, at
@@ -453,7 +459,12 @@ def minimize(
     shuffled with `seed`; `drop_nan` leaves out the rows with a missing value). A run that
     does not converge comes back with `converged` false. `plot`: the path of a picture (.svg,
     .png, .pdf) of the descent, its path on the contour plot of `source` for two inputs and
-    the loss at every step otherwise, as `minimize --plot` writes it."""
+    the loss at every step otherwise, as `minimize --plot` writes it. `weight_decay` adds
+    that times each parameter to its gradient, and `lr_schedule` `"step"` (every
+    `lr_step_size` steps the rate times `lr_gamma`) or `"cosine"` (down to `lr_min` over
+    `lr_t_max` steps) changes the rate each step, as torch.optim's do. A descent whose value
+    or gradient becomes nan or inf raises Diverged, whose `reached` is the last finite
+    point."""
     from . import api
 
     picture = None if plot is None else os.fspath(plot)
@@ -472,6 +483,7 @@ def minimize(
             table(data, set(program.inputs), "data", "minimize", drop_nan),
         )
     at = numbers(point(program, "minimize", values, inputs), "minimize")
+    schedule = api.lr_schedule(lr_schedule, steps, lr_step_size, lr_gamma, lr_t_max, lr_min)
     result = api.minimize(
         program,
         at,
@@ -488,6 +500,8 @@ def minimize(
         batch=batch,
         seed=seed,
         drop_nan=drop_nan,
+        weight_decay=weight_decay,
+        schedule=schedule,
     )
     if picture is not None:  # every descent that ran, converged or not
         from .output_files import write_atomically

@@ -11,6 +11,7 @@ from .command import InputsCommand, program_and_point
 from .options import (
     AtLeast,
     color_option,
+    load_option,
     source_and_inputs,
     strict_option,
     table_format,
@@ -37,6 +38,7 @@ Examples:
     short_help="Check the gradients against central finite differences.",
 )
 @source_and_inputs
+@load_option
 @click.option(
     "--against",
     multiple=True,
