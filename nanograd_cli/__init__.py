@@ -484,25 +484,31 @@ def minimize(
         )
     at = numbers(point(program, "minimize", values, inputs), "minimize")
     schedule = api.lr_schedule(lr_schedule, steps, lr_step_size, lr_gamma, lr_t_max, lr_min)
-    result = api.minimize(
-        program,
-        at,
-        steps,
-        lr,
-        optimizer,
-        tol,
-        strict,
-        _note,
-        wrt=names(wrt, "wrt"),
-        fix=names(fix, "fix"),
-        on_point=descent and descent.record,
-        data=columns,
-        batch=batch,
-        seed=seed,
-        drop_nan=drop_nan,
-        weight_decay=weight_decay,
-        schedule=schedule,
-    )
+    from .errors import Diverged, Interrupted
+
+    stopped: Diverged | Interrupted | None = None
+    try:
+        result = api.minimize(
+            program,
+            at,
+            steps,
+            lr,
+            optimizer,
+            tol,
+            strict,
+            _note,
+            wrt=names(wrt, "wrt"),
+            fix=names(fix, "fix"),
+            on_point=descent and descent.record,
+            data=columns,
+            batch=batch,
+            seed=seed,
+            drop_nan=drop_nan,
+            weight_decay=weight_decay,
+            schedule=schedule,
+        )
+    except (Diverged, Interrupted) as stop:  # drawn up to the last point reached, then raised
+        result, stopped = cast("Minimum", stop.reached), stop
     if picture is not None:  # every descent that ran, converged or not
         from .output_files import write_atomically
         from .render.figures import descent_figure
@@ -510,6 +516,8 @@ def minimize(
         assert descent is not None  # made for the picture
         label = f"{optimizer}, {result.steps} steps"
         write_atomically(picture, descent_figure(program, descent, label, fmt))
+    if stopped:
+        raise stopped
     return result
 
 

@@ -321,3 +321,25 @@ def test_nothing_is_written_where_the_descent_never_ran(tmp_path):
                       "--log", str(files[1]), "--save", str(files[2]))  # fmt: skip
     assert done.returncode == 2
     assert list(tmp_path.iterdir()) == []
+
+
+def test_python_raises_diverged_with_the_last_finite_point_and_draws_the_run(tmp_path):
+    import nanograd_cli
+    from nanograd_cli.errors import Diverged
+
+    picture = tmp_path / "d.svg"
+    with pytest.raises(Diverged) as raised:
+        nanograd_cli.minimize("(x - 3)**2", x=0, optimizer="sgd", lr=1.5, plot=picture)
+    assert raised.value.reached.steps == 510 and raised.value.reached.diverged
+    assert raised.value.reached.inputs == {"x": 3 - 3 * 2.0**510}
+    assert 'id="loss"' in picture.read_text()
+    found = nanograd_cli.minimize(
+        "(x - 3)**2", x=0, optimizer="sgd", lr=0.1, steps=40, lr_schedule="step",
+        lr_step_size=10, lr_gamma=0.5, weight_decay=0.1,
+    )  # fmt: skip
+    done = in_process(
+        "minimize", "(x - 3)**2", "--x", "0", "--optimizer", "sgd", "--lr", "0.1", "--steps",
+        "40", "--lr-schedule", "step", "--lr-step-size", "10", "--lr-gamma", "0.5",
+        "--weight-decay", "0.1", "--format", "json",
+    )  # fmt: skip
+    assert json.loads(done.stdout)["inputs"] == found.inputs
