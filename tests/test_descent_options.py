@@ -343,3 +343,30 @@ def test_python_raises_diverged_with_the_last_finite_point_and_draws_the_run(tmp
         "--weight-decay", "0.1", "--format", "json",
     )  # fmt: skip
     assert json.loads(done.stdout)["inputs"] == found.inputs
+
+
+def test_the_repl_takes_the_schedule_and_weight_decay_and_shows_a_diverged_point():
+    from nanograd_cli.session import Session
+
+    s = Session()
+    assert s.run("x = 0").status == 0
+    reply = s.run(
+        ":minimize (x - 3)**2 optimizer sgd lr 0.1 steps 40 lr-schedule step lr-step-size 10 "
+        "lr-gamma 0.5 weight-decay 0.1"
+    )
+    done = in_process(
+        "minimize", "(x - 3)**2", "--x", "0", "--optimizer", "sgd", "--lr", "0.1", "--steps",
+        "40", "--lr-schedule", "step", "--lr-step-size", "10", "--lr-gamma", "0.5",
+        "--weight-decay", "0.1", "--format", "json",
+    )  # fmt: skip
+    x = json.loads(done.stdout)["inputs"]["x"]
+    assert reply.status == 0 and reply.text().split()[5] == repr(x)
+    reply = s.run(":minimize (x - 3)**2 optimizer sgd lr 1.5")
+    assert reply.status == 1 and reply.text().split()[-1] == "diverged"
+    assert reply.err == ["error: diverged at step 511: the value is inf; try a smaller lr"]
+    reply = s.run(":minimize (x - 3)**2 lr-schedule step")
+    assert (reply.status, reply.err) == (
+        2,
+        ["error: lr-schedule step needs lr-step-size N: the number of steps between two decays "
+         "of the rate"],
+    )  # fmt: skip
