@@ -370,3 +370,36 @@ def test_the_repl_takes_the_schedule_and_weight_decay_and_shows_a_diverged_point
         ["error: lr-schedule step needs lr-step-size N: the number of steps between two decays "
          "of the rate"],
     )  # fmt: skip
+
+
+@pytest.mark.slow
+def test_ctrl_c_writes_the_log_and_the_save_of_the_run_so_far(tmp_path):
+    import signal
+    import subprocess
+
+    from .helpers import NANOGRAD, wait_for_cpu
+
+    log, save = tmp_path / "steps.csv", tmp_path / "p.json"
+    process = subprocess.Popen(
+        [
+            *(NANOGRAD, "minimize", "(x - 3)**2 + (y - 1)**2", "--x", "0", "--y", "0"),
+            *("--steps", "2000000", "--tol", "0", "--lr", "1e-12", "--log", str(log)),
+            *("--save", str(save), "--format", "json"),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    wait_for_cpu(process, 1.0)
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=120)
+    assert process.returncode == 130, err
+    reached = json.loads(out)
+    assert reached["interrupted"] and json.loads(save.read_text())["steps"] == reached["steps"]
+    rows = log.read_text().splitlines()
+    assert rows[0] == "step,loss,gradient_norm" and rows[1] == "0,10.0,6.324555320336759"
+    # every step up to the point reached (Ctrl-C may come before that point's row)
+    assert [int(r.split(",")[0]) for r in rows[1:]] == list(range(len(rows) - 1))
+    assert reached["steps"] - 1 <= int(rows[-1].split(",")[0]) <= reached["steps"]
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".nanograd")] == []
