@@ -257,6 +257,7 @@ def test_save_then_load_predicts_with_the_point_reached(tmp_path):
         ["taylor", "w*x", "--wrt", "x", "--format", "json"],
         ["draw", "w*x", "--format", "dot"],
         ["plot", "w*x"],
+        ["check", "w*x", "--against", "w", "--wrt", "x", "--format", "json"],
         ["minimize", "(w - x)**2", "--wrt", "w", "--format", "json", "--steps", "1"],
     ],
 )
@@ -264,7 +265,7 @@ def test_every_command_that_takes_inputs_loads_them(command, tmp_path):
     saved = tmp_path / "p.json"
     saved.write_text(json.dumps({"format": "nanograd minimize", "version": 1,
                                  "parameters": {"w": 1.25, "unused": 7}}))  # fmt: skip
-    x = ["--x", "-1:1"] if command[0] == "plot" else ["--x", "2"]
+    x = ["--x", "-1:1"] if "plot" in command or "--against" in command else ["--x", "2"]
     loaded = in_process(*command, *x, "--load", str(saved))
     given = in_process(*command, *x, "--w", "1.25")
     assert loaded.returncode == 0, loaded.stderr

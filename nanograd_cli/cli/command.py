@@ -17,6 +17,7 @@ from .output import report
 
 if TYPE_CHECKING:
     from ..results import InputValue
+    from ..sampling import Range
 
 
 class SourceCommand(click.Command):
@@ -282,6 +283,18 @@ def program_and_point(
     (random starts drawn with `seed`), over the values of `--load FILE` of its inputs."""
     program = load_program(source, report)
     return program, given_values(ctx, var, program.inputs, seed)
+
+
+def values_and_ranges(
+    ctx: click.Context, var: tuple[str, ...], program: Program
+) -> tuple[dict[str, InputValue], dict[str, Range]]:
+    """The values and the ranges (`--x LO:HI[:N]`) of `--NAME` and `--var`, the values over
+    those `--load FILE` saved of the program's inputs given no range."""
+    from ..sampling import parse_inputs  # (NumPy: only for the commands that sweep)
+
+    fixed, ranges = parse_inputs(ctx.meta["inputs"], var)
+    held = [n for n in program.inputs if n not in ranges]
+    return given_values(ctx, var, held, values=fixed), ranges
 
 
 # Where ctx.meta keeps the file of `--load FILE` (cli/options.load_option).
