@@ -445,6 +445,12 @@ def minimize(
     plot: str | os.PathLike[str] | None = None,
     strict: bool = False,
     inputs: Mapping[str, float] | None = None,
+    weight_decay: float = 0.0,
+    lr_schedule: Literal["constant", "step", "cosine"] = "constant",
+    lr_step_size: int | None = None,
+    lr_gamma: float | None = None,
+    lr_t_max: int | None = None,
+    lr_min: float | None = None,
     **values: float,
 ) -> Minimum:
     """Gradient descent on `source` from the point given by keywords (with `optimizer`, at
@@ -455,7 +461,12 @@ def minimize(
     shuffled with `seed`; `drop_nan` leaves out the rows with a missing value). A run that
     does not converge comes back with `converged` false. `plot`: the path of a picture (.svg,
     .png, .pdf) of the descent, its path on the contour plot of `source` for two inputs and
-    the loss at every step otherwise, as `minimize --plot` writes it."""
+    the loss at every step otherwise, as `minimize --plot` writes it. `weight_decay` adds
+    that times each parameter to its gradient, and `lr_schedule` `"step"` (every
+    `lr_step_size` steps the rate times `lr_gamma`) or `"cosine"` (down to `lr_min` over
+    `lr_t_max` steps) changes the rate each step, as torch.optim's do. A descent whose value
+    or gradient becomes nan or inf raises Diverged, whose `reached` is the last finite
+    point."""
     from . import api
 
     picture = None if plot is None else os.fspath(plot)
@@ -474,23 +485,32 @@ def minimize(
             table(data, set(program.inputs), "data", "minimize", drop_nan),
         )
     at = numbers(point(program, "minimize", values, inputs), "minimize")
-    result = api.minimize(
-        program,
-        at,
-        steps,
-        lr,
-        optimizer,
-        tol,
-        strict,
-        _note,
-        wrt=names(wrt, "wrt"),
-        fix=names(fix, "fix"),
-        on_point=descent and descent.record,
-        data=columns,
-        batch=batch,
-        seed=seed,
-        drop_nan=drop_nan,
-    )
+    schedule = api.lr_schedule(lr_schedule, steps, lr_step_size, lr_gamma, lr_t_max, lr_min)
+    from .errors import Diverged, Interrupted
+
+    stopped: Diverged | Interrupted | None = None
+    try:
+        result = api.minimize(
+            program,
+            at,
+            steps,
+            lr,
+            optimizer,
+            tol,
+            strict,
+            _note,
+            wrt=names(wrt, "wrt"),
+            fix=names(fix, "fix"),
+            on_point=descent and descent.record,
+            data=columns,
+            batch=batch,
+            seed=seed,
+            drop_nan=drop_nan,
+            weight_decay=weight_decay,
+            schedule=schedule,
+        )
+    except (Diverged, Interrupted) as stop:  # drawn up to the last point reached, then raised
+        result, stopped = cast("Minimum", stop.reached), stop
     if picture is not None:  # every descent that ran, converged or not
         from .output_files import write_atomically
         from .render.figures import descent_figure
@@ -498,6 +518,8 @@ def minimize(
         assert descent is not None  # made for the picture
         label = f"{optimizer}, {result.steps} steps"
         write_atomically(picture, descent_figure(program, descent, label, fmt))
+    if stopped:
+        raise stopped
     return result
 
 

@@ -19,6 +19,7 @@ from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 from .errors import (
+    Diverged,
     InputError,
     Interrupted,
     MissingInputs,
@@ -65,6 +66,7 @@ if TYPE_CHECKING:
     from .render.figures import FitCurve
     from .results import InputValue
     from .sampling import Curve, Range, Surface
+    from .training import Schedule
 
 Warn = Callable[[SourceError | str], None]
 # The layout of a program with no arrays: results are given back as they are.
@@ -875,6 +877,9 @@ def minimize(
     batch: int | None = None,
     seed: int | None = None,
     drop_nan: bool = False,
+    weight_decay: float = 0.0,
+    schedule: Schedule | None = None,
+    on_log: Callable[[int, float, float], None] | None = None,
 ) -> Minimum:
     """Gradient descent from `start` until the gradient's norm is at most `tol` or `steps`
     are taken, moving only the inputs in `wrt`, or all but those in `fix`. With `data`
@@ -883,7 +888,10 @@ def minimize(
     with `seed`) is minimized over the others. A value or gradient that is nan or inf on the
     way is an error; at the start, the start is to blame (bad input). The result is converged
     where the gradient's norm at the point reached (over every row, with `batch`) is at
-    most `tol`. `drop_nan` leaves out the rows where a column it reads is nan."""
+    most `tol`. `drop_nan` leaves out the rows where a column it reads is nan. `weight_decay`
+    and `schedule` (see `lr_schedule`) change each step as torch.optim's do; `on_log(step,
+    loss, gradient norm)` is called at each point. A value or gradient that becomes nan or
+    inf after the start raises Diverged with the last point where both were finite."""
     from .descent import at_point, over_rows
     from .descent import minimize as descend
 
@@ -892,6 +900,7 @@ def minimize(
     lr = number("lr", lr, above=True)
     optimizer = choice("optimizer", optimizer, OPTIMIZERS)
     tol = number("tol", tol)
+    weight_decay = number("weight_decay", weight_decay)
     batch = None if batch is None else whole("batch", batch, 1)
     seed = None if seed is None else whole("seed", seed, 0)
     program, start, layout = scalarized(program, start, data or (), MissingInputs)
@@ -952,11 +961,56 @@ def minimize(
         return value, gradients, math.hypot(*(gradients[n] for n in moving))
 
     settled = (lambda at: over_every_row(every_row, at)[2] <= tol) if every_row else None
-    result = descend(loss, point, moving, steps, lr, optimizer, tol, on_step, on_point, settled)
+    try:
+        result = descend(
+            loss, point, moving, steps, lr, optimizer, tol, on_step, on_point, settled,
+            weight_decay, schedule, on_log,
+        )  # fmt: skip
+    except (Diverged, Interrupted) as stop:  # the point reached, in the inputs' shapes
+        stop.reached = layout.shaped(cast(Minimum, stop.reached))
+        raise
     if every_row:  # the loss over every row, not the last batch's
         value, gradients, norm = over_every_row(every_row, result.inputs)
         result = Minimum(value, result.inputs, gradients, norm, result.steps, norm <= tol)
     return layout.shaped(result)
+
+
+def lr_schedule(
+    kind: str = "constant",
+    steps: int = 10000,
+    step_size: int | None = None,
+    gamma: float | None = None,
+    t_max: int | None = None,
+    lr_min: float | None = None,
+) -> Schedule | None:
+    """The learning-rate schedule `kind` of a descent of `steps` steps (None: constant):
+    `step` multiplies the rate by `gamma` (0.1) every `step_size` steps, as PyTorch's StepLR;
+    `cosine` takes it down to `lr_min` (0) along half a cosine over `t_max` steps (`steps`),
+    as CosineAnnealingLR. A setting of another schedule than `kind` is bad input."""
+    from .training import SCHEDULES, Schedule
+
+    kind = choice("lr_schedule", kind, SCHEDULES)
+    settings = {"step": ("lr_step_size", "lr_gamma"), "cosine": ("lr_t_max", "lr_min")}
+    given = {"lr_step_size": step_size, "lr_gamma": gamma, "lr_t_max": t_max, "lr_min": lr_min}
+    stray = [n for n, v in given.items() if v is not None and n not in settings.get(kind, ())]
+    if stray:
+        owner = "step" if stray[0] in settings["step"] else "cosine"
+        raise InputError(f"{option(stray[0])} is a setting of {option('lr_schedule', owner)}")
+    if kind == "step":
+        if step_size is None:
+            raise InputError(
+                f"{option('lr_schedule', 'step')} needs {option('lr_step_size', 'N')}: the "
+                "number of steps between two decays of the rate"
+            )
+        size = whole("lr_step_size", step_size, 1)
+        return Schedule(
+            "step", step_size=size, gamma=number("lr_gamma", 0.1 if gamma is None else gamma)
+        )
+    if kind == "cosine":
+        most = whole("lr_t_max", steps if t_max is None else t_max, 1)
+        low = number("lr_min", 0.0 if lr_min is None else lr_min)
+        return Schedule("cosine", t_max=most, lr_min=low)
+    return None
 
 
 def _without_missing(
@@ -1513,21 +1567,45 @@ def load_fit(path: str) -> Fit | Fits:
     from .fit_predictions import loaded
     from .language import parse
 
-    try:
-        with open(file_name(path), encoding="utf-8") as file:
-            reading(file)
-            text = file.read()
-    except UnicodeDecodeError:
-        text = ""  # (not JSON: said as for any other file that holds no fit)
-    except OSError as error:
-        raise NanogradError(f"cannot read {printable(path)}: {error.strerror}") from None
-    fit = loaded(text, printable(path))
+    fit = loaded(_saved_text(path), printable(path))
     one = fit if isinstance(fit, Fit) else next(iter(fit.values()))
     try:
         parse(one.source)
     except SourceError as error:
         raise InputError(f"{path}: the saved model does not parse: {error}") from None
     return fit
+
+
+def saved_point(result: Minimum, source: str) -> str:
+    """The point a descent of `source` reached, as a JSON document that `load_point` reads
+    back: what `minimize --format json` prints, with the source and the point as
+    `parameters`."""
+    import json
+
+    from .render.text import to_json
+    from .saved_points import saved
+
+    return saved(source, json.loads(to_json(result)))
+
+
+def load_point(path: str) -> dict[str, InputValue]:
+    """The inputs' values saved in the file `path`: the point of `saved_point` or the
+    parameters of `saved_fit`; bad input where it holds neither."""
+    from .saved_points import loaded
+
+    return loaded(_saved_text(path), printable(path))
+
+
+def _saved_text(path: str) -> str:
+    """The text of the saved file `path` ("" where it is no UTF-8, which is no JSON)."""
+    try:
+        with open(file_name(path), encoding="utf-8") as file:
+            reading(file)
+            return file.read()
+    except UnicodeDecodeError:
+        return ""  # (not JSON: said as for any other file that holds no saved document)
+    except OSError as error:
+        raise NanogradError(f"cannot read {printable(path)}: {error.strerror}") from None
 
 
 def with_columns(table: Table, added: Mapping[str, np.ndarray], fmt: str) -> bytes:

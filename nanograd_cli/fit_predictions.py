@@ -122,8 +122,8 @@ def loaded(text: str, path: str) -> Fit | Fits:
 def _fit_of(document: dict, model: dict, damaged: Callable[[str], InputError]) -> Fit:
     """The Fit saved in `document`, fitted with `model`'s source, target and sigma."""
     try:
-        parameters = {str(k): _number_or_array(v) for k, v in document["parameters"].items()}
-        stderr = {str(k): _number_or_array(v) for k, v in document["stderr"].items()}
+        parameters = {str(k): number_or_array(v) for k, v in document["parameters"].items()}
+        stderr = {str(k): number_or_array(v) for k, v in document["stderr"].items()}
         covariance = {
             str(a): {str(b): float(x) for b, x in row.items()}
             for a, row in _mapping(document["covariance"]).items()
@@ -144,7 +144,7 @@ def _fit_of(document: dict, model: dict, damaged: Callable[[str], InputError]) -
             iterations=int(document["iterations"]),
             converged=bool(document["converged"]),
             message=str(document["message"]),
-            inputs={str(k): _number_or_array(v) for k, v in document["inputs"].items()},
+            inputs={str(k): number_or_array(v) for k, v in document["inputs"].items()},
         )
         names = set(stderr)
         if set(parameters) != names or set(fit.inputs) != names:
@@ -182,7 +182,7 @@ def _mapping(value: object) -> dict:
     return value
 
 
-def _number_or_array(value: object) -> Any:  # a float, or an array's elements as one
+def number_or_array(value: object) -> Any:  # a float, or an array's elements as one
     """A saved number (or nan, inf as text), or a saved array's nested lists."""
     if isinstance(value, list):
         array = np.asarray(value, dtype=float)

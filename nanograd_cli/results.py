@@ -436,7 +436,8 @@ class FormulaCheck:
 @dataclass
 class Minimum(_Table):
     """Where gradient descent stopped: the point, its value and gradient, and how it got there
-    (`interrupted`: stopped by Ctrl-C after `steps` steps)."""
+    (`interrupted`: stopped by Ctrl-C after `steps` steps; `diverged`: the last point
+    where the value and gradient were finite, before a step made one nan or inf)."""
 
     value: float
     inputs: dict[str, float]
@@ -445,6 +446,7 @@ class Minimum(_Table):
     steps: int
     converged: bool
     interrupted: bool = False
+    diverged: bool = False
 
 
 class Term:

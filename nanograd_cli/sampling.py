@@ -351,12 +351,38 @@ def gaps_warning(result: Curve | Surface) -> str | None:
 
 @final  # (so `descent and descent.record` is the method or None, for mypy)
 class Descent:
-    """The points and losses of a descent, as `minimize(on_point=descent.record)` visits them."""
+    """The points and losses of a descent, as `minimize(on_point=descent.record)` visits them,
+    in a bounded memory however long it runs: every point up to `most` of them, then every
+    second one, every fourth, and so on (the last point reached is always kept), so that a
+    picture of the descent shows all of it."""
 
-    def __init__(self) -> None:
+    def __init__(self, most: int = 4096) -> None:
+        self.most = most
+        self.every = 1  # the points kept are those of the steps that are multiples of this
+        self.steps: list[int] = []
         self.points: list[dict[str, float]] = []
         self.losses: list[float] = []
+        self.seen = 0
+        self.last: tuple[int, dict[str, float], float] | None = None
 
     def record(self, point: dict[str, float], loss: float) -> None:
+        step, self.seen = self.seen, self.seen + 1
+        self.last = step, point, loss
+        if step % self.every:
+            return
+        if len(self.steps) == self.most:  # every other one kept, from now on too
+            self.steps, self.points = self.steps[::2], self.points[::2]
+            self.losses = self.losses[::2]
+            self.every *= 2
+            if step % self.every:
+                return
+        self.steps.append(step)
         self.points.append(point)
         self.losses.append(loss)
+
+    def history(self) -> tuple[list[int], list[dict[str, float]], list[float]]:
+        """The steps kept, their points and losses, the last point reached included."""
+        if self.last is None or (self.steps and self.steps[-1] == self.last[0]):
+            return self.steps, self.points, self.losses
+        step, point, loss = self.last
+        return [*self.steps, step], [*self.points, point], [*self.losses, loss]

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, BinaryIO, NamedTuple, TextIO, cast
 
 from . import api, io
 from .errors import (
+    Diverged,
     InputError,
     Interrupted,
     MissingInputs,
@@ -146,6 +147,12 @@ OPTIONS: dict[str, dict[str, Option]] = {
         **DATA,
         "batch": Option("word", "N"),
         "seed": Option("word", "S"),
+        "weight-decay": Option("word", "W"),
+        "lr-schedule": Option("word", "constant|step|cosine"),
+        "lr-step-size": Option("word", "N"),
+        "lr-gamma": Option("word", "G"),
+        "lr-t-max": Option("word", "N"),
+        "lr-min": Option("word", "LR"),
         **STRICT,
         "keep": FLAG,
     },
@@ -825,6 +832,16 @@ class Session:
         source, program = self._program(args.expr)
         columns = None if path is None else self._data(args, path, program.inputs).columns
         bar = StepsProgress(most) if self.progress else None
+        size, t_max = (args.value(n) for n in ("lr-step-size", "lr-t-max"))
+        gamma, low, decay = (args.value(n) for n in ("lr-gamma", "lr-min", "weight-decay"))
+        schedule = api.lr_schedule(
+            args.value("lr-schedule") or "constant",
+            most,
+            None if size is None else api.whole("lr_step_size", size, None),
+            None if gamma is None else api.number("lr_gamma", gamma, None),
+            None if t_max is None else api.whole("lr_t_max", t_max, None),
+            None if low is None else api.number("lr_min", low, None),
+        )
         try:
             result = api.minimize(
                 program,
@@ -841,8 +858,10 @@ class Session:
                 batch=None if batch is None else api.whole("batch", batch, None),
                 seed=None if seed is None else api.whole("seed", seed, None),
                 on_step=bar.update if bar else None,
+                weight_decay=0.0 if decay is None else api.number("weight_decay", decay, None),
+                schedule=schedule,
             )
-        except Interrupted as stop:  # Ctrl-C: the point reached, and where it stopped
+        except (Interrupted, Diverged) as stop:  # Ctrl-C or nan: the point reached, and why
             reached = cast(Minimum, stop.reached)
             self._reached(args, reached.inputs, Table(_rows(reached)), reply)
             raise

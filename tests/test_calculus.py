@@ -271,10 +271,9 @@ def test_minimize_other_optimizers_and_divergence():
     )
     assert code == 0 and json.loads(out)["inputs"]["x"] == pytest.approx(3.0, abs=1e-6)
     code, out, err = run("minimize", "x**3", "--x", "1", "--optimizer", "sgd", "--lr", "1")
-    assert (code, out) == (1, "")
-    assert err.startswith("error: diverged at step ") and err.rstrip().endswith(
-        "try a smaller --lr"
-    )
+    assert code == 1  # the last point where the value and gradient were finite, then why
+    assert out.splitlines()[-1].split() == ["steps", "7", "diverged"]
+    assert err == "error: diverged at step 8: the value is -inf; try a smaller --lr\n"
 
 
 def test_minimize_progress_goes_to_standard_error(monkeypatch):
@@ -344,11 +343,15 @@ def test_minimize_from_a_start_that_is_not_finite_is_bad_input(source, start, me
 
 def test_minimize_names_a_gradient_that_goes_nan_on_the_way():
     """sqrt((x - 3)**2) = |x - 3|: from 0 the gradient is -1, one SGD step of 3 lands on 3,
-    where sqrt's derivative at 0 (inf) times 2(x - 3) = 0 is nan."""
+    where sqrt's derivative at 0 (inf) times 2(x - 3) = 0 is nan: the start is printed."""
     result = in_process(
         "minimize", "sqrt((x - 3)**2)", "--x", "0", "--optimizer", "sgd", "--lr", "3"
     )
-    assert (result.returncode, result.stdout) == (1, "")
+    assert result.returncode == 1  # the start, where the value and gradient were finite
+    assert result.stdout.split() == [
+        *("value", "gradient", "result", "3.0", "x", "0.0", "-1.0"),
+        *("gradient", "norm", "1.0", "steps", "0", "diverged"),
+    ]
     assert (
         result.stderr == "error: diverged at step 1: the gradient by x is nan; try a smaller --lr\n"
     )

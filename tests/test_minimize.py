@@ -38,7 +38,7 @@ def reference(
             moved = {n: grads[n] for n in names}
             norm = math.hypot(*moved.values())
             if not math.isfinite(value) or not math.isfinite(norm):
-                raise _not_finite(value, moved, taken)
+                raise _not_finite(value, moved, taken, reached)
             reached = Minimum(value, now, grads, norm, taken, norm <= tol)
             if on_step:
                 on_step(taken, value)

@@ -678,7 +678,8 @@ def test_options_are_parsed_alike_for_every_command():
     s = session("x = 2", "lr = 3")
     assert error(s, ":minimize (x - 3)**2 lrr 0.1") == (
         "error: :minimize has no option lrr; did you mean lr? (its options: steps, lr, "
-        "optimizer, tol, wrt, fix, data, data-format, batch, seed, strict, keep)"
+        "optimizer, tol, wrt, fix, data, data-format, batch, seed, weight-decay, lr-schedule, "
+        "lr-step-size, lr-gamma, lr-t-max, lr-min, strict, keep)"
     )
     assert error(s, ":minimize x lr") == "error: lr needs a value: lr R"
     assert error(s, ":minimize x lr 1 lr 2") == "error: lr is given twice: give it once"
@@ -720,7 +721,10 @@ def test_help_and_completion_name_every_command_and_its_options():
     assert [c for _, c in completions(s, ":mi")] == [":minimize"]
     assert list(completions(s, ":draw x g.svg hide-c")) == [("hide-c", "hide-constants")]
     offered = [c for _, c in completions(s, ":minimize x l")]
-    assert offered[:3] == ["lr", "lrate", "log"]
+    assert offered[:7] == [
+        *("lr", "lr-schedule", "lr-step-size", "lr-gamma", "lr-t-max", "lr-min"),
+        "lrate",
+    ]
     assert [c for _, c in completions(s, "x*l")][:2] == ["lrate", "log"]  # no options
     assert [c for _, c in completions(s, "softs")] == ["softsign"]  # the prelude's too
     session_only = (":inputs", ":reset", ":help", ":quit")

@@ -11,7 +11,7 @@ from ..errors import InputError
 from ..render.graph import EXTENSIONS, format_of
 from ..sources import Source
 from .command import InputsCommand, program_and_point
-from .options import output_option, source_and_inputs, strict_option
+from .options import load_option, output_option, source_and_inputs, strict_option
 from .output import report, warn, write_out
 
 EXAMPLES = """
@@ -30,6 +30,7 @@ Examples:
     short_help="Draw the computation graph: every node's data and gradient.",
 )
 @source_and_inputs
+@load_option
 @output_option(
     "-o",
     "--output",

@@ -13,11 +13,12 @@ from ..render import text
 from ..render.streaming import StreamingTable
 from ..results import LineGradients, array_of, by_element, element_name, flattened
 from ..sources import Source, decode, input_values, load_program, source_lines
-from .command import InputsCommand, one_standard_input
+from .command import InputsCommand, given_values, one_standard_input
 from .exit_codes import describe
 from .options import (
     PATH,
     color_option,
+    load_option,
     output_option,
     source_and_inputs,
     strict_option,
@@ -45,6 +46,7 @@ Examples:
     short_help="Print the value and the gradient by every input.",
 )
 @source_and_inputs
+@load_option
 @table_format
 @wrt_option("Show only these gradients.")
 @click.option("--each-line", is_flag=True, help="Treat every line as its own expression.")
@@ -122,6 +124,7 @@ def grad(
     if each_line and points is not None:
         raise InputError("--each-line and --points cannot be used together")
     if each_line:
+        values = given_values(ctx, var, None, values=values)  # (any line may read any)
         api.check_wrt(wrt, list(values), elements=True)
         shapes = {n: getattr(v, "shape", ()) for n, v in values.items()}
         wrt = tuple(n if n in values else element_name(n, shapes[array_of(n)]) for n in wrt)
@@ -132,6 +135,7 @@ def grad(
         )
     one_standard_input(source, points, "--points")
     program = load_program(source, report)
+    values = given_values(ctx, var, program.inputs, values=values)
     if points is not None:
         formats = points_format, results_format
         points_results(program, points, values, fmt, wrt, mode, strict, output, formats, na)

@@ -9,10 +9,10 @@ import click
 from .. import api
 from ..errors import InputError
 from ..render import figures as drawing
-from ..sampling import CURVE_POINTS, Curve, Look, parse_inputs, parse_size, parse_ylim
+from ..sampling import CURVE_POINTS, Curve, Look, parse_size, parse_ylim
 from ..sources import Source, load_program
-from .command import InputsCommand
-from .options import color_option, output_option, source_and_inputs
+from .command import InputsCommand, values_and_ranges
+from .options import color_option, load_option, output_option, source_and_inputs
 from .output import report, rich_terminal, warn, write_out
 
 EXAMPLES = """
@@ -34,6 +34,7 @@ Examples:
     short_help="Plot f and df/dx over a range, or contours over two.",
 )
 @source_and_inputs
+@load_option
 @output_option(
     "-o",
     "--output",
@@ -84,7 +85,7 @@ def plot(
     """
     fmt = output and drawing.format_of(output)
     program = load_program(source, report)
-    fixed, ranges = parse_inputs(ctx.meta["inputs"], var)
+    fixed, ranges = values_and_ranges(ctx, var, program)
     limits = parse_ylim(ylim)
     if size is not None and not output:
         raise InputError("--size is a picture's: add -o FILE")

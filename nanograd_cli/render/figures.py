@@ -615,13 +615,21 @@ def descent_figure(program: Program, descent: Descent, label: str, fmt: str) -> 
     """How gradient descent went: for two inputs, its path on the contour plot of f; else the
     loss at every step (on a log scale when every loss is positive and they span more than
     two orders of magnitude)."""
+    steps, points, losses = descent.history()
     if len(program.inputs) == 2:
-        return _path_figure(program, descent.points, label, fmt)
-    losses = descent.losses
+        return _path_figure(program, points, label, fmt)
+    with np.errstate(over="ignore"):  # a diverged descent's losses near the largest float
+        return _losses_figure(program, steps, losses, label, fmt)
+
+
+def _losses_figure(
+    program: Program, steps: list[int], losses: list[float], label: str, fmt: str
+) -> bytes:
+    """The loss at each step kept."""
     _drawable(loss=np.array(losses))
     figure = _figure(figsize=(6.4, 4.8))
     axes = figure.subplots()
-    axes.plot(np.arange(len(losses)), losses, color="C0", label=label, gid="loss")
+    axes.plot(steps, losses, color="C0", label=label, gid="loss")
     if min(losses) > 0 and max(losses) > LOG_SCALE * min(losses):
         axes.set_yscale("log")
     axes.set_xlabel("step")

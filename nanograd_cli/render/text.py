@@ -207,6 +207,7 @@ def _(result: Minimum) -> dict:
         "steps": result.steps,
         "converged": result.converged,
         **({"interrupted": True} if result.interrupted else {}),
+        **({"diverged": True} if result.diverged else {}),
     }
 
 
@@ -475,6 +476,7 @@ def _(result: Minimum, number: Number = repr) -> list[list[str]]:
     rows = table_rows(Gradients(result.value, result.inputs, result.gradients), number)
     rows.append(["gradient norm", number(result.gradient_norm), ""])
     stopped = "interrupted" if result.interrupted else "step limit"
+    stopped = "diverged" if result.diverged else stopped
     rows.append(["steps", str(result.steps), "converged" if result.converged else stopped])
     return rows
 
