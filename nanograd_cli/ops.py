@@ -283,20 +283,6 @@ def _expm1(x: float) -> float:
         return INF
 
 
-def _atan2_derivative(y: float, x: float, _: float) -> tuple[float, float]:
-    # x/h/h, not x/(x**2 + y**2): the squares overflow or underflow where h does not. The
-    # formulas write it sign(x)/(hypot(1, y/x)*h), the same to a unit or two in the last place
-    # and with no factor that symbolic derivatives would merge into h**2 (which overflows as
-    # the squares do); that is computed here too where h is not a normal float
-    h = math.hypot(y, x)
-    if _SMALLEST_NORMAL <= h < INF:
-        return divide(divide(x, h), h), divide(divide(-y, h), h)
-    return (
-        divide(_sign(x), math.hypot(1.0, divide(y, x)) * h),
-        divide(-_sign(y), math.hypot(1.0, divide(x, y)) * h),
-    )
-
-
 def _hypot_derivative(x: float, y: float, h: float) -> tuple[float, float]:
     return _unit_part(x, y, h), _unit_part(y, x, h)
 
@@ -415,10 +401,10 @@ def _where(c: float, a: float, b: float) -> float:
 # b = 0 1/a); and where it is below the smallest normal float (at a finite a), by halves,
 # b*a**k*a**(b - 1 - k), whose factors are normal floats and whose product rounds once (at
 # a = 2, b = -1074, -2.65e-321 where a**(b - 1) rounds to 0), and so do its own derivatives
-# (at (1e10, -30), where a**(b - 2) is subnormal). k is (b - 1)/2, or for a whole b the whole
-# floor((b - 1)/2), so that a negative base keeps its sign and the powers of a whole b stay
-# whole (2*x**0*x**1 is 2*x, as a textbook has it).
-_HALF = "where(b == round(b), floor((b - 1)/2), (b - 1)/2)"
+# (at (1e10, -30), where a**(b - 2) is subnormal). k is (b - 1)/2, or for a whole b - 1 the
+# whole floor((b - 1)/2), so that a negative base keeps its sign and the powers of a whole b
+# stay whole (2*x**0*x**1 is 2*x, as a textbook has it).
+_HALF = "where(b - 1 == round(b - 1), floor((b - 1)/2), (b - 1)/2)"
 _TINY = "2.2250738585072014e-308"
 POWER_RULE = (
     f"where((a == 0)*(b == 0), 0, where((abs(b*a**(b - 1)) < {_TINY})*(a - a == 0), "
@@ -612,7 +598,12 @@ _TABLE = [
         "dsinc",
         1,
         special.dsinc,
-        ("where(abs(x) < 1e-8, -pi**2/3, -pi**2*sinc(x) - 2*dsinc(x)/x)",),
+        # near 0 its Taylor polynomial, whose own derivatives are sinc's at 0 up to the 8th
+        # (a constant there made sinc's 4th derivative 0 at 0, where it is pi**4/5)
+        (
+            "where(abs(x) < 1e-8, -pi**2/3 + pi**4*x**2/10 - pi**6*x**4/168 + pi**8*x**6/6480, "
+            "-pi**2*sinc(x) - 2*dsinc(x)/x)",
+        ),
         "the derivative of sinc, (cos(pi*x) - sinc(x))/x, without its cancellation near 0",
         # Written by hand: the formula cancels for 1e-8 < |x| < 1/2, 12 units in the last
         # place at most against 2.6 for the series (mpmath); it is 3x faster, but dsinc is
@@ -650,22 +641,17 @@ _TABLE = [
         2,
         math.atan2,
         (
-            # x/(x**2 + y**2) and -y/(x**2 + y**2), divided by the larger argument only:
-            # sign(x)/(hypot(1, y/x)*h) alone has y/0 in its own derivative at x = 0
-            # (a tie takes sign(x)/..., whose mixed derivatives cancel exactly)
-            "where(abs(x) < abs(y), sign(y)*(x/y)/(hypot(1, x/y)*hypot(y, x)), "
-            "sign(x)/(hypot(1, y/x)*hypot(y, x)))",
-            "where(abs(y) < abs(x), -sign(x)*(y/x)/(hypot(1, y/x)*hypot(y, x)), "
-            "-sign(y)/(hypot(1, x/y)*hypot(y, x)))",
+            # x/(x**2 + y**2) and -y/(x**2 + y**2), divided by the larger argument only, with
+            # no square and no hypot(y, x) of the arguments, which overflow or underflow where
+            # the derivative does not (at (1.6e308, 1.7e308) h is inf, d/dx -2.9e-309); a tie
+            # takes 1/(1 + (y/x)**2)/x and -1/(1 + (x/y)**2)/y, whose mixed derivatives cancel
+            # exactly
+            "where(abs(x) < abs(y), x/y/(1 + (x/y)**2)/y, 1/(1 + (y/x)**2)/x)",
+            "where(abs(y) < abs(x), -(y/x/(1 + (y/x)**2))/x, -(1/(1 + (x/y)**2))/y)",
         ),
         "the angle of the point (x, y), from -pi to pi; nan derivatives at the origin",
         (0.2, 3.0),
         parameters=("y", "x"),
-        # Written by hand: where hypot(y, x) is subnormal, the formula's rounds to the
-        # subnormal grid (40 units in the last place at (-1.05e-310, -7.2e-314), 0.17 by
-        # hand; mpmath), and it takes more time per call (two more hypots).
-        # `python benchmarks/derivatives.py atan2`
-        derivative=_atan2_derivative,
     ),
     Op(
         "hypot",
@@ -714,7 +700,7 @@ _TABLE = [
         _acosh,
         # not 1/sqrt(x**2 - 1): that cancels near 1 and overflows past 1e154; but at 1, where
         # it is exact, the product's own derivative is 0*inf, nan, not -inf
-        ("where(x > 1, 1/(sqrt(x - 1)*sqrt(x + 1)), 1/sqrt(x**2 - 1))",),
+        ("where(x == 1, 1/sqrt(x**2 - 1), 1/(sqrt(x - 1)*sqrt(x + 1)))",),
         "inverse hyperbolic cosine, for x >= 1",
         (1.1, 5.0),
     ),

@@ -73,8 +73,9 @@ Pair = tuple[Expr, Expr]
 #  * The forms that keep digits the textbook's lose (docs/calculus.md): sech(a)**2 (tanh's,
 #    which does not overflow past 710) is 1/cosh(a)**2, (1 - a)*(1 + a) is
 #    1 - a**2 (asin, acos, atanh), sqrt(a - 1)*sqrt(a + 1) is sqrt(a**2 - 1) (acosh, where
-#    a >= 1), and a/hypot(a, b) divided by the larger of a and b (hypot, atan2) is
-#    a/hypot(a, b), to rounding where nothing overflows or underflows.
+#    a >= 1), a/hypot(a, b) divided by the larger of a and b (hypot) is a/hypot(a, b), and
+#    atan2's divided by the larger argument is a/(a**2 + b**2), to rounding where nothing
+#    overflows or underflows.
 #  * dsinc(a) is sinc's derivative, (cos(pi*a) - sinc(a))/a but at 0, where it is 0.
 #  * 1/hypot(1, a) (asinh's, which does not overflow) is 1/sqrt(a**2 + 1).
 #  * polygamma's derivative by x is polygamma(n + 1, x), but nan (as the function) for n < 0.
@@ -92,15 +93,9 @@ TEXTBOOK_RULES = (
     ("sech(a)**2", "1/cosh(a)**2", None),
     ("(1 - a)*(1 + a)", "1 - a**2", None),
     ("sqrt(a - 1)*sqrt(a + 1)", "sqrt(a**2 - 1)", None),
+    ("where(abs(a) < abs(b), a/b/(1 + (a/b)**2)/b, 1/(1 + (b/a)**2)/a)", "a/(a**2 + b**2)", None),
     (
-        "where(abs(a) < abs(b), sign(b)*(a/b)/(hypot(1, a/b)*hypot(b, a)), "
-        "sign(a)/(hypot(1, b/a)*hypot(b, a)))",
-        "a/(a**2 + b**2)",
-        None,
-    ),
-    (
-        "where(abs(b) < abs(a), -sign(a)*(b/a)/(hypot(1, b/a)*hypot(b, a)), "
-        "-sign(b)/(hypot(1, a/b)*hypot(b, a)))",
+        "where(abs(b) < abs(a), -(b/a/(1 + (b/a)**2))/a, -(1/(1 + (a/b)**2))/b)",
         "-b/(a**2 + b**2)",
         None,
     ),

@@ -58,13 +58,6 @@ def _ulps(got: float, f, *args: float) -> float:
 NEEDED_AT = {
     # the formula cancels near 0.4 (12 units in the last place); the series does not
     "dsinc": ((0.3912385008877166,), 0, lambda x: mpmath.diff(mpmath.sincpi, x, 2)),
-    # subnormal arguments: the formula's hypot(y, x) rounds to the subnormal grid (40 units
-    # in the last place)
-    "atan2": (
-        (-1.04922337053685e-310, -7.1755685555e-314),
-        0,
-        lambda y, x: x / (x * x + y * y),
-    ),
     # the formula divides twice (y/abs(x)/hypot(1, y/x)): 1.98 units in the last place
     "hypot": (
         (3.7213531121726096e-19, 2.3265598759612747e-20),
