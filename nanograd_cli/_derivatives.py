@@ -14,7 +14,7 @@ FORMULAS = {
     '-': ('1', '-1'),
     '*': ('b', 'a'),
     '/': ('1/b', '-(a/b)/b'),
-    '**': ('where((a == 0)*(b == 0), 0, where((abs(b*a**(b - 1)) < 2.2250738585072014e-308)*(a - a == 0), b*a**where(b - 1 == round(b - 1), floor((b - 1)/2), (b - 1)/2)*a**(b - 1 - where(b - 1 == round(b - 1), floor((b - 1)/2), (b - 1)/2)), b*a**(b - 1)))', 'powlog(a, b)'),
+    '**': ('where((a == 0)*(b == 0), 0, where((abs(b*a**(b - 1)) < 2.2250738585072014e-308)*(a != 0)*(a - a == 0), b*a**where(b - 1 == round(b - 1), floor((b - 1)/2), (b - 1)/2)*a**(b - 1 - where(b - 1 == round(b - 1), floor((b - 1)/2), (b - 1)/2)), b*a**(b - 1)))', 'powlog(a, b)'),
     '%': ('1', '-round((a - a % b)/b)'),
     'neg': ('-1',),
     'exp': ('exp(x)',),
@@ -26,7 +26,7 @@ FORMULAS = {
     'log10': ('1/log(10)/x',),
     'sqrt': ('1/(2*sqrt(x))',),
     'cbrt': ('1/(3*cbrt(x)**2)',),
-    'pow': ('where((a == 0)*(b == 0), 0, where((abs(b*a**(b - 1)) < 2.2250738585072014e-308)*(a - a == 0), b*a**where(b - 1 == round(b - 1), floor((b - 1)/2), (b - 1)/2)*a**(b - 1 - where(b - 1 == round(b - 1), floor((b - 1)/2), (b - 1)/2)), b*a**(b - 1)))', 'powlog(a, b)'),
+    'pow': ('where((a == 0)*(b == 0), 0, where((abs(b*a**(b - 1)) < 2.2250738585072014e-308)*(a != 0)*(a - a == 0), b*a**where(b - 1 == round(b - 1), floor((b - 1)/2), (b - 1)/2)*a**(b - 1 - where(b - 1 == round(b - 1), floor((b - 1)/2), (b - 1)/2)), b*a**(b - 1)))', 'powlog(a, b)'),
     'sin': ('cos(x)',),
     'cos': ('-sin(x)',),
     'tan': ('1 + tan(x)**2',),
@@ -76,7 +76,7 @@ FORMULAS = {
     'floor': ('0',),
     'ceil': ('0',),
     'round': ('0',),
-    'powlog': ('where((abs(a**(b - 1)) < 2.2250738585072014e-308)*(a - a == 0), b*powlog(a, where(b - 1 == round(b - 1), floor((b - 1)/2), (b - 1)/2))*a**(b - 1 - where(b - 1 == round(b - 1), floor((b - 1)/2), (b - 1)/2)) + a**where(b - 1 == round(b - 1), floor((b - 1)/2), (b - 1)/2)*a**(b - 1 - where(b - 1 == round(b - 1), floor((b - 1)/2), (b - 1)/2)), b*powlog(a, b - 1) + a**(b - 1))', 'where((abs(powlog(a, b)) < 2.2250738585072014e-308)*(a - a == 0), powlog(a, b/2)*powlog(a, b/2), powlog(a, b)*powlog(a, 0))'),
+    'powlog': ('where((abs(a**(b - 1)) < 2.2250738585072014e-308)*(a != 0)*(a - a == 0), b*powlog(a, where(b - 1 == round(b - 1), floor((b - 1)/2), (b - 1)/2))*a**(b - 1 - where(b - 1 == round(b - 1), floor((b - 1)/2), (b - 1)/2)) + a**where(b - 1 == round(b - 1), floor((b - 1)/2), (b - 1)/2)*a**(b - 1 - where(b - 1 == round(b - 1), floor((b - 1)/2), (b - 1)/2)), b*powlog(a, b - 1) + a**(b - 1))', 'where((abs(powlog(a, b)) < 2.2250738585072014e-308)*(a != 0)*(a - a == 0), powlog(a, b/2)*powlog(a, b/2), powlog(a, b)*powlog(a, 0))'),
 }
 
 
@@ -124,12 +124,12 @@ def derivatives(forward):
     def d_divide(a, b, out):  # 1/b; -(a/b)/b
         return ((1.0 / b if b else divide(1.0, b)), ((-out) / b if b else divide((-out), b)))
 
-    def d_power(a, b, out):  # where((a == 0)*(b == 0), 0, where((abs(b*a**(b - 1)) < 2.2250738585072014e-308)*(a - a == 0), b*a**where(b - 1 == round(b - 1), floor((b - 1)/2), (b - 1)/2)*a**(b - 1 - where(b - 1 == round(b - 1), floor((b - 1)/2), (b - 1)/2)), b*a**(b - 1))); powlog(a, b)
+    def d_power(a, b, out):  # where((a == 0)*(b == 0), 0, where((abs(b*a**(b - 1)) < 2.2250738585072014e-308)*(a != 0)*(a - a == 0), b*a**where(b - 1 == round(b - 1), floor((b - 1)/2), (b - 1)/2)*a**(b - 1 - where(b - 1 == round(b - 1), floor((b - 1)/2), (b - 1)/2)), b*a**(b - 1))); powlog(a, b)
         t1 = (b - 1.0)
         t2 = (b * power(a, t1))
         t3 = (t1 / 2.0)
         t4 = (floor(t3) if (1.0 if t1 == round(t1) else 0.0) != 0.0 else t3)
-        return ((0.0 if ((1.0 if a == 0.0 else 0.0) * (1.0 if b == 0.0 else 0.0)) != 0.0 else (((b * power(a, t4)) * power(a, (t1 - t4))) if ((1.0 if abs(t2) < 2.2250738585072014e-308 else 0.0) * (1.0 if (a - a) == 0.0 else 0.0)) != 0.0 else t2)), powlog(a, b))
+        return ((0.0 if ((1.0 if a == 0.0 else 0.0) * (1.0 if b == 0.0 else 0.0)) != 0.0 else (((b * power(a, t4)) * power(a, (t1 - t4))) if (((1.0 if abs(t2) < 2.2250738585072014e-308 else 0.0) * (1.0 if a != 0.0 else 0.0)) * (1.0 if (a - a) == 0.0 else 0.0)) != 0.0 else t2)), powlog(a, b))
 
     def d_mod(a, b, out):  # 1; -round((a - a % b)/b)
         return (1.0, (-round(((a - out) / b if b else divide((a - out), b)))))
@@ -171,12 +171,12 @@ def derivatives(forward):
         t1 = (3.0 * (out * out))
         return ((1.0 / t1 if t1 else divide(1.0, t1)),)
 
-    def d_pow(a, b, out):  # where((a == 0)*(b == 0), 0, where((abs(b*a**(b - 1)) < 2.2250738585072014e-308)*(a - a == 0), b*a**where(b - 1 == round(b - 1), floor((b - 1)/2), (b - 1)/2)*a**(b - 1 - where(b - 1 == round(b - 1), floor((b - 1)/2), (b - 1)/2)), b*a**(b - 1))); powlog(a, b)
+    def d_pow(a, b, out):  # where((a == 0)*(b == 0), 0, where((abs(b*a**(b - 1)) < 2.2250738585072014e-308)*(a != 0)*(a - a == 0), b*a**where(b - 1 == round(b - 1), floor((b - 1)/2), (b - 1)/2)*a**(b - 1 - where(b - 1 == round(b - 1), floor((b - 1)/2), (b - 1)/2)), b*a**(b - 1))); powlog(a, b)
         t1 = (b - 1.0)
         t2 = (b * power(a, t1))
         t3 = (t1 / 2.0)
         t4 = (floor(t3) if (1.0 if t1 == round(t1) else 0.0) != 0.0 else t3)
-        return ((0.0 if ((1.0 if a == 0.0 else 0.0) * (1.0 if b == 0.0 else 0.0)) != 0.0 else (((b * power(a, t4)) * power(a, (t1 - t4))) if ((1.0 if abs(t2) < 2.2250738585072014e-308 else 0.0) * (1.0 if (a - a) == 0.0 else 0.0)) != 0.0 else t2)), powlog(a, b))
+        return ((0.0 if ((1.0 if a == 0.0 else 0.0) * (1.0 if b == 0.0 else 0.0)) != 0.0 else (((b * power(a, t4)) * power(a, (t1 - t4))) if (((1.0 if abs(t2) < 2.2250738585072014e-308 else 0.0) * (1.0 if a != 0.0 else 0.0)) * (1.0 if (a - a) == 0.0 else 0.0)) != 0.0 else t2)), powlog(a, b))
 
     def d_sin(x, out):  # cos(x)
         return (cos(x),)
@@ -360,15 +360,16 @@ def derivatives(forward):
     def d_round(x, out):  # 0
         return (0.0,)
 
-    def d_powlog(a, b, out):  # where((abs(a**(b - 1)) < 2.2250738585072014e-308)*(a - a == 0), b*powlog(a, where(b - 1 == round(b - 1), floor((b - 1)/2), (b - 1)/2))*a**(b - 1 - where(b - 1 == round(b - 1), floor((b - 1)/2), (b - 1)/2)) + a**where(b - 1 == round(b - 1), floor((b - 1)/2), (b - 1)/2)*a**(b - 1 - where(b - 1 == round(b - 1), floor((b - 1)/2), (b - 1)/2)), b*powlog(a, b - 1) + a**(b - 1)); where((abs(powlog(a, b)) < 2.2250738585072014e-308)*(a - a == 0), powlog(a, b/2)*powlog(a, b/2), powlog(a, b)*powlog(a, 0))
+    def d_powlog(a, b, out):  # where((abs(a**(b - 1)) < 2.2250738585072014e-308)*(a != 0)*(a - a == 0), b*powlog(a, where(b - 1 == round(b - 1), floor((b - 1)/2), (b - 1)/2))*a**(b - 1 - where(b - 1 == round(b - 1), floor((b - 1)/2), (b - 1)/2)) + a**where(b - 1 == round(b - 1), floor((b - 1)/2), (b - 1)/2)*a**(b - 1 - where(b - 1 == round(b - 1), floor((b - 1)/2), (b - 1)/2)), b*powlog(a, b - 1) + a**(b - 1)); where((abs(powlog(a, b)) < 2.2250738585072014e-308)*(a != 0)*(a - a == 0), powlog(a, b/2)*powlog(a, b/2), powlog(a, b)*powlog(a, 0))
         t1 = (b - 1.0)
         t2 = power(a, t1)
-        t3 = (1.0 if (a - a) == 0.0 else 0.0)
-        t4 = (t1 / 2.0)
-        t5 = (floor(t4) if (1.0 if t1 == round(t1) else 0.0) != 0.0 else t4)
-        t6 = power(a, (t1 - t5))
-        t7 = powlog(a, (b / 2.0))
-        return (((((b * powlog(a, t5)) * t6) + (power(a, t5) * t6)) if ((1.0 if abs(t2) < 2.2250738585072014e-308 else 0.0) * t3) != 0.0 else ((b * powlog(a, t1)) + t2)), ((t7 * t7) if ((1.0 if abs(out) < 2.2250738585072014e-308 else 0.0) * t3) != 0.0 else (out * powlog(a, 0.0))))
+        t3 = (1.0 if a != 0.0 else 0.0)
+        t4 = (1.0 if (a - a) == 0.0 else 0.0)
+        t5 = (t1 / 2.0)
+        t6 = (floor(t5) if (1.0 if t1 == round(t1) else 0.0) != 0.0 else t5)
+        t7 = power(a, (t1 - t6))
+        t8 = powlog(a, (b / 2.0))
+        return (((((b * powlog(a, t6)) * t7) + (power(a, t6) * t7)) if (((1.0 if abs(t2) < 2.2250738585072014e-308 else 0.0) * t3) * t4) != 0.0 else ((b * powlog(a, t1)) + t2)), ((t8 * t8) if (((1.0 if abs(out) < 2.2250738585072014e-308 else 0.0) * t3) * t4) != 0.0 else (out * powlog(a, 0.0))))
 
     return {
         '+': d_add,

@@ -398,7 +398,8 @@ def _where(c: float, a: float, b: float) -> float:
 
 # The power rule, b*a**(b - 1): 0 at a = b = 0, where 0 * 0**-1 is nan (a**0 is 1 for every
 # a; a where on that one point only keeps the derivatives of d/da on either side of it, at
-# b = 0 1/a); and where it is below the smallest normal float (at a finite a), by halves,
+# b = 0 1/a); and where it is below the smallest normal float (at a finite a other than 0,
+# where the halves' own derivatives are inf*0), by halves,
 # b*a**k*a**(b - 1 - k), whose factors are normal floats and whose product rounds once (at
 # a = 2, b = -1074, -2.65e-321 where a**(b - 1) rounds to 0), and so do its own derivatives
 # (at (1e10, -30), where a**(b - 2) is subnormal). k is (b - 1)/2, or for a whole b - 1 the
@@ -407,7 +408,7 @@ def _where(c: float, a: float, b: float) -> float:
 _HALF = "where(b - 1 == round(b - 1), floor((b - 1)/2), (b - 1)/2)"
 _TINY = "2.2250738585072014e-308"
 POWER_RULE = (
-    f"where((a == 0)*(b == 0), 0, where((abs(b*a**(b - 1)) < {_TINY})*(a - a == 0), "
+    f"where((a == 0)*(b == 0), 0, where((abs(b*a**(b - 1)) < {_TINY})*(a != 0)*(a - a == 0), "
     f"b*a**{_HALF}*a**(b - 1 - {_HALF}), b*a**(b - 1)))"
 )
 # exp(-x**2), by halves where it is below the smallest normal float (|x| > 26.6): each half
@@ -903,10 +904,10 @@ _TABLE = [
         # d/db is a**b*log(a)**2, 0 at a = 0 for b >= 0 as powlog is (not 0*log(0), nan);
         # below the smallest normal float, by halves, which round once (as for the power rule)
         (
-            f"where((abs(a**(b - 1)) < {_TINY})*(a - a == 0), "
+            f"where((abs(a**(b - 1)) < {_TINY})*(a != 0)*(a - a == 0), "
             f"b*powlog(a, {_HALF})*a**(b - 1 - {_HALF}) + a**{_HALF}*a**(b - 1 - {_HALF}), "
             "b*powlog(a, b - 1) + a**(b - 1))",
-            f"where((abs(powlog(a, b)) < {_TINY})*(a - a == 0), "
+            f"where((abs(powlog(a, b)) < {_TINY})*(a != 0)*(a - a == 0), "
             "powlog(a, b/2)*powlog(a, b/2), powlog(a, b)*powlog(a, 0))",
         ),
         "a**b * log(a), the derivative of a**b by b; 0 at a = 0 for b >= 0",

@@ -8,8 +8,10 @@ and powers collected, common factors cancelled), laid out as a person writes the
 (`formula`). Nothing here recurses on the size of a program.
 
 Two forms. The exact one (`diff --exact`, and what `hessian` differentiates) uses the formulas
-as the table has them, with the helpers that keep edge cases exact (`powlog`, `where`):
-it equals the engine's derivative at every point. The textbook one (`diff`'s default, and
+as the table has them, with the helpers that keep edge cases exact (`powlog`, `where`), and
+keeps the engine's order of operations (`engine_form.EngineForm`, not the canonical form,
+whose merged products overflow where the engine's steps do not): it is the engine's
+derivative at every point, to rounding. The textbook one (`diff`'s default, and
 explain's local column) is derived from those formulas by the rules in `TEXTBOOK_RULES`, which
 write each helper as a textbook does, each with the condition where the two agree; a
 derivative whose textbook form differs from the engine's somewhere carries that condition as

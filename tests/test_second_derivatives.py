@@ -6,10 +6,10 @@ import math
 import mpmath
 import pytest
 
+import nanograd_cli as nanograd
+
 # inf at the domain edges is the answer here, not a warning
 pytestmark = pytest.mark.filterwarnings("ignore::nanograd_cli.errors.NanogradWarning")
-
-import nanograd_cli as nanograd
 
 # (source, point, the true Hessian as {(a, b): value}) -- values from mpmath at 50 digits
 mpmath.mp.dps = 50
