@@ -269,8 +269,8 @@ def test_small_repeats_are_not_bound_and_large_ones_are():
         "t6 = -t4 + 3*(-t4)\n"
         "t7 = sigmoid(y + x)*sigmoid(-(y + x))*t6\n"
         "d_x = -t5 + t7 - t4 + y*(t6 + 2*t6) + 2*(2*t4)\n"
-        "d_y = t5 + t7 + where((abs(3*y**2) < 2.2250738585072014e-308)*(y - y == 0), 3*y*y, "
-        "3*y**2)*(t6 + 2*t6) + x*(t6 + 2*t6) + 2*(2*t4)"
+        "d_y = t5 + t7 + where((abs(3*y**2) < 2.2250738585072014e-308)*(y != 0)*(y - y == 0), "
+        "3*y*y, 3*y**2)*(t6 + 2*t6) + x*(t6 + 2*t6) + 2*(2*t4)"
     )
     point = {"x": -4.0, "y": 2.0}
     program = parse(WORKED_SOURCE)
