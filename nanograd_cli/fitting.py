@@ -35,7 +35,7 @@ from .fit_statistics import correlated, statistics
 from .program import Program
 from .results import Fit, Fits, group_name
 from .robust import checked, curvature_weights, objective, row_weights
-from .tape import Tape, batch_gradients
+from .tape import Tape, batch_values
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -328,7 +328,6 @@ def sigma_values(
         values, what = arrays[name], f"of column {name}"
     else:
         from .language import parse
-        from .tape import batch_gradients
 
         try:
             program = parse(text).single("sigma", None)
@@ -343,7 +342,7 @@ def sigma_values(
         columns = {n: arrays[n] for n in program.inputs}
         with np.errstate(all="ignore"):
             values = (
-                batch_gradients(program, columns)[0]
+                batch_values(program, columns)
                 if program.inputs
                 else np.full(rows, program.values({})[program.result])
             )
@@ -693,13 +692,10 @@ class _Problem:
                 f"the target reads {missing[0]}, which is not a column of the data: the "
                 "target is an expression over the columns"
             )
-        from .tape import batch_gradients
-
         if not target.inputs:
             value = target.values({})[target.result]
             return np.full(self.n, value)
-        values, _ = batch_gradients(target, {name: arrays[name] for name in target.inputs})
-        return values
+        return batch_values(target, {name: arrays[name] for name in target.inputs})
 
     def point(self, free: np.ndarray) -> dict[str, float]:
         """Every parameter's value, the free ones from the solver's `free`."""
@@ -1203,7 +1199,7 @@ def _pole(problem: _Problem, point: dict[str, float]) -> str | None:
         return None
     name, rows, points = grid
     with np.errstate(all="ignore"):
-        values, _ = batch_gradients(problem.program, {name: points.ravel(), **point}, problem.tape)
+        values = batch_values(problem.program, {name: points.ravel(), **point}, problem.tape)
     k = int(_first_poles(np.broadcast_to(values, points.size).reshape(points.shape)))
     return None if k < 0 else _pole_note(name, rows[k], rows[k + 1])
 
@@ -1232,7 +1228,7 @@ def _poles(problems: dict[Hashable, _Problem], points: dict[Hashable, dict]) -> 
                 [np.full(grids[label][2].size, points[label][parameter]) for label in chunk]
             )
         with np.errstate(all="ignore"):
-            values, _ = batch_gradients(problem.program, columns, problem.tape)
+            values = batch_values(problem.program, columns, problem.tape)
         values = np.broadcast_to(values, columns[name].shape)
         shapes = {grids[label][2].shape for label in chunk}
         if len(shapes) == 1:  # every group's lines alike: all at once
