@@ -695,6 +695,9 @@ class _Problem:
         if not target.inputs:
             value = target.values({})[target.result]
             return np.full(self.n, value)
+        for name, slot in target.input_slots.items():
+            if slot == target.result:  # a column as it is, as the default y: no tape to run
+                return arrays[name]
         return batch_values(target, {name: arrays[name] for name in target.inputs})
 
     def point(self, free: np.ndarray) -> dict[str, float]:
