@@ -811,8 +811,11 @@ class _Problem:
 
         def seen(x: np.ndarray, rss: float) -> None:
             nonlocal best_cost, best_x
-            if math.isfinite(rss) and (cost := self.objective()) < best_cost:
-                best_cost, best_x = cost, np.array(x)
+            if math.isfinite(rss):
+                # the objective, without the sum of squares again where it is that sum
+                cost = rss if self.loss == "linear" else self.objective()
+                if cost < best_cost:
+                    best_cost, best_x = cost, np.array(x)
             if progress is not None:
                 progress(self.evaluations, self.unscaled(rss))
 
