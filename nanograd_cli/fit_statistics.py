@@ -46,14 +46,15 @@ def statistics(
         else math.inf
     )
     t = {name: values[name] / stderr[name] if stderr[name] else math.nan for name in free}
+    chi2_test: dict[str, float] = {}  # reported with known sigma only, so computed only then
     if known_sigma:
         p = {name: float(2 * special.ndtr(-abs(t[name]))) for name in free}
+        chi2_test["chi2_p"] = float(special.chdtrc(dof, chi2)) if dof > 0 else math.nan
     else:
         p = {
             name: float(2 * special.stdtr(dof, -abs(t[name]))) if dof > 0 else math.nan
             for name in free
         }
-    known = {"chi2_p": float(special.chdtrc(dof, chi2)) if dof > 0 else math.nan}
     correlation = {a: {b: _correlation(covariance, a, b) for b in free} for a in free}
     return {
         "chi2": chi2,
@@ -64,7 +65,7 @@ def statistics(
         "t": t,
         "p": p,
         "correlation": correlation,
-        **(known if known_sigma else {}),
+        **chi2_test,
     }
 
 

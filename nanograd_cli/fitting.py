@@ -17,7 +17,7 @@ import math
 import re
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 import numpy as np
 
@@ -35,7 +35,7 @@ from .fit_statistics import correlated, statistics
 from .program import Program
 from .results import Fit, Fits, group_name
 from .robust import checked, curvature_weights, objective, row_weights
-from .tape import Tape, batch_gradients
+from .tape import Tape, batch_values
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -328,7 +328,6 @@ def sigma_values(
         values, what = arrays[name], f"of column {name}"
     else:
         from .language import parse
-        from .tape import batch_gradients
 
         try:
             program = parse(text).single("sigma", None)
@@ -343,7 +342,7 @@ def sigma_values(
         columns = {n: arrays[n] for n in program.inputs}
         with np.errstate(all="ignore"):
             values = (
-                batch_gradients(program, columns)[0]
+                batch_values(program, columns)
                 if program.inputs
                 else np.full(rows, program.values({})[program.result])
             )
@@ -693,13 +692,13 @@ class _Problem:
                 f"the target reads {missing[0]}, which is not a column of the data: the "
                 "target is an expression over the columns"
             )
-        from .tape import batch_gradients
-
         if not target.inputs:
             value = target.values({})[target.result]
             return np.full(self.n, value)
-        values, _ = batch_gradients(target, {name: arrays[name] for name in target.inputs})
-        return values
+        for name, slot in target.input_slots.items():
+            if slot == target.result:  # a column as it is, as the default y: no tape to run
+                return arrays[name]
+        return batch_values(target, {name: arrays[name] for name in target.inputs})
 
     def point(self, free: np.ndarray) -> dict[str, float]:
         """Every parameter's value, the free ones from the solver's `free`."""
@@ -812,8 +811,11 @@ class _Problem:
 
         def seen(x: np.ndarray, rss: float) -> None:
             nonlocal best_cost, best_x
-            if math.isfinite(rss) and (cost := self.objective()) < best_cost:
-                best_cost, best_x = cost, np.array(x)
+            if math.isfinite(rss):
+                # the objective, without the sum of squares again where it is that sum
+                cost = rss if self.loss == "linear" else self.objective()
+                if cost < best_cost:
+                    best_cost, best_x = cost, np.array(x)
             if progress is not None:
                 progress(self.evaluations, self.unscaled(rss))
 
@@ -1019,7 +1021,8 @@ def _summary(
     if not math.isfinite(best_rss):
         reasons.append("the residuals are nan or inf at every point reached")
     scale = np.sqrt(np.sum(jac * jac, axis=0))
-    undetermined = _undetermined(problem, jac, scale)
+    decomposed = _scaled_svd(jac, scale)  # for the rank test, and the standard errors
+    undetermined = _undetermined(problem.free, scale, decomposed)
     if len(undetermined) == 1:
         (name,) = undetermined
         reasons.append(
@@ -1067,7 +1070,9 @@ def _summary(
     moving = np.flatnonzero(~held)
     known = problem.absolute_sigma
     if problem.loss == "linear":
-        solved = _covariance(jac[:, moving], scale[moving], best_rss, n, k, known)
+        if moving.size < k:  # the columns of the parameters that move
+            decomposed = _scaled_svd(jac[:, moving], scale[moving])
+        solved = _covariance(decomposed, scale[moving], best_rss, n, k, known)
     else:  # approximate: J scaled by the loss's curvature, and its objective for the RSS
         f_scale = problem._solver_f_scale()
         curved = (
@@ -1075,7 +1080,7 @@ def _summary(
             * np.sqrt(curvature_weights(problem.loss, problem.residuals, f_scale))[:, None]
         )
         norms = np.sqrt(np.sum(curved * curved, axis=0))
-        solved = _covariance(curved, norms, best_cost, n, k, known)
+        solved = _covariance(_scaled_svd(curved, norms), norms, best_cost, n, k, known)
     # known sigma: (JᵀJ)⁻¹ of the residuals in the data's units, not the power of two's
     units = problem.units[moving] * (math.ldexp(1.0, problem.exponent) if known else 1.0)
     with np.errstate(over="ignore", under="ignore"):
@@ -1203,7 +1208,7 @@ def _pole(problem: _Problem, point: dict[str, float]) -> str | None:
         return None
     name, rows, points = grid
     with np.errstate(all="ignore"):
-        values, _ = batch_gradients(problem.program, {name: points.ravel(), **point}, problem.tape)
+        values = batch_values(problem.program, {name: points.ravel(), **point}, problem.tape)
     k = int(_first_poles(np.broadcast_to(values, points.size).reshape(points.shape)))
     return None if k < 0 else _pole_note(name, rows[k], rows[k + 1])
 
@@ -1232,7 +1237,7 @@ def _poles(problems: dict[Hashable, _Problem], points: dict[Hashable, dict]) -> 
                 [np.full(grids[label][2].size, points[label][parameter]) for label in chunk]
             )
         with np.errstate(all="ignore"):
-            values, _ = batch_gradients(problem.program, columns, problem.tape)
+            values = batch_values(problem.program, columns, problem.tape)
         values = np.broadcast_to(values, columns[name].shape)
         shapes = {grids[label][2].shape for label in chunk}
         if len(shapes) == 1:  # every group's lines alike: all at once
@@ -1352,18 +1357,38 @@ def _gauss_newton(jac: np.ndarray, r: np.ndarray) -> tuple[np.ndarray, float] | 
     return scaled / scale, float(np.sum((jac / scale @ scaled) ** 2))
 
 
-def _undetermined(problem: _Problem, jac: np.ndarray, scale: np.ndarray) -> list[str]:
-    """The parameters that a (numerically) zero singular value of the column-scaled Jacobian
-    leaves free: a parameter whose column is zero, or those that a null direction combines."""
-    free = problem.free
-    zero = [name for name, s in zip(free, scale, strict=True) if not s > 0]
-    if zero:
-        return zero
+class _ScaledSVD(NamedTuple):
+    """A Jacobian with its columns scaled to unit length, and its SVD's singular values and
+    Vᵀ (the scaling leaves the SVD accurate for columns of any size)."""
+
+    scaled: np.ndarray
+    s: np.ndarray
+    vt: np.ndarray
+
+
+def _scaled_svd(jac: np.ndarray, scale: np.ndarray) -> _ScaledSVD | None:
+    """`jac` with each column divided by its norm (`scale`), and its SVD; None where it has no
+    columns, a column is zero or an entry is not finite."""
+    if jac.shape[1] == 0 or not np.all(scale > 0):
+        return None
     with np.errstate(all="ignore"):
         scaled = jac / scale
     if not np.all(np.isfinite(scaled)):
-        return []
+        return None
     _, s, vt = np.linalg.svd(scaled, full_matrices=False)
+    return _ScaledSVD(scaled, s, vt)
+
+
+def _undetermined(free: list[str], scale: np.ndarray, decomposed: _ScaledSVD | None) -> list[str]:
+    """The parameters (`free`, of the Jacobian's columns: their norms `scale`, and the SVD
+    `decomposed`) that a (numerically) zero singular value leaves free: a parameter whose
+    column is zero, or those that a null direction combines."""
+    zero = [name for name, s in zip(free, scale, strict=True) if not s > 0]
+    if zero:
+        return zero
+    if decomposed is None:
+        return []
+    scaled, s, vt = decomposed
     tolerance = RANK_TOLERANCE * max(scaled.shape) * s[0]
     names: list[str] = []
     for i in np.flatnonzero(s <= tolerance):
@@ -1373,21 +1398,23 @@ def _undetermined(problem: _Problem, jac: np.ndarray, scale: np.ndarray) -> list
 
 
 def _covariance(
-    jac: np.ndarray, scale: np.ndarray, rss: float, n: int, k: int, known: bool = False
+    decomposed: _ScaledSVD | None,
+    scale: np.ndarray,
+    rss: float,
+    n: int,
+    k: int,
+    known: bool = False,
 ) -> np.ndarray:
     """(JᵀJ)⁻¹ · RSS/(n-k), or with `known` (sigma taken as known) (JᵀJ)⁻¹ alone, from the
-    SVD of J with its columns scaled to unit length (the scaling leaves the result unchanged
-    and the SVD accurate for columns of any size); never by inverting a formed JᵀJ. nan where
-    J is singular or there are no degrees of freedom."""
-    m = jac.shape[1]  # the columns of the parameters that move; k, of those fitted
+    SVD of J with its columns scaled to unit length (`decomposed`, from `_scaled_svd(J,
+    scale)`: the scaling leaves the result unchanged); never by inverting a formed JᵀJ. nan
+    where J is singular or there are no degrees of freedom."""
+    m = scale.size  # the columns of the parameters that move; k, of those fitted
     if m == 0:
         return np.empty((0, 0))
-    if n <= k or not math.isfinite(rss) or not np.all(scale > 0):
+    if n <= k or not math.isfinite(rss) or decomposed is None:
         return np.full((m, m), math.nan)
-    scaled = jac / scale
-    if not np.all(np.isfinite(scaled)):
-        return np.full((m, m), math.nan)
-    _, s, vt = np.linalg.svd(scaled, full_matrices=False)
+    scaled, s, vt = decomposed
     if s[-1] <= RANK_TOLERANCE * max(scaled.shape) * s[0]:
         return np.full((m, m), math.nan)
     inverse = (vt.T / s**2) @ vt  # (SᵀS)⁻¹ for the scaled columns

@@ -77,6 +77,7 @@ class Tape:
         columns: Mapping[str, np.ndarray],
         length: int,
         into: list[tuple[np.ndarray, dict[str, np.ndarray]]] | None = None,
+        gradients: bool = True,
     ) -> Iterator[tuple[Column, dict[str, Column]]]:
         """Per output (the result, for a program with one), its value and its gradient with
         respect to every input, on 1-D arrays of `length` rows (one per input): one pass
@@ -86,7 +87,10 @@ class Tape:
         `into` may give, per output, arrays of `length` rows for its value and its gradients:
         the step that makes the value, and the last addition or product that makes each
         gradient, then write there, and the caller copies only what comes as another array or
-        a float (an input's value, a gradient passed on unchanged, a constant)."""
+        a float (an input's value, a gradient passed on unchanged, a constant).
+
+        With `gradients` False, the pass forward alone: each output's value, and no
+        gradients (an empty dict)."""
         arrays, workspace = self._workspace(length)
         steps_out: list[Arrays] | list[Out] = arrays
         adjoint_out: Out = workspace
@@ -106,6 +110,10 @@ class Tape:
             made, local = step(out, *(data[a] for a in args))
             data[i] = cast(Column, made)  # (a step's value: an array, or a float)
             derivatives.append(local)
+        if not gradients:
+            for root in self.roots:
+                yield data[root], {}
+            return
         for k, root in enumerate(self.roots):
             if into:  # the gradients summed straight into the caller's arrays
                 adjoint_out = _Into(workspace, {slots[n]: out for n, out in into[k][1].items()})
@@ -220,6 +228,30 @@ def batch_gradients(
     return batch_jacobian(program, columns, tape)[0]
 
 
+def batch_values(
+    program: Program, columns: Mapping[str, object], tape: Tape | None = None
+) -> np.ndarray:
+    """The value at many points, given as for `batch_gradients`: the same numbers as its
+    value, from the pass forward alone."""
+    tape = tape or Tape(program)
+    arrays, n = _rows(columns)
+    values = np.empty(n)
+    with np.errstate(all="ignore"):
+        for start in range(0, n, tape.block):
+            rows = slice(start, start + tape.block)
+            length = min(tape.block, n - start)
+            computed = tape.run({k: a[rows] for k, a in arrays.items()}, length, gradients=False)
+            values[rows] = next(computed)[0]
+    return values
+
+
+def _rows(columns: Mapping[str, object]) -> tuple[dict[str, np.ndarray], int]:
+    """The columns as float arrays of one length (a float repeated on every row), and it."""
+    arrays = {k: np.asarray(v, dtype=np.float64) for k, v in columns.items()}
+    n = max((a.size for a in arrays.values() if a.ndim), default=1)
+    return {k: np.broadcast_to(a, (n,)) for k, a in arrays.items()}, n
+
+
 def batch_jacobian(
     program: Program, columns: Mapping[str, object], tape: Tape | None = None
 ) -> list[tuple[np.ndarray, dict[str, np.ndarray]]]:
@@ -227,9 +259,7 @@ def batch_jacobian(
     points, given as for `batch_gradients`. Runs `tape.block` rows at a time into
     preallocated outputs."""
     tape = tape or Tape(program)
-    arrays = {k: np.asarray(v, dtype=np.float64) for k, v in columns.items()}
-    n = max((a.size for a in arrays.values() if a.ndim), default=1)
-    arrays = {k: np.broadcast_to(a, (n,)) for k, a in arrays.items()}
+    arrays, n = _rows(columns)
     results = [(np.empty(n), {name: np.empty(n) for name in program.inputs}) for _ in tape.roots]
     with np.errstate(all="ignore"):
         for start in range(0, n, tape.block):

@@ -220,6 +220,28 @@ def test_a_target_expression_is_fitted():
     assert result.parameters["k"] == pytest.approx(0.5, rel=1e-12)
 
 
+def test_a_target_that_is_a_column_fits_as_that_column_named_y():
+    """The column itself is the target, as y is by default: the same fit to the last bit,
+    with a row left out by drop_nan, and the same numbers as an expression of it gives."""
+    x = np.linspace(0.1, 3, 25)
+    v = 2.0 * np.exp(-1.3 * x) + 0.05 * np.sin(7 * x)
+    v[4] = math.nan
+    model, starts = parse("a*exp(-b*x)"), {"a": 1, "b": 1}
+    named = fit(model, {"x": x, "v": v}, starts, target=parse("v"), drop_nan=True)
+    default = fit(model, {"x": x, "y": v}, starts, drop_nan=True)
+    assert named.n == default.n == 24
+    assert (named.parameters, named.stderr, named.rss) == (
+        default.parameters,
+        default.stderr,
+        default.rss,
+    )
+    np.testing.assert_array_equal(named.residuals, default.residuals)  # (nan in row 5)
+    doubled = fit(parse("2*a*exp(-b*x)"), {"x": x, "v": v}, starts, target=parse("v + v"),
+                  drop_nan=True)  # fmt: skip
+    assert doubled.parameters["a"] == pytest.approx(named.parameters["a"], rel=1e-9)
+    assert doubled.parameters["b"] == pytest.approx(named.parameters["b"], rel=1e-9)
+
+
 def test_fix_holds_a_parameter_at_its_start():
     x = np.linspace(0, 3, 30)
     y = 2.0 * np.exp(-1.5 * x) + 0.3

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from nanograd_cli import parse, points
 from nanograd_cli import tape as tape_module
 from nanograd_cli.ops import OPS
-from nanograd_cli.tape import Tape, batch_gradients
+from nanograd_cli.tape import Tape, batch_gradients, batch_values
 
 from .helpers import WORKED, expressions, run
 
@@ -191,6 +191,30 @@ def test_every_op_on_the_tape_equals_the_engine_at_special_values(source):
         assert same(float(value[k]), evaluation.result.data), point
         for name, node in evaluation.inputs.items():
             assert same(float(gradients[name][k]), node.grad), (name, point)
+
+
+@pytest.mark.parametrize("source", _sources_of_every_op())
+def test_values_alone_equal_the_engines_values_at_special_values(source):
+    """batch_values, the pass forward alone, gives the engine's value on every row, and the
+    very numbers batch_gradients gives as its value."""
+    program = parse(source)
+    grid = np.array([(a, b) for a in SPECIAL for b in SPECIAL]).T
+    columns = {n: grid[k] for k, n in enumerate(["x", "y"]) if n in program.inputs}
+    values = batch_values(program, columns)
+    np.testing.assert_array_equal(values, batch_gradients(program, columns)[0])
+    for k in range(grid.shape[1]):
+        point = {n: float(c[k]) for n, c in columns.items()}
+        assert same(float(values[k]), program.values(point)[program.result]), point
+
+
+def test_values_alone_across_blocks_with_an_input_as_the_result_and_a_fixed_input():
+    x = np.linspace(-2.0, 2.0, 1001)
+    tape = Tape(parse("x*y + sin(x)"))
+    tape.block = 64  # 16 runs, the last of 41 rows
+    values = batch_values(tape.program, {"x": x, "y": 3.0}, tape)
+    np.testing.assert_allclose(values, 3.0 * x + np.sin(x), rtol=1e-15, atol=1e-15)
+    np.testing.assert_array_equal(batch_values(parse("x"), {"x": x}), x)
+    np.testing.assert_array_equal(batch_values(parse("2 + x - x*0"), {"x": [1.0, 5.0]}), [3, 7])
 
 
 def test_tanh_derivative_on_the_tape_is_within_two_ulps_of_sech_squared():
