@@ -26,7 +26,7 @@ from .errors import (
     printable,
 )
 from .io.numbers import floats
-from .io.readers import Reader, first_repeated, one_column_header, open_points
+from .io.readers import Reader, first_repeated, named_twice, one_column_header, open_points
 from .io.writers import open_writer
 from .output_files import OutputFile
 from .program import Input, Program
@@ -71,7 +71,7 @@ class PointsRun:
         seen: set[str] = set()
         twice = first_repeated(columns, seen)
         if twice is not None:
-            raise InputError(f"{option('points')}: the header names the column {twice} twice")
+            raise InputError(named_twice(option("points"), twice))
         both = next((n for n in columns if n in fixed), None)
         if both is not None:
             raise InputError(f"{option('points')} has a column {both} and --{both} gives it too")

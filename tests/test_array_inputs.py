@@ -267,3 +267,39 @@ def test_large_array_inputs_are_refused_within_a_few_seconds_of_cpu(tmp_path):
         assert (code, out) == (1, "")
         assert err.startswith("error: written out in scalars, the arrays make ")
         assert err.rstrip().endswith("fit") and len(err.splitlines()) == 1
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["grad", "sum(W@[1,2])", "--W", "[[1,2],[3,4]]"],
+        ["grad", "W@[1,2]", "--W", "[[1,2],[3,4]]"],
+        ["hessian", "sum(A**3)", "--A", "[[1,2]]"],
+        ["minimize", "sum((W-1)**2)", "--W", "[[0,0]]", "--optimizer", "sgd", "--lr", "0.5"],
+        ["check", "sum(W**2)", "--W", "[[1,2]]"],
+    ],
+    ids=["grad", "jacobian", "hessian", "minimize", "check"],
+)
+def test_csv_of_a_matrix_is_valid_csv(args):
+    """A matrix element's name holds a comma (d_W[0,1]): quoted, every row has the header's
+    number of fields, and the names read back whole."""
+    import csv
+
+    done = in_process(*args, "--format", "csv")
+    assert done.returncode == 0, done.stderr
+    rows = list(csv.reader(done.stdout.splitlines()))
+    assert len({len(row) for row in rows}) == 1, rows
+    assert any("[0,1]" in field or "[0,0]" in field for field in rows[0] + [r[0] for r in rows])
+
+
+def test_an_unquoted_matrix_header_says_to_quote_it(tmp_path):
+    (tmp_path / "w.csv").write_text("W[0,0],W[0,1]\n1,2\n")
+    done = in_process("grad", "sum(W)", "--points", "w.csv", cwd=tmp_path)
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == (
+        "error: --points: the header names the column W[0 twice; a name with a comma is quoted "
+        'in CSV: "W[0,0]"\n'
+    )
+    (tmp_path / "w.csv").write_text('"W[0,0]","W[0,1]"\n1,2\n')
+    done = in_process("grad", "sum(W)", "--points", "w.csv", cwd=tmp_path)
+    assert done.stdout == '"W[0,0]","W[0,1]",value,"d_W[0,0]","d_W[0,1]"\n1,2,3.0,1.0,1.0\n'

@@ -176,8 +176,8 @@ def test_json_has_nested_lists_as_the_spec_shows():
 
 def test_csv_has_a_column_per_element_row_major():
     done = in_process("grad", "sum(W)*x", "--W", "[[1, 2], [3, 4]]", "--x", "2", "--format", "csv")
-    assert (
-        done.stdout == "value,d_W[0,0],d_W[0,1],d_W[1,0],d_W[1,1],d_x\n20.0,2.0,2.0,2.0,2.0,10.0\n"
+    assert done.stdout == (  # a name with a comma quoted, as CSV readers expect
+        'value,"d_W[0,0]","d_W[0,1]","d_W[1,0]","d_W[1,1]",d_x\n20.0,2.0,2.0,2.0,2.0,10.0\n'
     )
 
 
@@ -779,7 +779,7 @@ def test_wrt_an_element_gives_that_elements_derivative():
         "grad", "sum(tanh(W@x)**2)", *given, "--wrt", "W[1, 2]", "--wrt", "x[-1]", "--format", "csv"
     )
     header, row = done.stdout.splitlines()
-    assert header == "value,d_W[1,2],d_x[2]"
+    assert header == 'value,"d_W[1,2]",d_x[2]'
     assert [float(v) for v in row.split(",")[1:]] == pytest.approx(
         [W.grad[1, 2].item(), x.grad[2].item()], rel=1e-14
     )

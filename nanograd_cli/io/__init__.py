@@ -160,7 +160,7 @@ def _read_table(path: str, fmt: str, needed: Iterable[str] | None, missing: bool
     import numpy as np
 
     from .numbers import floats
-    from .readers import first_repeated, one_column_header, open_points
+    from .readers import first_repeated, named_twice, one_column_header, open_points
 
     with open_points(path, fmt) as reader:
         names = reader.columns
@@ -169,7 +169,7 @@ def _read_table(path: str, fmt: str, needed: Iterable[str] | None, missing: bool
             raise InputError(one_column)
         twice = first_repeated(names)
         if twice is not None:
-            raise InputError(f"{errors.option('data')}: the header names the column {twice} twice")
+            raise InputError(named_twice(errors.option("data"), twice))
         wanted = set(names if needed is None else needed)
         from ..results import array_of
 

@@ -546,6 +546,16 @@ class _Overflow(ValueError):
     pass
 
 
+def named_twice(option: str, twice: str) -> str:
+    """The message for a header that names the column `twice` twice; where that is half of
+    a matrix element's name split at its comma (W[0,0] unquoted in CSV), how to write it."""
+    message = f"{option}: the header names the column {twice} twice"
+    array, bracket, rest = twice.partition("[")
+    if bracket and "]" not in rest:
+        message += f'; a name with a comma is quoted in CSV: "{array}[0,0]"'
+    return message
+
+
 def first_repeated(names: Iterable[str], seen: set[str] | None = None) -> str | None:
     """The first name that comes a second time, if any (looked up in a set: a table may have
     100,000 columns). `seen` gets the names before it (all of them, if none repeats)."""

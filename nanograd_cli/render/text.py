@@ -226,23 +226,23 @@ def csv_rows(result) -> list[str]:
 
 @csv_header.register(Gradients)
 def _(result: Gradients) -> str:
-    return ",".join(["value", *_gradient_columns(result.gradients)])
+    return _csv_line(["value", *_gradient_columns(result.gradients)])
 
 
 @csv_rows.register(Gradients)
 def _(result: Gradients) -> list[str]:
-    return [",".join(map(repr, [result.value, *result.gradients.values()]))]
+    return [_csv_line(map(repr, [result.value, *result.gradients.values()]))]
 
 
 @csv_header.register(Jacobian)
 def _(result: Jacobian) -> str:
-    return ",".join(["output", "value", *_gradient_columns(_wrt(result))])
+    return _csv_line(["output", "value", *_gradient_columns(_wrt(result))])
 
 
 @csv_rows.register(Jacobian)
 def _(result: Jacobian) -> list[str]:
     return [
-        ",".join([name, *map(repr, [result.values[name], *result.jacobian[name].values()])])
+        _csv_line([name, *map(repr, [result.values[name], *result.jacobian[name].values()])])
         for name in result.values
     ]
 
@@ -255,7 +255,7 @@ def _(result: LineGradients) -> str:
 def lines_csv_header(names: list[str]) -> str:
     """The header of `--each-line`'s CSV, with gradients by `names`: known before any line
     is read, so that no input still gives a header."""
-    return ",".join(["line", "value", *_gradient_columns(names)])
+    return _csv_line(["line", "value", *_gradient_columns(names)])
 
 
 @csv_rows.register(LineGradients)
@@ -265,12 +265,12 @@ def _(result: LineGradients) -> list[str]:
 
 @csv_header.register(Hessian)
 def _(result: Hessian) -> str:
-    return ",".join(["name", *table_rows(result)[0][1:]])  # the table's header names no column
+    return _csv_line(["name", *table_rows(result)[0][1:]])  # the table's header names no column
 
 
 @csv_rows.register(Hessian)
 def _(result: Hessian) -> list[str]:
-    return [",".join(row) for row in table_rows(result)[1:]]
+    return [_csv_line(row) for row in table_rows(result)[1:]]
 
 
 CHECK_FIELDS = ("analytic", "numeric", "abs_error", "rel_error", "pass")
@@ -278,13 +278,13 @@ CHECK_FIELDS = ("analytic", "numeric", "abs_error", "rel_error", "pass")
 
 @csv_header.register(GradientCheck)
 def _(result: GradientCheck) -> str:
-    return ",".join(["input", *CHECK_FIELDS])
+    return _csv_line(["input", *CHECK_FIELDS])
 
 
 @csv_rows.register(GradientCheck)
 def _(result: GradientCheck) -> list[str]:
     return [
-        ",".join([name, *(repr(getattr(c, f)) for f in CHECK_FIELDS[:-1]), str(c.passed).lower()])
+        _csv_line([name, *(repr(getattr(c, f)) for f in CHECK_FIELDS[:-1]), str(c.passed).lower()])
         for name, c in result.checks.items()
     ]
 
@@ -296,27 +296,32 @@ KINKS = "kinks, where the source has no derivative (not compared):"
 
 @csv_header.register(FormulaCheck)
 def _(result: FormulaCheck) -> str:
-    return ",".join(["input", *AGAINST_FIELDS])
+    return _csv_line(["input", *AGAINST_FIELDS])
 
 
 @csv_rows.register(FormulaCheck)
 def _(result: FormulaCheck) -> list[str]:
     rows = table_rows(result)[1:]
-    for row in rows:  # a formula may hold commas: log(x, 2)
-        row[1] = _csv_field(row[1])
+    for row in rows:
         row[-1] = "true" if row[-1] == "yes" else "false"
-    return [",".join(row) for row in rows]
+    return [_csv_line(row) for row in rows]
 
 
 def _csv_field(text: str) -> str:
-    """A CSV field: quoted where it holds a comma, a quote or a line break."""
+    """A CSV field: quoted where it holds a comma, a quote or a line break (a formula,
+    log(x, 2); an element of a matrix, d_W[1,2])."""
     return '"' + text.replace('"', '""') + '"' if any(c in text for c in ',"\n') else text
+
+
+def _csv_line(fields: Iterable[str]) -> str:
+    """A CSV line of `fields`, each quoted where it must be."""
+    return ",".join(map(_csv_field, fields))
 
 
 @csv_header.register(Minimum)
 def _(result: Minimum) -> str:
     names = list(result.inputs)
-    return ",".join(
+    return _csv_line(
         ["value", *names, *_gradient_columns(names), "gradient_norm", "steps", "converged"]
     )
 
@@ -326,7 +331,7 @@ def _(result: Minimum) -> list[str]:
     numbers = [result.value, *result.inputs.values(), *result.gradients.values()]
     numbers.append(result.gradient_norm)
     tail = [str(result.steps), str(result.converged).lower()]
-    return [",".join([*map(repr, numbers), *tail])]
+    return [_csv_line([*map(repr, numbers), *tail])]
 
 
 # Tables: rows of cells, the first the header; `number` formats each number.
@@ -542,7 +547,7 @@ def _(result: Fit) -> list[str]:
             cells += [repr(t[name]), repr(p[name])] if name in t else ["", ""]
         if result.ci:
             cells += [repr(x) for x in result.ci[name]] if name in result.ci else ["", ""]
-        rows.append(",".join(cells))
+        rows.append(_csv_line(cells))
     return rows
 
 
@@ -619,10 +624,11 @@ def _interval(fit: Fit, name: str, number: Number) -> list[str]:
 def _(result: Fits) -> str:
     ci = _with_ci(result)
     columns = [
-        f"{name},stderr_{name}" + (f",lower_{name},upper_{name}" if ci else "")
+        column
         for name in _group_names(result)
+        for column in [name, f"stderr_{name}", *([f"lower_{name}", f"upper_{name}"] if ci else [])]
     ]
-    return ",".join([_csv_field(result.by), *columns, "rss,converged,message"])
+    return _csv_line([result.by, *columns, "rss", "converged", "message"])
 
 
 @csv_rows.register(Fits)
@@ -630,14 +636,14 @@ def _(result: Fits) -> list[str]:
     rows = []
     ci = _with_ci(result)
     for group, fit in result.items():
-        cells = [_csv_field(group_name(group))]
+        cells = [group_name(group)]
         for name in fit.parameters:
             cells += [repr(fit.parameters[name]), repr(fit.stderr[name])]
             if ci:
                 cells += _interval(fit, name, repr)
-        why = "" if fit.converged else _csv_field(fit.message)
+        why = "" if fit.converged else fit.message
         cells += [repr(fit.rss), "true" if fit.converged else "false", why]
-        rows.append(",".join(cells))
+        rows.append(_csv_line(cells))
     return rows
 
 
