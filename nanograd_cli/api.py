@@ -229,13 +229,14 @@ def grad_points(
     strict: bool = False,
     warn: Warn | None = None,
     progress: Callable[..., object] | None = None,
-    null: bool = False,
+    null: bool = True,
 ) -> PointsRun:
     """`grad --points`: the value and gradients at every row of the table `points` (a path,
     `-` for standard input, and its format), written with the rows to `output` (a path, or
     standard output for None or `-`, and a format), a batch of rows at a time through the
     same compiled route as `compile()`. Rows whose value is nan or inf are counted and the
-    first is warned of; with `strict`, a nan or inf that an operation made is an error."""
+    first is warned of; with `strict`, a nan or inf that an operation made is an error. JSON
+    writes nan, inf and -inf as null, or with `null` false as strings."""
     from . import io
 
     mode = choice("mode", mode, MODES)
@@ -1405,11 +1406,13 @@ def fit_rows(
     fmt: str,
     band: float | None = None,
     groups: Sequence[Hashable] | None = None,
+    null: bool = True,
 ) -> bytes:
     """The rows of `table` that were fitted, with the columns fitted, fitted_se (and with
     `band` the bands of `predict`) and residual added, as a file of `fmt` (csv, parquet,
     arrow, jsonl); a fit by groups (Fits, or one fit with shared parameters) takes the group
-    of each row from `groups`."""
+    of each row from `groups`. JSON writes nan, inf and -inf as null, or with `null` false as
+    strings."""
     import numpy as np
 
     fitted, residuals = _rows(result)
@@ -1419,7 +1422,7 @@ def fit_rows(
         found = predict_groups(result, table.columns, groups, band)
     left_out = np.isnan(fitted)  # rows --drop-nan left out: nothing fitted there
     added = {name: np.where(left_out, np.nan, values) for name, values in found.items()}
-    return with_columns(table, {**added, "fitted": fitted, "residual": residuals}, fmt)
+    return with_columns(table, {**added, "fitted": fitted, "residual": residuals}, fmt, null)
 
 
 def saved_fit(fit: Fit) -> str:
@@ -1455,9 +1458,12 @@ def load_fit(path: str) -> Fit:
     return fit
 
 
-def with_columns(table: Table, added: Mapping[str, np.ndarray], fmt: str) -> bytes:
+def with_columns(
+    table: Table, added: Mapping[str, np.ndarray], fmt: str, null: bool = True
+) -> bytes:
     """The rows of `table` with the columns `added` (one number per row) after its own, as
-    a file of `fmt` (csv, parquet, arrow, jsonl)."""
+    a file of `fmt` (csv, parquet, arrow, jsonl); JSON's nan, inf and -inf are null, or with
+    `null` false strings."""
     import io as bytes_io
 
     from .io.writers import open_writer  # PyArrow: loaded once the data is read
@@ -1465,7 +1471,9 @@ def with_columns(table: Table, added: Mapping[str, np.ndarray], fmt: str) -> byt
 
     sink = bytes_io.BytesIO()
     used = [name for name in table.names if name in table.columns]  # written as numbers
-    writer = open_writer(sink, fmt, table.names, used, [], (), stream=False, named=list(added))
+    writer = open_writer(
+        sink, fmt, table.names, used, [], (), stream=False, named=list(added), null=null
+    )
     for first_row, rows in table.batches:
         at = slice(first_row - 1, first_row - 1 + rows.num_rows)
         numbers = {name: table.columns[name][at] for name in used}

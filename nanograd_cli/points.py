@@ -138,13 +138,13 @@ def run_points(
     wrt: list[str],
     strict: bool = False,
     progress: Callable | None = None,
-    null: bool = False,
+    null: bool = True,
 ) -> PointsRun:
     """Read the points (a path, `-` for standard input, and a format), write the results
     (to a path, or standard output for None or `-`, in a format), and return the finished
     run. `progress(total_bytes, total_rows)` makes a display with `update(rows, bytes)` and
     `stop()`. A file written is put in place only when all went well. `null`: JSON writes
-    non-finite numbers as null."""
+    non-finite numbers as null (else as strings)."""
     path, out_format = output
     to_stdout = path in (None, "-")
     with open_points(*points) as reader:

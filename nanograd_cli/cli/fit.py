@@ -29,7 +29,7 @@ from .options import (
     source_and_inputs,
     table_format,
 )
-from .output import emit, in_a_directory, report, show_table, write_out
+from .output import emit, in_a_directory, json_nulls, report, show_table, write_out
 
 EXAMPLES = """
 \b
@@ -308,11 +308,15 @@ def fit(
                 shown = {by: group_column(by, rows, read), **shown}
             show_table(lambda number: text.columns_table({**shown, **found}, number), digits)
         else:
-            write_out(output or "-", api.with_columns(rows, found, rows_format))
+            write_out(
+                output or "-", api.with_columns(rows, found, rows_format, json_nulls(rows=True))
+            )
     elif output and not (failed and output in files):
         assert table is not None and rows_format  # (--load without --predict writes no rows)
         of_rows = None if by is None else group_column(by, table, set(table.columns))
-        write_out(output, api.fit_rows(table, result, rows_format, level, of_rows))
+        write_out(
+            output, api.fit_rows(table, result, rows_format, level, of_rows, json_nulls(rows=True))
+        )
     if picture and not (failed and picture in files):
         assert table is not None and isinstance(result, Fit)  # (no --load, no groups)
         drawn = api.fit_curve(parse(result.source), table.columns, result, level, logx, logy)

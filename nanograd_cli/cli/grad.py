@@ -155,7 +155,7 @@ def points_results(program, points, values, fmt, wrt, mode, strict, output, form
         strict,
         warn,
         RowsProgress if sys.stderr.isatty() else None,
-        json_nulls(),
+        json_nulls(rows=True),
     )
 
 

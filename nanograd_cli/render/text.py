@@ -209,6 +209,12 @@ def _(result: Minimum) -> dict:
 # CSV: a header line and the rows; numbers in full precision.
 
 
+def csv_number(x: float) -> str:
+    """A number as a CSV field: `repr`, but nan as `NaN`, which pandas, polars and DuckDB
+    all read as a float (polars reads `nan` as text), as `grad --points` writes it."""
+    return "NaN" if x != x else repr(x)
+
+
 @singledispatch
 def csv_header(result) -> str:
     raise TypeError(f"no CSV writer for {type(result).__name__}")
@@ -226,7 +232,7 @@ def _(result: Gradients) -> str:
 
 @csv_rows.register(Gradients)
 def _(result: Gradients) -> list[str]:
-    return [",".join(map(repr, [result.value, *result.gradients.values()]))]
+    return [",".join(map(csv_number, [result.value, *result.gradients.values()]))]
 
 
 @csv_header.register(Jacobian)
@@ -237,7 +243,7 @@ def _(result: Jacobian) -> str:
 @csv_rows.register(Jacobian)
 def _(result: Jacobian) -> list[str]:
     return [
-        ",".join([name, *map(repr, [result.values[name], *result.jacobian[name].values()])])
+        ",".join([name, *map(csv_number, [result.values[name], *result.jacobian[name].values()])])
         for name in result.values
     ]
 
@@ -265,7 +271,7 @@ def _(result: Hessian) -> str:
 
 @csv_rows.register(Hessian)
 def _(result: Hessian) -> list[str]:
-    return [",".join(row) for row in table_rows(result)[1:]]
+    return [",".join(row) for row in table_rows(result, csv_number)[1:]]
 
 
 CHECK_FIELDS = ("analytic", "numeric", "abs_error", "rel_error", "pass")
@@ -279,7 +285,9 @@ def _(result: GradientCheck) -> str:
 @csv_rows.register(GradientCheck)
 def _(result: GradientCheck) -> list[str]:
     return [
-        ",".join([name, *(repr(getattr(c, f)) for f in CHECK_FIELDS[:-1]), str(c.passed).lower()])
+        ",".join(
+            [name, *(csv_number(getattr(c, f)) for f in CHECK_FIELDS[:-1]), str(c.passed).lower()]
+        )
         for name, c in result.checks.items()
     ]
 
@@ -294,7 +302,7 @@ def _(result: FormulaCheck) -> str:
 
 @csv_rows.register(FormulaCheck)
 def _(result: FormulaCheck) -> list[str]:
-    rows = table_rows(result)[1:]
+    rows = table_rows(result, csv_number)[1:]
     for row in rows:  # a formula may hold commas: log(x, 2)
         row[1] = _csv_field(row[1])
         row[-1] = "true" if row[-1] == "yes" else "false"
@@ -319,7 +327,7 @@ def _(result: Minimum) -> list[str]:
     numbers = [result.value, *result.inputs.values(), *result.gradients.values()]
     numbers.append(result.gradient_norm)
     tail = [str(result.steps), str(result.converged).lower()]
-    return [",".join([*map(repr, numbers), *tail])]
+    return [",".join([*map(csv_number, numbers), *tail])]
 
 
 # Tables: rows of cells, the first the header; `number` formats each number.
@@ -516,12 +524,12 @@ def _(result: Fit) -> list[str]:
     shown = result.table_statistics and result.statistics
     rows = []
     for name, value in result.parameters.items():
-        cells = [name, repr(value), repr(result.stderr[name])]
+        cells = [name, csv_number(value), csv_number(result.stderr[name])]
         if shown:
             t, p = result.statistics["t"], result.statistics["p"]
-            cells += [repr(t[name]), repr(p[name])] if name in t else ["", ""]
+            cells += [csv_number(t[name]), csv_number(p[name])] if name in t else ["", ""]
         if result.ci:
-            cells += [repr(x) for x in result.ci[name]] if name in result.ci else ["", ""]
+            cells += [csv_number(x) for x in result.ci[name]] if name in result.ci else ["", ""]
         rows.append(",".join(cells))
     return rows
 
@@ -593,9 +601,9 @@ def _(result: Fits) -> list[str]:
     for group, fit in result.items():
         cells = [_csv_field(group_name(group))]
         for name in fit.parameters:
-            cells += [repr(fit.parameters[name]), repr(fit.stderr[name])]
+            cells += [csv_number(fit.parameters[name]), csv_number(fit.stderr[name])]
         why = "" if fit.converged else _csv_field(fit.message)
-        cells += [repr(fit.rss), "true" if fit.converged else "false", why]
+        cells += [csv_number(fit.rss), "true" if fit.converged else "false", why]
         rows.append(",".join(cells))
     return rows
 
