@@ -432,7 +432,7 @@ def minimize(
     *,
     steps: int = 10000,
     lr: float = 0.01,
-    optimizer: Literal["sgd", "momentum", "adam"] = "adam",
+    optimizer: Literal["sgd", "momentum", "adam", "bfgs", "lbfgs", "newton"] = "adam",
     tol: float = 1e-8,
     wrt: Names = (),
     fix: Names = (),
@@ -440,6 +440,7 @@ def minimize(
     batch: int | None = None,
     seed: int | None = None,
     drop_nan: bool = False,
+    bounds: Mapping[str, tuple[float, float] | str] | None = None,
     plot: str | os.PathLike[str] | None = None,
     strict: bool = False,
     inputs: Mapping[str, float] | None = None,
@@ -447,13 +448,15 @@ def minimize(
 ) -> Minimum:
     """Gradient descent on `source` from the point given by keywords (with `optimizer`, at
     the learning rate `lr`), until the gradient's norm is at most `tol` or `steps` are
-    taken. `wrt` names the inputs to move, or `fix` those to hold. With `data` (a mapping of
-    columns, or the path of a table), `source` is a loss per row: the inputs named as a
-    column are read per row and the mean is minimized over the others (`batch` rows a step,
-    shuffled with `seed`; `drop_nan` leaves out the rows with a missing value). A run that
-    does not converge comes back with `converged` false. `plot`: the path of a picture (.svg,
-    .png, .pdf) of the descent, its path on the contour plot of `source` for two inputs and
-    the loss at every step otherwise, as `minimize --plot` writes it."""
+    taken; `optimizer` bfgs, lbfgs or newton: SciPy's BFGS, L-BFGS-B or trust-region Newton
+    on the exact gradient (and Hessian), without `lr`, with `bounds` ({NAME: (LO, HI)} or
+    "LO:HI") for lbfgs. `wrt` names the inputs to move, or `fix` those to hold. With `data`
+    (a mapping of columns, or the path of a table), `source` is a loss per row: the inputs
+    named as a column are read per row and the mean is minimized over the others (`batch`
+    rows a step, shuffled with `seed`; `drop_nan` leaves out the rows with a missing value).
+    A run that does not converge comes back with `converged` false. `plot`: the path of a
+    picture (.svg, .png, .pdf) of the descent, its path on the contour plot of `source` for
+    two inputs and the loss at every step otherwise, as `minimize --plot` writes it."""
     from . import api
 
     picture = None if plot is None else os.fspath(plot)
@@ -488,6 +491,7 @@ def minimize(
         batch=batch,
         seed=seed,
         drop_nan=drop_nan,
+        bounds=bounds,
     )
     if picture is not None:  # every descent that ran, converged or not
         from .output_files import write_atomically

@@ -77,7 +77,8 @@ BIG_GRAPH = 1000
 MODES = ("auto", "reverse", "forward")
 DRAW_FORMATS = ("svg", "png", "pdf", "dot", "html")
 RANKDIRS = ("LR", "TB", "RL", "BT")  # (any case)
-OPTIMIZERS = ("sgd", "momentum", "adam")
+# The descent's update rules (descent.py), then SciPy's methods (second_order.py).
+OPTIMIZERS = ("sgd", "momentum", "adam", "bfgs", "lbfgs", "newton")
 DIFF_FORMATS = ("text", "latex", "markdown")
 EXPLAIN_FORMATS = ("table", "markdown", "latex", "json")
 TAYLOR_FORMATS = ("table", "json", "latex")
@@ -793,6 +794,12 @@ def failure(
     if isinstance(result, Minimum):
         if result.converged:
             return None
+        if result.stopped:
+            return (
+                f"did not converge: after {result.steps} steps the gradient's norm is "
+                f"{result.gradient_norm:.3g}, more than {option('tol', f'{tol:g}')}: "
+                f"{result.stopped}"
+            )
         return (
             f"did not converge: after {result.steps} steps the gradient's norm is "
             f"{result.gradient_norm:.3g}, more than {option('tol', f'{tol:g}')} (more "
@@ -866,15 +873,18 @@ def minimize(
     batch: int | None = None,
     seed: int | None = None,
     drop_nan: bool = False,
+    bounds: Mapping[str, tuple[float, float] | str] | None = None,
 ) -> Minimum:
     """Gradient descent from `start` until the gradient's norm is at most `tol` or `steps`
-    are taken, moving only the inputs in `wrt`, or all but those in `fix`. With `data`
+    are taken (with `optimizer` bfgs, lbfgs or newton, SciPy's iterations: second_order.py),
+    moving only the inputs in `wrt`, or all but those in `fix`. With `data`
     (columns by name), the program is a loss per row: the inputs that name a column are
     read per row and the mean over the rows (or over `batch` rows a step, shuffled each pass
     with `seed`) is minimized over the others. A value or gradient that is nan or inf on the
     way is an error; at the start, the start is to blame (bad input). The result is converged
     where the gradient's norm at the point reached (over every row, with `batch`) is at
-    most `tol`. `drop_nan` leaves out the rows where a column it reads is nan."""
+    most `tol`. `drop_nan` leaves out the rows where a column it reads is nan. `bounds`
+    (lbfgs only) keep inputs by name between LO and HI, a pair or the text `LO:HI`."""
     from .descent import at_point, over_rows
     from .descent import minimize as descend
 
@@ -885,6 +895,7 @@ def minimize(
     tol = number("tol", tol)
     batch = None if batch is None else whole("batch", batch, 1)
     seed = None if seed is None else whole("seed", seed, 0)
+    _second_order_settings(optimizer, bounds, data, batch)
     program, start, layout = scalarized(program, start, data or (), MissingInputs)
     wrt, fix = layout.elements(wrt), layout.elements(fix)
     parameters = [n for n in program.inputs if data is None or n not in data]
@@ -942,12 +953,44 @@ def minimize(
         value, gradients = every_row(dict(at))
         return value, gradients, math.hypot(*(gradients[n] for n in moving))
 
+    if optimizer in ("bfgs", "lbfgs", "newton"):
+        from .fitting import checked_bounds
+        from .second_order import minimize as quasi_newton
+
+        kept = checked_bounds({n: bound(n, b) for n, b in (bounds or {}).items()}, point, moving)
+        found = quasi_newton(loss, point, moving, steps, optimizer, tol, kept, on_step, on_point)
+        return layout.shaped(found)
     settled = (lambda at: over_every_row(every_row, at)[2] <= tol) if every_row else None
     result = descend(loss, point, moving, steps, lr, optimizer, tol, on_step, on_point, settled)
     if every_row:  # the loss over every row, not the last batch's
         value, gradients, norm = over_every_row(every_row, result.inputs)
         result = Minimum(value, result.inputs, gradients, norm, result.steps, norm <= tol)
     return layout.shaped(result)
+
+
+def _second_order_settings(
+    optimizer: str,
+    bounds: Mapping[str, object] | None,
+    data: Mapping[str, Sequence[float]] | None,
+    batch: int | None,
+) -> None:
+    """Refuse what a method cannot do: bounds but with lbfgs, batches with SciPy's methods
+    (whose line searches compare values of the same function), newton on rows of data."""
+    if bounds and optimizer != "lbfgs":
+        raise InputError(
+            f"{option('bound')} needs {option('optimizer', 'lbfgs')} (L-BFGS-B), the method "
+            f"that keeps to bounds: {optimizer} does not"
+        )
+    if optimizer in ("bfgs", "lbfgs", "newton") and batch is not None:
+        raise InputError(
+            f"{option('optimizer', optimizer)} takes every row each step (its line search "
+            f"compares the loss at points): drop {option('batch')}, or take sgd, momentum or adam"
+        )
+    if optimizer == "newton" and data is not None:
+        raise InputError(
+            f"{option('optimizer', 'newton')} needs the Hessian at a point, and takes no "
+            f"{option('data')}: take bfgs or lbfgs, which need the gradient only"
+        )
 
 
 def _without_missing(

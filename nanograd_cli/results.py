@@ -424,7 +424,9 @@ class FormulaCheck:
 @dataclass
 class Minimum(_Table):
     """Where gradient descent stopped: the point, its value and gradient, and how it got there
-    (`interrupted`: stopped by Ctrl-C after `steps` steps)."""
+    (`interrupted`: stopped by Ctrl-C after `steps` steps; `stopped`: why SciPy's method
+    stopped short of the tolerance, where not for want of steps). With bounds,
+    `gradient_norm` is the norm of the gradient projected on them."""
 
     value: float
     inputs: dict[str, float]
@@ -433,6 +435,7 @@ class Minimum(_Table):
     steps: int
     converged: bool
     interrupted: bool = False
+    stopped: str = field(default="", compare=False)
 
 
 class Term:

@@ -135,6 +135,7 @@ OPTIONS: dict[str, dict[str, Option]] = {
         "steps": Option("word", "N"),
         "lr": Option("word", "R"),
         "optimizer": Option("word", "|".join(api.OPTIMIZERS)),
+        "bound": Option("items", "NAME=LO:HI..."),
         "tol": Option("word", "T"),
         "wrt": WRT,
         "fix": WRT,
@@ -812,6 +813,7 @@ class Session:
                 batch=None if batch is None else api.whole("batch", batch, None),
                 seed=None if seed is None else api.whole("seed", seed, None),
                 on_step=bar.update if bar else None,
+                bounds=api.named_bounds(args.items("bound")),
             )
         except Interrupted as stop:  # Ctrl-C: the point reached, and where it stopped
             reached = cast(Minimum, stop.reached)

@@ -712,15 +712,25 @@ def _names_used_twice(
 def hessian(program: Program, values: dict[str, float]) -> Hessian:
     """The value, gradient and Hessian at `values`, the Hessian by differentiating the
     symbolic gradient (reverse over reverse)."""
-    first = program.grad(values)
+    return hessian_at(program)(values)
+
+
+def hessian_at(program: Program) -> Callable[[dict[str, float]], Hessian]:
+    """`hessian` at any point: the symbolic gradient is found once, for the many points of
+    Newton's method."""
     names = program.inputs
     grads = gradient(program, names)
-    inputs = {n: Value(values[n]) for n in names}
-    rows = evaluate([grads[n] for n in names], inputs)
-    matrix = {}
-    for name, row in zip(names, rows, strict=True):
-        for node in inputs.values():
-            node.grad = 0.0
-        row.backward()
-        matrix[name] = {n: inputs[n].grad for n in names}
-    return Hessian(first.value, first.inputs, first.gradients, matrix, first.non_finite)
+
+    def at(values: dict[str, float]) -> Hessian:
+        first = program.grad(values)
+        inputs = {n: Value(values[n]) for n in names}
+        rows = evaluate([grads[n] for n in names], inputs)
+        matrix = {}
+        for name, row in zip(names, rows, strict=True):
+            for node in inputs.values():
+                node.grad = 0.0
+            row.backward()
+            matrix[name] = {n: inputs[n].grad for n in names}
+        return Hessian(first.value, first.inputs, first.gradients, matrix, first.non_finite)
+
+    return at

@@ -23,6 +23,7 @@ from ..sources import Source
 from .command import InputsCommand, complete_inputs, one_standard_input, program_and_point
 from .options import (
     CountFrom,
+    bound_option,
     color_option,
     data_format_option,
     fix_option,
@@ -69,13 +70,9 @@ Examples:
     "columns (0.05*y).",
 )
 @fix_option("Hold this parameter at its start.")
-@click.option(
-    "--bound",
-    "bounds",
-    multiple=True,
-    metavar="NAME=LO:HI",
-    help="Keep a parameter between LO and HI (-inf or inf for an open side); a start outside "
-    "is an error, and a parameter that ends at its bound is marked so, without a stderr.",
+@bound_option(
+    "Keep a parameter between LO and HI (-inf or inf for an open side); a start outside "
+    "is an error, and a parameter that ends at its bound is marked so, without a stderr."
 )
 @click.option(
     "--absolute-sigma",
