@@ -37,13 +37,16 @@ def caret(message: str, line: str, column: int, number: int = 1) -> str:
 # Non-finite inputs: a warning naming the input; --strict makes it exit 1.
 
 
-@pytest.mark.parametrize("value, shown", [("nan", "nan"), ("inf", "inf"), ("-Infinity", "-inf")])
+@pytest.mark.parametrize(
+    "value, shown, csv",
+    [("nan", "nan", "NaN"), ("inf", "inf", "inf"), ("-Infinity", "-inf", "-inf")],
+)
 @pytest.mark.parametrize("mode", ["reverse", "forward"])
-def test_a_non_finite_input_is_named_and_strict_fails(value, shown, mode):
+def test_a_non_finite_input_is_named_and_strict_fails(value, shown, csv, mode):
     where = caret(f"line 1, column 1: input x is {shown}", "x*2", 1)
     code, out, err = as_typed(f"nanograd grad 'x*2' --x {value} --mode {mode} --format csv")
     assert (code, err) == (0, f"warning: {where}")
-    assert out == f"value,d_x\n{shown},2.0\n"
+    assert out == f"value,d_x\n{csv},2.0\n"
     code, out, err = as_typed(f"nanograd grad 'x*2' --x {value} --mode {mode} --strict")
     assert (code, out, err) == (1, "", f"error: {where}")
 
@@ -92,7 +95,7 @@ def test_each_line_names_the_line_of_a_non_finite_input():
     code, out, err = limited(
         "nanograd grad - --each-line --x -1 --format csv", stdin=b"x\nlog(x)\n"
     )
-    assert code == 0 and out == "line,value,d_x\n1,-1.0,1.0\n2,nan,-1.0\n"
+    assert code == 0 and out == "line,value,d_x\n1,-1.0,1.0\n2,NaN,-1.0\n"
     assert err == "warning: " + caret("line 2, column 1: log gave nan", "log(x)", 1, number=2)
 
 
