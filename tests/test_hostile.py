@@ -297,7 +297,7 @@ LINES = b"x\n\xff\nx*2\r\nlog(x)\nx\xc2\x85+1\nx\x0c+1\n\nx+1"
 @pytest.mark.slow
 def test_each_line_reads_the_same_rows_from_a_file_standard_input_and_text(tmp_path):
     (tmp_path / "lines.txt").write_bytes(LINES)
-    expected_out = "line,value,d_x\n1,-1.0,1.0\n3,-2.0,2.0\n4,nan,-1.0\n6,0.0,1.0\n8,0.0,1.0\n"
+    expected_out = "line,value,d_x\n1,-1.0,1.0\n3,-2.0,2.0\n4,NaN,-1.0\n6,0.0,1.0\n8,0.0,1.0\n"
     expected_err = (
         "error: line 2: the line is not valid UTF-8 (byte 0xff at offset 0)\n"
         + "warning: "
@@ -326,9 +326,9 @@ def test_the_repl_refuses_an_endless_line():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("value, shown", [("nan", "nan"), ("-inf", "-inf")])
+@pytest.mark.parametrize("value, shown, csv", [("nan", "nan", "NaN"), ("-inf", "-inf", "-inf")])
 def test_points_strict_fails_on_an_input_given_non_finite_on_the_command_line(
-    tmp_path, value, shown
+    tmp_path, value, shown, csv
 ):
     where = caret(f"line 1, column 3: input y is {shown}", "x*y", 3)
     command = f"printf 'x\\n2\\n' | nanograd grad 'x*y' --points - --y {value}"
@@ -337,9 +337,9 @@ def test_points_strict_fails_on_an_input_given_non_finite_on_the_command_line(
     assert (code, err) == (1, f"error: {where}") and not (tmp_path / "out.csv").exists()
     # Without --strict it is a row like any other, and so is a nan in the table with it.
     code, out, err = limited(command)
-    assert (code, out) == (0, f"x,value,d_x,d_y\n2,{shown},{shown},2.0\n")
+    assert (code, out) == (0, f"x,value,d_x,d_y\n2,{csv},{csv},2.0\n")
     code, out, err = limited("printf 'x\\nnan\\n' | nanograd grad 'x*y' --points - --y 1 --strict")
-    assert (code, out) == (0, "x,value,d_x,d_y\nnan,nan,1.0,nan\n")
+    assert (code, out) == (0, "x,value,d_x,d_y\nNaN,NaN,1.0,NaN\n")
 
 
 BOM = b"\xef\xbb\xbf"
