@@ -392,6 +392,7 @@ def plot(
     logy: bool = False,
     size: tuple[float, float] | str | None = None,
     tangent: float | None = None,
+    second: bool = False,
     inputs: Mapping[str, Sweep] | None = None,
     **values: Sweep,
 ) -> Curve | Surface:
@@ -400,7 +401,8 @@ def plot(
     writes it (`x="-3:3"`, `x="0:1:50"`) or as a tuple (`x=(-3, 3)`), the other inputs as
     numbers. With `output`, the picture is written there too (.svg, .png or .pdf), with
     `title`, log axes (`logx`, `logy`), a `size` in inches, and with `tangent` A the tangent
-    line of f at A (which the Curve carries)."""
+    line of f at A (which the Curve carries); with `second`, the Curve carries d2f/dx2 too
+    (`curve.second`), and the picture shows it."""
     from . import api
     from .sampling import CURVE_POINTS, Look, parse_size, parse_ylim
 
@@ -416,7 +418,7 @@ def plot(
     if size is not None and not isinstance(size, str):
         size = ",".join(map(repr, size)) if isinstance(size, tuple | list) else repr(size)
     look = Look(title, logx, logy, parse_size(size) if size is not None else None)
-    result = api.plot(program, fixed, ranges, CURVE_POINTS, True, _note, limits, tangent)
+    result = api.plot(program, fixed, ranges, CURVE_POINTS, True, _note, limits, tangent, second)
     if path is not None:
         from .output_files import write_atomically
         from .render.figures import figure
@@ -444,6 +446,12 @@ def minimize(
     plot: str | os.PathLike[str] | None = None,
     strict: bool = False,
     inputs: Mapping[str, float] | None = None,
+    weight_decay: float = 0.0,
+    lr_schedule: Literal["constant", "step", "cosine"] = "constant",
+    lr_step_size: int | None = None,
+    lr_gamma: float | None = None,
+    lr_t_max: int | None = None,
+    lr_min: float | None = None,
     **values: float,
 ) -> Minimum:
     """Gradient descent on `source` from the point given by keywords (with `optimizer`, at
@@ -456,7 +464,13 @@ def minimize(
     rows a step, shuffled with `seed`; `drop_nan` leaves out the rows with a missing value).
     A run that does not converge comes back with `converged` false. `plot`: the path of a
     picture (.svg, .png, .pdf) of the descent, its path on the contour plot of `source` for
-    two inputs and the loss at every step otherwise, as `minimize --plot` writes it."""
+    two inputs and the loss at every step otherwise, as `minimize --plot` writes it.
+    `weight_decay` adds
+    that times each parameter to its gradient, and `lr_schedule` `"step"` (every
+    `lr_step_size` steps the rate times `lr_gamma`) or `"cosine"` (down to `lr_min` over
+    `lr_t_max` steps) changes the rate each step, as torch.optim's do. A descent whose value
+    or gradient becomes nan or inf raises Diverged, whose `reached` is the last finite
+    point."""
     from . import api
 
     picture = None if plot is None else os.fspath(plot)
@@ -475,24 +489,33 @@ def minimize(
             table(data, set(program.inputs), "data", "minimize", drop_nan),
         )
     at = numbers(point(program, "minimize", values, inputs), "minimize")
-    result = api.minimize(
-        program,
-        at,
-        steps,
-        lr,
-        optimizer,
-        tol,
-        strict,
-        _note,
-        wrt=names(wrt, "wrt"),
-        fix=names(fix, "fix"),
-        on_point=descent and descent.record,
-        data=columns,
-        batch=batch,
-        seed=seed,
-        drop_nan=drop_nan,
-        bounds=bounds,
-    )
+    schedule = api.lr_schedule(lr_schedule, steps, lr_step_size, lr_gamma, lr_t_max, lr_min)
+    from .errors import Diverged, Interrupted
+
+    stopped: Diverged | Interrupted | None = None
+    try:
+        result = api.minimize(
+            program,
+            at,
+            steps,
+            lr,
+            optimizer,
+            tol,
+            strict,
+            _note,
+            wrt=names(wrt, "wrt"),
+            fix=names(fix, "fix"),
+            on_point=descent and descent.record,
+            data=columns,
+            batch=batch,
+            seed=seed,
+            drop_nan=drop_nan,
+            weight_decay=weight_decay,
+            schedule=schedule,
+            bounds=bounds,
+        )
+    except (Diverged, Interrupted) as stop:  # drawn up to the last point reached, then raised
+        result, stopped = cast("Minimum", stop.reached), stop
     if picture is not None:  # every descent that ran, converged or not
         from .output_files import write_atomically
         from .render.figures import descent_figure
@@ -500,6 +523,8 @@ def minimize(
         assert descent is not None  # made for the picture
         label = f"{optimizer}, {result.steps} steps"
         write_atomically(picture, descent_figure(program, descent, label, fmt))
+    if stopped:
+        raise stopped
     return result
 
 
@@ -616,8 +641,9 @@ def fit(
     confidence intervals at the level `ci` (0.95) when given, with `profile` the profile
     likelihood's. `plot`:
     the path of a picture (.svg, .png, .pdf) of the data, the fitted curve and the
-    residuals over the one column the model reads, written when the fit converged, with the
-    confidence band at the level `band` shaded and, with `logx`, `logy`, log axes. The
+    residuals over the one column the model reads (with `by`, every group in one figure),
+    written when the fit converged, with the confidence band at the level `band` shaded
+    and, with `logx`, `logy`, log axes. The
     result predicts at new rows (`result.predict(rows, band=0.95)`) and saves
     (`result.save("fit.json")`). `by` names a column: a fit per group of rows with the same
     value in it, given back as Fits, a mapping of each group's value to its Fit; with
@@ -631,7 +657,7 @@ def fit(
     picture = None if plot is None else os.fspath(plot)
     if band is not None:
         api.confidence("band", band)  # before the fit
-    api.check_grouping(by, names(shared, "shared"), picture)
+    api.check_grouping(by, names(shared, "shared"))
     if picture is not None:
         from .render.figures import format_of
 
@@ -670,32 +696,51 @@ def fit(
         for group, fitted in result.items():
             for warning in fitted.warnings:
                 _note(f"note: {by} = {group_name(group)}: {warning}")
-        return result
-    for warning in result.warnings:
-        _note(f"note: {warning}")
+    else:
+        result.by = by
+        for warning in result.warnings:
+            _note(f"note: {warning}")
     if picture is not None and not result.converged:
         _note(f"note: {picture} not written: the fit did not converge")
     elif picture is not None:
         from .output_files import write_atomically
-        from .render.figures import fit_figure
+        from .render.figures import fit_figure, fit_groups_figure
 
-        drawn = api.fit_curve(program, columns, result, band, logx, logy)
-        if drawn.hidden:
-            _note(f"note: {drawn.hidden_note}")
-        write_atomically(picture, fit_figure(drawn, fmt))
-    return Fit.of(result)
+        if groups is None:
+            drawn = api.fit_curve(program, columns, cast(Fit, result), band, logx, logy)
+            curves, heading = {"": drawn}, drawn.title
+        else:
+            curves, heading = api.fit_group_curves(
+                program, columns, result, groups, cast(str, by), band, logx, logy
+            )
+        hidden = sum(curve.hidden for curve in curves.values())
+        if hidden:
+            _note(f"note: {next(iter(curves.values()))._replace(hidden=hidden).hidden_note}")
+        picture_bytes = (
+            fit_figure(curves[""], fmt)
+            if groups is None
+            else fit_groups_figure(curves, heading, fmt)
+        )
+        write_atomically(picture, picture_bytes)
+    return result if isinstance(result, Fits) else Fit.of(result)
 
 
 @python_door
-def load_fit(path: str | os.PathLike[str], /) -> Fit:
+def load_fit(path: str | os.PathLike[str], /) -> Fit | Fits:
     """The fit saved at `path` by `Fit.save` or `nanograd fit --save`: predict with it
-    (`load_fit("decay.json").predict({"t": [5, 6]}, band=0.95)`) without the data."""
+    (`load_fit("decay.json").predict({"t": [5, 6]}, band=0.95)`) without the data. A file
+    of `fit --by COLUMN --save` gives Fits, a Fit per group."""
     from . import api
     from .fitted import Fit
+    from .results import Fits
 
     if not isinstance(path, str | os.PathLike) or isinstance(os.fspath(path), bytes):
         raise TypeError(f"load_fit(path): path is a str or a path, not {type(path).__name__}")
-    return Fit.of(api.load_fit(os.fspath(path)))
+    found = api.load_fit(os.fspath(path))
+    if isinstance(found, Fits):
+        found.fits = {group: Fit.of(fitted) for group, fitted in found.items()}
+        return found
+    return Fit.of(found)
 
 
 def compile(source: str, /, *wrt: str, **fixed: float) -> BatchFunction:
@@ -712,18 +757,13 @@ def compile(source: str, /, *wrt: str, **fixed: float) -> BatchFunction:
 
 def draw_dot(root: Value, **options: Any) -> Digraph:
     """The computation graph of `root` as a `graphviz.Digraph` (see render.graph.draw_dot)."""
-    from .api import RANKDIRS
+    from .api import RANKDIRS, choice
     from .render.graph import draw_dot
 
     if not isinstance(root, Value):
         raise TypeError(f"draw_dot(root): root is a Value, not {type(root).__name__}")
-    rankdir = options.get("rankdir", "LR")
-    if rankdir is not None and (not isinstance(rankdir, str) or rankdir.upper() not in RANKDIRS):
-        from .errors import InputError
-
-        raise InputError(f"rankdir={rankdir!r:.40}: 'LR', 'TB', 'RL', 'BT' or None (to choose)")
-    if rankdir is not None:
-        options["rankdir"] = rankdir.upper()
+    if options.get("rankdir") is not None:
+        options["rankdir"] = choice("rankdir", options["rankdir"], RANKDIRS, any_case=True)
     for flag in ("hide_constants", "edge_grads", "legend"):
         if not isinstance(options.get(flag, False), bool):
             raise TypeError(f"{flag}={options[flag]!r:.40}: give True or False")

@@ -19,6 +19,7 @@ from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 from .errors import (
+    Diverged,
     InputError,
     Interrupted,
     MissingInputs,
@@ -65,6 +66,7 @@ if TYPE_CHECKING:
     from .render.figures import FitCurve
     from .results import InputValue
     from .sampling import Curve, Range, Surface
+    from .training import Schedule
 
 Warn = Callable[[SourceError | str], None]
 # The layout of a program with no arrays: results are given back as they are.
@@ -91,8 +93,11 @@ DPI = (1, 2400)
 # before the api is reached, the repl and Python reach them here.
 
 
-def choice(name: str, value: object, choices: Sequence[str]) -> str:
-    """The value of the option `name`, which must be one of `choices`."""
+def choice(name: str, value: object, choices: Sequence[str], any_case: bool = False) -> str:
+    """The value of the option `name`, which must be one of `choices` (upper-case `choices`
+    in any case with `any_case`: tb is TB)."""
+    if any_case and isinstance(value, str) and value.upper() in choices:
+        return value.upper()
     if not isinstance(value, str) or value not in choices:
         listed = ", ".join(repr(c) for c in choices)
         raise InputError(f"invalid value for {option(name)}: {value!r} is not one of {listed}")
@@ -129,9 +134,7 @@ def whole(name: str, value: object, least: int | None, most: int | None = None) 
             f"invalid value for {option(name)}: {value!r} is not a valid integer"
         ) from None
     if least is not None and most is not None and not least <= given <= most:
-        raise InputError(
-            f"invalid value for {option(name)}: {given} is not in the range {least}<=x<={most}"
-        )
+        raise InputError(f"{option(name)} must be from {least} to {most}, not {given}")
     if least is not None and given < least:
         raise InputError(f"invalid value for {option(name)}: {given} is not at least {least}")
     return given
@@ -231,13 +234,15 @@ def grad_points(
     warn: Warn | None = None,
     progress: Callable[..., object] | None = None,
     null: bool = True,
+    na: bool = False,
 ) -> PointsRun:
     """`grad --points`: the value and gradients at every row of the table `points` (a path,
     `-` for standard input, and its format), written with the rows to `output` (a path, or
     standard output for None or `-`, and a format), a batch of rows at a time through the
     same compiled route as `compile()`. Rows whose value is nan or inf are counted and the
     first is warned of; with `strict`, a nan or inf that an operation made is an error. JSON
-    writes nan, inf and -inf as null, or with `null` false as strings."""
+    writes nan, inf and -inf as null, or with `null` false as strings. With `na`, a missing
+    value (empty, NA, null) is read as nan, not refused."""
     from . import io
 
     mode = choice("mode", mode, MODES)
@@ -249,7 +254,7 @@ def grad_points(
     io.pyarrow_required()
     from .points import run_points
 
-    run = run_points(program, points, output, dict(fixed), list(wrt), strict, progress, null)
+    run = run_points(program, points, output, dict(fixed), list(wrt), strict, progress, null, na)
     if run.non_finite and warn:
         rows = "1 row has" if run.non_finite == 1 else f"{run.non_finite} rows have"
         warn(f"warning: {rows} a non-finite result; the first: {run.first_bad}")
@@ -362,6 +367,7 @@ def taylor(
     f⁽ᵏ⁾(A)/k! from truncated power series carried through every operation (`jets.py`), the
     other inputs held at their values."""
     from .jets import polynomial, series
+    from .symbolic import whole_numbers
 
     order = whole("order", order, 0, MAX_TAYLOR_ORDER)
     program, point, _ = scalarized(program, point, missing=MissingInputs)
@@ -379,7 +385,8 @@ def taylor(
     non_finite(where, strict, warn)
     inputs = {name: float(point[name]) for name in program.inputs}
     at = inputs[wrt]
-    text, latex = (polynomial(coefficients, wrt, at, latex) for latex in (False, True))
+    exact = whole_numbers(program) and at.is_integer()
+    text, latex = (polynomial(coefficients, wrt, at, latex, exact) for latex in (False, True))
     return Taylor(program.source, wrt, at, inputs, coefficients, text, LaTeX(latex), where)
 
 
@@ -829,12 +836,17 @@ def failure(
         if c.differ:
             return (
                 f"the formula for d/d{name} differs from the engine's derivative at "
-                f"{c.differ:,} of {c.points - c.skipped:,} points"
+                f"{c.differ:,} of {c.points - c.skipped - c.kinks:,} points"
             )
         if c.points == c.skipped:
             return (
                 f"the source or its derivative by {name} is nan at every point: the range is "
                 "outside its domain"
+            )
+        if c.kinks and c.points == c.skipped + c.outside + c.kinks:
+            return (
+                f"the source has a kink in {name} at every point checked: it has no "
+                "derivative there to compare the formula with"
             )
     return None
 
@@ -873,6 +885,9 @@ def minimize(
     batch: int | None = None,
     seed: int | None = None,
     drop_nan: bool = False,
+    weight_decay: float = 0.0,
+    schedule: Schedule | None = None,
+    on_log: Callable[[int, float, float], None] | None = None,
     bounds: Mapping[str, tuple[float, float] | str] | None = None,
 ) -> Minimum:
     """Gradient descent from `start` until the gradient's norm is at most `tol` or `steps`
@@ -883,7 +898,10 @@ def minimize(
     with `seed`) is minimized over the others. A value or gradient that is nan or inf on the
     way is an error; at the start, the start is to blame (bad input). The result is converged
     where the gradient's norm at the point reached (over every row, with `batch`) is at
-    most `tol`. `drop_nan` leaves out the rows where a column it reads is nan. `bounds`
+    most `tol`. `drop_nan` leaves out the rows where a column it reads is nan. `weight_decay`
+    and `schedule` (see `lr_schedule`) change each step as torch.optim's do; `on_log(step,
+    loss, gradient norm)` is called at each point. A value or gradient that becomes nan or
+    inf after the start raises Diverged with the last point where both were finite. `bounds`
     (lbfgs only) keep inputs by name between LO and HI, a pair or the text `LO:HI`."""
     from .descent import at_point, over_rows
     from .descent import minimize as descend
@@ -893,6 +911,7 @@ def minimize(
     lr = number("lr", lr, above=True)
     optimizer = choice("optimizer", optimizer, OPTIMIZERS)
     tol = number("tol", tol)
+    weight_decay = number("weight_decay", weight_decay)
     batch = None if batch is None else whole("batch", batch, 1)
     seed = None if seed is None else whole("seed", seed, 0)
     _second_order_settings(optimizer, bounds, data, batch)
@@ -957,11 +976,29 @@ def minimize(
         from .fitting import checked_bounds
         from .second_order import minimize as quasi_newton
 
+        if weight_decay or schedule is not None or on_log is not None:
+            raise InputError(
+                f"{option('weight_decay')}, {option('lr_schedule')} and {option('log')} are "
+                f"for sgd, momentum and adam: {option('optimizer', optimizer)} has no rate"
+            )
         kept = checked_bounds({n: bound(n, b) for n, b in (bounds or {}).items()}, point, moving)
-        found = quasi_newton(loss, point, moving, steps, optimizer, tol, kept, on_step, on_point)
+        try:
+            found = quasi_newton(
+                loss, point, moving, steps, optimizer, tol, kept, on_step, on_point
+            )
+        except Interrupted as stop:  # the point reached, in the inputs' shapes
+            stop.reached = layout.shaped(cast(Minimum, stop.reached))
+            raise
         return layout.shaped(found)
     settled = (lambda at: over_every_row(every_row, at)[2] <= tol) if every_row else None
-    result = descend(loss, point, moving, steps, lr, optimizer, tol, on_step, on_point, settled)
+    try:
+        result = descend(
+            loss, point, moving, steps, lr, optimizer, tol, on_step, on_point, settled,
+            weight_decay, schedule, on_log,
+        )  # fmt: skip
+    except (Diverged, Interrupted) as stop:  # the point reached, in the inputs' shapes
+        stop.reached = layout.shaped(cast(Minimum, stop.reached))
+        raise
     if every_row:  # the loss over every row, not the last batch's
         value, gradients, norm = over_every_row(every_row, result.inputs)
         result = Minimum(value, result.inputs, gradients, norm, result.steps, norm <= tol)
@@ -991,6 +1028,44 @@ def _second_order_settings(
             f"{option('optimizer', 'newton')} needs the Hessian at a point, and takes no "
             f"{option('data')}: take bfgs or lbfgs, which need the gradient only"
         )
+
+
+def lr_schedule(
+    kind: str = "constant",
+    steps: int = 10000,
+    step_size: int | None = None,
+    gamma: float | None = None,
+    t_max: int | None = None,
+    lr_min: float | None = None,
+) -> Schedule | None:
+    """The learning-rate schedule `kind` of a descent of `steps` steps (None: constant):
+    `step` multiplies the rate by `gamma` (0.1) every `step_size` steps, as PyTorch's StepLR;
+    `cosine` takes it down to `lr_min` (0) along half a cosine over `t_max` steps (`steps`),
+    as CosineAnnealingLR. A setting of another schedule than `kind` is bad input."""
+    from .training import SCHEDULES, Schedule
+
+    kind = choice("lr_schedule", kind, SCHEDULES)
+    settings = {"step": ("lr_step_size", "lr_gamma"), "cosine": ("lr_t_max", "lr_min")}
+    given = {"lr_step_size": step_size, "lr_gamma": gamma, "lr_t_max": t_max, "lr_min": lr_min}
+    stray = [n for n, v in given.items() if v is not None and n not in settings.get(kind, ())]
+    if stray:
+        owner = "step" if stray[0] in settings["step"] else "cosine"
+        raise InputError(f"{option(stray[0])} is a setting of {option('lr_schedule', owner)}")
+    if kind == "step":
+        if step_size is None:
+            raise InputError(
+                f"{option('lr_schedule', 'step')} needs {option('lr_step_size', 'N')}: the "
+                "number of steps between two decays of the rate"
+            )
+        size = whole("lr_step_size", step_size, 1)
+        return Schedule(
+            "step", step_size=size, gamma=number("lr_gamma", 0.1 if gamma is None else gamma)
+        )
+    if kind == "cosine":
+        most = whole("lr_t_max", steps if t_max is None else t_max, 1)
+        low = number("lr_min", 0.0 if lr_min is None else lr_min)
+        return Schedule("cosine", t_max=most, lr_min=low)
+    return None
 
 
 def _without_missing(
@@ -1078,8 +1153,8 @@ def fit(
     }
     if by is not None or shared:
         return _grouped(program, columns, numbers, layout, setup, by, shared, progress,
-                        restarts=restarts, loss=loss, profile=profile, derive=derive,
-                        level=level, source=fitted_source)  # fmt: skip
+                        restarts=restarts, loss=loss, f_scale=f_scale, profile=profile,
+                        derive=derive, level=level, source=fitted_source)  # fmt: skip
 
     def fitted(start: Mapping[str, float]) -> Fit:
         return least_squares(  # type: ignore[return-value]  # (no groups: a Fit)
@@ -1091,7 +1166,7 @@ def fit(
         if restarts:
             result = _restarted(result, fitted, numbers, held, limits, restarts, seed)
         derivations = _derivations(derive)
-        result.derived = {name: _derived(name, text, result) for name, text in derivations}
+        result.derived = {name: _derived(name, text, result, layout) for name, text in derivations}
         if level is not None:
             _intervals(result, level, absolute_sigma)
             if profile:
@@ -1115,21 +1190,36 @@ def _grouped(
     progress: Callable[[int, float], None] | None,
     **options: Any,
 ) -> Fit | Fits:
-    """`fit` by the groups of `by` (with `shared` parameters one for all): what is for one
-    fit is refused."""
-    from .fitting import fit as least_squares
+    """`fit` by the groups of `by` (with `shared` parameters one for all): each group with
+    its robust loss and its profile intervals as its own fit has them; what is for one fit
+    (restarts; a profile of a fit sharing parameters) is refused."""
+    import numpy as np
 
-    check_grouping(by, shared, None)
-    for name, value in (("restarts", 0), ("loss", "linear"), ("profile", False)):
-        if options[name] != value:
-            raise InputError(f"{option(name)} is for one fit: fit a group alone to use it")
+    from .fitting import fit as least_squares
+    from .fitting import group_rows
+
+    check_grouping(by, shared)
+    if options["restarts"]:
+        raise InputError(f"{option('restarts')} is for one fit: fit a group alone to use it")
+    if options["profile"] and shared:
+        raise InputError(
+            f"{option('profile')} refits one fit's parameters, not those of groups sharing "
+            f"{option('shared')} ones: leave out {option('profile')} for asymptotic intervals"
+        )
     if layout.has_arrays:
         raise InputError(f"{option('by')} fits a model of numbers, not of arrays")
     grouped = least_squares(
-        program, columns, numbers, progress=progress, groups=by, shared=shared, **setup
-    )
-    for result in grouped.values() if isinstance(grouped, Fits) else [grouped]:
+        program, columns, numbers, progress=progress, groups=by, shared=shared,
+        loss=options["loss"], f_scale=options["f_scale"], **setup
+    )  # fmt: skip
+    rows: dict[Hashable, Any] = {}
+    if options["profile"] and by is not None and isinstance(grouped, Fits):
+        rows = dict(zip(*group_rows(by, len(by)), strict=True))
+    for group, result in grouped.items() if isinstance(grouped, Fits) else [(None, grouped)]:
         _described(result, options["derive"], options["level"], setup["absolute_sigma"])
+        if group in rows:  # the profile of the group's rows alone
+            alone = {name: np.asarray(values)[rows[group]] for name, values in columns.items()}
+            _profiled(result, program, alone, options["level"], setup)
         result.source, result.sigma = options["source"], setup["sigma"]
         result.absolute_sigma = setup["absolute_sigma"]
         target = setup["target"]
@@ -1281,26 +1371,38 @@ def _derivations(given: Sequence[str]) -> list[tuple[str, str]]:
     return found
 
 
-def _derived(name: str, text: str, result: Fit) -> dict:
+def _derived(name: str, text: str, result: Fit, layout: Layout = NO_ARRAYS) -> dict:
     """A quantity of the fitted parameters, `text`, and its standard error by the delta
     method: sqrt(gᵀ C g), with g its exact gradient at the parameters and C their
-    covariance."""
+    covariance. `result` has a number per element of an array parameter (`c[0]`), and
+    `layout` their arrays, which `text` reads whole (`c`) or by element (`c[1]`)."""
     from .language import parse
 
     try:
         program = parse(text).single("a derived quantity", None)
     except SourceError as error:
         raise InputError(f"{option('derive', name)}: {error}") from None
-    unknown = [n for n in program.inputs if n not in result.parameters]
+    parameters = layout.shaped(result).parameters
+    unknown = [n for n in program.inputs if n not in parameters]
     if unknown:
         raise InputError(
             f"{option('derive', name)} reads {unknown[0]}, which is no parameter of the fit "
-            f"({', '.join(result.parameters)})"
+            f"({', '.join(parameters)})"
         )
-    gradient = program.grad({n: result.parameters[n] for n in program.inputs})
+    try:
+        written, point, shapes = scalarized(program, {n: parameters[n] for n in program.inputs})
+    except SourceError as error:  # c[5] of a c of 3
+        raise InputError(f"{option('derive', name)}: {error}") from None
+    shape = next(iter(shapes.results.values()), ())
+    if shape:
+        raise InputError(
+            f"{option('derive', name)} is an array of shape {shape}: a derived quantity is "
+            "one number (derive each element on its own, or a sum)"
+        )
+    gradient = written.grad(point)
     g = gradient.gradients
     variance = sum(
-        g[a] * result.covariance[a][b] * g[b] for a in program.inputs for b in program.inputs
+        g[a] * result.covariance[a][b] * g[b] for a in written.inputs for b in written.inputs
     )
     return {"value": gradient.value, "stderr": math.sqrt(variance) if variance >= 0 else math.nan}
 
@@ -1356,16 +1458,12 @@ def sigma_columns(sigma: str | None) -> set[str]:
         raise InputError(f"{option('sigma')}: {error}") from None
 
 
-def check_grouping(by: object, shared: Sequence[str], picture: object) -> None:
-    """Refuse `shared` without a column of groups, and a picture of fits by group."""
+def check_grouping(by: object, shared: Sequence[str]) -> None:
+    """Refuse `shared` without a column of groups."""
     if shared and by is None:
         raise InputError(
             f"{option('shared')} shares a parameter between the groups of {option('by')}: "
             "give the column of the groups"
-        )
-    if picture is not None and by is not None:
-        raise InputError(
-            f"{option('plot')} draws one fit; with {option('by')}, fit the group to draw on its own"
         )
 
 
@@ -1443,6 +1541,44 @@ def fit_curve(
     )  # fmt: skip
 
 
+def fit_group_curves(
+    program: Program,
+    columns: Mapping[str, Sequence[float]],
+    result: Fit | Fits,
+    groups: Sequence[Hashable],
+    by: str,
+    band: float | None = None,
+    logx: bool = False,
+    logy: bool = False,
+) -> tuple[dict[str, FitCurve], str]:
+    """`fit_curve` of each group of a fit by groups (Fits, or one fit with shared
+    parameters), named `BY = GROUP` (`by` the column's name): its rows (`groups`, a value
+    per row), and the model at its fit along the range of its predictor there; and the
+    title of a picture of them all."""
+    import dataclasses
+
+    import numpy as np
+
+    from .sampling import title
+
+    if isinstance(result, Fits):
+        heading = f"{program.source}, a fit per {by}"
+    else:
+        shared = {k: float(f"{v:.6g}") for k, v in result.parameters.items() if "[" not in k}
+        heading = f"{title(program.source, shared)}, shared by every {by}"
+    fitted, residuals = _rows(result)
+    names = np.array([group_name(g) for g in groups], dtype=object)
+    curves = {}
+    for group in dict.fromkeys(groups):
+        index = np.flatnonzero(names == group_name(group))
+        fit = dataclasses.replace(
+            group_fit(result, group), fitted=fitted[index], residuals=residuals[index]
+        )
+        rows: dict[str, Any] = {n: np.asarray(values)[index] for n, values in columns.items()}
+        curves[f"{by} = {group_name(group)}"] = fit_curve(program, rows, fit, band, logx, logy)
+    return curves, heading
+
+
 def fit_rows(
     table: Table,
     result: Fit | Fits,
@@ -1468,37 +1604,65 @@ def fit_rows(
     return with_columns(table, {**added, "fitted": fitted, "residual": residuals}, fmt, null)
 
 
-def saved_fit(fit: Fit) -> str:
+def saved_fit(fit: Fit | Fits) -> str:
     """`fit` as a JSON document that `load_fit` reads back: what `fit --format json` prints,
-    with the model, the target and sigma it was fitted with."""
+    with the model, the target and sigma it was fitted with (of fits by group, each
+    group's)."""
     import json
 
     from .fit_predictions import saved
     from .render.text import to_json
 
+    if isinstance(fit, Fits):
+        return saved(fit, [json.loads(line) for line in to_json(fit).splitlines()])
     return saved(fit, json.loads(to_json(fit)))
 
 
-def load_fit(path: str) -> Fit:
-    """The fit saved (`saved_fit`) in the file `path`; bad input where it is not one, or its
-    model does not parse."""
+def load_fit(path: str) -> Fit | Fits:
+    """The fit saved (`saved_fit`) in the file `path`, or the fits of its groups; bad input
+    where it is not one, or its model does not parse."""
     from .fit_predictions import loaded
     from .language import parse
 
+    fit = loaded(_saved_text(path), printable(path))
+    one = fit if isinstance(fit, Fit) else next(iter(fit.values()))
     try:
-        with open(file_name(path), encoding="utf-8") as file:
-            reading(file)
-            text = file.read()
-    except UnicodeDecodeError:
-        text = ""  # (not JSON: said as for any other file that holds no fit)
-    except OSError as error:
-        raise NanogradError(f"cannot read {printable(path)}: {error.strerror}") from None
-    fit = loaded(text, printable(path))
-    try:
-        parse(fit.source)
+        parse(one.source)
     except SourceError as error:
         raise InputError(f"{path}: the saved model does not parse: {error}") from None
     return fit
+
+
+def saved_point(result: Minimum, source: str) -> str:
+    """The point a descent of `source` reached, as a JSON document that `load_point` reads
+    back: what `minimize --format json` prints, with the source and the point as
+    `parameters`."""
+    import json
+
+    from .render.text import to_json
+    from .saved_points import saved
+
+    return saved(source, json.loads(to_json(result)))
+
+
+def load_point(path: str) -> dict[str, InputValue]:
+    """The inputs' values saved in the file `path`: the point of `saved_point` or the
+    parameters of `saved_fit`; bad input where it holds neither."""
+    from .saved_points import loaded
+
+    return loaded(_saved_text(path), printable(path))
+
+
+def _saved_text(path: str) -> str:
+    """The text of the saved file `path` ("" where it is no UTF-8, which is no JSON)."""
+    try:
+        with open(file_name(path), encoding="utf-8") as file:
+            reading(file)
+            return file.read()
+    except UnicodeDecodeError:
+        return ""  # (not JSON: said as for any other file that holds no saved document)
+    except OSError as error:
+        raise NanogradError(f"cannot read {printable(path)}: {error.strerror}") from None
 
 
 def with_columns(
@@ -1530,13 +1694,15 @@ def predict(
     columns: Mapping[str, ArrayLike],
     band: float | None = None,
     rows: int | None = None,
+    rows_option: str = "data",
 ) -> dict[str, np.ndarray]:
     """The model of `fit` at each row of `columns` (every column the model reads, by name):
     `fitted` and its standard error `fitted_se` by the delta method, from the model's exact
     gradient by the parameters and the fit's covariance; with `band` (a level, 0.95) the
     confidence band `lower`, `upper` and the band `pred_lower`, `pred_upper` where one new
     observation falls (none for a fit with sigma where `columns` lack what sigma reads).
-    `rows` is the number of rows where the model reads no column."""
+    `rows` is the number of rows where the model reads no column; `rows_option` names
+    where `columns` came from, for a column that is missing."""
 
     from .fit_predictions import predicted
     from .fitting import columns_of, row_count, sigma_values
@@ -1556,8 +1722,12 @@ def predict(
     read = [name for name in written.inputs if name not in parameters]
     missing = [name for name in read if name not in columns]
     if missing:
+        plural = "s" * (len(missing) > 1)
+        wanted = f"columns {', '.join(missing)}" if plural else f"a column {missing[0]}"
         raise InputError(
-            f"the rows to predict at have no column {missing[0]}: the model reads {', '.join(read)}"
+            f"missing value{plural} for input{plural} {', '.join(missing)}: give "
+            f"{option(rows_option)} {wanted}"
+            + (f" (the model reads {', '.join(read)})" if len(read) > len(missing) else "")
         )
     arrays = columns_of({name: columns[name] for name in read})
     rows = row_count(arrays) if arrays else rows or 1
@@ -1606,6 +1776,7 @@ def predict_groups(
     groups: Sequence[Hashable],
     band: float | None = None,
     by: str = "group",
+    rows_option: str = "data",
 ) -> dict[str, np.ndarray]:
     """`predict` of a fit by groups (Fits, or one fit with shared parameters) at the rows of
     `columns`, each row with the fit of its group in `groups` (a value per row); bad input
@@ -1626,7 +1797,7 @@ def predict_groups(
                 f"(the groups fitted: {known})"
             ) from None
         rows = {name: np.asarray(values)[index] for name, values in columns.items()}
-        for name, values in predict(fit, rows, band, rows=index.size).items():
+        for name, values in predict(fit, rows, band, index.size, rows_option).items():
             found.setdefault(name, np.full(len(names), np.nan))[index] = values
     return found
 
@@ -1658,7 +1829,7 @@ def draw(
     rankdir: str | None = None,
     hide_constants: bool = False,
     edge_grads: bool = False,
-    dpi: int | None = None,
+    dpi: int | str | None = None,
     legend: bool = True,
     statements: bool = True,
     strict: bool = False,
@@ -1674,10 +1845,8 @@ def draw(
     from .render.graph import POSITIONED_LIMIT, draw_evaluation, png_pixels, render_drawing
 
     fmt = choice("format", fmt, DRAW_FORMATS)
-    if rankdir is not None:  # in any case: tb is TB
-        rankdir = choice(
-            "rankdir", rankdir.upper() if rankdir.upper() in RANKDIRS else rankdir, RANKDIRS
-        )
+    if rankdir is not None:
+        rankdir = choice("rankdir", rankdir, RANKDIRS, any_case=True)
     dpi = None if dpi is None else whole("dpi", dpi, *DPI)
     if dpi is not None and fmt != "png":
         raise InputError(f"{option('dpi')} is for png; {fmt} is not made of pixels")
@@ -1756,6 +1925,9 @@ def _draw_arrays(
     from .render.array_graph import draw_arrays
     from .render.graph import render_drawing
 
+    absent = [name for name in program.inputs if name not in point]
+    if absent:  # missing, whatever its shape would be (as grad says)
+        raise MissingInputs(absent)
     written, flat, nodes, known = array_view(program, point)
     if written.outputs:
         raise InputError(_ARRAY_RESULT)
@@ -1778,12 +1950,20 @@ def plot(
     warn: Warn | None = None,
     ylim: str | tuple[float, float] = "auto",
     tangent: float | str | None = None,
+    second: bool = False,
 ) -> Curve | Surface:
     """f and df/dx sampled at `points` points over one range (a Curve), or f and its
     gradient on a grid over two (a Surface, which only a `picture` can show, and whose y
     axis is an input's range, not `ylim`); gaps where f is nan or inf go to `warn`. With
-    `tangent` A, the curve carries f and df/dx at A, for the tangent line drawn there."""
-    from .sampling import check_ranges, gaps_warning, sample_curve, sample_surface
+    `tangent` A, the curve carries f and df/dx at A, for the tangent line drawn there; with
+    `second`, d2f/dx2 at its points too."""
+    from .sampling import (
+        check_ranges,
+        gaps_warning,
+        sample_curve,
+        sample_surface,
+        second_derivative,
+    )
 
     program, point, _ = scalarized(program, fixed)  # an array is a fixed value, not a range
     held = {name: value for name, value in point.items() if name not in ranges}  # x[0] swept
@@ -1792,13 +1972,13 @@ def plot(
         if not picture:
             raise InputError("a contour plot of two ranges is a picture: add -o plot.png")
         if ylim != "auto":
-            second = list(ranges)[1]
             raise InputError(
                 f"{option('ylim')} sets the y axis of a curve: a contour plot's is the range of "
-                f"{second}"
+                f"{list(ranges)[1]}"
             )
-        if tangent is not None:
-            raise InputError(f"{option('tangent')} is for a curve, a plot over one range")
+        for asked, flag in ((tangent is not None, "tangent"), (second, "second")):
+            if asked:
+                raise InputError(f"{option(flag)} is for a curve, a plot over one range")
         result: Curve | Surface = sample_surface(program, held, ranges)
     else:
         ((name, span),) = ranges.items()
@@ -1809,6 +1989,8 @@ def plot(
                 raise InputError(f"invalid value for {option('tangent')}: {at!r} is no point")
             touching = program.grad({**held, name: at})
             result.tangent = (at, touching.value, touching.gradients[name])
+        if second:
+            result.second = second_derivative(program, held, name, result.x)
     gaps = gaps_warning(result)
     if gaps and warn:
         warn(gaps)

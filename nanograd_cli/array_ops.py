@@ -35,6 +35,8 @@ SLICES = {
     for stop in (False, True)
     for step in (False, True)
 }
+# Which of start, stop and step each slice's arguments are, by the slice
+SLICES_BY_OP: dict[Op, tuple[bool, bool, bool]] = {op: kind for kind, op in SLICES.items()}
 
 # The functions on arrays, by name: the reductions take the axis second, as NumPy does.
 _CALLED = [

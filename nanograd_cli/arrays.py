@@ -27,13 +27,13 @@ from .array_ops import (
     INDEX,
     LITERAL,
     MATMUL,
-    SLICES,
+    SLICES_BY_OP,
     TRANSPOSE,
     ArrayOp,
 )
 from .errors import InputError, NanogradError, SourceError, UnknownInputs
 from .ops import ADD, DIV, MUL, OPS, SUB, WHERE, Op
-from .program import Apply, Const, Input, Instruction, Program
+from .program import Apply, Const, Input, Instruction, Place, Program
 from .results import Layout, Shape, by_element, element_names
 
 if TYPE_CHECKING:
@@ -49,6 +49,18 @@ MAX_AXES = 32
 
 class ShapeProblem(SourceError):
     """Arrays whose shapes do not fit the operation, at the operation in the source."""
+
+
+# What an array of another kind than numbers holds, by NumPy's dtype kind, as a message says it.
+DTYPE_KINDS = {
+    "U": "text",
+    "S": "bytes",
+    "c": "complex numbers",
+    "O": "Python objects",
+    "M": "dates",
+    "m": "time spans",
+    "V": "records",
+}
 
 
 def array_inputs(point: Mapping[str, InputValue]) -> dict[str, np.ndarray]:
@@ -68,7 +80,8 @@ def numbers_array(value: object, given: str) -> np.ndarray:
     except ValueError:  # [[1, 2], [3]]
         raise InputError(f"{given}: a ragged array, its rows of different lengths") from None
     if array.dtype.kind not in "biuf":
-        raise InputError(f"{given}: an array of real numbers, not of {array.dtype}")
+        held = DTYPE_KINDS.get(array.dtype.kind, "another kind of value")
+        raise InputError(f"{given}: an array of real numbers, not of {held}")
     if array.ndim > MAX_AXES:
         raise InputError(f"{given}: an array has at most {MAX_AXES} axes, not {array.ndim}")
     if array.size == 0:
@@ -194,6 +207,7 @@ class _Writer:
         self.code: list[Instruction] = []
         self.known: dict[int, float] = {}  # instruction -> its value, where it reads no input
         self.spent = False  # whether an index, a size or an axis was read: its nodes go unused
+        self.places: list[Place] = []  # the runs of instructions that are an array's elements
         from .language import BYTES_PER_INSTRUCTION
         from .memory import available
 
@@ -274,11 +288,17 @@ class _Writer:
         layout = Layout({n: tuple(self.shapes.get(n, ())) for n in program.inputs}, results)
         first = next(iter(outputs.values()))
         listed = outputs if program.outputs or results.get("result") else {}
-        written = Program(program.source, self.code, inputs, first, labels, listed)
+        written = Program(
+            program.source, self.code, inputs, first, labels, listed, places=self.places
+        )
         return (written.pruned() if self.spent and prune else written), layout
 
     def walk(self) -> tuple[list[Node], list[str]]:
         """Each instruction's node, and the scalar inputs, in order."""
+        from .array_sizes import operation_count
+
+        # Refused before any node is made, where the whole would not fit.
+        self.room(operation_count(self.program, self.shapes, self.names), 0)
         nodes: list[Node] = []
         inputs: list[str] = []
         for ins in self.program.code:
@@ -308,7 +328,10 @@ class _Writer:
         shape = self.broadcast([self.shape_of(a, offset) for a in args], offset)
         spread = [np.broadcast_to(np.asarray(a, dtype=object), shape) for a in args]
         self.room(math.prod(shape), offset)
-        return self.each(shape, lambda i: self.apply(op, tuple(s[i] for s in spread), offset))
+        start = len(self.code)
+        out = self.each(shape, lambda i: self.apply(op, tuple(s[i] for s in spread), offset))
+        self.places.append((start, len(self.code), shape, 0))  # an instruction per element
+        return out
 
     def shape_of(self, node: Node, offset: int) -> Shape:
         if isinstance(node, slice):
@@ -329,7 +352,7 @@ class _Writer:
             return self.literal(ins, args)
         if op is INDEX:
             return self.index(ins, args)
-        if op in SLICES.values():
+        if op in SLICES_BY_OP:
             bounds = iter(
                 self.whole(a, self.program.code[i].offset)
                 for a, i in zip(args, ins.args, strict=True)
@@ -417,6 +440,12 @@ class _Writer:
         for axis, (sub, at) in enumerate(zip(subscripts, ins.args[1:], strict=True)):
             offset = self.program.code[at].offset
             if isinstance(sub, slice):
+                if not len(range(*sub.indices(array.shape[axis]))):
+                    raise self.problem(
+                        f"the slice {_written_slice(sub)} takes no element of axis {axis} of "
+                        f"shape {array.shape}: an array holds one element or more",
+                        offset,
+                    )
                 key.append(sub)
                 continue
             k = self.whole(sub, offset)
@@ -426,10 +455,7 @@ class _Writer:
                     f"index {k} is out of range for axis {axis} of shape {array.shape}", offset
                 )
             key.append(k)
-        part = array[tuple(key)]
-        if isinstance(part, np.ndarray) and part.size == 0:
-            raise self.problem(f"this part of an array of shape {array.shape} is empty", ins.offset)
-        return part
+        return array[tuple(key)]
 
     def matmul(self, a: Node, b: Node, offset: int, name: str) -> Node:
         """a @ b: each element a sum of products, left to right."""
@@ -559,14 +585,17 @@ class _Writer:
         return self.apply(ADD, (top, log), offset)
 
 
-SLICES_BY_OP: dict[Op, tuple[bool, bool, bool]] = {op: kind for kind, op in SLICES.items()}
-
-
 def _elements(name: str, node: Node) -> list[tuple[str, int]]:
     """Each element's name and instruction: one, for a number."""
     if isinstance(node, np.ndarray):
         return list(zip(element_names(name, node.shape), node.flat, strict=True))
     return [(name, node)]  # type: ignore[list-item]
+
+
+def _written_slice(part: slice) -> str:
+    """A slice as a subscript writes it: `2:2`, `5:`, `::-1`."""
+    bounds = ["" if b is None else str(b) for b in (part.start, part.stop, part.step)]
+    return ":".join(bounds if bounds[2] else bounds[:2])
 
 
 def _listed(shapes: Sequence[Shape]) -> str:

@@ -10,10 +10,11 @@ from collections.abc import Callable, Mapping, Sequence
 
 from .compiled import compiled, function_of, gradient_body, worth_compiling
 from .engine import Value
-from .errors import InputError, Interrupted, NanogradError, option
+from .errors import Diverged, InputError, Interrupted, NanogradError, option
 from .nn import SGD, Adam, Momentum
 from .program import Program
 from .results import Minimum
+from .training import Schedule, decayed
 
 OPTIMIZERS = {"sgd": SGD, "momentum": Momentum, "adam": Adam}
 
@@ -120,16 +121,23 @@ def minimize(
     on_step: Callable[[int, float], None] | None = None,
     on_point: Callable[[dict[str, float], float], None] | None = None,
     settled: Callable[[dict[str, float]], bool] | None = None,
+    weight_decay: float = 0.0,
+    schedule: Schedule | None = None,
+    on_log: Callable[[int, float, float], None] | None = None,
 ) -> Minimum:
     """Descend from `start`, moving the parameters named in `moving` (by default all), until
     their gradient's norm is at most `tol` or `steps` are taken. Where the loss is of a batch
     of rows, whose gradient may be small before the loss over every row has converged,
     `settled(point)` says whether it has, asked where a batch's gradient's norm is at most tol.
 
+    Update number k (from 0) adds `weight_decay * p` to the gradient and takes the rate
+    `schedule.lr(lr, k)`, as torch.optim with an LR scheduler does (`training.py`).
+
     Raises if the value or gradient is nan or inf: an InputError at the start (the point is
-    to blame), else a NanogradError (the step was too long); on Ctrl-C, Interrupted with the
-    last point reached. `on_step(steps taken, loss)` and `on_point(point, loss)` are called
-    at each point, the start included.
+    to blame), else Diverged with the last finite point (the step was too long); on Ctrl-C,
+    Interrupted with the last point reached. `on_step(steps taken, loss)`, `on_point(point,
+    loss)` and `on_log(steps taken, loss, gradient norm)` are called at each point, the
+    start included.
     """
     names = list(start)
     data = [float(start[n]) for n in names]
@@ -137,15 +145,27 @@ def minimize(
     place = {n: k for k, n in enumerate(names)}
     where = [place[n] for n in moved_names]
     settings = OPTIMIZERS[optimizer]([Value(data[k]) for k in where], lr=lr)
-    if isinstance(loss, PointLoss) and loss.compiled and where and names == loss.program.inputs:
+    plain = not weight_decay and schedule is None and on_log is None  # as compiled below
+    if (
+        plain
+        and isinstance(loss, PointLoss)
+        and loss.compiled
+        and where
+        and names == loss.program.inputs
+    ):
         callbacks = (on_step is not None, on_point is not None)
         descend = _compiled_descent(loss.program, optimizer, where, callbacks)
         stopped, taken, value, data, grads, norm = descend(
             *data, steps, tol, *_hyperparameters(settings), tuple(names), on_step, on_point
         )
-        if stopped is False:
+        if stopped is False:  # norm: the last point checked, if any
             gradient = {n: grads[k] for n, k in zip(moved_names, where, strict=True)}
-            raise _not_finite(value, gradient, taken)
+            last = None
+            if norm:
+                at, was, inputs, gradients, size = norm
+                size = _norm([gradients[k] for k in where]) if size is None else size
+                last = _minimum(loss, names, at, was, inputs, gradients, size, tol)
+            raise _not_finite(value, gradient, taken, last)
         if norm is None:  # known to be finite and above tol, so not computed
             norm = _norm([grads[k] for k in where])
         minimum = _minimum(loss, names, taken, value, data, grads, norm, tol)
@@ -169,19 +189,24 @@ def minimize(
             moved = grads if every else [grads[k] for k in where]
             norm = _norm(moved)
             if not isfinite(value) or not isfinite(norm):
-                raise _not_finite(value, dict(zip(moved_names, moved, strict=True)), taken)
+                last = _minimum(loss, names, *reached, tol) if reached else None
+                raise _not_finite(value, dict(zip(moved_names, moved, strict=True)), taken, last)
             reached = (taken, value, data.copy(), grads, norm)
             if on_step:
                 on_step(taken, value)
             if on_point:
                 on_point(at_point(), value)
+            if on_log:
+                on_log(taken, value, norm)
             if taken == steps or (norm <= tol and (settled is None or settled(at_point()))):
                 return _minimum(loss, names, *reached, tol)
+            if schedule is not None:
+                settings.lr = schedule.lr(lr, taken)
             if every:
-                update(data, moved)
+                update(data, decayed(moved, data, weight_decay) if weight_decay else moved)
             else:
                 part = [data[k] for k in where]
-                update(part, moved)
+                update(part, decayed(moved, part, weight_decay) if weight_decay else moved)
                 for k, moved_to in zip(where, part, strict=True):
                     data[k] = moved_to
             taken += 1
@@ -268,8 +293,9 @@ def descent_source(
     update written out, moving the inputs numbered `where`, calling on_step and on_point
     where `callbacks` says. It returns (stopped, steps taken, value, inputs, gradients, norm):
     stopped is True where the descent stops, False where the value or the norm is not finite
-    (at that point), None on Ctrl-C (at the last point checked); norm is None where it is
-    finite and above tol, and not computed."""
+    (at that point, with the last point checked, as (steps, value, inputs, gradients, norm),
+    or False, in place of the norm), None on Ctrl-C (at the last point checked); norm is None
+    where it is finite and above tol, and not computed."""
     body, returns = gradient_body(program)
     count = len(program.inputs)
     inputs = ", ".join(f"a{k}" for k in range(count))
@@ -284,6 +310,10 @@ def descent_source(
     norm = [f"norm = HYPOT({', '.join(moved)})"]
     returned = f"taken, value, ({inputs},), ({grads},), norm"
     snapshot = [f"p{k}" for k in range(count)], [f"e{k}" for k in range(count)]
+    last = (
+        f"reached is not None and (reached, kept, ({', '.join(snapshot[0])},), "
+        f"({', '.join(snapshot[1])},), norm_kept)"
+    )
     loop = [
         "while True:",
         "    try:",
@@ -302,7 +332,7 @@ def descent_source(
         "    else:",
         *(f"        {line}" for line in norm),
         "        if not ISFINITE(value) or not ISFINITE(norm):",
-        f"            return False, {returned}",
+        f"            return False, taken, value, ({inputs},), ({grads},), {last}",
         # the point checked, kept until the next, for Ctrl-C
         *(f"    {p} = a{k}" for k, p in enumerate(snapshot[0])),
         *(f"    {e} = d{k}" for k, e in enumerate(snapshot[1])),
@@ -357,9 +387,12 @@ def _norm(components: Sequence[float]) -> float:
     return math.hypot(*components)
 
 
-def _not_finite(loss: float, grads: Mapping[str, float], taken: int) -> NanogradError:
+def _not_finite(
+    loss: float, grads: Mapping[str, float], taken: int, last: Minimum | None
+) -> NanogradError:
     """The error for a value or gradient that is nan or inf after `taken` steps: what is not
-    finite, and what to change."""
+    finite, and what to change; after the start, Diverged with `last`, the last point where
+    both were finite."""
     fix = "start from a point where it is finite"
     if math.isfinite(loss):
         name, bad = next(((n, g) for n, g in grads.items() if not math.isfinite(g)), (None, 0))
@@ -370,6 +403,7 @@ def _not_finite(loss: float, grads: Mapping[str, float], taken: int) -> Nanograd
             what = f"the gradient by {name} is {bad}"
     else:
         what = f"the value is {loss}"
-    if taken == 0:
+    if taken == 0 or last is None:
         return InputError(f"{what} at the start: {fix}")
-    return NanogradError(f"diverged at step {taken}: {what}; try a smaller {option('lr')}")
+    message = f"diverged at step {taken}: {what}; try a smaller {option('lr')}"
+    return Diverged(message, dataclasses.replace(last, diverged=True))

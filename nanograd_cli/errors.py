@@ -318,6 +318,15 @@ class Interrupted(NanogradError, KeyboardInterrupt):
         self.reached = reached
 
 
+class Diverged(NanogradError):
+    """A descent whose value or gradient became nan or inf on the way; `reached` is the last
+    point where both were finite."""
+
+    def __init__(self, message: str, reached: object):
+        super().__init__(message)
+        self.reached = reached
+
+
 class StreamError(NanogradError):
     """A standard stream that cannot be read or written: closed (`<&-`, `>&-`), full, a
     directory."""

@@ -6,14 +6,14 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
 
 from .errors import InputError
 from .program import Program
-from .results import Fit
+from .results import Fit, Fits
 
 # What a saved fit says it is, and the version of its layout.
 FORMAT, VERSION = "nanograd fit", 1
@@ -65,23 +65,30 @@ def predicted(
     return found
 
 
-def saved(fit: Fit, summary: Mapping[str, Any]) -> str:
+def saved(fit: Fit | Fits, summary: Mapping[str, Any] | list[dict]) -> str:
     """The fit as a JSON document that `loaded` reads back: what `fit --format json` prints
-    (`summary`), and the model, target and sigma it was fitted with."""
+    (`summary`), and the model, target and sigma it was fitted with; a fit of groups sharing
+    parameters also the column of the groups (`"by"`), and fits by group (Fits) each
+    group's object, its value under the column's name, in a list `"groups"`."""
+    one = fit if isinstance(fit, Fit) else next(iter(fit.values()))
     document = {
         "format": FORMAT,
         "version": VERSION,
-        "source": fit.source,
-        "target": fit.target,
-        "sigma": fit.sigma,
-        "absolute_sigma": fit.absolute_sigma,
-        **summary,
+        "source": one.source,
+        "target": one.target,
+        "sigma": one.sigma,
+        "absolute_sigma": one.absolute_sigma,
     }
+    if isinstance(fit, Fits):
+        document |= {"by": fit.by, "groups": summary}
+    else:
+        document |= ({"by": fit.by} if fit.by is not None else {}) | dict(summary)  # type: ignore[arg-type]
     return json.dumps(document, allow_nan=True) + "\n"
 
 
-def loaded(text: str, path: str) -> Fit:
-    """The fit saved in `text` (the file `path`): bad input where it is not one."""
+def loaded(text: str, path: str) -> Fit | Fits:
+    """The fit saved in `text` (the file `path`), or the fits of its groups: bad input where
+    it is not one."""
 
     def damaged(why: str) -> InputError:
         return InputError(f"{path}: not a fit saved by nanograd fit --save ({why})")
@@ -94,14 +101,34 @@ def loaded(text: str, path: str) -> Fit:
         raise damaged('no "format": "nanograd fit"')
     if document.get("version") != VERSION:
         raise damaged(f"version {document.get('version')!r}, where this nanograd reads {VERSION}")
+    by = document.get("by")
+    if by is not None and not isinstance(by, str):
+        raise damaged('"by" is not the name of a column')
+    if "groups" not in document:
+        fit = _fit_of(document, document, damaged)
+        fit.by = by
+        return fit
+    groups = document["groups"]
+    if by is None or not isinstance(groups, list) or not groups:
+        raise damaged('"groups" is not a list of the groups\' fits under "by"')
+    fits = {}
+    for entry in groups:
+        if not isinstance(entry, dict) or not isinstance(entry.get(by), int | float | str):
+            raise damaged(f'a group without its value of "{by}"')
+        fits[entry[by]] = _fit_of(entry, document, damaged)
+    return Fits(fits, by=by)
+
+
+def _fit_of(document: dict, model: dict, damaged: Callable[[str], InputError]) -> Fit:
+    """The Fit saved in `document`, fitted with `model`'s source, target and sigma."""
     try:
-        parameters = {str(k): _number_or_array(v) for k, v in document["parameters"].items()}
-        stderr = {str(k): _number_or_array(v) for k, v in document["stderr"].items()}
+        parameters = {str(k): number_or_array(v) for k, v in document["parameters"].items()}
+        stderr = {str(k): number_or_array(v) for k, v in document["stderr"].items()}
         covariance = {
             str(a): {str(b): float(x) for b, x in row.items()}
             for a, row in _mapping(document["covariance"]).items()
         }
-        source, target, sigma = document["source"], document["target"], document["sigma"]
+        source, target, sigma = model["source"], model["target"], model["sigma"]
         if not isinstance(source, str) or not all(
             isinstance(t, str | None) for t in (target, sigma)
         ):
@@ -117,7 +144,7 @@ def loaded(text: str, path: str) -> Fit:
             iterations=int(document["iterations"]),
             converged=bool(document["converged"]),
             message=str(document["message"]),
-            inputs={str(k): _number_or_array(v) for k, v in document["inputs"].items()},
+            inputs={str(k): number_or_array(v) for k, v in document["inputs"].items()},
         )
         names = set(stderr)
         if set(parameters) != names or set(fit.inputs) != names:
@@ -133,7 +160,7 @@ def loaded(text: str, path: str) -> Fit:
     if not all(math.isfinite(x) for x in _flat(parameters)):
         raise damaged("a parameter that is not a number")
     fit.source, fit.target, fit.sigma = source, target, sigma
-    fit.absolute_sigma = bool(document.get("absolute_sigma", False))
+    fit.absolute_sigma = bool(model.get("absolute_sigma", False))
     kept = ("chi2", "reduced_chi2", "r2", "aic", "bic", "t", "p", "correlation")
     fit.statistics = {k: document[k] for k in kept if k in document}
     fit.derived = document.get("derived", {})
@@ -155,7 +182,7 @@ def _mapping(value: object) -> dict:
     return value
 
 
-def _number_or_array(value: object) -> Any:  # a float, or an array's elements as one
+def number_or_array(value: object) -> Any:  # a float, or an array's elements as one
     """A saved number (or nan, inf as text), or a saved array's nested lists."""
     if isinstance(value, list):
         array = np.asarray(value, dtype=float)

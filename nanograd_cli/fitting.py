@@ -168,7 +168,8 @@ def fit(
 
 def _each_group(problem: _Problem, groups: dict[Hashable, np.ndarray], steps: int | None) -> Fits:
     """The fit of each group's rows alone: found for all the groups at once where nothing
-    caps the steps or bounds the parameters (`grouped`), else one group after another."""
+    caps the steps, bounds the parameters or makes the loss robust (`grouped`), else one
+    group after another."""
     least_squares = solver()
     fits: dict[Hashable, Fit] = {}
     problems: dict[Hashable, _Problem] = {}
@@ -180,7 +181,8 @@ def _each_group(problem: _Problem, groups: dict[Hashable, np.ndarray], steps: in
     found: dict[Hashable, tuple] = {}
     try:
         sizes = [group.n for group in problems.values()]
-        if problems and steps is None and not problem.bounds and _even(sizes):
+        batched = steps is None and not problem.bounds and problem.loss == "linear"
+        if problems and batched and _even(sizes):
             from .grouped import Rows, minimize
 
             rows = Rows(problem.tape, problem.data, problem.observed, problem.inverse_sigma,
@@ -597,6 +599,7 @@ class _Problem:
         self.index = np.arange(self.n)  # the rows held, of those fitted (`rows`)
         self.inverse_sigma = None if sigmas is None else 1.0 / sigmas
         self.absolute_sigma = False  # sigma taken as known (fit's absolute_sigma)
+        self.loss, self.f_scale = "linear", 1.0  # (`robust`); a group's are its fit's
         self.tape = Tape(program)
         self._prepare()
 
@@ -616,8 +619,6 @@ class _Problem:
         self.non_finite_trials = 0
         self.stage_jacobians = 0  # Jacobians of the stage running
         self.stuck = False  # a stage ended by trial steps that were all nan or inf
-        self.absolute_sigma = False  # sigma taken as known (fit's absolute_sigma)
-        self.loss, self.f_scale = "linear", 1.0  # (`robust`)
 
     def _scale(self, sizes: np.ndarray) -> None:
         """The power of two of the residuals: the one that brings the largest of `sizes` (the

@@ -17,6 +17,7 @@ from typing import ClassVar, NamedTuple, cast
 
 from .algebra import CALL, INPUT, NUMBER, Expr, reachable
 from .array_ops import INDEX, LITERAL, MATMUL, TRANSPOSE
+from .latex_lines import LINE, broken, pieces, width
 from .ops import ADD, COMPARISONS, DIV, MOD, MUL, NEG, POW, SUB, Op
 
 # A call whose value is AS_WRITTEN is written as the source has it (explain's nodes): the
@@ -63,6 +64,11 @@ _FRACTION, _MATHRM = 1, 2
 _HEAD = 16
 # Parts that are all strings and add up to at most this many characters are joined at once.
 _SHORT = 64
+
+
+# Whole numbers below this are written out in digits, as JavaScript writes them; larger ones
+# in scientific notation (1e+21).
+WHOLE_UP_TO = 1e21
 
 
 class _Rope:
@@ -350,10 +356,24 @@ _HOLE = re.compile("\x00([0-9]+)\x01")
 
 def _aligned(rows: list[tuple[str, str]], one: bool) -> str:
     """LaTeX rows: one expression alone as it is, several lines as one `aligned`
-    environment (amsmath), a note as a row of its own."""
+    environment (amsmath), a note as a row of its own; a row wider than an article page's
+    text is broken over lines before a `+`, `-` or `=` outside brackets, as explain's are."""
     if one and len(rows) == 1:
-        return rows[0][1]
-    shown = [rf"&\qquad \text{{for }} {e}" if name == "#" else f"{name} &= {e}" for name, e in rows]
+        if width(rows[0][1]) <= LINE:
+            return rows[0][1]
+        rows = [("", rows[0][1])]
+    shown = []
+    for name, e in rows:
+        if name == "#":
+            shown.append(rf"&\qquad \text{{for }} {e}")
+            continue
+        right = f"= {e}" if name else e  # one expression alone, too wide: no name, no =
+        if width(name) + width(right) <= LINE:
+            shown.append(f"{name} &{right}")
+            continue
+        lines = [" ".join(line) for line in broken(pieces(right), width(name))]
+        first = f"{name} &{lines[0]}" if name else f"&{lines[0]}"
+        shown += [first, *(rf"&\quad {line}" for line in lines[1:])]
     return "\n".join([r"\begin{aligned}", " \\\\\n".join(shown), r"\end{aligned}"])
 
 
@@ -398,7 +418,11 @@ class _Text:
         if x == math.e:
             return "e"
         text = repr(x)
-        return text[:-2] if text.endswith(".0") else text
+        if text.endswith(".0"):
+            return text[:-2]
+        if x.is_integer() and abs(x) < WHOLE_UP_TO:
+            return str(int(x))  # 121645100408832000 (19!), exactly, not 1.21645100408832e+17
+        return text
 
     def node(self, e: Expr, text: dict[int, tuple[Text, int]]) -> tuple[Text, int]:
         if e.kind == NUMBER:
@@ -540,8 +564,9 @@ class _Latex(_Text):
         if len(name) == 1:
             return name if name != "_" else r"\mathrm{\_}"
         order = re.fullmatch(r"d([0-9]+)_([A-Za-z][A-Za-z0-9]*)", name)
-        if order:  # d2_x, diff --order 2's name of the second derivative by x
-            return f"d^{{{order[1]}}}_{{{self.name(order[2])}}}"
+        if order:  # d2_x, diff --order 2's name of the second derivative by x: d^2/dx^2
+            n, by = order[1], self.name(order[2])
+            return rf"\frac{{d^{{{n}}}}}{{d{by}^{{{n}}}}}"
         head, _, subscript = name.partition("_")
         digits = re.fullmatch(r"([A-Za-z]+?)([0-9]+)", name)
         if digits and not subscript:  # x1, beta2

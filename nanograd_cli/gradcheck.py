@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
+from .algebra import piecewise
 from .compiled import compiled, worth_compiling
 from .errors import SourceError
-from .program import Program
-from .results import Agreement, Check, FormulaCheck, GradientCheck, Mismatch
+from .program import Apply, Program
+from .results import Agreement, Check, FormulaCheck, GradientCheck, Kink, Mismatch
 
 # The step: cbrt(machine epsilon), which balances the truncation error of central differences
 # (which grows as h**2) against rounding error (eps/h); scaled by |x| for large inputs.
@@ -50,10 +51,6 @@ def gradient_check(
         """The result a step to the left and to the right of x."""
         return result_at(name, x - step), result_at(name, x + step)
 
-    def slopes(left: float, right: float, step: float) -> tuple[float, float]:
-        """The one-sided differences to the left and to the right of the point."""
-        return (result.value - left) / step, (right - result.value) / step
-
     checks = {}
     for name, analytic in result.gradients.items():
         if only and name not in only:
@@ -63,16 +60,11 @@ def gradient_check(
         below, above = sides(name, x, step)
         numeric = (above - below) / (2 * step)
         tolerance = atol + rtol * abs(numeric)
-        left, right = slopes(below, above, step)
-        kink = None
-        gap = abs(right - left)
-        if gap > tolerance:  # curvature, or a kink: a step a quarter as long shrinks the
-            # gap between the slopes a curve makes fourfold, and leaves a kink's as it is
-            near = slopes(*sides(name, x, step / 4), step / 4)
-            noise = 2.0**-52 * (abs(result.value) + 1.0) / (step / 4) * 8
-            close = abs(near[1] - near[0])
-            if gap / 1.5 < close < gap * 1.5 and close > tolerance and close > noise:
-                kink = near
+
+        def along(v: float, name: str = name) -> float:
+            return result_at(name, v)
+
+        kink = kink_at(along, result.value, x, below, above, tolerance)
         point[name] = args[place[name]] = x
         error = abs(analytic - numeric)
         checks[name] = Check(
@@ -89,6 +81,35 @@ def gradient_check(
             kink=kink,
         )
     return GradientCheck(result.value, result.inputs, checks, result.non_finite)
+
+
+def kink_at(
+    at: Callable[[float], float],
+    value: float,
+    x: float,
+    below: float,
+    above: float,
+    tolerance: float,
+) -> tuple[float, float] | None:
+    """The slopes to the left and to the right of x where the source (`at`, `value` at x;
+    `below` and `above` a step to each side) has a kink there, else None: the one-sided
+    differences differ by more than `tolerance`, and a step a quarter as long leaves the gap
+    as it is (a curve's shrinks fourfold)."""
+    step = step_at(x)
+
+    def slopes(left: float, right: float, step: float) -> tuple[float, float]:
+        return (value - left) / step, (right - value) / step
+
+    left, right = slopes(below, above, step)
+    gap = abs(right - left)
+    if not gap > tolerance:
+        return None
+    near = slopes(at(x - step / 4), at(x + step / 4), step / 4)
+    noise = 2.0**-52 * (abs(value) + 1.0) / (step / 4) * 8
+    close = abs(near[1] - near[0])
+    if gap / 1.5 < close < gap * 1.5 and close > tolerance and close > noise:
+        return near
+    return None
 
 
 def failures(result: GradientCheck) -> str:
@@ -140,7 +161,8 @@ def formula_check(
     condition where it holds: its text and programs) against the formula at every point of
     the grid the `ranges` make, the other inputs at `fixed`. A point where the source or the
     engine's derivative is nan is left out: the source is not defined there, and the formula
-    may say anything; so is a point outside the formula's condition, where it claims nothing."""
+    may say anything; so is a point outside the formula's condition, where it claims nothing,
+    and a kink of the source (abs(x) at 0), which has no derivative to compare with."""
     import itertools
 
     import numpy as np
@@ -150,6 +172,8 @@ def formula_check(
     # per input: points, skipped, differ, the largest error and the first mismatches, counted
     checks = {name: Agreement(f[0], 0, 0, 0, 0.0, []) for name, f in formulas.items()}
     non_finite = None
+    # only a source with a kinked function (abs, relu, max, floor, ...) is looked at for kinks
+    kinked = any(type(ins) is Apply and piecewise(ins.op) for ins in program.code)
     for values in itertools.product(*axes):
         point = {**fixed, **dict(zip(names, values, strict=True))}
         result = program.grad(point)
@@ -165,6 +189,12 @@ def formula_check(
             if math.isnan(engine) or math.isnan(result.value):  # (log(x) at x < 0: 1/x is no
                 tally.skipped += 1  # derivative of a function not defined there)
                 continue
+            kink = kinked and _kink(program, point, name, result.value)
+            if kink:  # abs(x) at 0: no derivative to compare with, whatever the formula says
+                tally.kinks += 1
+                if len(tally.first_kinks) < SHOWN:
+                    tally.first_kinks.append(Kink(dict(point), *kink))
+                continue
             theirs = formula.values({n: point[n] for n in formula.inputs})[formula.result]
             error = abs(engine - theirs)
             agreed = agrees(engine, theirs, rtol, atol)
@@ -178,6 +208,27 @@ def formula_check(
                     tally.first.append(Mismatch(point, engine, theirs, error))
     shown_ranges = {name: (low, high, count) for name, (low, high, count) in ranges.items()}
     return FormulaCheck(dict(fixed), shown_ranges, checks, rtol, atol, non_finite)
+
+
+# The tolerances of a kink: check's own (a finite difference is good to about 1e-8).
+KINK_RTOL, KINK_ATOL = 1e-3, 1e-5
+
+
+def _kink(
+    program: Program, point: Mapping[str, float], name: str, value: float
+) -> tuple[float, float] | None:
+    """The slopes of the source in `name` to the left and right of `point`, at a kink there."""
+    at = dict(point)
+
+    def result_at(x: float) -> float:
+        at[name] = x
+        return program.values(at)[program.result]
+
+    x = point[name]
+    step = step_at(x)
+    below, above = result_at(x - step), result_at(x + step)
+    tolerance = KINK_ATOL + KINK_RTOL * abs((above - below) / (2 * step))
+    return kink_at(result_at, value, x, below, above, tolerance)
 
 
 def _holds(condition: Program, point: Mapping[str, float]) -> bool:

@@ -19,13 +19,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping, Sequence
+from fractions import Fraction
 from typing import TYPE_CHECKING
 
 from . import special
-from .algebra import Written
+from .algebra import DENOMINATORS, Written
 from .errors import SourceError
 from .formula import write
-from .ops import ADD, MUL, NEG, OPS, POW, SUB, WHERE, Op, divide, power
+from .ops import ADD, DIV, MUL, NEG, OPS, POW, SUB, WHERE, Op, divide, power
 
 if TYPE_CHECKING:
     from .program import Program
@@ -511,10 +512,13 @@ RULES: dict[Op, Rule] = {
 }
 
 
-def polynomial(coefficients: Sequence[float], wrt: str, at: float, latex: bool = False) -> str:
+def polynomial(
+    coefficients: Sequence[float], wrt: str, at: float, latex: bool = False, whole: bool = False
+) -> str:
     """Σ c_k (wrt - at)^k written in the language (or in LaTeX), as `diff` writes
     expressions: its zero terms left out, a coefficient 1 not written, a negative one
-    subtracted; just `wrt` around 0."""
+    subtracted; just `wrt` around 0. With `whole` (the source's numbers are whole), a
+    coefficient that is a fraction p/q to the last bit is written so: x**2/2, not 0.5*x**2."""
     w = Written()
     x = w.input(wrt)
     if at == 0.0:
@@ -526,15 +530,38 @@ def polynomial(coefficients: Sequence[float], wrt: str, at: float, latex: bool =
         if c == 0.0:
             continue
         size = abs(c) if c == c else c
+        ratio = _exact_ratio(size, k) if whole else None
+        top, bottom = ratio if ratio else (size, 1)
         if k == 0:
-            term = w.number(size)
+            term = w.number(float(top))
         else:
             term = shift if k == 1 else w.op(POW, shift, w.number(float(k)))
-            if size != 1.0:
-                term = w.op(MUL, w.number(size), term)
+            if top != 1.0:
+                term = w.op(MUL, w.number(float(top)), term)
+        if bottom != 1:
+            term = w.op(DIV, term, w.number(float(bottom)))
         negative = c < 0.0
         if total is None:
             total = w.op(NEG, term) if negative else term
         else:
             total = w.op(SUB if negative else ADD, total, term)
     return write({"result": total if total is not None else w.number(0.0)}, latex)
+
+
+def _exact_ratio(c: float, k: int) -> tuple[int, int] | None:
+    """c (positive) as p/q (q > 1), where c*k! is a whole number or a simple fraction (one of
+    the denominators a fraction is written with, or a power of 2 up to 2**(2k + 1), as in the
+    series of sqrt) to a few units in the last place, as the k-th coefficient of a series of
+    exact numbers is: 1/6, 1/3628800 (which Taylor mode works out to the last bit or so),
+    5/128."""
+    scale = math.factorial(k)
+    scaled = c * scale
+    for q in (1, *DENOMINATORS, *(2**j for j in range(4, 2 * k + 2))):
+        v = scaled * q
+        if not math.isfinite(v) or abs(v) >= 2.0**53:
+            return None
+        p = round(v)
+        if p and abs(v - p) <= 8 * math.ulp(v):
+            ratio = Fraction(p, q * scale)
+            return None if ratio.denominator == 1 else (ratio.numerator, ratio.denominator)
+    return None

@@ -53,7 +53,8 @@ class PointsRun:
     gradients (all when empty). Columns that are no input are kept as they are. While
     iterating, `reader.rows_read` counts the rows read; afterwards `non_finite` counts the rows
     whose value is nan or inf and `first_bad` says which came first and why. With `strict`, a
-    row where an operation made nan or inf out of finite inputs raises NonFiniteResult.
+    row where an operation made nan or inf out of finite inputs raises NonFiniteResult. With
+    `na`, a missing value (empty, NA, null) is nan, its row's results too, not an error.
     """
 
     def __init__(
@@ -63,6 +64,7 @@ class PointsRun:
         fixed: dict[str, InputValue],
         wrt: list[str],
         strict: bool = False,
+        na: bool = False,
     ):
         # Names are looked up in sets: a table may have 100,000 columns, a source as many inputs.
         columns = reader.columns
@@ -93,6 +95,7 @@ class PointsRun:
         if strict:
             _check_given(program, numbers)
         self.program, self.reader, self.fixed, self.strict = program, reader, numbers, strict
+        self.na = na
         self.shown = self.function.wrt
         inputs = set(program.inputs)
         self.input_columns = [n for n in columns if n in inputs]
@@ -103,7 +106,9 @@ class PointsRun:
         for first_row, table in self.reader:
             if self.missing and table.num_rows:  # [{}]: rows, and no column of an input
                 raise _missing(self.missing, [])
-            columns = {n: floats(table.column(n), n, first_row) for n in self.input_columns}
+            columns = {
+                n: floats(table.column(n), n, first_row, self.na) for n in self.input_columns
+            }
             results = self.function.results(columns, table.num_rows)
             inputs = {n: columns[n] if n in columns else self.fixed[n] for n in self.program.inputs}
             self._check_finite(first_row, results[: len(self.function.outputs) or 1], inputs)
@@ -139,16 +144,17 @@ def run_points(
     strict: bool = False,
     progress: Callable | None = None,
     null: bool = True,
+    na: bool = False,
 ) -> PointsRun:
     """Read the points (a path, `-` for standard input, and a format), write the results
     (to a path, or standard output for None or `-`, in a format), and return the finished
     run. `progress(total_bytes, total_rows)` makes a display with `update(rows, bytes)` and
     `stop()`. A file written is put in place only when all went well. `null`: JSON writes
-    non-finite numbers as null (else as strings)."""
+    non-finite numbers as null (else as strings); `na`: a missing value read is nan."""
     path, out_format = output
     to_stdout = path in (None, "-")
     with open_points(*points) as reader:
-        run = PointsRun(program, reader, fixed, wrt, strict)
+        run = PointsRun(program, reader, fixed, wrt, strict, na)
         file = None if to_stdout or path is None else OutputFile(path)
         display = progress(reader.total_bytes, reader.total_rows) if progress else None
         writer = None

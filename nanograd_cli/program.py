@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from bisect import bisect_right
 from collections.abc import Callable, Mapping, Sequence
 from typing import TypeVar
 
@@ -13,6 +14,10 @@ from .ops import WHERE
 from .results import Gradients, Jacobian
 
 T = TypeVar("T")
+
+# A run of instructions that are elements of one array, for messages: the first and past the
+# last instruction, the array's shape, and the first one's place in it (row-major).
+Place = tuple[int, int, tuple[int, ...], int]
 
 __all__ = ["Apply", "Const", "Input", "Instruction", "Program"]
 
@@ -26,7 +31,8 @@ class Program:
     instruction that reads it. A source that ends with a list of names (`u, v`) has several
     outputs: `outputs` maps each name to its instruction (empty for one result), and `result`
     is the first. A program with `arrays` is written out in scalars (`arrays.scalarized`)
-    before it is evaluated.
+    before it is evaluated. A program written out in scalars has `places`: the runs of its
+    instructions that are the elements of an array, so that a message names the element.
     """
 
     def __init__(
@@ -38,6 +44,7 @@ class Program:
         labels: dict[int, str],
         outputs: dict[str, int] | None = None,
         arrays: bool = False,
+        places: Sequence[Place] = (),
     ):
         self.source = source
         self.code = code
@@ -46,6 +53,7 @@ class Program:
         self.labels = labels
         self.outputs = outputs or {}
         self.arrays = arrays  # whether it has operations on arrays, to write out in scalars
+        self.places = places  # in the order of their instructions
         self.input_slots = {ins.name: i for i, ins in enumerate(code) if type(ins) is Input}
 
     @property
@@ -117,8 +125,24 @@ class Program:
                 code.append(ins)
         labels = {number[i]: name for i, name in self.labels.items() if i in number}
         outputs = {name: number[i] for name, i in self.outputs.items()}
+        places = []
+        for start, stop, shape, first in self.places:  # each kept run of a run, renumbered
+            run = None
+            for i in range(start, stop + 1):
+                if i < stop and i in number:
+                    run = i if run is None else run
+                elif run is not None:
+                    places.append((number[run], number[i - 1] + 1, shape, first + run - start))
+                    run = None
         return Program(
-            self.source, code, self.inputs, number[self.result], labels, outputs, self.arrays
+            self.source,
+            code,
+            self.inputs,
+            number[self.result],
+            labels,
+            outputs,
+            self.arrays,
+            places,
         )
 
     def single(self, taker: str = "this", several: str | None = "grad") -> Program:
@@ -133,7 +157,7 @@ class Program:
         several outputs, an element of an array written out)."""
         if result == self.result and not self.outputs:
             return self
-        return Program(self.source, self.code, self.inputs, result, self.labels)
+        return Program(self.source, self.code, self.inputs, result, self.labels, places=self.places)
 
     def evaluate(self, values: Mapping[str, float]) -> Evaluation:
         """The graph at the point `values` (one value per input), not yet differentiated."""
@@ -168,8 +192,23 @@ class Program:
             if not untaken[i] and all(math.isfinite(data[j]) for j in ins.args):
                 op = ins.op
                 name = f"'{op.name}'" if op.syntax == "infix" else op.name
-                return SourceError(f"{name} gave {data[i]}", self.source, ins.offset)
+                return SourceError(
+                    f"{name} gave {data[i]}{self.element_at(i)}", self.source, ins.offset
+                )
         return None
+
+    def element_at(self, i: int) -> str:
+        """` at [2]` (` at [1,0]`), where the instruction numbered `i` is that element of an
+        array; else nothing."""
+        k = bisect_right(self.places, i, key=lambda place: place[0]) - 1
+        if k < 0 or i >= self.places[k][1]:
+            return ""
+        start, _, shape, first = self.places[k]
+        flat, index = first + i - start, []
+        for size in reversed(shape):
+            flat, j = divmod(flat, size)
+            index.append(j)
+        return f" at [{','.join(map(str, reversed(index)))}]"
 
     def untaken(self, data: Sequence[float]) -> list[bool]:
         """Per instruction, given every instruction's value: do the outputs depend on it only

@@ -385,6 +385,16 @@ class Mismatch:
 
 
 @dataclass
+class Kink:
+    """A point where the source has a kink in an input (its slopes to the left and to the
+    right differ): no derivative to compare a formula with."""
+
+    inputs: dict[str, float]
+    left: float
+    right: float
+
+
+@dataclass
 class Agreement:
     """One input's derivative against a formula over the points checked: how many were
     compared, how many were left out (the engine's derivative is nan there: outside the
@@ -398,10 +408,12 @@ class Agreement:
     max_abs_error: float
     first: list[Mismatch]
     outside: int = 0  # points outside the condition the formula states (`# x > 0`)
+    kinks: int = 0  # points at a kink of the source, not compared
+    first_kinks: list[Kink] = field(default_factory=list)
 
     @property
     def passed(self) -> bool:
-        return self.differ == 0 and self.points > self.skipped + self.outside
+        return self.differ == 0 and self.points > self.skipped + self.outside + self.kinks
 
 
 @dataclass
@@ -424,9 +436,10 @@ class FormulaCheck:
 @dataclass
 class Minimum(_Table):
     """Where gradient descent stopped: the point, its value and gradient, and how it got there
-    (`interrupted`: stopped by Ctrl-C after `steps` steps; `stopped`: why SciPy's method
-    stopped short of the tolerance, where not for want of steps). With bounds,
-    `gradient_norm` is the norm of the gradient projected on them."""
+    (`interrupted`: stopped by Ctrl-C after `steps` steps; `diverged`: the last point
+    where the value and gradient were finite, before a step made one nan or inf; `stopped`:
+    why SciPy's method stopped short of the tolerance, where not for want of steps). With
+    bounds, `gradient_norm` is the norm of the gradient projected on them."""
 
     value: float
     inputs: dict[str, float]
@@ -435,6 +448,7 @@ class Minimum(_Table):
     steps: int
     converged: bool
     interrupted: bool = False
+    diverged: bool = False
     stopped: str = field(default="", compare=False)
 
 
@@ -579,6 +593,8 @@ class Fit:
     target: str | None = field(default=None, compare=False, repr=False)
     sigma: str | None = field(default=None, compare=False, repr=False)
     absolute_sigma: bool = field(default=False, compare=False, repr=False)
+    # of a fit of groups sharing parameters (a[g]): the column of the groups, to predict
+    by: str | None = field(default=None, compare=False, repr=False)
     # the loss minimized (robust.LOSSES): with a robust one, its f_scale, SciPy's cost
     # ½ f² Σ rho((r/f)²) at the solution, and standard errors that are approximate
     loss: str = field(default="linear", compare=False)

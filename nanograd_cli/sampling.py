@@ -187,6 +187,8 @@ class Curve:
     first_bad: str | None = field(default=None, repr=False)
     # (x, f, df/dx) where the tangent line is drawn (`tangent` of plot), if it is
     tangent: tuple[float, float, float] | None = None
+    # d2f/dx2 at `x`, where plot was asked for it (`second`)
+    second: np.ndarray | None = field(default=None, repr=False)
 
 
 @dataclass(frozen=True)
@@ -240,6 +242,21 @@ def sample_curve(
     value, gradients = batch_gradients(program, {**fixed, name: x})
     count, first = _non_finite(program, value, fixed, {name: x})
     return Curve(program.source, name, dict(fixed), x, value, gradients[name], count, first)
+
+
+def second_derivative(
+    program: Program, fixed: Mapping[str, float], name: str, x: np.ndarray
+) -> np.ndarray:
+    """d2f/d`name`2 at the points `x`: the exact first derivative (as `diff --exact` writes
+    it) differentiated again, for all points at once on the vectorized tape."""
+    from .language import parse
+    from .symbolic import derivatives_text
+
+    first = parse(derivatives_text(program, [name], exact=True))
+    if name not in first.inputs:  # f is linear in `name`
+        return np.zeros_like(x)
+    point = {n: v for n, v in fixed.items() if n in first.inputs}
+    return batch_gradients(first, {**point, name: x})[1][name]
 
 
 def sample_surface(
@@ -334,12 +351,38 @@ def gaps_warning(result: Curve | Surface) -> str | None:
 
 @final  # (so `descent and descent.record` is the method or None, for mypy)
 class Descent:
-    """The points and losses of a descent, as `minimize(on_point=descent.record)` visits them."""
+    """The points and losses of a descent, as `minimize(on_point=descent.record)` visits them,
+    in a bounded memory however long it runs: every point up to `most` of them, then every
+    second one, every fourth, and so on (the last point reached is always kept), so that a
+    picture of the descent shows all of it."""
 
-    def __init__(self) -> None:
+    def __init__(self, most: int = 4096) -> None:
+        self.most = most
+        self.every = 1  # the points kept are those of the steps that are multiples of this
+        self.steps: list[int] = []
         self.points: list[dict[str, float]] = []
         self.losses: list[float] = []
+        self.seen = 0
+        self.last: tuple[int, dict[str, float], float] | None = None
 
     def record(self, point: dict[str, float], loss: float) -> None:
+        step, self.seen = self.seen, self.seen + 1
+        self.last = step, point, loss
+        if step % self.every:
+            return
+        if len(self.steps) == self.most:  # every other one kept, from now on too
+            self.steps, self.points = self.steps[::2], self.points[::2]
+            self.losses = self.losses[::2]
+            self.every *= 2
+            if step % self.every:
+                return
+        self.steps.append(step)
         self.points.append(point)
         self.losses.append(loss)
+
+    def history(self) -> tuple[list[int], list[dict[str, float]], list[float]]:
+        """The steps kept, their points and losses, the last point reached included."""
+        if self.last is None or (self.steps and self.steps[-1] == self.last[0]):
+            return self.steps, self.points, self.losses
+        step, point, loss = self.last
+        return [*self.steps, step], [*self.points, point], [*self.losses, loss]

@@ -58,7 +58,7 @@ def minimize(
     x0 = np.array([point[n] for n in moving])
     value, gradient = value_and_gradient(x0)
     if not math.isfinite(value) or not np.isfinite(gradient).all():
-        raise _not_finite(value, dict(zip(moving, map(float, gradient), strict=True)), 0)
+        raise _not_finite(value, dict(zip(moving, map(float, gradient), strict=True)), 0, None)
     taken, reached = 0, x0  # the last iterate, and how many iterations made it
 
     def record(x: np.ndarray, value: float) -> None:

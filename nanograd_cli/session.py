@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, BinaryIO, NamedTuple, TextIO, cast
 
 from . import api, io
 from .errors import (
+    Diverged,
     InputError,
     Interrupted,
     MissingInputs,
@@ -43,9 +44,9 @@ from .prelude import DEFINED
 from .program import Program
 from .render.graph import format_of
 from .render.progress import FitProgress, StepsProgress
-from .render.text import mismatch_rows, table_rows, to_json
+from .render.text import KINKS, kink_rows, mismatch_rows, table_rows, to_json
 from .results import Explanation, Fit, FormulaCheck, GradientCheck, Minimum, flattened
-from .sources import ARRAY_VALUE
+from .sources import ARRAY_VALUE, RANDOM_CALL, array_value
 
 if TYPE_CHECKING:
     from .results import InputValue
@@ -55,6 +56,11 @@ ASSIGNMENT = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\s*([-+*/]?=)\s*(.*)", re.S)
 # A function's definition, `f(a, b) = expr`: its name and parameters (the grammar's DEFINE).
 FUNCTION = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)[ \t]*\(([^()#;]*)\)[ \t]*=(?![=<>!])")
 NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+# An input given a value the language does not write: an array file, `x = @w.csv`, or a random
+# start, `W = normal(3, 2)`; the whole entry.
+INPUT_VALUE = re.compile(
+    r"\s*([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(@.*?|.*\b(?:normal|uniform)\s*\(.*?)\s*"
+)
 # An input's value: a number, or nan or inf spelled as `--x nan` takes them.
 NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|[-+]?(?i:nan|inf|infinity)")
 
@@ -142,6 +148,12 @@ OPTIONS: dict[str, dict[str, Option]] = {
         **DATA,
         "batch": Option("word", "N"),
         "seed": Option("word", "S"),
+        "weight-decay": Option("word", "W"),
+        "lr-schedule": Option("word", "constant|step|cosine"),
+        "lr-step-size": Option("word", "N"),
+        "lr-gamma": Option("word", "G"),
+        "lr-t-max": Option("word", "N"),
+        "lr-min": Option("word", "LR"),
         **STRICT,
         "keep": FLAG,
     },
@@ -171,6 +183,7 @@ OPTIONS: dict[str, dict[str, Option]] = {
         "logy": FLAG,
         "size": Option("word", "W,H"),
         "tangent": Option("word", "A"),
+        "second": FLAG,
     },
 }
 # The commands that take an input's range, `NAME LO:HI[:N]`, and those that take a FILE.
@@ -533,7 +546,11 @@ class Session:
         if not entry.strip() or entry.lstrip().startswith("#"):
             return
         if not command.startswith(":"):
-            self._statements(entry, reply)
+            value = INPUT_VALUE.fullmatch(entry)
+            if value is None:
+                self._statements(entry, reply)
+            else:
+                self._read_value(*value.groups())
             return
         rest = rest.strip()
         if rest and command in (":quit", ":q", ":help", ":reset", ":inputs"):
@@ -600,10 +617,7 @@ class Session:
             name, operator, value = assignment.groups()
             number = _constant(value) if operator == "=" else None
             if number is not None:
-                self.inputs[name] = number
-                if self.defined.pop(name, None):
-                    self.definitions = [d for d in self.definitions if d.name != name]
-                    self._index()
+                self._hold(name, number)
                 evaluated[start:end] = " " * (end - start)  # same offsets for the rest
                 continue
             reads = self._reads(text, kept)
@@ -615,6 +629,25 @@ class Session:
         for d in kept:
             self.defined.setdefault(d.name, []).append(len(self.definitions))
             self.definitions.append(d)
+
+    def _hold(self, name: str, value: InputValue) -> None:
+        """Give the input `name` the value `value`, in place of a definition of that name."""
+        self.inputs[name] = value
+        if self.defined.pop(name, None):
+            self.definitions = [d for d in self.definitions if d.name != name]
+            self._index()
+
+    def _read_value(self, name: str, text: str) -> None:
+        """`name = @FILE`: the array in the file, as `--name @FILE` reads it; a random start
+        is the command line's, drawn with --seed."""
+        typed = f"{name} = {text}"
+        if RANDOM_CALL.search(text):
+            raise InputError(
+                f"{printable(typed)}: a random start is drawn on the command line, with a seed "
+                f"(nanograd minimize ... --{name} '{printable(text)}' --seed S): here, give "
+                f"its values ({name} = [0.5, -1, 2]) or read them from a file ({name} = @FILE)"
+            )
+        self._hold(name, array_value(text, printable(typed)))
 
     def grad(
         self,
@@ -693,7 +726,7 @@ class Session:
             reply.out.append(result.latex)
         else:
             reply.out.append(Table(lambda number: table_rows(result, number)))
-            reply.out.append(result.polynomial)
+            reply.out.append("\n" + result.polynomial)  # a blank line, as `taylor` prints
 
     def explain_command(self, args: Arguments, reply: Reply) -> None:
         source, program = self._program(args.expr)
@@ -775,6 +808,9 @@ class Session:
             if any(c.first for c in formulas.checks.values()):
                 reply.out.append("\nfirst points where they differ:")
                 reply.out.append(Table(lambda number: mismatch_rows(formulas, number)))
+            if any(c.kinks for c in formulas.checks.values()):
+                reply.out.append(f"\n{KINKS}")
+                reply.out.append(Table(lambda number: kink_rows(formulas, number)))
         failure = api.failure(result)
         if failure:
             raise NanogradError(failure)
@@ -797,6 +833,16 @@ class Session:
         source, program = self._program(args.expr)
         columns = None if path is None else self._data(args, path, program.inputs).columns
         bar = StepsProgress(most) if self.progress else None
+        size, t_max = (args.value(n) for n in ("lr-step-size", "lr-t-max"))
+        gamma, low, decay = (args.value(n) for n in ("lr-gamma", "lr-min", "weight-decay"))
+        schedule = api.lr_schedule(
+            args.value("lr-schedule") or "constant",
+            most,
+            None if size is None else api.whole("lr_step_size", size, None),
+            None if gamma is None else api.number("lr_gamma", gamma, None),
+            None if t_max is None else api.whole("lr_t_max", t_max, None),
+            None if low is None else api.number("lr_min", low, None),
+        )
         try:
             result = api.minimize(
                 program,
@@ -813,9 +859,11 @@ class Session:
                 batch=None if batch is None else api.whole("batch", batch, None),
                 seed=None if seed is None else api.whole("seed", seed, None),
                 on_step=bar.update if bar else None,
+                weight_decay=0.0 if decay is None else api.number("weight_decay", decay, None),
+                schedule=schedule,
                 bounds=api.named_bounds(args.items("bound")),
             )
-        except Interrupted as stop:  # Ctrl-C: the point reached, and where it stopped
+        except (Interrupted, Diverged) as stop:  # Ctrl-C or nan: the point reached, and why
             reached = cast(Minimum, stop.reached)
             self._reached(args, reached.inputs, Table(_rows(reached)), reply)
             raise
@@ -934,6 +982,7 @@ class Session:
             warn=self._warner(source, reply),
             ylim=limits,
             tangent=args.value("tangent"),
+            second=args.flag("second"),
         )
         if args.file and fmt:
             write_atomically(args.file, drawing.figure(result, fmt, limits, look))

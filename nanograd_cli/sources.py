@@ -8,7 +8,7 @@ import re
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, BinaryIO, NamedTuple
+from typing import TYPE_CHECKING, Any, BinaryIO, NamedTuple
 
 from .errors import (
     BadInputValue,
@@ -16,6 +16,7 @@ from .errors import (
     NanogradError,
     SourceError,
     StreamError,
+    command,
     option,
     printable,
     value_hint,
@@ -40,12 +41,14 @@ def input_values(
     var: Iterable[str],
     warn: Callable[[str], None] | None = None,
     seed: int | None = None,
+    draws: bool = False,
 ) -> dict[str, InputValue]:
     """The values of `--NAME VALUE` (as pairs) and `--var NAME=VALUE`: numbers (`nan` and
     `inf` too) or constant expressions of the language (`pi/2`), as floats; arrays
     (`[1, 2]`, `eye(3)`, `@FILE`) as NumPy arrays. A non-zero number too small for a float,
     which becomes 0, is told to `warn`. A random start, `normal(16, 2)` or `uniform(16, 2)`,
-    is drawn with `seed` (for `--seed`), in the order the values are given."""
+    is drawn with `seed` (for `--seed`), in the order the values are given, by a command that
+    `draws` them (minimize); another says that it takes none."""
     given = [(name, text, False) for name, text in pairs]  # False: not from --var
     for item in var:
         name, equals, value = item.partition("=")
@@ -53,13 +56,12 @@ def input_values(
             raise InputError(f"{option('var')} expects NAME=VALUE, got {item!r}")
         given.append((name, value, True))
     values: dict[str, InputValue] = {}
-    draw = _RandomStarts(seed)
+    draw = _RandomStarts(seed, draws)
     for name, text, by_var in given:
         if name in values:
             raise InputError(f"a value for {name} is given twice")
-        typed = (
-            option("var", f"{name}={shortened(text)}") if by_var else f"--{name} {shortened(text)}"
-        )
+        shown = printable(shortened(text))  # a tab as \t, as a message shows a file's name
+        typed = option("var", f"{name}={shown}") if by_var else f"--{name} {shown}"
         if RANDOM_CALL.search(text):
             values[name] = draw(text, typed)
             continue
@@ -100,8 +102,9 @@ class _RandomStarts:
     `normal` from the standard normal distribution, `uniform` from -1 to 1 (as micrograd's
     neurons start)."""
 
-    def __init__(self, seed: int | None):
+    def __init__(self, seed: int | None, draws: bool):
         self.seed = seed
+        self.draws = draws  # whether the command takes random starts
         self.generator: np.random.Generator | None = None
 
     def __call__(self, text: str, typed: str) -> np.ndarray:
@@ -119,21 +122,22 @@ class _RandomStarts:
         ):
             raise InputError(f"{typed}: a random start is scaled by a finite number, not 0")
         kind = match["kind"]
-        sizes = [part.strip() for part in match["sizes"].split(",")]
-        if not 1 <= len(sizes) <= 3 or not all(s.isdigit() and int(s) >= 1 for s in sizes):
+        shape = _random_shape(kind, match["sizes"], typed)
+        if not self.draws:
             raise InputError(
-                f"{typed}: give the shape as whole numbers of 1 or more, {kind}(16, 2)"
+                f"{typed} is random: random starts are for {command('minimize')}, which draws "
+                f"them with {option('seed', 'S')}; here, give the values (a list, zeros(...) "
+                "or @FILE)"
             )
         if self.seed is None:
             raise InputError(
-                f"{typed} is random: it is a start for minimize, with {option('seed', 'S')} "
-                "to draw the same one again"
+                f"{typed} is random: give {option('seed', 'S')} to draw it, and to draw the "
+                "same one again"
             )
         if self.seed < 0:
             raise InputError(f"invalid value for {option('seed')}: {self.seed} is not at least 0")
         if self.generator is None:
             self.generator = np.random.default_rng(self.seed)
-        shape = tuple(int(s) for s in sizes)
         if kind == "normal":
             drawn = self.generator.standard_normal(shape)
         else:
@@ -141,6 +145,20 @@ class _RandomStarts:
         if match["before"]:
             drawn = before * drawn
         return drawn / after if match["op"] == "/" else drawn * after
+
+
+def _random_shape(kind: str, sizes: str, typed: str) -> tuple[int, ...]:
+    """The shape a random start's sizes give (`16, 2`), read as `zeros(16, 2)` reads them:
+    whole numbers of 1 or more, written as constant expressions (`3.0`, `2*8`) if need be."""
+    from .language import parse
+
+    try:
+        zeros = literal_array(parse(f"zeros({sizes})")) if sizes.strip() else None
+    except SourceError as error:  # zeros(3.5): said of the random start
+        raise InputError(f"{typed}: {error.message.replace('zeros', kind)}") from None
+    if zeros is None:
+        raise InputError(f"{typed}: give the shape as whole numbers of 1 or more, {kind}(16, 2)")
+    return zeros.shape
 
 
 # A value that is an array: a literal, an array function's call, or @FILE.
@@ -191,6 +209,8 @@ def _array_file(path: str, typed: str) -> InputValue:
 
     from .arrays import numbers_array
 
+    if not path.strip():
+        raise InputError(f"{typed}: the file's name is missing after @ (@FILE)")
     try:
         with open(path, "rb") as file:
             reading(file)
@@ -201,11 +221,9 @@ def _array_file(path: str, typed: str) -> InputValue:
         with warnings.catch_warnings():
             warnings.simplefilter("error")  # NumPy's warnings are errors of the file's
             if path.endswith(".npy"):
-                value = np.load(io.BytesIO(data), allow_pickle=False)
+                value = _npy_array(data)
             elif path.endswith(".json"):
-                import json
-
-                value = np.array(json.loads(data.decode("utf-8-sig"), parse_float=_json_float))
+                value = _json_array(data)
             else:
                 text = data.decode("utf-8-sig")
                 try:
@@ -218,11 +236,96 @@ def _array_file(path: str, typed: str) -> InputValue:
                     value = value.ravel()
     except _NotNumbers as error:
         raise InputError(f"{typed}: {error}") from None
-    except (ValueError, TypeError, OSError, UnicodeDecodeError, RecursionError, Warning):
+    except UnicodeDecodeError as error:
+        raise InputError(
+            f"{typed}: not UTF-8 text (byte 0x{data[error.start]:02x} at offset {error.start})"
+        ) from None
+    except (ValueError, TypeError, OSError, Warning):
         raise InputError(f"{typed}: not an array of numbers ({ARRAY_FILES})") from None
     if np.ndim(value) == 0:  # one number
         return float(numbers_array(np.reshape(value, 1), typed)[0])
     return numbers_array(value, typed)
+
+
+# How every .npy file begins (NumPy's format, versions 1 to 3).
+NPY_MAGIC = b"\x93NUMPY"
+
+
+def _npy_array(data: bytes) -> np.ndarray:
+    """The array a .npy file's bytes hold; _NotNumbers says why there is none."""
+    import io
+
+    import numpy as np
+
+    if not data.startswith(NPY_MAGIC):
+        raise _NotNumbers("not a .npy file: it does not begin as NumPy's files do")
+    try:
+        return np.load(io.BytesIO(data), allow_pickle=False)
+    except ValueError as error:
+        said = str(error)
+        if "pickle" in said:
+            raise _NotNumbers("an array of real numbers, not of Python objects") from None
+        if said.startswith("EOF"):  # EOF: reading array data, expected 80 bytes got 72
+            part = "header ends" if "header" in said else "numbers end"
+            raise _NotNumbers(f"the file is cut short: its {part} early") from None
+        raise _NotNumbers("not a .npy file of numbers: its header cannot be read") from None
+
+
+def _json_array(data: bytes) -> np.ndarray:
+    """The array of numbers a .json file's bytes write (nested lists, or one number);
+    _NotNumbers says where they write none, by line and column or by element (`[1, 0]`)."""
+    import json
+
+    import numpy as np
+
+    from .arrays import MAX_AXES
+
+    text = data.decode("utf-8-sig")
+    try:
+        value = json.loads(text, parse_float=_json_float)
+    except json.JSONDecodeError as error:
+        place = f"line {error.lineno}, column {error.colno}"
+        if not text[error.pos :].strip():
+            raise _NotNumbers(f"{place}: the JSON ends before its lists are closed") from None
+        raise _NotNumbers(f"{place}: not JSON ({error.msg[0].lower()}{error.msg[1:]})") from None
+    except RecursionError:
+        raise _NotNumbers(f"its lists are nested more than {MAX_AXES} deep") from None
+    level: list[tuple[tuple[int, ...], Any]] = [((), value)]
+    while level:  # one depth of the nesting at a time: no recursion on what a file holds
+        lists = [(at, v) for at, v in level if isinstance(v, list)]
+        if lists and len(lists) < len(level):
+            number = next(at for at, v in level if not isinstance(v, list))
+            raise _NotNumbers(
+                f"{_element(number)} is a number where {_element(lists[0][0])} is a list: "
+                "an array's rows are equally long"
+            )
+        if not lists:
+            for at, v in level:
+                if isinstance(v, bool) or not isinstance(v, (int, float)):
+                    raise _NotNumbers(f"{_element(at)}: {_json_text(v)} is not a number")
+            break
+        first_at, first = lists[0]
+        for at, v in lists:
+            if len(v) != len(first):
+                raise _NotNumbers(
+                    f"{_element(at)} has {len(v)} element{'s' * (len(v) != 1)}, "
+                    f"{_element(first_at)} has "
+                    f"{len(first)}: an array's rows are equally long"
+                )
+        level = [((*at, k), e) for at, v in lists for k, e in enumerate(v)]
+    return np.array(value, dtype=float)
+
+
+def _element(at: tuple[int, ...]) -> str:
+    """An element of a file's nested lists as a message names it: `[1, 0]`, or `the file`."""
+    return f"[{', '.join(map(str, at))}]" if at else "the file"
+
+
+def _json_text(value: object) -> str:
+    """A JSON value as a message quotes it, short."""
+    import json
+
+    return shortened(json.dumps(value, ensure_ascii=False), 20)
 
 
 def _json_float(text: str) -> float:
@@ -271,11 +374,9 @@ def _csv_number(field: str, where: str, first: bool) -> float:
         if not written:
             raise _NotNumbers(f"{where} is empty") from None
         if re.search(r"\d[;\t ]+[-+.\d]", written):
-            raise _NotNumbers(
-                f"{where}: {printable(written)!r} is not a number: separate by commas"
-            ) from None
+            raise _NotNumbers(f"{where}: {written!r} is not a number: separate by commas") from None
         header = ": an array file has no header" if first and not re.search(r"\d", written) else ""
-        raise _NotNumbers(f"{where}: {printable(written)!r} is not a number{header}") from None
+        raise _NotNumbers(f"{where}: {written!r} is not a number{header}") from None
     if math.isinf(value) and "inf" not in written.lower():
         raise _NotNumbers(f"{where}: {written} is too large for a float")
     return value

@@ -313,8 +313,12 @@ def _grouped(b: Builder, s: Expr) -> Expr | None:
 
 
 def _tangents(b: Builder, e: Expr) -> Expr:
-    """e with each sin(a)**k/cos(a)**k as tan(a)**k."""
+    """e with each sin(a)**k/cos(a)**k as tan(a)**k, and each cos(a)**k*tan(a)**k as
+    sin(a)**k (the derivative of 1/tan(x) is -1/sin(x)**2)."""
     if e.kind != PRODUCT or _repeats(_pairs(e)):
+        return e
+    e = _sines(b, e)
+    if e.kind != PRODUCT:
         return e
     factors = _pairs(e)
     cosines = {
@@ -332,6 +336,34 @@ def _tangents(b: Builder, e: Expr) -> Expr:
     kept = [(base, p) for base, p in factors if (id(base), p) not in gone]
     kept += [(tangent, sine[1]) for sine, _, tangent in changed]
     return b.multiply(e.value, kept) or e
+
+
+def _sines(b: Builder, e: Expr) -> Expr:
+    """e with cos(a)**p*tan(a)**q, p and q whole numbers of one sign, as sin(a)**k times
+    what is left of the larger (k the smaller in size): cos(x)**2*tan(x)**2 is sin(x)**2.
+    Where cos(a) is 0, tan(a) is not defined, and the two sides differ; a float a never makes
+    cos(a) 0 (cos(pi/2) is 6.1e-17), and there the two agree to rounding, so no condition is
+    noted."""
+    factors = _pairs(e)
+    tangents = {
+        id(base.args[0]): (base, p) for base, p in factors if base.kind == CALL and base.op is TAN
+    }
+    changed = []
+    for base, p in factors:
+        tangent = tangents.get(id(base.args[0])) if base.kind == CALL and base.op is COS else None
+        if tangent is None or not (float(p).is_integer() and float(tangent[1]).is_integer()):
+            continue
+        q = tangent[1]
+        if p * q > 0.0:
+            k = min(abs(p), abs(q)) * (1.0 if p > 0.0 else -1.0)
+            changed.append(((base, p), tangent, b.apply(SIN, base.args[0]), k))
+    if not changed:
+        return e
+    gone = {(id(f[0]), f[1]) for cosine, tangent, _, _ in changed for f in (cosine, tangent)}
+    kept = [(base, p) for base, p in factors if (id(base), p) not in gone]
+    for (cos_base, p), (tan_base, q), sine, k in changed:
+        kept += [(sine, k), (cos_base, p - k), (tan_base, q - k)]
+    return b.multiply(e.value, [(base, p) for base, p in kept if p != 0.0]) or e
 
 
 def _exponentials(b: Builder, e: Expr) -> Expr:

@@ -15,13 +15,13 @@ import math
 from collections.abc import Iterator, Mapping
 from typing import NamedTuple, cast
 
-from .algebra import CALL, INPUT, NUMBER, UNENDING, Expr, fraction
+from .algebra import CALL, DENOMINATORS, INPUT, NUMBER, UNENDING, Expr, fraction
 from .engine import live_nodes
 from .formula import AS_WRITTEN, Printer, Template, holds
 from .ops import COMPARISONS, DIV, MUL, NEG, OPS, POW, SUB, WHERE, Op
 from .program import Apply, Const, Input, Program
 from .results import BackwardStep, Explanation, ForwardStep, LocalDerivative, Term
-from .symbolic import exact_formulas, textbook_formulas
+from .symbolic import exact_formulas, textbook_formulas, whole_numbers
 
 # An unnamed sub-expression whose text is longer than this is named (t1, t2, ...) and written
 # by that name where it is used: the text stays short and linear in the size of the program.
@@ -136,6 +136,9 @@ class _Writer:
         self._printers = (Printer(), Printer(latex=True, names=self._latex_names))
         self._spare = spare_names(program)
         self._numbers: dict[tuple[Op, int], Term] = {}  # formulas that are numbers
+        # the fractions written p/q: any simple one where the source's numbers are whole (1/2,
+        # as a textbook has it), else those with no short decimal (1/3, not 0.5's 1/2)
+        self._fractions = DENOMINATORS if whole_numbers(program) else UNENDING
 
     def add(self, i: int) -> Term | None:
         """Write node `i` (after the nodes before it); return the expression that computes
@@ -299,8 +302,9 @@ class _Writer:
         return written[formula.result].tree
 
     def _worked_out(self, value: float) -> Expr:
-        """A number worked out from others: a fraction with no short decimal as p/q (1/3)."""
-        ratio = fraction(value, UNENDING)
+        """A number worked out from others: a fraction as p/q (1/3; 1/2 where the source's
+        numbers are whole)."""
+        ratio = fraction(value, self._fractions)
         if ratio is None:
             return self._number(value)
         return self._apply(DIV, self._number(float(ratio[0])), self._number(float(ratio[1])))

@@ -108,6 +108,18 @@ def pip_hint(extra: str) -> str:
     return f"{sys.executable} -m pip install -e '{ROOT}[{extra}]'"
 
 
+# The signals a test sends. A suite started with them ignored (`nohup`, some CI runners) passes
+# the ignore on to every child, which nanograd rightly keeps: a child the test signals is
+# started with their default dispositions, as from a terminal.
+SENT = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
+def default_signals() -> None:
+    """For preexec_fn: the child starts with SENT at their default dispositions."""
+    for sent in SENT:
+        signal.signal(sent, signal.SIG_DFL)
+
+
 def nanograd(*args: str, stdin: str = "", **kwargs) -> subprocess.CompletedProcess:
     """The installed command in a subprocess, its output through pipes."""
     return subprocess.run(

@@ -148,9 +148,11 @@ KEYS = [
     ("(x+1)**2/(x**2+1)", "2*(1 - x**2)/(x**2 + 1)**2", (-3, 3)),
     ("x*acos(x) - sqrt(1-x**2)", "acos(x)", (-0.9, 0.9)),
     ("exp(x)*(x**2 - 2*x + 2)", "x**2*exp(x)", (-3, 3)),
+    ("1/tan(x)", "-1/sin(x)**2", (0.2, 1.4)),
+    ("1/tan(x)**2", "-2*cos(x)/sin(x)**3", (0.2, 1.4)),
 ]
 # The share of KEYS where diff's derivative is at most the key's size: it stays at least this.
-LEVEL = 0.965  # 113 of 117
+LEVEL = 0.965  # 115 of 119
 
 
 def diff(source: str, order: int = 1) -> str:
@@ -197,6 +199,8 @@ def test_diff_is_at_most_the_answer_keys_size_on_the_level_reached():
         ("sin(x)/(1+cos(x))", "1/(cos(x) + 1)"),
         ("exp(x)/(1+exp(x))", "exp(x)/(exp(x) + 1)**2"),
         ("x*asin(x)+sqrt(1-x**2)", "asin(x)"),
+        ("1/tan(x)", "-1/sin(x)**2"),
+        ("1/tan(3*x)", "-3/sin(3*x)**2"),
         ("x*log(x)**2 - 2*x*log(x) + 2*x", "log(x)**2"),
         ("x/2 - sin(2*x)/4", "1/2 - cos(2*x)/2"),
         ("sqrt(x**2+1)*x/2 + asinh(x)/2", "sqrt(x**2 + 1)"),
@@ -214,8 +218,8 @@ def test_higher_derivatives_in_textbook_form():
     assert diff("x*exp(x)", 5) == "exp(x)*(x + 5)"
     latex = derivatives_text(parse("x**3*y**2"), [], latex=True, order=2)
     assert (
-        latex
-        == "\\begin{aligned}\nd^{2}_{x} &= 6 x y^{2} \\\\\nd^{2}_{y} &= 2 x^{3}\n\\end{aligned}"
+        latex == "\\begin{aligned}\n\\frac{d^{2}}{dx^{2}} &= 6 x y^{2} \\\\\n"
+        "\\frac{d^{2}}{dy^{2}} &= 2 x^{3}\n\\end{aligned}"
     )
 
 
@@ -283,9 +287,9 @@ def test_diff_order_with_arrays_is_by_numbers_and_elements():
 @pytest.mark.parametrize(
     ("given", "message"),
     [
-        ("0", "error: invalid value for --order: 0 is not in the range 1<=x<=20\n"),
+        ("0", "error: --order must be from 1 to 20, not 0\n"),
         ("1.5", "error: invalid value for --order: '1.5' is not a valid integer\n"),
-        ("-1", "error: invalid value for --order: -1 is not in the range 1<=x<=20\n"),
+        ("-1", "error: --order must be from 1 to 20, not -1\n"),
     ],
 )
 def test_a_bad_order_is_bad_input(given, message):

@@ -345,12 +345,12 @@ def test_the_repl_gives_an_input_an_array_value():
 @pytest.mark.parametrize(
     ("value", "message"),
     [
-        (np.array(["a"]), "x: an array of real numbers, not of <U1"),
+        (np.array(["a"]), "x: an array of real numbers, not of text"),
         (np.ones((1,) * 40), "x: an array has at most 32 axes, not 40"),
         (np.array([]), "x: the array is empty, of shape (0,)"),
-        (np.array([1 + 2j]), "x: an array of real numbers, not of complex128"),
+        (np.array([1 + 2j]), "x: an array of real numbers, not of complex numbers"),
         ([[1, 2], [3]], "x: a ragged array, its rows of different lengths"),
-        (["1"], "x: an array of real numbers, not of <U1"),
+        (["1"], "x: an array of real numbers, not of text"),
     ],
 )
 def test_python_refuses_arrays_that_are_not_of_numbers(value, message):
@@ -417,10 +417,17 @@ def test_random_starts_are_drawn_with_the_seed(tmp_path):
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["grad", "sum(W)", "--W", "normal(2, 2)"], "error: --W normal(2, 2) is random: it is a "
-         "start for minimize, with --seed S to draw the same one again\n"),
+        (["grad", "sum(W)", "--W", "normal(2, 2)"], "error: --W normal(2, 2) is random: random "
+         "starts are for nanograd minimize, which draws them with --seed S; here, give the "
+         "values (a list, zeros(...) or @FILE)\n"),
+        (["minimize", "sum(W**2)", "--W", "normal(2, 2)"], "error: --W normal(2, 2) is random: "
+         "give --seed S to draw it, and to draw the same one again\n"),
         (["minimize", "sum(W**2)", "--W", "uniform(2, 0)", "--seed", "1"], "error: --W "
-         "uniform(2, 0): give the shape as whole numbers of 1 or more, uniform(16, 2)\n"),
+         "uniform(2, 0): uniform takes sizes of 1 or more, not 0\n"),
+        (["minimize", "sum(W**2)", "--W", "uniform(2, 1.5)", "--seed", "1"], "error: --W "
+         "uniform(2, 1.5): an index, a size or an axis is a whole number, not 1.5\n"),
+        (["minimize", "sum(W**2)", "--W", "normal(a)", "--seed", "1"], "error: --W "
+         "normal(a): give the shape as whole numbers of 1 or more, normal(16, 2)\n"),
         (["minimize", "x**2", "--x", "1", "--seed", "1"], "error: --seed draws random starts "
          "(--W 'normal(16, 2)') and orders the batches of --batch N: with neither it does "
          "nothing\n"),

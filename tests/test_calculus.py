@@ -8,6 +8,7 @@ import itertools
 import json
 import math
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -20,7 +21,16 @@ from nanograd_cli.forward import forward_gradients
 from nanograd_cli.ops import OPS
 from nanograd_cli.symbolic import gradient, hessian, to_source
 
-from .helpers import NANOGRAD, POINT, expressions, in_process, nanograd, run, wait_for_cpu
+from .helpers import (
+    NANOGRAD,
+    POINT,
+    default_signals,
+    expressions,
+    in_process,
+    nanograd,
+    run,
+    wait_for_cpu,
+)
 from .oracle import agrees_with_grad
 
 ROSENBROCK = "(1 - x)**2 + 100*(y - x**2)**2"
@@ -261,10 +271,9 @@ def test_minimize_other_optimizers_and_divergence():
     )
     assert code == 0 and json.loads(out)["inputs"]["x"] == pytest.approx(3.0, abs=1e-6)
     code, out, err = run("minimize", "x**3", "--x", "1", "--optimizer", "sgd", "--lr", "1")
-    assert (code, out) == (1, "")
-    assert err.startswith("error: diverged at step ") and err.rstrip().endswith(
-        "try a smaller --lr"
-    )
+    assert code == 1  # the last point where the value and gradient were finite, then why
+    assert out.splitlines()[-1].split() == ["steps", "7", "diverged"]
+    assert err == "error: diverged at step 8: the value is -inf; try a smaller --lr\n"
 
 
 def test_minimize_progress_goes_to_standard_error(monkeypatch):
@@ -274,9 +283,12 @@ def test_minimize_progress_goes_to_standard_error(monkeypatch):
     screen = io.StringIO()
     monkeypatch.setattr(sys, "stderr", screen)
     progress = StepsProgress(100)
-    progress.update(50, 0.25)
+    progress.update(7, 0.25)  # any step: shown by time, not every 50 steps
+    progress.update(8, 0.125)  # too soon after: kept for the next
     progress.stop()
-    assert "step 50/100" in screen.getvalue() and "loss 0.25" in screen.getvalue()
+    shown = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", screen.getvalue())
+    assert "step 7/100" in shown and "loss 0.25" in shown and "0.125" not in shown
+    assert re.search(r"loss 0\.25 0:00:0\d elapsed, -:--:-- left", shown), shown
 
 
 def test_check_fails_where_a_derivative_is_not_finite():
@@ -331,11 +343,15 @@ def test_minimize_from_a_start_that_is_not_finite_is_bad_input(source, start, me
 
 def test_minimize_names_a_gradient_that_goes_nan_on_the_way():
     """sqrt((x - 3)**2) = |x - 3|: from 0 the gradient is -1, one SGD step of 3 lands on 3,
-    where sqrt's derivative at 0 (inf) times 2(x - 3) = 0 is nan."""
+    where sqrt's derivative at 0 (inf) times 2(x - 3) = 0 is nan: the start is printed."""
     result = in_process(
         "minimize", "sqrt((x - 3)**2)", "--x", "0", "--optimizer", "sgd", "--lr", "3"
     )
-    assert (result.returncode, result.stdout) == (1, "")
+    assert result.returncode == 1  # the start, where the value and gradient were finite
+    assert result.stdout.split() == [
+        *("value", "gradient", "result", "3.0", "x", "0.0", "-1.0"),
+        *("gradient", "norm", "1.0", "steps", "0", "diverged"),
+    ]
     assert (
         result.stderr == "error: diverged at step 1: the gradient by x is nan; try a smaller --lr\n"
     )
@@ -399,6 +415,7 @@ def test_minimize_refuses_what_it_cannot_move(options, message):
 
 
 @pytest.mark.slow
+@pytest.mark.signals
 def test_minimize_interrupted_prints_the_point_reached():
     command = [NANOGRAD, "minimize", "(x - 1)**2", "--x", "0", "--lr", "1e-9", "--tol", "0"]
     with subprocess.Popen(
@@ -406,6 +423,7 @@ def test_minimize_interrupted_prints_the_point_reached():
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=default_signals,
     ) as process:
         wait_for_cpu(process, 1.0)  # started, and descending
         process.send_signal(signal.SIGINT)

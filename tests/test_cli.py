@@ -15,7 +15,7 @@ import pytest
 from nanograd_cli import __version__
 from nanograd_cli.cli import cli
 
-from .helpers import WORKED, in_process, nanograd, run, wait_until_reading
+from .helpers import WORKED, default_signals, in_process, nanograd, run, wait_until_reading
 
 
 def test_json_exactly_as_specified():
@@ -319,12 +319,14 @@ def test_closed_pipe_ends_quietly():
     assert shell.stderr == b""
 
 
+@pytest.mark.signals
 def test_interrupt_exits_130_quietly():
     proc = subprocess.Popen(
         [sys.executable, "-m", "nanograd_cli", "grad", "-", "--x", "1"],
         stdin=subprocess.PIPE,
         stderr=subprocess.PIPE,
         stdout=subprocess.PIPE,
+        preexec_fn=default_signals,
     )
     import signal
 

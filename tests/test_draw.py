@@ -19,7 +19,7 @@ from nanograd_cli.extras import install_command
 from nanograd_cli.ops import ADD, CONST, MUL, OPS
 from nanograd_cli.render import graph
 
-from .helpers import NANOGRAD, WORKED, graphviz_with_its_input, in_process, run
+from .helpers import NANOGRAD, WORKED, default_signals, graphviz_with_its_input, in_process, run
 
 HAS_DOT = shutil.which("dot") is not None
 PURE = shutil.which("graphviz-pure", path=str(Path(sys.executable).parent))
@@ -556,11 +556,14 @@ def test_ten_thousand_nodes_render(tmp_path):
 
 @needs_dot
 @pytest.mark.slow
+@pytest.mark.signals
 @pytest.mark.skipif(not os.path.exists("/proc/self/task"), reason="reads /proc (Linux)")
 def test_ctrl_c_stops_graphviz_too(tmp_path):
     target = tmp_path / "big.svg"
     command = [NANOGRAD, "draw", "-e", below_the_placing_limit(), "--x", "0.1", "-o", str(target)]
-    with subprocess.Popen(command, stderr=subprocess.PIPE, text=True) as process:
+    with subprocess.Popen(
+        command, stderr=subprocess.PIPE, text=True, preexec_fn=default_signals
+    ) as process:
         try:
             renderer = graphviz_with_its_input(process)
             process.send_signal(signal.SIGINT)

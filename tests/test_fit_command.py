@@ -8,9 +8,10 @@ import math
 import signal
 import subprocess
 
+import numpy as np
 import pytest
 
-from .helpers import NANOGRAD, in_process, nanograd, wait_for_cpu
+from .helpers import NANOGRAD, default_signals, in_process, nanograd, wait_for_cpu
 
 # y = 2.5*exp(-1.3*x) + 0.5, with a small wobble so that the fit has residuals
 ROWS = [(i / 5, 2.5 * math.exp(-1.3 * i / 5) + 0.5 + 0.01 * (-1) ** i) for i in range(21)]
@@ -229,6 +230,7 @@ def test_bad_input_is_exit_2_naming_the_problem(arguments, message, data, tmp_pa
 
 
 @pytest.mark.slow
+@pytest.mark.signals
 def test_ctrl_c_prints_the_best_point_reached(tmp_path):
     # a slow fit: many rows of a model the solver takes many steps over (13 s of CPU, where
     # starting and reading the rows take 1 s)
@@ -244,6 +246,7 @@ def test_ctrl_c_prints_the_best_point_reached(tmp_path):
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=default_signals,
     ) as process:
         wait_for_cpu(process, 3.0)  # reading done, fitting under way
         process.send_signal(signal.SIGINT)
@@ -570,12 +573,264 @@ def test_shared_names_a_parameter_per_group_and_the_shared_one_once(runs):
             ["--by", "run", "--shared", "k"],
             "--shared k: k is not a parameter (parameters: a, b, c)",
         ),
-        (
-            ["--by", "run", "--plot", "fit.svg"],
-            "--plot draws one fit; with --by, fit the group to draw on its own",
-        ),
     ],
 )
 def test_bad_groups_are_exit_2(runs, arguments, message):
     done = in_process("fit", MODEL, "--data", str(runs), *STARTS, *arguments)
     assert (done.returncode, done.stdout, done.stderr) == (2, "", f"error: {message}\n")
+
+
+# --derive over an array parameter: a quadratic's vertex, against numpy.polyfit's covariance
+
+POLY_X = [i / 3 for i in range(10)]
+POLY_Y = [1 + 0.5 * x - 0.3 * x * x + 0.02 * (-1) ** i for i, x in enumerate(POLY_X)]
+
+
+@pytest.fixture
+def quadratic(tmp_path):
+    path = tmp_path / "poly.csv"
+    path.write_text(
+        "x,y\n" + "".join(f"{x!r},{y!r}\n" for x, y in zip(POLY_X, POLY_Y, strict=True))
+    )
+    return path
+
+
+def test_derive_reads_an_array_parameter_whole_or_by_element(quadratic):
+    (c2, c1, c0), cov = np.polyfit(POLY_X, POLY_Y, 2, cov=True)  # highest power first
+    covariance = cov[::-1, ::-1]  # in the order c[0], c[1], c[2]
+    done = in_process(
+        "fit", "c[0] + c[1]*x + c[2]*x**2", "--data", str(quadratic), "--c", "[0, 0, 0]",
+        "--derive", "top = -c[1]/(2*c[2])", "--derive", "s = sum(c)", "--ci", "0.95",
+        "--format", "json",
+    )  # fmt: skip
+    assert (done.returncode, done.stderr) == (0, "")
+    result = json.loads(done.stdout)
+    assert result["parameters"]["c"] == pytest.approx([c0, c1, c2], rel=1e-12)
+    top, s = result["derived"]["top"], result["derived"]["s"]
+    g = np.array([0.0, -1 / (2 * c2), c1 / (2 * c2**2)])  # the vertex's gradient, by hand
+    assert top["value"] == pytest.approx(-c1 / (2 * c2), rel=1e-12)
+    assert top["stderr"] == pytest.approx(math.sqrt(g @ covariance @ g), rel=1e-9)
+    assert s["value"] == pytest.approx(c0 + c1 + c2, rel=1e-12)
+    assert s["stderr"] == pytest.approx(math.sqrt(covariance.sum()), rel=1e-9)
+    half = 2.3646242515927849 * top["stderr"]  # Student's t at 0.975 with 7 dof
+    assert top["ci"] == pytest.approx([top["value"] - half, top["value"] + half], rel=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("derive", "message"),
+    [
+        ("v = c", "--derive v is an array of shape (3,): a derived quantity is one number "
+         "(derive each element on its own, or a sum)"),
+        ("v = d[1]", "--derive v reads d, which is no parameter of the fit (c)"),
+    ],
+)  # fmt: skip
+def test_derive_of_an_array_that_is_no_number_is_exit_2(quadratic, derive, message):
+    done = in_process(
+        "fit", "c[0] + c[1]*x + c[2]*x**2", "--data", str(quadratic), "--c", "[0, 0, 0]",
+        "--derive", derive,
+    )  # fmt: skip
+    assert (done.returncode, done.stdout, done.stderr) == (2, "", f"error: {message}\n")
+
+
+def _group(runs, name):
+    """The x and y of one run of the `runs` file."""
+    rows = [line.split(",") for line in runs.read_text().splitlines()[1:]]
+    x, y = zip(*[(float(r[1]), float(r[2])) for r in rows if r[0] == name], strict=True)
+    return np.array(x), np.array(y)
+
+
+def _decay_jacobian(x, a, b, c):
+    e = np.exp(-b * x)
+    return np.column_stack([e, -a * x * e, np.ones_like(x)])
+
+
+def test_by_with_a_robust_loss_fits_each_group_as_curve_fit_does(runs):
+    from scipy.optimize import curve_fit
+
+    done = in_process("fit", MODEL, "--data", str(runs), "--by", "run", *STARTS, "--loss",
+                      "soft_l1", "--f-scale", "0.005", "--format", "json")  # fmt: skip
+    assert (done.returncode, done.stderr) == (0, "")
+    for line in map(json.loads, done.stdout.splitlines()):
+        x, y = _group(runs, line["run"])
+        expected, _ = curve_fit(lambda x, a, b, c: a * np.exp(-b * x) + c, x, y, p0=[1, 0.1, 0],
+                                method="trf", jac=_decay_jacobian, loss="soft_l1", f_scale=0.005,
+                                xtol=1e-15, ftol=1e-15, gtol=1e-15)  # fmt: skip
+        assert (line["loss"], line["f_scale"], line["stderr_approximate"]) == (
+            "soft_l1",
+            0.005,
+            True,
+        )
+        assert [line["parameters"][n] for n in "abc"] == pytest.approx(expected, rel=1e-7)
+    table = in_process("fit", MODEL, "--data", str(runs), "--by", "run", *STARTS, "--loss",
+                       "soft_l1", "--f-scale", "0.005")  # fmt: skip
+    assert table.returncode == 0
+
+
+def test_by_with_absolute_sigma_gives_each_group_unscaled_errors(runs):
+    from scipy.optimize import curve_fit
+
+    done = in_process("fit", MODEL, "--data", str(runs), "--by", "run", *STARTS,
+                      "--absolute-sigma", "--format", "json")  # fmt: skip
+    for line in map(json.loads, done.stdout.splitlines()):
+        x, y = _group(runs, line["run"])
+        _, covariance = curve_fit(lambda x, a, b, c: a * np.exp(-b * x) + c, x, y,
+                                  p0=[1, 0.1, 0], absolute_sigma=True)  # fmt: skip
+        assert [line["stderr"][n] for n in "abc"] == pytest.approx(
+            np.sqrt(np.diag(covariance)), rel=1e-5
+        )
+
+
+def test_by_with_profile_gives_each_group_its_own_fits_profile_intervals(runs, tmp_path):
+    done = in_process("fit", MODEL, "--data", str(runs), "--by", "run", *STARTS, "--ci", "0.95",
+                      "--profile", "--format", "json")  # fmt: skip
+    assert (done.returncode, done.stderr) == (0, "")
+    for line in map(json.loads, done.stdout.splitlines()):
+        x, y = _group(runs, line["run"])
+        alone = tmp_path / "alone.csv"
+        alone.write_text(
+            "x,y\n" + "".join(f"{float(u)!r},{float(v)!r}\n" for u, v in zip(x, y, strict=True))
+        )
+        alone_fit = ["fit", MODEL, "--data", str(alone), *STARTS, "--ci", "0.95", "--profile"]
+        single = json.loads(in_process(*alone_fit, "--format", "json").stdout)
+        assert (line["ci_method"], single["ci_method"]) == ("profile", "profile")
+        for name, interval in single["ci"].items():
+            assert line["ci"][name] == pytest.approx(interval, rel=1e-9)
+    csv = in_process("fit", MODEL, "--data", str(runs), "--by", "run", *STARTS, "--ci", "0.95",
+                     "--profile", "--format", "csv").stdout.splitlines()  # fmt: skip
+    assert csv[0] == (
+        "run,a,stderr_a,lower_a,upper_a,b,stderr_b,lower_b,upper_b,c,stderr_c,lower_c,upper_c,"
+        "rss,converged,message"
+    )
+    for row, line in zip(csv[1:], map(json.loads, done.stdout.splitlines()), strict=True):
+        cells = row.split(",")
+        assert [float(v) for v in cells[7:9]] == line["ci"]["b"]
+    shared = in_process("fit", MODEL, "--data", str(runs), "--by", "run", "--shared", "b",
+                        *STARTS, "--ci", "0.95", "--profile")  # fmt: skip
+    assert (shared.returncode, shared.stdout, shared.stderr) == (
+        2, "", "error: --profile refits one fit's parameters, not those of groups sharing "
+        "--shared ones: leave out --profile for asymptotic intervals\n"
+    )  # fmt: skip
+
+
+def test_by_save_and_load_predicts_each_group_without_the_data(runs, tmp_path):
+    """Saved by the installed command, loaded back: each row predicted with its group's fit,
+    as the fit itself predicts them, and the saved fits are those printed."""
+    saved, later = tmp_path / "runs.json", tmp_path / "later.csv"
+    later.write_text("run,x\nlate,0.5\n10,2\n2.5,3.5\n")
+    fit = ["fit", MODEL, "--data", str(runs), "--by", "run", *STARTS]
+    done = nanograd(*fit, "--save", str(saved), "--format", "json")
+    assert (done.returncode, done.stderr) == (0, "")
+    printed = [json.loads(line) for line in done.stdout.splitlines()]
+    document = json.loads(saved.read_text())
+    assert (document["format"], document["source"], document["by"]) == (
+        "nanograd fit",
+        MODEL,
+        "run",
+    )
+    assert document["groups"] == printed
+    direct = in_process(*fit, "--predict", str(later), "--band", "0.95")
+    loaded = nanograd("fit", "--load", str(saved), "--predict", str(later), "--band", "0.95")
+    assert (loaded.returncode, loaded.stderr) == (0, "")
+    assert loaded.stdout == direct.stdout
+    rows = [line.split(",") for line in loaded.stdout.splitlines()[1:]]
+    for (run, x, fitted, *_), (group, at) in zip(rows, [("late", 0.5), ("10", 2), ("2.5", 3.5)],
+                                                 strict=True):  # fmt: skip
+        p = next(line["parameters"] for line in printed if line["run"] == group)
+        assert (run, float(x)) == (group, at)
+        assert float(fitted) == pytest.approx(p["a"] * math.exp(-p["b"] * at) + p["c"], rel=1e-14)
+    shown = in_process("fit", "--load", str(saved), "--format", "csv")
+    assert shown.stdout == in_process(*fit, "--format", "csv").stdout
+    unknown = tmp_path / "unknown.csv"
+    unknown.write_text("run,x\nearly,1\n")
+    refused = in_process("fit", "--load", str(saved), "--predict", str(unknown))
+    assert (refused.returncode, refused.stderr) == (
+        2, "error: row 1: run = early, a group that was not fitted (the groups fitted: 10, 2.5, "
+        "late)\n",
+    )  # fmt: skip
+
+
+def test_a_saved_fit_of_groups_sharing_a_parameter_predicts_with_the_joint_fit(runs, tmp_path):
+    saved, later = tmp_path / "shared.json", tmp_path / "later.csv"
+    later.write_text("run,x\nlate,0.5\n10,2\n")
+    fit = ["fit", MODEL, "--data", str(runs), "--by", "run", "--shared", "b", *STARTS]
+    assert in_process(*fit, "--save", str(saved)).returncode == 0
+    assert json.loads(saved.read_text())["by"] == "run"
+    direct = in_process(*fit, "--predict", str(later), "--band", "0.9")
+    loaded = in_process("fit", "--load", str(saved), "--predict", str(later), "--band", "0.9")
+    assert (loaded.returncode, loaded.stdout) == (0, direct.stdout)
+
+
+@pytest.mark.parametrize(
+    ("groups", "why"),
+    [
+        ('"by": "run", "groups": []', '"groups" is not a list of the groups\' fits under "by"'),
+        ('"groups": [{"run": "A"}]', '"groups" is not a list of the groups\' fits under "by"'),
+        ('"by": "run", "groups": [{"x": 1}]', 'a group without its value of "run"'),
+        ('"by": 3, "groups": [{"x": 1}]', '"by" is not the name of a column'),
+        ('"by": "run", "groups": [{"run": "A"}]', 'no "parameters"'),
+    ],
+)
+def test_a_damaged_file_of_groups_is_exit_2(tmp_path, groups, why):
+    path = tmp_path / "groups.json"
+    path.write_text(
+        '{"format": "nanograd fit", "version": 1, "source": "a*x", "target": null, '
+        f'"sigma": null, {groups}}}'
+    )
+    done = in_process("fit", "--load", str(path))
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == f"error: {path}: not a fit saved by nanograd fit --save ({why})\n"
+
+
+@pytest.mark.slow
+def test_by_plots_every_groups_data_curve_and_residuals_in_one_figure(runs, tmp_path):
+    import xml.etree.ElementTree as ET
+
+    picture = tmp_path / "runs.svg"
+    fit = ["fit", MODEL, "--data", str(runs), "--by", "run", *STARTS]
+    done = in_process(*fit, "--plot", str(picture), "--band", "0.95")
+    assert (done.returncode, done.stderr) == (0, "")
+    tree = ET.parse(picture)
+    ids = {e.get("id") for e in tree.iter() if e.get("id")}
+    for group in range(3):
+        assert {f"data_{group}", f"fit_{group}", f"residuals_{group}", f"band_{group}"} <= ids
+    words = " ".join(e.text or "" for e in tree.iter())
+    assert all(f"run = {name}" in words for name in RUNS)
+    assert "a*exp(-b*x) + c, a fit per run" in words
+    text = in_process(*fit, "--plot", "-", "--format", "csv")
+    assert text.returncode == 0 and text.stdout.startswith("run,a,stderr_a")
+    legend = [line for line in text.stderr.splitlines() if "run = 10 fit" in line]
+    assert legend and "run = late" in text.stderr
+    shared = in_process(*fit, "--shared", "b", "--plot", str(picture))
+    assert shared.returncode == 0
+    words = " ".join(e.text or "" for e in ET.parse(picture).iter())
+    assert "shared by every run" in words and "at b = " in words
+
+
+def test_each_groups_curve_is_its_fit_and_its_residuals_its_rows(runs):
+    from nanograd_cli import api
+    from nanograd_cli.language import parse
+
+    columns = {"x": [], "y": []}
+    groups = []
+    for line in runs.read_text().splitlines()[1:]:
+        run, x, y = line.split(",")
+        groups.append(run)
+        columns["x"].append(float(x))
+        columns["y"].append(float(y))
+    program = parse(MODEL)
+    for shared in ((), ("b",)):
+        result = api.fit(program, columns, {"a": 1, "b": 0.1, "c": 0}, by=groups, shared=shared)
+        curves, _ = api.fit_group_curves(program, columns, result, groups, "run")
+        assert list(curves) == [f"run = {name}" for name in RUNS]
+        for name, curve in zip(RUNS, curves.values(), strict=True):
+            p = {
+                k: result.parameters.get(f"{k}[{name}]", result.parameters.get(k))
+                for k in "abc"
+            } if shared else result[name].parameters  # fmt: skip
+            x, y = _group(runs, name)
+            assert curve.x.tolist() == x.tolist() and curve.observed == pytest.approx(y, rel=1e-14)
+            model = p["a"] * np.exp(-p["b"] * x) + p["c"]
+            assert curve.residuals == pytest.approx(y - model, abs=1e-13)
+            assert (curve.curve_x[0], curve.curve_x[-1]) == (x.min(), x.max())
+            expected = p["a"] * np.exp(-p["b"] * curve.curve_x) + p["c"]
+            assert curve.curve == pytest.approx(expected, rel=1e-13)

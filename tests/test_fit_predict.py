@@ -8,6 +8,7 @@ from __future__ import annotations
 import io
 import json
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -284,7 +285,7 @@ def test_a_fit_that_fails_saves_nothing(line, tmp_path):
             "--band 95: a level between 0 and 1, such as 0.95 (95 is a percentage: 0.95)",
         ),
         (["--predict", "NEW", "--band", "1"], "--band 1: a level between 0 and 1, such as 0.95"),
-        (["--predict", "DATA"], "the rows to predict at have no column x: the model reads x"),
+        (["--predict", "DATA"], "missing value for input x: give --predict a column x"),
         (["-o", "DATA"], "DATA is the --data file, which is read: write to another file"),
     ],
 )  # fmt: skip
@@ -344,7 +345,9 @@ def test_python_errors_name_the_keyword():
     fit = ng.fit("a*x + b", {"x": LINE_X, "y": LINE_Y}, a=1, b=0)
     with pytest.raises(ng.errors.InputError, match=r"^band=1.5: a level between 0 and 1"):
         fit.predict({"x": AT}, band=1.5)
-    with pytest.raises(ng.errors.InputError, match="have no column x"):
+    with pytest.raises(
+        ng.errors.InputError, match=r"^missing value for input x: give data a column x$"
+    ):
         fit.predict({"t": AT})
 
 
@@ -544,3 +547,66 @@ def test_load_with_save_is_refused(tmp_path):
         "error: --load with --save would copy the saved fit: copy the file itself instead\n"
     )
     assert not (tmp_path / "copy.json").exists()
+
+
+@pytest.mark.parametrize("gap", ["", "NA", "nan", "null"])
+def test_a_missing_value_in_the_rows_to_predict_at_is_exit_2_naming_it(line, tmp_path, gap):
+    """Every kind of missing value is said alike, as the data's are, and no file is written."""
+    rows = tmp_path / "gaps.csv"
+    rows.write_text(f"x,note\n1,a\n{gap},b\n")
+    out = tmp_path / "predicted.csv"
+    done = in_process(
+        "fit", "a*x + b", "--data", line, "--a", "1", "--b", "0", "--predict", str(rows),
+        "-o", str(out),
+    )  # fmt: skip
+    assert (done.returncode, done.stderr.splitlines()[-1]) == (
+        2, "error: --predict row 2, column x: a missing value (empty, NA or nan); give x on "
+        "every row to predict at",
+    )  # fmt: skip
+    assert not out.exists()
+
+
+def test_rows_to_predict_at_without_the_models_columns_name_them_all(tmp_path):
+    data = written(tmp_path, "two.csv", x=LINE_X, w=LINE_X**2, y=LINE_Y)
+    other = written(tmp_path, "other.csv", z=AT)
+    done = in_process(
+        "fit", "a*x + b*w", "--data", data, "--a", "1", "--b", "0", "--predict", other
+    )
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == "error: missing values for inputs x, w: give --predict columns x, w\n"
+    only_w = written(tmp_path, "w.csv", w=AT)
+    done = in_process(
+        "fit", "a*x + b*w", "--data", data, "--a", "1", "--b", "0", "--predict", only_w
+    )
+    assert done.stderr == (
+        "error: missing value for input x: give --predict a column x (the model reads x, w)\n"
+    )
+
+
+def test_load_fit_of_a_fit_by_groups_gives_each_groups_fit(tmp_path):
+    groups = np.repeat(["early", "late"], DECAY_T.size)
+    t = np.concatenate([DECAY_T, DECAY_T])
+    y = np.concatenate([DECAY_Y, 0.5 * DECAY_Y])
+    path = written(tmp_path, "decays.csv", t=t, y=y)
+    path_groups = tmp_path / "groups.csv"
+    lines = Path(path).read_text().splitlines()
+    path_groups.write_text(
+        "run,"
+        + lines[0]
+        + "\n"
+        + "".join(f"{g},{line}\n" for g, line in zip(groups, lines[1:], strict=True))
+    )
+    saved = tmp_path / "groups.json"
+    done = in_process("fit", "a*exp(-b*t) + c", "--data", str(path_groups), "--by", "run",
+                      "--a", "1", "--b", "0.5", "--c", "0", "--save", str(saved))  # fmt: skip
+    assert done.returncode == 0
+    back = ng.load_fit(saved)
+    assert (
+        isinstance(back, ng.results.Fits) and back.by == "run" and list(back) == ["early", "late"]
+    )
+    alone = ng.fit("a*exp(-b*t) + c", {"t": DECAY_T, "y": 0.5 * DECAY_Y}, a=1, b=0.5, c=0)
+    assert back["late"].parameters == pytest.approx(alone.parameters, rel=1e-12)
+    found = back["late"].predict({"t": AT}, band=0.95)
+    expected = alone.predict({"t": AT}, band=0.95)
+    for name, values in expected.items():
+        assert found[name] == pytest.approx(values, rel=1e-9)

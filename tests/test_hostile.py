@@ -25,7 +25,16 @@ from nanograd_cli.errors import NanogradError
 from nanograd_cli.language import check_memory
 from nanograd_cli.output_files import target, write_atomically
 
-from .helpers import NANOGRAD, as_typed, in_process, limited, on_terminal, pdflatex, visible
+from .helpers import (
+    NANOGRAD,
+    as_typed,
+    default_signals,
+    in_process,
+    limited,
+    on_terminal,
+    pdflatex,
+    visible,
+)
 
 
 def caret(message: str, line: str, column: int, number: int = 1) -> str:
@@ -455,6 +464,7 @@ def temporaries(where: Path) -> list[str]:
 
 
 @pytest.mark.slow
+@pytest.mark.signals
 @pytest.mark.parametrize("sent, code", STOPPED, ids=["SIGTERM", "SIGHUP", "SIGINT"])
 def test_points_stopped_by_a_signal_leave_no_file(tmp_path, sent, code):
     """Rows written to -o FILE as they come, endlessly: a signal removes the temporary file."""
@@ -468,6 +478,7 @@ def test_points_stopped_by_a_signal_leave_no_file(tmp_path, sent, code):
         env={**os.environ, "NANOGRAD": NANOGRAD},
         stdin=rows.stdout,
         stderr=subprocess.PIPE,
+        preexec_fn=default_signals,
     ) as process:
         rows.stdout.close()
         try:
@@ -487,6 +498,7 @@ def test_points_stopped_by_a_signal_leave_no_file(tmp_path, sent, code):
     assert temporaries(tmp_path) == [] and not (tmp_path / "out.csv").exists()
 
 
+@pytest.mark.signals
 @pytest.mark.parametrize("sent", [s for s, _ in STOPPED], ids=["SIGTERM", "SIGHUP", "SIGINT"])
 def test_every_file_written_is_removed_on_a_signal(tmp_path, sent):
     """draw, plot, minimize --plot, the repl's :draw and --points all write through
@@ -500,7 +512,12 @@ def test_every_file_written_is_removed_on_a_signal(tmp_path, sent):
         f"os.kill(os.getpid(), {int(sent)})\n"
         "sys.exit(3)  # not reached\n"
     )
-    done = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, capture_output=True)
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        cwd=tmp_path,
+        capture_output=True,
+        preexec_fn=default_signals,
+    )
     # Python ends on a KeyboardInterrupt no one caught as Ctrl-C would have ended it.
     assert done.returncode == -sent
     if sent == signal.SIGINT:
@@ -515,7 +532,12 @@ def test_every_file_written_is_removed_on_a_signal(tmp_path, sent):
         "after = [signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)]\n"
         "assert before == after, (before, after)\n"
     )
-    done = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, capture_output=True)
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        cwd=tmp_path,
+        capture_output=True,
+        preexec_fn=default_signals,
+    )
     assert done.returncode == 0, done.stderr
     assert (tmp_path / "new.svg").read_text() == "new" and temporaries(tmp_path) == []
 
@@ -1047,3 +1069,24 @@ def test_no_output_is_written_over_a_file_the_command_reads(tmp_path, command):
     )
     assert (tmp_path / "d.csv").read_text() == rows and (tmp_path / "d.svg").read_text() == rows
     assert (tmp_path / "m.dot").read_text() == (tmp_path / "m.svg").read_text() == "x*2"
+
+
+@pytest.mark.slow
+def test_the_signal_tests_pass_in_a_suite_started_with_signals_ignored():
+    """As `nohup pytest &` starts it: SIGINT and SIGHUP ignored, and passed on to every child
+    unless the test starts it with the default dispositions."""
+
+    def ignoring() -> None:
+        for sent in (signal.SIGINT, signal.SIGHUP):
+            signal.signal(sent, signal.SIG_IGN)
+
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-m", "signals"],
+        cwd=Path(__file__).resolve().parents[1],
+        capture_output=True,
+        text=True,
+        timeout=900,
+        preexec_fn=ignoring,
+    )
+    assert done.returncode == 0, done.stdout[-3000:]
+    assert re.search(r"\b(1[0-9]|[2-9][0-9]) passed", done.stdout), done.stdout[-500:]

@@ -18,7 +18,7 @@ import pytest
 from nanograd_cli import parse
 from nanograd_cli.render import graph
 
-from .helpers import NANOGRAD, graphviz_with_its_input
+from .helpers import NANOGRAD, default_signals, graphviz_with_its_input
 from .helpers import limited as run_limited
 
 MEMORY = 4_000_000  # kB of virtual memory
@@ -163,6 +163,7 @@ def running(pid: int) -> bool:
 
 
 @pytest.mark.slow
+@pytest.mark.signals
 @pytest.mark.parametrize(
     "sent, code",
     [(signal.SIGTERM, -signal.SIGTERM), (signal.SIGHUP, -signal.SIGHUP), (signal.SIGINT, 130)],
@@ -180,6 +181,7 @@ def test_a_signal_to_nanograd_ends_graphviz_too(tmp_path, sent, code):
         cwd=tmp_path,
         env={**os.environ, "NANOGRAD": NANOGRAD},
         stderr=subprocess.PIPE,
+        preexec_fn=default_signals,
     ) as process:
         try:
             renderers = [graphviz_with_its_input(process)]

@@ -28,6 +28,7 @@ CORE = {
     "instructions",
     "jets",
     "language",
+    "latex_lines",
     "memory",
     "ops",
     "prelude",

@@ -188,13 +188,17 @@ def test_json_rows_without_the_inputs_are_still_refused(tmp_path):
 
 
 @pytest.mark.parametrize("missing", ["NA", "N/A", "null", "NULL", "None"])
-def test_a_missing_value_written_as_na_is_told_to_be_nan(missing, tmp_path):
+def test_a_missing_value_written_as_na_names_the_option_that_reads_it(missing, tmp_path):
     (tmp_path / "p.csv").write_text(f"x\n1\n{missing}\n")
     done = in_process("grad", "x", "--points", "p.csv", cwd=tmp_path)
     assert (done.returncode, done.stdout) == (2, "")
     assert done.stderr == (
-        f"error: --points row 2, column x: '{missing}' is not a number: write nan for a "
-        "missing value\n"
+        f"error: --points row 2, column x: '{missing}' is a missing value: --na reads it as nan\n"
+    )
+    done = in_process("grad", "x", "--points", "p.csv", "--na", cwd=tmp_path)
+    assert (done.returncode, done.stdout) == (
+        0,
+        "x,value,d_x\n1,1.0,1.0\n" + missing + ",nan,1.0\n",
     )
 
 

@@ -17,7 +17,7 @@ from nanograd_cli.engine import Value
 from nanograd_cli.errors import Interrupted, MissingInputs, NanogradError
 from nanograd_cli.results import Minimum
 
-from .helpers import expressions, in_process
+from .helpers import default_signals, expressions, in_process
 
 
 def reference(
@@ -38,7 +38,7 @@ def reference(
             moved = {n: grads[n] for n in names}
             norm = math.hypot(*moved.values())
             if not math.isfinite(value) or not math.isfinite(norm):
-                raise _not_finite(value, moved, taken)
+                raise _not_finite(value, moved, taken, reached)
             reached = Minimum(value, now, grads, norm, taken, norm <= tol)
             if on_step:
                 on_step(taken, value)
@@ -267,6 +267,7 @@ def test_a_descent_that_ran_out_of_steps_is_a_result_with_its_plot(tmp_path):
 
 
 @pytest.mark.slow
+@pytest.mark.signals
 def test_ctrl_c_shows_the_point_reached_as_interrupted_and_draws_the_plot(tmp_path):
     import signal
     import subprocess
@@ -282,6 +283,7 @@ def test_ctrl_c_shows_the_point_reached_as_interrupted_and_draws_the_plot(tmp_pa
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=default_signals,
     )
     wait_for_cpu(process, 1.0)
     process.send_signal(signal.SIGINT)

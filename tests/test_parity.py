@@ -434,10 +434,6 @@ VALUES = [
         ["draw", "x", "--x", "1", "--format", "jpg"],
         lambda: nanograd_cli.draw("x", x=1, format="jpg"),
     ),
-    (
-        ["draw", "x", "--x", "1", "--format", "png", "--dpi", "-5"],
-        lambda: nanograd_cli.draw("x", x=1, format="png", dpi=-5),
-    ),
     (["check", "x*x", "--x", "1", "--rtol", "-1"], lambda: nanograd_cli.check("x*x", x=1, rtol=-1)),
     (
         ["check", "x*x", "--x", "1", "--atol", "nan"],
@@ -481,6 +477,18 @@ def test_rankdir_is_checked_alike_in_any_case():
     with pytest.raises(InputError) as raised:
         nanograd_cli.draw("x", x=1, rankdir="XX")
     assert str(raised.value) == message.format("rankdir")
+
+
+def test_a_whole_number_out_of_range_is_refused_alike():
+    """--dpi and --order are checked by api (for every door), in one wording."""
+    done = in_process("draw", "x", "--x", "1", "--format", "png", "--dpi", "-5")
+    assert (done.returncode, done.stderr) == (2, "error: --dpi must be from 1 to 2400, not -5\n")
+    with pytest.raises(InputError) as raised:
+        nanograd_cli.draw("x", x=1, format="png", dpi=-5)
+    assert str(raised.value) == "dpi must be from 1 to 2400, not -5"
+    with pytest.raises(InputError) as raised:
+        nanograd_cli.diff("x**3", order=21)
+    assert str(raised.value) == "order must be from 1 to 20, not 21"
 
 
 @pytest.mark.parametrize(("args", "call"), VALUES, ids=lambda v: None)

@@ -574,3 +574,33 @@ def test_a_title_log_axes_a_size_and_a_tangent_for_slides(tmp_path):
     assert done.stderr == "error: --tangent is for a curve, a plot over one range\n"
     reply = in_process("repl", stdin=":plot exp(x) x -2:2 tangent 0 title growth\n")
     assert reply.stdout.splitlines()[0].strip() == "growth" and "tangent at x = 0" in reply.stdout
+
+
+def test_the_second_derivative_on_request(tmp_path):
+    """--second: d2f/dx2 (by hand: 6x for x**3 - 3x, -sin(x) for sin(x), 2*sign(x) for
+    x*abs(x) but 0 at its kink), a third panel in a picture, a third line in the terminal's
+    plot, in the repl and in Python; refused for a contour plot."""
+    curve = nanograd_cli.plot("x**3 - 3*x", x="-2:2", second=True)
+    assert curve.second is not None
+    assert np.allclose(curve.second, 6 * curve.x, rtol=1e-14, atol=1e-14)
+    curve = nanograd_cli.plot("sin(x)*y", x="0:3", y=2, second=True)
+    assert np.allclose(curve.second, -2 * np.sin(curve.x), rtol=1e-14, atol=1e-15)
+    curve = nanograd_cli.plot("x*abs(x)", x="-1:1:5", second=True)
+    assert curve.second.tolist() == [-2.0, -2.0, 0.0, 2.0, 2.0]
+    assert nanograd_cli.plot("5*x + y", x="0:1", y=1, second=True).second.tolist() == [0.0] * 400
+    assert nanograd_cli.plot("x**2", x="0:1").second is None
+    out = tmp_path / "inflection.svg"
+    done = in_process("plot", "x**3 - 3*x", "--x", "-2:2", "--second", "-o", str(out))
+    assert (done.returncode, done.stderr) == (0, "")
+    assert {"f(x)", "df/dx", "d2f/dx2"} <= set(texts(svg(out)))
+    text = in_process("plot", "x**3 - 3*x", "--x", "-2:2", "--second", "--tangent", "1").stdout
+    assert text.splitlines()[-1].strip() == (
+        "** f(x)   oo df/dx   ++ tangent at x = 1 (slope 0)   xx d2f/dx2"
+    )
+    done = in_process("plot", "x*y", "--x", "-1:1", "--y", "0:1", "--second", "-o", str(out))
+    assert (done.returncode, done.stderr) == (
+        2,
+        "error: --second is for a curve, a plot over one range\n",
+    )
+    reply = in_process("repl", stdin=":plot x**3 - 3*x x -2:2 second\n")
+    assert reply.stdout.rstrip().splitlines()[-1].strip() == "** f(x)   oo df/dx   ++ d2f/dx2"

@@ -95,8 +95,7 @@ def test_strict_fails_on_an_operation_not_on_an_input_that_is_inf():
         ("x,y\n1,2\n3,abc\n", "--points row 2, column y: 'abc' is not a number"),
         (
             "x,y\n1,2\n4,5\n3,\n",
-            "--points row 3, column y is empty: write nan for a missing value "
-            "(pandas: to_csv(na_rep='nan'))",
+            "--points row 3, column y is empty: --na reads a missing value as nan",
         ),
         ("x,y\n1,2\n3,1_000\n", "--points row 2, column y: '1_000' is not a number"),
         ("x,y\n1,2\n3,\xff\n", "--points row 2 is not valid UTF-8"),
@@ -325,7 +324,10 @@ def test_json_lines_in_and_out():
         ('{"x": 1, "x": 2}\n', "--points row 1: the key x appears twice"),
         ('{"x": 1}\n[1]\n', "--points row 2 is not a JSON object"),
         ('{"x": 1}\n{"x": "a"}\n', "--points row 2, column x: 'a' is not a number"),
-        ('{"x": 1}\n{}\n', "--points row 2, column x has no value"),
+        (
+            '{"x": 1}\n{}\n',
+            "--points row 2, column x has no value: --na reads a missing value as nan",
+        ),
         ('{"x": 1}\n\n{"x": 2} {"x": 3}\n', "--points row 2: not JSON (Extra data"),
         ('{"x": 1, "s": "a"}\n{"x": 2, "s": "\xff"}\n', "--points row 2: not valid UTF-8"),
         ('{"x": 1}\n{"x": 1' + "0" * 400 + "}\n", f"--points row 2: 1{'0' * 400} is too large"),
@@ -507,7 +509,7 @@ def test_disagreeing_format_and_output_and_options_without_points(tmp_path):
     code, _, err = run("grad", "x", "--x", "1", "-o", str(out))
     assert (code, err) == (
         2,
-        "error: -o, --points-format and --output-format are for the rows of --points FILE\n",
+        "error: -o, --points-format, --output-format and --na are for the rows of --points FILE\n",
     )
     assert not out.exists()
 
@@ -766,15 +768,14 @@ def test_source_and_points_cannot_both_come_from_standard_input(tmp_path):
     assert (result.returncode, result.stdout, result.stderr) == (0, "x,value,d_x\n1,2.0,2.0\n", "")
 
 
-def test_a_missing_value_written_by_pandas_says_how_to_write_it(tmp_path):
+def test_a_missing_value_written_by_pandas_says_how_to_read_it(tmp_path):
     pd = pytest.importorskip("pandas")
     frame = pd.DataFrame({"x": [1.0, float("nan"), 3.0]})
     frame.to_csv(tmp_path / "empty.csv", index=False)
     result = in_process("grad", "x*2", "--points", "empty.csv", cwd=tmp_path)
     assert (result.returncode, result.stdout) == (2, "")
     assert result.stderr == (
-        "error: --points row 2, column x is empty: write nan for a missing value "
-        "(pandas: to_csv(na_rep='nan'))\n"
+        "error: --points row 2, column x is empty: --na reads a missing value as nan\n"
     )
     frame.to_csv(tmp_path / "nan.csv", index=False, na_rep="nan")
     result = in_process("grad", "x*2", "--points", "nan.csv", cwd=tmp_path)
@@ -1089,3 +1090,30 @@ def test_rows_from_a_slow_pipe_are_counted_as_they_come(tmp_path):
     rows = out.read_text().splitlines()
     assert rows[0] == "x,value,d_x" and len(rows) == 1501
     assert rows[1500] == "1499,2998.0,2.0"
+
+
+@pytest.mark.parametrize(
+    ("fmt", "rows"),
+    [
+        ("csv", "x,y\n1,2\n,3\nNA,4\n5,null\n"),
+        ("jsonl", '{"x": 1, "y": 2}\n{"x": null, "y": 3}\n{"y": 4}\n{"x": 5, "y": null}\n'),
+    ],
+)
+def test_na_reads_a_missing_value_as_nan_and_keeps_its_row(fmt, rows):
+    """--na: an empty field, NA, null or an absent key is nan, the row's results nan where
+    they depend on it (d(x*y)/dx = y stays a number), every row in its place."""
+    done = in_process(
+        "grad", "x*y", "--points", "-", "--points-format", fmt, "--na", "--format", "csv",
+        stdin=rows,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    got = [line.split(",")[-3:] for line in done.stdout.splitlines()[1:]]
+    assert got == [
+        ["2.0", "2.0", "1.0"],
+        ["NaN", "3.0", "NaN"],
+        ["NaN", "4.0", "NaN"],
+        ["NaN", "NaN", "5.0"],
+    ]
+    assert done.stderr == (
+        "warning: 3 rows have a non-finite result; the first: row 2 gives nan (input x is nan)\n"
+    )

@@ -239,11 +239,15 @@ def test_a_mistyped_keyword_gets_the_nearest_option_or_input():
         nanograd_cli.grad("x*y", x=1, yy=2)
 
 
+@pytest.mark.signals
 def test_ctrl_c_in_python_is_a_keyboard_interrupt_with_the_point_reached():
     import os
     import signal
     import threading
 
+    # Python's own handler, as a Python started from a terminal has it (a suite started with
+    # SIGINT ignored has none)
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     timer = threading.Timer(0.5, lambda: os.kill(os.getpid(), signal.SIGINT))
     timer.start()
     try:
@@ -251,6 +255,7 @@ def test_ctrl_c_in_python_is_a_keyboard_interrupt_with_the_point_reached():
             nanograd_cli.minimize("(x - 3)**2", x=0, steps=10**9, tol=0, lr=1e-12)
     finally:
         timer.cancel()
+        signal.signal(signal.SIGINT, previous)
     assert isinstance(caught.value, nanograd_cli.errors.Interrupted)
     assert caught.value.reached.interrupted and caught.value.reached.steps > 0
 

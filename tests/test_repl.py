@@ -16,7 +16,7 @@ import pytest
 
 from nanograd_cli.session import Session, scripted, statements, unclosed
 
-from .helpers import NANOGRAD, in_process, nanograd, on_terminal, visible
+from .helpers import NANOGRAD, default_signals, in_process, nanograd, on_terminal, visible
 
 WORKED_TABLE = """\
         value               gradient
@@ -314,7 +314,12 @@ class Terminal:
         self.screen = pyte.Screen(columns, rows)
         self.stream = pyte.Stream(self.screen)
         self.child = pexpect.spawn(
-            NANOGRAD, ["repl", *args], env=env, dimensions=(rows, columns), encoding="utf-8"
+            NANOGRAD,
+            ["repl", *args],
+            env=env,
+            dimensions=(rows, columns),
+            encoding="utf-8",
+            preexec_fn=default_signals,
         )
 
     def lines(self) -> list[str]:
@@ -673,7 +678,8 @@ def test_options_are_parsed_alike_for_every_command():
     s = session("x = 2", "lr = 3")
     assert error(s, ":minimize (x - 3)**2 lrr 0.1") == (
         "error: :minimize has no option lrr; did you mean lr? (its options: steps, lr, "
-        "optimizer, bound, tol, wrt, fix, data, data-format, batch, seed, strict, keep)"
+        "optimizer, bound, tol, wrt, fix, data, data-format, batch, seed, weight-decay, "
+        "lr-schedule, lr-step-size, lr-gamma, lr-t-max, lr-min, strict, keep)"
     )
     assert error(s, ":minimize x lr") == "error: lr needs a value: lr R"
     assert error(s, ":minimize x lr 1 lr 2") == "error: lr is given twice: give it once"
@@ -716,7 +722,10 @@ def test_help_and_completion_name_every_command_and_its_options():
     assert [c for _, c in completions(s, ":mi")] == [":minimize"]
     assert list(completions(s, ":draw x g.svg hide-c")) == [("hide-c", "hide-constants")]
     offered = [c for _, c in completions(s, ":minimize x l")]
-    assert offered[:3] == ["lr", "lrate", "log"]
+    assert offered[:7] == [
+        *("lr", "lr-schedule", "lr-step-size", "lr-gamma", "lr-t-max", "lr-min"),
+        "lrate",
+    ]
     assert [c for _, c in completions(s, "x*l")][:2] == ["lrate", "log"]  # no options
     assert [c for _, c in completions(s, "softs")] == ["softsign"]  # the prelude's too
     session_only = (":inputs", ":reset", ":help", ":quit")
@@ -734,6 +743,7 @@ def test_pipe_runs_minimize_and_keeps_the_point():
     assert lines[7].split() == ["result", repr(reached - 3)]
 
 
+@pytest.mark.signals
 def test_ctrl_c_stops_a_long_minimize_and_shows_the_point_reached(terminal):
     terminal.type("x = 0")
     terminal.child.send(":minimize (x - 3)**2 lr 1e-12 steps 100000000 keep\r")
@@ -833,3 +843,11 @@ def test_an_array_with_nan_is_a_value_and_inputs_writes_it_back():
     )
     assert done.stdout.splitlines()[:2] == ["x = [1.0, nan]", "W = [[1.0, 2.0], [3.0, inf]]"]
     assert "input x[1] is nan" in done.stderr and "missing value" not in done.stderr
+
+
+def test_taylor_prints_its_table_a_blank_line_and_the_polynomial_as_the_command_does():
+    s = session("x = 1")
+    text = out(s, ":taylor exp(x) wrt x order 2")
+    done = in_process("taylor", "exp(x)", "--x", "1", "--order", "2")
+    assert text + "\n" == done.stdout
+    assert text.splitlines()[-2:] == ["", "e + e*(x - 1) + 1.3591409142295225*(x - 1)**2"]

@@ -275,6 +275,16 @@ def test_polynomial_text():
     )
     assert polynomial([0.0, -1.0, 0.0, 2.0], "x", -2.5) == "-(x + 2.5) + 2*(x + 2.5)**3"
     assert polynomial([0.0, 0.0], "x", 1.0) == "0"
+    # a source of whole numbers: its exact coefficients as fractions, in LaTeX too
+    coefficients = [1.0, 1.0, 0.5, 1 / 6, -5 / 128]
+    assert polynomial(coefficients, "x", 0.0, whole=True) == "1 + x + x**2/2 + x**3/6 - 5*x**4/128"
+    assert polynomial(coefficients[:3], "x", 0.0, latex=True, whole=True) == (
+        r"1 + x + \frac{x^{2}}{2}"
+    )
+    # e, e, e/2: no fraction of e is taken for one, however many bits a denominator has
+    assert polynomial([math.e, math.e, math.e / 2], "x", 1.0, whole=True) == (
+        "e + e*(x - 1) + 1.3591409142295225*(x - 1)**2"
+    )
     assert polynomial([1.0, 0.0, 3.0], "x", 1.0, latex=True) == (r"1 + 3 {\left(x - 1\right)}^{2}")
 
 
@@ -293,9 +303,9 @@ def test_the_polynomial_evaluates_near_the_point_as_the_source_does():
 @pytest.mark.parametrize(
     ("order", "message"),
     [
-        (-1, "invalid value for order: -1 is not in the range 0<=x<=100"),
+        (-1, "order must be from 0 to 100, not -1"),
         ("2.5", "invalid value for order: '2.5' is not a valid integer"),
-        (101, "invalid value for order: 101 is not in the range 0<=x<=100"),
+        (101, "order must be from 0 to 100, not 101"),
     ],
 )
 def test_a_bad_order_is_bad_input(order, message):
@@ -325,7 +335,7 @@ def test_command_line_table():
     assert (done.returncode, done.stderr) == (0, "")
     assert done.stdout == (
         "k  coefficient\n0  1.0\n1  1.0\n2  0.5\n3  0.16666666666666666\n\n"
-        "1 + x + 0.5*x**2 + 0.16666666666666666*x**3\n"
+        "1 + x + x**2/2 + x**3/6\n"
     )
 
 
@@ -340,16 +350,16 @@ def test_command_line_json_and_latex():
         "order": 2,
         "inputs": {"x": 1.0, "y": 2.0},
         "coefficients": [2.0, 3.0, -0.5],
-        "polynomial": "2 + 3*(x - 1) - 0.5*(x - 1)**2",
+        "polynomial": "2 + 3*(x - 1) - (x - 1)**2/2",
     }
     done = nanograd("taylor", "exp(x)", "--x", "0", "--order", "2", "--format", "latex")
-    assert (done.returncode, done.stdout) == (0, "1 + x + 0.5 x^{2}\n")
+    assert (done.returncode, done.stdout) == (0, "1 + x + \\frac{x^{2}}{2}\n")
 
 
 @pytest.mark.parametrize(
     ("args", "code", "message"),
     [
-        (["--x", "1", "--order", "-1"], 2, "invalid value for --order: -1 is not in the range"),
+        (["--x", "1", "--order", "-1"], 2, "--order must be from 0 to 100, not -1"),
         (["--x", "1", "--order", "two"], 2, "invalid value for --order: 'two' is not a valid"),
         (["--order", "2"], 2, "missing value for input x"),
         (["--x", "1", "--wrt", "z"], 2, "--wrt z: z is not an input"),
@@ -398,21 +408,19 @@ def test_repl_taylor_around_the_sessions_value():
     assert s.run("x = 1").status == 0
     reply = s.run(":taylor log(x) wrt x order 3")
     assert (reply.status, reply.err) == (0, [])
-    assert reply.text().splitlines()[-1] == (
-        "x - 1 - 0.5*(x - 1)**2 + 0.3333333333333333*(x - 1)**3"
-    )
+    assert reply.text().splitlines()[-1] == ("x - 1 - (x - 1)**2/2 + (x - 1)**3/3")
     reply = s.run(":taylor exp(x - 1) order 2 format json")
     assert json.loads(reply.text())["coefficients"] == [1.0, 1.0, 0.5]
     reply = s.run(":taylor exp(x) order -1")
-    assert reply.status == 2 and "invalid value for order" in reply.err[0]
+    assert reply.status == 2 and "order must be from 0 to 100, not -1" in reply.err[0]
 
 
 def test_python_result():
     result = nanograd_cli.taylor("exp(x)", wrt="x", order=3, x=0)
     assert result.coefficients == [1.0, 1.0, 0.5, 0.16666666666666666]
     assert (result.order, result.at, result.wrt) == (3, 0.0, "x")
-    assert str(result) == "1 + x + 0.5*x**2 + 0.16666666666666666*x**3"
-    assert result.latex == "1 + x + 0.5 x^{2} + 0.16666666666666666 x^{3}"
+    assert str(result) == "1 + x + x**2/2 + x**3/6"
+    assert result.latex == r"1 + x + \frac{x^{2}}{2} + \frac{x^{3}}{6}"
     assert "<td>0.5</td>" in result._repr_html_()
     with pytest.warns(NanogradWarning, match="log gave -inf in its Taylor series"):
         nanograd_cli.taylor("log(x)", x=0, order=1)

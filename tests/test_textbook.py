@@ -167,8 +167,8 @@ EXERCISES = [
         "z = 2*x + 2 + x\nz*(2*x + 6*step(z*z) + 1) + 3*(x + 1)*(x + step(z)) + relu(z)",
         "\\begin{aligned}\nz &= 2 x + 2 + x \\\\\n"
         "d_{x} &= z \\left(2 x + 6 \\operatorname{step}(z z) + 1\\right) "
-        "+ 3 \\left(x + 1\\right) \\left(x + \\operatorname{step}(z)\\right) "
-        "+ \\operatorname{relu}(z)\n\\end{aligned}",
+        "+ 3 \\left(x + 1\\right) \\left(x + \\operatorname{step}(z)\\right) \\\\\n"
+        "&\\quad + \\operatorname{relu}(z)\n\\end{aligned}",
         (-3, 3),
     ),
     (  # a name used once is written out where it is used

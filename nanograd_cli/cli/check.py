@@ -7,10 +7,11 @@ import click
 from .. import api
 from ..errors import NanogradError
 from ..sources import Source
-from .command import InputsCommand, program_and_point
+from .command import InputsCommand, program_and_point, values_and_ranges
 from .options import (
     AtLeast,
     color_option,
+    load_option,
     source_and_inputs,
     strict_option,
     table_format,
@@ -37,6 +38,7 @@ Examples:
     short_help="Check the gradients against central finite differences.",
 )
 @source_and_inputs
+@load_option
 @click.option(
     "--against",
     multiple=True,
@@ -102,18 +104,20 @@ def check(
 
 
 def check_formulas(ctx, source, var, against, wrt, rtol, atol, fmt, digits, strict) -> None:
-    from ..render.text import mismatch_rows
-    from ..sampling import parse_inputs
+    from ..render.text import KINKS, kink_rows, mismatch_rows
     from ..sources import load_program
     from .output import report
 
     program = load_program(source, report)
-    fixed, ranges = parse_inputs(ctx.meta["inputs"], var)
+    fixed, ranges = values_and_ranges(ctx, var, program)
     result = api.check_against(program, against, fixed, ranges, wrt, rtol, atol, strict, warn)
     emit(fmt, result, digits)
     if fmt in (None, "table") and any(c.first for c in result.checks.values()):
         click.echo("\nfirst points where they differ:" if not rich_terminal() else "")
         show_table(lambda number: mismatch_rows(result, number), digits)
+    if fmt in (None, "table") and any(c.kinks for c in result.checks.values()):
+        click.echo(f"\n{KINKS}" if not rich_terminal() else "")
+        show_table(lambda number: kink_rows(result, number), digits)
     failure = api.failure(result)
     if failure:
         raise NanogradError(failure)

@@ -4,6 +4,7 @@ for any input NAME."""
 from __future__ import annotations
 
 import sys
+from collections.abc import Collection
 from typing import TYPE_CHECKING
 
 import click
@@ -16,6 +17,7 @@ from .output import report
 
 if TYPE_CHECKING:
     from ..results import InputValue
+    from ..sampling import Range
 
 
 class SourceCommand(click.Command):
@@ -275,12 +277,56 @@ def _stdin_is_piped() -> bool:
 
 
 def program_and_point(
-    ctx: click.Context, source: Source, var: tuple[str, ...], seed: int | None = None
+    ctx: click.Context,
+    source: Source,
+    var: tuple[str, ...],
+    seed: int | None = None,
+    draws: bool = False,
 ) -> tuple[Program, dict[str, InputValue]]:
     """The source parsed, and the point that `--NAME VALUE` and `--var NAME=VALUE` give
-    (random starts drawn with `seed`)."""
+    (random starts drawn with `seed`, by a command that `draws` them), over the values of
+    `--load FILE` of its inputs."""
     program = load_program(source, report)
-    return program, input_values(ctx.meta["inputs"], var, report, seed)
+    return program, given_values(ctx, var, program.inputs, seed, draws=draws)
+
+
+def values_and_ranges(
+    ctx: click.Context, var: tuple[str, ...], program: Program
+) -> tuple[dict[str, InputValue], dict[str, Range]]:
+    """The values and the ranges (`--x LO:HI[:N]`) of `--NAME` and `--var`, the values over
+    those `--load FILE` saved of the program's inputs given no range."""
+    from ..sampling import parse_inputs  # (NumPy: only for the commands that sweep)
+
+    fixed, ranges = parse_inputs(ctx.meta["inputs"], var)
+    held = [n for n in program.inputs if n not in ranges]
+    return given_values(ctx, var, held, values=fixed), ranges
+
+
+# Where ctx.meta keeps the file of `--load FILE` (cli/options.load_option).
+LOAD = "nanograd.load"
+
+
+def given_values(
+    ctx: click.Context,
+    var: tuple[str, ...],
+    inputs: Collection[str] | None,
+    seed: int | None = None,
+    values: dict[str, InputValue] | None = None,
+    draws: bool = False,
+) -> dict[str, InputValue]:
+    """The point that `--NAME VALUE` and `--var NAME=VALUE` give (or `values`, where the
+    command has read them), over the values that `--load FILE` saved of the names in
+    `inputs` (every name, with None): a value given on the command line wins."""
+    if values is None:
+        values = input_values(ctx.meta["inputs"], var, report, seed, draws)
+    path = ctx.meta.get(LOAD)
+    if path is None:
+        return values
+    from ..api import load_point
+
+    loaded = load_point(path)
+    kept = {n: v for n, v in loaded.items() if inputs is None or n in inputs}
+    return {**{n: v for n, v in kept.items() if n not in values}, **values}
 
 
 def random_starts(ctx: click.Context, var: tuple[str, ...]) -> bool:

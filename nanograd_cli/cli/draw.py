@@ -11,7 +11,7 @@ from ..errors import InputError
 from ..render.graph import EXTENSIONS, format_of
 from ..sources import Source
 from .command import InputsCommand, program_and_point
-from .options import output_option, source_and_inputs, strict_option
+from .options import load_option, output_option, source_and_inputs, strict_option
 from .output import report, warn, write_out
 
 EXAMPLES = """
@@ -30,6 +30,7 @@ Examples:
     short_help="Draw the computation graph: every node's data and gradient.",
 )
 @source_and_inputs
+@load_option
 @output_option(
     "-o",
     "--output",
@@ -55,8 +56,7 @@ Examples:
 @click.option("--edge-grads", is_flag=True, help="Write each edge's local derivative on it.")
 @click.option(
     "--dpi",
-    type=click.IntRange(*api.DPI),
-    metavar="N",
+    metavar="N",  # a whole number from 1 to 2400: api.draw checks it
     help="Dots per inch of a png (Graphviz's default: 96).",
 )
 @click.option(
@@ -88,7 +88,7 @@ def draw(
     rankdir: str | None,
     hide_constants: bool,
     edge_grads: bool,
-    dpi: int | None,
+    dpi: str | None,
     legend: bool,
     statements: bool,
     scalars: bool,

@@ -9,7 +9,14 @@ from ..render import explanation as writers
 from ..render.table import number_formats
 from ..sources import Source
 from .command import InputsCommand, program_and_point
-from .options import color_option, digits_option, nan_option, source_and_inputs, strict_option
+from .options import (
+    color_option,
+    digits_option,
+    load_option,
+    nan_option,
+    source_and_inputs,
+    strict_option,
+)
 from .output import json_nulls, rich_terminal, warn
 
 EXAMPLES = """
@@ -28,6 +35,7 @@ Examples:
     short_help="Write out the forward and backward passes, node by node.",
 )
 @source_and_inputs
+@load_option
 @click.option(
     "--format",
     "fmt",

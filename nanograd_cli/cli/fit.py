@@ -154,8 +154,9 @@ Examples:
 @click.option(
     "--save",
     metavar="FIT.json",
-    help="Also write the fit (model, target, sigma, parameters, covariance, statistics) to "
-    "FIT.json as JSON, which --load reads back to predict without refitting.",
+    help="Also write the fit (model, target, sigma, parameters, covariance, statistics; "
+    "with --by, every group's) to FIT.json as JSON, which --load reads back to predict "
+    "without refitting.",
 )
 @click.option(
     "--load",
@@ -182,7 +183,8 @@ Examples:
     "picture",
     metavar="FILE",
     help="Also draw the data, the fitted curve and the residuals over the one column the "
-    "model reads (.svg .png .pdf), or - for a plot in text on standard error.",
+    "model reads (.svg .png .pdf), or - for a plot in text on standard error; with --by, "
+    "every group in one figure, each in its colour.",
 )
 @click.option("--logx", is_flag=True, help="--plot's x axis logarithmic.")
 @click.option("--logy", is_flag=True, help="--plot's y axis (the target's) logarithmic.")
@@ -248,10 +250,7 @@ def fit(
     written), 2 for bad input.
     """
     level = None if band is None else api.confidence("band", band)
-    api.check_grouping(by, shared, picture)
-    one_fit = [o for o, given in (("--save", save), ("--load", load)) if given]
-    if by is not None and one_fit:
-        raise InputError(f"{one_fit[0]} is for one fit: with --by, fit the group on its own")
+    api.check_grouping(by, shared)
     if load and save:
         raise InputError(
             "--load with --save would copy the saved fit: copy the file itself instead"
@@ -274,6 +273,8 @@ def fit(
         result.by = by or result.by
     else:
         result.table_statistics = stats
+        result.by = by or result.by  # (the column of groups sharing parameters)
+    by = result.by  # (of a saved fit, the column of its groups)
     failed = interrupted is not None or not result.converged
     if failed or not predict or output:
         emit(fmt, result, digits)  # first: a file that cannot be written loses no result
@@ -289,13 +290,16 @@ def fit(
         assert rows_format
         one = result if isinstance(result, Fit) else next(iter(result.values()))
         read = api.prediction_columns(one)
-        rows = io.read_table(predict, io.input_format(predict, None), read, "predict", "fit")
+        rows = io.read_table(
+            predict, io.input_format(predict, None), read, "predict", "fit", missing=True
+        )
+        io.refuse_missing(rows, read, "predict")
         if by is None:
             assert isinstance(result, Fit)  # (--by: the fits of groups)
-            found = api.predict(result, rows.columns, level, rows=row_count(rows))
+            found = api.predict(result, rows.columns, level, row_count(rows), "predict")
         else:
             found = api.predict_groups(
-                result, rows.columns, group_column(by, rows, read), level, by
+                result, rows.columns, group_column(by, rows, read), level, by, "predict"
             )
         if level is not None and "pred_lower" not in found:
             report(f"note: no prediction band: sigma reads {one.sigma}, which {predict} lacks")
@@ -315,23 +319,53 @@ def fit(
             output, api.fit_rows(table, result, rows_format, level, of_rows, json_nulls(rows=True))
         )
     if picture and not (failed and picture in files):
-        assert table is not None and isinstance(result, Fit)  # (no --load, no groups)
-        drawn = api.fit_curve(parse(result.source), table.columns, result, level, logx, logy)
-        if drawn.hidden:
-            report(f"note: {drawn.hidden_note}")
-        if picture_format:
-            write_out(picture, plots.fit_figure(drawn, picture_format))
-        else:
-            columns = plots.terminal_width(shutil.get_terminal_size((80, 24)).columns)
-            report(plots.fit_text(drawn, columns, sys.stderr.isatty()))
+        assert table is not None  # (no --load)
+        draw(picture, picture_format or None, table, result, by, level, logx, logy)
     if save and not failed:
-        assert isinstance(result, Fit)  # (--save: one fit)
         write_out(save, api.saved_fit(result).encode())
     if interrupted:
         raise interrupted
     failure = api.failure(result)
     if failure:
         raise NanogradError(failure)
+
+
+def draw(
+    picture: str,
+    picture_format: str | None,
+    table: io.Table,
+    result: Fit | Fits,
+    by: str | None,
+    level: float | None,
+    logx: bool,
+    logy: bool,
+) -> None:
+    """--plot: the fit, or every group's in one figure, to the file `picture` in its
+    format, or (`-`) as a plot in text on standard error."""
+    one = result if isinstance(result, Fit) else next(iter(result.values()))
+    program = parse(one.source)
+    columns = plots.terminal_width(shutil.get_terminal_size((80, 24)).columns)
+    if by is None:
+        assert isinstance(result, Fit)  # (no groups)
+        drawn = api.fit_curve(program, table.columns, result, level, logx, logy)
+        if drawn.hidden:
+            report(f"note: {drawn.hidden_note}")
+        if picture_format:
+            write_out(picture, plots.fit_figure(drawn, picture_format))
+        else:
+            report(plots.fit_text(drawn, columns, sys.stderr.isatty()))
+        return
+    groups = group_column(by, table, set(table.columns))
+    curves, heading = api.fit_group_curves(
+        program, table.columns, result, groups, by, level, logx, logy
+    )
+    hidden = sum(curve.hidden for curve in curves.values())
+    if hidden:
+        report(f"note: {next(iter(curves.values()))._replace(hidden=hidden).hidden_note}")
+    if picture_format:
+        write_out(picture, plots.fit_groups_figure(curves, heading, picture_format))
+    else:
+        report(plots.fit_groups_text(curves, heading, columns, sys.stderr.isatty()))
 
 
 def refuse_with_load(ctx: click.Context, source: Source | None) -> None:

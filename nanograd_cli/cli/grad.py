@@ -13,11 +13,12 @@ from ..render import text
 from ..render.streaming import StreamingTable
 from ..results import LineGradients, array_of, by_element, element_name, flattened
 from ..sources import Source, decode, input_values, load_program, source_lines
-from .command import InputsCommand, one_standard_input
+from .command import InputsCommand, given_values, one_standard_input
 from .exit_codes import describe
 from .options import (
     PATH,
     color_option,
+    load_option,
     output_option,
     source_and_inputs,
     strict_option,
@@ -45,6 +46,7 @@ Examples:
     short_help="Print the value and the gradient by every input.",
 )
 @source_and_inputs
+@load_option
 @table_format
 @wrt_option("Show only these gradients.")
 @click.option("--each-line", is_flag=True, help="Treat every line as its own expression.")
@@ -62,6 +64,12 @@ Examples:
     type=click.Choice(["csv", "tsv", "parquet", "arrow", "jsonl", "json"]),
     help="The format of --points FILE, and of the results where no extension says. "
     "[default: by the extension, else csv]",
+)
+@click.option(
+    "--na",
+    is_flag=True,
+    help="With --points: read a missing value (an empty field, NA, N/A, null, None) as nan, "
+    "its row's results nan too, instead of stopping at the first.",
 )
 @click.option(
     "--output-format",
@@ -98,6 +106,7 @@ def grad(
     strict: bool,
     points: str | None,
     points_format: str | None,
+    na: bool,
     results_format: str | None,
     output: str | None,
     mode: str,
@@ -115,26 +124,28 @@ def grad(
     if each_line and points is not None:
         raise InputError("--each-line and --points cannot be used together")
     if each_line:
+        values = given_values(ctx, var, None, values=values)  # (any line may read any)
         api.check_wrt(wrt, list(values), elements=True)
         shapes = {n: getattr(v, "shape", ()) for n, v in values.items()}
         wrt = tuple(n if n in values else element_name(n, shapes[array_of(n)]) for n in wrt)
         ctx.exit(each_line_results(source, values, fmt, digits, wrt, strict, mode))
-    if points is None and (output, points_format, results_format) != (None, None, None):
+    if points is None and ((output, points_format, results_format) != (None, None, None) or na):
         raise InputError(
-            "-o, --points-format and --output-format are for the rows of --points FILE"
+            "-o, --points-format, --output-format and --na are for the rows of --points FILE"
         )
     one_standard_input(source, points, "--points")
     program = load_program(source, report)
+    values = given_values(ctx, var, program.inputs, values=values)
     if points is not None:
         formats = points_format, results_format
-        points_results(program, points, values, fmt, wrt, mode, strict, output, formats)
+        points_results(program, points, values, fmt, wrt, mode, strict, output, formats, na)
         return
     emit(fmt, api.grad(program, values, wrt, mode, strict, warn), digits)
 
 
-def points_results(program, points, values, fmt, wrt, mode, strict, output, formats) -> None:
+def points_results(program, points, values, fmt, wrt, mode, strict, output, formats, na) -> None:
     """`grad --points`: one result per row, a batch of rows at a time, in any format;
-    `formats`: --points-format and --output-format."""
+    `formats`: --points-format and --output-format; `na`: a missing value is nan."""
     points_format, results_format = formats
     from .. import io  # NumPy and PyArrow: loaded only for --points, and only once checked
 
@@ -156,6 +167,7 @@ def points_results(program, points, values, fmt, wrt, mode, strict, output, form
         warn,
         RowsProgress if sys.stderr.isatty() else None,
         json_nulls(rows=True),
+        na,
     )
 
 

@@ -7,7 +7,7 @@ import click
 from .. import api
 from ..sources import Source
 from .command import InputsCommand, program_and_point
-from .options import color_option, source_and_inputs, strict_option, table_format
+from .options import color_option, load_option, source_and_inputs, strict_option, table_format
 from .output import emit, warn
 
 EXAMPLES = """
@@ -22,6 +22,7 @@ Examples:
     cls=InputsCommand, epilog=EXAMPLES, short_help="Print the value, the gradient and the Hessian."
 )
 @source_and_inputs
+@load_option
 @table_format
 @strict_option
 @color_option

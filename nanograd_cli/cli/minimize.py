@@ -8,11 +8,12 @@ import sys
 import click
 
 from .. import api, io
-from ..errors import InputError, Interrupted
+from ..errors import Diverged, InputError, Interrupted
 from ..render.progress import StepsProgress
 from ..results import Minimum
-from ..sources import Source
-from .command import InputsCommand, one_standard_input, program_and_point, random_starts
+from ..sources import Source, input_values, load_program
+from ..step_log import StepLog
+from .command import InputsCommand, given_values, one_standard_input, random_starts
 from .options import (
     AtLeast,
     CountFrom,
@@ -20,10 +21,12 @@ from .options import (
     color_option,
     data_format_option,
     fix_option,
+    load_option,
     output_option,
     source_and_inputs,
     strict_option,
     table_format,
+    training_options,
     wrt_option,
 )
 from .output import emit, in_a_directory, report, warn, write_out
@@ -52,6 +55,7 @@ def picture_extensions() -> dict[str, str]:
     short_help="Minimize: SGD, momentum, Adam, BFGS, L-BFGS-B or Newton.",
 )
 @source_and_inputs
+@load_option
 @click.option(
     "--steps",
     type=CountFrom(min=1),
@@ -120,6 +124,20 @@ def picture_extensions() -> dict[str, str]:
     type=int,
     help="The seed of the random starts (--W 'normal(16, 2)') and of --batch's shuffle.",
 )
+@training_options
+@output_option(
+    "--save",
+    extensions=lambda: [".json"],
+    metavar="FILE.json",
+    help="Also write the point reached to FILE.json, which --load FILE.json of any command "
+    "reads back as inputs' values.",
+)
+@output_option(
+    "--log",
+    extensions=lambda: [".csv"],
+    metavar="FILE",
+    help="Also write the step, loss and gradient norm at every step to FILE as CSV.",
+)
 @wrt_option("Move only these inputs (the others keep their values).")
 @fix_option("Hold this input at its value; move the others.")
 @table_format
@@ -141,6 +159,14 @@ def minimize(
     batch: int | None,
     drop_nan: bool,
     seed: int | None,
+    weight_decay: float,
+    lr_schedule: str,
+    lr_step_size: int | None,
+    lr_gamma: float | None,
+    lr_t_max: int | None,
+    lr_min: float | None,
+    save: str | None,
+    log: str | None,
     wrt: tuple[str, ...],
     fix: tuple[str, ...],
     fmt: str | None,
@@ -152,9 +178,9 @@ def minimize(
     Prints the final point, value and gradient norm. Exits 0 when the descent ran: its
     gradient's norm came to at most --tol (converged), or its --steps ran out first (a note
     says so); 1 when the value or gradient became nan or inf on the way (diverged), printing
-    the point reached and the reason; 2 if the value or gradient is nan or inf at the start;
-    130 when Ctrl-C stops it. Progress shows on standard error when it is a
-    terminal.
+    the last point where both were finite and the reason; 2 if the value or gradient is nan
+    or inf at the start; 130 when Ctrl-C stops it. --plot, --log and --save are written for
+    every descent that ran. Progress shows on standard error when it is a terminal.
     """
     if optimizer in ("bfgs", "lbfgs", "newton"):
         # SciPy's methods do BLAS work on matrices as small as the parameters are few, where
@@ -178,7 +204,14 @@ def minimize(
             "--batch N: with neither it does nothing"
         )
     one_standard_input(source, data, "--data")
-    program, start = program_and_point(ctx, source, var, seed)
+    schedule = api.lr_schedule(lr_schedule, steps, lr_step_size, lr_gamma, lr_t_max, lr_min)
+    for name, path in (("--save", save), ("--log", log)):
+        if path == "-":
+            raise InputError(f"{name} writes a file: give its name (- is standard output's)")
+        if path:
+            in_a_directory(path)
+    program = load_program(source, report)
+    start = input_values(ctx.meta["inputs"], var, report, seed, draws=True)
     columns = None
     if data is not None:
         table = io.read_table(
@@ -187,8 +220,12 @@ def minimize(
         if not drop_nan:
             io.refuse_missing(table, program.inputs)
         columns = table.columns
+    start = given_values(
+        ctx, var, [n for n in program.inputs if n not in (columns or ())], values=start
+    )
     progress = StepsProgress(steps) if sys.stderr.isatty() else None
-    interrupted: Interrupted | None
+    steps_log = StepLog(log) if log else None
+    stopped: Interrupted | Diverged | None
     try:
         result = api.minimize(
             program,
@@ -207,25 +244,38 @@ def minimize(
             batch,
             seed,
             drop_nan,
-            api.named_bounds(bounds),
+            weight_decay,
+            schedule,
+            steps_log.record if steps_log else None,
+            bounds=api.named_bounds(bounds),
         )
-    except Interrupted as stop:  # Ctrl-C: the point reached is shown, and then the exit code
-        assert isinstance(stop.reached, Minimum)  # api.minimize's Interrupted carries one
-        result, interrupted = stop.reached, stop
+    except (Interrupted, Diverged) as stop:  # Ctrl-C, or nan or inf: the last point reached
+        assert isinstance(stop.reached, Minimum)  # api.minimize's carries one
+        result, stopped = stop.reached, stop
+    except BaseException:
+        if steps_log:
+            steps_log.discard()
+        raise
     else:
-        interrupted = None
+        stopped = None
     finally:
         if progress:
             progress.stop()
-    if picture:  # every descent that ran, one stopped by Ctrl-C or by --steps included
+    # every descent that ran: one stopped by Ctrl-C, by --steps or by a nan included
+    if steps_log:
+        steps_log.commit()
+    if picture:
         from ..render.figures import descent_figure
 
         assert descent is not None and picture_format is not None  # both made for picture
-        label = f"{optimizer}, {result.steps} steps" + (", interrupted" if interrupted else "")
+        how = ", interrupted" if result.interrupted else ", diverged" if result.diverged else ""
+        label = f"{optimizer}, {result.steps} steps{how}"
         write_out(picture, descent_figure(program, descent, label, picture_format))
+    if save:
+        write_out(save, api.saved_point(result, program.source).encode())
     emit(fmt, result, digits)
-    if interrupted:
-        raise interrupted
+    if stopped:
+        raise stopped
     unconverged = api.failure(result, tol)
     if unconverged:  # a result, not a failure: the steps ran out first
         report(f"note: {unconverged}")

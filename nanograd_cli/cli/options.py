@@ -8,7 +8,7 @@ from typing import Generic, TypeVar
 
 import click
 
-from .command import complete_file, complete_inputs
+from .command import LOAD, complete_file, complete_inputs
 from .output import COLOR, NAN
 
 # A file named on the command line: completed as file names. No check is made here (a
@@ -196,3 +196,72 @@ def source_and_inputs(command):
         "--var", multiple=True, metavar="NAME=VALUE", help="An input's value, for any name."
     )(command)
     return source_options(command)
+
+
+def load_option(command):
+    """--load FILE.json: inputs' values saved by `minimize --save` (or the parameters of a
+    `fit --save`), kept in ctx.meta for `command.given_values`."""
+
+    def keep(ctx: click.Context, param: click.Parameter, value: str | None) -> None:
+        if value is not None:
+            ctx.meta[LOAD] = value
+
+    return click.option(
+        "--load",
+        type=PATH,
+        metavar="FILE.json",
+        expose_value=False,
+        callback=keep,
+        help="Take the inputs' values from a point saved by minimize --save (or the "
+        "parameters of a fit saved by fit --save): a value given as --NAME VALUE wins.",
+    )(command)
+
+
+def training_options(command):
+    """minimize's --weight-decay and --lr-schedule with its settings, as torch.optim's
+    (training.py)."""
+    options = [
+        click.option(
+            "--lr-min",
+            type=AtLeast(min=0),
+            metavar="LR",
+            help="cosine: the rate it comes down to (CosineAnnealingLR's eta_min). [default: 0]",
+        ),
+        click.option(
+            "--lr-t-max",
+            type=CountFrom(min=1),
+            metavar="N",
+            help="cosine: the steps from the rate down to --lr-min (CosineAnnealingLR's "
+            "T_max). [default: --steps]",
+        ),
+        click.option(
+            "--lr-gamma",
+            type=AtLeast(min=0),
+            metavar="G",
+            help="step: the factor of each decay (StepLR's gamma). [default: 0.1]",
+        ),
+        click.option(
+            "--lr-step-size",
+            type=CountFrom(min=1),
+            metavar="N",
+            help="step: the rate is multiplied by --lr-gamma every N steps (StepLR's step_size).",
+        ),
+        click.option(
+            "--lr-schedule",
+            type=click.Choice(["constant", "step", "cosine"]),
+            default="constant",
+            show_default=True,
+            help="The learning rate at each step, as PyTorch's StepLR and CosineAnnealingLR.",
+        ),
+        click.option(
+            "--weight-decay",
+            type=AtLeast(min=0),
+            default=0.0,
+            show_default=True,
+            metavar="W",
+            help="Add W times each parameter to its gradient (L2, as torch.optim's weight_decay).",
+        ),
+    ]
+    for option in options:
+        command = option(command)
+    return command

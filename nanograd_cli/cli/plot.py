@@ -9,10 +9,10 @@ import click
 from .. import api
 from ..errors import InputError
 from ..render import figures as drawing
-from ..sampling import CURVE_POINTS, Curve, Look, parse_inputs, parse_size, parse_ylim
+from ..sampling import CURVE_POINTS, Curve, Look, parse_size, parse_ylim
 from ..sources import Source, load_program
-from .command import InputsCommand
-from .options import color_option, output_option, source_and_inputs
+from .command import InputsCommand, values_and_ranges
+from .options import color_option, load_option, output_option, source_and_inputs
 from .output import report, rich_terminal, warn, write_out
 
 EXAMPLES = """
@@ -23,6 +23,7 @@ Examples:
   nanograd plot "log(x)" --x -1:3:1000 -o log.png
   nanograd plot "tan(x)" --x -3:3 --ylim -10:10
   nanograd plot "exp(x)" --x -2:2 --tangent 0 --logy -o slide.png --size 13.33,7.5
+  nanograd plot "x**3 - 3*x" --x -2:2 --second -o inflection.svg
   nanograd plot "(1 - x)**2 + 100*(y - x**2)**2" --x -2:2 --y -1:3 -o contour.png
 """
 
@@ -33,6 +34,7 @@ Examples:
     short_help="Plot f and df/dx over a range, or contours over two.",
 )
 @source_and_inputs
+@load_option
 @output_option(
     "-o",
     "--output",
@@ -59,6 +61,7 @@ Examples:
     "[default: 6.4,4.8]",
 )
 @click.option("--tangent", metavar="A", help="Draw the tangent line of f at the input's value A.")
+@click.option("--second", is_flag=True, help="Plot the second derivative d2f/dx2 too.")
 @color_option
 @click.pass_context
 def plot(
@@ -72,6 +75,7 @@ def plot(
     logy: bool,
     size: str | None,
     tangent: str | None,
+    second: bool,
 ) -> None:
     """Plot SOURCE and its derivative over a range of one input, or its contour plot and
     gradient field over ranges of two.
@@ -81,14 +85,14 @@ def plot(
     """
     fmt = output and drawing.format_of(output)
     program = load_program(source, report)
-    fixed, ranges = parse_inputs(ctx.meta["inputs"], var)
+    fixed, ranges = values_and_ranges(ctx, var, program)
     limits = parse_ylim(ylim)
     if size is not None and not output:
         raise InputError("--size is a picture's: add -o FILE")
     look = Look(title, logx, logy, parse_size(size) if size else None)
     columns = drawing.terminal_width(shutil.get_terminal_size((80, 24)).columns)
     points = CURVE_POINTS if output else drawing.terminal_points(columns)
-    result = api.plot(program, fixed, ranges, points, bool(output), warn, limits, tangent)
+    result = api.plot(program, fixed, ranges, points, bool(output), warn, limits, tangent, second)
     if output:
         assert fmt  # the format of output, found before the sampling
         write_out(output, drawing.figure(result, fmt, limits, look))

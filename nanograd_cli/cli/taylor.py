@@ -11,6 +11,7 @@ from .command import InputsCommand, program_and_point
 from .options import (
     color_option,
     digits_option,
+    load_option,
     nan_option,
     source_and_inputs,
     strict_option,
@@ -34,6 +35,7 @@ Examples:
     short_help="Print the Taylor polynomial in one input around a point.",
 )
 @source_and_inputs
+@load_option
 @wrt_option("The input to expand in, around its value (--x A). [default: the only input]")
 @click.option(
     "--order",

@@ -202,10 +202,11 @@ def group_values(table: Table, name: str) -> list:
     return [int(v) if v.is_integer() else v for part in numbers for v in part]
 
 
-def refuse_missing(table: Table, read: Iterable[str]) -> None:
+def refuse_missing(table: Table, read: Iterable[str], option: str = "data") -> None:
     """Bad input at the first row (numbered from 1, then the first column) where a column of
     `read` has a missing value (empty, NA or nan), for a table read with `missing` by a
-    command that leaves such rows out only with --drop-nan."""
+    command that leaves such rows out only with --drop-nan (`option` data), or that needs
+    every row (`option` predict)."""
     import numpy as np
 
     first, read = None, set(read)
@@ -215,7 +216,12 @@ def refuse_missing(table: Table, read: Iterable[str]) -> None:
             if gaps.size and (first is None or gaps[0] < first[0]):
                 first = (int(gaps[0]), name)
     if first is not None:
+        remedy = (
+            f"{errors.option('drop-nan')} leaves out the rows with one"
+            if option == "data"
+            else f"give {first[1]} on every row to predict at"
+        )
         raise InputError(
-            f"{errors.option('data')} row {first[0] + 1}, column {first[1]}: a missing value "
-            f"(empty, NA or nan); {errors.option('drop-nan')} leaves out the rows with one"
+            f"{errors.option(option)} row {first[0] + 1}, column {first[1]}: a missing value "
+            f"(empty, NA or nan); {remedy}"
         )

@@ -30,7 +30,8 @@ def floats(column, name: str, first_row: int, missing: bool = False) -> np.ndarr
         kind = column.type
     if column.null_count:
         raise InputError(
-            f"{option('points')} {_at(_first_null(column), name, first_row)} has no value"
+            f"{option('points')} {_at(_first_null(column), name, first_row)} has no value: "
+            f"{option('na')} reads a missing value as nan"
         )
     if text:
         if missing:
@@ -60,9 +61,9 @@ def _from_text(column, name: str, first_row: int) -> np.ndarray:
             text = column[bad].as_py()
             what = f": {text!r} is not a number"
             if text == "":  # what pandas writes for nan unless told otherwise
-                what = " is empty: write nan for a missing value (pandas: to_csv(na_rep='nan'))"
+                what = f" is empty: {option('na')} reads a missing value as nan"
             elif text in MISSING:  # R's NA, a database's NULL
-                what += ": write nan for a missing value"
+                what = f": {text!r} is a missing value: {option('na')} reads it as nan"
             raise InputError(f"{option('points')} {_at(bad, name, first_row)}{what}") from None
     array = to_numpy(values)
     infinite = np.isinf(array)

@@ -199,7 +199,7 @@ def latex(result: Explanation, number: Number = repr) -> str:
     gradient and, per argument, the local derivative beside the product. A comparison is an
     Iverson bracket, [x > 0]; where one node is two arguments (x^x), a local derivative is by
     the op's parameter, evaluated at the arguments."""
-    from .latex_lines import equations
+    from ..latex_lines import equations
 
     def num(x: float) -> str:
         return latex_number(number(x))

@@ -49,7 +49,8 @@ LEVELS = 20  # contour levels
 LOG_SCALE = 100  # losses from the largest to the smallest: past this ratio, a log scale
 TERMINAL_HEIGHT = 17  # rows of a terminal plot's drawing area, uniplot's default
 # Series symbols where there is no colour to tell them apart (a pipe, NO_COLOR).
-PLAIN_SYMBOLS = ["*", "o", "+"]  # f, df/dx and a tangent line, told apart without colour
+# f, df/dx, a tangent line and d2f/dx2, told apart without colour
+PLAIN_SYMBOLS = ["*", "o", "+", "x"]
 
 
 # A plot drawn as it is by default.
@@ -115,6 +116,8 @@ def curve_text(
     series = [(f, f"f({curve.name})"), (_gaps(curve.gradient, f), f"df/d{curve.name}")]
     if curve.tangent is not None:
         series.append((_tangent(curve), _tangent_label(curve)))
+    if curve.second is not None:
+        series.append((_gaps(curve.second, f), _second_label(curve)))
     if look.logy:  # a log axis shows what is above 0
         series = [(np.where(y > 0, y, np.nan), label) for y, label in series]
     if not np.isfinite(f).any():
@@ -231,6 +234,42 @@ def fit_text(fit: FitCurve, columns: int, color: bool) -> str:
         raise _unlabelled(error, columns, axes) from None
 
 
+def fit_groups_text(fits: Mapping[str, FitCurve], heading: str, columns: int, color: bool) -> str:
+    """Fits over one predictor as one plot in text: each one's data and curve, named in the
+    legend by its key (a symbol each, without colour; the bands are for a picture)."""
+    plot_to_string, style = _text_plotter(color)
+    ys, xs, labels = [], [], []
+    for name, fit in fits.items():
+        ys += [fit.curve, fit.observed]  # its data after its curve, drawn over it
+        xs += [fit.curve_x, fit.x]
+        labels += [f"{name} fit", name]
+    if "force_ascii_characters" in style:
+        style = {**style, "force_ascii_characters": [GROUP_SYMBOLS[i % len(GROUP_SYMBOLS)]
+                                                      for i in range(len(ys))]}  # fmt: skip
+    first = next(iter(fits.values()))
+    try:
+        with _quietly():
+            return plot_to_string(
+                ys,
+                xs,
+                legend_labels=labels,
+                title=heading[: columns - 4],
+                width=columns,
+                line_length_hard_cap=columns,
+                height=TERMINAL_HEIGHT,
+                x_as_log=first.logx,
+                y_as_log=first.logy,
+                **style,
+            )
+    except (OverflowError, RuntimeError, ValueError) as error:
+        axes = {first.predictor: np.concatenate(xs), "target": np.concatenate(ys)}
+        raise _unlabelled(error, columns, axes) from None
+
+
+# Without colour, a group's curve and data in the symbols of a pair, the pairs in turn.
+GROUP_SYMBOLS = [".", "*", ",", "o", "-", "+", "_", "x", "'", "#"]
+
+
 # The widths a terminal plot is drawn at: a terminal (or COLUMNS) narrower or wider is drawn
 # at the nearest. uniplot's time and memory grow with the square of the width: 1,000,000
 # columns took 24 s and 3.5 GB; 500 take 0.3 s.
@@ -300,21 +339,27 @@ def _drawable(**arrays: np.ndarray) -> None:
 
 
 def curve_figure(curve: Curve, fmt: str, ylim: YLim = "auto", look: Look = PLAIN) -> bytes:
-    """f above df/dx, over the same x axis, as svg, png or pdf bytes. Where f is nan or inf,
-    neither is drawn: a gap. f's y axis is `--ylim`'s (`ylim`), df/dx's too where it is
-    `full`; an automatic axis leaves out values far outside, and the panel says so."""
+    """f above df/dx (and d2f/dx2 where the curve has it), over the same x axis, as svg,
+    png or pdf bytes. Where f is nan or inf, none is drawn: a gap. f's y axis is `--ylim`'s
+    (`ylim`), the derivatives' too where it is `full`; an automatic axis leaves out values
+    far outside, and the panel says so."""
     _log_axes(curve, look)
     f = _gaps(curve.value)
     if not np.isfinite(f).any():
         raise NanogradError(f"nothing to draw: f is nan or inf at every point of {curve.name}")
     name = curve.name
-    df = _gaps(curve.gradient, f)
+    derivatives = [(_gaps(curve.gradient, f), f"df/d{name}", "C1", "df")]
+    if curve.second is not None:
+        derivatives.append((_gaps(curve.second, f), _second_label(curve), "C3", "d2f"))
     zero = np.zeros(1)  # each panel draws its axis at 0
     _drawable(
-        **{name: curve.x, f"f({name})": np.append(f, zero), f"df/d{name}": np.append(df, zero)}
+        **{name: curve.x, f"f({name})": np.append(f, zero)},
+        **{label: np.append(values, zero) for values, label, _, _ in derivatives},
     )
-    figure = _figure(figsize=look.size or (6.4, 4.8))
-    top, bottom = figure.subplots(2, 1, sharex=True)
+    tall = 4.8 + 1.6 * (len(derivatives) - 1)
+    figure = _figure(figsize=look.size or (6.4, tall))
+    top, *below = figure.subplots(1 + len(derivatives), 1, sharex=True)
+    bottom = below[-1]
     if look.logx:
         bottom.set_xscale("log")
     if look.logy:
@@ -325,9 +370,9 @@ def curve_figure(curve: Curve, fmt: str, ylim: YLim = "auto", look: Look = PLAIN
         top.plot(*_across(curve.x, line, y_range(f, ylim)), "--", color="C2",
                  label=_tangent_label(curve), gid="tangent")  # fmt: skip
         top.plot([at], [value], "o", color="C2", markersize=4)
-    panels = [
-        (top, f, f"f({name})", "C0", "f", ylim),
-        (bottom, df, f"df/d{name}", "C1", "df", "full" if ylim == "full" else "auto"),
+    panels = [(top, f, f"f({name})", "C0", "f", ylim)] + [
+        (axes, values, label, color, gid, "full" if ylim == "full" else "auto")
+        for axes, (values, label, color, gid) in zip(below, derivatives, strict=True)
     ]
     for axes, values, label, color, gid, panel_ylim in panels:
         axis = y_range(values, panel_ylim)
@@ -357,6 +402,10 @@ def _tangent(curve: Curve) -> np.ndarray:
     at, value, slope = cast("tuple[float, float, float]", curve.tangent)
     with np.errstate(all="ignore"):
         return value + slope * (curve.x - at)
+
+
+def _second_label(curve: Curve) -> str:
+    return f"d2f/d{curve.name}2"
 
 
 def _tangent_label(curve: Curve) -> str:
@@ -499,31 +548,50 @@ class FitCurve(NamedTuple):
 
 def fit_figure(fit: FitCurve, fmt: str) -> bytes:
     """The data and the fitted curve above, the residuals below, over the predictor."""
+    return fit_groups_figure({"": fit}, fit.title, fmt)
+
+
+def fit_groups_figure(fits: Mapping[str, FitCurve], heading: str, fmt: str) -> bytes:
+    """Fits over one predictor in one figure, each with its data, its curve (and bands) and,
+    below, its residuals in a colour of its own, named in the legend by its key (the one fit
+    of an empty key: the data and the curve in their own colours)."""
+    every = list(fits.values())
     _drawable(
-        **{fit.predictor: np.concatenate([fit.x, fit.curve_x])},
-        target=np.concatenate([fit.observed, fit.curve]),
-        residual=np.append(fit.residuals, 0.0),
+        **{every[0].predictor: np.concatenate([a for f in every for a in (f.x, f.curve_x)])},
+        target=np.concatenate([a for f in every for a in (f.observed, f.curve)]),
+        residual=np.concatenate([*(f.residuals for f in every), [0.0]]),
     )
     figure = _figure(figsize=(6.4, 4.8))
     top, bottom = figure.subplots(2, 1, sharex=True, height_ratios=[2, 1])
-    top.plot(fit.x, fit.observed, "o", color="C0", markersize=3, label="data", gid="data")
-    top.plot(fit.curve_x, fit.curve, color="C1", label="fit", gid="fit")
-    if "lower" in fit.bands:
-        top.fill_between(
-            fit.curve_x,
-            fit.bands["lower"],
-            fit.bands["upper"],
-            color="C1",
-            alpha=0.25,
-            linewidth=0,
-            label=f"{fit.level:g} confidence band",
-            gid="band",
-        )
-    if "pred_lower" in fit.bands:
-        for side in ("pred_lower", "pred_upper"):
-            top.plot(fit.curve_x, fit.bands[side], "--", color="C1", linewidth=0.8, gid=side)
-        top.lines[-1].set_label(f"{fit.level:g} prediction band")
-    bottom.plot(fit.x, fit.residuals, "o", color="C2", markersize=3, gid="residuals")
+    for number, (name, fit) in enumerate(fits.items()):
+        alone = name == ""
+        dots, line = ("C0", "C1") if alone else (f"C{number % 10}",) * 2
+        gid = "" if alone else f"_{number}"
+        top.plot(fit.x, fit.observed, "o", color=dots, markersize=3, label="data" if alone
+                 else name, gid=f"data{gid}")  # fmt: skip
+        top.plot(fit.curve_x, fit.curve, color=line, label="fit" if alone else None,
+                 gid=f"fit{gid}")  # fmt: skip
+        first = number == 0  # the bands named once
+        if "lower" in fit.bands:
+            top.fill_between(
+                fit.curve_x,
+                fit.bands["lower"],
+                fit.bands["upper"],
+                color=line,
+                alpha=0.25,
+                linewidth=0,
+                label=f"{fit.level:g} confidence band" if first else None,
+                gid=f"band{gid}",
+            )
+        if "pred_lower" in fit.bands:
+            for side in ("pred_lower", "pred_upper"):
+                top.plot(fit.curve_x, fit.bands[side], "--", color=line, linewidth=0.8,
+                         gid=f"{side}{gid}")  # fmt: skip
+            if first:
+                top.lines[-1].set_label(f"{fit.level:g} prediction band")
+        bottom.plot(fit.x, fit.residuals, "o", color="C2" if alone else dots, markersize=3,
+                    gid=f"residuals{gid}")  # fmt: skip
+    fit = every[0]
     bottom.axhline(0, color="0.6", linewidth=0.8, zorder=0)
     if fit.logx:
         top.set_xscale("log")  # (the residuals share it)
@@ -534,8 +602,8 @@ def fit_figure(fit: FitCurve, fmt: str) -> bytes:
     bottom.set_xlabel(fit.predictor)
     for axes in (top, bottom):
         axes.grid(alpha=0.3)
-    top.legend(loc="best", fontsize="small")
-    figure.suptitle(textwrap.fill(fit.title, TITLE_WIDTH), fontsize="medium")
+    top.legend(loc="best", fontsize="small", ncols=1 + (len(fits) - 1) // 12)
+    figure.suptitle(textwrap.fill(heading, TITLE_WIDTH), fontsize="medium")
     return _save(figure, fmt)
 
 
@@ -547,13 +615,21 @@ def descent_figure(program: Program, descent: Descent, label: str, fmt: str) -> 
     """How gradient descent went: for two inputs, its path on the contour plot of f; else the
     loss at every step (on a log scale when every loss is positive and they span more than
     two orders of magnitude)."""
+    steps, points, losses = descent.history()
     if len(program.inputs) == 2:
-        return _path_figure(program, descent.points, label, fmt)
-    losses = descent.losses
+        return _path_figure(program, points, label, fmt)
+    with np.errstate(over="ignore"):  # a diverged descent's losses near the largest float
+        return _losses_figure(program, steps, losses, label, fmt)
+
+
+def _losses_figure(
+    program: Program, steps: list[int], losses: list[float], label: str, fmt: str
+) -> bytes:
+    """The loss at each step kept."""
     _drawable(loss=np.array(losses))
     figure = _figure(figsize=(6.4, 4.8))
     axes = figure.subplots()
-    axes.plot(np.arange(len(losses)), losses, color="C0", label=label, gid="loss")
+    axes.plot(steps, losses, color="C0", label=label, gid="loss")
     if min(losses) > 0 and max(losses) > LOG_SCALE * min(losses):
         axes.set_yscale("log")
     axes.set_xlabel("step")

@@ -20,23 +20,35 @@ def _display(*columns: ProgressColumn) -> Progress:
     return Progress(*columns, console=Console(stderr=True), transient=True)
 
 
+# How often a display takes a new figure: Rich redraws ten times a second, and a step of a
+# descent may take a microsecond, far less than handing Rich its figures does.
+EVERY = 0.05  # seconds
+
+
 @final  # (so `progress and progress.update` is the method or None, for mypy)
 class StepsProgress:
-    """`minimize`: a bar of steps with the current loss."""
+    """`minimize`: a bar of steps with the current loss, the time taken and the time left."""
 
     def __init__(self, total: int):
-        from rich.progress import BarColumn, TextColumn
+        from rich.progress import BarColumn, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
         self.bar = _display(
             TextColumn("step {task.completed}/{task.total}"),
             BarColumn(),
             TextColumn("loss {task.fields[loss]}"),
+            TimeElapsedColumn(),
+            TextColumn("elapsed,"),
+            TimeRemainingColumn(),
+            TextColumn("left"),
         )
         self.task = self.bar.add_task("minimize", total=total, loss="…")
+        self.shown = 0.0
         self.bar.start()
 
     def update(self, step: int, loss: float) -> None:
-        if step % 50 == 0:
+        now = time.monotonic()
+        if now - self.shown >= EVERY:  # by time, not by steps: smooth, however long a step
+            self.shown = now
             self.bar.update(self.task, completed=step, loss=f"{loss:.6g}")
 
     def stop(self) -> None:
@@ -45,13 +57,16 @@ class StepsProgress:
 
 @final
 class FitProgress:
-    """`fit`: the evaluations made so far, and the residual sum of squares at the last."""
+    """`fit`: the evaluations made so far, the residual sum of squares at the last, and the
+    time taken (a fit has no known end)."""
 
     def __init__(self) -> None:
-        from rich.progress import SpinnerColumn, TextColumn
+        from rich.progress import SpinnerColumn, TextColumn, TimeElapsedColumn
 
         self.bar = _display(
-            SpinnerColumn(), TextColumn("evaluation {task.completed}  RSS {task.fields[rss]}")
+            SpinnerColumn(),
+            TextColumn("evaluation {task.completed}  RSS {task.fields[rss]}"),
+            TimeElapsedColumn(),
         )
         self.task = self.bar.add_task("fit", total=None, rss="…")
         self.bar.start()

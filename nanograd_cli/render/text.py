@@ -177,6 +177,10 @@ def _(result: FormulaCheck) -> dict:
                 }
                 for m in c.first
             ],
+            "kinks": c.kinks,
+            "first_kinks": [
+                {"inputs": k.inputs, "left": k.left, "right": k.right} for k in c.first_kinks
+            ],
         }
         for name, c in result.checks.items()
     }
@@ -203,6 +207,7 @@ def _(result: Minimum) -> dict:
         "steps": result.steps,
         "converged": result.converged,
         **({"interrupted": True} if result.interrupted else {}),
+        **({"diverged": True} if result.diverged else {}),
     }
 
 
@@ -293,6 +298,8 @@ def _(result: GradientCheck) -> list[str]:
 
 
 AGAINST_FIELDS = ("formula", "points", "skipped", "differ", "max_abs_error", "pass")
+# The heading of the kinks check --against found: points it does not compare.
+KINKS = "kinks, where the source has no derivative (not compared):"
 
 
 @csv_header.register(FormulaCheck)
@@ -460,11 +467,24 @@ def mismatch_rows(result: FormulaCheck, number: Number = repr) -> list[list[str]
     return rows
 
 
+def kink_rows(result: FormulaCheck, number: Number = repr) -> list[list[str]]:
+    """The first kinks of the source, where no formula is compared: which derivative, the
+    point, the slopes to its left and right."""
+    names = list(next((k.inputs for c in result.checks.values() for k in c.first_kinks), {}))
+    rows = [["d/d", *names, "left", "right"]]
+    for name, c in result.checks.items():
+        for k in c.first_kinks:
+            point = (number(k.inputs[n]) for n in names)
+            rows.append([name, *point, number(k.left), number(k.right)])
+    return rows
+
+
 @table_rows.register(Minimum)
 def _(result: Minimum, number: Number = repr) -> list[list[str]]:
     rows = table_rows(Gradients(result.value, result.inputs, result.gradients), number)
     rows.append(["gradient norm", number(result.gradient_norm), ""])
     stopped = "interrupted" if result.interrupted else "step limit"
+    stopped = "diverged" if result.diverged else stopped
     rows.append(["steps", str(result.steps), "converged" if result.converged else stopped])
     return rows
 
@@ -589,19 +609,40 @@ def _group_names(result: Fits) -> list[str]:
     return list(next(iter(result.values())).parameters) if result else []
 
 
+def _with_ci(result: Fits) -> bool:
+    """Whether the groups have confidence intervals (--ci), which their rows show."""
+    return any(fit.ci for fit in result.values())
+
+
+def _interval(fit: Fit, name: str, number: Number) -> list[str]:
+    """A parameter's interval as two cells: nan for a group without one, empty for a fixed
+    parameter."""
+    if name in fit.ci:
+        return [number(x) for x in fit.ci[name]]
+    free = name in fit.statistics.get("t", {}) or not fit.converged
+    return [number(math.nan)] * 2 if free else ["", ""]
+
+
 @csv_header.register(Fits)
 def _(result: Fits) -> str:
-    columns = [f"{name},stderr_{name}" for name in _group_names(result)]
+    ci = _with_ci(result)
+    columns = [
+        f"{name},stderr_{name}" + (f",lower_{name},upper_{name}" if ci else "")
+        for name in _group_names(result)
+    ]
     return ",".join([_csv_field(result.by), *columns, "rss,converged,message"])
 
 
 @csv_rows.register(Fits)
 def _(result: Fits) -> list[str]:
     rows = []
+    ci = _with_ci(result)
     for group, fit in result.items():
         cells = [_csv_field(group_name(group))]
         for name in fit.parameters:
             cells += [csv_number(fit.parameters[name]), csv_number(fit.stderr[name])]
+            if ci:
+                cells += _interval(fit, name, csv_number)
         why = "" if fit.converged else _csv_field(fit.message)
         cells += [csv_number(fit.rss), "true" if fit.converged else "false", why]
         rows.append(",".join(cells))
@@ -611,12 +652,16 @@ def _(result: Fits) -> list[str]:
 @table_rows.register(Fits)
 def _(result: Fits, number: Number = repr) -> list[list[str]]:
     names = _group_names(result)
-    rows = [[result.by, *(c for name in names for c in (name, "stderr")), "rss", "converged"]]
+    ci = _with_ci(result)
+    each = ("stderr", "lower", "upper") if ci else ("stderr",)
+    rows = [[result.by, *(c for name in names for c in (name, *each)), "rss", "converged"]]
     for group, fit in result.items():
         cells = [group_name(group)]
         for name in names:
             se = "at bound" if name in fit.at_bound else number(fit.stderr[name])
             cells += [number(fit.parameters[name]), se]
+            if ci:
+                cells += _interval(fit, name, number)
         # why a group did not converge: last, where its length widens no column of numbers
         cells += [number(fit.rss), "yes" if fit.converged else f"no: {fit.message}"]
         rows.append(cells)

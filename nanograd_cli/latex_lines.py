@@ -1,6 +1,7 @@
 """Displayed equations that fit a page: how wide a LaTeX formula is set, where it may be broken,
 and a block of equations written so that every line fits the text width of a standard
-article page (345 pt at 10 pt), broken over lines where it would not."""
+article page (345 pt at 10 pt), broken over lines where it would not (explain's LaTeX, and
+diff's, whose rows `formula` breaks with `pieces` and `broken`)."""
 
 from __future__ import annotations
 
@@ -123,9 +124,45 @@ def pieces(tex: str) -> list[str]:
     return [p for p in found if p]
 
 
+def opened(part: str) -> list[str]:
+    """A piece wider than a line cut inside its widest bracket, `\\left( ... \\right)` outside
+    any other, before each `+` or `-` there, as far as that takes (`a \\left(b + c\\right)`:
+    `a \\left(b \\right.` and `\\left. + c\\right)`); each cut again where still too wide."""
+    if width(part) <= LINE:
+        return [part]
+    tokens = list(_TOKEN.finditer(part))
+    groups, depth, braces, start = [], 0, 0, 0
+    for k, match in enumerate(tokens):
+        token = match.group()
+        braces += {"{": 1, "}": -1}.get(token, 0)
+        if token == r"\left" and braces == 0:
+            depth += 1
+            if depth == 1:
+                start = k
+        elif token == r"\right" and braces == 0:
+            depth -= 1
+            if depth == 0 and k + 1 < len(tokens) and tokens[start + 1].group() == "(":
+                groups.append((tokens[start + 1].end(), match.start(), tokens[k + 1].end()))
+    if not groups:
+        return [part]
+    inner_start, inner_end, end = max(groups, key=lambda g: width(part[g[0] : g[1]]))
+    inside = pieces(part[inner_start:inner_end])
+    if len(inside) < 2:
+        return [part]
+    head, tail = part[:inner_start], part[inner_end:end]  # ... \left( and \right)
+    cut = [
+        f"{head}{inside[0]} \\right.",
+        *(rf"\left. {p} \right." for p in inside[1:-1]),
+        rf"\left. {inside[-1]} {tail}{part[end:]}",
+    ]
+    return [p for piece in cut for p in opened(piece)]
+
+
 def broken(parts: list[str], first: float) -> list[list[str]]:
     """`parts` (pieces of a right side) gathered into lines: the first line has `first`
-    letters already, each one after it the indent of a continued line."""
+    letters already, each one after it the indent of a continued line; a piece wider than a
+    line is cut inside a bracket first (`opened`)."""
+    parts = [p for part in parts for p in opened(part)]
     lines: list[list[str]] = [[]]
     used = first
     sizes = [width(part) + 0.5 for part in parts]
@@ -136,6 +173,8 @@ def broken(parts: list[str], first: float) -> list[list[str]]:
         if lines[-1] and used + rest > LINE:
             lines.append([])
             used = width(r"\quad") + 2.0
+        if lines[-1] and lines[-1][-1].endswith(r" \right.") and part.startswith(r"\left. "):
+            part = lines[-1].pop().removesuffix(r" \right.") + part.removeprefix(r"\left.")
         lines[-1].append(part)
         used += size
     return lines

@@ -1,0 +1,156 @@
+"""A course's forms: exact fractions in explain and taylor, whole numbers in digits, and the
+messages and notation of diff's higher orders, checked against SymPy."""
+
+from __future__ import annotations
+
+import math
+
+import sympy
+
+from nanograd_cli import api
+from nanograd_cli.language import parse
+from nanograd_cli.sampling import Range
+
+from .helpers import in_process, nanograd, overfull, pdflatex
+
+
+def test_taylor_of_whole_numbers_has_the_exact_coefficients_of_sympys_series():
+    x = sympy.Symbol("x")
+    for source, function in [
+        ("exp(x)", sympy.exp(x)),
+        ("sin(x)", sympy.sin(x)),
+        ("tan(x)", sympy.tan(x)),
+        ("sqrt(1 + x)", sympy.sqrt(1 + x)),
+        ("log(1 + x)", sympy.log(1 + x)),
+    ]:
+        result = api.taylor(parse(source), {"x": 0.0}, "x", 12)
+        expected = sympy.series(function, x, 0, 13).removeO()
+        assert sympy.simplify(sympy.sympify(result.polynomial) - expected) == 0, source
+        assert "." not in result.polynomial and "." not in result.latex
+
+
+def test_taylor_writes_19_factorial_in_digits_and_keeps_decimals_of_a_decimal_source():
+    done = nanograd("taylor", "exp(x)", "--x", "0", "--order", "20", "--format", "latex")
+    assert done.returncode == 0
+    # broken over lines, as diff's long LaTeX is
+    assert done.stdout.splitlines()[-3:] == [
+        r"&\quad + \frac{x^{19}}{121645100408832000} \\",
+        r"&\quad + \frac{x^{20}}{2432902008176640000}",
+        r"\end{aligned}",
+    ]
+    decimal = api.taylor(parse("0.5*exp(x)"), {"x": 0.0}, "x", 2)
+    assert decimal.polynomial == "0.5 + 0.5*x + 0.25*x**2"
+
+
+def test_explain_writes_a_local_derivative_of_whole_numbers_as_a_fraction():
+    done = in_process("explain", "x**2/2", "--x", "4")
+    assert "x**2/2  1.0       x**2      1/2    0.5    0.5" in done.stdout
+    latex = in_process("explain", "x**2/2", "--x", "4", "--format", "latex").stdout
+    assert r"\left(\frac{x^{2}}{2}\right) &= \frac{1}{2} = 0.5" in latex
+    # a source with a decimal keeps its decimals
+    done = in_process("explain", "0.5*x**2", "--x", "4")
+    assert "0.5*x**2  1.0       x**2      0.5    0.5" in done.stdout
+
+
+def test_an_order_out_of_range_says_the_range():
+    for given in ("0", "21"):
+        done = in_process("diff", "x**3", "--order", given)
+        assert (done.returncode, done.stdout) == (2, "")
+        assert done.stderr == f"error: --order must be from 1 to 20, not {given}\n"
+
+
+def test_a_higher_derivative_is_named_as_a_textbook_does_in_latex():
+    done = nanograd(
+        "diff", "x**12*y", "--wrt", "x", "--wrt", "y", "--order", "10", "--format", "latex"
+    )
+    assert (done.returncode, done.stderr) == (0, "")
+    assert done.stdout == (
+        "\\begin{aligned}\n\\frac{d^{10}}{dx^{10}} &= 239500800 x^{2} y \\\\\n"
+        "\\frac{d^{10}}{dy^{10}} &= 0\n\\end{aligned}\n"
+    )
+    # 12!/2! is 239500800: the hand derivation
+    assert 239500800 == math.factorial(12) // math.factorial(2)
+
+
+LONG = "(x+1)**30 + (x + 2)**20 + sin(x)*cos(x) + x**5*exp(x) + x**3*tanh(x) + sinh(x)/x"
+
+
+def test_a_long_derivative_in_latex_is_broken_over_lines_that_fit_a_page(tmp_path):
+    done = in_process("diff", LONG, "--format", "latex")
+    assert done.returncode == 0
+    lines = done.stdout.splitlines()
+    assert lines[0] == "\\begin{aligned}" and lines[-1] == "\\end{aligned}"
+    assert [line[:7] for line in lines[2:-1]] == ["&\\quad "] * (len(lines) - 3)
+    # the same terms: the lines joined are the derivative, which SymPy agrees with
+    text = in_process("diff", LONG).stdout
+    x = sympy.Symbol("x")
+    assert sympy.simplify(sympy.sympify(text) - sympy.diff(sympy.sympify(LONG), x)) == 0
+    pdflatex(tmp_path, f"\\[\n{done.stdout}\\]")
+    assert overfull(tmp_path) == []
+
+
+def test_check_against_reports_a_kink_and_does_not_count_it_as_a_difference():
+    for formula in ("sign(x)", "x/abs(x)"):  # 0 and nan at the kink: neither is compared
+        done = in_process("check", "abs(x)", "--against", formula, "--x", "-1:1")
+        assert (done.returncode, done.stderr) == (0, "")
+        assert done.stdout.endswith(
+            "\nkinks, where the source has no derivative (not compared):\n"
+            "d/d  x    left  right\nx    0.0  -1.0  1.0\n"
+        )
+    # a formula wrong on one side is still wrong there: the 50 points left of the kink
+    done = in_process("check", "abs(x)", "--against", "1", "--x", "-1:1")
+    assert done.returncode == 1
+    assert done.stderr == (
+        "error: the formula for d/dx differs from the engine's derivative at 50 of 100 points\n"
+    )
+    # the slopes, by hand: relu(x)*y has 0 and y either side of x = 0
+    result = api.check_against(
+        parse("relu(x)*y"),
+        ["x=step(x)*y", "y=relu(x)"],
+        {},
+        {"x": Range(-1.0, 1.0, 5), "y": Range(1.0, 2.0, 2)},
+    )
+    assert result.passed
+    kinks = result.checks["x"].first_kinks
+    assert [(k.inputs, k.left, k.right) for k in kinks] == [
+        ({"x": 0.0, "y": 1.0}, 0.0, 1.0),
+        ({"x": 0.0, "y": 2.0}, 0.0, 2.0),
+    ]
+    assert result.checks["y"].kinks == 0  # relu(x)*y is linear in y
+    # a smooth source's curvature is no kink, at the tight tolerances of --against
+    smooth = api.check_against(parse("x**4"), ["4*x**3"], {}, {"x": Range(-2.0, 2.0, 41)})
+    assert smooth.passed and smooth.checks["x"].kinks == 0
+    # every point a kink: nothing compared, no pass
+    done = in_process("check", "abs(x)", "--against", "x/abs(x)", "--x", "0")
+    assert (done.returncode, done.stderr) == (
+        1,
+        "error: the source has a kink in x at every point checked: it has no derivative there "
+        "to compare the formula with\n",
+    )
+
+
+def test_the_repl_lists_the_kinks_as_the_command_line_does():
+    from nanograd_cli.session import Session
+
+    reply = Session().run(":check abs(x) against sign(x) x -1:1")
+    assert (reply.status, reply.err) == (0, [])
+    done = in_process("check", "abs(x)", "--against", "sign(x)", "--x", "-1:1")
+    assert reply.text() + "\n" == done.stdout
+
+
+def test_a_long_sum_inside_brackets_is_broken_inside_them(tmp_path):
+    done = in_process("diff", "sin(x)*exp(x)*x**3", "--order", "3", "--format", "latex")
+    lines = done.stdout.splitlines()
+    assert lines[3].endswith(r"\right. \\") and lines[4].startswith(r"&\quad \left. - ")
+    pdflatex(tmp_path, f"\\[\n{done.stdout}\\]")
+    assert overfull(tmp_path) == []
+    # the same derivative as SymPy's third
+    x = sympy.Symbol("x")
+    text = in_process("diff", "sin(x)*exp(x)*x**3", "--order", "3").stdout
+    written = dict(line.split(" = ") for line in text.splitlines()[:-1])
+    shown = sympy.sympify(text.splitlines()[-1]).subs(
+        {sympy.Symbol(n): sympy.sympify(e) for n, e in reversed(list(written.items()))}
+    )
+    shown = shown.subs({sympy.Symbol(n): sympy.sympify(e) for n, e in written.items()})
+    expected = sympy.diff(sympy.sin(x) * sympy.exp(x) * x**3, x, 3)
+    assert sympy.simplify(shown - expected) == 0
