@@ -233,16 +233,18 @@ def grad_points(
     strict: bool = False,
     warn: Warn | None = None,
     progress: Callable[..., object] | None = None,
-    null: bool = True,
+    null: bool = False,
     na: bool = False,
+    flat: bool = False,
 ) -> PointsRun:
     """`grad --points`: the value and gradients at every row of the table `points` (a path,
     `-` for standard input, and its format), written with the rows to `output` (a path, or
     standard output for None or `-`, and a format), a batch of rows at a time through the
     same compiled route as `compile()`. Rows whose value is nan or inf are counted and the
     first is warned of; with `strict`, a nan or inf that an operation made is an error. JSON
-    writes nan, inf and -inf as null, or with `null` false as strings. With `na`, a missing
-    value (empty, NA, null) is read as nan, not refused."""
+    rows have the single-point shape, or with `flat` the CSV's columns as keys, and write
+    nan, inf and -inf as strings, or with `null` as null. With `na`, a missing value (empty,
+    NA, null) is read as nan, not refused."""
     from . import io
 
     mode = choice("mode", mode, MODES)
@@ -254,7 +256,9 @@ def grad_points(
     io.pyarrow_required()
     from .points import run_points
 
-    run = run_points(program, points, output, dict(fixed), list(wrt), strict, progress, null, na)
+    run = run_points(
+        program, points, output, dict(fixed), list(wrt), strict, progress, null, na, flat
+    )
     if run.non_finite and warn:
         rows = "1 row has" if run.non_finite == 1 else f"{run.non_finite} rows have"
         warn(f"warning: {rows} a non-finite result; the first: {run.first_bad}")
@@ -1585,13 +1589,13 @@ def fit_rows(
     fmt: str,
     band: float | None = None,
     groups: Sequence[Hashable] | None = None,
-    null: bool = True,
+    null: bool = False,
 ) -> bytes:
     """The rows of `table` that were fitted, with the columns fitted, fitted_se (and with
     `band` the bands of `predict`) and residual added, as a file of `fmt` (csv, parquet,
     arrow, jsonl); a fit by groups (Fits, or one fit with shared parameters) takes the group
-    of each row from `groups`. JSON writes nan, inf and -inf as null, or with `null` false as
-    strings."""
+    of each row from `groups`. JSON writes nan, inf and -inf as strings, or with `null` as
+    null."""
     import numpy as np
 
     fitted, residuals = _rows(result)
@@ -1666,11 +1670,11 @@ def _saved_text(path: str) -> str:
 
 
 def with_columns(
-    table: Table, added: Mapping[str, np.ndarray], fmt: str, null: bool = True
+    table: Table, added: Mapping[str, np.ndarray], fmt: str, null: bool = False
 ) -> bytes:
     """The rows of `table` with the columns `added` (one number per row) after its own, as
-    a file of `fmt` (csv, parquet, arrow, jsonl); JSON's nan, inf and -inf are null, or with
-    `null` false strings."""
+    a file of `fmt` (csv, parquet, arrow, jsonl); JSON's nan, inf and -inf are strings, or with
+    `null` null."""
     import io as bytes_io
 
     from .io.writers import open_writer  # PyArrow: loaded once the data is read

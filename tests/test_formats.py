@@ -1,6 +1,7 @@
 """The formats people pipe into and out of: a JSON array of records (pandas' to_json), TSV,
-nan and inf as the next tool reads them (NaN in CSV, null in JSON rows), and each output as
-pandas, polars and DuckDB read it (docs/points.md#reading-the-results-elsewhere)."""
+nan and inf as the next tool reads them (NaN in CSV; in JSON the spec's strings, or null with
+`--nan null`), `--flat` JSON rows, and each output as pandas, polars and DuckDB read it
+(docs/points.md#reading-the-results-elsewhere)."""
 
 from __future__ import annotations
 
@@ -65,26 +66,26 @@ def test_tsv_in_and_out(tmp_path):
     assert piped.stdout == "x\tz\tvalue\td_x\n1\tq\t2.0\t2.0\n"
 
 
-def test_rows_write_null_and_a_result_strings_unless_nan_says():
-    """JSON has no nan or inf: rows of a table (--points, fit -o) write null, which pandas,
-    polars, Arrow and DuckDB read as a missing number; a command's own JSON keeps the spec's
-    strings. `--nan string|null` chooses either for both."""
+def test_nan_null_writes_null_where_the_default_writes_strings():
+    """JSON has no nan or inf: every JSON output, --points rows too, writes the spec's strings
+    "nan", "inf", "-inf", and null with `--nan null` (what pandas, polars, Arrow and DuckDB
+    read as a missing number)."""
     single = ["grad", "log(x)", "--x", "-1", "--format", "json"]
     assert json.loads(in_process(*single).stdout)["value"] == "nan"
     assert json.loads(in_process(*single, "--nan", "null").stdout)["value"] is None
     points = ["grad", "log(x)", "--points", "-", "--format", "json"]
-    done = nanograd(*points, stdin="x\n-1\n0\n1\ninf\n")
+    done = nanograd(*points, stdin="x\n-1\n0\ninf\n")
     rows = [json.loads(r) for r in done.stdout.splitlines()]
-    assert [r["value"] for r in rows] == [None, None, 0.0, None]  # nan, -inf, 0, inf
-    assert [r["d_x"] for r in rows] == [-1.0, None, 1.0, 0.0]
-    assert [r["x"] for r in rows] == [-1.0, 0.0, 1.0, None]
-    done = in_process(*points, "--nan", "string", stdin="x\n-1\n0\ninf\n")
-    strings = [json.loads(r) for r in done.stdout.splitlines()]
-    assert [(r["x"], r["value"], r["d_x"]) for r in strings] == [
+    assert [(r["inputs"]["x"], r["value"], r["gradients"]["x"]) for r in rows] == [
         (-1.0, "nan", -1.0),
         (0.0, "-inf", "inf"),
         ("inf", "inf", 0.0),
     ]
+    done = in_process(*points, "--nan", "null", stdin="x\n-1\n0\n1\ninf\n")
+    nulls = [json.loads(r) for r in done.stdout.splitlines()]
+    assert [r["value"] for r in nulls] == [None, None, 0.0, None]  # nan, -inf, 0, inf
+    assert [r["gradients"]["x"] for r in nulls] == [-1.0, None, 1.0, 0.0]
+    assert [r["inputs"]["x"] for r in nulls] == [-1.0, 0.0, 1.0, None]
     lines = ["grad", "--each-line", "--x", "0", "--format", "json", "--nan", "null"]
     assert json.loads(in_process(*lines, stdin="1/x\n").stdout)["value"] is None
     explain = in_process("explain", "log(x)", "--x", "-1", "--format", "json", "--nan", "null")
@@ -93,16 +94,16 @@ def test_rows_write_null_and_a_result_strings_unless_nan_says():
     assert json.loads(hessian.stdout)["value"] is None
 
 
-def test_fit_writes_its_rows_with_null_in_json(tmp_path):
+def test_fit_writes_its_rows_with_strings_in_json_and_null_with_nan_null(tmp_path):
     (tmp_path / "d.csv").write_text("x,y\n0,1\n1,3\n2,5\n3,nan\n")
     fit = ["fit", "a*x + b", "--data", "d.csv", "--a", "1", "--b", "0", "--drop-nan"]
     done = in_process(*fit, "-o", "out.jsonl", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     last = json.loads((tmp_path / "out.jsonl").read_text().splitlines()[-1])
+    assert (last["x"], last["y"], last["fitted"], last["residual"]) == (3.0, "nan", "nan", "nan")
+    done = in_process(*fit, "-o", "nulls.jsonl", "--nan", "null", cwd=tmp_path)
+    last = json.loads((tmp_path / "nulls.jsonl").read_text().splitlines()[-1])
     assert (last["x"], last["y"], last["fitted"], last["residual"]) == (3.0, None, None, None)
-    done = in_process(*fit, "-o", "strings.jsonl", "--nan", "string", cwd=tmp_path)
-    last = json.loads((tmp_path / "strings.jsonl").read_text().splitlines()[-1])
-    assert (last["y"], last["fitted"]) == ("nan", "nan")
 
 
 def test_csv_writes_nan_as_every_reader_reads_a_float():
@@ -122,7 +123,8 @@ def test_csv_writes_nan_as_every_reader_reads_a_float():
 
 
 # Reading each output elsewhere, as docs/points.md shows it: the rows below hold nan, -inf
-# (at x = 0) and inf (at x = inf), which each reader must take for floats.
+# (at x = 0) and inf (at x = inf), which each reader must take for floats. JSON rows are
+# written --flat --nan null: a flat table whose missing numbers are null.
 
 ROWS = "id,x\na,-1\nb,0\nc,2\nd,4\ne,inf\n"
 FINITE = math.log(8)  # the sum of the finite values, log(2) + log(4)
@@ -132,7 +134,9 @@ FINITE = math.log(8)  # the sum of the finite values, log(2) + log(4)
 def outputs(tmp_path):
     (tmp_path / "points.csv").write_text(ROWS)
     for name in ("results.csv", "results.tsv", "results.parquet", "results.jsonl", "results.json"):
-        done = in_process("grad", "log(x)", "--points", "points.csv", "-o", name, cwd=tmp_path)
+        flat = ["--flat", "--nan", "null"] if name.endswith(("json", "jsonl")) else []
+        run = ["grad", "log(x)", "--points", "points.csv", "-o", name, *flat]
+        done = in_process(*run, cwd=tmp_path)
         assert done.returncode == 0, done.stderr
     one = in_process("grad", "x*y + tanh(x)", "--x", "2", "--y", "3", "--format", "json")
     (tmp_path / "one.json").write_text(one.stdout)
@@ -203,7 +207,7 @@ def test_duckdb_reads_every_output(outputs, monkeypatch):
     assert one == (6.9640275800758165, 3.0706508248531645)
     (outputs / "strings.jsonl").write_text('{"value": "nan"}\n{"value": 1.0}\n')
     kind = duckdb.sql("SELECT typeof(value) FROM read_json('strings.jsonl')").fetchall()[0][0]
-    assert kind == "JSON"  # why rows write null: sum() takes no JSON
+    assert kind == "JSON"  # why --nan null: sum() takes no JSON
 
 
 def test_a_json_file_holds_an_array_of_records_and_json_lines_files_a_line_each(tmp_path):
@@ -214,7 +218,7 @@ def test_a_json_file_holds_an_array_of_records_and_json_lines_files_a_line_each(
     run = ("grad", "x*x", "--points", "points.csv")
     lines = in_process(*run, "--format", "json", cwd=tmp_path).stdout
     objects = [json.loads(line) for line in lines.splitlines()]
-    assert objects[1] == {"id": "b", "x": -1.0, "value": 1.0, "d_x": -2.0}
+    assert objects[1] == {"id": "b", "value": 1.0, "inputs": {"x": -1.0}, "gradients": {"x": -2.0}}
     for name, args in [
         ("out.json", ()),
         ("both.json", ("--format", "json")),

@@ -262,7 +262,7 @@ def test_points_give_every_outputs_value_and_gradients_as_columns(tmp_path):
         assert numbers == pytest.approx([*expected.values.values(), *gradients], rel=1e-15)
 
 
-def test_points_in_json_lines_and_parquet_have_the_jacobians_columns(tmp_path):
+def test_points_in_json_lines_and_parquet_have_the_jacobians_shape(tmp_path):
     import pyarrow.parquet as pq
 
     points = tmp_path / "points.csv"
@@ -270,7 +270,17 @@ def test_points_in_json_lines_and_parquet_have_the_jacobians_columns(tmp_path):
     done = in_process("grad", SOURCE, "--points", str(points), "--format", "json", "--wrt", "y")
     assert done.returncode == 0, done.stderr
     for line, (tag, expected) in zip(done.stdout.splitlines(), expected_rows(), strict=True):
-        row = json.loads(line)  # the CSV's columns as keys
+        row = json.loads(line)
+        assert list(row) == ["tag", "values", "inputs", "jacobian"]
+        assert row["tag"] == tag and row["values"] == pytest.approx(expected.values, rel=1e-15)
+        assert row["jacobian"] == {
+            u: pytest.approx({"y": r["y"]}, rel=1e-15) for u, r in expected.jacobian.items()
+        }
+    flat = in_process(
+        "grad", SOURCE, "--points", str(points), "--format", "json", "--wrt", "y", "--flat"
+    )
+    for line, (tag, expected) in zip(flat.stdout.splitlines(), expected_rows(), strict=True):
+        row = json.loads(line)  # --flat: the CSV's columns as keys
         assert list(row) == ["x", "y", "tag", "u", "v", "w", "du/dy", "dv/dy", "dw/dy"]
         assert row["tag"] == tag
         for u, r in expected.jacobian.items():

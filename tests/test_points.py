@@ -201,8 +201,15 @@ def written(path, fmt: str):
         names = lines[0].split(",")
         rows = [line.split(",") for line in lines[1:]]
         return {n: [float(r[k]) if n != "id" else r[k] for r in rows] for k, n in enumerate(names)}
-    rows = [json.loads(line) for line in text.splitlines()]  # written with --nan string
-    return {n: [float(r[n]) if n != "id" else r[n] for r in rows] for n in rows[0]}
+    rows = [json.loads(line) for line in text.splitlines()]
+    return {
+        "id": [r["id"] for r in rows],
+        "x": [r["inputs"]["x"] for r in rows],
+        "y": [r["inputs"]["y"] for r in rows],
+        "value": [float(r["value"]) for r in rows],
+        "d_x": [float(r["gradients"]["x"]) for r in rows],
+        "d_y": [float(r["gradients"]["y"]) for r in rows],
+    }
 
 
 @pytest.mark.parametrize("into", ["csv", "parquet", "arrow", "jsonl"])
@@ -226,8 +233,7 @@ def test_round_trips_are_exact(tmp_path, source, into):
         rows = table.to_pylist()
         given.write_text("".join(json.dumps(r) + "\n" for r in rows))
     out = tmp_path / f"out.{into}"
-    exact = ["--nan", "string"] if into == "jsonl" else []  # null would lose inf's sign
-    result = in_process("grad", SOURCE, "--points", str(given), "-o", str(out), *exact)
+    result = in_process("grad", SOURCE, "--points", str(given), "-o", str(out))
     assert (result.returncode, result.stdout, result.stderr) == (0, "", "")
     expected = compile(SOURCE)(x=table["x"].to_numpy(), y=table["y"].to_numpy())
     back = written(out, into)
@@ -300,19 +306,40 @@ def test_json_lines_in_and_out():
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.splitlines() == [
-        '{"id": 1, "x": 2.0, "y": 3.0, "extra": null, "value": 6.0, "d_x": 3.0, "d_y": 2.0}',
-        '{"id": 2, "x": null, "y": 1.5, "extra": {"k": [1, 2]}, "value": null, "d_x": 1.5, '
-        '"d_y": null}',
+        '{"id": 1, "extra": null, "value": 6.0, "inputs": {"x": 2.0, "y": 3.0}, '
+        '"gradients": {"x": 3.0, "y": 2.0}}',
+        '{"id": 2, "extra": {"k": [1, 2]}, "value": "inf", "inputs": {"x": "inf", "y": 1.5}, '
+        '"gradients": {"x": 1.5, "y": "inf"}}',
     ]
-    one = '{"id": 1, "x": 2, "y": 3}\n'
-    csv, row = (
-        nanograd(
-            "grad", "x*y", "--points", "-", "--points-format", "jsonl", "--format", f, stdin=one
-        )
-        for f in ("csv", "json")
-    )
-    assert csv.stdout == "id,x,y,value,d_x,d_y\n1,2,3,6.0,3.0,2.0\n"  # the keys of a row
-    assert list(json.loads(row.stdout)) == csv.stdout.splitlines()[0].split(",")
+    single = in_process("grad", "x*y", "--x", "2", "--y", "3", "--format", "json").stdout
+    first = json.loads(result.stdout.splitlines()[0])
+    assert {k: first[k] for k in ("value", "inputs", "gradients")} == json.loads(single)
+
+
+def test_flat_json_rows_have_the_csvs_columns_as_keys():
+    """--flat: a JSON row's keys are the CSV's columns, inputs as the numbers read; non-finite
+    numbers as strings, or null with --nan null, as in the single-point rows."""
+    stdin = '{"id": 1, "x": 2, "y": 3}\n{"y": 1.5, "x": "inf", "id": 2, "extra": {"k": [1, 2]}}\n'
+    run = ["grad", "x*y", "--points", "-", "--points-format", "jsonl", "--flat"]
+    result = in_process(*run, "--format", "json", stdin=stdin)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == [
+        '{"id": 1, "x": 2.0, "y": 3.0, "extra": null, "value": 6.0, "d_x": 3.0, "d_y": 2.0}',
+        '{"id": 2, "x": "inf", "y": 1.5, "extra": {"k": [1, 2]}, "value": "inf", "d_x": 1.5, '
+        '"d_y": "inf"}',
+    ]
+    nulls = in_process(*run, "--format", "json", "--nan", "null", stdin=stdin).stdout
+    assert json.loads(nulls.splitlines()[1]) == {
+        "id": 2,
+        "x": None,
+        "y": 1.5,
+        "extra": {"k": [1, 2]},
+        "value": None,
+        "d_x": 1.5,
+        "d_y": None,
+    }
+    csv = in_process(*run, "--format", "csv", stdin=stdin.splitlines()[0]).stdout
+    assert csv == "id,x,y,value,d_x,d_y\n1,2,3,6.0,3.0,2.0\n"  # the first row's keys
 
 
 @pytest.mark.slow
@@ -509,7 +536,8 @@ def test_disagreeing_format_and_output_and_options_without_points(tmp_path):
     code, _, err = run("grad", "x", "--x", "1", "-o", str(out))
     assert (code, err) == (
         2,
-        "error: -o, --points-format, --output-format and --na are for the rows of --points FILE\n",
+        "error: -o, --points-format, --output-format, --na and --flat are for the rows of "
+        "--points FILE\n",
     )
     assert not out.exists()
 

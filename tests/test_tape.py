@@ -85,9 +85,11 @@ def test_points_csv_json_and_fixed_inputs(tmp_path):
         "1,1,1.7615941559557649,1.419974341614026,1.0\n"  # 1 + sech(1)**2
     )
     code, out, _ = run("grad", "x*y+tanh(x)", "--points", str(csv), "--format", "json")
-    first = json.loads(out.splitlines()[0])  # the CSV's columns as keys
+    first = json.loads(out.splitlines()[0])
     single = json.loads(run("grad", "x*y+tanh(x)", "--x", "2", "--y", "3", "--format", "json")[1])
-    assert first == {
+    assert first == single
+    code, out, _ = run("grad", "x*y+tanh(x)", "--points", str(csv), "--format", "json", "--flat")
+    assert json.loads(out.splitlines()[0]) == {  # the CSV's columns as keys
         **single["inputs"],
         "value": single["value"],
         **{f"d_{n}": g for n, g in single["gradients"].items()},

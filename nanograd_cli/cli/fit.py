@@ -309,15 +309,11 @@ def fit(
                 shown = {by: group_column(by, rows, read), **shown}
             show_table(lambda number: text.columns_table({**shown, **found}, number), digits)
         else:
-            write_out(
-                output or "-", api.with_columns(rows, found, rows_format, json_nulls(rows=True))
-            )
+            write_out(output or "-", api.with_columns(rows, found, rows_format, json_nulls()))
     elif output and not (failed and output in files):
         assert table is not None and rows_format  # (--load without --predict writes no rows)
         of_rows = None if by is None else group_column(by, table, set(table.columns))
-        write_out(
-            output, api.fit_rows(table, result, rows_format, level, of_rows, json_nulls(rows=True))
-        )
+        write_out(output, api.fit_rows(table, result, rows_format, level, of_rows, json_nulls()))
     if picture and not (failed and picture in files):
         assert table is not None  # (no --load)
         draw(picture, picture_format or None, table, result, by, level, logx, logy)

@@ -103,8 +103,7 @@ nan_option = _setting(
     NAN,
     ["string", "null"],
     'JSON\'s non-finite numbers: the strings "nan", "inf", "-inf", or null (for tools that '
-    "type a column by its values, as DuckDB does). [default: null in the rows of a table "
-    "(--points, fit's -o and --predict), string in a result's own JSON]",
+    "type a column by its values, as DuckDB does). [default: string]",
 )
 
 

@@ -41,12 +41,10 @@ def rich_terminal() -> bool:
     return bool(os.environ.get("FORCE_COLOR")) or sys.stdout.isatty()
 
 
-def json_nulls(rows: bool = False) -> bool:
-    """Whether JSON writes non-finite numbers as null, not as the strings "nan", "inf" and
-    "-inf": as `--nan` says, else for `rows` (rows of a table, as `--points` and `fit -o`
-    write them) null and for a command's own result (`--format json`) the strings."""
-    choice = setting(NAN, "")
-    return choice == "null" if choice else rows
+def json_nulls() -> bool:
+    """Whether JSON writes non-finite numbers as null (`--nan null`), not as the strings "nan",
+    "inf" and "-inf"."""
+    return setting(NAN, "string") == "null"
 
 
 # Where --color and --nan keep their choice (cli.options): the context's meta, which every

@@ -1,7 +1,9 @@
 """Writers of results, a batch of rows at a time: every column that was read (inputs and
 any others, passed through), then `value` and `d_NAME` per gradient shown (for several outputs,
-each one's value and `du/dx`: `results.result_names`). A JSON Lines row has those columns as
-its keys; JSON writes the same objects as an array.
+each one's value and `du/dx`: `results.result_names`). JSON Lines rows have the single-point
+shape, `{"value", "inputs", "gradients"}` (or `{"values", "inputs", "jacobian"}`), after the
+passed-through columns, or flat (`--flat`) those columns as keys; JSON writes the same objects
+as an array.
 
 Text is made a column at a time with Arrow's compute functions, never a row at a time in
 Python: numbers by `numbers.float_text`, rows by joining the columns' text."""
@@ -93,29 +95,68 @@ class TsvWriter(CsvWriter):
 
 
 class JsonLinesWriter(Writer):
-    """JSON Lines: an object per row whose keys are the CSV's columns (those read, then those
-    the results add), so that a reader of JSON Lines gets the same flat table. Inputs are
-    written as the numbers read from them. JSON has no nan or inf: they are null (what pandas,
-    polars, Arrow and DuckDB read as a missing number), or with `null` false (`--nan string`)
-    the strings "nan", "inf" and "-inf"."""
+    """JSON Lines: per row, the passed-through columns, then `value`, `inputs` (every input,
+    those given on the command line too) and `gradients`, as `grad --format json` writes one
+    point. With `flat` (`--flat`), or `named` columns (fit's rows), the keys are the CSV's
+    columns instead (those read, then those the results add), so that a reader of JSON Lines
+    gets the same flat table; inputs are written as the numbers read from them. Non-finite
+    numbers are the strings "nan", "inf" and "-inf", or with `null` (`--nan null`) null (what
+    pandas, polars, Arrow and DuckDB read as a missing number)."""
 
-    def __init__(self, sink, columns, inputs, shown, outputs=(), named=None, null=True):
+    def __init__(
+        self, sink, columns, inputs, shown, outputs=(), named=None, null=False, flat=False
+    ):
         super().__init__(sink, columns, inputs, shown, outputs, named)
         self.null = null
+        self.flat = flat or bool(named)
+
+    def added(self) -> list[str]:
+        if self.flat:
+            return super().added()
+        return (
+            ["values", "inputs", "jacobian"] if self.outputs else ["value", "inputs", "gradients"]
+        )
+
+    def kept(self) -> list[str]:
+        return self.columns if self.flat else [c for c in self.columns if c not in self.inputs]
 
     def write(self, batch) -> None:
         pieces: list = []
-        for name in self.columns:
+        for name in self.kept():
             if name in self.inputs:  # written as the numbers read from it
                 text = _json_numbers(batch.inputs[name], self.null)
             else:
                 values = batch.table.column(name).to_pylist()
                 text = text_array([_json_value(v, self.null) for v in values])
             pieces += [", " * bool(pieces) + f"{json.dumps(name)}: ", text]
-        for name, values in zip(self.added(), batch.results, strict=True):
-            pieces += [", " * bool(pieces) + f"{json.dumps(name)}: "]
-            pieces.append(_json_numbers(values, self.null))
+        if self.flat:  # one number per row and column, beside the columns read
+            for name, values in zip(self.added(), batch.results, strict=True):
+                pieces += [", " * bool(pieces) + f"{json.dumps(name)}: "]
+                pieces.append(_json_numbers(values, self.null))
+        else:
+            pieces += self._nested(batch, ", " * bool(pieces))
         self._rows(["{", *pieces, "}"])
+
+    def _nested(self, batch, before: str) -> list:
+        """The single-point keys of a row, as pieces for `_write_lines`."""
+        m, null = len(self.outputs), self.null
+        values, gradients = batch.results[: m or 1], iter(batch.results[m or 1 :])
+        pieces: list = []
+        if m:
+            pieces += [before + '"values": ', *_json_object(self.outputs, values, null)]
+        else:
+            pieces += [before + '"value": ', _json_numbers(values[0], null)]
+        pieces += [', "inputs": ', *_json_object(batch.inputs, batch.inputs.values(), null)]
+        if m:
+            pieces.append(', "jacobian": {')
+            for k, output in enumerate(self.outputs):
+                row = [next(gradients) for _ in self.shown]
+                pieces += [", " * (k > 0) + f"{json.dumps(output)}: "]
+                pieces += _json_object(self.shown, row, null)
+            pieces.append("}")
+        else:
+            pieces += [', "gradients": ', *_json_object(self.shown, gradients, null)]
+        return pieces
 
     def _rows(self, texts: list) -> None:
         """Write the rows whose text is the columns `texts` joined, a line each."""
@@ -227,11 +268,13 @@ def open_writer(
     outputs,
     stream: bool,
     named=None,
-    null: bool = True,
+    null: bool = False,
+    flat: bool = False,
 ) -> Writer:
     """The writer of `fmt` to `sink`; `stream`: the sink is a pipe (Arrow's stream format);
     `named`: the names of the columns the results add, where they are not a gradient's (see
-    Writer); `null`: JSON writes non-finite numbers as null, else as strings. A column read
+    Writer); `null`: JSON writes non-finite numbers as null, else as strings; `flat`: JSON rows
+    have the CSV's columns as keys, not the single-point shape. A column read
     that has the name of one the output adds is an error."""
     writer: Writer
     if fmt in ("csv", "tsv"):
@@ -239,7 +282,7 @@ def open_writer(
         writer = kind(sink, columns, inputs, shown, outputs, named)
     elif fmt in ("jsonl", "json"):
         json_kind = JsonLinesWriter if fmt == "jsonl" else JsonArrayWriter
-        writer = json_kind(sink, columns, inputs, shown, outputs, named, null)
+        writer = json_kind(sink, columns, inputs, shown, outputs, named, null, flat)
     else:
         writer = ArrowFormatWriter(sink, columns, inputs, shown, outputs, named, fmt, stream)
     added = set(writer.added())
@@ -325,6 +368,15 @@ def _json_numbers(values, null: bool) -> pa.Array | str:
         written = literal("null") if null else join('"', text, '"')
         text = pc.if_else(to_arrow(bad), written, text)
     return text
+
+
+def _json_object(names, columns, null: bool) -> list:
+    """`{"name": number, ...}` per row, as pieces for `_write_lines`."""
+    pieces: list = ["{"]
+    for k, (name, values) in enumerate(zip(names, columns, strict=True)):
+        pieces += [", " * (k > 0) + f"{json.dumps(name)}: ", _json_numbers(values, null)]
+    pieces.append("}")
+    return pieces
 
 
 def _json_value(value, null: bool) -> str:
