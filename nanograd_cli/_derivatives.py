@@ -14,7 +14,7 @@ FORMULAS = {
     '-': ('1', '-1'),
     '*': ('b', 'a'),
     '/': ('1/b', '-(a/b)/b'),
-    '**': ('where((a == 0)*(b == 0), 0, b*a**(b - 1))', 'powlog(a, b)'),
+    '**': ('where((a == 0)*(b == 0), 0, where((abs(b*a**(b - 1)) < 2.2250738585072014e-308)*(a != 0)*(a - a == 0), b*a**where(b - 1 == round(b - 1), floor((b - 1)/2), (b - 1)/2)*a**(b - 1 - where(b - 1 == round(b - 1), floor((b - 1)/2), (b - 1)/2)), b*a**(b - 1)))', 'powlog(a, b)'),
     '%': ('1', '-round((a - a % b)/b)'),
     'neg': ('-1',),
     'exp': ('exp(x)',),
@@ -23,10 +23,10 @@ FORMULAS = {
     'log/2': ('1/(x*log(base))', '-log(x, base)/(base*log(base))'),
     'log1p': ('1/(1 + x)',),
     'log2': ('1/(x*log(2))',),
-    'log10': ('1/(x*log(10))',),
+    'log10': ('1/log(10)/x',),
     'sqrt': ('1/(2*sqrt(x))',),
     'cbrt': ('1/(3*cbrt(x)**2)',),
-    'pow': ('where((a == 0)*(b == 0), 0, b*a**(b - 1))', 'powlog(a, b)'),
+    'pow': ('where((a == 0)*(b == 0), 0, where((abs(b*a**(b - 1)) < 2.2250738585072014e-308)*(a != 0)*(a - a == 0), b*a**where(b - 1 == round(b - 1), floor((b - 1)/2), (b - 1)/2)*a**(b - 1 - where(b - 1 == round(b - 1), floor((b - 1)/2), (b - 1)/2)), b*a**(b - 1)))', 'powlog(a, b)'),
     'sin': ('cos(x)',),
     'cos': ('-sin(x)',),
     'tan': ('1 + tan(x)**2',),
@@ -34,23 +34,23 @@ FORMULAS = {
     'csc': ('-csc(x)*cot(x)',),
     'cot': ('-csc(x)**2',),
     'sinc': ('dsinc(x)',),
-    'dsinc': ('where(abs(x) < 1e-8, -pi**2/3, -pi**2*sinc(x) - 2*dsinc(x)/x)',),
-    'asin': ('1/sqrt(where(abs(x) < 0.5, 1 - x**2, (1 - x)*(1 + x)))',),
-    'acos': ('-1/sqrt(where(abs(x) < 0.5, 1 - x**2, (1 - x)*(1 + x)))',),
+    'dsinc': ('where(abs(x) < 1e-8, -pi**2/3 + pi**4*x**2/10 - pi**6*x**4/168 + pi**8*x**6/6480, -pi**2*sinc(x) - 2*dsinc(x)/x)',),
+    'asin': ('1/sqrt(where((abs(x) < 0.5) + (abs(x) >= 1), 1 - x**2, (1 - x)*(1 + x)))',),
+    'acos': ('-1/sqrt(where((abs(x) < 0.5) + (abs(x) >= 1), 1 - x**2, (1 - x)*(1 + x)))',),
     'atan': ('1/(1 + x**2)',),
-    'atan2': ('where(abs(x) < abs(y), sign(y)*(x/y)/(hypot(1, x/y)*hypot(y, x)), sign(x)/(hypot(1, y/x)*hypot(y, x)))', 'where(abs(y) < abs(x), -sign(x)*(y/x)/(hypot(1, y/x)*hypot(y, x)), -sign(y)/(hypot(1, x/y)*hypot(y, x)))'),
+    'atan2': ('where(abs(x) < abs(y), x/y/(1 + (x/y)**2)/y, 1/(1 + (y/x)**2)/x)', 'where(abs(y) < abs(x), -(y/x/(1 + (y/x)**2))/x, -(1/(1 + (x/y)**2))/y)'),
     'hypot': ('where(abs(x) < abs(y), sign(y)*(x/y)/hypot(1, x/y), sign(x)/hypot(1, y/x))', 'where(abs(y) < abs(x), sign(x)*(y/x)/hypot(1, y/x), sign(y)/hypot(1, x/y))'),
     'sinh': ('cosh(x)',),
     'cosh': ('sinh(x)',),
     'tanh': ('sech(x)**2',),
     'asinh': ('1/hypot(1, x)',),
-    'acosh': ('1/(sqrt(x - 1)*sqrt(x + 1))',),
-    'atanh': ('1/where(abs(x) < 0.5, 1 - x**2, (1 - x)*(1 + x))',),
+    'acosh': ('where(x == 1, 1/sqrt(x**2 - 1), 1/(sqrt(x - 1)*sqrt(x + 1)))',),
+    'atanh': ('1/where((abs(x) < 0.5) + (abs(x) >= 1), 1 - x**2, (1 - x)*(1 + x))',),
     'sech': ('-sech(x)*tanh(x)',),
     'csch': ('-csch(x)*coth(x)',),
     'coth': ('-csch(x)**2',),
-    'erf': ('2/sqrt(pi)*exp(-x**2)',),
-    'erfc': ('-(2/sqrt(pi)*exp(-x**2))',),
+    'erf': ('2/sqrt(pi)*where(abs(x) < 26, exp(-x**2), exp(-x**2/2)*exp(-x**2/2))',),
+    'erfc': ('-(2/sqrt(pi)*where(abs(x) < 26, exp(-x**2), exp(-x**2/2)*exp(-x**2/2)))',),
     'erfinv': ('sqrt(pi)/2*exp(erfinv(x)**2)',),
     'gamma': ('gamma(x)*digamma(x)',),
     'lgamma': ('digamma(x)',),
@@ -76,7 +76,7 @@ FORMULAS = {
     'floor': ('0',),
     'ceil': ('0',),
     'round': ('0',),
-    'powlog': ('b*powlog(a, b - 1) + a**(b - 1)', 'powlog(a, b)*powlog(a, 0)'),
+    'powlog': ('where((abs(a**(b - 1)) < 2.2250738585072014e-308)*(a != 0)*(a - a == 0), b*powlog(a, where(b - 1 == round(b - 1), floor((b - 1)/2), (b - 1)/2))*a**(b - 1 - where(b - 1 == round(b - 1), floor((b - 1)/2), (b - 1)/2)) + a**where(b - 1 == round(b - 1), floor((b - 1)/2), (b - 1)/2)*a**(b - 1 - where(b - 1 == round(b - 1), floor((b - 1)/2), (b - 1)/2)), b*powlog(a, b - 1) + a**(b - 1))', 'where((abs(powlog(a, b)) < 2.2250738585072014e-308)*(a != 0)*(a - a == 0), powlog(a, b/2)*powlog(a, b/2), powlog(a, b)*powlog(a, 0))'),
 }
 
 
@@ -94,6 +94,7 @@ def derivatives(forward):
     divide = forward['/']
     dsinc = forward['dsinc']
     exp = forward['exp']
+    floor = forward['floor']
     hypot = forward['hypot']
     log = forward['log']
     polygamma = forward['polygamma']
@@ -123,8 +124,12 @@ def derivatives(forward):
     def d_divide(a, b, out):  # 1/b; -(a/b)/b
         return ((1.0 / b if b else divide(1.0, b)), ((-out) / b if b else divide((-out), b)))
 
-    def d_power(a, b, out):  # where((a == 0)*(b == 0), 0, b*a**(b - 1)); powlog(a, b)
-        return ((0.0 if ((1.0 if a == 0.0 else 0.0) * (1.0 if b == 0.0 else 0.0)) != 0.0 else (b * power(a, (b - 1.0)))), powlog(a, b))
+    def d_power(a, b, out):  # where((a == 0)*(b == 0), 0, where((abs(b*a**(b - 1)) < 2.2250738585072014e-308)*(a != 0)*(a - a == 0), b*a**where(b - 1 == round(b - 1), floor((b - 1)/2), (b - 1)/2)*a**(b - 1 - where(b - 1 == round(b - 1), floor((b - 1)/2), (b - 1)/2)), b*a**(b - 1))); powlog(a, b)
+        t1 = (b - 1.0)
+        t2 = (b * power(a, t1))
+        t3 = (t1 / 2.0)
+        t4 = (floor(t3) if (1.0 if t1 == round(t1) else 0.0) != 0.0 else t3)
+        return ((0.0 if ((1.0 if a == 0.0 else 0.0) * (1.0 if b == 0.0 else 0.0)) != 0.0 else (((b * power(a, t4)) * power(a, (t1 - t4))) if (((1.0 if abs(t2) < 2.2250738585072014e-308 else 0.0) * (1.0 if a != 0.0 else 0.0)) * (1.0 if (a - a) == 0.0 else 0.0)) != 0.0 else t2)), powlog(a, b))
 
     def d_mod(a, b, out):  # 1; -round((a - a % b)/b)
         return (1.0, (-round(((a - out) / b if b else divide((a - out), b)))))
@@ -155,9 +160,8 @@ def derivatives(forward):
         t1 = (x * 0.6931471805599453)
         return ((1.0 / t1 if t1 else divide(1.0, t1)),)
 
-    def d_log10(x, out):  # 1/(x*log(10))
-        t1 = (x * 2.302585092994046)
-        return ((1.0 / t1 if t1 else divide(1.0, t1)),)
+    def d_log10(x, out):  # 1/log(10)/x
+        return ((0.43429448190325176 / x if x else divide(0.43429448190325176, x)),)
 
     def d_sqrt(x, out):  # 1/(2*sqrt(x))
         t1 = (2.0 * out)
@@ -167,8 +171,12 @@ def derivatives(forward):
         t1 = (3.0 * (out * out))
         return ((1.0 / t1 if t1 else divide(1.0, t1)),)
 
-    def d_pow(a, b, out):  # where((a == 0)*(b == 0), 0, b*a**(b - 1)); powlog(a, b)
-        return ((0.0 if ((1.0 if a == 0.0 else 0.0) * (1.0 if b == 0.0 else 0.0)) != 0.0 else (b * power(a, (b - 1.0)))), powlog(a, b))
+    def d_pow(a, b, out):  # where((a == 0)*(b == 0), 0, where((abs(b*a**(b - 1)) < 2.2250738585072014e-308)*(a != 0)*(a - a == 0), b*a**where(b - 1 == round(b - 1), floor((b - 1)/2), (b - 1)/2)*a**(b - 1 - where(b - 1 == round(b - 1), floor((b - 1)/2), (b - 1)/2)), b*a**(b - 1))); powlog(a, b)
+        t1 = (b - 1.0)
+        t2 = (b * power(a, t1))
+        t3 = (t1 / 2.0)
+        t4 = (floor(t3) if (1.0 if t1 == round(t1) else 0.0) != 0.0 else t3)
+        return ((0.0 if ((1.0 if a == 0.0 else 0.0) * (1.0 if b == 0.0 else 0.0)) != 0.0 else (((b * power(a, t4)) * power(a, (t1 - t4))) if (((1.0 if abs(t2) < 2.2250738585072014e-308 else 0.0) * (1.0 if a != 0.0 else 0.0)) * (1.0 if (a - a) == 0.0 else 0.0)) != 0.0 else t2)), powlog(a, b))
 
     def d_sin(x, out):  # cos(x)
         return (cos(x),)
@@ -192,32 +200,31 @@ def derivatives(forward):
     def d_sinc(x, out):  # dsinc(x)
         return (dsinc(x),)
 
-    def d_dsinc(x, out):  # where(abs(x) < 1e-8, -pi**2/3, -pi**2*sinc(x) - 2*dsinc(x)/x)
-        return (((-3.289868133696453) if (1.0 if abs(x) < 1e-08 else 0.0) != 0.0 else (((-9.869604401089358) * sinc(x)) - ((2.0 * out) / x if x else divide((2.0 * out), x)))),)
+    def d_dsinc(x, out):  # where(abs(x) < 1e-8, -pi**2/3 + pi**4*x**2/10 - pi**6*x**4/168 + pi**8*x**6/6480, -pi**2*sinc(x) - 2*dsinc(x)/x)
+        return ((((((-3.289868133696453) + ((97.40909103400242 * (x * x)) / 10.0)) - ((961.3891935753043 * power(x, 4.0)) / 168.0)) + ((9488.53101607057 * power(x, 6.0)) / 6480.0)) if (1.0 if abs(x) < 1e-08 else 0.0) != 0.0 else (((-9.869604401089358) * sinc(x)) - ((2.0 * out) / x if x else divide((2.0 * out), x)))),)
 
-    def d_asin(x, out):  # 1/sqrt(where(abs(x) < 0.5, 1 - x**2, (1 - x)*(1 + x)))
-        t1 = sqrt(((1.0 - (x * x)) if (1.0 if abs(x) < 0.5 else 0.0) != 0.0 else ((1.0 - x) * (1.0 + x))))
-        return ((1.0 / t1 if t1 else divide(1.0, t1)),)
+    def d_asin(x, out):  # 1/sqrt(where((abs(x) < 0.5) + (abs(x) >= 1), 1 - x**2, (1 - x)*(1 + x)))
+        t1 = abs(x)
+        t2 = sqrt(((1.0 - (x * x)) if ((1.0 if t1 < 0.5 else 0.0) + (1.0 if t1 >= 1.0 else 0.0)) != 0.0 else ((1.0 - x) * (1.0 + x))))
+        return ((1.0 / t2 if t2 else divide(1.0, t2)),)
 
-    def d_acos(x, out):  # -1/sqrt(where(abs(x) < 0.5, 1 - x**2, (1 - x)*(1 + x)))
-        t1 = sqrt(((1.0 - (x * x)) if (1.0 if abs(x) < 0.5 else 0.0) != 0.0 else ((1.0 - x) * (1.0 + x))))
-        return (((-1.0) / t1 if t1 else divide((-1.0), t1)),)
+    def d_acos(x, out):  # -1/sqrt(where((abs(x) < 0.5) + (abs(x) >= 1), 1 - x**2, (1 - x)*(1 + x)))
+        t1 = abs(x)
+        t2 = sqrt(((1.0 - (x * x)) if ((1.0 if t1 < 0.5 else 0.0) + (1.0 if t1 >= 1.0 else 0.0)) != 0.0 else ((1.0 - x) * (1.0 + x))))
+        return (((-1.0) / t2 if t2 else divide((-1.0), t2)),)
 
     def d_atan(x, out):  # 1/(1 + x**2)
         t1 = (1.0 + (x * x))
         return ((1.0 / t1 if t1 else divide(1.0, t1)),)
 
-    def d_atan2(y, x, out):  # where(abs(x) < abs(y), sign(y)*(x/y)/(hypot(1, x/y)*hypot(y, x)), sign(x)/(hypot(1, y/x)*hypot(y, x))); where(abs(y) < abs(x), -sign(x)*(y/x)/(hypot(1, y/x)*hypot(y, x)), -sign(y)/(hypot(1, x/y)*hypot(y, x)))
+    def d_atan2(y, x, out):  # where(abs(x) < abs(y), x/y/(1 + (x/y)**2)/y, 1/(1 + (y/x)**2)/x); where(abs(y) < abs(x), -(y/x/(1 + (y/x)**2))/x, -(1/(1 + (x/y)**2))/y)
         t1 = abs(x)
         t2 = abs(y)
-        t3 = sign(y)
-        t4 = (x / y if y else divide(x, y))
-        t5 = hypot(y, x)
-        t6 = (hypot(1.0, t4) * t5)
-        t7 = sign(x)
-        t8 = (y / x if x else divide(y, x))
-        t9 = (hypot(1.0, t8) * t5)
-        return ((((t3 * t4) / t6 if t6 else divide((t3 * t4), t6)) if (1.0 if t1 < t2 else 0.0) != 0.0 else (t7 / t9 if t9 else divide(t7, t9))), ((((-t7) * t8) / t9 if t9 else divide(((-t7) * t8), t9)) if (1.0 if t2 < t1 else 0.0) != 0.0 else ((-t3) / t6 if t6 else divide((-t3), t6))))
+        t3 = (x / y if y else divide(x, y))
+        t4 = (1.0 + (t3 * t3))
+        t5 = (y / x if x else divide(y, x))
+        t6 = (1.0 + (t5 * t5))
+        return ((((t3 / t4 if t4 else divide(t3, t4)) / y if y else divide((t3 / t4 if t4 else divide(t3, t4)), y)) if (1.0 if t1 < t2 else 0.0) != 0.0 else ((1.0 / t6 if t6 else divide(1.0, t6)) / x if x else divide((1.0 / t6 if t6 else divide(1.0, t6)), x))), (((-(t5 / t6 if t6 else divide(t5, t6))) / x if x else divide((-(t5 / t6 if t6 else divide(t5, t6))), x)) if (1.0 if t2 < t1 else 0.0) != 0.0 else ((-(1.0 / t4 if t4 else divide(1.0, t4))) / y if y else divide((-(1.0 / t4 if t4 else divide(1.0, t4))), y))))
 
     def d_hypot(x, y, out):  # where(abs(x) < abs(y), sign(y)*(x/y)/hypot(1, x/y), sign(x)/hypot(1, y/x)); where(abs(y) < abs(x), sign(x)*(y/x)/hypot(1, y/x), sign(y)/hypot(1, x/y))
         t1 = abs(x)
@@ -244,13 +251,15 @@ def derivatives(forward):
         t1 = hypot(1.0, x)
         return ((1.0 / t1 if t1 else divide(1.0, t1)),)
 
-    def d_acosh(x, out):  # 1/(sqrt(x - 1)*sqrt(x + 1))
-        t1 = (sqrt((x - 1.0)) * sqrt((x + 1.0)))
-        return ((1.0 / t1 if t1 else divide(1.0, t1)),)
+    def d_acosh(x, out):  # where(x == 1, 1/sqrt(x**2 - 1), 1/(sqrt(x - 1)*sqrt(x + 1)))
+        t1 = sqrt(((x * x) - 1.0))
+        t2 = (sqrt((x - 1.0)) * sqrt((x + 1.0)))
+        return (((1.0 / t1 if t1 else divide(1.0, t1)) if (1.0 if x == 1.0 else 0.0) != 0.0 else (1.0 / t2 if t2 else divide(1.0, t2))),)
 
-    def d_atanh(x, out):  # 1/where(abs(x) < 0.5, 1 - x**2, (1 - x)*(1 + x))
-        t1 = ((1.0 - (x * x)) if (1.0 if abs(x) < 0.5 else 0.0) != 0.0 else ((1.0 - x) * (1.0 + x)))
-        return ((1.0 / t1 if t1 else divide(1.0, t1)),)
+    def d_atanh(x, out):  # 1/where((abs(x) < 0.5) + (abs(x) >= 1), 1 - x**2, (1 - x)*(1 + x))
+        t1 = abs(x)
+        t2 = ((1.0 - (x * x)) if ((1.0 if t1 < 0.5 else 0.0) + (1.0 if t1 >= 1.0 else 0.0)) != 0.0 else ((1.0 - x) * (1.0 + x)))
+        return ((1.0 / t2 if t2 else divide(1.0, t2)),)
 
     def d_sech(x, out):  # -sech(x)*tanh(x)
         return (((-out) * tanh(x)),)
@@ -262,11 +271,15 @@ def derivatives(forward):
         t1 = csch(x)
         return ((-(t1 * t1)),)
 
-    def d_erf(x, out):  # 2/sqrt(pi)*exp(-x**2)
-        return ((1.1283791670955126 * exp((-(x * x)))),)
+    def d_erf(x, out):  # 2/sqrt(pi)*where(abs(x) < 26, exp(-x**2), exp(-x**2/2)*exp(-x**2/2))
+        t1 = (-(x * x))
+        t2 = exp((t1 / 2.0))
+        return ((1.1283791670955126 * (exp(t1) if (1.0 if abs(x) < 26.0 else 0.0) != 0.0 else (t2 * t2))),)
 
-    def d_erfc(x, out):  # -(2/sqrt(pi)*exp(-x**2))
-        return ((-(1.1283791670955126 * exp((-(x * x))))),)
+    def d_erfc(x, out):  # -(2/sqrt(pi)*where(abs(x) < 26, exp(-x**2), exp(-x**2/2)*exp(-x**2/2)))
+        t1 = (-(x * x))
+        t2 = exp((t1 / 2.0))
+        return ((-(1.1283791670955126 * (exp(t1) if (1.0 if abs(x) < 26.0 else 0.0) != 0.0 else (t2 * t2)))),)
 
     def d_erfinv(x, out):  # sqrt(pi)/2*exp(erfinv(x)**2)
         return ((0.8862269254527579 * exp((out * out))),)
@@ -347,9 +360,16 @@ def derivatives(forward):
     def d_round(x, out):  # 0
         return (0.0,)
 
-    def d_powlog(a, b, out):  # b*powlog(a, b - 1) + a**(b - 1); powlog(a, b)*powlog(a, 0)
+    def d_powlog(a, b, out):  # where((abs(a**(b - 1)) < 2.2250738585072014e-308)*(a != 0)*(a - a == 0), b*powlog(a, where(b - 1 == round(b - 1), floor((b - 1)/2), (b - 1)/2))*a**(b - 1 - where(b - 1 == round(b - 1), floor((b - 1)/2), (b - 1)/2)) + a**where(b - 1 == round(b - 1), floor((b - 1)/2), (b - 1)/2)*a**(b - 1 - where(b - 1 == round(b - 1), floor((b - 1)/2), (b - 1)/2)), b*powlog(a, b - 1) + a**(b - 1)); where((abs(powlog(a, b)) < 2.2250738585072014e-308)*(a != 0)*(a - a == 0), powlog(a, b/2)*powlog(a, b/2), powlog(a, b)*powlog(a, 0))
         t1 = (b - 1.0)
-        return (((b * powlog(a, t1)) + power(a, t1)), (out * powlog(a, 0.0)))
+        t2 = power(a, t1)
+        t3 = (1.0 if a != 0.0 else 0.0)
+        t4 = (1.0 if (a - a) == 0.0 else 0.0)
+        t5 = (t1 / 2.0)
+        t6 = (floor(t5) if (1.0 if t1 == round(t1) else 0.0) != 0.0 else t5)
+        t7 = power(a, (t1 - t6))
+        t8 = powlog(a, (b / 2.0))
+        return (((((b * powlog(a, t6)) * t7) + (power(a, t6) * t7)) if (((1.0 if abs(t2) < 2.2250738585072014e-308 else 0.0) * t3) * t4) != 0.0 else ((b * powlog(a, t1)) + t2)), ((t8 * t8) if (((1.0 if abs(out) < 2.2250738585072014e-308 else 0.0) * t3) * t4) != 0.0 else (out * powlog(a, 0.0))))
 
     return {
         '+': d_add,

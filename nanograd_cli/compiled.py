@@ -690,8 +690,8 @@ def _divide_local(w, op, args, y, constants):
 
 def _power_local(w, op, args, y, constants):
     """ops._pow_derivative: ops.power_slope(a, b), b * a**(b - 1) (0 where b = 0, and again
-    exactly where that is below the normal floats), and y * log(a) where a > 0, else
-    powlog(a, b)."""
+    exactly where that is below the normal floats), and y * log(a) where a > 0 and y is a
+    normal float, else powlog(a, b)."""
     a, b = args
     base, exponent = constants
     da = db = None
@@ -710,9 +710,11 @@ def _power_local(w, op, args, y, constants):
             da = f"({slope})"
     if exponent is None:
         if base is None:
-            db = _guarded(w, f"{a} > 0.0", f"{y} * LOG({a})", f"POWLOG({a}, {b})")
-        elif base > 0.0:
-            db = f"({y} * {literal(math.log(base))})"
+            normal = f"({y} * LOG({a}) if {y} >= {SMALLEST_NORMAL!r} else POWLOG({a}, {b}))"
+            db = _guarded(w, f"{a} > 0.0", normal, f"POWLOG({a}, {b})")
+        elif base > 0.0:  # below the normal floats, powlog by halves, as ops._pow_derivative
+            db = f"({y} * {literal(math.log(base))} if {y} >= {SMALLEST_NORMAL!r} "
+            db += f"else POWLOG({literal(base)}, {b}))"
         else:
             db = f"POWLOG({a}, {b})"
     return [da, db]

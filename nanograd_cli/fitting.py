@@ -1317,7 +1317,7 @@ def _gradient_measure(problem: _Problem, x: np.ndarray) -> float:
     with np.errstate(all="ignore"):
         cosines = np.abs(jac.T @ r) / (norms * norm_r)
     # a parameter held at its bound by the fit may have its gradient pointing outward
-    held = problem.at_bound(x) if problem.bounds else False
+    held = problem.at_bound(x) if problem.bounds else np.zeros(norms.shape, dtype=bool)
     cosines = np.where((norms > 0) & ~held, cosines, 0.0)
     return float(np.max(cosines)) if cosines.size else 0.0
 

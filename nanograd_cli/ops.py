@@ -197,16 +197,22 @@ def _sign(x: float) -> float:
     return -1.0 if x < 0.0 else (0.0 if x == x else NAN)  # abs'(0) = 0, as PyTorch
 
 
+_SMALLEST_NORMAL = 2.2250738585072014e-308
+
+
 def _powlog(a: float, b: float) -> float:
     """a**b * log(a), the derivative of a**b by b: 0 at a = 0 for b >= 0 (PyTorch's
     convention, the limit along a = 0), nan for a negative base, where b -> a**b is not
-    real-differentiable."""
+    real-differentiable. Below the smallest normal float, by halves, a**(b/2)*log(a)*a**(b/2),
+    which rounds once (at (1e300, -1.05) a**b is subnormal, and a**b*log(a) 212 units in the
+    last place off)."""
     if a > 0.0:
-        return power(a, b) * math.log(a)
+        y = power(a, b)
+        if y < _SMALLEST_NORMAL and a < INF:
+            half = power(a, b / 2)
+            return half * math.log(a) * half
+        return y * math.log(a)
     return 0.0 if a == 0.0 and b >= 0.0 else NAN
-
-
-_SMALLEST_NORMAL = 2.2250738585072014e-308
 
 
 def power_slope(a: float, b: float) -> float:
@@ -240,7 +246,7 @@ def _decimal_slope(a: float, b: float) -> float:
 
 
 def _pow_derivative(a: float, b: float, y: float) -> tuple[float, float]:
-    db = y * math.log(a) if a > 0.0 else _powlog(a, b)
+    db = y * math.log(a) if a > 0.0 and y >= _SMALLEST_NORMAL else _powlog(a, b)
     return power_slope(a, b), db
 
 
@@ -258,8 +264,6 @@ def _tanh_derivative(x: float, y: float) -> tuple[float]:
 
 _log = _log_with(math.log)
 _LN2 = math.log(2.0)
-_LN10 = math.log(10.0)
-_LOG10_E = 1 / _LN10
 
 
 def _log_base(x: float, base: float) -> float:
@@ -277,20 +281,6 @@ def _expm1(x: float) -> float:
         return math.expm1(x)
     except OverflowError:
         return INF
-
-
-def _atan2_derivative(y: float, x: float, _: float) -> tuple[float, float]:
-    # x/h/h, not x/(x**2 + y**2): the squares overflow or underflow where h does not. The
-    # formulas write it sign(x)/(hypot(1, y/x)*h), the same to a unit or two in the last place
-    # and with no factor that symbolic derivatives would merge into h**2 (which overflows as
-    # the squares do); that is computed here too where h is not a normal float
-    h = math.hypot(y, x)
-    if _SMALLEST_NORMAL <= h < INF:
-        return divide(divide(x, h), h), divide(divide(-y, h), h)
-    return (
-        divide(_sign(x), math.hypot(1.0, divide(y, x)) * h),
-        divide(-_sign(y), math.hypot(1.0, divide(x, y)) * h),
-    )
 
 
 def _hypot_derivative(x: float, y: float, h: float) -> tuple[float, float]:
@@ -406,6 +396,26 @@ def _where(c: float, a: float, b: float) -> float:
     return a if c != 0.0 else b
 
 
+# The power rule, b*a**(b - 1): 0 at a = b = 0, where 0 * 0**-1 is nan (a**0 is 1 for every
+# a; a where on that one point only keeps the derivatives of d/da on either side of it, at
+# b = 0 1/a); and where it is below the smallest normal float (at a finite a other than 0,
+# where the halves' own derivatives are inf*0), by halves,
+# b*a**k*a**(b - 1 - k), whose factors are normal floats and whose product rounds once (at
+# a = 2, b = -1074, -2.65e-321 where a**(b - 1) rounds to 0), and so do its own derivatives
+# (at (1e10, -30), where a**(b - 2) is subnormal). k is (b - 1)/2, or for a whole b - 1 the
+# whole floor((b - 1)/2), so that a negative base keeps its sign and the powers of a whole b
+# stay whole (2*x**0*x**1 is 2*x, as a textbook has it).
+_HALF = "where(b - 1 == round(b - 1), floor((b - 1)/2), (b - 1)/2)"
+_TINY = "2.2250738585072014e-308"
+POWER_RULE = (
+    f"where((a == 0)*(b == 0), 0, where((abs(b*a**(b - 1)) < {_TINY})*(a != 0)*(a - a == 0), "
+    f"b*a**{_HALF}*a**(b - 1 - {_HALF}), b*a**(b - 1)))"
+)
+# exp(-x**2), by halves where it is below the smallest normal float (|x| > 26.6): each half
+# is a normal float and their product rounds once, and so do the products of its derivative
+# (erf's second derivative at 27 was 13 units in the last place off)
+_GAUSSIAN = "where(abs(x) < 26, exp(-x**2), exp(-x**2/2)*exp(-x**2/2))"
+
 _TABLE = [
     Op("+", 2, operator.add, ("1", "1"), "addition", syntax="infix", rule="sum rule"),
     Op(
@@ -431,16 +441,14 @@ _TABLE = [
         "**",
         2,
         power,
-        # 0 at a = b = 0, where 0 * 0**-1 is nan: a**0 is 1 for every a; a where on that one
-        # point only keeps the derivatives of d/da on either side of it (at b = 0, 1/a)
-        ("where((a == 0)*(b == 0), 0, b*a**(b - 1))", "powlog(a, b)"),
+        (POWER_RULE, "powlog(a, b)"),
         "power (also written ^); d/db is taken for a > 0, and is 0 at a = 0, b >= 0",
         (0.2, 3.0),
         syntax="infix",
-        # Written by hand: where a**(b - 1) underflows but b*a**(b - 1) is a float, the
-        # formula's is 0 (at a = 2, b = -1074, -2.65e-321): 537 units in the last place at
-        # most against 0.38 (mpmath), and 1.3x the time per call (it computes a**b again for
-        # d/db). `python benchmarks/derivatives.py '**' pow`
+        # Written by hand for speed: the formula's (a where by halves below the smallest
+        # normal float) takes 2.7x the time per call, for the same digits (b*a**(b - 1) in
+        # decimal there, as near as the halves' to a unit in the last place).
+        # `python benchmarks/derivatives.py '**' pow`
         derivative=_pow_derivative,
         rule="power rule",
     ),
@@ -511,16 +519,10 @@ _TABLE = [
         "log10",
         1,
         _log_with(math.log10),
-        ("1/(x*log(10))",),
+        # not 1/(x*log(10)): x*log(10) overflows past 7.8e307, where the derivative is 2.6e-309
+        ("1/log(10)/x",),
         "base-10 logarithm",
         (0.1, 5.0),
-        # Written by hand: the formula's x*log(10) overflows past 7.8e307, and its derivative
-        # is 0 there (1.7e308: 5.2e14 units in the last place, mpmath; log2's does not
-        # overflow); below 1e307, the formula's own bits (1.4x its time per call).
-        # `python benchmarks/derivatives.py log10`
-        derivative=lambda x, y: (
-            divide(1.0, x * _LN10) if abs(x) < 1e307 else divide(_LOG10_E, x),
-        ),
     ),
     Op(
         "sqrt",
@@ -542,13 +544,13 @@ _TABLE = [
         "pow",
         2,
         power,
-        ("where((a == 0)*(b == 0), 0, b*a**(b - 1))", "powlog(a, b)"),
+        (POWER_RULE, "powlog(a, b)"),
         "a**b, as a function",
         (0.2, 3.0),
-        # Written by hand: where a**(b - 1) underflows but b*a**(b - 1) is a float, the
-        # formula's is 0 (at a = 2, b = -1074, -2.65e-321): 537 units in the last place at
-        # most against 0.38 (mpmath), and 1.3x the time per call (it computes a**b again for
-        # d/db). `python benchmarks/derivatives.py '**' pow`
+        # Written by hand for speed: the formula's (a where by halves below the smallest
+        # normal float) takes 2.7x the time per call, for the same digits (b*a**(b - 1) in
+        # decimal there, as near as the halves' to a unit in the last place).
+        # `python benchmarks/derivatives.py '**' pow`
         derivative=_pow_derivative,
         rule="power rule",
     ),
@@ -597,7 +599,12 @@ _TABLE = [
         "dsinc",
         1,
         special.dsinc,
-        ("where(abs(x) < 1e-8, -pi**2/3, -pi**2*sinc(x) - 2*dsinc(x)/x)",),
+        # near 0 its Taylor polynomial, whose own derivatives are sinc's at 0 up to the 8th
+        # (a constant there made sinc's 4th derivative 0 at 0, where it is pi**4/5)
+        (
+            "where(abs(x) < 1e-8, -pi**2/3 + pi**4*x**2/10 - pi**6*x**4/168 + pi**8*x**6/6480, "
+            "-pi**2*sinc(x) - 2*dsinc(x)/x)",
+        ),
         "the derivative of sinc, (cos(pi*x) - sinc(x))/x, without its cancellation near 0",
         # Written by hand: the formula cancels for 1e-8 < |x| < 1/2, 12 units in the last
         # place at most against 2.6 for the series (mpmath); it is 3x faster, but dsinc is
@@ -609,8 +616,9 @@ _TABLE = [
         1,
         _in_unit_interval(math.asin),
         # not 1 - x**2 near 1, where it cancels; (1 - x)*(1 + x) near 0 has its own derivative
-        # cancel, (1 + x) - (1 - x) (0 at x = 1e-300, where the second derivative is 1e-300)
-        ("1/sqrt(where(abs(x) < 0.5, 1 - x**2, (1 - x)*(1 + x)))",),
+        # cancel, (1 + x) - (1 - x) (0 at x = 1e-300, where the second derivative is 1e-300),
+        # and at +-1 (where 1 - x**2 is exact) its own derivative is 0*inf, nan, not inf
+        ("1/sqrt(where((abs(x) < 0.5) + (abs(x) >= 1), 1 - x**2, (1 - x)*(1 + x)))",),
         "inverse sine",
         (-0.9, 0.9),
     ),
@@ -618,7 +626,7 @@ _TABLE = [
         "acos",
         1,
         _in_unit_interval(math.acos),
-        ("-1/sqrt(where(abs(x) < 0.5, 1 - x**2, (1 - x)*(1 + x)))",),
+        ("-1/sqrt(where((abs(x) < 0.5) + (abs(x) >= 1), 1 - x**2, (1 - x)*(1 + x)))",),
         "inverse cosine",
         (-0.9, 0.9),
     ),
@@ -634,22 +642,17 @@ _TABLE = [
         2,
         math.atan2,
         (
-            # x/(x**2 + y**2) and -y/(x**2 + y**2), divided by the larger argument only:
-            # sign(x)/(hypot(1, y/x)*h) alone has y/0 in its own derivative at x = 0
-            # (a tie takes sign(x)/..., whose mixed derivatives cancel exactly)
-            "where(abs(x) < abs(y), sign(y)*(x/y)/(hypot(1, x/y)*hypot(y, x)), "
-            "sign(x)/(hypot(1, y/x)*hypot(y, x)))",
-            "where(abs(y) < abs(x), -sign(x)*(y/x)/(hypot(1, y/x)*hypot(y, x)), "
-            "-sign(y)/(hypot(1, x/y)*hypot(y, x)))",
+            # x/(x**2 + y**2) and -y/(x**2 + y**2), divided by the larger argument only, with
+            # no square and no hypot(y, x) of the arguments, which overflow or underflow where
+            # the derivative does not (at (1.6e308, 1.7e308) h is inf, d/dx -2.9e-309); a tie
+            # takes 1/(1 + (y/x)**2)/x and -1/(1 + (x/y)**2)/y, whose mixed derivatives cancel
+            # exactly
+            "where(abs(x) < abs(y), x/y/(1 + (x/y)**2)/y, 1/(1 + (y/x)**2)/x)",
+            "where(abs(y) < abs(x), -(y/x/(1 + (y/x)**2))/x, -(1/(1 + (x/y)**2))/y)",
         ),
         "the angle of the point (x, y), from -pi to pi; nan derivatives at the origin",
         (0.2, 3.0),
         parameters=("y", "x"),
-        # Written by hand: where hypot(y, x) is subnormal, the formula's rounds to the
-        # subnormal grid (40 units in the last place at (-1.05e-310, -7.2e-314), 0.17 by
-        # hand; mpmath), and it takes more time per call (two more hypots).
-        # `python benchmarks/derivatives.py atan2`
-        derivative=_atan2_derivative,
     ),
     Op(
         "hypot",
@@ -696,8 +699,9 @@ _TABLE = [
         "acosh",
         1,
         _acosh,
-        # not 1/sqrt(x**2 - 1): that cancels near 1 and overflows past 1e154
-        ("1/(sqrt(x - 1)*sqrt(x + 1))",),
+        # not 1/sqrt(x**2 - 1): that cancels near 1 and overflows past 1e154; but at 1, where
+        # it is exact, the product's own derivative is 0*inf, nan, not -inf
+        ("where(x == 1, 1/sqrt(x**2 - 1), 1/(sqrt(x - 1)*sqrt(x + 1)))",),
         "inverse hyperbolic cosine, for x >= 1",
         (1.1, 5.0),
     ),
@@ -705,8 +709,9 @@ _TABLE = [
         "atanh",
         1,
         _atanh,
-        # not 1 - x**2 near +-1, where it cancels; as asin's
-        ("1/where(abs(x) < 0.5, 1 - x**2, (1 - x)*(1 + x))",),
+        # not 1 - x**2 near +-1, where it cancels; as asin's (inf at +-1, of the sign of
+        # 1/(1 - x**2) inside; its derivative there inf at 1 and -inf at -1)
+        ("1/where((abs(x) < 0.5) + (abs(x) >= 1), 1 - x**2, (1 - x)*(1 + x))",),
         "inverse hyperbolic tangent, for -1 <= x <= 1",
         (-0.9, 0.9),
     ),
@@ -737,14 +742,14 @@ _TABLE = [
         "erf",
         1,
         math.erf,
-        ("2/sqrt(pi)*exp(-x**2)",),
+        (f"2/sqrt(pi)*{_GAUSSIAN}",),
         "error function",
     ),
     Op(
         "erfc",
         1,
         math.erfc,
-        ("-(2/sqrt(pi)*exp(-x**2))",),
+        (f"-(2/sqrt(pi)*{_GAUSSIAN})",),
         "1 - erf(x), accurate where erf(x) is near 1",
     ),
     Op(
@@ -896,8 +901,15 @@ _TABLE = [
         "powlog",
         2,
         _powlog,
-        # d/db is a**b*log(a)**2, 0 at a = 0 for b >= 0 as powlog is (not 0*log(0), nan)
-        ("b*powlog(a, b - 1) + a**(b - 1)", "powlog(a, b)*powlog(a, 0)"),
+        # d/db is a**b*log(a)**2, 0 at a = 0 for b >= 0 as powlog is (not 0*log(0), nan);
+        # below the smallest normal float, by halves, which round once (as for the power rule)
+        (
+            f"where((abs(a**(b - 1)) < {_TINY})*(a != 0)*(a - a == 0), "
+            f"b*powlog(a, {_HALF})*a**(b - 1 - {_HALF}) + a**{_HALF}*a**(b - 1 - {_HALF}), "
+            "b*powlog(a, b - 1) + a**(b - 1))",
+            f"where((abs(powlog(a, b)) < {_TINY})*(a != 0)*(a - a == 0), "
+            "powlog(a, b/2)*powlog(a, b/2), powlog(a, b)*powlog(a, 0))",
+        ),
         "a**b * log(a), the derivative of a**b by b; 0 at a = 0 for b >= 0",
         (0.2, 3.0),
     ),

@@ -8,8 +8,10 @@ and powers collected, common factors cancelled), laid out as a person writes the
 (`formula`). Nothing here recurses on the size of a program.
 
 Two forms. The exact one (`diff --exact`, and what `hessian` differentiates) uses the formulas
-as the table has them, with the helpers that keep edge cases exact (`powlog`, `where`):
-it equals the engine's derivative at every point. The textbook one (`diff`'s default, and
+as the table has them, with the helpers that keep edge cases exact (`powlog`, `where`), and
+keeps the engine's order of operations (`engine_form.EngineForm`, not the canonical form,
+whose merged products overflow where the engine's steps do not): it is the engine's
+derivative at every point, to rounding. The textbook one (`diff`'s default, and
 explain's local column) is derived from those formulas by the rules in `TEXTBOOK_RULES`, which
 write each helper as a textbook does, each with the condition where the two agree; a
 derivative whose textbook form differs from the engine's somewhere carries that condition as
@@ -47,11 +49,12 @@ from .algebra import (
 )
 from .array_ops import ArrayOp
 from .engine import Value, apply
+from .engine_form import EngineForm
 from .errors import NanogradError
 from .formula import Note, occurrences, write
-from .instructions import Const
-from .ops import ADD, MUL, WHERE, Op
-from .program import Apply, Input, Program
+from .instructions import Apply, Const, Input
+from .ops import ADD, MUL, POWER_RULE, WHERE, Op
+from .program import Program
 from .results import Hessian, Shape
 from .textbook import finish
 
@@ -63,36 +66,38 @@ Pair = tuple[Expr, Expr]
 # parameters) that agrees with the helper; None: everywhere, to rounding.
 #  * powlog(a, b) is the derivative of a**b by b, a**b*log(a) for a > 0; at a = 0 the helper
 #    is 0 (PyTorch's limit), where a**b*log(a) is nan or -inf; for a < 0 both are nan.
-#  * where((a == 0)*(b == 0), 0, b*a**(b - 1)) is the power rule, 0 at a = b = 0 (a**0 is 1
+#  * where((a == 0)*(b == 0), 0, ...) is the power rule, 0 at a = b = 0 (a**0 is 1
 #    for every a) where b*a**(b - 1) is 0*0**-1, nan: the textbook's agrees wherever a != 0,
-#    and wherever b is a number other than 0.
+#    and wherever b is a number other than 0 (below the smallest normal float, the table's
+#    keeps digits by halves, b*a**k*a**(b - 1 - k), ops.POWER_RULE).
 #  * sigmoid(-a) is 1 - sigmoid(a), which cancels where sigmoid(a) is near 1 (so the table
 #    has the first); the textbook's derivative of sigmoid is sigmoid(x)*(1 - sigmoid(x)).
 #  * The forms that keep digits the textbook's lose (docs/calculus.md): sech(a)**2 (tanh's,
 #    which does not overflow past 710) is 1/cosh(a)**2, (1 - a)*(1 + a) is
 #    1 - a**2 (asin, acos, atanh), sqrt(a - 1)*sqrt(a + 1) is sqrt(a**2 - 1) (acosh, where
-#    a >= 1), and a/hypot(a, b) divided by the larger of a and b (hypot, atan2) is
-#    a/hypot(a, b), to rounding where nothing overflows or underflows.
+#    a >= 1), a/hypot(a, b) divided by the larger of a and b (hypot) is a/hypot(a, b), and
+#    atan2's divided by the larger argument is a/(a**2 + b**2), to rounding where nothing
+#    overflows or underflows.
 #  * dsinc(a) is sinc's derivative, (cos(pi*a) - sinc(a))/a but at 0, where it is 0.
 #  * 1/hypot(1, a) (asinh's, which does not overflow) is 1/sqrt(a**2 + 1).
 #  * polygamma's derivative by x is polygamma(n + 1, x), but nan (as the function) for n < 0.
 #  * 1 + tan(a)**2 (tan's) is sec(a)**2, written 1/cos(a)**2 as tanh's is 1/cosh(a)**2.
+#  * A product by halves where it is below the smallest normal float (erf's exp(-a**2),
+#    powlog's powlog(a, b)*powlog(a, 0)) is the product, to rounding.
 TEXTBOOK_RULES = (
     ("powlog(a, b)", "a**b*log(a)", "a > 0"),
-    ("where((a == 0)*(b == 0), 0, b*a**(b - 1))", "b*a**(b - 1)", "a != 0"),
+    (
+        POWER_RULE,
+        "b*a**(b - 1)",
+        "a != 0",
+    ),
     ("sigmoid(-a)", "1 - sigmoid(a)", None),
     ("sech(a)**2", "1/cosh(a)**2", None),
     ("(1 - a)*(1 + a)", "1 - a**2", None),
     ("sqrt(a - 1)*sqrt(a + 1)", "sqrt(a**2 - 1)", None),
+    ("where(abs(a) < abs(b), a/b/(1 + (a/b)**2)/b, 1/(1 + (b/a)**2)/a)", "a/(a**2 + b**2)", None),
     (
-        "where(abs(a) < abs(b), sign(b)*(a/b)/(hypot(1, a/b)*hypot(b, a)), "
-        "sign(a)/(hypot(1, b/a)*hypot(b, a)))",
-        "a/(a**2 + b**2)",
-        None,
-    ),
-    (
-        "where(abs(b) < abs(a), -sign(a)*(b/a)/(hypot(1, b/a)*hypot(b, a)), "
-        "-sign(b)/(hypot(1, a/b)*hypot(b, a)))",
+        "where(abs(b) < abs(a), -(b/a/(1 + (b/a)**2))/a, -(1/(1 + (a/b)**2))/b)",
         "-b/(a**2 + b**2)",
         None,
     ),
@@ -105,6 +110,7 @@ TEXTBOOK_RULES = (
     ("1/hypot(1, a)", "1/sqrt(a**2 + 1)", None),
     ("where(a < 0, polygamma(a, b), polygamma(a + 1, b))", "polygamma(a + 1, b)", "a+1 > 0"),
     ("1 + tan(a)**2", "1/cos(a)**2", None),
+    ("where(abs(a) < 26, exp(-a**2), exp(-a**2/2)*exp(-a**2/2))", "exp(-a**2)", None),
 )
 # The functions that only helpers use: a textbook derivative has none of them, unless the
 # source calls them itself.
@@ -314,7 +320,7 @@ def derive(
     (nothing to c), and such a guard stays outermost as the adjoint flows on: a local
     derivative d times where(c, g, 0) is where(c, d*g, 0). So the branch not taken adds 0, not
     0 times its derivatives (nan where the branch is nan), as in the engine."""
-    builder = builder or Builder(textbook)
+    builder = builder or (Builder(textbook=True) if textbook else EngineForm())
     definitions: dict[str, Expr] = {}
     inputs = {n: (builder.var(n), builder.var(n)) for n in program.inputs}
     nodes = _interpret(builder, program, inputs, names, definitions)
@@ -632,7 +638,7 @@ def _higher(
     conditions of each step are the result's."""
     from .language import parse
 
-    builder = Builder(not exact)
+    builder = EngineForm() if exact else Builder(textbook=True)
     whole = whole_numbers(program)
     roots: dict[str, Expr] = {}
     notes: dict[str, list[Note]] = {}
@@ -710,27 +716,62 @@ def _names_used_twice(
 
 
 def hessian(program: Program, values: dict[str, float]) -> Hessian:
-    """The value, gradient and Hessian at `values`, the Hessian by differentiating the
-    symbolic gradient (reverse over reverse)."""
+    """The value, gradient and Hessian at `values`: the exact gradient (the engine's steps,
+    `EngineForm`) differentiated in forward mode (forward over reverse), so that a tiny
+    second derivative is made from the inputs outward, rounding once where it underflows
+    (reverse over reverse multiplies a tiny adjoint first: erf's at 27 was 13 units in the
+    last place off), then made symmetric: each mixed pair is the mean of the two orders,
+    which round apart (the one that is not nan where the other is)."""
     return hessian_at(program)(values)
 
 
 def hessian_at(program: Program) -> Callable[[dict[str, float]], Hessian]:
     """`hessian` at any point: the symbolic gradient is found once, for the many points of
     Newton's method."""
+    from .forward import forward_jacobian
+
     names = program.inputs
-    grads = gradient(program, names)
+    of_gradient = _program_of(gradient(program, names), names) if names else None
 
     def at(values: dict[str, float]) -> Hessian:
         first = program.grad(values)
-        inputs = {n: Value(values[n]) for n in names}
-        rows = evaluate([grads[n] for n in names], inputs)
-        matrix = {}
-        for name, row in zip(names, rows, strict=True):
-            for node in inputs.values():
-                node.grad = 0.0
-            row.backward()
-            matrix[name] = {n: inputs[n].grad for n in names}
+        if of_gradient is None:
+            return Hessian(first.value, first.inputs, first.gradients, {}, first.non_finite)
+        columns = forward_jacobian(of_gradient, values).jacobian
+        matrix = {a: {b: columns[a][b] for b in names} for a in names}
+        for i, a in enumerate(names):
+            for b in names[i + 1 :]:
+                matrix[a][b] = matrix[b][a] = _mean(matrix[a][b], matrix[b][a])
         return Hessian(first.value, first.inputs, first.gradients, matrix, first.non_finite)
 
     return at
+
+
+def _mean(p: float, q: float) -> float:
+    """The mean of two roundings of one number, without overflow; where one is nan, the
+    other."""
+    if p == q or q != q:
+        return p
+    if p != p:
+        return q
+    total = p + q
+    return total / 2 if total - total == 0.0 else p / 2 + q / 2
+
+
+def _program_of(roots: dict[str, Expr], inputs: list[str]) -> Program:
+    """The expressions, as printed, as one program with an output per root, over `inputs`."""
+    shown = layout(list(roots.values()))
+    code: list = [Input(name, 0) for name in inputs]
+    slot = {name: k for k, name in enumerate(inputs)}
+    places: dict[int, int] = {}
+    for e in reachable(shown):
+        if e.kind == INPUT:
+            places[id(e)] = slot[e.value]
+            continue
+        if e.kind == NUMBER:
+            code.append(Const(e.value, 0))
+        else:
+            code.append(Apply(e.op, tuple(places[id(a)] for a in e.args), 0))
+        places[id(e)] = len(code) - 1
+    outputs = {name: places[id(e)] for name, e in zip(roots, shown, strict=True)}
+    return Program("", code, list(inputs), max(outputs.values()), {}, outputs)

@@ -238,23 +238,21 @@ def _abnormal(h):
 
 
 def _atan2(*constants: float | None) -> Step:
-    """atan2(y, x), and its derivatives x/h/h and -y/h/h with h = hypot(y, x), as the ops
-    table computes them (sign(x)/(hypot(1, y/x)*h) where h is not a normal float)."""
+    """atan2(y, x), and its derivatives x/(x**2 + y**2) and -y/(x**2 + y**2) as the ops table
+    computes them: divided by the larger argument only, with no square and no hypot(y, x)
+    (which overflow or underflow where the derivatives do not); a tie divides d/dy by x and
+    d/dx by y."""
     varies = [c is None for c in constants]
 
     def step(out, y, x):
-        h = np.hypot(y, x, out=out[3])
         dy = dx = None
-        rows = _abnormal(h)
-        ys, xs, hs = (np.broadcast_to(v, h.shape)[rows] for v in (y, x, h))
+        r, s = y / x, x / y
         if varies[0]:
-            dy = np.divide(x, h, out=out[1])
-            np.divide(dy, h, out=dy)
-            dy[rows] = np.sign(xs) / (np.hypot(1.0, ys / xs) * hs)
+            dy = np.where(np.abs(x) < np.abs(y), s / (1.0 + s * s) / y, 1.0 / (1.0 + r * r) / x)
         if varies[1]:
-            dx = np.negative(y, out=out[2])
-            np.divide(np.divide(dx, h, out=dx), h, out=dx)
-            dx[rows] = -np.sign(ys) / (np.hypot(1.0, xs / ys) * hs)
+            dx = np.where(
+                np.abs(y) < np.abs(x), -(r / (1.0 + r * r)) / x, -(1.0 / (1.0 + s * s)) / y
+            )
         return np.arctan2(y, x, out=out[0]), (dy, dx)
 
     return step
@@ -666,7 +664,8 @@ _UNARY: dict[str, Step] = {
     "exp": lambda out, x: (y := np.exp(x, out=out[0]), (y,)),
     "log": _unary(_ufunc(np.log), _inverse_of(lambda s, x: x)),
     "log2": _unary(_ufunc(np.log2), _inverse_of(lambda s, x: np.multiply(x, _LN2, out=s))),
-    "log10": _unary(_ufunc(np.log10), _inverse_of(lambda s, x: np.multiply(x, _LN10, out=s))),
+    # 1/log(10)/x, as the ops table: x*log(10) overflows past 7.8e307
+    "log10": _unary(_ufunc(np.log10), lambda s, x, y: np.divide(1.0 / _LN10, x, out=s)),
     "sqrt": _unary(_ufunc(np.sqrt), lambda s, x, y: np.divide(0.5, y, out=s)),
     "sin": _unary(_ufunc(np.sin), lambda s, x, y: np.cos(x, out=s)),
     "cos": _unary(_ufunc(np.cos), _negated(lambda s, x, y: np.sin(x, out=s))),

@@ -5,6 +5,7 @@ modules import each other, directly or around a loop; and `grad` loads only what
 from __future__ import annotations
 
 import ast
+import site
 import subprocess
 import sys
 from pathlib import Path
@@ -180,8 +181,8 @@ def test_grad_at_a_point_imports_only_what_it_uses():
     load itself, `grad --format json` loads none it has no use for. Run without the site
     module's hooks (an editable install's imports pathlib for every program)."""
     code = (
-        "import site, sys\n"
-        f"sys.path[:0] = [{str(PACKAGE.parent)!r}, *site.getsitepackages()]\n"
+        "import sys\n"
+        f"sys.path[:0] = {[str(PACKAGE.parent), *site.getsitepackages()]!r}\n"
         "import click\n"
         "before = set(sys.modules)\n"
         "from nanograd_cli.cli import main\n"
