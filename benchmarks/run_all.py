@@ -67,6 +67,7 @@ BENCHMARKS = [
     Benchmark("Functions as compositions of others: accuracy against mpmath", "compositions.py"),
     Benchmark("The live page in headless Chromium", "html.py"),
     Benchmark("Training a 2-16-16-1 network: PyTorch and micrograd", "mlp.py"),
+    Benchmark("minimize on Rosenbrock: Adam against BFGS, L-BFGS-B and Newton", "second_order.py"),
     Benchmark("Fitting 200,000 rows against SciPy's least_squares", "fit.py"),
     Benchmark("The 54 NIST StRD fits: nanograd, SciPy and lmfit", "fit_nist.py"),
     Benchmark("1,000 small fits by group against a loop of curve_fit", "fit_groups.py"),

@@ -434,7 +434,7 @@ def minimize(
     *,
     steps: int = 10000,
     lr: float = 0.01,
-    optimizer: Literal["sgd", "momentum", "adam"] = "adam",
+    optimizer: Literal["sgd", "momentum", "adam", "bfgs", "lbfgs", "newton"] = "adam",
     tol: float = 1e-8,
     wrt: Names = (),
     fix: Names = (),
@@ -442,6 +442,7 @@ def minimize(
     batch: int | None = None,
     seed: int | None = None,
     drop_nan: bool = False,
+    bounds: Mapping[str, tuple[float, float] | str] | None = None,
     plot: str | os.PathLike[str] | None = None,
     strict: bool = False,
     inputs: Mapping[str, float] | None = None,
@@ -455,13 +456,16 @@ def minimize(
 ) -> Minimum:
     """Gradient descent on `source` from the point given by keywords (with `optimizer`, at
     the learning rate `lr`), until the gradient's norm is at most `tol` or `steps` are
-    taken. `wrt` names the inputs to move, or `fix` those to hold. With `data` (a mapping of
-    columns, or the path of a table), `source` is a loss per row: the inputs named as a
-    column are read per row and the mean is minimized over the others (`batch` rows a step,
-    shuffled with `seed`; `drop_nan` leaves out the rows with a missing value). A run that
-    does not converge comes back with `converged` false. `plot`: the path of a picture (.svg,
-    .png, .pdf) of the descent, its path on the contour plot of `source` for two inputs and
-    the loss at every step otherwise, as `minimize --plot` writes it. `weight_decay` adds
+    taken; `optimizer` bfgs, lbfgs or newton: SciPy's BFGS, L-BFGS-B or trust-region Newton
+    on the exact gradient (and Hessian), without `lr`, with `bounds` ({NAME: (LO, HI)} or
+    "LO:HI") for lbfgs. `wrt` names the inputs to move, or `fix` those to hold. With `data`
+    (a mapping of columns, or the path of a table), `source` is a loss per row: the inputs
+    named as a column are read per row and the mean is minimized over the others (`batch`
+    rows a step, shuffled with `seed`; `drop_nan` leaves out the rows with a missing value).
+    A run that does not converge comes back with `converged` false. `plot`: the path of a
+    picture (.svg, .png, .pdf) of the descent, its path on the contour plot of `source` for
+    two inputs and the loss at every step otherwise, as `minimize --plot` writes it.
+    `weight_decay` adds
     that times each parameter to its gradient, and `lr_schedule` `"step"` (every
     `lr_step_size` steps the rate times `lr_gamma`) or `"cosine"` (down to `lr_min` over
     `lr_t_max` steps) changes the rate each step, as torch.optim's do. A descent whose value
@@ -508,6 +512,7 @@ def minimize(
             drop_nan=drop_nan,
             weight_decay=weight_decay,
             schedule=schedule,
+            bounds=bounds,
         )
     except (Diverged, Interrupted) as stop:  # drawn up to the last point reached, then raised
         result, stopped = cast("Minimum", stop.reached), stop

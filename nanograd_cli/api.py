@@ -79,7 +79,8 @@ BIG_GRAPH = 1000
 MODES = ("auto", "reverse", "forward")
 DRAW_FORMATS = ("svg", "png", "pdf", "dot", "html")
 RANKDIRS = ("LR", "TB", "RL", "BT")  # (any case)
-OPTIMIZERS = ("sgd", "momentum", "adam")
+# The descent's update rules (descent.py), then SciPy's methods (second_order.py).
+OPTIMIZERS = ("sgd", "momentum", "adam", "bfgs", "lbfgs", "newton")
 DIFF_FORMATS = ("text", "latex", "markdown")
 EXPLAIN_FORMATS = ("table", "markdown", "latex", "json")
 TAYLOR_FORMATS = ("table", "json", "latex")
@@ -234,13 +235,16 @@ def grad_points(
     progress: Callable[..., object] | None = None,
     null: bool = False,
     na: bool = False,
+    flat: bool = False,
 ) -> PointsRun:
     """`grad --points`: the value and gradients at every row of the table `points` (a path,
     `-` for standard input, and its format), written with the rows to `output` (a path, or
     standard output for None or `-`, and a format), a batch of rows at a time through the
     same compiled route as `compile()`. Rows whose value is nan or inf are counted and the
-    first is warned of; with `strict`, a nan or inf that an operation made is an error. With
-    `na`, a missing value (empty, NA, null) is read as nan, not refused."""
+    first is warned of; with `strict`, a nan or inf that an operation made is an error. JSON
+    rows have the single-point shape, or with `flat` the CSV's columns as keys, and write
+    nan, inf and -inf as strings, or with `null` as null. With `na`, a missing value (empty,
+    NA, null) is read as nan, not refused."""
     from . import io
 
     mode = choice("mode", mode, MODES)
@@ -252,7 +256,9 @@ def grad_points(
     io.pyarrow_required()
     from .points import run_points
 
-    run = run_points(program, points, output, dict(fixed), list(wrt), strict, progress, null, na)
+    run = run_points(
+        program, points, output, dict(fixed), list(wrt), strict, progress, null, na, flat
+    )
     if run.non_finite and warn:
         rows = "1 row has" if run.non_finite == 1 else f"{run.non_finite} rows have"
         warn(f"warning: {rows} a non-finite result; the first: {run.first_bad}")
@@ -799,6 +805,12 @@ def failure(
     if isinstance(result, Minimum):
         if result.converged:
             return None
+        if result.stopped:
+            return (
+                f"did not converge: after {result.steps} steps the gradient's norm is "
+                f"{result.gradient_norm:.3g}, more than {option('tol', f'{tol:g}')}: "
+                f"{result.stopped}"
+            )
         return (
             f"did not converge: after {result.steps} steps the gradient's norm is "
             f"{result.gradient_norm:.3g}, more than {option('tol', f'{tol:g}')} (more "
@@ -880,9 +892,11 @@ def minimize(
     weight_decay: float = 0.0,
     schedule: Schedule | None = None,
     on_log: Callable[[int, float, float], None] | None = None,
+    bounds: Mapping[str, tuple[float, float] | str] | None = None,
 ) -> Minimum:
     """Gradient descent from `start` until the gradient's norm is at most `tol` or `steps`
-    are taken, moving only the inputs in `wrt`, or all but those in `fix`. With `data`
+    are taken (with `optimizer` bfgs, lbfgs or newton, SciPy's iterations: second_order.py),
+    moving only the inputs in `wrt`, or all but those in `fix`. With `data`
     (columns by name), the program is a loss per row: the inputs that name a column are
     read per row and the mean over the rows (or over `batch` rows a step, shuffled each pass
     with `seed`) is minimized over the others. A value or gradient that is nan or inf on the
@@ -891,7 +905,8 @@ def minimize(
     most `tol`. `drop_nan` leaves out the rows where a column it reads is nan. `weight_decay`
     and `schedule` (see `lr_schedule`) change each step as torch.optim's do; `on_log(step,
     loss, gradient norm)` is called at each point. A value or gradient that becomes nan or
-    inf after the start raises Diverged with the last point where both were finite."""
+    inf after the start raises Diverged with the last point where both were finite. `bounds`
+    (lbfgs only) keep inputs by name between LO and HI, a pair or the text `LO:HI`."""
     from .descent import at_point, over_rows
     from .descent import minimize as descend
 
@@ -903,6 +918,7 @@ def minimize(
     weight_decay = number("weight_decay", weight_decay)
     batch = None if batch is None else whole("batch", batch, 1)
     seed = None if seed is None else whole("seed", seed, 0)
+    _second_order_settings(optimizer, bounds, data, batch)
     program, start, layout = scalarized(program, start, data or (), MissingInputs)
     wrt, fix = layout.elements(wrt), layout.elements(fix)
     parameters = [n for n in program.inputs if data is None or n not in data]
@@ -960,6 +976,24 @@ def minimize(
         value, gradients = every_row(dict(at))
         return value, gradients, math.hypot(*(gradients[n] for n in moving))
 
+    if optimizer in ("bfgs", "lbfgs", "newton"):
+        from .fitting import checked_bounds
+        from .second_order import minimize as quasi_newton
+
+        if weight_decay or schedule is not None or on_log is not None:
+            raise InputError(
+                f"{option('weight_decay')}, {option('lr_schedule')} and {option('log')} are "
+                f"for sgd, momentum and adam: {option('optimizer', optimizer)} has no rate"
+            )
+        kept = checked_bounds({n: bound(n, b) for n, b in (bounds or {}).items()}, point, moving)
+        try:
+            found = quasi_newton(
+                loss, point, moving, steps, optimizer, tol, kept, on_step, on_point
+            )
+        except Interrupted as stop:  # the point reached, in the inputs' shapes
+            stop.reached = layout.shaped(cast(Minimum, stop.reached))
+            raise
+        return layout.shaped(found)
     settled = (lambda at: over_every_row(every_row, at)[2] <= tol) if every_row else None
     try:
         result = descend(
@@ -973,6 +1007,31 @@ def minimize(
         value, gradients, norm = over_every_row(every_row, result.inputs)
         result = Minimum(value, result.inputs, gradients, norm, result.steps, norm <= tol)
     return layout.shaped(result)
+
+
+def _second_order_settings(
+    optimizer: str,
+    bounds: Mapping[str, object] | None,
+    data: Mapping[str, Sequence[float]] | None,
+    batch: int | None,
+) -> None:
+    """Refuse what a method cannot do: bounds but with lbfgs, batches with SciPy's methods
+    (whose line searches compare values of the same function), newton on rows of data."""
+    if bounds and optimizer != "lbfgs":
+        raise InputError(
+            f"{option('bound')} needs {option('optimizer', 'lbfgs')} (L-BFGS-B), the method "
+            f"that keeps to bounds: {optimizer} does not"
+        )
+    if optimizer in ("bfgs", "lbfgs", "newton") and batch is not None:
+        raise InputError(
+            f"{option('optimizer', optimizer)} takes every row each step (its line search "
+            f"compares the loss at points): drop {option('batch')}, or take sgd, momentum or adam"
+        )
+    if optimizer == "newton" and data is not None:
+        raise InputError(
+            f"{option('optimizer', 'newton')} needs the Hessian at a point, and takes no "
+            f"{option('data')}: take bfgs or lbfgs, which need the gradient only"
+        )
 
 
 def lr_schedule(
@@ -1530,11 +1589,13 @@ def fit_rows(
     fmt: str,
     band: float | None = None,
     groups: Sequence[Hashable] | None = None,
+    null: bool = False,
 ) -> bytes:
     """The rows of `table` that were fitted, with the columns fitted, fitted_se (and with
     `band` the bands of `predict`) and residual added, as a file of `fmt` (csv, parquet,
     arrow, jsonl); a fit by groups (Fits, or one fit with shared parameters) takes the group
-    of each row from `groups`."""
+    of each row from `groups`. JSON writes nan, inf and -inf as strings, or with `null` as
+    null."""
     import numpy as np
 
     fitted, residuals = _rows(result)
@@ -1544,7 +1605,7 @@ def fit_rows(
         found = predict_groups(result, table.columns, groups, band)
     left_out = np.isnan(fitted)  # rows --drop-nan left out: nothing fitted there
     added = {name: np.where(left_out, np.nan, values) for name, values in found.items()}
-    return with_columns(table, {**added, "fitted": fitted, "residual": residuals}, fmt)
+    return with_columns(table, {**added, "fitted": fitted, "residual": residuals}, fmt, null)
 
 
 def saved_fit(fit: Fit | Fits) -> str:
@@ -1608,9 +1669,12 @@ def _saved_text(path: str) -> str:
         raise NanogradError(f"cannot read {printable(path)}: {error.strerror}") from None
 
 
-def with_columns(table: Table, added: Mapping[str, np.ndarray], fmt: str) -> bytes:
+def with_columns(
+    table: Table, added: Mapping[str, np.ndarray], fmt: str, null: bool = False
+) -> bytes:
     """The rows of `table` with the columns `added` (one number per row) after its own, as
-    a file of `fmt` (csv, parquet, arrow, jsonl)."""
+    a file of `fmt` (csv, parquet, arrow, jsonl); JSON's nan, inf and -inf are strings, or with
+    `null` null."""
     import io as bytes_io
 
     from .io.writers import open_writer  # PyArrow: loaded once the data is read
@@ -1618,7 +1682,9 @@ def with_columns(table: Table, added: Mapping[str, np.ndarray], fmt: str) -> byt
 
     sink = bytes_io.BytesIO()
     used = [name for name in table.names if name in table.columns]  # written as numbers
-    writer = open_writer(sink, fmt, table.names, used, [], (), stream=False, named=list(added))
+    writer = open_writer(
+        sink, fmt, table.names, used, [], (), stream=False, named=list(added), null=null
+    )
     for first_row, rows in table.batches:
         at = slice(first_row - 1, first_row - 1 + rows.num_rows)
         numbers = {name: table.columns[name][at] for name in used}

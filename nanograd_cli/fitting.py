@@ -101,14 +101,14 @@ BYTES_PER_ENTRY = 8 * 4
 
 
 class MissingSciPy(NanogradError):
-    """Fitting without SciPy: a missing library, exit 1 like a missing renderer."""
+    """Fitting (or `what` else) without SciPy: a missing library, exit 1 like a missing
+    renderer."""
 
-    def __init__(self):
+    def __init__(self, what: str = "fitting"):
         from .extras import install_command
 
         super().__init__(
-            f"fitting needs SciPy, which is not installed: install it with: "
-            f"{install_command('fit')}"
+            f"{what} needs SciPy, which is not installed: install it with: {install_command('fit')}"
         )
 
 
@@ -568,7 +568,7 @@ class _Problem:
         self.free = [name for name in self.parameters if name not in self.fixed]
         if not self.free:
             raise InputError("every parameter is fixed: nothing is left to fit")
-        self.bounds = _checked_bounds(bounds or {}, self.starts, self.free)
+        self.bounds = checked_bounds(bounds or {}, self.starts, self.free)
         if self.n < len(self.free):
             k = len(self.free)
             raise InputError(
@@ -1451,7 +1451,7 @@ def _all_rows(kept: np.ndarray, values: np.ndarray) -> np.ndarray:
     return every
 
 
-def _checked_bounds(
+def checked_bounds(
     bounds: Mapping[str, tuple[float, float]], starts: Mapping[str, float], free: list[str]
 ) -> dict[str, tuple[float, float]]:
     """The bounds of the free parameters, each low < high, around its start."""

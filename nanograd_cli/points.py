@@ -145,12 +145,14 @@ def run_points(
     progress: Callable | None = None,
     null: bool = False,
     na: bool = False,
+    flat: bool = False,
 ) -> PointsRun:
     """Read the points (a path, `-` for standard input, and a format), write the results
     (to a path, or standard output for None or `-`, in a format), and return the finished
     run. `progress(total_bytes, total_rows)` makes a display with `update(rows, bytes)` and
     `stop()`. A file written is put in place only when all went well. `null`: JSON writes
-    non-finite numbers as null; `na`: a missing value read is nan."""
+    non-finite numbers as null (else as strings); `na`: a missing value read is nan; `flat`:
+    JSON rows have the CSV's columns as keys."""
     path, out_format = output
     to_stdout = path in (None, "-")
     with open_points(*points) as reader:
@@ -168,6 +170,7 @@ def run_points(
                 run.function.outputs,
                 stream=to_stdout,
                 null=null,
+                flat=flat,
             )
             for batch in run:
                 writer.write(batch)

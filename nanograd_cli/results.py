@@ -437,7 +437,9 @@ class FormulaCheck:
 class Minimum(_Table):
     """Where gradient descent stopped: the point, its value and gradient, and how it got there
     (`interrupted`: stopped by Ctrl-C after `steps` steps; `diverged`: the last point
-    where the value and gradient were finite, before a step made one nan or inf)."""
+    where the value and gradient were finite, before a step made one nan or inf; `stopped`:
+    why SciPy's method stopped short of the tolerance, where not for want of steps). With
+    bounds, `gradient_norm` is the norm of the gradient projected on them."""
 
     value: float
     inputs: dict[str, float]
@@ -447,6 +449,7 @@ class Minimum(_Table):
     converged: bool
     interrupted: bool = False
     diverged: bool = False
+    stopped: str = field(default="", compare=False)
 
 
 class Term:

@@ -141,6 +141,7 @@ OPTIONS: dict[str, dict[str, Option]] = {
         "steps": Option("word", "N"),
         "lr": Option("word", "R"),
         "optimizer": Option("word", "|".join(api.OPTIMIZERS)),
+        "bound": Option("items", "NAME=LO:HI..."),
         "tol": Option("word", "T"),
         "wrt": WRT,
         "fix": WRT,
@@ -860,6 +861,7 @@ class Session:
                 on_step=bar.update if bar else None,
                 weight_decay=0.0 if decay is None else api.number("weight_decay", decay, None),
                 schedule=schedule,
+                bounds=api.named_bounds(args.items("bound")),
             )
         except (Interrupted, Diverged) as stop:  # Ctrl-C or nan: the point reached, and why
             reached = cast(Minimum, stop.reached)

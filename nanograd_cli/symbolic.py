@@ -722,19 +722,29 @@ def hessian(program: Program, values: dict[str, float]) -> Hessian:
     (reverse over reverse multiplies a tiny adjoint first: erf's at 27 was 13 units in the
     last place off), then made symmetric: each mixed pair is the mean of the two orders,
     which round apart (the one that is not nan where the other is)."""
+    return hessian_at(program)(values)
+
+
+def hessian_at(program: Program) -> Callable[[dict[str, float]], Hessian]:
+    """`hessian` at any point: the symbolic gradient is found once, for the many points of
+    Newton's method."""
     from .forward import forward_jacobian
 
-    first = program.grad(values)
     names = program.inputs
-    if not names:
-        return Hessian(first.value, first.inputs, first.gradients, {}, first.non_finite)
-    grads = gradient(program, names)
-    columns = forward_jacobian(_program_of(grads, names), values).jacobian
-    matrix = {a: {b: columns[a][b] for b in names} for a in names}
-    for i, a in enumerate(names):
-        for b in names[i + 1 :]:
-            matrix[a][b] = matrix[b][a] = _mean(matrix[a][b], matrix[b][a])
-    return Hessian(first.value, first.inputs, first.gradients, matrix, first.non_finite)
+    of_gradient = _program_of(gradient(program, names), names) if names else None
+
+    def at(values: dict[str, float]) -> Hessian:
+        first = program.grad(values)
+        if of_gradient is None:
+            return Hessian(first.value, first.inputs, first.gradients, {}, first.non_finite)
+        columns = forward_jacobian(of_gradient, values).jacobian
+        matrix = {a: {b: columns[a][b] for b in names} for a in names}
+        for i, a in enumerate(names):
+            for b in names[i + 1 :]:
+                matrix[a][b] = matrix[b][a] = _mean(matrix[a][b], matrix[b][a])
+        return Hessian(first.value, first.inputs, first.gradients, matrix, first.non_finite)
+
+    return at
 
 
 def _mean(p: float, q: float) -> float:

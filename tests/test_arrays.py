@@ -809,7 +809,7 @@ def test_an_array_value_may_hold_nan_and_inf_with_a_warning_naming_the_element()
     done = nanograd("grad", "sum(x**2)", "--x", "[1, nan, -Infinity]", "--format", "csv")
     assert done.returncode == 0
     assert done.stderr.splitlines()[0] == "warning: line 1, column 5: input x[1] is nan"
-    assert done.stdout == "value,d_x[0],d_x[1],d_x[2]\nnan,2.0,nan,-inf\n"
+    assert done.stdout == "value,d_x[0],d_x[1],d_x[2]\nNaN,2.0,NaN,-inf\n"
     done = nanograd("grad", "sum(W)", "--W", "[[1, 2], [inf, 3]]", "--strict")
     assert (done.returncode, done.stdout) == (1, "")
     assert done.stderr.splitlines()[0] == "error: line 1, column 5: input W[1,0] is inf"

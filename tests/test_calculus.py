@@ -309,7 +309,7 @@ def test_check_fails_where_a_derivative_is_not_finite():
     # d/dx sqrt(x) = 1/(2 sqrt(x)) is inf at 0, and sqrt(-h) is nan; y's check still passes
     result = in_process("check", "sqrt(x)*y", "--x", "0", "--y", "1", "--format", "csv")
     assert result.returncode == 1
-    assert result.stdout.splitlines()[1:] == ["x,inf,nan,nan,nan,false", "y,0.0,0.0,0.0,0.0,true"]
+    assert result.stdout.splitlines()[1:] == ["x,inf,NaN,NaN,NaN,false", "y,0.0,0.0,0.0,0.0,true"]
     assert result.stderr == "error: gradient check failed for x (analytic is inf, numeric is nan)\n"
     # log(x) at 1e-8: the derivative is 1e8, but log(x - h) is nan, h = cbrt(2**-52)
     result = in_process("check", "log(x)", "--x", "1e-8")

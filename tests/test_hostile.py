@@ -46,13 +46,16 @@ def caret(message: str, line: str, column: int, number: int = 1) -> str:
 # Non-finite inputs: a warning naming the input; --strict makes it exit 1.
 
 
-@pytest.mark.parametrize("value, shown", [("nan", "nan"), ("inf", "inf"), ("-Infinity", "-inf")])
+@pytest.mark.parametrize(
+    "value, shown, csv",
+    [("nan", "nan", "NaN"), ("inf", "inf", "inf"), ("-Infinity", "-inf", "-inf")],
+)
 @pytest.mark.parametrize("mode", ["reverse", "forward"])
-def test_a_non_finite_input_is_named_and_strict_fails(value, shown, mode):
+def test_a_non_finite_input_is_named_and_strict_fails(value, shown, csv, mode):
     where = caret(f"line 1, column 1: input x is {shown}", "x*2", 1)
     code, out, err = as_typed(f"nanograd grad 'x*2' --x {value} --mode {mode} --format csv")
     assert (code, err) == (0, f"warning: {where}")
-    assert out == f"value,d_x\n{shown},2.0\n"
+    assert out == f"value,d_x\n{csv},2.0\n"
     code, out, err = as_typed(f"nanograd grad 'x*2' --x {value} --mode {mode} --strict")
     assert (code, out, err) == (1, "", f"error: {where}")
 
@@ -101,7 +104,7 @@ def test_each_line_names_the_line_of_a_non_finite_input():
     code, out, err = limited(
         "nanograd grad - --each-line --x -1 --format csv", stdin=b"x\nlog(x)\n"
     )
-    assert code == 0 and out == "line,value,d_x\n1,-1.0,1.0\n2,nan,-1.0\n"
+    assert code == 0 and out == "line,value,d_x\n1,-1.0,1.0\n2,NaN,-1.0\n"
     assert err == "warning: " + caret("line 2, column 1: log gave nan", "log(x)", 1, number=2)
 
 
@@ -303,7 +306,7 @@ LINES = b"x\n\xff\nx*2\r\nlog(x)\nx\xc2\x85+1\nx\x0c+1\n\nx+1"
 @pytest.mark.slow
 def test_each_line_reads_the_same_rows_from_a_file_standard_input_and_text(tmp_path):
     (tmp_path / "lines.txt").write_bytes(LINES)
-    expected_out = "line,value,d_x\n1,-1.0,1.0\n3,-2.0,2.0\n4,nan,-1.0\n6,0.0,1.0\n8,0.0,1.0\n"
+    expected_out = "line,value,d_x\n1,-1.0,1.0\n3,-2.0,2.0\n4,NaN,-1.0\n6,0.0,1.0\n8,0.0,1.0\n"
     expected_err = (
         "error: line 2: the line is not valid UTF-8 (byte 0xff at offset 0)\n"
         + "warning: "
@@ -332,9 +335,9 @@ def test_the_repl_refuses_an_endless_line():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("value, shown", [("nan", "nan"), ("-inf", "-inf")])
+@pytest.mark.parametrize("value, shown, csv", [("nan", "nan", "NaN"), ("-inf", "-inf", "-inf")])
 def test_points_strict_fails_on_an_input_given_non_finite_on_the_command_line(
-    tmp_path, value, shown
+    tmp_path, value, shown, csv
 ):
     where = caret(f"line 1, column 3: input y is {shown}", "x*y", 3)
     command = f"printf 'x\\n2\\n' | nanograd grad 'x*y' --points - --y {value}"
@@ -343,9 +346,9 @@ def test_points_strict_fails_on_an_input_given_non_finite_on_the_command_line(
     assert (code, err) == (1, f"error: {where}") and not (tmp_path / "out.csv").exists()
     # Without --strict it is a row like any other, and so is a nan in the table with it.
     code, out, err = limited(command)
-    assert (code, out) == (0, f"x,value,d_x,d_y\n2,{shown},{shown},2.0\n")
+    assert (code, out) == (0, f"x,value,d_x,d_y\n2,{csv},{csv},2.0\n")
     code, out, err = limited("printf 'x\\nnan\\n' | nanograd grad 'x*y' --points - --y 1 --strict")
-    assert (code, out) == (0, "x,value,d_x,d_y\nnan,nan,1.0,nan\n")
+    assert (code, out) == (0, "x,value,d_x,d_y\nNaN,NaN,1.0,NaN\n")
 
 
 BOM = b"\xef\xbb\xbf"

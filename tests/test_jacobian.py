@@ -276,6 +276,16 @@ def test_points_in_json_lines_and_parquet_have_the_jacobians_shape(tmp_path):
         assert row["jacobian"] == {
             u: pytest.approx({"y": r["y"]}, rel=1e-15) for u, r in expected.jacobian.items()
         }
+    flat = in_process(
+        "grad", SOURCE, "--points", str(points), "--format", "json", "--wrt", "y", "--flat"
+    )
+    for line, (tag, expected) in zip(flat.stdout.splitlines(), expected_rows(), strict=True):
+        row = json.loads(line)  # --flat: the CSV's columns as keys
+        assert list(row) == ["x", "y", "tag", "u", "v", "w", "du/dy", "dv/dy", "dw/dy"]
+        assert row["tag"] == tag
+        for u, r in expected.jacobian.items():
+            assert row[u] == pytest.approx(expected.values[u], rel=1e-15)
+            assert row[f"d{u}/dy"] == pytest.approx(r["y"], rel=1e-15)
     out = tmp_path / "results.parquet"
     assert in_process("grad", SOURCE, "--points", str(points), "-o", str(out)).returncode == 0
     table = pq.read_table(out).to_pylist()

@@ -62,7 +62,7 @@ def points_table(n: int = 2000, seed: int = 0):
     ("stdin", "out", "warning"),
     [
         ("x\ninf\n", "x,value,d_x\ninf,inf,2.0\n", "row 1 gives inf (input x is inf)"),
-        ("x\nnan\n", "x,value,d_x\nnan,nan,2.0\n", "row 1 gives nan (input x is nan)"),
+        ("x\nnan\n", "x,value,d_x\nNaN,NaN,2.0\n", "row 1 gives nan (input x is nan)"),
         ("x\n1\n-inf\n", "x,value,d_x\n1,2.0,2.0\n-inf,-inf,2.0\n", "row 2 gives -inf (input"),
     ],
 )
@@ -316,6 +316,32 @@ def test_json_lines_in_and_out():
     assert {k: first[k] for k in ("value", "inputs", "gradients")} == json.loads(single)
 
 
+def test_flat_json_rows_have_the_csvs_columns_as_keys():
+    """--flat: a JSON row's keys are the CSV's columns, inputs as the numbers read; non-finite
+    numbers as strings, or null with --nan null, as in the single-point rows."""
+    stdin = '{"id": 1, "x": 2, "y": 3}\n{"y": 1.5, "x": "inf", "id": 2, "extra": {"k": [1, 2]}}\n'
+    run = ["grad", "x*y", "--points", "-", "--points-format", "jsonl", "--flat"]
+    result = in_process(*run, "--format", "json", stdin=stdin)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == [
+        '{"id": 1, "x": 2.0, "y": 3.0, "extra": null, "value": 6.0, "d_x": 3.0, "d_y": 2.0}',
+        '{"id": 2, "x": "inf", "y": 1.5, "extra": {"k": [1, 2]}, "value": "inf", "d_x": 1.5, '
+        '"d_y": "inf"}',
+    ]
+    nulls = in_process(*run, "--format", "json", "--nan", "null", stdin=stdin).stdout
+    assert json.loads(nulls.splitlines()[1]) == {
+        "id": 2,
+        "x": None,
+        "y": 1.5,
+        "extra": {"k": [1, 2]},
+        "value": None,
+        "d_x": 1.5,
+        "d_y": None,
+    }
+    csv = in_process(*run, "--format", "csv", stdin=stdin.splitlines()[0]).stdout
+    assert csv == "id,x,y,value,d_x,d_y\n1,2,3,6.0,3.0,2.0\n"  # the first row's keys
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize(
     ("stdin", "message"),
@@ -510,7 +536,8 @@ def test_disagreeing_format_and_output_and_options_without_points(tmp_path):
     code, _, err = run("grad", "x", "--x", "1", "-o", str(out))
     assert (code, err) == (
         2,
-        "error: -o, --points-format, --output-format and --na are for the rows of --points FILE\n",
+        "error: -o, --points-format, --output-format, --na and --flat are for the rows of "
+        "--points FILE\n",
     )
     assert not out.exists()
 
@@ -781,7 +808,7 @@ def test_a_missing_value_written_by_pandas_says_how_to_read_it(tmp_path):
     frame.to_csv(tmp_path / "nan.csv", index=False, na_rep="nan")
     result = in_process("grad", "x*2", "--points", "nan.csv", cwd=tmp_path)
     assert result.returncode == 0
-    assert result.stdout == "x,value,d_x\n1.0,2.0,2.0\nnan,nan,2.0\n3.0,6.0,2.0\n"
+    assert result.stdout == "x,value,d_x\n1.0,2.0,2.0\nNaN,NaN,2.0\n3.0,6.0,2.0\n"
 
 
 def without(modules: list[str], *args: str, cwd) -> subprocess.CompletedProcess:
@@ -1111,9 +1138,9 @@ def test_na_reads_a_missing_value_as_nan_and_keeps_its_row(fmt, rows):
     got = [line.split(",")[-3:] for line in done.stdout.splitlines()[1:]]
     assert got == [
         ["2.0", "2.0", "1.0"],
-        ["nan", "3.0", "nan"],
-        ["nan", "4.0", "nan"],
-        ["nan", "nan", "5.0"],
+        ["NaN", "3.0", "NaN"],
+        ["NaN", "4.0", "NaN"],
+        ["NaN", "NaN", "5.0"],
     ]
     assert done.stderr == (
         "warning: 3 rows have a non-finite result; the first: row 2 gives nan (input x is nan)\n"

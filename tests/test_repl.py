@@ -678,8 +678,8 @@ def test_options_are_parsed_alike_for_every_command():
     s = session("x = 2", "lr = 3")
     assert error(s, ":minimize (x - 3)**2 lrr 0.1") == (
         "error: :minimize has no option lrr; did you mean lr? (its options: steps, lr, "
-        "optimizer, tol, wrt, fix, data, data-format, batch, seed, weight-decay, lr-schedule, "
-        "lr-step-size, lr-gamma, lr-t-max, lr-min, strict, keep)"
+        "optimizer, bound, tol, wrt, fix, data, data-format, batch, seed, weight-decay, "
+        "lr-schedule, lr-step-size, lr-gamma, lr-t-max, lr-min, strict, keep)"
     )
     assert error(s, ":minimize x lr") == "error: lr needs a value: lr R"
     assert error(s, ":minimize x lr 1 lr 2") == "error: lr is given twice: give it once"
@@ -692,8 +692,9 @@ def test_options_are_parsed_alike_for_every_command():
         "error: invalid value for steps: '10.5' is not a valid integer"
     )
     assert error(s, ":minimize x lr -1") == "error: invalid value for lr: -1 is not more than 0"
-    assert error(s, ":minimize x optimizer newton") == (
-        "error: invalid value for optimizer: 'newton' is not one of 'sgd', 'momentum', 'adam'"
+    assert error(s, ":minimize x optimizer rmsprop") == (
+        "error: invalid value for optimizer: 'rmsprop' is not one of 'sgd', 'momentum', 'adam', "
+        "'bfgs', 'lbfgs', 'newton'"
     )
     assert error(s, ":draw x g.svg rankdir XX") == (
         "error: invalid value for rankdir: 'XX' is not one of 'LR', 'TB', 'RL', 'BT'"

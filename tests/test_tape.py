@@ -86,9 +86,14 @@ def test_points_csv_json_and_fixed_inputs(tmp_path):
     )
     code, out, _ = run("grad", "x*y+tanh(x)", "--points", str(csv), "--format", "json")
     first = json.loads(out.splitlines()[0])
-    assert first == json.loads(
-        run("grad", "x*y+tanh(x)", "--x", "2", "--y", "3", "--format", "json")[1]
-    )
+    single = json.loads(run("grad", "x*y+tanh(x)", "--x", "2", "--y", "3", "--format", "json")[1])
+    assert first == single
+    code, out, _ = run("grad", "x*y+tanh(x)", "--points", str(csv), "--format", "json", "--flat")
+    assert json.loads(out.splitlines()[0]) == {  # the CSV's columns as keys
+        **single["inputs"],
+        "value": single["value"],
+        **{f"d_{n}": g for n, g in single["gradients"].items()},
+    }
     code, out, _ = run("grad", "x*y", "--y", "10", "--points", "-", "--wrt", "x", stdin="x\n1\n2\n")
     assert (code, out) == (0, "x,value,d_x\n1,10.0,10.0\n2,20.0,10.0\n")
 
@@ -110,7 +115,7 @@ def test_points_across_chunks(monkeypatch):
 def test_points_non_finite_rows_are_kept_and_reported():
     code, out, err = run("grad", "log(x)", "--points", "-", stdin="x\n1\n0\n-1\n")
     assert code == 0
-    assert out == "x,value,d_x\n1,0.0,1.0\n0,-inf,inf\n-1,nan,-1.0\n"
+    assert out == "x,value,d_x\n1,0.0,1.0\n0,-inf,inf\n-1,NaN,-1.0\n"
     assert err == (
         "warning: 2 rows have a non-finite result; the first: row 2 gives -inf "
         "(log gave -inf at line 1, column 1)\n"

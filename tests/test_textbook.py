@@ -372,7 +372,7 @@ def test_a_formula_that_is_nan_where_the_engine_is_not_makes_the_largest_error_n
         "abs_error": "nan",
     }
     done = in_process(*args, "--format", "csv")
-    assert done.stdout.splitlines()[1] == "x,2*x + 0*log(x),5,0,3,nan,false"
+    assert done.stdout.splitlines()[1] == "x,2*x + 0*log(x),5,0,3,NaN,false"
     done = in_process("check", "exp(x)", "--against", "exp(x)", "--x", "700:720:3")
     assert done.returncode == 0  # inf where both are inf: no error
     assert done.stdout.splitlines()[1].split()[-2:] == ["0.0", "yes"]

@@ -23,13 +23,14 @@ from ..sources import Source
 from .command import InputsCommand, complete_inputs, one_standard_input, program_and_point
 from .options import (
     CountFrom,
+    bound_option,
     color_option,
     data_format_option,
     fix_option,
     source_and_inputs,
     table_format,
 )
-from .output import emit, in_a_directory, report, show_table, write_out
+from .output import emit, in_a_directory, json_nulls, report, show_table, write_out
 
 EXAMPLES = """
 \b
@@ -69,13 +70,9 @@ Examples:
     "columns (0.05*y).",
 )
 @fix_option("Hold this parameter at its start.")
-@click.option(
-    "--bound",
-    "bounds",
-    multiple=True,
-    metavar="NAME=LO:HI",
-    help="Keep a parameter between LO and HI (-inf or inf for an open side); a start outside "
-    "is an error, and a parameter that ends at its bound is marked so, without a stderr.",
+@bound_option(
+    "Keep a parameter between LO and HI (-inf or inf for an open side); a start outside "
+    "is an error, and a parameter that ends at its bound is marked so, without a stderr."
 )
 @click.option(
     "--absolute-sigma",
@@ -312,11 +309,11 @@ def fit(
                 shown = {by: group_column(by, rows, read), **shown}
             show_table(lambda number: text.columns_table({**shown, **found}, number), digits)
         else:
-            write_out(output or "-", api.with_columns(rows, found, rows_format))
+            write_out(output or "-", api.with_columns(rows, found, rows_format, json_nulls()))
     elif output and not (failed and output in files):
         assert table is not None and rows_format  # (--load without --predict writes no rows)
         of_rows = None if by is None else group_column(by, table, set(table.columns))
-        write_out(output, api.fit_rows(table, result, rows_format, level, of_rows))
+        write_out(output, api.fit_rows(table, result, rows_format, level, of_rows, json_nulls()))
     if picture and not (failed and picture in files):
         assert table is not None  # (no --load)
         draw(picture, picture_format or None, table, result, by, level, logx, logy)

@@ -72,6 +72,13 @@ Examples:
     "its row's results nan too, instead of stopping at the first.",
 )
 @click.option(
+    "--flat",
+    is_flag=True,
+    help="With --points and JSON Lines or JSON results: rows whose keys are the CSV's columns "
+    "(a flat table for pandas, polars or DuckDB; with --nan null for their missing numbers), "
+    'not the single-point shape {"value", "inputs", "gradients"}.',
+)
+@click.option(
     "--output-format",
     "results_format",
     type=click.Choice(["csv", "tsv", "parquet", "arrow", "jsonl", "json"]),
@@ -107,6 +114,7 @@ def grad(
     points: str | None,
     points_format: str | None,
     na: bool,
+    flat: bool,
     results_format: str | None,
     output: str | None,
     mode: str,
@@ -129,24 +137,30 @@ def grad(
         shapes = {n: getattr(v, "shape", ()) for n, v in values.items()}
         wrt = tuple(n if n in values else element_name(n, shapes[array_of(n)]) for n in wrt)
         ctx.exit(each_line_results(source, values, fmt, digits, wrt, strict, mode))
-    if points is None and ((output, points_format, results_format) != (None, None, None) or na):
+    if points is None and (
+        (output, points_format, results_format) != (None, None, None) or na or flat
+    ):
         raise InputError(
-            "-o, --points-format, --output-format and --na are for the rows of --points FILE"
+            "-o, --points-format, --output-format, --na and --flat are for the rows of "
+            "--points FILE"
         )
     one_standard_input(source, points, "--points")
     program = load_program(source, report)
     values = given_values(ctx, var, program.inputs, values=values)
     if points is not None:
         formats = points_format, results_format
-        points_results(program, points, values, fmt, wrt, mode, strict, output, formats, na)
+        rows = na, flat
+        points_results(program, points, values, fmt, wrt, mode, strict, output, formats, rows)
         return
     emit(fmt, api.grad(program, values, wrt, mode, strict, warn), digits)
 
 
-def points_results(program, points, values, fmt, wrt, mode, strict, output, formats, na) -> None:
+def points_results(program, points, values, fmt, wrt, mode, strict, output, formats, rows) -> None:
     """`grad --points`: one result per row, a batch of rows at a time, in any format;
-    `formats`: --points-format and --output-format; `na`: a missing value is nan."""
+    `formats`: --points-format and --output-format; `rows`: --na (a missing value is nan) and
+    --flat (JSON rows keyed by the CSV's columns)."""
     points_format, results_format = formats
+    na, flat = rows
     from .. import io  # NumPy and PyArrow: loaded only for --points, and only once checked
 
     if fmt == "table":
@@ -168,6 +182,7 @@ def points_results(program, points, values, fmt, wrt, mode, strict, output, form
         RowsProgress if sys.stderr.isatty() else None,
         json_nulls(),
         na,
+        flat,
     )
 
 

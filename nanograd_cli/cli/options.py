@@ -107,6 +107,11 @@ nan_option = _setting(
 )
 
 
+def bound_option(help: str):
+    """--bound NAME=LO:HI (repeatable), with the command's own words for what it does."""
+    return click.option("--bound", "bounds", multiple=True, metavar="NAME=LO:HI", help=help)
+
+
 def check_digits(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
     if value is None or value == "full" or (value.isdigit() and 1 <= int(value) <= 17):
         return value

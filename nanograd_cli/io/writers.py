@@ -2,7 +2,8 @@
 any others, passed through), then `value` and `d_NAME` per gradient shown (for several outputs,
 each one's value and `du/dx`: `results.result_names`). JSON Lines rows have the single-point
 shape, `{"value", "inputs", "gradients"}` (or `{"values", "inputs", "jacobian"}`), after the
-passed-through columns; JSON writes the same objects as an array.
+passed-through columns, or flat (`--flat`) those columns as keys; JSON writes the same objects
+as an array.
 
 Text is made a column at a time with Arrow's compute functions, never a row at a time in
 Python: numbers by `numbers.float_text`, rows by joining the columns' text."""
@@ -68,10 +69,10 @@ class CsvWriter(Writer):
     def write(self, batch) -> None:
         table = batch.table
         texts = [
-            _csv_text(table.column(i), name, self.delimiter)
+            _csv_text(table.column(i), name, self.delimiter, batch.inputs.get(name))
             for i, name in enumerate(table.column_names)
         ]
-        texts += [float_text(values) for values in batch.results]
+        texts += [csv_numbers(values) for values in batch.results]
         self._header()
         _write_lines(self.sink, texts, self.delimiter)
 
@@ -96,52 +97,55 @@ class TsvWriter(CsvWriter):
 class JsonLinesWriter(Writer):
     """JSON Lines: per row, the passed-through columns, then `value`, `inputs` (every input,
     those given on the command line too) and `gradients`, as `grad --format json` writes one
-    point: non-finite numbers are the strings "nan", "inf" and "-inf", or with `null`
-    (`--nan null`) null."""
+    point. With `flat` (`--flat`), or `named` columns (fit's rows), the keys are the CSV's
+    columns instead (those read, then those the results add), so that a reader of JSON Lines
+    gets the same flat table; inputs are written as the numbers read from them. Non-finite
+    numbers are the strings "nan", "inf" and "-inf", or with `null` (`--nan null`) null (what
+    pandas, polars, Arrow and DuckDB read as a missing number)."""
 
-    def __init__(self, sink, columns, inputs, shown, outputs=(), named=None, null=False):
+    def __init__(
+        self, sink, columns, inputs, shown, outputs=(), named=None, null=False, flat=False
+    ):
         super().__init__(sink, columns, inputs, shown, outputs, named)
         self.null = null
+        self.flat = flat or bool(named)
 
     def added(self) -> list[str]:
-        if self.named:
-            return self.named
+        if self.flat:
+            return super().added()
         return (
             ["values", "inputs", "jacobian"] if self.outputs else ["value", "inputs", "gradients"]
         )
 
     def kept(self) -> list[str]:
-        return self.columns if self.named else [c for c in self.columns if c not in self.inputs]
+        return self.columns if self.flat else [c for c in self.columns if c not in self.inputs]
 
     def write(self, batch) -> None:
         pieces: list = []
         for name in self.kept():
             if name in self.inputs:  # written as the numbers read from it
-                pieces += [
-                    f"{json.dumps(name)}: ",
-                    _json_numbers(batch.inputs[name], self.null),
-                    ", ",
-                ]
-                continue
-            values = batch.table.column(name).to_pylist()
-            text = [_json_value(v, self.null) for v in values]
-            pieces += [f"{json.dumps(name)}: ", text_array(text), ", "]
-        if self.named:  # one number per row and name, beside the columns read
-            for k, (name, values) in enumerate(zip(self.named, batch.results, strict=True)):
-                pieces += [
-                    ", " * (k > 0) + f"{json.dumps(name)}: ",
-                    _json_numbers(values, self.null),
-                ]
-            pieces.append("}")
-            self._rows(["{", *pieces])
-            return
-        m = len(self.outputs)
-        values, gradients = batch.results[: m or 1], iter(batch.results[m or 1 :])
-        null = self.null
-        if m:
-            pieces += ['"values": ', *_json_object(self.outputs, values, null)]
+                text = _json_numbers(batch.inputs[name], self.null)
+            else:
+                values = batch.table.column(name).to_pylist()
+                text = text_array([_json_value(v, self.null) for v in values])
+            pieces += [", " * bool(pieces) + f"{json.dumps(name)}: ", text]
+        if self.flat:  # one number per row and column, beside the columns read
+            for name, values in zip(self.added(), batch.results, strict=True):
+                pieces += [", " * bool(pieces) + f"{json.dumps(name)}: "]
+                pieces.append(_json_numbers(values, self.null))
         else:
-            pieces += ['"value": ', _json_numbers(values[0], null)]
+            pieces += self._nested(batch, ", " * bool(pieces))
+        self._rows(["{", *pieces, "}"])
+
+    def _nested(self, batch, before: str) -> list:
+        """The single-point keys of a row, as pieces for `_write_lines`."""
+        m, null = len(self.outputs), self.null
+        values, gradients = batch.results[: m or 1], iter(batch.results[m or 1 :])
+        pieces: list = []
+        if m:
+            pieces += [before + '"values": ', *_json_object(self.outputs, values, null)]
+        else:
+            pieces += [before + '"value": ', _json_numbers(values[0], null)]
         pieces += [', "inputs": ', *_json_object(batch.inputs, batch.inputs.values(), null)]
         if m:
             pieces.append(', "jacobian": {')
@@ -152,8 +156,7 @@ class JsonLinesWriter(Writer):
             pieces.append("}")
         else:
             pieces += [', "gradients": ', *_json_object(self.shown, gradients, null)]
-        pieces.append("}")
-        self._rows(["{", *pieces])
+        return pieces
 
     def _rows(self, texts: list) -> None:
         """Write the rows whose text is the columns `texts` joined, a line each."""
@@ -266,18 +269,20 @@ def open_writer(
     stream: bool,
     named=None,
     null: bool = False,
+    flat: bool = False,
 ) -> Writer:
     """The writer of `fmt` to `sink`; `stream`: the sink is a pipe (Arrow's stream format);
     `named`: the names of the columns the results add, where they are not a gradient's (see
-    Writer); `null`: JSON writes non-finite numbers as null. A column read that has the name
-    of one the output adds is an error."""
+    Writer); `null`: JSON writes non-finite numbers as null, else as strings; `flat`: JSON rows
+    have the CSV's columns as keys, not the single-point shape. A column read
+    that has the name of one the output adds is an error."""
     writer: Writer
     if fmt in ("csv", "tsv"):
         kind = CsvWriter if fmt == "csv" else TsvWriter
         writer = kind(sink, columns, inputs, shown, outputs, named)
     elif fmt in ("jsonl", "json"):
         json_kind = JsonLinesWriter if fmt == "jsonl" else JsonArrayWriter
-        writer = json_kind(sink, columns, inputs, shown, outputs, named, null)
+        writer = json_kind(sink, columns, inputs, shown, outputs, named, null, flat)
     else:
         writer = ArrowFormatWriter(sink, columns, inputs, shown, outputs, named, fmt, stream)
     added = set(writer.added())
@@ -308,15 +313,31 @@ def _special_bytes(text, delimiter: str) -> bool:
     return False
 
 
-def _csv_text(column, name: str, delimiter: str) -> pa.ChunkedArray | pa.Array:
+def csv_numbers(values: np.ndarray) -> pa.Array:
+    """Floats as CSV fields: `float_text`, but nan as `NaN`, the one spelling that pandas,
+    polars and DuckDB all read as a float (polars reads `nan` as text); `inf` and `-inf` they
+    all read as they are."""
+    import pyarrow.compute as pc
+
+    text = float_text(values)
+    nan = np.isnan(values)
+    return pc.if_else(to_arrow(nan), literal("NaN"), text) if nan.any() else text
+
+
+def _csv_text(
+    column, name: str, delimiter: str, numbers: np.ndarray | None = None
+) -> pa.ChunkedArray | pa.Array:
     """A column as CSV fields: floats in their shortest exact form, other types as Arrow
     writes them, text as it is; quoted where a field holds the delimiter, a quote or a line
-    end; no value empty."""
+    end; no value empty. `numbers`: those read from the column, where it is an input: its
+    non-finite ones are written as `csv_numbers` writes them."""
     import pyarrow.compute as pc
 
     kind = column.type
     if pa.types.is_floating(kind) and column.null_count == 0:
-        return float_text(to_numpy(column.cast(pa.float64())))
+        return csv_numbers(to_numpy(column.cast(pa.float64())))
+    if numbers is not None and _is_text(kind) and not np.isfinite(numbers).all():
+        column = pc.if_else(to_arrow(np.isfinite(numbers)), column, csv_numbers(numbers))
     try:
         # Every other type as text (large and view strings, binary as UTF-8 too), so that
         # the rows are joined from columns of one type.

@@ -214,6 +214,12 @@ def _(result: Minimum) -> dict:
 # CSV: a header line and the rows; numbers in full precision.
 
 
+def csv_number(x: float) -> str:
+    """A number as a CSV field: `repr`, but nan as `NaN`, which pandas, polars and DuckDB
+    all read as a float (polars reads `nan` as text), as `grad --points` writes it."""
+    return "NaN" if x != x else repr(x)
+
+
 @singledispatch
 def csv_header(result) -> str:
     raise TypeError(f"no CSV writer for {type(result).__name__}")
@@ -231,7 +237,7 @@ def _(result: Gradients) -> str:
 
 @csv_rows.register(Gradients)
 def _(result: Gradients) -> list[str]:
-    return [_csv_line(map(repr, [result.value, *result.gradients.values()]))]
+    return [_csv_line(map(csv_number, [result.value, *result.gradients.values()]))]
 
 
 @csv_header.register(Jacobian)
@@ -242,7 +248,7 @@ def _(result: Jacobian) -> str:
 @csv_rows.register(Jacobian)
 def _(result: Jacobian) -> list[str]:
     return [
-        _csv_line([name, *map(repr, [result.values[name], *result.jacobian[name].values()])])
+        _csv_line([name, *map(csv_number, [result.values[name], *result.jacobian[name].values()])])
         for name in result.values
     ]
 
@@ -270,7 +276,7 @@ def _(result: Hessian) -> str:
 
 @csv_rows.register(Hessian)
 def _(result: Hessian) -> list[str]:
-    return [_csv_line(row) for row in table_rows(result)[1:]]
+    return [_csv_line(row) for row in table_rows(result, csv_number)[1:]]
 
 
 CHECK_FIELDS = ("analytic", "numeric", "abs_error", "rel_error", "pass")
@@ -284,7 +290,9 @@ def _(result: GradientCheck) -> str:
 @csv_rows.register(GradientCheck)
 def _(result: GradientCheck) -> list[str]:
     return [
-        _csv_line([name, *(repr(getattr(c, f)) for f in CHECK_FIELDS[:-1]), str(c.passed).lower()])
+        _csv_line(
+            [name, *(csv_number(getattr(c, f)) for f in CHECK_FIELDS[:-1]), str(c.passed).lower()]
+        )
         for name, c in result.checks.items()
     ]
 
@@ -301,7 +309,7 @@ def _(result: FormulaCheck) -> str:
 
 @csv_rows.register(FormulaCheck)
 def _(result: FormulaCheck) -> list[str]:
-    rows = table_rows(result)[1:]
+    rows = table_rows(result, csv_number)[1:]
     for row in rows:
         row[-1] = "true" if row[-1] == "yes" else "false"
     return [_csv_line(row) for row in rows]
@@ -331,7 +339,7 @@ def _(result: Minimum) -> list[str]:
     numbers = [result.value, *result.inputs.values(), *result.gradients.values()]
     numbers.append(result.gradient_norm)
     tail = [str(result.steps), str(result.converged).lower()]
-    return [_csv_line([*map(repr, numbers), *tail])]
+    return [_csv_line([*map(csv_number, numbers), *tail])]
 
 
 # Tables: rows of cells, the first the header; `number` formats each number.
@@ -541,12 +549,12 @@ def _(result: Fit) -> list[str]:
     shown = result.table_statistics and result.statistics
     rows = []
     for name, value in result.parameters.items():
-        cells = [name, repr(value), repr(result.stderr[name])]
+        cells = [name, csv_number(value), csv_number(result.stderr[name])]
         if shown:
             t, p = result.statistics["t"], result.statistics["p"]
-            cells += [repr(t[name]), repr(p[name])] if name in t else ["", ""]
+            cells += [csv_number(t[name]), csv_number(p[name])] if name in t else ["", ""]
         if result.ci:
-            cells += [repr(x) for x in result.ci[name]] if name in result.ci else ["", ""]
+            cells += [csv_number(x) for x in result.ci[name]] if name in result.ci else ["", ""]
         rows.append(_csv_line(cells))
     return rows
 
@@ -638,11 +646,11 @@ def _(result: Fits) -> list[str]:
     for group, fit in result.items():
         cells = [group_name(group)]
         for name in fit.parameters:
-            cells += [repr(fit.parameters[name]), repr(fit.stderr[name])]
+            cells += [csv_number(fit.parameters[name]), csv_number(fit.stderr[name])]
             if ci:
-                cells += _interval(fit, name, repr)
+                cells += _interval(fit, name, csv_number)
         why = "" if fit.converged else fit.message
-        cells += [repr(fit.rss), "true" if fit.converged else "false", why]
+        cells += [csv_number(fit.rss), "true" if fit.converged else "false", why]
         rows.append(_csv_line(cells))
     return rows
 
