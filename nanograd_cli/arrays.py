@@ -227,10 +227,14 @@ class _Writer:
             from .language import BYTES_PER_INSTRUCTION
             from .memory import gigabytes
 
+            need, free = size * BYTES_PER_INSTRUCTION, self.free or 0
+            shown = gigabytes(need), gigabytes(free)
+            if shown[0] == shown[1]:  # just over: the digits that tell them apart
+                shown = f"{need / 1e9:,.3f} GB", f"{free / 1e9:,.3f} GB"
             raise NanogradError(
                 f"written out in scalars, the arrays make {size:,} operations: their graph "
-                f"would need {gigabytes(size * BYTES_PER_INSTRUCTION)} of memory, and "
-                f"{gigabytes(self.free or 0)} is free: about {int(self.limit):,} fit"
+                f"would need {shown[0]} of memory, and {shown[1]} is free: about "
+                f"{int(self.limit):,} fit"
             )
 
     def emit(self, instruction: Instruction) -> int:
