@@ -930,28 +930,30 @@ def minimize(
             raise InputError(f"{given[0]} is a column of the data: give no start value for it")
         if data and not len(next(iter(data.values()))):
             raise InputError("the data has no rows")
-    unknown = [n for n in start if n not in program.inputs]
+    inputs, moved = set(program.inputs), set(parameters)  # (an array's elements: 100,000 names)
+    unknown = [n for n in start if n not in inputs]
     if unknown:  # `--epochs 5`: a setting of the descent, given as an input's value
         meant = next((_SETTINGS[n] for n in unknown if n in _SETTINGS), None)
         hint = f"; for the descent's {meant[1]}, give {option(meant[0])}" if meant else ""
         raise UnknownInputs(unknown, parameters, hint)
-    program.check_inputs({**start, **{n: 0.0 for n in program.inputs if n not in parameters}})
+    program.check_inputs({**start, **{n: 0.0 for n in program.inputs if n not in moved}})
     if wrt and fix:
         raise InputError(
             f"give the inputs to move ({option('wrt')}) or those to hold ({option('fix')}), "
             "not both"
         )
     for name, asked in [*((n, "wrt") for n in wrt), *((n, "fix") for n in fix)]:
-        if data is not None and name in data and name in program.inputs:  # a column's
+        if data is not None and name in data and name in inputs:  # a column's
             raise InputError(
                 f"{option(asked, name)}: {name} is a column of the data, read per row: "
                 f"{option(asked)} names the parameters ({', '.join(parameters) or 'none'})"
             )
     check_wrt(wrt, parameters)
     for name in fix:
-        if name not in parameters:
+        if name not in moved:
             raise NotAnInput(name, parameters, "fix", "input" if data is None else "parameter")
-    moving = list(wrt) or [n for n in parameters if n not in fix]
+    held = set(fix)
+    moving = list(wrt) or [n for n in parameters if n not in held]
     if not parameters:
         raise InputError(
             "every input of the source is a column of the data: there is no parameter to "
