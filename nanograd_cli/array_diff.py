@@ -64,6 +64,7 @@ class ArrayAdjoints:
         self.inputs = dict(shapes)
         self.instruction_shapes = instruction_shapes
         self._shapes: dict[int, Shape] = {}
+        self.noted: set[int] = set()  # the conditions of the adjoints' own textbook forms
 
     # shapes
 
@@ -123,15 +124,24 @@ class ArrayAdjoints:
 
     # the adjoints
 
-    def adjoints(self, ins: Apply, args: list[Expr], out: Expr, g: Expr) -> list[tuple[int, Expr]]:
+    def adjoints(
+        self,
+        ins: Apply,
+        args: list[Expr],
+        out: Expr,
+        g: Expr,
+        conditions: list[tuple[int, Note]],
+    ) -> list[tuple[int, Expr]]:
         """What the array operation `ins` (of arguments `args`, value `out`) passes back to
-        each argument from its adjoint `g`. Where that needs g whole and g is one number for
-        every element, g multiplies what ones would pass back: 2*s*(A.T@ones(3)), not
-        A.T@(2*s*ones(3))."""
+        each argument from its adjoint `g`; where a textbook form is not the engine's
+        everywhere, its condition is added to `conditions` (x/norm(x): norm(x) != 0). Where
+        that needs g whole and g is one number for every element, g multiplies what ones
+        would pass back: 2*s*(A.T@ones(3)), not A.T@(2*s*ones(3))."""
         shape = self.shape(out)
         if shape and not self.shape(g) and _needs_whole(ins, self.instruction_shapes):
+            ones = self.ones(shape)
             return [
-                (a, self.times(g, c)) for a, c in self.adjoints(ins, args, out, self.ones(shape))
+                (a, self.times(g, c)) for a, c in self.adjoints(ins, args, out, ones, conditions)
             ]
         op, shapes = ins.op, [self.instruction_shapes[a] for a in ins.args]
         b = self.b
@@ -163,7 +173,10 @@ class ArrayAdjoints:
             if axis and _axis(axis[0], shape) == 1:  # sum(W, 1): g down each row
                 spread = b.apply(_OUTER, self.expanded(spread, (shape[0],)), self.ones(shape[1:]))
             return [(ins.args[0], spread)]
-        if name == "norm" and not axis and not self.exact:
+        if name == "norm" and not axis and not self.exact:  # the engine has 0 at x = 0
+            note = Note(out, "!=")
+            self.noted.add(id(note))
+            conditions.append((ins.args[0], note))
             return [(ins.args[0], b.apply(DIV, self.times(g, x), out))]
         if name == "dot":
             a, m = args
@@ -431,11 +444,21 @@ def _without_vector_transposes(program: Program, shapes: list[Shape]) -> Program
 def _vector_form(
     builder: Builder, program: Program, wrt: list[str], textbook: bool, adjoints: ArrayAdjoints
 ) -> Derivatives:
-    """The derivatives in vector form, of the inputs that have one."""
+    """The derivatives in vector form, of the inputs that have one. A condition of an array
+    operation's textbook form is kept where the form's divisor is still in the derivative
+    (x/norm(x), not 2*A.T@(A@x - b), where norm(A@x - b)**2 cancelled it)."""
     try:
-        return derive(program, wrt, textbook, builder=builder, arrays=adjoints)
+        found = derive(program, wrt, textbook, builder=builder, arrays=adjoints)
     except NoVectorForm:
         return Derivatives({})
+    for name, root in found.roots.items():
+        inside = {id(e) for e in reachable([root])}
+        found.notes[name] = [
+            n
+            for n in found.notes.get(name, [])
+            if id(n) not in adjoints.noted or id(n.expr) in inside
+        ]
+    return found
 
 
 def _agrees(root: Expr, scalar: Program, shapes: Mapping[str, Shape], name: str) -> bool:

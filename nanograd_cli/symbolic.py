@@ -279,11 +279,17 @@ def bindable(program: Program) -> dict[int, str]:
 
 class ArrayAdjoints(Protocol):
     """What `derive` needs for a program on arrays (`array_diff` has it): each array
-    operation's adjoints, a contribution summed down to its argument's shape, and a
-    derivative spread over its input's."""
+    operation's adjoints (the conditions where a textbook form of them is the engine's added
+    to `conditions`), a contribution summed down to its argument's shape, and a derivative
+    spread over its input's."""
 
     def adjoints(
-        self, ins: Apply, args: list[Expr], out: Expr, g: Expr
+        self,
+        ins: Apply,
+        args: list[Expr],
+        out: Expr,
+        g: Expr,
+        conditions: list[tuple[int, Note]],
     ) -> list[tuple[int, Expr]]: ...
 
     def reduced(self, contribution: Expr, arg: int, value: int) -> Expr: ...
@@ -342,7 +348,7 @@ def derive(
             ]
         elif arrays is not None and type(ins.op) is ArrayOp:
             contributions = arrays.adjoints(
-                ins, [nodes[a][0] for a in ins.args], nodes[i][0], adjoint[i]
+                ins, [nodes[a][0] for a in ins.args], nodes[i][0], adjoint[i], conditions
             )
         else:
             local = _local_derivatives(builder, ins, nodes, varies, textbook, conditions)

@@ -3,6 +3,8 @@ literal element by element where not, each checked against PyTorch's gradient.""
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -250,3 +252,21 @@ def test_latex_writes_a_product_of_two_arrays_element_by_element_as_odot():
         "latex",
     )
     assert done.stdout == "2 x^{2} \\odot y\n"
+
+
+def test_the_vector_form_of_norm_says_where_it_holds():
+    """x/norm(x) is nan at 0, where the engine's derivative is 0: the form says `# norm(x)
+    != 0`, and check --against leaves the origin out; where norm(...)**2 cancels the norm,
+    no condition is left (2*A.T@(A@x - b) holds everywhere)."""
+    done = in_process("diff", "norm(x)", "--shape", "x=3")
+    assert done.stdout == "x/norm(x)\n# norm(x) != 0\n"
+    done = in_process(
+        "diff", "norm(A@x - b)**2", "--wrt", "x", "--shape", "A=3,2", "--shape", "x=2",
+        "--shape", "b=3",
+    )  # fmt: skip
+    assert done.stdout == "2*A.T@(A@x - b)\n"
+    formula = "x/norm(x)\n# norm(x) != 0"
+    done = in_process("check", "norm(x)", "--against", formula, "--x", "[0, 0, 0]")
+    assert done.returncode == 0 and "outside where the formula" in done.stderr
+    grad = in_process("grad", formula, "--x", "[3, 0, 4]", "--format", "json")
+    assert json.loads(grad.stdout)["values"]["result"] == [0.6, 0.0, 0.8]
