@@ -278,7 +278,8 @@ class SeveralOutputs(InputError):
         instead = f" ({several} takes several)" if several else ""
         if all(name.startswith("result[") for name in outputs):  # an array written out
             super().__init__(
-                f"the result is an array of {len(outputs)} elements, and {taker} takes one "
+                f"the result is an array of {len(outputs)} element{'s' * (len(outputs) != 1)}, "
+                f"and {taker} takes one "
                 f"number: end the source with a number made of it, such as sum(...) or one "
                 f"element [0]{instead}"
             )

@@ -75,7 +75,9 @@ def element_name(name: str, shape: Shape) -> str:
     if not shape:
         problem = f"{base} is a number, not an array: differentiate by {option('wrt', base)}"
     elif len(given) != len(shape) or not all(re.fullmatch(r"-?[0-9]+", i) for i in given):
-        problem = f"an element of {base} of shape {shape} is {element_names(base, shape)[-1]}"
+        names = element_names(base, shape)
+        indices = f"{len(shape)} {'index' if len(shape) == 1 else 'indices'}"
+        problem = f"an element of {base} of shape {shape} has {indices}: {names[0]} to {names[-1]}"
     elif not all(-n <= int(i) < n for i, n in zip(given, shape, strict=True)):
         problem = f"out of range for {base} of shape {shape}"
     else:

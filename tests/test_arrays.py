@@ -794,7 +794,10 @@ def test_wrt_an_element_gives_that_elements_derivative():
     ("wrt", "message"),
     [
         ("x[3]", "error: --wrt x[3]: out of range for x of shape (3,)\n"),
-        ("x[0, 1]", "error: --wrt x[0, 1]: an element of x of shape (3,) is x[2]\n"),
+        (
+            "x[0, 1]",
+            "error: --wrt x[0, 1]: an element of x of shape (3,) has 1 index: x[0] to x[2]\n",
+        ),
         ("y[0]", "error: --wrt y[0]: y is a number, not an array: differentiate by --wrt y\n"),
         ("z[0]", "error: --wrt z[0]: z[0] is not an input (inputs: x, y)\n"),
     ],
