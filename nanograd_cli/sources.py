@@ -217,12 +217,18 @@ def _array_file(path: str, typed: str) -> InputValue:
             data = file.read()
     except OSError as error:
         raise NanogradError(f"{typed}: cannot read {printable(path)}: {error.strerror}") from None
+    extension = os.path.splitext(path)[1].lower()  # (w.JSON is JSON)
+    if extension == ".npz":
+        raise InputError(
+            f"{typed}: a .npz holds several arrays: save one with numpy.save (.npy), or give "
+            "it as CSV or JSON"
+        )
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("error")  # NumPy's warnings are errors of the file's
-            if path.endswith(".npy"):
+            if extension == ".npy":
                 value = _npy_array(data)
-            elif path.endswith(".json"):
+            elif extension == ".json":
                 value = _json_array(data)
             else:
                 text = data.decode("utf-8-sig")

@@ -322,3 +322,17 @@ def test_minimize_of_an_array_costs_in_proportion_to_its_size():
 
     cpu(1000)  # (imports)
     assert cpu(20_000) < 8 * cpu(5_000)
+
+
+def test_an_array_file_is_read_by_its_extension_in_any_case(tmp_path):
+    """w.JSON is JSON (it was read as CSV); a .npz, several arrays, says how to give one."""
+    (tmp_path / "w.JSON").write_text("[[1, 2], [3, 4]]")
+    done = in_process("grad", "sum(W)", "--W", "@w.JSON", "--format", "csv", cwd=tmp_path)
+    assert (done.returncode, done.stdout.splitlines()[1]) == (0, "10.0,1.0,1.0,1.0,1.0")
+    np.savez(tmp_path / "w.npz", a=np.ones(2))
+    done = in_process("grad", "sum(W)", "--W", "@w.npz", cwd=tmp_path)
+    assert (done.returncode, done.stderr) == (
+        2,
+        "error: --W @w.npz: a .npz holds several arrays: save one with numpy.save (.npy), or "
+        "give it as CSV or JSON\n",
+    )
