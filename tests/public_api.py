@@ -76,7 +76,9 @@ fitted = fit("a*x + b", {"x": [0.0, 1.0, 2.0], "y": [1.0, 3.0, 5.0]}, a=1, b=0, 
 parameters: dict[str, float] = fitted.parameters
 predicted: np.ndarray = fitted.predict({"x": [3.0]}, band=0.95)["pred_upper"]
 fitted.save("fit.json")
-loaded: nanograd_cli.results.Fit = load_fit("fit.json")
+reloaded = load_fit("fit.json")  # a Fit, or Fits for a file of fit --by
+assert isinstance(reloaded, nanograd_cli.results.Fit)
+loaded: nanograd_cli.results.Fit = reloaded
 category: type[Warning] = NanogradWarning
 
 # A program, evaluated at many points.

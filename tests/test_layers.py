@@ -5,7 +5,6 @@ modules import each other, directly or around a loop; and `grad` loads only what
 from __future__ import annotations
 
 import ast
-import site
 import subprocess
 import sys
 from pathlib import Path
@@ -182,7 +181,7 @@ def test_grad_at_a_point_imports_only_what_it_uses():
     module's hooks (an editable install's imports pathlib for every program)."""
     code = (
         "import sys\n"
-        f"sys.path[:0] = {[str(PACKAGE.parent), *site.getsitepackages()]!r}\n"
+        f"sys.path[:0] = {[str(PACKAGE.parent), *(p for p in sys.path if p)]!r}\n"
         "import click\n"
         "before = set(sys.modules)\n"
         "from nanograd_cli.cli import main\n"
