@@ -207,62 +207,73 @@ def _unlabelled(error: Exception, columns: int, axes: Mapping[str, np.ndarray]) 
 
 def fit_text(fit: FitCurve, columns: int, color: bool) -> str:
     """A fit over one predictor as a plot in text: the data and the fitted curve."""
-    plot_to_string, style = _text_plotter(color)
-    try:
-        with _quietly():
-            # the band's two sides one series, one legend entry: a nan between them
-            sides = [fit.bands[side] for side in ("lower", "upper") if side in fit.bands]
-            gap = [np.array([np.nan])]
-            band = [np.concatenate([sides[0], *gap, sides[1]])] if sides else []
-            along = [np.concatenate([fit.curve_x, *gap, fit.curve_x])] if sides else []
-            if "force_ascii_characters" in style:  # the band's sides as dots
-                style = {**style, "force_ascii_characters": ["."] * len(band) + PLAIN_SYMBOLS}
-            return plot_to_string(
-                [*band, fit.curve, fit.observed],  # the data last, drawn over the curve
-                [*along, fit.curve_x, fit.x],
-                legend_labels=[f"{fit.level:g} band" for _ in band] + ["fit", "data"],
-                title=fit.title[: columns - 4],
-                width=columns,
-                line_length_hard_cap=columns,
-                height=TERMINAL_HEIGHT,
-                x_as_log=fit.logx,
-                y_as_log=fit.logy,
-                **style,
-            )
-    except (OverflowError, RuntimeError, ValueError) as error:
-        axes = {fit.predictor: np.concatenate([fit.x, fit.curve_x]), "target": fit.observed}
-        raise _unlabelled(error, columns, axes) from None
+    # the band's two sides one series, one legend entry: a nan between them
+    sides = [fit.bands[side] for side in ("lower", "upper") if side in fit.bands]
+    gap = [np.array([np.nan])]
+    band = [np.concatenate([sides[0], *gap, sides[1]])] if sides else []
+    along = [np.concatenate([fit.curve_x, *gap, fit.curve_x])] if sides else []
+    return _fits_plot(
+        [*band, fit.curve, fit.observed],  # the data last, drawn over the curve
+        [*along, fit.curve_x, fit.x],
+        [f"{fit.level:g} band" for _ in band] + ["fit", "data"],
+        ["."] * len(band) + PLAIN_SYMBOLS,  # the band's sides as dots
+        {fit.predictor: np.concatenate([fit.x, fit.curve_x]), "target": fit.observed},
+        like=fit,
+        title=fit.title,
+        columns=columns,
+        color=color,
+    )
 
 
 def fit_groups_text(fits: Mapping[str, FitCurve], heading: str, columns: int, color: bool) -> str:
     """Fits over one predictor as one plot in text: each one's data and curve, named in the
     legend by its key (a symbol each, without colour; the bands are for a picture)."""
-    plot_to_string, style = _text_plotter(color)
     ys, xs, labels = [], [], []
     for name, fit in fits.items():
         ys += [fit.curve, fit.observed]  # its data after its curve, drawn over it
         xs += [fit.curve_x, fit.x]
         labels += [f"{name} fit", name]
-    if "force_ascii_characters" in style:
-        style = {**style, "force_ascii_characters": [GROUP_SYMBOLS[i % len(GROUP_SYMBOLS)]
-                                                      for i in range(len(ys))]}  # fmt: skip
+    symbols = [GROUP_SYMBOLS[i % len(GROUP_SYMBOLS)] for i in range(len(ys))]
     first = next(iter(fits.values()))
+    axes = {first.predictor: np.concatenate(xs), "target": np.concatenate(ys)}
+    return _fits_plot(
+        ys, xs, labels, symbols, axes, like=first, title=heading, columns=columns, color=color
+    )
+
+
+def _fits_plot(
+    ys: list[np.ndarray],
+    xs: list[np.ndarray],
+    labels: list[str],
+    symbols: list[str],
+    axes: Mapping[str, np.ndarray],
+    *,
+    like: FitCurve,
+    title: str,
+    columns: int,
+    color: bool,
+) -> str:
+    """uniplot's plot of the series `ys` along `xs` for fit_text and fit_groups_text, on
+    log axes where `like`'s are, `columns` wide, in colour (else `symbols`, one per series);
+    a plot that cannot label its numbers says so of `axes`."""
+    plot_to_string, style = _text_plotter(color)
+    if "force_ascii_characters" in style:
+        style = {**style, "force_ascii_characters": symbols}
     try:
         with _quietly():
             return plot_to_string(
                 ys,
                 xs,
                 legend_labels=labels,
-                title=heading[: columns - 4],
+                title=title[: columns - 4],
                 width=columns,
                 line_length_hard_cap=columns,
                 height=TERMINAL_HEIGHT,
-                x_as_log=first.logx,
-                y_as_log=first.logy,
+                x_as_log=like.logx,
+                y_as_log=like.logy,
                 **style,
             )
     except (OverflowError, RuntimeError, ValueError) as error:
-        axes = {first.predictor: np.concatenate(xs), "target": np.concatenate(ys)}
         raise _unlabelled(error, columns, axes) from None
 
 
