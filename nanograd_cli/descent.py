@@ -165,12 +165,12 @@ def minimize(
                 at, was, inputs, gradients, size = norm
                 size = _norm([gradients[k] for k in where]) if size is None else size
                 last = _minimum(loss, names, at, was, inputs, gradients, size, tol)
-            raise _not_finite(value, gradient, taken, last)
+            raise not_finite(value, gradient, taken, last)
         if norm is None:  # known to be finite and above tol, so not computed
             norm = _norm([grads[k] for k in where])
         minimum = _minimum(loss, names, taken, value, data, grads, norm, tol)
         if stopped is None:
-            raise _interrupted(minimum)
+            raise interrupted(minimum)
         return minimum
     every = where == list(range(len(names)))  # all move, in order: no gathering
     evaluate = loss.on_lists(names) if isinstance(loss, PointLoss) else _on_lists(loss, names)
@@ -190,7 +190,7 @@ def minimize(
             norm = _norm(moved)
             if not isfinite(value) or not isfinite(norm):
                 last = _minimum(loss, names, *reached, tol) if reached else None
-                raise _not_finite(value, dict(zip(moved_names, moved, strict=True)), taken, last)
+                raise not_finite(value, dict(zip(moved_names, moved, strict=True)), taken, last)
             reached = (taken, value, data.copy(), grads, norm)
             if on_step:
                 on_step(taken, value)
@@ -213,7 +213,7 @@ def minimize(
     except KeyboardInterrupt:
         if reached is None:
             raise
-        raise _interrupted(_minimum(loss, names, *reached, tol)) from None
+        raise interrupted(_minimum(loss, names, *reached, tol)) from None
 
 
 def _minimum(
@@ -234,7 +234,7 @@ def _minimum(
     return Minimum(value, dict(zip(names, data, strict=True)), gradients, norm, taken, norm <= tol)
 
 
-def _interrupted(reached: Minimum) -> Interrupted:
+def interrupted(reached: Minimum) -> Interrupted:
     return Interrupted(
         f"interrupted at step {reached.steps}: the output is the point reached",
         dataclasses.replace(reached, interrupted=True),
@@ -387,7 +387,7 @@ def _norm(components: Sequence[float]) -> float:
     return math.hypot(*components)
 
 
-def _not_finite(
+def not_finite(
     loss: float, grads: Mapping[str, float], taken: int, last: Minimum | None
 ) -> NanogradError:
     """The error for a value or gradient that is nan or inf after `taken` steps: what is not

@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 
-from .descent import Loss, PointLoss, _interrupted, _not_finite
+from .descent import Loss, PointLoss, interrupted, not_finite
 from .errors import NanogradError, command, option
 from .results import Minimum
 from .symbolic import hessian_at
@@ -58,7 +58,7 @@ def minimize(
     x0 = np.array([point[n] for n in moving])
     value, gradient = value_and_gradient(x0)
     if not math.isfinite(value) or not np.isfinite(gradient).all():
-        raise _not_finite(value, dict(zip(moving, map(float, gradient), strict=True)), 0, None)
+        raise not_finite(value, dict(zip(moving, map(float, gradient), strict=True)), 0, None)
     taken, reached = 0, x0  # the last iterate, and how many iterations made it
 
     def record(x: np.ndarray, value: float) -> None:
@@ -98,7 +98,7 @@ def minimize(
             **extra,
         )
     except KeyboardInterrupt:
-        raise _interrupted(_minimum(loss, at(reached), moving, bounds, taken, tol)) from None
+        raise interrupted(_minimum(loss, at(reached), moving, bounds, taken, tol)) from None
     result = _minimum(loss, at(found.x), moving, bounds, taken, tol)
     if not math.isfinite(result.value) or not math.isfinite(result.gradient_norm):
         raise NanogradError(

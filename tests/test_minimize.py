@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from nanograd_cli import api, parse
-from nanograd_cli.descent import OPTIMIZERS, PointLoss, _not_finite, descent_source
+from nanograd_cli.descent import OPTIMIZERS, PointLoss, descent_source, not_finite
 from nanograd_cli.descent import minimize as descend
 from nanograd_cli.engine import Value
 from nanograd_cli.errors import Interrupted, MissingInputs, NanogradError
@@ -38,7 +38,7 @@ def reference(
             moved = {n: grads[n] for n in names}
             norm = math.hypot(*moved.values())
             if not math.isfinite(value) or not math.isfinite(norm):
-                raise _not_finite(value, moved, taken, reached)
+                raise not_finite(value, moved, taken, reached)
             reached = Minimum(value, now, grads, norm, taken, norm <= tol)
             if on_step:
                 on_step(taken, value)
