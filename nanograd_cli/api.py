@@ -2057,9 +2057,9 @@ def _finite_rows_at_start(
     the start, as fit names one: the start (or that row) is to blame, not the descent."""
     import numpy as np
 
-    from .tape import batch_gradients
+    from .tape import batch_values
 
-    values, _ = batch_gradients(program, {**rows, **point})
+    values = batch_values(program, {**rows, **point})
     bad = np.flatnonzero(~np.isfinite(values))
     if bad.size:
         i = int(bad[0])
