@@ -236,6 +236,7 @@ def grad_points(
     null: bool = False,
     na: bool = False,
     flat: bool = False,
+    drop_nan: bool = False,
 ) -> PointsRun:
     """`grad --points`: the value and gradients at every row of the table `points` (a path,
     `-` for standard input, and its format), written with the rows to `output` (a path, or
@@ -244,7 +245,8 @@ def grad_points(
     first is warned of; with `strict`, a nan or inf that an operation made is an error. JSON
     rows have the single-point shape, or with `flat` the CSV's columns as keys, and write
     nan, inf and -inf as strings, or with `null` as null. With `na`, a missing value (empty,
-    NA, null) is read as nan, not refused."""
+    NA, null) is read as nan, not refused; with `drop_nan`, a row where an input is nan or
+    missing is left out, and a note to `warn` says how many."""
     from . import io
 
     mode = choice("mode", mode, MODES)
@@ -257,8 +259,10 @@ def grad_points(
     from .points import run_points
 
     run = run_points(
-        program, points, output, dict(fixed), list(wrt), strict, progress, null, na, flat
+        program, points, output, dict(fixed), list(wrt), strict, progress, null, na, flat, drop_nan
     )
+    if run.dropped and warn:
+        warn(f"note: {io.left_out(run.dropped)}")
     if run.non_finite and warn:
         rows = "1 row has" if run.non_finite == 1 else f"{run.non_finite} rows have"
         warn(f"warning: {rows} a non-finite result; the first: {run.first_bad}")
@@ -1081,13 +1085,12 @@ def _without_missing(
     out)."""
     import numpy as np
 
-    keep = np.ones(len(next(iter(data.values()))), dtype=bool) if data else np.ones(0, bool)
-    for name in read:
-        keep &= ~np.isnan(np.asarray(data[name], dtype=float))
+    from .io import complete_rows, left_out
+
+    keep = complete_rows((data[name] for name in read), len(next(iter(data.values()), ())))
     dropped = int((~keep).sum())
     if dropped and warn:
-        plural = "s" * (dropped != 1)
-        warn(f"note: {dropped} row{plural} with a missing value (nan, empty or NA) left out")
+        warn(f"note: {left_out(dropped)}")
     return {name: np.asarray(values, dtype=float)[keep] for name, values in data.items()}
 
 

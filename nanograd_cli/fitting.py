@@ -32,6 +32,8 @@ from .errors import (
     spell,
 )
 from .fit_statistics import correlated, statistics
+from .io import complete_rows
+from .io import left_out as rows_left_out
 from .program import Program
 from .results import Fit, Fits, group_name
 from .robust import checked, curvature_weights, objective, row_weights
@@ -580,9 +582,8 @@ class _Problem:
         sigmas = None if sigma is None else sigma_values(sigma, arrays, self.n, drop_nan)
         self.kept: np.ndarray | None = None  # with drop_nan, the rows fitted
         if drop_nan:
-            keep = np.isfinite(observed)
-            for values in [*self.data.values(), *([] if sigmas is None else [sigmas])]:
-                keep &= ~np.isnan(values)
+            read = [*self.data.values(), *([] if sigmas is None else [sigmas])]
+            keep = np.isfinite(observed) & complete_rows(read, self.n)
             if not keep.all():
                 self.kept = keep
                 self.data = {name: values[keep] for name, values in self.data.items()}
@@ -1110,9 +1111,7 @@ def _summary(
     left_out = []
     if problem.kept is not None:  # every row of the data, nan for those left out
         dropped = int((~problem.kept).sum())
-        left_out = [
-            f"{dropped} row{'s' * (dropped != 1)} with a missing value (nan, empty or NA) left out"
-        ]
+        left_out = [rows_left_out(dropped)]
         fitted, residuals = (_all_rows(problem.kept, part) for part in (fitted, residuals))
     note = (pole or _pole)(problem, problem.point(best))
     rss = problem.unscaled(best_rss)

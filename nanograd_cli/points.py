@@ -25,6 +25,7 @@ from .errors import (
     option,
     printable,
 )
+from .io import complete_rows
 from .io.numbers import floats
 from .io.readers import Reader, first_repeated, named_twice, one_column_header, open_points
 from .io.writers import open_writer
@@ -54,7 +55,9 @@ class PointsRun:
     iterating, `reader.rows_read` counts the rows read; afterwards `non_finite` counts the rows
     whose value is nan or inf and `first_bad` says which came first and why. With `strict`, a
     row where an operation made nan or inf out of finite inputs raises NonFiniteResult. With
-    `na`, a missing value (empty, NA, null) is nan, its row's results too, not an error.
+    `na`, a missing value (empty, NA, null) is nan, its row's results too, not an error;
+    with `drop_nan`, a row where an input read is nan or missing is left out (`dropped`
+    counts them).
     """
 
     def __init__(
@@ -65,6 +68,7 @@ class PointsRun:
         wrt: list[str],
         strict: bool = False,
         na: bool = False,
+        drop_nan: bool = False,
     ):
         # Names are looked up in sets: a table may have 100,000 columns, a source as many inputs.
         columns = reader.columns
@@ -95,7 +99,8 @@ class PointsRun:
         if strict:
             _check_given(program, numbers)
         self.program, self.reader, self.fixed, self.strict = program, reader, numbers, strict
-        self.na = na
+        self.na, self.drop_nan = na, drop_nan
+        self.dropped = 0
         self.shown = self.function.wrt
         inputs = set(program.inputs)
         self.input_columns = [n for n in columns if n in inputs]
@@ -106,16 +111,25 @@ class PointsRun:
         for first_row, table in self.reader:
             if self.missing and table.num_rows:  # [{}]: rows, and no column of an input
                 raise _missing(self.missing, [])
+            missing = self.na or self.drop_nan
             columns = {
-                n: floats(table.column(n), n, first_row, self.na) for n in self.input_columns
+                n: floats(table.column(n), n, first_row, missing) for n in self.input_columns
             }
+            rows = np.arange(first_row, first_row + table.num_rows)  # each row's number
+            if self.drop_nan:
+                keep = complete_rows(columns.values(), table.num_rows)
+                if not keep.all():
+                    self.dropped += int((~keep).sum())
+                    table, rows = table.filter(keep), rows[keep]
+                    columns = {n: values[keep] for n, values in columns.items()}
             results = self.function.results(columns, table.num_rows)
             inputs = {n: columns[n] if n in columns else self.fixed[n] for n in self.program.inputs}
-            self._check_finite(first_row, results[: len(self.function.outputs) or 1], inputs)
+            self._check_finite(rows, results[: len(self.function.outputs) or 1], inputs)
             yield Batch(first_row, table, inputs, results)
 
-    def _check_finite(self, first_row: int, values: list[np.ndarray], inputs: dict) -> None:
-        """Count the rows where a value (of any output) is nan or inf; remember the first."""
+    def _check_finite(self, rows: np.ndarray, values: list[np.ndarray], inputs: dict) -> None:
+        """Count the rows (numbered `rows`) where a value (of any output) is nan or inf;
+        remember the first."""
         bad = ~np.isfinite(values[0])
         for value in values[1:]:
             bad |= ~np.isfinite(value)
@@ -123,7 +137,7 @@ class PointsRun:
             return
         self.non_finite += int(bad.sum())
         if self.first_bad is None:
-            self.first_bad = _where(self.program, first_row, int(np.argmax(bad)), inputs)
+            self.first_bad = _where(self.program, rows, int(np.argmax(bad)), inputs)
         if self.strict:
             # --strict fails on an operation that made nan or inf out of finite numbers, not on
             # a row whose input was nan or inf already.
@@ -131,7 +145,7 @@ class PointsRun:
             for values in inputs.values():
                 made &= np.isfinite(values)
             if made.any():
-                where = _where(self.program, first_row, int(np.argmax(made)), inputs)
+                where = _where(self.program, rows, int(np.argmax(made)), inputs)
                 raise NonFiniteResult(f"{option('points')} {where}")
 
 
@@ -146,17 +160,19 @@ def run_points(
     null: bool = False,
     na: bool = False,
     flat: bool = False,
+    drop_nan: bool = False,
 ) -> PointsRun:
     """Read the points (a path, `-` for standard input, and a format), write the results
     (to a path, or standard output for None or `-`, in a format), and return the finished
     run. `progress(total_bytes, total_rows)` makes a display with `update(rows, bytes)` and
     `stop()`. A file written is put in place only when all went well. `null`: JSON writes
     non-finite numbers as null (else as strings); `na`: a missing value read is nan; `flat`:
-    JSON rows have the CSV's columns as keys."""
+    JSON rows have the CSV's columns as keys; `drop_nan`: a row with an input nan or missing
+    is left out."""
     path, out_format = output
     to_stdout = path in (None, "-")
     with open_points(*points) as reader:
-        run = PointsRun(program, reader, fixed, wrt, strict, na)
+        run = PointsRun(program, reader, fixed, wrt, strict, na, drop_nan)
         file = None if to_stdout or path is None else OutputFile(path)
         display = progress(reader.total_bytes, reader.total_rows) if progress else None
         writer = None
@@ -249,9 +265,10 @@ def _is_number(text: str) -> bool:
     return True
 
 
-def _where(program: Program, first_row: int, k: int, inputs: dict) -> str:
-    """Why the row `k` of a batch went non-finite: the input that was nan or inf, or else the
-    first operation that made nan or inf out of finite numbers."""
+def _where(program: Program, rows: np.ndarray, k: int, inputs: dict) -> str:
+    """Why the row `k` of a batch (whose rows are numbered `rows`) went non-finite: the input
+    that was nan or inf, or else the first operation that made nan or inf out of finite
+    numbers."""
     point = {n: float(v[k]) if isinstance(v, np.ndarray) else v for n, v in inputs.items()}
     data = program.values(point)
     given = next((n for n, v in point.items() if not np.isfinite(v)), None)
@@ -265,4 +282,4 @@ def _where(program: Program, first_row: int, k: int, inputs: dict) -> str:
     outputs = program.outputs or {"": program.result}
     name, slot = next(((n, i) for n, i in outputs.items() if not np.isfinite(data[i])), ("", 0))
     value = f"{name} = {data[slot]}" if name else data[program.result]
-    return f"row {first_row + k} gives {value}{detail}"
+    return f"row {rows[k]} gives {value}{detail}"

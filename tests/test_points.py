@@ -527,6 +527,46 @@ def test_formats_by_extension_or_option_through_pipes(tmp_path):
     assert piped.stdout.decode().splitlines()[0] == "id,x,y,vvvvv,d_x,value,d_y"
 
 
+@pytest.mark.slow
+def test_drop_nan_leaves_out_rows_with_a_missing_input_and_says_how_many():
+    result = nanograd(
+        "grad",
+        "x*y",
+        "--points",
+        "-",
+        "--drop-nan",
+        stdin="x,y,id\n1,2,a\n3,,b\nnan,1,c\n2,inf,d\n",
+    )
+    assert (result.returncode, result.stdout) == (
+        0,
+        "x,y,id,value,d_x,d_y\n1,2,a,2.0,2.0,1.0\n2,inf,d,inf,inf,2.0\n",
+    )
+    assert result.stderr == (
+        "note: 2 rows with a missing value (nan, empty or NA) left out\n"
+        "warning: 1 row has a non-finite result; the first: row 4 gives inf (input y is inf)\n"
+    )
+
+
+def test_drop_nan_reads_only_the_inputs_and_keeps_row_numbers(tmp_path):
+    rows = tmp_path / "rows.csv"
+    # `note` is no input: its empty field keeps its row; NA in x leaves row 2 out
+    rows.write_text("x,note\n1,\nNA,b\n0,c\n")
+    result = in_process("grad", "log(x)", "--points", str(rows), "--drop-nan", "--format", "json")
+    assert result.returncode == 0, result.stderr
+    lines = [json.loads(line) for line in result.stdout.splitlines()]
+    assert [(r["inputs"]["x"], r["note"]) for r in lines] == [(1.0, ""), (0.0, "c")]
+    assert [r["value"] for r in lines] == [0.0, "-inf"]
+    assert result.stderr == (
+        "note: 1 row with a missing value (nan, empty or NA) left out\n"
+        "warning: 1 row has a non-finite result; the first: row 3 gives -inf "
+        "(log gave -inf at line 1, column 1)\n"
+    )
+    rows.write_text("x\nnan\n\n")  # every row left out: the header alone
+    result = in_process("grad", "x", "--points", str(rows), "--drop-nan")
+    assert (result.returncode, result.stdout) == (0, "x,value,d_x\n")
+    assert result.stderr == "note: 1 row with a missing value (nan, empty or NA) left out\n"
+
+
 def test_disagreeing_format_and_output_and_options_without_points(tmp_path):
     out = tmp_path / "out.parquet"
     code, _, err = run(
@@ -536,8 +576,8 @@ def test_disagreeing_format_and_output_and_options_without_points(tmp_path):
     code, _, err = run("grad", "x", "--x", "1", "-o", str(out))
     assert (code, err) == (
         2,
-        "error: -o, --points-format, --output-format, --na and --flat are for the rows of "
-        "--points FILE\n",
+        "error: -o, --points-format, --output-format, --na, --drop-nan and --flat are for the "
+        "rows of --points FILE\n",
     )
     assert not out.exists()
 

@@ -72,6 +72,12 @@ Examples:
     "its row's results nan too, instead of stopping at the first.",
 )
 @click.option(
+    "--drop-nan",
+    is_flag=True,
+    help="With --points: leave out the rows where an input read is nan, empty or NA (a note "
+    "says how many), instead of computing nan there.",
+)
+@click.option(
     "--flat",
     is_flag=True,
     help="With --points and JSON Lines or JSON results: rows whose keys are the CSV's columns "
@@ -114,6 +120,7 @@ def grad(
     points: str | None,
     points_format: str | None,
     na: bool,
+    drop_nan: bool,
     flat: bool,
     results_format: str | None,
     output: str | None,
@@ -138,18 +145,18 @@ def grad(
         wrt = tuple(n if n in values else element_name(n, shapes[array_of(n)]) for n in wrt)
         ctx.exit(each_line_results(source, values, fmt, digits, wrt, strict, mode))
     if points is None and (
-        (output, points_format, results_format) != (None, None, None) or na or flat
+        (output, points_format, results_format) != (None, None, None) or na or flat or drop_nan
     ):
         raise InputError(
-            "-o, --points-format, --output-format, --na and --flat are for the rows of "
-            "--points FILE"
+            "-o, --points-format, --output-format, --na, --drop-nan and --flat are for the rows "
+            "of --points FILE"
         )
     one_standard_input(source, points, "--points")
     program = load_program(source, report)
     values = given_values(ctx, var, program.inputs, values=values)
     if points is not None:
         formats = points_format, results_format
-        rows = na, flat
+        rows = na, flat, drop_nan
         points_results(program, points, values, fmt, wrt, mode, strict, output, formats, rows)
         return
     emit(fmt, api.grad(program, values, wrt, mode, strict, warn), digits)
@@ -157,10 +164,10 @@ def grad(
 
 def points_results(program, points, values, fmt, wrt, mode, strict, output, formats, rows) -> None:
     """`grad --points`: one result per row, a batch of rows at a time, in any format;
-    `formats`: --points-format and --output-format; `rows`: --na (a missing value is nan) and
-    --flat (JSON rows keyed by the CSV's columns)."""
+    `formats`: --points-format and --output-format; `rows`: --na (a missing value is nan),
+    --flat (JSON rows keyed by the CSV's columns) and --drop-nan (rows with one left out)."""
     points_format, results_format = formats
-    na, flat = rows
+    na, flat, drop_nan = rows
     from .. import io  # NumPy and PyArrow: loaded only for --points, and only once checked
 
     if fmt == "table":
@@ -183,6 +190,7 @@ def points_results(program, points, values, fmt, wrt, mode, strict, output, form
         json_nulls(),
         na,
         flat,
+        drop_nan,
     )
 
 

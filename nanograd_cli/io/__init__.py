@@ -10,11 +10,14 @@ from __future__ import annotations
 
 import gc
 import os
-from collections.abc import Iterable
-from typing import NamedTuple
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, NamedTuple
 
 from .. import errors
 from ..errors import InputError, NanogradError, printable
+
+if TYPE_CHECKING:
+    import numpy as np
 
 # Each format's name and the file extensions that choose it.
 EXTENSIONS = {
@@ -31,6 +34,22 @@ FORMATS = list(EXTENSIONS)
 TEXT_FORMATS = ("csv", "tsv", "jsonl", "json")
 # --format's choices with --points, and the formats they agree with (the first by default).
 ASKED = {"csv": ("csv",), "json": ("jsonl", "json")}
+
+
+def complete_rows(columns: Iterable[Sequence[float] | np.ndarray], rows: int) -> np.ndarray:
+    """A mask of the `rows` rows where none of `columns` (of floats) is nan: the rows
+    `--drop-nan` keeps."""
+    import numpy as np
+
+    keep = np.ones(rows, dtype=bool)
+    for values in columns:
+        keep &= ~np.isnan(np.asarray(values, dtype=float))
+    return keep
+
+
+def left_out(dropped: int) -> str:
+    """What `--drop-nan` says of the rows it left out."""
+    return f"{dropped} row{'s' * (dropped != 1)} with a missing value (nan, empty or NA) left out"
 
 
 def format_of(path: str) -> str | None:
