@@ -404,10 +404,9 @@ def plot(
     line of f at A (which the Curve carries); with `second`, the Curve carries d2f/dx2 too
     (`curve.second`), and the picture shows it."""
     from . import api
-    from .sampling import CURVE_POINTS, Look, parse_size, parse_ylim
+    from .sampling import CURVE_POINTS
 
     path = None if output is None else os.fspath(output)
-    limits = parse_ylim(ylim if isinstance(ylim, str) else ":".join(repr(v) for v in ylim))
     program = parse(source)
     fixed, ranges = split(point(program, "plot", values, inputs))
     if path is not None:
@@ -415,15 +414,26 @@ def plot(
 
         fmt = format_of(path)
     # A surface is returned to Python with or without a picture of it.
-    if size is not None and not isinstance(size, str):
-        size = ",".join(map(repr, size)) if isinstance(size, tuple | list) else repr(size)
-    look = Look(title, logx, logy, parse_size(size) if size is not None else None)
-    result = api.plot(program, fixed, ranges, CURVE_POINTS, True, _note, limits, tangent, second)
+    result = api.plot(
+        program,
+        fixed,
+        ranges,
+        CURVE_POINTS,
+        path is not None or len(ranges) == 2,
+        _note,
+        ylim,
+        tangent,
+        second,
+        title,
+        logx,
+        logy,
+        size,
+    )
     if path is not None:
         from .output_files import write_atomically
         from .render.figures import figure
 
-        write_atomically(path, figure(result, fmt, limits, look))
+        write_atomically(path, figure(result, fmt))
     return result
 
 

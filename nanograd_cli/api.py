@@ -1957,40 +1957,68 @@ def plot(
     points: int,
     picture: bool = True,
     warn: Warn | None = None,
-    ylim: str | tuple[float, float] = "auto",
+    ylim: str | Sequence[float] = "auto",
     tangent: float | str | None = None,
     second: bool = False,
+    title: str | None = None,
+    logx: bool = False,
+    logy: bool = False,
+    size: str | float | Sequence[float] | None = None,
 ) -> Curve | Surface:
     """f and df/dx sampled at `points` points over one range (a Curve), or f and its
     gradient on a grid over two (a Surface, which only a `picture` can show, and whose y
     axis is an input's range, not `ylim`); gaps where f is nan or inf go to `warn`. With
     `tangent` A, the curve carries f and df/dx at A, for the tangent line drawn there; with
-    `second`, d2f/dx2 at its points too."""
+    `second`, d2f/dx2 at its points too. How it is drawn, checked here for every door, is
+    the result's `look`: `ylim` (auto, full, LO:HI or (LO, HI)), `title`, log axes (`logx`,
+    over a range above 0, and `logy`: a curve's), a picture's `size` in inches (W,H)."""
     from .sampling import (
+        Look,
         check_ranges,
         gaps_warning,
+        parse_size,
+        parse_ylim,
         sample_curve,
         sample_surface,
         second_derivative,
     )
 
+    limits = parse_ylim(ylim if isinstance(ylim, str) else ":".join(repr(v) for v in ylim))
+    if size is not None and not picture:
+        raise InputError(
+            f"{option('size')} is a picture's: write the plot to a file "
+            f"({option('output', 'plot.png')})"
+        )
+    if size is not None and not isinstance(size, str):
+        size = ",".join(map(repr, size)) if isinstance(size, Sequence) else repr(size)
+    look = Look(title, logx, logy, None if size is None else parse_size(size), limits)
     program, point, _ = scalarized(program, fixed)  # an array is a fixed value, not a range
     held = {name: value for name, value in point.items() if name not in ranges}  # x[0] swept
     check_ranges(one_output(program, "plot"), ranges)
     if len(ranges) == 2:
         if not picture:
             raise InputError("a contour plot of two ranges is a picture: add -o plot.png")
-        if ylim != "auto":
+        if limits != "auto":
             raise InputError(
                 f"{option('ylim')} sets the y axis of a curve: a contour plot's is the range of "
                 f"{list(ranges)[1]}"
             )
-        for asked, flag in ((tangent is not None, "tangent"), (second, "second")):
+        for asked, flag in (
+            (tangent is not None, "tangent"),
+            (second, "second"),
+            (logx, "logx"),
+            (logy, "logy"),
+        ):
             if asked:
                 raise InputError(f"{option(flag)} is for a curve, a plot over one range")
         result: Curve | Surface = sample_surface(program, held, ranges)
     else:
         ((name, span),) = ranges.items()
+        if logx and min(span.low, span.high) <= 0:
+            raise InputError(
+                f"{option('logx')}: a log axis needs {name} above 0, and its range starts "
+                f"at {min(span.low, span.high):g}"
+            )
         result = sample_curve(program, held, name, span, points)
         if tangent is not None:
             at = number("tangent", tangent, least=None)
@@ -2000,6 +2028,7 @@ def plot(
             result.tangent = (at, touching.value, touching.gradients[name])
         if second:
             result.second = second_derivative(program, held, name, result.x)
+    result.look = look
     gaps = gaps_warning(result)
     if gaps and warn:
         warn(gaps)

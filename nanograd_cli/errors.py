@@ -53,6 +53,8 @@ def _spelled(kind: str, name: str, shown: str, literal: str, door: Door) -> str:
     if name == "var" and door != "cli" and "=" in shown:  # an input's value, x[0]=-3:3
         named, _, value = shown.partition("=")
         return f"inputs={{{named!r}: {value!r}}}" if door == "python" else f"{named} {value}"
+    if name == "output" and door == "repl":  # the repl's :plot and :draw take a bare FILE
+        return shown
     if door == "python":
         keyword = name.replace("-", "_")
         return f"{keyword}={literal}" if literal else keyword

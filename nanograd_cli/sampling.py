@@ -169,6 +169,19 @@ def clip_note(ranges: Mapping[str, YRange], axis: YRange) -> str:
     return f"y clipped to {span(axis.low, axis.high)}: {spans}; {full} shows all"
 
 
+@dataclass(frozen=True)
+class Look:
+    """How a plot is drawn, for slides and a course: its title (by default the source and
+    the fixed values), log axes, a picture's size in inches, and f's y axis (`--ylim`: auto,
+    full or (LO, HI))."""
+
+    title: str | None = None
+    logx: bool = False
+    logy: bool = False
+    size: tuple[float, float] | None = None  # (None: the picture's own, 6.4 by 4.8 for a curve)
+    ylim: str | tuple[float, float] = "auto"
+
+
 @dataclass
 class Curve:
     """f and df/dx at `x`, the samples of the input `name`, with the other inputs `fixed`.
@@ -189,17 +202,8 @@ class Curve:
     tangent: tuple[float, float, float] | None = None
     # d2f/dx2 at `x`, where plot was asked for it (`second`)
     second: np.ndarray | None = field(default=None, repr=False)
-
-
-@dataclass(frozen=True)
-class Look:
-    """How a plot is drawn, for slides and a course: its title (by default the source and
-    the fixed values), log axes, a picture's size in inches."""
-
-    title: str | None = None
-    logx: bool = False
-    logy: bool = False
-    size: tuple[float, float] | None = None  # (None: the picture's own, 6.4 by 4.8 for a curve)
+    # how it is drawn, as plot was asked
+    look: Look = field(default=Look(), repr=False)
 
 
 def parse_size(text: str) -> tuple[float, float]:
@@ -230,6 +234,7 @@ class Surface:
     gradients: tuple[np.ndarray, np.ndarray]
     non_finite: int = 0
     first_bad: str | None = field(default=None, repr=False)
+    look: Look = field(default=Look(), repr=False)  # its title and size, as plot was asked
 
 
 def sample_curve(

@@ -50,7 +50,7 @@ from .sources import ARRAY_VALUE, RANDOM_CALL, array_value
 
 if TYPE_CHECKING:
     from .results import InputValue
-    from .sampling import Curve, Look, Range
+    from .sampling import Curve, Range
 
 ASSIGNMENT = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\s*([-+*/]?=)\s*(.*)", re.S)
 # A function's definition, `f(a, b) = expr`: its name and parameters (the grammar's DEFINE).
@@ -420,18 +420,16 @@ class Plot(NamedTuple):
 
     curve: Curve
     columns: int
-    ylim: str | tuple[float, float]
-    look: Look
 
     def plain(self) -> str:
         from .render.figures import curve_text
 
-        return curve_text(self.curve, self.columns, False, self.ylim, self.look)
+        return curve_text(self.curve, self.columns, False)
 
     def show(self) -> None:
         from .render.figures import curve_text
 
-        print(curve_text(self.curve, self.columns, True, self.ylim, self.look))
+        print(curve_text(self.curve, self.columns, True))
 
 
 Part = str | Table | Explained | Plot
@@ -943,20 +941,9 @@ class Session:
 
     def plot_command(self, args: Arguments, reply: Reply) -> None:
         from .render import figures as drawing
-        from .sampling import CURVE_POINTS, Look, parse_size, parse_ylim
+        from .sampling import CURVE_POINTS
 
         fmt = drawing.format_of(args.file) if args.file else None  # a bad name fails at once
-        ylim = args.value("ylim")
-        limits = "auto" if ylim is None else parse_ylim(ylim)
-        size = args.value("size")
-        if size is not None and not args.file:
-            raise InputError("size is a picture's: add a FILE")
-        look = Look(
-            args.value("title"),
-            args.flag("logx"),
-            args.flag("logy"),
-            parse_size(size) if size else None,
-        )
         source, program = self._program(args.expr)
         if program.inputs and not args.ranges:
             name = program.inputs[0]
@@ -980,15 +967,19 @@ class Session:
             points=CURVE_POINTS if args.file else drawing.terminal_points(columns),
             picture=bool(args.file),
             warn=self._warner(source, reply),
-            ylim=limits,
+            ylim=args.value("ylim") or "auto",
             tangent=args.value("tangent"),
             second=args.flag("second"),
+            title=args.value("title"),
+            logx=args.flag("logx"),
+            logy=args.flag("logy"),
+            size=args.value("size"),
         )
         if args.file and fmt:
-            write_atomically(args.file, drawing.figure(result, fmt, limits, look))
+            write_atomically(args.file, drawing.figure(result, fmt))
             reply.out.append(f"wrote {printable(args.file)}")
         else:
-            reply.out.append(Plot(cast("Curve", result), columns, limits, look))  # one range
+            reply.out.append(Plot(cast("Curve", result), columns))  # one range
 
     def _data(
         self,

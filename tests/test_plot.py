@@ -565,7 +565,10 @@ def test_a_title_log_axes_a_size_and_a_tangent_for_slides(tmp_path):
             ["--x", "-1:2", "--logx"],
             "--logx: a log axis needs x above 0, and its range starts at -1",
         ),
-        (["--x", "-1:2", "--size", "4,4"], "--size is a picture's: add -o FILE"),
+        (
+            ["--x", "-1:2", "--size", "4,4"],
+            "--size is a picture's: write the plot to a file (--output plot.png)",
+        ),
         (["--x", "-1:2", "--tangent", "inf"], "invalid value for --tangent: inf is no point"),
     ]:
         done = in_process("plot", "exp(x)", *args)
@@ -574,6 +577,87 @@ def test_a_title_log_axes_a_size_and_a_tangent_for_slides(tmp_path):
     assert done.stderr == "error: --tangent is for a curve, a plot over one range\n"
     reply = in_process("repl", stdin=":plot exp(x) x -2:2 tangent 0 title growth\n")
     assert reply.stdout.splitlines()[0].strip() == "growth" and "tangent at x = 0" in reply.stdout
+
+
+LOOK = {"title": "growth", "logy": True, "ylim": "1:10", "tangent": "1.5", "second": True}
+
+
+def test_the_look_reaches_a_picture_alike_from_the_command_line_the_repl_and_python(tmp_path):
+    """Title, log axes, size, y axis, tangent and second derivative: one api call checks and
+    carries them, so the three doors draw the same picture, byte for byte."""
+    given = {**LOOK, "logx": True, "size": "8,4.5"}
+    flags = [f"--{k}" if v is True else f"--{k}={v}" for k, v in given.items()]
+    cli = tmp_path / "cli.svg"
+    done = in_process("plot", "exp(x)", "--x", "0.5:2", *flags, "-o", str(cli))
+    assert (done.returncode, done.stderr) == (0, "")
+    repl = tmp_path / "repl.svg"
+    words = " ".join(k if v is True else f"{k} {v}" for k, v in given.items())
+    reply = in_process("repl", stdin=f":plot exp(x) x 0.5:2 {repl} {words}\n")
+    assert reply.stdout.strip() == f"wrote {repl}", reply.stderr
+    python = tmp_path / "python.svg"
+    curve = nanograd_cli.plot(
+        "exp(x)", x="0.5:2", output=python, **{**given, "size": (8, 4.5), "ylim": (1, 10)}
+    )
+    assert curve.look == nanograd_cli.sampling.Look("growth", True, True, (8.0, 4.5), (1.0, 10.0))
+    root = svg(cli)
+    assert root.get("width") == "576pt" and "growth" in texts(root)  # 8 in at 72 pt an inch
+    assert {"d2f/dx2", "tangent at x = 1.5 (slope 4.482)"} <= set(texts(root))
+    assert cli.read_bytes() == repl.read_bytes() == python.read_bytes()
+
+
+def test_the_look_reaches_the_terminal_plot_alike_from_the_command_line_and_the_repl():
+    flags = [f"--{k}" if v is True else f"--{k}={v}" for k, v in LOOK.items()]
+    text = in_process("plot", "exp(x)", "--x", "0.5:2", *flags).stdout
+    words = " ".join(k if v is True else f"{k} {v}" for k, v in LOOK.items())
+    reply = in_process("repl", stdin=f":plot exp(x) x 0.5:2 {words}\n").stdout
+    assert text.splitlines()[0].strip() == "growth"
+    assert text.splitlines()[-1].strip() == (
+        "** f(x)   oo df/dx   ++ tangent at x = 1.5 (slope 4.482)   xx d2f/dx2"
+    )
+    assert reply.rstrip("\n") == text.rstrip("\n")
+
+
+@pytest.mark.parametrize(
+    ("cli", "repl", "python", "message"),
+    [
+        (
+            ["--x", "-1:2", "--size", "4,4"],
+            "x -1:2 size 4,4",
+            {"x": "-1:2", "size": (4, 4)},
+            "{size} is a picture's: write the plot to a file ({output} plot.png)",
+        ),
+        (
+            ["--x", "-1:2", "--logx"],
+            "x -1:2 logx",
+            {"x": "-1:2", "logx": True},
+            "{logx}: a log axis needs x above 0, and its range starts at -1",
+        ),
+        (
+            ["--x", "1:2", "--y", "1:2", "--logy", "-o", "contour.svg"],
+            "x 1:2 y 1:2 logy contour.svg",
+            {"x": "1:2", "y": "1:2", "logy": True},
+            "{logy} is for a curve, a plot over one range",
+        ),
+    ],
+)
+def test_a_look_that_cannot_be_drawn_is_refused_alike_by_every_door(
+    cli, repl, python, message, tmp_path
+):
+    """Python's plot() refuses what the command line and the repl refuse (it took a size
+    without a picture, and log axes it would never draw, without a word)."""
+    source = "exp(x)" if "y" not in python else "x*y"
+    done = in_process("plot", source, *cli, cwd=tmp_path)
+    words = {"size": "--size", "logx": "--logx", "logy": "--logy", "output": "--output"}
+    assert (done.returncode, done.stderr) == (2, f"error: {message.format(**words)}\n")
+    reply = in_process("repl", stdin=f":plot {source} {repl}\n", cwd=tmp_path)
+    words = {"size": "size", "logx": "logx", "logy": "logy", "output": ""}
+    assert reply.stderr == f"error: line 1: {message.format(**words).replace('( ', '(')}\n"
+    with pytest.raises(nanograd_cli.errors.InputError) as raised:
+        nanograd_cli.plot(source, **python)
+    words = {"size": "size", "logx": "logx", "logy": "logy", "output": "output="}
+    shown = message.format(**words).replace("= plot.png", "='plot.png'")
+    assert str(raised.value) == shown
+    assert not list(tmp_path.iterdir())
 
 
 def test_the_second_derivative_on_request(tmp_path):

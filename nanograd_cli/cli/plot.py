@@ -7,9 +7,8 @@ import shutil
 import click
 
 from .. import api
-from ..errors import InputError
 from ..render import figures as drawing
-from ..sampling import CURVE_POINTS, Curve, Look, parse_size, parse_ylim
+from ..sampling import CURVE_POINTS, Curve
 from ..sources import Source, load_program
 from .command import InputsCommand, values_and_ranges
 from .options import color_option, load_option, output_option, source_and_inputs
@@ -86,18 +85,28 @@ def plot(
     fmt = output and drawing.format_of(output)
     program = load_program(source, report)
     fixed, ranges = values_and_ranges(ctx, var, program)
-    limits = parse_ylim(ylim)
-    if size is not None and not output:
-        raise InputError("--size is a picture's: add -o FILE")
-    look = Look(title, logx, logy, parse_size(size) if size else None)
     columns = drawing.terminal_width(shutil.get_terminal_size((80, 24)).columns)
     points = CURVE_POINTS if output else drawing.terminal_points(columns)
-    result = api.plot(program, fixed, ranges, points, bool(output), warn, limits, tangent, second)
+    result = api.plot(
+        program,
+        fixed,
+        ranges,
+        points,
+        bool(output),
+        warn,
+        ylim,
+        tangent,
+        second,
+        title,
+        logx,
+        logy,
+        size,
+    )
     if output:
         assert fmt  # the format of output, found before the sampling
-        write_out(output, drawing.figure(result, fmt, limits, look))
+        write_out(output, drawing.figure(result, fmt))
     else:
         assert isinstance(result, Curve)  # a Surface is a picture only: api.plot refuses it
         color = rich_terminal()
         # click.echo would strip the colour where standard output is no terminal.
-        click.echo(drawing.curve_text(result, columns, color, limits, look), color=color)
+        click.echo(drawing.curve_text(result, columns, color), color=color)

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, NamedTuple, cast
 
 import numpy as np
 
-from ..errors import InputError, NanogradError, option, printable
+from ..errors import InputError, NanogradError, printable
 from ..sampling import (
     Curve,
     Descent,
@@ -51,10 +51,6 @@ TERMINAL_HEIGHT = 17  # rows of a terminal plot's drawing area, uniplot's defaul
 # Series symbols where there is no colour to tell them apart (a pipe, NO_COLOR).
 # f, df/dx, a tangent line and d2f/dx2, told apart without colour
 PLAIN_SYMBOLS = ["*", "o", "+", "x"]
-
-
-# A plot drawn as it is by default.
-PLAIN = Look()
 
 
 def format_of(output: str) -> str:
@@ -104,14 +100,13 @@ def _text_plotter(color: bool):
     return plot_to_string, plain
 
 
-def curve_text(
-    curve: Curve, columns: int, color: bool, ylim: YLim = "auto", look: Look = PLAIN
-) -> str:
+def curve_text(curve: Curve, columns: int, color: bool) -> str:
     """f and df/dx as a plot in text at most `columns` wide: coloured Unicode blocks, or, where
-    `color` is false, one ASCII symbol per series (so they differ without colour). Their one
-    y axis is `--ylim`'s (`ylim`): by default it spans both, but for values far outside,
-    which it says it leaves out."""
-    _log_axes(curve, look)
+    `color` is false, one ASCII symbol per series (so they differ without colour), as the
+    curve's look says. Their one y axis is `--ylim`'s: by default it spans both, but for
+    values far outside, which it says it leaves out."""
+    look = curve.look
+    ylim = look.ylim
     f = _gaps(curve.value)
     series = [(f, f"f({curve.name})"), (_gaps(curve.gradient, f), f"df/d{curve.name}")]
     if curve.tangent is not None:
@@ -349,12 +344,13 @@ def _drawable(**arrays: np.ndarray) -> None:
             )
 
 
-def curve_figure(curve: Curve, fmt: str, ylim: YLim = "auto", look: Look = PLAIN) -> bytes:
+def curve_figure(curve: Curve, fmt: str) -> bytes:
     """f above df/dx (and d2f/dx2 where the curve has it), over the same x axis, as svg,
-    png or pdf bytes. Where f is nan or inf, none is drawn: a gap. f's y axis is `--ylim`'s
-    (`ylim`), the derivatives' too where it is `full`; an automatic axis leaves out values
-    far outside, and the panel says so."""
-    _log_axes(curve, look)
+    png or pdf bytes, as the curve's look says. Where f is nan or inf, none is drawn: a gap.
+    f's y axis is `--ylim`'s, the derivatives' too where it is `full`; an automatic axis
+    leaves out values far outside, and the panel says so."""
+    look = curve.look
+    ylim = look.ylim
     f = _gaps(curve.value)
     if not np.isfinite(f).any():
         raise NanogradError(f"nothing to draw: f is nan or inf at every point of {curve.name}")
@@ -397,15 +393,6 @@ def curve_figure(curve: Curve, fmt: str, ylim: YLim = "auto", look: Look = PLAIN
     bottom.set_xlabel(name)
     figure.suptitle(look.title or title(curve.source, curve.fixed))
     return _save(figure, fmt)
-
-
-def _log_axes(curve: Curve, look: Look) -> None:
-    """A log x axis only over a range above 0."""
-    if look.logx and curve.x.min() <= 0:
-        raise InputError(
-            f"{option('logx')}: a log axis needs {curve.name} above 0, and its range starts "
-            f"at {curve.x.min():g}"
-        )
 
 
 def _tangent(curve: Curve) -> np.ndarray:
@@ -451,14 +438,12 @@ def _limit(axes: Axes, axis: YRange | None, label: str, ylim: YLim) -> None:
 
 
 @_quietly()
-def figure(result: Curve | Surface, fmt: str, ylim: YLim = "auto", look: Look = PLAIN) -> bytes:
-    """The picture of a curve (its y axis `--ylim`'s) or a surface, as svg, png or pdf,
-    as `look` says (title, log axes of a curve, size)."""
+def figure(result: Curve | Surface, fmt: str) -> bytes:
+    """The picture of a curve or a surface, as svg, png or pdf, as its look says (title,
+    log axes and y axis of a curve, size)."""
     if isinstance(result, Curve):
-        return curve_figure(result, fmt, ylim, look)
-    if look.logx or look.logy:
-        raise InputError(f"{option('logx')} and {option('logy')} are for a curve, not contours")
-    return surface_figure(result, fmt, look)
+        return curve_figure(result, fmt)
+    return surface_figure(result, fmt)
 
 
 def _contour(figure: Figure, surface: Surface) -> tuple[Axes, Artist]:
@@ -518,13 +503,14 @@ def _contour(figure: Figure, surface: Surface) -> tuple[Axes, Artist]:
     return axes, arrow
 
 
-def surface_figure(surface: Surface, fmt: str, look: Look | None = None) -> bytes:
-    """The contour plot of f with its gradient field, as svg, png or pdf bytes (`look`: its
-    title and size)."""
-    figure = _figure(figsize=(look and look.size) or (6.4, 5.2))
+def surface_figure(surface: Surface, fmt: str) -> bytes:
+    """The contour plot of f with its gradient field, as svg, png or pdf bytes (its look
+    gives its title and size)."""
+    look = surface.look
+    figure = _figure(figsize=look.size or (6.4, 5.2))
     _, arrow = _contour(figure, surface)
     figure.legend(handles=[arrow], loc="outside lower center")
-    figure.suptitle((look and look.title) or title(surface.source, surface.fixed))
+    figure.suptitle(look.title or title(surface.source, surface.fixed))
     return _save(figure, fmt)
 
 
