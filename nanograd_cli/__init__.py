@@ -342,6 +342,7 @@ def draw(
     legend: bool = True,
     statements: bool = True,
     scalars: bool = False,
+    grad_of: str | None = None,
     strict: bool = False,
     inputs: Mapping[str, float] | None = None,
     **values: float,
@@ -349,7 +350,9 @@ def draw(
     """The computation graph of `source` at the point given by keywords, every node with
     its data and gradient (a source with arrays: an array per node, or with `scalars` its
     graph of scalars), as `format` (by default what `output`'s extension says, else
-    svg). Written to the path `output` whole or not at all, when given; returned either way."""
+    svg). A source of several outputs is one graph of them all, with the gradients of the
+    output `grad_of` (by default the first). Written to the path `output` whole or not at
+    all, when given; returned either way."""
     from . import api
 
     path = None if output is None else os.fspath(output)
@@ -372,6 +375,7 @@ def draw(
         strict,
         _note,
         scalars=scalars,
+        grad_of=grad_of,
     )
     if path is not None:
         from .output_files import write_atomically

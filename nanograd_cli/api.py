@@ -1845,12 +1845,16 @@ def draw(
     warn: Warn | None = None,
     on_slow: Callable[[int], None] | None = None,
     scalars: bool = False,
+    grad_of: str | None = None,
 ) -> bytes:
     """The computation graph at `point`, every node with its data and gradient, as `fmt`:
     svg, png, pdf, dot, or html for the live page. A program with arrays is drawn as the
     source writes it, an array a node, unless `scalars` asks for its graph of scalars (which
-    the live page always shows). Notes on the layout chosen and on graphs too big to read go
-    to `warn`; `on_slow(nodes)` is called if Graphviz takes a while."""
+    the live page always shows). A source of several outputs (`u, v`, or an array result in
+    scalars) is drawn as one graph of all of them, each marked, with the gradients of the
+    output `grad_of` (by default the first) and the data alone of what only the others read.
+    Notes on the layout chosen and on graphs too big to read go to `warn`; `on_slow(nodes)`
+    is called if Graphviz takes a while."""
     from .render.graph import POSITIONED_LIMIT, draw_evaluation, png_pixels, render_drawing
 
     fmt = choice("format", fmt, DRAW_FORMATS)
@@ -1865,13 +1869,30 @@ def draw(
             "hover"
         )
     if _has_arrays(program, point) and not scalars and fmt != "html":
-        return _draw_arrays(
-            one_output(program, "draw"), point, fmt, rankdir, dpi, strict, warn, legend, edge_grads
+        if program.outputs:
+            raise InputError(_SEVERAL_ARRAYS)
+        return _draw_arrays(program, point, fmt, rankdir, dpi, strict, warn, legend, edge_grads)
+    program, point, _ = scalarized(program, point, missing=MissingInputs)
+    outputs = program.outputs
+    if grad_of is not None and grad_of not in outputs:
+        if not outputs:
+            raise InputError(
+                f"{option('grad_of', grad_of)} chooses one of several outputs, and the source "
+                "has one result"
+            )
+        raise InputError(
+            f"{option('grad_of', grad_of)}: the outputs are {', '.join(outputs)}; "
+            f"{grad_of} is none of them"
         )
-    program, point, layout = scalarized(program, point, missing=MissingInputs)
-    if layout.results.get("result"):
-        raise InputError(_ARRAY_RESULT)
-    evaluation = one_output(program, "draw").gradients(point)
+    if outputs and fmt == "html":
+        raise InputError(
+            f"the live page follows the passes of one result, and the source lists "
+            f"{len(outputs)} outputs ({', '.join(outputs)}): end it with one of them, or draw "
+            "them all in a picture (svg, png, pdf, dot)"
+        )
+    if outputs:
+        program = program.with_result(outputs[grad_of or next(iter(outputs))])
+    evaluation = program.gradients(point)
     non_finite(evaluation.first_non_finite(), strict, warn)
     drawing = draw_evaluation(
         evaluation,
@@ -1880,6 +1901,7 @@ def draw(
         edge_grads=edge_grads,
         legend=legend and fmt != "html",
         statements=statements,
+        outputs=outputs,
     )
     pixels = png_pixels(drawing.layout)
     png = f"; the png is at most {pixels:,} pixels across" if fmt == "png" and pixels else ""
@@ -1913,7 +1935,12 @@ def draw(
 
 _ARRAY_RESULT = (
     "draw shows gradients, and the result is an array: draw a number made of it, such as "
-    "sum(...) or one element [0]"
+    "sum(...) or one element [0], or add "
+    f"{option('scalars')} to draw its elements in one graph"
+)
+_SEVERAL_ARRAYS = (
+    "a source of several outputs with arrays is drawn in scalars, every output in one graph: "
+    f"add {option('scalars')}"
 )
 
 

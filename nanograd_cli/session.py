@@ -128,6 +128,7 @@ OPTIONS: dict[str, dict[str, Option]] = {
         "no-legend": FLAG,
         "no-statements": FLAG,
         "scalars": FLAG,
+        "grad-of": Option("word", "NAME"),
         **STRICT,
     },
     ":check": {
@@ -759,6 +760,7 @@ class Session:
             strict=args.flag("strict"),
             warn=self._warner(source, reply),
             scalars=args.flag("scalars"),
+            grad_of=args.value("grad-of"),
         )
         write_atomically(path, data)
         reply.out.append(f"wrote {printable(path)}")

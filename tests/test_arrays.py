@@ -638,7 +638,8 @@ def test_draw_of_an_array_result_says_what_to_draw():
     assert (done.returncode, done.stdout) == (2, "")
     assert done.stderr == (
         "error: draw shows gradients, and the result is an array: draw a number made of it, "
-        "such as sum(...) or one element [0]\n"
+        "such as sum(...) or one element [0], or add --scalars to draw its elements in one "
+        "graph\n"
     )
 
 

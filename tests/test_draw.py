@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import math
 import os
+import re
 import shutil
 import signal
 import struct
@@ -13,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+import nanograd_cli
 from nanograd_cli import Value, draw_dot, parse
 from nanograd_cli.errors import NanogradError
 from nanograd_cli.extras import install_command
@@ -641,3 +644,118 @@ def test_a_picture_shows_no_signed_zero_and_a_legend_only_what_is_drawn():
             "draw", source, "--x", "1", "--y", "2", *flags, "-o", "-", "--format", "dot"
         )
         assert dot.stdout.count(">constant</TD>") == shown, (source, flags)
+
+
+# --- several outputs in one graph ----------------------------------------------------------------
+
+JACOBIAN = "u = x*y; v = x + sin(y); u, v"
+NODE_LINE = re.compile(r"^\s*(n\d+) \[label=\"([^\"]*)\"(.*)\]$", re.M)
+
+
+def value_nodes(dot: str) -> dict[str, tuple[str, str]]:
+    """Each value node of the DOT text: its label and its other attributes."""
+    return {name: (label, rest) for name, label, rest in NODE_LINE.findall(dot)}
+
+
+def by_label(dot: str) -> dict[str, str]:
+    """Each named value's label and attributes, by the name the label starts with."""
+    nodes = value_nodes(dot).values()
+    return {label.split(" | ")[0]: f'{label}"{rest}' for label, rest in nodes if " | " in label}
+
+
+@pytest.mark.parametrize(("chosen", "x", "y"), [("u", 1.3, 0.7), ("v", 1.3, 0.7), ("v", -2.0, 3.0)])
+def test_several_outputs_are_one_graph_with_the_gradients_of_the_one_chosen(chosen, x, y):
+    """Both outputs of the Jacobian lecture's source in one graph, x and y once; every grad
+    is d(chosen)/d(node), against the hand derivation (du/dx = y, du/dy = x, dv/dx = 1,
+    dv/dy = cos(y)); the other output and sin(y), which only v reads, show their data alone."""
+    args = ["draw", JACOBIAN, "--x", repr(x), "--y", repr(y), "--no-legend"]
+    done = in_process(*args, *(["--grad-of", chosen] if chosen != "u" else []))
+    assert (done.returncode, done.stderr) == (0, "")
+    nodes = value_nodes(done.stdout)
+    assert len(nodes) == 5  # x, y, u, sin(y), v: nothing drawn twice
+    named = by_label(done.stdout)
+    h = graph.human
+    expected = {"u": (y, x), "v": (1.0, math.cos(y))}[chosen]
+    assert named["x"].startswith(f'x | data {h(x)} | grad {h(expected[0])}"')
+    assert named["y"].startswith(f'y | data {h(y)} | grad {h(expected[1])}"')
+    other = "v" if chosen == "u" else "u"
+    values = {"u": x * y, "v": x + math.sin(y)}
+    assert named[chosen].startswith(f'{chosen} | data {h(values[chosen])} | grad 1.0000"')
+    assert f'color="{graph.RESULT_COLOUR}"' in named[chosen] and "penwidth=3" in named[chosen]
+    assert named[other].startswith(f'{other} | data {h(values[other])}"')  # no grad
+    assert f'color="{graph.RESULT_COLOUR}"' in named[other] and "penwidth=1.5" in named[other]
+    (sine,) = [label for label, _ in nodes.values() if label.startswith("data ")]
+    through = "" if chosen == "u" else " | grad 1.0000"  # dv/dsin(y) = 1
+    assert sine == f"data {h(math.sin(y))}{through}"
+    assert done.stdout.count(" -> ") == 8  # x, y into *; y into sin; x, sin into +; 3 ops out
+
+
+def test_a_node_several_outputs_read_is_drawn_once_with_the_chosen_gradient():
+    source = "s = x*y; u = s + 1; v = s*3; u, v"
+    for chosen, ds in (("u", 1.0), ("v", 3.0)):
+        dot = in_process("draw", source, "--x", "2", "--y", "5", "--grad-of", chosen).stdout
+        named = by_label(dot)
+        assert sum(label.startswith("s |") for label, _ in value_nodes(dot).values()) == 1
+        assert named["s"].startswith(f's | data 10.0000 | grad {graph.human(ds)}"')
+        assert named["x"].startswith(f'x | data 2.0000 | grad {graph.human(5 * ds)}"')
+        # the legend says whose gradients these are
+        assert f"every grad is d{chosen}/d(node)" in dot
+
+
+def test_an_array_result_in_scalars_draws_each_element_as_an_output():
+    args = ["draw", "[x*y, x + sin(y)]", "--x", "1", "--y", "2", "--scalars", "--no-legend"]
+    named = by_label(in_process(*args, "--grad-of", "result[1]").stdout)
+    assert named["result[1]"].startswith('result[1] | data 1.9093 | grad 1.0000"')
+    assert named["result[0]"].startswith('result[0] | data 2.0000"')
+    assert named["y"].startswith(f'y | data 2.0000 | grad {graph.human(math.cos(2))}"')
+
+
+def test_several_outputs_are_drawn_alike_through_every_door(tmp_path):
+    cli = in_process("draw", JACOBIAN, "--x", "1", "--y", "2", "--grad-of", "v").stdout
+    python = nanograd_cli.draw(JACOBIAN, x=1, y=2, grad_of="v", format="dot").decode()
+    out = tmp_path / "g.dot"
+    reply = in_process("repl", stdin=f"x = 1\ny = 2\n:draw {JACOBIAN} {out} grad-of v\n")
+    assert reply.stdout.strip().endswith(f"wrote {out}"), reply.stderr
+    assert cli == python == out.read_text()
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (
+            ["--grad-of", "w"],
+            "error: --grad-of w: the outputs are u, v; w is none of them\n",
+        ),
+        (
+            ["-o", "g.html"],
+            "error: the live page follows the passes of one result, and the source lists 2 "
+            "outputs (u, v): end it with one of them, or draw them all in a picture (svg, png, "
+            "pdf, dot)\n",
+        ),
+    ],
+)
+def test_what_cannot_be_drawn_of_several_outputs_is_refused(args, message, tmp_path):
+    done = in_process("draw", JACOBIAN, "--x", "1", "--y", "2", *args, cwd=tmp_path)
+    assert (done.returncode, done.stdout, done.stderr) == (2, "", message)
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not (HAS_DOT or PURE), reason="no renderer")
+def test_several_outputs_in_an_svg(tmp_path):
+    out = tmp_path / "jacobian.svg"
+    done = subprocess.run(
+        [NANOGRAD, "draw", JACOBIAN, "--x", "1", "--y", "2", "-o", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert (done.returncode, done.stderr) == (0, "")
+    texts = [t.text for t in ET.parse(out).getroot().iter("{http://www.w3.org/2000/svg}text")]
+    # u with its gradient, then v and sin(y) with their data alone
+    for name, numbers in (("u", ["data 2.0000", "grad 1.0000"]), ("v", ["data 1.9093"])):
+        at = len(texts) - 1 - texts[::-1].index(name)  # the node's, after the legend's
+        assert texts[at + 1 : at + 1 + len(numbers)] == numbers
+    after_v = texts[len(texts) - texts[::-1].index("v") :][:2]  # its data, and no grad
+    assert after_v[0] == "data 1.9093" and not any(t.startswith("grad") for t in after_v)
+    assert "every grad is du/d(node)" in " ".join(t or "" for t in texts)

@@ -186,7 +186,7 @@ def test_the_jacobian_table_fits_80_columns():
     assert any("output_2" in line for line in screen) and any("d_delta" in line for line in screen)
 
 
-@pytest.mark.parametrize("command", ["hessian", "check", "draw", "explain", "minimize"])
+@pytest.mark.parametrize("command", ["hessian", "check", "explain", "minimize"])
 def test_commands_of_one_result_refuse_a_list(command):
     done = in_process(command, "u = x*y; v = x + y; u, v", "--x", "1", "--y", "2")
     assert done.returncode == 2

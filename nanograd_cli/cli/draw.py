@@ -21,6 +21,7 @@ Examples:
   nanograd draw model.txt --x -4 --y 2 -o graph.png --dpi 150
   nanograd draw "t/2 + 10/t" --t 3 -o graph.svg --hide-constants --edge-grads
   nanograd draw model.txt --x -4 --y 2 | dot -Tsvg > graph.svg
+  nanograd draw "u = x*y; v = x + sin(y); u, v" --x 1 --y 2 --grad-of v -o jacobian.svg
 """
 
 
@@ -77,6 +78,12 @@ Examples:
     help="For a source with arrays: draw the graph of scalars it is written out as, not an "
     "array per node.",
 )
+@click.option(
+    "--grad-of",
+    metavar="NAME",
+    help="For a source of several outputs (u, v), all drawn in one graph: the output whose "
+    "gradients the nodes show (the others show their data). [default: the first]",
+)
 @strict_option
 @click.pass_context
 def draw(
@@ -92,6 +99,7 @@ def draw(
     legend: bool,
     statements: bool,
     scalars: bool,
+    grad_of: str | None,
     strict: bool,
 ) -> None:
     """Draw the computation graph of SOURCE with every node's data and gradient.
@@ -100,7 +108,8 @@ def draw(
     reassigned name), data and gradient; each operation is its own node, and the operands
     of - / ** and functions of several arguments are labelled (a, b). Inputs have a green
     border, the result a blue one, constants are grey; the darker a node's fill, the larger
-    its gradient (see the legend).
+    its gradient (see the legend). A source that lists several outputs (u = x*y; v = x + y;
+    u, v) is drawn as one graph: each output marked, the gradients those of --grad-of.
     """
     fmt = fmt or format_of(output)
     if output == "-" and fmt in ("png", "pdf") and sys.stdout.isatty():
@@ -120,5 +129,6 @@ def draw(
         warn,
         lambda nodes: report(f"drawing {nodes:,} nodes with Graphviz… (Ctrl-C stops it)"),
         scalars,
+        grad_of,
     )
     write_out(output, data)

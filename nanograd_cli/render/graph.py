@@ -317,8 +317,10 @@ def _formula(op, operands: Sequence[str]) -> str:
     return f"{op.name}({', '.join(operands)})"
 
 
-def _value_label(name: str | None, v: Value, stacked: bool) -> str:
-    fields = ([_escape(name)] if name else []) + [f"data {human(v.data)}", f"grad {human(v.grad)}"]
+def _value_label(name: str | None, v: Value, stacked: bool, grad: bool = True) -> str:
+    """A value's name, data and (where `grad`) gradient, as a record's fields."""
+    numbers = [f"data {human(v.data)}"] + ([f"grad {human(v.grad)}"] if grad else [])
+    fields = ([_escape(name)] if name else []) + numbers
     # record fields run across a rank; braces turn them: a value is a stack read top down
     return " | ".join(fields) if not stacked else "{ " + " | ".join(fields) + " }"
 
@@ -333,19 +335,37 @@ def legend_table(
     edge_grads: bool = False,
     arrays: bool = False,
     constants: bool = True,
+    outputs: tuple[str, str] | None = None,
 ) -> str:
     """An HTML-like table that says what the borders, fills and labels mean; with `arrays`,
     of a graph whose nodes are arrays, each filled by the norm of its gradient; `constants`:
-    whether the graph shows any (none under --hide-constants)."""
+    whether the graph shows any (none under --hide-constants); `outputs`: of a graph of
+    several outputs, the name of the one whose gradients it shows and those of the others."""
 
     def row(sample: str, text: str, **cell: str) -> str:
         attrs = "".join(f' {k.upper()}="{v}"' for k, v in cell.items())
         return f'<TR><TD{attrs}>{sample}</TD><TD ALIGN="LEFT">{text}</TD></TR>'
 
-    rows = [
-        row("x", "input (green border)", COLOR=INPUT_COLOUR, BORDER="2"),
-        row("v", "result (blue border)", COLOR=RESULT_COLOUR, BORDER="3"),
-    ]
+    rows = [row("x", "input (green border)", COLOR=INPUT_COLOUR, BORDER="2")]
+    if outputs is None:
+        rows.append(row("v", "result (blue border)", COLOR=RESULT_COLOUR, BORDER="3"))
+    else:
+        chosen, others = (_escape(name) for name in outputs)
+        rows += [
+            row(
+                chosen,
+                f"output {chosen} (thick blue border): every grad is d{chosen}/d(node)",
+                COLOR=RESULT_COLOUR,
+                BORDER="3",
+            ),
+            row(
+                others,
+                'other outputs (thin blue border), and what only they read:<BR ALIGN="LEFT"/>'
+                "data alone, no grad",
+                COLOR=RESULT_COLOUR,
+                BORDER="1",
+            ),
+        ]
     if constants:
         rows.append(row(f'<FONT COLOR="{CONSTANT_COLOUR}">2</FONT>', "constant", BORDER="0"))
     size = "|grad|"
@@ -430,20 +450,30 @@ def draw_dot(
     legend: bool = False,
     groups: Mapping[Value, tuple[int, str]] | None = None,
     layout: Layout | None = None,
+    also: Sequence[Value] = (),
 ):
-    """The computation graph of `root` as a `graphviz.Digraph`.
+    """The computation graph of `root` as a `graphviz.Digraph`, and of the outputs `also`
+    (in one graph, nodes they share drawn once; with `order` given).
 
     Every value node shows its name (from `names`), data and gradient, every operation is a
     node of its own. Inputs have a green border, the result a blue one; constants are grey text;
     fill colour darkens with |grad|. The operands of an operation other than + and * are
     labelled with its parameter names (a / b). `edge_grads` writes each edge's local
     derivative; `legend` adds a table that explains the picture; `groups` boxes nodes by a
-    (number, label) pair (a statement's). Call `root.backward()` first to see gradients.
+    (number, label) pair (a statement's). Call `root.backward()` first to see gradients: they
+    are `root`'s, so the outputs `also` and the nodes only they read show their data alone.
     """
     import graphviz
 
     names = names or {}
     nodes = reachable(root, order)
+    backward = set(nodes)  # the nodes whose grad is root's gradient
+    if also:
+        wanted = backward.union(*(other.walk() for other in also))
+        everything = order
+        if everything is None:
+            everything = [u for out in (root, *also) for u in reachable(out)]
+        nodes = [v for v in dict.fromkeys(everything) if v in wanted]
 
     def shown(v: Value) -> bool:
         return not (hide_constants and v.op is CONST)
@@ -453,7 +483,7 @@ def draw_dot(
     stacked = layout.engine != "dot" or layout.rankdir not in ACROSS
     places = _places(nodes, shown, layout.rankdir) if layout.engine == "nop2" else {}
     ids = node_names(nodes)
-    grads = [v.grad for v in nodes if v.op is not CONST]
+    grads = [v.grad for v in nodes if v.op is not CONST and v in backward]
     scale = gradient_scale(grads)
     dot = graphviz.Digraph("nanograd", graph_attr=_layout_attributes(layout))
     dot.attr("node", fontname=FONT, fontsize="11")
@@ -461,7 +491,10 @@ def draw_dot(
     if legend:
         at = {"pos": "{},{}!".format(*LEGEND_AT)} if places else {}
         shows = any(v.op is CONST and shown(v) for v in nodes)
-        table = legend_table(scale, grads, edge_grads, constants=shows)
+        listed = None
+        if also:
+            listed = (names.get(root, "result"), ", ".join(names.get(o, "?") for o in also))
+        table = legend_table(scale, grads, edge_grads, constants=shows, outputs=listed)
         dot.node("legend", table, shape="plaintext", fontsize="10", **at)
     boxes: dict[tuple[int, str], list[tuple[str, str, dict[str, str]]]] = {}
 
@@ -488,16 +521,19 @@ def draw_dot(
                     margin="0.02",
                 )
             continue
+        graded = v in backward
         attrs = {
             "shape": "record",
             "style": "filled",
-            "fillcolor": gradient_colour(v.grad, scale),
+            "fillcolor": gradient_colour(v.grad, scale) if graded else ZERO_COLOUR,
         }
         if v is root:
             attrs.update(color=RESULT_COLOUR, penwidth="3")
+        elif v in also:
+            attrs.update(color=RESULT_COLOUR, penwidth="1.5")
         elif v.op is None:
             attrs.update(color=INPUT_COLOUR, penwidth="2")
-        node(v, node_id, _value_label(names.get(v), v, stacked), **attrs)
+        node(v, node_id, _value_label(names.get(v), v, stacked, graded), **attrs)
         if v.op is None:
             continue
         operands = v.children
@@ -618,15 +654,24 @@ def draw_evaluation(
     edge_grads: bool = False,
     legend: bool = True,
     statements: bool = True,
+    outputs: Mapping[str, int] | None = None,
 ) -> Drawing:
     """The graph of a program's result, its nodes named as the program binds them (a name
     bound more than once numbered by version), a box per statement labelled with its text
     when the program has several and `statements` is set, and a legend when `legend` is.
-    `rankdir` None chooses the direction that best fits a slide."""
+    `rankdir` None chooses the direction that best fits a slide. `outputs` (name: the
+    instruction that makes it) are further outputs drawn in the same graph with their data:
+    the gradients are those of the result."""
     nodes = evaluation.nodes
     program = evaluation.program
     names = {nodes[i]: name for i, name in versioned(program.labels).items()}
+    also = [nodes[i] for i in (outputs or {}).values() if nodes[i] is not evaluation.result]
+    for name, i in (outputs or {}).items():
+        names.setdefault(nodes[i], name)  # an element of an array result: result[1]
     shown = reachable(evaluation.result, nodes)
+    if also:
+        wanted = set(shown).union(*(other.walk() for other in also))
+        shown = [v for v in nodes if v in wanted]
     visible = [v for v in shown if not (hide_constants and v.op is CONST)]
     count = sum(1 if v.op is None or v.op is CONST else 2 for v in visible)
     layout = choose_layout(
@@ -647,6 +692,7 @@ def draw_evaluation(
         legend=legend,
         groups=groups,
         layout=layout,
+        also=also,
     )
     return Drawing(dot, count, layout)
 
