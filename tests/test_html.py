@@ -541,6 +541,98 @@ def test_no_legend_leaves_the_pages_legend_out(tab, tmp_path):
         assert ("∂/∂x" in tab.inner_text("aside")) and tab.input_value("#high-0") == "6.0"
 
 
+# Ten statements whose graph has 30 drawn nodes' worth of values, operations and constants.
+TEN_LINES = """a = x*y + 1
+b = a*x - y
+c = sin(a) + cos(b)
+d = c*c + a/2
+m = tanh(d) - exp(-x)
+f = m*b + c
+g = log(1 + f*f)
+h = g*x + sigmoid(y)
+k = h/(1 + abs(a))
+k*k + g*y
+"""
+
+# What the page's text and source panel measure, at the window's size.
+MEASURE = """() => {
+    const graph = document.getElementById("graph");
+    const texts = [...graph.querySelectorAll("g.node text")];
+    const pre = document.querySelector("pre.source");
+    const box = pre.getBoundingClientRect();
+    return {
+        texts: texts.length,
+        lowest: Math.min(...texts.map((t) => t.getBoundingClientRect().height)),
+        fit: document.getElementById("fit").checked,
+        wide: graph.scrollWidth > graph.clientWidth,
+        svg: graph.querySelector("svg").getBoundingClientRect().toJSON(),
+        room: [graph.clientWidth, graph.clientHeight],
+        hidden: pre.scrollHeight - pre.clientHeight,
+        panel: [box.top, box.bottom, innerHeight],
+        scrolls: getComputedStyle(pre).overflowY,
+    };
+}"""
+
+
+@pytest.mark.slow
+@pytest.mark.browser
+def test_fitting_keeps_text_readable_and_the_source_whole_at_1200_by_800(browser, tmp_path):
+    """At 1200 x 800, a graph of 30 nodes fitted to the window kept its text 2 pixels high;
+    now fitting stops at text of READABLE_PX (10) pixels and the graph scrolls and pans. The
+    source panel showed 8 of 10 lines; now it shows all of them, and scrolls past half the
+    window."""
+    source = tmp_path / "ten.txt"
+    source.write_text(TEN_LINES)
+    out = page(tmp_path, str(source), "--x", "0.5", "--y", "1.5")
+    context = browser.new_context(viewport={"width": 1200, "height": 800})
+    tab = context.new_page()
+    errors: list[str] = []
+    tab.on("pageerror", lambda e: errors.append(str(e)))
+    try:
+        open_page(tab, out)
+        assert tab.evaluate("nanograd.READABLE_PX") == 10
+        assert 30 <= tab.evaluate("document.querySelectorAll('#graph g.node').length")
+        seen = tab.evaluate(MEASURE)
+        assert seen["fit"] and seen["texts"] >= 60
+        assert seen["lowest"] >= 10, seen  # every label, the operations' smaller font too
+        assert seen["wide"]  # the rest is there to scroll to
+        assert seen["hidden"] == 0 and seen["panel"][1] <= seen["panel"][2]  # every line
+        # the graph is dragged to pan it
+        before = tab.evaluate("document.getElementById('graph').scrollLeft")
+        tab.mouse.move(900, 400)
+        tab.mouse.down()
+        tab.mouse.move(600, 400, steps=5)
+        tab.mouse.up()
+        assert tab.evaluate("document.getElementById('graph').scrollLeft") == before + 300
+        # a small graph still fills the window, larger than Graphviz drew it
+        small = page(tmp_path, "x*y", "--x", "2", "--y", "3", name="small.html")
+        open_page(tab, small)
+        seen = tab.evaluate(MEASURE)
+        width, height = seen["svg"]["width"], seen["svg"]["height"]
+        room = seen["room"]
+        assert not seen["wide"] and seen["lowest"] > 10
+        assert max(width / (room[0] - 16), height / (room[1] - 16)) == pytest.approx(1, abs=0.01)
+        # a source of 60 lines: as many as half the window holds, and a scroll bar for the rest
+        long = tmp_path / "long.txt"
+        long.write_text("".join(f"x{i} = x*{i + 1}\n" for i in range(59)) + "x58 + y\n")
+        open_page(tab, page(tmp_path, str(long), "--x", "1", "--y", "2", name="long.html"))
+        seen = tab.evaluate(MEASURE)
+        assert seen["hidden"] > 0 and seen["scrolls"] == "auto"
+        assert seen["panel"][1] - seen["panel"][0] <= 0.5 * 800 + 1
+        tab.evaluate("document.querySelector('pre.source').scrollTop = 1e6")
+        last = tab.evaluate(
+            """() => { const pre = document.querySelector("pre.source");
+            const range = document.createRange();
+            range.selectNodeContents(pre);
+            const lines = [...range.getClientRects()];
+            return [lines[lines.length - 1].bottom, pre.getBoundingClientRect().bottom]; }"""
+        )
+        assert last[0] <= last[1]  # the last line, scrolled to, is in the panel
+    finally:
+        context.close()
+    assert errors == []
+
+
 def input_state(tab, k: int) -> dict:
     """An input's value box, slider (value, range, step, faded) and the value the page uses."""
     return tab.evaluate(

@@ -175,6 +175,8 @@ def live_page(
     data = page_data(evaluation)
     cut = live_svg(svg, drawing_nodes(evaluation, data["term"]))
     data |= {"tiles": cut.tiles, "boxes": cut.boxes, "edges": cut.edges}
+    # the smallest text's size, in the drawing's units: fitting to the window keeps it readable
+    data["font"] = min(map(float, re.findall(r'font-size="([\d.]+)"', svg)), default=14.0)
     used = sorted({row[1] for row in data["code"] if row[0] == "apply"})
     script = ops_script(used) + _template("page.js")
     source = printable(evaluation.program.source.strip(), keep="\n\t")  # no control characters

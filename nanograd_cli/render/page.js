@@ -572,13 +572,54 @@ document.getElementById("full").addEventListener("change", (event) => {
   draw();
 });
 
-// Small graphs fit the window; big ones are shown at full size, to scroll around.
+// Small graphs fit the window; big ones are shown at full size, to scroll around. Fitting
+// never shrinks the smallest text below READABLE_PX pixels: past that, the graph stays at the
+// smallest size that can be read, and the window scrolls (or is dragged) around it.
+const READABLE_PX = 10;
+const box = svg.viewBox.baseVal;
+const natural = { width: svg.width.baseVal.value, height: svg.height.baseVal.value }; // px
+// (D.font: the smallest font in the drawing, in the SVG's units)
+const readable = READABLE_PX / ((D.font * natural.width) / (box.width || natural.width));
+function fit() {
+  if (!fitBox.checked) {
+    svg.style.width = svg.style.height = "";
+    return;
+  }
+  const style = getComputedStyle(graph);
+  const room = {
+    width: graph.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight),
+    height: graph.clientHeight - parseFloat(style.paddingTop) - parseFloat(style.paddingBottom),
+  };
+  const scale = Math.max(Math.min(room.width / natural.width, room.height / natural.height), readable);
+  svg.style.width = `${natural.width * scale}px`;
+  svg.style.height = `${natural.height * scale}px`;
+}
 const fitBox = document.getElementById("fit");
 fitBox.checked = D.drawn.length <= 60;
-graph.classList.toggle("fit", fitBox.checked);
+fit();
 fitBox.addEventListener("change", () => {
-  graph.classList.toggle("fit", fitBox.checked);
+  fit();
   insertInView();
+});
+addEventListener("resize", () => {
+  fit();
+  insertInView();
+});
+// Drag the graph to pan it, where it is larger than the window.
+let dragged = null;
+graph.addEventListener("pointerdown", (event) => {
+  if (event.button !== 0 || event.pointerType !== "mouse") return;
+  dragged = { x: event.clientX, y: event.clientY, left: graph.scrollLeft, top: graph.scrollTop };
+});
+addEventListener("pointermove", (event) => {
+  if (!dragged) return;
+  graph.scrollLeft = dragged.left - (event.clientX - dragged.x);
+  graph.scrollTop = dragged.top - (event.clientY - dragged.y);
+  graph.classList.add("panning");
+});
+addEventListener("pointerup", () => {
+  dragged = null;
+  graph.classList.remove("panning");
 });
 
 compute();
@@ -591,5 +632,5 @@ if (tilesLeft > 0) {
 } else if (D.tiles.length === 0) finished();
 window.nanograd = {
   started: STARTED, data, grad, point, steps, go, repr, human, gradientScale, gradientColour, parse,
-  drawn, ready: performance.now(),
+  drawn, ready: performance.now(), READABLE_PX,
 };
