@@ -702,6 +702,17 @@ def test_a_node_several_outputs_read_is_drawn_once_with_the_chosen_gradient():
         assert f"every grad is d{chosen}/d(node)" in dot
 
 
+def test_an_output_bound_to_another_name_says_both():
+    """`u = x`: the output is the input's node, labelled `u = x`, with its own gradient (1);
+    v, which u does not read, its data alone, and the legend says whose gradients these are."""
+    dot = in_process("draw", "u = x; v = 2*x; u, v", "--x", "1.5").stdout
+    named = by_label(dot)
+    assert named["u = x"].startswith('u = x | data 1.5000 | grad 1.0000"')
+    assert named["v"].startswith('v | data 3.0000"')
+    assert ">output u (thick blue border): every grad is du/d(node)<" in dot
+    assert "what u does not" in dot and "du/d(node) is 0 there" in dot
+
+
 def test_an_array_result_in_scalars_draws_each_element_as_an_output():
     args = ["draw", "[x*y, x + sin(y)]", "--x", "1", "--y", "2", "--scalars", "--no-legend"]
     named = by_label(in_process(*args, "--grad-of", "result[1]").stdout)

@@ -360,8 +360,8 @@ def legend_table(
             ),
             row(
                 others,
-                'other outputs (thin blue border), and what only they read:<BR ALIGN="LEFT"/>'
-                "data alone, no grad",
+                f'other outputs (thin blue border); what {chosen} does not<BR ALIGN="LEFT"/>'
+                f"read shows its data alone: d{chosen}/d(node) is 0 there",
                 COLOR=RESULT_COLOUR,
                 BORDER="1",
             ),
@@ -493,7 +493,8 @@ def draw_dot(
         shows = any(v.op is CONST and shown(v) for v in nodes)
         listed = None
         if also:
-            listed = (names.get(root, "result"), ", ".join(names.get(o, "?") for o in also))
+            output = {v: names.get(v, "result").split(" = ")[0] for v in (root, *also)}
+            listed = (output[root], ", ".join(output[o] for o in also))
         table = legend_table(scale, grads, edge_grads, constants=shows, outputs=listed)
         dot.node("legend", table, shape="plaintext", fontsize="10", **at)
     boxes: dict[tuple[int, str], list[tuple[str, str, dict[str, str]]]] = {}
@@ -666,8 +667,11 @@ def draw_evaluation(
     program = evaluation.program
     names = {nodes[i]: name for i, name in versioned(program.labels).items()}
     also = [nodes[i] for i in (outputs or {}).values() if nodes[i] is not evaluation.result]
+    digits = "".join(str(n) for n in range(10)).translate(SUBSCRIPTS)
     for name, i in (outputs or {}).items():
-        names.setdefault(nodes[i], name)  # an element of an array result: result[1]
+        bound = names.get(nodes[i])  # none for an element of an array result: result[1]
+        if bound is None or bound.rstrip(digits) != name:  # `u = x; ...; u, v`: u = x
+            names[nodes[i]] = name if bound is None else f"{name} = {bound}"
     shown = reachable(evaluation.result, nodes)
     if also:
         wanted = set(shown).union(*(other.walk() for other in also))
