@@ -488,7 +488,9 @@ def test_a_network_in_one_source_trains_with_minimize_data_as_pytorch_does(tmp_p
 def test_arrays_too_big_for_memory_are_refused_before_they_are_built():
     code, out, err = limited("nanograd grad 'sum(x)' --x 'zeros(3000, 3000)'", memory=1_000_000)
     assert (code, out) == (1, "")
-    assert err.startswith("error: written out in scalars, the arrays make 9,000,00")  # (its value)
+    assert err.startswith(  # (its value)
+        "error: --x zeros(3000, 3000): written out in scalars, the arrays make 9,000,00"
+    )
     assert err.rstrip().endswith("fit") and len(err.splitlines()) == 1
 
 
