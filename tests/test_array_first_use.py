@@ -346,3 +346,20 @@ def test_the_repl_reads_an_array_file_and_reduces_it(tmp_path):
         "x/norm(x)",
         "# norm(x) != 0",
     ]
+
+
+def test_diff_steps_in_the_repl_says_which_array_the_session_holds(tmp_path):
+    """The shape comes from the session (x = @A.csv), not from a `shape` the user gave."""
+    (tmp_path / "A.csv").write_text("1,2\n3,4\n")
+    done = in_process("repl", stdin="x = @A.csv\n:diff norm(x) steps\n", cwd=tmp_path)
+    assert (done.stdout, done.stderr) == (
+        "",
+        "error: line 2: steps is for numbers, and x holds an array of shape (2, 2)\n",
+    )
+
+
+def test_diff_steps_ends_with_the_result_even_after_one_rule():
+    """The `= ...` line is the answer, printed under every derivation (docs/calculus.md),
+    also where one rule gave it (`hypot(a, b)`), so it repeats that rule's line."""
+    done = in_process("diff", "hypot(a, b)", "--wrt", "a", "--steps")
+    assert done.stdout == "d/da [hypot(a, b)] = a/hypot(a, b)    (hypot rule)\n= a/hypot(a, b)\n"
