@@ -26,7 +26,7 @@ from .results import Shape
 # reduces (norm's ==, where and 0; the largest's 0, 1, /, -, and twice == and where).
 LARGEST = ("max", "min", "amax", "amin")
 PER_ELEMENT = {"softmax": 5, "logsumexp": 3, **dict.fromkeys(LARGEST, 6)}
-PER_LINE = {**dict.fromkeys(LARGEST, 8)}  # else 3
+PER_LINE = dict.fromkeys(LARGEST, 8)  # else 3
 
 
 class _Untold(Exception):

@@ -695,12 +695,15 @@ _ABSENT = {
 }
 # A random start is an input's value, drawn on the command line: never in a source, which
 # stays deterministic.
-for _kind in ("normal", "uniform"):
-    _ABSENT[_kind] = (
+_ABSENT.update(
+    (
+        kind,
         f"a random start is an input's value, never part of a source: give the input one, "
-        f"{option('W', f'{_kind}(16, 2)', quoted=True)} {option('seed', 1)}, to "
-        f"{command('minimize')}"
+        f"{option('W', f'{kind}(16, 2)', quoted=True)} {option('seed', 1)}, to "
+        f"{command('minimize')}",
     )
+    for kind in ("normal", "uniform")
+)
 # The prefixes of libraries, which the language's functions go without: np.exp(x) is exp(x).
 _MODULES = frozenset(("np", "numpy", "jnp", "torch", "math", "scipy", "linalg", "F"))
 
