@@ -45,6 +45,11 @@ PROGRAMS = [
         lambda A: A[:, 0].exp().sum() + A[1, :].sum(),
     ),
     ("max(x) - min(x)", {"x": (5,)}, lambda x: x.max() - x.min()),
+    (
+        "sum(amax(A, 0)) + amin(A, 1) @ x",
+        {"A": (3, 2), "x": (3,)},
+        lambda A, x: torch.amax(A, 0).sum() + torch.amin(A, 1) @ x,
+    ),
     ("sum(A + x)", {"A": (3, 2), "x": (2,)}, lambda A, x: (A + x).sum()),
     (
         "mean(A * B[0], 0) @ sin(x)",
@@ -81,6 +86,24 @@ VECTOR_PROGRAMS = [
     ("softmax(A, 1)", {"A": (2, 3)}, lambda A: torch.softmax(A, 1)),
     ("tanh(W @ x + c)", {"W": (2, 3), "x": (3,), "c": (2,)}, lambda W, x, c: torch.tanh(W @ x + c)),
 ]
+
+
+def test_ties_share_the_gradient_as_pytorchs_max_and_amax_do():
+    W = np.array([[1.0, 5.0, 5.0], [1.0, 5.0, 0.1], [0.1, 0.1, 0.1]])
+    for source, reference in [
+        (
+            "amax(W, 0) @ [1, 2, 3]",
+            lambda W: torch.amax(W, 0) @ torch.tensor([1.0, 2, 3], dtype=torch.float64),
+        ),
+        ("sum(amin(W, 1))", lambda W: torch.amin(W, 1).sum()),
+        ("max(W) + min(W)", lambda W: W.max() + W.min()),
+    ]:
+        (tensor,) = torch_inputs({"W": W})
+        reference(tensor).backward()
+        result = ng.grad(source, W=W)
+        np.testing.assert_allclose(
+            result.gradients["W"], tensor.grad.numpy(), rtol=1e-15, atol=1e-16
+        )
 
 
 def random_inputs(shapes: dict, seed: int) -> dict[str, np.ndarray]:
