@@ -2019,6 +2019,7 @@ def plot(
     if size is not None and not isinstance(size, str):
         size = ",".join(map(repr, size)) if isinstance(size, Sequence) else repr(size)
     look = Look(title, logx, logy, None if size is None else parse_size(size), limits)
+    swept_elements(program, fixed, ranges)
     program, point, _ = scalarized(program, fixed)  # an array is a fixed value, not a range
     held = {name: value for name, value in point.items() if name not in ranges}  # x[0] swept
     check_ranges(one_output(program, "plot"), ranges)
@@ -2060,6 +2061,34 @@ def plot(
     if gaps and warn:
         warn(gaps)
     return result
+
+
+def swept_elements(
+    program: Program, fixed: Mapping[str, InputValue], ranges: Mapping[str, Range]
+) -> None:
+    """Each range of an element (`x[0]`) is of an array input whose value is given: the
+    value gives the array's shape and holds its other elements."""
+    import numpy as np
+
+    for name in ranges:
+        array, bracket, _ = name.partition("[")
+        if not bracket or array not in program.inputs:
+            continue
+        value = fixed.get(array)
+        swept = option("var", f"{name}=LO:HI")
+        if value is None:
+            raise InputError(
+                f"{swept} sweeps an element of {array}, whose value is not given: give "
+                f"{array} too ({option(array, '[1, 2, 3]', quoted=True)}), which holds its "
+                "other elements"
+            )
+        if np.ndim(value) == 0:
+            raise InputError(
+                f"{swept} sweeps an element of {array}, which is a number: sweep "
+                f"{option(array, 'LO:HI')}"
+            )
+        if name.replace(" ", "") not in element_names(array, np.shape(value)):
+            raise InputError(f"{swept}: {array} has shape {np.shape(value)}: no element {name}")
 
 
 def scalarized(

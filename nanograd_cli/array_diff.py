@@ -33,7 +33,7 @@ _SUM = ARRAY_FUNCTIONS["sum"]
 _ONES, _ZEROS, _OUTER, _SOFTMAX = (
     ARRAY_FUNCTIONS[n] for n in ("ones", "zeros", "outer", "softmax")
 )
-_REDUCTIONS = frozenset(("sum", "mean", "prod", "max", "min", "norm", "logsumexp"))
+_REDUCTIONS = frozenset(("sum", "mean", "prod", "max", "min", "amax", "amin", "norm", "logsumexp"))
 
 # The points the vector form is checked at (the same every run), each element drawn from
 # one of these ranges: away from the kinks at 0 and 1, one inside every function's domain.

@@ -45,6 +45,8 @@ _CALLED = [
     ArrayOp("prod", (1, 2), "the product of the elements (along an axis)"),
     ArrayOp("max", (1,), "the largest element; max(a, b) is element by element"),
     ArrayOp("min", (1,), "the smallest element; min(a, b) is element by element"),
+    ArrayOp("amax", (1, 2), "the largest element (along an axis), as max(x) is"),
+    ArrayOp("amin", (1, 2), "the smallest element (along an axis), as min(x) is"),
     ArrayOp("norm", (1, 2), "the Euclidean norm (along an axis)"),
     ArrayOp("softmax", (1, 2), "exp(x)/sum(exp(x)), computed without overflow (along an axis)"),
     ArrayOp("logsumexp", (1, 2), "log(sum(exp(x))), computed without overflow (along an axis)"),

@@ -22,9 +22,11 @@ from .program import Program
 from .results import Shape
 
 # Operations a reduction writes per element, at most (softmax: a max, a -, an exp, a + and
-# a /), and per line it reduces (norm's ==, where and 0).
-PER_ELEMENT = {"softmax": 5, "logsumexp": 3}
-PER_LINE = 3
+# a /; the largest: a max, an ==, two + and a where and a - to share ties), and per line it
+# reduces (norm's ==, where and 0; the largest's 0, 1, /, -, and twice == and where).
+LARGEST = ("max", "min", "amax", "amin")
+PER_ELEMENT = {"softmax": 5, "logsumexp": 3, **dict.fromkeys(LARGEST, 6)}
+PER_LINE = dict.fromkeys(LARGEST, 8)  # else 3
 
 
 class _Untold(Exception):
@@ -38,12 +40,20 @@ def operation_count(
     `shapes` (the inputs of `names` are constants), counted as the writer makes room for
     them: each input's element three times (its node, name, value and gradient); up to the
     first shape the pass cannot tell."""
+    return counted(program, shapes, names)[0]
+
+
+def counted(
+    program: Program, shapes: Mapping[str, Shape], names: Mapping[str, float] = {}
+) -> tuple[int, Shape | None]:
+    """`operation_count`, and the shape of the result (None where the pass cannot tell it)."""
     counter = _Counter(program, shapes, names)
     try:
         counter.walk()
     except _Untold:
-        pass
-    return counter.count
+        return counter.count, None
+    result = counter.nodes[program.result]
+    return counter.count, None if isinstance(result, slice) else result
 
 
 class _Counter:
@@ -167,5 +177,5 @@ class _Counter:
             reduced = shape[:axis] + shape[axis + 1 :]
         else:
             reduced = ()
-        self.count += PER_ELEMENT.get(name, 1) * size + PER_LINE * math.prod(reduced)
+        self.count += PER_ELEMENT.get(name, 1) * size + PER_LINE.get(name, 3) * math.prod(reduced)
         return shape if name == "softmax" else reduced

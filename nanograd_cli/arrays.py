@@ -31,6 +31,7 @@ from .array_ops import (
     TRANSPOSE,
     ArrayOp,
 )
+from .array_sizes import PER_ELEMENT
 from .errors import InputError, NanogradError, SourceError, UnknownInputs
 from .ops import ADD, DIV, MUL, OPS, SUB, WHERE, Op
 from .program import Apply, Const, Input, Instruction, Place, Program
@@ -43,8 +44,19 @@ if TYPE_CHECKING:
 # object), or a slice (of a subscript). Any, as NumPy's types do not follow object arrays.
 Node: TypeAlias = Any
 
+# Why true and false are no numbers, whatever file holds them (JSON, .npy): one rule.
+BOOLEANS = "write 1 for true and 0 for false"
+
 # Arrays have at most this many axes.
 MAX_AXES = 32
+
+
+class TooLarge(NanogradError):
+    """Arrays whose program, written out in scalars, would not fit in the memory left."""
+
+    def of_value(self, typed: str) -> TooLarge:
+        """The same refusal, of the value of an input as typed (`--W zeros(3000, 3000)`)."""
+        return TooLarge(f"{typed}: {self.message}")
 
 
 class ShapeProblem(SourceError):
@@ -53,6 +65,7 @@ class ShapeProblem(SourceError):
 
 # What an array of another kind than numbers holds, by NumPy's dtype kind, as a message says it.
 DTYPE_KINDS = {
+    "b": "booleans",
     "U": "text",
     "S": "bytes",
     "c": "complex numbers",
@@ -79,9 +92,10 @@ def numbers_array(value: object, given: str) -> np.ndarray:
         array = np.asarray(value)
     except ValueError:  # [[1, 2], [3]]
         raise InputError(f"{given}: a ragged array, its rows of different lengths") from None
-    if array.dtype.kind not in "biuf":
+    if array.dtype.kind not in "iuf":
         held = DTYPE_KINDS.get(array.dtype.kind, "another kind of value")
-        raise InputError(f"{given}: an array of real numbers, not of {held}")
+        hint = f": {BOOLEANS}" if array.dtype.kind == "b" else ""
+        raise InputError(f"{given}: an array of real numbers, not of {held}{hint}")
     if array.ndim > MAX_AXES:
         raise InputError(f"{given}: an array has at most {MAX_AXES} axes, not {array.ndim}")
     if array.size == 0:
@@ -214,6 +228,7 @@ class _Writer:
         free = available()
         self.free = free
         self.limit = math.inf if free is None else free // BYTES_PER_INSTRUCTION
+        self.result_shape: Shape | None = None  # told by the count, before any node
 
     # building
 
@@ -231,11 +246,23 @@ class _Writer:
             shown = gigabytes(need), gigabytes(free)
             if shown[0] == shown[1]:  # just over: the digits that tell them apart
                 shown = f"{need / 1e9:,.3f} GB", f"{free / 1e9:,.3f} GB"
-            raise NanogradError(
-                f"written out in scalars, the arrays make {size:,} operations: their graph "
-                f"would need {shown[0]} of memory, and {shown[1]} is free: about "
+            raise TooLarge(
+                f"written out in scalars, the arrays make {size:,} operations{self.sizes()}: "
+                f"their graph would need {shown[0]} of memory, and {shown[1]} is free: about "
                 f"{int(self.limit):,} fit"
             )
+
+    def sizes(self) -> str:
+        """The arrays' numbers of elements, as a refusal says them: those of the array inputs
+        (` (W: 9,000,000 elements)`), or of a value that reads none."""
+        counts = [(n, math.prod(s)) for n, s in self.shapes.items() if s]
+        if counts:
+            listed = ", ".join(f"{n}: {c:,} element{'s' * (c != 1)}" for n, c in counts)
+            return f" ({listed})"
+        shape = self.result_shape
+        if shape and not self.program.inputs:
+            return f" (an array of shape {shape}: {math.prod(shape):,} elements)"
+        return ""
 
     def emit(self, instruction: Instruction) -> int:
         self.code.append(instruction)
@@ -299,10 +326,11 @@ class _Writer:
 
     def walk(self) -> tuple[list[Node], list[str]]:
         """Each instruction's node, and the scalar inputs, in order."""
-        from .array_sizes import operation_count
+        from .array_sizes import counted
 
         # Refused before any node is made, where the whole would not fit.
-        self.room(operation_count(self.program, self.shapes, self.names), 0)
+        count, self.result_shape = counted(self.program, self.shapes, self.names)
+        self.room(count, 0)
         nodes: list[Node] = []
         inputs: list[str] = []
         for ins in self.program.code:
@@ -534,7 +562,7 @@ class _Writer:
         else:
             lines = array.reshape(1, -1)
             axis = None
-        self.room(4 * array.size, offset)
+        self.room(max(4, PER_ELEMENT.get(name, 1)) * array.size, offset)
         combine = getattr(self, f"_{name}")
         if name == "softmax":
             out = np.empty(lines.shape, dtype=object)
@@ -556,10 +584,39 @@ class _Writer:
         return self.chain(MUL, xs, offset)
 
     def _max(self, xs: list[int], offset: int) -> int:
-        return self.chain(OPS["max"], xs, offset)
+        return self._largest(OPS["max"], xs, offset)
 
     def _min(self, xs: list[int], offset: int) -> int:
-        return self.chain(OPS["min"], xs, offset)
+        return self._largest(OPS["min"], xs, offset)
+
+    _amax, _amin = _max, _min
+
+    def _largest(self, pick: Op, xs: list[int], offset: int) -> int:
+        """The largest (`pick` max) or smallest element, its gradient shared equally by the
+        elements that tie for it, as PyTorch's and JAX's max and amax share it. One element
+        alone is the chain of `pick`, which passes it the whole gradient; tied ones are
+        top - sum(where(x == top, top - x, 0))/ties, whose value is top and whose derivative
+        by each tie is 1/ties (to rounding: by top, 1 - 1/ties - ... is 0 within an ulp).
+        Where that is not top (an infinite top makes inf - inf), it is top itself."""
+        top = self.chain(pick, xs, offset)
+        if len(xs) == 1:
+            return top
+        zero, one = self.const(0.0, offset), self.const(1.0, offset)
+        equal = OPS["=="]
+        ties = [self.apply(equal, (x, top), offset) for x in xs]
+        gaps = [
+            self.apply(WHERE, (tie, self.apply(SUB, (top, x), offset), zero), offset)
+            for tie, x in zip(ties, xs, strict=True)
+        ]
+        count = self.chain(ADD, ties, offset)
+        share = self.apply(DIV, (self.chain(ADD, gaps, offset), count), offset)
+        shared = self.apply(SUB, (top, share), offset)
+        kept = self.apply(WHERE, (self.apply(equal, (shared, top), offset), shared, top), offset)
+        return self.apply(WHERE, (self.apply(equal, (count, one), offset), top, kept), offset)
+
+    def _top(self, xs: list[int], offset: int) -> int:
+        """The largest element, for a shift whose gradient cancels out: the chain of max."""
+        return self.chain(OPS["max"], xs, offset)
 
     def _norm(self, xs: list[int], offset: int) -> int:
         """A chain of hypot, which neither overflows nor underflows; at 0, where hypot's
@@ -573,7 +630,7 @@ class _Writer:
 
     def _shifted_exps(self, xs: list[int], offset: int) -> tuple[int, list[int]]:
         """The largest element, and exp(x - largest) of each."""
-        top = self._max(xs, offset)
+        top = self._top(xs, offset)
         return top, [
             self.apply(OPS["exp"], (self.apply(SUB, (x, top), offset),), offset) for x in xs
         ]

@@ -24,7 +24,7 @@ from .array_ops import (
     TRANSPOSE,
     ArrayOp,
 )
-from .errors import InputError, NameProblem, NanogradError, SyntaxProblem
+from .errors import InputError, NameProblem, NanogradError, SyntaxProblem, command, option
 from .grammar import Tables, load_tables
 from .ops import CALLS, CONSTANTS, NEG, OPS
 from .ops import FUNCTIONS as SCALAR_FUNCTIONS
@@ -693,6 +693,17 @@ _ABSENT = {
     "solve": _INVERSE,
     "det": "the language has no determinant: write it out, A[0,0]*A[1,1] - A[0,1]*A[1,0]",
 }
+# A random start is an input's value, drawn on the command line: never in a source, which
+# stays deterministic.
+_ABSENT.update(
+    (
+        kind,
+        f"a random start is an input's value, never part of a source: give the input one, "
+        f"{option('W', f'{kind}(16, 2)', quoted=True)} {option('seed', 1)}, to "
+        f"{command('minimize')}",
+    )
+    for kind in ("normal", "uniform")
+)
 # The prefixes of libraries, which the language's functions go without: np.exp(x) is exp(x).
 _MODULES = frozenset(("np", "numpy", "jnp", "torch", "math", "scipy", "linalg", "F"))
 

@@ -70,7 +70,11 @@ def parse_inputs(
 def parse_range(name: str, text: str) -> Range:
     """`LO:HI` or `LO:HI:N` for the input `name`: finite numbers LO < HI with HI - LO finite,
     an integer N >= 2."""
-    given, example = option(name, text), (option(name, "-3:3"), option(name, "0:1:50"))
+
+    def typed(value: str) -> str:  # an element, x[0], has no option of its own: --var's
+        return option("var", f"{name}={value}") if "[" in name else option(name, value)
+
+    given, example = typed(text), (typed("-3:3"), typed("0:1:50"))
     usage = f"{given}: a range is LO:HI or LO:HI:N, e.g. {example[0]} or {example[1]}"
     parts = text.split(":")
     if len(parts) not in (2, 3):

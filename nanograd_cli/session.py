@@ -682,6 +682,14 @@ class Session:
             if getattr(value, "ndim", 0) and name in program.input_slots
         }
         shapes = {**held, **api.named_shapes(args.items("shape"))}
+        if (args.flag("steps") or args.value("implicit")) and held:
+            name, shape = next(iter(held.items()))  # not given by `shape`: the session's
+            asked = (
+                option("steps")
+                if args.flag("steps")
+                else option("implicit", args.value("implicit"))
+            )
+            raise InputError(f"{asked} is for numbers, and {name} holds an array of shape {shape}")
         order = args.value("order") or 1
         text = api.diff(
             program,

@@ -150,10 +150,13 @@ class _RandomStarts:
 def _random_shape(kind: str, sizes: str, typed: str) -> tuple[int, ...]:
     """The shape a random start's sizes give (`16, 2`), read as `zeros(16, 2)` reads them:
     whole numbers of 1 or more, written as constant expressions (`3.0`, `2*8`) if need be."""
+    from .arrays import TooLarge
     from .language import parse
 
     try:
         zeros = literal_array(parse(f"zeros({sizes})")) if sizes.strip() else None
+    except TooLarge as error:
+        raise error.of_value(typed) from None
     except SourceError as error:  # zeros(3.5): said of the random start
         raise InputError(f"{typed}: {error.message.replace('zeros', kind)}") from None
     if zeros is None:
@@ -179,15 +182,41 @@ def array_value(text: str, typed: str) -> InputValue:
 
     if text.startswith("@"):
         return _array_file(text[1:], typed)
+    from .arrays import TooLarge
     from .language import parse
 
     try:
         value = literal_array(parse(text))
+    except TooLarge as error:
+        raise error.of_value(typed) from None
     except SourceError as error:
-        raise InputError(f"{typed}: {error.message}") from None
+        element = _element_at(text, error.offset)
+        said = f"element {element}: " if element else ""
+        raise InputError(f"{typed}: {said}{error.message}") from None
     if value is None:
         raise InputError(f"{typed}: an array's elements are numbers, such as [1, 2, 3]")
     return np.asarray(value, dtype=float)
+
+
+def _element_at(text: str, offset: int) -> str:
+    """The element of the array literal `text` at `offset` (`[1, 0]`), or "" outside its
+    elements."""
+    at: list[int] = []
+    depth = 0  # of parentheses, whose commas separate arguments
+    for char in text[:offset]:
+        if char == "(":
+            depth += 1
+        elif char == ")":
+            depth -= 1
+        elif depth:
+            continue
+        elif char == "[":
+            at.append(0)
+        elif char == "]" and at:
+            at.pop()
+        elif char == "," and at:
+            at[-1] += 1
+    return _element(tuple(at)) if at else ""
 
 
 def literal_array(program: Program) -> np.ndarray | None:
@@ -232,12 +261,13 @@ def _array_file(path: str, typed: str) -> InputValue:
                 value = _json_array(data)
             else:
                 text = data.decode("utf-8-sig")
+                delimiter = _delimiter(extension, text)
                 try:
-                    value = np.loadtxt(io.StringIO(text), delimiter=",", dtype=float, ndmin=2)
-                except (ValueError, UserWarning):
-                    value = np.array(_csv_numbers(text))  # quoted, or where it says why not
-                if np.isinf(value).any():
-                    _csv_numbers(text)  # an inf written as such, not a number too large
+                    value = np.loadtxt(io.StringIO(text), delimiter=delimiter, dtype=float, ndmin=2)
+                except (ValueError, UserWarning):  # quoted, or where it says why not
+                    value = np.array(_csv_numbers(text, delimiter))
+                if np.isinf(value).any():  # an inf written as such, not a number too large
+                    _csv_numbers(text, delimiter)
                 if 1 in value.shape:  # one line, or one column: a vector
                     value = value.ravel()
     except _NotNumbers as error:
@@ -284,7 +314,7 @@ def _json_array(data: bytes) -> np.ndarray:
 
     import numpy as np
 
-    from .arrays import MAX_AXES
+    from .arrays import BOOLEANS, MAX_AXES
 
     text = data.decode("utf-8-sig")
     try:
@@ -296,6 +326,11 @@ def _json_array(data: bytes) -> np.ndarray:
         raise _NotNumbers(f"{place}: not JSON ({error.msg[0].lower()}{error.msg[1:]})") from None
     except RecursionError:
         raise _NotNumbers(f"its lists are nested more than {MAX_AXES} deep") from None
+    if isinstance(value, dict):
+        raise _NotNumbers(
+            f"the file holds a JSON object ({_json_text(value)}), not a list: an array is "
+            "nested lists of numbers, [[1, 2], [3, 4]]"
+        )
     level: list[tuple[tuple[int, ...], Any]] = [((), value)]
     while level:  # one depth of the nesting at a time: no recursion on what a file holds
         lists = [(at, v) for at, v in level if isinstance(v, list)]
@@ -307,7 +342,11 @@ def _json_array(data: bytes) -> np.ndarray:
             )
         if not lists:
             for at, v in level:
-                if isinstance(v, bool) or not isinstance(v, (int, float)):
+                if isinstance(v, bool):  # as a .npy file of booleans is refused
+                    raise _NotNumbers(
+                        f"{_element(at)}: {_json_text(v)} is a boolean, not a number: {BOOLEANS}"
+                    )
+                if not isinstance(v, (int, float)):
                     raise _NotNumbers(f"{_element(at)}: {_json_text(v)} is not a number")
             break
         first_at, first = lists[0]
@@ -345,18 +384,36 @@ class _NotNumbers(ValueError):
     """What keeps a file from being a CSV of numbers, said by line and field."""
 
 
-def _csv_numbers(text: str) -> list[list[float]]:
-    """The rows of numbers of the CSV `text` (blank lines and `#` comments skipped, a field
-    may be quoted); _NotNumbers says where it holds something else (`line 2, field 1: 1e999
-    is too large for a float`)."""
+# What separates the numbers of an array file, by its extension: a comma in a .csv, a tab in
+# a .tsv; in another (.txt, .dat), a comma if a line has one, else any run of spaces and tabs
+# (None), as NumPy's loadtxt reads a file by default.
+DELIMITERS = {".csv": ",", ".tsv": "\t"}
+SEPARATORS = {",": "commas", "\t": "tabs", None: "spaces or tabs"}
+
+
+def _delimiter(extension: str, text: str) -> str | None:
+    if extension in DELIMITERS:
+        return DELIMITERS[extension]
+    lines = (line for line in text.splitlines() if not line.lstrip().startswith("#"))
+    return "," if any("," in line for line in lines) else None
+
+
+def _csv_numbers(text: str, delimiter: str | None = ",") -> list[list[float]]:
+    """The rows of numbers of the CSV `text`, its fields separated by `delimiter` (None: by
+    spaces and tabs), blank lines and `#` comments skipped, a field may be quoted;
+    _NotNumbers says where it holds something else (`line 2, field 1: 1e999 is too large
+    for a float`)."""
     import csv
 
+    lines = text.splitlines()
     rows: list[list[float]] = []
     first = 0  # the line of the first row
-    for number, fields in enumerate(csv.reader(text.splitlines()), 1):
+    split = (line.split() for line in lines) if delimiter is None else None
+    for number, fields in enumerate(split or csv.reader(lines, delimiter=delimiter or ","), 1):
         if not fields or fields[0].lstrip().startswith("#"):
             continue  # a blank line or a comment, as NumPy's loadtxt skips
-        rows.append([_csv_number(field, f"line {number}, field {k}", not rows and k == 1)
+        rows.append([_csv_number(field, f"line {number}, field {k}", not rows and k == 1,
+                                 SEPARATORS[delimiter])
                      for k, field in enumerate(fields, 1)])  # fmt: skip
         first = first or number
         if len(fields) != len(rows[0]):
@@ -370,9 +427,10 @@ def _csv_numbers(text: str) -> list[list[float]]:
     return rows
 
 
-def _csv_number(field: str, where: str, first: bool) -> float:
+def _csv_number(field: str, where: str, first: bool, separator: str = "commas") -> float:
     """The number a CSV `field` writes; _NotNumbers, said of `where`, where it is none
-    (`first`: the file's first field, where a header would be)."""
+    (`first`: the file's first field, where a header would be; `separator`: what the file
+    separates its numbers by)."""
     written = field.strip()
     try:
         value = float(written)
@@ -380,7 +438,10 @@ def _csv_number(field: str, where: str, first: bool) -> float:
         if not written:
             raise _NotNumbers(f"{where} is empty") from None
         if re.search(r"\d[;\t ]+[-+.\d]", written):
-            raise _NotNumbers(f"{where}: {written!r} is not a number: separate by commas") from None
+            tsv = " (or name the file .tsv)" if separator == "commas" and "\t" in written else ""
+            raise _NotNumbers(
+                f"{where}: {written!r} is not a number: separate by {separator}{tsv}"
+            ) from None
         header = ": an array file has no header" if first and not re.search(r"\d", written) else ""
         raise _NotNumbers(f"{where}: {written!r} is not a number{header}") from None
     if math.isinf(value) and "inf" not in written.lower():

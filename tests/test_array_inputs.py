@@ -47,7 +47,11 @@ def test_a_random_start_too_large_for_memory_is_refused_before_it_is_drawn():
         "nanograd minimize 'sum(W)' --W 'normal(100000, 100000)' --seed 1", seconds=20
     )
     assert (code, out) == (1, "")
-    assert err.startswith("error: written out in scalars, the arrays make 10,000,000,004 ")
+    assert err.startswith(
+        "error: --W normal(100000, 100000): written out in scalars, the arrays make "
+        "10,000,000,004 operations (an array of shape (100000, 100000): 10,000,000,000 "
+        "elements): "
+    )
     assert err.rstrip().endswith("fit") and len(err.splitlines()) == 1
 
 
@@ -85,10 +89,12 @@ def test_the_repl_says_where_random_starts_are_drawn_and_keeps_the_value():
         ("x.json", "[1, 2] x", "line 1, column 8: not JSON (extra data)"),
         ("s.json", '[1, "a"]', '[1]: "a" is not a number'),
         ("n.json", "[[1, null]]", "[0, 1]: null is not a number"),
-        ("b.json", "true", "the file: true is not a number"),
+        ("b.json", "true", "the file: true is a boolean, not a number: write 1 for true and 0 "
+         "for false"),
         ("deep.json", "[" * 100_000 + "1" + "]" * 100_000, "its lists are nested more than 32 "
          "deep"),
-        ("tab.csv", "1\t2\n", "line 1, field 1: '1\\t2' is not a number: separate by commas"),
+        ("tab.csv", "1\t2\n", "line 1, field 1: '1\\t2' is not a number: separate by commas "
+         "(or name the file .tsv)"),
     ],
 )  # fmt: skip
 def test_an_array_file_that_holds_no_array_says_why_in_our_words(tmp_path, name, content, message):
@@ -221,6 +227,7 @@ PROGRAMS = [
     ("sum(eye(3) @ x) + sum(zeros(2, 3)) + prod(x) + max(x) + mean(x.T)", {"x": (3,)}),
     ("h = tanh(W1 @ [a, b] + b1); sum(h**2)", {"W1": (16, 2), "b1": (16,)}),
     ("sum(x)", {"x": (1000,)}),
+    ("amax(W, 0) @ amin(W, 1) + max(W) * min(W[0])", {"W": (3, 3)}),
 ]
 
 
@@ -250,8 +257,9 @@ def test_a_program_too_large_is_refused_before_any_node_is_made(monkeypatch):
     with pytest.raises(NanogradError) as raised:
         ng.grad("sum(A @ B)", A=np.ones((20, 20)), B=np.ones((20, 20)))
     assert str(raised.value) == (
-        "written out in scalars, the arrays make 18,403 operations: their graph would need "
-        "0.007 GB of memory, and 0.000 GB is free: about 1,000 fit"
+        "written out in scalars, the arrays make 18,403 operations (A: 400 elements, B: 400 "
+        "elements): their graph would need 0.007 GB of memory, and 0.000 GB is free: about "
+        "1,000 fit"
     )  # (the digits that tell them apart, where 0.0 GB and 0.0 GB would not)
 
 

@@ -45,6 +45,11 @@ PROGRAMS = [
         lambda A: A[:, 0].exp().sum() + A[1, :].sum(),
     ),
     ("max(x) - min(x)", {"x": (5,)}, lambda x: x.max() - x.min()),
+    (
+        "sum(amax(A, 0)) + amin(A, 1) @ x",
+        {"A": (3, 2), "x": (3,)},
+        lambda A, x: torch.amax(A, 0).sum() + torch.amin(A, 1) @ x,
+    ),
     ("sum(A + x)", {"A": (3, 2), "x": (2,)}, lambda A, x: (A + x).sum()),
     (
         "mean(A * B[0], 0) @ sin(x)",
@@ -81,6 +86,24 @@ VECTOR_PROGRAMS = [
     ("softmax(A, 1)", {"A": (2, 3)}, lambda A: torch.softmax(A, 1)),
     ("tanh(W @ x + c)", {"W": (2, 3), "x": (3,), "c": (2,)}, lambda W, x, c: torch.tanh(W @ x + c)),
 ]
+
+
+def test_ties_share_the_gradient_as_pytorchs_max_and_amax_do():
+    W = np.array([[1.0, 5.0, 5.0], [1.0, 5.0, 0.1], [0.1, 0.1, 0.1]])
+    for source, reference in [
+        (
+            "amax(W, 0) @ [1, 2, 3]",
+            lambda W: torch.amax(W, 0) @ torch.tensor([1.0, 2, 3], dtype=torch.float64),
+        ),
+        ("sum(amin(W, 1))", lambda W: torch.amin(W, 1).sum()),
+        ("max(W) + min(W)", lambda W: W.max() + W.min()),
+    ]:
+        (tensor,) = torch_inputs({"W": W})
+        reference(tensor).backward()
+        result = ng.grad(source, W=W)
+        np.testing.assert_allclose(
+            result.gradients["W"], tensor.grad.numpy(), rtol=1e-15, atol=1e-16
+        )
 
 
 def random_inputs(shapes: dict, seed: int) -> dict[str, np.ndarray]:
@@ -488,7 +511,9 @@ def test_a_network_in_one_source_trains_with_minimize_data_as_pytorch_does(tmp_p
 def test_arrays_too_big_for_memory_are_refused_before_they_are_built():
     code, out, err = limited("nanograd grad 'sum(x)' --x 'zeros(3000, 3000)'", memory=1_000_000)
     assert (code, out) == (1, "")
-    assert err.startswith("error: written out in scalars, the arrays make 9,000,00")  # (its value)
+    assert err.startswith(  # (its value)
+        "error: --x zeros(3000, 3000): written out in scalars, the arrays make 9,000,00"
+    )
     assert err.rstrip().endswith("fit") and len(err.splitlines()) == 1
 
 

@@ -367,4 +367,6 @@ def test_an_array_value_too_large_to_write_out_is_refused_before_it_is_read_whol
     after collecting a hundred million numbers (which took 8 s of CPU)."""
     code, out, err = run_limited('nanograd grad "sum(x)" --x "zeros(100000000)"', seconds=4)
     assert (code, out) == (1, ""), err  # (memory: no bad input, as a source too large)
-    assert err.startswith("error: written out in scalars, the arrays make 100,000,00"), err
+    assert err.startswith(
+        "error: --x zeros(100000000): written out in scalars, the arrays make 100,000,00"
+    ), err

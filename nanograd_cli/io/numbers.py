@@ -44,7 +44,23 @@ def floats(column, name: str, first_row: int, missing: bool = False) -> np.ndarr
         return to_numpy(column)  # no cast: it would import pyarrow.compute, 0.1 s
     if pa.types.is_floating(kind) or pa.types.is_integer(kind) or pa.types.is_decimal(kind):
         return to_numpy(column.cast(pa.float64(), safe=False))
+    if _is_list(kind):
+        axes = 0
+        while _is_list(kind):
+            axes, kind = axes + 1, kind.value_type
+        first, second = (f"{name}[{','.join(['0'] * (axes - 1) + [k])}]" for k in "01")
+        raise InputError(
+            f"{option('points')} column {name} holds lists, not numbers: an array input is "
+            f"a column per element, row-major, {first}, {second}, ... (a JSON Lines row "
+            f'{{"{first}": 1, "{second}": 2}})'
+        )
     raise InputError(f"{option('points')} column {name} holds {kind}, not numbers")
+
+
+def _is_list(kind) -> bool:
+    return (
+        pa.types.is_list(kind) or pa.types.is_large_list(kind) or pa.types.is_fixed_size_list(kind)
+    )
 
 
 def _from_text(column, name: str, first_row: int) -> np.ndarray:

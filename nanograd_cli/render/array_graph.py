@@ -160,7 +160,7 @@ def _operands(ins: Apply) -> tuple[int, ...]:
 
 
 # The operations whose second argument, if any, is an axis.
-AXIS_SECOND = ("sum", "mean", "prod", "norm", "softmax", "logsumexp")
+AXIS_SECOND = ("sum", "mean", "prod", "amax", "amin", "norm", "softmax", "logsumexp")
 
 
 def _drawn(program: Program) -> list[int]:
