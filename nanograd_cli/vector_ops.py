@@ -474,11 +474,27 @@ _HALF_ROOT_PI = math.sqrt(math.pi) / 2.0
 
 
 def _gaussian(derivative, x, y):
-    """2/sqrt(pi) * exp(-x**2), erf's derivative."""
-    np.multiply(x, x, out=derivative)
-    np.negative(derivative, out=derivative)
-    np.exp(derivative, out=derivative)
-    return np.multiply(derivative, _TWO_OVER_ROOT_PI, out=derivative)
+    """2/sqrt(pi) * exp(-x**2), erf's derivative, as the ops table computes it
+    (ops.gaussian): h = x to 20 binary places, exp(-h**2)*exp(-(x - h)*(x + h)), which
+    keeps the digits x**2 rounds away. Where |x| >= 26.5 (by halves below the smallest
+    normal float) and at nan, row by row as the table does."""
+    h = np.multiply(x, 1048576.0, out=derivative)
+    np.rint(h, out=h)
+    np.divide(h, 1048576.0, out=h)
+    rest = np.subtract(x, h)
+    np.multiply(rest, np.add(x, h), out=rest)
+    np.negative(rest, out=rest)
+    np.exp(rest, out=rest)
+    np.multiply(h, h, out=h)
+    np.negative(h, out=h)
+    np.exp(h, out=h)
+    np.multiply(h, rest, out=h)
+    np.multiply(h, _TWO_OVER_ROOT_PI, out=h)
+    far = np.flatnonzero(~(np.abs(x) < 26.5))
+    if far.size:
+        erf = OPS["erf"].derivative
+        h[far] = [erf(t, math.nan)[0] for t in x[far].tolist()]
+    return h
 
 
 def _each(f: Callable[[float], float]) -> Callable:
