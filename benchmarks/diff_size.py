@@ -13,6 +13,9 @@ programs with names): the operations of `diff`'s derivative against SymPy's, and
 derivative, the share that has a helper function (`powlog`, or `step` or `sign` in the
 derivative of a source that has no function with a kink): the target is 0.
 
+The docs' implicit derivatives (`--implicit y --wrt x`) are measured against SymPy's `idiff`
+of lhs - rhs to the same order (`diff` of the equation, a comparison, would be 0).
+
 And over the answer keys of tests/test_answer_keys.py (a course's exercises, each with the
 form its answer key has): how many of diff's derivatives have at most the key's operations.
 
@@ -35,7 +38,9 @@ sys.path.insert(0, str(ROOT))
 
 import sympy  # noqa: E402
 
+import nanograd_cli as nanograd  # noqa: E402
 from nanograd_cli import parse  # noqa: E402
+from nanograd_cli.errors import NanogradError  # noqa: E402
 from nanograd_cli.symbolic import derivatives_text  # noqa: E402
 from tests.oracle import derivative_at, operations, symbol, to_sympy  # noqa: E402
 from tests.test_answer_keys import KEYS  # noqa: E402
@@ -72,17 +77,38 @@ def random_expression(rng: random.Random, leaves: int) -> str:
     return text
 
 
-def doc_examples() -> list[tuple[str, list[str]]]:
-    """(source, --wrt names) of every `$ nanograd diff` of numbers (no --shape) in README.md
-    and docs/."""
+def doc_examples() -> list[tuple[str, list[str], str | None, int]]:
+    """(source, --wrt names, --implicit name or None, --order) of every `$ nanograd diff` of
+    numbers (no --shape) in README.md and docs/."""
     found = []
     for path in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]:
         for line in path.read_text(encoding="utf-8").splitlines():
             if line.startswith("$ nanograd diff ") and "--shape" not in line:  # (numbers)
                 words = shlex.split(line[2:])[2:]
+                given = {w: words[i + 1] for i, w in enumerate(words[:-1]) if w.startswith("--")}
                 wrt = [words[i + 1] for i, w in enumerate(words) if w == "--wrt"]
-                found.append((words[0], wrt))
+                order = int(given.get("--order", 1))
+                found.append((words[0], wrt, given.get("--implicit"), order))
     return found
+
+
+def implicit_cases(examples) -> list[Case]:
+    """The docs' implicit derivatives (`--implicit y --wrt x`, of an equation or of an
+    expression that is 0) against SymPy's `idiff` of lhs - rhs, to the same order; the
+    examples of an error (no --wrt, no such input, F_y = 0) are left out. No round trip:
+    grad has no implicit derivative to hold them to."""
+    cases = []
+    for source, wrt, implicit, order in examples:
+        try:
+            ours = nanograd.diff(source, wrt=wrt, implicit=implicit, order=order)
+        except NanogradError:
+            continue
+        lhs, _, rhs = source.partition("==")
+        equation = parse(f"({lhs}) - ({rhs or 0})")
+        y, x = symbol(implicit), symbol(wrt[0])
+        theirs = str(sympy.idiff(to_sympy(equation), y, x, order))
+        cases.append(Case("implicit", source, wrt[0], ours, theirs, None))
+    return cases
 
 
 def round_trip(program, text: str, name: str, rng: random.Random) -> tuple | None:
@@ -138,7 +164,8 @@ def has_helper(source: str, derivative: str) -> bool:
 def main() -> None:
     rng = random.Random(SEED)
     sources = [(random_expression(rng, rng.randint(2, 12)), [], "random") for _ in range(COUNT)]
-    sources += [(s, w, "docs") for s, w in doc_examples()]
+    examples = doc_examples()
+    sources += [(s, w, "docs") for s, w, implicit, _ in examples if implicit is None]
     sources += [(s, [], "issue") for s in EXAMPLES]
     worked = (ROOT / "tests" / "data" / "worked_example.txt").read_text()
     sources.append((worked, [], "worked example"))
@@ -154,10 +181,15 @@ def main() -> None:
             theirs = str(sympy.diff(expr, symbol(name)))
             check = round_trip(program, exact, name, points)
             cases.append(Case(origin, source, name, ours, theirs, check))
+    cases += implicit_cases([e for e in examples if e[2] is not None])
     ratios = [c.ratio for c in cases]
     checked = [c for c in cases if c.check]
     differ = [c for c in checked if c.check[0] == "differs"]
-    print(f"derivatives: {len(cases)} (of {len(sources)} expressions, one per input)")
+    implicit = sum(c.origin == "implicit" for c in cases)
+    print(
+        f"derivatives: {len(cases)} (of {len(sources)} expressions, one per input, and "
+        f"{implicit} implicit derivatives of the docs against idiff)"
+    )
     print(f"median operations, ours / SymPy's: {statistics.median(ratios):.3f}")
     print(f"share with at most SymPy's operations: {sum(r <= 1 for r in ratios) / len(cases):.1%}")
     ours, theirs = (sum(c.counts[k] for c in cases) for k in (0, 1))
@@ -183,7 +215,7 @@ def main() -> None:
     print(f"answer keys with at most the key's operations: {within}/{len(keys)}")
     print("\nthe examples (operations ours | SymPy's, then the derivatives):")
     for c in cases:
-        if c.origin not in ("random", "worked example") or c.origin == "worked example":
+        if c.origin != "random":
             shown = c.source if c.origin != "worked example" else c.origin
             print(f"  d/d{c.name} {shown}: {c.counts[0]} | {c.counts[1]}")
             if c.origin != "worked example":

@@ -324,9 +324,9 @@ def _one_plus_square(a: Jet, n: int) -> Jet:
 
 
 def _gaussian(a: Jet, n: int) -> Jet:
-    """2/sqrt(pi)·exp(-a²), erf's derivative."""
-    square = _scaled(_mul(a, a, n), -1.0)
-    return _scaled(_exp(square, n, math.exp(square[0])), 2.0 / math.sqrt(math.pi))
+    """2/sqrt(pi)·exp(-a²), erf's derivative: its value as the ops table computes it (without
+    the rounding of a0², which exp(-a0²) multiplies by a0²), the rest by exp's recurrence."""
+    return _exp(_scaled(_mul(a, a, n), -1.0), n, OPS["erf"].derivative(a[0], math.nan)[0])
 
 
 def _sigmoid_of(a: Jet, n: int) -> Jet:

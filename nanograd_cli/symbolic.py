@@ -53,7 +53,7 @@ from .engine_form import EngineForm
 from .errors import NanogradError
 from .formula import Note, occurrences, write
 from .instructions import Apply, Const, Input
-from .ops import ADD, MUL, POWER_RULE, WHERE, Op
+from .ops import ADD, MUL, POWER_RULE, WHERE, Op, gaussian
 from .program import Program
 from .results import Hessian, Shape
 from .textbook import finish
@@ -82,8 +82,9 @@ Pair = tuple[Expr, Expr]
 #  * 1/hypot(1, a) (asinh's, which does not overflow) is 1/sqrt(a**2 + 1).
 #  * polygamma's derivative by x is polygamma(n + 1, x), but nan (as the function) for n < 0.
 #  * 1 + tan(a)**2 (tan's) is sec(a)**2, written 1/cos(a)**2 as tanh's is 1/cosh(a)**2.
-#  * A product by halves where it is below the smallest normal float (erf's exp(-a**2),
-#    powlog's powlog(a, b)*powlog(a, 0)) is the product, to rounding.
+#  * A product by halves where it is below the smallest normal float (powlog's
+#    powlog(a, b)*powlog(a, 0)) is the product, to rounding; erf's exp(-a**2) with an exact
+#    square and by halves (ops.gaussian) is exp(-a**2), to rounding.
 TEXTBOOK_RULES = (
     ("powlog(a, b)", "a**b*log(a)", "a > 0"),
     (
@@ -110,7 +111,7 @@ TEXTBOOK_RULES = (
     ("1/hypot(1, a)", "1/sqrt(a**2 + 1)", None),
     ("where(a < 0, polygamma(a, b), polygamma(a + 1, b))", "polygamma(a + 1, b)", "a+1 > 0"),
     ("1 + tan(a)**2", "1/cos(a)**2", None),
-    ("where(abs(a) < 26, exp(-a**2), exp(-a**2/2)*exp(-a**2/2))", "exp(-a**2)", None),
+    (gaussian("a"), "exp(-a**2)", None),
 )
 # The functions that only helpers use: a textbook derivative has none of them, unless the
 # source calls them itself.

@@ -273,4 +273,7 @@ def batch_jacobian(
                 for name, out in gradients.items():
                     if g[name] is not out:
                         out[...] = g[name]
+                    # a zero gradient is +0, as the engine's, which sums from 0 (a product
+                    # of -0 passed on alone was -0.0 here, 0.0 in grad)
+                    np.add(out, 0.0, out=out)
     return results

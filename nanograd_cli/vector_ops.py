@@ -165,19 +165,35 @@ _SMALLEST_NORMAL = 2.2250738585072014e-308
 def _exponential(base: float) -> Step:
     """c ** b: d/db = c**b * log(c); at c = 0, 0 where b >= 0 (PyTorch's convention)."""
     if base == 0.0:
-
-        def step(out, a, b):
-            derivative = out[1]
-            derivative.fill(math.nan)
-            np.copyto(derivative, 0.0, where=b >= 0.0)
-            return np.power(a, b, out=out[0]), (None, derivative)
-
-        return step
+        return _zero_base
     log_base = math.log(base) if base > 0.0 else math.nan  # no real log of a negative base
-    return lambda out, a, b: (
-        y := np.power(a, b, out=out[0]),
-        (None, np.multiply(y, log_base, out=out[1])),
-    )
+
+    def step(out, a, b):
+        y = np.power(a, b, out=out[0])
+        db = np.multiply(y, log_base, out=out[1])
+        if 0.0 < base < math.inf:
+            _by_halves(db, np.flatnonzero(y < _SMALLEST_NORMAL), base, b)
+        return y, (None, db)
+
+    return step
+
+
+def _zero_base(out, a, b):
+    derivative = out[1]
+    derivative.fill(math.nan)
+    np.copyto(derivative, 0.0, where=b >= 0.0)
+    return np.power(a, b, out=out[0]), (None, derivative)
+
+
+def _by_halves(out, rows, a, b) -> None:
+    """out = a**b * log(a) in `rows`, row by row as the ops table's powlog computes it: by
+    halves where a**b is below the smallest normal float (y*log(a) rounds twice there, 212
+    units in the last place off at (1e300, -1.05))."""
+    if rows.size:
+        at = np.broadcast_to(a, out.shape)[rows].tolist()
+        by = np.broadcast_to(b, out.shape)[rows].tolist()
+        powlog = OPS["powlog"].forward
+        out[rows] = [powlog(x, y) for x, y in zip(at, by, strict=True)]
 
 
 def _power_of_both(out, a, b):
@@ -189,13 +205,15 @@ def _power_of_both(out, a, b):
     np.log(db, out=db)
     np.multiply(db, y, out=db)
     np.copyto(db, np.where((a == 0.0) & (b >= 0.0), 0.0, np.nan), where=~positive)
+    _by_halves(db, np.flatnonzero(positive & (a < math.inf) & (y < _SMALLEST_NORMAL)), a, b)
     da = _power_derivative(out[1], a, b)
     np.copyto(da, 0.0, where=(a == 0.0) & (b == 0.0))  # 0, not 0 * 0**-1
     return y, (da, db)
 
 
 def _powlog_values(a, b):
-    """a**b * log(a) where a > 0; 0 where a = 0 and b >= 0; else nan (as ops' powlog)."""
+    """a**b * log(a) where a > 0; 0 where a = 0 and b >= 0; else nan (as ops' powlog, but
+    for its halves below the smallest normal float)."""
     positive = a > 0.0
     log = np.log(np.where(positive, a, 1.0))
     zero = (a == 0.0) & (b >= 0.0)
@@ -203,12 +221,33 @@ def _powlog_values(a, b):
 
 
 def _powlog(*constants: float | None) -> Step:
+    """powlog(a, b), the derivative of a**b by b, and its own derivatives: b*powlog(a, b - 1)
+    + a**(b - 1) and powlog(a, b)*log(a). Where a is a positive float and a**(b - 1) or a**b
+    is below the smallest normal float (or b is not finite), its rows are computed again
+    as the ops table computes them, by halves, which round once (at (1e300, -1.05) the
+    value was 212 units in the last place off, d/db 146,542; at (2, -1074) d/da was 0, it
+    is -1.84e-321)."""
     varies = [c is None for c in constants]
+    table = OPS["powlog"]
 
     def step(out, a, b):
         y = _powlog_values(a, b)
-        da = b * _powlog_values(a, b - 1.0) + np.power(a, b - 1.0) if varies[0] else None
+        below = np.power(a, b - 1.0)
+        da = b * _powlog_values(a, b - 1.0) + below if varies[0] else None
         db = y * _powlog_values(a, 0.0) if varies[1] else None  # 0 at a = 0, as powlog
+        tiny = (np.abs(below) < _SMALLEST_NORMAL) | (np.abs(y) < _SMALLEST_NORMAL)
+        rows = np.flatnonzero((a > 0.0) & (a < math.inf) & (tiny | ~np.isfinite(b)))
+        if rows.size:
+            y = np.broadcast_to(y, np.shape(tiny)).copy()
+            at = np.broadcast_to(a, y.shape)[rows].tolist()
+            by = np.broadcast_to(b, y.shape)[rows].tolist()
+            for k, x, z in zip(rows.tolist(), at, by, strict=True):
+                y[k] = value = table.forward(x, z)
+                slopes = table.derivative(x, z, value)
+                if da is not None:
+                    da[k] = slopes[0]
+                if db is not None:
+                    db[k] = slopes[1]
         return y, (da, db)
 
     return step
@@ -474,11 +513,27 @@ _HALF_ROOT_PI = math.sqrt(math.pi) / 2.0
 
 
 def _gaussian(derivative, x, y):
-    """2/sqrt(pi) * exp(-x**2), erf's derivative."""
-    np.multiply(x, x, out=derivative)
-    np.negative(derivative, out=derivative)
-    np.exp(derivative, out=derivative)
-    return np.multiply(derivative, _TWO_OVER_ROOT_PI, out=derivative)
+    """2/sqrt(pi) * exp(-x**2), erf's derivative, as the ops table computes it
+    (ops.gaussian): h = x to 20 binary places, exp(-h**2)*exp(-(x - h)*(x + h)), which
+    keeps the digits x**2 rounds away. Where |x| >= 26.5 (by halves below the smallest
+    normal float) and at nan, row by row as the table does."""
+    h = np.multiply(x, 1048576.0, out=derivative)
+    np.rint(h, out=h)
+    np.divide(h, 1048576.0, out=h)
+    rest = np.subtract(x, h)
+    np.multiply(rest, np.add(x, h), out=rest)
+    np.negative(rest, out=rest)
+    np.exp(rest, out=rest)
+    np.multiply(h, h, out=h)
+    np.negative(h, out=h)
+    np.exp(h, out=h)
+    np.multiply(h, rest, out=h)
+    np.multiply(h, _TWO_OVER_ROOT_PI, out=h)
+    far = np.flatnonzero(~(np.abs(x) < 26.5))
+    if far.size:
+        erf = OPS["erf"].derivative
+        h[far] = [erf(t, math.nan)[0] for t in x[far].tolist()]
+    return h
 
 
 def _each(f: Callable[[float], float]) -> Callable:
