@@ -140,7 +140,7 @@ OPTIONS: dict[str, dict[str, Option]] = {
     ":minimize": {
         "steps": Option("word", "N"),
         "lr": Option("word", "R"),
-        "optimizer": Option("word", "|".join(api.OPTIMIZERS)),
+        "method": Option("word", "|".join(api.METHODS)),
         "bound": Option("items", "NAME=LO:HI..."),
         "tol": Option("word", "T"),
         "wrt": WRT,
@@ -849,7 +849,7 @@ class Session:
                 self._point(program, without=columns or ()),
                 steps=most,
                 lr=0.01 if lr is None else api.number("lr", lr, None),
-                optimizer=args.value("optimizer") or "adam",
+                method=args.value("method") or "adam",
                 tol=tolerance,
                 strict=args.flag("strict"),
                 warn=self._warner(source, reply),

@@ -276,7 +276,7 @@ def test_large_array_inputs_are_refused_within_a_few_seconds_of_cpu(tmp_path):
         ["grad", "sum(W@[1,2])", "--W", "[[1,2],[3,4]]"],
         ["grad", "W@[1,2]", "--W", "[[1,2],[3,4]]"],
         ["hessian", "sum(A**3)", "--A", "[[1,2]]"],
-        ["minimize", "sum((W-1)**2)", "--W", "[[0,0]]", "--optimizer", "sgd", "--lr", "0.5"],
+        ["minimize", "sum((W-1)**2)", "--W", "[[0,0]]", "--method", "sgd", "--lr", "0.5"],
         ["check", "sum(W**2)", "--W", "[[1,2]]"],
     ],
     ids=["grad", "jacobian", "hessian", "minimize", "check"],

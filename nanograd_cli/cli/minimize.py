@@ -17,6 +17,7 @@ from .command import InputsCommand, given_values, one_standard_input, random_sta
 from .options import (
     AtLeast,
     CountFrom,
+    Renamed,
     bound_option,
     color_option,
     data_format_option,
@@ -35,9 +36,9 @@ EXAMPLES = """
 \b
 Examples:
   nanograd minimize "(1 - x)**2 + 100*(y - x**2)**2" --x -1.2 --y 1 --steps 10000
-  nanograd minimize "(x - 3)**2" --x 0 --optimizer sgd --lr 0.1 --format json
-  nanograd minimize "(1 - x)**2 + 100*(y - x**2)**2" --x -1.2 --y 1 --optimizer newton
-  nanograd minimize "(x - 3)**2" --x 0 --optimizer lbfgs --bound x=-1:1
+  nanograd minimize "(x - 3)**2" --x 0 --method sgd --lr 0.1 --format json
+  nanograd minimize "(1 - x)**2 + 100*(y - x**2)**2" --x -1.2 --y 1 --method newton
+  nanograd minimize "(x - 3)**2" --x 0 --method lbfgs --bound x=-1:1
 """
 
 
@@ -71,16 +72,20 @@ def picture_extensions() -> dict[str, str]:
     help="Learning rate.",
 )
 @click.option(
+    "--method",
     "--optimizer",
-    type=click.Choice(api.OPTIMIZERS),
+    "method",
+    cls=Renamed,
+    type=click.Choice(api.METHODS),
     default="adam",
     show_default=True,
-    help="The update rule: sgd, momentum or adam at the rate --lr, or SciPy's BFGS (bfgs), "
-    "L-BFGS-B (lbfgs) or trust-region Newton with the exact Hessian (newton), which need "
-    "no --lr and SciPy (the fit extra).",
+    help="The method: sgd, momentum or adam at the rate --lr, or SciPy's BFGS (bfgs), "
+    "L-BFGS-B (lbfgs) or trust-region Newton with the exact Hessian (newton, of the mean "
+    "loss with --data), which need no --lr and SciPy (the fit extra). --optimizer is "
+    "another name for it.",
 )
 @bound_option(
-    "With --optimizer lbfgs: keep an input between LO and HI (-inf or inf for an open side); "
+    "With --method lbfgs: keep an input between LO and HI (-inf or inf for an open side); "
     "a start outside is an error. The gradient's norm is then that of the gradient "
     "projected on the bounds."
 )
@@ -150,7 +155,7 @@ def minimize(
     var: tuple[str, ...],
     steps: int,
     lr: float,
-    optimizer: str,
+    method: str,
     bounds: tuple[str, ...],
     tol: float,
     picture: str | None,
@@ -182,7 +187,7 @@ def minimize(
     or inf at the start; 130 when Ctrl-C stops it. --plot, --log and --save are written for
     every descent that ran. Progress shows on standard error when it is a terminal.
     """
-    if optimizer in ("bfgs", "lbfgs", "newton"):
+    if method in ("bfgs", "lbfgs", "newton"):
         # SciPy's methods do BLAS work on matrices as small as the parameters are few, where
         # OpenBLAS's thread per core only spins: L-BFGS-B on Rosenbrock took 0.15 to 0.7 s
         # with them on a loaded machine, 2 to 20 ms without. (Set before NumPy is imported.)
@@ -232,7 +237,7 @@ def minimize(
             start,
             steps,
             lr,
-            optimizer,
+            method,
             tol,
             strict,
             warn,
@@ -269,7 +274,7 @@ def minimize(
 
         assert descent is not None and picture_format is not None  # both made for picture
         how = ", interrupted" if result.interrupted else ", diverged" if result.diverged else ""
-        label = f"{optimizer}, {result.steps} steps{how}"
+        label = f"{method}, {result.steps} steps{how}"
         write_out(picture, descent_figure(program, descent, label, picture_format))
     if save:
         write_out(save, api.saved_point(result, program.source).encode())

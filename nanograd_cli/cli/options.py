@@ -35,6 +35,14 @@ def output_option(*decls: str, extensions: Callable[[], Iterable[str]], **attrs)
     return click.option(*decls, type=PATH, shell_complete=complete, **attrs)
 
 
+class Renamed(click.Option):
+    """An option that also answers to an earlier name (`--method`, once `--optimizer`): its
+    errors name it by its own name, the first."""
+
+    def get_error_hint(self, ctx: click.Context | None) -> str:
+        return f"'{self.opts[0]}'"
+
+
 _Number = TypeVar("_Number", bound=float)
 
 
