@@ -12,6 +12,7 @@ from .options import (
     AtLeast,
     color_option,
     load_option,
+    quiet_option,
     source_and_inputs,
     strict_option,
     table_format,
@@ -67,6 +68,7 @@ Examples:
 @table_format
 @strict_option
 @color_option
+@quiet_option
 @click.pass_context
 def check(
     ctx: click.Context,

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import sys
 
 import click
 
@@ -24,13 +23,23 @@ from .options import (
     fix_option,
     load_option,
     output_option,
+    quiet_option,
     source_and_inputs,
     strict_option,
     table_format,
     training_options,
     wrt_option,
 )
-from .output import emit, in_a_directory, report, warn, write_out
+from .output import (
+    emit,
+    in_a_directory,
+    note,
+    progress_shown,
+    reading,
+    report,
+    warn,
+    write_out,
+)
 
 EXAMPLES = """
 \b
@@ -148,6 +157,7 @@ def picture_extensions() -> dict[str, str]:
 @table_format
 @strict_option
 @color_option
+@quiet_option
 @click.pass_context
 def minimize(
     ctx: click.Context,
@@ -220,7 +230,11 @@ def minimize(
     columns = None
     if data is not None:
         table = io.read_table(
-            data, data_format or io.input_format(data, None), program.inputs, missing=True
+            data,
+            data_format or io.input_format(data, None),
+            program.inputs,
+            missing=True,
+            progress=reading(data),
         )
         if not drop_nan:
             io.refuse_missing(table, program.inputs)
@@ -228,7 +242,7 @@ def minimize(
     start = given_values(
         ctx, var, [n for n in program.inputs if n not in (columns or ())], values=start
     )
-    progress = StepsProgress(steps) if sys.stderr.isatty() else None
+    progress = StepsProgress(steps) if progress_shown() else None
     steps_log = StepLog(log) if log else None
     stopped: Interrupted | Diverged | None
     try:
@@ -283,4 +297,4 @@ def minimize(
         raise stopped
     unconverged = api.failure(result, tol)
     if unconverged:  # a result, not a failure: the steps ran out first
-        report(f"note: {unconverged}")
+        note(unconverged)

@@ -9,7 +9,7 @@ from typing import Generic, TypeVar
 import click
 
 from .command import LOAD, complete_file, complete_inputs
-from .output import COLOR, NAN
+from .output import COLOR, NAN, QUIET
 
 # A file named on the command line: completed as file names. No check is made here (a
 # directory, an unreadable file): reading or writing it says what is wrong, as for SOURCE.
@@ -103,6 +103,23 @@ color_option = _setting(
     ["auto", "always", "never"],
     "Rich tables and colour on standard output: always, never, or auto: on a terminal, "
     "unless NO_COLOR is set, or wherever FORCE_COLOR is. [default: auto]",
+)
+
+
+def _keep_quiet(ctx: click.Context, param: click.Parameter, value: bool) -> None:
+    if value:
+        ctx.meta[QUIET] = "quiet"
+
+
+# -q/--quiet: no notes and no progress on standard error (output.quiet), before the command
+# or after it.
+quiet_option = click.option(
+    "-q",
+    "--quiet",
+    is_flag=True,
+    expose_value=False,
+    callback=_keep_quiet,
+    help="No notes and no progress on standard error; warnings and errors still.",
 )
 
 # --nan string|null: how JSON writes nan, inf and -inf (output.json_nulls).

@@ -12,7 +12,7 @@ from ..render import figures as drawing
 from ..sampling import CURVE_POINTS, Curve, Look, parse_size, parse_ylim
 from ..sources import Source, load_program
 from .command import InputsCommand, values_and_ranges
-from .options import color_option, load_option, output_option, source_and_inputs
+from .options import color_option, load_option, output_option, quiet_option, source_and_inputs
 from .output import report, rich_terminal, warn, write_out
 
 EXAMPLES = """
@@ -63,6 +63,7 @@ Examples:
 @click.option("--tangent", metavar="A", help="Draw the tangent line of f at the input's value A.")
 @click.option("--second", is_flag=True, help="Plot the second derivative d2f/dx2 too.")
 @color_option
+@quiet_option
 @click.pass_context
 def plot(
     ctx: click.Context,
