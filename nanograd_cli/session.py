@@ -644,7 +644,7 @@ class Session:
         if RANDOM_CALL.search(text):
             raise InputError(
                 f"{printable(typed)}: a random start is drawn on the command line, with a seed "
-                f"(nanograd minimize ... --{name} '{printable(text)}' --seed S): here, give "
+                f"(nanograd minimize ... --{name} '{printable(text)}' --seed N): here, give "
                 f"its values ({name} = [0.5, -1, 2]) or read them from a file ({name} = @FILE)"
             )
         self._hold(name, array_value(text, printable(typed)))

@@ -418,10 +418,10 @@ def test_random_starts_are_drawn_with_the_seed(tmp_path):
     ("args", "message"),
     [
         (["grad", "sum(W)", "--W", "normal(2, 2)"], "error: --W normal(2, 2) is random: random "
-         "starts are for nanograd minimize, which draws them with --seed S; here, give the "
+         "starts are for nanograd minimize, which draws them with --seed N; here, give the "
          "values (a list, zeros(...) or @FILE)\n"),
         (["minimize", "sum(W**2)", "--W", "normal(2, 2)"], "error: --W normal(2, 2) is random: "
-         "give --seed S to draw it, and to draw the same one again\n"),
+         "give --seed N to draw it, and to draw the same one again\n"),
         (["minimize", "sum(W**2)", "--W", "uniform(2, 0)", "--seed", "1"], "error: --W "
          "uniform(2, 0): uniform takes sizes of 1 or more, not 0\n"),
         (["minimize", "sum(W**2)", "--W", "uniform(2, 1.5)", "--seed", "1"], "error: --W "

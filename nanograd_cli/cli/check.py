@@ -58,11 +58,13 @@ Examples:
 @click.option(
     "--rtol",
     type=AtLeast(min=0),
+    metavar="NUMBER",
     help="Relative tolerance. [default: 1e-3; with --against, 1e-9]",
 )
 @click.option(
     "--atol",
     type=AtLeast(min=0),
+    metavar="NUMBER",
     help="Absolute tolerance. [default: 1e-5; with --against, 1e-12]",
 )
 @table_format

@@ -76,7 +76,7 @@ Examples:
 )
 @click.option(
     "--sigma",
-    metavar="COLUMN|EXPR",
+    metavar="EXPR",
     help="Divide each row's residual by this column's value, or an expression's over the "
     "columns (0.05*y).",
 )
@@ -94,7 +94,7 @@ Examples:
 @click.option(
     "--derive",
     multiple=True,
-    metavar="'NAME = EXPR'",
+    metavar="NAME=EXPR",
     help="Also a quantity of the parameters, with its standard error by the delta method from "
     "EXPR's exact gradient (JSON derived).",
 )
@@ -112,11 +112,11 @@ Examples:
     help="N more fits from starts drawn log-uniform between 0.1x and 10x each start (inside "
     "its bounds); the least rss is kept, and the output says how many starts reached it.",
 )
-@click.option("--seed", type=int, help="The seed of --restarts' starts.")
+@click.option("--seed", type=int, metavar="N", help="The seed of --restarts' starts.")
 @click.option(
     "--loss",
     default="linear",
-    metavar="|".join(LOSSES),
+    metavar=f"[{'|'.join(LOSSES)}]",
     help="A robust fit: each row's (weighted) residual r counts as f²·rho((r/f)²), SciPy's "
     "least_squares losses, so that outliers pull less; its standard errors are approximate. "
     "[default: linear]",
@@ -124,7 +124,7 @@ Examples:
 @click.option(
     "--f-scale",
     type=float,
-    metavar="F",
+    metavar="NUMBER",
     help="The residual (in units of sigma) beyond which a robust --loss counts a row less "
     "than its square. [default: 1]",
 )

@@ -69,6 +69,7 @@ def picture_extensions() -> dict[str, str]:
 @click.option(
     "--steps",
     type=CountFrom(min=1),
+    metavar="N",
     default=10000,
     show_default=True,
     help="At most this many steps.",
@@ -76,6 +77,7 @@ def picture_extensions() -> dict[str, str]:
 @click.option(
     "--lr",
     type=AtLeast(min=0, min_open=True),
+    metavar="NUMBER",
     default=0.01,
     show_default=True,
     help="Learning rate.",
@@ -101,6 +103,7 @@ def picture_extensions() -> dict[str, str]:
 @click.option(
     "--tol",
     type=AtLeast(min=0),
+    metavar="NUMBER",
     default=1e-8,
     show_default=True,
     help="Stop when the gradient's norm is at most this.",
@@ -136,6 +139,7 @@ def picture_extensions() -> dict[str, str]:
 @click.option(
     "--seed",
     type=int,
+    metavar="N",
     help="The seed of the random starts (--W 'normal(16, 2)') and of --batch's shuffle.",
 )
 @training_options

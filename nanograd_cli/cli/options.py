@@ -145,7 +145,7 @@ def check_digits(ctx: click.Context, param: click.Parameter, value: str | None) 
 
 def digits_option(help: str):
     """--digits N|full, with the command's own words for where it applies."""
-    return click.option("--digits", metavar="N|full", callback=check_digits, help=help)
+    return click.option("--digits", metavar="[N|full]", callback=check_digits, help=help)
 
 
 def table_format(command):
@@ -248,7 +248,7 @@ def training_options(command):
         click.option(
             "--lr-min",
             type=AtLeast(min=0),
-            metavar="LR",
+            metavar="NUMBER",
             help="cosine: the rate it comes down to (CosineAnnealingLR's eta_min). [default: 0]",
         ),
         click.option(
@@ -261,7 +261,7 @@ def training_options(command):
         click.option(
             "--lr-gamma",
             type=AtLeast(min=0),
-            metavar="G",
+            metavar="NUMBER",
             help="step: the factor of each decay (StepLR's gamma). [default: 0.1]",
         ),
         click.option(
@@ -282,8 +282,9 @@ def training_options(command):
             type=AtLeast(min=0),
             default=0.0,
             show_default=True,
-            metavar="W",
-            help="Add W times each parameter to its gradient (L2, as torch.optim's weight_decay).",
+            metavar="NUMBER",
+            help="Add NUMBER times each parameter to its gradient (L2, as torch.optim's "
+            "weight_decay).",
         ),
     ]
     for option in options:
