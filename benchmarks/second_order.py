@@ -34,7 +34,7 @@ def in_process(method: str, runs: int) -> tuple[int, float, tuple[float, float]]
     times = []
     for _ in range(runs):
         t0 = time.perf_counter()
-        result = api.minimize(program, {"x": -1.2, "y": 1.0}, steps=100000, optimizer=method)
+        result = api.minimize(program, {"x": -1.2, "y": 1.0}, steps=100000, method=method)
         times.append(time.perf_counter() - t0)
     assert result.converged
     return result.steps, statistics.median(times), (result.inputs["x"], result.inputs["y"])
@@ -46,7 +46,7 @@ def command(method: str, runs: int) -> float:
     times = []
     for _ in range(runs):
         t0 = time.perf_counter()
-        subprocess.run([*args, "--optimizer", method], check=True, stdout=subprocess.DEVNULL)
+        subprocess.run([*args, "--method", method], check=True, stdout=subprocess.DEVNULL)
         times.append(time.perf_counter() - t0)
     return statistics.median(times)
 

@@ -448,7 +448,7 @@ def minimize(
     *,
     steps: int = 10000,
     lr: float = 0.01,
-    optimizer: Literal["sgd", "momentum", "adam", "bfgs", "lbfgs", "newton"] = "adam",
+    method: Literal["sgd", "momentum", "adam", "bfgs", "lbfgs", "newton"] = "adam",
     tol: float = 1e-8,
     wrt: Names = (),
     fix: Names = (),
@@ -468,9 +468,9 @@ def minimize(
     lr_min: float | None = None,
     **values: float,
 ) -> Minimum:
-    """Gradient descent on `source` from the point given by keywords (with `optimizer`, at
+    """Gradient descent on `source` from the point given by keywords (with `method`, at
     the learning rate `lr`), until the gradient's norm is at most `tol` or `steps` are
-    taken; `optimizer` bfgs, lbfgs or newton: SciPy's BFGS, L-BFGS-B or trust-region Newton
+    taken; `method` bfgs, lbfgs or newton: SciPy's BFGS, L-BFGS-B or trust-region Newton
     on the exact gradient (and Hessian), without `lr`, with `bounds` ({NAME: (LO, HI)} or
     "LO:HI") for lbfgs. `wrt` names the inputs to move, or `fix` those to hold. With `data`
     (a mapping of columns, or the path of a table), `source` is a loss per row: the inputs
@@ -513,7 +513,7 @@ def minimize(
             at,
             steps,
             lr,
-            optimizer,
+            method,
             tol,
             strict,
             _note,
@@ -535,7 +535,7 @@ def minimize(
         from .render.figures import descent_figure
 
         assert descent is not None  # made for the picture
-        label = f"{optimizer}, {result.steps} steps"
+        label = f"{method}, {result.steps} steps"
         write_atomically(picture, descent_figure(program, descent, label, fmt))
     if stopped:
         raise stopped

@@ -80,7 +80,7 @@ MODES = ("auto", "reverse", "forward")
 DRAW_FORMATS = ("svg", "png", "pdf", "dot", "html")
 RANKDIRS = ("LR", "TB", "RL", "BT")  # (any case)
 # The descent's update rules (descent.py), then SciPy's methods (second_order.py).
-OPTIMIZERS = ("sgd", "momentum", "adam", "bfgs", "lbfgs", "newton")
+METHODS = ("sgd", "momentum", "adam", "bfgs", "lbfgs", "newton")
 DIFF_FORMATS = ("text", "latex", "markdown")
 EXPLAIN_FORMATS = ("table", "markdown", "latex", "json")
 TAYLOR_FORMATS = ("table", "json", "latex")
@@ -881,7 +881,7 @@ def minimize(
     start: Mapping[str, InputValue],
     steps: int = 10000,
     lr: float = 0.01,
-    optimizer: str = "adam",
+    method: str = "adam",
     tol: float = 1e-8,
     strict: bool = False,
     warn: Warn | None = None,
@@ -899,7 +899,7 @@ def minimize(
     bounds: Mapping[str, tuple[float, float] | str] | None = None,
 ) -> Minimum:
     """Gradient descent from `start` until the gradient's norm is at most `tol` or `steps`
-    are taken (with `optimizer` bfgs, lbfgs or newton, SciPy's iterations: second_order.py),
+    are taken (with `method` bfgs, lbfgs or newton, SciPy's iterations: second_order.py),
     moving only the inputs in `wrt`, or all but those in `fix`. With `data`
     (columns by name), the program is a loss per row: the inputs that name a column are
     read per row and the mean over the rows (or over `batch` rows a step, shuffled each pass
@@ -917,12 +917,12 @@ def minimize(
     with_inputs(one_output(program, "minimize"), "there is nothing to move")
     steps = whole("steps", steps, 1)
     lr = number("lr", lr, above=True)
-    optimizer = choice("optimizer", optimizer, OPTIMIZERS)
+    method = choice("method", method, METHODS)
     tol = number("tol", tol)
     weight_decay = number("weight_decay", weight_decay)
     batch = None if batch is None else whole("batch", batch, 1)
     seed = None if seed is None else whole("seed", seed, 0)
-    _second_order_settings(optimizer, bounds, data, batch)
+    _second_order_settings(method, bounds, batch)
     program, start, layout = scalarized(program, start, data or (), MissingInputs)
     wrt, fix = layout.elements(wrt), layout.elements(fix)
     parameters = [n for n in program.inputs if data is None or n not in data]
@@ -982,19 +982,28 @@ def minimize(
         value, gradients = every_row(dict(at))
         return value, gradients, math.hypot(*(gradients[n] for n in moving))
 
-    if optimizer in ("bfgs", "lbfgs", "newton"):
+    if method in ("bfgs", "lbfgs", "newton"):
         from .fitting import checked_bounds
         from .second_order import minimize as quasi_newton
 
         if weight_decay or schedule is not None or on_log is not None:
             raise InputError(
                 f"{option('weight_decay')}, {option('lr_schedule')} and {option('log')} are "
-                f"for sgd, momentum and adam: {option('optimizer', optimizer)} has no rate"
+                f"for sgd, momentum and adam: {option('method', method)} has no rate"
             )
         kept = checked_bounds({n: bound(n, b) for n, b in (bounds or {}).items()}, point, moving)
+        hessian = None
+        if method == "newton":
+            from .symbolic import hessian_at, hessian_over_rows
+
+            if data is None:
+                at = hessian_at(program)
+                hessian = lambda p: at(p).hessian  # noqa: E731
+            else:
+                hessian = hessian_over_rows(program, rows)
         try:
             found = quasi_newton(
-                loss, point, moving, steps, optimizer, tol, kept, on_step, on_point
+                loss, point, moving, steps, method, tol, kept, on_step, on_point, hessian
             )
         except Interrupted as stop:  # the point reached, in the inputs' shapes
             stop.reached = layout.shaped(cast(Minimum, stop.reached))
@@ -1003,7 +1012,7 @@ def minimize(
     settled = (lambda at: over_every_row(every_row, at)[2] <= tol) if every_row else None
     try:
         result = descend(
-            loss, point, moving, steps, lr, optimizer, tol, on_step, on_point, settled,
+            loss, point, moving, steps, lr, method, tol, on_step, on_point, settled,
             weight_decay, schedule, on_log,
         )  # fmt: skip
     except (Diverged, Interrupted) as stop:  # the point reached, in the inputs' shapes
@@ -1016,27 +1025,19 @@ def minimize(
 
 
 def _second_order_settings(
-    optimizer: str,
-    bounds: Mapping[str, object] | None,
-    data: Mapping[str, Sequence[float]] | None,
-    batch: int | None,
+    method: str, bounds: Mapping[str, object] | None, batch: int | None
 ) -> None:
     """Refuse what a method cannot do: bounds but with lbfgs, batches with SciPy's methods
-    (whose line searches compare values of the same function), newton on rows of data."""
-    if bounds and optimizer != "lbfgs":
+    (whose line searches compare values of the same function)."""
+    if bounds and method != "lbfgs":
         raise InputError(
-            f"{option('bound')} needs {option('optimizer', 'lbfgs')} (L-BFGS-B), the method "
-            f"that keeps to bounds: {optimizer} does not"
+            f"{option('bound')} needs {option('method', 'lbfgs')} (L-BFGS-B), the method "
+            f"that keeps to bounds: {method} does not"
         )
-    if optimizer in ("bfgs", "lbfgs", "newton") and batch is not None:
+    if method in ("bfgs", "lbfgs", "newton") and batch is not None:
         raise InputError(
-            f"{option('optimizer', optimizer)} takes every row each step (its line search "
+            f"{option('method', method)} takes every row each step (its line search "
             f"compares the loss at points): drop {option('batch')}, or take sgd, momentum or adam"
-        )
-    if optimizer == "newton" and data is not None:
-        raise InputError(
-            f"{option('optimizer', 'newton')} needs the Hessian at a point, and takes no "
-            f"{option('data')}: take bfgs or lbfgs, which need the gradient only"
         )
 
 

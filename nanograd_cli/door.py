@@ -107,6 +107,10 @@ def names(given: object, name: str) -> tuple[str, ...]:
     )
 
 
+# Keywords of an earlier version, by command, and their names now.
+_RENAMED = {("minimize", "optimizer"): "method"}
+
+
 def point(
     program: Program,
     name: str,
@@ -125,7 +129,9 @@ def point(
     stray = [n for n in values if n not in known]
     if stray:
         listed = ", ".join(program.inputs) or "none"
-        close = nearest(stray[0], [*_keywords(name), *program.inputs], cutoff=0.65)
+        close = _RENAMED.get((name, stray[0])) or nearest(
+            stray[0], [*_keywords(name), *program.inputs], cutoff=0.65
+        )
         meant = f"; did you mean {close}?" if close else ""
         raise InputError(
             f"{command(name)} has no option {stray[0]}, and {stray[0]} is not an input of "

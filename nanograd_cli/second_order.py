@@ -1,6 +1,7 @@
-"""`minimize --optimizer bfgs|lbfgs|newton`: SciPy's quasi-Newton and Newton methods on the
-engine's exact gradient (and, for newton, its exact Hessian), stopping where the gradient's
-norm is at most the tolerance, as the descent does.
+"""`minimize --method bfgs|lbfgs|newton`: SciPy's quasi-Newton and Newton methods on the
+engine's exact gradient (and, for newton, its exact Hessian, at a point or of the mean over
+rows of data), stopping where the gradient's norm is at most the tolerance, as the descent
+does.
 
 bfgs is SciPy's BFGS, lbfgs its L-BFGS-B (the one that keeps to bounds), newton its
 trust-exact (Newton's step in a trust region, which a Hessian that is not positive definite
@@ -16,7 +17,6 @@ import numpy as np
 from .descent import Loss, PointLoss, interrupted, not_finite
 from .errors import NanogradError, command, option
 from .results import Minimum
-from .symbolic import hessian_at
 
 # The command's names for SciPy's methods.
 METHODS = {"bfgs": "BFGS", "lbfgs": "L-BFGS-B", "newton": "trust-exact"}
@@ -34,11 +34,12 @@ def minimize(
     bounds: Mapping[str, tuple[float, float]] | None = None,
     on_step: Callable[[int, float], None] | None = None,
     on_point: Callable[[dict[str, float], float], None] | None = None,
+    hessian: Callable[[dict[str, float]], Mapping[str, Mapping[str, float]]] | None = None,
 ) -> Minimum:
     """Minimize `loss` from `start` over the inputs in `moving` with SciPy's `method` (a key
     of METHODS), at most `steps` iterations, until the gradient's norm is at most `tol`
-    (with `bounds` by name, for lbfgs, the gradient projected on them). newton needs a loss
-    at a point (PointLoss), whose program gives the Hessian. The start's value and gradient
+    (with `bounds` by name, for lbfgs, the gradient projected on them). newton needs the
+    loss's `hessian` at a point, by name, over every input. The start's value and gradient
     must be finite (InputError); on Ctrl-C, Interrupted with the last iterate."""
     try:
         from scipy import optimize
@@ -82,10 +83,9 @@ def minimize(
         options.update(gtol=tol / math.sqrt(len(moving)), ftol=0.0, maxfun=20 * steps + 100)
         extra["bounds"] = [bounds.get(n, (-math.inf, math.inf)) for n in moving]
     else:
-        assert isinstance(loss, PointLoss)  # (api: newton is refused with --data)
-        hessian = hessian_at(loss.program)
+        assert hessian is not None  # (api gives newton its Hessian)
         options.update(gtol=tol)
-        extra["hess"] = lambda x: _matrix(hessian(at(x)).hessian, moving)
+        extra["hess"] = lambda x: _matrix(hessian(at(x)), moving)
     record(x0, value)
     try:
         found = optimize.minimize(
@@ -139,4 +139,4 @@ def _matrix(hessian: Mapping[str, Mapping[str, float]], moving: Sequence[str]) -
 def _missing(method: str) -> NanogradError:
     from .fitting import MissingSciPy
 
-    return MissingSciPy(f"{command('minimize')} {option('optimizer', method)}")
+    return MissingSciPy(f"{command('minimize')} {option('method', method)}")

@@ -141,7 +141,7 @@ OPTIONS: dict[str, dict[str, Option]] = {
     ":minimize": {
         "steps": Option("word", "N"),
         "lr": Option("word", "R"),
-        "optimizer": Option("word", "|".join(api.OPTIMIZERS)),
+        "method": Option("word", "|".join(api.METHODS)),
         "bound": Option("items", "NAME=LO:HI..."),
         "tol": Option("word", "T"),
         "wrt": WRT,
@@ -643,7 +643,7 @@ class Session:
         if RANDOM_CALL.search(text):
             raise InputError(
                 f"{printable(typed)}: a random start is drawn on the command line, with a seed "
-                f"(nanograd minimize ... --{name} '{printable(text)}' --seed S): here, give "
+                f"(nanograd minimize ... --{name} '{printable(text)}' --seed N): here, give "
                 f"its values ({name} = [0.5, -1, 2]) or read them from a file ({name} = @FILE)"
             )
         self._hold(name, array_value(text, printable(typed)))
@@ -857,7 +857,7 @@ class Session:
                 self._point(program, without=columns or ()),
                 steps=most,
                 lr=0.01 if lr is None else api.number("lr", lr, None),
-                optimizer=args.value("optimizer") or "adam",
+                method=args.value("method") or "adam",
                 tol=tolerance,
                 strict=args.flag("strict"),
                 warn=self._warner(source, reply),

@@ -126,12 +126,12 @@ class _RandomStarts:
         if not self.draws:
             raise InputError(
                 f"{typed} is random: random starts are for {command('minimize')}, which draws "
-                f"them with {option('seed', 'S')}; here, give the values (a list, zeros(...) "
+                f"them with {option('seed', 'N')}; here, give the values (a list, zeros(...) "
                 "or @FILE)"
             )
         if self.seed is None:
             raise InputError(
-                f"{typed} is random: give {option('seed', 'S')} to draw it, and to draw the "
+                f"{typed} is random: give {option('seed', 'N')} to draw it, and to draw the "
                 "same one again"
             )
         if self.seed < 0:

@@ -27,7 +27,7 @@ more than once is written in the source's own names (`z = w*x + b`, `p = sigmoid
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -750,6 +750,35 @@ def hessian_at(program: Program) -> Callable[[dict[str, float]], Hessian]:
             for b in names[i + 1 :]:
                 matrix[a][b] = matrix[b][a] = _mean(matrix[a][b], matrix[b][a])
         return Hessian(first.value, first.inputs, first.gradients, matrix, first.non_finite)
+
+    return at
+
+
+def hessian_over_rows(
+    program: Program, columns: Mapping[str, Sequence[float]]
+) -> Callable[[dict[str, float]], dict[str, dict[str, float]]]:
+    """The Hessian of the mean of `program` over the rows of `columns` (the inputs that are
+    data, each a column) by its other inputs, at any point of those: the symbolic gradient,
+    found once, differentiated again on the NumPy tape over every row, and averaged."""
+    import numpy as np
+
+    from .tape import Tape, batch_jacobian
+
+    names = [n for n in program.inputs if n not in columns]
+    of_gradient = _program_of(gradient(program, names), program.inputs)
+    tape = Tape(of_gradient)
+    data = {n: np.asarray(columns[n], dtype=np.float64) for n in program.inputs if n in columns}
+
+    def at(point: dict[str, float]) -> dict[str, dict[str, float]]:
+        per_row = batch_jacobian(of_gradient, {**data, **point}, tape)
+        matrix = {
+            a: {b: float(np.mean(rows[b])) for b in names}
+            for a, (_, rows) in zip(names, per_row, strict=True)
+        }
+        for i, a in enumerate(names):
+            for b in names[i + 1 :]:
+                matrix[a][b] = matrix[b][a] = _mean(matrix[a][b], matrix[b][a])
+        return matrix
 
     return at
 

@@ -70,7 +70,7 @@ over_grid: int = check("x*y", against=["x=y", "y=x"], x=(0.0, 1.0, 5), y=2).chec
 steps = explain("x*y", x=2, y=3)
 graph: bytes = draw("x*y", x=2, y=3, format="dot", rankdir="TB", hide_constants=True)
 sampled = plot("sin(x)", x=(-3.0, 3.0), ylim="full")
-lowest = minimize("(x - 3)**2", x=0, lr=0.1, optimizer="sgd", steps=100, tol=1e-6)
+lowest = minimize("(x - 3)**2", x=0, lr=0.1, method="sgd", steps=100, tol=1e-6)
 moved: dict[str, float] = lowest.inputs
 fitted = fit("a*x + b", {"x": [0.0, 1.0, 2.0], "y": [1.0, 3.0, 5.0]}, a=1, b=0, fix=())
 parameters: dict[str, float] = fitted.parameters

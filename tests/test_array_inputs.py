@@ -38,7 +38,7 @@ def test_a_random_start_given_to_another_command_says_it_is_minimizes():
     assert (done.returncode, done.stdout) == (2, "")
     assert done.stderr == (
         "error: --W normal(2) is random: random starts are for nanograd minimize, which draws "
-        "them with --seed S; here, give the values (a list, zeros(...) or @FILE)\n"
+        "them with --seed N; here, give the values (a list, zeros(...) or @FILE)\n"
     )
 
 
@@ -59,7 +59,7 @@ def test_the_repl_says_where_random_starts_are_drawn_and_keeps_the_value():
     done = in_process("repl", stdin="x = [1, 2]\nx = normal(3)\nsum(x)\n")
     assert done.stderr == (
         "error: line 2: x = normal(3): a random start is drawn on the command line, with a seed "
-        "(nanograd minimize ... --x 'normal(3)' --seed S): here, give its values (x = [0.5, -1, "
+        "(nanograd minimize ... --x 'normal(3)' --seed N): here, give its values (x = [0.5, -1, "
         "2]) or read them from a file (x = @FILE)\n"
     )
     assert "result  3.0" in done.stdout
@@ -284,7 +284,7 @@ def test_large_array_inputs_are_refused_within_a_few_seconds_of_cpu(tmp_path):
         ["grad", "sum(W@[1,2])", "--W", "[[1,2],[3,4]]"],
         ["grad", "W@[1,2]", "--W", "[[1,2],[3,4]]"],
         ["hessian", "sum(A**3)", "--A", "[[1,2]]"],
-        ["minimize", "sum((W-1)**2)", "--W", "[[0,0]]", "--optimizer", "sgd", "--lr", "0.5"],
+        ["minimize", "sum((W-1)**2)", "--W", "[[0,0]]", "--method", "sgd", "--lr", "0.5"],
         ["check", "sum(W**2)", "--W", "[[1,2]]"],
     ],
     ids=["grad", "jacobian", "hessian", "minimize", "check"],

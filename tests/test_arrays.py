@@ -441,10 +441,10 @@ def test_random_starts_are_drawn_with_the_seed(tmp_path):
     ("args", "message"),
     [
         (["grad", "sum(W)", "--W", "normal(2, 2)"], "error: --W normal(2, 2) is random: random "
-         "starts are for nanograd minimize, which draws them with --seed S; here, give the "
+         "starts are for nanograd minimize, which draws them with --seed N; here, give the "
          "values (a list, zeros(...) or @FILE)\n"),
         (["minimize", "sum(W**2)", "--W", "normal(2, 2)"], "error: --W normal(2, 2) is random: "
-         "give --seed S to draw it, and to draw the same one again\n"),
+         "give --seed N to draw it, and to draw the same one again\n"),
         (["minimize", "sum(W**2)", "--W", "uniform(2, 0)", "--seed", "1"], "error: --W "
          "uniform(2, 0): uniform takes sizes of 1 or more, not 0\n"),
         (["minimize", "sum(W**2)", "--W", "uniform(2, 1.5)", "--seed", "1"], "error: --W "
@@ -487,7 +487,7 @@ def test_a_network_in_one_source_trains_with_minimize_data_as_pytorch_does(tmp_p
         "c": 0.0,
     }
     values = [f"--{n}={json.dumps(np.asarray(v).tolist())}" for n, v in start.items()]
-    options = ["--steps", "20", "--lr", "0.01", "--optimizer", "sgd", "--format", "json"]
+    options = ["--steps", "20", "--lr", "0.01", "--method", "sgd", "--format", "json"]
     done = in_process(
         "minimize", "-f", "mlp.txt", "--data", "rows.csv", *values, *options, cwd=tmp_path
     )
@@ -688,7 +688,7 @@ def test_micrograds_mlp_and_the_same_network_as_one_source_train_step_for_step(t
     (tmp_path / "rows.csv").write_text("x1,x2,y\n" + "".join(f"{a},{b},{c}\n" for a, b, c in rows))
     source = "h1 = relu(W1 @ [x1, x2] + b1); h2 = relu(W2 @ h1 + b2); p = w3 @ h2 + c; (p - y)**2"
     steps, lr = 5, 0.05
-    done = in_process("minimize", source, "--data", "rows.csv", *values, "--optimizer", "sgd",
+    done = in_process("minimize", source, "--data", "rows.csv", *values, "--method", "sgd",
                       "--lr", str(lr), "--steps", str(steps), "--tol", "0", "--format", "json",
                       cwd=tmp_path)  # fmt: skip
     ours = json.loads(done.stdout)["inputs"]
@@ -1017,7 +1017,7 @@ def test_a_random_start_may_be_scaled_by_a_number():
     """One SGD step on sum(W**2) moves W to W*(1 - 2*lr): from NumPy's draw with the seed,
     times 0.1 or divided by 4, by hand. Other arithmetic on a random start says what is
     taken, not that --seed does nothing."""
-    loss = ["minimize", "sum(W**2)", "--steps", "1", "--optimizer", "sgd", "--lr", "0.25"]
+    loss = ["minimize", "sum(W**2)", "--steps", "1", "--method", "sgd", "--lr", "0.25"]
     drawn = np.random.default_rng(7).standard_normal((2, 3))
     for start, scaled in [("0.1*normal(2, 3)", 0.1 * drawn), ("normal(2, 3)/4", drawn / 4)]:
         done = nanograd(*loss, "--W", start, "--seed", "7", "--format", "json")

@@ -248,7 +248,7 @@ def test_minimize_other_optimizers_and_divergence():
         "(x - 3)**2",
         "--x",
         "0",
-        "--optimizer",
+        "--method",
         "sgd",
         "--lr",
         "0.5",
@@ -262,7 +262,7 @@ def test_minimize_other_optimizers_and_divergence():
         "(x - 3)**2",
         "--x",
         "0",
-        "--optimizer",
+        "--method",
         "momentum",
         "--lr",
         "0.05",
@@ -270,7 +270,7 @@ def test_minimize_other_optimizers_and_divergence():
         "json",
     )
     assert code == 0 and json.loads(out)["inputs"]["x"] == pytest.approx(3.0, abs=1e-6)
-    code, out, err = run("minimize", "x**3", "--x", "1", "--optimizer", "sgd", "--lr", "1")
+    code, out, err = run("minimize", "x**3", "--x", "1", "--method", "sgd", "--lr", "1")
     assert code == 1  # the last point where the value and gradient were finite, then why
     assert out.splitlines()[-1].split() == ["steps", "7", "diverged"]
     assert err == "error: diverged at step 8: the value is -inf; try a smaller --lr\n"
@@ -344,9 +344,7 @@ def test_minimize_from_a_start_that_is_not_finite_is_bad_input(source, start, me
 def test_minimize_names_a_gradient_that_goes_nan_on_the_way():
     """sqrt((x - 3)**2) = |x - 3|: from 0 the gradient is -1, one SGD step of 3 lands on 3,
     where sqrt's derivative at 0 (inf) times 2(x - 3) = 0 is nan: the start is printed."""
-    result = in_process(
-        "minimize", "sqrt((x - 3)**2)", "--x", "0", "--optimizer", "sgd", "--lr", "3"
-    )
+    result = in_process("minimize", "sqrt((x - 3)**2)", "--x", "0", "--method", "sgd", "--lr", "3")
     assert result.returncode == 1  # the start, where the value and gradient were finite
     assert result.stdout.split() == [
         *("value", "gradient", "result", "3.0", "x", "0.0", "-1.0"),
@@ -365,7 +363,7 @@ def _stderr_closed() -> None:
 def test_minimize_and_grad_points_work_with_standard_error_closed(tmp_path):
     """`2>&-`: no progress display and no warning can be shown, and the results still are."""
     result = nanograd(
-        "minimize", "(x - 3)**2", "--x", "0", "--optimizer", "sgd", "--lr", "0.5",
+        "minimize", "(x - 3)**2", "--x", "0", "--method", "sgd", "--lr", "0.5",
         "--format", "csv", preexec_fn=_stderr_closed,
     )  # fmt: skip
     assert (result.returncode, result.stderr) == (0, "")

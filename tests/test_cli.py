@@ -351,3 +351,32 @@ def test_input_values_may_be_constant_expressions_and_warn_when_they_underflow()
     for text in ("y + 1", "\uff11", "1_000"):  # a full-width digit one
         bad = in_process("grad", "x", "--x", text)
         assert (bad.returncode, bad.stderr) == (2, f"error: --x expects a number, got {text!r}\n")
+
+
+def test_every_help_writes_what_an_option_takes_in_the_documented_style():
+    """Each option's placeholder in every --help is one of docs/commands.md's table, or
+    choices in brackets, each a word as typed (LR, svg) or such a placeholder; so no
+    click default (FLOAT RANGE, INTEGER) and no letter of its own (R, W)."""
+    import re
+
+    reference = (Path(__file__).resolve().parents[1] / "docs" / "commands.md").read_text()
+    table = reference.split("<!-- placeholders:")[1].split("\n\n")[0]
+    documented = set(re.findall(r"^\s*\| `([^`]+)` \|", table, re.M))
+    assert {"N", "NUMBER", "FILE", "EXPR", "NAME=LO:HI"} <= documented
+    seen = set()
+    for name in ["", *cli.list_commands(None)]:
+        done = in_process(*([name] if name else []), "--help")
+        if name:  # a command's arguments (the group's are click's COMMAND [ARGS]...)
+            usage = done.stdout.splitlines()[0].partition(" [OPTIONS]")[2]
+            seen.update(re.findall(r"\[?([A-Z][A-Z.=:,]*[A-Z])\]?(?:\.\.\.)?", usage))
+        for line in done.stdout.splitlines():
+            match = re.match(r"  (?:-\w, )?--?[\w-]+(?:, --[\w-]+)* ?(\S*)(?:  |$)", line)
+            if match and match.group(1):
+                seen.add(match.group(1))
+    for metavar in seen:
+        choices = re.fullmatch(r"\[(.+)\]", metavar)
+        words = choices.group(1).split("|") if choices else [metavar]
+        for word in words:
+            ok = word in documented or (choices is not None and re.fullmatch(r"\w+", word))
+            assert ok, f"{metavar!r} in --help is not in docs/commands.md's placeholders"
+    assert {"N", "NUMBER", "FILE", "[N|full]", "[table|json|csv]", "SOURCE"} <= seen

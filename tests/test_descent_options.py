@@ -77,7 +77,7 @@ def test_each_step_is_torch_optims(optimizer, weight_decay, kind, settings, opti
     for ours, theirs in zip(visited, expected, strict=True):
         assert ours == pytest.approx(theirs, abs=1e-12, rel=1e-12)
     done = in_process(
-        "minimize", SOURCE, "--x", "0.5", "--y", "2", "--optimizer", optimizer, "--lr", "0.05",
+        "minimize", SOURCE, "--x", "0.5", "--y", "2", "--method", optimizer, "--lr", "0.05",
         "--steps", "50", "--tol", "0", "--weight-decay", str(weight_decay),
         "--lr-schedule", kind, *options, "--format", "json",
     )  # fmt: skip
@@ -115,7 +115,7 @@ def test_settings_of_another_schedule_are_bad_input(options, message):
 
 
 LOG = "step,loss,gradient_norm\n0,9.0,6.0\n1,2.25,3.0\n2,0.5625,1.5\n3,0.140625,0.75\n"
-SGD_RUN = ["(x - 3)**2", "--x", "0", "--optimizer", "sgd", "--lr", "0.25", "--steps", "3"]
+SGD_RUN = ["(x - 3)**2", "--x", "0", "--method", "sgd", "--lr", "0.25", "--steps", "3"]
 
 
 def test_log_has_a_row_a_step_whether_or_not_stderr_is_a_terminal(tmp_path):
@@ -150,7 +150,7 @@ def test_a_diverged_descent_prints_its_last_finite_point_and_writes_its_files(tm
     by 4: 9*4**510 is finite, 9*4**511 is not."""
     plot, log, save = (str(tmp_path / name) for name in ("d.svg", "d.csv", "d.json"))
     done = in_process(
-        "minimize", "(x - 3)**2", "--x", "0", "--optimizer", "sgd", "--lr", "1.5",
+        "minimize", "(x - 3)**2", "--x", "0", "--method", "sgd", "--lr", "1.5",
         "--plot", plot, "--log", log, "--save", save, "--format", "json",
     )  # fmt: skip
     assert done.returncode == 1
@@ -169,12 +169,12 @@ def test_a_diverged_descent_prints_its_last_finite_point_and_writes_its_files(tm
     rows = Path(log).read_text().splitlines()
     assert len(rows) == 512 and rows[-1] == f"510,{9 * 4.0**510!r},{-2 * (x - 3)!r}"
     assert json.loads(Path(save).read_text())["parameters"] == {"x": x}
-    table = in_process("minimize", "(x - 3)**2", "--x", "0", "--optimizer", "sgd", "--lr", "1.5")
+    table = in_process("minimize", "(x - 3)**2", "--x", "0", "--method", "sgd", "--lr", "1.5")
     assert table.stdout.splitlines()[-1].split() == ["steps", "510", "diverged"]
 
 
 def test_a_descent_that_diverges_at_its_first_step_shows_its_start():
-    done = in_process("minimize", "sqrt((x - 3)**2)", "--x", "0", "--optimizer", "sgd", "--lr", "3")
+    done = in_process("minimize", "sqrt((x - 3)**2)", "--x", "0", "--method", "sgd", "--lr", "3")
     assert done.returncode == 1
     assert (
         done.stdout.split()
@@ -202,7 +202,7 @@ def test_a_long_runs_plot_draws_every_step_from_a_few_thousand_points(tmp_path):
     assert len(descent.steps) <= 4096 and descent.history()[0][-1] == 50000
     plot = tmp_path / "long.svg"
     done = in_process(
-        "minimize", "x**4 + 1", "--x", "1", "--optimizer", "sgd", "--lr", "0.001",
+        "minimize", "x**4 + 1", "--x", "1", "--method", "sgd", "--lr", "0.001",
         "--steps", "50000", "--plot", str(plot),
     )  # fmt: skip
     assert done.returncode == 0
@@ -218,7 +218,7 @@ def test_save_then_load_predicts_with_the_point_reached(tmp_path):
     data, saved = tmp_path / "d.csv", tmp_path / "w.json"
     data.write_text("x,y\n1,2\n2,4\n3,6\n")
     done = in_process(
-        "minimize", "(w*x - y)**2", "--data", str(data), "--w", "0", "--optimizer", "sgd",
+        "minimize", "(w*x - y)**2", "--data", str(data), "--w", "0", "--method", "sgd",
         "--lr", "0.05", "--save", str(saved), "--format", "json",
     )  # fmt: skip
     assert done.returncode == 0
@@ -330,16 +330,16 @@ def test_python_raises_diverged_with_the_last_finite_point_and_draws_the_run(tmp
 
     picture = tmp_path / "d.svg"
     with pytest.raises(Diverged) as raised:
-        nanograd_cli.minimize("(x - 3)**2", x=0, optimizer="sgd", lr=1.5, plot=picture)
+        nanograd_cli.minimize("(x - 3)**2", x=0, method="sgd", lr=1.5, plot=picture)
     assert raised.value.reached.steps == 510 and raised.value.reached.diverged
     assert raised.value.reached.inputs == {"x": 3 - 3 * 2.0**510}
     assert 'id="loss"' in picture.read_text()
     found = nanograd_cli.minimize(
-        "(x - 3)**2", x=0, optimizer="sgd", lr=0.1, steps=40, lr_schedule="step",
+        "(x - 3)**2", x=0, method="sgd", lr=0.1, steps=40, lr_schedule="step",
         lr_step_size=10, lr_gamma=0.5, weight_decay=0.1,
     )  # fmt: skip
     done = in_process(
-        "minimize", "(x - 3)**2", "--x", "0", "--optimizer", "sgd", "--lr", "0.1", "--steps",
+        "minimize", "(x - 3)**2", "--x", "0", "--method", "sgd", "--lr", "0.1", "--steps",
         "40", "--lr-schedule", "step", "--lr-step-size", "10", "--lr-gamma", "0.5",
         "--weight-decay", "0.1", "--format", "json",
     )  # fmt: skip
@@ -352,17 +352,17 @@ def test_the_repl_takes_the_schedule_and_weight_decay_and_shows_a_diverged_point
     s = Session()
     assert s.run("x = 0").status == 0
     reply = s.run(
-        ":minimize (x - 3)**2 optimizer sgd lr 0.1 steps 40 lr-schedule step lr-step-size 10 "
+        ":minimize (x - 3)**2 method sgd lr 0.1 steps 40 lr-schedule step lr-step-size 10 "
         "lr-gamma 0.5 weight-decay 0.1"
     )
     done = in_process(
-        "minimize", "(x - 3)**2", "--x", "0", "--optimizer", "sgd", "--lr", "0.1", "--steps",
+        "minimize", "(x - 3)**2", "--x", "0", "--method", "sgd", "--lr", "0.1", "--steps",
         "40", "--lr-schedule", "step", "--lr-step-size", "10", "--lr-gamma", "0.5",
         "--weight-decay", "0.1", "--format", "json",
     )  # fmt: skip
     x = json.loads(done.stdout)["inputs"]["x"]
     assert reply.status == 0 and reply.text().split()[5] == repr(x)
-    reply = s.run(":minimize (x - 3)**2 optimizer sgd lr 1.5")
+    reply = s.run(":minimize (x - 3)**2 method sgd lr 1.5")
     assert reply.status == 1 and reply.text().split()[-1] == "diverged"
     assert reply.err == ["error: diverged at step 511: the value is inf; try a smaller lr"]
     reply = s.run(":minimize (x - 3)**2 lr-schedule step")

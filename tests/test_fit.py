@@ -1345,6 +1345,14 @@ def test_bad_groups_are_bad_input(options, message):
     assert str(raised.value) == message
 
 
+# How many iterations a group fitted with the others may end apart from its single fit: the
+# last steps are decided on rounding, which differs between OpenBLAS's kernels and versions.
+# Measured on the two tests below under OPENBLAS_CORETYPE Prescott, Haswell, SkylakeX,
+# Sandybridge, Zen and Nehalem: at most 2 with NumPy 2.4.6 and SciPy 1.17.1 (Python 3.11), at
+# most 3 with NumPy 2.5.5 and SciPy 1.18.1 (Python 3.12), the parameters equal to 1e-9.
+ITERATIONS_APART = 3
+
+
 def test_groups_fitted_together_are_each_the_single_fit_of_their_rows():
     """The groups are fitted all at once (one pass of the tape over every row per step):
     each one's result is the single fit's of its rows, with sigma, a fixed parameter and
@@ -1370,9 +1378,11 @@ def test_groups_fitted_together_are_each_the_single_fit_of_their_rows():
         assert got.rss == pytest.approx(alone.rss, rel=1e-9)
         assert (got.n, got.dof, got.parameters["d"]) == (alone.n, alone.dof, 0.0)
         assert got.warnings == alone.warnings
-        # the same steps; the last one, which the tolerances at the limit of precision
-        # decide on rounding, may differ
-        assert abs(got.iterations - alone.iterations) <= 1
+        # the same steps, but for the last few, which the tolerances at the limit of
+        # precision (1e-15) decide on rounding: NumPy's and SciPy's linear algebra round
+        # apart, by OpenBLAS's kernel (the single fit of group b takes 10 iterations, or 12
+        # under OPENBLAS_CORETYPE=Sandybridge) and by version (12 with NumPy 2.5, SciPy 1.18)
+        assert abs(got.iterations - alone.iterations) <= ITERATIONS_APART
     # a start where one group's model is not finite: that group's row says so, alone
     columns["x"], columns["y"] = np.where([v == 2 for v in g], -1000.0, x), grouped_decay(20)[2]
     fits = fit(program, columns, {**starts, "k": 1.0}, groups=g, fix=["d"])
@@ -1409,9 +1419,9 @@ def test_groups_of_very_different_sizes_or_capped_are_each_fitted_alone(options)
         rows = np.array([v == label for v in g])
         alone = fit(program, {"x": x[rows], "y": y[rows]}, starts, **options)
         assert fits[label].parameters == pytest.approx(alone.parameters, rel=1e-12)
-        # the last step, which tolerances at the limit of precision decide on the rounding
-        # of sums over rows (held in other arrays), may differ by one
-        assert abs(fits[label].iterations - alone.iterations) <= 1
+        # the last steps, which tolerances at the limit of precision decide on rounding,
+        # may differ (as above)
+        assert abs(fits[label].iterations - alone.iterations) <= ITERATIONS_APART
 
 
 def test_a_notebook_shows_the_intervals_and_the_statistics():

@@ -212,7 +212,7 @@ def test_a_plot_in_a_directory_that_does_not_exist_is_refused_before_the_descent
     """As fit -o: the run does not descend to fail where it writes (this descent diverges at
     its first step, which it would report)."""
     target = tmp_path / "missing" / "descent.png"
-    done = in_process("minimize", "x**4", "--x", "10", "--lr", "1e300", "--optimizer", "sgd",
+    done = in_process("minimize", "x**4", "--x", "10", "--lr", "1e300", "--method", "sgd",
                     "--plot", str(target))  # fmt: skip
     assert (done.returncode, done.stdout) == (1, "")
     assert done.stderr == f"error: cannot write {target}: No such file or directory\n"

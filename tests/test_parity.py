@@ -468,8 +468,8 @@ VALUES = [
         lambda: nanograd_cli.minimize("x*x", x=1, steps="10.5"),
     ),
     (
-        ["minimize", "x*x", "--x", "1", "--optimizer", "adamw"],
-        lambda: nanograd_cli.minimize("x*x", x=1, optimizer="adamw"),
+        ["minimize", "x*x", "--x", "1", "--method", "adamw"],
+        lambda: nanograd_cli.minimize("x*x", x=1, method="adamw"),
     ),
     (["grad", "x", "--x", "1", "--mode", "fwd"], lambda: nanograd_cli.grad("x", x=1, mode="fwd")),
     (

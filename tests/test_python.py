@@ -41,7 +41,7 @@ def test_options_are_keywords_named_as_on_the_command_line():
     assert nanograd_cli.check("x**3", x=1).passed
     assert not nanograd_cli.check("x**3", x=1, rtol=1e-14, atol=0).passed
     assert nanograd_cli.diff("x*y", wrt="y") == nanograd_cli.diff("x*y", "y") == "x"
-    found = nanograd_cli.minimize("(x - 3)**2", x=0, lr=0.1, optimizer="sgd", steps=500)
+    found = nanograd_cli.minimize("(x - 3)**2", x=0, lr=0.1, method="sgd", steps=500)
     assert found.converged and math.isclose(found.inputs["x"], 3, abs_tol=1e-6)
     held = nanograd_cli.minimize("(x - 3)**2 + (y + 1)**2", x=0, y=0, fix="y", lr=0.1)
     assert held.inputs["y"] == 0 and math.isclose(held.inputs["x"], 3, abs_tol=1e-6)
@@ -179,8 +179,8 @@ def test_fit_draws_its_curve_when_it_converges(tmp_path):
         (lambda: nanograd_cli.grad("x", x=10**400), "x=1000000000"),
         (lambda: nanograd_cli.grad(b"x", x=1), "the source is text, a str, not bytes"),
         (
-            lambda: nanograd_cli.minimize("x*x", x=1, optimizer="adamw"),
-            "invalid value for optimizer: 'adamw' is not one of 'sgd', 'momentum', 'adam'",
+            lambda: nanograd_cli.minimize("x*x", x=1, method="adamw"),
+            "invalid value for method: 'adamw' is not one of 'sgd', 'momentum', 'adam'",
         ),
         (
             lambda: nanograd_cli.grad("x", x=1, mode="fwd"),

@@ -39,7 +39,7 @@ CALLS = {
     "minimize": (
         ng.minimize,
         ("(x - y)**2",),
-        {"x": 1.0, "y": 2.0, "steps": 3, "lr": 0.1, "optimizer": "adam", "tol": 1e-8, "fix": "y"},
+        {"x": 1.0, "y": 2.0, "steps": 3, "lr": 0.1, "method": "adam", "tol": 1e-8, "fix": "y"},
     ),
     "fit": (ng.fit, ("a*x + b",), {"data": DATA, "a": 1.0, "b": 0.0, "target": "y", "fix": ()}),
     "fit's target": (ng.fit, ("a*x",), {"data": DATA, "a": 1.0, "target": None}),

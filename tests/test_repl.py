@@ -562,9 +562,7 @@ def test_minimize_starts_from_the_session_and_keeps_the_point_only_when_asked():
 
 def test_minimize_that_runs_out_of_steps_shows_the_point_and_a_note():
     s = session("x = 0", "y = 5")
-    text, err = failed(
-        s, ":minimize (x - 3)**2 + y optimizer sgd lr 0.1 steps 5 fix y keep", status=0
-    )
+    text, err = failed(s, ":minimize (x - 3)**2 + y method sgd lr 0.1 steps 5 fix y keep", status=0)
     # sgd on (x-3)**2: x moves 0.2*(3 - x) a step, so 3 - x shrinks by 0.8 each time
     x = float(text.splitlines()[2].split()[1])
     assert x == pytest.approx(3 - 3 * 0.8**5, rel=1e-12)
@@ -574,7 +572,7 @@ def test_minimize_that_runs_out_of_steps_shows_the_point_and_a_note():
     ]
     assert out(s, ":inputs") == f"x = {x!r}\ny = 5.0"  # kept, though it did not converge
     s.run("x = 0")
-    assert failed(s, ":minimize sqrt((x - 3)**2) optimizer sgd lr 3")[1] == [
+    assert failed(s, ":minimize sqrt((x - 3)**2) method sgd lr 3")[1] == [
         "error: diverged at step 1: the gradient by x is nan; try a smaller lr"
     ]
 
@@ -678,7 +676,7 @@ def test_options_are_parsed_alike_for_every_command():
     s = session("x = 2", "lr = 3")
     assert error(s, ":minimize (x - 3)**2 lrr 0.1") == (
         "error: :minimize has no option lrr; did you mean lr? (its options: steps, lr, "
-        "optimizer, bound, tol, wrt, fix, data, data-format, batch, seed, weight-decay, "
+        "method, bound, tol, wrt, fix, data, data-format, batch, seed, weight-decay, "
         "lr-schedule, lr-step-size, lr-gamma, lr-t-max, lr-min, strict, keep)"
     )
     assert error(s, ":minimize x lr") == "error: lr needs a value: lr R"
@@ -692,8 +690,8 @@ def test_options_are_parsed_alike_for_every_command():
         "error: invalid value for steps: '10.5' is not a valid integer"
     )
     assert error(s, ":minimize x lr -1") == "error: invalid value for lr: -1 is not more than 0"
-    assert error(s, ":minimize x optimizer rmsprop") == (
-        "error: invalid value for optimizer: 'rmsprop' is not one of 'sgd', 'momentum', 'adam', "
+    assert error(s, ":minimize x method rmsprop") == (
+        "error: invalid value for method: 'rmsprop' is not one of 'sgd', 'momentum', 'adam', "
         "'bfgs', 'lbfgs', 'newton'"
     )
     assert error(s, ":draw x g.svg rankdir XX") == (

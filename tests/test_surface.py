@@ -5,10 +5,17 @@ streams); the rest runs the command line in process."""
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
+import pty
+import re
+import select
 import shutil
+import struct
 import subprocess
+import termios
+import time
 from pathlib import Path
 
 import pytest
@@ -486,3 +493,96 @@ def test_a_mistyped_command_or_option_gets_a_hint_and_the_right_help(args, said)
     done = in_process(*args)
     assert (done.returncode, done.stdout) == (2, "")
     assert done.stderr == said + " for help.\n"
+
+
+class StderrOnTerminal:
+    """The installed command with standard error on a pseudo-terminal (80 columns) and
+    standard input and output on pipes: what a terminal shows of a run whose output goes to
+    a file, as `nanograd fit ... > out.json` has it."""
+
+    def __init__(self, *args: str):
+        self.main, child = pty.openpty()
+        fcntl.ioctl(child, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
+        env = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "COLUMNS", "LINES")}
+        self.process = subprocess.Popen(
+            [NANOGRAD, *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=child,
+            env=env,
+        )  # fmt: skip
+        os.close(child)
+        self.screen = b""
+
+    def shown(self) -> str:
+        """The screen so far, without colour codes and carriage returns."""
+        return re.sub(r"\x1b\[[0-9;?]*[A-Za-z]|\r", "", self.screen.decode(errors="replace"))
+
+    def wait_for(self, pattern: str, timeout: float = 60) -> None:
+        while not re.search(pattern, self.shown()):
+            ready, _, _ = select.select([self.main], [], [], timeout)
+            assert ready, f"not shown in {timeout} s: {pattern!r}; shown: {self.shown()[-300:]!r}"
+            self.screen += os.read(self.main, 65536)
+
+    def finish(self, stdin: bytes = b"") -> tuple[int, str, str]:
+        """Write the rest of standard input, and wait: the exit code, standard output, and all
+        the terminal showed."""
+        out, _ = self.process.communicate(stdin, timeout=120)
+        while select.select([self.main], [], [], 1)[0]:
+            try:
+                data = os.read(self.main, 65536)
+            except OSError:  # the child closed the terminal
+                break
+            if not data:
+                break
+            self.screen += data
+        os.close(self.main)
+        return self.process.returncode, out.decode(), self.shown()
+
+
+ROWS = b"x,y\n" + b"".join(b"%d,%d\n" % (k, 2 * k + 1) for k in range(1000))
+MORE = b"".join(b"%d,%d\n" % (k, 2 * k + 1) for k in range(1000, 1500))
+LINE = ("(w*x + b - y)**2", "--data", "-", "--w", "0", "--b", "0")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("command", ["fit", "minimize"])
+def test_reading_the_data_shows_rows_and_the_time_taken(command):
+    """The rows of --data are read with a display of how many, how fast and for how long,
+    from a second on (here from a pipe whose first rows come long before the rest)."""
+    source, *rest = LINE
+    args = [command, "w*x + b", *rest] if command == "fit" else [command, source, *rest]
+    steps = ["--steps", "3"] if command == "minimize" else []
+    run = StderrOnTerminal(*args, *steps, "--format", "json")
+    run.process.stdin.write(ROWS)
+    run.process.stdin.flush()
+    run.wait_for(r"reading standard input .*1,000 rows, [\d,]+ rows/s,? 0:00:0\d elapsed")
+    code, out, _ = run.finish(MORE)
+    found = json.loads(out)
+    assert code == 0 and found["n" if command == "fit" else "steps"] == (
+        1500 if command == "fit" else 3
+    )
+
+
+@pytest.mark.slow
+def test_quiet_shows_no_note_and_no_progress_but_errors():
+    """minimize, whose --steps run out, shows its steps and a note; with --quiet (before the
+    command, or after it) the terminal shows nothing, also while --data is read, and still
+    an error."""
+    args = ("minimize", "(x - 3)**2", "--x", "0", "--steps", "300", "--lr", "1e-4", "--method",
+            "sgd", "--format", "json")  # fmt: skip
+    code, out, shown = StderrOnTerminal(*args).finish()
+    assert code == 0 and json.loads(out)["converged"] is False
+    assert "step " in shown and "elapsed" in shown
+    assert "note: did not converge: after 300 steps" in shown
+    for quiet in (["-q", *args], [*args, "--quiet"]):
+        code, out, shown = StderrOnTerminal(*quiet).finish()
+        assert (code, shown) == (0, "") and json.loads(out)["converged"] is False
+    run = StderrOnTerminal(
+        "minimize", *LINE, "--drop-nan", "--steps", "3", "--quiet", "--format", "json"
+    )
+    run.process.stdin.write(ROWS + b",7\n")  # a row left out: a note, without --quiet
+    run.process.stdin.flush()
+    time.sleep(2)  # past the second after which the reading would be shown
+    code, out, shown = run.finish(MORE)
+    assert (code, shown) == (0, "") and json.loads(out)["steps"] == 3
+    code, out, shown = StderrOnTerminal(*args, "--quiet", "--y", "1").finish()
+    assert (code, out) == (2, "")
+    assert shown == "error: y is not an input of this source (its inputs: x)\n"

@@ -99,7 +99,7 @@ def test_a_network_written_as_a_program_trains_as_nn_mlp_does(tmp_path):
     (tmp_path / "net.txt").write_text(network_source(hidden))
     done = in_process(
         "minimize", str(tmp_path / "net.txt"), "--data", write(tmp_path / "m.csv", "x1,x2,y", rows),
-        *starts, "--optimizer", "sgd", "--lr", repr(lr), "--steps", str(steps), "--format", "json",
+        *starts, "--method", "sgd", "--lr", repr(lr), "--steps", str(steps), "--format", "json",
     )  # fmt: skip
     result = json.loads(done.stdout)
     # a fixed number of steps, as nn trains: the gradient is not yet small, which is a note

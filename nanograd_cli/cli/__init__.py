@@ -18,7 +18,7 @@ from ..errors import nearest, speaking
 from ..output_files import new_run
 from ..streams import guard as guard_streams
 from .exit_codes import exit_code
-from .options import color_option
+from .options import color_option, quiet_option
 
 # Each command, by the module that holds it (and is named after it).
 COMMANDS = [
@@ -65,6 +65,7 @@ class Commands(click.Group):
 
 @click.group(cls=Commands, context_settings={"help_option_names": ["-h", "--help"]})
 @color_option
+@quiet_option
 @click.version_option(
     __version__, "--version", prog_name="nanograd", message="%(prog)s %(version)s"
 )

@@ -12,6 +12,7 @@ from .options import (
     AtLeast,
     color_option,
     load_option,
+    quiet_option,
     source_and_inputs,
     strict_option,
     table_format,
@@ -57,16 +58,19 @@ Examples:
 @click.option(
     "--rtol",
     type=AtLeast(min=0),
+    metavar="NUMBER",
     help="Relative tolerance. [default: 1e-3; with --against, 1e-9]",
 )
 @click.option(
     "--atol",
     type=AtLeast(min=0),
+    metavar="NUMBER",
     help="Absolute tolerance. [default: 1e-5; with --against, 1e-12]",
 )
 @table_format
 @strict_option
 @color_option
+@quiet_option
 @click.pass_context
 def check(
     ctx: click.Context,

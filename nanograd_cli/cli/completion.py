@@ -35,7 +35,7 @@ Examples:
 
 
 @click.command(epilog=EXAMPLES, short_help="Print the script that completes nanograd in a shell.")
-@click.argument("shell", type=click.Choice(SHELLS))
+@click.argument("shell", type=click.Choice(SHELLS), metavar="SHELL")
 def completion(shell: str) -> None:
     """Print the script that makes SHELL (bash, zsh or fish) complete nanograd's commands,
     options and a source's inputs."""

@@ -7,8 +7,8 @@ import click
 from .. import api
 from ..sources import Source, load_program
 from .command import SourceCommand
-from .options import source_options, wrt_option
-from .output import report
+from .options import quiet_option, source_options, wrt_option
+from .output import note, report
 
 EXAMPLES = """
 \b
@@ -32,6 +32,7 @@ Examples:
     short_help="Print the derivative as an expression, or as LaTeX.",
 )
 @source_options
+@quiet_option
 @wrt_option("An input to differentiate by.")
 @click.option(
     "--format",
@@ -98,6 +99,6 @@ def diff(
     program = load_program(source, report)
     shaped = api.named_shapes(shapes)
     click.echo(api.diff(program, wrt, fmt, exact, shaped, order, steps, implicit))
-    note = api.diff_note(program)
-    if note:
-        report(note)
+    remark = api.diff_note(program)
+    if remark:
+        note(remark.removeprefix("note: "))

@@ -11,8 +11,8 @@ from ..errors import InputError
 from ..render.graph import EXTENSIONS, format_of
 from ..sources import Source
 from .command import InputsCommand, program_and_point
-from .options import load_option, output_option, source_and_inputs, strict_option
-from .output import report, warn, write_out
+from .options import load_option, output_option, quiet_option, source_and_inputs, strict_option
+from .output import quiet, report, warn, write_out
 
 EXAMPLES = """
 \b
@@ -85,6 +85,7 @@ Examples:
     "gradients the nodes show (the others show their data). [default: the first]",
 )
 @strict_option
+@quiet_option
 @click.pass_context
 def draw(
     ctx: click.Context,
@@ -115,6 +116,11 @@ def draw(
     if output == "-" and fmt in ("png", "pdf") and sys.stdout.isatty():
         raise InputError(f"{fmt} is binary: write it to a file with -o graph.{fmt}, or pipe it")
     program, point = program_and_point(ctx, source, var)
+
+    def drawing(nodes: int) -> None:  # a long run's progress, which --quiet leaves out
+        if not quiet():
+            report(f"drawing {nodes:,} nodes with Graphviz… (Ctrl-C stops it)")
+
     data = api.draw(
         program,
         point,
@@ -127,7 +133,7 @@ def draw(
         statements,
         strict,
         warn,
-        lambda nodes: report(f"drawing {nodes:,} nodes with Graphviz… (Ctrl-C stops it)"),
+        drawing,
         scalars,
         grad_of,
     )

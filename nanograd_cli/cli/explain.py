@@ -14,6 +14,7 @@ from .options import (
     digits_option,
     load_option,
     nan_option,
+    quiet_option,
     source_and_inputs,
     strict_option,
 )
@@ -49,6 +50,7 @@ Examples:
 @nan_option
 @strict_option
 @color_option
+@quiet_option
 @click.pass_context
 def explain(
     ctx: click.Context,

@@ -27,10 +27,21 @@ from .options import (
     color_option,
     data_format_option,
     fix_option,
+    quiet_option,
     source_and_inputs,
     table_format,
 )
-from .output import emit, in_a_directory, json_nulls, report, show_table, write_out
+from .output import (
+    emit,
+    in_a_directory,
+    json_nulls,
+    note,
+    progress_shown,
+    reading,
+    report,
+    show_table,
+    write_out,
+)
 
 EXAMPLES = """
 \b
@@ -65,7 +76,7 @@ Examples:
 )
 @click.option(
     "--sigma",
-    metavar="COLUMN|EXPR",
+    metavar="EXPR",
     help="Divide each row's residual by this column's value, or an expression's over the "
     "columns (0.05*y).",
 )
@@ -83,7 +94,7 @@ Examples:
 @click.option(
     "--derive",
     multiple=True,
-    metavar="'NAME = EXPR'",
+    metavar="NAME=EXPR",
     help="Also a quantity of the parameters, with its standard error by the delta method from "
     "EXPR's exact gradient (JSON derived).",
 )
@@ -101,11 +112,11 @@ Examples:
     help="N more fits from starts drawn log-uniform between 0.1x and 10x each start (inside "
     "its bounds); the least rss is kept, and the output says how many starts reached it.",
 )
-@click.option("--seed", type=int, help="The seed of --restarts' starts.")
+@click.option("--seed", type=int, metavar="N", help="The seed of --restarts' starts.")
 @click.option(
     "--loss",
     default="linear",
-    metavar="|".join(LOSSES),
+    metavar=f"[{'|'.join(LOSSES)}]",
     help="A robust fit: each row's (weighted) residual r counts as f²·rho((r/f)²), SciPy's "
     "least_squares losses, so that outliers pull less; its standard errors are approximate. "
     "[default: linear]",
@@ -113,7 +124,7 @@ Examples:
 @click.option(
     "--f-scale",
     type=float,
-    metavar="F",
+    metavar="NUMBER",
     help="The residual (in units of sigma) beyond which a robust --loss counts a row less "
     "than its square. [default: 1]",
 )
@@ -204,6 +215,7 @@ Examples:
 )
 @table_format
 @color_option
+@quiet_option
 @click.pass_context
 def fit(
     ctx: click.Context,
@@ -278,8 +290,8 @@ def fit(
     failed = interrupted is not None or not result.converged
     if failed or not predict or output:
         emit(fmt, result, digits)  # first: a file that cannot be written loses no result
-    for note in notes(result):
-        report(f"note: {note}")
+    for remark in notes(result):
+        note(remark)
     files = [path for path in (output, picture, save) if path and path != "-"]
     if failed and files:  # a failed run leaves no file behind; stdout has the point reached
         why = "the fit was interrupted" if interrupted else "the fit did not converge"
@@ -302,7 +314,7 @@ def fit(
                 result, rows.columns, group_column(by, rows, read), level, by, "predict"
             )
         if level is not None and "pred_lower" not in found:
-            report(f"note: no prediction band: sigma reads {one.sigma}, which {predict} lacks")
+            note(f"no prediction band: sigma reads {one.sigma}, which {predict} lacks")
         if rows_format == "table":  # a table of the columns read and those predicted
             shown = {name: rows.columns[name] for name in read if name in rows.columns}
             if by is not None:
@@ -345,7 +357,7 @@ def draw(
         assert isinstance(result, Fit)  # (no groups)
         drawn = api.fit_curve(program, table.columns, result, level, logx, logy)
         if drawn.hidden:
-            report(f"note: {drawn.hidden_note}")
+            note(drawn.hidden_note)
         if picture_format:
             write_out(picture, plots.fit_figure(drawn, picture_format))
         else:
@@ -357,7 +369,7 @@ def draw(
     )
     hidden = sum(curve.hidden for curve in curves.values())
     if hidden:
-        report(f"note: {next(iter(curves.values()))._replace(hidden=hidden).hidden_note}")
+        note(next(iter(curves.values()))._replace(hidden=hidden).hidden_note)
     if picture_format:
         write_out(picture, plots.fit_groups_figure(curves, heading, picture_format))
     else:
@@ -433,6 +445,7 @@ def fitted(ctx: click.Context, source, var, data, data_format, target, sigma):
         needed,
         extra="fit",
         missing=True,
+        progress=reading(data),
     )
     if not params["drop_nan"]:
         io.refuse_missing(table, needed)
@@ -441,7 +454,7 @@ def fitted(ctx: click.Context, source, var, data, data_format, target, sigma):
     groups = None if by is None else group_column(by, table, needed)
     if params["picture"]:
         api.fit_predictor(program, table.columns)
-    progress = FitProgress() if sys.stderr.isatty() else None
+    progress = FitProgress() if progress_shown() else None
     try:
         result = api.fit(
             program,

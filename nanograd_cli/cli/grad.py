@@ -20,12 +20,13 @@ from .options import (
     color_option,
     load_option,
     output_option,
+    quiet_option,
     source_and_inputs,
     strict_option,
     table_format,
     wrt_option,
 )
-from .output import emit, json_nulls, report, rich_terminal, show_table, warn
+from .output import emit, json_nulls, progress_shown, report, rich_terminal, show_table, warn
 
 EXAMPLES = """
 \b
@@ -108,6 +109,7 @@ Examples:
     "every input at once); auto is reverse, or forward where outputs outnumber inputs.",
 )
 @color_option
+@quiet_option
 @click.pass_context
 def grad(
     ctx: click.Context,
@@ -186,7 +188,7 @@ def points_results(program, points, values, fmt, wrt, mode, strict, output, form
         mode,
         strict,
         warn,
-        RowsProgress if sys.stderr.isatty() else None,
+        RowsProgress if progress_shown() else None,
         json_nulls(),
         na,
         flat,

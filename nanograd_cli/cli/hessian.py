@@ -7,7 +7,14 @@ import click
 from .. import api
 from ..sources import Source
 from .command import InputsCommand, program_and_point
-from .options import color_option, load_option, source_and_inputs, strict_option, table_format
+from .options import (
+    color_option,
+    load_option,
+    quiet_option,
+    source_and_inputs,
+    strict_option,
+    table_format,
+)
 from .output import emit, warn
 
 EXAMPLES = """
@@ -26,6 +33,7 @@ Examples:
 @table_format
 @strict_option
 @color_option
+@quiet_option
 @click.pass_context
 def hessian(
     ctx: click.Context,

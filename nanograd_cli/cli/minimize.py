@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import sys
 
 import click
 
@@ -17,27 +16,38 @@ from .command import InputsCommand, given_values, one_standard_input, random_sta
 from .options import (
     AtLeast,
     CountFrom,
+    Renamed,
     bound_option,
     color_option,
     data_format_option,
     fix_option,
     load_option,
     output_option,
+    quiet_option,
     source_and_inputs,
     strict_option,
     table_format,
     training_options,
     wrt_option,
 )
-from .output import emit, in_a_directory, report, warn, write_out
+from .output import (
+    emit,
+    in_a_directory,
+    note,
+    progress_shown,
+    reading,
+    report,
+    warn,
+    write_out,
+)
 
 EXAMPLES = """
 \b
 Examples:
   nanograd minimize "(1 - x)**2 + 100*(y - x**2)**2" --x -1.2 --y 1 --steps 10000
-  nanograd minimize "(x - 3)**2" --x 0 --optimizer sgd --lr 0.1 --format json
-  nanograd minimize "(1 - x)**2 + 100*(y - x**2)**2" --x -1.2 --y 1 --optimizer newton
-  nanograd minimize "(x - 3)**2" --x 0 --optimizer lbfgs --bound x=-1:1
+  nanograd minimize "(x - 3)**2" --x 0 --method sgd --lr 0.1 --format json
+  nanograd minimize "(1 - x)**2 + 100*(y - x**2)**2" --x -1.2 --y 1 --method newton
+  nanograd minimize "(x - 3)**2" --x 0 --method lbfgs --bound x=-1:1
 """
 
 
@@ -59,6 +69,7 @@ def picture_extensions() -> dict[str, str]:
 @click.option(
     "--steps",
     type=CountFrom(min=1),
+    metavar="N",
     default=10000,
     show_default=True,
     help="At most this many steps.",
@@ -66,27 +77,33 @@ def picture_extensions() -> dict[str, str]:
 @click.option(
     "--lr",
     type=AtLeast(min=0, min_open=True),
+    metavar="NUMBER",
     default=0.01,
     show_default=True,
     help="Learning rate.",
 )
 @click.option(
+    "--method",
     "--optimizer",
-    type=click.Choice(api.OPTIMIZERS),
+    "method",
+    cls=Renamed,
+    type=click.Choice(api.METHODS),
     default="adam",
     show_default=True,
-    help="The update rule: sgd, momentum or adam at the rate --lr, or SciPy's BFGS (bfgs), "
-    "L-BFGS-B (lbfgs) or trust-region Newton with the exact Hessian (newton), which need "
-    "no --lr and SciPy (the fit extra).",
+    help="The method: sgd, momentum or adam at the rate --lr, or SciPy's BFGS (bfgs), "
+    "L-BFGS-B (lbfgs) or trust-region Newton with the exact Hessian (newton, of the mean "
+    "loss with --data), which need no --lr and SciPy (the fit extra). --optimizer is "
+    "another name for it.",
 )
 @bound_option(
-    "With --optimizer lbfgs: keep an input between LO and HI (-inf or inf for an open side); "
+    "With --method lbfgs: keep an input between LO and HI (-inf or inf for an open side); "
     "a start outside is an error. The gradient's norm is then that of the gradient "
     "projected on the bounds."
 )
 @click.option(
     "--tol",
     type=AtLeast(min=0),
+    metavar="NUMBER",
     default=1e-8,
     show_default=True,
     help="Stop when the gradient's norm is at most this.",
@@ -122,6 +139,7 @@ def picture_extensions() -> dict[str, str]:
 @click.option(
     "--seed",
     type=int,
+    metavar="N",
     help="The seed of the random starts (--W 'normal(16, 2)') and of --batch's shuffle.",
 )
 @training_options
@@ -143,6 +161,7 @@ def picture_extensions() -> dict[str, str]:
 @table_format
 @strict_option
 @color_option
+@quiet_option
 @click.pass_context
 def minimize(
     ctx: click.Context,
@@ -150,7 +169,7 @@ def minimize(
     var: tuple[str, ...],
     steps: int,
     lr: float,
-    optimizer: str,
+    method: str,
     bounds: tuple[str, ...],
     tol: float,
     picture: str | None,
@@ -182,7 +201,7 @@ def minimize(
     or inf at the start; 130 when Ctrl-C stops it. --plot, --log and --save are written for
     every descent that ran. Progress shows on standard error when it is a terminal.
     """
-    if optimizer in ("bfgs", "lbfgs", "newton"):
+    if method in ("bfgs", "lbfgs", "newton"):
         # SciPy's methods do BLAS work on matrices as small as the parameters are few, where
         # OpenBLAS's thread per core only spins: L-BFGS-B on Rosenbrock took 0.15 to 0.7 s
         # with them on a loaded machine, 2 to 20 ms without. (Set before NumPy is imported.)
@@ -215,7 +234,11 @@ def minimize(
     columns = None
     if data is not None:
         table = io.read_table(
-            data, data_format or io.input_format(data, None), program.inputs, missing=True
+            data,
+            data_format or io.input_format(data, None),
+            program.inputs,
+            missing=True,
+            progress=reading(data),
         )
         if not drop_nan:
             io.refuse_missing(table, program.inputs)
@@ -223,7 +246,7 @@ def minimize(
     start = given_values(
         ctx, var, [n for n in program.inputs if n not in (columns or ())], values=start
     )
-    progress = StepsProgress(steps) if sys.stderr.isatty() else None
+    progress = StepsProgress(steps) if progress_shown() else None
     steps_log = StepLog(log) if log else None
     stopped: Interrupted | Diverged | None
     try:
@@ -232,7 +255,7 @@ def minimize(
             start,
             steps,
             lr,
-            optimizer,
+            method,
             tol,
             strict,
             warn,
@@ -269,7 +292,7 @@ def minimize(
 
         assert descent is not None and picture_format is not None  # both made for picture
         how = ", interrupted" if result.interrupted else ", diverged" if result.diverged else ""
-        label = f"{optimizer}, {result.steps} steps{how}"
+        label = f"{method}, {result.steps} steps{how}"
         write_out(picture, descent_figure(program, descent, label, picture_format))
     if save:
         write_out(save, api.saved_point(result, program.source).encode())
@@ -278,4 +301,4 @@ def minimize(
         raise stopped
     unconverged = api.failure(result, tol)
     if unconverged:  # a result, not a failure: the steps ran out first
-        report(f"note: {unconverged}")
+        note(unconverged)

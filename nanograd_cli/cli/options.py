@@ -9,7 +9,7 @@ from typing import Generic, TypeVar
 import click
 
 from .command import LOAD, complete_file, complete_inputs
-from .output import COLOR, NAN
+from .output import COLOR, NAN, QUIET
 
 # A file named on the command line: completed as file names. No check is made here (a
 # directory, an unreadable file): reading or writing it says what is wrong, as for SOURCE.
@@ -33,6 +33,14 @@ def output_option(*decls: str, extensions: Callable[[], Iterable[str]], **attrs)
         return [CompletionItem(incomplete, type="file"), *named]
 
     return click.option(*decls, type=PATH, shell_complete=complete, **attrs)
+
+
+class Renamed(click.Option):
+    """An option that also answers to an earlier name (`--method`, once `--optimizer`): its
+    errors name it by its own name, the first."""
+
+    def get_error_hint(self, ctx: click.Context | None) -> str:
+        return f"'{self.opts[0]}'"
 
 
 _Number = TypeVar("_Number", bound=float)
@@ -97,6 +105,23 @@ color_option = _setting(
     "unless NO_COLOR is set, or wherever FORCE_COLOR is. [default: auto]",
 )
 
+
+def _keep_quiet(ctx: click.Context, param: click.Parameter, value: bool) -> None:
+    if value:
+        ctx.meta[QUIET] = "quiet"
+
+
+# -q/--quiet: no notes and no progress on standard error (output.quiet), before the command
+# or after it.
+quiet_option = click.option(
+    "-q",
+    "--quiet",
+    is_flag=True,
+    expose_value=False,
+    callback=_keep_quiet,
+    help="No notes and no progress on standard error; warnings and errors still.",
+)
+
 # --nan string|null: how JSON writes nan, inf and -inf (output.json_nulls).
 nan_option = _setting(
     "--nan",
@@ -120,7 +145,7 @@ def check_digits(ctx: click.Context, param: click.Parameter, value: str | None) 
 
 def digits_option(help: str):
     """--digits N|full, with the command's own words for where it applies."""
-    return click.option("--digits", metavar="N|full", callback=check_digits, help=help)
+    return click.option("--digits", metavar="[N|full]", callback=check_digits, help=help)
 
 
 def table_format(command):
@@ -223,7 +248,7 @@ def training_options(command):
         click.option(
             "--lr-min",
             type=AtLeast(min=0),
-            metavar="LR",
+            metavar="NUMBER",
             help="cosine: the rate it comes down to (CosineAnnealingLR's eta_min). [default: 0]",
         ),
         click.option(
@@ -236,7 +261,7 @@ def training_options(command):
         click.option(
             "--lr-gamma",
             type=AtLeast(min=0),
-            metavar="G",
+            metavar="NUMBER",
             help="step: the factor of each decay (StepLR's gamma). [default: 0.1]",
         ),
         click.option(
@@ -257,8 +282,9 @@ def training_options(command):
             type=AtLeast(min=0),
             default=0.0,
             show_default=True,
-            metavar="W",
-            help="Add W times each parameter to its gradient (L2, as torch.optim's weight_decay).",
+            metavar="NUMBER",
+            help="Add NUMBER times each parameter to its gradient (L2, as torch.optim's "
+            "weight_decay).",
         ),
     ]
     for option in options:

@@ -25,8 +25,44 @@ def report(message: str) -> None:
 
 
 def warn(where: SourceError | str) -> None:
-    """What the api warns of: the first nan or inf (at a place in the source), or a note."""
-    report(f"warning: {where}" if isinstance(where, SourceError) else where)
+    """What the api warns of: the first nan or inf (at a place in the source), a warning, or
+    a note (which --quiet leaves out)."""
+    if isinstance(where, SourceError):
+        report(f"warning: {where}")
+    elif where.startswith("note: "):
+        note(where.removeprefix("note: "))
+    else:
+        report(where)
+
+
+def note(message: str) -> None:
+    """`note: message` on standard error, unless --quiet."""
+    if not quiet():
+        report(f"note: {message}")
+
+
+def quiet() -> bool:
+    """Whether --quiet was given: no notes and no progress on standard error (warnings and
+    errors still)."""
+    return setting(QUIET, "") == "quiet"
+
+
+def progress_shown() -> bool:
+    """Whether progress is shown: on a terminal, unless --quiet."""
+    return sys.stderr.isatty() and not quiet()
+
+
+def reading(path: str) -> Callable | None:
+    """What shows the reading of the rows of `path` (`-`: standard input), where progress is
+    shown: a display of `render.progress.RowsProgress`, made by io.read_table."""
+    if not progress_shown():
+        return None
+    from functools import partial
+
+    from ..render.progress import RowsProgress
+
+    what = "standard input" if path == "-" else printable(path)
+    return partial(RowsProgress, label=f"reading {what}")
 
 
 def rich_terminal() -> bool:
@@ -51,6 +87,7 @@ def json_nulls() -> bool:
 # context of a run shares.
 COLOR = "nanograd.color"
 NAN = "nanograd.nan"
+QUIET = "nanograd.quiet"
 
 
 def setting(key: str, default: str) -> str:

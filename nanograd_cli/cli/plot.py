@@ -11,7 +11,7 @@ from ..render import figures as drawing
 from ..sampling import CURVE_POINTS, Curve
 from ..sources import Source, load_program
 from .command import InputsCommand, values_and_ranges
-from .options import color_option, load_option, output_option, source_and_inputs
+from .options import color_option, load_option, output_option, quiet_option, source_and_inputs
 from .output import report, rich_terminal, warn, write_out
 
 EXAMPLES = """
@@ -45,7 +45,7 @@ Examples:
 @click.option(
     "--ylim",
     default="auto",
-    metavar="LO:HI|auto|full",
+    metavar="[LO:HI|auto|full]",
     help="The y axis of f (and of the terminal plot): LO:HI; full, every value; or auto: "
     "every value but those far outside (poles), said on the plot. df/dx's panel in a "
     "picture is auto unless full. [default: auto]",
@@ -55,13 +55,16 @@ Examples:
 @click.option("--logy", is_flag=True, help="A log axis for f (what is above 0 is shown).")
 @click.option(
     "--size",
-    metavar="W,H",
+    metavar="WIDTH,HEIGHT",
     help="A picture's width and height in inches (13.33,7.5 fills a 16:9 slide). "
     "[default: 6.4,4.8]",
 )
-@click.option("--tangent", metavar="A", help="Draw the tangent line of f at the input's value A.")
+@click.option(
+    "--tangent", metavar="NUMBER", help="Draw the tangent line of f at the input's value NUMBER."
+)
 @click.option("--second", is_flag=True, help="Plot the second derivative d2f/dx2 too.")
 @color_option
+@quiet_option
 @click.pass_context
 def plot(
     ctx: click.Context,

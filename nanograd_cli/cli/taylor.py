@@ -13,6 +13,7 @@ from .options import (
     digits_option,
     load_option,
     nan_option,
+    quiet_option,
     source_and_inputs,
     strict_option,
     wrt_option,
@@ -58,6 +59,7 @@ Examples:
 @nan_option
 @strict_option
 @color_option
+@quiet_option
 @click.pass_context
 def taylor(
     ctx: click.Context,

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import gc
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
 from .. import errors
@@ -151,6 +151,7 @@ def read_table(
     option: str = "data",
     extra: str = "points",
     missing: bool = False,
+    progress: Callable | None = None,
 ) -> Table:
     """The table at `path` (`-`: standard input) in format `fmt`, read whole through the
     readers of `--points` (same formats, same errors, which name `option`), with the columns
@@ -158,10 +159,11 @@ def read_table(
     of an array x), as numbers; the others may hold anything. A
     value that is not a number is an error naming its row and column, as for `--points`.
     Without PyArrow, the error names `option` and the command that installs `extra`. With
-    `missing`, an absent value (null, empty, NA) is nan instead of an error."""
+    `missing`, an absent value (null, empty, NA) is nan instead of an error.
+    `progress(total_bytes, total_rows)` makes a display of the reading, as for `--points`."""
     pyarrow_required(option, extra)
     try:
-        return _read_table(path, fmt, needed, missing)
+        return _read_table(path, fmt, needed, missing, progress)
     except InputError as error:
         points = errors.option("points")
         if not error.message.startswith(points):
@@ -175,7 +177,9 @@ def _named(option: str) -> str:
     return option if errors.spell(option, "python") != option else errors.option(option)
 
 
-def _read_table(path: str, fmt: str, needed: Iterable[str] | None, missing: bool) -> Table:
+def _read_table(
+    path: str, fmt: str, needed: Iterable[str] | None, missing: bool, progress: Callable | None
+) -> Table:
     import numpy as np
 
     from .numbers import floats
@@ -195,12 +199,19 @@ def _read_table(path: str, fmt: str, needed: Iterable[str] | None, missing: bool
         kept = [name for name in names if name in wanted or array_of(name) in wanted]
         parts: dict[str, list] = {name: [] for name in kept}
         batches = []
-        for first_row, table in reader:
-            batches.append((first_row, table))
-            for name in kept:
-                # a copy: the batch's buffers go when the batch does
-                values = floats(table.column(name), name, first_row, missing)
-                parts[name].append(np.array(values))
+        display = progress(reader.total_bytes, reader.total_rows) if progress else None
+        try:
+            for first_row, table in reader:
+                batches.append((first_row, table))
+                for name in kept:
+                    # a copy: the batch's buffers go when the batch does
+                    values = floats(table.column(name), name, first_row, missing)
+                    parts[name].append(np.array(values))
+                if display:
+                    display.update(reader.rows_read, reader.bytes_read)
+        finally:
+            if display:
+                display.stop()
         columns = {
             name: np.concatenate(chunks) if chunks else np.empty(0)
             for name, chunks in parts.items()

@@ -85,15 +85,18 @@ def regular_file_size(stream: IO) -> int | None:
 
 
 class RowsProgress:
-    """`grad --points`: shown only once a run has taken a second and read a row. The rows
-    done, the rate and, when the input's size is known (bytes of a text file, rows of
-    Parquet or Arrow), a bar and the time left; else a spinner. Shown at that second even
-    while the next rows are slow to come (a pipe), with the count of the last batch."""
+    """`grad --points`, and the reading of `--data`: shown only once a run has taken a second
+    and read a row. The rows done, the rate, the time taken and, when the input's size is
+    known (bytes of a text file, rows of Parquet or Arrow), a bar and the time left; else a
+    spinner. Shown at that second even while the next rows are slow to come (a pipe), with
+    the count of the last batch. `label` says what is read, before the rest."""
 
     DELAY = 1.0
 
-    def __init__(self, total_bytes: int | None = None, total_rows: int | None = None):
-        self.total_bytes, self.total_rows = total_bytes, total_rows
+    def __init__(
+        self, total_bytes: int | None = None, total_rows: int | None = None, label: str = ""
+    ):
+        self.total_bytes, self.total_rows, self.label = total_bytes, total_rows, label
         self.started = time.monotonic()
         self.bar: Progress | None = None
         self.done = (0, 0, self.started)  # rows, bytes, and when
@@ -127,11 +130,7 @@ class RowsProgress:
         # From the whole run's average: Rich's own estimate needs more updates than a run of
         # a few large batches makes.
         left = elapsed * (total - done) / done if total and done else None
-        shown = (
-            ""
-            if left is None
-            else f"{int(left) // 3600}:{int(left) // 60 % 60:02}:{int(left) % 60:02} left"
-        )
+        shown = f"{_clock(elapsed)} elapsed" + ("" if left is None else f", {_clock(left)} left")
         bar.update(self.task, completed=done, rows=rows, rate=rate, left=shown)
 
     def _start(self) -> Progress:
@@ -139,14 +138,18 @@ class RowsProgress:
 
         total = self.total_rows or self.total_bytes
         rows = TextColumn("{task.fields[rows]:,} rows, {task.fields[rate]} rows/s")
+        times = TextColumn("{task.fields[left]}")
         columns: tuple[ProgressColumn, ...]
         if total:
-            left = TextColumn("{task.fields[left]}")
-            columns = (BarColumn(), TaskProgressColumn(), rows, left)
+            columns = (BarColumn(), TaskProgressColumn(), rows, times)
         else:
-            columns = (SpinnerColumn(), rows)
+            columns = (SpinnerColumn(), rows, times)
+        if self.label:
+            columns = (TextColumn("{task.fields[label]}", markup=False), *columns)
         self.bar = bar = _display(*columns)
-        self.task = bar.add_task("points", total=total or None, rows=0, rate="…", left="")
+        self.task = bar.add_task(
+            "points", total=total or None, rows=0, rate="…", left="", label=self.label
+        )
         bar.start()
         return bar
 
@@ -156,3 +159,9 @@ class RowsProgress:
             self.timer.cancel()
             if self.bar is not None:
                 self.bar.stop()
+
+
+def _clock(seconds: float) -> str:
+    """A time as H:MM:SS."""
+    whole = int(seconds)
+    return f"{whole // 3600}:{whole // 60 % 60:02}:{whole % 60:02}"
