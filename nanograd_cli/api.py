@@ -1159,8 +1159,9 @@ def fit(
     }
     if by is not None or shared:
         return _grouped(program, columns, numbers, layout, setup, by, shared, progress,
-                        restarts=restarts, loss=loss, f_scale=f_scale, profile=profile,
-                        derive=derive, level=level, source=fitted_source)  # fmt: skip
+                        restarts=restarts, seed=seed, held=held, loss=loss, f_scale=f_scale,
+                        profile=profile, derive=derive, level=level,
+                        source=fitted_source)  # fmt: skip
 
     def fitted(start: Mapping[str, float]) -> Fit:
         return least_squares(  # type: ignore[return-value]  # (no groups: a Fit)
@@ -1197,16 +1198,15 @@ def _grouped(
     **options: Any,
 ) -> Fit | Fits:
     """`fit` by the groups of `by` (with `shared` parameters one for all): each group with
-    its robust loss and its profile intervals as its own fit has them; what is for one fit
-    (restarts; a profile of a fit sharing parameters) is refused."""
+    its robust loss, its restarts and its profile intervals as its own fit has them (the
+    same seed, the same starts for each group); with `shared`, the restarts are of the one
+    joint fit, and a profile, which is for one model's parameters, is refused."""
     import numpy as np
 
     from .fitting import fit as least_squares
     from .fitting import group_rows
 
     check_grouping(by, shared)
-    if options["restarts"]:
-        raise InputError(f"{option('restarts')} is for one fit: fit a group alone to use it")
     if options["profile"] and shared:
         raise InputError(
             f"{option('profile')} refits one fit's parameters, not those of groups sharing "
@@ -1214,13 +1214,29 @@ def _grouped(
         )
     if layout.has_arrays:
         raise InputError(f"{option('by')} fits a model of numbers, not of arrays")
+    robust = {"loss": options["loss"], "f_scale": options["f_scale"]}
     grouped = least_squares(
-        program, columns, numbers, progress=progress, groups=by, shared=shared,
-        loss=options["loss"], f_scale=options["f_scale"], **setup
+        program, columns, numbers, progress=progress, groups=by, shared=shared, **robust,
+        **setup
     )  # fmt: skip
+    # how restarts scatter the starts: each held, each inside its bounds, how many, the seed
+    scatter = (options["held"], setup["bounds"], options["restarts"], options["seed"])
     rows: dict[Hashable, Any] = {}
-    if options["profile"] and by is not None and isinstance(grouped, Fits):
+    if by is not None and isinstance(grouped, Fits):
         rows = dict(zip(*group_rows(by, len(by)), strict=True))
+    if options["restarts"] and isinstance(grouped, Fits):
+        _restarted_groups(grouped, rows, numbers, scatter, program, columns, robust, setup)
+    elif options["restarts"]:  # one joint fit, restarted as one fit is
+
+        def joint(start: Mapping[str, float]) -> Fit:
+            return least_squares(  # type: ignore[return-value]  # (shared: one Fit)
+                program, columns, start, groups=by, shared=shared, **robust, **setup
+            )
+
+        assert isinstance(grouped, Fit)
+        grouped = _restarted(grouped, joint, numbers, *scatter)
+    if not options["profile"]:
+        rows = {}
     for group, result in grouped.items() if isinstance(grouped, Fits) else [(None, grouped)]:
         _described(result, options["derive"], options["level"], setup["absolute_sigma"])
         if group in rows:  # the profile of the group's rows alone
@@ -1358,6 +1374,45 @@ def _restarted(
     reached = sum(1 for r in finite if r.objective <= least * (1 + 1e-9) + 1e-300)
     best.restarts = {"starts": restarts + 1, "reached": reached}
     return best
+
+
+def _restarted_groups(
+    grouped: Fits,
+    rows: Mapping[Hashable, np.ndarray],
+    starts: Mapping[str, float],
+    scatter: tuple[set[str], Mapping[str, tuple[float, float]], int, int | None],
+    program: Program,
+    columns: Mapping,
+    robust: Mapping[str, Any],
+    setup: dict[str, Any],
+) -> None:
+    """Each group of `grouped` (its rows, `rows`) restarted as the fit of its rows alone is,
+    from the same `starts` and seed (`scatter`, as `_restarted` takes it): the group's fit
+    and its rows' fitted values and residuals become the best. Ctrl-C raises Interrupted
+    with the groups, the one restarting at its best so far."""
+    import numpy as np
+
+    from .fitting import fit as least_squares
+
+    fitted, residuals = grouped.fitted, grouped.residuals
+    assert fitted is not None and residuals is not None  # (from fitting.fit)
+    for group, first in list(grouped.items()):
+        alone = {name: np.asarray(values)[rows[group]] for name, values in columns.items()}
+
+        def one(start: Mapping[str, float], alone: Mapping = alone) -> Fit:
+            return least_squares(program, alone, start, **robust, **setup)  # type: ignore[return-value]
+
+        best = first
+        try:
+            best = _restarted(first, one, starts, *scatter)
+        except Interrupted as stop:  # the group at its best so far, the others as they are
+            best = cast(Fit, stop.reached)
+            stop.reached = grouped
+            raise
+        finally:
+            grouped.fits[group] = best
+            if best is not first:
+                fitted[rows[group]], residuals[rows[group]] = best.fitted, best.residuals
 
 
 def _derivations(given: Sequence[str]) -> list[tuple[str, str]]:
