@@ -649,8 +649,7 @@ def fit(
     value in it, given back as Fits, a mapping of each group's value to its Fit; with
     `shared` (a parameter's name, or several), one Fit of every group where those parameters
     are one for all and each other one per group (`a[g]`)."""
-    from . import api
-    from .results import Fits, group_name
+    from . import api, results
 
     program, target_program = parse(source), parse("y" if target is None else target)
     needed = {*program.inputs, *target_program.inputs, *api.sigma_columns(sigma)}
@@ -690,39 +689,25 @@ def fit(
     )
     from .fitted import Fit
 
-    if isinstance(result, Fits):
+    if isinstance(result, results.Fits):
         result.by = cast(str, by)
-        result.fits = {group: Fit.of(fitted) for group, fitted in result.items()}
-        for group, fitted in result.items():
-            for warning in fitted.warnings:
-                _note(f"note: {by} = {group_name(group)}: {warning}")
     else:
-        result.by = by
-        for warning in result.warnings:
-            _note(f"note: {warning}")
+        result.by = by  # (the column of the groups sharing parameters)
+    for warning in api.fit_notes(result):
+        _note(f"note: {warning}")
     if picture is not None and not result.converged:
         _note(f"note: {picture} not written: the fit did not converge")
     elif picture is not None:
         from .output_files import write_atomically
-        from .render.figures import fit_figure, fit_groups_figure
 
-        if groups is None:
-            drawn = api.fit_curve(program, columns, cast(Fit, result), band, logx, logy)
-            curves, heading = {"": drawn}, drawn.title
-        else:
-            curves, heading = api.fit_group_curves(
-                program, columns, result, groups, cast(str, by), band, logx, logy
-            )
-        hidden = sum(curve.hidden for curve in curves.values())
+        drawn, hidden = api.fit_picture(program, columns, result, groups, by, fmt, band, logx, logy)
         if hidden:
-            _note(f"note: {next(iter(curves.values()))._replace(hidden=hidden).hidden_note}")
-        picture_bytes = (
-            fit_figure(curves[""], fmt)
-            if groups is None
-            else fit_groups_figure(curves, heading, fmt)
-        )
-        write_atomically(picture, picture_bytes)
-    return result if isinstance(result, Fits) else Fit.of(result)
+            _note(f"note: {hidden}")
+        write_atomically(picture, cast(bytes, drawn))
+    if isinstance(result, results.Fits):
+        result.fits = {group: Fit.of(fitted) for group, fitted in result.items()}
+        return result
+    return Fit.of(result)
 
 
 @python_door

@@ -1548,6 +1548,76 @@ def check_group_column(by: str, names: Sequence[str], read: Iterable[str]) -> No
         )
 
 
+def group_column(by: str, table: Table, read: Iterable[str]) -> list:
+    """The group of each row of `table`: its value in the column `by`, which the fit (reading
+    the columns `read`) must not read."""
+    from . import io
+
+    check_group_column(by, table.names, read)
+    return io.group_values(table, by)
+
+
+def fit_notes(result: Fit | Fits) -> list[str]:
+    """The notes on the point a fit reached, each naming its group where there are groups."""
+    if isinstance(result, Fit):
+        return result.warnings
+    return [
+        f"{result.by} = {group_name(group)}: {note}"
+        for group, fit in result.items()
+        for note in fit.warnings
+    ]
+
+
+def unconverged(result: Fit | Fits) -> str:
+    """Why the files of a fit that failed are not written."""
+    if isinstance(result, Fits):
+        return "not every group's fit converged"
+    return "the fit did not converge"
+
+
+def check_fit_axes(picture: str | None, logx: bool, logy: bool) -> None:
+    """Refuse `fit`'s log axes without a picture to draw them on."""
+    if (logx or logy) and not picture:
+        raise InputError(
+            f"{option('logx' if logx else 'logy')} is an axis of {option('plot', 'FILE')}: give one"
+        )
+
+
+def fit_picture(
+    program: Program,
+    columns: Mapping[str, Sequence[float]],
+    result: Fit | Fits,
+    groups: Sequence[Hashable] | None,
+    by: str | None,
+    fmt: str | None,
+    band: float | None = None,
+    logx: bool = False,
+    logy: bool = False,
+    width: int = 80,
+    color: bool = False,
+) -> tuple[bytes | str, str | None]:
+    """`fit --plot`: the picture of the fit (`fit_curve`), or with `groups` (a group per row,
+    of the column `by`) of every group's (`fit_group_curves`) in one figure, as a file of
+    `fmt` (svg, png, pdf), or with `fmt` None as a plot in text `width` columns wide (in
+    colour with `color`); and the note on rows a log axis cannot show (None where none)."""
+    from .render import figures
+
+    if groups is None:
+        one = fit_curve(program, columns, cast(Fit, result), band, logx, logy)
+        curves, heading = {"": one}, one.title
+    else:
+        curves, heading = fit_group_curves(
+            program, columns, result, groups, by or "group", band, logx, logy
+        )
+    hidden = sum(curve.hidden for curve in curves.values())
+    note = next(iter(curves.values()))._replace(hidden=hidden).hidden_note if hidden else None
+    if fmt is not None:
+        return figures.fit_groups_figure(curves, heading, fmt), note
+    if groups is None:  # (one fit's text shows its band)
+        return figures.fit_text(curves[""], width, color), note
+    return figures.fit_groups_text(curves, heading, width, color), note
+
+
 def fit_predictor(program: Program, columns: Iterable[str]) -> str:
     """The one column the model reads, which a picture of the fit is drawn over."""
     read = [name for name in program.inputs if name in columns]

@@ -17,7 +17,7 @@ from ..program import Program
 from ..render import figures as plots
 from ..render import text
 from ..render.progress import FitProgress
-from ..results import Fit, Fits, group_name
+from ..results import Fit, Fits
 from ..robust import LOSSES
 from ..sources import Source
 from .command import InputsCommand, complete_inputs, one_standard_input, program_and_point
@@ -255,8 +255,7 @@ def fit(
         raise InputError(
             "--load with --save would copy the saved fit: copy the file itself instead"
         )
-    if (logx or logy) and not picture:
-        raise InputError(f"--{'logx' if logx else 'logy'} is an axis of --plot FILE: give one")
+    api.check_fit_axes(picture, logx, logy)
     if band is not None and not (predict or output or picture):
         raise InputError("--band LEVEL is drawn on --plot and written with --predict or -o")
     rows_format = predictions_format(predict, output, fmt)
@@ -278,13 +277,11 @@ def fit(
     failed = interrupted is not None or not result.converged
     if failed or not predict or output:
         emit(fmt, result, digits)  # first: a file that cannot be written loses no result
-    for note in notes(result):
+    for note in api.fit_notes(result):
         report(f"note: {note}")
     files = [path for path in (output, picture, save) if path and path != "-"]
     if failed and files:  # a failed run leaves no file behind; stdout has the point reached
-        why = "the fit was interrupted" if interrupted else "the fit did not converge"
-        if not interrupted and isinstance(result, Fits):
-            why = "not every group's fit converged"
+        why = "the fit was interrupted" if interrupted else api.unconverged(result)
         report(f"note: {' and '.join(files)} not written: {why}")
     if predict and not failed:
         assert rows_format
@@ -299,20 +296,20 @@ def fit(
             found = api.predict(result, rows.columns, level, row_count(rows), "predict")
         else:
             found = api.predict_groups(
-                result, rows.columns, group_column(by, rows, read), level, by, "predict"
+                result, rows.columns, api.group_column(by, rows, read), level, by, "predict"
             )
         if level is not None and "pred_lower" not in found:
             report(f"note: no prediction band: sigma reads {one.sigma}, which {predict} lacks")
         if rows_format == "table":  # a table of the columns read and those predicted
             shown = {name: rows.columns[name] for name in read if name in rows.columns}
             if by is not None:
-                shown = {by: group_column(by, rows, read), **shown}
+                shown = {by: api.group_column(by, rows, read), **shown}
             show_table(lambda number: text.columns_table({**shown, **found}, number), digits)
         else:
             write_out(output or "-", api.with_columns(rows, found, rows_format, json_nulls()))
     elif output and not (failed and output in files):
         assert table is not None and rows_format  # (--load without --predict writes no rows)
-        of_rows = None if by is None else group_column(by, table, set(table.columns))
+        of_rows = None if by is None else api.group_column(by, table, set(table.columns))
         write_out(output, api.fit_rows(table, result, rows_format, level, of_rows, json_nulls()))
     if picture and not (failed and picture in files):
         assert table is not None  # (no --load)
@@ -339,29 +336,17 @@ def draw(
     """--plot: the fit, or every group's in one figure, to the file `picture` in its
     format, or (`-`) as a plot in text on standard error."""
     one = result if isinstance(result, Fit) else next(iter(result.values()))
-    program = parse(one.source)
-    columns = plots.terminal_width(shutil.get_terminal_size((80, 24)).columns)
-    if by is None:
-        assert isinstance(result, Fit)  # (no groups)
-        drawn = api.fit_curve(program, table.columns, result, level, logx, logy)
-        if drawn.hidden:
-            report(f"note: {drawn.hidden_note}")
-        if picture_format:
-            write_out(picture, plots.fit_figure(drawn, picture_format))
-        else:
-            report(plots.fit_text(drawn, columns, sys.stderr.isatty()))
-        return
-    groups = group_column(by, table, set(table.columns))
-    curves, heading = api.fit_group_curves(
-        program, table.columns, result, groups, by, level, logx, logy
-    )
-    hidden = sum(curve.hidden for curve in curves.values())
-    if hidden:
-        report(f"note: {next(iter(curves.values()))._replace(hidden=hidden).hidden_note}")
-    if picture_format:
-        write_out(picture, plots.fit_groups_figure(curves, heading, picture_format))
+    groups = None if by is None else api.group_column(by, table, set(table.columns))
+    drawn, note = api.fit_picture(
+        parse(one.source), table.columns, result, groups, by, picture_format, level, logx, logy,
+        plots.terminal_width(shutil.get_terminal_size((80, 24)).columns), sys.stderr.isatty(),
+    )  # fmt: skip
+    if note:
+        report(f"note: {note}")
+    if isinstance(drawn, bytes):
+        write_out(picture, drawn)
     else:
-        report(plots.fit_groups_text(curves, heading, columns, sys.stderr.isatty()))
+        report(drawn)
 
 
 def refuse_with_load(ctx: click.Context, source: Source | None) -> None:
@@ -438,7 +423,7 @@ def fitted(ctx: click.Context, source, var, data, data_format, target, sigma):
         io.refuse_missing(table, needed)
     check_starts(ctx, program, starts, table)
     by = params["by"]
-    groups = None if by is None else group_column(by, table, needed)
+    groups = None if by is None else api.group_column(by, table, needed)
     if params["picture"]:
         api.fit_predictor(program, table.columns)
     progress = FitProgress() if sys.stderr.isatty() else None
@@ -482,23 +467,6 @@ def predictions_format(predict: str | None, output: str | None, fmt: str | None)
     if not predict:
         return None
     return fmt if fmt == "table" else io.output_format(None, fmt, None) if fmt else "csv"
-
-
-def group_column(by: str, table: io.Table, read: set[str]) -> list:
-    """The group of each row: its value in the column `by`, which the fit must not read."""
-    api.check_group_column(by, table.names, read)
-    return io.group_values(table, by)
-
-
-def notes(result: Fit | Fits) -> list[str]:
-    """The notes on the point reached, each naming its group where there are groups."""
-    if isinstance(result, Fit):
-        return result.warnings
-    return [
-        f"{result.by} = {group_name(group)}: {note}"
-        for group, fit in result.items()
-        for note in fit.warnings
-    ]
 
 
 def target_of(text: str | None) -> Program | None:
