@@ -24,11 +24,10 @@ if TYPE_CHECKING:
     from graphviz import Digraph  # type: ignore[import-untyped]  # graphviz ships no types
 
     from .batch import BatchFunction
-    from .fitted import Fit
+    from .fitted import Fit, Fits
     from .program import Program
     from .results import (
         Explanation,
-        Fits,
         FormulaCheck,
         GradientCheck,
         Gradients,
@@ -61,6 +60,7 @@ __all__ = [
     "hessian",
     "jacobian",
     "load_fit",
+    "load_fits",
     "minimize",
     "parse",
     "plot",
@@ -532,7 +532,7 @@ def minimize(
 def fit(
     source: str,
     /,
-    data: Mapping[str, Sequence[float]] | str | os.PathLike[str],
+    data: Mapping[str, Sequence[float] | Sequence[str]] | str | os.PathLike[str],
     target: str | None = ...,
     sigma: str | None = ...,
     fix: Names = ...,
@@ -564,7 +564,7 @@ def fit(
 def fit(
     source: str,
     /,
-    data: Mapping[str, Sequence[float]] | str | os.PathLike[str],
+    data: Mapping[str, Sequence[float] | Sequence[str]] | str | os.PathLike[str],
     target: str | None = ...,
     sigma: str | None = ...,
     fix: Names = ...,
@@ -596,7 +596,7 @@ def fit(
 def fit(
     source: str,
     /,
-    data: Mapping[str, Sequence[float]] | str | os.PathLike[str],
+    data: Mapping[str, Sequence[float] | Sequence[str]] | str | os.PathLike[str],
     target: str | None = "y",
     sigma: str | None = None,
     fix: Names = (),
@@ -687,7 +687,7 @@ def fit(
         by=groups,
         shared=names(shared, "shared"),
     )
-    from .fitted import Fit
+    from .fitted import Fit, Fits
 
     if isinstance(result, results.Fits):
         result.by = cast(str, by)
@@ -704,28 +704,49 @@ def fit(
         if hidden:
             _note(f"note: {hidden}")
         write_atomically(picture, cast(bytes, drawn))
-    if isinstance(result, results.Fits):
-        result.fits = {group: Fit.of(fitted) for group, fitted in result.items()}
-        return result
-    return Fit.of(result)
+    return Fits.of(result) if isinstance(result, results.Fits) else Fit.of(result)
 
 
 @python_door
-def load_fit(path: str | os.PathLike[str], /) -> Fit | Fits:
+def load_fit(path: str | os.PathLike[str], /) -> Fit:
     """The fit saved at `path` by `Fit.save` or `nanograd fit --save`: predict with it
     (`load_fit("decay.json").predict({"t": [5, 6]}, band=0.95)`) without the data. A file
-    of `fit --by COLUMN --save` gives Fits, a Fit per group."""
+    of fits by group (`fit --by COLUMN --save`, `Fits.save`) is `load_fits`'s: InputError."""
     from . import api
+    from .errors import InputError
     from .fitted import Fit
     from .results import Fits
 
-    if not isinstance(path, str | os.PathLike) or isinstance(os.fspath(path), bytes):
-        raise TypeError(f"load_fit(path): path is a str or a path, not {type(path).__name__}")
-    found = api.load_fit(os.fspath(path))
+    found = api.load_fit(_saved_path(path, "load_fit"))
     if isinstance(found, Fits):
-        found.fits = {group: Fit.of(fitted) for group, fitted in found.items()}
-        return found
+        raise InputError(
+            f"{os.fspath(path)} holds a fit per {found.by} ({len(found)} groups): load it "
+            "with load_fits(path)"
+        )
     return Fit.of(found)
+
+
+@python_door
+def load_fits(path: str | os.PathLike[str], /) -> Fits:
+    """The fits by group saved at `path` by `Fits.save` or `nanograd fit --by COLUMN
+    --save`: a Fit per group, each of which predicts. A file of one fit (a joint fit with
+    `shared` parameters is one) is `load_fit`'s: InputError."""
+    from . import api
+    from .errors import InputError
+    from .fitted import Fits
+    from .results import Fits as Groups
+
+    found = api.load_fit(_saved_path(path, "load_fits"))
+    if not isinstance(found, Groups):
+        raise InputError(f"{os.fspath(path)} holds one fit: load it with load_fit(path)")
+    return Fits.of(found)
+
+
+def _saved_path(path: object, function: str) -> str:
+    """The path of a saved fit, as `load_fit` and `load_fits` take it."""
+    if not isinstance(path, str | os.PathLike) or isinstance(os.fspath(path), bytes):
+        raise TypeError(f"{function}(path): path is a str or a path, not {type(path).__name__}")
+    return os.fspath(path)
 
 
 def compile(source: str, /, *wrt: str, **fixed: float) -> BatchFunction:

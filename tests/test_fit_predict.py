@@ -583,7 +583,7 @@ def test_rows_to_predict_at_without_the_models_columns_name_them_all(tmp_path):
     )
 
 
-def test_load_fit_of_a_fit_by_groups_gives_each_groups_fit(tmp_path):
+def test_load_fits_of_a_fit_by_groups_gives_each_groups_fit(tmp_path):
     groups = np.repeat(["early", "late"], DECAY_T.size)
     t = np.concatenate([DECAY_T, DECAY_T])
     y = np.concatenate([DECAY_Y, 0.5 * DECAY_Y])
@@ -600,13 +600,52 @@ def test_load_fit_of_a_fit_by_groups_gives_each_groups_fit(tmp_path):
     done = in_process("fit", "a*exp(-b*t) + c", "--data", str(path_groups), "--by", "run",
                       "--a", "1", "--b", "0.5", "--c", "0", "--save", str(saved))  # fmt: skip
     assert done.returncode == 0
-    back = ng.load_fit(saved)
-    assert (
-        isinstance(back, ng.results.Fits) and back.by == "run" and list(back) == ["early", "late"]
-    )
+    back = ng.load_fits(saved)
+    assert isinstance(back, ng.fitted.Fits) and (back.by, list(back)) == ("run", ["early", "late"])
     alone = ng.fit("a*exp(-b*t) + c", {"t": DECAY_T, "y": 0.5 * DECAY_Y}, a=1, b=0.5, c=0)
     assert back["late"].parameters == pytest.approx(alone.parameters, rel=1e-12)
     found = back["late"].predict({"t": AT}, band=0.95)
     expected = alone.predict({"t": AT}, band=0.95)
     for name, values in expected.items():
         assert found[name] == pytest.approx(values, rel=1e-9)
+
+
+def test_fits_save_as_fit_by_save_does_and_each_load_takes_its_kind(tmp_path):
+    data = {"run": np.repeat(["A", "B"], DECAY_T.size), "t": np.concatenate([DECAY_T, DECAY_T]),
+            "y": np.concatenate([DECAY_Y, 0.5 * DECAY_Y])}  # fmt: skip
+    fits = ng.fit("a*exp(-b*t) + c", data, by="run", a=1, b=0.5, c=0)
+    assert isinstance(fits, ng.fitted.Fits)
+    fits.save(tmp_path / "python.json")
+    table = tmp_path / "runs.csv"
+    table.write_text("run,t,y\n" + "".join(f"{g},{t!r},{y!r}\n" for g, t, y in zip(
+        data["run"], data["t"].tolist(), data["y"].tolist(), strict=True)))  # fmt: skip
+    done = in_process("fit", "a*exp(-b*t) + c", "--data", str(table), "--by", "run", "--a", "1",
+                      "--b", "0.5", "--c", "0", "--save", str(tmp_path / "cli.json"))  # fmt: skip
+    assert done.returncode == 0
+    python, cli = (json.loads((tmp_path / f"{n}.json").read_text()) for n in ("python", "cli"))
+    assert (python.pop("target"), cli.pop("target")) == ("y", None)  # (the default: y)
+    assert python == cli
+    back = ng.load_fits(tmp_path / "python.json")
+    assert back["B"].parameters == fits["B"].parameters
+    # curve_fit of group B's rows alone
+    from scipy.optimize import curve_fit
+
+    expected, _ = curve_fit(lambda t, a, b, c: a * np.exp(-b * t) + c, DECAY_T, 0.5 * DECAY_Y,
+                            p0=[1, 0.5, 0], xtol=1e-15, ftol=1e-15, gtol=1e-15)  # fmt: skip
+    assert [back["B"].parameters[n] for n in "abc"] == pytest.approx(expected, rel=1e-7)
+    predicted = back["B"].predict({"t": AT})["fitted"]
+    assert predicted == pytest.approx(expected[0] * np.exp(-expected[1] * AT) + expected[2])
+    with pytest.raises(ng.errors.InputError) as raised:
+        ng.load_fit(tmp_path / "python.json")
+    assert str(raised.value) == (
+        f"{tmp_path / 'python.json'} holds a fit per run (2 groups): load it with load_fits(path)"
+    )
+    one = ng.fit("a*exp(-b*t) + c", {"t": DECAY_T, "y": DECAY_Y}, a=1, b=0.5, c=0)
+    one.save(tmp_path / "one.json")
+    with pytest.raises(ng.errors.InputError) as raised:
+        ng.load_fits(tmp_path / "one.json")
+    assert (
+        str(raised.value) == f"{tmp_path / 'one.json'} holds one fit: load it with load_fit(path)"
+    )
+    with pytest.raises(TypeError, match=r"^load_fits\(path\): path is a str or a path, not int$"):
+        ng.load_fits(3)  # type: ignore[arg-type]
