@@ -326,13 +326,25 @@ def test_a_saved_model_that_does_not_parse_is_exit_2(line, tmp_path):
     assert done.stderr.startswith(f"error: {saved}: the saved model does not parse: ")
 
 
-def test_load_refuses_what_would_make_another_fit(line, tmp_path):
+def test_load_alone_refuses_what_would_make_another_fit(line, tmp_path):
     saved = tmp_path / "line.json"
     in_process("fit", "a*x + b", "--data", line, "--a", "1", "--b", "0", "--save", str(saved))
-    done = in_process("fit", "a*x", "--load", str(saved), "--data", line, "--a", "2")
-    assert done.returncode == 2
+    done = in_process("fit", "--load", str(saved), "--a", "2", "--fix", "b")
+    assert (done.returncode, done.stdout) == (2, "")
     assert done.stderr == (
-        "error: --load takes a saved fit, not another one: leave out SOURCE, --a, --data\n"
+        "error: --load alone takes a saved fit, not another one: leave out --a, --fix (or give "
+        "SOURCE and --data for a new fit from its values)\n"
+    )
+    model = in_process("fit", "--load", str(saved), "--data", line)
+    assert (model.returncode, model.stderr) == (
+        2,
+        "error: --load FIT.json with --data starts a new fit from the saved values: give the "
+        "model, SOURCE, too\n",
+    )
+    data = in_process("fit", "a*x + b", "--load", str(saved))
+    assert (data.returncode, data.stderr) == (
+        2,
+        "error: fit needs the data: --data FILE (- for standard input)\n",
     )
     missing = in_process("fit", "--load", str(tmp_path / "none.json"))
     assert (missing.returncode, missing.stderr) == (
@@ -649,3 +661,70 @@ def test_fits_save_as_fit_by_save_does_and_each_load_takes_its_kind(tmp_path):
     )
     with pytest.raises(TypeError, match=r"^load_fits\(path\): path is a str or a path, not int$"):
         ng.load_fits(3)  # type: ignore[arg-type]
+
+
+def test_load_with_source_and_data_starts_a_new_fit_from_the_saved_values(tmp_path):
+    from scipy.optimize import curve_fit
+
+    first = written(tmp_path, "first.csv", t=DECAY_T, y=DECAY_Y)
+    y = 1.1 * DECAY_Y + 0.05
+    second = written(tmp_path, "second.csv", t=DECAY_T, y=y)
+    saved = tmp_path / "first.json"
+    model = "a*exp(-b*t) + c"
+    done = in_process("fit", model, "--data", first, "--a", "1", "--b", "0.5", "--c", "0",
+                      "--save", str(saved))  # fmt: skip
+    assert done.returncode == 0
+    parameters = json.loads(saved.read_text())["parameters"]
+    again = in_process("fit", model, "--data", second, "--load", str(saved), "--c", "0.7",
+                       "--format", "json", "--save", str(tmp_path / "second.json"))  # fmt: skip
+    assert (again.returncode, again.stderr) == (0, "")
+    result = json.loads(again.stdout)
+    # the saved values start the parameters given none; --c wins over the saved c
+    assert result["inputs"] == {"a": parameters["a"], "b": parameters["b"], "c": 0.7}
+    tight = {"xtol": 1e-15, "ftol": 1e-15, "gtol": 1e-15}
+    expected, covariance = curve_fit(
+        lambda t, a, b, c: a * np.exp(-b * t) + c, DECAY_T, y, p0=[1, 0.5, 0], **tight
+    )
+    assert [result["parameters"][n] for n in "abc"] == pytest.approx(expected, rel=1e-7)
+    assert [result["stderr"][n] for n in "abc"] == pytest.approx(
+        np.sqrt(np.diag(covariance)), rel=1e-5
+    )
+    assert json.loads((tmp_path / "second.json").read_text())["inputs"] == result["inputs"]
+    # a point minimize saved starts a fit alike; a column of the data is never a start
+    point = tmp_path / "point.json"
+    point.write_text(json.dumps({"format": "nanograd minimize", "version": 1, "source": "",
+                                 "parameters": {"a": 2.0, "b": 1.0, "t": 9.0}}))  # fmt: skip
+    from_point = in_process("fit", model, "--data", second, "--load", str(point), "--c", "0",
+                            "--format", "json")  # fmt: skip
+    assert json.loads(from_point.stdout)["inputs"] == {"a": 2.0, "b": 1.0, "c": 0.0}
+    missing = in_process("fit", model, "--data", second, "--load", str(point))
+    assert (missing.returncode, missing.stderr) == (
+        2,
+        "error: no start for parameter c: give a start value for each input that is not a "
+        "column of the data\n",
+    )
+
+
+def test_a_saved_fit_by_groups_is_no_start(runs_file):
+    saved = runs_file.with_suffix(".json")
+    fit = ["fit", "a*exp(-b*t) + c", "--data", str(runs_file)]
+    done = in_process(*fit, "--by", "run", "--a", "1", "--b", "0.5", "--c", "0", "--save",
+                      str(saved))  # fmt: skip
+    assert done.returncode == 0
+    again = in_process(*fit, "--load", str(saved))
+    assert (again.returncode, again.stderr) == (
+        2,
+        f"error: {saved}: a fit per run (fit --by --save) has no one value of each parameter: "
+        "save a group's fit alone to start from it\n",
+    )
+
+
+@pytest.fixture
+def runs_file(tmp_path):
+    path = tmp_path / "runs.csv"
+    path.write_text("run,t,y\n" + "".join(
+        f"{run},{t!r},{scale * y!r}\n"
+        for run, scale in (("early", 1.0), ("late", 0.5))
+        for t, y in zip(DECAY_T.tolist(), DECAY_Y.tolist(), strict=True)
+    ))  # fmt: skip
+    return path

@@ -161,8 +161,9 @@ Examples:
 @click.option(
     "--load",
     metavar="FIT.json",
-    help="Take a fit saved with --save instead of fitting: with --predict FILE, predicts "
-    "without the data (no SOURCE, --data, starts or --save).",
+    help="Without SOURCE and --data: take a fit saved with --save instead of fitting (with "
+    "--predict FILE, predict without the data). With them: start a new fit from the saved "
+    "parameters (or a point of minimize --save); a start given as --NAME wins.",
 )
 @click.option(
     "--steps",
@@ -251,7 +252,8 @@ def fit(
     """
     level = None if band is None else api.confidence("band", band)
     api.check_grouping(by, shared)
-    if load and save:
+    anew = source is not None or data is not None  # with --load: from the saved values
+    if load and save and not anew:
         raise InputError(
             "--load with --save would copy the saved fit: copy the file itself instead"
         )
@@ -263,10 +265,15 @@ def fit(
     for path in (output, picture, save):  # before the fit, not after it
         if path and path != "-":
             writable(path, data, predict)
-    if load is None:
+    if load and source is None and data is not None:
+        raise InputError(
+            "--load FIT.json with --data starts a new fit from the saved values: give the "
+            "model, SOURCE, too"
+        )
+    if load is None or anew:
         result, interrupted, table = fitted(ctx, source, var, data, data_format, target, sigma)
     else:
-        refuse_with_load(ctx, source)
+        refuse_with_load(ctx)
         result, interrupted, table = api.load_fit(load), None, None
     if isinstance(result, Fits):
         result.by = by or result.by
@@ -349,27 +356,29 @@ def draw(
         report(drawn)
 
 
-def refuse_with_load(ctx: click.Context, source: Source | None) -> None:
-    """--load takes the fit from its file: what would make another fit is refused."""
+def refuse_with_load(ctx: click.Context) -> None:
+    """--load without SOURCE and --data takes the fit from its file: what would make another
+    fit is refused."""
     given = [f"--{name}" for name, _ in ctx.meta.get("inputs", ())]
     given += [
         "--" + name.replace("_", "-")
         for name in FITTING
         if ctx.get_parameter_source(name) is not click.core.ParameterSource.DEFAULT
     ]
-    if source is not None:
-        given.insert(0, "SOURCE")
     if ctx.params["picture"]:
         given.append("--plot (it draws the data)")
     if ctx.params["output"] and not ctx.params["predict"]:
         given.append("-o (it writes the data's rows; --predict FILE writes a prediction)")
     if given:
-        raise InputError(f"--load takes a saved fit, not another one: leave out {', '.join(given)}")
+        raise InputError(
+            f"--load alone takes a saved fit, not another one: leave out {', '.join(given)} "
+            "(or give SOURCE and --data for a new fit from its values)"
+        )
 
 
-# The options that make a fit, which --load's fit was made with.
+# The options that make a fit, which --load's fit was made with (SOURCE and --data make a new
+# fit from its values).
 FITTING = (
-    "data",
     "data_format",
     "target",
     "sigma",
@@ -421,6 +430,10 @@ def fitted(ctx: click.Context, source, var, data, data_format, target, sigma):
     )
     if not params["drop_nan"]:
         io.refuse_missing(table, needed)
+    if params["load"] is not None:  # the saved values start the parameters given none
+        saved = api.load_point(params["load"])
+        kept = {n: v for n, v in saved.items() if n in program.inputs and n not in table.columns}
+        starts = {**kept, **starts}
     check_starts(ctx, program, starts, table)
     by = params["by"]
     groups = None if by is None else api.group_column(by, table, needed)
