@@ -24,11 +24,10 @@ if TYPE_CHECKING:
     from graphviz import Digraph  # type: ignore[import-untyped]  # graphviz ships no types
 
     from .batch import BatchFunction
-    from .fitted import Fit
+    from .fitted import Fit, Fits
     from .program import Program
     from .results import (
         Explanation,
-        Fits,
         FormulaCheck,
         GradientCheck,
         Gradients,
@@ -61,6 +60,7 @@ __all__ = [
     "hessian",
     "jacobian",
     "load_fit",
+    "load_fits",
     "minimize",
     "parse",
     "plot",
@@ -546,7 +546,7 @@ def minimize(
 def fit(
     source: str,
     /,
-    data: Mapping[str, Sequence[float]] | str | os.PathLike[str],
+    data: Mapping[str, Sequence[float] | Sequence[str]] | str | os.PathLike[str],
     target: str | None = ...,
     sigma: str | None = ...,
     fix: Names = ...,
@@ -578,7 +578,7 @@ def fit(
 def fit(
     source: str,
     /,
-    data: Mapping[str, Sequence[float]] | str | os.PathLike[str],
+    data: Mapping[str, Sequence[float] | Sequence[str]] | str | os.PathLike[str],
     target: str | None = ...,
     sigma: str | None = ...,
     fix: Names = ...,
@@ -610,7 +610,7 @@ def fit(
 def fit(
     source: str,
     /,
-    data: Mapping[str, Sequence[float]] | str | os.PathLike[str],
+    data: Mapping[str, Sequence[float] | Sequence[str]] | str | os.PathLike[str],
     target: str | None = "y",
     sigma: str | None = None,
     fix: Names = (),
@@ -663,8 +663,7 @@ def fit(
     value in it, given back as Fits, a mapping of each group's value to its Fit; with
     `shared` (a parameter's name, or several), one Fit of every group where those parameters
     are one for all and each other one per group (`a[g]`)."""
-    from . import api
-    from .results import Fits, group_name
+    from . import api, results
 
     program, target_program = parse(source), parse("y" if target is None else target)
     needed = {*program.inputs, *target_program.inputs, *api.sigma_columns(sigma)}
@@ -702,59 +701,66 @@ def fit(
         by=groups,
         shared=names(shared, "shared"),
     )
-    from .fitted import Fit
+    from .fitted import Fit, Fits
 
-    if isinstance(result, Fits):
+    if isinstance(result, results.Fits):
         result.by = cast(str, by)
-        result.fits = {group: Fit.of(fitted) for group, fitted in result.items()}
-        for group, fitted in result.items():
-            for warning in fitted.warnings:
-                _note(f"note: {by} = {group_name(group)}: {warning}")
     else:
-        result.by = by
-        for warning in result.warnings:
-            _note(f"note: {warning}")
+        result.by = by  # (the column of the groups sharing parameters)
+    for warning in api.fit_notes(result):
+        _note(f"note: {warning}")
     if picture is not None and not result.converged:
         _note(f"note: {picture} not written: the fit did not converge")
     elif picture is not None:
         from .output_files import write_atomically
-        from .render.figures import fit_figure, fit_groups_figure
 
-        if groups is None:
-            drawn = api.fit_curve(program, columns, cast(Fit, result), band, logx, logy)
-            curves, heading = {"": drawn}, drawn.title
-        else:
-            curves, heading = api.fit_group_curves(
-                program, columns, result, groups, cast(str, by), band, logx, logy
-            )
-        hidden = sum(curve.hidden for curve in curves.values())
+        drawn, hidden = api.fit_picture(program, columns, result, groups, by, fmt, band, logx, logy)
         if hidden:
-            _note(f"note: {next(iter(curves.values()))._replace(hidden=hidden).hidden_note}")
-        picture_bytes = (
-            fit_figure(curves[""], fmt)
-            if groups is None
-            else fit_groups_figure(curves, heading, fmt)
-        )
-        write_atomically(picture, picture_bytes)
-    return result if isinstance(result, Fits) else Fit.of(result)
+            _note(f"note: {hidden}")
+        write_atomically(picture, cast(bytes, drawn))
+    return Fits.of(result) if isinstance(result, results.Fits) else Fit.of(result)
 
 
 @python_door
-def load_fit(path: str | os.PathLike[str], /) -> Fit | Fits:
+def load_fit(path: str | os.PathLike[str], /) -> Fit:
     """The fit saved at `path` by `Fit.save` or `nanograd fit --save`: predict with it
     (`load_fit("decay.json").predict({"t": [5, 6]}, band=0.95)`) without the data. A file
-    of `fit --by COLUMN --save` gives Fits, a Fit per group."""
+    of fits by group (`fit --by COLUMN --save`, `Fits.save`) is `load_fits`'s: InputError."""
     from . import api
+    from .errors import InputError
     from .fitted import Fit
     from .results import Fits
 
-    if not isinstance(path, str | os.PathLike) or isinstance(os.fspath(path), bytes):
-        raise TypeError(f"load_fit(path): path is a str or a path, not {type(path).__name__}")
-    found = api.load_fit(os.fspath(path))
+    found = api.load_fit(_saved_path(path, "load_fit"))
     if isinstance(found, Fits):
-        found.fits = {group: Fit.of(fitted) for group, fitted in found.items()}
-        return found
+        raise InputError(
+            f"{os.fspath(path)} holds a fit per {found.by} ({len(found)} groups): load it "
+            "with load_fits(path)"
+        )
     return Fit.of(found)
+
+
+@python_door
+def load_fits(path: str | os.PathLike[str], /) -> Fits:
+    """The fits by group saved at `path` by `Fits.save` or `nanograd fit --by COLUMN
+    --save`: a Fit per group, each of which predicts. A file of one fit (a joint fit with
+    `shared` parameters is one) is `load_fit`'s: InputError."""
+    from . import api
+    from .errors import InputError
+    from .fitted import Fits
+    from .results import Fits as Groups
+
+    found = api.load_fit(_saved_path(path, "load_fits"))
+    if not isinstance(found, Groups):
+        raise InputError(f"{os.fspath(path)} holds one fit: load it with load_fit(path)")
+    return Fits.of(found)
+
+
+def _saved_path(path: object, function: str) -> str:
+    """The path of a saved fit, as `load_fit` and `load_fits` take it."""
+    if not isinstance(path, str | os.PathLike) or isinstance(os.fspath(path), bytes):
+        raise TypeError(f"{function}(path): path is a str or a path, not {type(path).__name__}")
+    return os.fspath(path)
 
 
 def compile(source: str, /, *wrt: str, **fixed: float) -> BatchFunction:

@@ -1163,8 +1163,9 @@ def fit(
     }
     if by is not None or shared:
         return _grouped(program, columns, numbers, layout, setup, by, shared, progress,
-                        restarts=restarts, loss=loss, f_scale=f_scale, profile=profile,
-                        derive=derive, level=level, source=fitted_source)  # fmt: skip
+                        restarts=restarts, seed=seed, held=held, loss=loss, f_scale=f_scale,
+                        profile=profile, derive=derive, level=level,
+                        source=fitted_source)  # fmt: skip
 
     def fitted(start: Mapping[str, float]) -> Fit:
         return least_squares(  # type: ignore[return-value]  # (no groups: a Fit)
@@ -1201,16 +1202,15 @@ def _grouped(
     **options: Any,
 ) -> Fit | Fits:
     """`fit` by the groups of `by` (with `shared` parameters one for all): each group with
-    its robust loss and its profile intervals as its own fit has them; what is for one fit
-    (restarts; a profile of a fit sharing parameters) is refused."""
+    its robust loss, its restarts and its profile intervals as its own fit has them (the
+    same seed, the same starts for each group); with `shared`, the restarts are of the one
+    joint fit, and a profile, which is for one model's parameters, is refused."""
     import numpy as np
 
     from .fitting import fit as least_squares
     from .fitting import group_rows
 
     check_grouping(by, shared)
-    if options["restarts"]:
-        raise InputError(f"{option('restarts')} is for one fit: fit a group alone to use it")
     if options["profile"] and shared:
         raise InputError(
             f"{option('profile')} refits one fit's parameters, not those of groups sharing "
@@ -1218,13 +1218,29 @@ def _grouped(
         )
     if layout.has_arrays:
         raise InputError(f"{option('by')} fits a model of numbers, not of arrays")
+    robust = {"loss": options["loss"], "f_scale": options["f_scale"]}
     grouped = least_squares(
-        program, columns, numbers, progress=progress, groups=by, shared=shared,
-        loss=options["loss"], f_scale=options["f_scale"], **setup
+        program, columns, numbers, progress=progress, groups=by, shared=shared, **robust,
+        **setup
     )  # fmt: skip
+    # how restarts scatter the starts: each held, each inside its bounds, how many, the seed
+    scatter = (options["held"], setup["bounds"], options["restarts"], options["seed"])
     rows: dict[Hashable, Any] = {}
-    if options["profile"] and by is not None and isinstance(grouped, Fits):
+    if by is not None and isinstance(grouped, Fits):
         rows = dict(zip(*group_rows(by, len(by)), strict=True))
+    if options["restarts"] and isinstance(grouped, Fits):
+        _restarted_groups(grouped, rows, numbers, scatter, program, columns, robust, setup)
+    elif options["restarts"]:  # one joint fit, restarted as one fit is
+
+        def joint(start: Mapping[str, float]) -> Fit:
+            return least_squares(  # type: ignore[return-value]  # (shared: one Fit)
+                program, columns, start, groups=by, shared=shared, **robust, **setup
+            )
+
+        assert isinstance(grouped, Fit)
+        grouped = _restarted(grouped, joint, numbers, *scatter)
+    if not options["profile"]:
+        rows = {}
     for group, result in grouped.items() if isinstance(grouped, Fits) else [(None, grouped)]:
         _described(result, options["derive"], options["level"], setup["absolute_sigma"])
         if group in rows:  # the profile of the group's rows alone
@@ -1364,6 +1380,45 @@ def _restarted(
     return best
 
 
+def _restarted_groups(
+    grouped: Fits,
+    rows: Mapping[Hashable, np.ndarray],
+    starts: Mapping[str, float],
+    scatter: tuple[set[str], Mapping[str, tuple[float, float]], int, int | None],
+    program: Program,
+    columns: Mapping,
+    robust: Mapping[str, Any],
+    setup: dict[str, Any],
+) -> None:
+    """Each group of `grouped` (its rows, `rows`) restarted as the fit of its rows alone is,
+    from the same `starts` and seed (`scatter`, as `_restarted` takes it): the group's fit
+    and its rows' fitted values and residuals become the best. Ctrl-C raises Interrupted
+    with the groups, the one restarting at its best so far."""
+    import numpy as np
+
+    from .fitting import fit as least_squares
+
+    fitted, residuals = grouped.fitted, grouped.residuals
+    assert fitted is not None and residuals is not None  # (from fitting.fit)
+    for group, first in list(grouped.items()):
+        alone = {name: np.asarray(values)[rows[group]] for name, values in columns.items()}
+
+        def one(start: Mapping[str, float], alone: Mapping = alone) -> Fit:
+            return least_squares(program, alone, start, **robust, **setup)  # type: ignore[return-value]
+
+        best = first
+        try:
+            best = _restarted(first, one, starts, *scatter)
+        except Interrupted as stop:  # the group at its best so far, the others as they are
+            best = cast(Fit, stop.reached)
+            stop.reached = grouped
+            raise
+        finally:
+            grouped.fits[group] = best
+            if best is not first:
+                fitted[rows[group]], residuals[rows[group]] = best.fitted, best.residuals
+
+
 def _derivations(given: Sequence[str]) -> list[tuple[str, str]]:
     """Each `NAME = EXPR` of `derive`, split, its name checked."""
     found: list[tuple[str, str]] = []
@@ -1495,6 +1550,76 @@ def check_group_column(by: str, names: Sequence[str], read: Iterable[str]) -> No
             f"{option('by', by)}: the fit reads the column {by}; the column of the groups is "
             "not data of the model, the target or sigma"
         )
+
+
+def group_column(by: str, table: Table, read: Iterable[str]) -> list:
+    """The group of each row of `table`: its value in the column `by`, which the fit (reading
+    the columns `read`) must not read."""
+    from . import io
+
+    check_group_column(by, table.names, read)
+    return io.group_values(table, by)
+
+
+def fit_notes(result: Fit | Fits) -> list[str]:
+    """The notes on the point a fit reached, each naming its group where there are groups."""
+    if isinstance(result, Fit):
+        return result.warnings
+    return [
+        f"{result.by} = {group_name(group)}: {note}"
+        for group, fit in result.items()
+        for note in fit.warnings
+    ]
+
+
+def unconverged(result: Fit | Fits) -> str:
+    """Why the files of a fit that failed are not written."""
+    if isinstance(result, Fits):
+        return "not every group's fit converged"
+    return "the fit did not converge"
+
+
+def check_fit_axes(picture: str | None, logx: bool, logy: bool) -> None:
+    """Refuse `fit`'s log axes without a picture to draw them on."""
+    if (logx or logy) and not picture:
+        raise InputError(
+            f"{option('logx' if logx else 'logy')} is an axis of {option('plot', 'FILE')}: give one"
+        )
+
+
+def fit_picture(
+    program: Program,
+    columns: Mapping[str, Sequence[float]],
+    result: Fit | Fits,
+    groups: Sequence[Hashable] | None,
+    by: str | None,
+    fmt: str | None,
+    band: float | None = None,
+    logx: bool = False,
+    logy: bool = False,
+    width: int = 80,
+    color: bool = False,
+) -> tuple[bytes | str, str | None]:
+    """`fit --plot`: the picture of the fit (`fit_curve`), or with `groups` (a group per row,
+    of the column `by`) of every group's (`fit_group_curves`) in one figure, as a file of
+    `fmt` (svg, png, pdf), or with `fmt` None as a plot in text `width` columns wide (in
+    colour with `color`); and the note on rows a log axis cannot show (None where none)."""
+    from .render import figures
+
+    if groups is None:
+        one = fit_curve(program, columns, cast(Fit, result), band, logx, logy)
+        curves, heading = {"": one}, one.title
+    else:
+        curves, heading = fit_group_curves(
+            program, columns, result, groups, by or "group", band, logx, logy
+        )
+    hidden = sum(curve.hidden for curve in curves.values())
+    note = next(iter(curves.values()))._replace(hidden=hidden).hidden_note if hidden else None
+    if fmt is not None:
+        return figures.fit_groups_figure(curves, heading, fmt), note
+    if groups is None:  # (one fit's text shows its band)
+        return figures.fit_text(curves[""], width, color), note
+    return figures.fit_groups_text(curves, heading, width, color), note
 
 
 def fit_predictor(program: Program, columns: Iterable[str]) -> str:

@@ -1,13 +1,13 @@
-"""A fit as Python gets it from `nanograd_cli.fit` and `load_fit`: the result, and what can
-be done with it: the model at new rows with its bands (`fit --predict`), and the fit saved to
-a file (`fit --save`)."""
+"""A fit as Python gets it from `nanograd_cli.fit`, `load_fit` and `load_fits`: the result,
+and what can be done with it: the model at new rows with its bands (`fit --predict`), and the
+fit saved to a file (`fit --save`)."""
 
 from __future__ import annotations
 
 import os
 from collections.abc import Mapping
 from dataclasses import fields
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from . import results
 from .door import python_door, table
@@ -41,6 +41,29 @@ class Fit(results.Fit):
     def save(self, path: str | os.PathLike[str]) -> None:
         """Write the fit to `path` as JSON, whole or not at all (as `fit --save` does), for
         `nanograd_cli.load_fit`."""
+        from . import api
+        from .output_files import write_atomically
+
+        write_atomically(os.fspath(path), api.saved_fit(self).encode())
+
+
+class Fits(results.Fits):
+    """Fits by group (see `nanograd_cli.results.Fits`): each group's Fit predicts and saves,
+    and the whole saves (as `fit --by COLUMN --save` does) for `nanograd_cli.load_fits`."""
+
+    @classmethod
+    def of(cls, fits: results.Fits) -> Fits:
+        """`fits`, each group's Fit with the methods of a fit from Python."""
+        groups: dict[Any, results.Fit] = {group: Fit.of(fit) for group, fit in fits.items()}
+        return cls(groups, fits.fitted, fits.residuals, fits.by)
+
+    def __getitem__(self, group: Any) -> Fit:
+        return cast(Fit, self.fits[group])
+
+    @python_door
+    def save(self, path: str | os.PathLike[str]) -> None:
+        """Write every group's fit to `path` as JSON, whole or not at all (as `fit --by
+        COLUMN --save` does), for `nanograd_cli.load_fits`."""
         from . import api
         from .output_files import write_atomically
 

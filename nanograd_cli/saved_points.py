@@ -54,6 +54,11 @@ def loaded(text: str, path: str) -> dict[str, InputValue]:
     if document.get("version") != read:
         raise damaged(f"version {document.get('version')!r}, where this nanograd reads {read}")
     parameters = document.get("parameters")
+    if parameters is None and "groups" in document:
+        raise InputError(
+            f"{path}: a fit per {document.get('by', 'group')} (fit --by --save) has no one "
+            "value of each parameter: save a group's fit alone to start from it"
+        )
     if not isinstance(parameters, dict):
         raise damaged('no "parameters" of names and values')
     try:

@@ -45,7 +45,7 @@ from .program import Program
 from .render.graph import format_of
 from .render.progress import FitProgress, StepsProgress
 from .render.text import KINKS, kink_rows, mismatch_rows, table_rows, to_json
-from .results import Explanation, Fit, FormulaCheck, GradientCheck, Minimum, flattened
+from .results import Explanation, Fit, Fits, FormulaCheck, GradientCheck, Minimum, flattened
 from .sources import ARRAY_VALUE, RANDOM_CALL, array_value
 
 if TYPE_CHECKING:
@@ -175,6 +175,13 @@ OPTIONS: dict[str, dict[str, Option]] = {
         "ci": Option("word", "LEVEL"),
         "profile": FLAG,
         "stats": FLAG,
+        "by": Option("word", "COLUMN"),
+        "shared": Option("names", "NAME..."),
+        "plot": Option("word", "FILE|-"),
+        "band": Option("word", "LEVEL"),
+        "logx": FLAG,
+        "logy": FLAG,
+        "save": Option("word", "FIT.json"),
         "keep": FLAG,
     },
     ":plot": {
@@ -885,6 +892,7 @@ class Session:
 
     def fit_command(self, args: Arguments, reply: Reply) -> None:
         from .fitting import solver
+        from .render import figures
 
         path = args.value("data")
         if path is None:
@@ -893,6 +901,18 @@ class Session:
                 ":fit a*x + b data points.csv"
             )
         target_text, sigma, steps = map(args.value, ("target", "sigma", "steps"))
+        by, picture, save, band = map(args.value, ("by", "plot", "save", "band"))
+        api.check_grouping(by, args.names("shared"))
+        if by is not None and args.flag("keep"):
+            raise InputError(
+                f"{option('keep')} makes one fit's parameters the inputs' values; "
+                f"{option('by', 'COLUMN')} fits each group: leave out {option('keep')}"
+            )
+        api.check_fit_axes(picture, args.flag("logx"), args.flag("logy"))
+        level = None if band is None else api.confidence("band", band)
+        if level is not None and not picture:
+            raise InputError(f"{option('band', 'LEVEL')} is drawn on {option('plot', 'FILE')}")
+        fmt = None if picture in (None, "-") else figures.format_of(picture)  # before the fit
         _, program = self._program(args.expr)
         target = None
         if target_text is not None:
@@ -902,7 +922,11 @@ class Session:
                 raise InputError(f"{option('target')}: {error}") from None
         solver()  # a missing SciPy said before the data is read
         needed = {*program.inputs, *(target.inputs if target else ["y"]), *api.sigma_columns(sigma)}
-        columns = self._data(args, path, needed, "fit", args.flag("drop-nan")).columns
+        table = self._data(args, path, needed, "fit", args.flag("drop-nan"))
+        columns = table.columns
+        groups = None if by is None else api.group_column(by, table, needed)
+        if picture:
+            api.fit_predictor(program, columns)
         counter = FitProgress() if self.progress else None
         try:
             result = api.fit(
@@ -933,21 +957,52 @@ class Session:
                 if args.value("f-scale") is None
                 else api.number("f_scale", args.value("f-scale"), None),
                 profile=args.flag("profile"),
+                by=groups,
+                shared=args.names("shared"),
             )
         except Interrupted as stop:  # Ctrl-C: the best point reached, and where it stopped
-            fitted = cast(Fit, stop.reached)
-            self._reached(args, fitted.parameters, Table(_rows(fitted)), reply)
+            reached = cast("Fit | Fits", stop.reached)
+            self._fitted(args, reached, reply)
             raise
         finally:
             if counter:
                 counter.stop()
-        assert isinstance(result, Fit)  # (no groups)
-        result.table_statistics = args.flag("stats")
-        self._reached(args, result.parameters, Table(_rows(result)), reply)
-        reply.err.extend(f"note: {warning}" for warning in result.warnings)
+        if isinstance(result, Fits):
+            result.by = cast(str, by)
+        else:
+            result.table_statistics = args.flag("stats")
+            result.by = by  # (the column of the groups sharing parameters)
+        self._fitted(args, result, reply)
         failure = api.failure(result)
+        written = [name for name in (picture, save) if name and name != "-"]
+        if failure and written:  # a failed fit leaves no file behind
+            why = api.unconverged(result)
+            reply.err.append(f"note: {' and '.join(written)} not written: {why}")
         if failure:
             raise NanogradError(failure)
+        if picture:
+            width = figures.terminal_width(shutil.get_terminal_size((80, 24)).columns)
+            logx, logy = args.flag("logx"), args.flag("logy")
+            drawn, hidden = api.fit_picture(
+                program, columns, result, groups, by, fmt, level, logx, logy, width
+            )
+            if hidden:
+                reply.err.append(f"note: {hidden}")
+            if isinstance(drawn, bytes):
+                write_atomically(picture, drawn)
+                reply.out.append(f"wrote {printable(picture)}")
+            else:
+                reply.out.append(drawn)
+        if save:
+            write_atomically(save, api.saved_fit(result).encode())
+            reply.out.append(f"wrote {printable(save)}")
+
+    def _fitted(self, args: Arguments, result: Fit | Fits, reply: Reply) -> None:
+        """Show a fit, or the fits of groups, with the notes on them (each naming its
+        group); with `keep`, make one fit's parameters the inputs' values."""
+        self._reached(args, result.parameters if isinstance(result, Fit) else {},
+                      Table(_rows(result)), reply)  # fmt: skip
+        reply.err.extend(f"note: {note}" for note in api.fit_notes(result))
 
     def plot_command(self, args: Arguments, reply: Reply) -> None:
         from .render import figures as drawing

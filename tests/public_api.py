@@ -21,6 +21,7 @@ from nanograd_cli import (
     hessian,
     jacobian,
     load_fit,
+    load_fits,
     minimize,
     parse,
     plot,
@@ -76,9 +77,15 @@ fitted = fit("a*x + b", {"x": [0.0, 1.0, 2.0], "y": [1.0, 3.0, 5.0]}, a=1, b=0, 
 parameters: dict[str, float] = fitted.parameters
 predicted: np.ndarray = fitted.predict({"x": [3.0]}, band=0.95)["pred_upper"]
 fitted.save("fit.json")
-reloaded = load_fit("fit.json")  # a Fit, or Fits for a file of fit --by
-assert isinstance(reloaded, nanograd_cli.results.Fit)
-loaded: nanograd_cli.results.Fit = reloaded
+reloaded = load_fit("fit.json")  # one fit: a file of fits by group is load_fits'
+again: np.ndarray = reloaded.predict({"x": [3.0]})["fitted"]
+by_run = fit("a*x + b", {"run": ["A", "A", "B", "B"], "x": [0.0, 1.0, 0.0, 1.0],
+                         "y": [1.0, 3.0, 2.0, 5.0]}, by="run", a=1, b=0)  # fmt: skip
+assert isinstance(by_run, nanograd_cli.fitted.Fits)  # (with shared=, one Fit)
+by_run.save("fits.json")
+groups = load_fits("fits.json")
+each: dict[str, float] = groups["A"].parameters
+of_b: np.ndarray = groups["B"].predict({"x": [2.0]}, band=0.95)["upper"]
 category: type[Warning] = NanogradWarning
 
 # A program, evaluated at many points.

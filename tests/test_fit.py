@@ -1328,10 +1328,6 @@ def test_a_group_with_too_few_rows_says_so_and_the_others_are_fitted():
             {"shared": "k"},
             "shared shares a parameter between the groups of by: give the column of the groups",
         ),
-        (
-            {"by": "g", "restarts": 2},
-            "restarts is for one fit: fit a group alone to use it",
-        ),
     ],
 )
 def test_bad_groups_are_bad_input(options, message):

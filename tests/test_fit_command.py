@@ -834,3 +834,73 @@ def test_each_groups_curve_is_its_fit_and_its_residuals_its_rows(runs):
             assert (curve.curve_x[0], curve.curve_x[-1]) == (x.min(), x.max())
             expected = p["a"] * np.exp(-p["b"] * curve.curve_x) + p["c"]
             assert curve.curve == pytest.approx(expected, rel=1e-13)
+
+
+# two runs of a*sin(w*t) with a small wobble: from w = 0.5, each one's fit stops at a local
+# minimum (a long period through the data) unless restarted
+WAVES = {"p": (2.0, 1.3), "q": (1.5, 2.1)}
+
+
+@pytest.fixture
+def waves(tmp_path):
+    path = tmp_path / "waves.csv"
+    t = np.linspace(0, 10, 21)
+    lines = ["g,t,y"]
+    for g, (a, w) in WAVES.items():
+        y = a * np.sin(w * t) + 0.05 * np.sin(7 * t + 1)
+        lines += [f"{g},{ti:g},{yi:.4f}" for ti, yi in zip(t, y, strict=True)]
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def _rows_of(path, group: str) -> tuple[np.ndarray, np.ndarray]:
+    rows = [line.split(",") for line in path.read_text().splitlines()[1:]]
+    t, y = zip(*[(float(r[1]), float(r[2])) for r in rows if r[0] == group], strict=True)
+    return np.array(t), np.array(y)
+
+
+def test_by_with_restarts_restarts_each_group_as_its_fit_alone(waves, tmp_path):
+    from scipy.optimize import curve_fit
+
+    fit = ["fit", "a*sin(w*t)", "--data", str(waves), "--by", "g", "--a", "1", "--w", "0.5"]
+    stuck = in_process(*fit, "--format", "json")
+    assert all(json.loads(line)["rss"] > 20 for line in stuck.stdout.splitlines())
+    done = in_process(*fit, "--restarts", "8", "--seed", "4", "--format", "json")
+    assert (done.returncode, done.stderr) == (0, "")
+    lines = [json.loads(line) for line in done.stdout.splitlines()]
+    for line in lines:
+        t, y = _rows_of(waves, line["g"])
+        # curve_fit from near the true values: the least sum of squares
+        expected, _ = curve_fit(lambda t, a, w: a * np.sin(w * t), t, y, p0=WAVES[line["g"]],
+                                xtol=1e-15, ftol=1e-15, gtol=1e-15)  # fmt: skip
+        assert [line["parameters"][n] for n in "aw"] == pytest.approx(expected, rel=1e-7)
+        assert line["restarts"] == {"starts": 9, "reached": 1}
+        # the group's fit is that of its rows alone, with the same restarts and seed
+        alone = tmp_path / f"{line['g']}.csv"
+        alone.write_text("t,y\n" + "".join(f"{a},{b}\n" for a, b in zip(t, y, strict=True)))
+        one = in_process("fit", "a*sin(w*t)", "--data", str(alone), "--a", "1", "--w", "0.5",
+                         "--restarts", "8", "--seed", "4", "--format", "json")  # fmt: skip
+        assert json.loads(one.stdout)["parameters"] == line["parameters"]
+    again = in_process(*fit, "--restarts", "8", "--seed", "4", "--format", "json")
+    assert again.stdout == done.stdout  # the same seed, the same starts
+    table = in_process(*fit, "--restarts", "8", "--seed", "4", "--digits", "6")
+    assert table.stdout == (
+        "g  a        stderr     w        stderr       rss        starts  converged\n"
+        "p  2.00097  0.0125491  1.30021  0.000980938  0.029435   1 of 9  yes\n"
+        "q  1.49966  0.0121399  2.0995   0.00143251   0.0293286  1 of 9  yes\n"
+    )
+    csv = in_process(*fit, "--restarts", "8", "--seed", "4", "--format", "csv")
+    rows = csv.stdout.splitlines()
+    assert rows[0] == "g,a,stderr_a,w,stderr_w,rss,starts,reached,converged,message"
+    assert [row.split(",")[-4:] for row in rows[1:]] == [["9", "1", "true", ""]] * 2
+
+
+def test_by_with_shared_restarts_the_one_joint_fit(waves):
+    fit = ["fit", "a*sin(w*t)", "--data", str(waves), "--by", "g", "--shared", "w", "--a", "1",
+           "--w", "0.5", "--format", "json"]  # fmt: skip
+    plain = json.loads(in_process(*fit).stdout)
+    done = in_process(*fit, "--restarts", "3", "--seed", "1")
+    restarted = json.loads(done.stdout)
+    assert done.returncode == 0 and restarted["restarts"] == {"starts": 4, "reached": 2}
+    assert restarted["rss"] <= plain["rss"]
+    assert set(restarted["parameters"]) == {"a[p]", "a[q]", "w"}

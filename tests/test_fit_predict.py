@@ -326,13 +326,25 @@ def test_a_saved_model_that_does_not_parse_is_exit_2(line, tmp_path):
     assert done.stderr.startswith(f"error: {saved}: the saved model does not parse: ")
 
 
-def test_load_refuses_what_would_make_another_fit(line, tmp_path):
+def test_load_alone_refuses_what_would_make_another_fit(line, tmp_path):
     saved = tmp_path / "line.json"
     in_process("fit", "a*x + b", "--data", line, "--a", "1", "--b", "0", "--save", str(saved))
-    done = in_process("fit", "a*x", "--load", str(saved), "--data", line, "--a", "2")
-    assert done.returncode == 2
+    done = in_process("fit", "--load", str(saved), "--a", "2", "--fix", "b")
+    assert (done.returncode, done.stdout) == (2, "")
     assert done.stderr == (
-        "error: --load takes a saved fit, not another one: leave out SOURCE, --a, --data\n"
+        "error: --load alone takes a saved fit, not another one: leave out --a, --fix (or give "
+        "SOURCE and --data for a new fit from its values)\n"
+    )
+    model = in_process("fit", "--load", str(saved), "--data", line)
+    assert (model.returncode, model.stderr) == (
+        2,
+        "error: --load FIT.json with --data starts a new fit from the saved values: give the "
+        "model, SOURCE, too\n",
+    )
+    data = in_process("fit", "a*x + b", "--load", str(saved))
+    assert (data.returncode, data.stderr) == (
+        2,
+        "error: fit needs the data: --data FILE (- for standard input)\n",
     )
     missing = in_process("fit", "--load", str(tmp_path / "none.json"))
     assert (missing.returncode, missing.stderr) == (
@@ -583,7 +595,7 @@ def test_rows_to_predict_at_without_the_models_columns_name_them_all(tmp_path):
     )
 
 
-def test_load_fit_of_a_fit_by_groups_gives_each_groups_fit(tmp_path):
+def test_load_fits_of_a_fit_by_groups_gives_each_groups_fit(tmp_path):
     groups = np.repeat(["early", "late"], DECAY_T.size)
     t = np.concatenate([DECAY_T, DECAY_T])
     y = np.concatenate([DECAY_Y, 0.5 * DECAY_Y])
@@ -600,13 +612,119 @@ def test_load_fit_of_a_fit_by_groups_gives_each_groups_fit(tmp_path):
     done = in_process("fit", "a*exp(-b*t) + c", "--data", str(path_groups), "--by", "run",
                       "--a", "1", "--b", "0.5", "--c", "0", "--save", str(saved))  # fmt: skip
     assert done.returncode == 0
-    back = ng.load_fit(saved)
-    assert (
-        isinstance(back, ng.results.Fits) and back.by == "run" and list(back) == ["early", "late"]
-    )
+    back = ng.load_fits(saved)
+    assert isinstance(back, ng.fitted.Fits) and (back.by, list(back)) == ("run", ["early", "late"])
     alone = ng.fit("a*exp(-b*t) + c", {"t": DECAY_T, "y": 0.5 * DECAY_Y}, a=1, b=0.5, c=0)
     assert back["late"].parameters == pytest.approx(alone.parameters, rel=1e-12)
     found = back["late"].predict({"t": AT}, band=0.95)
     expected = alone.predict({"t": AT}, band=0.95)
     for name, values in expected.items():
         assert found[name] == pytest.approx(values, rel=1e-9)
+
+
+def test_fits_save_as_fit_by_save_does_and_each_load_takes_its_kind(tmp_path):
+    data = {"run": np.repeat(["A", "B"], DECAY_T.size), "t": np.concatenate([DECAY_T, DECAY_T]),
+            "y": np.concatenate([DECAY_Y, 0.5 * DECAY_Y])}  # fmt: skip
+    fits = ng.fit("a*exp(-b*t) + c", data, by="run", a=1, b=0.5, c=0)
+    assert isinstance(fits, ng.fitted.Fits)
+    fits.save(tmp_path / "python.json")
+    table = tmp_path / "runs.csv"
+    table.write_text("run,t,y\n" + "".join(f"{g},{t!r},{y!r}\n" for g, t, y in zip(
+        data["run"], data["t"].tolist(), data["y"].tolist(), strict=True)))  # fmt: skip
+    done = in_process("fit", "a*exp(-b*t) + c", "--data", str(table), "--by", "run", "--a", "1",
+                      "--b", "0.5", "--c", "0", "--save", str(tmp_path / "cli.json"))  # fmt: skip
+    assert done.returncode == 0
+    python, cli = (json.loads((tmp_path / f"{n}.json").read_text()) for n in ("python", "cli"))
+    assert (python.pop("target"), cli.pop("target")) == ("y", None)  # (the default: y)
+    assert python == cli
+    back = ng.load_fits(tmp_path / "python.json")
+    assert back["B"].parameters == fits["B"].parameters
+    # curve_fit of group B's rows alone
+    from scipy.optimize import curve_fit
+
+    expected, _ = curve_fit(lambda t, a, b, c: a * np.exp(-b * t) + c, DECAY_T, 0.5 * DECAY_Y,
+                            p0=[1, 0.5, 0], xtol=1e-15, ftol=1e-15, gtol=1e-15)  # fmt: skip
+    assert [back["B"].parameters[n] for n in "abc"] == pytest.approx(expected, rel=1e-7)
+    predicted = back["B"].predict({"t": AT})["fitted"]
+    assert predicted == pytest.approx(expected[0] * np.exp(-expected[1] * AT) + expected[2])
+    with pytest.raises(ng.errors.InputError) as raised:
+        ng.load_fit(tmp_path / "python.json")
+    assert str(raised.value) == (
+        f"{tmp_path / 'python.json'} holds a fit per run (2 groups): load it with load_fits(path)"
+    )
+    one = ng.fit("a*exp(-b*t) + c", {"t": DECAY_T, "y": DECAY_Y}, a=1, b=0.5, c=0)
+    one.save(tmp_path / "one.json")
+    with pytest.raises(ng.errors.InputError) as raised:
+        ng.load_fits(tmp_path / "one.json")
+    assert (
+        str(raised.value) == f"{tmp_path / 'one.json'} holds one fit: load it with load_fit(path)"
+    )
+    with pytest.raises(TypeError, match=r"^load_fits\(path\): path is a str or a path, not int$"):
+        ng.load_fits(3)  # type: ignore[arg-type]
+
+
+def test_load_with_source_and_data_starts_a_new_fit_from_the_saved_values(tmp_path):
+    from scipy.optimize import curve_fit
+
+    first = written(tmp_path, "first.csv", t=DECAY_T, y=DECAY_Y)
+    y = 1.1 * DECAY_Y + 0.05
+    second = written(tmp_path, "second.csv", t=DECAY_T, y=y)
+    saved = tmp_path / "first.json"
+    model = "a*exp(-b*t) + c"
+    done = in_process("fit", model, "--data", first, "--a", "1", "--b", "0.5", "--c", "0",
+                      "--save", str(saved))  # fmt: skip
+    assert done.returncode == 0
+    parameters = json.loads(saved.read_text())["parameters"]
+    again = in_process("fit", model, "--data", second, "--load", str(saved), "--c", "0.7",
+                       "--format", "json", "--save", str(tmp_path / "second.json"))  # fmt: skip
+    assert (again.returncode, again.stderr) == (0, "")
+    result = json.loads(again.stdout)
+    # the saved values start the parameters given none; --c wins over the saved c
+    assert result["inputs"] == {"a": parameters["a"], "b": parameters["b"], "c": 0.7}
+    tight = {"xtol": 1e-15, "ftol": 1e-15, "gtol": 1e-15}
+    expected, covariance = curve_fit(
+        lambda t, a, b, c: a * np.exp(-b * t) + c, DECAY_T, y, p0=[1, 0.5, 0], **tight
+    )
+    assert [result["parameters"][n] for n in "abc"] == pytest.approx(expected, rel=1e-7)
+    assert [result["stderr"][n] for n in "abc"] == pytest.approx(
+        np.sqrt(np.diag(covariance)), rel=1e-5
+    )
+    assert json.loads((tmp_path / "second.json").read_text())["inputs"] == result["inputs"]
+    # a point minimize saved starts a fit alike; a column of the data is never a start
+    point = tmp_path / "point.json"
+    point.write_text(json.dumps({"format": "nanograd minimize", "version": 1, "source": "",
+                                 "parameters": {"a": 2.0, "b": 1.0, "t": 9.0}}))  # fmt: skip
+    from_point = in_process("fit", model, "--data", second, "--load", str(point), "--c", "0",
+                            "--format", "json")  # fmt: skip
+    assert json.loads(from_point.stdout)["inputs"] == {"a": 2.0, "b": 1.0, "c": 0.0}
+    missing = in_process("fit", model, "--data", second, "--load", str(point))
+    assert (missing.returncode, missing.stderr) == (
+        2,
+        "error: no start for parameter c: give a start value for each input that is not a "
+        "column of the data\n",
+    )
+
+
+def test_a_saved_fit_by_groups_is_no_start(runs_file):
+    saved = runs_file.with_suffix(".json")
+    fit = ["fit", "a*exp(-b*t) + c", "--data", str(runs_file)]
+    done = in_process(*fit, "--by", "run", "--a", "1", "--b", "0.5", "--c", "0", "--save",
+                      str(saved))  # fmt: skip
+    assert done.returncode == 0
+    again = in_process(*fit, "--load", str(saved))
+    assert (again.returncode, again.stderr) == (
+        2,
+        f"error: {saved}: a fit per run (fit --by --save) has no one value of each parameter: "
+        "save a group's fit alone to start from it\n",
+    )
+
+
+@pytest.fixture
+def runs_file(tmp_path):
+    path = tmp_path / "runs.csv"
+    path.write_text("run,t,y\n" + "".join(
+        f"{run},{t!r},{scale * y!r}\n"
+        for run, scale in (("early", 1.0), ("late", 0.5))
+        for t, y in zip(DECAY_T.tolist(), DECAY_Y.tolist(), strict=True)
+    ))  # fmt: skip
+    return path

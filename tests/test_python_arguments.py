@@ -48,6 +48,7 @@ CALLS = {
     "Value": (ng.Value, (2.0,), {}),
     "draw_dot": (ng.draw_dot, (ng.Value(2.0) * 3,), {"rankdir": "LR"}),
     "load_fit": (ng.load_fit, ("no such fit.json",), {}),
+    "load_fits": (ng.load_fits, ("no such fit.json",), {}),
 }
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import re
@@ -849,3 +850,62 @@ def test_taylor_prints_its_table_a_blank_line_and_the_polynomial_as_the_command_
     done = in_process("taylor", "exp(x)", "--x", "1", "--order", "2")
     assert text + "\n" == done.stdout
     assert text.splitlines()[-2:] == ["", "e + e*(x - 1) + 1.3591409142295225*(x - 1)**2"]
+
+
+# two runs of a decay, as docs/fit.md fits them
+RUNS = (
+    "run,t,y\nA,0,5.1\nB,0,2.9\nA,1,3.0\nB,1,2.2\nA,2,1.9\nB,2,1.6\nA,3,1.1\nB,3,1.2\n"
+    "A,4,0.7\nB,4,0.9\n"
+)
+
+
+def test_fit_by_plot_and_save_are_the_commands(tmp_path: Path, monkeypatch):
+    """:fit's by, shared, restarts, plot (a file, or - for text) and save reach the fit and
+    its picture and file as nanograd fit's --by, --shared, --plot and --save do."""
+    monkeypatch.setenv("COLUMNS", "80")
+    data = tmp_path / "runs.csv"
+    data.write_text(RUNS)
+    command = ["fit", "a*exp(-k*t)", "--data", str(data), "--by", "run", "--a", "1", "--k", "0.1"]
+    s = session("a = 1", "k = 0.1")
+    fit = f":fit a*exp(-k*t) data {data} by run"
+    saved, expected = tmp_path / "r.json", tmp_path / "expected.json"
+    reply = s.run(f"{fit} save {saved} plot -")
+    assert (reply.status, reply.err) == (0, [])
+    cli = in_process(*command, "--plot", "-", "--save", str(expected))
+    table, picture, wrote = reply.out
+    assert table.plain() + "\n" == cli.stdout
+    assert picture + "\n" == cli.stderr  # the plot in text, on the repl's output
+    assert (wrote, saved.read_bytes()) == (f"wrote {saved}", expected.read_bytes())
+    assert out(s, f"{fit} shared k") + "\n" == in_process(*command, "--shared", "k").stdout
+    assert out(s, f"{fit} restarts 2 seed 1") + "\n" == (
+        in_process(*command, "--restarts", "2", "--seed", "1").stdout
+    )
+    svg = tmp_path / "r.svg"
+    assert out(s, f"{fit} plot {svg} band 0.95").endswith(f"\nwrote {svg}")
+    assert "a*exp(-k*t), a fit per run" in svg.read_text()
+    assert error(s, f"{fit} keep") == (
+        "error: keep makes one fit's parameters the inputs' values; by COLUMN fits each "
+        "group: leave out keep"
+    )
+    assert error(s, f"{fit} logx") == "error: logx is an axis of plot FILE: give one"
+    assert error(s, f"{fit} band 0.9") == "error: band LEVEL is drawn on plot FILE"
+    assert error(s, f":fit a*exp(-k*t) data {data} shared k") == (
+        "error: shared shares a parameter between the groups of by: give the column of the groups"
+    )
+    assert error(s, f":fit a*exp(-k*t) data {data} by Run") == (
+        "error: by Run: the data has no column Run (its columns: run, t, y); did you mean run?"
+    )
+
+
+def test_pipe_fits_by_group_and_saves(tmp_path: Path):
+    (tmp_path / "runs.csv").write_text(RUNS)
+    done = nanograd(
+        "repl",
+        stdin="a = 1\nk = 0.1\n:fit a*exp(-k*t) data runs.csv by run save r.json\n",
+        cwd=tmp_path,
+    )
+    assert (done.returncode, done.stderr) == (0, "")
+    assert done.stdout.splitlines()[0].split() == ["run", "a", "stderr", "k", "stderr", "rss",
+                                                   "converged"]  # fmt: skip
+    assert done.stdout.endswith("wrote r.json\n")
+    assert json.loads((tmp_path / "r.json").read_text())["by"] == "run"

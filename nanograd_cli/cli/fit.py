@@ -17,7 +17,7 @@ from ..program import Program
 from ..render import figures as plots
 from ..render import text
 from ..render.progress import FitProgress
-from ..results import Fit, Fits, group_name
+from ..results import Fit, Fits
 from ..robust import LOSSES
 from ..sources import Source
 from .command import InputsCommand, complete_inputs, one_standard_input, program_and_point
@@ -172,8 +172,9 @@ Examples:
 @click.option(
     "--load",
     metavar="FIT.json",
-    help="Take a fit saved with --save instead of fitting: with --predict FILE, predicts "
-    "without the data (no SOURCE, --data, starts or --save).",
+    help="Without SOURCE and --data: take a fit saved with --save instead of fitting (with "
+    "--predict FILE, predict without the data). With them: start a new fit from the saved "
+    "parameters (or a point of minimize --save); a start given as --NAME wins.",
 )
 @click.option(
     "--steps",
@@ -263,12 +264,12 @@ def fit(
     """
     level = None if band is None else api.confidence("band", band)
     api.check_grouping(by, shared)
-    if load and save:
+    anew = source is not None or data is not None  # with --load: from the saved values
+    if load and save and not anew:
         raise InputError(
             "--load with --save would copy the saved fit: copy the file itself instead"
         )
-    if (logx or logy) and not picture:
-        raise InputError(f"--{'logx' if logx else 'logy'} is an axis of --plot FILE: give one")
+    api.check_fit_axes(picture, logx, logy)
     if band is not None and not (predict or output or picture):
         raise InputError("--band LEVEL is drawn on --plot and written with --predict or -o")
     rows_format = predictions_format(predict, output, fmt)
@@ -276,10 +277,15 @@ def fit(
     for path in (output, picture, save):  # before the fit, not after it
         if path and path != "-":
             writable(path, data, predict)
-    if load is None:
+    if load and source is None and data is not None:
+        raise InputError(
+            "--load FIT.json with --data starts a new fit from the saved values: give the "
+            "model, SOURCE, too"
+        )
+    if load is None or anew:
         result, interrupted, table = fitted(ctx, source, var, data, data_format, target, sigma)
     else:
-        refuse_with_load(ctx, source)
+        refuse_with_load(ctx)
         result, interrupted, table = api.load_fit(load), None, None
     if isinstance(result, Fits):
         result.by = by or result.by
@@ -290,13 +296,11 @@ def fit(
     failed = interrupted is not None or not result.converged
     if failed or not predict or output:
         emit(fmt, result, digits)  # first: a file that cannot be written loses no result
-    for remark in notes(result):
+    for remark in api.fit_notes(result):
         note(remark)
     files = [path for path in (output, picture, save) if path and path != "-"]
     if failed and files:  # a failed run leaves no file behind; stdout has the point reached
-        why = "the fit was interrupted" if interrupted else "the fit did not converge"
-        if not interrupted and isinstance(result, Fits):
-            why = "not every group's fit converged"
+        why = "the fit was interrupted" if interrupted else api.unconverged(result)
         report(f"note: {' and '.join(files)} not written: {why}")
     if predict and not failed:
         assert rows_format
@@ -311,20 +315,20 @@ def fit(
             found = api.predict(result, rows.columns, level, row_count(rows), "predict")
         else:
             found = api.predict_groups(
-                result, rows.columns, group_column(by, rows, read), level, by, "predict"
+                result, rows.columns, api.group_column(by, rows, read), level, by, "predict"
             )
         if level is not None and "pred_lower" not in found:
             note(f"no prediction band: sigma reads {one.sigma}, which {predict} lacks")
         if rows_format == "table":  # a table of the columns read and those predicted
             shown = {name: rows.columns[name] for name in read if name in rows.columns}
             if by is not None:
-                shown = {by: group_column(by, rows, read), **shown}
+                shown = {by: api.group_column(by, rows, read), **shown}
             show_table(lambda number: text.columns_table({**shown, **found}, number), digits)
         else:
             write_out(output or "-", api.with_columns(rows, found, rows_format, json_nulls()))
     elif output and not (failed and output in files):
         assert table is not None and rows_format  # (--load without --predict writes no rows)
-        of_rows = None if by is None else group_column(by, table, set(table.columns))
+        of_rows = None if by is None else api.group_column(by, table, set(table.columns))
         write_out(output, api.fit_rows(table, result, rows_format, level, of_rows, json_nulls()))
     if picture and not (failed and picture in files):
         assert table is not None  # (no --load)
@@ -351,52 +355,42 @@ def draw(
     """--plot: the fit, or every group's in one figure, to the file `picture` in its
     format, or (`-`) as a plot in text on standard error."""
     one = result if isinstance(result, Fit) else next(iter(result.values()))
-    program = parse(one.source)
-    columns = plots.terminal_width(shutil.get_terminal_size((80, 24)).columns)
-    if by is None:
-        assert isinstance(result, Fit)  # (no groups)
-        drawn = api.fit_curve(program, table.columns, result, level, logx, logy)
-        if drawn.hidden:
-            note(drawn.hidden_note)
-        if picture_format:
-            write_out(picture, plots.fit_figure(drawn, picture_format))
-        else:
-            report(plots.fit_text(drawn, columns, sys.stderr.isatty()))
-        return
-    groups = group_column(by, table, set(table.columns))
-    curves, heading = api.fit_group_curves(
-        program, table.columns, result, groups, by, level, logx, logy
-    )
-    hidden = sum(curve.hidden for curve in curves.values())
-    if hidden:
-        note(next(iter(curves.values()))._replace(hidden=hidden).hidden_note)
-    if picture_format:
-        write_out(picture, plots.fit_groups_figure(curves, heading, picture_format))
+    groups = None if by is None else api.group_column(by, table, set(table.columns))
+    drawn, remark = api.fit_picture(
+        parse(one.source), table.columns, result, groups, by, picture_format, level, logx, logy,
+        plots.terminal_width(shutil.get_terminal_size((80, 24)).columns), sys.stderr.isatty(),
+    )  # fmt: skip
+    if remark:
+        note(remark)
+    if isinstance(drawn, bytes):
+        write_out(picture, drawn)
     else:
-        report(plots.fit_groups_text(curves, heading, columns, sys.stderr.isatty()))
+        report(drawn)
 
 
-def refuse_with_load(ctx: click.Context, source: Source | None) -> None:
-    """--load takes the fit from its file: what would make another fit is refused."""
+def refuse_with_load(ctx: click.Context) -> None:
+    """--load without SOURCE and --data takes the fit from its file: what would make another
+    fit is refused."""
     given = [f"--{name}" for name, _ in ctx.meta.get("inputs", ())]
     given += [
         "--" + name.replace("_", "-")
         for name in FITTING
         if ctx.get_parameter_source(name) is not click.core.ParameterSource.DEFAULT
     ]
-    if source is not None:
-        given.insert(0, "SOURCE")
     if ctx.params["picture"]:
         given.append("--plot (it draws the data)")
     if ctx.params["output"] and not ctx.params["predict"]:
         given.append("-o (it writes the data's rows; --predict FILE writes a prediction)")
     if given:
-        raise InputError(f"--load takes a saved fit, not another one: leave out {', '.join(given)}")
+        raise InputError(
+            f"--load alone takes a saved fit, not another one: leave out {', '.join(given)} "
+            "(or give SOURCE and --data for a new fit from its values)"
+        )
 
 
-# The options that make a fit, which --load's fit was made with.
+# The options that make a fit, which --load's fit was made with (SOURCE and --data make a new
+# fit from its values).
 FITTING = (
-    "data",
     "data_format",
     "target",
     "sigma",
@@ -449,9 +443,13 @@ def fitted(ctx: click.Context, source, var, data, data_format, target, sigma):
     )
     if not params["drop_nan"]:
         io.refuse_missing(table, needed)
+    if params["load"] is not None:  # the saved values start the parameters given none
+        saved = api.load_point(params["load"])
+        kept = {n: v for n, v in saved.items() if n in program.inputs and n not in table.columns}
+        starts = {**kept, **starts}
     check_starts(ctx, program, starts, table)
     by = params["by"]
-    groups = None if by is None else group_column(by, table, needed)
+    groups = None if by is None else api.group_column(by, table, needed)
     if params["picture"]:
         api.fit_predictor(program, table.columns)
     progress = FitProgress() if progress_shown() else None
@@ -495,23 +493,6 @@ def predictions_format(predict: str | None, output: str | None, fmt: str | None)
     if not predict:
         return None
     return fmt if fmt == "table" else io.output_format(None, fmt, None) if fmt else "csv"
-
-
-def group_column(by: str, table: io.Table, read: set[str]) -> list:
-    """The group of each row: its value in the column `by`, which the fit must not read."""
-    api.check_group_column(by, table.names, read)
-    return io.group_values(table, by)
-
-
-def notes(result: Fit | Fits) -> list[str]:
-    """The notes on the point reached, each naming its group where there are groups."""
-    if isinstance(result, Fit):
-        return result.warnings
-    return [
-        f"{result.by} = {group_name(group)}: {note}"
-        for group, fit in result.items()
-        for note in fit.warnings
-    ]
 
 
 def target_of(text: str | None) -> Program | None:

@@ -619,6 +619,16 @@ def _with_ci(result: Fits) -> bool:
     return any(fit.ci for fit in result.values())
 
 
+def _restarted(result: Fits) -> bool:
+    """Whether the groups were fitted with restarts (--restarts), which their rows count."""
+    return any(fit.restarts for fit in result.values())
+
+
+def _starts(fit: Fit) -> tuple[int, int]:
+    """How many starts a group's fit had and how many reached its least rss."""
+    return fit.restarts.get("starts", 0), fit.restarts.get("reached", 0)
+
+
 def _interval(fit: Fit, name: str, number: Number) -> list[str]:
     """A parameter's interval as two cells: nan for a group without one, empty for a fixed
     parameter."""
@@ -636,7 +646,8 @@ def _(result: Fits) -> str:
         for name in _group_names(result)
         for column in [name, f"stderr_{name}", *([f"lower_{name}", f"upper_{name}"] if ci else [])]
     ]
-    return _csv_line([result.by, *columns, "rss", "converged", "message"])
+    starts = ["starts", "reached"] if _restarted(result) else []
+    return _csv_line([result.by, *columns, "rss", *starts, "converged", "message"])
 
 
 @csv_rows.register(Fits)
@@ -650,7 +661,10 @@ def _(result: Fits) -> list[str]:
             if ci:
                 cells += _interval(fit, name, csv_number)
         why = "" if fit.converged else fit.message
-        cells += [csv_number(fit.rss), "true" if fit.converged else "false", why]
+        cells.append(csv_number(fit.rss))
+        if _restarted(result):
+            cells += [str(count) for count in _starts(fit)]
+        cells += ["true" if fit.converged else "false", why]
         rows.append(_csv_line(cells))
     return rows
 
@@ -660,7 +674,9 @@ def _(result: Fits, number: Number = repr) -> list[list[str]]:
     names = _group_names(result)
     ci = _with_ci(result)
     each = ("stderr", "lower", "upper") if ci else ("stderr",)
-    rows = [[result.by, *(c for name in names for c in (name, *each)), "rss", "converged"]]
+    starts = ["starts"] if _restarted(result) else []
+    rows = [[result.by, *(c for name in names for c in (name, *each)), "rss", *starts]]
+    rows[0].append("converged")
     for group, fit in result.items():
         cells = [group_name(group)]
         for name in names:
@@ -668,7 +684,10 @@ def _(result: Fits, number: Number = repr) -> list[list[str]]:
             cells += [number(fit.parameters[name]), se]
             if ci:
                 cells += _interval(fit, name, number)
+        cells.append(number(fit.rss))
+        if starts:  # (how many of them reached the least rss)
+            cells.append("{1} of {0}".format(*_starts(fit)))
         # why a group did not converge: last, where its length widens no column of numbers
-        cells += [number(fit.rss), "yes" if fit.converged else f"no: {fit.message}"]
+        cells.append("yes" if fit.converged else f"no: {fit.message}")
         rows.append(cells)
     return rows
