@@ -242,6 +242,22 @@ def fraction(value: float, denominators: tuple[int, ...] = DENOMINATORS) -> tupl
     return None
 
 
+# Where every number of the source is whole, a derivative's numbers that are p/q to the last
+# bit are written so for any q up to this (10/27, 81/16, 2187/64), as the exact arithmetic of
+# a textbook gives them: fractions this small are about 1/q**2 apart, far more than a float's
+# rounding, so a float is p/q only where the arithmetic made it so.
+_WHOLE_DENOMINATOR = 10_000
+
+
+def any_fraction(value: float) -> tuple[int, int] | None:
+    """(p, q) where value is p/q correctly rounded, for any q from 2 to _WHOLE_DENOMINATOR."""
+    if not math.isfinite(value) or _integer(value):
+        return None
+    ratio = Fraction(value).limit_denominator(_WHOLE_DENOMINATOR)
+    p, q = ratio.numerator, ratio.denominator
+    return (p, q) if q > 1 and p / q == value else None
+
+
 def _as_fraction(value: float) -> Fraction | None:
     """value as an exact fraction, if it is a whole number or a simple fraction."""
     if _integer(value) and abs(value) <= 2.0**53:
@@ -738,18 +754,21 @@ class _Layout(Written):
         super().__init__()
         self.shown: dict[int, Expr] = {}
         self.fractions = fractions
-        self.alone = DENOMINATORS if whole else UNENDING
+        self.whole = whole
 
     def number(self, value: float) -> Expr:
         """A number; with `fractions`, one that is p/q to the last bit and has no short
         decimal (q not made of 2s and 5s) is written p/q: 2/3, not 0.6666666666666666; and
         with `whole` (the source's numbers are), any simple fraction: 1/2, not 0.5."""
-        ratio = self._fraction(value, self.alone)
+        ratio = self._fraction(value, UNENDING)
         return super().number(value) if ratio is None else self.ratio(*ratio)
 
     def _fraction(self, value: float, denominators=DENOMINATORS) -> tuple[int, int] | None:
-        """value as p/q, where a textbook form writes fractions (`fractions`)."""
-        return fraction(value, denominators) if self.fractions else None
+        """value as p/q, where a textbook form writes fractions (`fractions`): with `whole`,
+        any p/q; else one with a q of `denominators`."""
+        if not self.fractions:
+            return None
+        return any_fraction(value) if self.whole else fraction(value, denominators)
 
     def ratio(self, p: int, q: int) -> Expr:
         return self.op(DIV, super().number(float(p)), super().number(float(q)))

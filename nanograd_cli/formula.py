@@ -567,6 +567,11 @@ class _Latex(_Text):
         if order:  # d2_x, diff --order 2's name of the second derivative by x: d^2/dx^2
             n, by = order[1], self.name(order[2])
             return rf"\frac{{d^{{{n}}}}}{{d{by}^{{{n}}}}}"
+        implicit = re.fullmatch(r"d([0-9]*)([A-Za-z]\w*)/d([A-Za-z]\w*)", name)
+        if implicit:  # dy/dx, d2y/dx: diff --implicit's names of dy/dx and d^2y/dx^2
+            n, y, x = implicit[1], self.name(implicit[2]), self.name(implicit[3])
+            power = f"^{{{n}}}" if n else ""
+            return rf"\frac{{d{power}{y}}}{{d{x}{power}}}"
         head, _, subscript = name.partition("_")
         digits = re.fullmatch(r"([A-Za-z]+?)([0-9]+)", name)
         if digits and not subscript:  # x1, beta2

@@ -44,8 +44,10 @@ def implicit_text(program: Program, dependent: str, wrt: str, latex: bool, order
     for _ in range(order - 1):
         root, found = _along(builder, root, slope, dependent, wrt)
         notes += found
-    ((root, found),) = finish(builder, {"": root}).values()
-    result = Derivatives({"": root}, notes={"": notes + found}, textbook=True)
+    # named as the derivative is (dy/dx, d2y/dx): LaTeX's label where bound parts come first
+    name = f"d{order if order > 1 else ''}{dependent}/d{wrt}"
+    ((root, found),) = finish(builder, {name: root}).values()
+    result = Derivatives({name: root}, notes={name: notes + found}, textbook=True)
     result.whole = whole_numbers(program)
     return written(result, latex)
 

@@ -579,6 +579,11 @@ class _Builder:
         # arcsin is asin, arcsec is asec: the same hint
         if text in _ABSENT:
             return f"unknown function {text}: {_ABSENT[text]}"
+        if re.fullmatch(r"d[A-Za-z]\w*", text) and re.search(r"\bd\s*/\s*$", self.source[:offset]):
+            return (
+                f"d/{text}(...) is not written in a source: give the expression alone and ask "
+                f"for its derivative (diff EXPR --wrt {text[1:]})"
+            )
         hint = _meant(text)
         if hint:
             return f"unknown function {text}: did you mean {_applied(hint, self.source, offset)}?"

@@ -118,7 +118,7 @@ OPTIONS: dict[str, dict[str, Option]] = {
         "format": Option("word", "|".join(api.TAYLOR_FORMATS)),
         **STRICT,
     },
-    ":explain": STRICT,
+    ":explain": {"format": Option("word", "|".join(api.EXPLAIN_FORMATS)), **STRICT},
     ":draw": {
         "format": Option("word", "|".join(api.DRAW_FORMATS)),
         "rankdir": Option("word", "|".join(api.RANKDIRS)),
@@ -233,6 +233,7 @@ def _help() -> str:
 
 
 HELP = _help()
+EVERY_OPTION = frozenset(name for options in OPTIONS.values() for name in options)
 
 # A word that ends so goes on into the next one (`x *`, `f(`, `a = 1;`); one that begins with
 # a letter after any other word may begin the options: in the language, no expression goes on
@@ -309,6 +310,7 @@ def arguments(command: str, text: str) -> Arguments:
         word = said[k]
         return (
             word in known
+            or word in EVERY_OPTION  # another command's option: said to be none of this one
             or _value_at(said, k)  # said to be no option below
             or (command in RANGES and _range_at(said, k))
             or (command in FILES and _file_like(word))
@@ -333,7 +335,9 @@ def arguments(command: str, text: str) -> Arguments:
                     end += 1
             elif option.takes == "names":
                 while end < len(said) and said[end] not in known and not _range_at(said, end):
-                    if not re.fullmatch(rf"(,|{NAME.pattern})+", said[end]):
+                    if not re.fullmatch(rf"(,|{NAME.pattern})+", said[end]) or _misspelt(
+                        said[end], known, expr
+                    ):
                         break
                     end += 1
             elif option.takes == "items":  # NAME=VALUE words
@@ -354,7 +358,11 @@ def arguments(command: str, text: str) -> Arguments:
         elif command in FILES and file is None and (k > first or _file_like(word)):
             file = word
             k += 1
-        elif _value_at(said, k) and not nearest(word, known, cutoff=0.75):
+        elif (
+            _value_at(said, k)
+            and word not in EVERY_OPTION
+            and not nearest(word, known, cutoff=0.75)
+        ):
             ranged = f", or a range to {command} over: {word} LO:HI" if command in RANGES else ""
             raise InputError(
                 f"{word} {said[k + 1]}: an input's value is not an option; give it on a line of "
@@ -363,6 +371,14 @@ def arguments(command: str, text: str) -> Arguments:
         else:
             raise InputError(_unknown(command, word, known))
     return Arguments(expr.strip(), options, ranges, file)
+
+
+def _misspelt(word: str, known: dict[str, Option], expr: str) -> bool:
+    """Whether `word`, after the names of an option such as wrt, is nearly one of the
+    command's options (`wrt x stps`) rather than a name the expression reads."""
+    return bool(nearest(word, known, cutoff=0.75)) and not re.search(
+        rf"(?<![\w.]){re.escape(word)}(?!\w)", expr
+    )
 
 
 def _range_at(said: list[str], k: int) -> bool:
@@ -744,13 +760,19 @@ class Session:
 
     def explain_command(self, args: Arguments, reply: Reply) -> None:
         source, program = self._program(args.expr)
+        fmt = api.choice("format", args.value("format") or "table", api.EXPLAIN_FORMATS)
         result = api.explain(
             program,
             self._point(program),
             strict=args.flag("strict"),
             warn=self._warner(source, reply),
         )
-        reply.out.append(Explained(result))
+        if fmt == "table":
+            reply.out.append(Explained(result))
+        else:
+            from .render.explanation import written
+
+            reply.out.append(written(result, fmt))
 
     def draw_command(self, args: Arguments, reply: Reply) -> None:
         expr, path = args.expr, args.file

@@ -154,3 +154,25 @@ def test_a_long_sum_inside_brackets_is_broken_inside_them(tmp_path):
     shown = shown.subs({sympy.Symbol(n): sympy.sympify(e) for n, e in written.items()})
     expected = sympy.diff(sympy.sin(x) * sympy.exp(x) * x**3, x, 3)
     assert sympy.simplify(shown - expected) == 0
+
+
+def test_a_source_of_whole_numbers_has_its_derivatives_numbers_as_exact_fractions():
+    x, y = sympy.symbols("x y")
+    cases = [
+        (["cbrt(x)", "--order", "3"], "10/(27*cbrt(x)**8)", sympy.diff(sympy.cbrt(x), x, 3)),
+        (
+            ["x**2/4 + y**2/9 == 1", "--implicit", "y", "--wrt", "x", "--order", "3"],
+            "-x*(2187*x**2/64 + 243*y**2/16)/y**5",
+            sympy.idiff(x**2 / 4 + y**2 / 9 - 1, y, x, 3),
+        ),
+    ]
+    for args, expected, truth in cases:
+        done = in_process("diff", *args)
+        assert done.stdout == expected + "\n"
+        ours = sympy.sympify(expected.replace("cbrt", "root_3"), {"root_3": sympy.cbrt})
+        assert (
+            sympy.simplify(ours - truth) == 0
+            or sympy.simplify((ours - truth).subs(y, sympy.sqrt(9 - 9 * x**2 / 4))) == 0
+        )
+    # a decimal source keeps its decimals: 0.7 is no fraction the source wrote
+    assert in_process("diff", "x**0.7").stdout == "0.7/x**0.3\n"

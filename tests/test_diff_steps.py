@@ -296,3 +296,24 @@ def test_implicit_is_as_short_as_a_course_writes_it():
     )
     latex = nanograd_cli.diff("x**2 + y**2 == 25", "x", implicit="y", format="latex")
     assert str(latex) == "-\\frac{x}{y}"
+
+
+def test_an_implicit_derivative_after_bound_parts_is_labelled_as_a_course_writes_it():
+    done = in_process(
+        "diff",
+        "sin(x*y) == x",
+        "--implicit",
+        "y",
+        "--wrt",
+        "x",
+        "--order",
+        "2",
+        "--format",
+        "latex",
+    )
+    lines = done.stdout.splitlines()
+    assert lines[1] == "t_{1} &= y \\cos(x y) - 1 \\\\"
+    assert lines[2].startswith("\\frac{d^{2}y}{dx^{2}} &= ")
+    # the text keeps the derivative unnamed, as every single derivative is
+    text = in_process("diff", "sin(x*y) == x", "--implicit", "y", "--wrt", "x", "--order", "2")
+    assert text.stdout.splitlines()[1].startswith("y**2*tan(x*y)/x + ")

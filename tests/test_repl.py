@@ -710,6 +710,36 @@ def test_options_are_parsed_alike_for_every_command():
     assert out(s, ":diff x*lr wrt x, lr") == out(s, ":diff x*lr") == "d_x = lr\nd_lr = x"
 
 
+def test_another_commands_option_or_a_misspelt_one_after_names_is_said_to_be_no_option():
+    s = session("x = 3", "stepz = 2")
+    assert error(s, ":explain x*x order 2") == (
+        "error: :explain has no option order (its options: format, strict)"
+    )
+    assert error(s, ":grad x*x order 2") == (
+        "error: :grad has no option order; did you mean mode? (its options: wrt, mode, strict)"
+    )
+    diff_options = "(its options: wrt, format, exact, order, shape, steps, implicit)"
+    assert error(s, ":diff x**2 wrt x ordr 2") == (
+        f"error: :diff has no option ordr; did you mean order? {diff_options}"
+    )
+    assert error(s, ":diff x**2 wrt x stps") == (
+        f"error: :diff has no option stps; did you mean steps? {diff_options}"
+    )
+    # a name the expression reads stays a name, however near an option it is
+    assert out(s, ":diff stepz**2 wrt stepz") == "2*stepz"
+
+
+def test_explain_writes_each_format_the_command_line_writes():
+    s = session("x = 3")
+    for fmt in ["latex", "markdown", "json"]:
+        typed = in_process("explain", "x*x + 1", "--x", "3", "--format", fmt)
+        assert typed.returncode == 0
+        assert out(s, f":explain x*x + 1 format {fmt}") + "\n" == typed.stdout
+    assert error(s, ":explain x format html") == (
+        "error: invalid value for format: 'html' is not one of 'table', 'markdown', 'latex', 'json'"
+    )
+
+
 def test_help_and_completion_name_every_command_and_its_options():
     from nanograd_cli.session import COMMANDS, OPTIONS, completions
 
