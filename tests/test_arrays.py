@@ -265,8 +265,8 @@ def test_a_one_column_csv_is_a_vector(tmp_path):
         ),
         (
             ["sum(x)", "--x", "[[1, 2], [3]]"],
-            "error: --x [[1, 2], [3]]: the elements of an array have one shape: (2,) and (1,) "
-            "differ\n",
+            "error: --x [[1, 2], [3]]: element [1]: the elements of an array have one shape: "
+            "(2,) and (1,) differ\n",
         ),
         (
             ["sum(x)", "--x", "[a, 2]"],
