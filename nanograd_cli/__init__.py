@@ -3,7 +3,7 @@
 >>> from nanograd_cli import grad, diff
 >>> grad("x*y + tanh(x)", x=2, y=3).gradients
 {'x': 3.0706508248531645, 'y': 2.0}
->>> diff("x**3", "x")
+>>> diff("x**3", "x").text
 '3*x**2'
 """
 
@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from .fitted import Fit, Fits
     from .program import Program
     from .results import (
+        Derivative,
         Explanation,
         FormulaCheck,
         GradientCheck,
@@ -239,6 +240,70 @@ def check(
     )
 
 
+@overload
+def diff(
+    source: str,
+    /,
+    *names_: str,
+    wrt: Names = (),
+    format: Literal["text"] | None = None,
+    latex: Literal[False] = False,
+    exact: bool = False,
+    shapes: Mapping[str, Sequence[int] | int | str] | None = None,
+    order: int = 1,
+    steps: Literal[False] = False,
+    implicit: str | None = None,
+) -> Derivative: ...
+
+
+@overload
+def diff(
+    source: str,
+    /,
+    *names_: str,
+    wrt: Names = (),
+    format: Literal["latex", "markdown"],
+    latex: bool = False,
+    exact: bool = False,
+    shapes: Mapping[str, Sequence[int] | int | str] | None = None,
+    order: int = 1,
+    steps: bool = False,
+    implicit: str | None = None,
+) -> str: ...
+
+
+@overload
+def diff(
+    source: str,
+    /,
+    *names_: str,
+    wrt: Names = (),
+    format: Literal["latex"] | None = None,
+    latex: Literal[True],
+    exact: bool = False,
+    shapes: Mapping[str, Sequence[int] | int | str] | None = None,
+    order: int = 1,
+    steps: bool = False,
+    implicit: str | None = None,
+) -> str: ...
+
+
+@overload
+def diff(
+    source: str,
+    /,
+    *names_: str,
+    wrt: Names = (),
+    format: Literal["text", "latex", "markdown"] | None = None,
+    latex: bool = False,
+    exact: bool = False,
+    shapes: Mapping[str, Sequence[int] | int | str] | None = None,
+    order: int = 1,
+    steps: Literal[True],
+    implicit: str | None = None,
+) -> str: ...
+
+
 @python_door
 def diff(
     source: str,
@@ -252,10 +317,12 @@ def diff(
     order: int = 1,
     steps: bool = False,
     implicit: str | None = None,
-) -> str:
+) -> Derivative | str:
     """The derivative of `source` by each input named (positionally or by `wrt`; by default
-    all), as text in the language or with `format="latex"` as LaTeX (a str that a notebook
-    shows as the formula; `latex=True` says the same), as `nanograd diff` prints it (`exact`:
+    all), as `nanograd diff` prints it: as text in the language, a `Derivative` (its `text`,
+    and apart from it its `conditions`, where each holds, by the name it is by; str() is the
+    command line's output), or with `format="latex"` as LaTeX (a str that a notebook shows
+    as the formula; `latex=True` says the same), or with `steps` a str (`exact`:
     as `diff --exact`; `shapes`: the array inputs' shapes, as `diff --shape`, such as
     `{"A": (3, 2), "x": 2}`; `order`: the N-th derivative, as `diff --order N`; `steps`:
     the derivation, a rule a line, as `diff --steps`, also with `format="markdown"`;

@@ -36,6 +36,7 @@ from .errors import (
 from .output_files import reading
 from .program import Program
 from .results import (
+    Derivative,
     Explanation,
     Fit,
     Fits,
@@ -299,9 +300,10 @@ def diff(
     order: int | str = 1,
     steps: bool = False,
     implicit: str | None = None,
-) -> str:
-    """The derivative by each input in `wrt` (by default all) as text in the language, or
-    with `fmt` latex as LaTeX: with one name, a program whose result is the derivative;
+) -> Derivative | str:
+    """The derivative by each input in `wrt` (by default all) as text in the language (a
+    `Derivative`: the text, and apart from it where each holds), or with `fmt` latex as
+    LaTeX: with one name, a program whose result is the derivative;
     `order` N (a whole number from 1): the N-th derivative by each name. As a
     textbook writes it, with a note where that differs from the engine's at some points;
     `exact`: a form equal to the engine's derivative at every point (with the helpers powlog
@@ -315,7 +317,8 @@ def diff(
     latex = fmt == "latex"
     order = whole("order", order, 1, MAX_ORDER)
     if steps or implicit is not None:
-        return _diff_special(program, list(wrt), fmt, exact, shapes, order, steps, implicit)
+        text = _diff_special(program, list(wrt), fmt, exact, shapes, order, steps, implicit)
+        return Derivative.of(text, list(wrt)) if fmt == "text" and not steps else text
     if fmt == "markdown":
         raise InputError(
             f"{option('format', 'markdown')} is for {option('steps')}: a derivative alone is "
@@ -353,7 +356,7 @@ def diff(
                 raise InputError(f"{option('wrt', name)}: give {array_of(name)} a shape, {shaped}")
         with_inputs(program, "its derivative is 0 by every name")
         text = derivatives_text(program, list(wrt), latex, exact, order)
-    return LaTeX(text) if latex else text
+    return LaTeX(text) if latex else Derivative.of(text, list(wrt) or program.inputs)
 
 
 # The highest order `taylor` takes: a term costs the order squared per operation (cubed for

@@ -131,20 +131,22 @@ def opened(part: str) -> list[str]:
     if width(part) <= LINE:
         return [part]
     tokens = list(_TOKEN.finditer(part))
-    groups, depth, braces, start = [], 0, 0, 0
+    groups, braces = [], 0
+    stack: list[int] = []  # the \left of each bracket open, outside any braces
     for k, match in enumerate(tokens):
         token = match.group()
         braces += {"{": 1, "}": -1}.get(token, 0)
         if token == r"\left" and braces == 0:
-            depth += 1
-            if depth == 1:
-                start = k
-        elif token == r"\right" and braces == 0:
-            depth -= 1
-            if depth == 0 and k + 1 < len(tokens) and tokens[start + 1].group() == "(":
+            stack.append(k)
+        elif token == r"\right" and braces == 0 and stack:
+            start = stack.pop()
+            # a bracket outside any other but the halves of one already cut (\left. ...)
+            outer = all(tokens[s + 1].group() == "." for s in stack)
+            if outer and k + 1 < len(tokens) and tokens[start + 1].group() == "(":
                 groups.append((tokens[start + 1].end(), match.start(), tokens[k + 1].end()))
     if not groups:
-        return [part]
+        product = _over(part)
+        return [part] if product is None else opened(product)
     inner_start, inner_end, end = max(groups, key=lambda g: width(part[g[0] : g[1]]))
     inside = pieces(part[inner_start:inner_end])
     if len(inside) < 2:
@@ -156,6 +158,53 @@ def opened(part: str) -> list[str]:
         rf"\left. {inside[-1]} {tail}{part[end:]}",
     ]
     return [p for piece in cut for p in opened(piece)]
+
+
+def _over(part: str) -> str | None:
+    """`part` with its widest fraction outside any braces, `\\frac{N}{D}`, written as the
+    product `\\frac{1}{D} \\left(N\\right)` where N is a sum wider than a line: a
+    numerator then breaks over lines, where no line may break inside one fraction. None
+    where there is no such fraction."""
+    tokens = list(_TOKEN.finditer(part))
+    found: list[tuple[int, tuple[int, int, int], tuple[int, int, int]]] = []
+    for k, match in enumerate(tokens):
+        if match.group() != r"\frac" or part[: match.start()].count("{") != part[
+            : match.start()
+        ].count("}"):
+            continue
+        groups: list[tuple[int, int, int]] = []
+        depth, begin = 0, 0
+        for token in tokens[k + 1 :]:
+            if token.group() == "{":
+                depth += 1
+                if depth == 1:
+                    begin = token.end()
+            elif token.group() == "}":
+                depth -= 1
+                if depth == 0:
+                    groups.append((begin, token.start(), token.end()))
+                    if len(groups) == 2:
+                        break
+            elif depth == 0 and not token.group().isspace():
+                break
+        if len(groups) == 2:
+            found.append((match.start(), groups[0], groups[1]))
+    wide = [f for f in found if width(part[f[1][0] : f[1][1]]) > LINE]
+    if not wide:
+        return None
+    start, (top, top_end, _), (bottom, bottom_end, end) = max(
+        wide, key=lambda f: width(part[f[1][0] : f[1][1]])
+    )
+    numerator, inverse = part[top:top_end], rf"\frac{{1}}{{{part[bottom:bottom_end]}}}"
+    if len(pieces(numerator)) > 1:
+        over = rf"{inverse} \left({numerator}\right)"
+    elif numerator.startswith(r"\left(") or r" \left(" in numerator:  # 2 x (a + b + ...)
+        at = numerator.index(r"\left(")
+        factor = numerator[:at].strip() or "1"
+        over = rf"\frac{{{factor}}}{{{part[bottom:bottom_end]}}} {numerator[at:]}"
+    else:
+        return None
+    return part[:start] + over + part[end:]
 
 
 def broken(parts: list[str], first: float) -> list[list[str]]:
@@ -177,7 +226,23 @@ def broken(parts: list[str], first: float) -> list[list[str]]:
             part = lines[-1].pop().removesuffix(r" \right.") + part.removeprefix(r"\left.")
         lines[-1].append(part)
         used += size
-    return lines
+    return [_balanced(line) for line in lines]
+
+
+def _balanced(line: list[str]) -> list[str]:
+    """A line whose brackets a cut left open (a bracket cut inside one already cut) closed
+    by `\\right.` at its end, or opened by `\\left.` at its start: LaTeX sets each line of a
+    display alone, its \\left and \\right in pairs."""
+    depth, lowest = 0, 0
+    for token in _TOKEN.findall(" ".join(line)):
+        depth += {r"\left": 1, r"\right": -1}.get(token, 0)
+        lowest = min(lowest, depth)
+    if not line or (depth == 0 and lowest == 0):
+        return line
+    opening, closing = -lowest, depth - lowest
+    ends = [r"\left. " * opening + line[0], *line[1:]]
+    ends[-1] += r" \right." * closing
+    return ends
 
 
 def equations(rows: list[tuple[str, str]]) -> list[str]:

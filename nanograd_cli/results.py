@@ -49,6 +49,43 @@ class LaTeX(str):
         return "$$ \\begin{aligned} " + " \\\\ ".join(lines) + " \\end{aligned} $$"
 
 
+@dataclass(frozen=True)
+class Derivative:
+    """A derivative as `diff` writes it in text: `text`, a program whose result is the
+    derivative (with several names, a `d_x = ...` line each), and `conditions`, by the name
+    each derivative is by, where it holds when that is only part of the domain
+    (`{"x": "x > 0"}`; a name whose derivative holds everywhere is absent). str() is what
+    `nanograd diff` prints: each condition on a `#` line under its derivative."""
+
+    text: str
+    conditions: Mapping[str, str]
+    printed: str = field(repr=False, compare=False)
+
+    def __str__(self) -> str:
+        return self.printed
+
+    @classmethod
+    def of(cls, printed: str, names: Sequence[str]) -> Derivative:
+        """`diff`'s text split: a `#` line belongs to the derivative above it, which is the
+        one of `names` alone, or the `d_x = ...` (`d2_x`, `d_x[1]`) line above it."""
+        lines: list[str] = []
+        conditions: dict[str, str] = {}
+        by = names[0] if len(names) == 1 else None
+        for line in printed.splitlines():
+            if line[:1] == "#":
+                if by is not None:
+                    said = line[1:].strip()
+                    conditions[by] = f"{conditions[by]}; {said}" if by in conditions else said
+                continue
+            found = re.match(r"d[0-9]*_(\S+?) = ", line) if len(names) > 1 else None
+            if found:  # d_x_ where the source has a d_x: the derivative by x
+                by = found[1]
+                while array_of(by) not in names and by.endswith("_"):
+                    by = by[:-1]
+            lines.append(line)
+        return cls("\n".join(lines), conditions, printed)
+
+
 def element_names(name: str, shape: tuple[int, ...]) -> list[str]:
     """The names of the elements of an array `name` of `shape`, row-major: x[0], x[1], ...;
     W[0,0], W[0,1], ...; a number's is its own name."""

@@ -724,7 +724,7 @@ class Session:
             args.flag("steps"),
             args.value("implicit"),
         )
-        reply.out.append(text)
+        reply.out.append(str(text))
 
     def hessian_command(self, args: Arguments, reply: Reply) -> None:
         source, program = self._program(args.expr)

@@ -50,7 +50,7 @@ from .algebra import (
 from .array_ops import ArrayOp
 from .engine import Value, apply
 from .engine_form import EngineForm
-from .errors import NanogradError
+from .errors import NanogradError, command
 from .formula import Note, occurrences, write
 from .instructions import Apply, Const, Input
 from .ops import ADD, MUL, POWER_RULE, WHERE, Op, gaussian
@@ -663,10 +663,13 @@ def _higher(
                 (shown,) = layout([root], fractions=not exact, whole=whole)
                 text = write({"": shown})
                 if len(text) > HIGHER_TEXT:
+                    reached = _ordinal(step + 1)
                     raise NanogradError(
                         f"the {_ordinal(order)} derivative by {name} is too long to work out: "
-                        f"the {_ordinal(step + 1)} has {len(text):,} characters (at most "
-                        f"{HIGHER_TEXT:,} are differentiated again); ask for a lower order"
+                        f"the {reached}, the highest written out, has {len(text):,} characters "
+                        f"(at most {HIGHER_TEXT:,} are differentiated again); ask for at most "
+                        f"the {reached}, or for the value of a higher one at a point: "
+                        f"{command('taylor')} gives f^(n)(A)/n! to high orders"
                     )
                 current = (read or parse)(text)
         roots[name], notes[name] = root, _simplest(found)

@@ -167,6 +167,11 @@ class Finisher:
             made = _smaller(made, _grouped(b, made), ties=False)
         if made.kind == SUM:
             together = _together(b, made)
+            # -1/tan(x)**2 - 1 (of cos(x)/sin(x)) is -1/sin(x)**2, where tan(x) is
+            # sin(x)/cos(x) again: where that is shorter, as a textbook writes it
+            written_out = _sines_and_cosines(b, made)
+            if written_out is not None:
+                together = _smaller(together or made, _together(b, written_out), ties=False)
             # a fraction as long as the sum is the textbook's; a polynomial stays as it is
             chosen = _smaller(made, together, ties=_has_denominator(made))
             if chosen is made and together is not None:
@@ -336,6 +341,30 @@ def _tangents(b: Builder, e: Expr) -> Expr:
     kept = [(base, p) for base, p in factors if (id(base), p) not in gone]
     kept += [(tangent, sine[1]) for sine, _, tangent in changed]
     return b.multiply(e.value, kept) or e
+
+
+def _sines_and_cosines(b: Builder, s: Expr) -> Expr | None:
+    """The sum s with each tan(a)**k of its terms as sin(a)**k/cos(a)**k (None where it has
+    no tan), so that sin(a)**2 + cos(a)**2 can be 1 in one fraction of its terms."""
+    terms = []
+    for t, w in _pairs(s):
+        factors = _factors(t)
+        if not any(base.kind == CALL and base.op is TAN for base, _ in factors):
+            terms.append((t, w))
+            continue
+        written: list[tuple[Expr, float]] = []
+        for base, p in factors:
+            if base.kind == CALL and base.op is TAN:
+                written += [(b.apply(SIN, base.args[0]), p), (b.apply(COS, base.args[0]), -p)]
+            else:
+                written.append((base, p))
+        term = b.multiply(_coefficient(t), written)
+        if term is None:
+            return None
+        terms.append((term, w))
+    if all(t is u for (t, _), (u, _) in zip(terms, _pairs(s), strict=True)):
+        return None
+    return b.add(s.value, terms)
 
 
 def _sines(b: Builder, e: Expr) -> Expr:

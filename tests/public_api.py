@@ -58,9 +58,12 @@ coefficients: list[float] = series.coefficients
 written: str = series.polynomial
 checked = check("x*y", x=2, y=3)
 passed: bool = checked.passed and checked.checks["x"].passed
-derivative: str = diff("x**3", "x")
+derivative: str = diff("x**3", "x").text
+holds_where: str = diff("x**x").conditions["x"]
+printed: str = str(diff("x**x"))
+derivation: str = diff("x**3", steps=True)
 latex: str = diff("sqrt(x)/x", latex=True)
-by_keyword: str = diff("x*y", wrt=["x", "y"], exact=True)
+by_keyword: str = diff("x*y", wrt=["x", "y"], exact=True).text
 
 # Options are keywords; an input named like one goes in inputs=.
 some = grad("x*y", x=2, y=3, wrt="x", mode="forward", strict=True).gradients

@@ -176,3 +176,21 @@ def test_a_source_of_whole_numbers_has_its_derivatives_numbers_as_exact_fraction
         )
     # a decimal source keeps its decimals: 0.7 is no fraction the source wrote
     assert in_process("diff", "x**0.7").stdout == "0.7/x**0.3\n"
+
+
+LONG_QUOTIENT = "(x**7*sin(x) + x**6*cos(x) + exp(x)*log(x) + x**5*tan(x) + atan(x)*x**4)/(x**2+1)"
+
+
+def test_a_long_fraction_is_a_product_broken_over_lines(tmp_path):
+    """One fraction whose numerator is wider than the page: written 1/(x**2 + 1) times the
+    numerator in brackets, which breaks over lines (a line cannot break inside \\frac), and
+    the fraction inside it alike; pdflatex sets it with no overfull box."""
+    done = nanograd("diff", LONG_QUOTIENT, "--format", "latex")
+    assert done.returncode == 0
+    lines = done.stdout.splitlines()
+    assert lines[1] == r"&\frac{1}{x^{2} + 1} \left(x^{7} \cos(x) + 6 x^{6} \sin(x) \right. \\"
+    assert lines[2].startswith(r"&\quad \left. - \frac{2 x}{x^{2} + 1} \left(x^{7} \sin(x)")
+    assert len(lines) == 8
+    explained = in_process("explain", LONG_QUOTIENT, "--x", "0.5", "--format", "latex").stdout
+    pdflatex(tmp_path, f"\\[\n{done.stdout}\\]\n{explained}")
+    assert overfull(tmp_path) == []

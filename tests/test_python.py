@@ -40,7 +40,8 @@ def test_options_are_keywords_named_as_on_the_command_line():
     assert nanograd_cli.grad("x*y", x=2, y=3, wrt=["y"], mode="forward").gradients == {"y": 2.0}
     assert nanograd_cli.check("x**3", x=1).passed
     assert not nanograd_cli.check("x**3", x=1, rtol=1e-14, atol=0).passed
-    assert nanograd_cli.diff("x*y", wrt="y") == nanograd_cli.diff("x*y", "y") == "x"
+    assert nanograd_cli.diff("x*y", wrt="y") == nanograd_cli.diff("x*y", "y")
+    assert nanograd_cli.diff("x*y", "y").text == "x"
     found = nanograd_cli.minimize("(x - 3)**2", x=0, lr=0.1, method="sgd", steps=500)
     assert found.converged and math.isclose(found.inputs["x"], 3, abs_tol=1e-6)
     held = nanograd_cli.minimize("(x - 3)**2 + (y + 1)**2", x=0, y=0, fix="y", lr=0.1)
@@ -138,7 +139,7 @@ def test_minimize_over_data_and_fit_with_a_wrong_fix():
 
 def test_the_dy_dx_note_is_a_warning():
     with pytest.warns(NanogradWarning) as caught:
-        text = nanograd_cli.diff("y = x**2; dy/dx")
+        text = nanograd_cli.diff("y = x**2; dy/dx").text
     assert "d_dy" in text
     assert str(caught[0].message) == (
         "dy and dx are inputs here; the derivative of y by x is what diff() prints with wrt='x'"
@@ -206,9 +207,52 @@ def test_an_input_given_as_a_str_is_read_as_the_command_line_reads_it():
     assert nanograd_cli.grad("x", x=" -1.5e-3 ").inputs == {"x": -1.5e-3}
 
 
+@pytest.mark.parametrize(
+    ("args", "text", "conditions"),
+    [
+        (("x**x",), "x**x*(log(x) + 1)", {"x": "x > 0"}),
+        (("x**3",), "3*x**2", {}),
+        (("x**y",), "d_x = y*x**(y - 1)\nd_y = x**y*log(x)", {"x": "x != 0", "y": "x > 0"}),
+        (
+            ("x**y", "--order", "2"),
+            "d2_x = y*x**(y - 2)*(y - 1)\nd2_y = x**y*log(x)**2",
+            {"x": "x != 0", "y": "x > 0"},
+        ),
+        (
+            ("x**y", "--wrt", "x", "--shape", "x=2"),
+            "[[y*x[0]**(y - 1), 0], [0, y*x[1]**(y - 1)]]",
+            {"x": "x[0] != 0 and x[1] != 0"},
+        ),
+        (("log(y)*x - 1", "--implicit", "y", "--wrt", "x"), "-y*log(y)/x", {}),
+    ],
+)
+def test_diff_gives_the_derivative_and_where_it_holds_apart(args, text, conditions):
+    """Python's diff: the text a program (no comment), the conditions by name, and str() the
+    command line's and the repl's output, which keep each condition on a `#` line."""
+    from nanograd_cli.session import Session
+
+    from .helpers import in_process
+
+    source, *options = args
+    keywords: dict = {}
+    for flag, value in zip(options[::2], options[1::2], strict=True):
+        key = {"--shape": "shapes"}.get(flag, flag[2:])
+        keywords[key] = {"x": 2} if key == "shapes" else int(value) if key == "order" else value
+    found = nanograd_cli.diff(source, **keywords)
+    assert (found.text, dict(found.conditions)) == (text, conditions)
+    assert "#" not in found.text
+    done = in_process("diff", *args)
+    assert done.returncode == 0
+    assert done.stdout == str(found) + "\n"
+    repl = " ".join(o.lstrip("-") for o in options)
+    assert Session().run(f":diff {source} {repl}").text() == str(found)
+    for name, where in conditions.items():
+        assert f"# {where}" in done.stdout.splitlines(), name
+
+
 def test_diff_and_explain_take_the_command_lines_formats():
     assert nanograd_cli.diff("x**3", format="latex") == nanograd_cli.diff("x**3", latex=True)
-    assert nanograd_cli.diff("x**3", format="text") == "3*x**2"
+    assert nanograd_cli.diff("x**3", format="text").text == "3*x**2"
     with pytest.raises(InputError, match="latex=True and format='text' disagree"):
         nanograd_cli.diff("x**3", format="text", latex=True)
     from .helpers import in_process

@@ -239,7 +239,7 @@ def test_coefficients_are_the_derivatives_diff_writes_over_k_factorial(source):
     point = {name: point[name] for name in program.inputs}
     got = api.taylor(program, point, "x", 4).coefficients
     for k in range(1, 5):
-        written = parse(api.diff(program, ["x"], order=k))
+        written = parse(str(api.diff(program, ["x"], order=k)))
         at = {name: point[name] for name in written.inputs}
         derivative = written.values(at)[written.result]
         assert got[k] * math.factorial(k) == pytest.approx(derivative, rel=1e-11), k
@@ -447,3 +447,81 @@ def test_a_fractional_power_at_zero_has_no_power_series(source, expected):
     assert [str(c) for c in result.coefficients] == [str(c) for c in expected]  # (nan)
     second = nanograd_cli.hessian(source, x=0.0).hessian["x"]["x"]  # the engine's f''(0)
     assert str(result.coefficients[2]) == str(second / 2)
+
+
+def _terms(polynomial_text: str) -> dict[int, str]:
+    """The coefficient of each power of the shift as the polynomial writes it (around 0:
+    `x`; around 1: `(x - 1)`), sign included: `3*(x - 1)**6/40` is 6: '3/40'."""
+    import re
+
+    text = polynomial_text.replace("(x - 1)", "h").replace("x", "h").replace(" - ", " + -")
+    found = {}
+    for term in text.split(" + "):
+        sign = "-" if term.startswith("-") else ""
+        term = term.lstrip("-")
+        match = re.fullmatch(r"(?:([0-9.e+-]+)\*)?h(?:\*\*([0-9]+))?(?:/([0-9]+))?|([0-9.]+)", term)
+        assert match, term
+        if match[4]:
+            found[0] = sign + match[4]
+            continue
+        top, power, bottom = match[1] or "1", int(match[2] or 1), match[3]
+        found[power] = sign + top + (f"/{bottom}" if bottom else "")
+    return found
+
+
+@pytest.mark.parametrize(
+    ("source", "at", "order", "fractions"),
+    [
+        ("x**x", 1, 20, range(15)),  # 1711379/259459200 at 14; past it the floats are shown
+        ("tan(x)", 0, 20, range(14)),
+        ("exp(sin(x))", 0, 20, range(18)),
+        ("1/(1 - x)", 0, 20, range(21)),
+        ("sqrt(1 + x)", 0, 20, range(20)),
+        ("1/cos(x)", 0, 20, range(15)),
+        ("exp(x)", 0, 20, range(21)),
+    ],
+)
+def test_coefficients_are_fractions_only_where_they_are_the_true_ones(source, at, order, fractions):
+    """The true coefficients (mpmath at 60 digits; those of these sources are rationals) are
+    written as fractions up to the orders where their denominators are small for the float's
+    accuracy, each exactly the true one, and past it as the float, within 32*(k+1) ulp; never
+    a fraction that differs from the truth."""
+    with mpmath.workdps(60):
+        truth = mpmath.taylor(EXACT_SERIES[source], at, order)
+        written = _terms(nanograd_cli.taylor(source, wrt="x", order=order, x=at).polynomial)
+        for k, true in enumerate(truth):
+            if abs(true) < mpmath.mpf(10) ** -40:
+                assert k not in written
+                continue
+            shown = written[k]
+            if "." in shown or "e-" in shown:
+                assert k not in fractions, (k, shown)
+                assert abs(float(shown) - true) <= 32 * (k + 1) * math.ulp(float(true))
+            else:
+                exact = Fraction(shown)
+                assert (
+                    abs(mpmath.mpf(exact.numerator) / exact.denominator - true)
+                    < abs(true) * mpmath.mpf(10) ** -45
+                ), (k, shown)
+                assert k in fractions or exact.denominator == 1, (k, shown)
+
+
+# The sources as mpmath computes them.
+EXACT_SERIES = {
+    "x**x": lambda t: t**t,
+    "tan(x)": mpmath.tan,
+    "exp(sin(x))": lambda t: mpmath.exp(mpmath.sin(t)),
+    "1/(1 - x)": lambda t: 1 / (1 - t),
+    "sqrt(1 + x)": lambda t: mpmath.sqrt(1 + t),
+    "1/cos(x)": lambda t: 1 / mpmath.cos(t),
+    "exp(x)": mpmath.exp,
+}
+
+
+def test_x_to_the_x_at_1_through_the_command_line():
+    done = nanograd("taylor", "x**x", "--x", "1", "--order", "8", "--format", "json")
+    assert done.returncode == 0
+    assert json.loads(done.stdout)["polynomial"] == (
+        "1 + (x - 1) + (x - 1)**2 + (x - 1)**3/2 + (x - 1)**4/3 + (x - 1)**5/12 "
+        "+ 3*(x - 1)**6/40 - (x - 1)**7/120 + 59*(x - 1)**8/2520"
+    )

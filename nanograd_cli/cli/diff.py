@@ -98,7 +98,7 @@ def diff(
     """
     program = load_program(source, report)
     shaped = api.named_shapes(shapes)
-    click.echo(api.diff(program, wrt, fmt, exact, shaped, order, steps, implicit))
+    click.echo(str(api.diff(program, wrt, fmt, exact, shaped, order, steps, implicit)))
     remark = api.diff_note(program)
     if remark:
         note(remark.removeprefix("note: "))
