@@ -319,10 +319,10 @@ def diff(
     implicit: str | None = None,
 ) -> Derivative | str:
     """The derivative of `source` by each input named (positionally or by `wrt`; by default
-    all), as `nanograd diff` prints it: as text in the language, a `Derivative` (its `text`,
-    and apart from it its `conditions`, where each holds, by the name it is by; str() is the
-    command line's output), or with `format="latex"` as LaTeX (a str that a notebook shows
-    as the formula; `latex=True` says the same), or with `steps` a str (`exact`:
+    all), as `nanograd diff` prints it: as text in the language, a `Derivative` (a str, the
+    command line's output, with apart its `text` without `#` lines and its `conditions`,
+    where each holds, by the name it is by), or with `format="latex"` as LaTeX (a str that
+    a notebook shows as the formula; `latex=True` says the same), or with `steps` a str (`exact`:
     as `diff --exact`; `shapes`: the array inputs' shapes, as `diff --shape`, such as
     `{"A": (3, 2), "x": 2}`; `order`: the N-th derivative, as `diff --order N`; `steps`:
     the derivation, a rule a line, as `diff --steps`, also with `format="markdown"`;

@@ -208,17 +208,22 @@ def table(
     needed: set[str],
     option: str,
     name: str,
-    missing: bool = False,
+    drop_nan: bool | None = None,
 ) -> dict[str, Any]:
     """The columns of `data` that `needed` names: `data` is a mapping of column names to
     1-D arrays (a pandas DataFrame is one), or the path of a CSV, Parquet, Arrow or JSON
-    Lines file (with `missing`, an absent value read as nan)."""
+    Lines file. For a command that takes `drop_nan`, an absent value is read as nan, and
+    without `drop_nan` the first is an error that names the row and `drop_nan`, as the
+    command line's is."""
     if isinstance(data, str | os.PathLike):
         from . import io
 
         path = os.fspath(data)
         fmt = io.input_format(path, None)
-        data = io.read_table(path, fmt, needed, option, name, missing).columns
+        found = io.read_table(path, fmt, needed, option, name, drop_nan is not None)
+        if drop_nan is False:
+            io.refuse_missing(found, needed, option)
+        data = found.columns
     elif not isinstance(data, Mapping) and not hasattr(data, "columns"):  # (a DataFrame)
         raise InputError(
             f"{option}: a mapping of column names to arrays, a DataFrame or a file's path, not "

@@ -49,20 +49,21 @@ class LaTeX(str):
         return "$$ \\begin{aligned} " + " \\\\ ".join(lines) + " \\end{aligned} $$"
 
 
-@dataclass(frozen=True)
-class Derivative:
-    """A derivative as `diff` writes it in text: `text`, a program whose result is the
-    derivative (with several names, a `d_x = ...` line each), and `conditions`, by the name
-    each derivative is by, where it holds when that is only part of the domain
-    (`{"x": "x > 0"}`; a name whose derivative holds everywhere is absent). str() is what
-    `nanograd diff` prints: each condition on a `#` line under its derivative."""
+class Derivative(str):
+    """A derivative as `diff` writes it in text: a str, what `nanograd diff` prints (each
+    condition on a `#` line under its derivative), and apart, `text`, a program whose result
+    is the derivative (with several names, a `d_x = ...` line each), and `conditions`, by the
+    name each derivative is by, where it holds when that is only part of the domain
+    (`{"x": "x > 0"}`; a name whose derivative holds everywhere is absent)."""
 
     text: str
     conditions: Mapping[str, str]
-    printed: str = field(repr=False, compare=False)
 
-    def __str__(self) -> str:
-        return self.printed
+    def __new__(cls, printed: str, text: str, conditions: Mapping[str, str]) -> Derivative:
+        derivative = super().__new__(cls, printed)
+        derivative.text = text
+        derivative.conditions = conditions
+        return derivative
 
     @classmethod
     def of(cls, printed: str, names: Sequence[str]) -> Derivative:
@@ -83,7 +84,7 @@ class Derivative:
                 while array_of(by) not in names and by.endswith("_"):
                     by = by[:-1]
             lines.append(line)
-        return cls("\n".join(lines), conditions, printed)
+        return cls(printed, "\n".join(lines), conditions)
 
 
 def element_names(name: str, shape: tuple[int, ...]) -> list[str]:

@@ -147,6 +147,7 @@ OPTIONS: dict[str, dict[str, Option]] = {
         "wrt": WRT,
         "fix": WRT,
         **DATA,
+        "drop-nan": FLAG,
         "batch": Option("word", "N"),
         "seed": Option("word", "S"),
         "weight-decay": Option("word", "W"),
@@ -855,10 +856,10 @@ class Session:
     def minimize_command(self, args: Arguments, reply: Reply) -> None:
         steps, lr, tol, batch, seed = map(args.value, ("steps", "lr", "tol", "batch", "seed"))
         path = args.value("data")
-        if path is None and any(args.flag(n) for n in ("batch", "seed", "data-format")):
+        if path is None and any(args.flag(n) for n in ("batch", "seed", "data-format", "drop-nan")):
             raise InputError(
-                f"{option('batch')}, {option('seed')} and {option('data_format')} are for the "
-                f"rows of {option('data', 'FILE')}"
+                f"{option('batch')}, {option('seed')}, {option('data_format')} and "
+                f"{option('drop_nan')} are for the rows of {option('data', 'FILE')}"
             )
         if seed is not None and batch is None:
             raise InputError(
@@ -868,7 +869,9 @@ class Session:
         tolerance = 1e-8 if tol is None else api.number("tol", tol, None)
         most = 10000 if steps is None else api.whole("steps", steps, None)
         source, program = self._program(args.expr)
-        columns = None if path is None else self._data(args, path, program.inputs).columns
+        drop_nan = args.flag("drop-nan")
+        table = None if path is None else self._data(args, path, program.inputs, drop_nan=drop_nan)
+        columns = None if table is None else table.columns
         bar = StepsProgress(most) if self.progress else None
         size, t_max = (args.value(n) for n in ("lr-step-size", "lr-t-max"))
         gamma, low, decay = (args.value(n) for n in ("lr-gamma", "lr-min", "weight-decay"))
@@ -893,6 +896,7 @@ class Session:
                 wrt=args.names("wrt"),
                 fix=args.names("fix"),
                 data=columns,
+                drop_nan=drop_nan,
                 batch=None if batch is None else api.whole("batch", batch, None),
                 seed=None if seed is None else api.whole("seed", seed, None),
                 on_step=bar.update if bar else None,
@@ -1074,9 +1078,10 @@ class Session:
         path: str,
         needed: Iterable[str],
         extra: str = "points",
-        missing: bool = False,
+        drop_nan: bool = False,
     ) -> io.Table:
-        """The rows of `data FILE`, read as the command line reads `--data FILE`."""
+        """The rows of `data FILE`, read as the command line reads `--data FILE`: a missing
+        value is nan with `drop-nan`, else an error that names its row and `drop-nan`."""
         if path == "-":  # a script's lines come from standard input
             raise InputError(
                 f"{option('data', '-')}: the session reads its lines from standard input; "
@@ -1088,7 +1093,10 @@ class Session:
             if given is None
             else api.choice("data-format", given, DATA_FORMATS)
         )
-        return io.read_table(path, fmt, needed, option("data"), extra, missing)
+        table = io.read_table(path, fmt, needed, option("data"), extra, missing=True)
+        if not drop_nan:
+            io.refuse_missing(table, needed)
+        return table
 
     def _reached(
         self, args: Arguments, point: Mapping[str, float], table: Table, reply: Reply

@@ -606,7 +606,7 @@ def test_minimize_over_data_and_fit_take_starts_from_the_session(tmp_path: Path)
         "error: target: line 1, column 4: '(' is never closed\n  1 | log(\n         ^"
     )
     assert error(s, ":minimize w*x seed 1") == (
-        "error: batch, seed and data-format are for the rows of data FILE"
+        "error: batch, seed, data-format and drop-nan are for the rows of data FILE"
     )
     assert error(s, ":minimize (w*x - y)**2 data -") == (
         "error: data -: the session reads its lines from standard input; give the data as a file"
@@ -677,7 +677,7 @@ def test_options_are_parsed_alike_for_every_command():
     s = session("x = 2", "lr = 3")
     assert error(s, ":minimize (x - 3)**2 lrr 0.1") == (
         "error: :minimize has no option lrr; did you mean lr? (its options: steps, lr, "
-        "method, bound, tol, wrt, fix, data, data-format, batch, seed, weight-decay, "
+        "method, bound, tol, wrt, fix, data, data-format, drop-nan, batch, seed, weight-decay, "
         "lr-schedule, lr-step-size, lr-gamma, lr-t-max, lr-min, strict, keep)"
     )
     assert error(s, ":minimize x lr") == "error: lr needs a value: lr R"
@@ -939,3 +939,42 @@ def test_pipe_fits_by_group_and_saves(tmp_path: Path):
                                                    "converged"]  # fmt: skip
     assert done.stdout.endswith("wrote r.json\n")
     assert json.loads((tmp_path / "r.json").read_text())["by"] == "run"
+
+
+def test_a_missing_value_in_data_names_drop_nan_in_the_repl_and_python_as_on_the_command_line(
+    tmp_path: Path,
+):
+    import nanograd_cli
+    from nanograd_cli.errors import InputError
+
+    rows = tmp_path / "rows.csv"
+    rows.write_text("x,y\n0,1\n1,3\n,5\n3,7\n")
+    typed = in_process("minimize", "(w*x + b - y)**2", "--data", str(rows), "--w", "0", "--b", "0")
+    assert typed.stderr == (
+        "error: --data row 3, column x: a missing value (empty, NA or nan); --drop-nan leaves out "
+        "the rows with one\n"
+    )
+    s = session("w = 0", "b = 0")
+    assert error(s, f":minimize (w*x + b - y)**2 data {rows}") == (
+        "error: data row 3, column x: a missing value (empty, NA or nan); drop-nan leaves out "
+        "the rows with one"
+    )
+    with pytest.raises(InputError) as raised:
+        nanograd_cli.minimize("(w*x + b - y)**2", data=rows, w=0, b=0)
+    assert str(raised.value) == (
+        "data row 3, column x: a missing value (empty, NA or nan); drop_nan leaves out the rows "
+        "with one"
+    )
+    # with drop-nan, the three rows left give the same descent through every door
+    kept = in_process(
+        "minimize", "(w*x + b - y)**2", "--data", str(rows), "--drop-nan", "--w", "0", "--b", "0",
+        "--steps", "5", "--format", "json",
+    )  # fmt: skip
+    reply = s.run(f":minimize (w*x + b - y)**2 data {rows} drop-nan steps 5")
+    assert reply.err[0] == "note: 1 row with a missing value (nan, empty or NA) left out"
+    found = json.loads(kept.stdout)
+    with pytest.warns(nanograd_cli.NanogradWarning):
+        python = nanograd_cli.minimize(
+            "(w*x + b - y)**2", data=rows, w=0, b=0, drop_nan=True, steps=5
+        )
+    assert python.inputs == found["inputs"]
