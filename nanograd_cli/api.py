@@ -82,6 +82,8 @@ DRAW_FORMATS = ("svg", "png", "pdf", "dot", "html")
 RANKDIRS = ("LR", "TB", "RL", "BT")  # (any case)
 # The descent's update rules (descent.py), then SciPy's methods (second_order.py).
 METHODS = ("sgd", "momentum", "adam", "bfgs", "lbfgs", "newton")
+SECOND_ORDER = METHODS[3:]  # SciPy's, with no rate
+LR = 0.01  # minimize's learning rate unless told
 DIFF_FORMATS = ("text", "latex", "markdown")
 EXPLAIN_FORMATS = ("table", "markdown", "latex", "json")
 TAYLOR_FORMATS = ("table", "json", "latex")
@@ -804,11 +806,13 @@ def _formulas_by_element(formulas: Mapping[str, Formula], layout: Layout) -> dic
 
 
 def failure(
-    result: GradientCheck | FormulaCheck | Minimum | Fit | Fits, tol: float | None = None
+    result: GradientCheck | FormulaCheck | Minimum | Fit | Fits,
+    tol: float | None = None,
+    method: str = "adam",
 ) -> str | None:
     """Why a run that gave a result failed, as its error says it; None where it did not: a
-    check that did not pass, a descent whose gradient is still above `tol`, a fit that did not
-    converge."""
+    check that did not pass, a descent (by `method`) whose gradient is still above `tol`, a
+    fit that did not converge."""
     if isinstance(result, Minimum):
         if result.converged:
             return None
@@ -818,10 +822,11 @@ def failure(
                 f"{result.gradient_norm:.3g}, more than {option('tol', f'{tol:g}')}: "
                 f"{result.stopped}"
             )
+        rate = f", or another {option('lr')}," if method not in SECOND_ORDER else ""
         return (
             f"did not converge: after {result.steps} steps the gradient's norm is "
             f"{result.gradient_norm:.3g}, more than {option('tol', f'{tol:g}')} (more "
-            f"{option('steps')}, or another {option('lr')}, may reach it)"
+            f"{option('steps')}{rate} may reach it)"
         )
     if isinstance(result, Fit):
         return None if result.converged else f"the fit did not converge: {result.message}"
@@ -883,7 +888,7 @@ def minimize(
     program: Program,
     start: Mapping[str, InputValue],
     steps: int = 10000,
-    lr: float = 0.01,
+    lr: float = LR,
     method: str = "adam",
     tol: float = 1e-8,
     strict: bool = False,
@@ -985,14 +990,14 @@ def minimize(
         value, gradients = every_row(dict(at))
         return value, gradients, math.hypot(*(gradients[n] for n in moving))
 
-    if method in ("bfgs", "lbfgs", "newton"):
+    if method in SECOND_ORDER:
         from .fitting import checked_bounds
         from .second_order import minimize as quasi_newton
 
-        if weight_decay or schedule is not None or on_log is not None:
+        if weight_decay or schedule is not None or lr != LR:
             raise InputError(
-                f"{option('weight_decay')}, {option('lr_schedule')} and {option('log')} are "
-                f"for sgd, momentum and adam: {option('method', method)} has no rate"
+                f"{option('lr')}, {option('weight_decay')} and {option('lr_schedule')} are for "
+                f"sgd, momentum and adam: {option('method', method)} has no rate"
             )
         kept = checked_bounds({n: bound(n, b) for n, b in (bounds or {}).items()}, point, moving)
         hessian = None
@@ -1006,7 +1011,7 @@ def minimize(
                 hessian = hessian_over_rows(program, rows)
         try:
             found = quasi_newton(
-                loss, point, moving, steps, method, tol, kept, on_step, on_point, hessian
+                loss, point, moving, steps, method, tol, kept, on_step, on_point, hessian, on_log
             )
         except Interrupted as stop:  # the point reached, in the inputs' shapes
             stop.reached = layout.shaped(cast(Minimum, stop.reached))
@@ -1037,7 +1042,7 @@ def _second_order_settings(
             f"{option('bound')} needs {option('method', 'lbfgs')} (L-BFGS-B), the method "
             f"that keeps to bounds: {method} does not"
         )
-    if method in ("bfgs", "lbfgs", "newton") and batch is not None:
+    if method in SECOND_ORDER and batch is not None:
         raise InputError(
             f"{option('method', method)} takes every row each step (its line search "
             f"compares the loss at points): drop {option('batch')}, or take sgd, momentum or adam"

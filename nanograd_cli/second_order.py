@@ -35,12 +35,14 @@ def minimize(
     on_step: Callable[[int, float], None] | None = None,
     on_point: Callable[[dict[str, float], float], None] | None = None,
     hessian: Callable[[dict[str, float]], Mapping[str, Mapping[str, float]]] | None = None,
+    on_log: Callable[[int, float, float], None] | None = None,
 ) -> Minimum:
     """Minimize `loss` from `start` over the inputs in `moving` with SciPy's `method` (a key
     of METHODS), at most `steps` iterations, until the gradient's norm is at most `tol`
     (with `bounds` by name, for lbfgs, the gradient projected on them). newton needs the
     loss's `hessian` at a point, by name, over every input. The start's value and gradient
-    must be finite (InputError); on Ctrl-C, Interrupted with the last iterate."""
+    must be finite (InputError); on Ctrl-C, Interrupted with the last iterate. `on_log(steps
+    taken, loss, gradient norm)` is called at each iterate, as descent's is."""
     try:
         from scipy import optimize
     except ImportError:
@@ -67,6 +69,8 @@ def minimize(
             on_step(taken, value)
         if on_point:
             on_point(at(x), value)
+        if on_log:
+            on_log(taken, value, float(np.linalg.norm(value_and_gradient(x)[1])))
 
     def callback(intermediate_result) -> None:  # SciPy passes the iterate by this name
         nonlocal taken, reached
@@ -106,7 +110,8 @@ def minimize(
             f"gradient's norm {result.gradient_norm}"
         )
     if not result.converged and found.nit < steps:  # SciPy stopped for a reason of its own
-        result.stopped = f"{METHODS[method]} stopped: {found.message}"
+        why = str(found.message).strip().rstrip(":").strip()  # L-BFGS-B's "ABNORMAL: "
+        result.stopped = f"{METHODS[method]} stopped: {why}"
     return result
 
 

@@ -867,6 +867,7 @@ class Session:
                 "batches it does nothing"
             )
         tolerance = 1e-8 if tol is None else api.number("tol", tol, None)
+        method = args.value("method") or "adam"
         most = 10000 if steps is None else api.whole("steps", steps, None)
         source, program = self._program(args.expr)
         drop_nan = args.flag("drop-nan")
@@ -888,8 +889,8 @@ class Session:
                 program,
                 self._point(program, without=columns or ()),
                 steps=most,
-                lr=0.01 if lr is None else api.number("lr", lr, None),
-                method=args.value("method") or "adam",
+                lr=api.LR if lr is None else api.number("lr", lr, None),
+                method=method,
                 tol=tolerance,
                 strict=args.flag("strict"),
                 warn=self._warner(source, reply),
@@ -912,7 +913,7 @@ class Session:
             if bar:
                 bar.stop()
         self._reached(args, result.inputs, Table(_rows(result)), reply)
-        unconverged = api.failure(result, tolerance)
+        unconverged = api.failure(result, tolerance, method)
         if unconverged:  # a result: the steps ran out first
             reply.err.append(f"note: {unconverged}")
 

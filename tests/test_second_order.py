@@ -270,3 +270,34 @@ def test_optimizer_is_another_name_for_method():
     )
     with pytest.raises(InputError, match=r"has no option optimizer, .*; did you mean method\?"):
         minimize_in_python("x*x", x=1, optimizer="sgd")
+
+
+def test_the_second_order_methods_refuse_a_rate_log_their_iterations_and_suggest_steps(tmp_path):
+    for method in ["bfgs", "lbfgs", "newton"]:
+        refused = in_process(
+            "minimize", "(x - 1)**2", "--x", "3", "--method", method, "--lr", "0.5"
+        )
+        assert (refused.returncode, refused.stderr) == (
+            2,
+            "error: --lr, --weight-decay and --lr-schedule are for sgd, momentum and adam: "
+            f"--method {method} has no rate\n",
+        )
+    short = in_process(
+        "minimize", "(1 - x)**2 + 100*(y - x**2)**2", "--x", "-1.2", "--y", "1", "--method",
+        "newton", "--steps", "3",
+    )  # fmt: skip
+    assert short.returncode == 0
+    assert short.stderr.endswith("(more --steps may reach it)\n") and "--lr" not in short.stderr
+    log = tmp_path / "steps.csv"
+    done = in_process(
+        "minimize", "(x - 1)**2 + y**2", "--x", "3", "--y", "1", "--method", "newton", "--log",
+        str(log), "--format", "json",
+    )  # fmt: skip
+    rows = [line.split(",") for line in log.read_text().splitlines()]
+    assert rows[0] == ["step", "loss", "gradient_norm"]
+    steps = json.loads(done.stdout)["steps"]
+    assert [int(r[0]) for r in rows[1:]][-1] == steps
+    # the loss and the gradient's norm at each iterate: (x - 1)**2 + y**2 at the point logged
+    last = rows[-1]
+    assert float(last[1]) == pytest.approx(0, abs=1e-20)
+    assert float(last[2]) <= 1e-8

@@ -78,9 +78,9 @@ def picture_extensions() -> dict[str, str]:
     "--lr",
     type=AtLeast(min=0, min_open=True),
     metavar="NUMBER",
-    default=0.01,
+    default=api.LR,
     show_default=True,
-    help="Learning rate.",
+    help="Learning rate of sgd, momentum and adam.",
 )
 @click.option(
     "--method",
@@ -299,6 +299,6 @@ def minimize(
     emit(fmt, result, digits)
     if stopped:
         raise stopped
-    unconverged = api.failure(result, tol)
+    unconverged = api.failure(result, tol, method)
     if unconverged:  # a result, not a failure: the steps ran out first
         note(unconverged)
