@@ -2183,11 +2183,7 @@ def plot(
             )
         result = sample_curve(program, held, name, span, points)
         if tangent is not None:
-            at = number("tangent", tangent, least=None)
-            if not math.isfinite(at):
-                raise InputError(f"invalid value for {option('tangent')}: {at!r} is no point")
-            touching = program.grad({**held, name: at})
-            result.tangent = (at, touching.value, touching.gradients[name])
+            result.tangent = _tangent(program, held, name, span, tangent)
         if second:
             result.second = second_derivative(program, held, name, result.x)
     result.look = look
@@ -2195,6 +2191,34 @@ def plot(
     if gaps and warn:
         warn(gaps)
     return result
+
+
+def _tangent(
+    program: Program, held: Mapping[str, float], name: str, span: Range, given: float | str
+) -> tuple[float, float, float]:
+    """A, f(A) and df/dx at A for plot's tangent line at `given` (a number, or a constant
+    the language writes, `pi/2`): a point of the plotted range where f and df/dx are finite."""
+    from .language import constant_value
+
+    text = given if isinstance(given, str) else None
+    found = constant_value(text) if text is not None else None
+    at = number("tangent", given if found is None else found, least=None)
+    shown = option("tangent", f"{given}")
+    if not math.isfinite(at):
+        raise InputError(f"invalid value for {option('tangent')}: {at!r} is no point")
+    if not span.low <= at <= span.high:
+        raise InputError(
+            f"{shown}: the point is outside the plotted range of {name}, "
+            f"{span.low:g} to {span.high:g}"
+        )
+    touching = program.grad({**held, name: at})
+    slope = touching.gradients[name]
+    if not (math.isfinite(touching.value) and math.isfinite(slope)):
+        raise InputError(
+            f"{shown}: f is {touching.value} and df/d{name} {slope} at {name} = {at:g}: "
+            "no tangent line there"
+        )
+    return at, touching.value, slope
 
 
 def swept_elements(

@@ -570,9 +570,21 @@ def test_a_title_log_axes_a_size_and_a_tangent_for_slides(tmp_path):
             "--size is a picture's: write the plot to a file (--output plot.png)",
         ),
         (["--x", "-1:2", "--tangent", "inf"], "invalid value for --tangent: inf is no point"),
+        (
+            ["--x", "1:2", "--tangent", "5"],
+            "--tangent 5: the point is outside the plotted range of x, 1 to 2",
+        ),
     ]:
         done = in_process("plot", "exp(x)", *args)
         assert (done.returncode, done.stderr) == (2, f"error: {message}\n")
+    nan_there = in_process("plot", "log(x)", "--x", "-1:2", "--tangent", "-0.5")
+    assert (nan_there.returncode, nan_there.stderr) == (
+        2,
+        "error: --tangent -0.5: f is nan and df/dx -2.0 at x = -0.5: no tangent line there\n",
+    )
+    # a point is written as --x's value is: pi/2, the top of sin
+    at, value, slope = nanograd_cli.plot("sin(x)", x="0:3", tangent="pi/2").tangent
+    assert (at, value, slope) == (math.pi / 2, 1.0, math.cos(math.pi / 2))
     done = in_process("plot", "x*y", "--x", "-1:1", "--y", "0:1", "--tangent", "0", "-o", str(out))
     assert done.stderr == "error: --tangent is for a curve, a plot over one range\n"
     reply = in_process("repl", stdin=":plot exp(x) x -2:2 tangent 0 title growth\n")
