@@ -105,7 +105,8 @@ def draw(
 ) -> None:
     """Draw the computation graph of SOURCE with every node's data and gradient.
 
-    Gradients are computed first. Value nodes show their name (q₁, q₂ for the versions of a
+    SOURCE is an expression or program, the path of a file holding one, or - for standard
+    input; give each input's value as --NAME VALUE. Gradients are computed first. Value nodes show their name (q₁, q₂ for the versions of a
     reassigned name), data and gradient; each operation is its own node, and the operands
     of - / ** and functions of several arguments are labelled (a, b). Inputs have a green
     border, the result a blue one, constants are grey; the darker a node's fill, the larger
