@@ -744,7 +744,7 @@ def fit(
         fmt = format_of(picture)  # before the fit: a name that says no format fails at once
     columns = cast("dict[str, Sequence[float]]", table(data, needed, "data", "fit", drop_nan))
     groups = None if by is None else group_column(data, by, needed)
-    given = dict(point(program, "fit", more, {**(starts or {}), **(inputs or {})}))
+    given = numbers(point(program, "fit", more, {**(starts or {}), **(inputs or {})}), "fit")
     if picture is not None:
         api.fit_predictor(program, columns)
     result = api.fit(

@@ -524,6 +524,10 @@ def test_fit_takes_array_parameters_a_polynomials_coefficients(tmp_path):
     result = ng.fit("a @ [1, x, x**2]", data, a=np.zeros(3))
     np.testing.assert_allclose(result.parameters["a"], np.polyfit(x, y, 2)[::-1], rtol=1e-9)
     assert result.stderr["a"].shape == (3,)
+    # a start is given as to every other command: a list, or the text the command line reads
+    for start in ([0, 0, 0], "[0, 0, 0]", "zeros(3)"):
+        again = ng.fit("a @ [1, x, x**2]", data, a=start)
+        assert again.parameters["a"].tolist() == result.parameters["a"].tolist()
     (tmp_path / "poly.csv").write_text(
         "x,y\n" + "".join(f"{a!r},{b!r}\n" for a, b in zip(x.tolist(), y.tolist(), strict=True))
     )
