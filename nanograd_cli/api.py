@@ -999,7 +999,11 @@ def minimize(
                 f"{option('lr')}, {option('weight_decay')} and {option('lr_schedule')} are for "
                 f"sgd, momentum and adam: {option('method', method)} has no rate"
             )
-        kept = checked_bounds({n: bound(n, b) for n, b in (bounds or {}).items()}, point, moving)
+        kept = checked_bounds(  # a bound of an array is each element's, as fit's
+            {e: bound(n, b) for n, b in (bounds or {}).items() for e in layout.elements([n])},
+            point,
+            moving,
+        )
         hessian = None
         if method == "newton":
             from .symbolic import hessian_at, hessian_over_rows

@@ -301,3 +301,17 @@ def test_the_second_order_methods_refuse_a_rate_log_their_iterations_and_suggest
     last = rows[-1]
     assert float(last[1]) == pytest.approx(0, abs=1e-20)
     assert float(last[2]) <= 1e-8
+
+
+def test_a_bound_of_an_array_bounds_each_element_as_fits_does():
+    done = in_process(
+        "minimize", "sum((x - [5, 5])**2)", "--x", "[1, 2]", "--bound", "x=0:3", "--method",
+        "lbfgs", "--format", "json",
+    )  # fmt: skip
+    found = json.loads(done.stdout)
+    assert found["inputs"] == {"x": [3.0, 3.0]} and found["converged"]
+    one = in_process(
+        "minimize", "sum((x - [5, 5])**2)", "--x", "[1, 2]", "--bound", "x[1]=0:3", "--method",
+        "lbfgs", "--format", "json",
+    )  # fmt: skip
+    assert json.loads(one.stdout)["inputs"]["x"] == [pytest.approx(5, rel=1e-12), 3.0]

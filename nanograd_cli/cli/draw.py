@@ -106,12 +106,13 @@ def draw(
     """Draw the computation graph of SOURCE with every node's data and gradient.
 
     SOURCE is an expression or program, the path of a file holding one, or - for standard
-    input; give each input's value as --NAME VALUE. Gradients are computed first. Value nodes show their name (q₁, q₂ for the versions of a
-    reassigned name), data and gradient; each operation is its own node, and the operands
-    of - / ** and functions of several arguments are labelled (a, b). Inputs have a green
-    border, the result a blue one, constants are grey; the darker a node's fill, the larger
-    its gradient (see the legend). A source that lists several outputs (u = x*y; v = x + y;
-    u, v) is drawn as one graph: each output marked, the gradients those of --grad-of.
+    input; give each input's value as --NAME VALUE. Gradients are computed first. Value
+    nodes show their name (q₁, q₂ for the versions of a reassigned name), data and gradient;
+    each operation is its own node, and the operands of - / ** and functions of several
+    arguments are labelled (a, b). Inputs have a green border, the result a blue one,
+    constants are grey; the darker a node's fill, the larger its gradient (see the legend).
+    A source that lists several outputs (u = x*y; v = x + y; u, v) is drawn as one graph:
+    each output marked, the gradients those of --grad-of.
     """
     fmt = fmt or format_of(output)
     if output == "-" and fmt in ("png", "pdf") and sys.stdout.isatty():
