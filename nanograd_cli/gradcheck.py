@@ -123,7 +123,9 @@ def failures(result: GradientCheck) -> str:
                 for kind, number in (("analytic", check.analytic), ("numeric", check.numeric))
                 if not math.isfinite(number)
             ]
-            if math.isnan(check.numeric) and math.isfinite(check.analytic):  # log(x) at 1e-8
+            if math.isnan(check.numeric) and math.isnan(result.value):  # log(-1) + log(x)
+                bad[-1] += ": the source is nan at the point itself; check where it is a number"
+            elif math.isnan(check.numeric) and math.isfinite(check.analytic):  # log(x) at 1e-8
                 step = step_at(result.inputs[name])
                 bad[-1] += (
                     f": the source is nan a step of {step:.2g} to a side, past the edge of "

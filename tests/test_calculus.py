@@ -318,6 +318,14 @@ def test_check_fails_where_a_derivative_is_not_finite():
         "error: gradient check failed for x (numeric is nan: the source is nan a step of "
         "6.1e-06 to a side, past the edge of where it is defined; check farther from it)\n",
     )
+    # nan at the point itself (log(-1)): no edge nearby is to blame
+    result = in_process("check", "log(x) + log(y)", "--x", "1", "--y", "-1")
+    assert result.returncode == 1
+    assert result.stderr.splitlines()[-1] == (
+        "error: gradient check failed for x (numeric is nan: the source is nan at the point "
+        "itself; check where it is a number), y (numeric is nan: the source is nan at the point "
+        "itself; check where it is a number)"
+    )
 
 
 @pytest.mark.parametrize(
