@@ -416,9 +416,9 @@ def _literal(builder: Builder, parts: np.ndarray) -> Expr:
 
 def _merged(notes) -> list[Note]:
     """Each note once."""
-    seen: dict[tuple[int, str], Note] = {}
+    seen: dict[tuple[int, str, str], Note] = {}
     for n in notes:
-        seen.setdefault((id(n.expr), n.relation), n)
+        seen.setdefault((id(n.expr), n.relation, n.why), n)
     return list(seen.values())
 
 

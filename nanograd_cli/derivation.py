@@ -131,7 +131,7 @@ class _Deriver:
         result, *shown = layout(
             [found.roots[self.name], *(n.expr for n in notes)], fractions=True, whole=self.whole
         )
-        notes = [Note(e, n.relation) for e, n in zip(shown, notes, strict=True)]
+        notes = [n._replace(expr=e) for e, n in zip(shown, notes, strict=True)]
         return Derivation(self.name, steps, result, notes, self.derivatives, self.names)
 
     # the derivative of a part, and arithmetic on the parts of a step

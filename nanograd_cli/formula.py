@@ -24,6 +24,9 @@ from .ops import ADD, COMPARISONS, DIV, MOD, MUL, NEG, POW, SUB, Op
 # negation or the subtraction of a negative keeps its sign, in parentheses (-(-x), a - (-2)),
 # where elsewhere it is folded into the sign (x, a + 2), an equal number.
 AS_WRITTEN = "as written"
+# The relation of a note that says where a textbook derivative loses digits the engine keeps.
+LOSES = "loses"
+_LOSES = "loses digits "  # how each such note begins
 
 # A repeated sub-expression is bound to a name when it has at least this many operations.
 BIND_SIZE = 4
@@ -172,10 +175,15 @@ def _bindings(roots: list[Expr]) -> tuple[list[Expr], set[int]]:
 
 
 class Note(NamedTuple):
-    """A condition, `expr > 0` or `expr != 0`: where a textbook derivative is the engine's."""
+    """A condition, `expr > 0` or `expr != 0`: where a textbook derivative is the engine's;
+    or, with relation "loses", where it loses digits the engine keeps: `why`, its `{}` the
+    text of expr (`loses digits for |{}| > 1e154 (its square overflows)`), where the
+    derivative has `part`."""
 
     expr: Expr
-    relation: str  # ">" or "!="
+    relation: str  # ">", "!=" or "loses"
+    why: str = ""
+    part: Expr | None = None  # (loses) the part of the derivative that loses them
 
     def holds(self, value: float) -> bool:
         return holds(self.relation, value)
@@ -365,7 +373,8 @@ def _aligned(rows: list[tuple[str, str]], one: bool) -> str:
     shown = []
     for name, e in rows:
         if name == "#":
-            shown.append(rf"&\qquad \text{{for }} {e}")
+            said = e if e.startswith(r"\text{loses") else rf"\text{{for }} {e}"
+            shown.append(rf"&\qquad {said}")
             continue
         right = f"= {e}" if name else e  # one expression alone, too wide: no name, no =
         if width(name) + width(right) <= LINE:
@@ -508,10 +517,33 @@ class _Text:
         """`e` is written as a text given for it (`Printer.write_as`)."""
 
     def conditions(self, notes: list, text: dict[int, tuple[Text, int]]) -> str:
-        """`x > 0 and y != 0`."""
-        return self.joined.join(
-            f"{_join(text[id(n.expr)][0])} {self.relations[n.relation]} 0" for n in notes
+        """`x > 0 and y != 0`, then where it loses digits: `; loses digits for |x| > 1e154
+        (its square overflows); diff --exact keeps them`."""
+        said = [
+            f"{_join(text[id(n.expr)][0])} {self.relations[n.relation]} 0"
+            for n in notes
+            if n.relation != LOSES
+        ]
+        lost = [n for n in notes if n.relation == LOSES]
+        if not lost:
+            return self.joined.join(said)
+        # loses digits near |x| = 1 (...) and for |y| > 1e154 (...)
+        losses = self.joined.join(
+            self.loss(n.why if k == 0 else n.why.removeprefix(_LOSES), _join(text[id(n.expr)][0]))
+            for k, n in enumerate(lost)
         )
+        kept = self.words("diff --exact keeps them")
+        return self.separated.join([*([self.joined.join(said)] if said else []), losses, kept])
+        return self.joined.join(said)
+
+    separated = "; "
+
+    def loss(self, why: str, expr: str) -> str:
+        """A note of lost digits, its `{}` the expression's text."""
+        return why.replace("{}", expr)
+
+    def words(self, text: str) -> str:
+        return text
 
     def power(self, base: Text, exponent: tuple[Text, int]) -> Text:
         return _cat(base, "**", self.wrap(exponent, _POWER))  # e**(-x**2), not e**-x**2
@@ -539,6 +571,25 @@ class _Latex(_Text):
 
     relations: ClassVar[dict[str, str]] = {">": ">", "!=": r"\neq"}
     joined = r" \text{ and } "
+    separated = r";\ "
+
+    def loss(self, why: str, expr: str) -> str:
+        parts = why.split("{}")
+        shown = []
+        for k, part in enumerate(parts):
+            if k:
+                shown.append(expr)
+            before, bar_after = (
+                k > 0 and part.startswith("|"),
+                part.endswith("|") and k < len(parts) - 1,
+            )
+            words = part[1 if before else 0 : len(part) - 1 if bar_after else len(part)]
+            shown += [r"\rvert" if before else "", self.words(words) if words else ""]
+            shown.append(r"\lvert" if bar_after else "")
+        return " ".join(s for s in shown if s)
+
+    def words(self, text: str) -> str:
+        return rf"\text{{{text.replace('--', '-{}-')}}}"  # (-- is a dash)
 
     def __init__(self, is_array: Callable[[Expr], bool] | None = None) -> None:
         # per node: the sign of the number a product is written beginning with, else 0

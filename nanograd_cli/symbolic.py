@@ -37,6 +37,7 @@ from .algebra import (
     NAMED,
     NAMED_CONSTANTS,
     NUMBER,
+    PRODUCT,
     SUM,
     Builder,
     Expr,
@@ -51,7 +52,7 @@ from .array_ops import ArrayOp
 from .engine import Value, apply
 from .engine_form import EngineForm
 from .errors import NanogradError, command
-from .formula import Note, occurrences, write
+from .formula import LOSES, Note, occurrences, write
 from .instructions import Apply, Const, Input
 from .ops import ADD, MUL, POWER_RULE, WHERE, Op, gaussian
 from .program import Program
@@ -113,6 +114,20 @@ TEXTBOOK_RULES = (
     ("1 + tan(a)**2", "1/cos(a)**2", None),
     (gaussian("a"), "exp(-a**2)", None),
 )
+# Where a rule's textbook form loses digits the helper keeps, a note of it (`{}` its `a`),
+# under every derivative the rule is used in (docs/calculus.md, "Where the formulas keep
+# their digits").
+LOSSES = {
+    "1 - sigmoid(a)": ("sigmoid(a)", "loses digits as {} grows, all past 37 (1 - sigmoid cancels)"),
+    "1 - a**2": ("a**2", "loses digits near |{}| = 1 (1 - its square cancels)"),
+    "sqrt(a**2 - 1)": (
+        "a**2",
+        "loses digits near {} = 1 (its square - 1 cancels) and past 1e154 (it overflows)",
+    ),
+    "1/sqrt(a**2 + 1)": ("a**2", "loses digits for |{}| > 1e154 (its square overflows)"),
+}
+# (each with the part that loses them: a derivative where it cancels, x*asin(x) +
+# sqrt(1 - x**2)'s asin(x), has no note)
 # The functions that only helpers use: a textbook derivative has none of them, unless the
 # source calls them itself.
 HELPERS = frozenset(("powlog", "dsinc"))
@@ -132,6 +147,8 @@ class Formula:
 
     program: Program
     conditions: tuple[tuple[Program, str], ...] = ()
+    # where it loses digits: (a, the part that loses them, LOSSES' note)
+    losses: tuple[tuple[Program, Program, str], ...] = ()
 
 
 @functools.cache
@@ -169,17 +186,24 @@ def _match(pattern: Expr, node: Expr) -> dict[str, Expr] | None:
 def _textbook(text: str) -> Formula:
     written = Written()
     patterns = Written()
-    rules = [(patterns.program(_parsed(p)), _parsed(r), c) for p, r, c in TEXTBOOK_RULES]
+    rules = [(patterns.program(_parsed(p)), r, c) for p, r, c in TEXTBOOK_RULES]
     tree = written.program(_parsed(text))
     rewritten: dict[int, Expr] = {}
     conditions: list[tuple[Expr, str]] = []
+    losses: list[tuple[Expr, Expr, str]] = []
     for e in reachable([tree]):
         node = e if not e.args else written.op(e.op, *(rewritten[id(a)] for a in e.args))
-        for pattern, replacement, condition in rules:
+        for pattern, text, condition in rules:
             binding = _match(pattern, node)
             if binding is None:
                 continue
             env = binding.__getitem__
+            replacement = _parsed(text)
+            if text in LOSSES:
+                lossy, why = LOSSES[text]
+                witness = _parsed(lossy)
+                made = witness.interpret(input=env, const=written.number, apply=written.op)
+                losses.append((binding["a"], made[witness.result], why))
             node = replacement.interpret(input=env, const=written.number, apply=written.op)[
                 replacement.result
             ]
@@ -207,6 +231,7 @@ def _textbook(text: str) -> Formula:
     return Formula(
         canonical(rewritten[id(tree)]),
         tuple((canonical(side), relation) for side, relation in conditions),
+        tuple((canonical(side), canonical(part), why) for side, part, why in losses),
     )
 
 
@@ -381,6 +406,8 @@ def derive(
         )
         for name in wrt:
             found = [n for a, n in conditions if reads[a] & order[name]]
+            shown = {_shape(e) for e in reachable([roots[name]])} if textbook else set()
+            found = [n for n in found if n.part is None or _shape(n.part) in shown]
             notes[name] = _simplest(found + notes.get(name, []))
     return Derivatives(roots, definitions, notes, textbook)
 
@@ -398,7 +425,7 @@ def _local_derivatives(
     args = tuple(nodes[a] for a in ins.args)
     formulas = textbook_formulas(ins.op) if textbook else exact_formulas(ins.op)
     local = _locals(builder, formulas, ins.op, args)
-    if textbook and any(f.conditions for f in formulas):
+    if textbook and any(f.conditions or f.losses for f in formulas):
         exact = _locals(builder, exact_formulas(ins.op), ins.op, args)
         env = dict(zip(ins.op.parameters, args, strict=True))
         for k, f in enumerate(formulas):
@@ -417,7 +444,18 @@ def _local_derivatives(
                 for n, v in zip(found, values, strict=True)
                 if v is None and not positive(n.expr)  # x**2 + 1 > 0 goes without saying
             )
+            for side, part, why in f.losses:
+                expr = _interpret(builder, side, env)[side.result][0]
+                lossy = _interpret(builder, part, env)[part.result][0]
+                if _constant(expr) is None:
+                    conditions.append((ins.args[k], Note(expr, LOSES, why, lossy)))
     return local
+
+
+def _shape(e: Expr) -> tuple:
+    """A node as the parts it is made of, a product's number aside (4*x**2 has x**2's)."""
+    weights = tuple(e.weights) if e.kind in (PRODUCT, SUM) else ()
+    return (e.kind, e.op, tuple(id(a) for a in e.args), weights)
 
 
 def _constant(e: Expr) -> float | None:
@@ -441,11 +479,13 @@ def _union(masks) -> int:
 
 def _simplest(notes: list[Note]) -> list[Note]:
     """The notes once each, `e != 0` left out where `e > 0` says more."""
-    seen: dict[tuple[int, str], Note] = {}
+    seen: dict[tuple[int, str, str], Note] = {}
     for n in notes:
-        seen.setdefault((id(n.expr), n.relation), n)
+        seen.setdefault((id(n.expr), n.relation, n.why), n)
     return [
-        n for (key, relation), n in seen.items() if not (relation == "!=" and (key, ">") in seen)
+        n
+        for (key, relation, _), n in seen.items()
+        if not (relation == "!=" and (key, ">", "") in seen)
     ]
 
 
@@ -574,7 +614,7 @@ def written(
     shown_roots = {name: next(shown) for name in roots}
     shown_definitions = {name: next(shown) for name in definitions}
     shown_notes = {
-        name: [Note(next(shown), n.relation) for n in notes.get(name, [])] for name in roots
+        name: [n._replace(expr=next(shown)) for n in notes.get(name, [])] for name in roots
     }
     return write(shown_roots, latex, shown_definitions, shown_notes, is_array)
 

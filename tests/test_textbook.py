@@ -20,6 +20,23 @@ from .helpers import in_process, pdflatex
 from .oracle import derivative_at, same, value_of
 
 # (source, text, LaTeX, where to sample x: inside the stated domain)
+# the notes of digits a textbook form loses (see test_digit_notes.py)
+KEEP = "; diff --exact keeps them"
+NEAR_1 = "\n# loses digits near |x| = 1 (1 - its square cancels)" + KEEP
+PAST_1E154 = "\n# loses digits for |x| > 1e154 (its square overflows)" + KEEP
+LATEX_KEEP = r";\ \text{diff -{}-exact keeps them}"
+LATEX_NEAR_1 = r"\text{loses digits near } \lvert x \rvert \text{ = 1 (1 - its square cancels)}"
+LATEX_PAST_1E154 = (
+    r"\text{loses digits for } \lvert x \rvert \text{ > 1e154 (its square overflows)}"
+)
+
+
+def noted(latex: str, note: str) -> str:
+    """A one-line LaTeX derivative with a note under it."""
+    lines = [f"d_{{x}} &= {latex} \\\\", f"&\\qquad {note}{LATEX_KEEP}"]
+    return "\\begin{aligned}\n" + "\n".join(lines) + "\n\\end{aligned}"
+
+
 EXERCISES = [
     # powers
     ("x**3", "3*x**2", "3 x^{2}", (-3, 3)),
@@ -67,8 +84,8 @@ EXERCISES = [
     ("log(x)**2", "2*log(x)/x", r"\frac{2 \log(x)}{x}", (0.5, 3)),
     (
         "asin(x)**2",
-        "2*asin(x)/sqrt(1 - x**2)",
-        r"\frac{2 \arcsin(x)}{\sqrt{1 - x^{2}}}",
+        "2*asin(x)/sqrt(1 - x**2)" + NEAR_1,
+        noted(r"\frac{2 \arcsin(x)}{\sqrt{1 - x^{2}}}", LATEX_NEAR_1),
         (-0.9, 0.9),
     ),
     ("log(e**x)", "1", "1", (-3, 3)),
@@ -111,13 +128,28 @@ EXERCISES = [
         (-2, 2),
     ),
     # inverse trigonometric
-    ("asin(x)", "1/sqrt(1 - x**2)", r"\frac{1}{\sqrt{1 - x^{2}}}", (-0.9, 0.9)),
-    ("acos(x)", "-1/sqrt(1 - x**2)", r"-\frac{1}{\sqrt{1 - x^{2}}}", (-0.9, 0.9)),
+    (
+        "asin(x)",
+        "1/sqrt(1 - x**2)" + NEAR_1,
+        noted(r"\frac{1}{\sqrt{1 - x^{2}}}", LATEX_NEAR_1),
+        (-0.9, 0.9),
+    ),
+    (
+        "acos(x)",
+        "-1/sqrt(1 - x**2)" + NEAR_1,
+        noted(r"-\frac{1}{\sqrt{1 - x^{2}}}", LATEX_NEAR_1),
+        (-0.9, 0.9),
+    ),
     ("atan(x)", "1/(x**2 + 1)", r"\frac{1}{x^{2} + 1}", (-3, 3)),
     ("atan(2*x)", "2/(4*x**2 + 1)", r"\frac{2}{4 x^{2} + 1}", (-3, 3)),
     ("hypot(x, 3)", "x/hypot(x, 3)", r"\frac{x}{\operatorname{hypot}(x, 3)}", (-3, 3)),
     ("atan2(3, x)", "-3/(x**2 + 9)", r"-\frac{3}{x^{2} + 9}", (-3, 3)),
-    ("asinh(x)", "1/sqrt(x**2 + 1)", r"\frac{1}{\sqrt{x^{2} + 1}}", (-3, 3)),
+    (
+        "asinh(x)",
+        "1/sqrt(x**2 + 1)" + PAST_1E154,
+        noted(r"\frac{1}{\sqrt{x^{2} + 1}}", LATEX_PAST_1E154),
+        (-3, 3),
+    ),
     # special functions, and numbers that cancel
     ("erfinv(erf(x))", "exp(erfinv(erf(x))**2 - x**2)", None, (-2, 2)),
     ("x*sqrt(pi)/sqrt(pi)", "1", "1", (-3, 3)),
@@ -140,7 +172,13 @@ EXERCISES = [
     ("cosh(x)", "sinh(x)", r"\sinh(x)", (-3, 3)),
     ("tanh(x)", "1/cosh(x)**2", r"\frac{1}{{\cosh(x)}^{2}}", (-3, 3)),
     ("tanh(x**2)", "2*x/cosh(x**2)**2", r"\frac{2 x}{{\cosh(x^{2})}^{2}}", (-2, 2)),
-    ("sigmoid(x)", "sigmoid(x)*(1 - sigmoid(x))", None, (-3, 3)),
+    (
+        "sigmoid(x)",
+        "sigmoid(x)*(1 - sigmoid(x))\n# loses digits as x grows, all past 37 (1 - sigmoid cancels)"
+        + KEEP,
+        None,
+        (-3, 3),
+    ),
     # products of three factors
     (
         "x*sin(x)*exp(x)",
@@ -157,9 +195,12 @@ EXERCISES = [
     # programs with names
     (
         "z = w*x + b\np = sigmoid(z)\nloss = (p - y)**2",
-        "p = sigmoid(w*x + b)\n2*w*p*(y - p)*(p - 1)",
+        "p = sigmoid(w*x + b)\n2*w*p*(y - p)*(p - 1)\n"
+        "# loses digits as w*x + b grows, all past 37 (1 - sigmoid cancels)" + KEEP,
         "\\begin{aligned}\np &= \\operatorname{sigmoid}(w x + b) \\\\\n"
-        "d_{x} &= 2 w p \\left(y - p\\right) \\left(p - 1\\right)\n\\end{aligned}",
+        "d_{x} &= 2 w p \\left(y - p\\right) \\left(p - 1\\right) \\\\\n"
+        r"&\qquad \text{loses digits as } w x + b \text{ grows, all past 37 (1 - sigmoid "
+        r"cancels)}" + LATEX_KEEP + "\n\\end{aligned}",
         (-3, 3),
     ),
     (
@@ -321,16 +362,23 @@ def test_micrograds_sanity_check_at_the_kink():
     assert hessian(program, point).hessian["x"]["x"] == 22.0
 
 
+SIGMOID_NOTE = "# loses digits as w*x + b grows, all past 37 (1 - sigmoid cancels)" + KEEP + "\n"
+
+
 def test_names_of_the_source_are_kept_and_only_unnamed_repeats_are_named_anew():
     text = derivatives_text(parse("z = w*x + b\np = sigmoid(z)\nloss = (p - y)**2"), [])
     assert text == (
         "p = sigmoid(w*x + b)\n"
         "d_w = 2*x*p*(y - p)*(p - 1)\n"
-        "d_x = 2*w*p*(y - p)*(p - 1)\n"
-        "d_b = 2*p*(y - p)*(p - 1)\n"
-        "d_y = 2*(y - p)"
+        + SIGMOID_NOTE
+        + "d_x = 2*w*p*(y - p)*(p - 1)\n"
+        + SIGMOID_NOTE
+        + "d_b = 2*p*(y - p)*(p - 1)\n"
+        + SIGMOID_NOTE
+        + "d_y = 2*(y - p)"
     )
-    assert "t1" not in text and text.count("sigmoid") == 1
+    formulas = [line for line in text.splitlines() if not line.startswith("#")]
+    assert "t1" not in text and "\n".join(formulas).count("sigmoid") == 1
     # a name used once is written out; a name bound twice is not restated
     assert derivatives_text(parse("u = x*y; exp(u)"), ["x"]) == "y*exp(x*y)"
     assert not derivatives_text(parse("q = x + y; q += 1; q*q*q"), ["x"]).startswith("q")
