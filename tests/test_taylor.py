@@ -339,6 +339,29 @@ def test_command_line_table():
     )
 
 
+def test_a_centre_of_pi_is_written_so_and_rounding_noise_is_no_term():
+    # cos around pi/2 is -(x - pi/2) + (x - pi/2)**3/6 - ...: mpmath's coefficients 0, -1, 0,
+    # 1/6, 0, -1/120; ours are 6e-17, 3e-17, 3e-18 where mpmath's are 0
+    want = mpmath.taylor(mpmath.cos, mpmath.pi / 2, 5)
+    got = nanograd_cli.taylor("cos(x)", x="pi/2", order=5).coefficients
+    assert [abs(float(w)) < 1e-30 for w in want] == [True, False, True, False, True, False]
+    assert all(abs(g - float(w)) < 1e-15 for g, w in zip(got, want, strict=True))
+    done = nanograd("taylor", "cos(x)", "--x", "pi/2", "--order", "5")
+    assert (done.returncode, done.stderr) == (0, "")
+    assert done.stdout.splitlines()[-1] == (
+        "-(x - pi/2) + 0.16666666666666666*(x - pi/2)**3 - 0.008333333333333333*(x - pi/2)**5"
+    )
+    assert nanograd_cli.taylor("sin(x)", x="-3*pi/4", order=1).polynomial == (
+        "-0.7071067811865476 - 0.7071067811865475*(x + 3*pi/4)"
+    )
+    # a small true coefficient beside small neighbours is kept (exp's 1/20! after 1/19!)
+    assert nanograd_cli.taylor("exp(x)", x=0, order=20).polynomial.endswith(
+        "x**20/2432902008176640000"
+    )
+    # 2.5 is no multiple of pi; 1e-3 among 1s is no noise
+    assert polynomial([1.0, 1e-3, 1.0], "x", 2.5) == "1 + 0.001*(x - 2.5) + (x - 2.5)**2"
+
+
 def test_command_line_json_and_latex():
     done = nanograd("taylor", "x*y + log(x)", "--wrt", "x", "--x", "1", "--y", "2", "--order", "2",
                     "--format", "json")  # fmt: skip
