@@ -362,6 +362,27 @@ def test_a_centre_of_pi_is_written_so_and_rounding_noise_is_no_term():
     assert polynomial([1.0, 1e-3, 1.0], "x", 2.5) == "1 + 0.001*(x - 2.5) + (x - 2.5)**2"
 
 
+def test_a_number_is_never_broken_over_lines_in_latex():
+    # cos's coefficients around a point beside pi/2: 2.7e-8 = cos(1.5707963) (mpmath)
+    assert float(mpmath.cos(mpmath.mpf("1.5707963"))) == pytest.approx(2.6794896585028633e-8)
+    done = nanograd("taylor", "cos(x)", "--x", "1.5707963", "--order", "2", "--format", "latex")
+    assert (done.returncode, done.stderr) == (0, "")
+    assert done.stdout == (
+        "\\begin{aligned}\n&2.6794896585028633 \\cdot 10^{-8} \\\\\n"
+        "&\\quad - 0.9999999999999997 \\left(x - 1.5707963\\right) \\\\\n"
+        "&\\quad - 1.3397448292514316 \\cdot 10^{-8} {\\left(x - 1.5707963\\right)}^{2}\n"
+        "\\end{aligned}\n"
+    )
+    # the line broke between 3.061616997868383 and \cdot 10^{-12}
+    coefficients = [6.123233995736766e-12, -1.0, -3.061616997868383e-12, 1 / 6, 2.55e-13, -1 / 120]
+    lines = polynomial(coefficients, "x", 1.5707963267948, latex=True).splitlines()
+    assert lines[2:4] == [
+        r"&\quad - \left(x - 1.5707963267948\right) \\",
+        r"&\quad - 3.061616997868383 \cdot 10^{-12} {\left(x - 1.5707963267948\right)}^{2} \\",
+    ]
+    assert not any(line.startswith(r"&\quad \cdot") for line in lines)
+
+
 def test_command_line_json_and_latex():
     done = nanograd("taylor", "x*y + log(x)", "--wrt", "x", "--x", "1", "--y", "2", "--order", "2",
                     "--format", "json")  # fmt: skip
