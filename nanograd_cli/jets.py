@@ -556,16 +556,24 @@ PI_DENOMINATORS = 12
 
 
 def _centre(w: Written, at: float) -> Expr:
-    """`at` (positive) as p*pi/q where it is that float within two units in the last place
-    (the value `--x pi/2` gives), else the number."""
+    """`at` (positive) as p*pi/q where `pi_fraction` finds it one, else the number."""
+    fraction = pi_fraction(at)
+    if fraction is None:
+        return w.number(at)
+    p, q = fraction
+    times = w.number(math.pi) if p == 1 else w.op(MUL, w.number(float(p)), w.number(math.pi))
+    return times if q == 1 else w.op(DIV, times, w.number(float(q)))
+
+
+def pi_fraction(at: float) -> tuple[int, int] | None:
+    """p, q where `at` (positive) is the float of p*pi/q (q up to PI_DENOMINATORS, p up to 4q)
+    within two units in the last place, the value `--x pi/2` gives; else None."""
     for q in range(1, PI_DENOMINATORS + 1):
         p = round(at * q / math.pi)
-        if 0 < p <= 4 * q and math.gcd(p, q) == 1 and abs(at - p * math.pi / q) <= 2 * math.ulp(at):
-            times = (
-                w.number(math.pi) if p == 1 else w.op(MUL, w.number(float(p)), w.number(math.pi))
-            )
-            return times if q == 1 else w.op(DIV, times, w.number(float(q)))
-    return w.number(at)
+        near = abs(at - p * math.pi / q) <= 2 * math.ulp(at)
+        if 0 < p <= 4 * q and math.gcd(p, q) == 1 and near:
+            return p, q
+    return None
 
 
 def _noise(coefficients: Sequence[float], k: int) -> bool:

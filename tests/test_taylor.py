@@ -383,6 +383,25 @@ def test_a_number_is_never_broken_over_lines_in_latex():
     assert not any(line.startswith(r"&\quad \cdot") for line in lines)
 
 
+def test_digits_round_the_coefficients_and_the_centre_in_text_and_latex():
+    # cos(1.2345678), -sin(...), -cos(...)/2 to 3 digits (mpmath): 0.33, -0.944, -0.165
+    a = mpmath.mpf("1.2345678")
+    want = [mpmath.cos(a), -mpmath.sin(a), -mpmath.cos(a) / 2]
+    assert [float(mpmath.nstr(w, 3)) for w in want] == [0.33, -0.944, -0.165]
+    args = ("taylor", "cos(x)", "--x", "1.2345678", "--order", "2", "--digits", "3")
+    done = nanograd(*args)
+    assert done.stdout.splitlines()[-1] == "0.33 - 0.944*(x - 1.23) - 0.165*(x - 1.23)**2"
+    done = nanograd(*args, "--format", "latex")
+    assert (done.returncode, done.stderr) == (0, "")
+    assert done.stdout == (
+        r"0.33 - 0.944 \left(x - 1.23\right) - 0.165 {\left(x - 1.23\right)}^{2}" + "\n"
+    )
+    # a centre written as a fraction of pi stays so
+    done = nanograd("taylor", "cos(x)", "--x", "pi/3", "--order", "1", "--digits", "3",
+                    "--format", "latex")  # fmt: skip
+    assert done.stdout == r"0.5 - 0.866 \left(x - \frac{\pi}{3}\right)" + "\n"
+
+
 def test_command_line_json_and_latex():
     done = nanograd("taylor", "x*y + log(x)", "--wrt", "x", "--x", "1", "--y", "2", "--order", "2",
                     "--format", "json")  # fmt: skip
