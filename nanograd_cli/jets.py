@@ -521,7 +521,8 @@ def polynomial(
     subtracted, one that is 0 within the series' accuracy (`_noise`) left out too; just `wrt`
     around 0, and a centre that is a multiple of pi by a small fraction written so (x - pi/2).
     With `whole` (the source's numbers are whole), a
-    coefficient that is a fraction p/q to the last bit is written so: x**2/2, not 0.5*x**2."""
+    coefficient that is a fraction p/q to the last bit is written so: x**2/2, not 0.5*x**2,
+    and one that is such a fraction of e or pi too: e*(x - 1)**2/2."""
     w = Written()
     x = w.input(wrt)
     if at == 0.0:
@@ -533,14 +534,18 @@ def polynomial(
         if c == 0.0 or _noise(coefficients, k):
             continue
         size = abs(c) if c == c else c
-        ratio = _exact_ratio(size, k) if whole else None
+        constant, ratio = _fraction_of_constant(size, k) if whole else (1.0, None)
         top, bottom = ratio if ratio else (size, 1)
+        factor = w.number(float(top))
+        if constant != 1.0:
+            named = w.number(constant)
+            factor = named if top == 1 else w.op(MUL, factor, named)
         if k == 0:
-            term = w.number(float(top))
+            term = factor
         else:
             term = shift if k == 1 else w.op(POW, shift, w.number(float(k)))
-            if top != 1.0:
-                term = w.op(MUL, w.number(float(top)), term)
+            if top != 1.0 or constant != 1.0:
+                term = w.op(MUL, factor, term)
         if bottom != 1:
             term = w.op(DIV, term, w.number(float(bottom)))
         negative = c < 0.0
@@ -620,6 +625,19 @@ def _exact_ratio(c: float, k: int) -> tuple[int, int] | None:
     largest = int(math.sqrt(FRACTION_CHANCE / (0.6 * near)))
     ratio = Fraction(c).limit_denominator(max(largest, 1))
     return _lowest(ratio) if abs(c - ratio) <= near else None
+
+
+def _fraction_of_constant(c: float, k: int) -> tuple[float, tuple[int, int] | None]:
+    """(1, p/q) where c is a fraction p/q by `_exact_ratio`, else (e or pi, p/q) where c over
+    it is one (e/2 of exp around 1), else (1, None). Division by the constant adds a unit in
+    the last place, within the tolerance `_exact_ratio` allows."""
+    ratio = _exact_ratio(c, k)
+    if ratio is None and math.isfinite(c) and c != 0.0:
+        for constant in (math.e, math.pi):
+            over = _exact_ratio(c / constant, k)
+            if over:
+                return constant, over
+    return 1.0, ratio
 
 
 def _lowest(ratio: Fraction) -> tuple[int, int] | None:

@@ -281,9 +281,12 @@ def test_polynomial_text():
     assert polynomial(coefficients[:3], "x", 0.0, latex=True, whole=True) == (
         r"1 + x + \frac{x^{2}}{2}"
     )
-    # e, e, e/2: no fraction of e is taken for one, however many bits a denominator has
+    # e, e, e/2: a fraction of e is written so; a float near none stays the float
     assert polynomial([math.e, math.e, math.e / 2], "x", 1.0, whole=True) == (
-        "e + e*(x - 1) + 1.3591409142295225*(x - 1)**2"
+        "e + e*(x - 1) + e*(x - 1)**2/2"
+    )
+    assert polynomial([1.0, math.sqrt(2)], "x", 1.0, whole=True) == (
+        "1 + 1.4142135623730951*(x - 1)"
     )
     assert polynomial([1.0, 0.0, 3.0], "x", 1.0, latex=True) == (r"1 + 3 {\left(x - 1\right)}^{2}")
 
@@ -400,6 +403,20 @@ def test_digits_round_the_coefficients_and_the_centre_in_text_and_latex():
     done = nanograd("taylor", "cos(x)", "--x", "pi/3", "--order", "1", "--digits", "3",
                     "--format", "latex")  # fmt: skip
     assert done.stdout == r"0.5 - 0.866 \left(x - \frac{\pi}{3}\right)" + "\n"
+
+
+def test_fractions_of_e_and_one_rule_for_fractions_across_the_polynomial():
+    # exp around 1: e/k! (mpmath); sqrt around 4: 2, 1/4, -1/64, 1/512
+    want = mpmath.taylor(mpmath.exp, 1, 4)
+    assert [w / mpmath.e for w in want] == pytest.approx([1, 1, 1 / 2, 1 / 6, 1 / 24], rel=1e-15)
+    assert mpmath.taylor(mpmath.sqrt, 4, 3) == pytest.approx([2, 1 / 4, -1 / 64, 1 / 512])
+    done = nanograd("taylor", "exp(x)", "--x", "1", "--order", "4")
+    assert (done.returncode, done.stderr) == (0, "")
+    assert done.stdout.splitlines()[-1] == (
+        "e + e*(x - 1) + e*(x - 1)**2/2 + e*(x - 1)**3/6 + e*(x - 1)**4/24"
+    )
+    done = nanograd("taylor", "sqrt(x)", "--x", "4", "--order", "3")
+    assert done.stdout.splitlines()[-1] == "2 + (x - 4)/4 - (x - 4)**2/64 + (x - 4)**3/512"
 
 
 def test_command_line_json_and_latex():
