@@ -18,12 +18,13 @@ point is on.
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Callable, Mapping, Sequence
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
 from . import special
-from .algebra import DENOMINATORS, Written
+from .algebra import DENOMINATORS, Expr, Written
 from .errors import SourceError
 from .formula import write
 from .ops import ADD, DIV, MUL, NEG, OPS, POW, SUB, WHERE, Op, divide, power
@@ -517,27 +518,34 @@ def polynomial(
 ) -> str:
     """Σ c_k (wrt - at)^k written in the language (or in LaTeX), as `diff` writes
     expressions: its zero terms left out, a coefficient 1 not written, a negative one
-    subtracted; just `wrt` around 0. With `whole` (the source's numbers are whole), a
-    coefficient that is a fraction p/q to the last bit is written so: x**2/2, not 0.5*x**2."""
+    subtracted, one that is 0 within the series' accuracy (`_noise`) left out too; just `wrt`
+    around 0, and a centre that is a multiple of pi by a small fraction written so (x - pi/2).
+    With `whole` (the source's numbers are whole), a
+    coefficient that is a fraction p/q to the last bit is written so: x**2/2, not 0.5*x**2,
+    and one that is such a fraction of e or pi too: e*(x - 1)**2/2."""
     w = Written()
     x = w.input(wrt)
     if at == 0.0:
         shift = x
     else:
-        shift = w.op(SUB if at > 0 else ADD, x, w.number(abs(at)))
+        shift = w.op(SUB if at > 0 else ADD, x, _centre(w, abs(at)))
     total = None
     for k, c in enumerate(coefficients):
-        if c == 0.0:
+        if c == 0.0 or _noise(coefficients, k):
             continue
         size = abs(c) if c == c else c
-        ratio = _exact_ratio(size, k) if whole else None
+        constant, ratio = _fraction_of_constant(size, k) if whole else (1.0, None)
         top, bottom = ratio if ratio else (size, 1)
+        factor = w.number(float(top))
+        if constant != 1.0:
+            named = w.number(constant)
+            factor = named if top == 1 else w.op(MUL, factor, named)
         if k == 0:
-            term = w.number(float(top))
+            term = factor
         else:
             term = shift if k == 1 else w.op(POW, shift, w.number(float(k)))
-            if top != 1.0:
-                term = w.op(MUL, w.number(float(top)), term)
+            if top != 1.0 or constant != 1.0:
+                term = w.op(MUL, factor, term)
         if bottom != 1:
             term = w.op(DIV, term, w.number(float(bottom)))
         negative = c < 0.0
@@ -546,6 +554,41 @@ def polynomial(
         else:
             total = w.op(SUB if negative else ADD, total, term)
     return write({"result": total if total is not None else w.number(0.0)}, latex)
+
+
+# The largest denominator of a centre written as a multiple of pi (pi/2, 3*pi/4, 5*pi/12).
+PI_DENOMINATORS = 12
+
+
+def _centre(w: Written, at: float) -> Expr:
+    """`at` (positive) as p*pi/q where `pi_fraction` finds it one, else the number."""
+    fraction = pi_fraction(at)
+    if fraction is None:
+        return w.number(at)
+    p, q = fraction
+    times = w.number(math.pi) if p == 1 else w.op(MUL, w.number(float(p)), w.number(math.pi))
+    return times if q == 1 else w.op(DIV, times, w.number(float(q)))
+
+
+def pi_fraction(at: float) -> tuple[int, int] | None:
+    """p, q where `at` (positive) is the float of p*pi/q (q up to PI_DENOMINATORS, p up to 4q)
+    within two units in the last place, the value `--x pi/2` gives; else None."""
+    for q in range(1, PI_DENOMINATORS + 1):
+        p = round(at * q / math.pi)
+        near = abs(at - p * math.pi / q) <= 2 * math.ulp(at)
+        if 0 < p <= 4 * q and math.gcd(p, q) == 1 and near:
+            return p, q
+    return None
+
+
+def _noise(coefficients: Sequence[float], k: int) -> bool:
+    """Whether the k-th coefficient is 0 within its accuracy: smaller than FRACTION_ULPS*(k + 1)
+    units of float precision of its neighbours, the larger of the coefficients before and after
+    it (cos around pi/2 has 6e-17 where its series has 0, between 0.5 and -1/6's neighbours)."""
+    c = coefficients[k]
+    near = [coefficients[j] for j in (k - 1, k + 1) if 0 <= j < len(coefficients)]
+    scale = max((abs(v) for v in near if math.isfinite(v)), default=0.0)
+    return math.isfinite(c) and abs(c) <= FRACTION_ULPS * (k + 1) * sys.float_info.epsilon * scale
 
 
 # Taylor mode's k-th coefficient of a series of exact numbers is within about (k + 1) units
@@ -582,6 +625,19 @@ def _exact_ratio(c: float, k: int) -> tuple[int, int] | None:
     largest = int(math.sqrt(FRACTION_CHANCE / (0.6 * near)))
     ratio = Fraction(c).limit_denominator(max(largest, 1))
     return _lowest(ratio) if abs(c - ratio) <= near else None
+
+
+def _fraction_of_constant(c: float, k: int) -> tuple[float, tuple[int, int] | None]:
+    """(1, p/q) where c is a fraction p/q by `_exact_ratio`, else (e or pi, p/q) where c over
+    it is one (e/2 of exp around 1), else (1, None). Division by the constant adds a unit in
+    the last place, within the tolerance `_exact_ratio` allows."""
+    ratio = _exact_ratio(c, k)
+    if ratio is None and math.isfinite(c) and c != 0.0:
+        for constant in (math.e, math.pi):
+            over = _exact_ratio(c / constant, k)
+            if over:
+                return constant, over
+    return 1.0, ratio
 
 
 def _lowest(ratio: Fraction) -> tuple[int, int] | None:

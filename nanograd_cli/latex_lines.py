@@ -101,8 +101,8 @@ _FUNCTIONS = frozenset(
 
 def pieces(tex: str) -> list[str]:
     """`tex` cut where it may be broken: before each `+`, `-`, `=` or `\\cdot` outside any
-    brackets or braces, and before a `\\qquad`. The pieces joined by spaces give `tex`
-    back."""
+    brackets or braces, and before a `\\qquad`, never inside a number (`3.06 \\cdot 10^{-17}`).
+    The pieces joined by spaces give `tex` back."""
     found, depth, start = [], 0, 0
     tokens = list(_TOKEN.finditer(tex))
     for k, match in enumerate(tokens):
@@ -117,11 +117,18 @@ def pieces(tex: str) -> list[str]:
             and token in ("+", "-", "=", r"\cdot", r"\approx", r"\qquad")
             and previous.isspace()
             and tex[start : match.start()].strip() not in ("", "+", "-", "=", r"\cdot")
+            and not _in_number(tex, match)
         ):
             found.append(tex[start : match.start()].strip())
             start = match.start()
     found.append(tex[start:].strip())
     return [p for p in found if p]
+
+
+def _in_number(tex: str, match: re.Match[str]) -> bool:
+    """Whether the `\\cdot` of `match` is a number's, between its digits and `10^{`."""
+    before, after = tex[: match.start()].rstrip(), tex[match.end() :].lstrip()
+    return match.group() == r"\cdot" and before[-1:].isdigit() and after.startswith("10^{")
 
 
 def opened(part: str) -> list[str]:

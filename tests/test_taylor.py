@@ -281,9 +281,12 @@ def test_polynomial_text():
     assert polynomial(coefficients[:3], "x", 0.0, latex=True, whole=True) == (
         r"1 + x + \frac{x^{2}}{2}"
     )
-    # e, e, e/2: no fraction of e is taken for one, however many bits a denominator has
+    # e, e, e/2: a fraction of e is written so; a float near none stays the float
     assert polynomial([math.e, math.e, math.e / 2], "x", 1.0, whole=True) == (
-        "e + e*(x - 1) + 1.3591409142295225*(x - 1)**2"
+        "e + e*(x - 1) + e*(x - 1)**2/2"
+    )
+    assert polynomial([1.0, math.sqrt(2)], "x", 1.0, whole=True) == (
+        "1 + 1.4142135623730951*(x - 1)"
     )
     assert polynomial([1.0, 0.0, 3.0], "x", 1.0, latex=True) == (r"1 + 3 {\left(x - 1\right)}^{2}")
 
@@ -337,6 +340,83 @@ def test_command_line_table():
         "k  coefficient\n0  1.0\n1  1.0\n2  0.5\n3  0.16666666666666666\n\n"
         "1 + x + x**2/2 + x**3/6\n"
     )
+
+
+def test_a_centre_of_pi_is_written_so_and_rounding_noise_is_no_term():
+    # cos around pi/2 is -(x - pi/2) + (x - pi/2)**3/6 - ...: mpmath's coefficients 0, -1, 0,
+    # 1/6, 0, -1/120; ours are 6e-17, 3e-17, 3e-18 where mpmath's are 0
+    want = mpmath.taylor(mpmath.cos, mpmath.pi / 2, 5)
+    got = nanograd_cli.taylor("cos(x)", x="pi/2", order=5).coefficients
+    assert [abs(float(w)) < 1e-30 for w in want] == [True, False, True, False, True, False]
+    assert all(abs(g - float(w)) < 1e-15 for g, w in zip(got, want, strict=True))
+    done = nanograd("taylor", "cos(x)", "--x", "pi/2", "--order", "5")
+    assert (done.returncode, done.stderr) == (0, "")
+    assert done.stdout.splitlines()[-1] == (
+        "-(x - pi/2) + 0.16666666666666666*(x - pi/2)**3 - 0.008333333333333333*(x - pi/2)**5"
+    )
+    assert nanograd_cli.taylor("sin(x)", x="-3*pi/4", order=1).polynomial == (
+        "-0.7071067811865476 - 0.7071067811865475*(x + 3*pi/4)"
+    )
+    # a small true coefficient beside small neighbours is kept (exp's 1/20! after 1/19!)
+    assert nanograd_cli.taylor("exp(x)", x=0, order=20).polynomial.endswith(
+        "x**20/2432902008176640000"
+    )
+    # 2.5 is no multiple of pi; 1e-3 among 1s is no noise
+    assert polynomial([1.0, 1e-3, 1.0], "x", 2.5) == "1 + 0.001*(x - 2.5) + (x - 2.5)**2"
+
+
+def test_a_number_is_never_broken_over_lines_in_latex():
+    # cos's coefficients around a point beside pi/2: 2.7e-8 = cos(1.5707963) (mpmath)
+    assert float(mpmath.cos(mpmath.mpf("1.5707963"))) == pytest.approx(2.6794896585028633e-8)
+    done = nanograd("taylor", "cos(x)", "--x", "1.5707963", "--order", "2", "--format", "latex")
+    assert (done.returncode, done.stderr) == (0, "")
+    assert done.stdout == (
+        "\\begin{aligned}\n&2.6794896585028633 \\cdot 10^{-8} \\\\\n"
+        "&\\quad - 0.9999999999999997 \\left(x - 1.5707963\\right) \\\\\n"
+        "&\\quad - 1.3397448292514316 \\cdot 10^{-8} {\\left(x - 1.5707963\\right)}^{2}\n"
+        "\\end{aligned}\n"
+    )
+    # the line broke between 3.061616997868383 and \cdot 10^{-12}
+    coefficients = [6.123233995736766e-12, -1.0, -3.061616997868383e-12, 1 / 6, 2.55e-13, -1 / 120]
+    lines = polynomial(coefficients, "x", 1.5707963267948, latex=True).splitlines()
+    assert lines[2:4] == [
+        r"&\quad - \left(x - 1.5707963267948\right) \\",
+        r"&\quad - 3.061616997868383 \cdot 10^{-12} {\left(x - 1.5707963267948\right)}^{2} \\",
+    ]
+    assert not any(line.startswith(r"&\quad \cdot") for line in lines)
+
+
+def test_digits_round_the_coefficients_and_the_centre_in_text_and_latex():
+    # cos(1.2345678), -sin(...), -cos(...)/2 to 3 digits (mpmath): 0.33, -0.944, -0.165
+    a = mpmath.mpf("1.2345678")
+    want = [mpmath.cos(a), -mpmath.sin(a), -mpmath.cos(a) / 2]
+    assert [float(mpmath.nstr(w, 3)) for w in want] == [0.33, -0.944, -0.165]
+    args = ("taylor", "cos(x)", "--x", "1.2345678", "--order", "2", "--digits", "3")
+    done = nanograd(*args)
+    assert done.stdout.splitlines()[-1] == "0.33 - 0.944*(x - 1.23) - 0.165*(x - 1.23)**2"
+    done = nanograd(*args, "--format", "latex")
+    assert (done.returncode, done.stderr) == (0, "")
+    assert done.stdout == (
+        r"0.33 - 0.944 \left(x - 1.23\right) - 0.165 {\left(x - 1.23\right)}^{2}" + "\n"
+    )
+    # a centre written as a fraction of pi stays so
+    done = nanograd("taylor", "cos(x)", "--x", "pi/3", "--order", "1", "--digits", "3",
+                    "--format", "latex")  # fmt: skip
+    assert done.stdout == r"0.5 - 0.866 \left(x - \frac{\pi}{3}\right)" + "\n"
+
+
+def test_fractions_of_e_and_one_rule_for_fractions_across_the_polynomial():
+    # exp around 1: e/k! (mpmath); sqrt around 4: 2, 1/4, -1/64, 1/512
+    want = mpmath.taylor(mpmath.exp, 1, 4)
+    assert [w / mpmath.e for w in want] == pytest.approx([1, 1, 1 / 2, 1 / 6, 1 / 24], rel=1e-15)
+    assert mpmath.taylor(mpmath.sqrt, 4, 3) == pytest.approx([2, 1 / 4, -1 / 64, 1 / 512])
+    done = nanograd("taylor", "exp(x)", "--x", "1", "--order", "4")
+    assert (done.returncode, done.stderr) == (0, "")
+    assert done.stdout.splitlines()[-1] == (
+        "e + e*(x - 1) + e*(x - 1)**2/2 + e*(x - 1)**3/6 + e*(x - 1)**4/24"
+    )
+    done = nanograd("taylor", "sqrt(x)", "--x", "4", "--order", "3")
+    assert done.stdout.splitlines()[-1] == "2 + (x - 4)/4 - (x - 4)**2/64 + (x - 4)**3/512"
 
 
 def test_command_line_json_and_latex():

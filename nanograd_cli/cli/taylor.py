@@ -86,7 +86,7 @@ def taylor(
     if fmt == "json":
         click.echo(text.to_json(result, json_nulls()))
     elif fmt == "latex":
-        click.echo(result.latex)
+        click.echo(text.rounded(result, digits).latex)
     else:
         rounded = text.rounded(result, digits)
         show_table(lambda number: text.table_rows(rounded, number), digits)

@@ -17,6 +17,7 @@ from ..results import (
     Gradients,
     Hessian,
     Jacobian,
+    LaTeX,
     LineGradients,
     Minimum,
     Taylor,
@@ -415,14 +416,19 @@ def _(result: Hessian, number: Number = repr) -> list[list[str]]:
 
 def rounded(result: Taylor, digits: str | None) -> Taylor:
     """`result` with its coefficients to `digits` significant digits (`--digits`), so that
-    its polynomial shows them as its table does; None or `full`: as it is."""
+    its polynomial, in text and LaTeX, shows them as its table does, and its centre too
+    unless it is written as a fraction of pi; None or `full`: as it is."""
     if digits is None or digits == "full":
         return result
-    shorter = [float(format(c, f".{digits}g")) for c in result.coefficients]
-    from ..jets import polynomial  # (the language, loaded for taylor's output only)
+    from ..jets import pi_fraction, polynomial  # (the language, loaded for taylor's output only)
 
-    written = polynomial(shorter, result.wrt, result.at)
-    return replace(result, coefficients=shorter, polynomial=written)
+    def shorter(value: float) -> float:
+        return float(format(value, f".{digits}g"))
+
+    coefficients = [shorter(c) for c in result.coefficients]
+    at = result.at if pi_fraction(abs(result.at)) else shorter(result.at)
+    text, latex = (polynomial(coefficients, result.wrt, at, latex) for latex in (False, True))
+    return replace(result, coefficients=coefficients, polynomial=text, latex=LaTeX(latex))
 
 
 @table_rows.register(Taylor)
