@@ -502,8 +502,13 @@ def _factored(b: Builder, s: Expr, below: list[tuple[Expr, float]]) -> Expr | No
 
 
 def _has_denominator(s: Expr) -> bool:
-    """Whether a term of the sum s is divided by more than a number."""
-    return any(p < 0.0 and not _numbers_only(base) for t in s.args for base, p in _factors(t))
+    """Whether a term of the sum s is divided by more than a number, but for a sum of powers
+    of one name, which stays as a polynomial does (15*x**2 + 2/x**2)."""
+    factors = [(base, p) for t in s.args for base, p in _factors(t)]
+    names = {base.value for base, _ in factors if base.kind == INPUT}
+    if len(names) == 1 and all(base.kind == INPUT or _numbers_only(base) for base, _ in factors):
+        return False
+    return any(p < 0.0 and not _numbers_only(base) for base, p in factors)
 
 
 def _numbers_only(e: Expr) -> bool:
