@@ -381,7 +381,7 @@ def written(derivations: list[Derivation], fmt: str) -> str:
     """The derivations as `diff --steps` prints them: in `fmt` text, markdown or latex."""
     if fmt == "latex":
         rows = [row for d in derivations for row in _Lines(d, latex=True).latex()]
-        return "\n".join([r"\begin{aligned}", " \\\\\n".join(rows), r"\end{aligned}"])
+        return "\n".join([r"\begin{aligned}", " \\\\\n".join(_fitted(rows)), r"\end{aligned}"])
     lines = _Lines.markdown if fmt == "markdown" else _Lines.text
     return "\n\n".join(lines(_Lines(d, latex=False)) for d in derivations)
 
@@ -445,15 +445,49 @@ class _Lines:
         lines.append(f"\nResult: `{self.of(self.d.steps[0].part)} = {result}`{where}")
         return "\n".join(lines)
 
-    def latex(self) -> list[str]:
+    def latex(self) -> list[tuple[str, str, str]]:
+        """Each step's row, and the result's: d/dx [part], what it is, and its rule (or where
+        the result holds, or '')."""
         rows = []
         for left, right, rule, general in self.steps():
             said = rf"\text{{{_latex_text(rule)}{': ' if general else ''}}}"
-            rows.append(f"{left} &= {right} && {said}{f' {general}' if general else ''}")
+            rows.append((left, right, f"{said}{f' {general}' if general else ''}"))
         result, conditions = self.result()
-        where = rf" && \text{{for }} {conditions}" if conditions else ""
-        rows.append(f"{self.of(self.d.steps[0].part)} &= {result}{where}")
+        where = rf"\text{{for }} {conditions}" if conditions else ""
+        rows.append((self.of(self.d.steps[0].part), result, where))
         return rows
+
+
+# The narrowest a right side is broken to, in letters, however wide its neighbours; and the
+# width the three columns may take: an article's text, about 62 letters, less the gap before
+# the rule (a right side alone is kept to latex_lines.LINE, which leaves more room).
+NARROWEST, COLUMNS = 14, 56
+
+
+def _fitted(rows: list[tuple[str, str, str]]) -> list[str]:
+    """The rows of an `aligned` display that fits a page: `left &= right && rule` where the
+    widest left, right and rule fit together (a right side broken over lines to do so), else
+    each step stacked, its left, `= right` and rule on lines of their own."""
+    from .latex_lines import LINE, broken, pieces, width
+
+    def lines(tex: str, room: float) -> list[str]:
+        return [" ".join(line) for line in broken(pieces(tex), 0, room)] if tex else []
+
+    widest_left = max(width(left) for left, _, _ in rows)
+    room = COLUMNS - widest_left - max(width(rule) for _, _, rule in rows)
+    rights = [lines(right, room) for _, right, _ in rows] if room >= NARROWEST else []
+    if rights and all(width(line) <= room for right in rights for line in right):
+        shown = []
+        for (left, _, rule), (first, *rest) in zip(rows, rights, strict=True):
+            shown.append(f"{left} &= {first}{f' && {rule}' if rule else ''}")
+            shown += [rf"&\quad {line}" for line in rest]
+        return shown
+    shown = []
+    for left, right, rule in rows:
+        first, *rest = lines(right, LINE - 2)
+        shown += [f"&{left}", f"&= {first}", *(rf"&\quad {line}" for line in rest)]
+        shown += [rf"&\qquad {line}" for line in lines(rule, LINE - 4)]
+    return shown
 
 
 def _latex_text(words: str) -> str:

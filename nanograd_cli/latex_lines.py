@@ -214,10 +214,10 @@ def _over(part: str) -> str | None:
     return part[:start] + over + part[end:]
 
 
-def broken(parts: list[str], first: float) -> list[list[str]]:
-    """`parts` (pieces of a right side) gathered into lines: the first line has `first`
-    letters already, each one after it the indent of a continued line; a piece wider than a
-    line is cut inside a bracket first (`opened`)."""
+def broken(parts: list[str], first: float, line: float = LINE) -> list[list[str]]:
+    """`parts` (pieces of a right side) gathered into lines of `line` letters: the first line
+    has `first` letters already, each one after it the indent of a continued line; a piece
+    wider than a line is cut inside a bracket first (`opened`)."""
     parts = [p for part in parts for p in opened(part)]
     lines: list[list[str]] = [[]]
     used = first
@@ -226,7 +226,7 @@ def broken(parts: list[str], first: float) -> list[list[str]]:
         # what follows a wide space (the product beside a local derivative) goes on a line
         # of its own where it does not fit whole
         rest = sum(sizes[k:]) if part.startswith(r"\qquad") else size
-        if lines[-1] and used + rest > LINE:
+        if lines[-1] and used + rest > line:
             lines.append([])
             used = width(r"\quad") + 2.0
         if lines[-1] and lines[-1][-1].endswith(r" \right.") and part.startswith(r"\left. "):

@@ -12,7 +12,7 @@ import pytest
 import nanograd_cli
 from nanograd_cli.session import Session
 
-from .helpers import in_process, nanograd, pdflatex
+from .helpers import in_process, nanograd, overfull, pdflatex
 
 sympy = pytest.importorskip("sympy")
 
@@ -307,3 +307,23 @@ def test_an_implicit_derivative_after_bound_parts_is_labelled_as_a_course_writes
     # the text keeps the derivative unnamed, as every single derivative is
     text = in_process("diff", *equation).stdout.splitlines()
     assert text[0] == "t1 = y*exp(x*y) - 1" and " = " not in text[-1]
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "x**2*exp(x)*sin(x)",
+        "cos(sin(tan(x)))",
+        "(x**2+1)**3*(2*x-1)**2",
+        "sqrt(1+x**2)/(x+1)",
+        "exp(x*y)*sin(x+y)",
+    ],
+)
+def test_the_steps_in_latex_fit_the_page(tmp_path, source):
+    """Homework whose steps ran 48 to 140 pt past an article's text width: each right side
+    too wide is broken over lines (or each step stacked), and pdflatex reports no line too
+    wide (a display of many steps may still be taller than a page: one aligned block)."""
+    done = in_process("diff", source, "--steps", "--format", "latex")
+    assert done.returncode == 0
+    pdflatex(tmp_path, f"\\[\n{done.stdout}\\]\n")
+    assert [line for line in overfull(tmp_path) if "hbox" in line] == []
