@@ -231,7 +231,8 @@ class _Writer:
         if None in shapes:
             return self._term(self._tree(formula, op, parts))
         shaped = cast("tuple[tuple[int, bool] | str, ...]", shapes)  # (no None in them)
-        key = (op, id(formula), shapes)
+        # a worked-out number is written by the source's fractions (1/5, or 0.2)
+        key = (op, id(formula), shapes, self._fractions)
         template = _TEMPLATES.get(key)
         if template is None:
             holes = [

@@ -791,3 +791,20 @@ def test_a_cell_wraps_only_between_names_numbers_and_operators(text):
             sum(len(line.replace(" ", "")) for line in lines[: k + 1]) for k in range(len(lines))
         }
         assert not ends & inside, (text, width, lines)
+
+
+def test_a_local_formula_is_written_by_its_own_sources_fractions():
+    """explain of a source of decimals, then of whole numbers, with the same part (x/5): its
+    local derivative is 0.2 in the first and 1/5 in the second, each as its source writes
+    numbers (a template made for the first was reused for the second)."""
+    from nanograd_cli import api, parse
+    from nanograd_cli.render.explanation import written
+
+    def local(source: str) -> str:
+        table = written(api.explain(parse(source), {"x": 1.0}), "table")
+        backward = table.split("backward pass")[1].splitlines()
+        row = next(line for line in backward if line.split()[:1] == ["x/5"] and "+" not in line)
+        return row.split()[3]  # node, gradient, argument, local
+
+    assert local("y = 0.5\nx/5 + y") == "0.2"
+    assert local("x/5") == "1/5"
