@@ -54,9 +54,17 @@ def minimize(
     def at(x: np.ndarray) -> dict[str, float]:
         return {**point, **dict(zip(moving, map(float, x), strict=True))}
 
+    last: list[tuple[np.ndarray, float, np.ndarray]] = []  # the point evaluated last
+
     def value_and_gradient(x: np.ndarray) -> tuple[float, np.ndarray]:
+        """The loss and its gradient at x; again at the point SciPy evaluated last (the
+        iterate it reports, whose gradient's norm --log writes), what it gave there."""
+        if last and np.array_equal(last[0][0], x):
+            return last[0][1], last[0][2]
         value, grads = loss(at(x))
-        return value, np.array([grads[n] for n in moving])
+        gradient = np.array([grads[n] for n in moving])
+        last[:] = [(x.copy(), value, gradient)]
+        return value, gradient
 
     x0 = np.array([point[n] for n in moving])
     value, gradient = value_and_gradient(x0)
