@@ -31,9 +31,10 @@ NE, EQ = OPS["!="], OPS["=="]
 
 _SUBSCRIPTS = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
 
-# The formulas' templates made so far, by op, formula (its id) and the arguments' shapes;
+# The formulas' templates made so far, by op, formula (its id), the arguments' shapes and the
+# denominators of the fractions a worked-out number is written as;
 # emptied when it holds MOST_TEMPLATES (a number's value is a shape: keys need not recur).
-_TEMPLATES: dict[tuple[Op, int, tuple], Template] = {}
+_TEMPLATES: dict[tuple[Op, int, tuple, tuple[int, ...]], Template] = {}
 MOST_TEMPLATES = 4096
 
 
