@@ -220,10 +220,10 @@ def table(
 
         path = os.fspath(data)
         fmt = io.input_format(path, None)
-        found = io.read_table(path, fmt, needed, option, name, drop_nan is not None)
-        if drop_nan is False:
-            io.refuse_missing(found, needed, option)
-        data = found.columns
+        if drop_nan is None:
+            data = io.read_table(path, fmt, needed, option, name).columns
+        else:
+            data = io.read_rows(path, fmt, needed, option, name, drop_nan).columns
     elif not isinstance(data, Mapping) and not hasattr(data, "columns"):  # (a DataFrame)
         raise InputError(
             f"{option}: a mapping of column names to arrays, a DataFrame or a file's path, not "

@@ -1094,10 +1094,7 @@ class Session:
             if given is None
             else api.choice("data-format", given, DATA_FORMATS)
         )
-        table = io.read_table(path, fmt, needed, option("data"), extra, missing=True)
-        if not drop_nan:
-            io.refuse_missing(table, needed)
-        return table
+        return io.read_rows(path, fmt, needed, option("data"), extra, drop_nan)
 
     def _reached(
         self, args: Arguments, point: Mapping[str, float], table: Table, reply: Reply

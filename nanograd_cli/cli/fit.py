@@ -306,10 +306,7 @@ def fit(
         assert rows_format
         one = result if isinstance(result, Fit) else next(iter(result.values()))
         read = api.prediction_columns(one)
-        rows = io.read_table(
-            predict, io.input_format(predict, None), read, "predict", "fit", missing=True
-        )
-        io.refuse_missing(rows, read, "predict")
+        rows = io.read_rows(predict, io.input_format(predict, None), read, "predict", "fit")
         if by is None:
             assert isinstance(result, Fit)  # (--by: the fits of groups)
             found = api.predict(result, rows.columns, level, row_count(rows), "predict")
@@ -433,16 +430,14 @@ def fitted(ctx: click.Context, source, var, data, data_format, target, sigma):
     api.fit_level(params["ci"], params["profile"], params["loss"], params["f_scale"])
     read = target_program.inputs if target_program else ["y"]
     needed = {*program.inputs, *read, *api.sigma_columns(sigma)}
-    table = io.read_table(
+    table = io.read_rows(
         data,
         data_format or io.input_format(data, None),
         needed,
         extra="fit",
-        missing=True,
+        drop_nan=params["drop_nan"],
         progress=reading(data),
     )
-    if not params["drop_nan"]:
-        io.refuse_missing(table, needed)
     if params["load"] is not None:  # the saved values start the parameters given none
         saved = api.load_point(params["load"])
         kept = {n: v for n, v in saved.items() if n in program.inputs and n not in table.columns}

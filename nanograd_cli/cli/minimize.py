@@ -233,15 +233,13 @@ def minimize(
     start = input_values(ctx.meta["inputs"], var, report, seed, draws=True)
     columns = None
     if data is not None:
-        table = io.read_table(
+        table = io.read_rows(
             data,
             data_format or io.input_format(data, None),
             program.inputs,
-            missing=True,
+            drop_nan=drop_nan,
             progress=reading(data),
         )
-        if not drop_nan:
-            io.refuse_missing(table, program.inputs)
         columns = table.columns
     start = given_values(
         ctx, var, [n for n in program.inputs if n not in (columns or ())], values=start

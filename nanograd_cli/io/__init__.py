@@ -232,11 +232,31 @@ def group_values(table: Table, name: str) -> list:
     return [int(v) if v.is_integer() else v for part in numbers for v in part]
 
 
+def read_rows(
+    path: str,
+    fmt: str,
+    needed: Iterable[str],
+    option: str = "data",
+    extra: str = "points",
+    drop_nan: bool = False,
+    progress: Callable | None = None,
+) -> Table:
+    """The table at `path` (as `read_table` reads it) for a command that leaves out the rows
+    with a missing value only with --drop-nan (`option` data), or that needs every row
+    (`option` predict): an absent value is nan, and without `drop_nan` the first is bad
+    input that names its row and the remedy (`refuse_missing`)."""
+    needed = list(needed)
+    table = read_table(path, fmt, needed, option, extra, missing=True, progress=progress)
+    if not drop_nan:
+        refuse_missing(table, needed, option)
+    return table
+
+
 def refuse_missing(table: Table, read: Iterable[str], option: str = "data") -> None:
     """Bad input at the first row (numbered from 1, then the first column) where a column of
     `read` has a missing value (empty, NA or nan), for a table read with `missing` by a
     command that leaves such rows out only with --drop-nan (`option` data), or that needs
-    every row (`option` predict)."""
+    every row (`option` predict); `option` by name or already named, as `read_table` takes it."""
     import numpy as np
 
     first, read = None, set(read)
@@ -248,10 +268,10 @@ def refuse_missing(table: Table, read: Iterable[str], option: str = "data") -> N
     if first is not None:
         remedy = (
             f"{errors.option('drop-nan')} leaves out the rows with one"
-            if option == "data"
+            if _named(option) == errors.option("data")
             else f"give {first[1]} on every row to predict at"
         )
         raise InputError(
-            f"{errors.option(option)} row {first[0] + 1}, column {first[1]}: a missing value "
+            f"{_named(option)} row {first[0] + 1}, column {first[1]}: a missing value "
             f"(empty, NA or nan); {remedy}"
         )
