@@ -57,9 +57,11 @@ ASSIGNMENT = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\s*([-+*/]?=)\s*(.*)", re.S)
 FUNCTION = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)[ \t]*\(([^()#;]*)\)[ \t]*=(?![=<>!])")
 NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # An input given a value the language does not write: an array file, `x = @w.csv`, or a random
-# start, `W = normal(3, 2)`; the whole entry.
+# start, `W = normal(3, 2)`; the statement ends at `;`, and what follows it is the entry's rest.
 INPUT_VALUE = re.compile(
-    r"\s*([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(@.*?|.*\b(?:normal|uniform)\s*\(.*?)\s*"
+    r"\s*([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(@[^;]*?|[^;]*\b(?:normal|uniform)\s*\([^;]*?)\s*"
+    r"(?:;(.*))?",
+    re.S,
 )
 # An input's value: a number, or nan or inf spelled as `--x nan` takes them.
 NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|[-+]?(?i:nan|inf|infinity)")
@@ -573,7 +575,9 @@ class Session:
             if value is None:
                 self._statements(entry, reply)
             else:
-                self._read_value(*value.groups())
+                name, text, rest = value.groups()
+                self._read_value(name, text)
+                self._run(rest or "", reply)
             return
         rest = rest.strip()
         if rest and command in (":quit", ":q", ":help", ":reset", ":inputs"):

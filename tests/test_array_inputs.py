@@ -206,6 +206,15 @@ def test_the_repl_reads_an_array_from_a_file(tmp_path):
         "directory\n"  # fmt: skip
 
 
+def test_a_file_read_in_the_repl_ends_its_statement_at_a_semicolon(tmp_path):
+    """`x = @A.csv; sum(x)` reads A.csv and goes on, as `x = 2; x**2` does."""
+    (tmp_path / "A.csv").write_text("1,2\n3,4\n")
+    done = in_process("repl", stdin="A = @A.csv; sum(A**2)\nB = @A.csv ;\nsum(B)\n", cwd=tmp_path)
+    assert done.stderr == ""
+    assert done.stdout.count("result  30.0") == 1 and done.stdout.count("result  10.0") == 1
+    assert "A[1,0]  3.0    6.0" in done.stdout and "B[1,1]  4.0    1.0" in done.stdout
+
+
 def test_draw_of_arrays_says_which_input_has_no_value(tmp_path):
     done = in_process("draw", "sum(a @ x)", "--x", "[1, 2]", "-o", "g.svg", cwd=tmp_path)
     assert (done.returncode, done.stderr) == (
