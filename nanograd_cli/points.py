@@ -26,7 +26,7 @@ from .errors import (
     printable,
 )
 from .io import complete_rows
-from .io.numbers import floats
+from .io.numbers import floats, to_arrow
 from .io.readers import Reader, first_repeated, named_twice, one_column_header, open_points
 from .io.writers import open_writer
 from .output_files import OutputFile
@@ -120,7 +120,7 @@ class PointsRun:
                 keep = complete_rows(columns.values(), table.num_rows)
                 if not keep.all():
                     self.dropped += int((~keep).sum())
-                    table, rows = table.filter(keep), rows[keep]
+                    table, rows = table.filter(to_arrow(keep)), rows[keep]
                     columns = {n: values[keep] for n, values in columns.items()}
             results = self.function.results(columns, table.num_rows)
             inputs = {n: columns[n] if n in columns else self.fixed[n] for n in self.program.inputs}

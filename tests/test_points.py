@@ -473,6 +473,34 @@ def test_no_format_imports_pandas(tmp_path, fmt):
         assert result.stdout == "[]\n", result.stderr
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["fit", "a*x", "--data", "{data}", "--a", "1"],
+        ["minimize", "(a*x - y)**2", "--data", "{data}", "--a", "1", "--steps", "3"],
+        ["grad", "x*y", "--points", "{data}", "--drop-nan"],
+    ],
+    ids=["fit", "minimize", "drop-nan"],
+)
+def test_reading_rows_with_missing_values_imports_no_pandas(tmp_path, args):
+    """A command that reads missing values (an empty cell, NA) as nan reads text columns
+    without pandas too."""
+    given = tmp_path / "data.csv"
+    given.write_text("x,y\n1,2\n2,4.1\n3,NA\n4,8.2\n")
+    block = (
+        "import sys\nfrom nanograd_cli.cli import main\ntry:\n    main()\nexcept SystemExit:\n"
+        "    pass\nprint(sorted(m for m in sys.modules if m.split('.')[0] == 'pandas'))"
+    )
+    args = [a.format(data=given) for a in args]
+    if args[0] != "grad":
+        args.append("--drop-nan")
+    result = subprocess.run(
+        [sys.executable, "-c", block, *args], capture_output=True, text=True, timeout=60
+    )
+    assert result.stdout.splitlines()[-1] == "[]", result.stderr
+
+
 def test_a_key_first_seen_after_the_first_rows_read(monkeypatch):
     from nanograd_cli.io import chunks
 

@@ -4,6 +4,7 @@ row, and written as text in the shortest form that reads back to the same float.
 from __future__ import annotations
 
 import functools
+from collections.abc import Sequence
 
 import numpy as np
 import pyarrow as pa
@@ -37,8 +38,8 @@ def floats(column, name: str, first_row: int, missing: bool = False) -> np.ndarr
         if missing:
             import pyarrow.compute as pc
 
-            absent = pc.is_in(pc.utf8_trim_whitespace(column), value_set=pa.array(MISSING))
-            column = pc.if_else(absent, "nan", column)
+            absent = pc.is_in(pc.utf8_trim_whitespace(column), value_set=text_array(MISSING))
+            column = pc.if_else(absent, literal("nan"), column)
         return _from_text(column, name, first_row)
     if kind == pa.float64():
         return to_numpy(column)  # no cast: it would import pyarrow.compute, 0.1 s
@@ -147,7 +148,7 @@ def to_arrow(values: np.ndarray) -> pa.Array:
     return pa.Array.from_buffers(kind, len(values), [None, pa.py_buffer(values)])
 
 
-def text_array(texts: list[str]) -> pa.Array:
+def text_array(texts: Sequence[str]) -> pa.Array:
     """Python strings as an Arrow string array."""
     data = [t.encode() for t in texts]
     offsets = np.zeros(len(data) + 1, dtype=np.int32)
