@@ -32,6 +32,7 @@ from .errors import (
     spell,
 )
 from .fit_statistics import correlated, statistics
+from .instructions import Apply, Const, Input
 from .io import complete_rows
 from .io import left_out as rows_left_out
 from .program import Program
@@ -1195,6 +1196,38 @@ def _polish(problem: _Problem, x: np.ndarray, rss: float) -> tuple[np.ndarray, f
 # Points tried between two neighbouring values of the predictor, to find a pole of the model,
 # and at most in all (fewer between each pair of a long column).
 POLE_SAMPLES, POLE_POINTS = 64, 200_000
+# The operations that are finite and continuous wherever their arguments are: a model made of
+# them alone in its predictor (and whole powers of it, x**2) has no pole there, and is not
+# searched for one.
+NO_POLE = frozenset(
+    "+ - * neg exp expm1 sin cos sinh cosh tanh sech sigmoid atan asinh erf erfc abs max min "
+    "relu softplus logaddexp hypot cbrt sinc dsinc clamp".split()
+)
+
+
+def _may_have_pole(program: Program, predictor: str) -> bool:
+    """Whether `program` can have a pole or a jump as `predictor` varies: an operation other
+    than NO_POLE's on a value that depends on it (the denominator only, of a quotient), other
+    than a power by a whole number at least 0."""
+    depends: set[int] = set()
+    for k, instruction in enumerate(program.code):
+        if isinstance(instruction, Input):
+            if instruction.name == predictor:
+                depends.add(k)
+            continue
+        if not isinstance(instruction, Apply) or not depends.intersection(instruction.args):
+            continue
+        depends.add(k)
+        name, args = instruction.op.name, instruction.args
+        if name in NO_POLE or (name == "/" and args[1] not in depends):
+            continue
+        if name == "**" and args[1] not in depends:
+            exponent = program.code[args[1]]
+            if isinstance(exponent, Const) and exponent.value >= 0:
+                if float(exponent.value).is_integer():
+                    continue
+        return True
+    return False
 
 
 def _pole(problem: _Problem, point: dict[str, float]) -> str | None:
@@ -1260,6 +1293,8 @@ def _pole_grid(problem: _Problem) -> tuple[str, np.ndarray, np.ndarray] | None:
     if len(problem.data) != 1 or isinstance(problem, _Shared):
         return None
     ((name, column),) = problem.data.items()
+    if not _may_have_pole(problem.program, name):
+        return None
     rows = np.unique(column[np.isfinite(column)])
     if rows.size < 2:
         return None

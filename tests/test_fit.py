@@ -575,6 +575,29 @@ PUROMYCIN_S = [0.02, 0.02, 0.06, 0.06, 0.11, 0.11, 0.22, 0.22, 0.56, 0.56, 1.10,
 PUROMYCIN_V = [76, 47, 97, 107, 123, 139, 159, 152, 191, 201, 207, 200]
 
 
+@pytest.mark.parametrize(
+    ("source", "predictor", "may"),
+    [
+        ("a*exp(-b*x) + c", "x", False),
+        ("A*exp(-(x - mu)**2/(2*s**2)) + base", "x", False),  # s's pole is not x's
+        ("A*exp(-k*t)*sin(w*t + phi)", "t", False),
+        ("a*x**2 + b*x", "x", False),
+        ("Vmax*S/(Km + S)", "S", True),
+        ("a*x**b", "x", True),
+        ("a*x**-1", "x", True),
+        ("u = 1/x; a*u", "x", True),
+        ("tan(a*x)", "x", True),
+        ("where(x > a, 1, -1)", "x", True),  # a jump is searched for as a pole is
+    ],
+)
+def test_only_a_model_that_may_have_a_pole_in_its_predictor_is_sampled_for_one(
+    source, predictor, may
+):
+    from nanograd_cli.fitting import _may_have_pole
+
+    assert _may_have_pole(parse(source), predictor) is may
+
+
 def test_a_pole_of_the_model_between_two_rows_at_the_point_reached_is_a_note():
     columns = {"S": np.array(PUROMYCIN_S), "v": np.array(PUROMYCIN_V, dtype=float)}
     model = parse("Vmax*S/(Km + S)")
