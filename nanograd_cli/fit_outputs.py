@@ -150,6 +150,29 @@ def refuse_with_load(given: list[str], files: Files, named: str) -> None:
         )
 
 
+# The options that make a fit, which the fit --load takes was made with (a model and the data
+# make a new fit from its values).
+FITTING = (
+    "data-format",
+    "target",
+    "sigma",
+    "fix",
+    "bound",
+    "absolute-sigma",
+    "derive",
+    "drop-nan",
+    "restarts",
+    "seed",
+    "loss",
+    "f-scale",
+    "ci",
+    "profile",
+    "steps",
+    "by",
+    "shared",
+)
+
+
 def saved_starts(
     load: str, program: Program, columns: Mapping[str, object]
 ) -> dict[str, InputValue]:

@@ -311,38 +311,16 @@ def refuse_with_load(ctx: click.Context, files: fit_outputs.Files) -> None:
     fit is refused."""
     given = [option(name) for name, _ in ctx.meta.get("inputs", ())]
     given += [
-        option(OPTION_NAMES.get(name, name))
-        for name in FITTING
-        if ctx.get_parameter_source(name) is not click.core.ParameterSource.DEFAULT
+        option(name)
+        for name in fit_outputs.FITTING
+        if ctx.get_parameter_source(PARAMETERS.get(name, name.replace("-", "_")))
+        is not click.core.ParameterSource.DEFAULT
     ]
     fit_outputs.refuse_with_load(given, files, "SOURCE")
 
 
-# The options whose parameter is named otherwise.
-OPTION_NAMES = {"bounds": "bound"}
-
-
-# The options that make a fit, which --load's fit was made with (SOURCE and --data make a new
-# fit from its values).
-FITTING = (
-    "data_format",
-    "target",
-    "sigma",
-    "fix",
-    "bounds",
-    "absolute_sigma",
-    "derive",
-    "drop_nan",
-    "restarts",
-    "seed",
-    "loss",
-    "f_scale",
-    "ci",
-    "profile",
-    "steps",
-    "by",
-    "shared",
-)
+# The options whose parameter is named otherwise than the option.
+PARAMETERS = {"bound": "bounds"}
 
 
 def fitted(ctx: click.Context, source, var, data, data_format, target, sigma):
