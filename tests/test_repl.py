@@ -1195,6 +1195,13 @@ def test_bad_predict_output_and_load_say_what_the_command_line_says(tmp_path: Pa
         assert (done.returncode, done.stdout, done.stderr) == (2, "", f"error: {message}\n")
         with chdir(tmp_path):
             assert error(s, f":fit {words}") == f"error: {said}"
+    # a file that could not be written is refused before the fit, as on the command line
+    missing = tmp_path / "no" / "fit.json"
+    done = in_process("fit", *map(str, fit), "--save", str(missing))
+    reply = s.run(f":fit {line} save {missing}")
+    assert (reply.status, reply.out) == (done.returncode, []) == (1, [])
+    assert reply.err == [done.stderr.rstrip("\n")] == [f"error: cannot write {missing}: No such "
+                                                       "file or directory"]  # fmt: skip
     assert error(s, f":fit {model} data {data} predict -") == (
         "error: predict -: the session reads its lines from standard input; give the rows to "
         "predict at as a file"
