@@ -55,6 +55,10 @@ def _spelled(kind: str, name: str, shown: str, literal: str, door: Door) -> str:
         return f"inputs={{{named!r}: {value!r}}}" if door == "python" else f"{named} {value}"
     if name == "output" and door == "repl":  # the repl's :plot and :draw take a bare FILE
         return shown
+    if name == "-o":  # fit's -o FILE: output FILE in the repl, output= in Python
+        if door == "cli":
+            return f"-o {shown}" if shown else "-o"
+        name = "output"
     if door == "python":
         keyword = name.replace("-", "_")
         return f"{keyword}={literal}" if literal else keyword

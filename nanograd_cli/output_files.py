@@ -61,6 +61,13 @@ def _not_read(path: str, target: str) -> None:
             )
 
 
+def in_a_directory(path: str) -> None:
+    """Refuse a file to write in a directory that does not exist: at the start of a run,
+    not after its work."""
+    if path != "-" and not os.path.isdir(os.path.dirname(os.path.abspath(path))):
+        raise NanogradError(f"cannot write {printable(path)}: No such file or directory")
+
+
 class OutputFile:
     """`path` opened for writing in binary, as `file`. `commit()` puts what was written in
     place (through a symbolic link, at the file it names), `discard()` removes it. A path that

@@ -49,6 +49,8 @@ from .results import Explanation, Fit, Fits, FormulaCheck, GradientCheck, Minimu
 from .sources import ARRAY_VALUE, RANDOM_CALL, array_value
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from .results import InputValue
     from .sampling import Curve, Range
 
@@ -185,6 +187,9 @@ OPTIONS: dict[str, dict[str, Option]] = {
         "logx": FLAG,
         "logy": FLAG,
         "save": Option("word", "FIT.json"),
+        "predict": Option("word", "FILE"),
+        "output": Option("word", "FILE"),
+        "load": Option("word", "FIT.json"),
         "keep": FLAG,
     },
     ":plot": {
@@ -200,6 +205,8 @@ OPTIONS: dict[str, dict[str, Option]] = {
 # The commands that take an input's range, `NAME LO:HI[:N]`, and those that take a FILE.
 RANGES = (":check", ":plot")
 FILES = (":draw", ":plot")
+# The options a command takes in place of its expression: `:fit load FIT.json` shows a saved fit.
+INSTEAD = {":fit": "load"}
 
 
 def _usage(name: str, option: Option) -> str:
@@ -301,7 +308,7 @@ def arguments(command: str, text: str) -> Arguments:
     spans = words(text)
     said = [text[i:j] for i, j in spans]
     known = OPTIONS.get(command, {})
-    if said and said[0] in known:
+    if said and said[0] in known and said[0] != INSTEAD.get(command):
         raise InputError(
             f"{command} {COMMANDS[command][0]}: the expression comes first, then the options"
         )
@@ -321,6 +328,8 @@ def arguments(command: str, text: str) -> Arguments:
         )
 
     first = next((k for k in range(1, len(said)) if begins(k) and starts_options(k)), len(said))
+    if said and said[0] == INSTEAD.get(command):
+        first = 0
     expr = text[: spans[first - 1][1]] if first else ""
     options: dict[str, list[str]] = {}
     ranges: dict[str, str] = {}
@@ -922,28 +931,64 @@ class Session:
             reply.err.append(f"note: {unconverged}")
 
     def fit_command(self, args: Arguments, reply: Reply) -> None:
-        from .fitting import solver
+        from . import fit_outputs
         from .render import figures
 
-        path = args.value("data")
-        if path is None:
-            raise InputError(
-                f"{command('fit')} needs the data: {option('data', 'FILE')}, as in "
-                ":fit a*x + b data points.csv"
-            )
-        target_text, sigma, steps = map(args.value, ("target", "sigma", "steps"))
-        by, picture, save, band = map(args.value, ("by", "plot", "save", "band"))
+        path, load, by = args.value("data"), args.value("load"), args.value("by")
         api.check_grouping(by, args.names("shared"))
         if by is not None and args.flag("keep"):
             raise InputError(
                 f"{option('keep')} makes one fit's parameters the inputs' values; "
                 f"{option('by', 'COLUMN')} fits each group: leave out {option('keep')}"
             )
-        api.check_fit_axes(picture, args.flag("logx"), args.flag("logy"))
-        level = None if band is None else api.confidence("band", band)
-        if level is not None and not picture:
-            raise InputError(f"{option('band', 'LEVEL')} is drawn on {option('plot', 'FILE')}")
-        fmt = None if picture in (None, "-") else figures.format_of(picture)  # before the fit
+        predict, output = args.value("predict"), args.value("output")
+        files = fit_outputs.Files.asked(
+            predict, output, args.value("plot"), args.value("save"), args.value("band"),
+            args.flag("logx"), args.flag("logy"),
+        )  # fmt: skip
+        if predict == "-":  # a script's lines come from standard input
+            raise InputError(
+                f"{option('predict', '-')}: the session reads its lines from standard input; "
+                "give the rows to predict at as a file"
+            )
+        files.check(load, bool(args.expr), path, "EXPR")
+        table = interrupted = None
+        if load is not None and not args.expr and path is None:
+            given = [option(name) for name in fit_outputs.FITTING if name in args.options]
+            fit_outputs.refuse_with_load(given, files, "EXPR")
+            result: Fit | Fits = api.load_fit(load)
+            if args.flag("keep") and result.by is not None:
+                raise InputError(
+                    f"{option('keep')} makes one fit's parameters the inputs' values; "
+                    f"{printable(load)} holds the fits of the groups of {result.by}: leave out "
+                    f"{option('keep')}"
+                )
+        else:
+            result, interrupted, table = self._fit(args, path, load)
+        if isinstance(result, Fits):
+            result.by = by or result.by
+        else:
+            result.table_statistics = args.flag("stats")
+            result.by = by or result.by  # (the column of the groups sharing parameters)
+        width = figures.terminal_width(shutil.get_terminal_size((80, 24)).columns)
+        shown = _FitShown(self, args, reply)
+        fit_outputs.finish(result, interrupted, table, files, shown, result.by, width=width)
+
+    def _fit(
+        self, args: Arguments, path: str | None, load: str | None
+    ) -> tuple[Fit | Fits, Interrupted | None, io.Table]:
+        """The fit of `:fit EXPR data FILE` from the session's values of its parameters (and
+        those saved in `load FIT.json`, which win), or the point an interrupted one reached
+        and the interruption; and the table of the data."""
+        from . import fit_outputs
+        from .fitting import solver
+
+        if path is None:
+            raise InputError(
+                f"{command('fit')} needs the data: {option('data', 'FILE')}, as in "
+                ":fit a*x + b data points.csv"
+            )
+        target_text, sigma, steps, by = map(args.value, ("target", "sigma", "steps", "by"))
         _, program = self._program(args.expr)
         target = None
         if target_text is not None:
@@ -955,20 +1000,21 @@ class Session:
         needed = {*program.inputs, *(target.inputs if target else ["y"]), *api.sigma_columns(sigma)}
         table = self._data(args, path, needed, "fit", args.flag("drop-nan"))
         columns = table.columns
+        # the session's values; a parameter without one is the fit's to name
+        starts = {
+            n: self.inputs[n] for n in program.inputs if n in self.inputs and n not in columns
+        }
+        if load is not None:  # the saved values start the parameters they hold
+            starts = {**starts, **fit_outputs.saved_starts(load, program, columns)}
         groups = None if by is None else api.group_column(by, table, needed)
-        if picture:
+        if args.value("plot"):
             api.fit_predictor(program, columns)
         counter = FitProgress() if self.progress else None
         try:
             result = api.fit(
                 program,
                 columns=columns,
-                # the session's values; a parameter without one is the fit's to name
-                starts={
-                    n: self.inputs[n]
-                    for n in program.inputs
-                    if n in self.inputs and n not in columns
-                },
+                starts=starts,
                 target=target,
                 sigma=sigma,
                 fix=args.names("fix"),
@@ -992,48 +1038,11 @@ class Session:
                 shared=args.names("shared"),
             )
         except Interrupted as stop:  # Ctrl-C: the best point reached, and where it stopped
-            reached = cast("Fit | Fits", stop.reached)
-            self._fitted(args, reached, reply)
-            raise
+            return cast("Fit | Fits", stop.reached), stop, table
         finally:
             if counter:
                 counter.stop()
-        if isinstance(result, Fits):
-            result.by = cast(str, by)
-        else:
-            result.table_statistics = args.flag("stats")
-            result.by = by  # (the column of the groups sharing parameters)
-        self._fitted(args, result, reply)
-        failure = api.failure(result)
-        written = [name for name in (picture, save) if name and name != "-"]
-        if failure and written:  # a failed fit leaves no file behind
-            why = api.unconverged(result)
-            reply.err.append(f"note: {' and '.join(written)} not written: {why}")
-        if failure:
-            raise NanogradError(failure)
-        if picture:
-            width = figures.terminal_width(shutil.get_terminal_size((80, 24)).columns)
-            logx, logy = args.flag("logx"), args.flag("logy")
-            drawn, hidden = api.fit_picture(
-                program, columns, result, groups, by, fmt, level, logx, logy, width
-            )
-            if hidden:
-                reply.err.append(f"note: {hidden}")
-            if isinstance(drawn, bytes):
-                write_atomically(picture, drawn)
-                reply.out.append(f"wrote {printable(picture)}")
-            else:
-                reply.out.append(drawn)
-        if save:
-            write_atomically(save, api.saved_fit(result).encode())
-            reply.out.append(f"wrote {printable(save)}")
-
-    def _fitted(self, args: Arguments, result: Fit | Fits, reply: Reply) -> None:
-        """Show a fit, or the fits of groups, with the notes on them (each naming its
-        group); with `keep`, make one fit's parameters the inputs' values."""
-        self._reached(args, result.parameters if isinstance(result, Fit) else {},
-                      Table(_rows(result)), reply)  # fmt: skip
-        reply.err.extend(f"note: {note}" for note in api.fit_notes(result))
+        return result, None, table
 
     def plot_command(self, args: Arguments, reply: Reply) -> None:
         from .render import figures as drawing
@@ -1279,6 +1288,40 @@ class _Source:
                 return f"{error.message}, in a definition:\n  {where.source_line}\n  {caret}"
             start = end + 1
         return type(error)(error.message, self.chunks[-1], error.offset - start)
+
+
+class _FitShown:
+    """What `:fit` shows of a fit, as `nanograd fit` does (fit_outputs.Door): the fit's table
+    (with `keep`, one fit's parameters made the inputs' values), notes, the rows predicted
+    and plots in text in the reply; a file written, and said so."""
+
+    def __init__(self, session: Session, args: Arguments, reply: Reply):
+        self.session, self.args, self.reply = session, args, reply
+
+    def fit(self, result: Fit | Fits) -> None:
+        point = result.parameters if isinstance(result, Fit) and result.by is None else {}
+        self.session._reached(self.args, point, Table(_rows(result)), self.reply)
+
+    def note(self, text: str) -> None:
+        self.reply.err.append(f"note: {text}")
+
+    def report(self, text: str) -> None:
+        self.reply.err.append(text)
+
+    def write(self, path: str, data: bytes) -> None:
+        if path == "-":  # the rows predicted, as the command line prints them
+            self.reply.out.append(data.decode("utf-8").removesuffix("\n"))
+            return
+        write_atomically(path, data)
+        self.reply.out.append(f"wrote {printable(path)}")
+
+    def table(self, columns: Mapping[str, np.ndarray]) -> None:
+        from .render.text import columns_table
+
+        self.reply.out.append(Table(lambda number: columns_table(columns, number)))
+
+    def plot(self, text: str) -> None:
+        self.reply.out.append(text)
 
 
 def _rows(result: object) -> Callable[[Callable[[float], str]], list[list[str]]]:

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import difflib
-import os
 import shutil
 import sys
 
 import click
 
-from .. import api, io
-from ..errors import InputError, Interrupted, NanogradError, SourceError
+from .. import api, fit_outputs, io
+from ..errors import InputError, Interrupted, SourceError, option
 from ..fitting import DEFAULT_STEPS, solver
 from ..language import parse
 from ..program import Program
@@ -33,7 +32,6 @@ from .options import (
 )
 from .output import (
     emit,
-    in_a_directory,
     json_nulls,
     note,
     progress_shown,
@@ -262,155 +260,67 @@ def fit(
     reached: the point reached is printed, the reason said, and no -o or --plot file
     written), 2 for bad input.
     """
-    level = None if band is None else api.confidence("band", band)
     api.check_grouping(by, shared)
-    anew = source is not None or data is not None  # with --load: from the saved values
-    if load and save and not anew:
-        raise InputError(
-            "--load with --save would copy the saved fit: copy the file itself instead"
-        )
-    api.check_fit_axes(picture, logx, logy)
-    if band is not None and not (predict or output or picture):
-        raise InputError("--band LEVEL is drawn on --plot and written with --predict or -o")
-    rows_format = predictions_format(predict, output, fmt)
-    picture_format = picture and picture != "-" and plots.format_of(picture)
-    for path in (output, picture, save):  # before the fit, not after it
-        if path and path != "-":
-            writable(path, data, predict)
-    if load and source is None and data is not None:
-        raise InputError(
-            "--load FIT.json with --data starts a new fit from the saved values: give the "
-            "model, SOURCE, too"
-        )
-    if load is None or anew:
+    files = fit_outputs.Files.asked(predict, output, picture, save, band, logx, logy, fmt)
+    files.check(load, source is not None, data, "SOURCE")
+    if load is None or source is not None or data is not None:
         result, interrupted, table = fitted(ctx, source, var, data, data_format, target, sigma)
     else:
-        refuse_with_load(ctx)
+        refuse_with_load(ctx, files)
         result, interrupted, table = api.load_fit(load), None, None
     if isinstance(result, Fits):
         result.by = by or result.by
     else:
         result.table_statistics = stats
         result.by = by or result.by  # (the column of groups sharing parameters)
-    by = result.by  # (of a saved fit, the column of its groups)
-    failed = interrupted is not None or not result.converged
-    if failed or not predict or output:
-        emit(fmt, result, digits)  # first: a file that cannot be written loses no result
-    for remark in api.fit_notes(result):
-        note(remark)
-    files = [path for path in (output, picture, save) if path and path != "-"]
-    if failed and files:  # a failed run leaves no file behind; stdout has the point reached
-        why = "the fit was interrupted" if interrupted else api.unconverged(result)
-        report(f"note: {' and '.join(files)} not written: {why}")
-    if predict and not failed:
-        assert rows_format
-        one = result if isinstance(result, Fit) else next(iter(result.values()))
-        read = api.prediction_columns(one)
-        rows = io.read_rows(predict, io.input_format(predict, None), read, "predict", "fit")
-        if by is None:
-            assert isinstance(result, Fit)  # (--by: the fits of groups)
-            found = api.predict(result, rows.columns, level, row_count(rows), "predict")
-        else:
-            found = api.predict_groups(
-                result, rows.columns, api.group_column(by, rows, read), level, by, "predict"
-            )
-        if level is not None and "pred_lower" not in found:
-            note(f"no prediction band: sigma reads {one.sigma}, which {predict} lacks")
-        if rows_format == "table":  # a table of the columns read and those predicted
-            shown = {name: rows.columns[name] for name in read if name in rows.columns}
-            if by is not None:
-                shown = {by: api.group_column(by, rows, read), **shown}
-            show_table(lambda number: text.columns_table({**shown, **found}, number), digits)
-        else:
-            write_out(output or "-", api.with_columns(rows, found, rows_format, json_nulls()))
-    elif output and not (failed and output in files):
-        assert table is not None and rows_format  # (--load without --predict writes no rows)
-        of_rows = None if by is None else api.group_column(by, table, set(table.columns))
-        write_out(output, api.fit_rows(table, result, rows_format, level, of_rows, json_nulls()))
-    if picture and not (failed and picture in files):
-        assert table is not None  # (no --load)
-        draw(picture, picture_format or None, table, result, by, level, logx, logy)
-    if save and not failed:
-        write_out(save, api.saved_fit(result).encode())
-    if interrupted:
-        raise interrupted
-    failure = api.failure(result)
-    if failure:
-        raise NanogradError(failure)
-
-
-def draw(
-    picture: str,
-    picture_format: str | None,
-    table: io.Table,
-    result: Fit | Fits,
-    by: str | None,
-    level: float | None,
-    logx: bool,
-    logy: bool,
-) -> None:
-    """--plot: the fit, or every group's in one figure, to the file `picture` in its
-    format, or (`-`) as a plot in text on standard error."""
-    one = result if isinstance(result, Fit) else next(iter(result.values()))
-    groups = None if by is None else api.group_column(by, table, set(table.columns))
-    drawn, remark = api.fit_picture(
-        parse(one.source), table.columns, result, groups, by, picture_format, level, logx, logy,
-        plots.terminal_width(shutil.get_terminal_size((80, 24)).columns), sys.stderr.isatty(),
+    width = plots.terminal_width(shutil.get_terminal_size((80, 24)).columns)
+    fit_outputs.finish(
+        result, interrupted, table, files, Shown(fmt, digits), result.by, json_nulls(), width,
+        sys.stderr.isatty(),
     )  # fmt: skip
-    if remark:
-        note(remark)
-    if isinstance(drawn, bytes):
-        write_out(picture, drawn)
-    else:
+
+
+class Shown:
+    """What the command line shows of a fit: on standard output the fit as --format says, or
+    the predictions; notes and plots in text on standard error."""
+
+    def __init__(self, fmt: str | None, digits: str | None):
+        self.fmt, self.digits = fmt, digits
+
+    def fit(self, result: Fit | Fits) -> None:
+        emit(self.fmt, result, self.digits)
+
+    def note(self, text: str) -> None:
+        note(text)
+
+    def report(self, text: str) -> None:
+        report(text)
+
+    def write(self, path: str, data: bytes) -> None:
+        write_out(path, data)
+
+    def table(self, columns) -> None:
+        show_table(lambda number: text.columns_table(columns, number), self.digits)
+
+    def plot(self, drawn: str) -> None:
         report(drawn)
 
 
-def refuse_with_load(ctx: click.Context) -> None:
+def refuse_with_load(ctx: click.Context, files: fit_outputs.Files) -> None:
     """--load without SOURCE and --data takes the fit from its file: what would make another
     fit is refused."""
-    given = [f"--{name}" for name, _ in ctx.meta.get("inputs", ())]
+    given = [option(name) for name, _ in ctx.meta.get("inputs", ())]
     given += [
-        "--" + name.replace("_", "-")
-        for name in FITTING
-        if ctx.get_parameter_source(name) is not click.core.ParameterSource.DEFAULT
+        option(name)
+        for name in fit_outputs.FITTING
+        if ctx.get_parameter_source(PARAMETERS.get(name, name.replace("-", "_")))
+        is not click.core.ParameterSource.DEFAULT
     ]
-    if ctx.params["picture"]:
-        given.append("--plot (it draws the data)")
-    if ctx.params["output"] and not ctx.params["predict"]:
-        given.append("-o (it writes the data's rows; --predict FILE writes a prediction)")
-    if given:
-        raise InputError(
-            f"--load alone takes a saved fit, not another one: leave out {', '.join(given)} "
-            "(or give SOURCE and --data for a new fit from its values)"
-        )
+    fit_outputs.refuse_with_load(given, files, "SOURCE")
 
 
-# The options that make a fit, which --load's fit was made with (SOURCE and --data make a new
-# fit from its values).
-FITTING = (
-    "data_format",
-    "target",
-    "sigma",
-    "fix",
-    "bounds",
-    "absolute_sigma",
-    "derive",
-    "drop_nan",
-    "restarts",
-    "seed",
-    "loss",
-    "f_scale",
-    "ci",
-    "profile",
-    "steps",
-    "by",
-    "shared",
-)
-
-
-def row_count(table: io.Table) -> int:
-    """The rows of a table read whole."""
-    return sum(batch.num_rows for _, batch in table.batches)
+# The options whose parameter is named otherwise than the option.
+PARAMETERS = {"bound": "bounds"}
 
 
 def fitted(ctx: click.Context, source, var, data, data_format, target, sigma):
@@ -439,9 +349,7 @@ def fitted(ctx: click.Context, source, var, data, data_format, target, sigma):
         progress=reading(data),
     )
     if params["load"] is not None:  # the saved values start the parameters given none
-        saved = api.load_point(params["load"])
-        kept = {n: v for n, v in saved.items() if n in program.inputs and n not in table.columns}
-        starts = {**kept, **starts}
+        starts = {**fit_outputs.saved_starts(params["load"], program, table.columns), **starts}
     check_starts(ctx, program, starts, table)
     by = params["by"]
     groups = None if by is None else api.group_column(by, table, needed)
@@ -480,16 +388,6 @@ def fitted(ctx: click.Context, source, var, data, data_format, target, sigma):
     return result, None, table
 
 
-def predictions_format(predict: str | None, output: str | None, fmt: str | None) -> str | None:
-    """The format of the rows written: -o's by its extension; on standard output CSV, JSON
-    Lines for --format json, a table for --format table. None where no rows are written."""
-    if output:
-        return io.output_format(output, None, None)
-    if not predict:
-        return None
-    return fmt if fmt == "table" else io.output_format(None, fmt, None) if fmt else "csv"
-
-
 def target_of(text: str | None) -> Program | None:
     """--target parsed, its errors saying that they are the target's."""
     if text is None:
@@ -498,14 +396,6 @@ def target_of(text: str | None) -> Program | None:
         return parse(text)
     except SourceError as error:
         raise InputError(f"--target: {error}") from None
-
-
-def writable(path: str, data: str | None, predict: str | None) -> None:
-    """Refuse, before fitting, a file that cannot be written, or one of the files read."""
-    for option, read in (("--data", data), ("--predict", predict)):
-        if read and read != "-" and os.path.exists(path) and os.path.samefile(path, read):
-            raise InputError(f"{path} is the {option} file, which is read: write to another file")
-    in_a_directory(path)
 
 
 def check_starts(ctx: click.Context, program: Program, starts, table: io.Table) -> None:

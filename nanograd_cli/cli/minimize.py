@@ -8,6 +8,7 @@ import click
 
 from .. import api, io
 from ..errors import Diverged, InputError, Interrupted
+from ..output_files import in_a_directory
 from ..render.progress import StepsProgress
 from ..results import Minimum
 from ..sources import Source, input_values, load_program
@@ -32,7 +33,6 @@ from .options import (
 )
 from .output import (
     emit,
-    in_a_directory,
     note,
     progress_shown,
     reading,

@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 import click
 
-from ..errors import NanogradError, SourceError, printable, spell
+from ..errors import SourceError, printable, spell
 from ..render import text
 from ..results import flattened, has_arrays
 
@@ -124,13 +124,6 @@ def show_table(
         print_table(make_rows, digits)
     else:
         click.echo(text.plain_table(make_rows(number_formats(digits)[0])))
-
-
-def in_a_directory(path: str) -> None:
-    """Refuse a file to write in a directory that does not exist: at the start of a run,
-    not after its work."""
-    if path != "-" and not os.path.isdir(os.path.dirname(os.path.abspath(path))):
-        raise NanogradError(f"cannot write {printable(path)}: No such file or directory")
 
 
 def write_out(output: str, data: bytes) -> None:
