@@ -107,11 +107,21 @@ def main(argv: list[str] | None = None) -> None:
     sys.exit(code)
 
 
+def command() -> None:
+    """The `nanograd` program and `python -m nanograd_cli`: `main`, in a process of its own,
+    which it ends as `_end_now` does."""
+    try:
+        main()
+    except SystemExit as done:
+        _end_now(done.code if isinstance(done.code, int) else 1)
+
+
 def _end_now(code: int) -> None:
-    """Exit past the interpreter's teardown, its output flushed: threads of a library still at
-    work there (PyArrow's, reading a pipe ahead) can abort the process as it ends (SIGABRT,
-    apache/arrow#34314), where a shell expects the 130 of Ctrl-C. Every file was dealt with
-    as the interrupt went by."""
+    """Exit past the interpreter's teardown, its output flushed: threads of a library still
+    there (PyArrow's, one reading a pipe ahead) can abort the process as it ends (SIGABRT,
+    "terminate called without an active exception", apache/arrow#34314): on Ctrl-C, where a
+    shell expects 130, and, now and then on a loaded machine, after a fit read two CSV files.
+    Every file was written whole or removed before this (`OutputFile`)."""
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(Exception):  # (a closed pipe, say)
             stream.flush()
