@@ -1,5 +1,5 @@
 """python -m nanograd_cli"""
 
-from .cli import command
+from ._cli import command
 
 command()

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
-from .ops import ADD, CONST, DIV, FUNCTIONS, MOD, MUL, NEG, POW, SUB, WHERE, Op
+from ._ops import ADD, CONST, DIV, FUNCTIONS, MOD, MUL, NEG, POW, SUB, WHERE, Op
 
 Number = int | float
 

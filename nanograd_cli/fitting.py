@@ -21,6 +21,13 @@ from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 import numpy as np
 
+from ._fit_statistics import correlated, statistics
+from ._instructions import Apply, Const, Input
+from ._io import complete_rows
+from ._io import left_out as rows_left_out
+from ._program import Program
+from ._robust import checked, curvature_weights, objective, row_weights
+from ._tape import Tape, batch_values
 from .errors import (
     InputError,
     Interrupted,
@@ -31,14 +38,7 @@ from .errors import (
     option,
     spell,
 )
-from .fit_statistics import correlated, statistics
-from .instructions import Apply, Const, Input
-from .io import complete_rows
-from .io import left_out as rows_left_out
-from .program import Program
 from .results import Fit, Fits, group_name
-from .robust import checked, curvature_weights, objective, row_weights
-from .tape import Tape, batch_values
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -108,7 +108,7 @@ class MissingSciPy(NanogradError):
     renderer."""
 
     def __init__(self, what: str = "fitting"):
-        from .extras import install_command
+        from ._extras import install_command
 
         super().__init__(
             f"{what} needs SciPy, which is not installed: install it with: {install_command('fit')}"
@@ -186,7 +186,7 @@ def _each_group(problem: _Problem, groups: dict[Hashable, np.ndarray], steps: in
         sizes = [group.n for group in problems.values()]
         batched = steps is None and not problem.bounds and problem.loss == "linear"
         if problems and batched and _even(sizes):
-            from .grouped import Rows, minimize
+            from ._grouped import Rows, minimize
 
             rows = Rows(problem.tape, problem.data, problem.observed, problem.inverse_sigma,
                         problem.starts, problem.free)  # fmt: skip
@@ -330,7 +330,7 @@ def sigma_values(
     if name in arrays:
         values, what = arrays[name], f"of column {name}"
     else:
-        from .language import parse
+        from ._language import parse
 
         try:
             program = parse(text).single("sigma", None)
@@ -1612,7 +1612,7 @@ def _check_memory(n: int, k: int, meminfo: str = "/proc/meminfo") -> None:
     needed = n * (BYTES_PER_ENTRY * k + 8 * 8)
     if needed <= SMALL_FIT:  # no machine lacks this much: not worth the files read
         return
-    from .memory import available, gigabytes
+    from ._memory import available, gigabytes
 
     left = available(meminfo)
     if left is not None and needed > left:

@@ -28,7 +28,7 @@ class _Table:
     """A result that a notebook shows as its table."""
 
     def _repr_html_(self) -> str:
-        from .render.notebook import html_table
+        from .render._notebook import html_table
 
         return html_table(self)
 
@@ -731,7 +731,7 @@ class Fits(Mapping):
         """A table for notebooks: a row per group, as the command's table."""
         from html import escape
 
-        from .render.text import table_rows
+        from .render._text import table_rows
 
         rows = table_rows(self, lambda x: f"{x:.6g}")
         head = "".join(f"<th>{escape(cell)}</th>" for cell in rows[0])

@@ -16,10 +16,10 @@ from typing import TYPE_CHECKING, NamedTuple, cast, final
 
 import numpy as np
 
+from ._program import Program
+from ._sources import input_values
+from ._tape import batch_gradients
 from .errors import InputError, option, spell
-from .program import Program
-from .sources import input_values
-from .tape import batch_gradients
 
 if TYPE_CHECKING:
     from .results import InputValue
@@ -258,8 +258,8 @@ def second_derivative(
 ) -> np.ndarray:
     """d2f/d`name`2 at the points `x`: the exact first derivative (as `diff --exact` writes
     it) differentiated again, for all points at once on the vectorized tape."""
-    from .language import parse
-    from .symbolic import derivatives_text
+    from ._language import parse
+    from ._symbolic import derivatives_text
 
     first = parse(derivatives_text(program, [name], exact=True))
     if name not in first.inputs:  # f is linear in `name`

@@ -84,7 +84,7 @@ reloaded = load_fit("fit.json")  # one fit: a file of fits by group is load_fits
 again: np.ndarray = reloaded.predict({"x": [3.0]})["fitted"]
 by_run = fit("a*x + b", {"run": ["A", "A", "B", "B"], "x": [0.0, 1.0, 0.0, 1.0],
                          "y": [1.0, 3.0, 2.0, 5.0]}, by="run", a=1, b=0)  # fmt: skip
-assert isinstance(by_run, nanograd_cli.fitted.Fits)  # (with shared=, one Fit)
+assert isinstance(by_run, nanograd_cli._fitted.Fits)  # (with shared=, one Fit)
 by_run.save("fits.json")
 groups = load_fits("fits.json")
 each: dict[str, float] = groups["A"].parameters

@@ -11,11 +11,11 @@ import numpy as np
 import pytest
 
 import nanograd_cli as ng
-from nanograd_cli import arrays
-from nanograd_cli.array_sizes import operation_count
+from nanograd_cli import _arrays as arrays
+from nanograd_cli._array_sizes import operation_count
+from nanograd_cli._language import parse
+from nanograd_cli._sources import array_value
 from nanograd_cli.errors import InputError, NanogradError
-from nanograd_cli.language import parse
-from nanograd_cli.sources import array_value
 
 from .helpers import in_process, limited, nanograd
 
@@ -254,10 +254,10 @@ def test_a_program_too_large_is_refused_before_any_node_is_made(monkeypatch):
     """With room for 1,000 operations, A @ B of two 20x20 matrices is refused with its size
     and what fits, and no instruction is written: 3x800 for the inputs' elements, 20x20x39
     for @ and 400 + 3 for the sum."""
-    import nanograd_cli.memory
+    import nanograd_cli._memory
 
     bytes_per = 400  # language.BYTES_PER_INSTRUCTION
-    monkeypatch.setattr(nanograd_cli.memory, "available", lambda: 1000 * bytes_per)
+    monkeypatch.setattr(nanograd_cli._memory, "available", lambda: 1000 * bytes_per)
 
     def unmade(self, instruction):
         raise AssertionError("an instruction was made")

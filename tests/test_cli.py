@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from nanograd_cli import __version__
-from nanograd_cli.cli import cli
+from nanograd_cli._cli import cli
 
 from .helpers import (
     NANOGRAD,

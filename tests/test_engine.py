@@ -14,8 +14,8 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from nanograd_cli import engine
+from nanograd_cli._ops import CONST, FUNCTIONS, OPS
 from nanograd_cli.engine import Value, apply
-from nanograd_cli.ops import CONST, FUNCTIONS, OPS
 
 
 def central_difference(f, x: float, h: float = 1e-6) -> float:

@@ -30,7 +30,7 @@ def test_no_module_of_the_package_is_named_as_one_of_its_functions():
     function (explain, plot) would hide the function."""
     modules = {m.name for m in pkgutil.iter_modules(nanograd_cli.__path__)}
     assert modules.isdisjoint(nanograd_cli.__all__)
-    for module in ("descent", "sampling", "written_out"):
+    for module in ("_descent", "sampling", "_written_out"):
         importlib.import_module(f"nanograd_cli.{module}")
     assert nanograd_cli.plot.__module__ == nanograd_cli.explain.__module__ == "nanograd_cli"
 
@@ -229,7 +229,7 @@ def test_an_input_given_as_a_str_is_read_as_the_command_line_reads_it():
 def test_diff_gives_the_derivative_and_where_it_holds_apart(args, text, conditions):
     """Python's diff: the text a program (no comment), the conditions by name, and str() the
     command line's and the repl's output, which keep each condition on a `#` line."""
-    from nanograd_cli.session import Session
+    from nanograd_cli._session import Session
 
     from .helpers import in_process
 

@@ -16,7 +16,7 @@ import pexpect
 import pyte
 import pytest
 
-from nanograd_cli.session import Session, scripted, statements, unclosed
+from nanograd_cli._session import Session, scripted, statements, unclosed
 
 from .helpers import NANOGRAD, default_signals, in_process, nanograd, on_terminal, visible
 
@@ -278,7 +278,7 @@ def test_pipe_reports_a_line_that_is_not_utf8_and_goes_on():
 def test_other_commands_do_not_import_prompt_toolkit():
     code = (
         "import sys\n"
-        "from nanograd_cli.cli import main\n"
+        "from nanograd_cli._cli import main\n"
         "try:\n"
         "    main(sys.argv[1:])\n"
         "except SystemExit:\n"
@@ -742,7 +742,7 @@ def test_explain_writes_each_format_the_command_line_writes():
 
 
 def test_help_and_completion_name_every_command_and_its_options():
-    from nanograd_cli.session import COMMANDS, OPTIONS, completions
+    from nanograd_cli._session import COMMANDS, OPTIONS, completions
 
     help_text = out(Session(), ":help")
     for command in [":check", ":minimize", ":fit", ":plot", ":draw"]:
@@ -826,9 +826,10 @@ def test_a_strict_error_shows_its_place_once():
 
 
 def test_an_interrupted_descent_says_so_and_after_how_many_steps():
-    from nanograd_cli import api, parse
+    from nanograd_cli import _api as api
+    from nanograd_cli import parse
     from nanograd_cli.errors import Interrupted
-    from nanograd_cli.render.text import table_rows, to_json
+    from nanograd_cli.render._text import table_rows, to_json
 
     def stop(step: int, value: float) -> None:
         if step == 7:
@@ -1077,10 +1078,10 @@ def test_a_failed_or_interrupted_fit_writes_no_file_in_the_repl_as_on_the_comman
     reply = s.run(f":fit a*exp(-b*x) + c data {data} steps 1 predict {later}")
     assert reply.status == 1 and reply.text() + "\n" == done.stdout  # the point, no prediction
 
-    from nanograd_cli import api
+    from nanograd_cli import _api as api
+    from nanograd_cli._io import read_rows
+    from nanograd_cli._language import parse
     from nanograd_cli.errors import Interrupted
-    from nanograd_cli.io import read_rows
-    from nanograd_cli.language import parse
 
     columns = read_rows(str(data), "csv", ["x", "y"]).columns
     reached = api.fit(parse("a*exp(-b*x) + c"), columns, {"a": 1, "b": 1, "c": 0}, steps=1)

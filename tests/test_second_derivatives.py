@@ -131,8 +131,8 @@ def test_the_exact_derivative_differentiated_again_is_mpmaths(source, point, tru
 def test_the_second_derivative_is_mpmaths_on_every_path(source, point, true):
     """diff --order 2 --exact read back, and diff --exact read back through grad in both
     modes and through compiled code."""
-    from nanograd_cli.compiled import gradients_at
-    from nanograd_cli.language import parse
+    from nanograd_cli._compiled import gradients_at
+    from nanograd_cli._language import parse
 
     reverse = REVERSE_ULPS.get(source, 4)
     for (a, b), value in true.items():

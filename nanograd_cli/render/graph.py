@@ -22,8 +22,8 @@ from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING, NamedTuple
 
+from .._ops import ADD, CONST, MUL
 from ..errors import InputError, NanogradError, printable
-from ..ops import ADD, CONST, MUL
 
 if TYPE_CHECKING:
     import graphviz  # type: ignore[import-untyped]  # graphviz ships no types
@@ -750,7 +750,7 @@ def renderer(fmt: str, search: str | None = None) -> str:
         raise NanogradError(
             f"cannot render {fmt}: graphviz-pure renders svg and png only; {install}"
         )
-    from ..extras import install_command
+    from .._extras import install_command
 
     raise NanogradError(
         f"cannot render {fmt}: no Graphviz found; {install}, "
