@@ -37,6 +37,7 @@ from .errors import (
 )
 from .results import (
     Derivative,
+    DerivedQuantity,
     Explanation,
     Fit,
     Fits,
@@ -1448,7 +1449,7 @@ def _derivations(given: Sequence[str]) -> list[tuple[str, str]]:
     return found
 
 
-def _derived(name: str, text: str, result: Fit, layout: Layout = NO_ARRAYS) -> dict:
+def _derived(name: str, text: str, result: Fit, layout: Layout = NO_ARRAYS) -> DerivedQuantity:
     """A quantity of the fitted parameters, `text`, and its standard error by the delta
     method: sqrt(gᵀ C g), with g its exact gradient at the parameters and C their
     covariance. `result` has a number per element of an array parameter (`c[0]`), and

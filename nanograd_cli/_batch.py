@@ -5,7 +5,7 @@ batch of rows, and what runs on each partition of a Dask DataFrame or in a Spark
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 import numpy as np
@@ -83,18 +83,18 @@ class BatchFunction:
             shapes = {name: value.shape for name, value in given.items()} | dict(columns or {})
             wrt = [e for n in wrt or [] for e in element_names(n, shapes.get(n, ()))]
         self.program = program
-        self.fixed = {name: _fixed(name, value) for name, value in fixed.items()}
-        self.wrt = list(wrt or program.inputs)
+        self.fixed: dict[str, float] = {name: _fixed(name, value) for name, value in fixed.items()}
+        self.wrt: list[str] = list(wrt or program.inputs)
         inputs = set(program.inputs)
         unknown = [n for n in [*self.wrt, *self.fixed] if n not in inputs]
         if unknown:
             raise UnknownInputs(unknown, program.inputs)
-        self.inputs = [n for n in program.inputs if n not in self.fixed]
-        self.outputs = list(program.outputs)
-        self.names = result_names(self.outputs, self.wrt)
+        self.inputs: list[str] = [n for n in program.inputs if n not in self.fixed]
+        self.outputs: list[str] = list(program.outputs)
+        self.names: list[str] = result_names(self.outputs, self.wrt)
         self._tape: Tape | None = None
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[Callable[..., BatchFunction], tuple[object, ...]]:
         from ._language import parse
 
         return _rebuild, (parse, *self._given)

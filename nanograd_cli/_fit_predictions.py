@@ -7,13 +7,13 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
 from ._program import Program
 from .errors import InputError
-from .results import Fit, Fits
+from .results import Fit, Fits, FitStatistics
 
 # What a saved fit says it is, and the version of its layout.
 FORMAT, VERSION = "nanograd fit", 1
@@ -162,7 +162,7 @@ def _fit_of(document: dict, model: dict, damaged: Callable[[str], InputError]) -
     fit.source, fit.target, fit.sigma = source, target, sigma
     fit.absolute_sigma = bool(model.get("absolute_sigma", False))
     kept = ("chi2", "reduced_chi2", "r2", "aic", "bic", "t", "p", "correlation")
-    fit.statistics = {k: document[k] for k in kept if k in document}
+    fit.statistics = cast(FitStatistics, {k: document[k] for k in kept if k in document})
     fit.derived = document.get("derived", {})
     fit.loss = str(document.get("loss", "linear"))
     fit.f_scale = float(document.get("f_scale", 1.0))

@@ -9,6 +9,8 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
+from .results import FitStatistics
+
 # A pair of parameters correlated beyond this is said in a note.
 CORRELATED = 0.99
 
@@ -23,7 +25,7 @@ def statistics(
     target: np.ndarray,
     weights: np.ndarray | float,
     known_sigma: bool = False,
-) -> dict[str, object]:
+) -> FitStatistics:
     """χ² (the weighted sum of squares at the solution), χ²/dof, R² (1 - χ² over the
     weighted sum of squares of the target about its weighted mean), AIC and BIC (R's
     `logLik.nls`, weights 1/sigma²), and of the `free` parameters t = value/se, its two-sided
@@ -46,17 +48,17 @@ def statistics(
         else math.inf
     )
     t = {name: values[name] / stderr[name] if stderr[name] else math.nan for name in free}
-    chi2_test: dict[str, float] = {}  # reported with known sigma only, so computed only then
+    chi2_p = None  # reported with known sigma only, so computed only then
     if known_sigma:
         p = {name: float(2 * special.ndtr(-abs(t[name]))) for name in free}
-        chi2_test["chi2_p"] = float(special.chdtrc(dof, chi2)) if dof > 0 else math.nan
+        chi2_p = float(special.chdtrc(dof, chi2)) if dof > 0 else math.nan
     else:
         p = {
             name: float(2 * special.stdtr(dof, -abs(t[name]))) if dof > 0 else math.nan
             for name in free
         }
     correlation = {a: {b: _correlation(covariance, a, b) for b in free} for a in free}
-    return {
+    found: FitStatistics = {
         "chi2": chi2,
         "reduced_chi2": chi2 / dof if dof > 0 else math.nan,
         "r2": 1 - chi2 / total if total > 0 else math.nan,
@@ -65,8 +67,10 @@ def statistics(
         "t": t,
         "p": p,
         "correlation": correlation,
-        **chi2_test,
     }
+    if chi2_p is not None:
+        found["chi2_p"] = chi2_p
+    return found
 
 
 def _correlation(covariance: Mapping[str, Mapping[str, float]], a: str, b: str) -> float:

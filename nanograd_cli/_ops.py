@@ -50,6 +50,17 @@ class Op:
         "rule",
         "syntax",
     )
+    name: str
+    arity: int
+    forward: Callable[..., float]
+    formulas: tuple[str, ...]
+    doc: str
+    domain: tuple[float, float]
+    syntax: str
+    rule: str
+    parameters: tuple[str, ...]
+    overridden: bool
+    derivative: Callable[..., tuple[float, ...]]
 
     def __init__(
         self,

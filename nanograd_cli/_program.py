@@ -51,10 +51,12 @@ class Program:
         self.inputs = inputs
         self.result = result
         self.labels = labels
-        self.outputs = outputs or {}
+        self.outputs: dict[str, int] = outputs or {}
         self.arrays = arrays  # whether it has operations on arrays, to write out in scalars
         self.places = places  # in the order of their instructions
-        self.input_slots = {ins.name: i for i, ins in enumerate(code) if type(ins) is Input}
+        self.input_slots: dict[str, int] = {
+            ins.name: i for i, ins in enumerate(code) if type(ins) is Input
+        }
 
     @property
     def results(self) -> dict[str, int]:

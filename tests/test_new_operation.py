@@ -33,7 +33,10 @@ STEP = (
     "lambda s, x, y: np.power(np.hypot(1.0, x), -3.0, out=s))),\n"
 )
 JAVASCRIPT = "const isru = (x) => x / Math.hypot(1, x);\n"
-DECLARATION = "        def isru(self) -> Value: ...\n"
+DECLARATION = (
+    "        def isru(self) -> Value:\n"
+    '            """x/sqrt(1 + x**2), the inverse square root unit"""\n'
+)
 DOCS_ROW = "| `isru(x)` | x/sqrt(1 + x**2), the inverse square root unit | `1/hypot(1, x)**3` |\n"
 
 
@@ -73,7 +76,9 @@ EDITS = {
     "nanograd_cli/render/ops.js": lambda copy: _append(copy / "nanograd_cli/render/ops.js"),
     "python -m nanograd_cli._derivatives_writer": _regenerate,
     "nanograd_cli/engine.py": lambda copy: _insert(
-        copy / "nanograd_cli/engine.py", "        def round(self) -> Value: ...\n", DECLARATION
+        copy / "nanograd_cli/engine.py",
+        '            """the nearest integer, halves to even',
+        DECLARATION,
     ),
     "docs/language.md": lambda copy: _insert(copy / "docs/language.md", "| `abs(x)` |", DOCS_ROW),
 }

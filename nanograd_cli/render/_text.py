@@ -590,9 +590,14 @@ def _(result: Fit, number: Number = repr) -> list[list[str]]:
     rows.append(["rss", number(result.rss), "", *blank])
     rows.append(["residual sd", number(result.residual_sd), "", *blank])
     if shown:
-        for label, key in (("reduced chi2", "reduced_chi2"), ("r2", "r2"), ("aic", "aic")):
-            rows.append([label, number(result.statistics[key]), "", *blank])
-        rows.append(["bic", number(result.statistics["bic"]), "", *blank])
+        figures = result.statistics
+        for label, value in (
+            ("reduced chi2", figures["reduced_chi2"]),
+            ("r2", figures["r2"]),
+            ("aic", figures["aic"]),
+            ("bic", figures["bic"]),
+        ):
+            rows.append([label, number(value), "", *blank])
     rows.append(["dof", str(result.dof), "", *blank])
     rows.append(["rows", str(result.n), "", *blank])
     rows.append(["iterations", str(result.iterations), "", *blank])

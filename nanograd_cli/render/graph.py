@@ -28,6 +28,7 @@ from ..errors import InputError, NanogradError, printable
 if TYPE_CHECKING:
     import graphviz  # type: ignore[import-untyped]  # graphviz ships no types
 
+    from .._program import Evaluation
     from ..engine import Value
 
 EXTENSIONS = {
@@ -451,7 +452,7 @@ def draw_dot(
     groups: Mapping[Value, tuple[int, str]] | None = None,
     layout: Layout | None = None,
     also: Sequence[Value] = (),
-):
+) -> graphviz.Digraph:
     """The computation graph of `root` as a `graphviz.Digraph`, and of the outputs `also`
     (in one graph, nodes they share drawn once; with `order` given).
 
@@ -648,7 +649,7 @@ MAX_BOXED = 1000
 
 
 def draw_evaluation(
-    evaluation,
+    evaluation: Evaluation,
     rankdir: str | None = None,
     hide_constants: bool = False,
     *,
@@ -875,7 +876,7 @@ def render_drawing(
     return render(drawing.dot.source, fmt, attributes=attributes, on_slow=on_slow)
 
 
-def svg_or_none(dot) -> str | None:
+def svg_or_none(dot: graphviz.Digraph) -> str | None:
     """A Digraph as SVG text, or None when no renderer is installed (for notebooks)."""
     try:
         return render(dot.source, "svg").decode()
