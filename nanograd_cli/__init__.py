@@ -738,6 +738,14 @@ def fit(
     picture = None if plot is None else os.fspath(plot)
     if band is not None:
         api.confidence("band", band)  # before the fit
+        if picture is None:
+            from .errors import InputError
+
+            raise InputError(
+                f"{_option('band')} is drawn on {_option('plot')}: give both, or predict with "
+                "the result's predict(rows, band=...)"
+            )
+    api.check_fit_axes(picture, logx, logy)
     api.check_grouping(by, names(shared, "shared"))
     if picture is not None:
         from .render.figures import format_of

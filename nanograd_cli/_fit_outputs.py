@@ -250,7 +250,9 @@ def predictions(result: Fit | Fits, files: Files, door: Door, by: str | None, nu
     one = result if isinstance(result, Fit) else next(iter(result.values()))
     read = api.prediction_columns(one)
     predict = files.predict
-    rows = io.read_rows(predict, io.input_format(predict, None), read, "predict", "fit")
+    rows = io.read_rows(
+        predict, io.input_format(predict, None), read, "predict", "fit", predicting=True
+    )
     if by is None:
         assert isinstance(result, Fit)  # (--by: the fits of groups)
         count = sum(batch.num_rows for _, batch in rows.batches)

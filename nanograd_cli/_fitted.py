@@ -10,7 +10,7 @@ from dataclasses import fields
 from typing import TYPE_CHECKING, Any, cast
 
 from . import results
-from ._door import python_door, table
+from ._door import note, python_door, table
 
 if TYPE_CHECKING:
     import numpy as np
@@ -34,17 +34,18 @@ class Fit(results.Fit):
         and the band of one new observation `pred_lower`, `pred_upper`."""
         from . import _api as api
 
-        rows = table(data, api.prediction_columns(self), "data", "fit")
-        return api.predict(self, rows, band)
+        # a missing value read as nan, for the prediction to refuse as for any data
+        rows = table(data, api.prediction_columns(self), "data", "fit", drop_nan=True)
+        found = api.predict(self, rows, band)
+        if band is not None and "pred_lower" not in found:
+            note(f"no prediction band: sigma reads {self.sigma}, which data lacks")
+        return found
 
     @python_door
     def save(self, path: str | os.PathLike[str]) -> None:
         """Write the fit to `path` as JSON, whole or not at all (as `fit --save` does), for
-        `nanograd_cli.load_fit`."""
-        from . import _api as api
-        from ._output_files import write_atomically
-
-        write_atomically(os.fspath(path), api.saved_fit(self).encode())
+        `nanograd_cli.load_fit`; a fit that did not converge is not saved (NanogradError)."""
+        _save(self, path)
 
 
 class Fits(results.Fits):
@@ -63,8 +64,18 @@ class Fits(results.Fits):
     @python_door
     def save(self, path: str | os.PathLike[str]) -> None:
         """Write every group's fit to `path` as JSON, whole or not at all (as `fit --by
-        COLUMN --save` does), for `nanograd_cli.load_fits`."""
-        from . import _api as api
-        from ._output_files import write_atomically
+        COLUMN --save` does), for `nanograd_cli.load_fits`; not where a group's fit did not
+        converge (NanogradError)."""
+        _save(self, path)
 
-        write_atomically(os.fspath(path), api.saved_fit(self).encode())
+
+def _save(fit: Fit | Fits, path: str | os.PathLike[str]) -> None:
+    """`fit` written to `path` as `fit --save` writes it, or, where it failed, the error
+    that says why it is not."""
+    from . import _api as api
+    from ._output_files import write_atomically
+    from .errors import NanogradError, printable
+
+    if api.failure(fit):
+        raise NanogradError(f"{printable(os.fspath(path))} not written: {api.unconverged(fit)}")
+    write_atomically(os.fspath(path), api.saved_fit(fit).encode())

@@ -972,8 +972,12 @@ class Session:
             result.table_statistics = args.flag("stats")
             result.by = by or result.by  # (the column of the groups sharing parameters)
         width = figures.terminal_width(shutil.get_terminal_size((80, 24)).columns)
-        shown = _FitShown(self, args, reply)
-        fit_outputs.finish(result, interrupted, table, files, shown, result.by, width=width)
+        shown = _FitShown(reply)
+        try:
+            fit_outputs.finish(result, interrupted, table, files, shown, result.by, width=width)
+        finally:  # whether or not the fit's table is shown (predict shows the rows instead)
+            if args.flag("keep") and isinstance(result, Fit) and result.by is None:
+                self.inputs.update(result.parameters)
 
     def _fit(
         self, args: Arguments, path: str | None, load: str | None
@@ -1292,16 +1296,15 @@ class _Source:
 
 
 class _FitShown:
-    """What `:fit` shows of a fit, as `nanograd fit` does (fit_outputs.Door): the fit's table
-    (with `keep`, one fit's parameters made the inputs' values), notes, the rows predicted
-    and plots in text in the reply; a file written, and said so."""
+    """What `:fit` shows of a fit, as `nanograd fit` does (fit_outputs.Door): the fit's
+    table, notes, the rows predicted and plots in text in the reply; a file written, and
+    said so."""
 
-    def __init__(self, session: Session, args: Arguments, reply: Reply):
-        self.session, self.args, self.reply = session, args, reply
+    def __init__(self, reply: Reply):
+        self.reply = reply
 
     def fit(self, result: Fit | Fits) -> None:
-        point = result.parameters if isinstance(result, Fit) and result.by is None else {}
-        self.session._reached(self.args, point, Table(_rows(result)), self.reply)
+        self.reply.out.append(Table(_rows(result)))
 
     def note(self, text: str) -> None:
         self.reply.err.append(f"note: {text}")

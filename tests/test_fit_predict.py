@@ -8,6 +8,7 @@ from __future__ import annotations
 import io
 import json
 import math
+import re
 from pathlib import Path
 
 import numpy as np
@@ -92,8 +93,10 @@ def test_a_weighted_line_predicts_as_statsmodels_wls_does_with_sigma_at_the_new_
     assert found["fitted_se"] == pytest.approx(frame["mean_se"].to_numpy(), rel=1e-10)
     assert found["lower"] == pytest.approx(frame["mean_ci_lower"].to_numpy(), rel=1e-10)
     assert found["pred_upper"] == pytest.approx(frame["obs_ci_upper"].to_numpy(), rel=1e-10)
-    # without sigma at the new rows there is no band for a new observation
-    assert set(fit.predict({"x": AT}, band=0.95)) == {"fitted", "fitted_se", "lower", "upper"}
+    # without sigma at the new rows there is no band for a new observation, and a note says so
+    with pytest.warns(ng.NanogradWarning, match="^no prediction band: sigma reads dy, which data"):
+        found = fit.predict({"x": AT}, band=0.95)
+    assert set(found) == {"fitted", "fitted_se", "lower", "upper"}
 
 
 def test_a_curve_predicts_by_the_delta_method_with_the_exact_gradient():
@@ -576,6 +579,45 @@ def test_a_missing_value_in_the_rows_to_predict_at_is_exit_2_naming_it(line, tmp
         "every row to predict at",
     )  # fmt: skip
     assert not out.exists()
+
+
+@pytest.mark.parametrize("gap", ["", "NA", "nan"])
+def test_python_predict_refuses_a_missing_value_as_the_command_line_does(line, tmp_path, gap):
+    """From a file or from arrays, a missing value among the rows to predict at is the
+    command line's error, in Python's words; a fit that did not converge is not saved."""
+    fit = ng.fit("a*x + b", line, a=1, b=0)
+    rows = tmp_path / "gaps.csv"
+    rows.write_text(f"x,note\n1,a\n{gap},b\n")
+    message = "data row 2, column x: a missing value (empty, NA or nan); give x on every row to "
+    for data in (str(rows), {"x": np.array([1.0, np.nan])}):
+        with pytest.raises(ng.errors.InputError, match=f"^{re.escape(message)}predict at$"):
+            fit.predict(data)
+
+
+def test_python_saves_no_fit_that_did_not_converge_and_notes_a_missing_band(line, tmp_path):
+    failed = ng.fit("a*exp(b*x)", line, a=1, b=0, steps=1)
+    assert not failed.converged
+    saved = tmp_path / "failed.json"
+    with pytest.raises(ng.errors.NanogradError, match=r"failed\.json not written: the fit did not"):
+        failed.save(saved)
+    assert not saved.exists()
+    data = tmp_path / "weighted.csv"
+    data.write_text(
+        "x,y,s\n" + "".join(f"{x},{2 * x + 1 + (-1) ** x / 10},0.1\n" for x in range(6))
+    )
+    weighted = ng.fit("a*x + b", str(data), a=1, b=0, sigma="s")
+    with pytest.warns(ng.NanogradWarning, match="^no prediction band: sigma reads s, which data "):
+        found = weighted.predict({"x": [7.0]}, band=0.95)
+    assert sorted(found) == ["fitted", "fitted_se", "lower", "upper"]
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [({"band": 0.9}, "band is drawn on plot: give both"), ({"logx": True}, "logx is an axis")],
+)
+def test_python_fit_refuses_a_band_or_log_axis_without_a_plot(line, options, message):
+    with pytest.raises(ng.errors.InputError, match=f"^{message}"):
+        ng.fit("a*x + b", line, a=1, b=0, **options)
 
 
 def test_rows_to_predict_at_without_the_models_columns_name_them_all(tmp_path):

@@ -1207,3 +1207,11 @@ def test_bad_predict_output_and_load_say_what_the_command_line_says(tmp_path: Pa
         "error: predict -: the session reads its lines from standard input; give the rows to "
         "predict at as a file"
     )
+
+
+def test_fit_keep_makes_the_fits_parameters_the_inputs_also_when_it_predicts(tmp_path):
+    (tmp_path / "line.csv").write_text("x,y\n0,1\n1,3\n2,5.1\n3,6.9\n")
+    (tmp_path / "later.csv").write_text("x\n5\n")
+    lines = "a = 0.5\nb = 1\n:fit a*x + b data line.csv keep predict later.csv\n:inputs\n"
+    done = in_process("repl", stdin=lines, cwd=tmp_path)
+    assert done.stdout.splitlines()[-2:] == ["a = 1.98", "b = 1.03"]

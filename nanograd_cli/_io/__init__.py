@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import gc
 import os
-from collections.abc import Callable, Iterable, Sequence
-from typing import TYPE_CHECKING, NamedTuple
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .. import errors
 from ..errors import InputError, NanogradError, printable
@@ -240,36 +240,43 @@ def read_rows(
     extra: str = "points",
     drop_nan: bool = False,
     progress: Callable | None = None,
+    predicting: bool = False,
 ) -> Table:
     """The table at `path` (as `read_table` reads it) for a command that leaves out the rows
-    with a missing value only with --drop-nan (`option` data), or that needs every row
-    (`option` predict): an absent value is nan, and without `drop_nan` the first is bad
-    input that names its row and the remedy (`refuse_missing`)."""
+    with a missing value only with --drop-nan, or that needs every row (`predicting`): an
+    absent value is nan, and without `drop_nan` the first is bad input that names its row
+    and the remedy (`refuse_missing`)."""
     needed = list(needed)
     table = read_table(path, fmt, needed, option, extra, missing=True, progress=progress)
     if not drop_nan:
-        refuse_missing(table, needed, option)
+        refuse_missing(table.columns, table.names, needed, option, predicting)
     return table
 
 
-def refuse_missing(table: Table, read: Iterable[str], option: str = "data") -> None:
-    """Bad input at the first row (numbered from 1, then the first column) where a column of
-    `read` has a missing value (empty, NA or nan), for a table read with `missing` by a
-    command that leaves such rows out only with --drop-nan (`option` data), or that needs
-    every row (`option` predict); `option` by name or already named, as `read_table` takes it."""
+def refuse_missing(
+    columns: Mapping[str, Any],
+    names: Iterable[str],
+    read: Iterable[str],
+    option: str = "data",
+    predicting: bool = False,
+) -> None:
+    """Bad input at the first row (numbered from 1, then the first column of `names`) where
+    a column of `read` has a missing value (empty, NA or nan) in `columns`, the rows of
+    `option` (by name or already named, as `read_table` takes it): for a command that leaves
+    such rows out only with --drop-nan, or that needs every row (`predicting`)."""
     import numpy as np
 
     first, read = None, set(read)
-    for name in table.names:
-        if name in read and name in table.columns:
-            gaps = np.flatnonzero(np.isnan(np.asarray(table.columns[name], dtype=float)))
+    for name in names:
+        if name in read and name in columns:
+            gaps = np.flatnonzero(np.isnan(np.asarray(columns[name], dtype=float)))
             if gaps.size and (first is None or gaps[0] < first[0]):
                 first = (int(gaps[0]), name)
     if first is not None:
         remedy = (
-            f"{errors.option('drop-nan')} leaves out the rows with one"
-            if _named(option) == errors.option("data")
-            else f"give {first[1]} on every row to predict at"
+            f"give {first[1]} on every row to predict at"
+            if predicting
+            else f"{errors.option('drop-nan')} leaves out the rows with one"
         )
         raise InputError(
             f"{_named(option)} row {first[0] + 1}, column {first[1]}: a missing value "
