@@ -229,6 +229,10 @@ def table(
             f"{option}: a mapping of column names to arrays, a DataFrame or a file's path, not "
             f"{type(data).__name__}"
         )
+    elif drop_nan is False:  # columns in memory: a missing value said as a file's is
+        from ._io import refuse_missing
+
+        refuse_missing(data, list(data), needed, option)
     return {n: data[n] for n in data if n in needed}
 
 

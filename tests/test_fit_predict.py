@@ -770,3 +770,20 @@ def runs_file(tmp_path):
         for t, y in zip(DECAY_T.tolist(), DECAY_Y.tolist(), strict=True)
     ))  # fmt: skip
     return path
+
+
+@pytest.mark.parametrize("gap", [float("nan"), None])
+def test_a_missing_value_in_data_from_python_is_said_as_a_files_is(gap):
+    """A nan (or None) in a column of the data is the error a file's empty cell is."""
+    message = (
+        "data row 2, column y: a missing value (empty, NA or nan); drop_nan leaves out the rows "
+        "with one"
+    )
+    data = {"x": [0.0, 0.5, 1.0], "y": [1.0, gap, 2.0]}
+    with pytest.raises(ng.errors.InputError, match=f"^{re.escape(message)}$"):
+        ng.fit("a*x + b", data, a=1, b=1)
+    with pytest.raises(ng.errors.InputError, match=f"^{re.escape(message)}$"):
+        ng.minimize("(a*x - y)**2", data=data, a=1, b=1)
+    with pytest.warns(ng.NanogradWarning, match="^1 row with a missing value"):
+        kept = ng.fit("a*x + b", data, a=1, b=1, drop_nan=True)
+    assert kept.parameters == pytest.approx({"a": 1.0, "b": 1.0})  # (0, 1) and (1, 2)

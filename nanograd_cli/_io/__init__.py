@@ -269,7 +269,11 @@ def refuse_missing(
     first, read = None, set(read)
     for name in names:
         if name in read and name in columns:
-            gaps = np.flatnonzero(np.isnan(np.asarray(columns[name], dtype=float)))
+            try:
+                values = np.asarray(columns[name], dtype=float)
+            except (TypeError, ValueError):  # not numbers: the command says so in its words
+                continue
+            gaps = np.flatnonzero(np.isnan(values))
             if gaps.size and (first is None or gaps[0] < first[0]):
                 first = (int(gaps[0]), name)
     if first is not None:
