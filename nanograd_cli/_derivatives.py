@@ -49,8 +49,8 @@ FORMULAS = {
     'sech': ('-sech(x)*tanh(x)',),
     'csch': ('-csch(x)*coth(x)',),
     'coth': ('-csch(x)**2',),
-    'erf': ('2/sqrt(pi)*where(abs(x) < 26.5, exp(-(round(x*1048576)/1048576)**2)*exp(-(x - (round(x*1048576)/1048576))*(x + (round(x*1048576)/1048576))), where(abs(x) < 26.75, exp(-(round(x*1048576)/1048576)**2/2)*exp(-(x - (round(x*1048576)/1048576))*(x + (round(x*1048576)/1048576)))*exp(-(round(x*1048576)/1048576)**2/2), exp(-x**2/2)*exp(-x**2/2)))',),
-    'erfc': ('-(2/sqrt(pi)*where(abs(x) < 26.5, exp(-(round(x*1048576)/1048576)**2)*exp(-(x - (round(x*1048576)/1048576))*(x + (round(x*1048576)/1048576))), where(abs(x) < 26.75, exp(-(round(x*1048576)/1048576)**2/2)*exp(-(x - (round(x*1048576)/1048576))*(x + (round(x*1048576)/1048576)))*exp(-(round(x*1048576)/1048576)**2/2), exp(-x**2/2)*exp(-x**2/2))))',),
+    'erf': ('2/sqrt(pi)*where(abs(x) < 26.5, exp(-(round(clamp(x, -27, 27)*1048576)/1048576)**2)*exp(-(x - (round(clamp(x, -27, 27)*1048576)/1048576))*(x + (round(clamp(x, -27, 27)*1048576)/1048576))), where(abs(x) < 26.75, exp(-(round(clamp(x, -27, 27)*1048576)/1048576)**2/2)*exp(-(x - (round(clamp(x, -27, 27)*1048576)/1048576))*(x + (round(clamp(x, -27, 27)*1048576)/1048576)))*exp(-(round(clamp(x, -27, 27)*1048576)/1048576)**2/2), exp(-(x/2)*x)*exp(-(x/2)*x)))',),
+    'erfc': ('-(2/sqrt(pi)*where(abs(x) < 26.5, exp(-(round(clamp(x, -27, 27)*1048576)/1048576)**2)*exp(-(x - (round(clamp(x, -27, 27)*1048576)/1048576))*(x + (round(clamp(x, -27, 27)*1048576)/1048576))), where(abs(x) < 26.75, exp(-(round(clamp(x, -27, 27)*1048576)/1048576)**2/2)*exp(-(x - (round(clamp(x, -27, 27)*1048576)/1048576))*(x + (round(clamp(x, -27, 27)*1048576)/1048576)))*exp(-(round(clamp(x, -27, 27)*1048576)/1048576)**2/2), exp(-(x/2)*x)*exp(-(x/2)*x))))',),
     'erfinv': ('sqrt(pi)/2*exp(erfinv(x)**2)',),
     'gamma': ('gamma(x)*digamma(x)',),
     'lgamma': ('digamma(x)',),
@@ -84,6 +84,7 @@ def derivatives(forward):
     """Per key of ops.OPS, its derivative function; `forward` holds each op's forward
     function by its key."""
     abs = forward['abs']
+    clamp = forward['clamp']
     cos = forward['cos']
     cosh = forward['cosh']
     cot = forward['cot']
@@ -271,22 +272,22 @@ def derivatives(forward):
         t1 = csch(x)
         return ((-(t1 * t1)),)
 
-    def d_erf(x, out):  # 2/sqrt(pi)*where(abs(x) < 26.5, exp(-(round(x*1048576)/1048576)**2)*exp(-(x - (round(x*1048576)/1048576))*(x + (round(x*1048576)/1048576))), where(abs(x) < 26.75, exp(-(round(x*1048576)/1048576)**2/2)*exp(-(x - (round(x*1048576)/1048576))*(x + (round(x*1048576)/1048576)))*exp(-(round(x*1048576)/1048576)**2/2), exp(-x**2/2)*exp(-x**2/2)))
+    def d_erf(x, out):  # 2/sqrt(pi)*where(abs(x) < 26.5, exp(-(round(clamp(x, -27, 27)*1048576)/1048576)**2)*exp(-(x - (round(clamp(x, -27, 27)*1048576)/1048576))*(x + (round(clamp(x, -27, 27)*1048576)/1048576))), where(abs(x) < 26.75, exp(-(round(clamp(x, -27, 27)*1048576)/1048576)**2/2)*exp(-(x - (round(clamp(x, -27, 27)*1048576)/1048576))*(x + (round(clamp(x, -27, 27)*1048576)/1048576)))*exp(-(round(clamp(x, -27, 27)*1048576)/1048576)**2/2), exp(-(x/2)*x)*exp(-(x/2)*x)))
         t1 = abs(x)
-        t2 = (round((x * 1048576.0)) / 1048576.0)
+        t2 = (round((clamp(x, (-27.0), 27.0) * 1048576.0)) / 1048576.0)
         t3 = (-(t2 * t2))
         t4 = exp(((-(x - t2)) * (x + t2)))
         t5 = exp((t3 / 2.0))
-        t6 = exp(((-(x * x)) / 2.0))
+        t6 = exp(((-(x / 2.0)) * x))
         return ((1.1283791670955126 * ((exp(t3) * t4) if (1.0 if t1 < 26.5 else 0.0) != 0.0 else (((t5 * t4) * t5) if (1.0 if t1 < 26.75 else 0.0) != 0.0 else (t6 * t6)))),)
 
-    def d_erfc(x, out):  # -(2/sqrt(pi)*where(abs(x) < 26.5, exp(-(round(x*1048576)/1048576)**2)*exp(-(x - (round(x*1048576)/1048576))*(x + (round(x*1048576)/1048576))), where(abs(x) < 26.75, exp(-(round(x*1048576)/1048576)**2/2)*exp(-(x - (round(x*1048576)/1048576))*(x + (round(x*1048576)/1048576)))*exp(-(round(x*1048576)/1048576)**2/2), exp(-x**2/2)*exp(-x**2/2))))
+    def d_erfc(x, out):  # -(2/sqrt(pi)*where(abs(x) < 26.5, exp(-(round(clamp(x, -27, 27)*1048576)/1048576)**2)*exp(-(x - (round(clamp(x, -27, 27)*1048576)/1048576))*(x + (round(clamp(x, -27, 27)*1048576)/1048576))), where(abs(x) < 26.75, exp(-(round(clamp(x, -27, 27)*1048576)/1048576)**2/2)*exp(-(x - (round(clamp(x, -27, 27)*1048576)/1048576))*(x + (round(clamp(x, -27, 27)*1048576)/1048576)))*exp(-(round(clamp(x, -27, 27)*1048576)/1048576)**2/2), exp(-(x/2)*x)*exp(-(x/2)*x))))
         t1 = abs(x)
-        t2 = (round((x * 1048576.0)) / 1048576.0)
+        t2 = (round((clamp(x, (-27.0), 27.0) * 1048576.0)) / 1048576.0)
         t3 = (-(t2 * t2))
         t4 = exp(((-(x - t2)) * (x + t2)))
         t5 = exp((t3 / 2.0))
-        t6 = exp(((-(x * x)) / 2.0))
+        t6 = exp(((-(x / 2.0)) * x))
         return ((-(1.1283791670955126 * ((exp(t3) * t4) if (1.0 if t1 < 26.5 else 0.0) != 0.0 else (((t5 * t4) * t5) if (1.0 if t1 < 26.75 else 0.0) != 0.0 else (t6 * t6))))),)
 
     def d_erfinv(x, out):  # sqrt(pi)/2*exp(erfinv(x)**2)
