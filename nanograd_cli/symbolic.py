@@ -79,6 +79,11 @@ Pair = tuple[Expr, Expr]
 #    a >= 1), a/hypot(a, b) divided by the larger of a and b (hypot) is a/hypot(a, b), and
 #    atan2's divided by the larger argument is a/(a**2 + b**2), to rounding where nothing
 #    overflows or underflows.
+#    A replacement may read `out`, the op's own value (the op called on its parameters, in
+#    their order), as a derivative function does (derivatives.py): hypot's two formulas
+#    are one shape, d/dy's d/dx's with x and y swapped, so one pattern matches both, with a
+#    and b swapped; written a/hypot(a, b), d/dy was y/hypot(y, x) for the source's
+#    hypot(x, y), where a/out is y/hypot(x, y).
 #  * dsinc(a) is sinc's derivative, (cos(pi*a) - sinc(a))/a but at 0, where it is 0.
 #  * 1/hypot(1, a) (asinh's, which does not overflow) is 1/sqrt(a**2 + 1).
 #  * polygamma's derivative by x is polygamma(n + 1, x), but nan (as the function) for n < 0.
@@ -105,7 +110,7 @@ TEXTBOOK_RULES = (
     ),
     (
         "where(abs(a) < abs(b), sign(b)*(a/b)/hypot(1, a/b), sign(a)/hypot(1, b/a))",
-        "a/hypot(a, b)",
+        "a/out",
         None,
     ),
     ("dsinc(a)", "(cos(pi*a) - sinc(a))/a", "a != 0"),
@@ -161,7 +166,7 @@ def exact_formulas(op: Op) -> tuple[Formula, ...]:
 def textbook_formulas(op: Op) -> tuple[Formula, ...]:
     """The op's formulas as a textbook writes them: the helpers rewritten by TEXTBOOK_RULES,
     then simplified and laid out as `diff` prints (`-(a/b)/b` is `-a/b**2`)."""
-    return tuple(_textbook(text) for text in op.formulas)
+    return tuple(_textbook(text, op) for text in op.formulas)
 
 
 def _match(pattern: Expr, node: Expr) -> dict[str, Expr] | None:
@@ -183,9 +188,10 @@ def _match(pattern: Expr, node: Expr) -> dict[str, Expr] | None:
     return binding
 
 
-def _textbook(text: str) -> Formula:
+def _textbook(text: str, op: Op) -> Formula:
     written = Written()
     patterns = Written()
+    out = written.op(op, *map(written.input, op.parameters))  # a replacement's `out`
     rules = [(patterns.program(_parsed(p)), r, c) for p, r, c in TEXTBOOK_RULES]
     tree = written.program(_parsed(text))
     rewritten: dict[int, Expr] = {}
@@ -197,7 +203,7 @@ def _textbook(text: str) -> Formula:
             binding = _match(pattern, node)
             if binding is None:
                 continue
-            env = binding.__getitem__
+            env = {**binding, "out": out}.__getitem__
             replacement = _parsed(text)
             if text in LOSSES:
                 lossy, why = LOSSES[text]

@@ -480,3 +480,42 @@ def test_check_against_reads_diffs_output_says_nothing_of_no_mismatch_and_is_str
 def test_a_formula_for_no_input_or_that_does_not_parse_is_bad_input(against, message):
     done = in_process("check", "x**2", "--against", against, "--x", "1")
     assert (done.returncode, done.stdout, done.stderr.splitlines()[0]) == (2, "", message)
+
+
+@pytest.mark.parametrize(
+    ("source", "printed"),
+    [
+        ("hypot(x, y)", "d_x = x/hypot(x, y)\nd_y = y/hypot(x, y)\n"),
+        ("hypot(y, x)", "d_y = y/hypot(y, x)\nd_x = x/hypot(y, x)\n"),
+        ("hypot(3, x)", "x/hypot(3, x)\n"),
+        ("hypot(x**2, y)", "d_x = 2*x**3/hypot(x**2, y)\nd_y = y/hypot(x**2, y)\n"),
+    ],
+)
+def test_hypots_derivative_is_written_with_the_sources_hypot(source, printed):
+    """Each derivative of hypot divides by the function as the source wrote it, its
+    arguments in their order (d/dy of hypot(x, y) was y/hypot(y, x)), in --steps, explain's
+    local column and LaTeX too; read back it is grad's, and --exact is the engine's form."""
+    result = in_process("diff", source)
+    assert (result.returncode, result.stdout) == (0, printed), result.stderr
+    calls = re.compile(r"hypot\((?:[^()]|\([^()]*\))*\)")
+    for form in ("--steps", "--order=1"):
+        shown = in_process("diff", source, form).stdout
+        # (and the chain rule's hypot(u, v) in general)
+        assert set(calls.findall(shown)) - {"hypot(u, v)"} == {source}, (form, shown)
+    latex = in_process("diff", source, "--format", "latex").stdout
+    swapped = ", ".join(reversed(source[len("hypot(") : -1].split(", ")))
+    assert rf"\operatorname{{hypot}}({swapped})" not in latex, latex
+    program = parse(source)
+    point = {n: v for n, v in {"x": 0.3, "y": -1.7}.items() if n in program.inputs}
+    for name in program.inputs:
+        engine = program.grad(point).gradients[name]
+        text = derivatives_text(program, [name])
+        assert value_of(text, point) == pytest.approx(engine, rel=1e-15)
+        exact = derivatives_text(program, [name], exact=True)
+        assert "where(" in exact and same(value_of(exact, point), engine)
+
+
+def test_explain_writes_hypots_local_derivatives_with_its_hypot():
+    explained = in_process("explain", "hypot(x, y)", "--x", "3", "--y", "4").stdout
+    assert "x/hypot(x, y)  0.6" in explained and "y/hypot(x, y)  0.8" in explained, explained
+    assert "hypot(y, x)" not in explained
