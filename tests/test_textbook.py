@@ -31,6 +31,12 @@ LATEX_PAST_1E154 = (
 )
 
 
+def past_355(x: str) -> str:
+    return (
+        rf"\text{{loses digits for }} \lvert {x} \rvert \text{{ > 355 (cosh's square overflows)}}"
+    )
+
+
 def noted(latex: str, note: str) -> str:
     """A one-line LaTeX derivative with a note under it."""
     lines = [f"d_{{x}} &= {latex} \\\\", f"&\\qquad {note}{LATEX_KEEP}"]
@@ -44,9 +50,12 @@ EXERCISES = [
     ("1/x**2", "-2/x**3", r"-\frac{2}{x^{3}}", (0.1, 3)),
     (
         "x**n",
-        "n*x**(n - 1)\n# x != 0",
+        "n*x**(n - 1)\n# x != 0; loses digits where x**(n - 1) is below 2.2e-308 (it rounds to "
+        "the subnormal grid first)" + KEEP,
         "\\begin{aligned}\nd_{x} &= n x^{n - 1} \\\\\n"
-        "&\\qquad \\text{for } x \\neq 0\n\\end{aligned}",
+        "&\\qquad \\text{for } x \\neq 0;\\ \\text{loses digits where } x^{n - 1} "
+        "\\text{ is below 2.2e-308 (it rounds to the subnormal grid first)}" + LATEX_KEEP + "\n"
+        "\\end{aligned}",
         (0.1, 3),
     ),
     (
@@ -143,7 +152,17 @@ EXERCISES = [
     ("atan(x)", "1/(x**2 + 1)", r"\frac{1}{x^{2} + 1}", (-3, 3)),
     ("atan(2*x)", "2/(4*x**2 + 1)", r"\frac{2}{4 x^{2} + 1}", (-3, 3)),
     ("hypot(x, 3)", "x/hypot(x, 3)", r"\frac{x}{\operatorname{hypot}(x, 3)}", (-3, 3)),
-    ("atan2(3, x)", "-3/(x**2 + 9)", r"-\frac{3}{x^{2} + 9}", (-3, 3)),
+    (
+        "atan2(3, x)",
+        "-3/(x**2 + 9)\n# loses digits where x**2 + 9 overflows or underflows (past 1.8e308 or "
+        "below 2.2e-308)" + KEEP,
+        noted(
+            r"-\frac{3}{x^{2} + 9}",
+            r"\text{loses digits where } x^{2} + 9 \text{ overflows or underflows (past 1.8e308 "
+            r"or below 2.2e-308)}",
+        ),
+        (-3, 3),
+    ),
     (
         "asinh(x)",
         "1/sqrt(x**2 + 1)" + PAST_1E154,
@@ -170,8 +189,18 @@ EXERCISES = [
     # hyperbolic
     ("sinh(x)", "cosh(x)", r"\cosh(x)", (-3, 3)),
     ("cosh(x)", "sinh(x)", r"\sinh(x)", (-3, 3)),
-    ("tanh(x)", "1/cosh(x)**2", r"\frac{1}{{\cosh(x)}^{2}}", (-3, 3)),
-    ("tanh(x**2)", "2*x/cosh(x**2)**2", r"\frac{2 x}{{\cosh(x^{2})}^{2}}", (-2, 2)),
+    (
+        "tanh(x)",
+        "1/cosh(x)**2\n# loses digits for |x| > 355 (cosh's square overflows)" + KEEP,
+        noted(r"\frac{1}{{\cosh(x)}^{2}}", past_355("x")),
+        (-3, 3),
+    ),
+    (
+        "tanh(x**2)",
+        "2*x/cosh(x**2)**2\n# loses digits for |x**2| > 355 (cosh's square overflows)" + KEEP,
+        noted(r"\frac{2 x}{{\cosh(x^{2})}^{2}}", past_355("x^{2}")),
+        (-2, 2),
+    ),
     (
         "sigmoid(x)",
         "sigmoid(x)*(1 - sigmoid(x))\n# loses digits as x grows, all past 37 (1 - sigmoid cancels)"
@@ -485,18 +514,22 @@ def test_a_formula_for_no_input_or_that_does_not_parse_is_bad_input(against, mes
 @pytest.mark.parametrize(
     ("source", "printed"),
     [
-        ("hypot(x, y)", "d_x = x/hypot(x, y)\nd_y = y/hypot(x, y)\n"),
-        ("hypot(y, x)", "d_y = y/hypot(y, x)\nd_x = x/hypot(y, x)\n"),
-        ("hypot(3, x)", "x/hypot(3, x)\n"),
-        ("hypot(x**2, y)", "d_x = 2*x**3/hypot(x**2, y)\nd_y = y/hypot(x**2, y)\n"),
+        ("hypot(x, y)", "d_x = x/hypot(x, y)\n{}d_y = y/hypot(x, y)\n{}"),
+        ("hypot(y, x)", "d_y = y/hypot(y, x)\n{}d_x = x/hypot(y, x)\n{}"),
+        ("hypot(3, x)", "x/hypot(3, x)\n"),  # (never subnormal: no note)
+        ("hypot(x**2, y)", "d_x = 2*x**3/hypot(x**2, y)\n{}d_y = y/hypot(x**2, y)\n{}"),
     ],
 )
 def test_hypots_derivative_is_written_with_the_sources_hypot(source, printed):
     """Each derivative of hypot divides by the function as the source wrote it, its
     arguments in their order (d/dy of hypot(x, y) was y/hypot(y, x)), in --steps, explain's
     local column and LaTeX too; read back it is grad's, and --exact is the engine's form."""
+    note = (
+        f"# loses digits where {source} overflows or is subnormal (past 1.8e308 or below "
+        "2.2e-308)" + KEEP + "\n"
+    )
     result = in_process("diff", source)
-    assert (result.returncode, result.stdout) == (0, printed), result.stderr
+    assert (result.returncode, result.stdout) == (0, printed.format(note, note)), result.stderr
     calls = re.compile(r"hypot\((?:[^()]|\([^()]*\))*\)")
     for form in ("--steps", "--order=1"):
         shown = in_process("diff", source, form).stdout
