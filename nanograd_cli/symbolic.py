@@ -142,10 +142,10 @@ class Loss(NamedTuple):
 
 _SQUARES = Loss(  # atan2's
     "a**2 + b**2",
-    "loses digits where {} overflows or underflows (past 1.8e308 or below 2.2e-308)",
+    "loses digits where {} overflows or underflows",
     "a**2 + b**2",
 )
-_SUBNORMAL = "is below 2.2e-308 (it rounds to the subnormal grid first)"
+_SUBNORMAL = "is below 2.2e-308 (it rounds first)"
 LOSSES = {
     "1 - sigmoid(a)": Loss(
         "sigmoid(a)", "loses digits as {} grows, all past 37 (1 - sigmoid cancels)"
@@ -161,7 +161,7 @@ LOSSES = {
     "-b/(a**2 + b**2)": _SQUARES,
     "a/out": Loss(
         "out",
-        "loses digits where {} overflows or is subnormal (past 1.8e308 or below 2.2e-308)",
+        "loses digits where {} overflows or is subnormal",
         "out",
         ("a", "b"),
     ),

@@ -216,8 +216,10 @@ def test_printed_derivative_is_sympys(source):
             "\\begin{aligned}\n"
             r"d_{x} &= \operatorname{sigmoid}(x) \left(1 - \operatorname{sigmoid}(x)\right) \\"
             "\n"
-            r"&\qquad \text{loses digits as } x \text{ grows, all past 37 (1 - sigmoid cancels)};"
-            r"\ \text{diff -{}-exact keeps them}"
+            r"&\qquad \text{loses digits as } x \text{ grows, all past 37 (1 - sigmoid "
+            r"cancels)}; \\"
+            "\n"
+            r"&\qquad \text{diff -{}-exact keeps them}"
             "\n\\end{aligned}",
         ),
         (
@@ -227,7 +229,9 @@ def test_printed_derivative_is_sympys(source):
             r"d_{x} &= y + \frac{1}{{\cosh(x)}^{2}} \\"
             "\n"
             r"&\qquad \text{loses digits for } \lvert x \rvert \text{ > 355 (cosh's square "
-            r"overflows)};\ \text{diff -{}-exact keeps them}"
+            r"overflows)}; \\"
+            "\n"
+            r"&\qquad \text{diff -{}-exact keeps them}"
             "\n\\end{aligned}",
         ),
         ("x*exp(-x)", "x", r"e^{-x} \left(1 - x\right)"),
@@ -238,7 +242,9 @@ def test_printed_derivative_is_sympys(source):
             r"d_{x} &= \frac{1}{\sqrt{1 - x^{2}}} \\"
             "\n"
             r"&\qquad \text{loses digits near } \lvert x \rvert \text{ = 1 (1 - its square "
-            r"cancels)};\ \text{diff -{}-exact keeps them}"
+            r"cancels)}; \\"
+            "\n"
+            r"&\qquad \text{diff -{}-exact keeps them}"
             "\n\\end{aligned}",
         ),
         ("cot(x)", "x", r"-{\csc(x)}^{2}"),
