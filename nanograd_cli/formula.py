@@ -395,10 +395,11 @@ _NOTE_BREAKS = (r";\ ", r" \text{ and } ")
 
 def _note_lines(said: str) -> list[str]:
     """A LaTeX note as lines that fit a page, broken after a `;` or before an `and` between
-    its parts (a part wider than a line stays whole)."""
+    its parts, and a part wider than a line between the words of its last `\\text`."""
     parts = [said]
     for mark in _NOTE_BREAKS:
         parts = [p for part in parts for p in _split_keeping(part, mark)]
+    parts = [p for part in parts for p in _between_words(part)]
     lines: list[str] = []
     for part in parts:
         if lines and width(lines[-1] + part) <= NOTE_LINE:
@@ -406,6 +407,28 @@ def _note_lines(said: str) -> list[str]:
         else:
             lines.append(part)
     return [line.strip().removesuffix("\\") for line in lines]  # (a line ends `;`, not `;\ `)
+
+
+def _between_words(part: str) -> list[str]:
+    """A part of a note as lines that fit, broken between the words of its last `\\text`,
+    before an `and` where one fits (`\\text{ = 1 (its square - 1 cancels)}`, `\\text{and past
+    1e154 (it overflows)}`)."""
+    lines = []
+    while width(part) > NOTE_LINE:
+        start = part.rfind(r"\text{")
+        end = part.find("}", start)
+        if start < 0 or end < 0:
+            break
+        words = part[start + len(r"\text{") : end].split(" ")
+        k = len(words) - 1
+        while k > 1 and width(part[:start] + r"\text{" + " ".join(words[:k]) + "}") > NOTE_LINE:
+            k -= 1
+        if k <= 1:
+            break
+        k = next((j for j in range(k, 1, -1) if words[j] == "and"), k)  # before an `and`
+        lines.append(part[:start] + r"\text{" + " ".join(words[:k]) + "}")
+        part = r"\text{" + " ".join(words[k:]) + part[end:]
+    return [*lines, part]
 
 
 def _split_keeping(text: str, mark: str) -> list[str]:

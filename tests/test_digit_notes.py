@@ -265,3 +265,26 @@ def test_the_note_is_true_to_units_in_the_last_place(source, wrt, reference, los
         assert float(abs(engine - true)) <= 4 * math.ulp(float(true)), ("grad", point)
     for point in kept:
         assert _ulps_at(textbook.text, reference, point) <= 4, point
+
+
+def test_the_notes_in_latex_fit_an_article_page(tmp_path):
+    """A note wider than the page's text is broken after its `;`, before an `and`, or between
+    the words of its last part (acosh's alone was 18 pt too wide, x**y's notes with their
+    conditions 180 pt): pdflatex reports no overfull box."""
+    from tests.helpers import overfull, pdflatex
+
+    sources = [
+        "acosh(x)",
+        "x**y",
+        "asinh(x)**y",
+        "asinh(x)*sigmoid(x)",
+        "atan2(y, x)",
+        "hypot(x, y)",
+        "erf(x)*tanh(x)",
+        "acosh(x)*asin(x)*x**y",
+    ]
+    shown = [_diff("--format", "latex", source) for source in sources]
+    assert all(r"\text{diff -{}-exact keeps them}" in text for text in shown)
+    assert r"&\qquad \text{and past 1e154 (it overflows)};" in shown[0]
+    pdflatex(tmp_path, "\n".join(rf"\[ {text} \]" for text in shown))
+    assert overfull(tmp_path) == []
