@@ -97,7 +97,7 @@ SUBNORMAL = [
 ]
 # Far out, where erf's second derivative is -0 (+0 for erfc) and 2*x, the derivative of x**2,
 # overflows past 8.99e307: it was inf*0, nan, on every path (and diff --order 2 --exact was
-# nan from 1.7e302, where x*1048576 overflows in a branch not taken).
+# nan from 1.7e302, where x*1048576 overflows in a branch not taken), and at the infinities.
 FAR = [
     ("erf(x)", {"x": 1e308}, {("x", "x"): _erf2(_M(1e308))}),
     ("erf(x)", {"x": -1e308}, {("x", "x"): _erf2(_M(-1e308))}),
@@ -106,6 +106,9 @@ FAR = [
     ("erf(x)", {"x": 1.7976931348623157e308}, {("x", "x"): _erf2(_M(1.7976931348623157e308))}),
     ("erfc(x)", {"x": 1e308}, {("x", "x"): -_erf2(_M(1e308))}),
     ("erfc(x)", {"x": -1.7976931348623157e308}, {("x", "x"): -_erf2(_M(-1.7976931348623157e308))}),
+    # (the limit at the infinities, where mpmath's -4*x*exp(-x**2) is inf*0)
+    ("erf(x)", {"x": math.inf}, {("x", "x"): _M(0)}),
+    ("erfc(x)", {"x": -math.inf}, {("x", "x"): _M(0)}),
 ]
 CASES += EDGES + SUBNORMAL + FAR
 # Where reverse mode loses digits: the adjoint of exp's argument is exp's value itself,
