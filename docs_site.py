@@ -4,7 +4,7 @@
   site's pages (README's own links are absolute, for the package index's page).
 - `contributing.md` is CONTRIBUTING.md, its links into docs/ made relative the same way.
 - `reference.md` is every command's `--help`, as `nanograd COMMAND --help` prints it in 80
-  columns, the commands read from `nanograd_cli.cli.COMMANDS`: it cannot fall behind them.
+  columns, the commands read from `nanograd_cli._cli.COMMANDS`: it cannot fall behind them.
 - A page's link to a file outside docs/ (`../tests/...`, `../README.md#extras`) leads to that
   file in the repository, whose URL is `repo_url` in mkdocs.yml.
 
@@ -29,7 +29,7 @@ ROOT_PAGES = {"README.md": "index.md", "CONTRIBUTING.md": "contributing.md"}
 
 def cli_reference() -> str:
     """The reference page: `nanograd --help`, then each command's, as printed in 80 columns."""
-    from nanograd_cli.cli import COMMANDS, cli
+    from nanograd_cli._cli import COMMANDS, cli
 
     def help_of(*args: str) -> str:
         # click wraps help at two columns less than the terminal's width: 78 in 80 columns.

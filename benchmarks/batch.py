@@ -37,7 +37,7 @@ sys.path.insert(0, str(ROOT))
 import report  # noqa: E402
 
 from nanograd_cli import parse  # noqa: E402
-from nanograd_cli.tape import Tape, batch_gradients  # noqa: E402
+from nanograd_cli._tape import Tape, batch_gradients  # noqa: E402
 
 POINTS = 1_000_000
 SIMPLE = "x*y + tanh(x)"
@@ -287,9 +287,9 @@ SPECIAL = {  # a source, and the range its rows are drawn from
 def special_functions(rows: int = 10**6) -> None:
     """Value and gradient on the tape per row, CPU time (best of 3, of 1 without SciPy): with
     scipy.special and with the per-element functions that stand in where it is missing."""
-    from nanograd_cli import vector_ops
-    from nanograd_cli.language import parse
-    from nanograd_cli.tape import batch_gradients
+    from nanograd_cli import _vector_ops as vector_ops
+    from nanograd_cli._language import parse
+    from nanograd_cli._tape import batch_gradients
 
     rng = np.random.default_rng(0)
     print(f"special functions on the tape, {rows:,} rows: ns per row (value and gradient)")

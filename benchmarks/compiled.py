@@ -13,7 +13,7 @@ derived by hand. The contenders alternate in one process; each figure is the med
 several runs.
 
 --switch also measures what compiling costs against what it saves per evaluation, for the
-switch in nanograd_cli/compiled.py.
+switch in nanograd_cli/_compiled.py.
 """
 
 from __future__ import annotations
@@ -29,9 +29,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import report
 
-from nanograd_cli import api, parse
-from nanograd_cli.compiled import Compiled
-from nanograd_cli.program import Apply, Const, Input
+from nanograd_cli import _api as api
+from nanograd_cli import parse
+from nanograd_cli._compiled import Compiled
+from nanograd_cli._program import Apply, Const, Input
 
 SIZES = (10, 100, 1_000, 10_000)
 ROSENBROCK = "(1 - x)**2 + 100*(y - x**2)**2"

@@ -2,7 +2,7 @@
 their accuracy: values and first derivatives against mpmath, in ulps.
 
 For each function of the operations table that is a composition of others, and for the
-prelude's (nanograd_cli/prelude.py), the composition is written in the language and expanded
+prelude's (nanograd_cli/_prelude.py), the composition is written in the language and expanded
 as a source's own function is (so its derivative is the one its parts give), and compared with
 the table's own formula, over a sweep of points: edge points (0, the tiny, the huge, the
 negative, near overflow and near the kinks) and log-uniform points, all where the function is
@@ -35,7 +35,7 @@ import mpmath
 from mpmath import mp, mpf
 
 from nanograd_cli import parse
-from nanograd_cli.prelude import PRELUDE
+from nanograd_cli._prelude import PRELUDE
 
 mp.dps = 60
 

@@ -30,7 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import mpmath as mp
 
 from nanograd_cli import _derivatives, parse
-from nanograd_cli.ops import OPS, Op
+from nanograd_cli._ops import OPS, Op
 
 EDGES = [0.0, -0.0, 1.0, -1.0, 2.0, -2.0, 0.5, -1.5, 3.0, 0.3, 20.0, -40.0, 400.0, 1e-300]
 EDGES += [1e300, math.inf, -math.inf, math.nan]

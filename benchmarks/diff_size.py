@@ -40,8 +40,8 @@ import sympy  # noqa: E402
 
 import nanograd_cli as nanograd  # noqa: E402
 from nanograd_cli import parse  # noqa: E402
+from nanograd_cli._symbolic import derivatives_text  # noqa: E402
 from nanograd_cli.errors import NanogradError  # noqa: E402
-from nanograd_cli.symbolic import derivatives_text  # noqa: E402
 from tests.oracle import derivative_at, operations, symbol, to_sympy  # noqa: E402
 from tests.test_answer_keys import KEYS  # noqa: E402
 from tests.test_textbook import EXERCISES  # noqa: E402

@@ -17,8 +17,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from nanograd_cli import parse
-from nanograd_cli.render.explanation import plain
-from nanograd_cli.written_out import explain
+from nanograd_cli._written_out import explain
+from nanograd_cli.render._explanation import plain
 
 ROUNDS = 11
 

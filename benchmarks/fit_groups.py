@@ -122,8 +122,8 @@ def end_to_end(runs: int, groups: int, rows: int) -> None:
 def single_fit(rows: int, fits: int = 200, rounds: int = 5) -> None:
     from scipy.optimize import curve_fit
 
+    from nanograd_cli._language import parse
     from nanograd_cli.fitting import fit
-    from nanograd_cli.language import parse
 
     x = np.linspace(0, 4, rows)
     y = 2.5 * np.exp(-1.3 * x) + 0.5 + np.random.default_rng(7).normal(0, 0.02, rows)

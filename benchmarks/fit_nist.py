@@ -43,8 +43,8 @@ sys.path.insert(0, str(ROOT))
 DATA = ROOT / "tests" / "data" / "nist"
 
 from nanograd_cli import fitting  # noqa: E402
-from nanograd_cli.language import parse  # noqa: E402
-from nanograd_cli.tape import Tape  # noqa: E402
+from nanograd_cli._language import parse  # noqa: E402
+from nanograd_cli._tape import Tape  # noqa: E402
 
 
 def problems() -> list[dict]:
@@ -111,7 +111,7 @@ class Model:
 
 
 def _values(program, data):
-    from nanograd_cli.tape import batch_gradients
+    from nanograd_cli._tape import batch_gradients
 
     return batch_gradients(program, {n: data[n] for n in program.inputs})[0]
 

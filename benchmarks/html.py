@@ -52,7 +52,7 @@ POINT = {"x": 0.3, "y": -0.2}
 WRITE_PAGE = """
 import sys
 from nanograd_cli import parse
-from nanograd_cli.render.html import live_page
+from nanograd_cli.render._html import live_page
 sys.stdout.buffer.write(live_page(parse(sys.argv[1]).gradients({"x": 0.3, "y": -0.2})))
 """
 

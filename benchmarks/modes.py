@@ -3,9 +3,9 @@ and for the Jacobian of several outputs as inputs and outputs grow (where `auto`
 
 Run: python benchmarks/modes.py [--compiled]
 
---compiled measures the compiled forward pass (nanograd_cli/compiled.py's forward_source)
+--compiled measures the compiled forward pass (nanograd_cli/_compiled.py's forward_source)
 against forward mode's dual numbers for the same Jacobians, in CPU time, and what compiling
-costs: the switch in nanograd_cli/forward.py (COMPILE_FROM).
+costs: the switch in nanograd_cli/_forward.py (COMPILE_FROM).
 """
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from nanograd_cli import parse
-from nanograd_cli.compiled import Compiled
-from nanograd_cli.forward import duals, forward_gradients
+from nanograd_cli._compiled import Compiled
+from nanograd_cli._forward import duals, forward_gradients
 
 
 def main() -> None:

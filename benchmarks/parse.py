@@ -20,7 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import report
 
-from nanograd_cli.language import parse
+from nanograd_cli._language import parse
 
 
 def random_source(operations: int, seed: int = 0) -> str:

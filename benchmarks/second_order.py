@@ -23,7 +23,8 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # as the command sets it for
 
 import scipy.optimize  # noqa: F401  (imported before timing, as a session would have it)
 
-from nanograd_cli import api, parse
+from nanograd_cli import _api as api
+from nanograd_cli import parse
 
 ROSENBROCK = "(1 - x)**2 + 100*(y - x**2)**2"
 METHODS = ("adam", "bfgs", "lbfgs", "newton")

@@ -12,8 +12,8 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any, Literal, cast, overload
 
-from .door import group_column, names, numbers, point, python_door, split, table
-from .door import note as _note
+from ._door import group_column, names, numbers, point, python_door, split, table
+from ._door import note as _note
 from .engine import Value
 from .errors import NanogradWarning
 from .errors import option as _option
@@ -23,9 +23,9 @@ if TYPE_CHECKING:
 
     from graphviz import Digraph  # type: ignore[import-untyped]  # graphviz ships no types
 
-    from .batch import BatchFunction
-    from .fitted import Fit, Fits
-    from .program import Program
+    from ._batch import BatchFunction
+    from ._fitted import Fit, Fits
+    from ._program import Program
     from .results import (
         Derivative,
         Explanation,
@@ -76,7 +76,7 @@ __all__ = [
 
 def parse(source: str) -> Program:
     """`source` parsed into a Program, to evaluate at as many points as needed."""
-    from .language import parse
+    from ._language import parse
 
     if not isinstance(source, str):
         from .errors import InputError
@@ -99,7 +99,7 @@ def grad(
 ) -> Gradients:
     """The value of `source` and its gradient with respect to every input (or those `wrt`
     names), at the point given by keywords: `grad("x*y", x=2, y=3)`."""
-    from . import api
+    from . import _api as api
 
     # One result, as single() makes sure: Gradients, not a Jacobian.
     program = parse(source).single("grad()", "jacobian()")
@@ -120,7 +120,7 @@ def jacobian(
 ) -> Jacobian:
     """The value of every output of `source` (a source that ends by listing names, `u, v`;
     else its result) and their gradients, at the point given by keywords."""
-    from . import api
+    from . import _api as api
 
     program = parse(source)
     at = numbers(point(program, "jacobian", values, inputs), "jacobian")
@@ -137,7 +137,7 @@ def hessian(
     **values: float,
 ) -> Hessian:
     """The value, gradient and Hessian of `source` at the point given by keywords."""
-    from . import api
+    from . import _api as api
 
     program = parse(source)
     at = numbers(point(program, "hessian", values, inputs), "hessian")
@@ -159,7 +159,7 @@ def taylor(
     around its value given by keyword, to `order`, as `nanograd taylor` computes it: its
     `coefficients` (f⁽ᵏ⁾(A)/k!), `polynomial` (also its str) and `latex`; the other inputs
     held at their values."""
-    from . import api
+    from . import _api as api
     from .errors import InputError
 
     if wrt is not None and not isinstance(wrt, str):
@@ -219,7 +219,7 @@ def check(
     (`x="0.1:3"`, `x=(0.1, 3, 50)`). `wrt` names the inputs (or elements, `x[0]`) to check,
     or the one a formula is the derivative by. The result's `passed` says whether it passed;
     a failure raises nothing."""
-    from . import api
+    from . import _api as api
 
     program = parse(source)
     given = point(program, "check", values, inputs)
@@ -328,7 +328,7 @@ def diff(
     the derivation, a rule a line, as `diff --steps`, also with `format="markdown"`;
     `implicit="y"`: dy/dx where the source is an equation relating x and y, as
     `diff --implicit y`)."""
-    from . import api
+    from . import _api as api
     from .errors import InputError
 
     if format is not None and not isinstance(format, str):
@@ -382,7 +382,7 @@ def explain(
     """The forward and backward passes of `source` at the point given by keywords, node by
     node: an Explanation, or with `format` the text `nanograd explain --format` prints (a
     plain table, Markdown, LaTeX or JSON, every number in full)."""
-    from . import api
+    from . import _api as api
 
     fmt = None if format is None else api.choice("format", format, api.EXPLAIN_FORMATS)
     program = parse(source)
@@ -390,7 +390,7 @@ def explain(
     result = api.explain(program, at, strict, _note)
     if fmt is None:
         return result
-    from .render.explanation import written
+    from .render._explanation import written
 
     return written(result, fmt)
 
@@ -420,7 +420,7 @@ def draw(
     svg). A source of several outputs is one graph of them all, with the gradients of the
     output `grad_of` (by default the first). Written to the path `output` whole or not at
     all, when given; returned either way."""
-    from . import api
+    from . import _api as api
 
     path = None if output is None else os.fspath(output)
     if format is None:
@@ -445,7 +445,7 @@ def draw(
         grad_of=grad_of,
     )
     if path is not None:
-        from .output_files import write_atomically
+        from ._output_files import write_atomically
 
         write_atomically(path, data)
     return data
@@ -474,7 +474,7 @@ def plot(
     `title`, log axes (`logx`, `logy`), a `size` in inches, and with `tangent` A the tangent
     line of f at A (which the Curve carries); with `second`, the Curve carries d2f/dx2 too
     (`curve.second`), and the picture shows it."""
-    from . import api
+    from . import _api as api
     from .sampling import CURVE_POINTS
 
     path = None if output is None else os.fspath(output)
@@ -501,7 +501,7 @@ def plot(
         size,
     )
     if path is not None:
-        from .output_files import write_atomically
+        from ._output_files import write_atomically
         from .render.figures import figure
 
         write_atomically(path, figure(result, fmt))
@@ -552,7 +552,7 @@ def minimize(
     `lr_t_max` steps) changes the rate each step, as torch.optim's do. A descent whose value
     or gradient becomes nan or inf raises Diverged, whose `reached` is the last finite
     point."""
-    from . import api
+    from . import _api as api
 
     picture = None if plot is None else os.fspath(plot)
     descent = None
@@ -598,7 +598,7 @@ def minimize(
     except (Diverged, Interrupted) as stop:  # drawn up to the last point reached, then raised
         result, stopped = cast("Minimum", stop.reached), stop
     if picture is not None:  # every descent that ran, converged or not
-        from .output_files import write_atomically
+        from ._output_files import write_atomically
         from .render.figures import descent_figure
 
         assert descent is not None  # made for the picture
@@ -730,7 +730,8 @@ def fit(
     value in it, given back as Fits, a mapping of each group's value to its Fit; with
     `shared` (a parameter's name, or several), one Fit of every group where those parameters
     are one for all and each other one per group (`a[g]`)."""
-    from . import api, results
+    from . import _api as api
+    from . import results
 
     program, target_program = parse(source), parse("y" if target is None else target)
     needed = {*program.inputs, *target_program.inputs, *api.sigma_columns(sigma)}
@@ -768,7 +769,7 @@ def fit(
         by=groups,
         shared=names(shared, "shared"),
     )
-    from .fitted import Fit, Fits
+    from ._fitted import Fit, Fits
 
     if isinstance(result, results.Fits):
         result.by = cast(str, by)
@@ -779,7 +780,7 @@ def fit(
     if picture is not None and not result.converged:
         _note(f"note: {picture} not written: the fit did not converge")
     elif picture is not None:
-        from .output_files import write_atomically
+        from ._output_files import write_atomically
 
         drawn, hidden = api.fit_picture(program, columns, result, groups, by, fmt, band, logx, logy)
         if hidden:
@@ -793,9 +794,9 @@ def load_fit(path: str | os.PathLike[str], /) -> Fit:
     """The fit saved at `path` by `Fit.save` or `nanograd fit --save`: predict with it
     (`load_fit("decay.json").predict({"t": [5, 6]}, band=0.95)`) without the data. A file
     of fits by group (`fit --by COLUMN --save`, `Fits.save`) is `load_fits`'s: InputError."""
-    from . import api
+    from . import _api as api
+    from ._fitted import Fit
     from .errors import InputError
-    from .fitted import Fit
     from .results import Fits
 
     found = api.load_fit(_saved_path(path, "load_fit"))
@@ -812,9 +813,9 @@ def load_fits(path: str | os.PathLike[str], /) -> Fits:
     """The fits by group saved at `path` by `Fits.save` or `nanograd fit --by COLUMN
     --save`: a Fit per group, each of which predicts. A file of one fit (a joint fit with
     `shared` parameters is one) is `load_fit`'s: InputError."""
-    from . import api
+    from . import _api as api
+    from ._fitted import Fits
     from .errors import InputError
-    from .fitted import Fits
     from .results import Fits as Groups
 
     found = api.load_fit(_saved_path(path, "load_fits"))
@@ -837,14 +838,14 @@ def compile(source: str, /, *wrt: str, **fixed: float) -> BatchFunction:
     `f(x=xs, y=ys)` for NumPy arrays (a dict of arrays). Gradients with respect to `wrt` (all
     inputs by default); `fixed` inputs have one value for every row. It is the route
     `nanograd grad --points` takes, a batch of rows at a time."""
-    from .batch import BatchFunction
+    from ._batch import BatchFunction
 
     return BatchFunction(parse(source), list(wrt), fixed)
 
 
 def draw_dot(root: Value, **options: Any) -> Digraph:
     """The computation graph of `root` as a `graphviz.Digraph` (see render.graph.draw_dot)."""
-    from .api import RANKDIRS, choice
+    from ._api import RANKDIRS, choice
     from .render.graph import draw_dot
 
     if not isinstance(root, Value):

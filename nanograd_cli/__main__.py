@@ -1,5 +1,5 @@
 """python -m nanograd_cli"""
 
-from .cli import main
+from ._cli import command
 
-main()
+command()

@@ -1,4 +1,4 @@
-"""Written by `python -m nanograd_cli.derivatives` from the formulas of the ops table (ops.py):
+"""Written by `python -m nanograd_cli._derivatives_writer` from the formulas of the ops table (_ops.py):
 do not edit. Each op's local derivatives as its formulas write them, the op's own value as `out`."""
 
 # ruff: noqa
@@ -7,7 +7,7 @@ do not edit. Each op's local derivatives as its formulas write them, the op's ow
 INF = float("inf")
 NAN = float("nan")
 
-# The formulas each function was written from, per key of ops.OPS: ops.py uses a function only
+# The formulas each function was written from, per key of ops.OPS: _ops.py uses a function only
 # while its row still has these.
 FORMULAS = {
     '+': ('1', '1'),

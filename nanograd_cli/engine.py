@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
-from .ops import ADD, CONST, DIV, FUNCTIONS, MOD, MUL, NEG, POW, SUB, WHERE, Op
+from ._ops import ADD, CONST, DIV, FUNCTIONS, MOD, MUL, NEG, POW, SUB, WHERE, Op
 
 Number = int | float
 
@@ -20,6 +20,10 @@ class Value:
     """A scalar with its gradient, the nodes it was computed from and the op that did it."""
 
     __slots__ = ("_op", "_prev", "data", "grad")
+    data: float
+    grad: float
+    _prev: tuple[Value, ...]
+    _op: Op | None
 
     def __init__(self, data: Number, _children: tuple[Value, ...] = (), _op: Op | None = None):
         self.data = _float(data)
@@ -68,49 +72,134 @@ class Value:
         def __rmod__(self, other: Value | Number) -> Value: ...
         def __neg__(self) -> Value: ...
         def __abs__(self) -> Value: ...
-        def exp(self) -> Value: ...
-        def expm1(self) -> Value: ...
-        def log(self) -> Value: ...
-        def log1p(self) -> Value: ...
-        def log2(self) -> Value: ...
-        def log10(self) -> Value: ...
-        def sqrt(self) -> Value: ...
-        def cbrt(self) -> Value: ...
-        def sin(self) -> Value: ...
-        def cos(self) -> Value: ...
-        def tan(self) -> Value: ...
-        def sec(self) -> Value: ...
-        def csc(self) -> Value: ...
-        def cot(self) -> Value: ...
-        def sinc(self) -> Value: ...
-        def dsinc(self) -> Value: ...
-        def asin(self) -> Value: ...
-        def acos(self) -> Value: ...
-        def atan(self) -> Value: ...
-        def sinh(self) -> Value: ...
-        def cosh(self) -> Value: ...
-        def tanh(self) -> Value: ...
-        def asinh(self) -> Value: ...
-        def acosh(self) -> Value: ...
-        def atanh(self) -> Value: ...
-        def sech(self) -> Value: ...
-        def csch(self) -> Value: ...
-        def coth(self) -> Value: ...
-        def erf(self) -> Value: ...
-        def erfc(self) -> Value: ...
-        def erfinv(self) -> Value: ...
-        def gamma(self) -> Value: ...
-        def lgamma(self) -> Value: ...
-        def digamma(self) -> Value: ...
-        def sigmoid(self) -> Value: ...
-        def softplus(self) -> Value: ...
-        def relu(self) -> Value: ...
-        def abs(self) -> Value: ...
-        def step(self) -> Value: ...
-        def sign(self) -> Value: ...
-        def floor(self) -> Value: ...
-        def ceil(self) -> Value: ...
-        def round(self) -> Value: ...
+        def exp(self) -> Value:
+            """e to the power x"""
+
+        def expm1(self) -> Value:
+            """exp(x) - 1, accurate near x = 0"""
+
+        def log(self) -> Value:
+            """natural logarithm"""
+
+        def log1p(self) -> Value:
+            """log(1 + x), accurate near x = 0"""
+
+        def log2(self) -> Value:
+            """base-2 logarithm"""
+
+        def log10(self) -> Value:
+            """base-10 logarithm"""
+
+        def sqrt(self) -> Value:
+            """square root"""
+
+        def cbrt(self) -> Value:
+            """cube root, real for x < 0 too (cbrt(-8) is -2, where (-8)**(1/3) is nan)"""
+
+        def sin(self) -> Value:
+            """sine (radians)"""
+
+        def cos(self) -> Value:
+            """cosine (radians)"""
+
+        def tan(self) -> Value:
+            """tangent (radians)"""
+
+        def sec(self) -> Value:
+            """secant, 1/cos(x)"""
+
+        def csc(self) -> Value:
+            """cosecant, 1/sin(x)"""
+
+        def cot(self) -> Value:
+            """cotangent, 1/tan(x)"""
+
+        def sinc(self) -> Value:
+            """sin(pi*x)/(pi*x), 1 at 0 (normalized, as NumPy's); 0 at every other integer"""
+
+        def dsinc(self) -> Value:
+            """the derivative of sinc, (cos(pi*x) - sinc(x))/x, without its cancellation near 0"""
+
+        def asin(self) -> Value:
+            """inverse sine"""
+
+        def acos(self) -> Value:
+            """inverse cosine"""
+
+        def atan(self) -> Value:
+            """inverse tangent"""
+
+        def sinh(self) -> Value:
+            """hyperbolic sine"""
+
+        def cosh(self) -> Value:
+            """hyperbolic cosine"""
+
+        def tanh(self) -> Value:
+            """hyperbolic tangent"""
+
+        def asinh(self) -> Value:
+            """inverse hyperbolic sine"""
+
+        def acosh(self) -> Value:
+            """inverse hyperbolic cosine, for x >= 1"""
+
+        def atanh(self) -> Value:
+            """inverse hyperbolic tangent, for -1 <= x <= 1"""
+
+        def sech(self) -> Value:
+            """hyperbolic secant, 1/cosh(x), without overflow"""
+
+        def csch(self) -> Value:
+            """hyperbolic cosecant, 1/sinh(x), without overflow"""
+
+        def coth(self) -> Value:
+            """hyperbolic cotangent, 1/tanh(x)"""
+
+        def erf(self) -> Value:
+            """error function"""
+
+        def erfc(self) -> Value:
+            """1 - erf(x), accurate where erf(x) is near 1"""
+
+        def erfinv(self) -> Value:
+            """inverse error function, for -1 <= x <= 1"""
+
+        def gamma(self) -> Value:
+            """gamma function, (x - 1)! at the integers"""
+
+        def lgamma(self) -> Value:
+            """log(abs(gamma(x))), without overflow, accurate near its zeros at 1 and 2"""
+
+        def digamma(self) -> Value:
+            """d/dx lgamma(x), also called psi"""
+
+        def sigmoid(self) -> Value:
+            """logistic function 1/(1 + exp(-x))"""
+
+        def softplus(self) -> Value:
+            """log(1 + exp(x)), computed without overflow"""
+
+        def relu(self) -> Value:
+            """max(x, 0); relu'(0) = 0"""
+
+        def abs(self) -> Value:
+            """absolute value; abs'(0) = 0"""
+
+        def step(self) -> Value:
+            """1 for x > 0, else 0 (the derivative of relu)"""
+
+        def sign(self) -> Value:
+            """1, 0 or -1 as x is positive, 0 or negative"""
+
+        def floor(self) -> Value:
+            """the largest integer <= x; derivative 0"""
+
+        def ceil(self) -> Value:
+            """the smallest integer >= x; derivative 0"""
+
+        def round(self) -> Value:
+            """the nearest integer, halves to even (round(2.5) is 2); derivative 0"""
 
     def __pos__(self) -> Value:
         return self

@@ -55,6 +55,10 @@ def _spelled(kind: str, name: str, shown: str, literal: str, door: Door) -> str:
         return f"inputs={{{named!r}: {value!r}}}" if door == "python" else f"{named} {value}"
     if name == "output" and door == "repl":  # the repl's :plot and :draw take a bare FILE
         return shown
+    if name == "-o":  # fit's -o FILE: output FILE in the repl, output= in Python
+        if door == "cli":
+            return f"-o {shown}" if shown else "-o"
+        name = "output"
     if door == "python":
         keyword = name.replace("-", "_")
         return f"{keyword}={literal}" if literal else keyword
@@ -148,12 +152,12 @@ class SourceError(InputError):
     def __init__(self, message: str, source: str, offset: int):
         super().__init__(message)
         self.source = source
-        self.offset = max(0, min(offset, len(source)))
+        self.offset: int = max(0, min(offset, len(source)))
         line_start = source.rfind("\n", 0, self.offset) + 1
         line_end = source.find("\n", self.offset)
-        self.line = source.count("\n", 0, self.offset) + 1
-        self.column = self.offset - line_start + 1
-        self.source_line = source[line_start : line_end if line_end >= 0 else len(source)]
+        self.line: int = source.count("\n", 0, self.offset) + 1
+        self.column: int = self.offset - line_start + 1
+        self.source_line: str = source[line_start : line_end if line_end >= 0 else len(source)]
 
     def __str__(self) -> str:
         return self.on_line(self.line)
@@ -195,7 +199,7 @@ class MissingInputs(InputError):
 
     def __init__(self, names: list[str], options: Iterable[str] = ()):
         self.names = names
-        self.options = set(options)
+        self.options: set[str] = set(options)
         # Another way to give them, if any: `a column x of points`.
         self.other = ""
         plural = "s" if len(names) > 1 else ""
@@ -221,7 +225,8 @@ class UnknownInputs(InputError):
     """Values given for names that the source does not read as inputs."""
 
     def __init__(self, names: list[str], inputs: list[str], hint: str = ""):
-        self.names, self.meant = names, hint  # the option meant, said after the list
+        self.names: list[str] = names
+        self.meant: str = hint  # the option meant, said after the list
         listed = ", ".join(names)
         known = ", ".join(inputs) if inputs else "none"
         plural = "s" if len(names) > 1 else ""
@@ -233,7 +238,7 @@ class BadInputValue(InputError):
     """A value given for an input that is not a number."""
 
     def __init__(self, name: str, text: str):
-        self.names = [name]
+        self.names: list[str] = [name]
         super().__init__(f"--{name} expects a number, got {text!r}{value_hint(name, text)}")
 
 
@@ -257,7 +262,10 @@ class NotAnInput(InputError):
     write it."""
 
     def __init__(self, name: str, inputs: list[str], option: str = "wrt", kind: str = "input"):
-        self.name, self.option, self.inputs, self.kind = name, option, inputs, kind
+        self.name: str = name
+        self.option: str = option
+        self.inputs: list[str] = inputs
+        self.kind: str = kind
         article = "an" if kind[:1] in "aeiou" else "a"
         listed = ", ".join(inputs) or "none"
         super().__init__(f"{name} is not {article} {kind} ({kind}s: {listed})")
@@ -276,7 +284,9 @@ class SeveralOutputs(InputError):
     takes several; `reworded` says it in another place's words."""
 
     def __init__(self, outputs: list[str], taker: str, several: str | None):
-        self.outputs, self.taker, self.several = outputs, taker, several
+        self.outputs: list[str] = outputs
+        self.taker: str = taker
+        self.several: str | None = several
         instead = f" ({several} takes several)" if several else ""
         if all(name.startswith("result[") for name in outputs):  # an array written out
             super().__init__(

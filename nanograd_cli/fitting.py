@@ -21,6 +21,13 @@ from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 import numpy as np
 
+from ._fit_statistics import correlated, statistics
+from ._instructions import Apply, Const, Input
+from ._io import complete_rows
+from ._io import left_out as rows_left_out
+from ._program import Program
+from ._robust import checked, curvature_weights, objective, row_weights
+from ._tape import Tape, batch_values
 from .errors import (
     InputError,
     Interrupted,
@@ -31,13 +38,7 @@ from .errors import (
     option,
     spell,
 )
-from .fit_statistics import correlated, statistics
-from .io import complete_rows
-from .io import left_out as rows_left_out
-from .program import Program
 from .results import Fit, Fits, group_name
-from .robust import checked, curvature_weights, objective, row_weights
-from .tape import Tape, batch_values
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -107,7 +108,7 @@ class MissingSciPy(NanogradError):
     renderer."""
 
     def __init__(self, what: str = "fitting"):
-        from .extras import install_command
+        from ._extras import install_command
 
         super().__init__(
             f"{what} needs SciPy, which is not installed: install it with: {install_command('fit')}"
@@ -185,7 +186,7 @@ def _each_group(problem: _Problem, groups: dict[Hashable, np.ndarray], steps: in
         sizes = [group.n for group in problems.values()]
         batched = steps is None and not problem.bounds and problem.loss == "linear"
         if problems and batched and _even(sizes):
-            from .grouped import Rows, minimize
+            from ._grouped import Rows, minimize
 
             rows = Rows(problem.tape, problem.data, problem.observed, problem.inverse_sigma,
                         problem.starts, problem.free)  # fmt: skip
@@ -329,7 +330,7 @@ def sigma_values(
     if name in arrays:
         values, what = arrays[name], f"of column {name}"
     else:
-        from .language import parse
+        from ._language import parse
 
         try:
             program = parse(text).single("sigma", None)
@@ -1195,6 +1196,38 @@ def _polish(problem: _Problem, x: np.ndarray, rss: float) -> tuple[np.ndarray, f
 # Points tried between two neighbouring values of the predictor, to find a pole of the model,
 # and at most in all (fewer between each pair of a long column).
 POLE_SAMPLES, POLE_POINTS = 64, 200_000
+# The operations that are finite and continuous wherever their arguments are: a model made of
+# them alone in its predictor (and whole powers of it, x**2) has no pole there, and is not
+# searched for one.
+NO_POLE = frozenset(
+    "+ - * neg exp expm1 sin cos sinh cosh tanh sech sigmoid atan asinh erf erfc abs max min "
+    "relu softplus logaddexp hypot cbrt sinc dsinc clamp".split()
+)
+
+
+def _may_have_pole(program: Program, predictor: str) -> bool:
+    """Whether `program` can have a pole or a jump as `predictor` varies: an operation other
+    than NO_POLE's on a value that depends on it (the denominator only, of a quotient), other
+    than a power by a whole number at least 0."""
+    depends: set[int] = set()
+    for k, instruction in enumerate(program.code):
+        if isinstance(instruction, Input):
+            if instruction.name == predictor:
+                depends.add(k)
+            continue
+        if not isinstance(instruction, Apply) or not depends.intersection(instruction.args):
+            continue
+        depends.add(k)
+        name, args = instruction.op.name, instruction.args
+        if name in NO_POLE or (name == "/" and args[1] not in depends):
+            continue
+        if name == "**" and args[1] not in depends:
+            exponent = program.code[args[1]]
+            if isinstance(exponent, Const) and exponent.value >= 0:
+                if float(exponent.value).is_integer():
+                    continue
+        return True
+    return False
 
 
 def _pole(problem: _Problem, point: dict[str, float]) -> str | None:
@@ -1260,6 +1293,8 @@ def _pole_grid(problem: _Problem) -> tuple[str, np.ndarray, np.ndarray] | None:
     if len(problem.data) != 1 or isinstance(problem, _Shared):
         return None
     ((name, column),) = problem.data.items()
+    if not _may_have_pole(problem.program, name):
+        return None
     rows = np.unique(column[np.isfinite(column)])
     if rows.size < 2:
         return None
@@ -1577,7 +1612,7 @@ def _check_memory(n: int, k: int, meminfo: str = "/proc/meminfo") -> None:
     needed = n * (BYTES_PER_ENTRY * k + 8 * 8)
     if needed <= SMALL_FIT:  # no machine lacks this much: not worth the files read
         return
-    from .memory import available, gigabytes
+    from ._memory import available, gigabytes
 
     left = available(meminfo)
     if left is not None and needed > left:

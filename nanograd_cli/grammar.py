@@ -188,6 +188,8 @@ def render_tables(tables: Tables) -> str:
 
 
 def main() -> None:
+    """`python -m nanograd_cli.grammar`: write the parser's tables, _tables.py, from the
+    grammar."""
     tables = build_tables(_read(grammar_path()))
     with open(TABLES_PATH, "w", encoding="utf-8") as file:
         file.write(render_tables(tables))

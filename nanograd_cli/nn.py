@@ -13,6 +13,7 @@ class Module:
     """Something with parameters."""
 
     def parameters(self) -> list[Value]:
+        """The Values an optimizer moves: none for a module of none."""
         return []
 
     def zero_grad(self) -> None:
@@ -26,8 +27,8 @@ class Neuron(Module):
 
     def __init__(self, inputs: int, linear: bool = False, rng: random.Random | None = None):
         rng = rng or random.Random()
-        self.w = [Value(rng.uniform(-1.0, 1.0)) for _ in range(inputs)]
-        self.b = Value(0.0)
+        self.w: list[Value] = [Value(rng.uniform(-1.0, 1.0)) for _ in range(inputs)]
+        self.b: Value = Value(0.0)
         self.linear = linear
 
     def __call__(self, x: Sequence[Value | Number]) -> Value:
@@ -37,6 +38,7 @@ class Neuron(Module):
         return act if self.linear else act.tanh()
 
     def parameters(self) -> list[Value]:
+        """The weights, then the bias."""
         return [*self.w, self.b]
 
     def __repr__(self) -> str:
@@ -46,13 +48,20 @@ class Neuron(Module):
 class Layer(Module):
     """`outputs` neurons reading the same inputs."""
 
-    def __init__(self, inputs: int, outputs: int, **neuron_options):
-        self.neurons = [Neuron(inputs, **neuron_options) for _ in range(outputs)]
+    def __init__(
+        self,
+        inputs: int,
+        outputs: int,
+        linear: bool = False,
+        rng: random.Random | None = None,
+    ):
+        self.neurons: list[Neuron] = [Neuron(inputs, linear, rng) for _ in range(outputs)]
 
     def __call__(self, x: Sequence[Value | Number]) -> list[Value]:
         return [n(x) for n in self.neurons]
 
     def parameters(self) -> list[Value]:
+        """Every neuron's parameters, neuron by neuron."""
         return [p for n in self.neurons for p in n.parameters()]
 
     def __repr__(self) -> str:
@@ -65,7 +74,7 @@ class MLP(Module):
     def __init__(self, inputs: int, sizes: Sequence[int], seed: int | None = None):
         rng = random.Random(seed)
         widths = [inputs, *sizes]
-        self.layers = [
+        self.layers: list[Layer] = [
             Layer(widths[i], widths[i + 1], linear=i == len(sizes) - 1, rng=rng)
             for i in range(len(sizes))
         ]
@@ -77,6 +86,7 @@ class MLP(Module):
         return cast("list[Value]", x)
 
     def parameters(self) -> list[Value]:
+        """Every layer's parameters, from the first layer to the last."""
         return [p for layer in self.layers for p in layer.parameters()]
 
     def __repr__(self) -> str:
@@ -91,10 +101,11 @@ class SGD:
     """
 
     def __init__(self, parameters: Sequence[Value], lr: float = 0.05):
-        self.parameters = list(parameters)
+        self.parameters: list[Value] = list(parameters)
         self.lr = lr
 
     def step(self) -> None:
+        """Move every parameter by its gradient (`update`), then zero the gradients."""
         data = [p.data for p in self.parameters]
         self.update(data, [p.grad for p in self.parameters])
         for p, moved in zip(self.parameters, data, strict=True):
@@ -102,6 +113,7 @@ class SGD:
             p.grad = 0.0
 
     def update(self, data: list[float], grads: Sequence[float]) -> None:
+        """One step on the parameters' values `data` (changed in place) by `grads`."""
         lr = self.lr
         for i, g in enumerate(grads):
             data[i] -= lr * g
@@ -113,9 +125,10 @@ class Momentum(SGD):
     def __init__(self, parameters: Sequence[Value], lr: float = 0.01, beta: float = 0.9):
         super().__init__(parameters, lr)
         self.beta = beta
-        self.velocity = [0.0] * len(self.parameters)
+        self.velocity: list[float] = [0.0] * len(self.parameters)
 
     def update(self, data: list[float], grads: Sequence[float]) -> None:
+        """One step with momentum on `data` (changed in place) by `grads`."""
         lr, beta, velocity = self.lr, self.beta, self.velocity
         for i, g in enumerate(grads):
             velocity[i] = v = beta * velocity[i] + g
@@ -135,11 +148,12 @@ class Adam(SGD):
         super().__init__(parameters, lr)
         self.betas = betas
         self.eps = eps
-        self.m = [0.0] * len(self.parameters)
-        self.v = [0.0] * len(self.parameters)
-        self.t = 0
+        self.m: list[float] = [0.0] * len(self.parameters)
+        self.v: list[float] = [0.0] * len(self.parameters)
+        self.t: int = 0
 
     def update(self, data: list[float], grads: Sequence[float]) -> None:
+        """One Adam step on `data` (changed in place) by `grads`, bias-corrected."""
         b1, b2 = self.betas
         self.t += 1
         lr, eps, m, v = self.lr, self.eps, self.m, self.v

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, NotRequired, TypedDict, TypeVar
 
 from .errors import SourceError
 
@@ -28,7 +28,7 @@ class _Table:
     """A result that a notebook shows as its table."""
 
     def _repr_html_(self) -> str:
-        from .render.notebook import html_table
+        from .render._notebook import html_table
 
         return html_table(self)
 
@@ -128,9 +128,9 @@ def element_name(name: str, shape: Shape) -> str:
 ARRAY_FIELDS = ("inputs", "gradients", "values", "parameters", "stderr")
 
 
-def by_element(values: Mapping[str, Any]) -> dict:
+def by_element(values: Mapping[str, Any]) -> dict[str, Any]:
     """Values by name, each array as its elements by name (x[0], W[1,2])."""
-    flat: dict = {}
+    flat: dict[str, Any] = {}
     for name, value in values.items():
         shape = getattr(value, "shape", ())
         if shape:
@@ -498,6 +498,7 @@ class Term:
     `latex` may be given as a function that writes it, called when it is first read."""
 
     __slots__ = ("_latex", "text")
+    text: str
 
     def __init__(self, text: str, latex: str | Callable[[], str]):
         self.text = text
@@ -588,6 +589,34 @@ def result_names(outputs: list[str], wrt: list[str]) -> list[str]:
     return [*outputs, *(f"d{u}/d{x}" for u in outputs for x in wrt)]
 
 
+class FitStatistics(TypedDict, total=False):
+    """A fit's statistics (`Fit.statistics`), as R's `nls` and `summary.nls` give them: χ²
+    (the weighted sum of squares), χ²/dof, R², AIC and BIC; with sigma known, the χ² test's
+    p-value; and of each free parameter, its t = value/se, its two-sided p, and its
+    correlation with each other free parameter. A fit read from a file has those it saved."""
+
+    chi2: float
+    reduced_chi2: float
+    r2: float
+    aic: float
+    bic: float
+    chi2_p: float
+    t: dict[str, float]
+    p: dict[str, float]
+    correlation: dict[str, dict[str, float]]
+
+
+class DerivedQuantity(TypedDict):
+    """A quantity of the parameters (`fit(..., derive=...)`): its value and standard error
+    by the delta method, and with intervals asked for, its interval (`ci`)."""
+
+    value: float
+    stderr: float
+    ci: NotRequired[tuple[float, float]]
+    # "asymptotic" in a fit with profile intervals: a quantity's interval is the delta method's
+    ci_method: NotRequired[str]
+
+
 @dataclass
 class Fit:
     """A least-squares fit: each parameter's value, standard error and covariances (a fixed
@@ -615,7 +644,7 @@ class Fit:
     # notes on the point reached: a pole of the model inside the data, parameters correlated
     warnings: list[str] = field(default_factory=list, compare=False)
     # chi2, reduced_chi2, r2, aic, bic, and per free parameter t, p and correlation
-    statistics: dict = field(default_factory=dict, compare=False, repr=False)
+    statistics: FitStatistics = field(default_factory=FitStatistics, compare=False, repr=False)
     # confidence intervals by parameter, at `ci_level`, when asked for
     ci: dict[str, tuple[float, float]] = field(default_factory=dict, compare=False)
     ci_level: float | None = None
@@ -624,7 +653,7 @@ class Fit:
     # with restarts: how many starts in all, and how many reached the best sum of squares
     restarts: dict[str, int] = field(default_factory=dict, compare=False)
     # quantities of the parameters (--derive) by name: value, stderr (and ci)
-    derived: dict[str, dict] = field(default_factory=dict, compare=False)
+    derived: dict[str, DerivedQuantity] = field(default_factory=dict, compare=False)
     # whether a table shows the statistics too (they are always in JSON)
     table_statistics: bool = field(default=False, compare=False, repr=False)
     # what was fitted, to save the fit and predict with it: the model's source, the target
@@ -663,7 +692,7 @@ class Fit:
             rows.append(
                 f"<tr><th>{escape(name)}</th>" + "".join(f"<td>{cell(c)}</td>" for c in cells)
             )
-        figures = self.statistics
+        figures: Mapping[str, object] = self.statistics
         stats = [
             ("RSS", self.rss),
             ("residual sd", self.residual_sd),
@@ -695,7 +724,7 @@ def group_name(group: Any) -> str:
 
 
 @dataclass
-class Fits(Mapping):
+class Fits(Mapping[Any, Fit]):
     """Fits of one model, a group of rows each (`fit(..., by=COLUMN)`): a mapping of each
     group's value to its Fit, in the order the groups first appear in the data. A group
     that could not be fitted (fewer rows than free parameters) has a Fit of nan values, not
@@ -711,7 +740,7 @@ class Fits(Mapping):
     def __getitem__(self, group: Any) -> Fit:
         return self.fits[group]
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[Any]:
         return iter(self.fits)
 
     def __len__(self) -> int:
@@ -723,7 +752,7 @@ class Fits(Mapping):
         return all(result.converged for result in self.fits.values())
 
     @property
-    def unconverged(self) -> list:
+    def unconverged(self) -> list[Any]:
         """The groups whose fit did not converge."""
         return [group for group, result in self.fits.items() if not result.converged]
 
@@ -731,7 +760,7 @@ class Fits(Mapping):
         """A table for notebooks: a row per group, as the command's table."""
         from html import escape
 
-        from .render.text import table_rows
+        from .render._text import table_rows
 
         rows = table_rows(self, lambda x: f"{x:.6g}")
         head = "".join(f"<th>{escape(cell)}</th>" for cell in rows[0])

@@ -16,10 +16,10 @@ from typing import TYPE_CHECKING, NamedTuple, cast, final
 
 import numpy as np
 
+from ._program import Program
+from ._sources import input_values
+from ._tape import batch_gradients
 from .errors import InputError, option, spell
-from .program import Program
-from .sources import input_values
-from .tape import batch_gradients
 
 if TYPE_CHECKING:
     from .results import InputValue
@@ -37,6 +37,7 @@ class Range(NamedTuple):
     points: int | None = None
 
     def samples(self, default: int) -> np.ndarray:
+        """The range's points, evenly spaced: `points` of them, or `default`."""
         return np.linspace(self.low, self.high, self.points or default)
 
 
@@ -258,8 +259,8 @@ def second_derivative(
 ) -> np.ndarray:
     """d2f/d`name`2 at the points `x`: the exact first derivative (as `diff --exact` writes
     it) differentiated again, for all points at once on the vectorized tape."""
-    from .language import parse
-    from .symbolic import derivatives_text
+    from ._language import parse
+    from ._symbolic import derivatives_text
 
     first = parse(derivatives_text(program, [name], exact=True))
     if name not in first.inputs:  # f is linear in `name`
@@ -367,14 +368,15 @@ class Descent:
 
     def __init__(self, most: int = 4096) -> None:
         self.most = most
-        self.every = 1  # the points kept are those of the steps that are multiples of this
+        self.every: int = 1  # the points kept are those of the steps that are multiples of this
         self.steps: list[int] = []
         self.points: list[dict[str, float]] = []
         self.losses: list[float] = []
-        self.seen = 0
+        self.seen: int = 0
         self.last: tuple[int, dict[str, float], float] | None = None
 
     def record(self, point: dict[str, float], loss: float) -> None:
+        """Note the next step's point and loss (kept if its step is a multiple of `every`)."""
         step, self.seen = self.seen, self.seen + 1
         self.last = step, point, loss
         if step % self.every:

@@ -24,7 +24,7 @@ import pytest
 from click.testing import CliRunner
 from hypothesis import strategies as st
 
-from nanograd_cli.cli import main
+from nanograd_cli._cli import main
 
 DATA = Path(__file__).resolve().parent / "data"
 ROOT = DATA.parents[1]

@@ -11,7 +11,7 @@ import pytest
 import sympy
 
 from nanograd_cli import parse
-from nanograd_cli.algebra import fraction
+from nanograd_cli._algebra import fraction
 
 
 class sigmoid(sympy.Function):

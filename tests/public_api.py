@@ -27,6 +27,7 @@ from nanograd_cli import (
     plot,
     taylor,
 )
+from nanograd_cli.results import DerivedQuantity, Fits, FitStatistics
 
 # The engine: every operator and function returns a Value.
 x = Value(2.0)
@@ -78,13 +79,17 @@ lowest = minimize("(x - 3)**2", x=0, lr=0.1, method="sgd", steps=100, tol=1e-6)
 moved: dict[str, float] = lowest.inputs
 fitted = fit("a*x + b", {"x": [0.0, 1.0, 2.0], "y": [1.0, 3.0, 5.0]}, a=1, b=0, fix=())
 parameters: dict[str, float] = fitted.parameters
+statistics: FitStatistics = fitted.statistics
+r2: float = fitted.statistics["r2"]
+t_values: dict[str, float] = fitted.statistics["t"]
+derived: dict[str, DerivedQuantity] = fitted.derived
 predicted: np.ndarray = fitted.predict({"x": [3.0]}, band=0.95)["pred_upper"]
 fitted.save("fit.json")
 reloaded = load_fit("fit.json")  # one fit: a file of fits by group is load_fits'
 again: np.ndarray = reloaded.predict({"x": [3.0]})["fitted"]
 by_run = fit("a*x + b", {"run": ["A", "A", "B", "B"], "x": [0.0, 1.0, 0.0, 1.0],
                          "y": [1.0, 3.0, 2.0, 5.0]}, by="run", a=1, b=0)  # fmt: skip
-assert isinstance(by_run, nanograd_cli.fitted.Fits)  # (with shared=, one Fit)
+assert isinstance(by_run, Fits)  # (with shared=, one Fit)
 by_run.save("fits.json")
 groups = load_fits("fits.json")
 each: dict[str, float] = groups["A"].parameters

@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from nanograd_cli import parse
-from nanograd_cli.symbolic import derivatives_text
+from nanograd_cli._symbolic import derivatives_text
 
 from .helpers import in_process, nanograd
 from .oracle import derivative_at, operations, symbol, to_sympy, value_of
@@ -256,7 +256,7 @@ def test_diff_order_is_sympys(source, order):
 
 def test_diff_order_through_the_command_line_the_repl_and_python():
     from nanograd_cli import diff as python_diff
-    from nanograd_cli.session import Session
+    from nanograd_cli._session import Session
 
     done = in_process("diff", "x**3*y**2", "--order", "2")
     assert (done.returncode, done.stdout) == (0, "d2_x = 6*x*y**2\nd2_y = 2*x**3\n")

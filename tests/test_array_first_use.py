@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import nanograd_cli as ng
-import nanograd_cli.memory
+import nanograd_cli._memory
 from nanograd_cli.errors import InputError, NanogradWarning
 
 from .helpers import in_process, limited, nanograd
@@ -29,7 +29,7 @@ def error(*args: str, stdin: str = "", cwd=None) -> tuple[int, str]:
 def test_an_input_value_too_large_is_refused_naming_the_input_and_its_elements(monkeypatch):
     """With room for 1,000,000 operations (0.4 GB), the value of --x, of --var x= and a random
     start are refused before any is made, each named as it was typed."""
-    monkeypatch.setattr(nanograd_cli.memory, "available", lambda: 400_000_000)
+    monkeypatch.setattr(nanograd_cli._memory, "available", lambda: 400_000_000)
     tail = (
         "written out in scalars, the arrays make 9,000,004 operations (an array of shape (3000, "
         "3000): 9,000,000 elements): their graph would need 3.6 GB of memory, and 0.4 GB is "
@@ -51,7 +51,7 @@ def test_an_input_value_too_large_is_refused_naming_the_input_and_its_elements(m
 
 def test_a_program_too_large_names_each_array_input_and_its_elements(tmp_path, monkeypatch):
     np.save(tmp_path / "W.npy", np.ones((1000, 1000)))
-    monkeypatch.setattr(nanograd_cli.memory, "available", lambda: 400_000_000)
+    monkeypatch.setattr(nanograd_cli._memory, "available", lambda: 400_000_000)
     assert error("grad", "sum(W @ x)", "--W", "@W.npy", "--x", "ones(1000)", cwd=tmp_path) == (
         1,
         "error: written out in scalars, the arrays make 5,003,003 operations (W: 1,000,000 "

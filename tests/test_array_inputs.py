@@ -11,11 +11,11 @@ import numpy as np
 import pytest
 
 import nanograd_cli as ng
-from nanograd_cli import arrays
-from nanograd_cli.array_sizes import operation_count
+from nanograd_cli import _arrays as arrays
+from nanograd_cli._array_sizes import operation_count
+from nanograd_cli._language import parse
+from nanograd_cli._sources import array_value
 from nanograd_cli.errors import InputError, NanogradError
-from nanograd_cli.language import parse
-from nanograd_cli.sources import array_value
 
 from .helpers import in_process, limited, nanograd
 
@@ -206,6 +206,15 @@ def test_the_repl_reads_an_array_from_a_file(tmp_path):
         "directory\n"  # fmt: skip
 
 
+def test_a_file_read_in_the_repl_ends_its_statement_at_a_semicolon(tmp_path):
+    """`x = @A.csv; sum(x)` reads A.csv and goes on, as `x = 2; x**2` does."""
+    (tmp_path / "A.csv").write_text("1,2\n3,4\n")
+    done = in_process("repl", stdin="A = @A.csv; sum(A**2)\nB = @A.csv ;\nsum(B)\n", cwd=tmp_path)
+    assert done.stderr == ""
+    assert done.stdout.count("result  30.0") == 1 and done.stdout.count("result  10.0") == 1
+    assert "A[1,0]  3.0    6.0" in done.stdout and "B[1,1]  4.0    1.0" in done.stdout
+
+
 def test_draw_of_arrays_says_which_input_has_no_value(tmp_path):
     done = in_process("draw", "sum(a @ x)", "--x", "[1, 2]", "-o", "g.svg", cwd=tmp_path)
     assert (done.returncode, done.stderr) == (
@@ -245,10 +254,10 @@ def test_a_program_too_large_is_refused_before_any_node_is_made(monkeypatch):
     """With room for 1,000 operations, A @ B of two 20x20 matrices is refused with its size
     and what fits, and no instruction is written: 3x800 for the inputs' elements, 20x20x39
     for @ and 400 + 3 for the sum."""
-    import nanograd_cli.memory
+    import nanograd_cli._memory
 
     bytes_per = 400  # language.BYTES_PER_INSTRUCTION
-    monkeypatch.setattr(nanograd_cli.memory, "available", lambda: 1000 * bytes_per)
+    monkeypatch.setattr(nanograd_cli._memory, "available", lambda: 1000 * bytes_per)
 
     def unmade(self, instruction):
         raise AssertionError("an instruction was made")

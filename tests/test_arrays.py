@@ -13,9 +13,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import nanograd_cli as ng
+from nanograd_cli._sources import array_value
 from nanograd_cli.errors import InputError, SourceError
 from nanograd_cli.render.graph import TIMES
-from nanograd_cli.sources import array_value
 
 from .array_programs import programs, torch_library, values_at
 from .helpers import in_process, limited, nanograd, on_terminal, visible

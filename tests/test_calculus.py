@@ -17,9 +17,9 @@ import pytest
 from hypothesis import assume, given, settings
 
 from nanograd_cli import parse
-from nanograd_cli.forward import forward_gradients
-from nanograd_cli.ops import OPS
-from nanograd_cli.symbolic import gradient, hessian, to_source
+from nanograd_cli._forward import forward_gradients
+from nanograd_cli._ops import OPS
+from nanograd_cli._symbolic import gradient, hessian, to_source
 
 from .helpers import (
     NANOGRAD,
@@ -282,7 +282,7 @@ def test_minimize_other_optimizers_and_divergence():
 
 
 def test_minimize_progress_goes_to_standard_error(monkeypatch):
-    from nanograd_cli.render.progress import StepsProgress
+    from nanograd_cli.render._progress import StepsProgress
 
     monkeypatch.setenv("FORCE_COLOR", "1")
     screen = io.StringIO()
@@ -458,8 +458,8 @@ ULP = 2.0**-52
 def gradients_on_every_path(source: str, point: dict[str, float]) -> dict[str, dict]:
     """The gradient at `point` by reverse and forward mode, compiled code, the tape, and
     diff's exact derivative parsed back and evaluated."""
-    from nanograd_cli.compiled import gradients_at
-    from nanograd_cli.tape import batch_gradients
+    from nanograd_cli._compiled import gradients_at
+    from nanograd_cli._tape import batch_gradients
 
     program = parse(source)
     _, tape = batch_gradients(program, {n: [v] for n, v in point.items()})

@@ -10,8 +10,8 @@ import pytest
 import sympy
 
 import nanograd_cli
-from nanograd_cli import api
-from nanograd_cli.language import parse
+from nanograd_cli import _api as api
+from nanograd_cli._language import parse
 
 from .helpers import in_process, nanograd
 
@@ -138,7 +138,7 @@ def test_curvature_is_no_kink(source, x):
 
 def test_every_door_reaches_the_one_check():
     # the repl's :check takes wrt on a plain check, as the command line and Python do
-    from nanograd_cli.session import Session
+    from nanograd_cli._session import Session
 
     session = Session()
     assert session.run("x = 1").status == 0 and session.run("y = 2").status == 0

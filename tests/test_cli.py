@@ -13,9 +13,17 @@ from pathlib import Path
 import pytest
 
 from nanograd_cli import __version__
-from nanograd_cli.cli import cli
+from nanograd_cli._cli import cli
 
-from .helpers import WORKED, default_signals, in_process, nanograd, run, wait_until_reading
+from .helpers import (
+    NANOGRAD,
+    WORKED,
+    default_signals,
+    in_process,
+    nanograd,
+    run,
+    wait_until_reading,
+)
 
 
 def test_json_exactly_as_specified():
@@ -317,6 +325,33 @@ def test_closed_pipe_ends_quietly():
         == b'{"line": 1, "value": 1.0, "inputs": {"x": 1.0}, "gradients": {"x": 1.0}}\n'
     )
     assert shell.stderr == b""
+
+
+def test_the_program_ends_with_all_its_output_and_its_exit_code(tmp_path):
+    """The installed program ends past the interpreter's teardown (where PyArrow's threads
+    can abort a process): what it wrote to a file, a pipe and standard error is whole, and
+    its exit code is the command's."""
+    lines = "x*y\n" * 20000
+    with open(tmp_path / "out.csv", "w") as out:
+        done = subprocess.run(
+            [NANOGRAD, "grad", "-", "--each-line", "--x", "1", "--y", "nan", "--format", "csv"],
+            input=lines,
+            stdout=out,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+    written = (tmp_path / "out.csv").read_text().splitlines()
+    assert done.returncode == 0 and len(written) == 20001
+    assert written[-1] == "20000,NaN,NaN,1.0"
+    assert done.stderr.count("warning: ") == 20000
+    piped = nanograd("grad", "-", "--each-line", "--x", "1", "--y", "2", stdin=lines)
+    assert piped.returncode == 0 and piped.stdout.count("\n") == 20001
+    assert piped.stdout.endswith("20000  x*y         2.0    2.0  1.0\n")
+    failed = nanograd("grad", "x", "--q", "1")
+    assert (failed.returncode, failed.stderr) == (
+        2,
+        "error: q is not an input of this source (its inputs: x)\n",
+    )
 
 
 @pytest.mark.signals

@@ -11,8 +11,9 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from nanograd_cli import forward, parse
-from nanograd_cli.compiled import (
+from nanograd_cli import _forward as forward
+from nanograd_cli import parse
+from nanograd_cli._compiled import (
     Compiled,
     compiled,
     forward_source,
@@ -22,9 +23,9 @@ from nanograd_cli.compiled import (
     value_at,
     value_source,
 )
-from nanograd_cli.forward import duals
-from nanograd_cli.ops import OPS
-from nanograd_cli.program import Apply, Const, Input, Program
+from nanograd_cli._forward import duals
+from nanograd_cli._ops import OPS
+from nanograd_cli._program import Apply, Const, Input, Program
 
 from .helpers import WORKED, expressions
 
@@ -319,7 +320,7 @@ def test_a_long_chain_compiles():
     ],
 )
 def test_check_compiled_gives_the_engines_result(source, monkeypatch):
-    from nanograd_cli import gradcheck
+    from nanograd_cli import _gradcheck as gradcheck
 
     program = parse(source)
     point = {n: 0.1 * k - 0.4 for k, n in enumerate(program.inputs)} | {"x": 1e-7}

@@ -7,8 +7,8 @@ import math
 
 import sympy
 
-from nanograd_cli import api
-from nanograd_cli.language import parse
+from nanograd_cli import _api as api
+from nanograd_cli._language import parse
 from nanograd_cli.sampling import Range
 
 from .helpers import in_process, nanograd, overfull, pdflatex
@@ -133,7 +133,7 @@ def test_check_against_reports_a_kink_and_does_not_count_it_as_a_difference():
 
 
 def test_the_repl_lists_the_kinks_as_the_command_line_does():
-    from nanograd_cli.session import Session
+    from nanograd_cli._session import Session
 
     reply = Session().run(":check abs(x) against sign(x) x -1:1")
     assert (reply.status, reply.err) == (0, [])

@@ -9,9 +9,9 @@ import re
 import pytest
 from hypothesis import given, settings
 
-from nanograd_cli.language import parse
-from nanograd_cli.prelude import PRELUDE
-from nanograd_cli.session import Session
+from nanograd_cli._language import parse
+from nanograd_cli._prelude import PRELUDE
+from nanograd_cli._session import Session
 from tests.helpers import POINT, expressions, nanograd, run
 
 SOFTSIGN = "softsign(t) = t/(1 + abs(t)); softsign(x) + softsign(y)"
@@ -226,7 +226,7 @@ def test_a_call_is_the_body_with_the_arguments_in_place(body):
 
 
 def test_calls_that_double_at_each_line_are_refused_before_memory_runs_out(monkeypatch):
-    from nanograd_cli import memory
+    from nanograd_cli import _memory as memory
 
     lines = ["f0(t) = t + 1"] + [f"f{k}(t) = f{k - 1}(f{k - 1}(t))" for k in range(1, 41)]
     source = "\n".join([*lines, "f40(x)"])

@@ -1,6 +1,7 @@
-"""The ops' derivative functions written from their formulas (nanograd_cli/derivatives.py into
-_derivatives.py): the stored file is the one the table makes, every row without an override
-uses it, and every override is where the written function misses the true derivative."""
+"""The ops' derivative functions written from their formulas
+(nanograd_cli/_derivatives_writer.py into _derivatives.py): the stored file is the one the table
+makes, every row without an override uses it, and every override is where the written function
+misses the true derivative."""
 
 from __future__ import annotations
 
@@ -9,15 +10,16 @@ from pathlib import Path
 
 import pytest
 
-from nanograd_cli import _derivatives, derivatives
-from nanograd_cli.ops import OPS, Op
+from nanograd_cli import _derivatives
+from nanograd_cli import _derivatives_writer as derivatives
+from nanograd_cli._ops import OPS, Op
 
 mpmath = pytest.importorskip("mpmath")
 
 
 def test_the_stored_functions_are_the_ones_the_formulas_make():
     stored = Path(derivatives.PATH).read_text(encoding="utf-8")
-    assert stored == derivatives.module_source(), "run: python -m nanograd_cli.derivatives"
+    assert stored == derivatives.module_source(), "run: python -m nanograd_cli._derivatives_writer"
 
 
 def test_every_row_without_an_override_uses_the_written_function():
@@ -29,7 +31,7 @@ def test_every_row_without_an_override_uses_the_written_function():
 
 def test_a_row_whose_function_is_not_written_yet_says_how_to_write_it():
     op = Op("cube", 1, lambda x: x**3, ("3*x**2",), "x**3")
-    with pytest.raises(LookupError, match=r"'cube' .* python -m nanograd_cli\.derivatives"):
+    with pytest.raises(LookupError, match=r"'cube' .* python -m nanograd_cli\._derivatives_writer"):
         op.derivative(2.0, 8.0)
 
 

@@ -12,9 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from nanograd_cli import api, parse
+from nanograd_cli import _api as api
+from nanograd_cli import parse
+from nanograd_cli._training import Schedule
 from nanograd_cli.sampling import Descent
-from nanograd_cli.training import Schedule
 
 from .helpers import in_process, nanograd, on_terminal
 
@@ -347,7 +348,7 @@ def test_python_raises_diverged_with_the_last_finite_point_and_draws_the_run(tmp
 
 
 def test_the_repl_takes_the_schedule_and_weight_decay_and_shows_a_diverged_point():
-    from nanograd_cli.session import Session
+    from nanograd_cli._session import Session
 
     s = Session()
     assert s.run("x = 0").status == 0

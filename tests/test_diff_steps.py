@@ -10,7 +10,7 @@ import re
 import pytest
 
 import nanograd_cli
-from nanograd_cli.session import Session
+from nanograd_cli._session import Session
 
 from .helpers import in_process, nanograd, overfull, pdflatex
 
@@ -149,7 +149,7 @@ def test_the_rules_are_named_for_a_student():
 
 
 def test_a_function_s_rule_is_its_ops_table_row_s():
-    from nanograd_cli.ops import OPS
+    from nanograd_cli._ops import OPS
 
     assert OPS["*"].rule == "product rule" and OPS["/"].rule == "quotient rule"
     assert OPS["erf"].rule == "erf rule"

@@ -14,7 +14,7 @@ from pathlib import Path
 import click
 import pytest
 
-from nanograd_cli.cli import COMMANDS, cli
+from nanograd_cli._cli import COMMANDS, cli
 
 ROOT = Path(__file__).resolve().parents[1]
 BLOB = "https://github.com/nanograd-cli/nanograd-cli/blob/main/"

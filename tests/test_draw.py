@@ -17,9 +17,9 @@ import pytest
 
 import nanograd_cli
 from nanograd_cli import Value, draw_dot, parse
+from nanograd_cli._extras import install_command
+from nanograd_cli._ops import ADD, CONST, MUL, OPS
 from nanograd_cli.errors import NanogradError
-from nanograd_cli.extras import install_command
-from nanograd_cli.ops import ADD, CONST, MUL, OPS
 from nanograd_cli.render import graph
 
 from .helpers import NANOGRAD, WORKED, default_signals, graphviz_with_its_input, in_process, run

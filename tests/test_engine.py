@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+import ast
 import gc
 import math
 import random
-import re
 from graphlib import TopologicalSorter
 from pathlib import Path
 
@@ -14,8 +14,8 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from nanograd_cli import engine
+from nanograd_cli._ops import CONST, FUNCTIONS, OPS
 from nanograd_cli.engine import Value, apply
-from nanograd_cli.ops import CONST, FUNCTIONS, OPS
 
 
 def central_difference(f, x: float, h: float = 1e-6) -> float:
@@ -328,17 +328,33 @@ def test_no_op_raises_on_any_float(a, b, c):
 
 
 def test_the_methods_declared_for_type_checkers_are_those_made_from_the_table():
-    """engine.py declares, for mypy, the operators and functions it makes from the table of
-    ops: a new op gets its declaration, or a user's type checker would not know it."""
-    source = Path(engine.__file__).read_text()
-    declared = set(re.findall(r"^        def (\w+)\(self.*: \.\.\.$", source, re.MULTILINE))
+    """engine.py declares, for type checkers, the operators and functions it makes from the
+    table of ops, each function with the doc line of its row (what an editor shows of it): a
+    new op gets its declaration, or a user's type checker would not know it."""
+    tree = ast.parse(Path(engine.__file__).read_text())
+    (value,) = [n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "Value"]
+    (block,) = [
+        n for n in value.body if isinstance(n, ast.If) and "TYPE_CHECKING" in ast.unparse(n)
+    ]
+    declared = {f.name: f for f in block.body if isinstance(f, ast.FunctionDef)}
     made = {
-        name
+        name: method
         for name, method in vars(Value).items()
         if getattr(method, "__qualname__", "").startswith(("_binary.", "_unary."))
     }
+
+    def row_doc(name: str) -> str:  # the method's doc is the row's, then its derivative
+        return made[name].__doc__.rsplit("; derivative ", 1)[0]
+
     missing = "".join(
-        f"        def {name}(self) -> Value: ...\n" for name in sorted(made - declared)
+        f"        def {name}(self) -> Value: ...\n"
+        if name.startswith("__")
+        else f'        def {name}(self) -> Value:\n            """{row_doc(name)}"""\n'
+        for name in sorted(set(made) - set(declared))
     )
     assert not missing, f"engine.py declares no method made from the table; add:\n{missing}"
-    assert declared == made
+    assert set(declared) == set(made)
+    for name, function in declared.items():
+        if not name.startswith("__"):
+            written = " ".join((ast.get_docstring(function) or "").split())
+            assert written == " ".join(row_doc(name).split()), name

@@ -14,9 +14,9 @@ import numpy as np
 import pytest
 
 import nanograd_cli as nanograd
-from nanograd_cli.compiled import gradients_at
-from nanograd_cli.language import parse
-from nanograd_cli.tape import batch_gradients
+from nanograd_cli._compiled import gradients_at
+from nanograd_cli._language import parse
+from nanograd_cli._tape import batch_gradients
 
 from .helpers import in_process
 

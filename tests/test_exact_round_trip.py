@@ -12,8 +12,8 @@ import mpmath
 import pytest
 
 import nanograd_cli as nanograd
-from nanograd_cli.language import parse
-from nanograd_cli.ops import OPS
+from nanograd_cli._language import parse
+from nanograd_cli._ops import OPS
 
 pytestmark = pytest.mark.filterwarnings("ignore::nanograd_cli.errors.NanogradWarning")
 mpmath.mp.dps = 50

@@ -16,14 +16,14 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from nanograd_cli import parse
-from nanograd_cli.algebra import Expr
-from nanograd_cli.formula import write
-from nanograd_cli.ops import OPS
-from nanograd_cli.program import Apply
-from nanograd_cli.render.explanation import backward_rows, forward_rows
-from nanograd_cli.render.table import least_width, pieces, significant, wrap
-from nanograd_cli.symbolic import textbook_formulas
-from nanograd_cli.written_out import _Writer, explain
+from nanograd_cli._algebra import Expr
+from nanograd_cli._formula import write
+from nanograd_cli._ops import OPS
+from nanograd_cli._program import Apply
+from nanograd_cli._symbolic import textbook_formulas
+from nanograd_cli._written_out import _Writer, explain
+from nanograd_cli.render._explanation import backward_rows, forward_rows
+from nanograd_cli.render._table import least_width, pieces, significant, wrap
 
 from .helpers import (
     POINT,
@@ -797,8 +797,9 @@ def test_a_local_formula_is_written_by_its_own_sources_fractions():
     """explain of a source of decimals, then of whole numbers, with the same part (x/5): its
     local derivative is 0.2 in the first and 1/5 in the second, each as its source writes
     numbers (a template made for the first was reused for the second)."""
-    from nanograd_cli import api, parse
-    from nanograd_cli.render.explanation import written
+    from nanograd_cli import _api as api
+    from nanograd_cli import parse
+    from nanograd_cli.render._explanation import written
 
     def local(source: str) -> str:
         table = written(api.explain(parse(source), {"x": 1.0}), "table")

@@ -11,7 +11,7 @@ from importlib import metadata
 
 import pytest
 
-from nanograd_cli import extras
+from nanograd_cli import _extras as extras
 
 from .helpers import NOT_ACTIVE, ROOT, pip_hint
 
@@ -128,7 +128,7 @@ def test_the_repl_without_prompt_toolkit_says_what_to_install(tmp_path):
     code = (
         "import sys\n"
         "sys.modules['prompt_toolkit'] = None  # as if not installed\n"
-        "from nanograd_cli import session\n"
+        "from nanograd_cli import _session as session\n"
         "from nanograd_cli.errors import NanogradError\n"
         "try:\n"
         "    session.interactive(session.Session())\n"

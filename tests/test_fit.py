@@ -12,12 +12,12 @@ import numpy as np
 import pytest
 
 from nanograd_cli import fitting
+from nanograd_cli._extras import install_command
+from nanograd_cli._io import read_table
+from nanograd_cli._language import parse
 from nanograd_cli.errors import InputError, NanogradError, speaking
-from nanograd_cli.extras import install_command
 from nanograd_cli.fitting import fit
-from nanograd_cli.io import read_table
-from nanograd_cli.language import parse
-from nanograd_cli.render.text import plain_table, table_rows, to_csv, to_json
+from nanograd_cli.render._text import plain_table, table_rows, to_csv, to_json
 
 from .helpers import DATA
 
@@ -84,7 +84,7 @@ def test_all_54_nist_fits_match_the_certified_values():
 def test_the_nist_data_reproduce_the_certified_rss():
     """The transcription check of tests/data/nist/README.md, through nanograd: the model at
     the certified values gives the certified RSS on the rows stored."""
-    from nanograd_cli.tape import batch_gradients
+    from nanograd_cli._tape import batch_gradients
 
     for name, problem in PROBLEMS.items():
         columns = read_table(str(NIST / problem["data"]), "csv").columns
@@ -415,9 +415,9 @@ def test_columns_of_different_lengths():
 
 
 def test_a_jacobian_too_large_for_memory_says_how_many_rows_fit(monkeypatch):
-    import nanograd_cli.memory
+    import nanograd_cli._memory
 
-    monkeypatch.setattr(nanograd_cli.memory, "available", lambda meminfo=None: 10_000_000)
+    monkeypatch.setattr(nanograd_cli._memory, "available", lambda meminfo=None: 10_000_000)
     x = np.zeros(1_000_000)
     with pytest.raises(NanogradError) as error:
         fit(parse("a*x + b"), {"x": x, "y": x}, {"a": 1, "b": 0})
@@ -575,6 +575,29 @@ PUROMYCIN_S = [0.02, 0.02, 0.06, 0.06, 0.11, 0.11, 0.22, 0.22, 0.56, 0.56, 1.10,
 PUROMYCIN_V = [76, 47, 97, 107, 123, 139, 159, 152, 191, 201, 207, 200]
 
 
+@pytest.mark.parametrize(
+    ("source", "predictor", "may"),
+    [
+        ("a*exp(-b*x) + c", "x", False),
+        ("A*exp(-(x - mu)**2/(2*s**2)) + base", "x", False),  # s's pole is not x's
+        ("A*exp(-k*t)*sin(w*t + phi)", "t", False),
+        ("a*x**2 + b*x", "x", False),
+        ("Vmax*S/(Km + S)", "S", True),
+        ("a*x**b", "x", True),
+        ("a*x**-1", "x", True),
+        ("u = 1/x; a*u", "x", True),
+        ("tan(a*x)", "x", True),
+        ("where(x > a, 1, -1)", "x", True),  # a jump is searched for as a pole is
+    ],
+)
+def test_only_a_model_that_may_have_a_pole_in_its_predictor_is_sampled_for_one(
+    source, predictor, may
+):
+    from nanograd_cli.fitting import _may_have_pole
+
+    assert _may_have_pole(parse(source), predictor) is may
+
+
 def test_a_pole_of_the_model_between_two_rows_at_the_point_reached_is_a_note():
     columns = {"S": np.array(PUROMYCIN_S), "v": np.array(PUROMYCIN_V, dtype=float)}
     model = parse("Vmax*S/(Km + S)")
@@ -690,7 +713,7 @@ def test_a_fit_interrupted_counts_the_iterations_it_made(monkeypatch):
 
 
 def test_a_small_fit_reads_no_memory_files(monkeypatch):
-    from nanograd_cli import memory
+    from nanograd_cli import _memory as memory
 
     read = []
     monkeypatch.setattr(memory, "available", lambda *a: read.append(a) or 10**6)
@@ -750,7 +773,7 @@ def test_weighted_statistics_use_the_weights_as_r_does():
 def test_asymptotic_intervals_are_value_plus_minus_t_times_stderr():
     from scipy import stats
 
-    from nanograd_cli import api
+    from nanograd_cli import _api as api
 
     columns = {"S": np.array(PUROMYCIN_S), "v": np.array(PUROMYCIN_V, dtype=float)}
     result = api.fit(parse("Vm*S/(K + S)"), columns, {"Vm": 200, "K": 0.1}, parse("v"), ci=0.95)
@@ -777,7 +800,7 @@ def test_parameters_correlated_beyond_099_are_a_note():
 def test_a_bound_keeps_a_parameter_on_its_side_and_marks_one_that_ends_there():
     from scipy.optimize import least_squares
 
-    from nanograd_cli import api
+    from nanograd_cli import _api as api
 
     s, v = np.array(PUROMYCIN_S), np.array(PUROMYCIN_V, dtype=float)
     columns, model, target = {"S": s, "v": v}, parse("Vmax*S/(Km + S)"), parse("v")
@@ -812,7 +835,7 @@ def test_a_bound_keeps_a_parameter_on_its_side_and_marks_one_that_ends_there():
     ],
 )
 def test_bad_bounds_are_bad_input(bounds, message):
-    from nanograd_cli import api
+    from nanograd_cli import _api as api
     from nanograd_cli.errors import speaking
 
     columns = {"S": np.array(PUROMYCIN_S), "v": np.array(PUROMYCIN_V, dtype=float)}
@@ -826,7 +849,7 @@ def test_absolute_sigma_takes_sigma_as_known_as_curve_fit_does():
     from scipy import stats
     from scipy.optimize import curve_fit
 
-    from nanograd_cli import api
+    from nanograd_cli import _api as api
 
     x, y = np.array(DECAY_X), np.array(DECAY_Y)
     sigma = np.array([0.05, 0.05, 0.04, 0.03, 0.03, 0.02, 0.02])
@@ -856,7 +879,7 @@ def test_absolute_sigma_takes_sigma_as_known_as_curve_fit_does():
 def test_a_derived_quantity_has_the_delta_methods_standard_error():
     from scipy import stats
 
-    from nanograd_cli import api
+    from nanograd_cli import _api as api
 
     columns = {"S": np.array(PUROMYCIN_S), "v": np.array(PUROMYCIN_V, dtype=float)}
     derive = ["ratio = Vm/K", "lag = log(2)*K**2 + exp(-Vm/100)"]
@@ -894,7 +917,7 @@ def test_sigma_may_be_an_expression_over_the_columns():
 
 
 def test_restarts_keep_the_least_sum_of_squares_and_say_how_many_reached_it():
-    from nanograd_cli import api
+    from nanograd_cli import _api as api
 
     columns = {"S": np.array(PUROMYCIN_S), "v": np.array(PUROMYCIN_V, dtype=float)}
     model, target = parse("Vm*S/(K + S)"), parse("v")
@@ -930,7 +953,7 @@ def _decay_jacobian(x, a, b, c):
 def test_a_robust_loss_is_curve_fits_and_resists_outliers(loss, f_scale, sigma):
     from scipy.optimize import curve_fit
 
-    from nanograd_cli import api
+    from nanograd_cli import _api as api
 
     x, y = OUTLIER_X, OUTLIER_Y
     columns = {"x": x, "y": y, "s": np.full(x.size, sigma or 1.0)}
@@ -975,7 +998,7 @@ def test_a_robust_loss_is_curve_fits_and_resists_outliers(loss, f_scale, sigma):
 
 
 def test_the_linear_loss_is_the_least_squares_fit_with_no_loss_in_the_output():
-    from nanograd_cli import api
+    from nanograd_cli import _api as api
 
     columns = {"x": OUTLIER_X, "y": OUTLIER_Y}
     starts = {"a": 1, "b": 1, "c": 0}
@@ -1005,7 +1028,7 @@ def test_the_linear_loss_is_the_least_squares_fit_with_no_loss_in_the_output():
     ],
 )  # fmt: skip
 def test_bad_loss_f_scale_and_profile_are_bad_input(options, message):
-    from nanograd_cli import api
+    from nanograd_cli import _api as api
 
     columns = {"x": np.array(DECAY_X), "y": np.array(DECAY_Y)}
     with speaking("python"), pytest.raises(InputError) as caught:
@@ -1016,7 +1039,7 @@ def test_bad_loss_f_scale_and_profile_are_bad_input(options, message):
 def test_a_robust_fit_keeps_restarts_bounds_and_fix():
     from scipy.optimize import least_squares
 
-    from nanograd_cli import api
+    from nanograd_cli import _api as api
 
     x, y = OUTLIER_X, OUTLIER_Y
     model, columns = parse("a*exp(-b*x) + c"), {"x": x, "y": y}
@@ -1065,7 +1088,7 @@ PROFILED = [
 @pytest.mark.parametrize("level", [0.683, 0.95, 0.99])
 @pytest.mark.parametrize(("source", "data", "starts", "model"), PROFILED)
 def test_profile_intervals_are_lmfits_conf_interval(source, data, starts, model, level):
-    from nanograd_cli import api
+    from nanograd_cli import _api as api
 
     columns = {name: np.array(values, dtype=float) for name, values in data.items()}
     result = api.fit(parse(source), columns, starts, ci=level, profile=True)
@@ -1087,7 +1110,7 @@ def test_profile_intervals_are_lmfits_conf_interval(source, data, starts, model,
 
 
 def test_profile_intervals_of_a_decay_are_asymmetric_where_the_asymptotic_are_not():
-    from nanograd_cli import api
+    from nanograd_cli import _api as api
 
     source, data, starts, _ = PROFILED[1]
     columns = {name: np.array(values, dtype=float) for name, values in data.items()}
@@ -1103,7 +1126,7 @@ def test_profile_intervals_of_a_decay_are_asymmetric_where_the_asymptotic_are_no
 def test_profile_intervals_with_absolute_sigma_use_the_chi2_quantile():
     from scipy import stats
 
-    from nanograd_cli import api
+    from nanograd_cli import _api as api
 
     x, y = np.array(DECAY_X), np.array(DECAY_Y)
     sigma = np.array([0.05, 0.05, 0.04, 0.03, 0.03, 0.02, 0.02])
@@ -1125,7 +1148,7 @@ def test_profile_intervals_with_absolute_sigma_use_the_chi2_quantile():
 
 
 def test_profile_intervals_with_a_fixed_parameter_and_after_restarts():
-    from nanograd_cli import api
+    from nanograd_cli import _api as api
 
     x, y = np.array(DECAY_X), np.array(DECAY_Y)
     columns, starts = {"x": x, "y": y}, {"a": 1, "b": 1, "c": 0.5}
@@ -1148,7 +1171,7 @@ RISE = {"x": [0.5, 1, 2, 3, 4, 5], "y": [1.80, 1.95, 2.03, 1.92, 2.06, 1.99]}
 
 
 def test_a_side_the_data_do_not_bound_is_open_or_its_bound_with_a_note():
-    from nanograd_cli import api
+    from nanograd_cli import _api as api
 
     columns = {name: np.array(values) for name, values in RISE.items()}
     model, starts = parse("a*(1 - exp(-b*x))"), {"a": 2, "b": 3}
@@ -1174,7 +1197,7 @@ def test_a_side_the_data_do_not_bound_is_open_or_its_bound_with_a_note():
 
 
 def test_derived_quantities_keep_asymptotic_intervals_under_profile():
-    from nanograd_cli import api
+    from nanograd_cli import _api as api
 
     columns = {"S": np.array(PUROMYCIN_S), "y": np.array(PUROMYCIN_V, dtype=float)}
     starts, derive = {"Vm": 200, "K": 0.1}, ["ratio = Vm/K"]
@@ -1186,7 +1209,7 @@ def test_derived_quantities_keep_asymptotic_intervals_under_profile():
 
 
 def test_ctrl_c_while_profiling_gives_the_fit_with_its_asymptotic_intervals(monkeypatch):
-    from nanograd_cli import api
+    from nanograd_cli import _api as api
     from nanograd_cli.errors import Interrupted
 
     def interrupted(self, value):
@@ -1204,7 +1227,7 @@ def test_ctrl_c_while_profiling_gives_the_fit_with_its_asymptotic_intervals(monk
 
 def test_python_fit_takes_loss_f_scale_and_profile():
     import nanograd_cli
-    from nanograd_cli import api
+    from nanograd_cli import _api as api
 
     columns = {"x": OUTLIER_X, "y": OUTLIER_Y}
     robust = nanograd_cli.fit("a*exp(-b*x) + c", columns, loss="soft_l1", f_scale=0.05,
@@ -1423,7 +1446,7 @@ def test_groups_of_very_different_sizes_or_capped_are_each_fitted_alone(options)
 def test_a_notebook_shows_the_intervals_and_the_statistics():
     import re
 
-    from nanograd_cli import api
+    from nanograd_cli import _api as api
 
     columns = {"x": np.array(DECAY_X), "y": np.array(DECAY_Y)}
     result = api.fit(parse("a*exp(-b*x) + c"), columns, {"a": 1, "b": 1, "c": 0}, ci=0.9)

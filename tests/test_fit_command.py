@@ -807,8 +807,8 @@ def test_by_plots_every_groups_data_curve_and_residuals_in_one_figure(runs, tmp_
 
 
 def test_each_groups_curve_is_its_fit_and_its_residuals_its_rows(runs):
-    from nanograd_cli import api
-    from nanograd_cli.language import parse
+    from nanograd_cli import _api as api
+    from nanograd_cli._language import parse
 
     columns = {"x": [], "y": []}
     groups = []

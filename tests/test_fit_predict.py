@@ -364,8 +364,8 @@ def test_python_errors_name_the_keyword():
 
 
 def test_log_axes_draw_the_rows_they_can_show_and_say_how_many_they_cannot(tmp_path):
-    from nanograd_cli import api
-    from nanograd_cli.language import parse
+    from nanograd_cli import _api as api
+    from nanograd_cli._language import parse
     from nanograd_cli.render.figures import fit_figure
 
     x = np.geomspace(0.01, 100, 20)
@@ -613,7 +613,7 @@ def test_load_fits_of_a_fit_by_groups_gives_each_groups_fit(tmp_path):
                       "--a", "1", "--b", "0.5", "--c", "0", "--save", str(saved))  # fmt: skip
     assert done.returncode == 0
     back = ng.load_fits(saved)
-    assert isinstance(back, ng.fitted.Fits) and (back.by, list(back)) == ("run", ["early", "late"])
+    assert isinstance(back, ng._fitted.Fits) and (back.by, list(back)) == ("run", ["early", "late"])
     alone = ng.fit("a*exp(-b*t) + c", {"t": DECAY_T, "y": 0.5 * DECAY_Y}, a=1, b=0.5, c=0)
     assert back["late"].parameters == pytest.approx(alone.parameters, rel=1e-12)
     found = back["late"].predict({"t": AT}, band=0.95)
@@ -626,7 +626,7 @@ def test_fits_save_as_fit_by_save_does_and_each_load_takes_its_kind(tmp_path):
     data = {"run": np.repeat(["A", "B"], DECAY_T.size), "t": np.concatenate([DECAY_T, DECAY_T]),
             "y": np.concatenate([DECAY_Y, 0.5 * DECAY_Y])}  # fmt: skip
     fits = ng.fit("a*exp(-b*t) + c", data, by="run", a=1, b=0.5, c=0)
-    assert isinstance(fits, ng.fitted.Fits)
+    assert isinstance(fits, ng._fitted.Fits)
     fits.save(tmp_path / "python.json")
     table = tmp_path / "runs.csv"
     table.write_text("run,t,y\n" + "".join(f"{g},{t!r},{y!r}\n" for g, t, y in zip(

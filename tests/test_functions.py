@@ -12,7 +12,7 @@ import random
 import pytest
 
 from nanograd_cli import parse
-from nanograd_cli.symbolic import hessian
+from nanograd_cli._symbolic import hessian
 
 from .helpers import in_process, limited, run
 
@@ -141,7 +141,7 @@ def torch_gradients(source: str, point: tuple[float, ...]):
 def test_kinks_ties_and_bounds_follow_pytorch(source):
     """Reverse mode, forward mode and the tape give PyTorch's value and derivatives at every
     tie (max(1, 1)), bound (clamp(0, 0, 1), clamp(0, 1, 0), clamp(-1, 0, 0)) and jump."""
-    from nanograd_cli.tape import batch_gradients
+    from nanograd_cli._tape import batch_gradients
 
     program = parse(source)
     points = KINKS[source]
@@ -260,7 +260,7 @@ def test_wrong_calls_and_misused_names_are_clear_errors(source, message):
 def test_comparisons_are_zero_or_one_with_derivative_zero_nan_included():
     """Each comparison is 1 where it holds, else 0, as IEEE 754 compares (every comparison
     with nan is false but !=), with derivative 0, in both modes, on the tape and in diff."""
-    from nanograd_cli.tape import batch_gradients
+    from nanograd_cli._tape import batch_gradients
 
     values = [-1.0, 0.0, -0.0, 1.0, math.inf, -math.inf, math.nan]
     pairs = list(itertools.product(values, repeat=2))
@@ -324,7 +324,7 @@ def test_mod_is_floor_mod_as_python_and_numpy_with_the_quotient_as_its_derivativ
     9, though 1/0.1 rounds to 10."""
     from fractions import Fraction
 
-    from nanograd_cli.tape import batch_gradients
+    from nanograd_cli._tape import batch_gradients
 
     np = pytest.importorskip("numpy")
     program = parse("x % y")
@@ -397,7 +397,7 @@ def test_where_differentiates_the_branch_taken_on_every_path(source):
     """where's value and gradient against SymPy's Piecewise, in reverse and forward mode, on
     the tape, in hessian and in diff read back; the branch not taken (log(x) at x = -1, nan
     there) adds nothing and makes no warning."""
-    from nanograd_cli.tape import batch_gradients
+    from nanograd_cli._tape import batch_gradients
 
     points, function = WHERE_CASES[source]
     program = parse(source)
@@ -768,8 +768,8 @@ EDGE_VALUES = [
 def test_second_round_at_their_edge_points(source, x, value, slope):
     """Poles, zeros, infinities and the signs of zero, in both modes, on the tape (with
     SciPy and without) and through diff read back."""
-    from nanograd_cli import vector_ops
-    from nanograd_cli.tape import batch_gradients
+    from nanograd_cli import _vector_ops as vector_ops
+    from nanograd_cli._tape import batch_gradients
 
     def same(got, want, signed=True):
         """Equal to 4 units in the last place; a zero of the same sign, where `signed`."""

@@ -20,10 +20,10 @@ from pathlib import Path
 import pytest
 
 import nanograd_cli
-from nanograd_cli import memory
+from nanograd_cli import _memory as memory
+from nanograd_cli._language import check_memory
+from nanograd_cli._output_files import target, write_atomically
 from nanograd_cli.errors import NanogradError
-from nanograd_cli.language import check_memory
-from nanograd_cli.output_files import target, write_atomically
 
 from .helpers import (
     NANOGRAD,
@@ -249,7 +249,8 @@ def test_a_source_that_fits_is_read_whole(tmp_path):
 
 def test_memory_left_counts_the_process_limit():
     script = (
-        "from nanograd_cli import memory; print(memory.process_limit_left(), memory.available())"
+        "from nanograd_cli import _memory as memory; "
+        "print(memory.process_limit_left(), memory.available())"
     )
     done = subprocess.run(
         ["bash", "-c", f'ulimit -v 600000; "$PYTHON" -c "{script}"'],
@@ -506,7 +507,7 @@ def test_every_file_written_is_removed_on_a_signal(tmp_path, sent):
     (tmp_path / "old.svg").write_text("old")
     script = (
         "import os, signal, sys\n"
-        "from nanograd_cli.output_files import OutputFile, write_atomically\n"
+        "from nanograd_cli._output_files import OutputFile, write_atomically\n"
         "f = OutputFile('old.svg')\n"
         "f.file.write(b'new, half written')\n"
         f"os.kill(os.getpid(), {int(sent)})\n"
@@ -526,7 +527,7 @@ def test_every_file_written_is_removed_on_a_signal(tmp_path, sent):
     # The handlers that were there before are back once no file is being written.
     script = (
         "import signal\n"
-        "from nanograd_cli.output_files import write_atomically\n"
+        "from nanograd_cli._output_files import write_atomically\n"
         "before = [signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)]\n"
         "write_atomically('new.svg', b'new')\n"
         "after = [signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)]\n"

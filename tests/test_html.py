@@ -1,4 +1,4 @@
-"""The live page (`draw -o graph.html`): its file, its JavaScript ops against ops.py, and the
+"""The live page (`draw -o graph.html`): its file, its JavaScript ops against _ops.py, and the
 page itself driven in headless Chromium (marker `browser`; skipped where there is none)."""
 
 from __future__ import annotations
@@ -15,8 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from nanograd_cli.language import parse
-from nanograd_cli.ops import CONST, OPS
+from nanograd_cli._language import parse
+from nanograd_cli._ops import CONST, OPS
+from nanograd_cli.render._html import instruction_names, live_page
+from nanograd_cli.render._ops_js import op_javascript, ops_script
 from nanograd_cli.render.graph import (
     GRADIENT_COLOURS,
     draw_evaluation,
@@ -25,8 +27,6 @@ from nanograd_cli.render.graph import (
     human,
     renderer,
 )
-from nanograd_cli.render.html import instruction_names, live_page
-from nanograd_cli.render.ops_js import op_javascript, ops_script
 
 from .helpers import WORKED, in_process
 

@@ -13,8 +13,8 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from nanograd_cli import jacobian, parse
+from nanograd_cli._program import Program
 from nanograd_cli.errors import InputError, SourceError
-from nanograd_cli.program import Program
 
 from .helpers import POINT, expressions, in_process, on_terminal, visible
 from .oracle import derivative_at
@@ -118,7 +118,7 @@ def test_both_modes_agree_with_each_output_alone_and_finite_differences(bodies):
 
 
 def test_auto_is_forward_where_outputs_outnumber_inputs(monkeypatch):
-    import nanograd_cli.forward as forward
+    import nanograd_cli._forward as forward
 
     calls = []
     monkeypatch.setattr(forward, "forward_jacobian", lambda p, v: calls.append(len(p.outputs)))

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from nanograd_cli import grammar
+from nanograd_cli._language import _Parser, parse
 from nanograd_cli.errors import (
     InputError,
     MissingInputs,
@@ -15,7 +16,6 @@ from nanograd_cli.errors import (
     UnknownInputs,
     speaking,
 )
-from nanograd_cli.language import _Parser, parse
 
 ROOT = Path(__file__).resolve().parents[1]
 WORKED_EXAMPLE = (ROOT / "tests" / "data" / "worked_example.txt").read_text()
@@ -266,7 +266,7 @@ def test_non_finite_operation_is_located():
 
 
 def test_language_reference_lists_every_operation_with_its_derivative():
-    from nanograd_cli.ops import OPS
+    from nanograd_cli._ops import OPS
 
     reference = (ROOT / "docs" / "language.md").read_text()
     for name, op in OPS.items():

@@ -17,30 +17,30 @@ PACKAGE = Path(__file__).resolve().parents[1] / "nanograd_cli"
 CORE = {
     "_derivatives",
     "_tables",
-    "algebra",
-    "compiled",
-    "derivatives",
+    "_algebra",
+    "_compiled",
+    "_derivatives_writer",
     "engine",
     "errors",
-    "formula",
-    "forward",
+    "_formula",
+    "_forward",
     "grammar",
-    "instructions",
-    "jets",
-    "language",
-    "latex_lines",
-    "memory",
-    "ops",
-    "prelude",
-    "program",
+    "_instructions",
+    "_jets",
+    "_language",
+    "_latex_lines",
+    "_memory",
+    "_ops",
+    "_prelude",
+    "_program",
     "results",
-    "symbolic",
-    "tape",
-    "vector_ops",
+    "_symbolic",
+    "_tape",
+    "_vector_ops",
 }
 ABOVE_CORE = (
-    *("api", "door", "cli", "io", "render", "session", "sources", "points", "batch"),
-    *("sampling", "descent", "written_out", "gradcheck", "fitting", "fitted", "output_files"),
+    *("_api", "_door", "_cli", "_io", "render", "_session", "_sources", "_points", "_batch"),
+    *("sampling", "_descent", "_written_out", "_gradcheck", "fitting", "_fitted", "_output_files"),
 )
 
 
@@ -115,14 +115,14 @@ def test_nothing_imports_the_command_line():
     importers = [
         m
         for m, names in MODULES.items()
-        if top(m) != "cli" and m != "__main__" and any(top(known(n)) == "cli" for n, _ in names)
+        if top(m) != "_cli" and m != "__main__" and any(top(known(n)) == "_cli" for n, _ in names)
     ]
     assert importers == []
 
 
 def test_only_the_command_line_imports_click():
     importers = [m for m, names in MODULES.items() if any(n == "@click" for n, _ in names)]
-    assert {top(m) for m in importers} <= {"cli"}, importers
+    assert {top(m) for m in importers} <= {"_cli"}, importers
 
 
 def test_no_import_cycles():
@@ -171,7 +171,7 @@ NOT_FOR_GRAD = [
     "numpy",
     "graphviz",
     "click.shell_completion",
-    "nanograd_cli.render.table",
+    "nanograd_cli.render._table",
 ]
 
 
@@ -184,7 +184,7 @@ def test_grad_at_a_point_imports_only_what_it_uses():
         f"sys.path[:0] = {[str(PACKAGE.parent), *(p for p in sys.path if p)]!r}\n"
         "import click\n"
         "before = set(sys.modules)\n"
-        "from nanograd_cli.cli import main\n"
+        "from nanograd_cli._cli import main\n"
         "try:\n"
         "    main(['grad', 'x*y + tanh(x)', '--x', '2', '--y', '3', '--format', 'json'])\n"
         "except SystemExit as e:\n"
@@ -194,6 +194,6 @@ def test_grad_at_a_point_imports_only_what_it_uses():
     done = subprocess.run([sys.executable, "-S", "-c", code], capture_output=True, text=True)
     loaded = done.stderr.split()
     assert done.returncode == 0 and '"value"' in done.stdout, done.stderr
-    assert "nanograd_cli.api" in loaded  # (the run did load the command)
+    assert "nanograd_cli._api" in loaded  # (the run did load the command)
     unused = [m for m in loaded if m in NOT_FOR_GRAD or m.split(".")[0] in NOT_FOR_GRAD]
     assert unused == []

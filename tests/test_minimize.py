@@ -10,9 +10,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from nanograd_cli import api, parse
-from nanograd_cli.descent import OPTIMIZERS, PointLoss, descent_source, not_finite
-from nanograd_cli.descent import minimize as descend
+from nanograd_cli import _api as api
+from nanograd_cli import parse
+from nanograd_cli._descent import OPTIMIZERS, PointLoss, descent_source, not_finite
+from nanograd_cli._descent import minimize as descend
 from nanograd_cli.engine import Value
 from nanograd_cli.errors import Interrupted, MissingInputs, NanogradError
 from nanograd_cli.results import Minimum

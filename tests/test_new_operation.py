@@ -33,7 +33,10 @@ STEP = (
     "lambda s, x, y: np.power(np.hypot(1.0, x), -3.0, out=s))),\n"
 )
 JAVASCRIPT = "const isru = (x) => x / Math.hypot(1, x);\n"
-DECLARATION = "        def isru(self) -> Value: ...\n"
+DECLARATION = (
+    "        def isru(self) -> Value:\n"
+    '            """x/sqrt(1 + x**2), the inverse square root unit"""\n'
+)
 DOCS_ROW = "| `isru(x)` | x/sqrt(1 + x**2), the inverse square root unit | `1/hypot(1, x)**3` |\n"
 
 
@@ -58,20 +61,24 @@ def _run(copy: Path, *args: str) -> subprocess.CompletedProcess:
 
 
 def _regenerate(copy: Path) -> None:
-    done = _run(copy, "-m", "nanograd_cli.derivatives")
+    done = _run(copy, "-m", "nanograd_cli._derivatives_writer")
     assert done.returncode == 0, done.stderr
 
 
 # What each step does in the copy, by the place the step names (its first `code`).
 EDITS = {
-    "nanograd_cli/ops.py": lambda copy: _insert(copy / "nanograd_cli/ops.py", "_TABLE = [\n", ROW),
-    "nanograd_cli/vector_ops.py": lambda copy: _insert(
-        copy / "nanograd_cli/vector_ops.py", "STEPS: dict[Op, Callable[..., Step]] = {\n", STEP
+    "nanograd_cli/_ops.py": lambda copy: _insert(
+        copy / "nanograd_cli/_ops.py", "_TABLE = [\n", ROW
+    ),
+    "nanograd_cli/_vector_ops.py": lambda copy: _insert(
+        copy / "nanograd_cli/_vector_ops.py", "STEPS: dict[Op, Callable[..., Step]] = {\n", STEP
     ),
     "nanograd_cli/render/ops.js": lambda copy: _append(copy / "nanograd_cli/render/ops.js"),
-    "python -m nanograd_cli.derivatives": _regenerate,
+    "python -m nanograd_cli._derivatives_writer": _regenerate,
     "nanograd_cli/engine.py": lambda copy: _insert(
-        copy / "nanograd_cli/engine.py", "        def round(self) -> Value: ...\n", DECLARATION
+        copy / "nanograd_cli/engine.py",
+        '            """the nearest integer, halves to even',
+        DECLARATION,
     ),
     "docs/language.md": lambda copy: _insert(copy / "docs/language.md", "| `abs(x)` |", DOCS_ROW),
 }
@@ -89,10 +96,10 @@ CHECK = textwrap.dedent(
     import json, math
     import nanograd_cli
     from nanograd_cli import parse
-    from nanograd_cli.compiled import gradients_at
+    from nanograd_cli._compiled import gradients_at
     from nanograd_cli.engine import Value
-    from nanograd_cli.symbolic import gradient, to_source
-    from nanograd_cli.tape import batch_gradients
+    from nanograd_cli._symbolic import gradient, to_source
+    from nanograd_cli._tape import batch_gradients
 
     x = 0.7
     exact = (1 + x * x) ** -1.5

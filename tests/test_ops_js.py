@@ -12,11 +12,11 @@ from importlib import resources
 
 import pytest
 
-from nanograd_cli.algebra import Written
-from nanograd_cli.formula import javascript
-from nanograd_cli.language import parse
-from nanograd_cli.ops import OPS, Op
-from nanograd_cli.render.ops_js import (
+from nanograd_cli._algebra import Written
+from nanograd_cli._formula import javascript
+from nanograd_cli._language import parse
+from nanograd_cli._ops import OPS, Op
+from nanograd_cli.render._ops_js import (
     FORWARD,
     OVERRIDES,
     called,

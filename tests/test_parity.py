@@ -9,8 +9,8 @@ import re
 import pytest
 
 import nanograd_cli
+from nanograd_cli._session import Session
 from nanograd_cli.errors import InputError, NanogradError, NonFiniteResult
-from nanograd_cli.session import Session
 
 from .helpers import in_process
 
@@ -432,9 +432,9 @@ def test_notes_are_worded_for_each_door(tmp_path, monkeypatch):
 def test_every_command_has_a_door_of_each_kind():
     """Each command of the command line is a command of the repl, with its options there,
     and a function of the package: a new command is reached through all three doors."""
-    from nanograd_cli.cli import COMMANDS
-    from nanograd_cli.session import COMMANDS as REPL_COMMANDS
-    from nanograd_cli.session import OPTIONS
+    from nanograd_cli._cli import COMMANDS
+    from nanograd_cli._session import COMMANDS as REPL_COMMANDS
+    from nanograd_cli._session import OPTIONS
 
     commands = [c for c in COMMANDS if c not in ("repl", "completion")]  # (no computations)
     assert [c for c in commands if f":{c}" not in REPL_COMMANDS or f":{c}" not in OPTIONS] == []

@@ -17,7 +17,7 @@ import pytest
 
 import nanograd_cli
 from nanograd_cli import parse
-from nanograd_cli.api import minimize
+from nanograd_cli._api import minimize
 from nanograd_cli.sampling import (
     CURVE_POINTS,
     GRID_POINTS,
@@ -331,7 +331,7 @@ def test_without_the_plot_extra_it_says_what_to_install(library, args, message, 
     code = (
         "import sys\n"
         f"sys.modules[{library!r}] = None  # as if not installed\n"
-        "from nanograd_cli.cli import main\n"
+        "from nanograd_cli._cli import main\n"
         f"main(['plot', 'sin(x)', '--x', '0:1', *{args!r}])\n"
     )
     result = subprocess.run(
@@ -354,7 +354,7 @@ def test_grad_does_not_import_the_plotting_libraries():
     """Start-up of the other commands stays as it was: no Matplotlib, uniplot or NumPy."""
     code = (
         "import sys\n"
-        "from nanograd_cli.cli import main\n"
+        "from nanograd_cli._cli import main\n"
         "try:\n"
         "    main(['grad', 'x*y', '--x', '2', '--y', '3'])\n"
         "except SystemExit:\n"

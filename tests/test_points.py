@@ -376,7 +376,7 @@ def test_bad_json_lines(stdin, message):
 def test_json_lines_keys_missing_from_later_rows(monkeypatch):
     """Rows read after the first piece may leave out keys (no value) and list them in another
     order; the columns are those of the first rows."""
-    from nanograd_cli.io import chunks
+    from nanograd_cli._io import chunks
 
     monkeypatch.setattr(chunks, "CHUNK_BYTES", 16)
     stdin = '{"id": "a", "x": 1}\n{"id": "b", "x": 2}\n{"x": 3}\n{"x": 4, "id": "d"}\n'
@@ -408,8 +408,8 @@ JSON_LINES = st.lists(
 
 def read_json_lines(text: str, chunk_bytes: int):
     """What the reader makes of `text`: the batches as Python values, or the error."""
+    from nanograd_cli._io import chunks, readers
     from nanograd_cli.errors import InputError
-    from nanograd_cli.io import chunks, readers
 
     chunks.CHUNK_BYTES, before = chunk_bytes, chunks.CHUNK_BYTES
     try:
@@ -428,7 +428,7 @@ def test_json_lines_read_by_pyarrow_as_by_json(text, chunk_bytes):
     """PyArrow's JSON reader reads what Python's `json` reads, a line at a time, the same: the
     same rows, or the same error naming the row (where PyArrow reads otherwise, or would crash
     on a first row null, `json` reads the piece)."""
-    from nanograd_cli.io.readers import JsonLinesReader
+    from nanograd_cli._io.readers import JsonLinesReader
 
     fast = read_json_lines(text, chunk_bytes)
     table = JsonLinesReader._table
@@ -461,7 +461,8 @@ def test_no_format_imports_pandas(tmp_path, fmt):
     else:
         given.write_text('{"x": 1, "name": "a"}\n{"x": "inf", "name": "b"}\n')
     block = (
-        "import sys\nfrom nanograd_cli.cli import main\ntry:\n    main()\nexcept SystemExit as e:\n"
+        "import sys\nfrom nanograd_cli._cli import main\n"
+        "try:\n    main()\nexcept SystemExit as e:\n"
         "    assert e.code in (0, None), e.code\nprint(sorted(m for m in sys.modules if "
         "m.split('.')[0] == 'pandas'))"
     )
@@ -473,8 +474,36 @@ def test_no_format_imports_pandas(tmp_path, fmt):
         assert result.stdout == "[]\n", result.stderr
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["fit", "a*x", "--data", "{data}", "--a", "1"],
+        ["minimize", "(a*x - y)**2", "--data", "{data}", "--a", "1", "--steps", "3"],
+        ["grad", "x*y", "--points", "{data}", "--drop-nan"],
+    ],
+    ids=["fit", "minimize", "drop-nan"],
+)
+def test_reading_rows_with_missing_values_imports_no_pandas(tmp_path, args):
+    """A command that reads missing values (an empty cell, NA) as nan reads text columns
+    without pandas too."""
+    given = tmp_path / "data.csv"
+    given.write_text("x,y\n1,2\n2,4.1\n3,NA\n4,8.2\n")
+    block = (
+        "import sys\nfrom nanograd_cli._cli import main\ntry:\n    main()\nexcept SystemExit:\n"
+        "    pass\nprint(sorted(m for m in sys.modules if m.split('.')[0] == 'pandas'))"
+    )
+    args = [a.format(data=given) for a in args]
+    if args[0] != "grad":
+        args.append("--drop-nan")
+    result = subprocess.run(
+        [sys.executable, "-c", block, *args], capture_output=True, text=True, timeout=60
+    )
+    assert result.stdout.splitlines()[-1] == "[]", result.stderr
+
+
 def test_a_key_first_seen_after_the_first_rows_read(monkeypatch):
-    from nanograd_cli.io import chunks
+    from nanograd_cli._io import chunks
 
     monkeypatch.setattr(chunks, "CHUNK_BYTES", 16)
     stdin = '{"x": 1}\n{"x": 2}\n{"x": 3}\n{"x": 4}\n{"x": 5, "id": 9}\n'
@@ -632,7 +661,7 @@ def test_a_parquet_or_arrow_file_with_no_extension_is_named_as_one(tmp_path):
 
 
 def test_a_failed_run_leaves_no_file(tmp_path, monkeypatch):
-    from nanograd_cli.io import chunks
+    from nanograd_cli._io import chunks
 
     monkeypatch.setattr(chunks, "CHUNK_BYTES", 64)  # the bad row comes after rows written
     out = tmp_path / "out.parquet"
@@ -702,7 +731,7 @@ def test_endless_input_without_line_ends_is_refused(command, message):
 
 
 def test_a_long_record_within_the_limit_is_read(monkeypatch):
-    from nanograd_cli.io import chunks
+    from nanograd_cli._io import chunks
 
     monkeypatch.setattr(chunks, "CHUNK_BYTES", 16)
     monkeypatch.setattr(chunks, "RECORD_BYTES", 64)
@@ -748,7 +777,7 @@ def test_a_quote_inside_unquoted_text_is_text():
 
 
 def test_a_quote_never_closed_across_pieces(monkeypatch):
-    from nanograd_cli.io import chunks
+    from nanograd_cli._io import chunks
 
     monkeypatch.setattr(chunks, "CHUNK_BYTES", 8)  # rows written before, the quote in the last
     stdin = "x,n\n" + "".join(f"{k},a\n" for k in range(1, 11)) + '11,"b\n12,c\n13,d\n'
@@ -769,7 +798,7 @@ def test_carriage_returns_alone_end_lines(monkeypatch, chunk_bytes):
         "",
     )
     if chunk_bytes:
-        from nanograd_cli.io import chunks
+        from nanograd_cli._io import chunks
 
         monkeypatch.setattr(chunks, "CHUNK_BYTES", chunk_bytes)
     stdin = 'x,n\r\n\r1,"a\rb"\r2,c\r\n3,d'
@@ -854,7 +883,7 @@ def test_a_missing_value_written_by_pandas_says_how_to_read_it(tmp_path):
 def without(modules: list[str], *args: str, cwd) -> subprocess.CompletedProcess:
     """The command run as if `modules` were not installed."""
     hidden = [f"sys.modules[{m!r}] = None" for m in modules]
-    block = "; ".join(["import sys", *hidden, "from nanograd_cli.cli import main", "main()"])
+    block = "; ".join(["import sys", *hidden, "from nanograd_cli._cli import main", "main()"])
     return subprocess.run(
         [sys.executable, "-c", block, *args],
         input="x,y\n1,2\n2,4\n3,6\n",
@@ -898,8 +927,8 @@ def test_fit_without_its_libraries_names_the_fit_extra_once(tmp_path, missing):
 
 
 def test_the_progress_display_shows_rows_rate_and_time_left(monkeypatch):
-    from nanograd_cli.render import progress as progress_module
-    from nanograd_cli.render.progress import RowsProgress
+    from nanograd_cli.render import _progress as progress_module
+    from nanograd_cli.render._progress import RowsProgress
 
     monkeypatch.setenv("FORCE_COLOR", "1")
     monkeypatch.setattr(RowsProgress, "DELAY", 0.0)

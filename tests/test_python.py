@@ -7,7 +7,9 @@ from __future__ import annotations
 import importlib
 import math
 import pkgutil
+import re
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -30,9 +32,26 @@ def test_no_module_of_the_package_is_named_as_one_of_its_functions():
     function (explain, plot) would hide the function."""
     modules = {m.name for m in pkgutil.iter_modules(nanograd_cli.__path__)}
     assert modules.isdisjoint(nanograd_cli.__all__)
-    for module in ("descent", "sampling", "written_out"):
+    for module in ("_descent", "sampling", "_written_out"):
         importlib.import_module(f"nanograd_cli.{module}")
     assert nanograd_cli.plot.__module__ == nanograd_cli.explain.__module__ == "nanograd_cli"
+
+
+def test_the_modules_without_an_underscore_are_those_the_docs_name():
+    """A module users may import is listed in docs/python.md; every other one's name begins
+    with an underscore, so that type checkers (pyright's --verifytypes) and readers see it is
+    the package's own. A new module is private unless the docs name it."""
+    render = importlib.import_module("nanograd_cli.render")
+    found = {m.name for m in pkgutil.iter_modules(nanograd_cli.__path__)} | {
+        f"render.{m.name}" for m in pkgutil.iter_modules(render.__path__)
+    }
+    public = {name for name in found if not name.split(".")[-1].startswith("_")}
+    page = " ".join(
+        (Path(__file__).resolve().parents[1] / "docs" / "python.md").read_text().split()
+    )
+    listed = page.split("The public modules are those these pages name:")[1]
+    named = set(re.findall(r"`([\w.]+)`", listed.split(". Every other module")[0]))
+    assert public == named | {"render"}, public ^ (named | {"render"})
 
 
 def test_options_are_keywords_named_as_on_the_command_line():
@@ -250,7 +269,7 @@ _LOSES = "loses digits where {} is below 2.2e-308 (it rounds first); diff --exac
 def test_diff_gives_the_derivative_and_where_it_holds_apart(args, text, conditions):
     """Python's diff: the text a program (no comment), the conditions by name, and str() the
     command line's and the repl's output, which keep each condition on a `#` line."""
-    from nanograd_cli.session import Session
+    from nanograd_cli._session import Session
 
     from .helpers import in_process
 

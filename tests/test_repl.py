@@ -9,13 +9,14 @@ import re
 import subprocess
 import sys
 import time
+from contextlib import chdir
 from pathlib import Path
 
 import pexpect
 import pyte
 import pytest
 
-from nanograd_cli.session import Session, scripted, statements, unclosed
+from nanograd_cli._session import Session, scripted, statements, unclosed
 
 from .helpers import NANOGRAD, default_signals, in_process, nanograd, on_terminal, visible
 
@@ -277,7 +278,7 @@ def test_pipe_reports_a_line_that_is_not_utf8_and_goes_on():
 def test_other_commands_do_not_import_prompt_toolkit():
     code = (
         "import sys\n"
-        "from nanograd_cli.cli import main\n"
+        "from nanograd_cli._cli import main\n"
         "try:\n"
         "    main(sys.argv[1:])\n"
         "except SystemExit:\n"
@@ -741,7 +742,7 @@ def test_explain_writes_each_format_the_command_line_writes():
 
 
 def test_help_and_completion_name_every_command_and_its_options():
-    from nanograd_cli.session import COMMANDS, OPTIONS, completions
+    from nanograd_cli._session import COMMANDS, OPTIONS, completions
 
     help_text = out(Session(), ":help")
     for command in [":check", ":minimize", ":fit", ":plot", ":draw"]:
@@ -825,9 +826,10 @@ def test_a_strict_error_shows_its_place_once():
 
 
 def test_an_interrupted_descent_says_so_and_after_how_many_steps():
-    from nanograd_cli import api, parse
+    from nanograd_cli import _api as api
+    from nanograd_cli import parse
     from nanograd_cli.errors import Interrupted
-    from nanograd_cli.render.text import table_rows, to_json
+    from nanograd_cli.render._text import table_rows, to_json
 
     def stop(step: int, value: float) -> None:
         if step == 7:
@@ -918,7 +920,9 @@ def test_fit_by_plot_and_save_are_the_commands(tmp_path: Path, monkeypatch):
         "group: leave out keep"
     )
     assert error(s, f"{fit} logx") == "error: logx is an axis of plot FILE: give one"
-    assert error(s, f"{fit} band 0.9") == "error: band LEVEL is drawn on plot FILE"
+    assert error(s, f"{fit} band 0.9") == (
+        "error: band LEVEL is drawn on plot and written with predict or output"
+    )
     assert error(s, f":fit a*exp(-k*t) data {data} shared k") == (
         "error: shared shares a parameter between the groups of by: give the column of the groups"
     )
@@ -978,3 +982,228 @@ def test_a_missing_value_in_data_names_drop_nan_in_the_repl_and_python_as_on_the
             "(w*x + b - y)**2", data=rows, w=0, b=0, drop_nan=True, steps=5
         )
     assert python.inputs == found["inputs"]
+
+
+# an exponential decay, and rows to predict at, as docs/fit.md has them
+DECAY = "x,y\n0,3.02\n0.5,1.83\n1,1.17\n1.5,0.86\n2,0.69\n2.5,0.6\n3,0.56\n"
+AGAIN = "x,y\n0,3.31\n0.5,2.02\n1,1.29\n1.5,0.95\n2,0.77\n2.5,0.66\n3,0.62\n"
+
+
+def test_fit_predict_output_and_load_are_the_commands(tmp_path: Path):
+    """:fit's predict (with band), output and load print and write what nanograd fit's
+    --predict, -o and --load do, byte for byte."""
+    data, later, again = (tmp_path / n for n in ("decay.csv", "later.csv", "again.csv"))
+    data.write_text(DECAY)
+    later.write_text("x\n0.25\n4\n")
+    again.write_text(AGAIN)
+    model = "a*exp(-b*x) + c"
+    command = ["fit", model, "--data", str(data), "--a", "1", "--b", "1", "--c", "0"]
+    fit = f":fit {model} data {data}"
+    s = session("a = 1", "b = 1", "c = 0")
+
+    def cli(*more: str) -> str:
+        done = in_process(*command, *more)
+        assert (done.returncode, done.stderr) == (0, ""), done.stderr
+        return done.stdout
+
+    # predictions in place of the fit: CSV, as on the command line's standard output
+    predicted = out(s, f"{fit} predict {later} band 0.95")
+    assert predicted + "\n" == cli("--predict", str(later), "--band", "0.95")
+    assert predicted.splitlines()[0] == "x,fitted,fitted_se,lower,upper,pred_lower,pred_upper"
+    # output: the data's rows with fitted values, or the predictions, in the file's format
+    for name, more in [
+        ("fitted.csv", ["band", "0.9"]),
+        ("fitted.parquet", []),
+        ("predicted.jsonl", ["predict", str(later)]),
+        ("predicted.csv", ["predict", str(later), "band", "0.5"]),
+    ]:
+        mine, theirs = tmp_path / f"repl-{name}", tmp_path / f"cli-{name}"
+        shown = out(s, f"{fit} output {mine} {' '.join(more)}")
+        dashed = [f"--{word}" if word in ("band", "predict") else word for word in more]
+        assert shown + "\n" == cli("-o", str(theirs), *dashed) + f"wrote {mine}\n"
+        assert mine.read_bytes() == theirs.read_bytes(), name
+    # load: the saved fit shown, predicting, or starting a new fit from its values
+    saved = tmp_path / "decay.json"
+    assert out(s, f"{fit} save {saved}").endswith(f"\nwrote {saved}")
+    loaded = in_process("fit", "--load", str(saved), "--stats")
+    assert out(s, f":fit load {saved} stats") + "\n" == loaded.stdout
+    loaded = in_process("fit", "--load", str(saved), "--predict", str(later), "--band", "0.9")
+    assert out(s, f":fit load {saved} predict {later} band 0.9") + "\n" == loaded.stdout
+    # the saved values start the fit, whatever the session's values (a = 1, ...)
+    anew = in_process("fit", model, "--data", str(again), "--load", str(saved))
+    assert out(s, f":fit {model} data {again} load {saved}") + "\n" == anew.stdout
+    assert out(s, ":inputs").splitlines()[:3] == ["a = 1.0", "b = 1.0", "c = 0.0"]
+    # with keep, a saved fit's values become the inputs', to start another fit from
+    out(s, f":fit load {saved} keep")
+    values = dict(line.split(" = ") for line in out(s, ":inputs").splitlines())
+    document = json.loads(saved.read_text())
+    assert {n: float(values[n]) for n in "abc"} == document["parameters"]
+
+
+def test_fit_predicts_each_group_with_its_fit_as_the_command_does(tmp_path: Path):
+    data, later = tmp_path / "runs.csv", tmp_path / "later.csv"
+    data.write_text(RUNS)
+    later.write_text("run,t\nB,0.5\nA,2.5\n")
+    saved = tmp_path / "runs.json"
+    s = session("a = 1", "k = 0.1")
+    typed = out(s, f":fit a*exp(-k*t) data {data} by run predict {later} band 0.95 save {saved}")
+    command = ["fit", "a*exp(-k*t)", "--data", str(data), "--by", "run", "--a", "1", "--k", "0.1"]
+    done = in_process(*command, "--predict", str(later), "--band", "0.95")
+    assert typed + "\n" == done.stdout + f"wrote {saved}\n"
+    assert out(s, f":fit load {saved} predict {later} band 0.95") + "\n" == done.stdout
+    assert error(s, f":fit load {saved} keep") == (
+        f"error: keep makes one fit's parameters the inputs' values; {saved} holds the fits of "
+        "the groups of run: leave out keep"
+    )
+
+
+def test_a_failed_or_interrupted_fit_writes_no_file_in_the_repl_as_on_the_command_line(
+    tmp_path: Path, monkeypatch
+):
+    data, later = tmp_path / "decay.csv", tmp_path / "later.csv"
+    data.write_text(DECAY)
+    later.write_text("x\n0.25\n4\n")
+    files = [tmp_path / n for n in ("out.csv", "fit.json")]
+    s = session("a = 1", "b = 1", "c = 0")
+    reply = s.run(f":fit a*exp(-b*x) + c data {data} steps 1 output {files[0]} save {files[1]}")
+    done = in_process(
+        "fit", "a*exp(-b*x) + c", "--data", str(data), "--a", "1", "--b", "1", "--c", "0",
+        "--steps", "1", "-o", str(files[0]), "--save", str(files[1]),
+    )  # fmt: skip
+    assert (reply.status, done.returncode) == (1, 1)
+    assert reply.text() + "\n" == done.stdout  # the point reached
+    assert "\n".join(reply.err) + "\n" == done.stderr.replace("--steps", "steps")
+    assert reply.err[0] == f"note: {files[0]} and {files[1]} not written: the fit did not converge"
+    assert not any(f.exists() for f in files)
+    reply = s.run(f":fit a*exp(-b*x) + c data {data} steps 1 predict {later}")
+    assert reply.status == 1 and reply.text() + "\n" == done.stdout  # the point, no prediction
+
+    from nanograd_cli import _api as api
+    from nanograd_cli._io import read_rows
+    from nanograd_cli._language import parse
+    from nanograd_cli.errors import Interrupted
+
+    columns = read_rows(str(data), "csv", ["x", "y"]).columns
+    reached = api.fit(parse("a*exp(-b*x) + c"), columns, {"a": 1, "b": 1, "c": 0}, steps=1)
+
+    def stopped(*args, **kwargs):  # Ctrl-C during the fit, with the point it had reached
+        raise Interrupted("interrupted at step 1: the output is the point reached", reached)
+
+    monkeypatch.setattr(api, "fit", stopped)
+    reply = s.run(f":fit a*exp(-b*x) + c data {data} output {files[0]} keep")
+    assert reply.status == 130 and reply.text() + "\n" == done.stdout
+    assert reply.err[-2:] == [
+        f"note: {files[0]} not written: the fit was interrupted",
+        "error: interrupted at step 1: the output is the point reached",
+    ]
+    assert not files[0].exists()
+    assert out(s, ":inputs").splitlines()[0] == f"a = {reached.parameters['a']!r}"  # kept
+
+
+def test_bad_predict_output_and_load_say_what_the_command_line_says(tmp_path: Path):
+    """Each bad input of :fit's predict, output and load is the command line's one-line
+    error, its options spelled without dashes."""
+    data, saved = tmp_path / "decay.csv", tmp_path / "decay.json"
+    data.write_text(DECAY)
+    for name, text in [("t.csv", "t\n1\n"), ("gap.csv", "x\n1\nNA\n2\n"), ("bad.json", "[1]")]:
+        (tmp_path / name).write_text(text)
+    model, starts = "a*exp(-b*x) + c", ["--a", "1", "--b", "1", "--c", "0"]
+    in_process("fit", model, "--data", str(data), *starts, "--save", str(saved))
+    s = session("a = 1", "b = 1", "c = 0")
+    fit, line = [model, "--data", data, *starts], f"{model} data {data}"
+    cases = [  # the command line's arguments and error, the repl's words after :fit and error
+        (
+            [*fit, "--predict", "t.csv"],
+            "missing value for input x: give --predict a column x",
+            f"{line} predict t.csv",
+            "missing value for input x: give predict a column x",
+        ),
+        (
+            [*fit, "--predict", "gap.csv"],
+            "--predict row 2, column x: a missing value (empty, NA or nan); give x on every "
+            "row to predict at",
+            f"{line} predict gap.csv",
+            "predict row 2, column x: a missing value (empty, NA or nan); give x on every row "
+            "to predict at",
+        ),
+        (
+            [*fit, "-o", data],
+            f"{data} is the --data file, which is read: write to another file",
+            f"{line} output {data}",
+            f"{data} is the data file, which is read: write to another file",
+        ),
+        (
+            [*fit, "--band", "0.9"],
+            "--band LEVEL is drawn on --plot and written with --predict or -o",
+            f"{line} band 0.9",
+            "band LEVEL is drawn on plot and written with predict or output",
+        ),
+        (
+            [*fit, "-o", "x.xlsx"],
+            "cannot tell the format of x.xlsx from its extension: use .csv, .tsv, .parquet, "
+            ".arrow, .feather, .jsonl or .json",
+            f"{line} output x.xlsx",
+            "cannot tell the format of x.xlsx from its extension: use .csv, .tsv, .parquet, "
+            ".arrow, .feather, .jsonl or .json",
+        ),
+        (
+            ["--load", "bad.json"],
+            'bad.json: not a fit saved by nanograd fit --save (no "format": "nanograd fit")',
+            "load bad.json",
+            'bad.json: not a fit saved by nanograd fit --save (no "format": "nanograd fit")',
+        ),
+        (
+            ["--load", saved, "--fix", "a", "--bound", "b=0:2", "--plot", "p.svg"],
+            "--load alone takes a saved fit, not another one: leave out --fix, --bound, --plot "
+            "(it draws the data) (or give SOURCE and --data for a new fit from its values)",
+            f"load {saved} fix a bound b=0:2 plot p.svg",
+            "load alone takes a saved fit, not another one: leave out fix, bound, plot (it "
+            "draws the data) (or give EXPR and data for a new fit from its values)",
+        ),
+        (
+            ["--load", saved, "-o", "o.csv"],
+            "--load alone takes a saved fit, not another one: leave out -o (it writes the "
+            "data's rows; --predict FILE writes a prediction) (or give SOURCE and --data for a "
+            "new fit from its values)",
+            f"load {saved} output o.csv",
+            "load alone takes a saved fit, not another one: leave out output (it writes the "
+            "data's rows; predict FILE writes a prediction) (or give EXPR and data for a new "
+            "fit from its values)",
+        ),
+        (
+            ["--load", saved, "--save", "s.json"],
+            "--load with --save would copy the saved fit: copy the file itself instead",
+            f"load {saved} save s.json",
+            "load with save would copy the saved fit: copy the file itself instead",
+        ),
+        (
+            ["--load", saved, "--data", data],
+            "--load FIT.json with --data starts a new fit from the saved values: give the "
+            "model, SOURCE, too",
+            f"load {saved} data {data}",
+            "load FIT.json with data starts a new fit from the saved values: give the model, "
+            "EXPR, too",
+        ),
+        (
+            ["--load", saved, "--predict", "t.csv", "--band", "95"],
+            "--band 95: a level between 0 and 1, such as 0.95 (95 is a percentage: 0.95)",
+            f"load {saved} predict t.csv band 95",
+            "band 95: a level between 0 and 1, such as 0.95 (95 is a percentage: 0.95)",
+        ),
+    ]
+    for args, message, words, said in cases:
+        done = in_process("fit", *map(str, args), cwd=tmp_path)
+        assert (done.returncode, done.stdout, done.stderr) == (2, "", f"error: {message}\n")
+        with chdir(tmp_path):
+            assert error(s, f":fit {words}") == f"error: {said}"
+    # a file that could not be written is refused before the fit, as on the command line
+    missing = tmp_path / "no" / "fit.json"
+    done = in_process("fit", *map(str, fit), "--save", str(missing))
+    reply = s.run(f":fit {line} save {missing}")
+    assert (reply.status, reply.out) == (done.returncode, []) == (1, [])
+    assert reply.err == [done.stderr.rstrip("\n")] == [f"error: cannot write {missing}: No such "
+                                                       "file or directory"]  # fmt: skip
+    assert error(s, f":fit {model} data {data} predict -") == (
+        "error: predict -: the session reads its lines from standard input; give the rows to "
+        "predict at as a file"
+    )

@@ -14,10 +14,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from nanograd_cli import Value, language, parse
+from nanograd_cli import Value, parse
+from nanograd_cli import _language as language
+from nanograd_cli._language import check_memory
+from nanograd_cli._prelude import DEFINED
 from nanograd_cli.errors import NanogradError
-from nanograd_cli.language import check_memory
-from nanograd_cli.prelude import DEFINED
 from nanograd_cli.render import graph
 
 from .helpers import run

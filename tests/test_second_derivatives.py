@@ -147,8 +147,8 @@ def test_the_exact_derivative_differentiated_again_is_mpmaths(source, point, tru
 def test_the_second_derivative_is_mpmaths_on_every_path(source, point, true):
     """diff --order 2 --exact read back, and diff --exact read back through grad in both
     modes and through compiled code."""
-    from nanograd_cli.compiled import gradients_at
-    from nanograd_cli.language import parse
+    from nanograd_cli._compiled import gradients_at
+    from nanograd_cli._language import parse
 
     reverse = REVERSE_ULPS.get(source, 4)
     for (a, b), value in true.items():
@@ -204,9 +204,9 @@ def test_far_out_the_second_derivative_of_erf_is_0_on_the_tape_too(source, point
     --points` of it does), and the Hessian over rows of data (minimize --data's Newton)."""
     import numpy as np
 
-    from nanograd_cli.language import parse
-    from nanograd_cli.symbolic import hessian_over_rows
-    from nanograd_cli.tape import batch_gradients
+    from nanograd_cli._language import parse
+    from nanograd_cli._symbolic import hessian_over_rows
+    from nanograd_cli._tape import batch_gradients
 
     ((_, value),) = true.items()
     assert float(value) == 0.0  # (below the smallest subnormal)

@@ -9,8 +9,9 @@ import sys
 
 import pytest
 
-from nanograd_cli import api, parse
+from nanograd_cli import _api as api
 from nanograd_cli import minimize as minimize_in_python
+from nanograd_cli import parse
 from nanograd_cli.errors import InputError, Interrupted, NanogradError
 
 from .helpers import in_process, nanograd
@@ -144,7 +145,7 @@ def test_rows_by_batch_are_bad_input(tmp_path):
 def test_the_hessian_over_rows_is_the_mean_of_each_rows():
     """Against a hand derivation for a line, (w*x + b - y)**2: 2/n [[sum x^2, sum x],
     [sum x, n]]; and for a logistic loss, against the mean of `hessian` at each row."""
-    from nanograd_cli.symbolic import hessian_over_rows
+    from nanograd_cli._symbolic import hessian_over_rows
 
     xs, ys = np.array([1.0, 2.0, 3.5, -1.0]), np.array([2.0, 3.0, 1.0, 0.5])
     line = hessian_over_rows(parse("(w*x + b - y)**2"), {"x": xs, "y": ys})

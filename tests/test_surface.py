@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from nanograd_cli.cli import cli
+from nanograd_cli._cli import cli
 
 from .helpers import NANOGRAD, in_process, nanograd, on_terminal, visible
 

@@ -14,8 +14,8 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from nanograd_cli import parse
-from nanograd_cli.program import Apply
-from nanograd_cli.symbolic import derivatives_text, gradient, to_source
+from nanograd_cli._program import Apply
+from nanograd_cli._symbolic import derivatives_text, gradient, to_source
 
 from .helpers import NANOGRAD, POINT, WORKED, expressions, in_process, pdflatex, run
 from .oracle import agrees_with_grad, derivative_at, same, value_of

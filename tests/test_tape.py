@@ -14,10 +14,11 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from nanograd_cli import parse, points
-from nanograd_cli import tape as tape_module
-from nanograd_cli.ops import OPS
-from nanograd_cli.tape import Tape, batch_gradients, batch_values
+from nanograd_cli import _points as points
+from nanograd_cli import _tape as tape_module
+from nanograd_cli import parse
+from nanograd_cli._ops import OPS
+from nanograd_cli._tape import Tape, batch_gradients, batch_values
 
 from .helpers import WORKED, expressions, run
 
@@ -99,7 +100,7 @@ def test_points_csv_json_and_fixed_inputs(tmp_path):
 
 
 def test_points_across_chunks(monkeypatch):
-    from nanograd_cli.io import chunks, readers
+    from nanograd_cli._io import chunks, readers
 
     monkeypatch.setattr(chunks, "CHUNK_BYTES", 16)
     monkeypatch.setattr(readers, "BATCH_ROWS", 7)
@@ -255,7 +256,7 @@ def test_every_step_writes_its_value_into_its_first_array_or_leaves_it_alone(sou
 
 
 def test_points_counts_rows_and_bytes_for_the_progress_display(monkeypatch):
-    from nanograd_cli.io import chunks, readers
+    from nanograd_cli._io import chunks, readers
 
     monkeypatch.setattr(chunks, "CHUNK_BYTES", 8)
     text = "x\n" + "".join(f"{i}\n" for i in range(10))
@@ -267,7 +268,7 @@ def test_points_counts_rows_and_bytes_for_the_progress_display(monkeypatch):
 
 
 def test_the_progress_display_shows_a_bar_for_a_file_and_a_spinner_for_a_pipe(monkeypatch):
-    from nanograd_cli.render.progress import RowsProgress, regular_file_size
+    from nanograd_cli.render._progress import RowsProgress, regular_file_size
 
     monkeypatch.setenv("FORCE_COLOR", "1")  # Rich draws as on a terminal
     monkeypatch.setattr(RowsProgress, "DELAY", 0.0)
@@ -330,7 +331,7 @@ def test_functions_from_scipy_and_without_it_equal_the_engine(name, with_scipy, 
     """erf, erfc, gamma, digamma, erfinv and lgamma (where gammaln keeps its digits) run on
     SciPy's ufuncs where SciPy is installed and row by row in Python where it is not: both
     equal the engine, edges included."""
-    from nanograd_cli import vector_ops
+    from nanograd_cli import _vector_ops as vector_ops
 
     if with_scipy:
         pytest.importorskip("scipy")

@@ -15,7 +15,7 @@ import mpmath
 import pytest
 
 import nanograd_cli as nanograd
-from nanograd_cli.language import parse
+from nanograd_cli._language import parse
 
 from .helpers import in_process
 

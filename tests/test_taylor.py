@@ -15,11 +15,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import nanograd_cli
-from nanograd_cli import api, parse
+from nanograd_cli import _api as api
+from nanograd_cli import parse
+from nanograd_cli._jets import RULES, polynomial
+from nanograd_cli._ops import OPS
+from nanograd_cli._session import Session
 from nanograd_cli.errors import InputError, NanogradWarning, NonFiniteResult
-from nanograd_cli.jets import RULES, polynomial
-from nanograd_cli.ops import OPS
-from nanograd_cli.session import Session
 
 from .helpers import NANOGRAD, expressions, run
 

@@ -14,7 +14,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from nanograd_cli import parse
-from nanograd_cli.symbolic import derivatives_text, hessian
+from nanograd_cli._symbolic import derivatives_text, hessian
 
 from .helpers import in_process, pdflatex
 from .oracle import derivative_at, same, value_of

@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
-    from ..program import Program
+    from .._program import Program
 
 # `--ylim`: auto, full or (LO, HI); see plot.y_range.
 YLim = str | tuple[float, float]
@@ -89,7 +89,7 @@ def _text_plotter(color: bool):
     try:
         from uniplot import plot_to_string
     except ImportError:
-        from ..extras import install_command
+        from .._extras import install_command
 
         raise NanogradError(
             f"a terminal plot needs uniplot: install it with: {install_command('plot-terminal')}"
@@ -300,7 +300,7 @@ def _figure(**kwargs) -> Figure:
     try:
         from matplotlib.figure import Figure
     except ImportError:
-        from ..extras import install_command
+        from .._extras import install_command
 
         raise NanogradError(
             f"plotting to a file needs matplotlib: install it with: {install_command('plot')}"

@@ -22,12 +22,13 @@ from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING, NamedTuple
 
+from .._ops import ADD, CONST, MUL
 from ..errors import InputError, NanogradError, printable
-from ..ops import ADD, CONST, MUL
 
 if TYPE_CHECKING:
     import graphviz  # type: ignore[import-untyped]  # graphviz ships no types
 
+    from .._program import Evaluation
     from ..engine import Value
 
 EXTENSIONS = {
@@ -451,7 +452,7 @@ def draw_dot(
     groups: Mapping[Value, tuple[int, str]] | None = None,
     layout: Layout | None = None,
     also: Sequence[Value] = (),
-):
+) -> graphviz.Digraph:
     """The computation graph of `root` as a `graphviz.Digraph`, and of the outputs `also`
     (in one graph, nodes they share drawn once; with `order` given).
 
@@ -648,7 +649,7 @@ MAX_BOXED = 1000
 
 
 def draw_evaluation(
-    evaluation,
+    evaluation: Evaluation,
     rankdir: str | None = None,
     hide_constants: bool = False,
     *,
@@ -750,7 +751,7 @@ def renderer(fmt: str, search: str | None = None) -> str:
         raise NanogradError(
             f"cannot render {fmt}: graphviz-pure renders svg and png only; {install}"
         )
-    from ..extras import install_command
+    from .._extras import install_command
 
     raise NanogradError(
         f"cannot render {fmt}: no Graphviz found; {install}, "
@@ -875,7 +876,7 @@ def render_drawing(
     return render(drawing.dot.source, fmt, attributes=attributes, on_slow=on_slow)
 
 
-def svg_or_none(dot) -> str | None:
+def svg_or_none(dot: graphviz.Digraph) -> str | None:
     """A Digraph as SVG text, or None when no renderer is installed (for notebooks)."""
     try:
         return render(dot.source, "svg").decode()

@@ -1,5 +1,5 @@
-// The ops of nanograd_cli/ops.py in JavaScript, for the live page. Each op's function has the
-// op's name (render/ops_js.py's FORWARD names the others), with ops.py's IEEE results and
+// The ops of nanograd_cli/_ops.py in JavaScript, for the live page. Each op's function has the
+// op's name (render/_ops_js.py's FORWARD names the others), with _ops.py's IEEE results and
 // kinks; the page's code calls them, with the derivatives written from the ops table's
 // formulas. JavaScript's `/` already gives IEEE results for a zero divisor, as `divide` does.
 
@@ -101,7 +101,7 @@ function erfc(x) {
 }
 
 // The inverse hyperbolic functions, the cube root, and the reciprocal trigonometric and
-// hyperbolic functions, as nanograd_cli/ops.py has them (sech and csch keep their tiny values
+// hyperbolic functions, as nanograd_cli/_ops.py has them (sech and csch keep their tiny values
 // where cosh and sinh overflow).
 const asinh = Math.asinh, acosh = Math.acosh, atanh = Math.atanh, cbrt = Math.cbrt;
 const sec = (x) => 1 / cos(x), csc = (x) => 1 / sin(x), cot = (x) => 1 / tan(x);
@@ -114,7 +114,7 @@ function logaddexp(a, b) {
   return Math.max(a, b) + Math.log1p(Math.exp(-Math.abs(a - b)));
 }
 
-// The special functions of nanograd_cli/special.py, by the same methods.
+// The special functions of nanograd_cli/_special.py, by the same methods.
 const isInteger = (x) => x === Math.floor(x);
 function polynomial(coefficients, x) {
   let total = 0;

@@ -114,7 +114,7 @@ function compute() {
 }
 
 // --- the drawing -----------------------------------------------------------------------------
-// The drawing comes in tiles (render/live_svg.py): those in view are put in before the first
+// The drawing comes in tiles (render/_live_svg.py): those in view are put in before the first
 // picture, the others right after it, nearest first, a few at a time, so that the page shows
 // at once and stays responsive. Until a node's tile is in, it is left out of every update: its
 // tile's markup is drawn at the point given, and is brought up to date as it goes in.
@@ -147,7 +147,7 @@ function insertTile(k) {
     const node = nodes[i] || (nodes[i] = { value: null, op: null, data: null, grad: null, fill: null });
     if (g.classList.contains("operation")) node.op = g;
     else {
-      // render/live_svg.py puts a value's shape first and its data and grad texts last
+      // render/_live_svg.py puts a value's shape first and its data and grad texts last
       node.value = g;
       node.fill = g.firstElementChild;
       node.colour = node.fill.getAttribute("fill");
@@ -377,7 +377,7 @@ function showPanel() {
   }
 }
 
-// The current node's edges, drawn over the drawing's one path of edges (render/live_svg.py
+// The current node's edges, drawn over the drawing's one path of edges (render/_live_svg.py
 // puts each edge's line and arrowhead in it as one subpath each, in the order of D.edges).
 const currentEdges = svg.querySelector("g.current-edges");
 let edgeShapes = null;

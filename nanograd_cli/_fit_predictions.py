@@ -1,0 +1,198 @@
+"""What a fit predicts: the model at rows of data, each value's standard error by the delta
+method from the model's exact gradient by the parameters at that row, and the confidence and
+prediction bands; and a fit written to JSON and read back, to predict without refitting."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable, Mapping
+from typing import Any, cast
+
+import numpy as np
+
+from ._program import Program
+from .errors import InputError
+from .results import Fit, Fits, FitStatistics
+
+# What a saved fit says it is, and the version of its layout.
+FORMAT, VERSION = "nanograd fit", 1
+
+
+def predicted(
+    written: Program,
+    parameters: Mapping[str, float],
+    fit: Fit,
+    columns: Mapping[str, np.ndarray],
+    rows: int,
+    level: float | None = None,
+    sigma: np.ndarray | None = None,
+) -> dict[str, np.ndarray]:
+    """The model `written` (in scalars) at the fitted `parameters` over `rows` rows of
+    `columns`: `fitted`, and `fitted_se`, sqrt(gᵀCg) with g the gradient by the parameters
+    and C the fit's covariance; with `level`, the confidence band `lower`, `upper` (value ±
+    t·se) and the prediction band `pred_lower`, `pred_upper` (value ± t·sqrt(se² + the
+    variance of one observation: the residual variance, times sigma² at the row for a fit
+    with sigma, or sigma² alone where sigma is known). A fit with sigma, predicted where
+    sigma is not given (`sigma` None), has no prediction band."""
+    from ._fit_statistics import quantile
+    from ._tape import batch_gradients
+
+    data = {name: columns[name] for name in written.inputs if name not in parameters}
+    with np.errstate(all="ignore"):
+        value, gradients = batch_gradients(written, {**data, **parameters})
+        fitted = np.broadcast_to(np.asarray(value, dtype=float), (rows,)).copy()
+        # a parameter at its bound is held there, as the others' covariances take it
+        held = set(fit.at_bound)
+        names = [name for name in fit.covariance if name in gradients and name not in held]
+        slopes = np.column_stack([np.broadcast_to(gradients[n], (rows,)) for n in names])
+        covariance = np.array([[fit.covariance[a][b] for b in names] for a in names])
+        variance = np.einsum("ij,jk,ik->i", slopes, covariance, slopes) if names else 0 * fitted
+        se = np.sqrt(np.maximum(variance, 0.0))  # (a nan stays nan)
+    found = {"fitted": fitted, "fitted_se": se}
+    if level is None:
+        return found
+    half = quantile(level, None if fit.absolute_sigma else fit.dof)
+    found["lower"], found["upper"] = fitted - half * se, fitted + half * se
+    if fit.sigma is None:
+        observation = np.full(rows, fit.residual_sd**2)
+    elif sigma is None:
+        return found
+    else:
+        observation = sigma**2 * (1.0 if fit.absolute_sigma else fit.residual_sd**2)
+    spread = half * np.sqrt(se**2 + observation)
+    found["pred_lower"], found["pred_upper"] = fitted - spread, fitted + spread
+    return found
+
+
+def saved(fit: Fit | Fits, summary: Mapping[str, Any] | list[dict]) -> str:
+    """The fit as a JSON document that `loaded` reads back: what `fit --format json` prints
+    (`summary`), and the model, target and sigma it was fitted with; a fit of groups sharing
+    parameters also the column of the groups (`"by"`), and fits by group (Fits) each
+    group's object, its value under the column's name, in a list `"groups"`."""
+    one = fit if isinstance(fit, Fit) else next(iter(fit.values()))
+    document = {
+        "format": FORMAT,
+        "version": VERSION,
+        "source": one.source,
+        "target": one.target,
+        "sigma": one.sigma,
+        "absolute_sigma": one.absolute_sigma,
+    }
+    if isinstance(fit, Fits):
+        document |= {"by": fit.by, "groups": summary}
+    else:
+        document |= ({"by": fit.by} if fit.by is not None else {}) | dict(summary)  # type: ignore[arg-type]
+    return json.dumps(document, allow_nan=True) + "\n"
+
+
+def loaded(text: str, path: str) -> Fit | Fits:
+    """The fit saved in `text` (the file `path`), or the fits of its groups: bad input where
+    it is not one."""
+
+    def damaged(why: str) -> InputError:
+        return InputError(f"{path}: not a fit saved by nanograd fit --save ({why})")
+
+    try:
+        document = json.loads(text)
+    except ValueError as error:
+        raise damaged(f"not JSON: {error}") from None
+    if not isinstance(document, dict) or document.get("format") != FORMAT:
+        raise damaged('no "format": "nanograd fit"')
+    if document.get("version") != VERSION:
+        raise damaged(f"version {document.get('version')!r}, where this nanograd reads {VERSION}")
+    by = document.get("by")
+    if by is not None and not isinstance(by, str):
+        raise damaged('"by" is not the name of a column')
+    if "groups" not in document:
+        fit = _fit_of(document, document, damaged)
+        fit.by = by
+        return fit
+    groups = document["groups"]
+    if by is None or not isinstance(groups, list) or not groups:
+        raise damaged('"groups" is not a list of the groups\' fits under "by"')
+    fits = {}
+    for entry in groups:
+        if not isinstance(entry, dict) or not isinstance(entry.get(by), int | float | str):
+            raise damaged(f'a group without its value of "{by}"')
+        fits[entry[by]] = _fit_of(entry, document, damaged)
+    return Fits(fits, by=by)
+
+
+def _fit_of(document: dict, model: dict, damaged: Callable[[str], InputError]) -> Fit:
+    """The Fit saved in `document`, fitted with `model`'s source, target and sigma."""
+    try:
+        parameters = {str(k): number_or_array(v) for k, v in document["parameters"].items()}
+        stderr = {str(k): number_or_array(v) for k, v in document["stderr"].items()}
+        covariance = {
+            str(a): {str(b): float(x) for b, x in row.items()}
+            for a, row in _mapping(document["covariance"]).items()
+        }
+        source, target, sigma = model["source"], model["target"], model["sigma"]
+        if not isinstance(source, str) or not all(
+            isinstance(t, str | None) for t in (target, sigma)
+        ):
+            raise TypeError("source, target and sigma are text")
+        fit = Fit(
+            parameters=parameters,
+            stderr=stderr,
+            covariance=covariance,
+            rss=float(document["rss"]),
+            residual_sd=float(document["residual_sd"]),
+            dof=int(document["dof"]),
+            n=int(document["n"]),
+            iterations=int(document["iterations"]),
+            converged=bool(document["converged"]),
+            message=str(document["message"]),
+            inputs={str(k): number_or_array(v) for k, v in document["inputs"].items()},
+        )
+        names = set(stderr)
+        if set(parameters) != names or set(fit.inputs) != names:
+            raise ValueError("its parameters, standard errors and starts name different parameters")
+        rows = set(covariance)
+        covered = all(n in rows or any(r.startswith(f"{n}[") for r in rows) for n in names)
+        if not covered or any(set(row) != rows for row in covariance.values()):
+            raise ValueError("its covariance is not of every parameter by every parameter")
+    except KeyError as error:
+        raise damaged(f"no {json.dumps(error.args[0])}") from None
+    except (TypeError, ValueError, AttributeError) as error:
+        raise damaged(str(error) or "a value of the wrong kind") from None
+    if not all(math.isfinite(x) for x in _flat(parameters)):
+        raise damaged("a parameter that is not a number")
+    fit.source, fit.target, fit.sigma = source, target, sigma
+    fit.absolute_sigma = bool(model.get("absolute_sigma", False))
+    kept = ("chi2", "reduced_chi2", "r2", "aic", "bic", "t", "p", "correlation")
+    fit.statistics = cast(FitStatistics, {k: document[k] for k in kept if k in document})
+    fit.derived = document.get("derived", {})
+    fit.loss = str(document.get("loss", "linear"))
+    fit.f_scale = float(document.get("f_scale", 1.0))
+    fit.cost = float(document.get("cost", math.nan))
+    fit.at_bound = list(document.get("at_bound", []))
+    if "ci" in document:
+        fit.ci = {k: (float(lo), float(hi)) for k, (lo, hi) in document["ci"].items()}
+        fit.ci_level = float(document["ci_level"])
+        fit.ci_method = str(document.get("ci_method", "asymptotic"))
+    return fit
+
+
+def _mapping(value: object) -> dict:
+    """A saved object of names, or ValueError."""
+    if not isinstance(value, dict) or not all(isinstance(row, dict) for row in value.values()):
+        raise ValueError("its covariance is not of every parameter by every parameter")
+    return value
+
+
+def number_or_array(value: object) -> Any:  # a float, or an array's elements as one
+    """A saved number (or nan, inf as text), or a saved array's nested lists."""
+    if isinstance(value, list):
+        array = np.asarray(value, dtype=float)
+        if array.dtype.kind != "f":
+            raise TypeError("an array of numbers")
+        return array
+    if isinstance(value, bool) or not isinstance(value, int | float | str):
+        raise TypeError(f"{value!r} is no number")
+    return float(value)
+
+
+def _flat(values: Mapping[str, float | np.ndarray]) -> list[float]:
+    return [float(x) for v in values.values() for x in np.ravel(v)]

@@ -1,0 +1,70 @@
+"""A fit as Python gets it from `nanograd_cli.fit`, `load_fit` and `load_fits`: the result,
+and what can be done with it: the model at new rows with its bands (`fit --predict`), and the
+fit saved to a file (`fit --save`)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import fields
+from typing import TYPE_CHECKING, Any, cast
+
+from . import results
+from ._door import python_door, table
+
+if TYPE_CHECKING:
+    import numpy as np
+
+
+class Fit(results.Fit):
+    """A least-squares fit (see `nanograd_cli.results.Fit`) that predicts and saves."""
+
+    @classmethod
+    def of(cls, fit: results.Fit) -> Fit:
+        """`fit`, with the methods of a fit from Python."""
+        return cls(**{field.name: getattr(fit, field.name) for field in fields(fit)})
+
+    @python_door
+    def predict(
+        self, data: Mapping[str, Any] | str | os.PathLike[str], band: float | None = None
+    ) -> dict[str, np.ndarray]:
+        """The model at the rows of `data` (a mapping of column names to 1-D arrays, a
+        pandas DataFrame, or the path of a table): `fitted` and its standard error
+        `fitted_se`, and with `band` (a level, 0.95) the confidence band `lower`, `upper`
+        and the band of one new observation `pred_lower`, `pred_upper`."""
+        from . import _api as api
+
+        rows = table(data, api.prediction_columns(self), "data", "fit")
+        return api.predict(self, rows, band)
+
+    @python_door
+    def save(self, path: str | os.PathLike[str]) -> None:
+        """Write the fit to `path` as JSON, whole or not at all (as `fit --save` does), for
+        `nanograd_cli.load_fit`."""
+        from . import _api as api
+        from ._output_files import write_atomically
+
+        write_atomically(os.fspath(path), api.saved_fit(self).encode())
+
+
+class Fits(results.Fits):
+    """Fits by group (see `nanograd_cli.results.Fits`): each group's Fit predicts and saves,
+    and the whole saves (as `fit --by COLUMN --save` does) for `nanograd_cli.load_fits`."""
+
+    @classmethod
+    def of(cls, fits: results.Fits) -> Fits:
+        """`fits`, each group's Fit with the methods of a fit from Python."""
+        groups: dict[Any, results.Fit] = {group: Fit.of(fit) for group, fit in fits.items()}
+        return cls(groups, fits.fitted, fits.residuals, fits.by)
+
+    def __getitem__(self, group: Any) -> Fit:
+        return cast(Fit, self.fits[group])
+
+    @python_door
+    def save(self, path: str | os.PathLike[str]) -> None:
+        """Write every group's fit to `path` as JSON, whole or not at all (as `fit --by
+        COLUMN --save` does), for `nanograd_cli.load_fits`."""
+        from . import _api as api
+        from ._output_files import write_atomically
+
+        write_atomically(os.fspath(path), api.saved_fit(self).encode())

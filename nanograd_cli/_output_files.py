@@ -1,0 +1,250 @@
+"""Writing output files so that a failed or stopped run never leaves a partial one.
+
+What is written goes to a temporary file beside the target, renamed into place when all went
+well. A symbolic link is written through: the file it points to is replaced, the link is kept.
+A file that is not a regular one (a terminal, a pipe, `/dev/null`), and a name of a stream
+(`/dev/stdout`, `/dev/fd/1`, `/proc/self/fd/1`), is written directly: there is nothing to
+replace, and a stream's file must stay the one the shell opened.
+
+The temporary file is removed when the run fails, and also when it is stopped: Ctrl-C
+(SIGINT), `kill` and `timeout` (SIGTERM), a closed terminal (SIGHUP). Every file a command
+writes goes through `OutputFile`, the one place that does this.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import signal
+import stat
+import sys
+import tempfile
+import threading
+from collections.abc import Callable
+from types import FrameType
+from typing import BinaryIO
+
+from .errors import InputError, NanogradError, file_name, printable
+
+# The signals that stop a run, after which no temporary file may be left behind.
+STOPPING_SIGNALS = tuple(
+    getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name)
+)
+
+
+# The regular files this run has read, by (device, inode), and their names: no output may be
+# written over one of them (a picture over the data it was drawn from).
+_inputs: dict[tuple[int, int], str] = {}
+
+
+def new_run() -> None:
+    """Forget the files a run before this one read (a repl's line, a call from Python)."""
+    _inputs.clear()
+
+
+def reading(file: object) -> None:
+    """Note that this run reads the open `file`: an output written over it is refused."""
+    with contextlib.suppress(AttributeError, OSError, ValueError):  # (no file, a stream)
+        info = os.fstat(file.fileno())  # type: ignore[attr-defined]
+        if stat.S_ISREG(info.st_mode):
+            _inputs[(info.st_dev, info.st_ino)] = str(getattr(file, "name", ""))
+
+
+def _not_read(path: str, target: str) -> None:
+    """Refuse to write `path` (whose file is `target`) where this run read that file."""
+    with contextlib.suppress(OSError):
+        info = os.stat(target)
+        if (info.st_dev, info.st_ino) in _inputs:
+            raise InputError(
+                f"{printable(path)} is a file this command reads: write to another file"
+            )
+
+
+def in_a_directory(path: str) -> None:
+    """Refuse a file to write in a directory that does not exist: at the start of a run,
+    not after its work."""
+    if path != "-" and not os.path.isdir(os.path.dirname(os.path.abspath(path))):
+        raise NanogradError(f"cannot write {printable(path)}: No such file or directory")
+
+
+class OutputFile:
+    """`path` opened for writing in binary, as `file`. `commit()` puts what was written in
+    place (through a symbolic link, at the file it names), `discard()` removes it. A path that
+    is no regular file, or names a stream, is written directly (see `target`). As a context
+    manager, it commits when the block ends normally and discards when it raises."""
+
+    def __init__(self, path: str):
+        self.path = file_name(path)
+        self.temporary: str | None = None
+        try:
+            self.target = target(path)
+            _not_read(path, self.target)  # (bad input, before any file is made)
+            mode = os.stat(self.target).st_mode if os.path.exists(self.target) else None
+            if mode is not None and stat.S_ISDIR(mode):
+                raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR))
+            if _stream(self.target) or (mode is not None and not stat.S_ISREG(mode)):
+                # appended: /dev/stdout redirected to a file (> out.txt) keeps what this
+                # process wrote there before, which goes first
+                sys.stdout.flush()
+                self.file: BinaryIO = open(path, "ab")
+                return
+            directory = os.path.dirname(self.target)
+            self.mode = stat.S_IMODE(mode) if mode is not None else _new_file_mode()
+            _watch()
+            with _held():  # a signal now would find the file made but not yet known
+                fd, self.temporary = tempfile.mkstemp(
+                    dir=directory, prefix=".nanograd-", suffix=".tmp"
+                )
+                _temporaries.add(self.temporary)
+            self.file = os.fdopen(fd, "wb")
+        except OSError as error:
+            self.discard()
+            _release(None)
+            raise NanogradError(f"cannot write {printable(path)}: {error.strerror}") from None
+
+    def commit(self) -> None:
+        try:
+            self.file.flush()
+            if self.temporary is not None:
+                os.fsync(self.file.fileno())
+            self.file.close()
+            if self.temporary is not None:
+                os.chmod(self.temporary, self.mode)
+                with _held():
+                    os.replace(self.temporary, self.target)
+                    _release(self.temporary)
+                    self.temporary = None
+        except OSError as error:
+            self.discard()
+            raise NanogradError(f"cannot write {printable(self.path)}: {error.strerror}") from None
+        except BaseException:  # (no temporary file is left behind, whatever stopped it)
+            self.discard()
+            raise
+
+    def discard(self) -> None:
+        file = getattr(self, "file", None)
+        if file is not None:
+            with contextlib.suppress(OSError):  # what failed to be written is thrown away
+                file.close()
+        if self.temporary is not None:
+            with contextlib.suppress(FileNotFoundError):  # a signal may have removed it
+                os.unlink(self.temporary)
+            _release(self.temporary)
+            self.temporary = None
+
+    def __enter__(self) -> OutputFile:
+        return self
+
+    def __exit__(self, kind, error, traceback) -> None:
+        if kind is None:
+            self.commit()
+        else:
+            self.discard()
+
+
+def write_atomically(path: str, data: bytes) -> None:
+    """Write `data` to `path` whole, or not at all: if anything fails, or the run is stopped,
+    `path` is left as it was."""
+    with OutputFile(path) as output:
+        try:
+            output.file.write(data)
+            output.file.flush()
+        except BrokenPipeError:  # a stream's reader went away (| head -1): as for stdout
+            raise
+        except OSError as error:
+            raise NanogradError(f"cannot write {printable(path)}: {error.strerror}") from None
+
+
+def target(path: str) -> str:
+    """The file that writing `path` writes: `path` with its symbolic links followed, each
+    one from where it is, up to the first name of a stream (`/dev/stdout` is a link to
+    `/proc/self/fd/1`, which is one) or the first name that is no link (a link that points
+    at nothing names the file it would make). A loop of links is left to `open` to report."""
+    here = os.path.abspath(path)
+    for _ in range(40):  # as many links as Linux follows
+        if _stream(here) or not os.path.islink(here):
+            break
+        here = os.path.join(os.path.realpath(os.path.dirname(here)), os.readlink(here))
+        here = os.path.normpath(here)
+    if _stream(here):
+        return here
+    return os.path.join(os.path.realpath(os.path.dirname(here)), os.path.basename(here))
+
+
+def _stream(path: str) -> bool:
+    """Whether `path` names a file of the system's own (`/dev/...`, `/proc/...`): a stream
+    or a device, written as it is, never replaced."""
+    return path.startswith(("/dev/", "/proc/")) and not path.startswith("/dev/shm/")
+
+
+def _new_file_mode() -> int:
+    """The usual permissions of a new file, not mkstemp's 0600."""
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask
+
+
+# The temporary files being written, and the handlers that were there before the ones that
+# remove them on a stopping signal (installed while there is any).
+_temporaries: set[str] = set()
+# (what signal.getsignal returns)
+_previous: dict[int, Callable[[int, FrameType | None], object] | int | signal.Handlers | None] = {}
+_deferred: list[int] = []  # signals that came while `_held`
+_holding = 0
+
+
+def _watch() -> None:
+    """Install the handlers that remove the temporary files, unless they are installed."""
+    if not _previous and threading.current_thread() is threading.main_thread():
+        for number in STOPPING_SIGNALS:
+            handler = signal.getsignal(number)
+            # One that is ignored (nohup) stays so; one handled outside Python is left alone.
+            if handler is signal.SIG_DFL or callable(handler):
+                _previous[number] = handler
+                signal.signal(number, _remove_then_stop)
+
+
+def _release(temporary: str | None) -> None:
+    """`temporary` is gone or in place; with no other left, the handlers are put back."""
+    _temporaries.discard(temporary)
+    if not _temporaries and threading.current_thread() is threading.main_thread():
+        for number, handler in _previous.items():
+            signal.signal(number, handler)
+        _previous.clear()
+
+
+@contextlib.contextmanager
+def _held():
+    """A signal that comes in the block is acted on at its end, so that the files known to
+    exist are the files that do."""
+    global _holding
+    _holding += 1
+    try:
+        yield
+    finally:
+        _holding -= 1
+        if not _holding and _deferred:
+            number = _deferred.pop()
+            _deferred.clear()
+            signal.raise_signal(number)  # to the handler there now
+
+
+def _remove_then_stop(number: int, frame: FrameType | None) -> None:
+    """Remove every temporary file, then do what the signal did before: raise
+    KeyboardInterrupt for Ctrl-C, end the process for SIGTERM and SIGHUP."""
+    if _holding:
+        _deferred.append(number)
+        return
+    for temporary in list(_temporaries):
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+    _temporaries.clear()
+    previous = _previous.get(number, signal.SIG_DFL)
+    for other, handler in _previous.items():
+        signal.signal(other, handler)
+    _previous.clear()
+    if callable(previous):
+        previous(number, frame)
+    else:
+        signal.raise_signal(number)

@@ -1,0 +1,575 @@
+"""A derivative finished as a textbook finishes it, after the builder's simplifications.
+
+Rewrites over every sum and product of the derivative, from the inside out:
+ * a term multiplied by 0 goes (the builder keeps `0*log(x)` for its nan where x < 0); where
+   the rest of the sum is a number and the term was not, the condition where it was (`x > 0`)
+   becomes a note of the derivative;
+ * sin(a)**2 + cos(a)**2 is 1, times the factors the two terms share, sin(a)/cos(a) is
+   tan(a), and exp(a)*exp(b) is exp(a + b);
+ * a sum of quotients is one fraction over the product of their denominators, the numerator
+   multiplied out (`3/(5*x - 7) - 5*(3*x + 2)/(5*x - 7)**2` is `-31/(5*x - 7)**2`): its terms
+   collect and cancel, and a numerator that is a denominator's base cancels against it
+   (`(cos(x) + 1)/(cos(x) + 1)**2`); the factors all its terms share are taken out where that
+   is shorter (`x*(x + 2)/(x + 1)**2`);
+ * terms that share a factor are written as one product where that makes a power of it
+   (`x**x*(log(x) + 1)**2`, not `x**x*(log(x) + 1)*(log(x) + 1)`).
+Each but the first is kept where it makes the derivative no longer as printed (operations
+counted as `diff` prints them), first for its part and then for the whole; a fraction as long
+as the sum it replaces is kept, as a textbook writes the quotient rule.
+
+A function with a kink (relu, abs, where, ...) is kept as it is, arguments and all: its
+argument is as the engine computes it (see `symbolic`). Each rewrite is exact in real
+arithmetic; a cancelled term is the only one that changes where the derivative is nan, and it
+says where. Nothing here recurses on the size of an expression.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable
+
+from ._algebra import (
+    CALL,
+    INPUT,
+    NAMED,
+    NAMED_CONSTANTS,
+    NUMBER,
+    POWER,
+    PRODUCT,
+    SUM,
+    Builder,
+    Expr,
+    defined_everywhere,
+    known_number,
+    layout,
+    piecewise,
+    positive,
+    reachable,
+)
+from ._formula import Note, write
+from ._ops import COMPARISONS, OPS, WHERE
+from ._program import Apply
+
+# Where each function with a domain is a number, but at isolated points: its argument `a` in
+# an expression that is positive there.
+_DOMAINS: dict[str, Callable[[Builder, Expr], Expr]] = {
+    **dict.fromkeys(("log", "log2", "log10", "sqrt"), lambda b, a: a),
+    "log1p": lambda b, a: _plus(b, a, 1.0),
+    "acosh": lambda b, a: _plus(b, a, -1.0),
+    **dict.fromkeys(("asin", "acos", "atanh"), lambda b, a: _one_minus_square(b, a)),
+}
+# A sum is brought over one denominator when it has at most this many terms, and the
+# numerator multiplied out when that makes at most this many terms.
+_TERMS = 12
+_EXPANDED = 48
+# The rewrites are tried on a sum or product of at most this many nodes (written out as a
+# tree), and on derivatives of at most _LARGE nodes: each try lays its part out once.
+_SMALL = 300
+_LARGE = 5000
+SIN, COS, TAN, EXP = OPS["sin"], OPS["cos"], OPS["tan"], OPS["exp"]
+
+
+def _plus(b: Builder, a: Expr, c: float) -> Expr:
+    return b.add(c, [(a, 1.0)]) or a
+
+
+def _one_minus_square(b: Builder, a: Expr) -> Expr:
+    square = b.multiply(1.0, [(a, 2.0)])
+    return (square and b.add(1.0, [(square, -1.0)])) or a
+
+
+def finish(builder: Builder, roots: dict[str, Expr]) -> dict[str, tuple[Expr, list[Note]]]:
+    """Each root finished, with the conditions where it is the root's value: with the terms
+    multiplied by 0 gone, and the rewrites of fractions where that makes the whole no longer
+    (a rewrite that shortens one sum can lengthen what it is part of)."""
+    cancelled, rewritten = Finisher(builder, False), Finisher(builder, True)
+    done = {}
+    for name, root in roots.items():
+        plain, plain_notes = cancelled(root)
+        if len(reachable([root])) > _LARGE:  # (a chain 8,000 deep)
+            done[name] = (plain, plain_notes)
+            continue
+        full, notes = rewritten(root)
+        shorter = full is plain or printed_operations(full) <= printed_operations(plain)
+        done[name] = (full, notes) if shorter else (plain, plain_notes)
+    return done
+
+
+def printed_operations(e: Expr) -> int:
+    """The operations of e as `diff` prints it: a large repeated part bound to a name (t1)
+    once, none for a part that is a number."""
+    from ._language import parse
+
+    program = parse(write({"": layout([e], fractions=True)[0]}))
+    varies = program.varying()
+    return sum(type(ins) is Apply and varies[i] for i, ins in enumerate(program.code))
+
+
+class Finisher:
+    """Finishes the derivatives of one builder, sharing what they share: with `rewrite`,
+    every rewrite; else only the terms multiplied by 0 go."""
+
+    def __init__(self, builder: Builder, rewrite: bool = True):
+        self.b = builder
+        self.rewrite = rewrite
+        self.done: dict[int, Expr] = {}
+        self.notes: dict[int, list[Note]] = {}  # per node: the conditions of its cancelled terms
+        self.fractions: dict[int, Expr] = {}  # a sum as one fraction, where that was longer
+        self.size: dict[int, int] = {}  # per node: its nodes as a tree, up to _SMALL
+
+    def __call__(self, root: Expr) -> tuple[Expr, list[Note]]:
+        """The root finished, and the conditions where it is the root's value."""
+        order = reachable([root])
+        for e in order:
+            if id(e) not in self.done:
+                self.done[id(e)] = self._finished(e)
+        notes = [n for e in order for n in self.notes.get(id(e), [])]
+        return self.done[id(root)], notes
+
+    def _finished(self, e: Expr) -> Expr:
+        b, done = self.b, self.done
+        self.size[id(e)] = min(_SMALL, 1 + sum(self.size[id(a)] for a in e.args))
+        rewrite = self.rewrite and self.size[id(e)] < _SMALL
+        if e.kind in (NUMBER, INPUT, NAMED):
+            return e
+        same = all(done[id(a)] is a for a in e.args)  # (the builder's rebuilds are not idle)
+        if e.kind == CALL:
+            if same or piecewise(e.op) or e.op is WHERE or e.op in COMPARISONS:
+                return e
+            return b.apply(e.op, *(done[id(a)] for a in e.args))
+        if e.kind == POWER:
+            return e if same else b.power(*(done[id(a)] for a in e.args)) or e
+        if e.kind == PRODUCT:
+            made = e if same else b.multiply(e.value, [(done[id(a)], p) for a, p in _pairs(e)])
+            if made is None:
+                return e
+            if not rewrite:
+                return self._without_zeros(e, made)
+            made = _tangents(b, made)
+            made = _smaller(made, _exponentials(b, made), ties=False)
+            if any(id(a) in self.fractions for a in e.args):  # 1/(x**2*(1/x**2 + 1))
+                factors = [(self.fractions.get(id(a), done[id(a)]), p) for a, p in _pairs(e)]
+                made = _smaller(made, b.multiply(e.value, factors), ties=False)
+            if made.kind == PRODUCT and any(a.kind == SUM for a in made.args):
+                # (x*log(x) + x)*(log(x) + 1) is x*(log(x) + 1)**2
+                factors = [(_factored(b, a, []) or a, p) for a, p in _pairs(made)]
+                made = _smaller(made, b.multiply(made.value, factors), ties=False)
+            return self._without_zeros(e, made)
+        made = e if same else b.add(e.value, [(done[id(t)], w) for t, w in _pairs(e)])
+        if made is None:
+            return e
+        made = self._without_zeros(e, made)
+        if not rewrite:
+            return made
+        if made.kind == SUM:
+            made = _pythagorean(b, made)
+        if made.kind == SUM:  # x**x*log(x)*(log(x) + 1) + x**x*(log(x) + 1): a square
+            made = _smaller(made, _grouped(b, made), ties=False)
+        if made.kind == SUM:
+            together = _together(b, made)
+            # -1/tan(x)**2 - 1 (of cos(x)/sin(x)) is -1/sin(x)**2, where tan(x) is
+            # sin(x)/cos(x) again: where that is shorter, as a textbook writes it
+            written_out = _sines_and_cosines(b, made)
+            if written_out is not None:
+                together = _smaller(together or made, _together(b, written_out), ties=False)
+            # a fraction as long as the sum is the textbook's; a polynomial stays as it is
+            chosen = _smaller(made, together, ties=_has_denominator(made))
+            if chosen is made and together is not None:
+                self.fractions[id(e)] = together  # for a product it is a factor of
+            made = chosen
+        return made
+
+    def _without_zeros(self, e: Expr, made: Expr) -> Expr:
+        """`made` (e rebuilt) without its terms multiplied by 0, with a note of where they
+        were numbers and the rest is not; as it is where that cannot be said."""
+        if made.kind == PRODUCT and made.value == 0.0:  # 0*log(x)
+            zeros, rest = [made], self.b.const(0.0)
+        elif made.kind == SUM and 0.0 in made.weights:
+            zeros = [t for t, w in _pairs(made) if w == 0.0]
+            kept = [(t, w) for t, w in _pairs(made) if w != 0.0]
+            without = self.b.add(made.value, kept)
+            if without is None:
+                return made
+            rest = without
+        else:
+            return made
+        needed: list[Note] = []
+        for zero in zeros:
+            found = _domain(self.b, zero)
+            if found is None:
+                return made
+            needed += found
+        said = {(id(n.expr), n.relation) for n in _domain(self.b, rest) or []}
+        self.notes[id(e)] = [n for n in needed if (id(n.expr), n.relation) not in said]
+        return rest
+
+
+def _pairs(e: Expr) -> list[tuple[Expr, float]]:
+    return list(zip(e.args, e.weights, strict=True))
+
+
+def _factors(e: Expr) -> list[tuple[Expr, float]]:
+    return _pairs(e) if e.kind == PRODUCT else [(e, 1.0)]
+
+
+def _repeats(factors: list[tuple[Expr, float]]) -> bool:
+    """Whether a base comes twice (sqrt(x)*sqrt(x), kept apart: nan for x < 0, where x is
+    not): the rewrites that go by the power of each base leave such a term as it is."""
+    return bool(_repeated(factors))
+
+
+def _repeated(factors: list[tuple[Expr, float]]) -> set[int]:
+    """The bases (by id) that come more than once."""
+    seen: set[int] = set()
+    twice: set[int] = set()
+    for base, _ in factors:
+        (twice if id(base) in seen else seen).add(id(base))
+    return twice
+
+
+def _coefficient(e: Expr) -> float:
+    return e.value if e.kind == PRODUCT else 1.0
+
+
+def _domain(b: Builder, e: Expr) -> list[Note] | None:
+    """Where e is a number, but at isolated points, as notes (`x > 0`), each side a sum
+    (1 - x**2, not -(x**2 - 1)); None if that is more than the functions of _DOMAINS and
+    powers say."""
+    found = _conditions(b, e)
+    return None if found is None else [Note(b.add(0.0, [(n, 1.0)]) or n, ">") for n in found]
+
+
+def _conditions(b: Builder, e: Expr) -> list[Expr] | None:
+    """The expressions that must be positive for e to be a number (see `_domain`)."""
+    found = []
+    for node in reachable([e]):
+        if node.kind == PRODUCT:
+            for base, p in _pairs(node):
+                if known_number(base) is not None or positive(base):
+                    continue
+                if not float(p).is_integer():
+                    found.append(base)
+                elif p < 0.0 and not base.analytic:
+                    return None
+        elif node.kind == POWER:
+            base = node.args[0]
+            if not positive(base):
+                found.append(base)
+        elif node.kind == CALL and node.op.name in _DOMAINS:
+            inside = _DOMAINS[node.op.name](b, node.args[0])
+            if not positive(inside):
+                found.append(inside)
+        elif node.kind == CALL and not defined_everywhere(node.op):
+            return None  # lgamma, digamma, ...: where are they nan?
+        elif node.kind == NAMED and not node.total:
+            return None
+    return found
+
+
+def _pythagorean(b: Builder, s: Expr) -> Expr:
+    """s with each w*F*sin(a)**2 + w*F*cos(a)**2 as w*F, and c - c*cos(a)**2 as
+    c*sin(a)**2 (and c - c*sin(a)**2 as c*cos(a)**2)."""
+    squares: dict[tuple, int] = {}  # (sine?, a, weight, the other factors) -> the term's place
+    terms = _pairs(s)
+    for k, (t, w) in enumerate(terms):
+        factors = _factors(t)
+        for j, (base, p) in enumerate(factors):
+            if base.kind == CALL and base.op in (SIN, COS) and p == 2.0:
+                others = tuple(factors[:j] + factors[j + 1 :])
+                squares[(base.op is SIN, base.args[0], w * _coefficient(t), others)] = k
+    items = list(terms)
+    constant = s.value
+    for (sine, a, w, others), k in squares.items():
+        partner = squares.get((False, a, w, others)) if sine else None
+        if partner is not None and items[k] is terms[k] and items[partner] is terms[partner]:
+            both = b.multiply(w, list(others))
+            if both is not None:
+                items[k], items[partner] = (both, 1.0), (b.const(0.0), 0.0)
+        elif constant and not others and w == -constant and items[k] is terms[k]:
+            other = b.multiply(constant, [(b.apply(COS if sine else SIN, a), 2.0)])
+            if other is not None:
+                items[k], constant = (other, 1.0), 0.0
+    if constant == s.value and all(i is t for i, t in zip(items, terms, strict=True)):
+        return s
+    return b.add(constant, items) or s
+
+
+def _grouped(b: Builder, s: Expr) -> Expr | None:
+    """s with the terms that share a factor (a sum, call or power: the one most terms have)
+    as one product of the factors they all share and the sum of what is left, where that
+    sum is one of those factors (a power), else None."""
+    holders: dict[int, list[int]] = {}
+    terms = _pairs(s)
+    for k, (t, _) in enumerate(terms):
+        for base, p in _factors(t):
+            if base.kind in (SUM, CALL, POWER) and p > 0.0:
+                holders.setdefault(id(base), []).append(k)
+    group = max(holders.values(), key=len, default=[])
+    if len(group) < 2:
+        return None
+    sum_of = b.add(0.0, [terms[k] for k in group])
+    if sum_of is None:
+        return None
+    shared = _factored(b, sum_of, [])
+    if shared is None or shared.kind != PRODUCT or all(float(p) == 1.0 for p in shared.weights):
+        return None
+    rest = [t for k, t in enumerate(terms) if k not in group]
+    return b.add(s.value, [*rest, (shared, 1.0)])
+
+
+def _tangents(b: Builder, e: Expr) -> Expr:
+    """e with each sin(a)**k/cos(a)**k as tan(a)**k, and each cos(a)**k*tan(a)**k as
+    sin(a)**k (the derivative of 1/tan(x) is -1/sin(x)**2)."""
+    if e.kind != PRODUCT or _repeats(_pairs(e)):
+        return e
+    e = _sines(b, e)
+    if e.kind != PRODUCT:
+        return e
+    factors = _pairs(e)
+    cosines = {
+        id(base.args[0]): (base, p) for base, p in factors if base.kind == CALL and base.op is COS
+    }
+    changed = []
+    for base, p in factors:
+        if base.kind == CALL and base.op is SIN:
+            cosine = cosines.get(id(base.args[0]))
+            if cosine is not None and cosine[1] == -p:
+                changed.append(((base, p), cosine, b.apply(TAN, base.args[0])))
+    if not changed:
+        return e
+    gone = {(id(f[0]), f[1]) for sine, cosine, _ in changed for f in (sine, cosine)}
+    kept = [(base, p) for base, p in factors if (id(base), p) not in gone]
+    kept += [(tangent, sine[1]) for sine, _, tangent in changed]
+    return b.multiply(e.value, kept) or e
+
+
+def _sines_and_cosines(b: Builder, s: Expr) -> Expr | None:
+    """The sum s with each tan(a)**k of its terms as sin(a)**k/cos(a)**k (None where it has
+    no tan), so that sin(a)**2 + cos(a)**2 can be 1 in one fraction of its terms."""
+    terms = []
+    for t, w in _pairs(s):
+        factors = _factors(t)
+        if not any(base.kind == CALL and base.op is TAN for base, _ in factors):
+            terms.append((t, w))
+            continue
+        written: list[tuple[Expr, float]] = []
+        for base, p in factors:
+            if base.kind == CALL and base.op is TAN:
+                written += [(b.apply(SIN, base.args[0]), p), (b.apply(COS, base.args[0]), -p)]
+            else:
+                written.append((base, p))
+        term = b.multiply(_coefficient(t), written)
+        if term is None:
+            return None
+        terms.append((term, w))
+    if all(t is u for (t, _), (u, _) in zip(terms, _pairs(s), strict=True)):
+        return None
+    return b.add(s.value, terms)
+
+
+def _sines(b: Builder, e: Expr) -> Expr:
+    """e with cos(a)**p*tan(a)**q, p and q whole numbers of one sign, as sin(a)**k times
+    what is left of the larger (k the smaller in size): cos(x)**2*tan(x)**2 is sin(x)**2.
+    Where cos(a) is 0, tan(a) is not defined, and the two sides differ; a float a never makes
+    cos(a) 0 (cos(pi/2) is 6.1e-17), and there the two agree to rounding, so no condition is
+    noted."""
+    factors = _pairs(e)
+    tangents = {
+        id(base.args[0]): (base, p) for base, p in factors if base.kind == CALL and base.op is TAN
+    }
+    changed = []
+    for base, p in factors:
+        tangent = tangents.get(id(base.args[0])) if base.kind == CALL and base.op is COS else None
+        if tangent is None or not (float(p).is_integer() and float(tangent[1]).is_integer()):
+            continue
+        q = tangent[1]
+        if p * q > 0.0:
+            k = min(abs(p), abs(q)) * (1.0 if p > 0.0 else -1.0)
+            changed.append(((base, p), tangent, b.apply(SIN, base.args[0]), k))
+    if not changed:
+        return e
+    gone = {(id(f[0]), f[1]) for cosine, tangent, _, _ in changed for f in (cosine, tangent)}
+    kept = [(base, p) for base, p in factors if (id(base), p) not in gone]
+    for (cos_base, p), (tan_base, q), sine, k in changed:
+        kept += [(sine, k), (cos_base, p - k), (tan_base, q - k)]
+    return b.multiply(e.value, [(base, p) for base, p in kept if p != 0.0]) or e
+
+
+def _exponentials(b: Builder, e: Expr) -> Expr:
+    """e with its powers of exp as one: exp(x)*exp(-x) is 1, exp(x)**2*exp(y) exp(2*x + y)."""
+    if e.kind != PRODUCT or _repeats(_pairs(e)):
+        return e
+    powers = [(base, p) for base, p in _pairs(e) if base.kind == CALL and base.op is EXP]
+    if len(powers) < 2 or not all(float(p).is_integer() for _, p in powers):
+        return e
+    exponent = b.add(0.0, [(base.args[0], p) for base, p in powers])
+    if exponent is None:
+        return e
+    others = [(base, p) for base, p in _pairs(e) if not (base.kind == CALL and base.op is EXP)]
+    return b.multiply(e.value, [*others, (b.apply(EXP, exponent), 1.0)]) or e
+
+
+def _together(b: Builder, s: Expr) -> Expr | None:
+    """s as one fraction: its terms times the product of its denominators, multiplied out,
+    over that product (with no denominator, s multiplied out)."""
+    terms = [(w, _factors(t), _coefficient(t)) for t, w in _pairs(s)]
+    if len(terms) > _TERMS:
+        return None
+    if s.value:
+        terms.append((s.value, [], 1.0))
+    common: dict[int, tuple[Expr, float]] = {}  # per base, its power in the denominator
+    for _, factors, _ in terms:
+        under: dict[int, tuple[Expr, float]] = {}
+        for base, p in factors:
+            if p < 0.0 and not _numbers_only(base):
+                if not (base.analytic or not float(p).is_integer()):
+                    return None
+                under[id(base)] = (base, under.get(id(base), (base, 0.0))[1] - p)
+        for i, (base, d) in under.items():
+            common[i] = (base, max(common.get(i, (base, 0.0))[1], d))
+    # The whole fraction is nan where a base of the denominator with a fractional power is
+    # negative: there, in the numerator, sqrt(b)*sqrt(b) may be b, and 1/(sqrt(b)*sqrt(b))
+    # may be 1/b; elsewhere such a pair (nan for b < 0, where b is not) stays apart.
+    for _, factors, _ in terms:
+        for i in _repeated(factors):
+            if (
+                i in common
+                and common[i][1].is_integer()
+                and any(p < 0.0 for base, p in factors if id(base) == i)
+            ):
+                return None
+    items: list[tuple[Expr, float]] = []
+    for w, factors, c in terms:
+        merged: dict[int, float] = {}
+        for base, p in factors:
+            if id(base) in common and (p < 0.0 or not common[id(base)][1].is_integer()):
+                merged[id(base)] = merged.get(id(base), 0.0) + p
+        kept = [(base, p) for base, p in factors if id(base) not in merged]
+        kept += [(base, d + merged.get(i, 0.0)) for i, (base, d) in common.items()]
+        term = b.multiply(w * c, [(base, p) for base, p in kept if p != 0.0])
+        if term is None:
+            return None
+        items += [(_exponentials(b, t), w) for t, w in _expanded(b, term)]
+    numerator = b.add(0.0, items)
+    if numerator is None:
+        return None
+    if numerator.kind == SUM:
+        numerator = _pythagorean(b, numerator)
+    below = [(base, -d) for base, d in common.values()]
+    whole = b.multiply(1.0, [(numerator, 1.0), *below])
+    # (1 - cos(x)**2)/cos(x)**2 is tan(x)**2; 2*exp(x)*exp(-x) is 2
+    whole = whole and _tangents(b, _exponentials(b, whole))
+    sums = [(base, d) for base, d in below if base.kind == SUM and d == -1.0]
+    if whole is not None and len(sums) > 1:  # 2/((x + 1)*(1 - x)) is -2/(x**2 - 1)
+        product = b.multiply(1.0, [(base, 1.0) for base, _ in sums])
+        multiplied = product and b.add(0.0, _expanded(b, product))
+        rest = [(base, d) for base, d in below if (base, d) not in sums]
+        if multiplied is not None:
+            out = b.multiply(1.0, [(numerator, 1.0), (multiplied, -1.0), *rest])
+            whole = _smaller(whole, out, ties=False)
+    if whole is None or numerator.kind != SUM or not below:  # a polynomial stays expanded
+        return whole
+    return _smaller(whole, _factored(b, numerator, below))
+
+
+def _factored(b: Builder, s: Expr, below: list[tuple[Expr, float]]) -> Expr | None:
+    """The sum s with the powers all its terms share taken out, times `below`:
+    x*(x + 2)/(x + 1)**2, where x**2 + 2*x has one operation more."""
+    if s.kind != SUM or any(_repeats(_factors(t)) for t in s.args):
+        return None
+    shared: dict[int, tuple[Expr, float]] | None = None
+    for t, _ in _pairs(s):
+        powers = {id(base): (base, p) for base, p in _factors(t) if p > 0.0}
+        if shared is None:
+            shared = powers
+        else:
+            shared = {
+                i: (base, min(p, powers[i][1])) for i, (base, p) in shared.items() if i in powers
+            }
+    if not shared or s.value:
+        return None
+    items = []
+    for t, w in _pairs(s):
+        left = [(base, p - shared.get(id(base), (base, 0.0))[1]) for base, p in _factors(t)]
+        term = b.multiply(w * _coefficient(t), [(base, p) for base, p in left if p != 0.0])
+        if term is None:
+            return None
+        items.append((term, 1.0))
+    inner = b.add(0.0, items)
+    if inner is None:
+        return None
+    return b.multiply(1.0, [*shared.values(), (inner, 1.0), *below])
+
+
+def _has_denominator(s: Expr) -> bool:
+    """Whether a term of the sum s is divided by more than a number, but for a sum of powers
+    of one name, which stays as a polynomial does (15*x**2 + 2/x**2)."""
+    factors = [(base, p) for t in s.args for base, p in _factors(t)]
+    names = {base.value for base, _ in factors if base.kind == INPUT}
+    if len(names) == 1 and all(base.kind == INPUT or _numbers_only(base) for base, _ in factors):
+        return False
+    return any(p < 0.0 and not _numbers_only(base) for base, p in factors)
+
+
+def _numbers_only(e: Expr) -> bool:
+    """Whether e is made of numbers alone (pi and e by name): a denominator that stays."""
+    names = (n.value for n in reachable([e]) if n.kind in (INPUT, NAMED))
+    return all(name in NAMED_CONSTANTS.values() for name in names)
+
+
+def _expanded(b: Builder, term: Expr) -> list[tuple[Expr, float]]:
+    """A product with sums among its factors (to whole powers up to 2) multiplied out, as
+    (term, weight) pairs: 3*(5*x - 7) is 15*x - 21."""
+    if term.kind == SUM:
+        return [(term, 1.0)]
+    sums, others = [], []
+    for base, p in _factors(term):
+        small = base.kind == SUM and len(base.args) < _TERMS
+        if small and p in (1.0, 2.0) and not _numbers_only(base):  # (pi + 1)**2 stays
+            parts = [*_pairs(base), (b.const(1.0), base.value)] if base.value else _pairs(base)
+            sums += [parts] * int(p)
+        else:
+            others.append((base, p))
+    count = 1
+    for parts in sums:
+        count *= len(parts)
+    if not sums or count > _EXPANDED:
+        return [(term, 1.0)]
+    expanded = []
+    for choice in itertools.product(*sums):
+        weight = _coefficient(term)
+        factors = list(others)
+        for t, w in choice:
+            weight *= w
+            factors.append((t, 1.0))
+        made = b.multiply(weight, factors)
+        if made is None:
+            return [(term, 1.0)]
+        expanded.append((made, 1.0))
+    return expanded
+
+
+def _smaller(e: Expr, other: Expr | None, ties: bool = True) -> Expr:
+    """`other` if it is printed in fewer operations than e, or as many (`ties`); else e."""
+    if other is None or other is e:
+        return e
+    mine, theirs = operations(e), operations(other)
+    return other if theirs < mine or (ties and theirs == mine) else e
+
+
+def operations(e: Expr) -> int:
+    """The operators and calls of e as printed (in fractions), none for a part that is a
+    number (`1/2`, `sqrt(2)`, `pi`)."""
+    (shown,) = layout([e], fractions=True)
+    count: dict[int, int] = {}
+    constant: dict[int, bool] = {}
+    for node in reachable([shown]):
+        if node.kind == NUMBER:
+            constant[id(node)], count[id(node)] = True, 0
+        elif node.kind == INPUT:
+            constant[id(node)], count[id(node)] = node.value in NAMED_CONSTANTS.values(), 0
+        else:
+            constant[id(node)] = all(constant[id(a)] for a in node.args)
+            inner = sum(count[id(a)] for a in node.args)
+            count[id(node)] = 0 if constant[id(node)] else 1 + inner
+    return count[id(shown)]
