@@ -49,8 +49,8 @@ FORMULAS = {
     'sech': ('-sech(x)*tanh(x)',),
     'csch': ('-csch(x)*coth(x)',),
     'coth': ('-csch(x)**2',),
-    'erf': ('2/sqrt(pi)*where(abs(x) < 26.5, exp(-(round(x*1048576)/1048576)**2)*exp(-(x - (round(x*1048576)/1048576))*(x + (round(x*1048576)/1048576))), where(abs(x) < 26.75, exp(-(round(x*1048576)/1048576)**2/2)*exp(-(x - (round(x*1048576)/1048576))*(x + (round(x*1048576)/1048576)))*exp(-(round(x*1048576)/1048576)**2/2), exp(-x**2/2)*exp(-x**2/2)))',),
-    'erfc': ('-(2/sqrt(pi)*where(abs(x) < 26.5, exp(-(round(x*1048576)/1048576)**2)*exp(-(x - (round(x*1048576)/1048576))*(x + (round(x*1048576)/1048576))), where(abs(x) < 26.75, exp(-(round(x*1048576)/1048576)**2/2)*exp(-(x - (round(x*1048576)/1048576))*(x + (round(x*1048576)/1048576)))*exp(-(round(x*1048576)/1048576)**2/2), exp(-x**2/2)*exp(-x**2/2))))',),
+    'erf': ('2/sqrt(pi)*where(abs(x) < 26.5, exp(-(round(clamp(x, -27, 27)*1048576)/1048576)**2)*exp(-(clamp(x, -27, 27) - (round(clamp(x, -27, 27)*1048576)/1048576))*(clamp(x, -27, 27) + (round(clamp(x, -27, 27)*1048576)/1048576))), where(abs(x) < 26.75, exp(-(round(clamp(x, -27, 27)*1048576)/1048576)**2/2)*exp(-(clamp(x, -27, 27) - (round(clamp(x, -27, 27)*1048576)/1048576))*(clamp(x, -27, 27) + (round(clamp(x, -27, 27)*1048576)/1048576)))*exp(-(round(clamp(x, -27, 27)*1048576)/1048576)**2/2), exp(-(clamp(x, -40, 40)/2)*clamp(x, -40, 40))*exp(-(clamp(x, -40, 40)/2)*clamp(x, -40, 40))))',),
+    'erfc': ('-(2/sqrt(pi)*where(abs(x) < 26.5, exp(-(round(clamp(x, -27, 27)*1048576)/1048576)**2)*exp(-(clamp(x, -27, 27) - (round(clamp(x, -27, 27)*1048576)/1048576))*(clamp(x, -27, 27) + (round(clamp(x, -27, 27)*1048576)/1048576))), where(abs(x) < 26.75, exp(-(round(clamp(x, -27, 27)*1048576)/1048576)**2/2)*exp(-(clamp(x, -27, 27) - (round(clamp(x, -27, 27)*1048576)/1048576))*(clamp(x, -27, 27) + (round(clamp(x, -27, 27)*1048576)/1048576)))*exp(-(round(clamp(x, -27, 27)*1048576)/1048576)**2/2), exp(-(clamp(x, -40, 40)/2)*clamp(x, -40, 40))*exp(-(clamp(x, -40, 40)/2)*clamp(x, -40, 40)))))',),
     'erfinv': ('sqrt(pi)/2*exp(erfinv(x)**2)',),
     'gamma': ('gamma(x)*digamma(x)',),
     'lgamma': ('digamma(x)',),
@@ -84,6 +84,7 @@ def derivatives(forward):
     """Per key of ops.OPS, its derivative function; `forward` holds each op's forward
     function by its key."""
     abs = forward['abs']
+    clamp = forward['clamp']
     cos = forward['cos']
     cosh = forward['cosh']
     cot = forward['cot']
@@ -271,23 +272,27 @@ def derivatives(forward):
         t1 = csch(x)
         return ((-(t1 * t1)),)
 
-    def d_erf(x, out):  # 2/sqrt(pi)*where(abs(x) < 26.5, exp(-(round(x*1048576)/1048576)**2)*exp(-(x - (round(x*1048576)/1048576))*(x + (round(x*1048576)/1048576))), where(abs(x) < 26.75, exp(-(round(x*1048576)/1048576)**2/2)*exp(-(x - (round(x*1048576)/1048576))*(x + (round(x*1048576)/1048576)))*exp(-(round(x*1048576)/1048576)**2/2), exp(-x**2/2)*exp(-x**2/2)))
+    def d_erf(x, out):  # 2/sqrt(pi)*where(abs(x) < 26.5, exp(-(round(clamp(x, -27, 27)*1048576)/1048576)**2)*exp(-(clamp(x, -27, 27) - (round(clamp(x, -27, 27)*1048576)/1048576))*(clamp(x, -27, 27) + (round(clamp(x, -27, 27)*1048576)/1048576))), where(abs(x) < 26.75, exp(-(round(clamp(x, -27, 27)*1048576)/1048576)**2/2)*exp(-(clamp(x, -27, 27) - (round(clamp(x, -27, 27)*1048576)/1048576))*(clamp(x, -27, 27) + (round(clamp(x, -27, 27)*1048576)/1048576)))*exp(-(round(clamp(x, -27, 27)*1048576)/1048576)**2/2), exp(-(clamp(x, -40, 40)/2)*clamp(x, -40, 40))*exp(-(clamp(x, -40, 40)/2)*clamp(x, -40, 40))))
         t1 = abs(x)
-        t2 = (round((x * 1048576.0)) / 1048576.0)
-        t3 = (-(t2 * t2))
-        t4 = exp(((-(x - t2)) * (x + t2)))
-        t5 = exp((t3 / 2.0))
-        t6 = exp(((-(x * x)) / 2.0))
-        return ((1.1283791670955126 * ((exp(t3) * t4) if (1.0 if t1 < 26.5 else 0.0) != 0.0 else (((t5 * t4) * t5) if (1.0 if t1 < 26.75 else 0.0) != 0.0 else (t6 * t6)))),)
+        t2 = clamp(x, (-27.0), 27.0)
+        t3 = (round((t2 * 1048576.0)) / 1048576.0)
+        t4 = (-(t3 * t3))
+        t5 = exp(((-(t2 - t3)) * (t2 + t3)))
+        t6 = exp((t4 / 2.0))
+        t7 = clamp(x, (-40.0), 40.0)
+        t8 = exp(((-(t7 / 2.0)) * t7))
+        return ((1.1283791670955126 * ((exp(t4) * t5) if (1.0 if t1 < 26.5 else 0.0) != 0.0 else (((t6 * t5) * t6) if (1.0 if t1 < 26.75 else 0.0) != 0.0 else (t8 * t8)))),)
 
-    def d_erfc(x, out):  # -(2/sqrt(pi)*where(abs(x) < 26.5, exp(-(round(x*1048576)/1048576)**2)*exp(-(x - (round(x*1048576)/1048576))*(x + (round(x*1048576)/1048576))), where(abs(x) < 26.75, exp(-(round(x*1048576)/1048576)**2/2)*exp(-(x - (round(x*1048576)/1048576))*(x + (round(x*1048576)/1048576)))*exp(-(round(x*1048576)/1048576)**2/2), exp(-x**2/2)*exp(-x**2/2))))
+    def d_erfc(x, out):  # -(2/sqrt(pi)*where(abs(x) < 26.5, exp(-(round(clamp(x, -27, 27)*1048576)/1048576)**2)*exp(-(clamp(x, -27, 27) - (round(clamp(x, -27, 27)*1048576)/1048576))*(clamp(x, -27, 27) + (round(clamp(x, -27, 27)*1048576)/1048576))), where(abs(x) < 26.75, exp(-(round(clamp(x, -27, 27)*1048576)/1048576)**2/2)*exp(-(clamp(x, -27, 27) - (round(clamp(x, -27, 27)*1048576)/1048576))*(clamp(x, -27, 27) + (round(clamp(x, -27, 27)*1048576)/1048576)))*exp(-(round(clamp(x, -27, 27)*1048576)/1048576)**2/2), exp(-(clamp(x, -40, 40)/2)*clamp(x, -40, 40))*exp(-(clamp(x, -40, 40)/2)*clamp(x, -40, 40)))))
         t1 = abs(x)
-        t2 = (round((x * 1048576.0)) / 1048576.0)
-        t3 = (-(t2 * t2))
-        t4 = exp(((-(x - t2)) * (x + t2)))
-        t5 = exp((t3 / 2.0))
-        t6 = exp(((-(x * x)) / 2.0))
-        return ((-(1.1283791670955126 * ((exp(t3) * t4) if (1.0 if t1 < 26.5 else 0.0) != 0.0 else (((t5 * t4) * t5) if (1.0 if t1 < 26.75 else 0.0) != 0.0 else (t6 * t6))))),)
+        t2 = clamp(x, (-27.0), 27.0)
+        t3 = (round((t2 * 1048576.0)) / 1048576.0)
+        t4 = (-(t3 * t3))
+        t5 = exp(((-(t2 - t3)) * (t2 + t3)))
+        t6 = exp((t4 / 2.0))
+        t7 = clamp(x, (-40.0), 40.0)
+        t8 = exp(((-(t7 / 2.0)) * t7))
+        return ((-(1.1283791670955126 * ((exp(t4) * t5) if (1.0 if t1 < 26.5 else 0.0) != 0.0 else (((t6 * t5) * t6) if (1.0 if t1 < 26.75 else 0.0) != 0.0 else (t8 * t8))))),)
 
     def d_erfinv(x, out):  # sqrt(pi)/2*exp(erfinv(x)**2)
         return ((0.8862269254527579 * exp((out * out))),)

@@ -374,7 +374,7 @@ def _aligned(rows: list[tuple[str, str]], one: bool) -> str:
     for name, e in rows:
         if name == "#":
             said = e if e.startswith(r"\text{loses") else rf"\text{{for }} {e}"
-            shown.append(rf"&\qquad {said}")
+            shown += [rf"&\qquad {line}" for line in _note_lines(said)]
             continue
         right = f"= {e}" if name else e  # one expression alone, too wide: no name, no =
         if width(name) + width(right) <= LINE:
@@ -384,6 +384,59 @@ def _aligned(rows: list[tuple[str, str]], one: bool) -> str:
         first = f"{name} &{lines[0]}" if name else f"&{lines[0]}"
         shown += [first, *(rf"&\quad {line}" for line in lines[1:])]
     return "\n".join([r"\begin{aligned}", " \\\\\n".join(shown), r"\end{aligned}"])
+
+
+# A note's words are narrower than math: this many of `width`'s letters fit an article page
+# (pdflatex: 66.8 fitted, 66.9 was 9 pt too wide, as width counts a square as a letter; 60 keeps
+# a margin).
+NOTE_LINE = 60
+_NOTE_BREAKS = (r";\ ", r" \text{ and } ")
+
+
+def _note_lines(said: str) -> list[str]:
+    """A LaTeX note as lines that fit a page, broken after a `;` or before an `and` between
+    its parts, and a part wider than a line between the words of its last `\\text`."""
+    parts = [said]
+    for mark in _NOTE_BREAKS:
+        parts = [p for part in parts for p in _split_keeping(part, mark)]
+    parts = [p for part in parts for p in _between_words(part)]
+    lines: list[str] = []
+    for part in parts:
+        if lines and width(lines[-1] + part) <= NOTE_LINE:
+            lines[-1] += part
+        else:
+            lines.append(part)
+    return [line.strip().removesuffix("\\") for line in lines]  # (a line ends `;`, not `;\ `)
+
+
+def _between_words(part: str) -> list[str]:
+    """A part of a note as lines that fit, broken between the words of its last `\\text`,
+    before an `and` where one fits (`\\text{ = 1 (its square - 1 cancels)}`, `\\text{and past
+    1e154 (it overflows)}`)."""
+    lines = []
+    while width(part) > NOTE_LINE:
+        start = part.rfind(r"\text{")
+        end = part.find("}", start)
+        if start < 0 or end < 0:
+            break
+        words = part[start + len(r"\text{") : end].split(" ")
+        k = len(words) - 1
+        while k > 1 and width(part[:start] + r"\text{" + " ".join(words[:k]) + "}") > NOTE_LINE:
+            k -= 1
+        if k <= 1:
+            break
+        k = next((j for j in range(k, 1, -1) if words[j] == "and"), k)  # before an `and`
+        lines.append(part[:start] + r"\text{" + " ".join(words[:k]) + "}")
+        part = r"\text{" + " ".join(words[k:]) + part[end:]
+    return [*lines, part]
+
+
+def _split_keeping(text: str, mark: str) -> list[str]:
+    """text split at `mark`: `;` ends the part before it, `and` begins the part after it."""
+    pieces = text.split(mark)
+    if mark.startswith(";"):
+        return [p + mark for p in pieces[:-1]] + pieces[-1:]
+    return pieces[:1] + [mark + p for p in pieces[1:]]
 
 
 def javascript(

@@ -433,13 +433,21 @@ def gaussian(x: str) -> str:
     smallest normal float, by halves of exp(-h**2), each a normal float, whose product rounds
     once (and so do the products of its derivative: erf's second derivative at 27 was 13
     units in the last place off); past 26.75, where the rounding of x**2 is below a unit of
-    the subnormal grid, by halves of exp(-x**2), which are 0 at inf (h is inf or nan there)."""
-    h = f"(round({x}*1048576)/1048576)"
-    rest = f"exp(-({x} - {h})*({x} + {h}))"
+    the subnormal grid, by halves of exp(-x**2). No derivative multiplies inf by 0, up to
+    x = inf: the halves are of x clamped to 40 (each 0 past it, and its derivative 0 there),
+    and x**2/2 is written (x/2)*x (the same float), whose derivative is x where that of x**2
+    is 2*x, inf past 8.99e307 (the second derivative there was inf*0, nan, where it is 0);
+    h and the first branches are of x clamped to 27 (the same numbers wherever a branch takes
+    them), as x*1048576 overflows past 1.7e302, which made a branch not taken inf, and inf*0
+    where a derivative of the where is multiplied out (diff --order 2 --exact)."""
+    near = f"clamp({x}, -27, 27)"
+    h = f"(round({near}*1048576)/1048576)"
+    rest = f"exp(-({near} - {h})*({near} + {h}))"
+    far = f"clamp({x}, -40, 40)"
     return (
         f"where(abs({x}) < 26.5, exp(-{h}**2)*{rest}, "
         f"where(abs({x}) < 26.75, exp(-{h}**2/2)*{rest}*exp(-{h}**2/2), "
-        f"exp(-{x}**2/2)*exp(-{x}**2/2)))"
+        f"exp(-({far}/2)*{far})*exp(-({far}/2)*{far})))"
     )
 
 

@@ -29,7 +29,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 from ._algebra import (
     CALL,
@@ -79,6 +79,11 @@ Pair = tuple[Expr, Expr]
 #    a >= 1), a/hypot(a, b) divided by the larger of a and b (hypot) is a/hypot(a, b), and
 #    atan2's divided by the larger argument is a/(a**2 + b**2), to rounding where nothing
 #    overflows or underflows.
+#    A replacement may read `out`, the op's own value (the op called on its parameters, in
+#    their order), as a derivative function does (_derivatives_writer.py): hypot's two formulas
+#    are one shape, d/dy's d/dx's with x and y swapped, so one pattern matches both, with a
+#    and b swapped; written a/hypot(a, b), d/dy was y/hypot(y, x) for the source's
+#    hypot(x, y), where a/out is y/hypot(x, y).
 #  * dsinc(a) is sinc's derivative, (cos(pi*a) - sinc(a))/a but at 0, where it is 0.
 #  * 1/hypot(1, a) (asinh's, which does not overflow) is 1/sqrt(a**2 + 1).
 #  * polygamma's derivative by x is polygamma(n + 1, x), but nan (as the function) for n < 0.
@@ -105,7 +110,7 @@ TEXTBOOK_RULES = (
     ),
     (
         "where(abs(a) < abs(b), sign(b)*(a/b)/hypot(1, a/b), sign(a)/hypot(1, b/a))",
-        "a/hypot(a, b)",
+        "a/out",
         None,
     ),
     ("dsinc(a)", "(cos(pi*a) - sinc(a))/a", "a != 0"),
@@ -114,20 +119,61 @@ TEXTBOOK_RULES = (
     ("1 + tan(a)**2", "1/cos(a)**2", None),
     (gaussian("a"), "exp(-a**2)", None),
 )
-# Where a rule's textbook form loses digits the helper keeps, a note of it (`{}` its `a`),
-# under every derivative the rule is used in (docs/calculus.md, "Where the formulas keep
-# their digits").
+
+
+# Where a rule's textbook form loses digits the helper keeps, a note of it, under every
+# derivative the rule is used in (docs/calculus.md, "Where the formulas keep their digits"):
+# the part that loses them (no note where it cancels out of the derivative: x*asin(x) +
+# sqrt(1 - x**2)'s asin(x); none where erf's exp(-x**2) is merged into another exp), the
+# note, its `{}` the subject's text (the rule's `a` unless said), and the parameters that,
+# where one is a number, make the note go (a power of a number exponent loses at most
+# |n|/2 units of the subnormal grid more than the engine; hypot(x, 3) is never subnormal),
+# and so does a base that is its own exponent where `apart` (x**x and x**(x - 1) are never
+# below 0.69 where they are numbers).
+# A rewrite that loses nothing has no note: tan's 1/cos(x)**2 is within 2.9 units in the
+# last place of mpmath where 1 + tan(x)**2 is within 1.7.
+class Loss(NamedTuple):
+    part: str
+    why: str
+    subject: str = "a"
+    unless: tuple[str, ...] = ()
+    apart: bool = False
+
+
+_SQUARES = Loss(  # atan2's
+    "a**2 + b**2",
+    "loses digits where {} overflows or underflows",
+    "a**2 + b**2",
+)
+_SUBNORMAL = "is below 2.2e-308 (it rounds first)"
 LOSSES = {
-    "1 - sigmoid(a)": ("sigmoid(a)", "loses digits as {} grows, all past 37 (1 - sigmoid cancels)"),
-    "1 - a**2": ("a**2", "loses digits near |{}| = 1 (1 - its square cancels)"),
-    "sqrt(a**2 - 1)": (
+    "1 - sigmoid(a)": Loss(
+        "sigmoid(a)", "loses digits as {} grows, all past 37 (1 - sigmoid cancels)"
+    ),
+    "1 - a**2": Loss("a**2", "loses digits near |{}| = 1 (1 - its square cancels)"),
+    "sqrt(a**2 - 1)": Loss(
         "a**2",
         "loses digits near {} = 1 (its square - 1 cancels) and past 1e154 (it overflows)",
     ),
-    "1/sqrt(a**2 + 1)": ("a**2", "loses digits for |{}| > 1e154 (its square overflows)"),
+    "1/sqrt(a**2 + 1)": Loss("a**2", "loses digits for |{}| > 1e154 (its square overflows)"),
+    "1/cosh(a)**2": Loss("cosh(a)", "loses digits for |{}| > 355 (cosh's square overflows)"),
+    "a/(a**2 + b**2)": _SQUARES,
+    "-b/(a**2 + b**2)": _SQUARES,
+    "a/out": Loss(
+        "out",
+        "loses digits where {} overflows or is subnormal",
+        "out",
+        ("a", "b"),
+    ),
+    "exp(-a**2)": Loss(
+        "exp(-a**2)",
+        "loses digits as |{}| grows, up to 3 near 26.6 (its square rounds)",
+    ),
+    "b*a**(b - 1)": Loss(
+        "a**(b - 1)", f"loses digits where {{}} {_SUBNORMAL}", "a**(b - 1)", ("b",), True
+    ),
+    "a**b*log(a)": Loss("a**b", f"loses digits where {{}} {_SUBNORMAL}", "a**b", ("a",), True),
 }
-# (each with the part that loses them: a derivative where it cancels, x*asin(x) +
-# sqrt(1 - x**2)'s asin(x), has no note)
 # The functions that only helpers use: a textbook derivative has none of them, unless the
 # source calls them itself.
 HELPERS = frozenset(("powlog", "dsinc"))
@@ -147,8 +193,9 @@ class Formula:
 
     program: Program
     conditions: tuple[tuple[Program, str], ...] = ()
-    # where it loses digits: (a, the part that loses them, LOSSES' note)
-    losses: tuple[tuple[Program, Program, str], ...] = ()
+    # where it loses digits: (its subject, the part that loses them, LOSSES' note, the
+    # parameters of which one being a number drops it, and two that drop it being one)
+    losses: tuple[tuple[Program, Program, str, tuple[Program, ...], tuple[Program, ...]], ...] = ()
 
 
 @functools.cache
@@ -161,7 +208,7 @@ def exact_formulas(op: Op) -> tuple[Formula, ...]:
 def textbook_formulas(op: Op) -> tuple[Formula, ...]:
     """The op's formulas as a textbook writes them: the helpers rewritten by TEXTBOOK_RULES,
     then simplified and laid out as `diff` prints (`-(a/b)/b` is `-a/b**2`)."""
-    return tuple(_textbook(text) for text in op.formulas)
+    return tuple(_textbook(text, op) for text in op.formulas)
 
 
 def _match(pattern: Expr, node: Expr) -> dict[str, Expr] | None:
@@ -183,27 +230,37 @@ def _match(pattern: Expr, node: Expr) -> dict[str, Expr] | None:
     return binding
 
 
-def _textbook(text: str) -> Formula:
+def _textbook(text: str, op: Op) -> Formula:
     written = Written()
     patterns = Written()
+    out = written.op(op, *map(written.input, op.parameters))  # a replacement's `out`
     rules = [(patterns.program(_parsed(p)), r, c) for p, r, c in TEXTBOOK_RULES]
     tree = written.program(_parsed(text))
     rewritten: dict[int, Expr] = {}
     conditions: list[tuple[Expr, str]] = []
-    losses: list[tuple[Expr, Expr, str]] = []
+    losses: list[tuple[Expr, Expr, str, tuple[Expr, ...], tuple[Expr, ...]]] = []
     for e in reachable([tree]):
         node = e if not e.args else written.op(e.op, *(rewritten[id(a)] for a in e.args))
         for pattern, text, condition in rules:
             binding = _match(pattern, node)
             if binding is None:
                 continue
-            env = binding.__getitem__
+            env = {**binding, "out": out}.__getitem__
             replacement = _parsed(text)
             if text in LOSSES:
-                lossy, why = LOSSES[text]
-                witness = _parsed(lossy)
-                made = witness.interpret(input=env, const=written.number, apply=written.op)
-                losses.append((binding["a"], made[witness.result], why))
+                loss = LOSSES[text]
+                subject, lossy = _parsed(loss.subject), _parsed(loss.part)
+                made = {
+                    "subject": subject.interpret(input=env, const=written.number, apply=written.op)[
+                        subject.result
+                    ],
+                    "part": lossy.interpret(input=env, const=written.number, apply=written.op)[
+                        lossy.result
+                    ],
+                }
+                unless = tuple(binding[p] for p in loss.unless)
+                alike = (binding["a"], binding["b"]) if loss.apart else ()
+                losses.append((made["subject"], made["part"], loss.why, unless, alike))
             node = replacement.interpret(input=env, const=written.number, apply=written.op)[
                 replacement.result
             ]
@@ -231,7 +288,16 @@ def _textbook(text: str) -> Formula:
     return Formula(
         canonical(rewritten[id(tree)]),
         tuple((canonical(side), relation) for side, relation in conditions),
-        tuple((canonical(side), canonical(part), why) for side, part, why in losses),
+        tuple(
+            (
+                canonical(side),
+                canonical(part),
+                why,
+                tuple(map(canonical, unless)),
+                tuple(map(canonical, alike)),
+            )
+            for side, part, why, unless, alike in losses
+        ),
     )
 
 
@@ -444,9 +510,15 @@ def _local_derivatives(
                 for n, v in zip(found, values, strict=True)
                 if v is None and not positive(n.expr)  # x**2 + 1 > 0 goes without saying
             )
-            for side, part, why in f.losses:
+            for side, part, why, unless, alike in f.losses:
                 expr = _interpret(builder, side, env)[side.result][0]
                 lossy = _interpret(builder, part, env)[part.result][0]
+                if any(
+                    _constant(_interpret(builder, u, env)[u.result][0]) is not None for u in unless
+                ):
+                    continue
+                if len({id(_interpret(builder, u, env)[u.result][0]) for u in alike}) == 1:
+                    continue  # x**x
                 if _constant(expr) is None:
                     conditions.append((ins.args[k], Note(expr, LOSES, why, lossy)))
     return local

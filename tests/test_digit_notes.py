@@ -3,6 +3,7 @@ text, and that it is true, the printed form evaluated against mpmath at 50 digit
 
 from __future__ import annotations
 
+import math
 import warnings
 
 import mpmath
@@ -14,6 +15,9 @@ from tests.helpers import run
 mpmath.mp.dps = 50
 
 KEEP = "; diff --exact keeps them"
+SQUARES = "# loses digits where x**2 + y**2 overflows or underflows" + KEEP
+HYPOT = "# loses digits where hypot(x, y) overflows or is subnormal" + KEEP
+GAUSSIAN = "# loses digits as |x| grows, up to 3 near 26.6 (its square rounds)" + KEEP
 
 
 def _diff(*args: str) -> str:
@@ -54,10 +58,37 @@ def _diff(*args: str) -> str:
         # with a condition, and two notes in one line
         (
             "asinh(x)**y",
-            "d_x = y*asinh(x)**(y - 1)/sqrt(x**2 + 1)\n# asinh(x) != 0; loses digits for |x| > "
-            "1e154 (its square overflows)" + KEEP + "\nd_y = asinh(x)**y*log(asinh(x))\n"
-            "# asinh(x) > 0",
+            "d_x = y*asinh(x)**(y - 1)/sqrt(x**2 + 1)\n# asinh(x) != 0; loses digits where "
+            "asinh(x)**(y - 1) is below 2.2e-308 (it rounds first) and for "
+            "|x| > 1e154 (its square overflows)" + KEEP + "\nd_y = asinh(x)**y*log(asinh(x))\n"
+            "# asinh(x) > 0; loses digits where asinh(x)**y is below 2.2e-308 (it rounds first)"
+            + KEEP,
         ),
+        (
+            "atan2(y, x)",
+            "d_y = x/(x**2 + y**2)\n" + SQUARES + "\nd_x = -y/(x**2 + y**2)\n" + SQUARES,
+        ),
+        ("atan2(3, x)", "-3/(x**2 + 9)\n" + SQUARES.replace("y**2", "9")),
+        ("hypot(x, y)", "d_x = x/hypot(x, y)\n" + HYPOT + "\nd_y = y/hypot(x, y)\n" + HYPOT),
+        ("tanh(x)", "1/cosh(x)**2\n# loses digits for |x| > 355 (cosh's square overflows)" + KEEP),
+        ("erf(x)", "2*exp(-x**2)/sqrt(pi)\n" + GAUSSIAN),
+        ("erfc(3*x)", "-6*exp(-9*x**2)/sqrt(pi)\n" + GAUSSIAN.replace("|x|", "|3*x|")),
+        (
+            "x**y",
+            "d_x = y*x**(y - 1)\n# x != 0; loses digits where x**(y - 1) is below 2.2e-308 (it "
+            "rounds first)" + KEEP + "\nd_y = x**y*log(x)\n# x > 0; "
+            "loses digits where x**y is below 2.2e-308 (it rounds first)" + KEEP,
+        ),
+        # no note where the rewrite loses nothing: tan's 1/cos(x)**2 (as near mpmath as
+        # 1 + tan(x)**2), hypot of a number (never subnormal), a power of a number exponent
+        # or of a number base (at most |n|/2 units of the subnormal grid more), x**x (never
+        # below 0.69), nor where erf's exp(-x**2) is merged into another exp
+        ("tan(x)", "1/cos(x)**2"),
+        ("hypot(x, 3)", "x/hypot(x, 3)"),
+        ("x**3", "3*x**2"),
+        ("2**x", "2**x*log(2)"),
+        ("x**x", "x**x*(log(x) + 1)\n# x > 0"),
+        ("erfinv(erf(x))", "exp(erfinv(erf(x))**2 - x**2)"),
         (
             "asinh(x)*sigmoid(x)",
             "sigmoid(x)*(1/sqrt(x**2 + 1) - asinh(x)*(sigmoid(x) - 1))\n# loses digits as x "
@@ -79,7 +110,7 @@ def test_the_note_in_latex_and_python() -> None:
         "\\begin{aligned}\n"
         "d_{x} &= \\frac{1}{\\sqrt{1 - x^{2}}} \\\\\n"
         "&\\qquad \\text{loses digits near } \\lvert x \\rvert \\text{ = 1 (1 - its square "
-        "cancels)};\\ \\text{diff -{}-exact keeps them}\n"
+        "cancels)}; \\\\\n&\\qquad \\text{diff -{}-exact keeps them}\n"
         "\\end{aligned}\n"
     )
     d = ng.diff("asinh(x)")
@@ -142,3 +173,118 @@ def test_the_note_is_true(source: str, reference, lost: list[float], kept: list[
         assert _error(exact.text, reference, x) < 1e-14, x
     for x in kept:
         assert _error(textbook.text, reference, x) < 1e-14, x
+
+
+# Measured in units in the last place of the true value (of the subnormal grid below
+# 2.2e-308, where these derivatives often are): source, the derivative's name, the
+# derivative in mpmath, points where the note says digits are lost, points where it does not.
+CASES_2 = [
+    # cosh(x)**2 overflows past 355.58, where the derivative is 5.6e-309
+    (
+        "tanh(x)",
+        "x",
+        lambda x: 1 / mpmath.cosh(x) ** 2,
+        [{"x": 356.0}, {"x": -360.0}, {"x": 370.0}],
+        [{"x": 0.5}, {"x": -3.0}, {"x": 20.0}, {"x": 354.0}],
+    ),
+    # x**2 rounds, and exp(-x**2) multiplies its error by x**2 (165 units in the last place
+    # at 26.12, 97 at -26.6, 18 at 5.1); past 26.62 the subnormal grid is coarser than that
+    (
+        "erf(x)",
+        "x",
+        lambda x: 2 * mpmath.exp(-x * x) / mpmath.sqrt(mpmath.pi),
+        [{"x": 26.12}, {"x": -26.6}, {"x": 13.37}, {"x": 5.1}],
+        [{"x": 0.5}, {"x": -2.0}, {"x": 0.25}],
+    ),
+    # x**2 + y**2 overflows past 1.3e154 and underflows below 1.5e-154
+    (
+        "atan2(y, x)",
+        "y",
+        lambda x, y: x / (x * x + y * y),
+        [{"x": 1e155, "y": 1e155}, {"x": 1e300, "y": 1.0}, {"x": 1e-160, "y": 1e-160}],
+        [{"x": 3.0, "y": 2.0}, {"x": 3e150, "y": 1e150}, {"x": 2e-150, "y": 1e-150}],
+    ),
+    (
+        "atan2(y, x)",
+        "x",
+        lambda x, y: -y / (x * x + y * y),
+        [{"x": 1.7e308, "y": 1.6e308}, {"x": 3e-200, "y": 1e-200}],
+        [{"x": 3.0, "y": 2.0}, {"x": 1e-300, "y": 1.0}],
+    ),
+    # hypot(x, y) overflows past 1.8e308, and rounds to the subnormal grid below 2.2e-308
+    (
+        "hypot(x, y)",
+        "x",
+        lambda x, y: x / mpmath.hypot(x, y),
+        [{"x": 1.6e308, "y": 1.7e308}, {"x": 5e-324, "y": 5e-324}, {"x": 3e-310, "y": 1e-310}],
+        [{"x": 2.0, "y": 3.0}, {"x": 1e200, "y": 3e200}, {"x": 1e-200, "y": 3e-200}],
+    ),
+    # the power rule and a**b*log(a) where the power is subnormal
+    (
+        "x**y",
+        "x",
+        lambda x, y: y * x ** (y - 1),
+        [{"x": 2.0, "y": -1074.0}, {"x": 1e-8, "y": 40.0}, {"x": 3.0, "y": -650.0}],
+        [{"x": 2.0, "y": 3.0}, {"x": 1.5, "y": -20.0}, {"x": 1e-5, "y": 62.0}],
+    ),
+    (
+        "x**y",
+        "y",
+        lambda x, y: x**y * mpmath.log(x),
+        [{"x": 1e300, "y": -1.05}, {"x": 7.077603431103868e-282, "y": 1.1367007420577941}],
+        [{"x": 2.0, "y": 3.0}, {"x": 1e10, "y": -30.0}, {"x": 7.0, "y": 0.5}],
+    ),
+]
+
+
+def _ulps_at(text: str, reference, point: dict[str, float]) -> float:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        program = ng.parse(text)
+        got = program.values({n: point[n] for n in program.inputs})[program.result]
+    true = reference(**{n: mpmath.mpf(v) for n, v in point.items()})
+    return float(abs(mpmath.mpf(got) - true) / math.ulp(float(true)))
+
+
+@pytest.mark.parametrize(("source", "wrt", "reference", "lost", "kept"), CASES_2)
+def test_the_note_is_true_to_units_in_the_last_place(source, wrt, reference, lost, kept):
+    textbook = ng.diff(source, wrt=[wrt])
+    exact = ng.diff(source, wrt=[wrt], exact=True)
+    assert "loses digits" in textbook.conditions[wrt]
+    # at each point where the note says so, the printed form is more than 8 units in the last
+    # place off, and grad and the exact form (grad's steps) within 4; elsewhere all within 4
+    for point in lost:
+        assert _ulps_at(textbook.text, reference, point) > 8, point
+    program = ng.parse(source)
+    for point in lost + kept:
+        assert _ulps_at(exact.text, reference, point) <= 4, point
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            engine = program.grad(point).gradients[wrt]
+        true = reference(**{n: mpmath.mpf(v) for n, v in point.items()})
+        assert float(abs(engine - true)) <= 4 * math.ulp(float(true)), ("grad", point)
+    for point in kept:
+        assert _ulps_at(textbook.text, reference, point) <= 4, point
+
+
+def test_the_notes_in_latex_fit_an_article_page(tmp_path):
+    """A note wider than the page's text is broken after its `;`, before an `and`, or between
+    the words of its last part (acosh's alone was 18 pt too wide, x**y's notes with their
+    conditions 180 pt): pdflatex reports no overfull box."""
+    from tests.helpers import overfull, pdflatex
+
+    sources = [
+        "acosh(x)",
+        "x**y",
+        "asinh(x)**y",
+        "asinh(x)*sigmoid(x)",
+        "atan2(y, x)",
+        "hypot(x, y)",
+        "erf(x)*tanh(x)",
+        "acosh(x)*asin(x)*x**y",
+    ]
+    shown = [_diff("--format", "latex", source) for source in sources]
+    assert all(r"\text{diff -{}-exact keeps them}" in text for text in shown)
+    assert r"&\qquad \text{and past 1e154 (it overflows)};" in shown[0]
+    pdflatex(tmp_path, "\n".join(rf"\[ {text} \]" for text in shown))
+    assert overfull(tmp_path) == []

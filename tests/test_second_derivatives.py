@@ -1,6 +1,7 @@
 """Second derivatives where an argument is 0 or tiny and at the domain edge: the Hessian
 against mpmath's (50 digits), and the same through `diff --exact` evaluated again by grad."""
 
+import json
 import math
 
 import mpmath
@@ -94,7 +95,22 @@ SUBNORMAL = [
     ("erf(x)", {"x": -27.2}, {("x", "x"): _erf2(_M(-27.2))}),
     ("erfc(x)", {"x": 27.0}, {("x", "x"): -_erf2(_M(27))}),
 ]
-CASES += EDGES + SUBNORMAL
+# Far out, where erf's second derivative is -0 (+0 for erfc) and 2*x, the derivative of x**2,
+# overflows past 8.99e307: it was inf*0, nan, on every path (and diff --order 2 --exact was
+# nan from 1.7e302, where x*1048576 overflows in a branch not taken), and at the infinities.
+FAR = [
+    ("erf(x)", {"x": 1e308}, {("x", "x"): _erf2(_M(1e308))}),
+    ("erf(x)", {"x": -1e308}, {("x", "x"): _erf2(_M(-1e308))}),
+    ("erf(x)", {"x": 9e307}, {("x", "x"): _erf2(_M(9e307))}),
+    ("erf(x)", {"x": 2e302}, {("x", "x"): _erf2(_M(2e302))}),
+    ("erf(x)", {"x": 1.7976931348623157e308}, {("x", "x"): _erf2(_M(1.7976931348623157e308))}),
+    ("erfc(x)", {"x": 1e308}, {("x", "x"): -_erf2(_M(1e308))}),
+    ("erfc(x)", {"x": -1.7976931348623157e308}, {("x", "x"): -_erf2(_M(-1.7976931348623157e308))}),
+    # (the limit at the infinities, where mpmath's -4*x*exp(-x**2) is inf*0)
+    ("erf(x)", {"x": math.inf}, {("x", "x"): _M(0)}),
+    ("erfc(x)", {"x": -math.inf}, {("x", "x"): _M(0)}),
+]
+CASES += EDGES + SUBNORMAL + FAR
 # Where reverse mode loses digits: the adjoint of exp's argument is exp's value itself,
 # subnormal past |x| = 26.6, before it is multiplied by the argument's derivative; forward
 # mode (hessian, grad in forward mode) rounds once. Reverse over the exact form (grad of
@@ -180,3 +196,33 @@ def test_count_of_the_cases_of_the_third_round():
     subnormal second derivatives (13 quantities)."""
     assert len(EDGES) == 12 and len(SUBNORMAL) == 7
     assert sum(len(true) for _, _, true in EDGES + SUBNORMAL) == 12 + 4 * 3 + 3
+
+
+@pytest.mark.parametrize(("source", "point", "true"), FAR)
+def test_far_out_the_second_derivative_of_erf_is_0_on_the_tape_too(source, point, true):
+    """On the NumPy tape: diff --exact's derivative differentiated again over rows (as `grad
+    --points` of it does), and the Hessian over rows of data (minimize --data's Newton)."""
+    import numpy as np
+
+    from nanograd_cli._language import parse
+    from nanograd_cli._symbolic import hessian_over_rows
+    from nanograd_cli._tape import batch_gradients
+
+    ((_, value),) = true.items()
+    assert float(value) == 0.0  # (below the smallest subnormal)
+    x = point["x"]
+    first = parse(str(nanograd.diff(source, exact=True)))
+    rows = batch_gradients(first, {"x": np.array([x, 27.0])})[1]["x"]
+    assert rows[0] == 0.0, rows
+    assert _close(float(rows[1]), -_erf2(_M(27)) if "erfc" in source else _erf2(_M(27)), 16)
+    # d2/dw2 erf(x + w) over rows x, at w = 0, is erf''(x)
+    over_rows = hessian_over_rows(nanograd.parse(source.replace("x", "x + w")), {"x": [x]})
+    assert over_rows({"w": 0.0}) == {"w": {"w": 0.0}}
+
+
+def test_hessian_of_erf_at_1e308_on_the_command_line():
+    from tests.helpers import run
+
+    code, out, err = run("hessian", "erf(x)", "--x", "1e308", "--format", "json")
+    assert code == 0, err
+    assert json.loads(out)["hessian"] == {"x": {"x": 0.0}}, out  # (it was NaN)

@@ -24,11 +24,18 @@ from .oracle import derivative_at, same, value_of
 KEEP = "; diff --exact keeps them"
 NEAR_1 = "\n# loses digits near |x| = 1 (1 - its square cancels)" + KEEP
 PAST_1E154 = "\n# loses digits for |x| > 1e154 (its square overflows)" + KEEP
-LATEX_KEEP = r";\ \text{diff -{}-exact keeps them}"
+# (a note wider than a page's line is broken after its `;`)
+LATEX_KEEP = ";" + " \\\\\n" + r"&\qquad \text{diff -{}-exact keeps them}"
 LATEX_NEAR_1 = r"\text{loses digits near } \lvert x \rvert \text{ = 1 (1 - its square cancels)}"
 LATEX_PAST_1E154 = (
     r"\text{loses digits for } \lvert x \rvert \text{ > 1e154 (its square overflows)}"
 )
+
+
+def past_355(x: str) -> str:
+    return (
+        rf"\text{{loses digits for }} \lvert {x} \rvert \text{{ > 355 (cosh's square overflows)}}"
+    )
 
 
 def noted(latex: str, note: str) -> str:
@@ -44,9 +51,12 @@ EXERCISES = [
     ("1/x**2", "-2/x**3", r"-\frac{2}{x^{3}}", (0.1, 3)),
     (
         "x**n",
-        "n*x**(n - 1)\n# x != 0",
+        "n*x**(n - 1)\n# x != 0; loses digits where x**(n - 1) is below 2.2e-308 (it rounds "
+        "first)" + KEEP,
         "\\begin{aligned}\nd_{x} &= n x^{n - 1} \\\\\n"
-        "&\\qquad \\text{for } x \\neq 0\n\\end{aligned}",
+        "&\\qquad \\text{for } x \\neq 0; \\\\\n&\\qquad \\text{loses digits where } x^{n - 1} "
+        "\\text{ is below 2.2e-308 (it rounds first)}" + LATEX_KEEP + "\n"
+        "\\end{aligned}",
         (0.1, 3),
     ),
     (
@@ -143,7 +153,15 @@ EXERCISES = [
     ("atan(x)", "1/(x**2 + 1)", r"\frac{1}{x^{2} + 1}", (-3, 3)),
     ("atan(2*x)", "2/(4*x**2 + 1)", r"\frac{2}{4 x^{2} + 1}", (-3, 3)),
     ("hypot(x, 3)", "x/hypot(x, 3)", r"\frac{x}{\operatorname{hypot}(x, 3)}", (-3, 3)),
-    ("atan2(3, x)", "-3/(x**2 + 9)", r"-\frac{3}{x^{2} + 9}", (-3, 3)),
+    (
+        "atan2(3, x)",
+        "-3/(x**2 + 9)\n# loses digits where x**2 + 9 overflows or underflows" + KEEP,
+        noted(
+            r"-\frac{3}{x^{2} + 9}",
+            r"\text{loses digits where } x^{2} + 9 \text{ overflows or underflows}",
+        ),
+        (-3, 3),
+    ),
     (
         "asinh(x)",
         "1/sqrt(x**2 + 1)" + PAST_1E154,
@@ -170,8 +188,18 @@ EXERCISES = [
     # hyperbolic
     ("sinh(x)", "cosh(x)", r"\cosh(x)", (-3, 3)),
     ("cosh(x)", "sinh(x)", r"\sinh(x)", (-3, 3)),
-    ("tanh(x)", "1/cosh(x)**2", r"\frac{1}{{\cosh(x)}^{2}}", (-3, 3)),
-    ("tanh(x**2)", "2*x/cosh(x**2)**2", r"\frac{2 x}{{\cosh(x^{2})}^{2}}", (-2, 2)),
+    (
+        "tanh(x)",
+        "1/cosh(x)**2\n# loses digits for |x| > 355 (cosh's square overflows)" + KEEP,
+        noted(r"\frac{1}{{\cosh(x)}^{2}}", past_355("x")),
+        (-3, 3),
+    ),
+    (
+        "tanh(x**2)",
+        "2*x/cosh(x**2)**2\n# loses digits for |x**2| > 355 (cosh's square overflows)" + KEEP,
+        noted(r"\frac{2 x}{{\cosh(x^{2})}^{2}}", past_355("x^{2}")),
+        (-2, 2),
+    ),
     (
         "sigmoid(x)",
         "sigmoid(x)*(1 - sigmoid(x))\n# loses digits as x grows, all past 37 (1 - sigmoid cancels)"
@@ -480,3 +508,43 @@ def test_check_against_reads_diffs_output_says_nothing_of_no_mismatch_and_is_str
 def test_a_formula_for_no_input_or_that_does_not_parse_is_bad_input(against, message):
     done = in_process("check", "x**2", "--against", against, "--x", "1")
     assert (done.returncode, done.stdout, done.stderr.splitlines()[0]) == (2, "", message)
+
+
+@pytest.mark.parametrize(
+    ("source", "printed"),
+    [
+        ("hypot(x, y)", "d_x = x/hypot(x, y)\n{}d_y = y/hypot(x, y)\n{}"),
+        ("hypot(y, x)", "d_y = y/hypot(y, x)\n{}d_x = x/hypot(y, x)\n{}"),
+        ("hypot(3, x)", "x/hypot(3, x)\n"),  # (never subnormal: no note)
+        ("hypot(x**2, y)", "d_x = 2*x**3/hypot(x**2, y)\n{}d_y = y/hypot(x**2, y)\n{}"),
+    ],
+)
+def test_hypots_derivative_is_written_with_the_sources_hypot(source, printed):
+    """Each derivative of hypot divides by the function as the source wrote it, its
+    arguments in their order (d/dy of hypot(x, y) was y/hypot(y, x)), in --steps, explain's
+    local column and LaTeX too; read back it is grad's, and --exact is the engine's form."""
+    note = f"# loses digits where {source} overflows or is subnormal" + KEEP + "\n"
+    result = in_process("diff", source)
+    assert (result.returncode, result.stdout) == (0, printed.format(note, note)), result.stderr
+    calls = re.compile(r"hypot\((?:[^()]|\([^()]*\))*\)")
+    for form in ("--steps", "--order=1"):
+        shown = in_process("diff", source, form).stdout
+        # (and the chain rule's hypot(u, v) in general)
+        assert set(calls.findall(shown)) - {"hypot(u, v)"} == {source}, (form, shown)
+    latex = in_process("diff", source, "--format", "latex").stdout
+    swapped = ", ".join(reversed(source[len("hypot(") : -1].split(", ")))
+    assert rf"\operatorname{{hypot}}({swapped})" not in latex, latex
+    program = parse(source)
+    point = {n: v for n, v in {"x": 0.3, "y": -1.7}.items() if n in program.inputs}
+    for name in program.inputs:
+        engine = program.grad(point).gradients[name]
+        text = derivatives_text(program, [name])
+        assert value_of(text, point) == pytest.approx(engine, rel=1e-15)
+        exact = derivatives_text(program, [name], exact=True)
+        assert "where(" in exact and same(value_of(exact, point), engine)
+
+
+def test_explain_writes_hypots_local_derivatives_with_its_hypot():
+    explained = in_process("explain", "hypot(x, y)", "--x", "3", "--y", "4").stdout
+    assert "x/hypot(x, y)  0.6" in explained and "y/hypot(x, y)  0.8" in explained, explained
+    assert "hypot(y, x)" not in explained
