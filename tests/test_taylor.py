@@ -22,7 +22,7 @@ from nanograd_cli._ops import OPS
 from nanograd_cli._session import Session
 from nanograd_cli.errors import InputError, NanogradWarning, NonFiniteResult
 
-from .helpers import NANOGRAD, expressions, run
+from .helpers import NANOGRAD, expressions, in_process, run
 
 mpmath.mp.dps = 50
 
@@ -606,3 +606,12 @@ def test_x_to_the_x_at_1_through_the_command_line():
         "1 + (x - 1) + (x - 1)**2 + (x - 1)**3/2 + (x - 1)**4/3 + (x - 1)**5/12 "
         "+ 3*(x - 1)**6/40 - (x - 1)**7/120 + 59*(x - 1)**8/2520"
     )
+
+
+@pytest.mark.parametrize("at", ["1e307", "nan", "inf"])
+def test_a_centre_too_large_or_not_finite_is_no_multiple_of_pi_and_no_crash(at):
+    """The centre is looked up among the fractions of pi only where one can be (it raised
+    OverflowError past 1e306)."""
+    done = in_process("taylor", "exp(x)", "--x", at, "--order", "1")
+    assert done.returncode == 0 and "Traceback" not in done.stderr
+    assert done.stdout.splitlines()[-1].startswith(("inf + inf*(x", "nan + nan*(x"))
