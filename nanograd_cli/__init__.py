@@ -124,10 +124,18 @@ def grad(
     names), at the point given by keywords: `grad("x*y", x=2, y=3)`."""
     from . import _api as api
 
-    # One result, as single() makes sure: Gradients, not a Jacobian.
+    # One number: a source that lists outputs, or whose result is an array, is jacobian()'s.
     program = parse(source).single("grad()", "jacobian()")
     at = numbers(point(program, "grad", values, inputs), "grad")
-    return cast("Gradients", api.grad(program, at, names(wrt, "wrt"), mode, strict, _note))
+    result = api.grad(program, at, names(wrt, "wrt"), mode, strict, _note)
+    from .results import Gradients
+
+    if not isinstance(result, Gradients):  # an array's Jacobian
+        from .errors import SeveralOutputs
+
+        size = sum(getattr(value, "size", 1) for value in result.values.values())
+        raise SeveralOutputs([f"result[{i}]" for i in range(size)], "grad()", "jacobian()")
+    return result
 
 
 @python_door
