@@ -572,7 +572,10 @@ def _centre(w: Written, at: float) -> Expr:
 
 def pi_fraction(at: float) -> tuple[int, int] | None:
     """p, q where `at` (positive) is the float of p*pi/q (q up to PI_DENOMINATORS, p up to 4q)
-    within two units in the last place, the value `--x pi/2` gives; else None."""
+    within two units in the last place, the value `--x pi/2` gives; else None (nan and inf
+    too)."""
+    if not math.isfinite(at):
+        return None
     for q in range(1, PI_DENOMINATORS + 1):
         p = round(at * q / math.pi)
         near = abs(at - p * math.pi / q) <= 2 * math.ulp(at)

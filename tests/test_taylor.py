@@ -606,3 +606,14 @@ def test_x_to_the_x_at_1_through_the_command_line():
         "1 + (x - 1) + (x - 1)**2 + (x - 1)**3/2 + (x - 1)**4/3 + (x - 1)**5/12 "
         "+ 3*(x - 1)**6/40 - (x - 1)**7/120 + 59*(x - 1)**8/2520"
     )
+
+
+@pytest.mark.parametrize("centre", [math.nan, math.inf])
+def test_a_centre_of_nan_or_inf_is_a_polynomial_of_it_with_a_warning(centre):
+    """From Python as on the command line: the coefficients at nan or inf are what exp gives
+    there, with the warning that names the input; no ValueError from writing the centre."""
+    with pytest.warns(nanograd_cli.NanogradWarning, match="input x is"):
+        series = nanograd_cli.taylor("exp(x)", x=centre, order=2)
+    assert [math.isnan(c) if math.isnan(centre) else c for c in series.coefficients] == (
+        [True] * 3 if math.isnan(centre) else [math.inf] * 3
+    )
