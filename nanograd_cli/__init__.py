@@ -10,7 +10,7 @@
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Any, Literal, cast, overload
+from typing import TYPE_CHECKING, Any, Literal, SupportsFloat, cast, overload
 
 from ._door import group_column, names, numbers, point, python_door, split, table
 from ._door import note as _note
@@ -21,9 +21,11 @@ from .errors import option as _option
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
+    import numpy as np
     from graphviz import Digraph  # type: ignore[import-untyped]  # graphviz ships no types
 
     from ._batch import BatchFunction
+    from ._door import Data, InputArg
     from ._fitted import Fit, Fits
     from ._program import Program
     from .results import (
@@ -43,11 +45,17 @@ if TYPE_CHECKING:
     Names = str | Sequence[str]
     # An input's value: a number, or (for plot and check's against) a range, as the command
     # line writes it ("-3:3", "0:1:50") or as a tuple ((-3, 3), (0, 1, 50)).
-    Sweep = float | str | tuple[float, float] | tuple[float, float, int]
+    Sweep = InputArg | tuple[float, float] | tuple[float, float, int]
+    # A fit's start: a number, or a str the command line reads as one.
+    Start = SupportsFloat | str
 
 __version__ = "0.1.0"
 __all__ = [
+    "BatchFunction",
+    "Fit",
+    "Fits",
     "NanogradWarning",
+    "Program",
     "Value",
     "__version__",
     "check",
@@ -67,6 +75,21 @@ __all__ = [
     "plot",
     "taylor",
 ]
+
+# The types of what `fit`, `load_fit`, `load_fits`, `compile` and `parse` return, to name in
+# annotations (`nanograd_cli.Fit`): each imported when first named, as the commands import what
+# they use.
+_TYPES = {"Fit": "_fitted", "Fits": "_fitted", "BatchFunction": "_batch", "Program": "_program"}
+
+if not TYPE_CHECKING:
+
+    def __getattr__(name: str) -> Any:
+        if name in _TYPES:
+            import importlib
+
+            return getattr(importlib.import_module(f".{_TYPES[name]}", __name__), name)
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 # Every command below takes the command line's options as keywords of the same names
 # (`--hide-constants` is hide_constants=), the source's input values as keywords too, and an
@@ -94,17 +117,25 @@ def grad(
     wrt: Names = (),
     mode: Literal["auto", "reverse", "forward"] = "auto",
     strict: bool = False,
-    inputs: Mapping[str, float] | None = None,
-    **values: float,
+    inputs: Mapping[str, InputArg] | None = None,
+    **values: InputArg,
 ) -> Gradients:
     """The value of `source` and its gradient with respect to every input (or those `wrt`
     names), at the point given by keywords: `grad("x*y", x=2, y=3)`."""
     from . import _api as api
 
-    # One result, as single() makes sure: Gradients, not a Jacobian.
+    # One number: a source that lists outputs, or whose result is an array, is jacobian()'s.
     program = parse(source).single("grad()", "jacobian()")
     at = numbers(point(program, "grad", values, inputs), "grad")
-    return cast("Gradients", api.grad(program, at, names(wrt, "wrt"), mode, strict, _note))
+    result = api.grad(program, at, names(wrt, "wrt"), mode, strict, _note)
+    from .results import Gradients
+
+    if not isinstance(result, Gradients):  # an array's Jacobian
+        from .errors import SeveralOutputs
+
+        size = sum(getattr(value, "size", 1) for value in result.values.values())
+        raise SeveralOutputs([f"result[{i}]" for i in range(size)], "grad()", "jacobian()")
+    return result
 
 
 @python_door
@@ -115,8 +146,8 @@ def jacobian(
     wrt: Names = (),
     mode: Literal["auto", "reverse", "forward"] = "auto",
     strict: bool = False,
-    inputs: Mapping[str, float] | None = None,
-    **values: float,
+    inputs: Mapping[str, InputArg] | None = None,
+    **values: InputArg,
 ) -> Jacobian:
     """The value of every output of `source` (a source that ends by listing names, `u, v`;
     else its result) and their gradients, at the point given by keywords."""
@@ -133,8 +164,8 @@ def hessian(
     /,
     *,
     strict: bool = False,
-    inputs: Mapping[str, float] | None = None,
-    **values: float,
+    inputs: Mapping[str, InputArg] | None = None,
+    **values: InputArg,
 ) -> Hessian:
     """The value, gradient and Hessian of `source` at the point given by keywords."""
     from . import _api as api
@@ -152,8 +183,8 @@ def taylor(
     wrt: str | None = None,
     order: int = 5,
     strict: bool = False,
-    inputs: Mapping[str, float] | None = None,
-    **values: float,
+    inputs: Mapping[str, InputArg] | None = None,
+    **values: InputArg,
 ) -> Taylor:
     """The Taylor polynomial of `source` in the input `wrt` (by default the only one)
     around its value given by keyword, to `order`, as `nanograd taylor` computes it: its
@@ -352,8 +383,8 @@ def explain(
     *,
     format: None = None,
     strict: bool = False,
-    inputs: Mapping[str, float] | None = None,
-    **values: float,
+    inputs: Mapping[str, InputArg] | None = None,
+    **values: InputArg,
 ) -> Explanation: ...
 
 
@@ -364,8 +395,8 @@ def explain(
     *,
     format: Literal["table", "markdown", "latex", "json"],
     strict: bool = False,
-    inputs: Mapping[str, float] | None = None,
-    **values: float,
+    inputs: Mapping[str, InputArg] | None = None,
+    **values: InputArg,
 ) -> str: ...
 
 
@@ -376,8 +407,8 @@ def explain(
     *,
     format: Literal["table", "markdown", "latex", "json"] | None = None,
     strict: bool = False,
-    inputs: Mapping[str, float] | None = None,
-    **values: float,
+    inputs: Mapping[str, InputArg] | None = None,
+    **values: InputArg,
 ) -> Explanation | str:
     """The forward and backward passes of `source` at the point given by keywords, node by
     node: an Explanation, or with `format` the text `nanograd explain --format` prints (a
@@ -411,8 +442,8 @@ def draw(
     scalars: bool = False,
     grad_of: str | None = None,
     strict: bool = False,
-    inputs: Mapping[str, float] | None = None,
-    **values: float,
+    inputs: Mapping[str, InputArg] | None = None,
+    **values: InputArg,
 ) -> bytes:
     """The computation graph of `source` at the point given by keywords, every node with
     its data and gradient (a source with arrays: an array per node, or with `scalars` its
@@ -519,21 +550,21 @@ def minimize(
     tol: float = 1e-8,
     wrt: Names = (),
     fix: Names = (),
-    data: Mapping[str, Sequence[float]] | str | os.PathLike[str] | None = None,
+    data: Data | None = None,
     batch: int | None = None,
     seed: int | None = None,
     drop_nan: bool = False,
     bounds: Mapping[str, tuple[float, float] | str] | None = None,
     plot: str | os.PathLike[str] | None = None,
     strict: bool = False,
-    inputs: Mapping[str, float] | None = None,
+    inputs: Mapping[str, InputArg] | None = None,
     weight_decay: float = 0.0,
     lr_schedule: Literal["constant", "step", "cosine"] = "constant",
     lr_step_size: int | None = None,
     lr_gamma: float | None = None,
     lr_t_max: int | None = None,
     lr_min: float | None = None,
-    **values: float,
+    **values: InputArg,
 ) -> Minimum:
     """Gradient descent on `source` from the point given by keywords (with `method`, at
     the learning rate `lr`), until the gradient's norm is at most `tol` or `steps` are
@@ -613,12 +644,12 @@ def minimize(
 def fit(
     source: str,
     /,
-    data: Mapping[str, Sequence[float] | Sequence[str]] | str | os.PathLike[str],
+    data: Data,
     target: str | None = ...,
     sigma: str | None = ...,
     fix: Names = ...,
     steps: int | None = ...,
-    starts: Mapping[str, float] | None = ...,
+    starts: Mapping[str, Start] | None = ...,
     *,
     bounds: Mapping[str, tuple[float, float] | str] | None = ...,
     absolute_sigma: bool = ...,
@@ -634,10 +665,10 @@ def fit(
     band: float | None = ...,
     logx: bool = ...,
     logy: bool = ...,
-    inputs: Mapping[str, float] | None = ...,
+    inputs: Mapping[str, Start] | None = ...,
     by: None = ...,
     shared: Names = ...,
-    **more: float,
+    **more: Start,
 ) -> Fit: ...
 
 
@@ -645,12 +676,12 @@ def fit(
 def fit(
     source: str,
     /,
-    data: Mapping[str, Sequence[float] | Sequence[str]] | str | os.PathLike[str],
+    data: Data,
     target: str | None = ...,
     sigma: str | None = ...,
     fix: Names = ...,
     steps: int | None = ...,
-    starts: Mapping[str, float] | None = ...,
+    starts: Mapping[str, Start] | None = ...,
     *,
     bounds: Mapping[str, tuple[float, float] | str] | None = ...,
     absolute_sigma: bool = ...,
@@ -666,10 +697,74 @@ def fit(
     band: float | None = ...,
     logx: bool = ...,
     logy: bool = ...,
-    inputs: Mapping[str, float] | None = ...,
+    inputs: Mapping[str, Start] | None = ...,
     by: str,
-    shared: Names = ...,
-    **more: float,
+    shared: tuple[()] = ...,
+    **more: Start,
+) -> Fits: ...
+
+
+@overload
+def fit(
+    source: str,
+    /,
+    data: Data,
+    target: str | None = ...,
+    sigma: str | None = ...,
+    fix: Names = ...,
+    steps: int | None = ...,
+    starts: Mapping[str, Start] | None = ...,
+    *,
+    bounds: Mapping[str, tuple[float, float] | str] | None = ...,
+    absolute_sigma: bool = ...,
+    derive: Names = ...,
+    drop_nan: bool = ...,
+    restarts: int = ...,
+    seed: int | None = ...,
+    loss: str = ...,
+    f_scale: float | None = ...,
+    ci: float | None = ...,
+    profile: bool = ...,
+    plot: str | os.PathLike[str] | None = ...,
+    band: float | None = ...,
+    logx: bool = ...,
+    logy: bool = ...,
+    inputs: Mapping[str, Start] | None = ...,
+    by: str,
+    shared: str,
+    **more: Start,
+) -> Fit: ...
+
+
+@overload
+def fit(
+    source: str,
+    /,
+    data: Data,
+    target: str | None = ...,
+    sigma: str | None = ...,
+    fix: Names = ...,
+    steps: int | None = ...,
+    starts: Mapping[str, Start] | None = ...,
+    *,
+    bounds: Mapping[str, tuple[float, float] | str] | None = ...,
+    absolute_sigma: bool = ...,
+    derive: Names = ...,
+    drop_nan: bool = ...,
+    restarts: int = ...,
+    seed: int | None = ...,
+    loss: str = ...,
+    f_scale: float | None = ...,
+    ci: float | None = ...,
+    profile: bool = ...,
+    plot: str | os.PathLike[str] | None = ...,
+    band: float | None = ...,
+    logx: bool = ...,
+    logy: bool = ...,
+    inputs: Mapping[str, Start] | None = ...,
+    by: str,
+    shared: Sequence[str],
+    **more: Start,
 ) -> Fit | Fits: ...
 
 
@@ -677,12 +772,12 @@ def fit(
 def fit(
     source: str,
     /,
-    data: Mapping[str, Sequence[float] | Sequence[str]] | str | os.PathLike[str],
+    data: Data,
     target: str | None = "y",
     sigma: str | None = None,
     fix: Names = (),
     steps: int | None = None,
-    starts: Mapping[str, float] | None = None,
+    starts: Mapping[str, Start] | None = None,
     *,
     bounds: Mapping[str, tuple[float, float] | str] | None = None,
     absolute_sigma: bool = False,
@@ -698,10 +793,10 @@ def fit(
     band: float | None = None,
     logx: bool = False,
     logy: bool = False,
-    inputs: Mapping[str, float] | None = None,
+    inputs: Mapping[str, Start] | None = None,
     by: str | None = None,
     shared: Names = (),
-    **more: float,
+    **more: Start,
 ) -> Fit | Fits:
     """A least-squares fit of `source`'s parameters (its inputs that name no column of
     `data`) to the rows of `data`: a mapping of column names to 1-D arrays (a pandas
@@ -839,7 +934,9 @@ def _saved_path(path: object, function: str) -> str:
     return os.fspath(path)
 
 
-def compile(source: str, /, *wrt: str, **fixed: float) -> BatchFunction:
+def compile(
+    source: str, /, *wrt: str, **fixed: SupportsFloat | np.ndarray | list[Any]
+) -> BatchFunction:
     """`source` compiled for batches of points: `f = compile("x*y + tanh(x)")`, then `f(df)`
     for a pandas DataFrame, an Arrow RecordBatch or Table (the same with `value` and `d_NAME`
     columns added; for a source that lists outputs `u, v`, columns `u`, `v`, `du/dx`, ...) or

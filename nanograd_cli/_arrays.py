@@ -34,7 +34,7 @@ from ._array_ops import (
 from ._array_sizes import PER_ELEMENT
 from ._ops import ADD, DIV, MUL, OPS, SUB, WHERE, Op
 from ._program import Apply, Const, Input, Instruction, Place, Program
-from .errors import InputError, NanogradError, SourceError, UnknownInputs
+from .errors import InputError, NanogradError, ShapeProblem, UnknownInputs
 from .results import Layout, Shape, by_element, element_names
 
 if TYPE_CHECKING:
@@ -57,10 +57,6 @@ class TooLarge(NanogradError):
     def of_value(self, typed: str) -> TooLarge:
         """The same refusal, of the value of an input as typed (`--W zeros(3000, 3000)`)."""
         return TooLarge(f"{typed}: {self.message}")
-
-
-class ShapeProblem(SourceError):
-    """Arrays whose shapes do not fit the operation, at the operation in the source."""
 
 
 # What an array of another kind than numbers holds, by NumPy's dtype kind, as a message says it.

@@ -12,9 +12,9 @@ from __future__ import annotations
 import functools
 import os
 import warnings
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextvars import ContextVar
-from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, Any, ParamSpec, Protocol, SupportsFloat, TypeAlias, TypeVar
 
 from .errors import (
     InputError,
@@ -29,9 +29,31 @@ from .errors import (
 )
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from ._program import Program
     from .results import InputValue
     from .sampling import Range
+
+
+class DataFrameLike(Protocol):
+    """A table as a pandas DataFrame is one: its `columns`, its column names when iterated,
+    and a column by its name (`frame["x"]`). No pandas is needed to name it."""
+
+    @property
+    def columns(self) -> Any: ...
+    def __iter__(self) -> Iterator[Any]: ...
+    def __getitem__(self, name: Any, /) -> Any: ...
+
+
+# An input's value, as `split` reads it: a number (a NumPy scalar too), a str the command line
+# reads (`"2"`, `"pi/2"`, `"[1, 2]"`), or for an array input a NumPy array or a list (nested,
+# for a matrix).
+InputArg: TypeAlias = "SupportsFloat | str | np.ndarray | list[Any]"
+# Rows of data: a mapping of column names to columns (a list, an array, a pandas Series:
+# anything the table reader takes), a DataFrame, or the path of a CSV, Parquet, Arrow or JSON
+# Lines file.
+Data: TypeAlias = "Mapping[str, Any] | DataFrameLike | str | os.PathLike[str]"
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -204,7 +226,7 @@ def numbers(given: Mapping[str, object], name: str) -> dict[str, InputValue]:
 
 
 def table(
-    data: Mapping[str, Any] | str | os.PathLike[str],
+    data: Data,
     needed: set[str],
     option: str,
     name: str,
@@ -236,7 +258,7 @@ def table(
     return {n: data[n] for n in data if n in needed}
 
 
-def group_column(data: Mapping[str, Any] | str | os.PathLike[str], by: str, read: set[str]) -> list:
+def group_column(data: Data, by: str, read: set[str]) -> list:
     """The value of the column `by` of `data` (as `table` takes it) on each row, which names
     its group: numbers or text."""
     from . import _api as api

@@ -5,7 +5,7 @@ fit saved to a file (`fit --save`)."""
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import ItemsView, ValuesView
 from dataclasses import fields
 from typing import TYPE_CHECKING, Any, cast
 
@@ -14,6 +14,8 @@ from ._door import note, python_door, table
 
 if TYPE_CHECKING:
     import numpy as np
+
+    from ._door import Data
 
 
 class Fit(results.Fit):
@@ -25,9 +27,7 @@ class Fit(results.Fit):
         return cls(**{field.name: getattr(fit, field.name) for field in fields(fit)})
 
     @python_door
-    def predict(
-        self, data: Mapping[str, Any] | str | os.PathLike[str], band: float | None = None
-    ) -> dict[str, np.ndarray]:
+    def predict(self, data: Data, band: float | None = None) -> dict[str, np.ndarray]:
         """The model at the rows of `data` (a mapping of column names to 1-D arrays, a
         pandas DataFrame, or the path of a table): `fitted` and its standard error
         `fitted_se`, and with `band` (a level, 0.95) the confidence band `lower`, `upper`
@@ -60,6 +60,14 @@ class Fits(results.Fits):
 
     def __getitem__(self, group: Any) -> Fit:
         return cast(Fit, self.fits[group])
+
+    def items(self) -> ItemsView[Any, Fit]:
+        """Each group's value with its Fit, in the order the groups first appear."""
+        return cast("ItemsView[Any, Fit]", super().items())
+
+    def values(self) -> ValuesView[Fit]:
+        """Each group's Fit, in the order the groups first appear."""
+        return cast("ValuesView[Fit]", super().values())
 
     @python_door
     def save(self, path: str | os.PathLike[str]) -> None:

@@ -191,6 +191,11 @@ class NameProblem(SourceError):
     """An unknown function, a call of something that is not a function, a reserved name."""
 
 
+class ShapeProblem(SourceError):
+    """Arrays whose shapes do not fit the operation, at the operation in the source
+    (`diff("A @ x", shapes={"A": (3, 2), "x": 3})`)."""
+
+
 class MissingInputs(InputError):
     """Inputs the source reads that were given no value. `hint` says how to give them, in the
     words of the door in effect: `pass --x VALUE` on the command line, `give x=VALUE` in

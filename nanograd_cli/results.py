@@ -619,7 +619,8 @@ class DerivedQuantity(TypedDict):
 
 @dataclass
 class Fit:
-    """A least-squares fit: each parameter's value, standard error and covariances (a fixed
+    """A least-squares fit (from Python, `nanograd_cli.fit` gives a `nanograd_cli.Fit`: this,
+    with `predict` and `save`): each parameter's value, standard error and covariances (a fixed
     parameter's are 0), the residual sum of squares and its standard deviation, the degrees
     of freedom n - k and rows n, iterations (Jacobian evaluations), whether it converged and
     why it stopped, the starts (`inputs`), per row the fitted value and the residual
@@ -725,8 +726,10 @@ def group_name(group: Any) -> str:
 
 @dataclass
 class Fits(Mapping[Any, Fit]):
-    """Fits of one model, a group of rows each (`fit(..., by=COLUMN)`): a mapping of each
-    group's value to its Fit, in the order the groups first appear in the data. A group
+    """Fits of one model, a group of rows each (`fit(..., by=COLUMN)`, which from Python gives
+    a `nanograd_cli.Fits`: this, with `save`, each group's Fit a `nanograd_cli.Fit`): a
+    mapping of each group's value to its Fit, in the order the groups first appear in the
+    data. A group
     that could not be fitted (fewer rows than free parameters) has a Fit of nan values, not
     converged, whose message says why. `fitted` and `residuals` are per row of the data, in
     its order (each group's, nan where a group was not fitted)."""

@@ -4,11 +4,17 @@ py.typed (tests/test_packaging.py). Not a test module: nothing here runs under p
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import numpy as np
 
 import nanograd_cli
 from nanograd_cli import (
+    BatchFunction,
+    Fit,
+    Fits,
     NanogradWarning,
+    Program,
     Value,
     check,
     compile,
@@ -27,7 +33,8 @@ from nanograd_cli import (
     plot,
     taylor,
 )
-from nanograd_cli.results import DerivedQuantity, Fits, FitStatistics
+from nanograd_cli.errors import ShapeProblem
+from nanograd_cli.results import DerivedQuantity, FitStatistics
 
 # The engine: every operator and function returns a Value.
 x = Value(2.0)
@@ -89,12 +96,65 @@ reloaded = load_fit("fit.json")  # one fit: a file of fits by group is load_fits
 again: np.ndarray = reloaded.predict({"x": [3.0]})["fitted"]
 by_run = fit("a*x + b", {"run": ["A", "A", "B", "B"], "x": [0.0, 1.0, 0.0, 1.0],
                          "y": [1.0, 3.0, 2.0, 5.0]}, by="run", a=1, b=0)  # fmt: skip
-assert isinstance(by_run, Fits)  # (with shared=, one Fit)
-by_run.save("fits.json")
+by_run.save("fits.json")  # by= without shared=: Fits
+for run, each_fit in by_run.items():
+    each_fit.save(f"{run}.json")
+rows: list[np.ndarray] = [one.predict({"x": [2.0]})["fitted"] for one in by_run.values()]
 groups = load_fits("fits.json")
 each: dict[str, float] = groups["A"].parameters
 of_b: np.ndarray = groups["B"].predict({"x": [2.0]}, band=0.95)["upper"]
 category: type[Warning] = NanogradWarning
+
+# Input values as the functions take them: numbers (NumPy's too), the command line's text,
+# NumPy arrays and lists, nested for a matrix.
+as_arrays = grad("x*y + sum(w)", x=2, y=np.float32(3), w=np.array([1.0, 2.0])).to_numpy()
+as_lists = grad("sum(x**2)", x=[1.0, 2.0], wrt=["x"]).gradients
+as_text = grad("sin(x) + sum(y)", x="pi/2", inputs={"y": [1, 2]}).value
+as_matrix = hessian("sum(W**3)", W=[[1, 2], [3, 4]]).matrix
+along = check("x**2 + sum(y)", against="2*x", wrt="x", x=(0.0, 1.0), y=[1.0, 2.0]).passed
+
+# Rows of data: a mapping of any columns (arrays, lists of numbers or of text), a
+# DataFrame-like table, or a path.
+xs, ys = np.array([0.0, 1.0, 2.0]), np.array([1.0, 3.0, 5.0])
+from_arrays: Fit = fit("a*x + b", {"x": xs, "y": ys}, a=1, b=0)
+mixed = {"run": ["A", "B", "A", "B"], "x": [0.0, 0.0, 1.0, 1.0], "y": [1.0, 2.0, 3.0, 2.0]}
+groups_of_mixed: Fits = fit("a*x + b", mixed, by="run", a=1, b="0")
+one_of_all: Fit = fit("a*x + b", mixed, by="run", shared="a", a=1, b=0)
+fitted_rows: np.ndarray | None = from_arrays.fitted  # None for a loaded fit
+descended = minimize("(a*x - y)**2", data={"x": xs, "y": ys}, a=0.0)
+from_file: Fit = fit("a*x + b", "rows.csv", a=1, b=0)
+
+
+class Frame:
+    """A table as a DataFrame is one, without pandas: columns, iterated and read by name."""
+
+    def __init__(self, columns: dict[str, np.ndarray]) -> None:
+        self.data = columns
+
+    @property
+    def columns(self) -> list[str]:
+        return list(self.data)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.data)
+
+    def __getitem__(self, name: str) -> np.ndarray:
+        return self.data[name]
+
+
+from_frame: Fit = fit("a*x + b", Frame({"x": xs, "y": ys}), a=1, b=0)
+at_frame: np.ndarray = from_frame.predict(Frame({"x": xs}))["fitted"]
+loaded: Fit = load_fit("fit.json")
+loaded.save("again.json")
+groups_loaded: Fits = load_fits("fits.json")
+
+# What a function returns, named from the package.
+named_batch: BatchFunction = compile("x*y", "x", y=np.array([1.0, 2.0]))
+named_program: Program = parse("x*y")
+try:
+    diff("A @ x", shapes={"A": (3, 2), "x": 3})
+except ShapeProblem as problem:
+    where: int = problem.offset
 
 # A program, evaluated at many points.
 program = parse("x*y + tanh(x)")

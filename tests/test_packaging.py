@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import doctest
 import json
 import os
 import shutil
@@ -82,8 +83,12 @@ def test_wheel_installs_and_runs_outside_the_source_tree(tmp_path):
     )
     assert found[1] == "True"
     # Type checkers read the installed package's annotations (its py.typed): a user's code
-    # that uses every public name passes mypy --strict.
+    # that uses every public name passes mypy --strict, and so do docs/python.md's examples,
+    # one after another as a script.
     shutil.copy(ROOT / "tests" / "public_api.py", elsewhere)
+    page = (ROOT / "docs" / "python.md").read_text(encoding="utf-8")
+    examples = [example.source for example in doctest.DocTestParser().get_examples(page)]
+    (elsewhere / "python_page.py").write_text("".join(examples), encoding="utf-8")
     typed = subprocess.run(
         [
             BIN / "mypy",
@@ -92,6 +97,7 @@ def test_wheel_installs_and_runs_outside_the_source_tree(tmp_path):
             "--python-executable",
             python,
             "public_api.py",
+            "python_page.py",
         ],
         cwd=elsewhere,
         capture_output=True,

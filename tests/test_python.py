@@ -344,6 +344,20 @@ def test_ctrl_c_in_python_is_a_keyboard_interrupt_with_the_point_reached():
     assert caught.value.reached.interrupted and caught.value.reached.steps > 0
 
 
+def test_grad_of_an_array_result_is_jacobians_as_grad_of_several_outputs_is():
+    """grad() gives Gradients, as its type says: a result that is an array is the Jacobian's
+    to give, and the error says so, as for a source that lists several outputs."""
+    with pytest.raises(nanograd_cli.errors.SeveralOutputs) as error:
+        nanograd_cli.grad("W @ x", W=[[1, 2], [3, 4]], x=[1.0, 2.0])
+    assert str(error.value) == (
+        "the result is an array of 2 elements, and grad() takes one number: end the source "
+        "with a number made of it, such as sum(...) or one element [0] (jacobian() takes "
+        "several)"
+    )
+    W, x = np.array([[1.0, 2.0], [3.0, 4.0]]), np.array([1.0, 2.0])
+    np.testing.assert_array_equal(nanograd_cli.jacobian("W @ x", W=W, x=x, wrt="x").matrix, W)
+
+
 def test_results_as_numpy_arrays_in_input_order():
     """A gradient as a vector, a Jacobian (a row per output element) and a Hessian as
     matrices, by input in order, an array input's elements row-major: as NumPy computes them."""
@@ -355,7 +369,7 @@ def test_results_as_numpy_arrays_in_input_order():
     np.testing.assert_array_equal(gradient.to_numpy(), expected)
     np.testing.assert_array_equal(np.asarray(gradient), expected)
     np.testing.assert_array_equal(nanograd_cli.jacobian("A@x", A=A, x=x, wrt="x").matrix, A)
-    np.testing.assert_array_equal(nanograd_cli.grad("x*[1, 2]", x=3.0).matrix, [[1.0], [2.0]])
+    np.testing.assert_array_equal(nanograd_cli.jacobian("x*[1, 2]", x=3.0).matrix, [[1.0], [2.0]])
     hessian = nanograd_cli.hessian("x[0]**2*x[1] + y*x[1]", x=[1.0, 2.0], y=3.0)
     np.testing.assert_array_equal(
         hessian.matrix, [[4.0, 2.0, 0.0], [2.0, 0.0, 1.0], [0.0, 1.0, 0.0]]

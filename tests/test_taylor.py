@@ -615,3 +615,14 @@ def test_a_centre_too_large_or_not_finite_is_no_multiple_of_pi_and_no_crash(at):
     done = in_process("taylor", "exp(x)", "--x", at, "--order", "1")
     assert done.returncode == 0 and "Traceback" not in done.stderr
     assert done.stdout.splitlines()[-1].startswith(("inf + inf*(x", "nan + nan*(x"))
+
+
+@pytest.mark.parametrize("centre", [math.nan, math.inf])
+def test_a_centre_of_nan_or_inf_is_a_polynomial_of_it_with_a_warning(centre):
+    """From Python as on the command line: the coefficients at nan or inf are what exp gives
+    there, with the warning that names the input; no ValueError from writing the centre."""
+    with pytest.warns(nanograd_cli.NanogradWarning, match="input x is"):
+        series = nanograd_cli.taylor("exp(x)", x=centre, order=2)
+    assert [math.isnan(c) if math.isnan(centre) else c for c in series.coefficients] == (
+        [True] * 3 if math.isnan(centre) else [math.inf] * 3
+    )
