@@ -251,11 +251,12 @@ def table(
             f"{option}: a mapping of column names to arrays, a DataFrame or a file's path, not "
             f"{type(data).__name__}"
         )
-    elif drop_nan is False:  # columns in memory: a missing value said as a file's is
+    found = {n: data[n] for n in data if n in needed}
+    if drop_nan is False:  # (a file's were checked as it was read)
         from ._io import refuse_missing
 
-        refuse_missing(data, list(data), needed, option)
-    return {n: data[n] for n in data if n in needed}
+        refuse_missing(found, list(found), needed, option)
+    return found
 
 
 def group_column(data: Data, by: str, read: set[str]) -> list:
