@@ -121,6 +121,8 @@ def names(given: object, name: str) -> tuple[str, ...]:
         return ()
     if isinstance(given, str):
         return (given,)
+    if isinstance(given, tuple) and len(given) == 1 and isinstance(given[0], list | tuple):
+        given = given[0]  # the names after the source given as one list: diff(s, ["x", "y"])
     if isinstance(given, list | tuple) and all(isinstance(n, str) for n in given):
         return tuple(given)
     raise InputError(

@@ -374,3 +374,7 @@ def test_results_as_numpy_arrays_in_input_order():
     np.testing.assert_array_equal(
         hessian.matrix, [[4.0, 2.0, 0.0], [2.0, 0.0, 1.0], [0.0, 1.0, 0.0]]
     )
+
+
+def test_diff_takes_the_names_after_the_source_one_by_one_or_as_one_list():
+    assert ng.diff("x*y", ["x", "y"]) == ng.diff("x*y", "x", "y") == "d_x = y\nd_y = x"
