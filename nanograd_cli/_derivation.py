@@ -29,7 +29,7 @@ from ._algebra import (
     layout,
     reachable,
 )
-from ._formula import Note, Printer
+from ._formula import LOSES, Note, Printer
 from ._ops import ADD, DIV, MUL, NEG, OPS, POW, SUB, WHERE, Op
 from ._program import Apply, Program
 from ._symbolic import derive, textbook_formulas, whole_numbers
@@ -418,9 +418,16 @@ class _Lines:
             rows.append((self.of(step.part), self.printer(step.result), step.rule, general))
         return rows
 
-    def result(self) -> tuple[str, str]:
-        """The derivative, and where it is the engine's (`x > 0`), or ''."""
-        return self.printer(self.d.result), self.printer.conditions(self.d.notes)
+    def result(self, losses: bool = True) -> tuple[str, str]:
+        """The derivative, and where it is the engine's (`x > 0`), or ''; with `losses`, also
+        where it loses digits the engine keeps, as `diff` says under it."""
+        notes = [n for n in self.d.notes if losses or n.relation != LOSES]
+        return self.printer(self.d.result), self.printer.conditions(notes)
+
+    def losses(self) -> str:
+        """Where the derivative loses digits the engine keeps, as `diff` says it, or ''."""
+        lost = [n for n in self.d.notes if n.relation == LOSES]
+        return self.printer.conditions(lost) if lost else ""
 
     def text(self) -> str:
         rows = [
@@ -440,9 +447,11 @@ class _Lines:
             f"{k}. `{left} = {right}` ({rule}{f': `{general}`' if general else ''})"
             for k, (left, right, rule, general) in enumerate(self.steps(), 1)
         ]
-        result, conditions = self.result()
+        result, conditions = self.result(losses=False)
         where = f", where `{conditions}`" if conditions else ""
         lines.append(f"\nResult: `{self.of(self.d.steps[0].part)} = {result}`{where}")
+        if self.losses():
+            lines.append(f"\nAs written, it {self.losses()}.")
         return "\n".join(lines)
 
     def latex(self) -> list[tuple[str, str, str]]:
@@ -452,7 +461,8 @@ class _Lines:
         for left, right, rule, general in self.steps():
             said = rf"\text{{{_latex_text(rule)}{': ' if general else ''}}}"
             rows.append((left, right, f"{said}{f' {general}' if general else ''}"))
-        result, conditions = self.result()
+        # where it loses digits is said under diff's own LaTeX, not in a derivation's steps
+        result, conditions = self.result(losses=False)
         where = rf"\text{{for }} {conditions}" if conditions else ""
         rows.append((self.of(self.d.steps[0].part), result, where))
         return rows

@@ -327,3 +327,14 @@ def test_the_steps_in_latex_fit_the_page(tmp_path, source):
     assert done.returncode == 0
     pdflatex(tmp_path, f"\\[\n{done.stdout}\\]\n")
     assert [line for line in overfull(tmp_path) if "hbox" in line] == []
+
+
+def test_where_the_result_loses_digits_is_a_sentence_in_markdown_and_left_out_in_latex():
+    """A loss of digits is no condition of the derivation: not `where ...` nor `for ...`."""
+    markdown = nanograd_cli.diff("x*y + tanh(y)", "y", steps=True, format="markdown")
+    assert markdown.endswith(
+        "Result: `d/dy [x*y + tanh(y)] = x + 1/cosh(y)**2`\n\nAs written, it loses digits for "
+        "|y| > 355 (cosh's square overflows); diff --exact keeps them."
+    )
+    latex = nanograd_cli.diff("x*y + tanh(y)", "y", steps=True, format="latex")
+    assert "loses" not in latex and r"\text{for }" not in latex
