@@ -773,7 +773,7 @@ def fit(
     source: str,
     /,
     data: Data,
-    target: str | None = "y",
+    target: str | None = None,
     sigma: str | None = None,
     fix: Names = (),
     steps: int | None = None,
@@ -803,8 +803,8 @@ def fit(
     DataFrame is one), or the path of a CSV, Parquet, Arrow or JSON Lines file. The starts
     are keywords (`a=1, b=0.1`), or a mapping `inputs` (or `starts`) for a parameter named
     as one of these arguments (`inputs={"sigma": 1}`). `target` is an expression over the
-    columns; `sigma` names a column of each row's standard deviation; `fix` names
-    parameters held at their start; `steps` caps the solver's evaluations per stage. The
+    columns (None: the column y); `sigma` names a column of each row's standard deviation;
+    `fix` names parameters held at their start; `steps` caps the solver's evaluations per stage. The
     result's `fitted` and `residuals` are per row, in the order of `data`'s rows; its
     `statistics` (chi2, r2, aic, bic, t, p, correlation) are always there; `bounds` keeps
     parameters between LO and HI (`{"k": (0, math.inf)}` or `{"k": "0:inf"}`), `at_bound`
@@ -828,8 +828,10 @@ def fit(
     from . import _api as api
     from . import results
 
-    program, target_program = parse(source), parse("y" if target is None else target)
-    needed = {*program.inputs, *target_program.inputs, *api.sigma_columns(sigma)}
+    program = parse(source)
+    target_program = None if target is None else parse(target)  # (None: the column y)
+    read = target_program.inputs if target_program is not None else ["y"]
+    needed = {*program.inputs, *read, *api.sigma_columns(sigma)}
     picture = None if plot is None else os.fspath(plot)
     if band is not None:
         api.confidence("band", band)  # before the fit

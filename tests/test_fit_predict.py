@@ -677,8 +677,7 @@ def test_fits_save_as_fit_by_save_does_and_each_load_takes_its_kind(tmp_path):
                       "--b", "0.5", "--c", "0", "--save", str(tmp_path / "cli.json"))  # fmt: skip
     assert done.returncode == 0
     python, cli = (json.loads((tmp_path / f"{n}.json").read_text()) for n in ("python", "cli"))
-    assert (python.pop("target"), cli.pop("target")) == ("y", None)  # (the default: y)
-    assert python == cli
+    assert python == cli and python["target"] is None  # (the default: the column y)
     back = ng.load_fits(tmp_path / "python.json")
     assert back["B"].parameters == fits["B"].parameters
     # curve_fit of group B's rows alone
@@ -787,3 +786,15 @@ def test_a_missing_value_in_data_from_python_is_said_as_a_files_is(gap):
     with pytest.warns(ng.NanogradWarning, match="^1 row with a missing value"):
         kept = ng.fit("a*x + b", data, a=1, b=1, drop_nan=True)
     assert kept.parameters == pytest.approx({"a": 1.0, "b": 1.0})  # (0, 1) and (1, 2)
+
+
+def test_python_saves_the_file_the_command_line_saves(tmp_path):
+    """Byte for byte: the target said as the command line says it (none given: the column y)."""
+    data = written(tmp_path, "decay.csv", x=DECAY_T, y=DECAY_Y)
+    ng.fit("a*exp(-b*x) + c", data, a=1, b=1, c=0).save(tmp_path / "python.json")
+    done = in_process(
+        "fit", "a*exp(-b*x) + c", "--data", data, "--a", "1", "--b", "1", "--c", "0", "--save",
+        str(tmp_path / "cli.json"),
+    )  # fmt: skip
+    assert done.returncode == 0
+    assert (tmp_path / "python.json").read_bytes() == (tmp_path / "cli.json").read_bytes()
