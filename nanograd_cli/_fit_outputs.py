@@ -12,6 +12,7 @@ draw or write it on, --load with what would make another fit) are here too, name
 from __future__ import annotations
 
 import os
+import shutil
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
@@ -190,17 +191,22 @@ def finish(
     files: Files,
     door: Door,
     by: str | None,
+    stats: bool = False,
     null: bool = False,
-    width: int = 80,
     color: bool = False,
 ) -> None:
     """Show `result` (a fit, a fit by groups, one loaded, or the point an `interrupted` fit
-    reached) through `door`, with its notes, and write what `files` asks: only when the fit
-    converged (a failed or interrupted fit writes no file and says which it did not write).
-    `table` is the data (None for a loaded fit); `by` the column of the groups. Raises the
-    interruption, or the failure, last."""
+    reached) through `door`, with its notes (and with `stats` its statistics in the table),
+    and write what `files` asks: only when the fit converged (a failed or interrupted fit
+    writes no file and says which it did not write). `table` is the data (None for a loaded
+    fit); `by` the column of the groups asked for (a loaded fit's own, if not); a plot in
+    text is as wide as the terminal, in colour with `color`. Raises the interruption, or the
+    failure, last."""
     from .results import Fit
 
+    result.by = by = by or result.by  # (of one Fit, the column of groups sharing parameters)
+    if isinstance(result, Fit):
+        result.table_statistics = stats
     failed = interrupted is not None or not result.converged
     if failed or not files.predict or files.output:
         door.fit(result)  # first: a file that cannot be written loses no result
@@ -220,8 +226,11 @@ def finish(
         )
     if files.picture and not (failed and files.picture in written):
         assert table is not None  # (--load alone draws nothing)
+        from .render import figures
+
         one = result if isinstance(result, Fit) else next(iter(result.values()))
         groups = None if by is None else api.group_column(by, table, set(table.columns))
+        width = figures.terminal_width(shutil.get_terminal_size((80, 24)).columns)
         drawn, hidden = api.fit_picture(
             _parse(one.source), table.columns, result, groups, by, files.picture_format,
             files.band, files.logx, files.logy, width, color,

@@ -933,7 +933,6 @@ class Session:
 
     def fit_command(self, args: Arguments, reply: Reply) -> None:
         from . import _fit_outputs as fit_outputs
-        from .render import figures
 
         path, load, by = args.value("data"), args.value("load"), args.value("by")
         api.check_grouping(by, args.names("shared"))
@@ -966,15 +965,9 @@ class Session:
                 )
         else:
             result, interrupted, table = self._fit(args, path, load)
-        if isinstance(result, Fits):
-            result.by = by or result.by
-        else:
-            result.table_statistics = args.flag("stats")
-            result.by = by or result.by  # (the column of the groups sharing parameters)
-        width = figures.terminal_width(shutil.get_terminal_size((80, 24)).columns)
         shown = _FitShown(reply)
         try:
-            fit_outputs.finish(result, interrupted, table, files, shown, result.by, width=width)
+            fit_outputs.finish(result, interrupted, table, files, shown, by, args.flag("stats"))
         finally:  # whether or not the fit's table is shown (predict shows the rows instead)
             if args.flag("keep") and isinstance(result, Fit) and result.by is None:
                 self.inputs.update(result.parameters)

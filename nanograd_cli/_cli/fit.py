@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import difflib
-import shutil
 import sys
 
 import click
@@ -18,7 +17,6 @@ from .._sources import Source
 from ..errors import InputError, Interrupted, SourceError, option
 from ..fitting import DEFAULT_STEPS, solver
 from ..render import _text as text
-from ..render import figures as plots
 from ..render._progress import FitProgress
 from ..results import Fit, Fits
 from .command import InputsCommand, complete_inputs, one_standard_input, program_and_point
@@ -270,14 +268,8 @@ def fit(
     else:
         refuse_with_load(ctx, files)
         result, interrupted, table = api.load_fit(load), None, None
-    if isinstance(result, Fits):
-        result.by = by or result.by
-    else:
-        result.table_statistics = stats
-        result.by = by or result.by  # (the column of groups sharing parameters)
-    width = plots.terminal_width(shutil.get_terminal_size((80, 24)).columns)
     fit_outputs.finish(
-        result, interrupted, table, files, Shown(fmt, digits), result.by, json_nulls(), width,
+        result, interrupted, table, files, Shown(fmt, digits), by, stats, json_nulls(),
         sys.stderr.isatty(),
     )  # fmt: skip
 
