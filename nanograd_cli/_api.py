@@ -1852,7 +1852,6 @@ def predict(
     `rows` is the number of rows where the model reads no column; `rows_option` names
     where `columns` came from, for a column that is missing."""
 
-    from . import _io as io
     from ._fit_predictions import predicted
     from ._language import parse
     from .fitting import columns_of, row_count, sigma_values
@@ -1879,7 +1878,6 @@ def predict(
             + (f" (the model reads {', '.join(read)})" if len(read) > len(missing) else "")
         )
     arrays = columns_of({name: columns[name] for name in read})
-    io.refuse_missing(arrays, list(columns), read, rows_option, predicting=True)
     rows = row_count(arrays) if arrays else rows or 1
     sigma = None
     spread = sigma_columns(fit.sigma)

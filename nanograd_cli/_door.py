@@ -233,31 +233,35 @@ def table(
     option: str,
     name: str,
     drop_nan: bool | None = None,
+    predicting: bool = False,
 ) -> dict[str, Any]:
     """The columns of `data` that `needed` names: `data` is a mapping of column names to
     1-D arrays (a pandas DataFrame is one), or the path of a CSV, Parquet, Arrow or JSON
     Lines file. For a command that takes `drop_nan`, an absent value is read as nan, and
     without `drop_nan` the first is an error that names the row and `drop_nan`, as the
-    command line's is."""
-    if isinstance(data, str | os.PathLike):
-        from . import _io as io
+    command line's is; rows to predict at (`predicting`, with `drop_nan` False) need every
+    value, and the error says so."""
+    from . import _io as io
 
+    columns: Mapping[str, Any] | DataFrameLike
+    if isinstance(data, str | os.PathLike):
         path = os.fspath(data)
         fmt = io.input_format(path, None)
         if drop_nan is None:
-            data = io.read_table(path, fmt, needed, option, name).columns
-        else:
-            data = io.read_rows(path, fmt, needed, option, name, drop_nan).columns
-    elif not isinstance(data, Mapping) and not hasattr(data, "columns"):  # (a DataFrame)
+            columns = io.read_table(path, fmt, needed, option, name).columns
+        else:  # (its missing values refused as it is read)
+            read = io.read_rows(path, fmt, needed, option, name, drop_nan, predicting=predicting)
+            columns = read.columns
+    elif isinstance(data, Mapping) or hasattr(data, "columns"):  # (a DataFrame)
+        columns = data
+    else:
         raise InputError(
             f"{option}: a mapping of column names to arrays, a DataFrame or a file's path, not "
             f"{type(data).__name__}"
         )
-    found = {n: data[n] for n in data if n in needed}
-    if drop_nan is False:  # (a file's were checked as it was read)
-        from ._io import refuse_missing
-
-        refuse_missing(found, list(found), needed, option)
+    found = {n: columns[n] for n in columns if n in needed}
+    if columns is data and drop_nan is False:  # a missing value in memory said as a file's is
+        io.refuse_missing(found, list(found), needed, option, predicting)
     return found
 
 

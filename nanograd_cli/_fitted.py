@@ -34,8 +34,8 @@ class Fit(results.Fit):
         and the band of one new observation `pred_lower`, `pred_upper`."""
         from . import _api as api
 
-        # a missing value read as nan, for the prediction to refuse as for any data
-        rows = table(data, api.prediction_columns(self), "data", "fit", drop_nan=True)
+        needed = api.prediction_columns(self)
+        rows = table(data, needed, "data", "fit", drop_nan=False, predicting=True)
         found = api.predict(self, rows, band)
         if band is not None and "pred_lower" not in found:
             note(f"no prediction band: sigma reads {self.sigma}, which data lacks")
