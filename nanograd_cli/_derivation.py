@@ -450,8 +450,9 @@ class _Lines:
         result, conditions = self.result(losses=False)
         where = f", where `{conditions}`" if conditions else ""
         lines.append(f"\nResult: `{self.of(self.d.steps[0].part)} = {result}`{where}")
-        if self.losses():
-            lines.append(f"\nAs written, it {self.losses()}.")
+        losses = self.losses()
+        if losses:
+            lines.append(f"\nAs written, it {losses}.")
         return "\n".join(lines)
 
     def latex(self) -> list[tuple[str, str, str]]:
