@@ -29,7 +29,7 @@ from ._algebra import (
     layout,
     reachable,
 )
-from ._formula import LOSES, Note, Printer
+from ._formula import LOSES, Note, Printer, latex_text
 from ._ops import ADD, DIV, MUL, NEG, OPS, POW, SUB, WHERE, Op
 from ._program import Apply, Program
 from ._symbolic import derive, textbook_formulas, whole_numbers
@@ -452,7 +452,7 @@ class _Lines:
         lines.append(f"\nResult: `{self.of(self.d.steps[0].part)} = {result}`{where}")
         losses = self.losses()
         if losses:
-            lines.append(f"\nAs written, it {losses}.")
+            lines.append(f"\nAs written, it `{losses}`.")  # (its ** and * are code)
         return "\n".join(lines)
 
     def latex(self) -> list[tuple[str, str, str]]:
@@ -460,7 +460,7 @@ class _Lines:
         the result holds, or '')."""
         rows = []
         for left, right, rule, general in self.steps():
-            said = rf"\text{{{_latex_text(rule)}{': ' if general else ''}}}"
+            said = rf"\text{{{latex_text(rule)}{': ' if general else ''}}}"
             rows.append((left, right, f"{said}{f' {general}' if general else ''}"))
         # where it loses digits is said under diff's own LaTeX, not in a derivation's steps
         result, conditions = self.result(losses=False)
@@ -499,16 +499,3 @@ def _fitted(rows: list[tuple[str, str, str]]) -> list[str]:
         shown += [f"&{left}", f"&= {first}", *(rf"&\quad {line}" for line in rest)]
         shown += [rf"&\qquad {line}" for line in lines(rule, LINE - 4)]
     return shown
-
-
-def _latex_text(words: str) -> str:
-    """Words for LaTeX's \\text{...}, its special characters escaped."""
-    special = {
-        "%": r"\%",
-        "&": r"\&",
-        "#": r"\#",
-        "_": r"\_",
-        "<": r"\textless{}",
-        ">": r"\textgreater{}",
-    }
-    return "".join(special.get(c, c) for c in words)

@@ -619,6 +619,24 @@ def _leftmost_modulo(e: Expr) -> bool:
     return e.kind == CALL and e.op is MOD
 
 
+
+# The characters LaTeX's \text{...} does not print as they are (`>` is ¿ in its default
+# encoding), and how it prints them.
+_TEXT_SPECIAL = {
+    "%": r"\%",
+    "&": r"\&",
+    "#": r"\#",
+    "_": r"\_",
+    "<": r"\textless{}",
+    ">": r"\textgreater{}",
+}
+
+
+def latex_text(words: str) -> str:
+    """Words for LaTeX's \\text{...}: its special characters escaped, and `--` kept two
+    hyphens (not a dash)."""
+    return "".join(_TEXT_SPECIAL.get(c, c) for c in words).replace("--", "-{}-")
+
 class _Latex(_Text):
     r"""LaTeX as on a slide: `6 x + 2`, `\frac{1}{2 \sqrt{x}}`, `\operatorname{sigmoid}(x)`."""
 
@@ -642,7 +660,7 @@ class _Latex(_Text):
         return " ".join(s for s in shown if s)
 
     def words(self, text: str) -> str:
-        return rf"\text{{{text.replace('--', '-{}-')}}}"  # (-- is a dash)
+        return rf"\text{{{latex_text(text)}}}"
 
     def __init__(self, is_array: Callable[[Expr], bool] | None = None) -> None:
         # per node: the sign of the number a product is written beginning with, else 0

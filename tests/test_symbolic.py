@@ -228,8 +228,8 @@ def test_printed_derivative_is_sympys(source):
             "\\begin{aligned}\n"
             r"d_{x} &= y + \frac{1}{{\cosh(x)}^{2}} \\"
             "\n"
-            r"&\qquad \text{loses digits for } \lvert x \rvert \text{ > 355 (cosh's square "
-            r"overflows)}; \\"
+            r"&\qquad \text{loses digits for } \lvert x \rvert "
+            r"\text{ \textgreater{} 355 (cosh's square overflows)}; \\"
             "\n"
             r"&\qquad \text{diff -{}-exact keeps them}"
             "\n\\end{aligned}",

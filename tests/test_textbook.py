@@ -28,13 +28,14 @@ PAST_1E154 = "\n# loses digits for |x| > 1e154 (its square overflows)" + KEEP
 LATEX_KEEP = ";" + " \\\\\n" + r"&\qquad \text{diff -{}-exact keeps them}"
 LATEX_NEAR_1 = r"\text{loses digits near } \lvert x \rvert \text{ = 1 (1 - its square cancels)}"
 LATEX_PAST_1E154 = (
-    r"\text{loses digits for } \lvert x \rvert \text{ > 1e154 (its square overflows)}"
+    r"\text{loses digits for } \lvert x \rvert \text{ \textgreater{} 1e154 (its square overflows)}"
 )
 
 
 def past_355(x: str) -> str:
     return (
-        rf"\text{{loses digits for }} \lvert {x} \rvert \text{{ > 355 (cosh's square overflows)}}"
+        rf"\text{{loses digits for }} \lvert {x} \rvert "
+        r"\text{ \textgreater{} 355 (cosh's square overflows)}"
     )
 
 
