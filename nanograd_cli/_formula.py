@@ -619,7 +619,6 @@ def _leftmost_modulo(e: Expr) -> bool:
     return e.kind == CALL and e.op is MOD
 
 
-
 # The characters LaTeX's \text{...} does not print as they are (`>` is ¿ in its default
 # encoding), and how it prints them.
 _TEXT_SPECIAL = {
@@ -636,6 +635,7 @@ def latex_text(words: str) -> str:
     """Words for LaTeX's \\text{...}: its special characters escaped, and `--` kept two
     hyphens (not a dash)."""
     return "".join(_TEXT_SPECIAL.get(c, c) for c in words).replace("--", "-{}-")
+
 
 class _Latex(_Text):
     r"""LaTeX as on a slide: `6 x + 2`, `\frac{1}{2 \sqrt{x}}`, `\operatorname{sigmoid}(x)`."""
