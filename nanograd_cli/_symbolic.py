@@ -27,6 +27,7 @@ more than once is written in the source's own names (`z = w*x + b`, `p = sigmoid
 from __future__ import annotations
 
 import functools
+import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple, Protocol
@@ -128,6 +129,7 @@ TEXTBOOK_RULES = (
 # note, its `{}` the subject's text (the rule's `a` unless said), and the parameters that,
 # where one is a number, make the note go (a power of a number exponent loses at most
 # |n|/2 units of the subnormal grid more than the engine; hypot(x, 3) is never subnormal),
+# unless that number is itself subnormal,
 # and so does a base that is its own exponent where `apart` (x**x and x**(x - 1) are never
 # below 0.69 where they are numbers).
 # A rewrite that loses nothing has no note: tan's 1/cos(x)**2 is within 2.9 units in the
@@ -148,7 +150,7 @@ _SQUARES = Loss(  # atan2's
 _SUBNORMAL = "is below 2.2e-308 (it rounds first)"
 LOSSES = {
     "1 - sigmoid(a)": Loss(
-        "sigmoid(a)", "loses digits as {} grows, all past 37 (1 - sigmoid cancels)"
+        "sigmoid(a)", "loses digits as {} grows, all past 37 (where sigmoid rounds to 1)"
     ),
     "1 - a**2": Loss("a**2", "loses digits near |{}| = 1 (1 - its square cancels)"),
     "sqrt(a**2 - 1)": Loss(
@@ -167,7 +169,7 @@ LOSSES = {
     ),
     "exp(-a**2)": Loss(
         "exp(-a**2)",
-        "loses digits as |{}| grows, up to 3 near 26.6 (its square rounds)",
+        "loses digits as |{}| grows, up to 3 digits near 26.6 (its square rounds)",
     ),
     "b*a**(b - 1)": Loss(
         "a**(b - 1)", f"loses digits where {{}} {_SUBNORMAL}", "a**(b - 1)", ("b",), True
@@ -513,15 +515,18 @@ def _local_derivatives(
             for side, part, why, unless, alike in f.losses:
                 expr = _interpret(builder, side, env)[side.result][0]
                 lossy = _interpret(builder, part, env)[part.result][0]
-                if any(
-                    _constant(_interpret(builder, u, env)[u.result][0]) is not None for u in unless
-                ):
-                    continue
+                numbers = [_constant(_interpret(builder, u, env)[u.result][0]) for u in unless]
+                if any(v is not None and not _subnormal(v) for v in numbers):
+                    continue  # hypot(x, 3), but not hypot(x, 1e-320)
                 if len({id(_interpret(builder, u, env)[u.result][0]) for u in alike}) == 1:
                     continue  # x**x
                 if _constant(expr) is None:
                     conditions.append((ins.args[k], Note(expr, LOSES, why, lossy)))
     return local
+
+
+def _subnormal(value: float) -> bool:
+    return 0.0 < abs(value) < sys.float_info.min
 
 
 def _shape(e: Expr) -> tuple:
@@ -673,12 +678,17 @@ def to_source(roots: dict[str, Expr], latex: bool = False) -> str:
 
 
 def written(
-    derivatives: Derivatives, latex: bool = False, is_array: Callable[[Expr], bool] | None = None
+    derivatives: Derivatives,
+    latex: bool = False,
+    is_array: Callable[[Expr], bool] | None = None,
+    source: tuple[Program, Mapping[str, str]] | None = None,
 ) -> str:
     """The derivatives as `diff` prints them: the names they use, each bound to its
     definition, then each large repeated sub-expression bound to a new name (t1, ...), then
     the derivatives, each with a note under it where it is not the engine's everywhere;
-    `is_array` says which parts are arrays (for LaTeX's element-by-element product)."""
+    `is_array` says which parts are arrays (for LaTeX's element-by-element product). With
+    `source` (the program and the input each derivative is by), a textbook derivative's note
+    also says where it loses digits by a part overflowing (_overflow_notes.py)."""
     roots, definitions, notes = derivatives.roots, derivatives.definitions, derivatives.notes
     parts = [*roots.values(), *definitions.values()]
     parts += [n.expr for name in roots for n in notes.get(name, [])]
@@ -688,6 +698,10 @@ def written(
     shown_notes = {
         name: [n._replace(expr=next(shown)) for n in notes.get(name, [])] for name in roots
     }
+    if source is not None and derivatives.textbook:
+        from ._overflow_notes import add_notes
+
+        add_notes(*source, shown_roots, shown_notes)
     return write(shown_roots, latex, shown_definitions, shown_notes, is_array)
 
 
@@ -729,7 +743,7 @@ def derivatives_text(
     result.roots = {labels[n]: e for n, e in result.roots.items()}
     result.notes = {labels[n]: e for n, e in result.notes.items()}
     result.whole = whole_numbers(program)
-    return written(result, latex)
+    return written(result, latex, source=(program, {label: n for n, label in labels.items()}))
 
 
 # A derivative written out in at most this many characters is differentiated again (each
@@ -762,7 +776,7 @@ def _higher(
     roots: dict[str, Expr] = {}
     notes: dict[str, list[Note]] = {}
     for name in wrt:
-        current, found = program, []
+        current, found = program, list[Note]()
         root = builder.const(0.0)
         for step in range(order):
             if name not in current.inputs:  # d/dx of 2*y: 0, and so on
@@ -770,7 +784,8 @@ def _higher(
                 break
             result = derive(current, [name], textbook=not exact, builder=builder)
             root = result.roots[name]
-            found += result.notes.get(name, [])
+            # where each order holds, but digits lost only by the one printed
+            found = [n for n in found if n.relation != LOSES] + result.notes.get(name, [])
             if step < order - 1:
                 (shown,) = layout([root], fractions=not exact, whole=whole)
                 text = write({"": shown})

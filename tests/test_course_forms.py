@@ -206,4 +206,4 @@ def test_a_sum_of_powers_of_one_name_stays_a_sum_as_a_textbook_keeps_it():
     assert sympy.simplify(sympy.sympify(done.stdout) - sympy.diff(5 * x**3 - 2 / x + 7, x)) == 0
     assert in_process("diff", "5*x**3 - 2/x + 7", "--steps").stdout.endswith("= 15*x**2 + 2/x**2\n")
     # a quotient of other parts is still one fraction, as the quotient rule writes it
-    assert in_process("diff", "sin(x)/x").stdout == "(x*cos(x) - sin(x))/x**2\n"
+    assert in_process("diff", "sin(x)/x").stdout.startswith("(x*cos(x) - sin(x))/x**2\n# ")

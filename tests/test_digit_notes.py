@@ -17,7 +17,7 @@ mpmath.mp.dps = 50
 KEEP = "; diff --exact keeps them"
 SQUARES = "# loses digits where x**2 + y**2 overflows or underflows" + KEEP
 HYPOT = "# loses digits where hypot(x, y) overflows or is subnormal" + KEEP
-GAUSSIAN = "# loses digits as |x| grows, up to 3 near 26.6 (its square rounds)" + KEEP
+GAUSSIAN = "# loses digits as |x| grows, up to 3 digits near 26.6 (its square rounds)" + KEEP
 
 
 def _diff(*args: str) -> str:
@@ -36,7 +36,7 @@ def _diff(*args: str) -> str:
         (
             "sigmoid(x)",
             "sigmoid(x)*(1 - sigmoid(x))\n"
-            "# loses digits as x grows, all past 37 (1 - sigmoid cancels)" + KEEP,
+            "# loses digits as x grows, all past 37 (where sigmoid rounds to 1)" + KEEP,
         ),
         (
             "acosh(x)",
@@ -92,7 +92,7 @@ def _diff(*args: str) -> str:
         (
             "asinh(x)*sigmoid(x)",
             "sigmoid(x)*(1/sqrt(x**2 + 1) - asinh(x)*(sigmoid(x) - 1))\n# loses digits as x "
-            "grows, all past 37 (1 - sigmoid cancels) and for |x| > 1e154 (its square "
+            "grows, all past 37 (where sigmoid rounds to 1) and for |x| > 1e154 (its square "
             "overflows)" + KEEP,
         ),
         # no note where the rule is not used, nor in the exact form
@@ -219,6 +219,23 @@ CASES_2 = [
         [{"x": 1.6e308, "y": 1.7e308}, {"x": 5e-324, "y": 5e-324}, {"x": 3e-310, "y": 1e-310}],
         [{"x": 2.0, "y": 3.0}, {"x": 1e200, "y": 3e200}, {"x": 1e-200, "y": 3e-200}],
     ),
+    # found in the printed form: x**3/(x**2 + y**2) (by y, of x**2*atan2(y, x)) where x**3
+    # overflows or underflows while x**2 + y**2 does not
+    (
+        "x**2*atan2(y, x)",
+        "y",
+        lambda x, y: x**3 / (x * x + y * y),
+        [{"x": 1e120, "y": 1e100}, {"x": 1e-110, "y": 1e-100}, {"x": -1e110, "y": 1e100}],
+        [{"x": 3.0, "y": 2.0}, {"x": 1e90, "y": 1e100}, {"x": 1e-90, "y": 1e-100}],
+    ),
+    # a subnormal second argument: hypot(x, 1e-320) is subnormal where x is
+    (
+        "hypot(x, 1e-320)",
+        "x",
+        lambda x: x / mpmath.hypot(x, mpmath.mpf(1e-320)),
+        [{"x": 1e-320}, {"x": -3e-320}],
+        [{"x": 1.0}, {"x": -1e-300}, {"x": 1e300}],
+    ),
     # the power rule and a**b*log(a) where the power is subnormal
     (
         "x**y",
@@ -265,6 +282,36 @@ def test_the_note_is_true_to_units_in_the_last_place(source, wrt, reference, los
         assert float(abs(engine - true)) <= 4 * math.ulp(float(true)), ("grad", point)
     for point in kept:
         assert _ulps_at(textbook.text, reference, point) <= 4, point
+
+
+def test_a_note_names_the_parts_of_the_printed_form_that_overflow():
+    """Found in the form printed, not in the rule it came from: the rule's x**2 + y**2, and the
+    x**3 and x**2*y that the product rule put over it (atan2(y, x) underflows too, at
+    (1e50, 1e-300), but there the engine loses the same digits); a quotient whose numerator
+    is a number (its value underflows where its denominator overflows) has none."""
+    assert _diff("x**2*atan2(y, x)") == (
+        "d_x = 2*x*atan2(y, x) - x**2*y/(x**2 + y**2)\n"
+        + SQUARES.replace(KEEP, "")
+        + " and where x**2*y overflows or underflows"
+        + KEEP
+        + "\nd_y = x**3/(x**2 + y**2)\n"
+        + SQUARES.replace(KEEP, " and where x**3 overflows or underflows" + KEEP)
+        + "\n"
+    )
+    assert _diff("sin(x)/x") == (
+        "(x*cos(x) - sin(x))/x**2\n# loses digits where x**2 overflows" + KEEP + "\n"
+    )
+    assert _diff("(3*x + 2)/(5*x - 7)") == "-31/(5*x - 7)**2\n"
+    assert _diff("1/(x**2 + 1)") == "-2*x/(x**2 + 1)**2\n"  # the engine loses them too
+
+
+def test_a_higher_derivative_is_noted_for_the_form_it_prints():
+    """The second derivative of x**y is y*x**(y - 2)*(y - 1): the first's x**(y - 1) is not
+    printed, and its note goes; the first's condition stays."""
+    assert _diff("x**y", "--wrt", "x", "--order", "2") == (
+        "y*x**(y - 2)*(y - 1)\n# x != 0; loses digits where x**(y - 2) is below 2.2e-308 (it "
+        "rounds first)" + KEEP + "\n"
+    )
 
 
 def test_the_notes_in_latex_fit_an_article_page(tmp_path):

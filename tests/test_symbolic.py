@@ -61,7 +61,7 @@ PAST_355 = "\n# loses digits for |x| > 355 (cosh's square overflows); diff --exa
             "sigmoid((0.5 - x)*2)",
             "x",
             "2*sigmoid(1 - 2*x)*(sigmoid(1 - 2*x) - 1)\n# loses digits as 1 - 2*x grows, all past "
-            "37 (1 - sigmoid cancels); diff --exact keeps them",
+            "37 (where sigmoid rounds to 1); diff --exact keeps them",
         ),
         ("x*y + tanh(x)", "x", "y + 1/cosh(x)**2" + PAST_355),
         ("x**2*y**3", "y", "3*x**2*y**2"),
@@ -216,8 +216,8 @@ def test_printed_derivative_is_sympys(source):
             "\\begin{aligned}\n"
             r"d_{x} &= \operatorname{sigmoid}(x) \left(1 - \operatorname{sigmoid}(x)\right) \\"
             "\n"
-            r"&\qquad \text{loses digits as } x \text{ grows, all past 37 (1 - sigmoid "
-            r"cancels)}; \\"
+            r"&\qquad \text{loses digits as } x \text{ grows, all past 37 (where sigmoid "
+            r"rounds to 1)}; \\"
             "\n"
             r"&\qquad \text{diff -{}-exact keeps them}"
             "\n\\end{aligned}",
@@ -288,8 +288,8 @@ def test_only_large_parts_are_bound(source):
 
 
 SIGMOIDS = (
-    "# loses digits as y - x grows, all past 37 (1 - sigmoid cancels) and as x + y grows, all "
-    "past 37 (1 - sigmoid cancels); diff --exact keeps them"
+    "# loses digits as y - x grows, all past 37 (where sigmoid rounds to 1) and as x + y grows, "
+    "all past 37 (where sigmoid rounds to 1); diff --exact keeps them"
 )
 
 

@@ -127,7 +127,18 @@ EXERCISES = [
     ("log2(x)", "1/(x*log(2))", r"\frac{1}{x \log(2)}", (0.1, 3)),
     ("log(x**2 + 1)", "2*x/(x**2 + 1)", r"\frac{2 x}{x^{2} + 1}", (-3, 3)),
     # quotients
-    ("sin(x)/x", "(x*cos(x) - sin(x))/x**2", r"\frac{x \cos(x) - \sin(x)}{x^{2}}", (0.1, 3)),
+    # (a textbook quotient with a numerator that scales with x: it overflows where x**2 does)
+    (
+        "sin(x)/x",
+        "(x*cos(x) - sin(x))/x**2\n# loses digits where x**2 overflows" + KEEP,
+        "\\begin{aligned}\n"
+        r"d_{x} &= \frac{x \cos(x) - \sin(x)}{x^{2}} \\"
+        "\n"
+        r"&\qquad \text{loses digits where } x^{2} \text{ overflows};\ \text{diff -{}-exact "
+        r"keeps them}"
+        "\n\\end{aligned}",
+        (0.1, 3),
+    ),
     # chains
     ("sin(x**2)", "2*x*cos(x**2)", r"2 x \cos(x^{2})", (-2, 2)),
     ("exp(sin(x))", "cos(x)*exp(sin(x))", r"\cos(x) e^{\sin(x)}", (-3, 3)),
@@ -203,8 +214,8 @@ EXERCISES = [
     ),
     (
         "sigmoid(x)",
-        "sigmoid(x)*(1 - sigmoid(x))\n# loses digits as x grows, all past 37 (1 - sigmoid cancels)"
-        + KEEP,
+        "sigmoid(x)*(1 - sigmoid(x))\n"
+        "# loses digits as x grows, all past 37 (where sigmoid rounds to 1)" + KEEP,
         None,
         (-3, 3),
     ),
@@ -225,11 +236,11 @@ EXERCISES = [
     (
         "z = w*x + b\np = sigmoid(z)\nloss = (p - y)**2",
         "p = sigmoid(w*x + b)\n2*w*p*(y - p)*(p - 1)\n"
-        "# loses digits as w*x + b grows, all past 37 (1 - sigmoid cancels)" + KEEP,
+        "# loses digits as w*x + b grows, all past 37 (where sigmoid rounds to 1)" + KEEP,
         "\\begin{aligned}\np &= \\operatorname{sigmoid}(w x + b) \\\\\n"
         "d_{x} &= 2 w p \\left(y - p\\right) \\left(p - 1\\right) \\\\\n"
-        r"&\qquad \text{loses digits as } w x + b \text{ grows, all past 37 (1 - sigmoid "
-        r"cancels)}" + LATEX_KEEP + "\n\\end{aligned}",
+        r"&\qquad \text{loses digits as } w x + b \text{ grows, all past 37 (where sigmoid "
+        r"rounds to 1)}" + LATEX_KEEP + "\n\\end{aligned}",
         (-3, 3),
     ),
     (
@@ -394,7 +405,9 @@ def test_micrograds_sanity_check_at_the_kink():
     assert hessian(program, point).hessian["x"]["x"] == 22.0
 
 
-SIGMOID_NOTE = "# loses digits as w*x + b grows, all past 37 (1 - sigmoid cancels)" + KEEP + "\n"
+SIGMOID_NOTE = (
+    "# loses digits as w*x + b grows, all past 37 (where sigmoid rounds to 1)" + KEEP + "\n"
+)
 
 
 def test_names_of_the_source_are_kept_and_only_unnamed_repeats_are_named_anew():
@@ -467,7 +480,12 @@ def test_dy_over_dx_in_a_source_gets_a_note_that_says_what_diff_does():
     )
     assert in_process("diff", "x**2 + dx", "--wrt", "x").stderr == ""  # one such name: no note
     alone = in_process("diff", "dy/dx")
-    assert (alone.returncode, alone.stdout) == (0, "d_dy = 1/dx\nd_dx = -dy/dx**2\n")
+    assert (alone.returncode, alone.stdout) == (
+        0,
+        "d_dy = 1/dx\nd_dx = -dy/dx**2\n# loses digits where dx**2 overflows or underflows"
+        + KEEP
+        + "\n",
+    )
     assert alone.stderr == (
         "note: dy and dx are inputs here; for the derivative of y by x, give y itself and --wrt x\n"
     )
@@ -517,7 +535,13 @@ def test_a_formula_for_no_input_or_that_does_not_parse_is_bad_input(against, mes
         ("hypot(x, y)", "d_x = x/hypot(x, y)\n{}d_y = y/hypot(x, y)\n{}"),
         ("hypot(y, x)", "d_y = y/hypot(y, x)\n{}d_x = x/hypot(y, x)\n{}"),
         ("hypot(3, x)", "x/hypot(3, x)\n"),  # (never subnormal: no note)
-        ("hypot(x**2, y)", "d_x = 2*x**3/hypot(x**2, y)\n{}d_y = y/hypot(x**2, y)\n{}"),
+        (  # (2*x**3 overflows where hypot(x**2, y) does not)
+            "hypot(x**2, y)",
+            "d_x = 2*x**3/hypot(x**2, y)\n# loses digits where hypot(x**2, y) overflows or is "
+            "subnormal and where x**3 overflows or underflows"
+            + KEEP
+            + "\nd_y = y/hypot(x**2, y)\n{}",
+        ),
     ],
 )
 def test_hypots_derivative_is_written_with_the_sources_hypot(source, printed):

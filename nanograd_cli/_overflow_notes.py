@@ -1,0 +1,192 @@
+"""Where a textbook derivative, as printed, loses digits the engine keeps because a part of it
+overflows or underflows while the whole is an ordinary number: `x**3/(x**2 + y**2)` (the
+derivative of `x**2*atan2(y, x)` by y) is inf at (1e120, 1e100), where x**3 overflows, and 0 at
+(1e-110, 1e-100), where it underflows, while the engine gives 1e120 and 1e-130.
+
+The printed form is evaluated, part by part, at points whose inputs run over the magnitudes of
+doubles, against the engine's gradient at the same points. Where it is off, the engine is not,
+and its parts computed again with an exponent without bounds (_wide.py) agree with the engine,
+a part that overflows (to inf) or underflows (below the normal range) from finite, non-zero
+operands is named in a note if, left alone as the doubles have it, it puts the form off
+again. A rule of thumb cannot see this: the same quotient loses nothing where its numerator
+is a number (`2/(x + 1)**2` underflows only where its value does).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import random
+import sys
+from collections.abc import Iterator, Mapping
+
+from ._algebra import INPUT, NAMED, NUMBER, Expr, known_number, layout, reachable
+from ._formula import LOSES, Note, write
+from ._ops import ADD, DIV, SUB
+from ._program import Program
+from ._wide import Wide, to_float, wide
+from ._wide import apply as wide_apply
+
+# Each input's values: both signs of every 50th power of ten or so, to the ends of doubles.
+MAGNITUDES = (1e-300, 1e-200, 1e-150, 1e-110, 1e-50, 1.0, 1e50, 1e110, 1e150, 1e200, 1e300)
+VALUES = (*MAGNITUDES, *(-m for m in MAGNITUDES))
+# At most this many points per derivative: the whole grid of one or two inputs, a fixed
+# sample of it for more.
+POINTS = len(VALUES) ** 2
+# Off by more than this, relative to the engine, is digits lost (not the rounding of another
+# order of operations).
+OFF = 1e-6
+
+OVERFLOWS, UNDERFLOWS = "overflows", "underflows"
+# Probed only for a source of at most this many instructions (the engine runs at every point).
+MAX_SOURCE = 200
+
+
+def points(inputs: list[str]) -> Iterator[dict[str, float]]:
+    """The points probed: every combination of VALUES for up to two inputs, else POINTS of
+    them drawn with a fixed seed (the same notes on every run)."""
+    if len(VALUES) ** len(inputs) <= POINTS:
+        for values in itertools.product(VALUES, repeat=len(inputs)):
+            yield dict(zip(inputs, values, strict=True))
+        return
+    chosen = random.Random(0)
+    for _ in range(POINTS):
+        yield {name: chosen.choice(VALUES) for name in inputs}
+
+
+def add_notes(
+    source: Program,
+    inputs_of: Mapping[str, str],
+    roots: Mapping[str, Expr],
+    notes: dict[str, list[Note]],
+) -> None:
+    """To `notes` (each label's list, extended in place), under each printed derivative of
+    `source` (`roots`, by label; `inputs_of` names the input each is by), where it loses
+    digits by a part overflowing or underflowing, unless a note already names that part."""
+    probed = [label for label, root in roots.items() if quotient_of_inputs(root)]
+    if not probed or len(source.code) > MAX_SOURCE:
+        return
+    at = list(points(source.inputs))
+    engine = engine_gradients(source, at)
+    for label in probed:
+        said = [_text(e) for n in notes.get(label, []) if n.relation == LOSES for e in _parts(n)]
+        found = overflowing(roots[label], at, [g[inputs_of[label]] for g in engine])
+        for part, what in found:
+            if not any(_text(part) in text for text in said):
+                why = f"loses digits where {{}} {what}"
+                notes.setdefault(label, []).append(Note(part, LOSES, why, part))
+
+
+def _parts(note: Note) -> list[Expr]:
+    """What a note of lost digits names: its subject, and the part that loses them (x and
+    x**2 in `for |x| > 1e154 (its square overflows)`)."""
+    return [note.expr] if note.part is None else [note.expr, *layout([note.part], True)]
+
+
+def _text(e: Expr) -> str:
+    return write({"": e})
+
+
+def engine_gradients(program: Program, at: list[dict[str, float]]) -> list[dict[str, float]]:
+    """The engine's gradient by each input at each point."""
+    found = []
+    for point in at:
+        evaluation = program.evaluate(point)
+        evaluation.result.backward()
+        found.append(evaluation.summary().gradients)
+    return found
+
+
+def quotient_of_inputs(root: Expr) -> bool:
+    """Whether the printed form, in its inputs alone (no name bound), divides by an
+    expression of the inputs something that depends on them too: only then can a part
+    overflow while the whole does not."""
+    parts = reachable([root])
+    if any(e.kind == NAMED for e in parts):
+        return False
+    varies: dict[int, bool] = {}
+    for e in parts:
+        varies[id(e)] = (e.kind == INPUT and known_number(e) is None) or any(
+            varies[id(a)] for a in e.args
+        )
+        if e.op is DIV and all(varies[id(a)] for a in e.args):
+            return True
+    return False
+
+
+def overflowing(
+    root: Expr, at: list[dict[str, float]], engine: list[float]
+) -> list[tuple[Expr, str]]:
+    """The parts of the printed `root` (in its inputs alone) that make it lose the engine's
+    digits (`engine`: its values at the points `at`) by overflowing or underflowing, each
+    with what it does ("overflows", "underflows" or both), in the order they are printed.
+
+    At a point where the printed form is off, its parts are computed again with an exponent
+    without bounds (_wide.py); where that agrees with the engine, the loss is over- or
+    underflow, and a part is named that, left as the doubles have it, puts the form off."""
+    order = reachable([root])
+    found: dict[int, set[str]] = {}
+    for point, reference in zip(at, engine, strict=True):
+        if not (math.isfinite(reference) and abs(reference) >= sys.float_info.min):
+            continue
+        values, origins = _values(order, point)
+        if _close(values[id(root)], reference) or not origins:
+            continue
+        if not _close(to_float(_wide_values(order, point)[id(root)]), reference):
+            continue  # not (only) over- or underflow
+        for e, what in origins:
+            kept = {id(e): wide(values[id(e)])}
+            if not _close(to_float(_wide_values(order, point, kept)[id(root)]), reference):
+                found.setdefault(id(e), set()).add(what)
+    return [
+        (e, " or ".join(w for w in (OVERFLOWS, UNDERFLOWS) if w in found[id(e)]))
+        for e in order
+        if id(e) in found
+    ]
+
+
+def _close(value: float, reference: float) -> bool:
+    return math.isfinite(value) and abs(value - reference) <= OFF * abs(reference)
+
+
+def _wide_values(
+    order: list[Expr], point: Mapping[str, float], kept: Mapping[int, Wide] | None = None
+) -> dict[int, Wide]:
+    """Each part's value at `point` with an exponent without bounds, but those in `kept`."""
+    values: dict[int, Wide] = {}
+    for e in order:
+        if kept and id(e) in kept:
+            values[id(e)] = kept[id(e)]
+        elif e.kind in (INPUT, NUMBER):
+            known = known_number(e)
+            values[id(e)] = wide(point[e.value] if known is None else known)
+        else:
+            values[id(e)] = wide_apply(e.op, *(values[id(a)] for a in e.args))
+    return values
+
+
+def _values(
+    order: list[Expr], point: Mapping[str, float]
+) -> tuple[dict[int, float], list[tuple[Expr, str]]]:
+    """Each part's value at `point`, and the parts that overflow or underflow there from
+    finite, non-zero operands (a sum that cancels to 0 does not underflow)."""
+    values: dict[int, float] = {}
+    origins = []
+    for e in order:
+        if e.kind in (INPUT, NUMBER):
+            known = known_number(e)  # a number, or pi or e by name
+            values[id(e)] = point[e.value] if known is None else known
+        else:
+            args = [values[id(a)] for a in e.args]
+            try:
+                value = e.op.forward(*args)
+            except (OverflowError, ValueError, ZeroDivisionError):
+                value = math.nan
+            values[id(e)] = value
+            if not all(math.isfinite(a) and a != 0.0 for a in args):
+                continue
+            if math.isinf(value):
+                origins.append((e, OVERFLOWS))
+            elif abs(value) < sys.float_info.min and e.op not in (ADD, SUB):
+                origins.append((e, UNDERFLOWS))
+    return values, origins
