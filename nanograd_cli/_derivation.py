@@ -31,7 +31,7 @@ from ._algebra import (
 )
 from ._formula import LOSES, Note, Printer, latex_text
 from ._ops import ADD, DIV, MUL, NEG, OPS, POW, SUB, WHERE, Op
-from ._overflow_notes import add_notes
+from ._overflow_notes import Probe, add_notes
 from ._program import Apply, Program
 from ._symbolic import derive, textbook_formulas, whole_numbers
 from ._textbook import finish
@@ -133,7 +133,7 @@ class _Deriver:
             [found.roots[self.name], *(n.expr for n in notes)], fractions=True, whole=self.whole
         )
         notes = [n._replace(expr=e) for e, n in zip(shown, notes, strict=True)]
-        add_notes(program, {self.name: self.name}, {self.name: result}, {self.name: notes})
+        add_notes(Probe(program, {self.name: self.name}), {self.name: result}, {self.name: notes})
         return Derivation(self.name, steps, result, notes, self.derivatives, self.names)
 
     # the derivative of a part, and arithmetic on the parts of a step

@@ -9,7 +9,7 @@ as a textbook writes them, and each result is simplified as `diff` simplifies.
 from __future__ import annotations
 
 from ._algebra import NUMBER, Builder, Expr, layout
-from ._formula import Note, write
+from ._formula import LOSES, Note, write
 from ._ops import ADD, COMPARISONS, DIV, MUL, NEG, OPS, SUB
 from ._program import Apply, Program
 from ._symbolic import HIGHER_TEXT, Derivatives, derive, from_program, whole_numbers, written
@@ -47,7 +47,10 @@ def implicit_text(program: Program, dependent: str, wrt: str, latex: bool, order
     # named as the derivative is (dy/dx, d2y/dx): LaTeX's label where bound parts come first
     name = f"d{order if order > 1 else ''}{dependent}/d{wrt}"
     ((root, found),) = finish(builder, {name: root}).values()
-    result = Derivatives({name: root}, notes={name: notes + found}, textbook=True)
+    # where it holds; not where a rule's form loses digits: the slope is no form of the
+    # engine's, and --exact is not for it
+    kept = [n for n in notes + found if n.relation != LOSES]
+    result = Derivatives({name: root}, notes={name: kept}, textbook=True)
     result.whole = whole_numbers(program)
     return written(result, latex)
 

@@ -35,7 +35,14 @@ if TYPE_CHECKING:
 # A jet: the Taylor coefficients c[0..N] of a node in the input differentiated by.
 Jet = list[float]
 
-_fsum = math.fsum
+
+def _fsum(terms: list[float]) -> float:
+    """The sum of `terms` rounded once; inf and -inf together are nan, as in plain sums
+    (math.fsum raises), and finite terms whose sum is past the doubles are inf."""
+    try:
+        return math.fsum(terms)
+    except (ValueError, OverflowError):
+        return sum(terms)
 
 
 def series(

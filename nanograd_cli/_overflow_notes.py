@@ -14,25 +14,30 @@ is a number (`2/(x + 1)**2` underflows only where its value does).
 
 from __future__ import annotations
 
-import itertools
 import math
 import random
 import sys
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
+from typing import NamedTuple
 
 from ._algebra import INPUT, NAMED, NUMBER, Expr, known_number, layout, reachable
 from ._formula import LOSES, Note, write
+from ._jets import series
 from ._ops import ADD, DIV, SUB
 from ._program import Program
 from ._wide import Wide, to_float, wide
 from ._wide import apply as wide_apply
 
-# Each input's values: both signs of every 50th power of ten or so, to the ends of doubles.
-MAGNITUDES = (1e-300, 1e-200, 1e-150, 1e-110, 1e-50, 1.0, 1e50, 1e110, 1e150, 1e200, 1e300)
+# Each input's values: both signs of every tenth power of ten, to the ends of doubles, and of
+# where exp and cosh overflow and where common parts of derivatives round.
+MAGNITUDES = (
+    *(10.0**k for k in range(-300, 301, 10)),
+    *(20.0, 40.0, 100.0, 300.0, 700.0, 709.7, 745.0),
+)
 VALUES = (*MAGNITUDES, *(-m for m in MAGNITUDES))
-# At most this many points per derivative: the whole grid of one or two inputs, a fixed
-# sample of it for more.
-POINTS = len(VALUES) ** 2
+# The points of one input: each of VALUES; of more: this many combinations of them, drawn
+# with a fixed seed.
+POINTS = 1500
 # Off by more than this, relative to the engine, is digits lost (not the rounding of another
 # order of operations).
 OFF = 1e-6
@@ -42,36 +47,37 @@ OVERFLOWS, UNDERFLOWS = "overflows", "underflows"
 MAX_SOURCE = 200
 
 
-def points(inputs: list[str]) -> Iterator[dict[str, float]]:
-    """The points probed: every combination of VALUES for up to two inputs, else POINTS of
-    them drawn with a fixed seed (the same notes on every run)."""
-    if len(VALUES) ** len(inputs) <= POINTS:
-        for values in itertools.product(VALUES, repeat=len(inputs)):
-            yield dict(zip(inputs, values, strict=True))
-        return
+class Probe(NamedTuple):
+    """A derivative's source, the input each printed derivative is by (by label), and the
+    order of the derivatives."""
+
+    program: Program
+    by: Mapping[str, str]
+    order: int = 1
+
+
+def points(inputs: list[str]) -> list[dict[str, float]]:
+    """The points probed: each of VALUES for one input, else POINTS combinations of them
+    drawn with a fixed seed (the same notes on every run)."""
+    if len(inputs) == 1:
+        return [{inputs[0]: v} for v in VALUES]
     chosen = random.Random(0)
-    for _ in range(POINTS):
-        yield {name: chosen.choice(VALUES) for name in inputs}
+    return [{name: chosen.choice(VALUES) for name in inputs} for _ in range(POINTS)]
 
 
-def add_notes(
-    source: Program,
-    inputs_of: Mapping[str, str],
-    roots: Mapping[str, Expr],
-    notes: dict[str, list[Note]],
-) -> None:
-    """To `notes` (each label's list, extended in place), under each printed derivative of
-    `source` (`roots`, by label; `inputs_of` names the input each is by), where it loses
-    digits by a part overflowing or underflowing, unless a note already names that part."""
-    probed = [label for label, root in roots.items() if quotient_of_inputs(root)]
-    if not probed or len(source.code) > MAX_SOURCE:
+def add_notes(probe: Probe, roots: Mapping[str, Expr], notes: dict[str, list[Note]]) -> None:
+    """To `notes` (each label's list, extended in place), under each printed derivative
+    (`roots`, by label) of `probe`'s source, where it loses digits by a part overflowing or
+    underflowing, unless a note already names that part."""
+    program = probe.program
+    probed = [label for label, root in roots.items() if quotient_of_inputs(root, program.inputs)]
+    if not probed or len(program.code) > MAX_SOURCE:
         return
-    at = list(points(source.inputs))
-    engine = engine_gradients(source, at)
+    at = points(program.inputs)
     for label in probed:
         said = [_text(e) for n in notes.get(label, []) if n.relation == LOSES for e in _parts(n)]
-        found = overflowing(roots[label], at, [g[inputs_of[label]] for g in engine])
-        for part, what in found:
+        engine = engine_derivatives(program, probe.by[label], probe.order, at)
+        for part, what in overflowing(roots[label], at, engine):
             if not any(_text(part) in text for text in said):
                 why = f"loses digits where {{}} {what}"
                 notes.setdefault(label, []).append(Note(part, LOSES, why, part))
@@ -87,31 +93,50 @@ def _text(e: Expr) -> str:
     return write({"": e})
 
 
-def engine_gradients(program: Program, at: list[dict[str, float]]) -> list[dict[str, float]]:
-    """The engine's gradient by each input at each point."""
+def engine_derivatives(
+    program: Program, wrt: str, order: int, at: list[dict[str, float]]
+) -> list[float]:
+    """The engine's derivative by `wrt` at each point: the gradient's, or for a higher order
+    the Taylor coefficient's (`taylor`'s jets) times order!."""
+    if order > 1:
+        scale = math.factorial(order)
+        return [_at_order(program, wrt, point, order) * scale for point in at]
     found = []
     for point in at:
         evaluation = program.evaluate(point)
         evaluation.result.backward()
-        found.append(evaluation.summary().gradients)
+        found.append(evaluation.summary().gradients[wrt])
     return found
 
 
-def quotient_of_inputs(root: Expr) -> bool:
-    """Whether the printed form, in its inputs alone (no name bound), divides by an
-    expression of the inputs something that depends on them too: only then can a part
+def _at_order(program: Program, wrt: str, point: dict[str, float], order: int) -> float:
+    """The coefficient of the `order`-th power, or nan where the series cannot be had (a
+    point of no use to the probe)."""
+    try:
+        return series(program, wrt, point, order)[0][order]
+    except (ArithmeticError, ValueError):
+        return math.nan
+
+
+def quotient_of_inputs(root: Expr, inputs: list[str]) -> bool:
+    """Whether the printed form, in the source's `inputs` alone (no name bound), divides by
+    an expression of the inputs something that depends on them too: only then can a part
     overflow while the whole does not."""
     parts = reachable([root])
-    if any(e.kind == NAMED for e in parts):
+    names = set(inputs)
+    if any(e.kind == NAMED or (_unknown(e) and e.value not in names) for e in parts):
         return False
     varies: dict[int, bool] = {}
     for e in parts:
-        varies[id(e)] = (e.kind == INPUT and known_number(e) is None) or any(
-            varies[id(a)] for a in e.args
-        )
+        varies[id(e)] = _unknown(e) or any(varies[id(a)] for a in e.args)
         if e.op is DIV and all(varies[id(a)] for a in e.args):
             return True
     return False
+
+
+def _unknown(e: Expr) -> bool:
+    """Whether e is an input (not pi or e by name)."""
+    return e.kind == INPUT and known_number(e) is None
 
 
 def overflowing(

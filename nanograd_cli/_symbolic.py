@@ -27,6 +27,7 @@ more than once is written in the source's own names (`z = w*x + b`, `p = sigmoid
 from __future__ import annotations
 
 import functools
+import math
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -54,6 +55,7 @@ from ._engine_form import EngineForm
 from ._formula import LOSES, Note, occurrences, write
 from ._instructions import Apply, Const, Input
 from ._ops import ADD, MUL, POWER_RULE, WHERE, Op, gaussian
+from ._overflow_notes import Probe, add_notes
 from ._program import Program
 from ._textbook import finish
 from .engine import Value, apply
@@ -504,8 +506,13 @@ def _local_derivatives(
                 expr = _interpret(builder, side, env)[side.result][0]
                 found.append(Note(expr, relation))
             values = [_constant(n.expr) for n in found]
-            if any(v is not None and not n.holds(v) for n, v in zip(found, values, strict=True)):
-                local[k] = exact[k]  # (-2)**x: no textbook form agrees anywhere
+            # (-2)**x: no textbook form agrees anywhere; but a number that is nan (log(-2))
+            # makes both forms nan everywhere, and the textbook one reads as one
+            if any(
+                v is not None and not math.isnan(v) and not n.holds(v)
+                for n, v in zip(found, values, strict=True)
+            ):
+                local[k] = exact[k]
                 continue
             conditions.extend(
                 (ins.args[k], n)
@@ -681,13 +688,13 @@ def written(
     derivatives: Derivatives,
     latex: bool = False,
     is_array: Callable[[Expr], bool] | None = None,
-    source: tuple[Program, Mapping[str, str]] | None = None,
+    probe: Probe | None = None,
 ) -> str:
     """The derivatives as `diff` prints them: the names they use, each bound to its
     definition, then each large repeated sub-expression bound to a new name (t1, ...), then
     the derivatives, each with a note under it where it is not the engine's everywhere;
     `is_array` says which parts are arrays (for LaTeX's element-by-element product). With
-    `source` (the program and the input each derivative is by), a textbook derivative's note
+    `probe` (the source, and the input each derivative is by), a textbook derivative's note
     also says where it loses digits by a part overflowing (_overflow_notes.py)."""
     roots, definitions, notes = derivatives.roots, derivatives.definitions, derivatives.notes
     parts = [*roots.values(), *definitions.values()]
@@ -698,10 +705,8 @@ def written(
     shown_notes = {
         name: [n._replace(expr=next(shown)) for n in notes.get(name, [])] for name in roots
     }
-    if source is not None and derivatives.textbook:
-        from ._overflow_notes import add_notes
-
-        add_notes(*source, shown_roots, shown_notes)
+    if probe is not None and derivatives.textbook:
+        add_notes(probe, shown_roots, shown_notes)
     return write(shown_roots, latex, shown_definitions, shown_notes, is_array)
 
 
@@ -743,7 +748,7 @@ def derivatives_text(
     result.roots = {labels[n]: e for n, e in result.roots.items()}
     result.notes = {labels[n]: e for n, e in result.notes.items()}
     result.whole = whole_numbers(program)
-    return written(result, latex, source=(program, {label: n for n, label in labels.items()}))
+    return written(result, latex, probe=Probe(program, {label: n for n, label in labels.items()}))
 
 
 # A derivative written out in at most this many characters is differentiated again (each
@@ -807,7 +812,8 @@ def _higher(
         textbook=not exact,
         whole=whole,
     )
-    return written(result, latex)
+    probe = Probe(program, {label: n for n, label in labels.items()}, order)
+    return written(result, latex, probe=probe if read is None else None)
 
 
 def whole_numbers(program: Program) -> bool:

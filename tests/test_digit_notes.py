@@ -335,3 +335,27 @@ def test_the_notes_in_latex_fit_an_article_page(tmp_path):
     assert r"&\qquad \text{and past 1e154 (it overflows)};" in shown[0]
     pdflatex(tmp_path, "\n".join(rf"\[ {text} \]" for text in shown))
     assert overfull(tmp_path) == []
+
+
+def test_the_probe_finds_a_loss_near_exps_overflow_and_at_higher_orders():
+    assert _diff("exp(x)/x") == (
+        "exp(x)*(x - 1)/x**2\n# loses digits where exp(x)*(x - 1) overflows" + KEEP + "\n"
+    )
+    # against taylor's coefficient times 2!: -2*sinh(x)/cosh(x)**3 is 0 at 300, where the
+    # second derivative is -2.1e-260
+    assert _diff("tanh(x)", "--order", "2") == (
+        "-2*sinh(x)/cosh(x)**3\n# loses digits where cosh(x)**3 overflows" + KEEP + "\n"
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # cosh(x)**3 gave inf
+        assert ng.grad("-2*sinh(x)/cosh(x)**3", x=300.0).value == 0.0
+        second = ng.hessian("tanh(x)", x=300.0).matrix[0][0]
+    assert second == pytest.approx(-2 * mpmath.sinh(300) / mpmath.cosh(300) ** 3, rel=1e-14)
+
+
+def test_no_probe_for_a_derivative_in_the_sources_names_and_no_loss_note_when_implicit():
+    """A name of the source is no input of the probe (it crashed with a KeyError); an implicit
+    slope is no form of the engine's, and --exact does not take --implicit."""
+    assert _diff("s = x + y; x/s") == "s = x + y\nd_x = (s - x)/s**2\nd_y = -x/s**2\n"
+    assert _diff("atan2(y, x)", "--implicit", "y", "--wrt", "x") == "y/x\n"
+    assert _diff("asinh(x) + y", "--implicit", "y", "--wrt", "x") == "-1/sqrt(x**2 + 1)\n"

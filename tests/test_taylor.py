@@ -626,3 +626,14 @@ def test_a_centre_of_nan_or_inf_is_a_polynomial_of_it_with_a_warning(centre):
     assert [math.isnan(c) if math.isnan(centre) else c for c in series.coefficients] == (
         [True] * 3 if math.isnan(centre) else [math.inf] * 3
     )
+
+
+def test_a_coefficient_that_sums_inf_and_minus_inf_is_nan_not_a_crash():
+    """math.fsum refuses inf - inf; a coefficient whose terms are both is nan (a plain sum's
+    answer), and the command says where the first non-finite coefficient came from."""
+    done = in_process(
+        "taylor", "atan2(y, x)", "--wrt", "x", "--x", "-1e-270", "--y", "1e-190", "--order", "2"
+    )
+    assert done.returncode == 0
+    assert done.stderr.startswith("warning: line 1, column 1: atan2 gave ")
+    assert "internal error" not in done.stderr

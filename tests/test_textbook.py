@@ -573,3 +573,8 @@ def test_explain_writes_hypots_local_derivatives_with_its_hypot():
     explained = in_process("explain", "hypot(x, y)", "--x", "3", "--y", "4").stdout
     assert "x/hypot(x, y)  0.6" in explained and "y/hypot(x, y)  0.8" in explained, explained
     assert "hypot(y, x)" not in explained
+
+
+def test_a_power_of_a_nan_number_is_written_as_a_textbook_writes_it():
+    """log(-2) is nan: both forms are nan everywhere, so the textbook one, not a helper."""
+    assert diff("(-log(-2) ** x)") == "-log(-2)**x*log(log(-2))"
