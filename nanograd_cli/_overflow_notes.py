@@ -74,9 +74,15 @@ def add_notes(probe: Probe, roots: Mapping[str, Expr], notes: dict[str, list[Not
     if not probed or len(program.code) > MAX_SOURCE:
         return
     at = points(program.inputs)
+    gradients = _gradients(program, at) if probe.order == 1 else []
     for label in probed:
         said = [_text(e) for n in notes.get(label, []) if n.relation == LOSES for e in _parts(n)]
-        engine = engine_derivatives(program, probe.by[label], probe.order, at)
+        wrt = probe.by[label]
+        if gradients:
+            engine = [g[wrt] for g in gradients]
+        else:  # taylor's coefficient, times order!
+            scale = math.factorial(probe.order)
+            engine = [_at_order(program, wrt, point, probe.order) * scale for point in at]
         for part, what in overflowing(roots[label], at, engine):
             if not any(_text(part) in text for text in said):
                 why = f"loses digits where {{}} {what}"
@@ -93,19 +99,13 @@ def _text(e: Expr) -> str:
     return write({"": e})
 
 
-def engine_derivatives(
-    program: Program, wrt: str, order: int, at: list[dict[str, float]]
-) -> list[float]:
-    """The engine's derivative by `wrt` at each point: the gradient's, or for a higher order
-    the Taylor coefficient's (`taylor`'s jets) times order!."""
-    if order > 1:
-        scale = math.factorial(order)
-        return [_at_order(program, wrt, point, order) * scale for point in at]
+def _gradients(program: Program, at: list[dict[str, float]]) -> list[dict[str, float]]:
+    """The engine's gradient at each point."""
     found = []
     for point in at:
         evaluation = program.evaluate(point)
         evaluation.result.backward()
-        found.append(evaluation.summary().gradients[wrt])
+        found.append(evaluation.summary().gradients)
     return found
 
 
