@@ -426,10 +426,11 @@ class _Lines:
         notes = [n for n in self.d.notes if losses or n.relation != LOSES]
         return self.printer(self.d.result), self.printer.conditions(notes)
 
-    def losses(self) -> str:
-        """Where the derivative loses digits the engine keeps, as `diff` says it, or ''."""
+    def losses(self, code: bool = False) -> str:
+        """Where the derivative loses digits the engine keeps, as `diff` says it, or ''; with
+        `code`, its formulas as Markdown's code."""
         lost = [n for n in self.d.notes if n.relation == LOSES]
-        return self.printer.conditions(lost) if lost else ""
+        return self.printer.conditions(lost, code) if lost else ""
 
     def text(self) -> str:
         rows = [
@@ -452,9 +453,9 @@ class _Lines:
         result, conditions = self.result(losses=False)
         where = f", where `{conditions}`" if conditions else ""
         lines.append(f"\nResult: `{self.of(self.d.steps[0].part)} = {result}`{where}")
-        losses = self.losses()
+        losses = self.losses(code=True)
         if losses:
-            lines.append(f"\nAs written, it `{losses}`.")  # (its ** and * are code)
+            lines.append(f"\nAs written, it {losses}.")
         return "\n".join(lines)
 
     def latex(self) -> list[tuple[str, str, str]]:

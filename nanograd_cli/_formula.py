@@ -27,6 +27,7 @@ AS_WRITTEN = "as written"
 # The relation of a note that says where a textbook derivative loses digits the engine keeps.
 LOSES = "loses"
 _LOSES = "loses digits "  # how each such note begins
+_KEPT = "diff --exact keeps them"  # and ends
 
 # A repeated sub-expression is bound to a name when it has at least this many operations.
 BIND_SIZE = 4
@@ -316,11 +317,12 @@ class Printer:
         self._text[id(e)] = (text, level)
         self._nodes.append(e)
 
-    def conditions(self, notes: list[Note]) -> str:
-        """Where a derivative holds, as `write` puts it under one: `x > 0 and y != 0`."""
+    def conditions(self, notes: list[Note], code: bool = False) -> str:
+        """Where a derivative holds, as `write` puts it under one: `x > 0 and y != 0`; with
+        `code`, its formulas as Markdown's code."""
         for n in notes:
             self(n.expr)
-        return self._printer.conditions(notes, self._text)
+        return self._printer.conditions(notes, self._text, code)
 
     def shape(self, e: Expr) -> tuple[int, bool] | None:
         """What the text of a written node shows the nodes written on it: its precedence and
@@ -569,11 +571,12 @@ class _Text:
     def given(self, e: Expr) -> None:
         """`e` is written as a text given for it (`Printer.write_as`)."""
 
-    def conditions(self, notes: list, text: dict[int, tuple[Text, int]]) -> str:
+    def conditions(self, notes: list, text: dict[int, tuple[Text, int]], code: bool = False) -> str:
         """`x > 0 and y != 0`, then where it loses digits: `; loses digits for |x| > 1e154
-        (its square overflows); diff --exact keeps them`."""
+        (its square overflows); diff --exact keeps them`; with `code`, the formulas and the
+        option as Markdown's code, the words not."""
         said = [
-            f"{_join(text[id(n.expr)][0])} {self.relations[n.relation]} 0"
+            self.code(f"{_join(text[id(n.expr)][0])} {self.relations[n.relation]} 0", code)
             for n in notes
             if n.relation != LOSES
         ]
@@ -582,18 +585,25 @@ class _Text:
             return self.joined.join(said)
         # loses digits near |x| = 1 (...) and for |y| > 1e154 (...)
         losses = self.joined.join(
-            self.loss(n.why if k == 0 else n.why.removeprefix(_LOSES), _join(text[id(n.expr)][0]))
+            self.loss(
+                n.why if k == 0 else n.why.removeprefix(_LOSES), _join(text[id(n.expr)][0]), code
+            )
             for k, n in enumerate(lost)
         )
-        kept = self.words("diff --exact keeps them")
+        kept = f"{self.code('diff --exact', code)} keeps them" if code else self.words(_KEPT)
         return self.separated.join([*([self.joined.join(said)] if said else []), losses, kept])
-        return self.joined.join(said)
 
     separated = "; "
 
-    def loss(self, why: str, expr: str) -> str:
-        """A note of lost digits, its `{}` the expression's text."""
-        return why.replace("{}", expr)
+    def loss(self, why: str, expr: str, code: bool = False) -> str:
+        """A note of lost digits, its `{}` the expression's text (`|{}|` its absolute value)."""
+        return why.replace("|{}|", self.code(f"|{expr}|", code)).replace(
+            "{}", self.code(expr, code)
+        )
+
+    @staticmethod
+    def code(text: str, code: bool) -> str:
+        return f"`{text}`" if code else text
 
     def words(self, text: str) -> str:
         return text
@@ -644,7 +654,7 @@ class _Latex(_Text):
     joined = r" \text{ and } "
     separated = r";\ "
 
-    def loss(self, why: str, expr: str) -> str:
+    def loss(self, why: str, expr: str, code: bool = False) -> str:
         parts = why.split("{}")
         shown = []
         for k, part in enumerate(parts):

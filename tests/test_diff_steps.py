@@ -330,11 +330,12 @@ def test_the_steps_in_latex_fit_the_page(tmp_path, source):
 
 
 def test_where_the_result_loses_digits_is_a_sentence_in_markdown_and_left_out_in_latex():
-    """A loss of digits is no condition of the derivation: not `where ...` nor `for ...`."""
+    """A loss of digits is no condition of the derivation: not `where ...` nor `for ...`; in
+    Markdown its formulas are code (`x**2 + y**2` rendered bold), its words not."""
     markdown = nanograd_cli.diff("x*y + tanh(y)", "y", steps=True, format="markdown")
     assert markdown.endswith(
-        "Result: `d/dy [x*y + tanh(y)] = x + 1/cosh(y)**2`\n\nAs written, it `loses digits for "
-        "|y| > 355 (cosh's square overflows); diff --exact keeps them`."
+        "Result: `d/dy [x*y + tanh(y)] = x + 1/cosh(y)**2`\n\nAs written, it loses digits for "
+        "`|y|` > 355 (cosh's square overflows); `diff --exact` keeps them."
     )
     latex = nanograd_cli.diff("x*y + tanh(y)", "y", steps=True, format="latex")
     assert "loses" not in latex and r"\text{for }" not in latex
