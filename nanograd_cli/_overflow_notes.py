@@ -14,17 +14,22 @@ is a number (`2/(x + 1)**2` underflows only where its value does).
 
 from __future__ import annotations
 
+import functools
 import math
 import random
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import NamedTuple
+
+import numpy as np
 
 from ._algebra import INPUT, NAMED, NUMBER, Expr, known_number, layout, reachable
 from ._formula import LOSES, Note, write
 from ._jets import series
+from ._language import parse
 from ._ops import ADD, DIV, SUB
 from ._program import Program
+from ._tape import batch_gradients, batch_values
 from ._wide import Wide, to_float, wide
 from ._wide import apply as wide_apply
 
@@ -36,8 +41,12 @@ MAGNITUDES = (
 )
 VALUES = (*MAGNITUDES, *(-m for m in MAGNITUDES))
 # The points of one input: each of VALUES; of more: this many combinations of them, drawn
-# with a fixed seed.
-POINTS = 1500
+# with a fixed seed (for a higher order, the first HIGHER_POINTS of them: each is a Taylor
+# series of the source).
+POINTS, HIGHER_POINTS = 1500, 300
+# At most about this many of the points where the printed form is off are looked into, spread
+# over them (each is the engine's derivative and the form's parts, in Python, at a point).
+SUSPECTS = 100
 # Off by more than this, relative to the engine, is digits lost (not the rounding of another
 # order of operations).
 OFF = 1e-6
@@ -74,16 +83,26 @@ def add_notes(probe: Probe, roots: Mapping[str, Expr], notes: dict[str, list[Not
     if not probed or len(program.code) > MAX_SOURCE:
         return
     at = points(program.inputs)
-    gradients = _gradients(program, at) if probe.order == 1 else []
+    if probe.order > 1:
+        at = at[:HIGHER_POINTS]
+    columns = {name: np.array([point[name] for point in at]) for name in program.inputs}
+    if probe.order == 1:
+        _, gradients = batch_gradients(program, columns)
     for label in probed:
         said = [_text(e) for n in notes.get(label, []) if n.relation == LOSES for e in _parts(n)]
         wrt = probe.by[label]
-        if gradients:
-            engine = [g[wrt] for g in gradients]
-        else:  # taylor's coefficient, times order!
-            scale = math.factorial(probe.order)
-            engine = [_at_order(program, wrt, point, probe.order) * scale for point in at]
-        for part, what in overflowing(roots[label], at, engine):
+        form = parse(_text(roots[label]))
+        printed = batch_values(form, {name: columns[name] for name in form.inputs})
+        if probe.order == 1:
+            # where the form printed is off from the tape's gradient (all rows at once), the
+            # engine's own at that point
+            off = ~np.isclose(printed, gradients[wrt], rtol=OFF, atol=0.0, equal_nan=True)
+            found = np.flatnonzero(off)
+            suspects = [at[i] for i in found[:: max(1, len(found) // SUSPECTS)]]
+        else:
+            suspects = at
+        engine = functools.partial(_derivative, program, wrt, probe.order)
+        for part, what in overflowing(roots[label], suspects, engine):
             if not any(_text(part) in text for text in said):
                 why = f"loses digits where {{}} {what}"
                 notes.setdefault(label, []).append(Note(part, LOSES, why, part))
@@ -99,21 +118,15 @@ def _text(e: Expr) -> str:
     return write({"": e})
 
 
-def _gradients(program: Program, at: list[dict[str, float]]) -> list[dict[str, float]]:
-    """The engine's gradient at each point."""
-    found = []
-    for point in at:
+def _derivative(program: Program, wrt: str, order: int, point: dict[str, float]) -> float:
+    """The engine's derivative by `wrt` at `point`: the gradient's; of a higher order,
+    taylor's coefficient times order! (nan where the series cannot be had)."""
+    if order == 1:
         evaluation = program.evaluate(point)
         evaluation.result.backward()
-        found.append(evaluation.summary().gradients)
-    return found
-
-
-def _at_order(program: Program, wrt: str, point: dict[str, float], order: int) -> float:
-    """The coefficient of the `order`-th power, or nan where the series cannot be had (a
-    point of no use to the probe)."""
+        return evaluation.summary().gradients[wrt]
     try:
-        return series(program, wrt, point, order)[0][order]
+        return series(program, wrt, point, order)[0][order] * math.factorial(order)
     except (ArithmeticError, ValueError):
         return math.nan
 
@@ -140,22 +153,28 @@ def _unknown(e: Expr) -> bool:
 
 
 def overflowing(
-    root: Expr, at: list[dict[str, float]], engine: list[float]
+    root: Expr, at: list[dict[str, float]], engine: Callable[[dict[str, float]], float]
 ) -> list[tuple[Expr, str]]:
     """The parts of the printed `root` (in its inputs alone) that make it lose the engine's
-    digits (`engine`: its values at the points `at`) by overflowing or underflowing, each
-    with what it does ("overflows", "underflows" or both), in the order they are printed.
+    digits (`engine`: its value at a point) at some of the points `at` by overflowing or
+    underflowing, each with what it does ("overflows", "underflows" or both), in the order
+    they are printed.
 
     At a point where the printed form is off, its parts are computed again with an exponent
     without bounds (_wide.py); where that agrees with the engine, the loss is over- or
     underflow, and a part is named that, left as the doubles have it, puts the form off."""
     order = reachable([root])
     found: dict[int, set[str]] = {}
-    for point, reference in zip(at, engine, strict=True):
-        if not (math.isfinite(reference) and abs(reference) >= sys.float_info.min):
-            continue
+    for point in at:
         values, origins = _values(order, point)
-        if _close(values[id(root)], reference) or not origins:
+        # a part found to overflow (or underflow) already need not be found again
+        origins = [(e, what) for e, what in origins if what not in found.get(id(e), ())]
+        if not origins:
+            continue
+        reference = engine(point)
+        if not math.isfinite(reference) or abs(reference) < sys.float_info.min:
+            continue  # no ordinary number to lose digits of
+        if _close(values[id(root)], reference):
             continue
         if not _close(to_float(_wide_values(order, point)[id(root)]), reference):
             continue  # not (only) over- or underflow

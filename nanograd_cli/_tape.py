@@ -7,7 +7,7 @@ step per instruction forward, and only multiplications and additions backward. R
 block at a time (BLOCK, fewer for a long source) through arrays allocated once, so that they
 stay in the CPU's cache and no large temporary is allocated and freed per run.
 
-This module is imported only for `grad --points`, so NumPy costs the other commands nothing.
+This module is imported for `grad --points` and for the points `diff` probes its notes at.
 """
 
 from __future__ import annotations
