@@ -507,6 +507,8 @@ class _Text:
                 return (
                     written[1:] if isinstance(written, str) else _Rope((written,), skip=1)
                 ), level
+            if _head(written).startswith("-"):  # -(-x/y/y), never -- (read as an option)
+                return _cat("-", self.parenthesised(written)), _UNARY
             if operand[1] == _PRODUCT and not _leftmost_modulo(e.args[0]):
                 return _cat("-", operand[0]), _PRODUCT
             return _cat("-", self.wrap(operand, _UNARY)), _UNARY
@@ -856,8 +858,6 @@ class _JavaScript(_Text):
     def node(self, e: Expr, text: dict[int, tuple[Text, int]]) -> tuple[Text, int]:
         if e.kind == CALL and e.op not in self._OPERATORS:
             return self.call(e.op, [text[id(a)][0] for a in e.args]), _ATOM
-        if e.kind == CALL and e.op is NEG and _head(text[id(e.args[0])][0]).startswith("-"):
-            return _cat("-", self.parenthesised(text[id(e.args[0])][0])), _UNARY
         return super().node(e, text)
 
     def call(self, op, args: list[Text]) -> Text:

@@ -34,15 +34,15 @@ from ._wide import Wide, to_float, wide
 from ._wide import apply as wide_apply
 
 # Each input's values: both signs of every tenth power of ten, to the ends of doubles, and of
-# where exp and cosh overflow and where common parts of derivatives round.
+# where sinh and cosh (355.6 squared, 709.7) and exp (709.7, 745) overflow.
 MAGNITUDES = (
     *(10.0**k for k in range(-300, 301, 10)),
-    *(20.0, 40.0, 100.0, 300.0, 700.0, 709.7, 745.0),
+    *(20.0, 40.0, 100.0, 300.0, 355.6, 700.0, 709.7, 745.0, 1.5e308),
 )
 VALUES = (*MAGNITUDES, *(-m for m in MAGNITUDES))
-# The points of one input: each of VALUES; of more: this many combinations of them, drawn
-# with a fixed seed (for a higher order, the first HIGHER_POINTS of them: each is a Taylor
-# series of the source).
+# The points of one input: each of VALUES; of more: each input through VALUES with the others
+# at 1, and the rest of this many combinations of VALUES drawn with a fixed seed (for a
+# higher order, about HIGHER_POINTS of them, spread over all: each is a Taylor series).
 POINTS, HIGHER_POINTS = 1500, 300
 # At most about this many of the points where the printed form is off are looked into, spread
 # over them (each is the engine's derivative and the form's parts, in Python, at a point).
@@ -66,12 +66,13 @@ class Probe(NamedTuple):
 
 
 def points(inputs: list[str]) -> list[dict[str, float]]:
-    """The points probed: each of VALUES for one input, else POINTS combinations of them
-    drawn with a fixed seed (the same notes on every run)."""
-    if len(inputs) == 1:
-        return [{inputs[0]: v} for v in VALUES]
+    """The points probed: each input through VALUES, the others at 1; for several inputs,
+    then combinations of VALUES drawn with a fixed seed (the same notes on every run), up
+    to POINTS in all."""
+    axes = [{**dict.fromkeys(inputs, 1.0), name: v} for name in inputs for v in VALUES]
     chosen = random.Random(0)
-    return [{name: chosen.choice(VALUES) for name in inputs} for _ in range(POINTS)]
+    drawn = POINTS - len(axes) if len(inputs) > 1 else 0
+    return axes + [{name: chosen.choice(VALUES) for name in inputs} for _ in range(drawn)]
 
 
 def add_notes(probe: Probe, roots: Mapping[str, Expr], notes: dict[str, list[Note]]) -> None:
@@ -83,13 +84,18 @@ def add_notes(probe: Probe, roots: Mapping[str, Expr], notes: dict[str, list[Not
     if not probed or len(program.code) > MAX_SOURCE:
         return
     at = points(program.inputs)
-    if probe.order > 1:
-        at = at[:HIGHER_POINTS]
+    if probe.order > 1:  # a Taylor series at each: fewer, spread over them
+        at = at[:: max(1, len(at) // HIGHER_POINTS)]
     columns = {name: np.array([point[name] for point in at]) for name in program.inputs}
     if probe.order == 1:
         _, gradients = batch_gradients(program, columns)
     for label in probed:
-        said = [_text(e) for n in notes.get(label, []) if n.relation == LOSES for e in _parts(n)]
+        said = [
+            (_text(e), _says(n.why))
+            for n in notes.get(label, [])
+            if n.relation == LOSES
+            for e in _parts(n)
+        ]
         wrt = probe.by[label]
         form = parse(_text(roots[label]))
         printed = batch_values(form, {name: columns[name] for name in form.inputs})
@@ -102,10 +108,24 @@ def add_notes(probe: Probe, roots: Mapping[str, Expr], notes: dict[str, list[Not
         else:
             suspects = at
         engine = functools.partial(_derivative, program, wrt, probe.order)
-        for part, what in overflowing(roots[label], suspects, engine):
-            if not any(_text(part) in text for text in said):
+        for part, does in overflowing(roots[label], suspects, engine):
+            shown = _text(part)
+            for text, says in said:  # what a note names already need not be said again
+                if shown in text:
+                    does -= says
+            if does:
+                what = " or ".join(w for w in (OVERFLOWS, UNDERFLOWS) if w in does)
                 why = f"loses digits where {{}} {what}"
                 notes.setdefault(label, []).append(Note(part, LOSES, why, part))
+
+
+def _says(why: str) -> set[str]:
+    """What a note's words say its part does: overflow, underflow (or round to the
+    subnormals), both or neither (`1 - its square cancels`)."""
+    said = {OVERFLOWS} if "overflow" in why else set()
+    if any(word in why for word in ("underflow", "subnormal", "below 2.2e-308")):
+        said.add(UNDERFLOWS)
+    return said
 
 
 def _parts(note: Note) -> list[Expr]:
@@ -154,11 +174,11 @@ def _unknown(e: Expr) -> bool:
 
 def overflowing(
     root: Expr, at: list[dict[str, float]], engine: Callable[[dict[str, float]], float]
-) -> list[tuple[Expr, str]]:
+) -> list[tuple[Expr, set[str]]]:
     """The parts of the printed `root` (in its inputs alone) that make it lose the engine's
     digits (`engine`: its value at a point) at some of the points `at` by overflowing or
-    underflowing, each with what it does ("overflows", "underflows" or both), in the order
-    they are printed.
+    underflowing, each with what it does (OVERFLOWS, UNDERFLOWS or both), in the order they
+    are printed.
 
     At a point where the printed form is off, its parts are computed again with an exponent
     without bounds (_wide.py); where that agrees with the engine, the loss is over- or
@@ -182,11 +202,7 @@ def overflowing(
             kept = {id(e): wide(values[id(e)])}
             if not _close(to_float(_wide_values(order, point, kept)[id(root)]), reference):
                 found.setdefault(id(e), set()).add(what)
-    return [
-        (e, " or ".join(w for w in (OVERFLOWS, UNDERFLOWS) if w in found[id(e)]))
-        for e in order
-        if id(e) in found
-    ]
+    return [(e, found[id(e)]) for e in order if id(e) in found]
 
 
 def _close(value: float, reference: float) -> bool:

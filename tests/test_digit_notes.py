@@ -3,6 +3,7 @@ text, and that it is true, the printed form evaluated against mpmath at 50 digit
 
 from __future__ import annotations
 
+import json
 import math
 import warnings
 
@@ -359,3 +360,29 @@ def test_no_probe_for_a_derivative_in_the_sources_names_and_no_loss_note_when_im
     assert _diff("s = x + y; x/s") == "s = x + y\nd_x = (s - x)/s**2\nd_y = -x/s**2\n"
     assert _diff("atan2(y, x)", "--implicit", "y", "--wrt", "x") == "y/x\n"
     assert _diff("asinh(x) + y", "--implicit", "y", "--wrt", "x") == "-1/sqrt(x**2 + 1)\n"
+
+
+def test_a_note_of_another_kind_does_not_hide_an_overflow():
+    """atanh's note is of its 1 - y**2 cancelling, not of y**2 overflowing: that is said too."""
+    assert _diff("x/y + atanh(y)", "--wrt", "y") == (
+        "-x/y**2 - 1/(y**2 - 1)\n# loses digits near |y| = 1 (1 - its square cancels) and where "
+        "y**2 overflows or underflows" + KEEP + "\n"
+    )
+    assert _diff("x/sinh(x)") == (
+        "(sinh(x) - x*cosh(x))/sinh(x)**2\n# loses digits where sinh(x)**2 overflows" + KEEP + "\n"
+    )
+    # 2*x overflows at 1.5e308, where y**3 does not
+    assert _diff("x/y", "--wrt", "y", "--order", "2") == (
+        "2*x/y**3\n# loses digits where y**3 overflows or underflows and where 2*x overflows"
+        + KEEP
+        + "\n"
+    )
+
+
+def test_the_exact_form_never_begins_with_two_minus_signs():
+    """`--x/...` is read as an option even after -e; -(-x/...) is the same number."""
+    exact = _diff("x/y", "--wrt", "y", "--order", "2", "--exact").rstrip("\n")
+    assert exact == "-(-x/y/y)/y - (-x/y)/y*(1/y)"
+    code, out, err = run("grad", "-e", exact, "--x", "2", "--y", "3", "--format", "json")
+    assert code == 0, err
+    assert json.loads(out)["value"] == pytest.approx(2 * 2 / 27, rel=1e-15)
