@@ -16,7 +16,7 @@ Wide = tuple[float, int]  # (m, e): m * 2**e, m in [0.5, 1) unless 0, inf or nan
 # Below this many halvings apart, the smaller of two terms is lost in the larger's last place.
 _APART = 1100
 # A whole exponent up to this size is applied by repeated squaring (to a few roundings); a
-# larger or fractional one as m**p * 2**(e*p), to about 1e-12.
+# larger or fractional one through log2, to about 1e-16 times the power's binary exponent.
 _WHOLE_POWER = 2**53
 
 
@@ -90,10 +90,13 @@ def power(a: Wide, b: Wide) -> Wide:
         return (math.nan, 0)
     if whole and abs(p) <= _WHOLE_POWER:
         return _whole_power(a, int(p))
-    # m**p * 2**(e*p), e*p split into a whole number of halvings and the rest
-    halvings = e * p
-    k = math.floor(halvings)
-    return _made(abs(m) ** p * 2.0 ** (halvings - k), k)
+    # 2**bits, bits = p*log2(a), split into a whole number of halvings and the rest
+    try:
+        bits = p * (math.log2(abs(m)) + e)
+        k = math.floor(bits)
+    except OverflowError:  # past even this exponent's range: as the doubles have it
+        return (math.inf, 0) if (p > 0.0) == (e > 0) else (0.0, 0)
+    return _made(2.0 ** (bits - k), k)
 
 
 def _whole_power(a: Wide, n: int) -> Wide:

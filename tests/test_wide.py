@@ -66,6 +66,16 @@ def test_atan2_of_far_apart_arguments():
     assert w.to_float(w.atan2(w.wide(1.0), w.wide(-1.0))) == math.atan2(1.0, -1.0)
 
 
+def test_a_power_of_an_exponent_past_the_doubles():
+    """The exponent has no bounds: 1.5**1e308 is m * 2**e with e about 5.8e307; a power of
+    that, whose exponent is past a float's range, is as the doubles have it."""
+    huge = w.power((0.75, 1), w.wide(1e308))
+    assert huge[1] > 10**307 and w.to_float(huge) == math.inf
+    assert w.to_float(w.power((0.75, 1), w.wide(-1e308))) == 0.0
+    assert w.power(huge, w.wide(1e10 + 0.5)) == (math.inf, 0)
+    assert w.power(huge, w.wide(-1e10 - 0.5)) == (0.0, 0)
+
+
 def test_the_doubles_ends_and_other_functions():
     assert w.to_float((0.5, 2000)) == math.inf and w.to_float((-0.5, 2000)) == -math.inf
     assert w.to_float((0.5, -1070)) == 2.0**-1071  # subnormal
