@@ -196,17 +196,28 @@ def overflowing(
             continue  # no ordinary number to lose digits of
         if _close(values[id(root)], reference):
             continue
-        if not _close(to_float(_wide_values(order, point)[id(root)]), reference):
+        if not _close(_wide_root(order, point), reference):
             continue  # not (only) over- or underflow
         for e, what in origins:
-            kept = {id(e): wide(values[id(e)])}
-            if not _close(to_float(_wide_values(order, point, kept)[id(root)]), reference):
+            if not _close(_wide_root(order, point, {id(e): wide(values[id(e)])}), reference):
                 found.setdefault(id(e), set()).add(what)
     return [(e, found[id(e)]) for e in order if id(e) in found]
 
 
 def _close(value: float, reference: float) -> bool:
     return math.isfinite(value) and abs(value - reference) <= OFF * abs(reference)
+
+
+def _wide_root(
+    order: list[Expr], point: Mapping[str, float], kept: Mapping[int, Wide] | None = None
+) -> float:
+    """The value of the last of `order` (the root) at `point`, each part computed with an
+    exponent without bounds but those in `kept`, rounded to a double at the end; nan where
+    that cannot be had."""
+    try:
+        return to_float(_wide_values(order, point, kept)[id(order[-1])])
+    except (ArithmeticError, ValueError):
+        return math.nan
 
 
 def _wide_values(
