@@ -3,9 +3,10 @@ overflows or underflows while the whole is an ordinary number: `x**3/(x**2 + y**
 derivative of `x**2*atan2(y, x)` by y) is inf at (1e120, 1e100), where x**3 overflows, and 0 at
 (1e-110, 1e-100), where it underflows, while the engine gives 1e120 and 1e-130.
 
-The printed form is evaluated, part by part, at points whose inputs run over the magnitudes of
-doubles, against the engine's gradient at the same points. Where it is off, the engine is not,
-and its parts computed again with an exponent without bounds (_wide.py) agree with the engine,
+The printed form is evaluated at points whose inputs run over the magnitudes of doubles, all at
+once on the tape (_tape.py), against the engine's gradient at the same points. Where it is
+off, it is looked into a point at a time: where the engine is not off, and the form's parts
+computed again with an exponent without bounds (_wide.py) agree with the engine,
 a part that overflows (to inf) or underflows (below the normal range) from finite, non-zero
 operands is named in a note if, left alone as the doubles have it, it puts the form off
 again. A rule of thumb cannot see this: the same quotient loses nothing where its numerator
@@ -34,7 +35,8 @@ from ._wide import Wide, to_float, wide
 from ._wide import apply as wide_apply
 
 # Each input's values: both signs of every tenth power of ten, to the ends of doubles, and of
-# where sinh and cosh (355.6 squared, 709.7) and exp (709.7, 745) overflow.
+# where the squares of sinh and cosh (355.6), they and exp (709.7) and exp(-x) (745) overflow
+# or underflow.
 MAGNITUDES = (
     *(10.0**k for k in range(-300, 301, 10)),
     *(20.0, 40.0, 100.0, 300.0, 355.6, 700.0, 709.7, 745.0, 1.5e308),
@@ -78,7 +80,7 @@ def points(inputs: list[str]) -> list[dict[str, float]]:
 def add_notes(probe: Probe, roots: Mapping[str, Expr], notes: dict[str, list[Note]]) -> None:
     """To `notes` (each label's list, extended in place), under each printed derivative
     (`roots`, by label) of `probe`'s source, where it loses digits by a part overflowing or
-    underflowing, unless a note already names that part."""
+    underflowing, unless a note already says that part overflows or underflows."""
     program = probe.program
     probed = [label for label, root in roots.items() if quotient_of_inputs(root, program.inputs)]
     if not probed or len(program.code) > MAX_SOURCE:
