@@ -90,6 +90,10 @@ if not TYPE_CHECKING:
             return getattr(importlib.import_module(f".{_TYPES[name]}", __name__), name)
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
+    def __dir__() -> list[str]:
+        """The module's names with those imported when first named (for completion)."""
+        return sorted({*globals(), *_TYPES})
+
 
 # Every command below takes the command line's options as keywords of the same names
 # (`--hide-constants` is hide_constants=), the source's input values as keywords too, and an

@@ -8,6 +8,8 @@ import importlib
 import math
 import pkgutil
 import re
+import subprocess
+import sys
 import warnings
 from pathlib import Path
 
@@ -25,6 +27,17 @@ def test_every_command_has_a_function():
         assert callable(getattr(nanograd_cli, name)), name
     for name in ("minimize", "fit", "NanogradWarning"):
         assert name in nanograd_cli.__all__
+
+
+def test_every_public_name_is_listed_by_dir_also_those_loaded_when_first_named():
+    """Completion (IPython, a REPL's tab) lists what dir() gives: Fit, Fits, BatchFunction and
+    Program are imported only when first named, and dir() names them before that."""
+    code = (
+        "import sys, nanograd_cli as n; names = dir(n); "
+        "print(all(x in names for x in n.__all__), 'nanograd_cli._fitted' in sys.modules)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.stdout.split() == ["True", "False"], done.stderr
 
 
 def test_no_module_of_the_package_is_named_as_one_of_its_functions():
