@@ -632,7 +632,8 @@ def _exact_ratio(c: float, k: int) -> tuple[int, int] | None:
             return _lowest(Fraction(p, d))
     # the fractions of denominators up to q are about 1/(0.6*q**2) apart (3/pi**2 of pairs
     # coprime): one is within `near` of a float with a chance of about 0.6*near*q**2
-    largest = int(math.sqrt(FRACTION_CHANCE / (0.6 * near)))
+    # (past the doubles where c is tiny: a bound that large bounds nothing)
+    largest = int(math.sqrt(min(FRACTION_CHANCE / (0.6 * near), 1e300)))
     ratio = Fraction(c).limit_denominator(max(largest, 1))
     return _lowest(ratio) if abs(c - ratio) <= near else None
 

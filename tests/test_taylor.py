@@ -637,3 +637,12 @@ def test_a_coefficient_that_sums_inf_and_minus_inf_is_nan_not_a_crash():
     assert done.returncode == 0
     assert done.stderr.startswith("warning: line 1, column 1: atan2 gave ")
     assert "internal error" not in done.stderr
+
+
+@pytest.mark.parametrize("y", ["5e-324", "1e-300"])
+def test_a_tiny_coefficient_is_shown_as_a_float_not_a_crash(y):
+    """The fraction search's denominator bound grows past the doubles for a coefficient this
+    small (int(inf) crashed): it is a float, shown as it is."""
+    done = in_process("taylor", "x*y", "--wrt", "x", "--x", "1", "--y", y, "--order", "2")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[-1] == f"{y} + {y}*(x - 1)"
