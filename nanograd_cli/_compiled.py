@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, cast, overload
 
 from . import _ops as ops
 from ._instructions import Apply, Const, Input
-from ._ops import INF, NAN, OPS, WHERE, Op
+from ._ops import INF, NAN, OPS, SMALLEST_NORMAL, WHERE, Op
 
 if TYPE_CHECKING:
     from ._instructions import Code
@@ -232,9 +232,6 @@ def _is_atom(expression: str) -> bool:
     """A name or a number: free to repeat, where an expression would be computed again."""
     return _ATOM.fullmatch(expression) is not None
 
-
-# Below this, ops.power_slope computes d/da a**b again, exactly.
-SMALLEST_NORMAL = ops._SMALLEST_NORMAL
 
 # Local derivatives of exactly 1 and -1: the gradient is passed on, or negated.
 ONE, MINUS_ONE = "ONE", "MINUS_ONE"

@@ -209,7 +209,8 @@ def _sign(x: float) -> float:
     return -1.0 if x < 0.0 else (0.0 if x == x else NAN)  # abs'(0) = 0, as PyTorch
 
 
-_SMALLEST_NORMAL = 2.2250738585072014e-308
+# The smallest normal double (sys.float_info.min): below it, a float keeps fewer digits.
+SMALLEST_NORMAL = 2.2250738585072014e-308
 
 
 def _powlog(a: float, b: float) -> float:
@@ -220,7 +221,7 @@ def _powlog(a: float, b: float) -> float:
     last place off)."""
     if a > 0.0:
         y = power(a, b)
-        if y < _SMALLEST_NORMAL and a < INF:
+        if y < SMALLEST_NORMAL and a < INF:
             half = power(a, b / 2)
             return half * math.log(a) * half
         return y * math.log(a)
@@ -236,7 +237,7 @@ def power_slope(a: float, b: float) -> float:
     if a == 0.0 and b == 0.0:
         return 0.0
     slope = b * power(a, b - 1.0)
-    if abs(slope) < _SMALLEST_NORMAL and abs(b) > 1.0 and a != 0.0 and _finite(a * b):
+    if abs(slope) < SMALLEST_NORMAL and abs(b) > 1.0 and a != 0.0 and _finite(a * b):
         return _decimal_slope(a, b)
     return slope
 
@@ -258,7 +259,7 @@ def _decimal_slope(a: float, b: float) -> float:
 
 
 def _pow_derivative(a: float, b: float, y: float) -> tuple[float, float]:
-    db = y * math.log(a) if a > 0.0 and y >= _SMALLEST_NORMAL else _powlog(a, b)
+    db = y * math.log(a) if a > 0.0 and y >= SMALLEST_NORMAL else _powlog(a, b)
     return power_slope(a, b), db
 
 
@@ -303,7 +304,7 @@ def _unit_part(x: float, y: float, h: float) -> float:
     """x/h, h = hypot(x, y); where h is not a normal float, as sign(x)/hypot(1, y/x) (the
     formula), which does not form h: a subnormal h rounds to the subnormal grid (at
     x = y = 5e-324, x/h is 1, not 0.7071), and x/h is nan at an infinite h."""
-    if _SMALLEST_NORMAL <= h < INF:
+    if SMALLEST_NORMAL <= h < INF:
         return divide(x, h)
     return divide(_sign(x), math.hypot(1.0, divide(y, x)))
 

@@ -18,7 +18,7 @@ from collections.abc import Callable
 import numpy as np
 
 from . import _special as scalar
-from ._ops import OPS, Op, divide, power_slope
+from ._ops import OPS, SMALLEST_NORMAL, Op, divide, power_slope
 
 # The [fit] extra's SciPy, for erf, erfc, gamma, digamma and erfinv in C instead of row by
 # row: imported when a tape first runs one of them (importing it takes longer than NumPy), and
@@ -151,15 +151,12 @@ def _power_derivative(out, a, b):
     np.subtract(b, 1.0, out=out)
     np.power(a, out, out=out)
     np.multiply(out, b, out=out)
-    small = np.flatnonzero(np.abs(out) < _SMALLEST_NORMAL)
+    small = np.flatnonzero(np.abs(out) < SMALLEST_NORMAL)
     if small.size:
         at = np.broadcast_to(a, out.shape)[small].tolist()
         by = np.broadcast_to(b, out.shape)[small].tolist()
         out[small] = [power_slope(x, y) for x, y in zip(at, by, strict=True)]
     return out
-
-
-_SMALLEST_NORMAL = 2.2250738585072014e-308
 
 
 def _exponential(base: float) -> Step:
@@ -172,7 +169,7 @@ def _exponential(base: float) -> Step:
         y = np.power(a, b, out=out[0])
         db = np.multiply(y, log_base, out=out[1])
         if 0.0 < base < math.inf:
-            _by_halves(db, np.flatnonzero(y < _SMALLEST_NORMAL), base, b)
+            _by_halves(db, np.flatnonzero(y < SMALLEST_NORMAL), base, b)
         return y, (None, db)
 
     return step
@@ -205,7 +202,7 @@ def _power_of_both(out, a, b):
     np.log(db, out=db)
     np.multiply(db, y, out=db)
     np.copyto(db, np.where((a == 0.0) & (b >= 0.0), 0.0, np.nan), where=~positive)
-    _by_halves(db, np.flatnonzero(positive & (a < math.inf) & (y < _SMALLEST_NORMAL)), a, b)
+    _by_halves(db, np.flatnonzero(positive & (a < math.inf) & (y < SMALLEST_NORMAL)), a, b)
     da = _power_derivative(out[1], a, b)
     np.copyto(da, 0.0, where=(a == 0.0) & (b == 0.0))  # 0, not 0 * 0**-1
     return y, (da, db)
@@ -235,7 +232,7 @@ def _powlog(*constants: float | None) -> Step:
         below = np.power(a, b - 1.0)
         da = b * _powlog_values(a, b - 1.0) + below if varies[0] else None
         db = y * _powlog_values(a, 0.0) if varies[1] else None  # 0 at a = 0, as powlog
-        tiny = (np.abs(below) < _SMALLEST_NORMAL) | (np.abs(y) < _SMALLEST_NORMAL)
+        tiny = (np.abs(below) < SMALLEST_NORMAL) | (np.abs(y) < SMALLEST_NORMAL)
         rows = np.flatnonzero((a > 0.0) & (a < math.inf) & (tiny | ~np.isfinite(b)))
         if rows.size:
             y = np.broadcast_to(y, np.shape(tiny)).copy()
@@ -273,7 +270,7 @@ def _log_base(*constants: float | None) -> Step:
 
 def _abnormal(h):
     """The rows where h is not a normal float (0, subnormal, inf or nan)."""
-    return np.flatnonzero(~((h >= _SMALLEST_NORMAL) & (h < math.inf)))
+    return np.flatnonzero(~((h >= SMALLEST_NORMAL) & (h < math.inf)))
 
 
 def _atan2(*constants: float | None) -> Step:
@@ -711,7 +708,7 @@ _TRIGAMMA = _scipy_or_each(
 _LGAMMA = _scipy_or_each(
     "gammaln",
     OPS["lgamma"].forward,
-    lambda x: ~(((x >= _SMALLEST_NORMAL) & (x < 0.5)) | ((x >= 2.5) & (x < math.inf))),
+    lambda x: ~(((x >= SMALLEST_NORMAL) & (x < 0.5)) | ((x >= 2.5) & (x < math.inf))),
 )
 
 _UNARY: dict[str, Step] = {
