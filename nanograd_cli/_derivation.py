@@ -91,7 +91,12 @@ def derivations(program: Program, wrt: list[str]) -> list[Derivation]:
     written = Written()
     source = written.program(program)
     whole = whole_numbers(program)
-    return [_Deriver(written, source, name, whole).derivation(program) for name in wrt]
+    found = {name: _Deriver(written, source, name, whole).derivation(program) for name in wrt}
+    # where a result loses digits by a part overflowing: probed once for them all
+    by = {name: name for name in wrt}
+    results = {name: d.result for name, d in found.items()}
+    add_notes(Probe(program, by), results, {name: d.notes for name, d in found.items()})
+    return list(found.values())
 
 
 class _Deriver:
@@ -133,7 +138,6 @@ class _Deriver:
             [found.roots[self.name], *(n.expr for n in notes)], fractions=True, whole=self.whole
         )
         notes = [n._replace(expr=e) for e, n in zip(shown, notes, strict=True)]
-        add_notes(Probe(program, {self.name: self.name}), {self.name: result}, {self.name: notes})
         return Derivation(self.name, steps, result, notes, self.derivatives, self.names)
 
     # the derivative of a part, and arithmetic on the parts of a step

@@ -18,7 +18,6 @@ from __future__ import annotations
 import functools
 import math
 import random
-import sys
 from collections.abc import Callable, Mapping
 from typing import NamedTuple
 
@@ -28,7 +27,7 @@ from ._algebra import INPUT, NAMED, NUMBER, Expr, known_number, layout, reachabl
 from ._formula import LOSES, Note, write
 from ._jets import series
 from ._language import parse
-from ._ops import ADD, DIV, SUB
+from ._ops import ADD, DIV, SMALLEST_NORMAL, SUB
 from ._program import Program
 from ._tape import batch_gradients, batch_values
 from ._wide import Wide, to_float, wide
@@ -194,7 +193,7 @@ def overflowing(
         if not origins:
             continue
         reference = engine(point)
-        if not math.isfinite(reference) or abs(reference) < sys.float_info.min:
+        if not math.isfinite(reference) or abs(reference) < SMALLEST_NORMAL:
             continue  # no ordinary number to lose digits of
         if _close(values[id(root)], reference):
             continue
@@ -231,11 +230,16 @@ def _wide_values(
         if kept and id(e) in kept:
             values[id(e)] = kept[id(e)]
         elif e.kind in (INPUT, NUMBER):
-            known = known_number(e)
-            values[id(e)] = wide(point[e.value] if known is None else known)
+            values[id(e)] = wide(_leaf(e, point))
         else:
             values[id(e)] = wide_apply(e.op, *(values[id(a)] for a in e.args))
     return values
+
+
+def _leaf(e: Expr, point: Mapping[str, float]) -> float:
+    """A number's value (pi and e by name too), or an input's at `point`."""
+    known = known_number(e)
+    return point[e.value] if known is None else known
 
 
 def _values(
@@ -247,8 +251,7 @@ def _values(
     origins = []
     for e in order:
         if e.kind in (INPUT, NUMBER):
-            known = known_number(e)  # a number, or pi or e by name
-            values[id(e)] = point[e.value] if known is None else known
+            values[id(e)] = _leaf(e, point)
         else:
             args = [values[id(a)] for a in e.args]
             try:
@@ -260,6 +263,6 @@ def _values(
                 continue
             if math.isinf(value):
                 origins.append((e, OVERFLOWS))
-            elif abs(value) < sys.float_info.min and e.op not in (ADD, SUB):
+            elif abs(value) < SMALLEST_NORMAL and e.op not in (ADD, SUB):
                 origins.append((e, UNDERFLOWS))
     return values, origins

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import functools
 import math
-import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple, Protocol
@@ -54,7 +53,7 @@ from ._array_ops import ArrayOp
 from ._engine_form import EngineForm
 from ._formula import LOSES, Note, occurrences, write
 from ._instructions import Apply, Const, Input
-from ._ops import ADD, MUL, POWER_RULE, WHERE, Op, gaussian
+from ._ops import ADD, MUL, POWER_RULE, SMALLEST_NORMAL, WHERE, Op, gaussian
 from ._overflow_notes import Probe, add_notes
 from ._program import Program
 from ._textbook import finish
@@ -533,7 +532,7 @@ def _local_derivatives(
 
 
 def _subnormal(value: float) -> bool:
-    return 0.0 < abs(value) < sys.float_info.min
+    return 0.0 < abs(value) < SMALLEST_NORMAL
 
 
 def _shape(e: Expr) -> tuple:
@@ -812,6 +811,8 @@ def _higher(
         textbook=not exact,
         whole=whole,
     )
+    # (not for the elements of arrays, x[0], which only `read` reads back; nor are they at
+    # the first order, array_diff's)
     probe = Probe(program, {label: n for n, label in labels.items()}, order)
     return written(result, latex, probe=probe if read is None else None)
 
