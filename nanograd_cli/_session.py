@@ -979,7 +979,7 @@ class Session:
         those saved in `load FIT.json`, which win), or the point an interrupted one reached
         and the interruption; and the table of the data."""
         from . import _fit_outputs as fit_outputs
-        from .fitting import solver
+        from .fitting import require_solver
 
         if path is None:
             raise InputError(
@@ -994,7 +994,7 @@ class Session:
                 target = _parse(target_text)
             except SourceError as error:
                 raise InputError(f"{option('target')}: {error}") from None
-        solver()  # a missing SciPy said before the data is read
+        require_solver()  # a missing SciPy said before the data is read
         needed = {*program.inputs, *(target.inputs if target else ["y"]), *api.sigma_columns(sigma)}
         table = self._data(args, path, needed, "fit", args.flag("drop-nan"))
         columns = table.columns

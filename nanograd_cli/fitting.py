@@ -13,6 +13,7 @@ SciPy is imported only here, and only when fitting: `pip install 'nanograd-cli[f
 from __future__ import annotations
 
 import copy
+import importlib.util
 import math
 import re
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
@@ -173,7 +174,7 @@ def _each_group(problem: _Problem, groups: dict[Hashable, np.ndarray], steps: in
     """The fit of each group's rows alone: found for all the groups at once where nothing
     caps the steps, bounds the parameters or makes the loss robust (`grouped`), else one
     group after another."""
-    least_squares = solver()
+    require_solver()
     fits: dict[Hashable, Fit] = {}
     problems: dict[Hashable, _Problem] = {}
     for label, index in groups.items():
@@ -212,7 +213,7 @@ def _each_group(problem: _Problem, groups: dict[Hashable, np.ndarray], steps: in
                                       lambda *_, note=notes[label]: note)  # fmt: skip
             if result is None or not result.converged:  # alone, as a single fit is
                 try:
-                    result = problem.rows(groups[label]).solve(least_squares, steps, None)
+                    result = problem.rows(groups[label]).solve(solver(), steps, None)
                 except InputError as error:
                     result = _unfitted(problem, groups[label].size, error.message)
             fits[label] = result
@@ -247,8 +248,6 @@ def _first_stage(
     tolerance; None where the group is to be fitted alone (its start or end not finite, its
     steps out). A stage that the gradient test then fails is no fit's end either: its group
     is fitted alone, where the second stage takes over."""
-    from scipy.optimize import OptimizeResult
-
     if status <= 0 or not np.all(np.isfinite(values)):
         return None
     problem.units = units
@@ -257,7 +256,7 @@ def _first_stage(
     if problem.first_non_finite() is not None:
         return None
     problem.non_finite_trials = int(shorter)
-    result = OptimizeResult(status=int(status), njev=int(njev), message="")
+    result = _Stopped(status=int(status), njev=int(njev))
     return _Stage("trf", x, result, _reason(result))
 
 
@@ -533,6 +532,17 @@ def solver() -> Callable[..., Any]:
     except ImportError:
         raise MissingSciPy() from None
     return least_squares
+
+
+def require_solver() -> None:
+    """MissingSciPy where `solver` would raise it, found without importing SciPy's optimize
+    (a quarter of a second): many groups fitted at once may never need it."""
+    try:
+        found = importlib.util.find_spec("scipy.optimize") is not None
+    except (ImportError, ValueError):
+        found = False
+    if not found:
+        raise MissingSciPy()
 
 
 class _Problem:
@@ -983,11 +993,20 @@ class _Shared(_Problem):
             self.jacobian[at[moving], j[moving]] = d[moving] * self.units[j[moving]]
 
 
+class _Stopped(NamedTuple):
+    """Why and after how many Jacobians a stage run outside SciPy stopped, as SciPy's
+    OptimizeResult says it (status 1 to 4: a tolerance; 0: out of evaluations)."""
+
+    status: int
+    njev: int
+    message: str = ""
+
+
 @dataclass
 class _Stage:
     method: str
     x: np.ndarray
-    result: OptimizeResult | None  # None for a stage that failed or was interrupted
+    result: OptimizeResult | _Stopped | None  # None for a stage that failed or was interrupted
     message: str
     iterations: int = 0  # (of a stage without a result: its result's njev says them)
 

@@ -1409,6 +1409,30 @@ def test_groups_fitted_together_are_each_the_single_fit_of_their_rows():
     assert fits["a"].converged and fits["b"].converged
 
 
+def test_groups_that_converge_together_never_load_scipys_solver():
+    """Where every group converges in the batch, nothing needs SciPy's least_squares, whose
+    import costs a quarter of a second, more than the fits of a thousand groups: a fresh
+    process fits them without loading it (and a group fitted alone loads it)."""
+    import subprocess
+
+    script = """if True:
+        import sys
+        import numpy as np
+        from nanograd_cli._language import parse
+        from nanograd_cli.fitting import fit
+        x = np.tile(np.linspace(0, 4, 20), 2)
+        y = np.r_[2 * np.exp(-1.5 * x[:20]), 3 * np.exp(-0.5 * x[20:])] + 0.5
+        y += 0.01 * np.cos(7 * x)
+        starts = {"a": 1, "b": float(sys.argv[1]), "c": 0}
+        fits = fit(parse("a*exp(-b*x) + c"), {"x": x, "y": y}, starts, groups=[1] * 20 + [2] * 20)
+        print(fits.converged, "scipy.optimize" in sys.modules)
+    """
+    for b, loaded in (("0.1", "False"), ("-100", "True")):
+        ran = subprocess.run([sys.executable, "-c", script, b], capture_output=True, text=True)
+        assert (ran.returncode, ran.stderr) == (0, "")
+        assert ran.stdout.split()[1] == loaded
+
+
 @pytest.mark.parametrize("start", [{"Vmax": 1, "Km": 1}, {"Vmax": 200, "Km": 0.1}])
 def test_groups_fitted_together_reach_the_minimum_their_single_fit_reaches(start):
     """From a poor start, Michaelis-Menten has minima on either side of its pole: each group

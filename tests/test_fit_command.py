@@ -904,3 +904,28 @@ def test_by_with_shared_restarts_the_one_joint_fit(waves):
     assert done.returncode == 0 and restarted["restarts"] == {"starts": 4, "reached": 2}
     assert restarted["rss"] <= plain["rss"]
     assert set(restarted["parameters"]) == {"a[p]", "a[q]", "w"}
+
+
+def test_the_rows_of_many_groups_cost_in_proportion_to_the_groups(runs):
+    """A thousand groups are a thousand rows of output, whatever the format: twice the
+    groups, about twice the CPU (each row once asked whether any group was restarted cost
+    the square of the groups)."""
+    import time
+
+    import nanograd_cli as ng
+    from nanograd_cli.render._text import csv_rows, table_rows
+    from nanograd_cli.results import Fits
+
+    fit = ng.fit(MODEL, str(runs), by="run", a=1, b=0.1, c=0)["10"]
+
+    def cpu(groups: int) -> float:
+        fits = Fits({f"g{i}": fit for i in range(groups)}, by="g")
+        times = []
+        for _ in range(5):
+            start = time.process_time()
+            csv_rows(fits)
+            table_rows(fits)
+            times.append(time.process_time() - start)
+        return sorted(times)[2]
+
+    assert cpu(4000) < 3 * cpu(2000)

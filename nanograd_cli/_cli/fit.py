@@ -15,7 +15,7 @@ from .._program import Program
 from .._robust import LOSSES
 from .._sources import Source
 from ..errors import InputError, Interrupted, SourceError, option
-from ..fitting import DEFAULT_STEPS, solver
+from ..fitting import DEFAULT_STEPS, require_solver
 from ..render import _text as text
 from ..render._progress import FitProgress
 from ..results import Fit, Fits
@@ -330,7 +330,7 @@ def fitted(ctx: click.Context, source, var, data, data_format, target, sigma):
         raise InputError("--predict - and the data or the source cannot both be standard input")
     program, starts = program_and_point(ctx, source, var)
     target_program = target_of(target)
-    solver()  # a missing SciPy said before the data is read, and so are bad options
+    require_solver()  # a missing SciPy said before the data is read, and so are bad options
     api.fit_level(params["ci"], params["profile"], params["loss"], params["f_scale"])
     read = target_program.inputs if target_program else ["y"]
     needed = {*program.inputs, *read, *api.sigma_columns(sigma)}

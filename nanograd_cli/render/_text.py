@@ -664,7 +664,7 @@ def _(result: Fits) -> str:
 @csv_rows.register(Fits)
 def _(result: Fits) -> list[str]:
     rows = []
-    ci = _with_ci(result)
+    ci, restarted = _with_ci(result), _restarted(result)
     for group, fit in result.items():
         cells = [group_name(group)]
         for name in fit.parameters:
@@ -673,7 +673,7 @@ def _(result: Fits) -> list[str]:
                 cells += _interval(fit, name, csv_number)
         why = "" if fit.converged else fit.message
         cells.append(csv_number(fit.rss))
-        if _restarted(result):
+        if restarted:
             cells += [str(count) for count in _starts(fit)]
         cells += ["true" if fit.converged else "false", why]
         rows.append(_csv_line(cells))
