@@ -4,7 +4,8 @@
 parameters) so that the model comes as close as it can, in the least-squares sense, to the
 target (the column `y`, or a Program over the columns) on every row. The residuals and the
 Jacobian (rows x parameters) come from one batched pass of the NumPy tape per point, exact to
-rounding; SciPy's `least_squares` chooses the steps. docs/fit.md says what was measured on
+rounding; SciPy's `least_squares` chooses the steps (its trust region without bounds run by
+`_trust_region`, step for step). docs/fit.md says what was measured on
 the NIST StRD problems to choose the defaults below, and how standard errors are computed.
 
 SciPy is imported only here, and only when fitting: `pip install 'nanograd-cli[fit]'`.
@@ -29,6 +30,7 @@ from ._io import left_out as rows_left_out
 from ._program import Program
 from ._robust import checked, curvature_weights, objective, row_weights
 from ._tape import Tape, batch_values
+from ._trust_region import minimize as trust_region
 from .errors import (
     InputError,
     Interrupted,
@@ -155,11 +157,12 @@ def fit(
 
     Bad input raises InputError naming what is wrong; a fit that does not converge is no
     error: it comes back with `converged` False and the reason in `message`."""
+    require_solver()
     problem = _Problem(program, columns, starts, target, sigma, fix, bounds or {}, drop_nan)
     problem.absolute_sigma = absolute_sigma
     problem.robust(loss, f_scale)
     if groups is None:
-        return problem.solve(solver(), steps, progress)
+        return problem.solve(steps, progress)
     labels, indices = group_rows(groups, problem.given_rows)
     shared = list(dict.fromkeys(shared))
     if not shared:
@@ -167,14 +170,13 @@ def fit(
     for name in shared:
         if name not in problem.starts:
             raise NotAnInput(name, problem.parameters, "shared", "parameter")
-    return _Shared(problem, labels, indices, shared).solve(solver(), steps, progress)
+    return _Shared(problem, labels, indices, shared).solve(steps, progress)
 
 
 def _each_group(problem: _Problem, groups: dict[Hashable, np.ndarray], steps: int | None) -> Fits:
     """The fit of each group's rows alone: found for all the groups at once where nothing
     caps the steps, bounds the parameters or makes the loss robust (`grouped`), else one
     group after another."""
-    require_solver()
     fits: dict[Hashable, Fit] = {}
     problems: dict[Hashable, _Problem] = {}
     for label, index in groups.items():
@@ -213,7 +215,7 @@ def _each_group(problem: _Problem, groups: dict[Hashable, np.ndarray], steps: in
                                       lambda *_, note=notes[label]: note)  # fmt: skip
             if result is None or not result.converged:  # alone, as a single fit is
                 try:
-                    result = problem.rows(groups[label]).solve(solver(), steps, None)
+                    result = problem.rows(groups[label]).solve(steps, None)
                 except InputError as error:
                     result = _unfitted(problem, groups[label].size, error.message)
             fits[label] = result
@@ -392,7 +394,6 @@ def profile_intervals(
     from scipy import special
     from scipy.optimize import brentq
 
-    least_squares = solver()
     fixed, bounds = list(fix), dict(bounds or {})
     free = [name for name in result.parameters if name not in fixed]
     chi2, dof = result.rss, result.dof
@@ -417,7 +418,7 @@ def profile_intervals(
             bounds,
             drop_nan,
         )
-        profile = _Profiled(held, name, least_squares, steps)
+        profile = _Profiled(held, name, steps)
         value, error = result.parameters[name], result.stderr[name]
         first = error if 0 < error < math.inf else max(abs(value) * 0.2, 1e-3)
         ends = []
@@ -437,8 +438,8 @@ class _Profiled:
     the one at the nearest value ended (from the last would follow a refit that ran off to
     an asymptote, where the others may be lost)."""
 
-    def __init__(self, problem: _Problem, name: str, least_squares, steps: int | None) -> None:
-        self.problem, self.name, self.least_squares = problem, name, least_squares
+    def __init__(self, problem: _Problem, name: str, steps: int | None) -> None:
+        self.problem, self.name = problem, name
         self.budget = DEFAULT_STEPS if steps is None else int(steps)
         self.alone = name in problem.free  # no other parameter to refit
         x = problem.choose_units()
@@ -459,7 +460,7 @@ class _Profiled:
                 problem.starts[self.name] = value
                 problem._at = None  # the same x is another point now
                 stages: list[_Stage] = []
-                problem._stages(self.least_squares, start, self.budget, stages)
+                problem._stages(start, self.budget, stages)
                 x, rss = _least(problem, start, stages)
         chi2 = problem.unscaled(rss)
         self.reached[value] = (x, chi2)
@@ -793,7 +794,7 @@ class _Problem:
         bad = ~np.isfinite(self.residuals)
         return int(np.argmax(bad)) if bad.any() else None
 
-    def solve(self, least_squares, steps, progress) -> Fit:
+    def solve(self, steps, progress) -> Fit:
         x0 = self.choose_units()
         self.evaluate(x0)
         row = self.first_non_finite()
@@ -836,7 +837,7 @@ class _Problem:
         # too long), and the summary's to say: never a NumPy warning to the user.
         with np.errstate(all="ignore"):
             try:
-                self._stages(least_squares, x0, budget, stages, seen)
+                self._stages(x0, budget, stages, seen)
             except KeyboardInterrupt:
                 stages.append(
                     _Stage("interrupted", best_x, None, INTERRUPTED, self.stage_jacobians)
@@ -849,7 +850,7 @@ class _Problem:
                 ) from None
             return _summary(self, x0, stages, budget)
 
-    def _stages(self, least_squares, x0, budget, stages, seen=None) -> None:
+    def _stages(self, x0, budget, stages, seen=None) -> None:
         """The solver's stages from `x0`, each appended to `stages` as it ends; `seen(x,
         rss)` is called at every point evaluated whose derivatives are finite."""
 
@@ -897,15 +898,19 @@ class _Problem:
         alone = self.bounds or robust
         stages_run = (FIRST_STAGE,) if alone else (FIRST_STAGE, SECOND_STAGE)
         limits: dict[str, Any] = {"bounds": self.scaled_bounds()} if self.bounds else {}
+        tolerances = (FIRST_STAGE["ftol"], FIRST_STAGE["xtol"], FIRST_STAGE["gtol"])
         if robust:
             limits |= {"loss": self.loss, "f_scale": self._solver_f_scale()}
         for options in stages_run:
             self.stage_jacobians = 0
             with np.errstate(all="ignore"):
                 try:
-                    result = least_squares(
-                        residuals, x, jac=jacobian, max_nfev=budget, **options, **limits
-                    )
+                    if options is FIRST_STAGE and not limits:
+                        result = trust_region(residuals, jacobian, x, budget, *tolerances)
+                    else:
+                        result = solver()(
+                            residuals, x, jac=jacobian, max_nfev=budget, **options, **limits
+                        )
                 except (ValueError, np.linalg.LinAlgError, _Stuck) as error:
                     failed = _Stage(options["method"], x, None, str(error), self.stage_jacobians)
                     stages.append(failed)

@@ -1409,28 +1409,36 @@ def test_groups_fitted_together_are_each_the_single_fit_of_their_rows():
     assert fits["a"].converged and fits["b"].converged
 
 
-def test_groups_that_converge_together_never_load_scipys_solver():
-    """Where every group converges in the batch, nothing needs SciPy's least_squares, whose
-    import costs a quarter of a second, more than the fits of a thousand groups: a fresh
-    process fits them without loading it (and a group fitted alone loads it)."""
+def test_a_fit_that_its_first_stage_ends_never_loads_scipys_solver():
+    """SciPy's least_squares, whose import costs a quarter of a second (more than the fits of
+    a thousand groups), is loaded only for what nanograd's own steps do not cover: groups
+    that converge together, or alone, never load it; bounds do."""
     import subprocess
 
     script = """if True:
-        import sys
+        import json, sys
         import numpy as np
         from nanograd_cli._language import parse
         from nanograd_cli.fitting import fit
         x = np.tile(np.linspace(0, 4, 20), 2)
         y = np.r_[2 * np.exp(-1.5 * x[:20]), 3 * np.exp(-0.5 * x[20:])] + 0.5
         y += 0.01 * np.cos(7 * x)
-        starts = {"a": 1, "b": float(sys.argv[1]), "c": 0}
-        fits = fit(parse("a*exp(-b*x) + c"), {"x": x, "y": y}, starts, groups=[1] * 20 + [2] * 20)
+        starts = {"a": 1, "b": 0.1, "c": 0}
+        options = json.loads(sys.argv[1])
+        fits = fit(parse("a*exp(-b*x) + c"), {"x": x, "y": y}, starts, groups=[1] * 20 + [2] * 20,
+                   **options)
         print(fits.converged, "scipy.optimize" in sys.modules)
     """
-    for b, loaded in (("0.1", "False"), ("-100", "True")):
-        ran = subprocess.run([sys.executable, "-c", script, b], capture_output=True, text=True)
+    for options, loaded in (
+        ({}, "False"),  # together
+        ({"steps": 1000}, "False"),  # alone: a cap on the steps
+        ({"bounds": {"b": [0, 10]}}, "True"),  # (a pair as a list: JSON has no tuple)
+    ):
+        ran = subprocess.run(
+            [sys.executable, "-c", script, json.dumps(options)], capture_output=True, text=True
+        )
         assert (ran.returncode, ran.stderr) == (0, "")
-        assert ran.stdout.split()[1] == loaded
+        assert ran.stdout.split() == ["True", loaded]
 
 
 @pytest.mark.parametrize("start", [{"Vmax": 1, "Km": 1}, {"Vmax": 200, "Km": 0.1}])
