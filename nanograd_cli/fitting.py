@@ -595,7 +595,7 @@ class _Problem:
         self.kept: np.ndarray | None = None  # with drop_nan, the rows fitted
         if drop_nan:
             read = [*self.data.values(), *([] if sigmas is None else [sigmas])]
-            keep = np.isfinite(observed) & complete_rows(read, self.n)
+            keep = ~np.isnan(observed) & complete_rows(read, self.n)
             if not keep.all():
                 self.kept = keep
                 self.data = {name: values[keep] for name, values in self.data.items()}
@@ -1487,11 +1487,15 @@ def _not_finite_at_start(problem: _Problem, row: int) -> str:
     at = f"row {row + 1}" + (f" ({listed})" if listed else "")
     bad = [name for name, v in data.items() if not math.isfinite(v)]
     if bad or not math.isfinite(observed):
-        what = f"{bad[0]} is {data[bad[0]]!r}" if bad else f"the target is {observed!r}"
-        return (
-            f"{at}: {what}; a fit needs finite data on every row: leave the row out "
-            f"({option('drop_nan')} leaves out every row with a missing value)"
+        value = data[bad[0]] if bad else observed
+        what = f"{bad[0]} is {value!r}" if bad else f"the target is {value!r}"
+        remedy = (  # an infinite value is no missing one, which is all drop_nan leaves out
+            f"leave the row out ({option('drop_nan')} leaves out every row with a missing value)"
+            if math.isnan(value)
+            else f"correct the row or leave it out of the data ({option('drop_nan')} leaves out "
+            "missing values only)"
         )
+        return f"{at}: {what}; a fit needs finite data on every row: {remedy}"
     if math.isfinite(value):  # the residual, in units of the target's size, overflowed
         size = math.ldexp(1.0, -problem.exponent)
         return (

@@ -392,6 +392,44 @@ def test_drop_nan_leaves_out_rows_with_a_missing_value(tmp_path):
     assert minimize.stderr == "note: 3 rows with a missing value (nan, empty or NA) left out\n"
 
 
+@pytest.mark.parametrize(
+    ("data", "target", "message"),
+    [
+        ("x,y\n0,1\n1,inf\n2,5\n3,7\n", [],
+         "error: row 2 (x = 1.0): the target is inf; a fit needs finite data on every row: "
+         "correct the row or leave it out of the data (--drop-nan leaves out missing values "
+         "only)\n"),
+        ("x,y\n0,1\n-inf,3\n2,5\n3,7\n", [],
+         "error: row 2 (x = -inf): x is -inf; a fit needs finite data on every row: correct "
+         "the row or leave it out of the data (--drop-nan leaves out missing values only)\n"),
+        ("x,y\n0,1\n1,0\n2,5\n3,7\n", ["--target", "log(y)"],
+         "error: row 2 (x = 1.0): the target is -inf; a fit needs finite data on every row: "
+         "correct the row or leave it out of the data (--drop-nan leaves out missing values "
+         "only)\n"),
+    ],
+)  # fmt: skip
+def test_an_infinite_value_is_not_missing_and_drop_nan_keeps_it(tmp_path, data, target, message):
+    """--drop-nan leaves out missing values (nan, empty, NA) only, in a column or the target,
+    as for minimize and grad --points; an infinite one stops the fit with or without it, and
+    the message does not offer --drop-nan as the way out."""
+    (tmp_path / "d.csv").write_text(data)
+    fit = ["fit", "a*x + b", "--data", "d.csv", "--a", "1", "--b", "0", *target]
+    for options in ([], ["--drop-nan"]):
+        done = in_process(*fit, *options, cwd=tmp_path)
+        assert (done.returncode, done.stdout, done.stderr) == (2, "", message)
+    # a target computed as nan (log of a negative number) is a missing value
+    (tmp_path / "n.csv").write_text("x,y\n0,1\n1,-1\n2,5\n3,7\n4,9\n")
+    fit = ["fit", "a*x + b", "--data", "n.csv", "--a", "1", "--b", "0", "--target", "log(y)"]
+    done = in_process(*fit, cwd=tmp_path)
+    assert (done.returncode, done.stderr) == (
+        2,
+        "error: row 2 (x = 1.0): the target is nan; a fit needs finite data on every row: "
+        "leave the row out (--drop-nan leaves out every row with a missing value)\n",
+    )
+    done = in_process(*fit, "--drop-nan", "--format", "json", cwd=tmp_path)
+    assert (done.returncode, json.loads(done.stdout)["n"]) == (0, 4)
+
+
 def test_seed_without_restarts_does_nothing_and_says_so(tmp_path):
     (tmp_path / "d.csv").write_text("x,y\n0,1\n1,3\n2,5\n")
     done = in_process("fit", "a*x + b", "--data", "d.csv", "--a", "1", "--b", "0", "--seed", "3",
