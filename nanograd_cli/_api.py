@@ -1278,6 +1278,8 @@ def _described(
 
 def confidence(name: str, value: object) -> float:
     """The level of --ci or --band: a number between 0 and 1, 0.95 say."""
+    if isinstance(value, bool):  # (Python's band=True: which level?)
+        raise InputError(f"{option(name, value)}: a level between 0 and 1, such as 0.95")
     level = number(name, value, None)
     if not 0 < level < 1:
         hint = f" ({level:g} is a percentage: {level / 100:g})" if 50 <= level < 100 else ""

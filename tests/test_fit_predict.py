@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 import nanograd_cli as ng
+from nanograd_cli.errors import InputError
 
 from .helpers import in_process
 
@@ -277,6 +278,24 @@ def test_a_fit_that_fails_saves_nothing(line, tmp_path):
     )  # fmt: skip
     assert done.returncode == 1 and not saved.exists()
     assert f"{saved} not written: the fit did not converge" in done.stderr
+
+
+@pytest.mark.parametrize("level", [True, 95, "x"])
+def test_a_band_from_python_is_a_level(level):
+    """Python's band= takes a level as --band does: not True (which level?), nor a percentage."""
+    fitted = ng.fit("a*x + b", {"x": [0.0, 1, 2, 3], "y": [1, 3.1, 4.9, 7]}, a=1, b=0)
+    with pytest.raises(InputError) as error:
+        fitted.predict({"x": [5.0]}, band=level)
+    assert (
+        str(error.value)
+        == {
+            True: "band=True: a level between 0 and 1, such as 0.95",
+            95: "band=95: a level between 0 and 1, such as 0.95 (95 is a percentage: 0.95)",
+            "x": "invalid value for band: 'x' is not a valid float",
+        }[level]
+    )
+    with pytest.raises(InputError, match=r"^ci=True: a level"):
+        ng.fit("a*x + b", {"x": [0.0, 1, 2, 3], "y": [1, 3.1, 4.9, 7]}, a=1, b=0, ci=True)
 
 
 @pytest.mark.parametrize(
