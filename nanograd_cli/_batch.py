@@ -124,7 +124,10 @@ class BatchFunction:
     def __call__(self, table: Table, /) -> Table: ...
     def __call__(self, table: Any = None, /, **columns: Any) -> Any:
         if table is None:
-            return self._named(self.results(self._checked(columns)))
+            inputs = self._checked(columns)
+            results = self.results(inputs)
+            self._warn_non_finite(inputs, results)
+            return self._named(results)
         if columns:
             name = next(iter(columns))
             raise InputError(
@@ -138,7 +141,10 @@ class BatchFunction:
             return self._arrow(table)
         if isinstance(table, Mapping):
             function = self._for_columns([str(n) for n in table])
-            return function._named(function.results(function._checked(table)))
+            inputs = function._checked(table)
+            results = function.results(inputs)
+            function._warn_non_finite(inputs, results)
+            return function._named(results)
         raise TypeError(f"expected a DataFrame, an Arrow table or a mapping, got {type(table)}")
 
     def _checked(self, columns: Mapping[str, object]) -> dict[str, np.ndarray]:
@@ -186,6 +192,36 @@ class BatchFunction:
             self._by_shapes[key] = BatchFunction(source, self._given[1], fixed, shapes)
         return self._by_shapes[key]
 
+    def _warn_non_finite(
+        self, columns: Mapping[str, object], results: list[np.ndarray], depth: int = 3
+    ) -> None:
+        """A NanogradWarning where an operation made a value (of any output) nan or inf out of
+        finite inputs, as NumPy warns of an invalid operation and `grad --points` of such rows:
+        how many rows, and why the first (counted from 1) is; a row whose input is nan or inf
+        already is not warned of. Shown at the caller's line, `depth` calls up."""
+        values = results[: len(self.outputs) or 1]
+        made = ~np.isfinite(values[0])
+        for value in values[1:]:
+            made = made | ~np.isfinite(value)
+        if not made.any():
+            return
+        inputs = {n: columns[n] if n in columns else self.fixed[n] for n in self.program.inputs}
+        inputs = {n: np.broadcast_to(v, made.shape) for n, v in inputs.items()}
+        for given in inputs.values():
+            made = made & np.isfinite(given)
+        if not made.any():
+            return
+        import warnings
+
+        from .errors import NanogradWarning
+
+        count = int(made.sum())
+        rows = "1 row has" if count == 1 else f"{count} rows have"
+        first = non_finite_row(self.program, np.arange(1, made.size + 1), int(np.argmax(made)),
+                               inputs)  # fmt: skip
+        warnings.warn(f"{rows} a non-finite result from finite inputs; the first: {first}",
+                      NanogradWarning, stacklevel=depth)  # fmt: skip
+
     def _named(self, results: list[np.ndarray]) -> dict[str, np.ndarray]:
         return dict(zip(self.names, results, strict=True))
 
@@ -205,7 +241,9 @@ class BatchFunction:
         function._check_names(set(frame.columns))
         names = set(frame.columns)
         columns = {n: _pandas_floats(frame, n) for n in function.inputs if n in names}
-        results = function._named(function.results(columns, len(frame)))
+        found = function.results(columns, len(frame))
+        function._warn_non_finite(columns, found, depth=4)
+        results = function._named(found)
         return frame.assign(**{n: _like(frame.index, a) for n, a in results.items()})
 
     def _arrow(self, table):
@@ -215,7 +253,9 @@ class BatchFunction:
         names = set(table.column_names)
         function._check_names(names)
         columns = {n: floats(table.column(n), n, 1) for n in function.inputs if n in names}
-        results = function._named(function.results(columns, table.num_rows))
+        found = function.results(columns, table.num_rows)
+        function._warn_non_finite(columns, found, depth=4)
+        results = function._named(found)
         for name, values in results.items():
             table = table.append_column(name, to_arrow(values))
         return table
@@ -256,3 +296,23 @@ def _like(index, values: np.ndarray):
 
 def _rebuild(parse, source: str, wrt: list[str], fixed: dict[str, object]) -> BatchFunction:
     return BatchFunction(parse(source), wrt, fixed)
+
+
+def non_finite_row(program: Program, rows: np.ndarray, k: int, inputs: dict) -> str:
+    """Why the row `k` of a batch (whose rows are numbered `rows`) went non-finite: the input
+    that was nan or inf, or else the first operation that made nan or inf out of finite
+    numbers."""
+    point = {n: float(v[k]) if isinstance(v, np.ndarray) else v for n, v in inputs.items()}
+    data = program.values(point)
+    given = next((n for n, v in point.items() if not np.isfinite(v)), None)
+    location = program.first_non_finite(data)
+    if given is not None:
+        detail = f" (input {given} is {point[given]})"
+    elif location is not None:
+        detail = f" ({location.message} at line {location.line}, column {location.column})"
+    else:
+        detail = ""
+    outputs = program.outputs or {"": program.result}
+    name, slot = next(((n, i) for n, i in outputs.items() if not np.isfinite(data[i])), ("", 0))
+    value = f"{name} = {data[slot]}" if name else data[program.result]
+    return f"row {rows[k]} gives {value}{detail}"

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
-from ._batch import BatchFunction
+from ._batch import BatchFunction, non_finite_row
 from ._io import complete_rows
 from ._io.numbers import floats, to_arrow
 from ._io.readers import Reader, first_repeated, named_twice, one_column_header, open_points
@@ -137,7 +137,7 @@ class PointsRun:
             return
         self.non_finite += int(bad.sum())
         if self.first_bad is None:
-            self.first_bad = _where(self.program, rows, int(np.argmax(bad)), inputs)
+            self.first_bad = non_finite_row(self.program, rows, int(np.argmax(bad)), inputs)
         if self.strict:
             # --strict fails on an operation that made nan or inf out of finite numbers, not on
             # a row whose input was nan or inf already.
@@ -145,7 +145,7 @@ class PointsRun:
             for values in inputs.values():
                 made &= np.isfinite(values)
             if made.any():
-                where = _where(self.program, rows, int(np.argmax(made)), inputs)
+                where = non_finite_row(self.program, rows, int(np.argmax(made)), inputs)
                 raise NonFiniteResult(f"{option('points')} {where}")
 
 
@@ -263,23 +263,3 @@ def _is_number(text: str) -> bool:
     except ValueError:
         return False
     return True
-
-
-def _where(program: Program, rows: np.ndarray, k: int, inputs: dict) -> str:
-    """Why the row `k` of a batch (whose rows are numbered `rows`) went non-finite: the input
-    that was nan or inf, or else the first operation that made nan or inf out of finite
-    numbers."""
-    point = {n: float(v[k]) if isinstance(v, np.ndarray) else v for n, v in inputs.items()}
-    data = program.values(point)
-    given = next((n for n, v in point.items() if not np.isfinite(v)), None)
-    location = program.first_non_finite(data)
-    if given is not None:
-        detail = f" (input {given} is {point[given]})"
-    elif location is not None:
-        detail = f" ({location.message} at line {location.line}, column {location.column})"
-    else:
-        detail = ""
-    outputs = program.outputs or {"": program.result}
-    name, slot = next(((n, i) for n, i in outputs.items() if not np.isfinite(data[i])), ("", 0))
-    value = f"{name} = {data[slot]}" if name else data[program.result]
-    return f"row {rows[k]} gives {value}{detail}"

@@ -1010,6 +1010,41 @@ def test_compile_errors():
     assert f(x=[1.0, 2.0], y=3.0)["d_x"].tolist() == [3.0, 3.0]
 
 
+def test_compile_warns_where_an_operation_makes_nan_or_inf_at_the_callers_line():
+    """As grad --points warns of rows whose result is not finite, compile's function warns
+    from Python (as NumPy does of an invalid operation): how many rows an operation made nan
+    or inf out of finite inputs, and why the first; a row whose input is nan already is
+    NaN in, NaN out, and not warned of."""
+    import warnings
+
+    import numpy as np
+    import pandas as pd
+    import pyarrow as pa
+
+    from nanograd_cli.errors import NanogradWarning
+
+    f = compile("log(x)")
+    said = "2 rows have a non-finite result from finite inputs; the first: row 2 gives nan "
+    said += "(log gave nan at line 1, column 1)"
+    x = [1.0, -1.0, -2.0, np.nan]
+    for call in (
+        lambda: f(x=np.array(x)),
+        lambda: f({"x": x}),
+        lambda: f(pd.DataFrame({"x": x})),
+        lambda: f(pa.table({"x": x})),
+    ):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            call()
+        assert [(w.category, str(w.message)) for w in caught] == [(NanogradWarning, said)]
+        assert caught[0].filename == __file__  # the caller's line
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert np.isnan(f(x=np.array([np.nan, 1.0]))["value"][0])  # NaN in, NaN out: quiet
+    with pytest.warns(NanogradWarning, match=r"^1 row has .*row 1 gives inf \(exp gave inf"):
+        compile("exp(x) * y")(x=np.array([1000.0]), y=2.0)
+
+
 def test_compile_names_the_column_of_a_frame_it_cannot_read():
     from nanograd_cli.errors import InputError
 
