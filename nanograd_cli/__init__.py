@@ -602,7 +602,7 @@ def minimize(
     if data is not None:
         columns = cast(
             "dict[str, Sequence[float]]",
-            table(data, set(program.inputs), "data", "minimize", drop_nan),
+            table(data, api.data_reads(program), "data", "minimize", drop_nan),
         )
     at = numbers(point(program, "minimize", values, inputs), "minimize")
     schedule = api.lr_schedule(lr_schedule, steps, lr_step_size, lr_gamma, lr_t_max, lr_min)
@@ -834,8 +834,7 @@ def fit(
 
     program = parse(source)
     target_program = None if target is None else parse(target)  # (None: the column y)
-    read = target_program.inputs if target_program is not None else ["y"]
-    needed = {*program.inputs, *read, *api.sigma_columns(sigma)}
+    needed = api.fit_reads(program, target_program, sigma)
     picture = None if plot is None else os.fspath(plot)
     if band is not None:
         api.confidence("band", band)  # before the fit

@@ -932,6 +932,10 @@ def minimize(
     batch = None if batch is None else whole("batch", batch, 1)
     seed = None if seed is None else whole("seed", seed, 0)
     _second_order_settings(method, bounds, batch)
+    if data is not None:
+        from .fitting import not_shadowed
+
+        not_shadowed(program, data, "the source")
     program, start, layout = scalarized(program, start, data or (), MissingInputs)
     wrt, fix = layout.elements(wrt), layout.elements(fix)
     parameters = [n for n in program.inputs if data is None or n not in data]
@@ -1522,6 +1526,26 @@ def bound(name: str, given: tuple[float, float] | str) -> tuple[float, float]:
         return number("bound", low_text, None), number("bound", high_text, None)
     low, high = given
     return number("bound", low, None), number("bound", high, None)
+
+
+def data_reads(program: Program) -> set[str]:
+    """The columns of the data `minimize` reads: the source's inputs, and the constants it
+    writes by name (`e`, `pi`), so that a column so named is seen, and refused."""
+    return {*program.inputs, *program.constants_by_name()}
+
+
+def fit_reads(program: Program, target: Program | None, sigma: str | None) -> set[str]:
+    """The columns of the data a fit reads: the model's inputs, the target's (or y) and
+    sigma's; and the constants any of them writes by name (`e`, `pi`), so that a column so
+    named is seen, and refused (`fitting.not_shadowed`), not left unread."""
+    from ._language import parse
+
+    read = {*program.inputs, *(target.inputs if target is not None else ["y"])}
+    read |= sigma_columns(sigma)
+    written = [program, *([target] if target is not None else [])]
+    if sigma is not None and not re.fullmatch(r"\s*[A-Za-z_]\w*\s*", sigma):
+        written.append(parse(sigma))  # (read by sigma_columns already: it parses)
+    return read | {name for each in written for name in each.constants_by_name()}
 
 
 def sigma_columns(sigma: str | None) -> set[str]:

@@ -205,10 +205,12 @@ class BatchFunction:
             made = made | ~np.isfinite(value)
         if not made.any():
             return
-        inputs = {n: columns[n] if n in columns else self.fixed[n] for n in self.program.inputs}
-        inputs = {n: np.broadcast_to(v, made.shape) for n, v in inputs.items()}
-        for given in inputs.values():
-            made = made & np.isfinite(given)
+        given = {n: columns[n] if n in columns else self.fixed[n] for n in self.program.inputs}
+        inputs = {
+            n: np.broadcast_to(np.asarray(v, dtype=float), made.shape) for n, v in given.items()
+        }
+        for column in inputs.values():
+            made = made & np.isfinite(column)
         if not made.any():
             return
         import warnings

@@ -113,6 +113,23 @@ class Program:
                     reached[a] = True
         return reached
 
+    def constants_by_name(self) -> list[str]:
+        """The constants the source writes by name (`e`, `pi`), each once, in order: a column
+        of data with such a name is not what the source reads."""
+        import re
+
+        from ._language import ALIASES
+
+        found: list[str] = []
+        for ins in self.code:
+            if type(ins) is Const:
+                word = re.match(r"[^\W\d]\w*", self.source[ins.offset :])
+                if word is not None:
+                    name = ALIASES.get(word.group(), word.group())
+                    if name not in found:
+                        found.append(name)
+        return found
+
     def pruned(self) -> Program:
         """The same program without the instructions that neither the result depends on nor
         read an input, renumbered."""

@@ -885,7 +885,8 @@ class Session:
         most = 10000 if steps is None else api.whole("steps", steps, None)
         source, program = self._program(args.expr)
         drop_nan = args.flag("drop-nan")
-        table = None if path is None else self._data(args, path, program.inputs, drop_nan=drop_nan)
+        needed = api.data_reads(program)
+        table = None if path is None else self._data(args, path, needed, drop_nan=drop_nan)
         columns = None if table is None else table.columns
         bar = StepsProgress(most) if self.progress else None
         size, t_max = (args.value(n) for n in ("lr-step-size", "lr-t-max"))
@@ -995,7 +996,7 @@ class Session:
             except SourceError as error:
                 raise InputError(f"{option('target')}: {error}") from None
         require_solver()  # a missing SciPy said before the data is read
-        needed = {*program.inputs, *(target.inputs if target else ["y"]), *api.sigma_columns(sigma)}
+        needed = api.fit_reads(program, target, sigma)
         table = self._data(args, path, needed, "fit", args.flag("drop-nan"))
         columns = table.columns
         # the session's values; a parameter without one is the fit's to name

@@ -27,6 +27,7 @@ from ._fit_statistics import correlated, statistics
 from ._instructions import Apply, Const, Input
 from ._io import complete_rows
 from ._io import left_out as rows_left_out
+from ._ops import CONSTANTS
 from ._program import Program
 from ._robust import checked, curvature_weights, objective, row_weights
 from ._tape import Tape, batch_values
@@ -319,6 +320,18 @@ def _gathered(fits: dict[Hashable, Fit], rows: dict[Hashable, np.ndarray], probl
     return Fits({label: fits[label] for label in rows if label in fits}, fitted, residuals)
 
 
+def not_shadowed(program: Program, columns: Mapping[str, object], what: str) -> None:
+    """An InputError where the data has a column named as a constant that `program` (`what`
+    it is, for the message) reads by name: the source means the constant, the user often
+    the column."""
+    for name in program.constants_by_name():
+        if name in columns:
+            raise InputError(
+                f"the data has a column {name}, and {what} reads {name} as the constant "
+                f"{name} = {CONSTANTS[name]:.10g}: rename the column to read it"
+            )
+
+
 def sigma_values(
     text: str, arrays: Mapping[str, np.ndarray], rows: int, drop_nan: bool = False
 ) -> np.ndarray:
@@ -337,6 +350,7 @@ def sigma_values(
             program = parse(text).single("sigma", None)
         except SourceError as error:
             raise InputError(f"sigma: {error}") from None
+        not_shadowed(program, arrays, "sigma")
         missing = [n for n in program.inputs if n not in arrays]
         if missing:
             raise InputError(
@@ -356,9 +370,10 @@ def sigma_values(
         bad &= ~np.isnan(values)  # a missing one: its row is left out
     if bad.any():
         row = int(np.argmax(bad))
+        remedy = f" ({option('drop_nan')} leaves out the rows where it is missing)"
         raise InputError(
             f"sigma: row {row + 1} {what} is {float(values[row])!r}; a standard "
-            "deviation is a positive number"
+            "deviation is a positive number" + (remedy if math.isnan(values[row]) else "")
         )
     return values
 
@@ -590,6 +605,7 @@ class _Problem:
                 "to fit: a fit needs at least as many rows as free parameters"
             )
         self.data = {name: arrays[name] for name in program.inputs if name in arrays}
+        not_shadowed(program, arrays, "the model")
         observed = self._target(target, arrays)
         sigmas = None if sigma is None else sigma_values(sigma, arrays, self.n, drop_nan)
         self.kept: np.ndarray | None = None  # with drop_nan, the rows fitted
@@ -699,6 +715,7 @@ class _Problem:
                 )
             return arrays["y"]
         target = target.single("the target", None)
+        not_shadowed(target, arrays, "the target")
         missing = [name for name in target.inputs if name not in arrays]
         if missing:
             raise InputError(

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import signal
 import subprocess
 
@@ -428,6 +429,54 @@ def test_an_infinite_value_is_not_missing_and_drop_nan_keeps_it(tmp_path, data, 
     )
     done = in_process(*fit, "--drop-nan", "--format", "json", cwd=tmp_path)
     assert (done.returncode, json.loads(done.stdout)["n"]) == (0, 4)
+
+
+@pytest.mark.parametrize(
+    ("arguments", "what"),
+    [
+        (["fit", "a*x + b", "--target", "e"], "the target"),
+        (["fit", "a*e + b"], "the model"),
+        (["fit", "a*x + b", "--target", "x", "--sigma", "0.1*e"], "sigma"),
+        (["minimize", "(a*x + b - e)**2"], "the source"),
+    ],
+)
+def test_a_column_named_as_a_constant_that_the_source_reads_is_refused(tmp_path, arguments,
+                                                                       what):  # fmt: skip
+    """A column e (or pi) where the model, the target or sigma writes e: the source means
+    the constant, and a fit of it was silently wrong (b = 2.718, rss 0, converged). It is
+    exit 2, from the command line and Python alike; unread, such a column is no matter."""
+    import nanograd_cli as ng
+
+    (tmp_path / "d.csv").write_text("x,e,y\n0,1,1\n1,2.1,2\n2,2.9,3\n3,4.2,4\n")
+    message = (
+        f"the data has a column e, and {what} reads e as the constant e = 2.718281828: rename "
+        "the column to read it"
+    )
+    done = in_process(*arguments, "--data", "d.csv", "--a", "1", "--b", "0", cwd=tmp_path)
+    assert (done.returncode, done.stdout, done.stderr) == (2, "", f"error: {message}\n")
+    command, source, *options = arguments
+    call = {"fit": ng.fit, "minimize": ng.minimize}[command]
+    named = {k.removeprefix("--"): v for k, v in zip(options[::2], options[1::2], strict=True)}
+    columns = {"x": [0.0, 1, 2, 3], "e": [1, 2.1, 2.9, 4.2], "y": [1.0, 2, 3, 4]}
+    with pytest.raises(ng.errors.InputError, match=f"^{re.escape(message)}$"):
+        if command == "fit":
+            call(source, columns, a=1, b=0, **named)
+        else:
+            call(source, data=columns, a=1, b=0)
+    unread = in_process("fit", "a*x + b", "--data", "d.csv", "--a", "1", "--b", "0", cwd=tmp_path)
+    assert unread.returncode == 0
+
+
+def test_sigma_missing_on_a_row_names_drop_nan_which_leaves_it_out(tmp_path):
+    (tmp_path / "d.csv").write_text("x,y\n1,1\n2,-4\n3,9\n4,16\n")
+    fit = ["fit", "a*x", "--data", "d.csv", "--a", "1", "--sigma", "sqrt(y)"]
+    done = in_process(*fit, cwd=tmp_path)
+    assert (done.returncode, done.stderr) == (
+        2,
+        "error: sigma: row 2 of sigma = sqrt(y) is nan; a standard deviation is a positive "
+        "number (--drop-nan leaves out the rows where it is missing)\n",
+    )
+    assert in_process(*fit, "--drop-nan", cwd=tmp_path).returncode == 0
 
 
 def test_seed_without_restarts_does_nothing_and_says_so(tmp_path):

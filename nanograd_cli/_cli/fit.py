@@ -332,8 +332,7 @@ def fitted(ctx: click.Context, source, var, data, data_format, target, sigma):
     target_program = target_of(target)
     require_solver()  # a missing SciPy said before the data is read, and so are bad options
     api.fit_level(params["ci"], params["profile"], params["loss"], params["f_scale"])
-    read = target_program.inputs if target_program else ["y"]
-    needed = {*program.inputs, *read, *api.sigma_columns(sigma)}
+    needed = api.fit_reads(program, target_program, sigma)
     table = io.read_rows(
         data,
         data_format or io.input_format(data, None),

@@ -237,7 +237,7 @@ def minimize(
         table = io.read_rows(
             data,
             data_format or io.input_format(data, None),
-            program.inputs,
+            api.data_reads(program),
             drop_nan=drop_nan,
             progress=reading(data),
         )
