@@ -479,6 +479,32 @@ def test_sigma_missing_on_a_row_names_drop_nan_which_leaves_it_out(tmp_path):
     assert in_process(*fit, "--drop-nan", cwd=tmp_path).returncode == 0
 
 
+@pytest.mark.parametrize("option", ["--data", "--predict"])
+def test_data_from_a_named_pipe_is_read_once(tmp_path, option):
+    """A pipe (mkfifo, `<(...)`, /dev/stdin) can be read once: the format is not sniffed from
+    it first (which took its header, or hung waiting for a second writer)."""
+    import os
+    import threading
+
+    (tmp_path / "d.csv").write_text("x,y\n0,1\n1,3.1\n2,4.9\n3,7\n")
+    pipe = tmp_path / "pipe"
+    os.mkfifo(pipe)
+    text = "x,y\n0,1\n1,3.1\n2,4.9\n3,7\n" if option == "--data" else "x\n5\n"
+    writer = threading.Thread(target=pipe.write_text, args=(text,), daemon=True)
+    writer.start()
+    given = {"--data": ["--data", str(pipe)], "--predict": ["--data", "d.csv", "--predict",
+                                                           str(pipe)]}[option]  # fmt: skip
+    done = subprocess.run([NANOGRAD, "fit", "a*x + b", *given, "--a", "1", "--b", "0"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=60)  # fmt: skip
+    writer.join(timeout=5)
+    assert (done.returncode, done.stderr) == (0, "")
+    assert (
+        ("converged    yes" in done.stdout)
+        if option == "--data"
+        else done.stdout.startswith("x,fitted,fitted_se\n5,10.9")
+    )
+
+
 def test_seed_without_restarts_does_nothing_and_says_so(tmp_path):
     (tmp_path / "d.csv").write_text("x,y\n0,1\n1,3\n2,5\n")
     done = in_process("fit", "a*x + b", "--data", "d.csv", "--a", "1", "--b", "0", "--seed", "3",

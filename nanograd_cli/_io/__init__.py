@@ -94,9 +94,10 @@ class MissingPyArrow(NanogradError):
 
 def input_format(path: str, given: str | None) -> str:
     """The format of --points FILE: its extension's, else --points-format, else CSV; a file
-    with no extension that begins as a Parquet or Arrow file does is named as one."""
+    with no extension that begins as a Parquet or Arrow file does is named as one (a regular
+    file only: a pipe, `<(...)` or /dev/stdin, is read once, by the reader)."""
     chosen = format_of(path) or given
-    if chosen is None and path != "-" and not os.path.splitext(path)[1]:
+    if chosen is None and not os.path.splitext(path)[1] and os.path.isfile(path):
         try:
             with open(path, "rb") as file:
                 start = file.read(6)
