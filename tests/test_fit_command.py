@@ -505,6 +505,26 @@ def test_data_from_a_named_pipe_is_read_once(tmp_path, option):
     )
 
 
+@pytest.mark.parametrize(
+    ("options", "first", "second"),
+    [
+        (["--save", "same.json", "-o", "./same.json"], "-o", "--save"),
+        (["--plot", "same.png", "--save", "same.png"], "--plot", "--save"),
+        (["-o", "same", "--save", "sub/../same"], "-o", "--save"),
+    ],
+)
+def test_two_outputs_on_one_file_are_refused_before_the_fit(tmp_path, options, first, second):
+    """Two outputs naming one file: one would be lost (--save wrote over -o's rows, exit 0)."""
+    (tmp_path / "d.csv").write_text("x,y\n0,1\n1,3.1\n2,4.9\n3,7\n")
+    (tmp_path / "sub").mkdir()
+    done = in_process("fit", "a*x + b", "--data", "d.csv", "--a", "1", "--b", "0", *options,
+                      cwd=tmp_path)  # fmt: skip
+    path = options[options.index(first) + 1]
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == f"error: {first} and {second} both name {path}: give each its own file\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["d.csv", "sub"]
+
+
 def test_seed_without_restarts_does_nothing_and_says_so(tmp_path):
     (tmp_path / "d.csv").write_text("x,y\n0,1\n1,3\n2,5\n")
     done = in_process("fit", "a*x + b", "--data", "d.csv", "--a", "1", "--b", "0", "--seed", "3",
