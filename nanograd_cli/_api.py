@@ -1438,6 +1438,11 @@ def _restarted_groups(
                 fitted[rows[group]], residuals[rows[group]] = best.fitted, best.residuals
 
 
+# The rows of a fit's table besides its parameters and quantities, which a quantity of
+# --derive cannot be named as.
+FIT_ROWS = frozenset({"rss", "dof", "rows", "iterations", "converged", "starts", "loss", "r2"})
+
+
 def _derivations(given: Sequence[str]) -> list[tuple[str, str]]:
     """Each `NAME = EXPR` of `derive`, split, its name checked."""
     found: list[tuple[str, str]] = []
@@ -1467,6 +1472,11 @@ def _derived(name: str, text: str, result: Fit, layout: Layout = NO_ARRAYS) -> D
     except SourceError as error:
         raise InputError(f"{option('derive', name)}: {error}") from None
     parameters = layout.shaped(result).parameters
+    if name in parameters or name in FIT_ROWS:
+        what = "a parameter of the model" if name in parameters else "a row of the fit's table"
+        raise InputError(
+            f"{option('derive', name)}: {name} is {what}: give the quantity its own name"
+        )
     unknown = [n for n in program.inputs if n not in parameters]
     if unknown:
         raise InputError(

@@ -525,6 +525,43 @@ def test_two_outputs_on_one_file_are_refused_before_the_fit(tmp_path, options, f
     assert sorted(p.name for p in tmp_path.iterdir()) == ["d.csv", "sub"]
 
 
+def test_by_shows_each_groups_derived_quantities_in_the_table_and_csv(runs):
+    """--derive applies to each group: its value and standard error are columns of the
+    groups' table and CSV (with --ci, its interval too), each group's as its fit alone has."""
+    arguments = ["fit", MODEL, "--data", str(runs), "--by", "run", *STARTS,
+                 "--derive", "half = log(2)/b"]  # fmt: skip
+    found = in_process(*arguments, "--format", "json", "--ci", "0.9").stdout
+    lines = [json.loads(line) for line in found.splitlines()]
+    csv = in_process(*arguments, "--format", "csv", "--ci", "0.9").stdout.splitlines()
+    header = csv[0].split(",")
+    assert header[header.index("c") + 4 : header.index("rss")] == [
+        "half", "stderr_half", "lower_half", "upper_half"
+    ]  # fmt: skip
+    for row, line in zip(csv[1:], lines, strict=True):
+        cells = dict(zip(header, row.split(","), strict=True))
+        half = line["derived"]["half"]
+        assert [float(cells[k]) for k in ("half", "stderr_half", "lower_half", "upper_half")] == [
+            half["value"], half["stderr"], *half["ci"]
+        ]  # fmt: skip
+    table = in_process(*arguments, "--digits", "4").stdout.splitlines()
+    assert table[0].split() == ["run", "a", "stderr", "b", "stderr", "c", "stderr", "half",
+                                "stderr", "rss", "converged"]  # fmt: skip
+    assert table[1].split()[7] == f"{lines[0]['derived']['half']['value']:.4g}"
+
+
+@pytest.mark.parametrize(
+    ("derive", "message"),
+    [
+        ("b = 2*b", "--derive b: b is a parameter of the model: give the quantity its own name"),
+        ("rss = 2*b", "--derive rss: rss is a row of the fit's table: give the quantity its own "
+                      "name"),
+    ],
+)  # fmt: skip
+def test_a_derived_quantity_named_as_a_row_of_the_table_is_refused(runs, derive, message):
+    done = in_process("fit", MODEL, "--data", str(runs), *STARTS, "--derive", derive)
+    assert (done.returncode, done.stdout, done.stderr) == (2, "", f"error: {message}\n")
+
+
 def test_seed_without_restarts_does_nothing_and_says_so(tmp_path):
     (tmp_path / "d.csv").write_text("x,y\n0,1\n1,3\n2,5\n")
     done = in_process("fit", "a*x + b", "--data", "d.csv", "--a", "1", "--b", "0", "--seed", "3",

@@ -640,6 +640,21 @@ def _starts(fit: Fit) -> tuple[int, int]:
     return fit.restarts.get("starts", 0), fit.restarts.get("reached", 0)
 
 
+def _derived_names(result: Fits) -> list[str]:
+    """The quantities of --derive, which every group fitted has (none where none was)."""
+    return next((list(fit.derived) for fit in result.values() if fit.derived), [])
+
+
+def _derived_cells(fit: Fit, name: str, ci: bool, number: Number) -> list[str]:
+    """A derived quantity's value and standard error (and interval) as cells: nan for a
+    group that has none (not fitted)."""
+    quantity = fit.derived.get(name)
+    if quantity is None:
+        return [number(math.nan)] * (4 if ci else 2)
+    cells = [number(quantity["value"]), number(quantity["stderr"])]
+    return cells + ([number(x) for x in quantity["ci"]] if ci else [])
+
+
 def _interval(fit: Fit, name: str, number: Number) -> list[str]:
     """A parameter's interval as two cells: nan for a group without one, empty for a fixed
     parameter."""
@@ -654,7 +669,7 @@ def _(result: Fits) -> str:
     ci = _with_ci(result)
     columns = [
         column
-        for name in _group_names(result)
+        for name in [*_group_names(result), *_derived_names(result)]
         for column in [name, f"stderr_{name}", *([f"lower_{name}", f"upper_{name}"] if ci else [])]
     ]
     starts = ["starts", "reached"] if _restarted(result) else []
@@ -664,13 +679,15 @@ def _(result: Fits) -> str:
 @csv_rows.register(Fits)
 def _(result: Fits) -> list[str]:
     rows = []
-    ci, restarted = _with_ci(result), _restarted(result)
+    ci, restarted, derived = _with_ci(result), _restarted(result), _derived_names(result)
     for group, fit in result.items():
         cells = [group_name(group)]
         for name in fit.parameters:
             cells += [csv_number(fit.parameters[name]), csv_number(fit.stderr[name])]
             if ci:
                 cells += _interval(fit, name, csv_number)
+        for name in derived:
+            cells += _derived_cells(fit, name, ci, csv_number)
         why = "" if fit.converged else fit.message
         cells.append(csv_number(fit.rss))
         if restarted:
@@ -682,11 +699,12 @@ def _(result: Fits) -> list[str]:
 
 @table_rows.register(Fits)
 def _(result: Fits, number: Number = repr) -> list[list[str]]:
-    names = _group_names(result)
+    names, derived = _group_names(result), _derived_names(result)
     ci = _with_ci(result)
     each = ("stderr", "lower", "upper") if ci else ("stderr",)
     starts = ["starts"] if _restarted(result) else []
-    rows = [[result.by, *(c for name in names for c in (name, *each)), "rss", *starts]]
+    columns = (c for name in [*names, *derived] for c in (name, *each))
+    rows = [[result.by, *columns, "rss", *starts]]
     rows[0].append("converged")
     for group, fit in result.items():
         cells = [group_name(group)]
@@ -695,6 +713,8 @@ def _(result: Fits, number: Number = repr) -> list[list[str]]:
             cells += [number(fit.parameters[name]), se]
             if ci:
                 cells += _interval(fit, name, number)
+        for name in derived:
+            cells += _derived_cells(fit, name, ci, number)
         cells.append(number(fit.rss))
         if starts:  # (how many of them reached the least rss)
             cells.append("{1} of {0}".format(*_starts(fit)))
