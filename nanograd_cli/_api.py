@@ -1581,15 +1581,22 @@ def check_grouping(by: object, shared: Sequence[str]) -> None:
         )
 
 
-def check_group_column(by: str, names: Sequence[str], read: Iterable[str]) -> None:
-    """Refuse a column of groups (`by`) that the data has not (naming a near one), or that
-    the fit reads."""
+def check_group_column(
+    by: str, names: Sequence[str], read: Iterable[str], predicting: bool = False
+) -> None:
+    """Refuse a column of groups (`by`) that the data (or, `predicting`, the rows to predict
+    at) has not (naming a near one), or that the fit reads."""
     if by not in names:
         import difflib
 
         near = difflib.get_close_matches(by, names, n=1, cutoff=0.6)
         near += [name for name in names if name.lower() == by.lower()]
         hint = f"; did you mean {near[-1]}?" if near else ""
+        if predicting:  # (the fit's groups: --by given, or loaded)
+            raise InputError(
+                f"{option('predict')} has no column {by}, which names the group whose fit "
+                f"predicts each row (its columns: {', '.join(names)}){hint}"
+            )
         raise InputError(
             f"{option('by', by)}: the data has no column {by} (its columns: "
             f"{', '.join(names)}){hint}"
@@ -1601,12 +1608,12 @@ def check_group_column(by: str, names: Sequence[str], read: Iterable[str]) -> No
         )
 
 
-def group_column(by: str, table: Table, read: Iterable[str]) -> list:
-    """The group of each row of `table`: its value in the column `by`, which the fit (reading
-    the columns `read`) must not read."""
+def group_column(by: str, table: Table, read: Iterable[str], predicting: bool = False) -> list:
+    """The group of each row of `table` (the data, or `predicting` the rows to predict at):
+    its value in the column `by`, which the fit (reading the columns `read`) must not read."""
     from . import _io as io
 
-    check_group_column(by, table.names, read)
+    check_group_column(by, table.names, read, predicting)
     return io.group_values(table, by)
 
 

@@ -277,14 +277,14 @@ def predictions(result: Fit | Fits, files: Files, door: Door, by: str | None, nu
         found = api.predict(result, rows.columns, files.band, count, "predict")
     else:
         found = api.predict_groups(
-            result, rows.columns, api.group_column(by, rows, read), files.band, by, "predict"
+            result, rows.columns, api.group_column(by, rows, read, True), files.band, by, "predict"
         )
     if files.band is not None and "pred_lower" not in found:
         door.note(f"no prediction band: sigma reads {one.sigma}, which {predict} lacks")
     if files.rows_format == "table":  # a table of the columns read and those predicted
         shown = {name: rows.columns[name] for name in read if name in rows.columns}
         if by is not None:
-            shown = {by: api.group_column(by, rows, read), **shown}
+            shown = {by: api.group_column(by, rows, read, True), **shown}
         door.table({**shown, **found})
     else:
         door.write(files.output or "-", api.with_columns(rows, found, files.rows_format, null))
