@@ -108,10 +108,10 @@ class Files:
                 f"{option('load')} with {option('save')} would copy the saved fit: copy the "
                 "file itself instead"
             )
-        named = [(n, p) for n, p in (("-o", self.output), ("plot", self.picture),
-                                     ("save", self.save)) if p and p != "-"]  # fmt: skip
-        for i, (first, path) in enumerate(named):
-            for second, other in named[i + 1 :]:
+        outputs = [(n, p) for n, p in (("-o", self.output), ("plot", self.picture),
+                                       ("save", self.save)) if p and p != "-"]  # fmt: skip
+        for i, (first, path) in enumerate(outputs):
+            for second, other in outputs[i + 1 :]:
                 if os.path.realpath(path) == os.path.realpath(other):
                     raise InputError(
                         f"{option(first)} and {option(second)} both name {path}: give each "
