@@ -8,7 +8,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TypeVar
 
 from ._instructions import Apply, Const, Input, Instruction
-from ._ops import WHERE
+from ._ops import CONSTANTS, WHERE
 from .engine import Value, apply
 from .errors import MissingInputs, SeveralOutputs, SourceError, UnknownInputs
 from .results import Gradients, Jacobian
@@ -118,16 +118,13 @@ class Program:
         of data with such a name is not what the source reads."""
         import re
 
-        from ._language import ALIASES
-
+        by_value = {value: name for name, value in CONSTANTS.items()}  # (π is pi)
         found: list[str] = []
         for ins in self.code:
-            if type(ins) is Const:
-                word = re.match(r"[^\W\d]\w*", self.source[ins.offset :])
-                if word is not None:
-                    name = ALIASES.get(word.group(), word.group())
-                    if name not in found:
-                        found.append(name)
+            if type(ins) is Const and re.match(r"-?\s*[^\W\d]", self.source[ins.offset :]):
+                name = by_value[abs(ins.value)]  # a word that is a number (-e: negated)
+                if name not in found:
+                    found.append(name)
         return found
 
     def pruned(self) -> Program:

@@ -276,3 +276,21 @@ def test_language_reference_lists_every_operation_with_its_derivative():
         assert row in reference, (
             f"docs/language.md's function table lacks (or differs from):\n{row}"
         )
+
+
+@pytest.mark.parametrize(
+    ("source", "named"),
+    [
+        ("a*e + b", ["e"]),
+        ("-e*x + pi", ["e", "pi"]),
+        ("- pi*x", ["pi"]),
+        ("π*x", ["pi"]),
+        ("f(t) = e*t; f(x)", ["e"]),
+        ("x*2.5e3 - 2*x + exp(1)", []),
+        ("sigmoid(x)", []),
+    ],
+)
+def test_a_program_names_the_constants_its_source_writes_by_name(source, named):
+    """What a column named e or pi is checked against: the constants written by name, not
+    those made of digits (2.5e3) or inside a built-in function."""
+    assert parse(source).constants_by_name() == named
