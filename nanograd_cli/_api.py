@@ -1614,7 +1614,7 @@ def group_column(by: str, table: Table, read: Iterable[str], predicting: bool = 
     from . import _io as io
 
     check_group_column(by, table.names, read, predicting)
-    return io.group_values(table, by)
+    return io.group_values(table, by, "predict" if predicting else "data")
 
 
 def fit_notes(result: Fit | Fits) -> list[str]:

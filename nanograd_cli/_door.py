@@ -279,4 +279,8 @@ def group_column(data: Data, by: str, read: set[str]) -> list:
         return io.group_values(whole, by)
     api.check_group_column(by, list(data), read)
     values = data[by]
-    return values.tolist() if hasattr(values, "tolist") else list(values)
+    groups = values.tolist() if hasattr(values, "tolist") else list(values)
+    from . import _io as io
+
+    io.refuse_missing_group(groups, by, "data")
+    return groups

@@ -562,6 +562,28 @@ def test_a_derived_quantity_named_as_a_row_of_the_table_is_refused(runs, derive,
     assert (done.returncode, done.stdout, done.stderr) == (2, "", f"error: {message}\n")
 
 
+@pytest.mark.parametrize("missing", ["", "NA", "nan"])
+def test_a_row_without_a_group_is_refused(tmp_path, missing):
+    """A missing value in the column of --by made a group of its own ("" or "NA", and the
+    numbers of the others text): it is exit 2 naming the row, from every door."""
+    import nanograd_cli as ng
+
+    (tmp_path / "g.csv").write_text(f"g,x,y\n1,0,1\n1,1,2\n{missing},2,3\n2,0,1\n2,1,2\n")
+    message = (
+        "row 3, column g: a missing value (empty, NA or nan), where each row names its group: "
+        "give every row one"
+    )
+    done = in_process("fit", "a*x + b", "--data", "g.csv", "--by", "g", "--a", "1", "--b", "0",
+                      cwd=tmp_path)  # fmt: skip
+    assert (done.returncode, done.stdout, done.stderr) == (2, "", f"error: --data {message}\n")
+    with pytest.raises(ng.errors.InputError, match=f"^data {re.escape(message)}$"):
+        ng.fit("a*x + b", str(tmp_path / "g.csv"), by="g", a=1, b=0)
+    groups = [1, 1, None if missing == "" else float("nan"), 2, 2]
+    columns = {"g": groups, "x": [0.0, 1, 2, 0, 1], "y": [1.0, 2, 3, 1, 2]}
+    with pytest.raises(ng.errors.InputError, match=f"^data {re.escape(message)}$"):
+        ng.fit("a*x + b", columns, by="g", a=1, b=0)
+
+
 def test_seed_without_restarts_does_nothing_and_says_so(tmp_path):
     (tmp_path / "d.csv").write_text("x,y\n0,1\n1,3\n2,5\n")
     done = in_process("fit", "a*x + b", "--data", "d.csv", "--a", "1", "--b", "0", "--seed", "3",

@@ -220,12 +220,36 @@ def _read_table(
         return Table(columns, batches, names, reader.schema)
 
 
-def group_values(table: Table, name: str) -> list:
-    """The value of the column `name` of `table` on each row, as it names a group of rows:
-    numbers where every row holds one (1 and 1.0 are the same group), else text (a row with
-    none, None)."""
+def refuse_missing_group(values: Sequence[Any], name: str, option: str, first: int = 1) -> None:
+    """Bad input where one of `values`, the groups of rows numbered from `first` in the column
+    `name` of `option`, is missing (None, nan, pandas' NA, or text that a table writes for a
+    missing value): such a row belongs to no group."""
+    import math
+
+    from .numbers import MISSING
+
+    for k, value in enumerate(values):
+        text = value.strip() if isinstance(value, str) else value
+        if (
+            text is None
+            or (isinstance(text, str) and (text in MISSING or text.lower() == "nan"))
+            or (isinstance(text, float) and math.isnan(text))
+            or type(text).__name__ == "NAType"  # (pandas.NA, which no comparison decides)
+        ):
+            raise InputError(
+                f"{errors.option(option)} row {first + k}, column {name}: a missing value "
+                "(empty, NA or nan), where each row names its group: give every row one"
+            )
+
+
+def group_values(table: Table, name: str, option: str = "data") -> list:
+    """The value of the column `name` of `table` (the rows of `option`) on each row, as it
+    names a group of rows: numbers where every row holds one (1 and 1.0 are the same group),
+    else text. A row with none (empty, NA, nan) is bad input: it belongs to no group."""
     from .numbers import floats
 
+    for first, rows in table.batches:
+        refuse_missing_group(rows.column(name).to_pylist(), name, option, first)
     try:
         numbers = [floats(rows.column(name), name, first).tolist() for first, rows in table.batches]
     except InputError:  # not every value is a number: the groups are named by text
