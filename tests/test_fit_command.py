@@ -998,6 +998,23 @@ def test_by_plots_every_groups_data_curve_and_residuals_in_one_figure(runs, tmp_
     assert "shared by every run" in words and "at b = " in words
 
 
+def test_a_figure_of_many_groups_names_none_in_its_legend_and_says_how_many(tmp_path):
+    """30 groups: a legend of 30 entries hid the plot (and 500 made matplotlib warn on
+    standard error); the title says how many groups, and no group is in the legend."""
+    import xml.etree.ElementTree as ET
+
+    x = [0.0, 1, 2, 3]
+    lines = [f"g{k},{t},{(k + 1) * math.exp(-t)}" for k in range(30) for t in x]
+    (tmp_path / "many.csv").write_text("g,x,y\n" + "\n".join(lines) + "\n")
+    picture = tmp_path / "many.svg"
+    fit = ["fit", "a*exp(-b*x)", "--data", "many.csv", "--by", "g", "--a", "1", "--b", "1"]
+    done = in_process(*fit, "--plot", str(picture), "--format", "csv", cwd=tmp_path)
+    assert (done.returncode, done.stderr) == (0, "")
+    words = " ".join(e.text or "" for e in ET.parse(picture).iter())
+    assert "(30 groups, too many to name: colours repeat)" in words
+    assert "g = g0" not in words and "g = g29" not in words
+
+
 def test_each_groups_curve_is_its_fit_and_its_residuals_its_rows(runs):
     from nanograd_cli import _api as api
     from nanograd_cli._language import parse

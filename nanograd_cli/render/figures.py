@@ -560,12 +560,16 @@ def fit_groups_figure(fits: Mapping[str, FitCurve], heading: str, fmt: str) -> b
     )
     figure = _figure(figsize=(6.4, 4.8))
     top, bottom = figure.subplots(2, 1, sharex=True, height_ratios=[2, 1])
+    named = len(fits) <= LEGEND_GROUPS  # beyond, a legend would hide the plot
+    if not named:
+        heading += f" ({len(fits)} groups, too many to name: colours repeat)"
     for number, (name, fit) in enumerate(fits.items()):
         alone = name == ""
         dots, line = ("C0", "C1") if alone else (f"C{number % 10}",) * 2
         gid = "" if alone else f"_{number}"
-        top.plot(fit.x, fit.observed, "o", color=dots, markersize=3, label="data" if alone
-                 else name, gid=f"data{gid}")  # fmt: skip
+        label = "data" if alone else name if named else None
+        top.plot(fit.x, fit.observed, "o", color=dots, markersize=3, label=label,
+                 gid=f"data{gid}")  # fmt: skip
         top.plot(fit.curve_x, fit.curve, color=line, label="fit" if alone else None,
                  gid=f"fit{gid}")  # fmt: skip
         first = number == 0  # the bands named once
@@ -599,13 +603,17 @@ def fit_groups_figure(fits: Mapping[str, FitCurve], heading: str, fmt: str) -> b
     bottom.set_xlabel(fit.predictor)
     for axes in (top, bottom):
         axes.grid(alpha=0.3)
-    top.legend(loc="best", fontsize="small", ncols=1 + (len(fits) - 1) // 12)
+    if top.get_legend_handles_labels()[0]:
+        top.legend(loc="best", fontsize="small", ncols=1 + (len(fits) - 1) // 12 if named else 1)
     figure.suptitle(textwrap.fill(heading, TITLE_WIDTH), fontsize="medium")
     return _save(figure, fmt)
 
 
 # The characters of a fit's title a line, at the figure's width: a longer one is wrapped.
 TITLE_WIDTH = 70
+
+# Groups named in a figure's legend at most (two columns of 12).
+LEGEND_GROUPS = 24
 
 
 def descent_figure(program: Program, descent: Descent, label: str, fmt: str) -> bytes:
