@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, cast
 
 import numpy as np
@@ -122,8 +122,8 @@ def loaded(text: str, path: str) -> Fit | Fits:
 def _fit_of(document: dict, model: dict, damaged: Callable[[str], InputError]) -> Fit:
     """The Fit saved in `document`, fitted with `model`'s source, target and sigma."""
     try:
-        parameters = {str(k): number_or_array(v) for k, v in document["parameters"].items()}
-        stderr = {str(k): number_or_array(v) for k, v in document["stderr"].items()}
+        parameters = {str(k): number_or_array(v) for k, v in _names(document, "parameters")}
+        stderr = {str(k): number_or_array(v) for k, v in _names(document, "stderr")}
         covariance = {
             str(a): {str(b): float(x) for b, x in row.items()}
             for a, row in _mapping(document["covariance"]).items()
@@ -144,7 +144,7 @@ def _fit_of(document: dict, model: dict, damaged: Callable[[str], InputError]) -
             iterations=int(document["iterations"]),
             converged=bool(document["converged"]),
             message=str(document["message"]),
-            inputs={str(k): number_or_array(v) for k, v in document["inputs"].items()},
+            inputs={str(k): number_or_array(v) for k, v in _names(document, "inputs")},
         )
         names = set(stderr)
         if set(parameters) != names or set(fit.inputs) != names:
@@ -153,6 +153,10 @@ def _fit_of(document: dict, model: dict, damaged: Callable[[str], InputError]) -
         covered = all(n in rows or any(r.startswith(f"{n}[") for r in rows) for n in names)
         if not covered or any(set(row) != rows for row in covariance.values()):
             raise ValueError("its covariance is not of every parameter by every parameter")
+        if any(covariance[n][n] < 0 for n in rows):  # (nan: a parameter held at its bound)
+            raise ValueError("a variance, on its covariance's diagonal, that is negative")
+        if not fit.converged:
+            raise ValueError('"converged": false, where --save writes a fit that converged')
     except KeyError as error:
         raise damaged(f"no {json.dumps(error.args[0])}") from None
     except (TypeError, ValueError, AttributeError) as error:
@@ -173,6 +177,14 @@ def _fit_of(document: dict, model: dict, damaged: Callable[[str], InputError]) -
         fit.ci_level = float(document["ci_level"])
         fit.ci_method = str(document.get("ci_method", "asymptotic"))
     return fit
+
+
+def _names(document: dict, key: str) -> Iterable[tuple[object, object]]:
+    """The items of `document[key]`, an object of names, or ValueError."""
+    value = document[key]
+    if not isinstance(value, dict):
+        raise ValueError(f"{json.dumps(key)} is not an object of names")
+    return value.items()
 
 
 def _mapping(value: object) -> dict:

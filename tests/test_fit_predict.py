@@ -338,6 +338,27 @@ def test_a_damaged_fit_file_is_exit_2(tmp_path, text, why):
     assert done.stderr == f"error: {path}: not a fit saved by nanograd fit --save ({why})\n"
 
 
+@pytest.mark.parametrize(
+    ("change", "why"),
+    [
+        ({"parameters": None}, '"parameters" is not an object of names'),
+        ({"covariance": {"a": {"a": -1.0, "b": 0.0}, "b": {"a": 0.0, "b": 1.0}}},
+         "a variance, on its covariance's diagonal, that is negative"),
+        ({"converged": False}, '"converged": false, where --save writes a fit that converged'),
+    ],
+)  # fmt: skip
+def test_a_saved_fit_changed_by_hand_is_exit_2(line, tmp_path, change, why):
+    """Damage that reads as a fit: a negative variance gave fitted_se 0, an unconverged fit
+    printed its table where --predict was asked (exit 1), a null gave Python's words."""
+    saved = tmp_path / "line.json"
+    in_process("fit", "a*x + b", "--data", line, "--a", "1", "--b", "0", "--save", str(saved))
+    saved.write_text(json.dumps({**json.loads(saved.read_text()), **change}))
+    (tmp_path / "new.csv").write_text("x\n1\n")
+    done = in_process("fit", "--load", str(saved), "--predict", str(tmp_path / "new.csv"))
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == f"error: {saved}: not a fit saved by nanograd fit --save ({why})\n"
+
+
 def test_a_saved_model_that_does_not_parse_is_exit_2(line, tmp_path):
     saved = tmp_path / "line.json"
     in_process("fit", "a*x + b", "--data", line, "--a", "1", "--b", "0", "--save", str(saved))
