@@ -939,6 +939,11 @@ def minimize(
     program, start, layout = scalarized(program, start, data or (), MissingInputs)
     wrt, fix = layout.elements(wrt), layout.elements(fix)
     parameters = [n for n in program.inputs if data is None or n not in data]
+    if data is not None:
+        from ._batch import column_floats
+
+        read = {name: column_floats(name, values, "column ") for name, values in data.items()}
+        data = cast("dict[str, Sequence[float]]", read)
     if data is not None and drop_nan:
         data = _without_missing(data, [n for n in program.inputs if n in data], warn)
     if data is not None:

@@ -25,19 +25,29 @@ if TYPE_CHECKING:
 Table = TypeVar("Table")
 
 
-def _floats(name: str, values: object) -> np.ndarray:
-    """`values` of the input `name` as floats, or an InputError that names it."""
+def column_floats(name: str, values: object, column: str = "") -> np.ndarray:
+    """`values` of the input (or `column`: "column ") `name` as floats, or an InputError that
+    names it and the first row (counted from 1) of a value that is no number, as a table's
+    reader does."""
     try:
         return np.asarray(values, dtype=np.float64)
     except OverflowError:
-        raise InputError(f"{name}: a number too large for a float") from None
+        raise InputError(f"{column}{name}: a number too large for a float") from None
     except (TypeError, ValueError) as error:
-        raise InputError(f"{name}: {error}") from None
+        if isinstance(values, list | tuple):
+            for row, value in enumerate(values, 1):
+                try:
+                    float(value)
+                except (TypeError, ValueError):
+                    raise InputError(
+                        f"row {row}, {column}{name}: {value!r} is not a number"
+                    ) from None
+        raise InputError(f"{column}{name}: {error}") from None
 
 
 def _fixed(name: str, value: object) -> float:
     """The one number of an input fixed by compile(), or an InputError that names it."""
-    number = _floats(name, value)
+    number = column_floats(name, value)
     if number.ndim:
         raise InputError(
             f"{name} is fixed by compile(): one number for every row, not an array of shape "
@@ -160,7 +170,7 @@ class BatchFunction:
             raise InputError(f"{fixed} is fixed at {self.fixed[fixed]} by compile(): give it once")
         arrays, first = {}, None  # first: the name of the first array, which sets the length
         for name, values in columns.items():
-            array = _floats(name, values)
+            array = column_floats(name, values, "input ")
             if array.ndim > 1:
                 raise InputError(
                     f"{name} is an array of shape {array.shape}: give a 1-D array, one value "

@@ -1608,12 +1608,9 @@ def columns_of(columns: Mapping[str, ArrayLike]) -> dict[str, np.ndarray]:
 
 
 def _column(name: str, values) -> np.ndarray:
-    try:
-        array = np.asarray(values, dtype=np.float64)
-    except OverflowError:
-        raise InputError(f"column {name}: a number too large for a float") from None
-    except (TypeError, ValueError) as error:
-        raise InputError(f"column {name}: {error}") from None
+    from ._batch import column_floats
+
+    array = column_floats(name, values, "column ")
     if array.ndim != 1:
         raise InputError(f"column {name} has shape {array.shape}: give a 1-D array per column")
     return array

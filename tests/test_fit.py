@@ -427,6 +427,18 @@ def test_a_jacobian_too_large_for_memory_says_how_many_rows_fit(monkeypatch):
     )
 
 
+def test_text_in_a_column_from_python_names_its_row_as_a_file_would():
+    """fit and minimize given columns from Python: a value that is no number is said with
+    its row, as --data says it (minimize let NumPy's ValueError through)."""
+    import nanograd_cli as ng
+
+    columns = {"x": [1.0, 2, 3], "y": [1, "q", 3]}
+    for call in (lambda: ng.fit("a*x", columns, a=1),
+                 lambda: ng.minimize("(a*x - y)**2", data=columns, a=1)):  # fmt: skip
+        with pytest.raises(InputError, match=r"^row 2, column y: 'q' is not a number$"):
+            call()
+
+
 def test_without_scipy_the_error_says_what_to_install(monkeypatch):
     monkeypatch.setitem(sys.modules, "scipy.optimize", None)
     with pytest.raises(NanogradError) as error:

@@ -991,7 +991,8 @@ def test_compile_errors():
             lambda: f(x=np.ones((2, 2)), y=one),
             "x is an array of shape (2, 2): give a 1-D array, one value per row",
         ),
-        (lambda: f(x=["a"], y=one), "x: could not convert string to float: 'a'"),
+        (lambda: f(x=["a"], y=one), "row 1, input x: 'a' is not a number"),
+        (lambda: f(x=np.array(["1", "a"]), y=one), "x: could not convert string to float: 'a'"),
         (
             lambda: compile("x*y", y=3.0)(x=one, y=one),
             "y is fixed at 3.0 by compile(): give it once",
