@@ -34,8 +34,9 @@ def column_floats(name: str, values: object, column: str = "") -> np.ndarray:
     except OverflowError:
         raise InputError(f"{column}{name}: a number too large for a float") from None
     except (TypeError, ValueError) as error:
-        if isinstance(values, list | tuple):
+        if isinstance(values, list | tuple | np.ndarray) and np.ndim(values) == 1:
             for row, value in enumerate(values, 1):
+                value = value.item() if isinstance(value, np.generic) else value
                 try:
                     float(value)
                 except (TypeError, ValueError):

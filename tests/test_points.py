@@ -992,7 +992,7 @@ def test_compile_errors():
             "x is an array of shape (2, 2): give a 1-D array, one value per row",
         ),
         (lambda: f(x=["a"], y=one), "row 1, input x: 'a' is not a number"),
-        (lambda: f(x=np.array(["1", "a"]), y=one), "x: could not convert string to float: 'a'"),
+        (lambda: f(x=np.array(["1", "a"]), y=one), "row 2, input x: 'a' is not a number"),
         (
             lambda: compile("x*y", y=3.0)(x=one, y=one),
             "y is fixed at 3.0 by compile(): give it once",
