@@ -657,7 +657,7 @@ def fit(
     *,
     bounds: Mapping[str, tuple[float, float] | str] | None = ...,
     absolute_sigma: bool = ...,
-    derive: Names = ...,
+    derive: Names | Mapping[str, str] = ...,
     drop_nan: bool = ...,
     restarts: int = ...,
     seed: int | None = ...,
@@ -689,7 +689,7 @@ def fit(
     *,
     bounds: Mapping[str, tuple[float, float] | str] | None = ...,
     absolute_sigma: bool = ...,
-    derive: Names = ...,
+    derive: Names | Mapping[str, str] = ...,
     drop_nan: bool = ...,
     restarts: int = ...,
     seed: int | None = ...,
@@ -721,7 +721,7 @@ def fit(
     *,
     bounds: Mapping[str, tuple[float, float] | str] | None = ...,
     absolute_sigma: bool = ...,
-    derive: Names = ...,
+    derive: Names | Mapping[str, str] = ...,
     drop_nan: bool = ...,
     restarts: int = ...,
     seed: int | None = ...,
@@ -753,7 +753,7 @@ def fit(
     *,
     bounds: Mapping[str, tuple[float, float] | str] | None = ...,
     absolute_sigma: bool = ...,
-    derive: Names = ...,
+    derive: Names | Mapping[str, str] = ...,
     drop_nan: bool = ...,
     restarts: int = ...,
     seed: int | None = ...,
@@ -785,7 +785,7 @@ def fit(
     *,
     bounds: Mapping[str, tuple[float, float] | str] | None = None,
     absolute_sigma: bool = False,
-    derive: Names = (),
+    derive: Names | Mapping[str, str] = (),
     drop_nan: bool = False,
     restarts: int = 0,
     seed: int | None = None,
@@ -813,7 +813,8 @@ def fit(
     `statistics` (chi2, r2, aic, bic, t, p, correlation) are always there; `bounds` keeps
     parameters between LO and HI (`{"k": (0, math.inf)}` or `{"k": "0:inf"}`), `at_bound`
     names those that end at one; `absolute_sigma` takes sigma as known; `derive`
-    ("half_life = log(2)/k", or several) adds quantities of the parameters with their
+    ("half_life = log(2)/k", several, or a mapping `{"half_life": "log(2)/k"}`) adds
+    quantities of the parameters with their
     standard errors by the delta method (`derived`); `drop_nan` leaves out rows with a
     missing value; `restarts` more fits from scattered starts (with `seed`) keep the best;
     `loss` ("soft_l1", "huber", "cauchy", "arctan"; "linear" by default) with `f_scale`
@@ -829,6 +830,8 @@ def fit(
     value in it, given back as Fits, a mapping of each group's value to its Fit; with
     `shared` (a parameter's name, or several), one Fit of every group where those parameters
     are one for all and each other one per group (`a[g]`)."""
+    from collections import abc
+
     from . import _api as api
     from . import results
 
@@ -867,7 +870,9 @@ def fit(
         ci=ci,
         bounds=bounds,
         absolute_sigma=absolute_sigma,
-        derive=names(derive, "derive"),
+        derive=[f"{k} = {v}" for k, v in derive.items()]
+        if isinstance(derive, abc.Mapping)
+        else names(derive, "derive"),
         drop_nan=drop_nan,
         restarts=restarts,
         seed=seed,

@@ -439,6 +439,15 @@ def test_text_in_a_column_from_python_names_its_row_as_a_file_would():
             call()
 
 
+def test_derive_from_python_takes_a_mapping_of_names_to_expressions():
+    import nanograd_cli as ng
+
+    columns = {"x": [0.0, 1, 2, 3], "y": [1, 3.1, 4.9, 7]}
+    by_text = ng.fit("a*x + b", columns, a=1, b=0, derive=["r = a/b", "s = a*b"])
+    by_name = ng.fit("a*x + b", columns, a=1, b=0, derive={"r": "a/b", "s": "a*b"})
+    assert by_name.derived == by_text.derived and list(by_name.derived) == ["r", "s"]
+
+
 def test_without_scipy_the_error_says_what_to_install(monkeypatch):
     monkeypatch.setitem(sys.modules, "scipy.optimize", None)
     with pytest.raises(NanogradError) as error:
