@@ -269,7 +269,7 @@ def predictions(result: Fit | Fits, files: Files, door: Door, by: str | None, nu
     read = api.prediction_columns(one)
     predict = files.predict
     rows = io.read_rows(
-        predict, io.input_format(predict, None), read, "predict", "fit", predicting=True
+        predict, io.input_format(predict, None, "predict"), read, "predict", "fit", predicting=True
     )
     if by is None:
         assert isinstance(result, Fit)  # (--by: the fits of groups)

@@ -1102,7 +1102,7 @@ class Session:
             )
         given = args.value("data-format")
         fmt = (
-            io.input_format(path, None)
+            io.input_format(path, None, "data")
             if given is None
             else api.choice("data-format", given, DATA_FORMATS)
         )

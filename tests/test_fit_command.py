@@ -584,6 +584,31 @@ def test_a_row_without_a_group_is_refused(tmp_path, missing):
         ng.fit("a*x + b", columns, by="g", a=1, b=0)
 
 
+def test_a_parquet_file_read_as_csv_is_named_with_the_option_that_reads_it(tmp_path):
+    """A Parquet file without its extension, or on standard input: the message names --data
+    and --data-format (it said --points and --points-format), or the format to give."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    pq.write_table(pa.table({"x": [0.0, 1, 2], "y": [1.0, 3, 5]}), tmp_path / "rows")
+    fit = ["fit", "a*x + b", "--a", "1", "--b", "0"]
+    done = in_process(*fit, "--data", "rows", cwd=tmp_path)
+    assert (done.returncode, done.stderr) == (
+        2,
+        "error: --data rows is a Parquet file, not CSV: name it with .parquet (or give "
+        "--data-format parquet)\n",
+    )
+    assert in_process(*fit, "--data", "rows", "--data-format", "parquet",
+                      cwd=tmp_path).returncode == 0  # fmt: skip
+    piped = subprocess.run([NANOGRAD, *fit, "--data", "-"], input=(tmp_path / "rows").read_bytes(),
+                           capture_output=True, cwd=tmp_path)  # fmt: skip
+    assert (piped.returncode, piped.stderr.decode()) == (
+        2,
+        "error: --data: the header is not valid UTF-8: it is a Parquet file: give its format, "
+        "parquet\n",
+    )
+
+
 def test_seed_without_restarts_does_nothing_and_says_so(tmp_path):
     (tmp_path / "d.csv").write_text("x,y\n0,1\n1,3\n2,5\n")
     done = in_process("fit", "a*x + b", "--data", "d.csv", "--a", "1", "--b", "0", "--seed", "3",

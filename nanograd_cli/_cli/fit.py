@@ -335,7 +335,7 @@ def fitted(ctx: click.Context, source, var, data, data_format, target, sigma):
     needed = api.fit_reads(program, target_program, sigma)
     table = io.read_rows(
         data,
-        data_format or io.input_format(data, None),
+        data_format or io.input_format(data, None, "data", "data_format"),
         needed,
         extra="fit",
         drop_nan=params["drop_nan"],

@@ -236,7 +236,7 @@ def minimize(
     if data is not None:
         table = io.read_rows(
             data,
-            data_format or io.input_format(data, None),
+            data_format or io.input_format(data, None, "data", "data_format"),
             api.data_reads(program),
             drop_nan=drop_nan,
             progress=reading(data),

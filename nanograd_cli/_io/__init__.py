@@ -92,10 +92,19 @@ class MissingPyArrow(NanogradError):
         )
 
 
-def input_format(path: str, given: str | None) -> str:
-    """The format of --points FILE: its extension's, else --points-format, else CSV; a file
-    with no extension that begins as a Parquet or Arrow file does is named as one (a regular
-    file only: a pipe, `<(...)` or /dev/stdin, is read once, by the reader)."""
+# The first bytes of a file in a binary format that a reader takes: its format, and its kind.
+BINARY_FORMATS = ((b"PAR1", "parquet", "a Parquet"), (b"ARROW1", "arrow", "an Arrow"))
+
+
+def input_format(
+    path: str, given: str | None, name: str = "points", format_option: str | None = None
+) -> str:
+    """The format of --points FILE (or the file of the option `name`, whose format
+    `format_option` gives, if any): its extension's, else the format given, else CSV; a
+    file with no extension that begins as a Parquet or Arrow file does is named as one (a
+    regular file only: a pipe, `<(...)` or /dev/stdin, is read once, by the reader)."""
+    if name == "points":
+        format_option = "points_format"
     chosen = format_of(path) or given
     if chosen is None and not os.path.splitext(path)[1] and os.path.isfile(path):
         try:
@@ -103,14 +112,14 @@ def input_format(path: str, given: str | None) -> str:
                 start = file.read(6)
         except OSError:
             start = b""  # (the reader says why it cannot be read)
-        for magic, fmt, kind in (
-            (b"PAR1", "parquet", "a Parquet"),
-            (b"ARROW1", "arrow", "an Arrow"),
-        ):
+        for magic, fmt, kind in BINARY_FORMATS:
             if start.startswith(magic):
+                given_as = (
+                    f" (or give {errors.option(format_option, fmt)})" if format_option else ""
+                )
                 raise InputError(
-                    f"{errors.option('points', printable(path))} is {kind} file, not CSV: name it "
-                    f"with .{fmt} (or give {errors.option('points_format', fmt)})"
+                    f"{errors.option(name, printable(path))} is {kind} file, not CSV: name it "
+                    f"with .{fmt}{given_as}"
                 )
     return chosen or "csv"
 

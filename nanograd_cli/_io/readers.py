@@ -112,7 +112,11 @@ class CsvReader(Reader):
             fields = csv.reader([header.decode("utf-8")], delimiter=self.delimiter)
             self.columns = [n.strip() for n in next(fields)]
         except UnicodeDecodeError:
-            raise InputError(f"{option('points')}: the header is not valid UTF-8") from None
+            from . import BINARY_FORMATS
+
+            known = [(f, k) for magic, f, k in BINARY_FORMATS if header.startswith(magic)]
+            hint = "".join(f": it is {kind} file: give its format, {fmt}" for fmt, kind in known)
+            raise InputError(f"{option('points')}: the header is not valid UTF-8{hint}") from None
         self.schema = pa.schema([(n, pa.string()) for n in self.columns])
 
     @property
