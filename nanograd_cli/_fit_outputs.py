@@ -224,7 +224,8 @@ def finish(
     written = files.written()
     if failed and written:  # a failed run leaves no file behind; the output has the point
         why = "the fit was interrupted" if interrupted else api.unconverged(result)
-        door.report(f"note: {' and '.join(written)} not written: {why}")
+        listed = written[0] if len(written) == 1 else f"{', '.join(written[:-1])} and {written[-1]}"
+        door.report(f"note: {listed} not written: {why}")
     if files.predict and not failed:
         predictions(result, files, door, by, null)
     elif files.output and not (failed and files.output in written):

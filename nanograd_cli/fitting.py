@@ -91,6 +91,12 @@ RANK_TOLERANCE = 1e-10
 # residuals (|J_jᵀ r| ≤ GRADIENT_TOLERANCE · ‖J_j‖ · ‖r‖).
 GRADIENT_TOLERANCE = 1e-8
 
+# What a fit with as many rows as free parameters says of its numbers.
+NO_DOF = (
+    "as many rows as free parameters: the model can pass through every row, and the data "
+    "leave nothing to estimate the standard errors from (dof 0)"
+)
+
 # Residuals this small relative to the target (in the 2-norm over rows) fit it to rounding:
 # converged, whatever the gradient test says (a zero-residual problem such as Lanczos1).
 EXACT_FIT = 1e-12
@@ -1186,6 +1192,7 @@ def _summary(
         at_bound=at_bound,
         warnings=left_out
         + ([note] if note else [])
+        + ([NO_DOF] if dof == 0 else [])
         + (correlated(summary["correlation"]) if converged else []),  # type: ignore[arg-type]
         statistics=summary,
         loss=problem.loss,

@@ -439,6 +439,14 @@ def test_text_in_a_column_from_python_names_its_row_as_a_file_would():
             call()
 
 
+def test_as_many_rows_as_parameters_is_said_in_a_note():
+    result = fit(parse("a*x + b"), {"x": np.array([0.0, 1]), "y": np.array([1.0, 3])},
+                 {"a": 1, "b": 0})  # fmt: skip
+    assert result.converged and result.dof == 0 and math.isnan(result.stderr["a"])
+    assert result.warnings == [fitting.NO_DOF]
+    assert "dof 0" in fitting.NO_DOF
+
+
 def test_derive_from_python_takes_a_mapping_of_names_to_expressions():
     import nanograd_cli as ng
 

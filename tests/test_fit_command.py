@@ -127,7 +127,7 @@ def test_a_fit_that_does_not_converge_prints_the_point_reached_and_exits_1(data,
         "converging\n"
     )
     # the point reached is printed, and no file is left behind
-    files = ["-o", "out.csv", "--plot", "fit.svg"]
+    files = ["-o", "out.csv", "--plot", "fit.svg", "--save", "fit.json"]
     failed = in_process(
         "fit",
         MODEL,
@@ -143,9 +143,9 @@ def test_a_fit_that_does_not_converge_prints_the_point_reached_and_exits_1(data,
     )
     assert (failed.returncode, json.loads(failed.stdout)) == (1, result)
     assert failed.stderr == (
-        "note: out.csv and fit.svg not written: the fit did not converge\n" + done.stderr
+        "note: out.csv, fit.svg and fit.json not written: the fit did not converge\n" + done.stderr
     )
-    assert not (tmp_path / "out.csv").exists() and not (tmp_path / "fit.svg").exists()
+    assert not any((tmp_path / name).exists() for name in ("out.csv", "fit.svg", "fit.json"))
     undetermined = in_process("fit", "a*b*x", "--data", str(data), "--a", "1", "--b", "1")
     assert undetermined.returncode == 1
     assert "the data cannot determine a and b" in undetermined.stderr

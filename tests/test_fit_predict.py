@@ -838,14 +838,14 @@ def test_a_missing_value_in_data_from_python_is_said_as_a_files_is(gap):
         "data row 2, column y: a missing value (empty, NA or nan); drop_nan leaves out the rows "
         "with one"
     )
-    data = {"x": [0.0, 0.5, 1.0], "y": [1.0, gap, 2.0]}
+    data = {"x": [0.0, 0.5, 1.0, 1.5], "y": [1.0, gap, 2.0, 2.5]}
     with pytest.raises(ng.errors.InputError, match=f"^{re.escape(message)}$"):
         ng.fit("a*x + b", data, a=1, b=1)
     with pytest.raises(ng.errors.InputError, match=f"^{re.escape(message)}$"):
         ng.minimize("(a*x - y)**2", data=data, a=1, b=1)
     with pytest.warns(ng.NanogradWarning, match="^1 row with a missing value"):
         kept = ng.fit("a*x + b", data, a=1, b=1, drop_nan=True)
-    assert kept.parameters == pytest.approx({"a": 1.0, "b": 1.0})  # (0, 1) and (1, 2)
+    assert kept.parameters == pytest.approx({"a": 1.0, "b": 1.0})  # (0, 1), (1, 2), (1.5, 2.5)
 
 
 def test_python_saves_the_file_the_command_line_saves(tmp_path):
