@@ -1263,15 +1263,24 @@ def _grouped(
         grouped = _restarted(grouped, joint, numbers, *scatter)
     if not options["profile"]:
         rows = {}
-    for group, result in grouped.items() if isinstance(grouped, Fits) else [(None, grouped)]:
+    each = list(grouped.items()) if isinstance(grouped, Fits) else [(None, grouped)]
+    for _, result in each:
         _described(result, options["derive"], options["level"], setup["absolute_sigma"])
-        if group in rows:  # the profile of the group's rows alone
-            alone = {name: np.asarray(values)[rows[group]] for name, values in columns.items()}
-            _profiled(result, program, alone, options["level"], setup)
         result.source, result.sigma = options["source"], setup["sigma"]
         result.absolute_sigma = setup["absolute_sigma"]
         target = setup["target"]
         result.target = None if target is None else target.source
+    profiled = [(group, result) for group, result in each if group in rows]
+    for k, (group, result) in enumerate(profiled):  # the profile of the group's rows alone
+        alone = {name: np.asarray(values)[rows[group]] for name, values in columns.items()}
+        try:
+            _profiled(result, program, alone, options["level"], setup)
+        except Interrupted:  # every group, those not profiled with asymptotic intervals
+            raise Interrupted(
+                f"interrupted while profiling group {k + 1} of {len(profiled)}: the output is "
+                "every group's fit, the intervals of the groups not profiled asymptotic",
+                grouped,
+            ) from None
     return grouped
 
 
@@ -1424,7 +1433,8 @@ def _restarted_groups(
 
     fitted, residuals = grouped.fitted, grouped.residuals
     assert fitted is not None and residuals is not None  # (from fitting.fit)
-    for group, first in list(grouped.items()):
+    groups = list(grouped.items())
+    for k, (group, first) in enumerate(groups):
         alone = {name: np.asarray(values)[rows[group]] for name, values in columns.items()}
 
         def one(start: Mapping[str, float], alone: Mapping = alone) -> Fit:
@@ -1435,8 +1445,11 @@ def _restarted_groups(
             best = _restarted(first, one, starts, *scatter)
         except Interrupted as stop:  # the group at its best so far, the others as they are
             best = cast(Fit, stop.reached)
-            stop.reached = grouped
-            raise
+            raise Interrupted(
+                f"interrupted while restarting group {k + 1} of {len(groups)}: the output is "
+                "each group's best fit so far, the groups after it not restarted",
+                grouped,
+            ) from None
         finally:
             grouped.fits[group] = best
             if best is not first:

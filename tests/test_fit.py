@@ -1254,6 +1254,61 @@ def test_ctrl_c_while_profiling_gives_the_fit_with_its_asymptotic_intervals(monk
     )
 
 
+def test_ctrl_c_while_profiling_or_restarting_groups_gives_every_groups_fit(monkeypatch):
+    """Ctrl-C in the second group's profile (or restarts) of a fit by group: the output is
+    every group's fit, labelled, the message says where it stopped (it was the one group's
+    fit, as if of all the rows)."""
+    from nanograd_cli import _api as api
+    from nanograd_cli.errors import Interrupted
+    from nanograd_cli.results import Fits
+
+    g, x, y = grouped_decay(rows=20)
+    columns = {"x": x, "y": y}
+    starts = {"a": 1, "k": 0.5, "c": 0}
+    profiles = 0
+    original = fitting.profile_intervals
+
+    def interrupted(*arguments, **options):
+        nonlocal profiles
+        profiles += 1
+        if profiles == 2:  # in the second group's profile
+            raise KeyboardInterrupt
+        return original(*arguments, **options)
+
+    monkeypatch.setattr(fitting, "profile_intervals", interrupted)
+    with pytest.raises(Interrupted) as caught:
+        api.fit(parse("a*exp(-k*x) + c"), columns, starts, by=g, ci=0.95, profile=True)
+    reached = caught.value.reached
+    assert isinstance(reached, Fits) and list(reached) == list(dict.fromkeys(g))
+    assert str(caught.value) == (
+        "interrupted while profiling group 2 of 3: the output is every group's fit, the "
+        "intervals of the groups not profiled asymptotic"
+    )
+    assert [fit.ci_method for fit in reached.values()] == ["profile", "asymptotic", "asymptotic"]
+
+    fits = 0
+    stages = fitting._Problem._stages
+
+    def stopped(self, *arguments):
+        nonlocal fits
+        fits += 1
+        if fits == 3:  # (the first group's 2 restarts done)
+            raise KeyboardInterrupt
+        return stages(self, *arguments)
+
+    grouped = api.fit(parse("a*exp(-k*x) + c"), columns, starts, by=g)
+    monkeypatch.setattr(fitting._Problem, "_stages", stopped)
+    with pytest.raises(Interrupted) as caught:
+        api.fit(parse("a*exp(-k*x) + c"), columns, starts, by=g, restarts=2, seed=1)
+    reached = caught.value.reached
+    assert isinstance(reached, Fits) and list(reached) == list(grouped)
+    assert str(caught.value) == (
+        "interrupted while restarting group 2 of 3: the output is each group's best fit so "
+        "far, the groups after it not restarted"
+    )
+    assert not list(reached.values())[-1].restarts  # not restarted: no count of starts
+
+
 def test_python_fit_takes_loss_f_scale_and_profile():
     import nanograd_cli
     from nanograd_cli import _api as api

@@ -690,8 +690,8 @@ def _(result: Fits) -> list[str]:
             cells += _derived_cells(fit, name, ci, csv_number)
         why = "" if fit.converged else fit.message
         cells.append(csv_number(fit.rss))
-        if restarted:
-            cells += [str(count) for count in _starts(fit)]
+        if restarted:  # (empty for a group not restarted: Ctrl-C came first)
+            cells += [str(count) for count in _starts(fit)] if fit.restarts else ["", ""]
         cells += ["true" if fit.converged else "false", why]
         rows.append(_csv_line(cells))
     return rows
@@ -716,8 +716,8 @@ def _(result: Fits, number: Number = repr) -> list[list[str]]:
         for name in derived:
             cells += _derived_cells(fit, name, ci, number)
         cells.append(number(fit.rss))
-        if starts:  # (how many of them reached the least rss)
-            cells.append("{1} of {0}".format(*_starts(fit)))
+        if starts:  # (how many of them reached the least rss; none: not restarted)
+            cells.append("{1} of {0}".format(*_starts(fit)) if fit.restarts else "")
         # why a group did not converge: last, where its length widens no column of numbers
         cells.append("yes" if fit.converged else f"no: {fit.message}")
         rows.append(cells)
