@@ -895,9 +895,9 @@ def fit(
     elif picture is not None:
         from ._output_files import write_atomically
 
-        drawn, hidden = api.fit_picture(program, columns, result, groups, by, fmt, band, logx, logy)
-        if hidden:
-            _note(f"note: {hidden}")
+        drawn, notes = api.fit_picture(program, columns, result, groups, by, fmt, band, logx, logy)
+        for note in notes:
+            _note(f"note: {note}")
         write_atomically(picture, cast(bytes, drawn))
     return Fits.of(result) if isinstance(result, results.Fits) else Fit.of(result)
 

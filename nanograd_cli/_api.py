@@ -1673,11 +1673,12 @@ def fit_picture(
     logy: bool = False,
     width: int = 80,
     color: bool = False,
-) -> tuple[bytes | str, str | None]:
+) -> tuple[bytes | str, list[str]]:
     """`fit --plot`: the picture of the fit (`fit_curve`), or with `groups` (a group per row,
     of the column `by`) of every group's (`fit_group_curves`) in one figure, as a file of
     `fmt` (svg, png, pdf), or with `fmt` None as a plot in text `width` columns wide (in
-    colour with `color`); and the note on rows a log axis cannot show (None where none)."""
+    colour with `color`); and the notes: on rows a log axis cannot show, and on a prediction
+    band that sigma, known at the rows only, leaves out."""
     from .render import figures
 
     if groups is None:
@@ -1688,12 +1689,19 @@ def fit_picture(
             program, columns, result, groups, by or "group", band, logx, logy
         )
     hidden = sum(curve.hidden for curve in curves.values())
-    note = next(iter(curves.values()))._replace(hidden=hidden).hidden_note if hidden else None
+    first = next(iter(curves.values()))
+    notes = [first._replace(hidden=hidden).hidden_note] if hidden else []
+    sigma = (result if isinstance(result, Fit) else next(iter(result.values()))).sigma
+    if band is not None and sigma is not None and "pred_lower" not in first.bands:
+        notes.append(
+            f"no prediction band on {option('plot')}: sigma reads {sigma}, which is known at "
+            "the rows only, not along the curve"
+        )
     if fmt is not None:
-        return figures.fit_groups_figure(curves, heading, fmt), note
+        return figures.fit_groups_figure(curves, heading, fmt), notes
     if groups is None:  # (one fit's text shows its band)
-        return figures.fit_text(curves[""], width, color), note
-    return figures.fit_groups_text(curves, heading, width, color), note
+        return figures.fit_text(curves[""], width, color), notes
+    return figures.fit_groups_text(curves, heading, width, color), notes
 
 
 def fit_predictor(program: Program, columns: Iterable[str]) -> str:

@@ -241,12 +241,12 @@ def finish(
         one = result if isinstance(result, Fit) else next(iter(result.values()))
         groups = None if by is None else api.group_column(by, table, set(table.columns))
         width = figures.terminal_width(shutil.get_terminal_size((80, 24)).columns)
-        drawn, hidden = api.fit_picture(
+        drawn, notes = api.fit_picture(
             _parse(one.source), table.columns, result, groups, by, files.picture_format,
             files.band, files.logx, files.logy, width, color,
         )  # fmt: skip
-        if hidden:
-            door.note(hidden)
+        for note in notes:
+            door.note(note)
         if isinstance(drawn, bytes):
             door.write(files.picture, drawn)
         else:

@@ -1040,6 +1040,26 @@ def test_a_figure_of_many_groups_names_none_in_its_legend_and_says_how_many(tmp_
     assert "g = g0" not in words and "g = g29" not in words
 
 
+def test_a_plot_without_the_prediction_band_that_sigma_leaves_out_says_so(tmp_path):
+    """--sigma dy is known at the rows only: the prediction band along the curve cannot be
+    drawn, and a note says so (as --predict does); a constant sigma draws it."""
+    (tmp_path / "d.csv").write_text(
+        "x,y,dy\n0,3.02,0.1\n0.5,1.83,0.1\n1,1.17,0.05\n1.5,0.86,0.05\n2,0.69,0.02\n"
+    )
+    fit = ["fit", "a*exp(-b*x) + c", "--data", "d.csv", "--a", "1", "--b", "1", "--c", "0",
+           "--band", "0.95", "--plot", "d.svg"]  # fmt: skip
+    done = in_process(*fit, "--sigma", "dy", cwd=tmp_path)
+    assert (done.returncode, done.stderr) == (
+        0,
+        "note: no prediction band on --plot: sigma reads dy, which is known at the rows only, "
+        "not along the curve\n",
+    )
+    assert 'id="pred_lower"' not in (tmp_path / "d.svg").read_text()
+    done = in_process(*fit, "--sigma", "0.05", cwd=tmp_path)
+    assert (done.returncode, done.stderr) == (0, "")
+    assert 'id="pred_lower"' in (tmp_path / "d.svg").read_text()
+
+
 def test_each_groups_curve_is_its_fit_and_its_residuals_its_rows(runs):
     from nanograd_cli import _api as api
     from nanograd_cli._language import parse
