@@ -1060,6 +1060,19 @@ def test_a_plot_without_the_prediction_band_that_sigma_leaves_out_says_so(tmp_pa
     assert 'id="pred_lower"' in (tmp_path / "d.svg").read_text()
 
 
+def test_a_text_plot_wraps_a_long_title_instead_of_cutting_it(tmp_path, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "80")
+    (tmp_path / "d.csv").write_text("x,y\n" + "".join(f"{t},{2 * t + 1 + 0.1 * t**3}\n"
+                                                        for t in range(8)))  # fmt: skip
+    done = in_process("fit", "alpha*x + beta + kappa*x**2 + delta*x**3", "--data", "d.csv",
+                      "--alpha", "1", "--beta", "0", "--kappa", "0", "--delta", "0",
+                      "--plot", "-", cwd=tmp_path)  # fmt: skip
+    assert done.returncode == 0
+    plot = done.stderr[: done.stderr.index("┌")]
+    assert "delta = 0.1" in plot.replace("\n", " ")  # the last value, on a second line
+    assert all(len(line) <= 80 for line in done.stderr.splitlines())
+
+
 def test_each_groups_curve_is_its_fit_and_its_residuals_its_rows(runs):
     from nanograd_cli import _api as api
     from nanograd_cli._language import parse

@@ -254,13 +254,16 @@ def _fits_plot(
     plot_to_string, style = _text_plotter(color)
     if "force_ascii_characters" in style:
         style = {**style, "force_ascii_characters": symbols}
+    # a title too long for a line: its first lines above the plot, the last as its title
+    *above, last = textwrap.wrap(title, columns - 4) or [""]
+    heading = "".join(f"{line.center(columns - 2).rstrip()}\n" for line in above)
     try:
         with _quietly():
-            return plot_to_string(
+            return heading + plot_to_string(
                 ys,
                 xs,
                 legend_labels=labels,
-                title=title[: columns - 4],
+                title=last,
                 width=columns,
                 line_length_hard_cap=columns,
                 height=TERMINAL_HEIGHT,
