@@ -1752,9 +1752,15 @@ def fit_curve(
     parameters = flattened(result).parameters
     heading = title(program.source, {k: float(f"{v:.6g}") for k, v in parameters.items()})
     hidden = int(np.sum(~shown & ~np.isnan(observed)))  # (not those --drop-nan left out)
+    errors = None
+    if result.sigma is not None:  # each row's sigma, as the fit read it (nan: left out)
+        from .fitting import sigma_values
+
+        arrays = {n: np.asarray(v, dtype=float) for n, v in columns.items()}
+        errors = sigma_values(result.sigma, arrays, x.size, drop_nan=True)[shown]
     return FitCurve(
         name, x[shown], observed[shown], residuals[shown], along, curve, heading, target,
-        band, found, logx, logy, hidden,
+        band, found, logx, logy, hidden, errors,
     )  # fmt: skip
 
 

@@ -1042,7 +1042,8 @@ def test_a_figure_of_many_groups_names_none_in_its_legend_and_says_how_many(tmp_
 
 def test_a_plot_without_the_prediction_band_that_sigma_leaves_out_says_so(tmp_path):
     """--sigma dy is known at the rows only: the prediction band along the curve cannot be
-    drawn, and a note says so (as --predict does); a constant sigma draws it."""
+    drawn, and a note says so (as --predict does); a constant sigma draws it. The data are
+    drawn with their error bars, ± sigma."""
     (tmp_path / "d.csv").write_text(
         "x,y,dy\n0,3.02,0.1\n0.5,1.83,0.1\n1,1.17,0.05\n1.5,0.86,0.05\n2,0.69,0.02\n"
     )
@@ -1054,7 +1055,9 @@ def test_a_plot_without_the_prediction_band_that_sigma_leaves_out_says_so(tmp_pa
         "note: no prediction band on --plot: sigma reads dy, which is known at the rows only, "
         "not along the curve\n",
     )
-    assert 'id="pred_lower"' not in (tmp_path / "d.svg").read_text()
+    drawn = (tmp_path / "d.svg").read_text()
+    assert 'id="pred_lower"' not in drawn
+    assert drawn.count('id="data"') == 1 and 'id="sigma"' in drawn  # the data ± sigma
     done = in_process(*fit, "--sigma", "0.05", cwd=tmp_path)
     assert (done.returncode, done.stderr) == (0, "")
     assert 'id="pred_lower"' in (tmp_path / "d.svg").read_text()

@@ -538,6 +538,7 @@ class FitCurve(NamedTuple):
     logx: bool = False
     logy: bool = False
     hidden: int = 0  # rows a log axis cannot show
+    errors: np.ndarray | None = None  # sigma at each row of `x`, drawn as error bars
 
     @property
     def hidden_note(self) -> str:
@@ -571,8 +572,15 @@ def fit_groups_figure(fits: Mapping[str, FitCurve], heading: str, fmt: str) -> b
         dots, line = ("C0", "C1") if alone else (f"C{number % 10}",) * 2
         gid = "" if alone else f"_{number}"
         label = "data" if alone else name if named else None
-        top.plot(fit.x, fit.observed, "o", color=dots, markersize=3, label=label,
-                 gid=f"data{gid}")  # fmt: skip
+        if fit.errors is None:
+            top.plot(fit.x, fit.observed, "o", color=dots, markersize=3, label=label,
+                     gid=f"data{gid}")  # fmt: skip
+        else:  # ± sigma
+            points, _, bars = top.errorbar(fit.x, fit.observed, yerr=fit.errors, fmt="o",
+                                           color=dots, markersize=3, elinewidth=0.8,
+                                           label=label)  # fmt: skip
+            points.set_gid(f"data{gid}")
+            bars[0].set_gid(f"sigma{gid}")
         top.plot(fit.curve_x, fit.curve, color=line, label="fit" if alone else None,
                  gid=f"fit{gid}")  # fmt: skip
         first = number == 0  # the bands named once
