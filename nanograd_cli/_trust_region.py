@@ -81,7 +81,7 @@ def minimize(
         scale = 1 / scale_inv
         J_h = J * scale
         g_h = g * scale
-        u, s, vt = svd(J_h, full_matrices=False, check_finite=False)
+        u, s, vt = svd(J_h, full_matrices=False)  # (a Jacobian not finite: ValueError)
         uf = u.T @ f
         reduction = -1.0
         while reduction <= 0 and nfev < max_nfev:
