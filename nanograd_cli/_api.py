@@ -1798,7 +1798,8 @@ def fit_group_curves(
             group_fit(result, group), fitted=fitted[index], residuals=residuals[index]
         )
         rows: dict[str, Any] = {n: np.asarray(values)[index] for n, values in columns.items()}
-        curves[f"{by} = {group_name(group)}"] = fit_curve(program, rows, fit, band, logx, logy)
+        name = printable(f"{by} = {group_name(group)}")  # (data: no control character)
+        curves[name] = fit_curve(program, rows, fit, band, logx, logy)
     return curves, heading
 
 

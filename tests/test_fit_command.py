@@ -1076,6 +1076,30 @@ def test_a_text_plot_wraps_a_long_title_instead_of_cutting_it(tmp_path, monkeypa
     assert all(len(line) <= 80 for line in done.stderr.splitlines())
 
 
+def test_a_text_plot_on_a_terminal_is_in_colour_or_plain_never_escaped(tmp_path):
+    """--plot - on a terminal: uniplot's colours reach it as colours (they were shown as the
+    text \\x1b[34m...), and --color never draws plain symbols; a group's name from the data
+    has its control characters escaped."""
+    from .helpers import on_terminal, visible
+
+    data = tmp_path / "d.csv"
+    data.write_text("g,x,y\n" + "".join(f"\x1b[31mRED,{t},{3 * math.exp(-t)}\n"
+                                          for t in range(6)))  # fmt: skip
+    fit = ["fit", "a*exp(-b*x)", "--data", str(data), "--a", "1", "--b", "1", "--plot", "-"]
+
+    def plot(screen: str) -> str:  # (the progress display's lines left out)
+        return "\n".join(line for line in screen.split("\n") if "│" in line)
+
+    for options in ([], ["--by", "g"]):
+        coloured = plot(on_terminal(*fit, *options))
+        assert "\\x1b[3" not in coloured  # no colour as text
+        assert "\x1b[3" in coloured  # colour codes, for the terminal
+        plain = plot(on_terminal(*fit, *options, "--color", "never"))
+        assert "\x1b[3" not in plain
+        assert any("*" in line for line in visible(plain))
+    assert "g = \\x1b[31mRED" in on_terminal(*fit, "--by", "g", "--color", "never")
+
+
 def test_each_groups_curve_is_its_fit_and_its_residuals_its_rows(runs):
     from nanograd_cli import _api as api
     from nanograd_cli._language import parse

@@ -37,6 +37,7 @@ from .output import (
     progress_shown,
     reading,
     report,
+    rich_terminal,
     show_table,
     write_out,
 )
@@ -268,9 +269,10 @@ def fit(
     else:
         refuse_with_load(ctx, files)
         result, interrupted, table = api.load_fit(load), None, None
+    color = rich_terminal(sys.stderr)  # (the plot in text goes there)
     fit_outputs.finish(
-        result, interrupted, table, files, Shown(fmt, digits), by, stats, json_nulls(),
-        sys.stderr.isatty(),
+        result, interrupted, table, files, Shown(fmt, digits, color), by, stats, json_nulls(),
+        color,
     )  # fmt: skip
 
 
@@ -278,8 +280,8 @@ class Shown:
     """What the command line shows of a fit: on standard output the fit as --format says, or
     the predictions; notes and plots in text on standard error."""
 
-    def __init__(self, fmt: str | None, digits: str | None):
-        self.fmt, self.digits = fmt, digits
+    def __init__(self, fmt: str | None, digits: str | None, color: bool = False):
+        self.fmt, self.digits, self.color = fmt, digits, color
 
     def fit(self, result: Fit | Fits) -> None:
         emit(self.fmt, result, self.digits)
@@ -297,7 +299,8 @@ class Shown:
         show_table(lambda number: text.columns_table(columns, number), self.digits)
 
     def plot(self, drawn: str) -> None:
-        report(drawn)
+        # as drawn, its colours kept: the text it shows of the data was made printable
+        click.echo(drawn, err=True, color=self.color)
 
 
 def refuse_with_load(ctx: click.Context, files: fit_outputs.Files) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable
+from typing import TextIO
 
 import click
 
@@ -65,16 +66,17 @@ def reading(path: str) -> Callable | None:
     return partial(RowsProgress, label=f"reading {what}")
 
 
-def rich_terminal() -> bool:
-    """Whether standard output gets Rich's tables and colour: as `--color always` or `never`
-    says; else (`auto`) not where NO_COLOR is set, yes where FORCE_COLOR is (each when not
-    empty, as no-color.org and force-color.org have it), else where it is a terminal."""
+def rich_terminal(stream: TextIO | None = None) -> bool:
+    """Whether standard output (or `stream`) gets Rich's tables and colour: as `--color
+    always` or `never` says; else (`auto`) not where NO_COLOR is set, yes where FORCE_COLOR
+    is (each when not empty, as no-color.org and force-color.org have it), else where it is
+    a terminal."""
     color = setting(COLOR, "auto")
     if color != "auto":
         return color == "always"
     if os.environ.get("NO_COLOR"):
         return False
-    return bool(os.environ.get("FORCE_COLOR")) or sys.stdout.isatty()
+    return bool(os.environ.get("FORCE_COLOR")) or (stream or sys.stdout).isatty()
 
 
 def json_nulls() -> bool:
