@@ -1467,10 +1467,17 @@ def _derivations(given: Sequence[str]) -> list[tuple[str, str]]:
     for text in given:
         name, equals, expression = text.partition("=")
         name = name.strip()
-        if not equals or expression.startswith("=") or not re.fullmatch(r"[A-Za-z_]\w*", name):
+        several = re.search(r";|(?<![=<>!])=(?!=)", expression)  # h = a; g = b: two
+        if (
+            not equals
+            or expression.startswith("=")
+            or several
+            or not re.fullmatch(r"[A-Za-z_]\w*", name)
+        ):
+            one = f" (one quantity each: {option('derive')} again for another)" if several else ""
             raise InputError(
                 f"{option('derive', text, quoted=True)}: give NAME = EXPR, such as "
-                "'half_life = log(2)/k'"
+                f"'half_life = log(2)/k'{one}"
             )
         if name in (n for n, _ in found):
             raise InputError(f"{option('derive', name)} is given twice")

@@ -555,6 +555,10 @@ def test_by_shows_each_groups_derived_quantities_in_the_table_and_csv(runs):
         ("b = 2*b", "--derive b: b is a parameter of the model: give the quantity its own name"),
         ("rss = 2*b", "--derive rss: rss is a row of the fit's table: give the quantity its own "
                       "name"),
+        ("h = a; g = b", "--derive 'h = a; g = b': give NAME = EXPR, such as 'half_life = "
+                         "log(2)/k' (one quantity each: --derive again for another)"),
+        ("h = q = a", "--derive 'h = q = a': give NAME = EXPR, such as 'half_life = log(2)/k' "
+                      "(one quantity each: --derive again for another)"),
     ],
 )  # fmt: skip
 def test_a_derived_quantity_named_as_a_row_of_the_table_is_refused(runs, derive, message):
