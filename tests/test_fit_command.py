@@ -613,6 +613,32 @@ def test_a_parquet_file_read_as_csv_is_named_with_the_option_that_reads_it(tmp_p
     )
 
 
+@pytest.mark.parametrize("fmt", ["parquet", "arrow"])
+def test_a_binary_file_through_a_named_pipe_is_read_once(tmp_path, fmt):
+    """Parquet or Arrow through a named pipe: it was opened a second time (for Arrow's own
+    reader), which waited forever for a writer, or failed to seek."""
+    import os
+    import threading
+
+    import pyarrow as pa
+    import pyarrow.feather as feather
+    import pyarrow.parquet as pq
+
+    table = pa.table({"x": [0.0, 1, 2, 3], "y": [1.0, 3.1, 4.9, 7]})
+    written = tmp_path / f"d.{fmt}"
+    (pq.write_table if fmt == "parquet" else feather.write_feather)(table, written)
+    pipe = tmp_path / "pipe"
+    os.mkfifo(pipe)
+    writer = threading.Thread(target=pipe.write_bytes, args=(written.read_bytes(),),
+                              daemon=True)  # fmt: skip
+    writer.start()
+    done = subprocess.run([NANOGRAD, "fit", "a*x + b", "--data", str(pipe), "--data-format", fmt,
+                           "--a", "1", "--b", "0"], capture_output=True, text=True,
+                          timeout=60)  # fmt: skip
+    writer.join(timeout=5)
+    assert (done.returncode, done.stderr) == (0, "") and "converged    yes" in done.stdout
+
+
 def test_seed_without_restarts_does_nothing_and_says_so(tmp_path):
     (tmp_path / "d.csv").write_text("x,y\n0,1\n1,3\n2,5\n")
     done = in_process("fit", "a*x + b", "--data", "d.csv", "--a", "1", "--b", "0", "--seed", "3",

@@ -9,7 +9,9 @@ import csv
 import io
 import json
 import math
+import os
 import re
+import stat
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from typing import BinaryIO
@@ -716,22 +718,24 @@ def _reader(stream, fmt: str, stdin: bool, path: str) -> Reader:
             if fmt in ("jsonl", "json") and _starts_with_array(stream):
                 return JsonArrayReader(stream, size)
             return TEXT_READERS[fmt](stream, size)
+        # a pipe (standard input, `<(...)`, a named pipe) is read once, from the stream open
+        piped = stdin or not stat.S_ISREG(os.fstat(stream.fileno()).st_mode)
         try:
             if fmt == "parquet":
                 # Parquet is read from its end: all of a pipe is needed first, if it starts as
                 # Parquet does (not so /dev/zero). A file is read by Arrow itself, five times
                 # faster than through a Python file (and, unlike a memory map, what has been
                 # read does not stay resident).
-                if not stdin:
+                if not piped:
                     return ParquetReader(pa.OSFile(path))
                 if not _starts_with(stream, PARQUET_MAGIC):
                     raise InputError(f"{option('points')} {name} is not a Parquet file")
                 return ParquetReader(pa.BufferReader(read_whole(stream, "Parquet")))
             file_format = _starts_with(stream, b"ARROW1")
-            if file_format and stdin:
+            if file_format and piped:
                 whole = read_whole(stream, "the Arrow file format")
                 return ArrowReader(pa.BufferReader(whole), file_format)
-            return ArrowReader(stream if stdin else pa.OSFile(path), file_format)
+            return ArrowReader(stream if piped else pa.OSFile(path), file_format)
         except (pa.ArrowException, OSError) as error:
             if not _damaged(error):
                 raise
