@@ -165,8 +165,17 @@ def _fit_of(document: dict, model: dict, damaged: Callable[[str], InputError]) -
         raise damaged("a parameter that is not a number")
     fit.source, fit.target, fit.sigma = source, target, sigma
     fit.absolute_sigma = bool(model.get("absolute_sigma", False))
-    kept = ("chi2", "reduced_chi2", "r2", "aic", "bic", "t", "p", "correlation")
-    fit.statistics = cast(FitStatistics, {k: document[k] for k in kept if k in document})
+    try:  # the statistics as numbers, each where the file has it
+        figures = {k: float(document[k]) for k in FIGURES if k in document}
+        per: dict[str, Any] = {k: {str(n): float(v) for n, v in _names(document, k)}
+                               for k in ("t", "p") if k in document}  # fmt: skip
+        if "correlation" in document:
+            pairs = _mapping(document["correlation"]).items()
+            per["correlation"] = {str(a): {str(b): float(r) for b, r in row.items()}
+                                  for a, row in pairs}  # fmt: skip
+    except (TypeError, ValueError, AttributeError):
+        raise damaged("a statistic that is not a number") from None
+    fit.statistics = cast(FitStatistics, {**figures, **per})
     fit.derived = document.get("derived", {})
     fit.loss = str(document.get("loss", "linear"))
     fit.f_scale = float(document.get("f_scale", 1.0))
@@ -179,7 +188,11 @@ def _fit_of(document: dict, model: dict, damaged: Callable[[str], InputError]) -
     return fit
 
 
-def _names(document: dict, key: str) -> Iterable[tuple[object, object]]:
+# The statistics a saved fit holds as one number each.
+FIGURES = ("chi2", "reduced_chi2", "r2", "aic", "bic")
+
+
+def _names(document: dict, key: str) -> Iterable[tuple[Any, Any]]:
     """The items of `document[key]`, an object of names, or ValueError."""
     value = document[key]
     if not isinstance(value, dict):

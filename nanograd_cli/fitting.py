@@ -326,6 +326,16 @@ def _gathered(fits: dict[Hashable, Fit], rows: dict[Hashable, np.ndarray], probl
     return Fits({label: fits[label] for label in rows if label in fits}, fitted, residuals)
 
 
+def in_numbers(program: Program) -> Program:
+    """`program` written out in numbers where it builds arrays of the columns (the target
+    `sum([y1, y2])`): each row's value is one number, as the tape computes it."""
+    if not program.arrays:
+        return program
+    from ._arrays import scalarized
+
+    return scalarized(program, {})[0]
+
+
 def not_shadowed(program: Program, columns: Mapping[str, object], what: str) -> None:
     """An InputError where the data has a column named as a constant that `program` (`what`
     it is, for the message) reads by name: the source means the constant, the user often
@@ -353,7 +363,7 @@ def sigma_values(
         from ._language import parse
 
         try:
-            program = parse(text).single("sigma", None)
+            program = in_numbers(parse(text)).single("sigma", None)
         except SourceError as error:
             raise InputError(f"sigma: {error}") from None
         not_shadowed(program, arrays, "sigma")
@@ -720,7 +730,7 @@ class _Problem:
                     "expression over the columns) to fit with a target"
                 )
             return arrays["y"]
-        target = target.single("the target", None)
+        target = in_numbers(target).single("the target", None)
         not_shadowed(target, arrays, "the target")
         missing = [name for name in target.inputs if name not in arrays]
         if missing:

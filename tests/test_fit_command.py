@@ -639,6 +639,23 @@ def test_a_binary_file_through_a_named_pipe_is_read_once(tmp_path, fmt):
     assert (done.returncode, done.stderr) == (0, "") and "converged    yes" in done.stdout
 
 
+def test_a_target_or_sigma_made_of_arrays_is_one_number_a_row_or_refused(tmp_path):
+    """--target "sum([y, y])/2" is y; "[y, y]" is two numbers a row, exit 2 (both were an
+    internal error)."""
+    (tmp_path / "d.csv").write_text("x,y\n0,1\n1,3.1\n2,4.9\n3,7\n")
+    fit = ["fit", "a*x + b", "--data", "d.csv", "--a", "1", "--b", "0", "--format", "json"]
+    plain = json.loads(in_process(*fit, cwd=tmp_path).stdout)
+    for options in (["--target", "sum([y, y])/2"], ["--sigma", "sum([x, 1])"]):
+        done = in_process(*fit, *options, cwd=tmp_path)
+        assert done.returncode == 0, done.stderr
+        if options[0] == "--target":
+            assert json.loads(done.stdout)["parameters"] == pytest.approx(plain["parameters"])
+    for options in (["--target", "[y, y]"], ["--sigma", "[x, x]"]):
+        done = in_process(*fit, *options, cwd=tmp_path)
+        assert (done.returncode, done.stdout) == (2, "")
+        assert "the result is an array of 2 elements" in done.stderr
+
+
 def test_seed_without_restarts_does_nothing_and_says_so(tmp_path):
     (tmp_path / "d.csv").write_text("x,y\n0,1\n1,3\n2,5\n")
     done = in_process("fit", "a*x + b", "--data", "d.csv", "--a", "1", "--b", "0", "--seed", "3",

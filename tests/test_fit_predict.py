@@ -345,6 +345,8 @@ def test_a_damaged_fit_file_is_exit_2(tmp_path, text, why):
         ({"covariance": {"a": {"a": -1.0, "b": 0.0}, "b": {"a": 0.0, "b": 1.0}}},
          "a variance, on its covariance's diagonal, that is negative"),
         ({"converged": False}, '"converged": false, where --save writes a fit that converged'),
+        ({"r2": "hi"}, "a statistic that is not a number"),
+        ({"t": {"a": "x", "b": 1.0}}, "a statistic that is not a number"),
     ],
 )  # fmt: skip
 def test_a_saved_fit_changed_by_hand_is_exit_2(line, tmp_path, change, why):
