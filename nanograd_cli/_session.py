@@ -102,7 +102,7 @@ STRICT = {"strict": FLAG}
 WRT = Option("names", "NAME...")
 DATA = {
     "data": Option("word", "FILE"),
-    "data-format": Option("word", "csv|parquet|arrow|jsonl|json"),
+    "data-format": Option("word", "csv|tsv|parquet|arrow|jsonl|json"),
 }
 DATA_FORMATS = tuple(DATA["data-format"].metavar.split("|"))
 OPTIONS: dict[str, dict[str, Option]] = {

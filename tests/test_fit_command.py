@@ -656,6 +656,19 @@ def test_a_target_or_sigma_made_of_arrays_is_one_number_a_row_or_refused(tmp_pat
         assert "the result is an array of 2 elements" in done.stderr
 
 
+def test_tsv_on_standard_input_is_read_with_the_format_its_message_names(tmp_path):
+    tsv = "x\ty\n0\t1\n1\t3.1\n2\t4.9\n3\t7\n"
+    fit = ["fit", "a*x + b", "--data", "-", "--a", "1", "--b", "0"]
+    done = nanograd(*fit, stdin=tsv)
+    assert (done.returncode, done.stderr) == (
+        2,
+        "error: --data: its header 'x\\ty' is one column, the names between tabs: for TSV, give "
+        "--data-format tsv\n",
+    )
+    done = nanograd(*fit, "--data-format", "tsv", "--format", "json", stdin=tsv)
+    assert (done.returncode, json.loads(done.stdout)["n"]) == (0, 4)
+
+
 def test_seed_without_restarts_does_nothing_and_says_so(tmp_path):
     (tmp_path / "d.csv").write_text("x,y\n0,1\n1,3\n2,5\n")
     done = in_process("fit", "a*x + b", "--data", "d.csv", "--a", "1", "--b", "0", "--seed", "3",

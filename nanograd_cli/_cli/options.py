@@ -192,7 +192,7 @@ def data_format_option(command):
     """--data-format: the format of --data FILE where its extension does not say."""
     return click.option(
         "--data-format",
-        type=click.Choice(["csv", "parquet", "arrow", "jsonl", "json"]),
+        type=click.Choice(["csv", "tsv", "parquet", "arrow", "jsonl", "json"]),
         help="The format of --data FILE where its extension does not say. [default: by the "
         "extension, else csv]",
     )(command)
