@@ -357,6 +357,10 @@ def sigma_values(
     name = text.strip()
     if re.fullmatch(r"[A-Za-z_]\w*", name) and name not in arrays:
         raise InputError(f"sigma: the data has no column {name}")
+    if name in CONSTANTS:  # (the column, or the constant? as the model and target read it)
+        from ._language import parse
+
+        not_shadowed(parse(name), arrays, "sigma")
     if name in arrays:
         values, what = arrays[name], f"of column {name}"
     else:

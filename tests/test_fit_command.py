@@ -437,6 +437,7 @@ def test_an_infinite_value_is_not_missing_and_drop_nan_keeps_it(tmp_path, data, 
         (["fit", "a*x + b", "--target", "e"], "the target"),
         (["fit", "a*e + b"], "the model"),
         (["fit", "a*x + b", "--target", "x", "--sigma", "0.1*e"], "sigma"),
+        (["fit", "a*x + b", "--sigma", "e"], "sigma"),
         (["minimize", "(a*x + b - e)**2"], "the source"),
     ],
 )
