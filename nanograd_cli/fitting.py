@@ -17,6 +17,7 @@ import copy
 import importlib.util
 import math
 import re
+import sys
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NamedTuple, cast
@@ -388,6 +389,13 @@ def sigma_values(
     bad = ~(np.isfinite(values) & (values > 0))
     if drop_nan:
         bad &= ~np.isnan(values)  # a missing one: its row is left out
+    tiny = ~bad & (values < 1 / sys.float_info.max)  # its weight, 1/sigma, would overflow
+    if tiny.any():
+        row = int(np.argmax(tiny))
+        raise InputError(
+            f"sigma: row {row + 1} {what} is {float(values[row])!r}, too small for the fit: "
+            "its weight, 1/sigma, is past the largest float (scale sigma and the data up)"
+        )
     if bad.any():
         row = int(np.argmax(bad))
         remedy = f" ({option('drop_nan')} leaves out the rows where it is missing)"

@@ -670,6 +670,18 @@ def test_tsv_on_standard_input_is_read_with_the_format_its_message_names(tmp_pat
     assert (done.returncode, json.loads(done.stdout)["n"]) == (0, 4)
 
 
+def test_a_sigma_whose_weight_overflows_is_refused_in_words_not_a_warning(tmp_path):
+    (tmp_path / "d.csv").write_text("x,y\n0,1\n1,3.1\n2,4.9\n3,7\n")
+    done = in_process("fit", "a*x + b", "--data", "d.csv", "--a", "1", "--b", "0", "--sigma",
+                      "1e-320", cwd=tmp_path)  # fmt: skip
+    assert (done.returncode, done.stdout, done.stderr) == (
+        2,
+        "",
+        "error: sigma: row 1 of sigma = 1e-320 is 1e-320, too small for the fit: its weight, "
+        "1/sigma, is past the largest float (scale sigma and the data up)\n",
+    )
+
+
 def test_seed_without_restarts_does_nothing_and_says_so(tmp_path):
     (tmp_path / "d.csv").write_text("x,y\n0,1\n1,3\n2,5\n")
     done = in_process("fit", "a*x + b", "--data", "d.csv", "--a", "1", "--b", "0", "--seed", "3",
