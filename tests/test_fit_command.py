@@ -1111,6 +1111,9 @@ def test_a_figure_of_many_groups_names_none_in_its_legend_and_says_how_many(tmp_
     words = " ".join(e.text or "" for e in ET.parse(picture).iter())
     assert "(30 groups, too many to name: colours repeat)" in words
     assert "g = g0" not in words and "g = g29" not in words
+    text = in_process(*fit, "--plot", "-", "--format", "csv", cwd=tmp_path)  # in text too
+    assert text.returncode == 0 and "(30 groups, too many to name)" in text.stderr
+    assert "g = g0" not in text.stderr and len(text.stderr.splitlines()) < 30
 
 
 def test_a_plot_without_the_prediction_band_that_sigma_leaves_out_says_so(tmp_path):

@@ -231,15 +231,17 @@ def fit_groups_text(fits: Mapping[str, FitCurve], heading: str, columns: int, co
     symbols = [GROUP_SYMBOLS[i % len(GROUP_SYMBOLS)] for i in range(len(ys))]
     first = next(iter(fits.values()))
     axes = {first.predictor: np.concatenate(xs), "target": np.concatenate(ys)}
-    return _fits_plot(
-        ys, xs, labels, symbols, axes, like=first, title=heading, columns=columns, color=color
-    )
+    named = len(fits) <= LEGEND_GROUPS  # beyond, a legend of a line each floods the screen
+    if not named:
+        heading += f" ({len(fits)} groups, too many to name)"
+    return _fits_plot(ys, xs, labels if named else None, symbols, axes, like=first,
+                      title=heading, columns=columns, color=color)  # fmt: skip
 
 
 def _fits_plot(
     ys: list[np.ndarray],
     xs: list[np.ndarray],
-    labels: list[str],
+    labels: list[str] | None,
     symbols: list[str],
     axes: Mapping[str, np.ndarray],
     *,
