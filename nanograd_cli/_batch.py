@@ -6,7 +6,7 @@ batch of rows, and what runs on each partition of a Dask DataFrame or in a Spark
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any, TypeVar, overload
+from typing import TYPE_CHECKING, Any, TypeVar, cast, overload
 
 import numpy as np
 
@@ -28,22 +28,29 @@ Table = TypeVar("Table")
 def column_floats(name: str, values: object, column: str = "") -> np.ndarray:
     """`values` of the input (or `column`: "column ") `name` as floats, or an InputError that
     names it and the first row (counted from 1) of a value that is no number, as a table's
-    reader does."""
+    reader does: dates, durations and complex numbers are none; a missing value (None,
+    pandas' NA) is nan."""
+    dtype = getattr(values, "dtype", None)
+    if getattr(dtype, "kind", None) in ("m", "M", "c"):  # (NumPy would take their numbers)
+        raise InputError(f"{column}{name} holds {dtype}, not numbers")
     try:
         return np.asarray(values, dtype=np.float64)
     except OverflowError:
         raise InputError(f"{column}{name}: a number too large for a float") from None
     except (TypeError, ValueError) as error:
-        if isinstance(values, list | tuple | np.ndarray) and np.ndim(values) == 1:
-            for row, value in enumerate(values, 1):
-                value = value.item() if isinstance(value, np.generic) else value
-                try:
-                    float(value)
-                except (TypeError, ValueError):
-                    raise InputError(
-                        f"row {row}, {column}{name}: {value!r} is not a number"
-                    ) from None
-        raise InputError(f"{column}{name}: {error}") from None
+        if not (hasattr(values, "__len__") and np.ndim(cast(Any, values)) == 1):
+            raise InputError(f"{column}{name}: {error}") from None
+    read = []
+    for row, value in enumerate(cast("list[object]", values), 1):
+        value = value.item() if isinstance(value, np.generic) else value
+        if value is None or type(value).__name__ == "NAType":
+            read.append(np.nan)
+            continue
+        try:
+            read.append(float(value))  # type: ignore[arg-type]
+        except (TypeError, ValueError):
+            raise InputError(f"row {row}, {column}{name}: {value!r} is not a number") from None
+    return np.array(read, dtype=np.float64)
 
 
 def _fixed(name: str, value: object) -> float:

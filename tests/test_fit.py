@@ -456,6 +456,24 @@ def test_derive_from_python_takes_a_mapping_of_names_to_expressions():
     assert by_name.derived == by_text.derived and list(by_name.derived) == ["r", "s"]
 
 
+def test_dates_complex_numbers_and_pandas_na_in_columns_from_python():
+    """NumPy took a date as its days and a complex number as its real part: each is refused
+    as the DataFrame's reader refuses it; pandas' NA in an object column is a missing value."""
+    import pandas as pd
+
+    import nanograd_cli as ng
+
+    dates = np.datetime64("2020-01-01") + np.arange(4)
+    with pytest.raises(InputError, match=r"^column x holds datetime64\[D\], not numbers$"):
+        ng.fit("a*x + b", {"x": dates, "y": [1.0, 2, 3, 4]}, a=1, b=0)
+    with pytest.raises(InputError, match=r"^input x holds complex128, not numbers$"):
+        ng.compile("x**2")(x=np.array([1 + 2j, 3]))
+    gap = pd.Series([1.0, pd.NA, 3.0, 4.0, 5.0], dtype=object)
+    with pytest.warns(ng.NanogradWarning, match="^1 row with a missing value"):
+        kept = ng.fit("a*x + b", {"x": [0.0, 1, 2, 3, 4], "y": gap}, a=1, b=0, drop_nan=True)
+    assert kept.n == 4
+
+
 def test_without_scipy_the_error_says_what_to_install(monkeypatch):
     monkeypatch.setitem(sys.modules, "scipy.optimize", None)
     with pytest.raises(NanogradError) as error:
