@@ -1523,6 +1523,9 @@ def _derived(name: str, text: str, result: Fit, layout: Layout = NO_ARRAYS) -> D
     variance = sum(
         g[a] * result.covariance[a][b] * g[b] for a in written.inputs for b in written.inputs
     )
+    if not math.isfinite(gradient.value):  # (no standard error of a value that is none)
+        result.warnings.append(f"{name} = {text.strip()} is {gradient.value} at the fit's values")
+        variance = math.nan
     return {"value": gradient.value, "stderr": math.sqrt(variance) if variance >= 0 else math.nan}
 
 

@@ -682,6 +682,14 @@ def test_a_sigma_whose_weight_overflows_is_refused_in_words_not_a_warning(tmp_pa
     )
 
 
+def test_a_derived_quantity_that_is_nan_says_so_in_a_note(runs):
+    done = in_process("fit", MODEL, "--data", str(runs), *STARTS, "--derive", "h = log(-a)",
+                      "--format", "json")  # fmt: skip
+    result = json.loads(done.stdout)
+    assert done.returncode == 0 and result["derived"]["h"] == {"value": "nan", "stderr": "nan"}
+    assert done.stderr == "note: h = log(-a) is nan at the fit's values\n"
+
+
 def test_seed_without_restarts_does_nothing_and_says_so(tmp_path):
     (tmp_path / "d.csv").write_text("x,y\n0,1\n1,3\n2,5\n")
     done = in_process("fit", "a*x + b", "--data", "d.csv", "--a", "1", "--b", "0", "--seed", "3",
