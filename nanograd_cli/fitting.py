@@ -717,15 +717,17 @@ class _Problem:
         if self.kept is not None:  # the group's rows among those fitted
             kept = self.kept[index]
             index = (np.cumsum(self.kept) - 1)[index[kept]]
+            dropped = int((~kept).sum())
             kept = None if kept.all() else kept
         group.kept = kept
         group.index = index
         group.n = index.size
         if group.n < len(self.free):
             k = len(self.free)
+            out = f" ({dropped} left out for a missing value)" if kept is not None else ""
             raise InputError(
-                f"{group.n} row{'s' * (group.n != 1)} for {k} parameter{'s' * (k != 1)}: a "
-                "fit needs at least as many rows as free parameters"
+                f"{group.n} row{'s' * (group.n != 1)}{out} for {k} parameter"
+                f"{'s' * (k != 1)}: a fit needs at least as many rows as free parameters"
             )
         group.data = {name: values[index] for name, values in self.data.items()}
         group.observed = self.observed[index]

@@ -690,6 +690,17 @@ def test_a_derived_quantity_that_is_nan_says_so_in_a_note(runs):
     assert done.stderr == "note: h = log(-a) is nan at the fit's values\n"
 
 
+def test_a_group_that_drop_nan_empties_says_how_many_rows_it_lost(tmp_path):
+    (tmp_path / "g.csv").write_text("g,x,y\nA,0,1\nA,1,3\nA,2,5\nB,0,\nB,1,\nB,2,7\n")
+    done = in_process("fit", "a*x + b", "--data", "g.csv", "--by", "g", "--a", "1", "--b", "0",
+                      "--drop-nan", "--format", "csv", cwd=tmp_path)  # fmt: skip
+    assert done.returncode == 1
+    assert done.stdout.splitlines()[2].endswith(
+        ",false,1 row (2 left out for a missing value) for 2 parameters: a fit needs at least as "
+        "many rows as free parameters"
+    )
+
+
 def test_seed_without_restarts_does_nothing_and_says_so(tmp_path):
     (tmp_path / "d.csv").write_text("x,y\n0,1\n1,3\n2,5\n")
     done = in_process("fit", "a*x + b", "--data", "d.csv", "--a", "1", "--b", "0", "--seed", "3",
