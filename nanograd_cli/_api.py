@@ -1172,6 +1172,7 @@ def fit(
     }
     restarts = whole("restarts", restarts, 0)
     seed = None if seed is None else whole("seed", seed, 0)
+    check_seed(seed, restarts)
     held = set(layout.elements(fix))
     # what every fit of this problem is given: the first, the restarts, the profiles' refits
     setup: dict[str, Any] = {
@@ -1304,6 +1305,15 @@ def confidence(name: str, value: object) -> float:
         given = option(name, int(level) if level.is_integer() else level)  # 95, not 95.0
         raise InputError(f"{given}: a level between 0 and 1, such as 0.95{hint}")
     return level
+
+
+def check_seed(seed: object, restarts: object) -> None:
+    """A seed without restarts does nothing: bad input, at every door."""
+    if seed is not None and not restarts:
+        raise InputError(
+            f"{option('seed')} draws the starts of {option('restarts')}: without them it does "
+            "nothing"
+        )
 
 
 def fit_level(

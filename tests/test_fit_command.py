@@ -706,8 +706,12 @@ def test_seed_without_restarts_does_nothing_and_says_so(tmp_path):
     done = in_process("fit", "a*x + b", "--data", "d.csv", "--a", "1", "--b", "0", "--seed", "3",
                       cwd=tmp_path)  # fmt: skip
     assert (done.returncode, done.stderr) == (
-        2, "error: --seed draws the starts of --restarts N: without them it does nothing\n"
+        2, "error: --seed draws the starts of --restarts: without them it does nothing\n"
     )  # fmt: skip
+    import nanograd_cli as ng  # from Python too (it was taken and did nothing)
+
+    with pytest.raises(ng.errors.InputError, match=r"^seed draws the starts of restarts: "):
+        ng.fit("a*x + b", str(tmp_path / "d.csv"), a=1, b=0, seed=3)
 
 
 @pytest.mark.parametrize(

@@ -326,8 +326,7 @@ def fitted(ctx: click.Context, source, var, data, data_format, target, sigma):
     params = ctx.params
     if data is None:
         raise InputError("fit needs the data: --data FILE (- for standard input)")
-    if params["seed"] is not None and not params["restarts"]:
-        raise InputError("--seed draws the starts of --restarts N: without them it does nothing")
+    api.check_seed(params["seed"], params["restarts"])
     one_standard_input(source, data, "--data")
     if params["predict"] == "-" and (data == "-" or source.stdin):
         raise InputError("--predict - and the data or the source cannot both be standard input")
