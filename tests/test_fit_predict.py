@@ -593,9 +593,19 @@ def test_a_row_of_a_group_not_fitted_is_exit_2(tmp_path):
     )
 
 
-def test_rows_to_predict_without_the_groups_column_say_so_of_the_predict_file(tmp_path):
+def test_rows_to_predict_without_the_groups_column_say_so_of_the_predict_file(
+    tmp_path, monkeypatch
+):
     """The rows to predict at lack the column of the groups: the --predict file is named,
-    not the data (which has it), also for a loaded fit, whose --by was never typed."""
+    not the data (which has it), before the fit (which may be long), also for a loaded fit,
+    whose --by was never typed."""
+    from nanograd_cli import _api as api
+
+    real_fit = api.fit
+
+    def no_fit(*arguments, **options):
+        raise AssertionError("the fit ran before the --predict file was checked")
+
     data = grouped_csv(tmp_path, "data.csv", GROUPED)
     new = grouped_csv(tmp_path, "new.csv", {"x": [1.0, 2.0]})
     saved = str(tmp_path / "fits.json")
@@ -603,10 +613,12 @@ def test_rows_to_predict_without_the_groups_column_say_so_of_the_predict_file(tm
         "error: --predict has no column g, which names the group whose fit predicts each row "
         "(its columns: x)\n"
     )
+    monkeypatch.setattr(api, "fit", no_fit)
     done = in_process("fit", "a*x + b", "--data", data, "--by", "g", "--a", "1", "--b", "0",
                       "--predict", new, "--save", saved)  # fmt: skip
     assert (done.returncode, done.stdout, done.stderr) == (2, "", message)
     assert not (tmp_path / "fits.json").exists()  # a failed run writes no file
+    monkeypatch.setattr(api, "fit", real_fit)
     in_process("fit", "a*x + b", "--data", data, "--by", "g", "--a", "1", "--b", "0",
                "--save", saved)  # fmt: skip
     done = in_process("fit", "--load", saved, "--predict", new)
