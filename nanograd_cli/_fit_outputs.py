@@ -99,10 +99,13 @@ class Files:
         """The files to write (not standard output)."""
         return [path for path in (self.output, self.picture, self.save) if path and path != "-"]
 
-    def check(self, load: str | None, model: bool, data: str | None, named: str) -> None:
+    def check(
+        self, load: str | None, model: bool, data: str | None, named: str, by: str | None = None
+    ) -> None:
         """Before the fit: refuse --load with --save alone (a copy of the file), a file that
-        could not be written or is one of the files read, and --load with the data but no
-        `model` (which the door calls `named`: SOURCE, EXPR)."""
+        could not be written or is one of the files read, --load with the data but no `model`
+        (which the door calls `named`: SOURCE, EXPR), and with `by`, rows to predict at
+        without the column of the groups."""
         if load and self.save and not model and data is None:
             raise InputError(
                 f"{option('load')} with {option('save')} would copy the saved fit: copy the "
@@ -124,11 +127,28 @@ class Files:
                         f"{path} is the {option(name)} file, which is read: write to another file"
                     )
             in_a_directory(path)
+        header = _header(self.predict) if by is not None and self.predict else None
+        if by is not None and header is not None:  # not after a fit that may take minutes
+            api.check_group_column(by, header, (), predicting=True)
         if load and not model and data is not None:
             raise InputError(
                 f"{option('load', 'FIT.json')} with {option('data')} starts a new fit from the "
                 f"saved values: give the model, {named}, too"
             )
+
+
+def _header(path: str) -> list[str] | None:
+    """The columns of the file `path`, from its header (None where it is a stream, read once
+    and later, or cannot be read now: its reading says why)."""
+    from ._io.readers import open_points
+
+    if not os.path.isfile(path):
+        return None
+    try:
+        with open_points(path, io.input_format(path, None, "predict")) as reader:
+            return list(reader.columns)
+    except (NanogradError, OSError):
+        return None
 
 
 def predictions_format(predict: str | None, output: str | None, fmt: str | None) -> str | None:

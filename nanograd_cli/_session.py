@@ -952,7 +952,7 @@ class Session:
                 f"{option('predict', '-')}: the session reads its lines from standard input; "
                 "give the rows to predict at as a file"
             )
-        files.check(load, bool(args.expr), path, "EXPR")
+        files.check(load, bool(args.expr), path, "EXPR", by)
         table = interrupted = None
         if load is not None and not args.expr and path is None:
             given = [option(name) for name in fit_outputs.FITTING if name in args.options]

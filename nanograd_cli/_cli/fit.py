@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import difflib
-import os
 import sys
 
 import click
@@ -15,7 +14,7 @@ from .._language import parse
 from .._program import Program
 from .._robust import LOSSES
 from .._sources import Source
-from ..errors import InputError, Interrupted, NanogradError, SourceError, option
+from ..errors import InputError, Interrupted, SourceError, option
 from ..fitting import DEFAULT_STEPS, require_solver
 from ..render import _text as text
 from ..render._progress import FitProgress
@@ -264,7 +263,7 @@ def fit(
     """
     api.check_grouping(by, shared)
     files = fit_outputs.Files.asked(predict, output, picture, save, band, logx, logy, fmt)
-    files.check(load, source is not None, data, "SOURCE")
+    files.check(load, source is not None, data, "SOURCE", by)
     if load is None or source is not None or data is not None:
         result, interrupted, table = fitted(ctx, source, var, data, data_format, target, sigma)
     else:
@@ -275,21 +274,6 @@ def fit(
         result, interrupted, table, files, Shown(fmt, digits, color), by, stats, json_nulls(),
         color,
     )  # fmt: skip
-
-
-def predict_columns(path: str) -> list[str] | None:
-    """The columns of the --predict file, read from its header where it is a file (None
-    where it is a stream, which is read once, later, or cannot be read now: the reading
-    says why)."""
-    from .._io.readers import open_points
-
-    if not os.path.isfile(path):
-        return None
-    try:
-        with open_points(path, io.input_format(path, None, "predict")) as reader:
-            return list(reader.columns)
-    except (NanogradError, OSError):
-        return None
 
 
 class Shown:
@@ -364,10 +348,6 @@ def fitted(ctx: click.Context, source, var, data, data_format, target, sigma):
     check_starts(ctx, program, starts, table)
     by = params["by"]
     groups = None if by is None else api.group_column(by, table, needed)
-    if by is not None and params["predict"]:  # its groups' column, before a long fit
-        header = predict_columns(params["predict"])
-        if header is not None:
-            api.check_group_column(by, header, needed, predicting=True)
     if params["picture"]:
         api.fit_predictor(program, table.columns)
     progress = FitProgress() if progress_shown() else None
