@@ -246,7 +246,7 @@ def table(
     columns: Mapping[str, Any] | DataFrameLike
     if isinstance(data, str | os.PathLike):
         path = os.fspath(data)
-        fmt = io.input_format(path, None, option)
+        fmt = io.input_format(path, None, option, None)
         if drop_nan is None:
             columns = io.read_table(path, fmt, needed, option, name).columns
         else:  # (its missing values refused as it is read)
@@ -274,7 +274,7 @@ def group_column(data: Data, by: str, read: set[str]) -> list:
         from . import _io as io
 
         path = os.fspath(data)
-        whole = io.read_table(path, io.input_format(path, None, "data"), (), "data", "fit")
+        whole = io.read_table(path, io.input_format(path, None, "data", None), (), "data", "fit")
         api.check_group_column(by, whole.names, read)
         return io.group_values(whole, by)
     api.check_group_column(by, list(data), read)

@@ -145,7 +145,7 @@ def _header(path: str) -> list[str] | None:
     if not os.path.isfile(path):
         return None
     try:
-        with open_points(path, io.input_format(path, None, "predict")) as reader:
+        with open_points(path, io.input_format(path, None, "predict", None)) as reader:
             return list(reader.columns)
     except (NanogradError, OSError):
         return None
@@ -290,7 +290,12 @@ def predictions(result: Fit | Fits, files: Files, door: Door, by: str | None, nu
     read = api.prediction_columns(one)
     predict = files.predict
     rows = io.read_rows(
-        predict, io.input_format(predict, None, "predict"), read, "predict", "fit", predicting=True
+        predict,
+        io.input_format(predict, None, "predict", None),
+        read,
+        "predict",
+        "fit",
+        predicting=True,
     )
     if by is None:
         assert isinstance(result, Fit)  # (--by: the fits of groups)

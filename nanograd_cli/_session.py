@@ -1102,7 +1102,7 @@ class Session:
             )
         given = args.value("data-format")
         fmt = (
-            io.input_format(path, None, "data")
+            io.input_format(path, None, "data", None)
             if given is None
             else api.choice("data-format", given, DATA_FORMATS)
         )

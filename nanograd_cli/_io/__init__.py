@@ -97,14 +97,15 @@ BINARY_FORMATS = ((b"PAR1", "parquet", "a Parquet"), (b"ARROW1", "arrow", "an Ar
 
 
 def input_format(
-    path: str, given: str | None, name: str = "points", format_option: str | None = None
+    path: str,
+    given: str | None,
+    name: str = "points",
+    format_option: str | None = "points_format",
 ) -> str:
     """The format of --points FILE (or the file of the option `name`, whose format
     `format_option` gives, if any): its extension's, else the format given, else CSV; a
     file with no extension that begins as a Parquet or Arrow file does is named as one (a
     regular file only: a pipe, `<(...)` or /dev/stdin, is read once, by the reader)."""
-    if name == "points":
-        format_option = "points_format"
     chosen = format_of(path) or given
     if chosen is None and not os.path.splitext(path)[1] and os.path.isfile(path):
         try:
