@@ -258,13 +258,19 @@ def group_values(table: Table, name: str, option: str = "data") -> list:
     else text. A row with none (empty, NA, nan) is bad input: it belongs to no group."""
     from .numbers import floats
 
-    for first, rows in table.batches:
-        refuse_missing_group(rows.column(name).to_pylist(), name, option, first)
+    batches = table.batches
+    text = False
     try:
-        numbers = [floats(rows.column(name), name, first).tolist() for first, rows in table.batches]
-    except InputError:  # not every value is a number: the groups are named by text
-        return [value for _, rows in table.batches for value in rows.column(name).to_pylist()]
-    return [int(v) if v.is_integer() else v for part in numbers for v in part]
+        parts = [
+            (first, floats(rows.column(name), name, first).tolist()) for first, rows in batches
+        ]
+    except InputError:  # not every value is a number (or one is null): named by text
+        parts = [(first, rows.column(name).to_pylist()) for first, rows in batches]
+        text = True
+    for first, values in parts:
+        refuse_missing_group(values, name, option, first)
+    groups = [value for _, values in parts for value in values]
+    return groups if text else [int(v) if v.is_integer() else v for v in groups]
 
 
 def read_rows(
