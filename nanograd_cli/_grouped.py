@@ -54,8 +54,8 @@ def minimize(problem: Rows, groups: list[np.ndarray], budget: int) -> tuple[np.n
     parameters (a row, in the order of `problem.free`), the units it was solved in (a
     power of two per parameter, as `fitting._Problem.choose_units` chooses them), its
     termination status as SciPy gives it (-1: not run, a start that is not finite), its
-    Jacobian evaluations and its trial steps that made a residual or a derivative not
-    finite."""
+    evaluations of the residuals and of the Jacobian, and its trial steps that made a
+    residual or a derivative not finite."""
     order = np.concatenate(groups)
     sizes = np.array([index.size for index in groups])
     first = np.concatenate([[0], np.cumsum(sizes)[:-1]])
@@ -67,7 +67,7 @@ def minimize(problem: Rows, groups: list[np.ndarray], budget: int) -> tuple[np.n
         residuals, jacobian, _ = batch.evaluate(region.values)
         rss = batch.sums(residuals * residuals)
         values = _polished(batch, region.values, residuals, jacobian, rss)
-    return values, region.units, region.status, region.njev, region.shorter
+    return values, region.units, region.status, region.nfev, region.njev, region.shorter
 
 
 class _TrustRegions:

@@ -32,6 +32,7 @@ from ._ops import CONSTANTS
 from ._program import Program
 from ._robust import checked, curvature_weights, objective, row_weights
 from ._tape import Tape, batch_values
+from ._trust_region import Solved
 from ._trust_region import minimize as trust_region
 from .errors import (
     InputError,
@@ -204,8 +205,8 @@ def _each_group(problem: _Problem, groups: dict[Hashable, np.ndarray], steps: in
             batch = minimize(rows, [group.index for group in problems.values()], DEFAULT_STEPS)
             found = dict(zip(problems, zip(*batch, strict=True), strict=True))
         reached = {}
-        for label, (values, units, status, njev, shorter) in found.items():
-            stage = _first_stage(problems[label], values, units, status, njev, shorter)
+        for label, (values, units, *counts) in found.items():
+            stage = _first_stage(problems[label], values, units, *counts)
             if stage is not None:
                 reached[label] = stage
         notes = _poles(
@@ -251,7 +252,13 @@ def _even(sizes: list[int]) -> bool:
 
 
 def _first_stage(
-    problem: _Problem, values: np.ndarray, units: np.ndarray, status: int, njev: int, shorter: int
+    problem: _Problem,
+    values: np.ndarray,
+    units: np.ndarray,
+    status: int,
+    nfev: int,
+    njev: int,
+    shorter: int,
 ) -> _Stage | None:
     """The first stage of a group's fit as the grouped trust region ran it (`values`, in the
     parameters' units, solved in `units`, and SciPy's `status`), where it stopped on a
@@ -266,7 +273,7 @@ def _first_stage(
     if problem.first_non_finite() is not None:
         return None
     problem.non_finite_trials = int(shorter)
-    result = _Stopped(status=int(status), njev=int(njev))
+    result = Solved(x, int(status), int(nfev), int(njev))
     return _Stage("trf", x, result, _reason(result))
 
 
@@ -1045,20 +1052,11 @@ class _Shared(_Problem):
             self.jacobian[at[moving], j[moving]] = d[moving] * self.units[j[moving]]
 
 
-class _Stopped(NamedTuple):
-    """Why and after how many Jacobians a stage run outside SciPy stopped, as SciPy's
-    OptimizeResult says it (status 1 to 4: a tolerance; 0: out of evaluations)."""
-
-    status: int
-    njev: int
-    message: str = ""
-
-
 @dataclass
 class _Stage:
     method: str
     x: np.ndarray
-    result: OptimizeResult | _Stopped | None  # None for a stage that failed or was interrupted
+    result: OptimizeResult | Solved | None  # None for a stage that failed or was interrupted
     message: str
     iterations: int = 0  # (of a stage without a result: its result's njev says them)
 
