@@ -217,18 +217,13 @@ class BatchFunction:
         finite inputs, as NumPy warns of an invalid operation and `grad --points` of such rows:
         how many rows, and why the first (counted from 1) is; a row whose input is nan or inf
         already is not warned of. Shown at the caller's line, `depth` calls up."""
-        values = results[: len(self.outputs) or 1]
-        made = ~np.isfinite(values[0])
-        for value in values[1:]:
-            made = made | ~np.isfinite(value)
-        if not made.any():
+        bad = not_finite(results[: len(self.outputs) or 1])
+        if not bad.any():
             return
         given = {n: columns[n] if n in columns else self.fixed[n] for n in self.program.inputs}
-        inputs = {
-            n: np.broadcast_to(np.asarray(v, dtype=float), made.shape) for n, v in given.items()
-        }
-        for column in inputs.values():
-            made = made & np.isfinite(column)
+        # each input a row's value per row (a keyword's number, y=2.0, is 0-d)
+        inputs = {n: np.broadcast_to(np.asarray(v, float), bad.shape) for n, v in given.items()}
+        made = made_not_finite(bad, inputs)
         if not made.any():
             return
         import warnings
@@ -316,6 +311,23 @@ def _like(index, values: np.ndarray):
 
 def _rebuild(parse, source: str, wrt: list[str], fixed: dict[str, object]) -> BatchFunction:
     return BatchFunction(parse(source), wrt, fixed)
+
+
+def not_finite(values: list[np.ndarray]) -> np.ndarray:
+    """Per row: whether a value of any of `values` (an output's each) is nan or inf."""
+    bad = ~np.isfinite(values[0])
+    for value in values[1:]:
+        bad |= ~np.isfinite(value)
+    return bad
+
+
+def made_not_finite(bad: np.ndarray, inputs: Mapping[str, object]) -> np.ndarray:
+    """Of the rows `bad`, those whose `inputs` (arrays, or a float for every row) are all
+    finite: there an operation made the nan or inf, where NaN in is NaN out elsewhere."""
+    made = bad.copy()
+    for values in inputs.values():
+        made &= np.isfinite(cast(Any, values))
+    return made
 
 
 def non_finite_row(program: Program, rows: np.ndarray, k: int, inputs: dict) -> str:

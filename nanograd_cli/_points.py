@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
-from ._batch import BatchFunction, non_finite_row
+from ._batch import BatchFunction, made_not_finite, non_finite_row, not_finite
 from ._io import complete_rows
 from ._io.numbers import floats, to_arrow
 from ._io.readers import Reader, first_repeated, named_twice, one_column_header, open_points
@@ -130,9 +130,7 @@ class PointsRun:
     def _check_finite(self, rows: np.ndarray, values: list[np.ndarray], inputs: dict) -> None:
         """Count the rows (numbered `rows`) where a value (of any output) is nan or inf;
         remember the first."""
-        bad = ~np.isfinite(values[0])
-        for value in values[1:]:
-            bad |= ~np.isfinite(value)
+        bad = not_finite(values)
         if not bad.any():
             return
         self.non_finite += int(bad.sum())
@@ -141,9 +139,7 @@ class PointsRun:
         if self.strict:
             # --strict fails on an operation that made nan or inf out of finite numbers, not on
             # a row whose input was nan or inf already.
-            made = bad.copy()
-            for values in inputs.values():
-                made &= np.isfinite(values)
+            made = made_not_finite(bad, inputs)
             if made.any():
                 where = non_finite_row(self.program, rows, int(np.argmax(made)), inputs)
                 raise NonFiniteResult(f"{option('points')} {where}")
