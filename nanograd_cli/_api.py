@@ -1586,26 +1586,34 @@ def fit_reads(program: Program, target: Program | None, sigma: str | None) -> se
     """The columns of the data a fit reads: the model's inputs, the target's (or y) and
     sigma's; and the constants any of them writes by name (`e`, `pi`), so that a column so
     named is seen, and refused (`fitting.not_shadowed`), not left unread."""
-    from ._language import parse
-
     read = {*program.inputs, *(target.inputs if target is not None else ["y"])}
-    read |= sigma_columns(sigma)
     written = [program, *([target] if target is not None else [])]
-    if sigma is not None and not re.fullmatch(r"\s*[A-Za-z_]\w*\s*", sigma):
-        written.append(parse(sigma))  # (read by sigma_columns already: it parses)
+    spread = _sigma_program(sigma)
+    if spread is not None:
+        read |= set(spread.inputs)
+        written.append(spread)
+    elif sigma is not None:  # a column's name
+        read.add(sigma.strip())
     return read | {name for each in written for name in each.constants_by_name()}
 
 
 def sigma_columns(sigma: str | None) -> set[str]:
     """The columns `fit`'s sigma reads: a column's name, or an expression's inputs."""
-    if sigma is None:
-        return set()
-    if re.fullmatch(r"\s*[A-Za-z_]\w*\s*", sigma):
-        return {sigma.strip()}
+    spread = _sigma_program(sigma)
+    if spread is not None:
+        return set(spread.inputs)
+    return set() if sigma is None else {sigma.strip()}
+
+
+def _sigma_program(sigma: str | None) -> Program | None:
+    """`fit`'s sigma parsed where it is an expression (None where there is none, or it is a
+    column's name)."""
+    if sigma is None or re.fullmatch(r"\s*[A-Za-z_]\w*\s*", sigma):
+        return None
     from ._language import parse
 
     try:
-        return set(parse(sigma).inputs)
+        return parse(sigma)
     except SourceError as error:
         raise InputError(f"{option('sigma')}: {error}") from None
 

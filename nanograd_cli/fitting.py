@@ -362,18 +362,16 @@ def sigma_values(
     """Each of `rows` rows' standard deviation for `fit`'s sigma: a column of `arrays`, or an
     expression over the columns (`0.05*y`, `sqrt(y)`); with `drop_nan` a nan is let through
     (its row is left out)."""
+    from ._language import parse
+
     name = text.strip()
     if re.fullmatch(r"[A-Za-z_]\w*", name) and name not in arrays:
         raise InputError(f"sigma: the data has no column {name}")
     if name in CONSTANTS:  # (the column, or the constant? as the model and target read it)
-        from ._language import parse
-
         not_shadowed(parse(name), arrays, "sigma")
     if name in arrays:
         values, what = arrays[name], f"of column {name}"
     else:
-        from ._language import parse
-
         try:
             program = in_numbers(parse(text)).single("sigma", None)
         except SourceError as error:
