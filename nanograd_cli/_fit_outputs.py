@@ -234,8 +234,8 @@ def finish(
     from .results import Fit
 
     result.by = by = by or result.by  # (of one Fit, the column of groups sharing parameters)
-    if isinstance(result, Fit):
-        result.table_statistics = stats
+    for fit in [result] if isinstance(result, Fit) else result.values():
+        fit.table_statistics = stats
     failed = interrupted is not None or not result.converged
     if failed or not files.predict or files.output:
         door.fit(result)  # first: a file that cannot be written loses no result

@@ -535,8 +535,10 @@ def code(text: str) -> str:
 class Session:
     """The state of a session: input values and definitions, in the order they were made."""
 
-    # Whether a long :minimize or :fit shows its progress on standard error (a terminal's).
+    # Whether a long :minimize or :fit shows its progress on standard error (a terminal's),
+    # and whether in colour.
     progress = False
+    progress_color = True
 
     def __init__(self) -> None:
         self.inputs: dict[str, InputValue] = {}
@@ -888,7 +890,7 @@ class Session:
         needed = api.data_reads(program)
         table = None if path is None else self._data(args, path, needed, drop_nan=drop_nan)
         columns = None if table is None else table.columns
-        bar = StepsProgress(most) if self.progress else None
+        bar = StepsProgress(most, self.progress_color) if self.progress else None
         size, t_max = (args.value(n) for n in ("lr-step-size", "lr-t-max"))
         gamma, low, decay = (args.value(n) for n in ("lr-gamma", "lr-min", "weight-decay"))
         schedule = api.lr_schedule(
@@ -1008,7 +1010,7 @@ class Session:
         groups = None if by is None else api.group_column(by, table, needed)
         if args.value("plot"):
             api.fit_predictor(program, columns)
-        counter = FitProgress() if self.progress else None
+        counter = FitProgress(self.progress_color) if self.progress else None
         try:
             result = api.fit(
                 program,
@@ -1405,6 +1407,7 @@ def main(rich: bool | None = None) -> int:
     or for a script, the highest exit code of its failed lines."""
     session = Session()
     session.progress = sys.stderr.isatty()  # as the command line shows it
+    session.progress_color = rich is not False  # (--color never: none)
     if sys.stdin.isatty() and sys.stdout.isatty():
         return interactive(session, rich)
     return scripted(session, _lines(sys.stdin.buffer), sys.stdout, sys.stderr, bool(rich))

@@ -811,6 +811,48 @@ def test_by_writes_a_row_per_group_as_a_table_csv_and_json_lines(runs):
     assert [line.split()[-1] for line in table[1:]] == ["yes"] * 3
 
 
+def test_by_with_stats_shows_each_groups_t_p_and_statistics_as_json_has_them(runs):
+    arguments = ["fit", MODEL, "--data", str(runs), "--by", "run", *STARTS, "--stats"]
+    lines = [json.loads(x) for x in in_process(*arguments, "--format", "json").stdout.splitlines()]
+    csv = in_process(*arguments, "--format", "csv").stdout.splitlines()
+    header = csv[0].split(",")
+    assert header[:5] == ["run", "a", "stderr_a", "t_a", "p_a"]
+    assert header[-7:] == ["rss", "reduced_chi2", "r2", "aic", "bic", "converged", "message"]
+    for row, line in zip(csv[1:], lines, strict=True):
+        cells = dict(zip(header, row.split(","), strict=True))
+        for name in "abc":
+            assert float(cells[f"t_{name}"]) == line["t"][name]
+            assert float(cells[f"p_{name}"]) == line["p"][name]
+        for key in ("reduced_chi2", "r2", "aic", "bic"):
+            assert float(cells[key]) == line[key]
+    table = in_process(*arguments).stdout.splitlines()
+    assert table[0].split()[:5] == ["run", "a", "stderr", "t", "p"]
+    assert table[0].split()[-7:] == ["rss", "reduced", "chi2", "r2", "aic", "bic", "converged"]
+    first = table[1].split()
+    assert float(first[3]) == lines[0]["t"]["a"]
+    assert float(first[-2]) == lines[0]["bic"]
+    plain = in_process(*arguments[:-1]).stdout.splitlines()[0].split()
+    assert "t" not in plain and "aic" not in plain
+
+
+def test_group_names_are_data_in_csv_and_escaped_in_aligned_tables(tmp_path):
+    path = tmp_path / "named.csv"
+    names = ['"a,b"', '"c""d"', "e\x1b[31m"]
+    path.write_text("g,x,y\n" + "".join(
+        f"{g},{x},{2 * math.exp(-x) + 0.01 * (-1) ** x}\n" for g in names for x in range(5)
+    ))  # fmt: skip
+    fit = ["fit", "a*exp(-b*x)", "--data", str(path), "--by", "g", "--a", "1", "--b", "1"]
+    csv = in_process(*fit, "--format", "csv").stdout.splitlines()
+    assert [row.split(",")[0] for row in csv[1:]] == ['"a', '"c""d"', "e\x1b[31m"]
+    table = in_process(*fit).stdout.splitlines()
+    assert [row[:11] for row in table[1:]] == ["a,b        ", 'c"d        ', "e\\x1b[31m  "]
+    starts = {row.index("2.") for row in table[1:]}
+    assert len(starts) == 1  # the numbers line up
+    shared = in_process(*fit, "--shared", "b").stdout.splitlines()
+    assert shared[3].startswith("a[e\\x1b[31m]  ")
+    assert len({row.index(" 2.") for row in shared[1:4]}) == 1
+
+
 def test_groups_named_by_numbers_are_numbers_in_json(tmp_path):
     path = tmp_path / "numbered.csv"
     path.write_text("run,x,y\n" + "".join(f"{1 + i % 2}.0,{i},{2 * i + i % 2}\n" for i in range(8)))
@@ -1175,6 +1217,19 @@ def test_a_text_plot_wraps_a_long_title_instead_of_cutting_it(tmp_path, monkeypa
     assert all(len(line) <= 80 for line in done.stderr.splitlines())
 
 
+def test_the_progress_display_is_in_colour_unless_color_never(data):
+    from .helpers import on_terminal
+
+    for command in (["fit", "a*x + b", "--data", str(data), "--a", "1", "--b", "0"],
+                    ["minimize", "(x - 3)**2", "--x", "0", "--steps", "20"]):  # fmt: skip
+        coloured = on_terminal(*command)
+        plain = on_terminal(*command, "--color", "never")
+        shown = "evaluation 0" if command[0] == "fit" else "step 0/20"
+        assert shown in coloured and shown in plain
+        assert "\x1b[33m0:00:00" in coloured  # the time taken, in yellow
+        assert not re.search(r"\x1b\[[0-9;]*m", plain)  # no colour, no bold
+
+
 def test_a_text_plot_on_a_terminal_is_in_colour_or_plain_never_escaped(tmp_path):
     """--plot - on a terminal: uniplot's colours reach it as colours (they were shown as the
     text \\x1b[34m...), and --color never draws plain symbols; a group's name from the data
@@ -1186,8 +1241,8 @@ def test_a_text_plot_on_a_terminal_is_in_colour_or_plain_never_escaped(tmp_path)
                                           for t in range(6)))  # fmt: skip
     fit = ["fit", "a*exp(-b*x)", "--data", str(data), "--a", "1", "--b", "1", "--plot", "-"]
 
-    def plot(screen: str) -> str:  # (the progress display's lines left out)
-        return "\n".join(line for line in screen.split("\n") if "│" in line)
+    def plot(screen: str) -> str:  # (the progress display and the table's row left out)
+        return "\n".join(line for line in screen.split("\n") if "│" in line and "RED" not in line)
 
     for options in ([], ["--by", "g"]):
         coloured = plot(on_terminal(*fit, *options))

@@ -34,6 +34,7 @@ from .output import (
     emit,
     json_nulls,
     note,
+    progress_color,
     progress_shown,
     reading,
     report,
@@ -350,7 +351,7 @@ def fitted(ctx: click.Context, source, var, data, data_format, target, sigma):
     groups = None if by is None else api.group_column(by, table, needed)
     if params["picture"]:
         api.fit_predictor(program, table.columns)
-    progress = FitProgress() if progress_shown() else None
+    progress = FitProgress(color=progress_color()) if progress_shown() else None
     try:
         result = api.fit(
             program,

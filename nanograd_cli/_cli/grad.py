@@ -26,7 +26,16 @@ from .options import (
     table_format,
     wrt_option,
 )
-from .output import emit, json_nulls, progress_shown, report, rich_terminal, show_table, warn
+from .output import (
+    emit,
+    json_nulls,
+    progress_color,
+    progress_shown,
+    report,
+    rich_terminal,
+    show_table,
+    warn,
+)
 
 EXAMPLES = """
 \b
@@ -177,6 +186,8 @@ def points_results(program, points, values, fmt, wrt, mode, strict, output, form
     out_format = results_format or io.output_format(output, fmt, points_format)
     if output in (None, "-") and out_format not in io.TEXT_FORMATS and sys.stdout.isatty():
         raise InputError(f"{out_format} is binary: write it to a file with -o FILE, or pipe it")
+    from functools import partial
+
     from ..render._progress import RowsProgress
 
     api.grad_points(
@@ -188,7 +199,7 @@ def points_results(program, points, values, fmt, wrt, mode, strict, output, form
         mode,
         strict,
         warn,
-        RowsProgress if progress_shown() else None,
+        partial(RowsProgress, color=progress_color()) if progress_shown() else None,
         json_nulls(),
         na,
         flat,

@@ -53,6 +53,11 @@ def progress_shown() -> bool:
     return sys.stderr.isatty() and not quiet()
 
 
+def progress_color() -> bool:
+    """Whether a progress display, on standard error, is in colour: as --color says."""
+    return rich_terminal(sys.stderr)
+
+
 def reading(path: str) -> Callable | None:
     """What shows the reading of the rows of `path` (`-`: standard input), where progress is
     shown: a display of `render.progress.RowsProgress`, made by io.read_table."""
@@ -63,7 +68,7 @@ def reading(path: str) -> Callable | None:
     from ..render._progress import RowsProgress
 
     what = "standard input" if path == "-" else printable(path)
-    return partial(RowsProgress, label=f"reading {what}")
+    return partial(RowsProgress, label=f"reading {what}", color=progress_color())
 
 
 def rich_terminal(stream: TextIO | None = None) -> bool:
@@ -103,7 +108,11 @@ def emit(fmt: str | None, result, digits: str | None = None) -> None:
     if fmt == "json":
         click.echo(text.to_json(result, json_nulls()))
     elif fmt == "csv":
-        click.echo(text.to_csv(result))
+        # the data as read, escapes in text included, into a pipe or a file (click would
+        # strip them); on a terminal, a control character is shown as its escape
+        csv = text.to_csv(result)
+        terminal = sys.stdout.isatty()
+        click.echo(printable(csv, keep="\n") if terminal else csv, color=True)
     else:
         rows = flattened(result)  # an array's elements one row each
         blocks = None  # on a terminal, arrays as blocks where they fit

@@ -13,11 +13,13 @@ if TYPE_CHECKING:
     from rich.progress import Progress, ProgressColumn
 
 
-def _display(*columns: ProgressColumn) -> Progress:
+def _display(*columns: ProgressColumn, color: bool) -> Progress:
+    """A display on standard error, in colour with `color` (where NO_COLOR is not set)."""
     from rich.console import Console
     from rich.progress import Progress
 
-    return Progress(*columns, console=Console(stderr=True), transient=True)
+    console = Console(stderr=True, no_color=None if color else True)
+    return Progress(*columns, console=console, transient=True)
 
 
 # How often a display takes a new figure: Rich redraws ten times a second, and a step of a
@@ -29,7 +31,7 @@ EVERY = 0.05  # seconds
 class StepsProgress:
     """`minimize`: a bar of steps with the current loss, the time taken and the time left."""
 
-    def __init__(self, total: int):
+    def __init__(self, total: int, color: bool = True):
         from rich.progress import BarColumn, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
         self.bar = _display(
@@ -40,6 +42,7 @@ class StepsProgress:
             TextColumn("elapsed,"),
             TimeRemainingColumn(),
             TextColumn("left"),
+            color=color,
         )
         self.task = self.bar.add_task("minimize", total=total, loss="…")
         self.shown = 0.0
@@ -60,13 +63,14 @@ class FitProgress:
     """`fit`: the evaluations made so far, the residual sum of squares at the last, and the
     time taken (a fit has no known end)."""
 
-    def __init__(self) -> None:
+    def __init__(self, color: bool = True) -> None:
         from rich.progress import SpinnerColumn, TextColumn, TimeElapsedColumn
 
         self.bar = _display(
             SpinnerColumn(),
             TextColumn("evaluation {task.completed}  RSS {task.fields[rss]}"),
             TimeElapsedColumn(),
+            color=color,
         )
         self.task = self.bar.add_task("fit", total=None, rss="…")
         self.bar.start()
@@ -94,9 +98,14 @@ class RowsProgress:
     DELAY = 1.0
 
     def __init__(
-        self, total_bytes: int | None = None, total_rows: int | None = None, label: str = ""
+        self,
+        total_bytes: int | None = None,
+        total_rows: int | None = None,
+        label: str = "",
+        color: bool = True,
     ):
         self.total_bytes, self.total_rows, self.label = total_bytes, total_rows, label
+        self.color = color
         self.started = time.monotonic()
         self.bar: Progress | None = None
         self.done = (0, 0, self.started)  # rows, bytes, and when
@@ -146,7 +155,7 @@ class RowsProgress:
             columns = (SpinnerColumn(), rows, times)
         if self.label:
             columns = (TextColumn("{task.fields[label]}", markup=False), *columns)
-        self.bar = bar = _display(*columns)
+        self.bar = bar = _display(*columns, color=self.color)
         self.task = bar.add_task(
             "points", total=total or None, rows=0, rate="…", left="", label=self.label
         )

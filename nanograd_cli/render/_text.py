@@ -8,7 +8,7 @@ import math
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 from functools import singledispatch
-from typing import Any
+from typing import Any, cast
 
 from ..errors import printable
 from ..results import (
@@ -573,7 +573,7 @@ def _(result: Fit, number: Number = repr) -> list[list[str]]:
     blank = [""] * len(extra)
     for name, value in result.parameters.items():
         se = "at bound" if name in result.at_bound else number(result.stderr[name])
-        cells = [name, number(value), se]
+        cells = [printable(name), number(value), se]  # (a[g]: g is data)
         if shown:
             t, p = result.statistics["t"], result.statistics["p"]
             cells += [number(t[name]), number(p[name])] if name in t else ["", ""]
@@ -630,6 +630,30 @@ def _with_ci(result: Fits) -> bool:
     return any(fit.ci for fit in result.values())
 
 
+def _with_stats(result: Fits) -> bool:
+    """Whether the rows show the statistics (--stats): each parameter's t and p, and the
+    group's reduced chi2, r2, aic and bic."""
+    return any(fit.table_statistics for fit in result.values())
+
+
+_GROUP_STATISTICS = ("reduced_chi2", "r2", "aic", "bic")
+
+
+def _t_and_p(fit: Fit, name: str, number: Number) -> list[str]:
+    """A parameter's t and p as two cells: nan for a group without them, empty for a fixed
+    parameter."""
+    t, p = fit.statistics.get("t", {}), fit.statistics.get("p", {})
+    if name in t:
+        return [number(t[name]), number(p[name])]
+    return [number(math.nan)] * 2 if not fit.converged else ["", ""]
+
+
+def _group_statistics(fit: Fit, number: Number) -> list[str]:
+    """A group's reduced chi2, r2, aic and bic as cells (nan for a group without them)."""
+    figures = cast(dict[str, float], fit.statistics)
+    return [number(figures.get(key, math.nan)) for key in _GROUP_STATISTICS]
+
+
 def _restarted(result: Fits) -> bool:
     """Whether the groups were fitted with restarts (--restarts), which their rows count."""
     return any(fit.restarts for fit in result.values())
@@ -666,30 +690,41 @@ def _interval(fit: Fit, name: str, number: Number) -> list[str]:
 
 @csv_header.register(Fits)
 def _(result: Fits) -> str:
-    ci = _with_ci(result)
+    ci, stats, names = _with_ci(result), _with_stats(result), _group_names(result)
     columns = [
         column
-        for name in [*_group_names(result), *_derived_names(result)]
-        for column in [name, f"stderr_{name}", *([f"lower_{name}", f"upper_{name}"] if ci else [])]
+        for name in [*names, *_derived_names(result)]
+        for column in [
+            name,
+            f"stderr_{name}",
+            *([f"t_{name}", f"p_{name}"] if stats and name in names else []),
+            *([f"lower_{name}", f"upper_{name}"] if ci else []),
+        ]
     ]
     starts = ["starts", "reached"] if _restarted(result) else []
-    return _csv_line([result.by, *columns, "rss", *starts, "converged", "message"])
+    statistics = list(_GROUP_STATISTICS) if stats else []
+    return _csv_line([result.by, *columns, "rss", *statistics, *starts, "converged", "message"])
 
 
 @csv_rows.register(Fits)
 def _(result: Fits) -> list[str]:
     rows = []
     ci, restarted, derived = _with_ci(result), _restarted(result), _derived_names(result)
+    stats = _with_stats(result)
     for group, fit in result.items():
         cells = [group_name(group)]
         for name in fit.parameters:
             cells += [csv_number(fit.parameters[name]), csv_number(fit.stderr[name])]
+            if stats:
+                cells += _t_and_p(fit, name, csv_number)
             if ci:
                 cells += _interval(fit, name, csv_number)
         for name in derived:
             cells += _derived_cells(fit, name, ci, csv_number)
         why = "" if fit.converged else fit.message
         cells.append(csv_number(fit.rss))
+        if stats:
+            cells += _group_statistics(fit, csv_number)
         if restarted:  # (empty for a group not restarted: Ctrl-C came first)
             cells += [str(count) for count in _starts(fit)] if fit.restarts else ["", ""]
         cells += ["true" if fit.converged else "false", why]
@@ -700,22 +735,30 @@ def _(result: Fits) -> list[str]:
 @table_rows.register(Fits)
 def _(result: Fits, number: Number = repr) -> list[list[str]]:
     names, derived = _group_names(result), _derived_names(result)
-    ci = _with_ci(result)
-    each = ("stderr", "lower", "upper") if ci else ("stderr",)
+    ci, stats = _with_ci(result), _with_stats(result)
+    interval = ("lower", "upper") if ci else ()
     starts = ["starts"] if _restarted(result) else []
-    columns = (c for name in [*names, *derived] for c in (name, *each))
-    rows = [[result.by, *columns, "rss", *starts]]
-    rows[0].append("converged")
+    columns = [
+        c
+        for name in [*names, *derived]
+        for c in (name, "stderr", *(("t", "p") if stats and name in names else ()), *interval)
+    ]
+    statistics = ["reduced chi2", "r2", "aic", "bic"] if stats else []
+    rows = [[result.by, *columns, "rss", *statistics, *starts, "converged"]]
     for group, fit in result.items():
-        cells = [group_name(group)]
+        cells = [printable(group_name(group))]  # (data: no control character, widths right)
         for name in names:
             se = "at bound" if name in fit.at_bound else number(fit.stderr[name])
             cells += [number(fit.parameters[name]), se]
+            if stats:
+                cells += _t_and_p(fit, name, number)
             if ci:
                 cells += _interval(fit, name, number)
         for name in derived:
             cells += _derived_cells(fit, name, ci, number)
         cells.append(number(fit.rss))
+        if stats:
+            cells += _group_statistics(fit, number)
         if starts:  # (how many of them reached the least rss; none: not restarted)
             cells.append("{1} of {0}".format(*_starts(fit)) if fit.restarts else "")
         # why a group did not converge: last, where its length widens no column of numbers
