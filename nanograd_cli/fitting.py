@@ -856,10 +856,12 @@ class _Problem:
             start_rss = float(self.residuals @ self.residuals)
         if not math.isfinite(start_rss):
             largest = math.ldexp(float(np.max(np.abs(self.residuals))), -self.exponent)
+            size = math.ldexp(1.0, -self.exponent)
             raise InputError(
-                "at the start, the sum of the squared residuals is too large for a float "
-                f"(the largest residual is {largest:.3g}, of a target at most "
-                f"{float(np.max(np.abs(self.observed))):.3g}): start nearer"
+                "at the start, the sum of the squared residuals is too large for a float in "
+                f"units of the target's size ({size:.3g}), which the fit works in (the largest "
+                f"residual is {largest:.3g}, of a target at most "
+                f"{float(np.max(np.abs(self.observed))):.3g}): start nearer the data's scale"
             )
         bad = ~np.isfinite(self.jacobian)
         if bad.any():

@@ -207,8 +207,9 @@ def test_a_fit_that_does_not_converge_prints_the_point_reached_and_exits_1(data,
         ),
         (
             ["a*x + b", "--data", "{huge}", "--a", "1e300", "--b", "0"],
-            "at the start, the sum of the squared residuals is too large for a float (the "
-            "largest residual is 2e+300, of a target at most 3): start nearer",
+            "at the start, the sum of the squared residuals is too large for a float in units "
+            "of the target's size (4), which the fit works in (the largest residual is 2e+300, "
+            "of a target at most 3): start nearer the data's scale",
         ),
         (
             ["a*x + b", "--data", "{data}", "--a", "1", "--b", "0", "--target", "log(y"],
