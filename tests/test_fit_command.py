@@ -1162,6 +1162,30 @@ def test_by_plots_every_groups_data_curve_and_residuals_in_one_figure(runs, tmp_
     assert "shared by every run" in words and "at b = " in words
 
 
+def test_a_text_plot_has_the_residuals_below_on_the_same_x_axis(data, runs, tmp_path):
+    out = tmp_path / "out.csv"
+    done = in_process("fit", MODEL, "--data", str(data), *STARTS, "--plot", "-", "-o", str(out))
+    assert done.returncode == 0
+    residuals = [float(row.split(",")[-1]) for row in out.read_text().splitlines()[1:]]
+    lines = done.stderr.splitlines()
+    tops = [k for k, line in enumerate(lines) if line.startswith("┌")]
+    assert len(tops) == 2  # the fit, then the residuals
+    title = lines[tops[1] - 1].strip()
+    assert title == f"residuals (the largest {max(map(abs, residuals)):.3g})"
+    assert lines[tops[0]] == lines[tops[1]]  # frames as wide: one x axis
+    axis = [line for line in lines if line.lstrip().startswith("0 ")]
+    assert len(axis) == 2 and axis[0] == axis[1]  # labelled alike
+    bottom = lines[tops[1]].replace("┌", "└").replace("┐", "┘")
+    panel = lines[tops[1] + 1 : lines.index(bottom, tops[1])]
+    inside = {c for line in panel for c in line[1 : line.rindex("│")]}  # (labels left out)
+    assert inside - set("│─ ") == {"o"}  # the data's symbol
+    by = in_process("fit", MODEL, "--data", str(runs), "--by", "run", *STARTS, "--plot", "-")
+    lines = by.stderr.splitlines()
+    below = lines[lines.index(next(x for x in lines if x.strip().startswith("residuals"))) :]
+    drawn = {c for line in below[2:7] for c in line[1 : line.rindex("│")]} - set("│─ ")
+    assert drawn <= {"*", "o", "+"} and len(drawn) >= 2  # each group's data symbol
+
+
 def test_a_figure_of_many_groups_names_none_in_its_legend_and_says_how_many(tmp_path):
     """30 groups: a legend of 30 entries hid the plot (and 500 made matplotlib warn on
     standard error); the title says how many groups, and no group is in the legend."""
@@ -1179,7 +1203,8 @@ def test_a_figure_of_many_groups_names_none_in_its_legend_and_says_how_many(tmp_
     assert "g = g0" not in words and "g = g29" not in words
     text = in_process(*fit, "--plot", "-", "--format", "csv", cwd=tmp_path)  # in text too
     assert text.returncode == 0 and "(30 groups, too many to name)" in text.stderr
-    assert "g = g0" not in text.stderr and len(text.stderr.splitlines()) < 30
+    # the two panels, about 35 lines: no legend of a line or more per group
+    assert "g = g0" not in text.stderr and len(text.stderr.splitlines()) < 40
 
 
 def test_a_plot_without_the_prediction_band_that_sigma_leaves_out_says_so(tmp_path):

@@ -48,6 +48,13 @@ ARROWS = 20  # gradient arrows along each side of a contour plot
 LEVELS = 20  # contour levels
 LOG_SCALE = 100  # losses from the largest to the smallest: past this ratio, a log scale
 TERMINAL_HEIGHT = 17  # rows of a terminal plot's drawing area, uniplot's default
+RESIDUALS_HEIGHT = 5  # rows of the residuals' panel below a fit's terminal plot
+# Columns a fit's terminal plot keeps for its y axis labels, so that the drawings of its two
+# panels are as wide and their x axes line up.
+Y_LABELS = 12
+# A series' colour in a fit's terminal plot, in turn: uniplot's, but black and white, which
+# one background or another hides.
+TERMINAL_COLORS = ["blue", "magenta", "green", "yellow", "cyan", "red"]
 # Series symbols where there is no colour to tell them apart (a pipe, NO_COLOR).
 # f, df/dx, a tangent line and d2f/dx2, told apart without colour
 PLAIN_SYMBOLS = ["*", "o", "+", "x"]
@@ -207,12 +214,14 @@ def fit_text(fit: FitCurve, columns: int, color: bool) -> str:
     gap = [np.array([np.nan])]
     band = [np.concatenate([sides[0], *gap, sides[1]])] if sides else []
     along = [np.concatenate([fit.curve_x, *gap, fit.curve_x])] if sides else []
+    ys = [*band, fit.curve, fit.observed]  # the data last, drawn over the curve
     return _fits_plot(
-        [*band, fit.curve, fit.observed],  # the data last, drawn over the curve
+        ys,
         [*along, fit.curve_x, fit.x],
         [f"{fit.level:g} band" for _ in band] + ["fit", "data"],
         ["."] * len(band) + PLAIN_SYMBOLS,  # the band's sides as dots
         {fit.predictor: np.concatenate([fit.x, fit.curve_x]), "target": fit.observed},
+        [(fit.x, fit.residuals, len(ys) - 1)],  # in the data's colour or symbol
         like=fit,
         title=fit.title,
         columns=columns,
@@ -223,18 +232,19 @@ def fit_text(fit: FitCurve, columns: int, color: bool) -> str:
 def fit_groups_text(fits: Mapping[str, FitCurve], heading: str, columns: int, color: bool) -> str:
     """Fits over one predictor as one plot in text: each one's data and curve, named in the
     legend by its key (a symbol each, without colour; the bands are for a picture)."""
-    ys, xs, labels = [], [], []
+    ys, xs, labels, residuals = [], [], [], []
     for name, fit in fits.items():
         ys += [fit.curve, fit.observed]  # its data after its curve, drawn over it
         xs += [fit.curve_x, fit.x]
         labels += [f"{name} fit", name]
+        residuals.append((fit.x, fit.residuals, len(ys) - 1))
     symbols = [GROUP_SYMBOLS[i % len(GROUP_SYMBOLS)] for i in range(len(ys))]
     first = next(iter(fits.values()))
     axes = {first.predictor: np.concatenate(xs), "target": np.concatenate(ys)}
     named = len(fits) <= LEGEND_GROUPS  # beyond, a legend of a line each floods the screen
     if not named:
         heading += f" ({len(fits)} groups, too many to name)"
-    return _fits_plot(ys, xs, labels if named else None, symbols, axes, like=first,
+    return _fits_plot(ys, xs, labels if named else None, symbols, axes, residuals, like=first,
                       title=heading, columns=columns, color=color)  # fmt: skip
 
 
@@ -244,6 +254,7 @@ def _fits_plot(
     labels: list[str] | None,
     symbols: list[str],
     axes: Mapping[str, np.ndarray],
+    residuals: list[tuple[np.ndarray, np.ndarray, int]],
     *,
     like: FitCurve,
     title: str,
@@ -252,29 +263,46 @@ def _fits_plot(
 ) -> str:
     """uniplot's plot of the series `ys` along `xs` for fit_text and fit_groups_text, on
     log axes where `like`'s are, `columns` wide, in colour (else `symbols`, one per series);
-    a plot that cannot label its numbers says so of `axes`."""
-    plot_to_string, style = _text_plotter(color)
-    if "force_ascii_characters" in style:
-        style = {**style, "force_ascii_characters": symbols}
+    below it, along the same x axis, the `residuals` (x, residuals, and the series of `ys`
+    whose colour or symbol they take). A plot that cannot label its numbers says so of
+    `axes`."""
+    plot_to_string, plain = _text_plotter(color)
+
+    def style(series: list[int]) -> dict:
+        """The colours or the symbols of `series`, numbered as in `ys`."""
+        if color:
+            return {**plain, "color": [TERMINAL_COLORS[i % len(TERMINAL_COLORS)] for i in series]}
+        return {**plain, "force_ascii_characters": [symbols[i] for i in series]}
+
     # a title too long for a line: its first lines above the plot, the last as its title
     *above, last = textwrap.wrap(title, columns - 4) or [""]
     heading = "".join(f"{line.center(columns - 2).rstrip()}\n" for line in above)
+    with _quietly():  # (nan where no residual is finite)
+        largest = np.nanmax(np.abs(np.concatenate([r for _, r, _ in residuals])))
+    shown = np.concatenate(xs)
+    shown = shown[np.isfinite(shown) & (shown > 0 if like.logx else True)]
+    both = {  # one x axis, as wide, for the two panels
+        "width": max(columns - Y_LABELS, MIN_COLUMNS // 2),
+        "line_length_hard_cap": columns,
+        "x_as_log": like.logx,
+        **({"x_min": float(shown.min()), "x_max": float(shown.max())} if shown.size else {}),
+    }
     try:
         with _quietly():
-            return heading + plot_to_string(
-                ys,
-                xs,
-                legend_labels=labels,
-                title=last,
-                width=columns,
-                line_length_hard_cap=columns,
-                height=TERMINAL_HEIGHT,
-                x_as_log=like.logx,
-                y_as_log=like.logy,
-                **style,
+            drawn = plot_to_string(ys, xs, legend_labels=labels, title=last,
+                                   height=TERMINAL_HEIGHT, y_as_log=like.logy,
+                                   **both, **style(list(range(len(ys)))))  # fmt: skip
+            below = plot_to_string(
+                [r for _, r, _ in residuals],
+                [x for x, _, _ in residuals],
+                title=f"residuals (the largest {largest:.3g})",
+                height=RESIDUALS_HEIGHT,
+                **both,
+                **style([i for _, _, i in residuals]),
             )
     except (OverflowError, RuntimeError, ValueError) as error:
         raise _unlabelled(error, columns, axes) from None
+    return f"{heading}{drawn}\n{below}"
 
 
 # Without colour, a group's curve and data in the symbols of a pair, the pairs in turn.
