@@ -18,7 +18,7 @@ import numpy as np
 
 from ._batch import BatchFunction, made_not_finite, non_finite_row, not_finite
 from ._io import complete_rows
-from ._io.numbers import floats, to_arrow
+from ._io.numbers import columns_floats, to_arrow
 from ._io.readers import Reader, first_repeated, named_twice, one_column_header, open_points
 from ._io.writers import open_writer
 from ._output_files import OutputFile
@@ -112,9 +112,7 @@ class PointsRun:
             if self.missing and table.num_rows:  # [{}]: rows, and no column of an input
                 raise _missing(self.missing, [])
             missing = self.na or self.drop_nan
-            columns = {
-                n: floats(table.column(n), n, first_row, missing) for n in self.input_columns
-            }
+            columns = columns_floats(table, self.input_columns, first_row, missing)
             rows = np.arange(first_row, first_row + table.num_rows)  # each row's number
             if self.drop_nan:
                 keep = complete_rows(columns.values(), table.num_rows)

@@ -115,6 +115,26 @@ def test_bad_rows_are_named_with_exit_2(stdin, message):
     assert result.stderr.decode().splitlines()[0].startswith(f"error: {message}")
 
 
+@pytest.mark.parametrize(
+    ("rows", "column", "why", "fit_column"),
+    [
+        ("1,2\n3,\n,4\n", "y", " is empty", "y"),  # the earlier row, not column x's
+        ("1,2\n3,abc\n1e999,4\n", "y", ": 'abc' is not a number", "y"),
+        # the leftmost column of the row; fit reads an empty value as missing, then 'x'
+        ("1,2\n,x\n", "x", " is empty", "y"),
+    ],
+)
+def test_of_several_bad_values_the_first_row_is_named(tmp_path, rows, column, why, fit_column):
+    (tmp_path / "p.csv").write_text("x,y\n" + rows)
+    done = in_process("grad", SOURCE, "--points", "p.csv", cwd=tmp_path)
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr.startswith(f"error: --points row 2, column {column}{why}")
+    fit = in_process("fit", "a*x", "--data", "p.csv", "--a", "1", cwd=tmp_path)
+    assert fit.returncode == 2 and fit.stderr.startswith(
+        f"error: --data row 2, column {fit_column}"
+    )
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize(
     "stdin",

@@ -193,7 +193,7 @@ def _read_table(
 ) -> Table:
     import numpy as np
 
-    from .numbers import floats
+    from .numbers import columns_floats
     from .readers import first_repeated, named_twice, one_column_header, open_points
 
     with open_points(path, fmt) as reader:
@@ -214,10 +214,8 @@ def _read_table(
         try:
             for first_row, table in reader:
                 batches.append((first_row, table))
-                for name in kept:
-                    # a copy: the batch's buffers go when the batch does
-                    values = floats(table.column(name), name, first_row, missing)
-                    parts[name].append(np.array(values))
+                for name, values in columns_floats(table, kept, first_row, missing).items():
+                    parts[name].append(np.array(values))  # a copy: the batch's buffers go
                 if display:
                     display.update(reader.rows_read, reader.bytes_read)
         finally:

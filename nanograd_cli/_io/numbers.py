@@ -15,6 +15,31 @@ from ..errors import InputError, option
 MISSING = ("", "NA", "N/A", "NaN", "null", "NULL", "None")
 
 
+class BadValue(InputError):
+    """A value of a column that is not a number, in the row numbered `row`."""
+
+    def __init__(self, message: str, row: int):
+        super().__init__(message)
+        self.row = row
+
+
+def columns_floats(
+    table: pa.Table, names: Sequence[str], first_row: int, missing: bool = False
+) -> dict[str, np.ndarray]:
+    """`floats` of each column of `table` named in `names`. Where values are not numbers,
+    the error is that of the first row with one (of its leftmost column), as a reader of the
+    file, going row by row, meets it."""
+    found, bad = {}, []
+    for name in names:
+        try:
+            found[name] = floats(table.column(name), name, first_row, missing)
+        except BadValue as error:
+            bad.append(error)
+    if bad:
+        raise min(bad, key=lambda error: error.row)
+    return found
+
+
 def floats(column, name: str, first_row: int, missing: bool = False) -> np.ndarray:
     """`column` (an Arrow array, chunked or not, of numbers or of text) as float64. Rows are
     numbered from `first_row` in errors. Text is read as by float(): nan, inf and -inf are
@@ -30,9 +55,11 @@ def floats(column, name: str, first_row: int, missing: bool = False) -> np.ndarr
         column = pc.fill_null(column if text else column.cast(pa.float64()), "" if text else np.nan)
         kind = column.type
     if column.null_count:
-        raise InputError(
-            f"{option('points')} {_at(_first_null(column), name, first_row)} has no value: "
-            f"{option('na')} reads a missing value as nan"
+        row = _first_null(column)
+        raise BadValue(
+            f"{option('points')} {_at(row, name, first_row)} has no value: "
+            f"{option('na')} reads a missing value as nan",
+            first_row + row,
         )
     if text:
         if missing:
@@ -81,7 +108,8 @@ def _from_text(column, name: str, first_row: int) -> np.ndarray:
                 what = f" is empty: {option('na')} reads a missing value as nan"
             elif text in MISSING:  # R's NA, a database's NULL
                 what = f": {text!r} is a missing value: {option('na')} reads it as nan"
-            raise InputError(f"{option('points')} {_at(bad, name, first_row)}{what}") from None
+            message = f"{option('points')} {_at(bad, name, first_row)}{what}"
+            raise BadValue(message, first_row + bad) from None
     array = to_numpy(values)
     infinite = np.isinf(array)
     if infinite.any():
@@ -91,8 +119,9 @@ def _from_text(column, name: str, first_row: int) -> np.ndarray:
         if overflow.size:
             k = int(overflow[0])
             text = column[k].as_py()
-            raise InputError(
-                f"{option('points')} {_at(k, name, first_row)}: {text} is too large for a float"
+            raise BadValue(
+                f"{option('points')} {_at(k, name, first_row)}: {text} is too large for a float",
+                first_row + k,
             )
     return array
 
