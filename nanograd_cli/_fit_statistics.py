@@ -28,13 +28,15 @@ def statistics(
 ) -> FitStatistics:
     """χ² (the weighted sum of squares at the solution), χ²/dof, R² (1 - χ² over the
     weighted sum of squares of the target about its weighted mean), AIC and BIC (R's
-    `logLik.nls`, weights 1/sigma²), and of the `free` parameters t = value/se, its two-sided
+    `logLik.nls`, weights 1/sigma², counting the n - dof parameters fitted and sigma, one
+    at a bound too, as R does), and of the `free` parameters t = value/se, its two-sided
     p from Student's t with `dof` degrees of freedom (with `known_sigma`, from the normal
     distribution, with the χ² test's p-value `chi2_p`), and their correlations."""
     # the distributions' functions themselves: scipy.stats would add 0.2 s to every fit
     from scipy import special  # the [fit] extra, which fitting needs already
 
-    n, k = target.size, len(free)
+    n = target.size
+    k = n - dof  # the parameters fitted, of which `free` leaves out those at a bound
     w = np.broadcast_to(np.asarray(weights, dtype=float) ** 2, target.shape)
     centre = float(np.sum(w * target) / np.sum(w))
     total = float(np.sum(w * (target - centre) ** 2))

@@ -798,6 +798,20 @@ def test_statistics_are_those_r_reports_for_puromycin():
     assert stats["correlation"]["Vm"]["K"] == pytest.approx(0.765, abs=5e-4)  # R's 0.77
 
 
+def test_aic_and_bic_count_a_parameter_at_its_bound_as_dof_does():
+    """R's nls (algorithm "port", bounds) counts every coefficient in logLik's df, one at its
+    bound too, as in the residual degrees of freedom; t and p are left out for it."""
+    columns = {"S": np.array(PUROMYCIN_S), "v": np.array(PUROMYCIN_V, dtype=float)}
+    result = fit(parse("Vm*S/(K + S)"), columns, {"Vm": 200, "K": 0.1}, target=parse("v"),
+                 bounds={"K": (0.08, 1)})  # fmt: skip
+    assert result.at_bound == ["K"] and result.dof == 10
+    n, rss = 12, result.rss
+    log_likelihood = -n / 2 * (math.log(2 * math.pi) + 1 - math.log(n) + math.log(rss))
+    assert result.statistics["aic"] == pytest.approx(-2 * log_likelihood + 6, rel=1e-12)
+    assert result.statistics["bic"] == pytest.approx(-2 * log_likelihood + 3 * math.log(n))
+    assert "K" not in result.statistics["t"]
+
+
 def test_weighted_statistics_use_the_weights_as_r_does():
     x, y = np.array(DECAY_X), np.array(DECAY_Y)
     sigma = np.array([0.1, 0.2, 0.1, 0.3, 0.1, 0.2, 0.1])
