@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any, Literal, SupportsFloat, cast, overload
 
-from ._door import group_column, names, numbers, point, python_door, split, table
+from ._door import bound_pairs, group_column, names, numbers, point, python_door, split, table
 from ._door import note as _note
 from .engine import Value
 from .errors import NanogradWarning
@@ -628,7 +628,7 @@ def minimize(
             drop_nan=drop_nan,
             weight_decay=weight_decay,
             schedule=schedule,
-            bounds=bounds,
+            bounds=bound_pairs(bounds),
         )
     except (Diverged, Interrupted) as stop:  # drawn up to the last point reached, then raised
         result, stopped = cast("Minimum", stop.reached), stop
@@ -868,7 +868,7 @@ def fit(
         names(fix, "fix"),
         steps,
         ci=ci,
-        bounds=bounds,
+        bounds=bound_pairs(bounds),
         absolute_sigma=absolute_sigma,
         derive=[f"{k} = {v}" for k, v in derive.items()]
         if isinstance(derive, abc.Mapping)

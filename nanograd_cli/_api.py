@@ -111,9 +111,11 @@ def choice(name: str, value: object, choices: Sequence[str], any_case: bool = Fa
 def number(name: str, value: object, least: float | None = 0.0, above: bool = False) -> float:
     """The value of the option `name`: a number (a str is read as the command line reads
     it) at least `least`, or with `above` more than it, and never nan; with `least` None,
-    any number (the command's own call checks it)."""
+    any number (the command's own call checks it). A NumPy number is one too."""
+    from numbers import Real
+
     try:
-        if isinstance(value, bool) or not isinstance(value, str | int | float):
+        if isinstance(value, bool) or not isinstance(value, str | Real):
             raise ValueError
         given = float(value)
     except (ValueError, OverflowError):
@@ -128,9 +130,12 @@ def number(name: str, value: object, least: float | None = 0.0, above: bool = Fa
 
 def whole(name: str, value: object, least: int | None, most: int | None = None) -> int:
     """The value of the option `name`: a whole number (a str is read as the command line
-    reads it) from `least`, to `most` if given; with `least` None, any."""
+    reads it) from `least`, to `most` if given; with `least` None, any. A NumPy integer is
+    one too."""
+    from numbers import Integral
+
     try:
-        if isinstance(value, bool) or not isinstance(value, str | int):
+        if isinstance(value, bool) or not isinstance(value, str | Integral):
             raise ValueError
         given = int(value)
     except ValueError:

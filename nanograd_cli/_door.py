@@ -114,6 +114,26 @@ def python_door(function: Callable[P, R]) -> Callable[P, R]:
     return call
 
 
+def bound_pairs(given: object) -> Mapping[str, tuple[float, float] | str] | None:
+    """`bounds=` as given, checked: a mapping of names to (LO, HI) pairs or `LO:HI` text."""
+    if given is None:
+        return None
+    if not isinstance(given, Mapping):
+        raise TypeError(
+            f"bounds={given!r:.40}: give a mapping of names to bounds, such as {{'b': (0, 1)}}"
+        )
+    for name, pair in given.items():
+        if isinstance(pair, str):
+            continue
+        try:
+            two = len(pair) == 2 and not isinstance(pair, Mapping)
+        except TypeError:
+            two = False
+        if not isinstance(name, str) or not two:
+            raise TypeError(f"bounds={{{name!r}: {pair!r:.40}}}: give (LO, HI) or 'LO:HI'")
+    return given
+
+
 def names(given: object, name: str) -> tuple[str, ...]:
     """Names given to the option `name`, which takes several (`wrt`, `fix`, `against`): one
     as a str, or a sequence of them."""

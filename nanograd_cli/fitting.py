@@ -1569,9 +1569,7 @@ def checked_bounds(
             raise NotAnInput(name, list(starts), "bound", "parameter")
         low, high = float(low), float(high)
         if not low < high:
-            raise InputError(
-                f"the bound of {name}, {low:g}:{high:g}, goes from low to high (LO < HI)"
-            )
+            raise InputError(_bad_bound(name, low, high))
         start = starts[name]
         if not low <= start <= high:
             raise InputError(
@@ -1581,6 +1579,16 @@ def checked_bounds(
         if name in free:
             checked[name] = (low, high)
     return checked
+
+
+def _bad_bound(name: str, low: float, high: float) -> str:
+    """Why LO:HI, which is not LO < HI, is no bound of `name`."""
+    given = f"the bound of {name}, {low:g}:{high:g},"
+    if math.isnan(low) or math.isnan(high):
+        return f"{given} has nan for a side: give a number, or -inf or inf for an open side"
+    if low == high:
+        return f"{given} holds one value: LO must be below HI (to hold {name} at {low:g}, fix it)"
+    return f"{given} is the wrong way round: LO must be below HI ({high:g}:{low:g})"
 
 
 class _Stuck(Exception):

@@ -890,7 +890,16 @@ def test_a_bound_keeps_a_parameter_on_its_side_and_marks_one_that_ends_there():
     ("bounds", "message"),
     [
         ({"Km": "1:2"}, "the start of Km, 0.5, is outside its bound 1:2: start inside it"),
-        ({"Km": "2:1"}, "the bound of Km, 2:1, goes from low to high (LO < HI)"),
+        ({"Km": "2:1"}, "the bound of Km, 2:1, is the wrong way round: LO must be below HI (1:2)"),
+        (
+            {"Km": "1:1"},
+            "the bound of Km, 1:1, holds one value: LO must be below HI (to hold Km at 1, fix it)",
+        ),
+        (
+            {"Km": (math.nan, 1)},
+            "the bound of Km, nan:1, has nan for a side: give a number, or -inf or inf for an "
+            "open side",
+        ),
         ({"K": "0:1"}, "K is not a parameter (parameters: Vmax, Km)"),
         ({"Km": "1"}, "bound='Km=1': give LO:HI, such as 0:inf or -1:1"),
     ],

@@ -7,6 +7,7 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -41,7 +42,9 @@ CALLS = {
         ("(x - y)**2",),
         {"x": 1.0, "y": 2.0, "steps": 3, "lr": 0.1, "method": "adam", "tol": 1e-8, "fix": "y"},
     ),
+    "minimize with bounds": (ng.minimize, ("(x - 2)**2",), {"x": 1.0, "bounds": {"x": (0, 5)}}),
     "fit": (ng.fit, ("a*x + b",), {"data": DATA, "a": 1.0, "b": 0.0, "target": "y", "fix": ()}),
+    "fit with bounds": (ng.fit, ("a*x",), {"data": DATA, "a": 1.0, "bounds": {"a": "0:5"}}),
     "fit's target": (ng.fit, ("a*x",), {"data": DATA, "a": 1.0, "target": None}),
     "compile": (ng.compile, ("x*y",), {"y": 2.0}),
     "parse": (ng.parse, ("x*y",), {}),
@@ -71,6 +74,18 @@ def test_a_bad_argument_of_any_type_raises_the_packages_errors(name, data):
             pass
         except TypeError as error:  # naming the argument at fault
             assert slot == "source" or slot in str(error), error
+
+
+def test_options_take_numpy_numbers_as_numbers():
+    """A NumPy integer or float is a number for an option, as for an input; a NumPy bool is
+    not."""
+    plain = ng.fit("a*x", DATA, a=1.0, bounds={"a": (0, 5)}, ci=0.9, restarts=2, seed=1)
+    numpy = ng.fit("a*x", DATA, a=1.0, bounds={"a": np.array([0, 5])}, ci=np.float32(0.9),
+                   restarts=np.int64(2), seed=np.int32(1))  # fmt: skip
+    assert numpy.parameters == plain.parameters
+    assert numpy.ci["a"] == pytest.approx(plain.ci["a"], rel=1e-6)  # (0.9 as a float32)
+    with pytest.raises(NanogradError, match="invalid value for ci: np.True_ is not a valid"):
+        ng.fit("a*x", DATA, a=1.0, ci=np.bool_(True))
 
 
 def test_fit_takes_target_none_as_its_default_column():
