@@ -122,10 +122,10 @@ def loaded(text: str, path: str) -> Fit | Fits:
 def _fit_of(document: dict, model: dict, damaged: Callable[[str], InputError]) -> Fit:
     """The Fit saved in `document`, fitted with `model`'s source, target and sigma."""
     try:
-        parameters = {str(k): number_or_array(v) for k, v in _names(document, "parameters")}
-        stderr = {str(k): number_or_array(v) for k, v in _names(document, "stderr")}
+        parameters = _named_numbers(document, "parameters")
+        stderr = _named_numbers(document, "stderr")
         covariance = {
-            str(a): {str(b): float(x) for b, x in row.items()}
+            str(a): {str(b): _number(x, f'"covariance" of {a} and {b}') for b, x in row.items()}
             for a, row in _mapping(document["covariance"]).items()
         }
         source, target, sigma = model["source"], model["target"], model["sigma"]
@@ -137,15 +137,17 @@ def _fit_of(document: dict, model: dict, damaged: Callable[[str], InputError]) -
             parameters=parameters,
             stderr=stderr,
             covariance=covariance,
-            rss=float(document["rss"]),
-            residual_sd=float(document["residual_sd"]),
-            dof=int(document["dof"]),
-            n=int(document["n"]),
-            iterations=int(document["iterations"]),
+            rss=_number(document["rss"], '"rss"'),
+            residual_sd=_number(document["residual_sd"], '"residual_sd"'),
+            dof=_count(document, "dof", 0),
+            n=_count(document, "n", 1),
+            iterations=_count(document, "iterations", 0),
             converged=bool(document["converged"]),
             message=str(document["message"]),
-            inputs={str(k): number_or_array(v) for k, v in _names(document, "inputs")},
+            inputs=_named_numbers(document, "inputs"),
         )
+        if fit.dof >= fit.n:
+            raise ValueError(f'"dof" {fit.dof} of "n" {fit.n} rows: no parameter was fitted')
         names = set(stderr)
         if set(parameters) != names or set(fit.inputs) != names:
             raise ValueError("its parameters, standard errors and starts name different parameters")
@@ -200,6 +202,28 @@ def _names(document: dict, key: str) -> Iterable[tuple[Any, Any]]:
     return value.items()
 
 
+def _named_numbers(document: dict, key: str) -> dict[str, Any]:
+    """`document[key]`, an object of names, with each value a number or an array."""
+    return {str(k): number_or_array(v, f'"{key}" of {k}') for k, v in _names(document, key)}
+
+
+def _number(value: object, what: str) -> float:
+    """A saved number (nan, inf as text), or TypeError saying `what` is not one."""
+    if isinstance(value, list):
+        raise TypeError(f"{what} is a list, not a number")
+    return number_or_array(value, what)
+
+
+def _count(document: dict, key: str, least: int) -> int:
+    """`document[key]`, a whole number from `least`, or ValueError."""
+    value = document[key]
+    if isinstance(value, bool) or not isinstance(value, int) or value < least:
+        raise ValueError(
+            f"{json.dumps(key)} is {json.dumps(value)}, not a whole number from {least}"
+        )
+    return value
+
+
 def _mapping(value: object) -> dict:
     """A saved object of names, or ValueError."""
     if not isinstance(value, dict) or not all(isinstance(row, dict) for row in value.values()):
@@ -207,16 +231,19 @@ def _mapping(value: object) -> dict:
     return value
 
 
-def number_or_array(value: object) -> Any:  # a float, or an array's elements as one
-    """A saved number (or nan, inf as text), or a saved array's nested lists."""
-    if isinstance(value, list):
-        array = np.asarray(value, dtype=float)
-        if array.dtype.kind != "f":
-            raise TypeError("an array of numbers")
-        return array
-    if isinstance(value, bool) or not isinstance(value, int | float | str):
-        raise TypeError(f"{value!r} is no number")
-    return float(value)
+def number_or_array(value: object, what: str = "a value") -> Any:  # a float, or an array
+    """A saved number (or nan, inf as text), or a saved array's nested lists; else TypeError
+    saying that `what` is not one."""
+    try:
+        if isinstance(value, list):
+            array = np.asarray(value, dtype=float)
+            if array.dtype.kind == "f":
+                return array
+        elif not isinstance(value, bool) and isinstance(value, int | float | str):
+            return float(value)
+    except (TypeError, ValueError, OverflowError):
+        pass
+    raise TypeError(f"{what} is {json.dumps(value)[:40]}, not a number")
 
 
 def _flat(values: Mapping[str, float | np.ndarray]) -> list[float]:

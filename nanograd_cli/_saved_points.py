@@ -62,6 +62,6 @@ def loaded(text: str, path: str) -> dict[str, InputValue]:
     if not isinstance(parameters, dict):
         raise damaged('no "parameters" of names and values')
     try:
-        return {str(name): number_or_array(value) for name, value in parameters.items()}
+        return {str(n): number_or_array(v, f'"parameters" of {n}') for n, v in parameters.items()}
     except (TypeError, ValueError) as error:
         raise damaged(str(error)) from None

@@ -347,6 +347,16 @@ def test_a_damaged_fit_file_is_exit_2(tmp_path, text, why):
         ({"converged": False}, '"converged": false, where --save writes a fit that converged'),
         ({"r2": "hi"}, "a statistic that is not a number"),
         ({"t": {"a": "x", "b": 1.0}}, "a statistic that is not a number"),
+        ({"dof": "x"}, '"dof" is "x", not a whole number from 0'),
+        ({"dof": -3}, '"dof" is -3, not a whole number from 0'),
+        ({"dof": 2.5}, '"dof" is 2.5, not a whole number from 0'),
+        ({"dof": 8}, '"dof" 8 of "n" 8 rows: no parameter was fitted'),
+        ({"n": True}, '"n" is true, not a whole number from 1'),
+        ({"parameters": {"a": "x", "b": 1.0}}, '"parameters" of a is "x", not a number'),
+        ({"residual_sd": None}, '"residual_sd" is null, not a number'),
+        ({"rss": [1.0]}, '"rss" is a list, not a number'),
+        ({"covariance": {"a": {"a": 1.0, "b": {}}, "b": {"a": 0.0, "b": 1.0}}},
+         '"covariance" of a and b is {}, not a number'),
     ],
 )  # fmt: skip
 def test_a_saved_fit_changed_by_hand_is_exit_2(line, tmp_path, change, why):

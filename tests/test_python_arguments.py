@@ -84,7 +84,7 @@ def test_options_take_numpy_numbers_as_numbers():
                    restarts=np.int64(2), seed=np.int32(1))  # fmt: skip
     assert numpy.parameters == plain.parameters
     assert numpy.ci["a"] == pytest.approx(plain.ci["a"], rel=1e-6)  # (0.9 as a float32)
-    with pytest.raises(NanogradError, match="invalid value for ci: np.True_ is not a valid"):
+    with pytest.raises(NanogradError, match=r"invalid value for ci: np\.True_ is not a valid"):
         ng.fit("a*x", DATA, a=1.0, ci=np.bool_(True))
 
 
