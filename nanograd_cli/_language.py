@@ -723,6 +723,8 @@ def _meant(text: str) -> str | None:
 
 def _bad_character(text: str, source: str, offset: int) -> str:
     """The message for the character `text` at `offset`, which no token begins with."""
+    if "\udc80" <= text <= "\udcff":  # a byte of the command line that was not UTF-8
+        return f"the source is not valid UTF-8 (byte 0x{ord(text) - 0xDC00:02x})"
     if text == ".":
         return f"unexpected character '.'{_dotted(source, offset)}"
     if text in _LOOKALIKES:

@@ -121,10 +121,16 @@ def printable(text: str, keep: str = "") -> str:
     """`text` from the user (a file name, a word typed) as a message shows it: each character
     that is not printable, but those in `keep`, written as its escape (ESC as \\x1b, a
     newline as \\n), so that no control character reaches the terminal, which would act on
-    it (set its title, move the cursor, rewrite what is shown)."""
+    it (set its title, move the cursor, rewrite what is shown). A byte that was not UTF-8 (a
+    name on the command line, read with surrogateescape) is written as that byte, \\xff."""
     if text.isprintable():
         return text
-    return "".join(c if c.isprintable() or c in keep else repr(c)[1:-1] for c in text)
+    return "".join(c if c.isprintable() or c in keep else _escape(c) for c in text)
+
+
+def _escape(character: str) -> str:
+    code = ord(character)
+    return f"\\x{code - 0xDC00:02x}" if 0xDC80 <= code <= 0xDCFF else repr(character)[1:-1]
 
 
 class NanogradError(Exception):

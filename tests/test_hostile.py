@@ -672,6 +672,19 @@ def test_a_file_that_is_not_utf8_is_named_escaped(tmp_path):
     )
 
 
+def test_a_byte_of_the_command_line_that_is_not_utf8_is_said_as_that_byte(tmp_path):
+    code, out, err = limited("nanograd grad $'x*\\xff' --x 1", cwd=str(tmp_path))
+    assert (code, out) == (2, "")
+    assert err.splitlines()[0] == (
+        "error: line 1, column 3: the source is not valid UTF-8 (byte 0xff)"
+    )
+    assert limited("nanograd grad -f $'no\\xfe.txt'", cwd=str(tmp_path)) == (
+        1,
+        "",
+        "error: cannot read no\\xfe.txt: No such file or directory\n",
+    )
+
+
 @pytest.mark.slow
 def test_a_column_named_with_control_characters_is_shown_escaped():
     header = "x,\\033]0;pwned\\a,\\033]0;pwned\\a"
