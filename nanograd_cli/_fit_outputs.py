@@ -99,6 +99,15 @@ class Files:
         """The files to write (not standard output)."""
         return [path for path in (self.output, self.picture, self.save) if path and path != "-"]
 
+    def streamed(self) -> list[str]:
+        """What goes to standard output in place of the fit's own table or JSON: the rows
+        of -o -, the predictions where there is no -o, the saved fit of --save -."""
+        rows = self.output == "-" or (self.predict and not self.output)
+        return [
+            *([option("-o", "-") if self.output else option("predict")] if rows else []),
+            *([option("save", "-")] if self.save == "-" else []),
+        ]
+
     def check(
         self, load: str | None, model: bool, data: str | None, named: str, by: str | None = None
     ) -> None:
@@ -110,6 +119,12 @@ class Files:
             raise InputError(
                 f"{option('load')} with {option('save')} would copy the saved fit: copy the "
                 "file itself instead"
+            )
+        streamed = self.streamed()
+        if len(streamed) > 1:
+            raise InputError(
+                f"{' and '.join(streamed)} would both write to standard output: give "
+                f"{option('save')} a file"
             )
         outputs = [(n, p) for n, p in (("-o", self.output), ("plot", self.picture),
                                        ("save", self.save)) if p and p != "-"]  # fmt: skip
@@ -153,10 +168,13 @@ def _header(path: str) -> list[str] | None:
 
 def predictions_format(predict: str | None, output: str | None, fmt: str | None) -> str | None:
     """The format of the rows written: -o's by its extension; on standard output CSV, JSON
-    Lines for --format json, a table for --format table. None where no rows are written."""
-    if output:
+    Lines for --format json, a table for --format table (of predictions; -o - writes CSV).
+    None where no rows are written."""
+    if output == "-" and fmt != "json":
+        return "csv"
+    if output and output != "-":
         return io.output_format(output, None, None)
-    if not predict:
+    if not (predict or output):
         return None
     return fmt if fmt == "table" else io.output_format(None, fmt, None) if fmt else "csv"
 
@@ -237,7 +255,7 @@ def finish(
     for fit in [result] if isinstance(result, Fit) else result.values():
         fit.table_statistics = stats
     failed = interrupted is not None or not result.converged
-    if failed or not files.predict or files.output:
+    if failed or not files.streamed():  # (else standard output carries that instead)
         door.fit(result)  # first: a file that cannot be written loses no result
     for remark in api.fit_notes(result):
         door.note(remark)

@@ -527,6 +527,26 @@ def test_two_outputs_on_one_file_are_refused_before_the_fit(tmp_path, options, f
     assert sorted(p.name for p in tmp_path.iterdir()) == ["d.csv", "sub"]
 
 
+def test_standard_output_carries_one_thing_the_rows_the_saved_fit_or_the_fit(tmp_path):
+    """-o - (and --save -) put their output on standard output in place of the fit's table,
+    which made one stream of a table and CSV rows after it; two of them are refused."""
+    (tmp_path / "d.csv").write_text("x,y\n0,1\n1,3.1\n2,4.9\n3,7\n")
+    fit = ["fit", "a*x + b", "--data", "d.csv", "--a", "1", "--b", "0"]
+    rows = in_process(*fit, "-o", "-", cwd=tmp_path)
+    assert rows.returncode == 0 and rows.stdout.splitlines()[0] == "x,y,fitted,fitted_se,residual"
+    assert len(rows.stdout.splitlines()) == 5
+    lines = in_process(*fit, "-o", "-", "--format", "json", cwd=tmp_path).stdout.splitlines()
+    assert [json.loads(line)["x"] for line in lines] == [0, 1, 2, 3]
+    saved = json.loads(in_process(*fit, "--save", "-", cwd=tmp_path).stdout)
+    assert saved["format"] == "nanograd fit" and saved["parameters"]["a"] == pytest.approx(1.98)
+    for options, first in ((["-o", "-"], "-o -"), (["--predict", "d.csv"], "--predict")):
+        done = in_process(*fit, *options, "--save", "-", cwd=tmp_path)
+        assert (done.returncode, done.stdout) == (2, "")
+        assert done.stderr == (
+            f"error: {first} and --save - would both write to standard output: give --save a file\n"
+        )
+
+
 def test_by_shows_each_groups_derived_quantities_in_the_table_and_csv(runs):
     """--derive applies to each group: its value and standard error are columns of the
     groups' table and CSV (with --ci, its interval too), each group's as its fit alone has."""
