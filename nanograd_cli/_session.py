@@ -375,6 +375,7 @@ def arguments(command: str, text: str) -> Arguments:
             _value_at(said, k)
             and word not in EVERY_OPTION
             and not nearest(word, known, cutoff=0.75)
+            and _reads(expr, word)  # (else, a word that is no option)
         ):
             ranged = f", or a range to {command} over: {word} LO:HI" if command in RANGES else ""
             raise InputError(
@@ -389,9 +390,12 @@ def arguments(command: str, text: str) -> Arguments:
 def _misspelt(word: str, known: dict[str, Option], expr: str) -> bool:
     """Whether `word`, after the names of an option such as wrt, is nearly one of the
     command's options (`wrt x stps`) rather than a name the expression reads."""
-    return bool(nearest(word, known, cutoff=0.75)) and not re.search(
-        rf"(?<![\w.]){re.escape(word)}(?!\w)", expr
-    )
+    return bool(nearest(word, known, cutoff=0.75)) and not _reads(expr, word)
+
+
+def _reads(expr: str, name: str) -> bool:
+    """Whether the expression's text has `name` as a word of its own."""
+    return re.search(rf"(?<![\w.]){re.escape(name)}(?!\w)", expr) is not None
 
 
 def _range_at(said: list[str], k: int) -> bool:

@@ -796,8 +796,11 @@ def test_an_inputs_value_typed_after_the_expression_says_how_to_give_it():
     assert error(s, ":check x**2 x 3") == f"error: {hint}, or a range to :check over: x LO:HI"
     assert error(s, ":check x**3 against 3*x**2 x 3").startswith(f"error: {hint}")
     assert error(s, ":hessian x**2 x 3") == f"error: {hint}"
-    # a typo of an option is still said to be one
+    # a typo of an option is still said to be one, and so is a word the expression does not read
     assert error(s, ":minimize x**2 lrr 0.1").startswith("error: :minimize has no option lrr;")
+    assert error(s, ":hessian x**2 frobnicate 3").startswith(
+        "error: :hessian has no option frobnicate"
+    )
 
 
 def test_a_mistyped_command_gets_the_nearest_and_extra_words_are_refused():
