@@ -438,7 +438,7 @@ def test_log_axes_draw_the_rows_they_can_show_and_say_how_many_they_cannot(tmp_p
         str(tmp_path / "p.svg"), "--logx", "--logy",
     )  # fmt: skip
     assert done.returncode == 0 and (tmp_path / "p.svg").exists()
-    assert done.stderr == "note: 1 row at values a log axis cannot show not drawn\n"
+    assert done.stderr == "note: 1 row is not drawn: a log axis cannot show 0 or below\n"
     alone = in_process("fit", "a*x**k", "--data", path, "--a", "1", "--k", "1", "--logx")
     assert (alone.returncode, alone.stderr) == (
         2,

@@ -573,8 +573,8 @@ class FitCurve(NamedTuple):
     @property
     def hidden_note(self) -> str:
         """What a log axis left out."""
-        rows = "1 row" if self.hidden == 1 else f"{self.hidden} rows"
-        return f"{rows} at values a log axis cannot show not drawn"
+        rows = "1 row is" if self.hidden == 1 else f"{self.hidden} rows are"
+        return f"{rows} not drawn: a log axis cannot show 0 or below"
 
 
 def fit_figure(fit: FitCurve, fmt: str) -> bytes:
