@@ -296,7 +296,7 @@ def test_a_fit_saved_by_fit_save_loads_as_its_parameters(tmp_path):
         ('{"format": "nanograd minimize", "version": 2, "parameters": {}}',
          "version 2, where this nanograd reads 1", 2),
         ('{"format": "nanograd minimize", "version": 1, "parameters": {"w": "x"}}',
-         "could not convert string to float: 'x'", 2),
+         '"parameters" of w is "x", not a number', 2),
     ],
 )  # fmt: skip
 def test_a_file_that_holds_no_saved_point_is_bad_input(text, why, code, tmp_path):

@@ -120,8 +120,8 @@ def test_newton_uses_the_exact_hessian_of_the_inputs_that_move():
          "its bound 0:1: start inside it"),
         (["--method", "lbfgs", "--bound", "z=0:1"], "error: --bound z: z is not a parameter "
          "(parameters: x, y)"),
-        (["--method", "lbfgs", "--bound", "x=1:-1"], "error: the bound of x, 1:-1, goes from "
-         "low to high (LO < HI)"),
+        (["--method", "lbfgs", "--bound", "x=1:-1"], "error: the bound of x, 1:-1, is the wrong "
+         "way round: LO must be below HI (-1:1)"),
         (["--method", "lbfgs", "--bound", "x=0"], "error: --bound x=0: give LO:HI, such as "
          "0:inf or -1:1"),
     ],
