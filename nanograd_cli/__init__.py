@@ -899,7 +899,12 @@ def fit(
         for note in notes:
             _note(f"note: {note}")
         write_atomically(picture, cast(bytes, drawn))
-    return Fits.of(result) if isinstance(result, results.Fits) else Fit.of(result)
+    from ._output_files import files_read
+
+    made = Fits.of(result) if isinstance(result, results.Fits) else Fit.of(result)
+    for one in [made, *(made.values() if isinstance(made, Fits) else [])]:
+        one.read = files_read()  # (save writes over none of them)
+    return made
 
 
 @python_door

@@ -21,6 +21,9 @@ if TYPE_CHECKING:
 class Fit(results.Fit):
     """A least-squares fit (see `nanograd_cli.results.Fit`) that predicts and saves."""
 
+    # the data files it was fitted to, which `save` does not write over
+    read: frozenset[tuple[int, int]] = frozenset()
+
     @classmethod
     def of(cls, fit: results.Fit) -> Fit:
         """`fit`, with the methods of a fit from Python."""
@@ -52,6 +55,8 @@ class Fits(results.Fits):
     """Fits by group (see `nanograd_cli.results.Fits`): each group's Fit predicts and saves,
     and the whole saves (as `fit --by COLUMN --save` does) for `nanograd_cli.load_fits`."""
 
+    read: frozenset[tuple[int, int]] = frozenset()  # as a Fit's
+
     @classmethod
     def of(cls, fits: results.Fits) -> Fits:
         """`fits`, each group's Fit with the methods of a fit from Python."""
@@ -81,9 +86,10 @@ def _save(fit: Fit | Fits, path: str | os.PathLike[str]) -> None:
     """`fit` written to `path` as `fit --save` writes it, or, where it failed, the error
     that says why it is not."""
     from . import _api as api
-    from ._output_files import write_atomically
+    from ._output_files import read_before, write_atomically
     from .errors import NanogradError, printable
 
     if api.failure(fit):
         raise NanogradError(f"{printable(os.fspath(path))} not written: {api.unconverged(fit)}")
+    read_before(fit.read)  # (never over the data, as fit --save)
     write_atomically(os.fspath(path), api.saved_fit(fit).encode())

@@ -43,6 +43,17 @@ def new_run() -> None:
     _inputs.clear()
 
 
+def files_read() -> frozenset[tuple[int, int]]:
+    """The regular files this run has read, to refuse an output over one of them later (a fit
+    from Python, saved by another call): for `read_before`."""
+    return frozenset(_inputs)
+
+
+def read_before(files: frozenset[tuple[int, int]]) -> None:
+    """Refuse an output over `files` in this run too, as over those it reads."""
+    _inputs.update(dict.fromkeys(files, ""))
+
+
 def reading(file: object) -> None:
     """Note that this run reads the open `file`: an output written over it is refused."""
     with contextlib.suppress(AttributeError, OSError, ValueError):  # (no file, a stream)

@@ -695,6 +695,24 @@ def test_python_saves_no_fit_that_did_not_converge_and_notes_a_missing_band(line
     assert sorted(found) == ["fitted", "fitted_se", "lower", "upper"]
 
 
+def test_python_saves_no_fit_over_the_data_it_was_fitted_to(line, runs_file, tmp_path):
+    """As fit --save refuses the --data file, Fit.save and Fits.save (and a group's) refuse
+    the file their data came from, through another name too; a new file is written."""
+    original = Path(line).read_text()
+    fitted = ng.fit("a*x + b", line, a=1, b=0)
+    (tmp_path / "alias.csv").symlink_to(line)
+    for target in (line, tmp_path / "alias.csv"):
+        with pytest.raises(ng.errors.InputError, match="is a file this command reads"):
+            fitted.save(target)
+    fits = ng.fit("a*exp(-b*t) + c", str(runs_file), a=1, b=0.5, c=0, by="run")
+    for saving in (fits, fits["late"]):
+        with pytest.raises(ng.errors.InputError, match="is a file this command reads"):
+            saving.save(runs_file)
+    assert Path(line).read_text() == original
+    fitted.save(tmp_path / "line.json")
+    assert ng.load_fit(tmp_path / "line.json").parameters == fitted.parameters
+
+
 @pytest.mark.parametrize(
     ("options", "message"),
     [({"band": 0.9}, "band is drawn on plot: give both"), ({"logx": True}, "logx is an axis")],
