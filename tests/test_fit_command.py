@@ -884,6 +884,24 @@ def test_groups_named_by_numbers_are_numbers_in_json(tmp_path):
     assert [line["parameters"]["b"] for line in lines] == pytest.approx([0.0, 1.0], abs=1e-12)
 
 
+def test_groups_named_by_whole_numbers_beyond_floats_are_kept_apart(tmp_path):
+    """IDs from 2**53 on: as floats, 9007199254740993 was 9007199254740992, one group of
+    both; the column is kept as read, and Python's integers as given."""
+    ids = [9007199254740993, 9007199254740992]
+    path = tmp_path / "ids.csv"
+    path.write_text("g,x,y\n" + "".join(f"{g},{x},{(k + 1) * x + k}\n" for k, g in
+                                         enumerate(ids) for x in range(3)))  # fmt: skip
+    done = in_process("fit", "a*x + b", "--data", str(path), "--by", "g", "--a", "1", "--b",
+                      "0", "--format", "csv")  # fmt: skip
+    rows = [row.split(",") for row in done.stdout.splitlines()[1:]]
+    assert [row[0] for row in rows] == [str(g) for g in ids]
+    assert [float(row[1]) for row in rows] == pytest.approx([1, 2])
+    from nanograd_cli import fit
+
+    data = {"g": [ids[0]] * 3 + [ids[1]] * 3, "x": [0, 1, 2] * 2, "y": [0, 1, 2, 1, 3, 5]}
+    assert list(fit("a*x + b", data, by="g", a=1, b=0)) == ids
+
+
 def test_by_with_output_writes_every_groups_fitted_rows(runs, tmp_path):
     out = tmp_path / "fitted.csv"
     done = in_process("fit", MODEL, "--data", str(runs), "--by", "run", *STARTS, "-o", str(out),

@@ -253,7 +253,9 @@ def refuse_missing_group(values: Sequence[Any], name: str, option: str, first: i
 def group_values(table: Table, name: str, option: str = "data") -> list:
     """The value of the column `name` of `table` (the rows of `option`) on each row, as it
     names a group of rows: numbers where every row holds one (1 and 1.0 are the same group),
-    else text. A row with none (empty, NA, nan) is bad input: it belongs to no group."""
+    else as read (text, or a file's own integers). So is a column with a number from 2**53,
+    where floats no longer hold every whole number: 9007199254740993, an ID, is not
+    9007199254740992. A row with none (empty, NA, nan) is bad input: it belongs to no group."""
     from .numbers import floats
 
     batches = table.batches
@@ -262,7 +264,9 @@ def group_values(table: Table, name: str, option: str = "data") -> list:
         parts = [
             (first, floats(rows.column(name), name, first).tolist()) for first, rows in batches
         ]
-    except InputError:  # not every value is a number (or one is null): named by text
+        if any(abs(value) >= 2**53 for _, values in parts for value in values):
+            raise InputError("numbers that floats would round")
+    except InputError:  # not every value is a number (or one is null): named as read
         parts = [(first, rows.column(name).to_pylist()) for first, rows in batches]
         text = True
     for first, values in parts:
