@@ -194,9 +194,16 @@ def _by_halves(out, rows, a, b) -> None:
 
 
 def _power_of_both(out, a, b):
+    """a ** b and its derivatives: b * a**(b - 1), and log(a) * a**b, which is 0 where a = 0
+    and b >= 0 and nan where a < 0. A base positive on every row (data, most often) takes
+    the same arithmetic without the masks for those cases."""
     y = np.power(a, b, out=out[0])
     positive = a > 0.0
     db = out[2]
+    if np.all(positive):
+        np.multiply(np.log(a, out=db), y, out=db)
+        _by_halves(db, np.flatnonzero((a < math.inf) & (y < SMALLEST_NORMAL)), a, b)
+        return y, (_power_derivative(out[1], a, b), db)
     db.fill(1.0)
     np.copyto(db, a, where=positive)
     np.log(db, out=db)
