@@ -2048,9 +2048,10 @@ def predict_groups(
             fit = group_fit(result, group)
         except KeyError:
             fitted = list(result) if isinstance(result, Fits) else _shared_groups(result)
-            known = ", ".join(map(group_name, fitted))
+            known = ", ".join(printable(group_name(g)) for g in fitted)  # (data: one line)
             raise InputError(
-                f"row {index[0] + 1}: {by} = {group_name(group)}, a group that was not fitted "
+                f"row {index[0] + 1}: {by} = {printable(group_name(group))}, a group that was "
+                "not fitted "
                 f"(the groups fitted: {known})"
             ) from None
         rows = {name: np.asarray(values)[index] for name, values in columns.items()}

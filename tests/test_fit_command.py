@@ -872,6 +872,17 @@ def test_group_names_are_data_in_csv_and_escaped_in_aligned_tables(tmp_path):
     shared = in_process(*fit, "--shared", "b").stdout.splitlines()
     assert shared[3].startswith("a[e\\x1b[31m]  ")
     assert len({row.index(" 2.") for row in shared[1:4]}) == 1
+    # the predictions' table too, and an error that lists the groups: one line each
+    (tmp_path / "new.csv").write_text("g,x\ne\x1b[31m,1\n")
+    table = in_process(*fit, "--predict", str(tmp_path / "new.csv"), "--format", "table")
+    assert table.stdout.splitlines()[1].startswith("e\\x1b[31m  1.0  ")
+    (tmp_path / "other.csv").write_text('g,x\n"t\tab",1\n')
+    other = in_process(*fit, "--predict", str(tmp_path / "other.csv"))
+    assert (other.returncode, other.stderr) == (
+        2,
+        "error: row 1: g = t\\tab, a group that was not fitted (the groups fitted: a,b, "
+        'c"d, e\\x1b[31m)\n',
+    )
 
 
 def test_groups_named_by_numbers_are_numbers_in_json(tmp_path):

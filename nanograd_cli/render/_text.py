@@ -68,14 +68,14 @@ def plain_table(rows: list[list[str]]) -> str:
 
 def columns_table(columns: Mapping[str, Iterable[Any]], number: Number) -> list[list[str]]:
     """Columns of numbers as the rows of a table: their names, then a row per row (a value
-    that is text, a group's name, as it is)."""
+    that is text, a group's name, as it is, with a control character shown as its escape)."""
     values = zip(*columns.values(), strict=True)
     return [list(columns), *([_cell(x, number) for x in row] for row in values)]
 
 
 def _cell(value: Any, number: Number) -> str:
-    """A number as `number` writes it; text as it is."""
-    return value if isinstance(value, str) else number(float(value))
+    """A number as `number` writes it; text as it is (data: no control character)."""
+    return printable(value) if isinstance(value, str) else number(float(value))
 
 
 def column_widths(rows: list[list[str]]) -> list[int]:
