@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from . import _api as api
 from . import _io as io
-from ._output_files import in_a_directory
+from ._output_files import in_a_directory, together
 from .errors import InputError, Interrupted, NanogradError, option
 
 if TYPE_CHECKING:
@@ -260,13 +260,47 @@ def finish(
     for remark in api.fit_notes(result):
         door.note(remark)
     written = files.written()
-    if failed and written:  # a failed run leaves no file behind; the output has the point
+    # what standard output would have carried: a failed run shows the point reached there
+    streamed = [f"the predictions of {s}" if s == option("predict") else s
+                for s in files.streamed()]  # fmt: skip
+    if failed and (written or streamed):  # a failed run leaves no file behind
         why = "the fit was interrupted" if interrupted else api.unconverged(result)
-        listed = written[0] if len(written) == 1 else f"{', '.join(written[:-1])} and {written[-1]}"
-        door.report(f"note: {listed} not written: {why}")
+        door.report(f"note: {_listed(written + streamed)} not written: {why}")
+    try:
+        with together():  # every file new, or (stopped on the way) none
+            _write(result, table, files, door, by, null, color, failed, written)
+    except KeyboardInterrupt:
+        if written and not failed:
+            door.report(f"note: {_listed(written)} not written: the run was interrupted")
+        raise
+    if interrupted:
+        raise interrupted
+    failure = api.failure(result)
+    if failure:
+        raise NanogradError(failure)
+
+
+def _listed(paths: list[str]) -> str:
+    return paths[0] if len(paths) == 1 else f"{', '.join(paths[:-1])} and {paths[-1]}"
+
+
+def _write(
+    result: Fit | Fits,
+    table: io.Table | None,
+    files: Files,
+    door: Door,
+    by: str | None,
+    null: bool,
+    color: bool,
+    failed: bool,
+    written: list[str],
+) -> None:
+    """What `files` asks of a fit (`finish`): none of the files `written` where it `failed`."""
+    from .results import Fit
+
     if files.predict and not failed:
         predictions(result, files, door, by, null)
-    elif files.output and not (failed and files.output in written):
+    elif files.output and not failed:  # (-o - too: standard output has the point reached)
         assert table is not None and files.rows_format  # (--load alone writes no data rows)
         of_rows = None if by is None else api.group_column(by, table, set(table.columns))
         door.write(
@@ -291,11 +325,6 @@ def finish(
             door.plot(drawn)
     if files.save and not failed:
         door.write(files.save, api.saved_fit(result).encode())
-    if interrupted:
-        raise interrupted
-    failure = api.failure(result)
-    if failure:
-        raise NanogradError(failure)
 
 
 def predictions(result: Fit | Fits, files: Files, door: Door, by: str | None, null: bool) -> None:

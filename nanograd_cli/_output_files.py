@@ -21,7 +21,7 @@ import stat
 import sys
 import tempfile
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from types import FrameType
 from typing import BinaryIO
 
@@ -115,6 +115,12 @@ class OutputFile:
             raise NanogradError(f"cannot write {printable(path)}: {error.strerror}") from None
 
     def commit(self) -> None:
+        self.finish()
+        with _held():
+            self.put_in_place()
+
+    def finish(self) -> None:
+        """What was written, on the disk, ready to be put in place."""
         try:
             self.file.flush()
             if self.temporary is not None:
@@ -122,16 +128,24 @@ class OutputFile:
             self.file.close()
             if self.temporary is not None:
                 os.chmod(self.temporary, self.mode)
-                with _held():
-                    os.replace(self.temporary, self.target)
-                    _release(self.temporary)
-                    self.temporary = None
         except OSError as error:
             self.discard()
             raise NanogradError(f"cannot write {printable(self.path)}: {error.strerror}") from None
         except BaseException:  # (no temporary file is left behind, whatever stopped it)
             self.discard()
             raise
+
+    def put_in_place(self) -> None:
+        """The finished file in place of the target (a signal held off by the caller)."""
+        if self.temporary is not None:
+            try:
+                os.replace(self.temporary, self.target)
+            except OSError as error:
+                self.discard()
+                message = f"cannot write {printable(self.path)}: {error.strerror}"
+                raise NanogradError(message) from None
+            _release(self.temporary)
+            self.temporary = None
 
     def discard(self) -> None:
         file = getattr(self, "file", None)
@@ -156,15 +170,49 @@ class OutputFile:
 
 def write_atomically(path: str, data: bytes) -> None:
     """Write `data` to `path` whole, or not at all: if anything fails, or the run is stopped,
-    `path` is left as it was."""
-    with OutputFile(path) as output:
-        try:
-            output.file.write(data)
-            output.file.flush()
-        except BrokenPipeError:  # a stream's reader went away (| head -1): as for stdout
-            raise
-        except OSError as error:
-            raise NanogradError(f"cannot write {printable(path)}: {error.strerror}") from None
+    `path` is left as it was. Inside `together()`, it is put in place with the others."""
+    output = OutputFile(path)
+    try:
+        output.file.write(data)
+        output.file.flush()
+    except BrokenPipeError:  # a stream's reader went away (| head -1): as for stdout
+        output.discard()
+        raise
+    except OSError as error:
+        output.discard()
+        raise NanogradError(f"cannot write {printable(path)}: {error.strerror}") from None
+    except BaseException:
+        output.discard()
+        raise
+    if _together is None:
+        output.commit()
+    else:
+        _together.append(output)
+
+
+# The files written inside `together()`, each waiting to be put in place with the others.
+_together: list[OutputFile] | None = None
+
+
+@contextlib.contextmanager
+def together() -> Iterator[None]:
+    """The files `write_atomically` writes in the block are put in place together at its
+    end, each whole, a signal held off until all are: where the block raises or the run is
+    stopped before, none is (a fit's rows, picture and saved fit are all new, or all old)."""
+    global _together
+    outer, _together = _together, []
+    pending = _together
+    try:
+        yield
+        for output in pending:
+            output.finish()
+        with _held():
+            for output in pending:
+                output.put_in_place()
+    finally:
+        for output in pending:
+            output.discard()  # (those put in place have nothing left to discard)
+        _together = outer
 
 
 def target(path: str) -> str:

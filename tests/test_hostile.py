@@ -543,6 +543,53 @@ def test_every_file_written_is_removed_on_a_signal(tmp_path, sent):
     assert (tmp_path / "new.svg").read_text() == "new" and temporaries(tmp_path) == []
 
 
+@pytest.mark.signals
+@pytest.mark.parametrize("sent", [s for s, _ in STOPPED], ids=["SIGTERM", "SIGHUP", "SIGINT"])
+def test_files_written_together_are_all_new_or_all_old(tmp_path, sent):
+    """A fit's rows, picture and saved fit are written together: a signal after the first is
+    written and before the last leaves every old file as it was, and no temporary file."""
+    for name in ("a.csv", "b.png"):
+        (tmp_path / name).write_text("old")
+    script = (
+        "import os, sys\n"
+        "from nanograd_cli._output_files import together, write_atomically\n"
+        "with together():\n"
+        "    write_atomically('a.csv', b'new')\n"
+        "    write_atomically('b.png', b'new')\n"
+        f"    os.kill(os.getpid(), {int(sent)})\n"
+        "sys.exit(3)  # not reached\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, capture_output=True,
+                          preexec_fn=default_signals)  # fmt: skip
+    assert done.returncode == -sent
+    assert temporaries(tmp_path) == []
+    assert [(tmp_path / n).read_text() for n in ("a.csv", "b.png")] == ["old", "old"]
+    script = (
+        "from nanograd_cli._output_files import together, write_atomically\n"
+        "with together():\n"
+        "    write_atomically('a.csv', b'new')\n"
+        "    write_atomically('b.png', b'new')\n"
+    )
+    subprocess.run([sys.executable, "-c", script], cwd=tmp_path, check=True)
+    assert [(tmp_path / n).read_text() for n in ("a.csv", "b.png")] == ["new", "new"]
+
+
+def test_a_fit_stopped_while_its_files_are_written_writes_none_and_says_so(tmp_path, monkeypatch):
+    from nanograd_cli import _api
+
+    (tmp_path / "d.csv").write_text("x,y\n0,1\n1,3.1\n2,4.9\n3,7\n")
+
+    def stopped(fit):  # Ctrl-C as the saved fit is made, after -o's rows are written
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(_api, "saved_fit", stopped)
+    done = in_process("fit", "a*x + b", "--data", "d.csv", "--a", "1", "--b", "0", "-o",
+                      "rows.csv", "--save", "fit.json", cwd=tmp_path)  # fmt: skip
+    assert done.returncode == 130
+    assert done.stderr == "note: rows.csv and fit.json not written: the run was interrupted\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["d.csv"]
+
+
 def test_a_symbolic_link_is_written_through(tmp_path, monkeypatch):
     """-o onto a link replaces the file it points to, atomically, and keeps the link: one
     relative to its own directory, one that points at nothing yet, and a link to a link."""
