@@ -122,6 +122,8 @@ def number(name: str, value: object, least: float | None = 0.0, above: bool = Fa
         raise InputError(
             f"invalid value for {option(name)}: {value!r} is not a valid float"
         ) from None
+    if math.isinf(given) and isinstance(value, str) and "inf" not in value.lower():
+        raise InputError(f"invalid value for {option(name)}: {value} is too large for a float")
     if least is not None and not (given > least if above else given >= least):  # nan: neither
         relation = "more than" if above else "at least"
         raise InputError(f"invalid value for {option(name)}: {given:g} is not {relation} {least:g}")

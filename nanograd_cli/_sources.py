@@ -490,8 +490,9 @@ def shortened(text: str, width: int = 40) -> str:
 
 
 class Source(NamedTuple):
-    """Where the source comes from: `-e TEXT` ("text"), `-f PATH` ("file"), or a bare
-    SOURCE ("either": `-` is standard input, an existing path a file, else text)."""
+    """Where the source comes from: `-e TEXT` ("text"), `-f PATH` ("file"), a bare SOURCE
+    ("either": `-` is standard input, an existing path a file, else text), or, with none
+    given, standard input ("implied", `-`)."""
 
     kind: str
     value: str
@@ -500,7 +501,7 @@ class Source(NamedTuple):
     def stdin(self) -> bool:
         """Whether the source is read from standard input: a bare `-` (`-f -` is the file
         named -, as -f is always a file)."""
-        return self.kind == "either" and self.value == "-"
+        return self.kind in ("either", "implied") and self.value == "-"
 
 
 def read_source(source: Source) -> str:
@@ -573,6 +574,11 @@ def load_program(source: Source, warn: Callable[[str], None] | None = None) -> P
 
     text = read_source(source)
     kind, value = source
+    if kind == "implied" and not text.strip():
+        raise InputError(
+            "give a source: SOURCE (- for standard input), -e TEXT or -f PATH (standard input, "
+            "read for want of one, is empty)"
+        )
     if kind == "either" and text is not value and warn:
         try:
             parse(value)

@@ -420,8 +420,11 @@ def test_without_source_a_pipe_or_file_on_standard_input_is_the_source(tmp_path)
     empty = in_process("grad", "--x", "1")
     assert (empty.returncode, empty.stderr) == (
         2,
-        "error: the source has no statements: there is nothing to evaluate\n",
+        "error: give a source: SOURCE (- for standard input), -e TEXT or -f PATH (standard "
+        "input, read for want of one, is empty)\n",
     )
+    given = in_process("grad", "-", "--x", "1")  # asked for: an empty source
+    assert given.stderr == "error: the source has no statements: there is nothing to evaluate\n"
     once = "error: give a source: SOURCE (- for standard input), -e TEXT or -f PATH\n"
     closed = subprocess.run(
         f"{NANOGRAD} grad --x 1 <&-", shell=True, capture_output=True, text=True, timeout=60

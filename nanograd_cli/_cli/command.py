@@ -82,7 +82,7 @@ class SourceCommand(click.Command):
             ctx.params["source"] = None
             return super().invoke(ctx)
         if not given and _stdin_is_piped() and "-" not in tables:
-            given = [Source("either", "-")]
+            given = [Source("implied", "-")]
         if not given:
             raise click.UsageError(
                 "give a source: SOURCE (- for standard input), -e TEXT or -f PATH", ctx
