@@ -730,6 +730,11 @@ def test_a_byte_of_the_command_line_that_is_not_utf8_is_said_as_that_byte(tmp_pa
         "",
         "error: cannot read no\\xfe.txt: No such file or directory\n",
     )
+    assert limited("nanograd grad x --x $'\\xfe1'", cwd=str(tmp_path)) == (
+        2,
+        "",
+        "error: --x expects a number, got '\\xfe1'\n",  # (quoted by repr: '\\udcfe1')
+    )
 
 
 @pytest.mark.slow

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import sys
 from collections.abc import Callable
 from typing import TextIO
@@ -19,8 +20,10 @@ def report(message: str) -> None:
     stderr) is dropped, so that it does not change the run's outcome."""
     try:
         # Whatever a message quotes (a file name, a column's, an option's value), no control
-        # character of it reaches the terminal.
-        click.echo(printable(spell(message), keep="\n\t"), err=True)
+        # character of it reaches the terminal; a byte of the command line that was not
+        # UTF-8, quoted as Python's repr writes it ('3\udcff'), is shown as that byte.
+        shown = re.sub(r"\\udc([89a-f][0-9a-f])", r"\\x\1", printable(spell(message), keep="\n\t"))
+        click.echo(shown, err=True)
     except OSError:
         pass
 
