@@ -157,6 +157,8 @@ def _fit_of(document: dict, model: dict, damaged: Callable[[str], InputError]) -
             raise ValueError("its covariance is not of every parameter by every parameter")
         if any(covariance[n][n] < 0 for n in rows):  # (nan: a parameter held at its bound)
             raise ValueError("a variance, on its covariance's diagonal, that is negative")
+        if any(not _same(covariance[a][b], covariance[b][a]) for a in rows for b in rows):
+            raise ValueError("its covariance is not symmetric")
         if not fit.converged:
             raise ValueError('"converged": false, where --save writes a fit that converged')
     except KeyError as error:
@@ -200,6 +202,10 @@ def _names(document: dict, key: str) -> Iterable[tuple[Any, Any]]:
     if not isinstance(value, dict):
         raise ValueError(f"{json.dumps(key)} is not an object of names")
     return value.items()
+
+
+def _same(x: float, y: float) -> bool:
+    return x == y or (math.isnan(x) and math.isnan(y))
 
 
 def _named_numbers(document: dict, key: str) -> dict[str, Any]:

@@ -89,6 +89,8 @@ def _save(fit: Fit | Fits, path: str | os.PathLike[str]) -> None:
     from ._output_files import read_before, write_atomically
     from .errors import NanogradError, printable
 
+    if not isinstance(path, str | os.PathLike) or isinstance(os.fspath(path), bytes):
+        raise TypeError(f"save(path): path is a str or a path, not {type(path).__name__}")
     if api.failure(fit):
         raise NanogradError(f"{printable(os.fspath(path))} not written: {api.unconverged(fit)}")
     read_before(fit.read)  # (never over the data, as fit --save)

@@ -357,6 +357,8 @@ def test_a_damaged_fit_file_is_exit_2(tmp_path, text, why):
         ({"rss": [1.0]}, '"rss" is a list, not a number'),
         ({"covariance": {"a": {"a": 1.0, "b": {}}, "b": {"a": 0.0, "b": 1.0}}},
          '"covariance" of a and b is {}, not a number'),
+        ({"covariance": {"a": {"a": 1.0, "b": "nan"}, "b": {"a": 0.0, "b": 1.0}}},
+         "its covariance is not symmetric"),
     ],
 )  # fmt: skip
 def test_a_saved_fit_changed_by_hand_is_exit_2(line, tmp_path, change, why):
@@ -711,6 +713,8 @@ def test_python_saves_no_fit_over_the_data_it_was_fitted_to(line, runs_file, tmp
     assert Path(line).read_text() == original
     fitted.save(tmp_path / "line.json")
     assert ng.load_fit(tmp_path / "line.json").parameters == fitted.parameters
+    with pytest.raises(TypeError, match=r"^save\(path\): path is a str or a path, not bytes$"):
+        fitted.save(b"line.json")
 
 
 @pytest.mark.parametrize(
