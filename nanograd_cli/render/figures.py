@@ -239,13 +239,14 @@ def fit_groups_text(fits: Mapping[str, FitCurve], heading: str, columns: int, co
         labels += [f"{name} fit", name]
         residuals.append((fit.x, fit.residuals, len(ys) - 1))
     symbols = [GROUP_SYMBOLS[i % len(GROUP_SYMBOLS)] for i in range(len(ys))]
+    colors = [i // 2 for i in range(len(ys))]  # a group's curve and data in one colour
     first = next(iter(fits.values()))
     axes = {first.predictor: np.concatenate(xs), "target": np.concatenate(ys)}
     named = len(fits) <= LEGEND_GROUPS  # beyond, a legend of a line each floods the screen
     if not named:
         heading += f" ({len(fits)} groups, too many to name)"
     return _fits_plot(ys, xs, labels if named else None, symbols, axes, residuals, like=first,
-                      title=heading, columns=columns, color=color)  # fmt: skip
+                      title=heading, columns=columns, color=color, colors=colors)  # fmt: skip
 
 
 def _fits_plot(
@@ -260,9 +261,11 @@ def _fits_plot(
     title: str,
     columns: int,
     color: bool,
+    colors: list[int] | None = None,
 ) -> str:
     """uniplot's plot of the series `ys` along `xs` for fit_text and fit_groups_text, on
-    log axes where `like`'s are, `columns` wide, in colour (else `symbols`, one per series);
+    log axes where `like`'s are, `columns` wide, in colour (each series its own, or as
+    `colors` numbers them in TERMINAL_COLORS), else in `symbols`, one per series;
     below it, along the same x axis, the `residuals` (x, residuals, and the series of `ys`
     whose colour or symbol they take). A plot that cannot label its numbers says so of
     `axes`."""
@@ -271,7 +274,8 @@ def _fits_plot(
     def style(series: list[int]) -> dict:
         """The colours or the symbols of `series`, numbered as in `ys`."""
         if color:
-            return {**plain, "color": [TERMINAL_COLORS[i % len(TERMINAL_COLORS)] for i in series]}
+            numbers = [i if colors is None else colors[i] for i in series]
+            return {**plain, "color": [TERMINAL_COLORS[k % len(TERMINAL_COLORS)] for k in numbers]}
         return {**plain, "force_ascii_characters": [symbols[i] for i in series]}
 
     # a title too long for a line: its first lines above the plot, the last as its title
@@ -305,8 +309,10 @@ def _fits_plot(
     return f"{heading}{drawn}\n{below}"
 
 
-# Without colour, a group's curve and data in the symbols of a pair, the pairs in turn.
-GROUP_SYMBOLS = [".", "*", ",", "o", "-", "+", "_", "x", "'", "#"]
+# Without colour, a group's curve and data in the symbols of a pair, the pairs in turn: ten
+# groups apart.
+GROUP_SYMBOLS = [".", "*", ",", "o", "-", "+", "_", "x", "'", "#", ":", "@", "~", "%", "^", "=",
+                 ";", "&", "`", "$"]  # fmt: skip
 
 
 # The widths a terminal plot is drawn at: a terminal (or COLUMNS) narrower or wider is drawn
