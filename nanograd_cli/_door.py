@@ -192,10 +192,13 @@ def _keywords(name: str) -> list[str]:
     return list(code.co_varnames[1 : code.co_argcount + code.co_kwonlyargcount])
 
 
-def split(given: Mapping[str, object]) -> tuple[dict[str, InputValue], dict[str, Range]]:
+def split(
+    given: Mapping[str, object], ranged: bool = True
+) -> tuple[dict[str, InputValue], dict[str, Range]]:
     """Input values, each a number, a NumPy array or a list, or a range as the command line
     writes it (`"-3:3"`, `"0:1:50"`) or as a tuple (`(-3, 3)`, `(0, 1, 50)`), split into fixed
-    values and ranges, each checked as the command line checks them."""
+    values and ranges, each checked as the command line checks them. Where a value is none of
+    these, the error names ranges too where the command takes one (`ranged`)."""
     from ._sources import ARRAY_VALUE, RANDOM_CALL, array_value, shortened, text_number
     from .sampling import parse_range
 
@@ -222,7 +225,8 @@ def split(given: Mapping[str, object]) -> tuple[dict[str, InputValue], dict[str,
                 fixed[name] = array_value(value, typed)
                 continue
             if number is None:
-                raise InputError(f"{typed}: expected a number (or a range LO:HI, for plot)")
+                ranges_too = " (or a range LO:HI, for plot)" if ranged else ""
+                raise InputError(f"{typed}: expected a number{ranges_too}")
             fixed[name] = number
         elif isinstance(value, bool) or not hasattr(value, "__float__"):
             raise InputError(f"{typed}: the value of an input is a number")
@@ -237,7 +241,7 @@ def split(given: Mapping[str, object]) -> tuple[dict[str, InputValue], dict[str,
 def numbers(given: Mapping[str, object], name: str) -> dict[str, InputValue]:
     """Input values that must each be one number or array (a range is for plot and check's
     against)."""
-    fixed, ranges = split(given)
+    fixed, ranges = split(given, ranged=False)
     if ranges:
         (first, _), *_ = ranges.items()
         raise InputError(

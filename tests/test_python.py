@@ -234,6 +234,15 @@ def test_a_bad_value_is_a_typed_error_of_one_line(call, message):
     assert str(raised.value).startswith(message) and "\n" not in str(raised.value)
 
 
+def test_a_value_that_is_no_number_names_a_range_where_the_command_takes_one():
+    for call in (lambda: nanograd_cli.grad("x", x="abc"), lambda: nanograd_cli.fit(
+            "a*x", {"x": [1, 2], "y": [2, 4]}, a="abc")):  # fmt: skip
+        with pytest.raises(InputError, match=r"^(x|a)='abc': expected a number$"):
+            call()
+    with pytest.raises(InputError, match=r"^x='abc': expected a number \(or a range LO:HI"):
+        nanograd_cli.plot("x", x="abc")
+
+
 def test_an_input_given_as_a_str_is_read_as_the_command_line_reads_it():
     assert nanograd_cli.grad("x*y", x="2", y="pi/2").inputs == {"x": 2.0, "y": math.pi / 2}
     assert nanograd_cli.grad("x", x=" -1.5e-3 ").inputs == {"x": -1.5e-3}
