@@ -101,8 +101,9 @@ color_option = _setting(
     "--color",
     COLOR,
     ["auto", "always", "never"],
-    "Rich tables and colour on standard output: always, never, or auto: on a terminal, "
-    "unless NO_COLOR is set, or wherever FORCE_COLOR is. [default: auto]",
+    "Rich tables and colour on standard output (and colour in the progress shown on "
+    "standard error): always, never, or auto: on a terminal, unless NO_COLOR is set, or "
+    "wherever FORCE_COLOR is. [default: auto]",
 )
 
 
