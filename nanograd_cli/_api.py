@@ -824,18 +824,15 @@ def failure(
     if isinstance(result, Minimum):
         if result.converged:
             return None
-        if result.stopped:
-            return (
-                f"did not converge: after {result.steps} steps the gradient's norm is "
-                f"{result.gradient_norm:.3g}, more than {option('tol', f'{tol:g}')}: "
-                f"{result.stopped}"
-            )
-        rate = f", or another {option('lr')}," if method not in SECOND_ORDER else ""
-        return (
-            f"did not converge: after {result.steps} steps the gradient's norm is "
-            f"{result.gradient_norm:.3g}, more than {option('tol', f'{tol:g}')} (more "
-            f"{option('steps')}{rate} may reach it)"
+        steps = "1 step" if result.steps == 1 else f"{result.steps} steps"
+        above = (
+            f"did not converge: after {steps} the gradient's norm is "
+            f"{result.gradient_norm:.3g}, more than {option('tol', f'{tol:g}')}"
         )
+        if result.stopped:
+            return f"{above}: {result.stopped}"
+        rate = f", or another {option('lr')}," if method not in SECOND_ORDER else ""
+        return f"{above} (more {option('steps')}{rate} may reach it)"
     if isinstance(result, Fit):
         return None if result.converged else f"the fit did not converge: {result.message}"
     if isinstance(result, Fits):

@@ -9,13 +9,14 @@ does not lead astray). SciPy is imported only here, and only for these methods."
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 
 from ._descent import Loss, PointLoss, interrupted, not_finite
-from .errors import NanogradError, command, option
+from .errors import Diverged, NanogradError, command, option
 from .results import Minimum
 
 # The command's names for SciPy's methods.
@@ -71,6 +72,7 @@ def minimize(
     if not math.isfinite(value) or not np.isfinite(gradient).all():
         raise not_finite(value, dict(zip(moving, map(float, gradient), strict=True)), 0, None)
     taken, reached = 0, x0  # the last iterate, and how many iterations made it
+    finite = (0, x0)  # the last iterate where the value and gradient were finite, and when
 
     def record(x: np.ndarray, value: float) -> None:
         if on_step:
@@ -81,8 +83,11 @@ def minimize(
             on_log(taken, value, float(np.linalg.norm(value_and_gradient(x)[1])))
 
     def callback(intermediate_result) -> None:  # SciPy passes the iterate by this name
-        nonlocal taken, reached
+        nonlocal taken, reached, finite
         taken, reached = taken + 1, intermediate_result.x.copy()
+        value, gradient = value_and_gradient(reached)
+        if math.isfinite(value) and np.isfinite(gradient).all():
+            finite = (taken, reached)
         record(reached, intermediate_result.fun)
 
     options: dict[str, object] = {"maxiter": steps}
@@ -100,22 +105,28 @@ def minimize(
         extra["hess"] = lambda x: _matrix(hessian(at(x)), moving)
     record(x0, value)
     try:
-        found = optimize.minimize(
-            value_and_gradient,
-            x0,
-            jac=True,
-            method=METHODS[method],
-            callback=callback,
-            options=options,
-            **extra,
-        )
+        # an overflow on the way is SciPy's to handle, and the result's to say: no warning
+        with np.errstate(all="ignore"):
+            found = optimize.minimize(
+                value_and_gradient,
+                x0,
+                jac=True,
+                method=METHODS[method],
+                callback=callback,
+                options=options,
+                **extra,
+            )
     except KeyboardInterrupt:
         raise interrupted(_minimum(loss, at(reached), moving, bounds, taken, tol)) from None
     result = _minimum(loss, at(found.x), moving, bounds, taken, tol)
     if not math.isfinite(result.value) or not math.isfinite(result.gradient_norm):
-        raise NanogradError(
-            f"diverged after {result.steps} steps: the value is {result.value}, the "
-            f"gradient's norm {result.gradient_norm}"
+        steps, x = finite
+        reached_last = _minimum(loss, at(x), moving, bounds, steps, tol)
+        raise Diverged(
+            f"diverged after {taken} steps: the value is {result.value}, the gradient's norm "
+            f"{result.gradient_norm:.3g}; the loss may decrease without bound (no minimum to "
+            "reach): start elsewhere, or bound the inputs",
+            dataclasses.replace(reached_last, diverged=True),
         )
     if not result.converged and found.nit < steps:  # SciPy stopped for a reason of its own
         why = str(found.message).strip().rstrip(":").strip()  # L-BFGS-B's "ABNORMAL: "

@@ -231,6 +231,31 @@ def test_where_scipy_stops_short_the_note_says_why():
     assert api.failure(result, 1e-8).endswith(result.stopped)
 
 
+def test_a_descent_that_diverges_shows_and_writes_its_last_finite_point(tmp_path):
+    """-x**2 has no minimum: L-BFGS-B's steps reach -inf. As for sgd, the table of the last
+    finite iterate with a `diverged` row, exit 1, the files written, and one error line (a
+    NumPy overflow warning from inside SciPy leaked, and no file was written)."""
+    files = ["--plot", "l.svg", "--log", "l.csv", "--save", "l.json"]
+    done = in_process("minimize", "-e", "-x**2", "--x", "1", "--method", "lbfgs", *files,
+                      cwd=tmp_path)  # fmt: skip
+    assert done.returncode == 1
+    last = done.stdout.splitlines()[-1].split()
+    assert last[0] == "steps" and last[-1] == "diverged"
+    saved = json.loads((tmp_path / "l.json").read_text())
+    assert np.isfinite(saved["parameters"]["x"]) and abs(saved["parameters"]["x"]) > 1e100
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["l.csv", "l.json", "l.svg"]
+    assert done.stderr.startswith(f"error: diverged after {int(last[1]) + 1} steps: the value")
+    assert done.stderr.count("\n") == 1 and "Warning" not in done.stderr
+
+
+def test_where_scipy_stops_short_the_table_says_so_not_step_limit():
+    done = in_process("minimize", "-e", "-x**2", "--x", "1", "--method", "bfgs")
+    assert done.returncode == 0
+    assert done.stdout.splitlines()[-1].split() == ["steps", "1", "stopped", "short"]
+    assert done.stderr.startswith("note: did not converge: after 1 step the gradient's norm")
+    assert "BFGS stopped: Desired error not necessarily achieved" in done.stderr
+
+
 def test_without_scipy_the_message_says_how_to_install_it(monkeypatch):
     monkeypatch.setitem(sys.modules, "scipy", None)  # import scipy raises ImportError
     with pytest.raises(NanogradError, match="needs SciPy, which is not installed: install it"):

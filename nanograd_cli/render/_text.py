@@ -495,6 +495,7 @@ def _(result: Minimum, number: Number = repr) -> list[list[str]]:
     rows = table_rows(Gradients(result.value, result.inputs, result.gradients), number)
     rows.append(["gradient norm", number(result.gradient_norm), ""])
     stopped = "interrupted" if result.interrupted else "step limit"
+    stopped = "stopped short" if result.stopped else stopped  # (SciPy's reason: a note)
     stopped = "diverged" if result.diverged else stopped
     rows.append(["steps", str(result.steps), "converged" if result.converged else stopped])
     return rows
