@@ -239,7 +239,10 @@ def _mapping(value: object) -> dict:
 
 def number_or_array(value: object, what: str = "a value") -> Any:  # a float, or an array
     """A saved number (or nan, inf as text), or a saved array's nested lists; else TypeError
-    saying that `what` is not one."""
+    saying that `what` is not one. A number that JSON read as inf (1e999; a file written by
+    --save has "inf") is too large for a float, as on the command line."""
+    if _overflowed(value):
+        raise TypeError(f"{what} is too large for a float")
     try:
         if isinstance(value, list):
             array = np.asarray(value, dtype=float)
@@ -250,6 +253,13 @@ def number_or_array(value: object, what: str = "a value") -> Any:  # a float, or
     except (TypeError, ValueError, OverflowError):
         pass
     raise TypeError(f"{what} is {json.dumps(value)[:40]}, not a number")
+
+
+def _overflowed(value: object) -> bool:
+    """Whether `value`, or a number in its nested lists, is a float JSON read as inf."""
+    if isinstance(value, list):
+        return any(_overflowed(x) for x in value)
+    return isinstance(value, float) and math.isinf(value)
 
 
 def _flat(values: Mapping[str, float | np.ndarray]) -> list[float]:

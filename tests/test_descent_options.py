@@ -297,6 +297,10 @@ def test_a_fit_saved_by_fit_save_loads_as_its_parameters(tmp_path):
          "version 2, where this nanograd reads 1", 2),
         ('{"format": "nanograd minimize", "version": 1, "parameters": {"w": "x"}}',
          '"parameters" of w is "x", not a number', 2),
+        ('{"format": "nanograd minimize", "version": 1, "parameters": {"w": 1e999}}',
+         '"parameters" of w is too large for a float', 2),
+        ('{"format": "nanograd minimize", "version": 1, "parameters": {"w": [1, -1e999]}}',
+         '"parameters" of w is too large for a float', 2),
     ],
 )  # fmt: skip
 def test_a_file_that_holds_no_saved_point_is_bad_input(text, why, code, tmp_path):
