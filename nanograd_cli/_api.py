@@ -962,7 +962,14 @@ def minimize(
         meant = next((_SETTINGS[n] for n in unknown if n in _SETTINGS), None)
         hint = f"; for the descent's {meant[1]}, give {option(meant[0])}" if meant else ""
         raise UnknownInputs(unknown, parameters, hint)
-    program.check_inputs({**start, **{n: 0.0 for n in program.inputs if n not in moved}})
+    try:
+        program.check_inputs({**start, **{n: 0.0 for n in program.inputs if n not in moved}})
+    except MissingInputs as error:
+        if data is not None:  # a column's name mistyped, as often as a start left out
+            wanted = f"columns {', '.join(error.names)}" if len(error.names) > 1 else (
+                f"a column {error.names[0]}")  # fmt: skip
+            error.other = f"{option('data')} {wanted}"
+        raise
     if wrt and fix:
         raise InputError(
             f"give the inputs to move ({option('wrt')}) or those to hold ({option('fix')}), "

@@ -317,6 +317,11 @@ def test_ctrl_c_shows_the_point_reached_as_interrupted_and_draws_the_plot(tmp_pa
             ["(a*x - y)**2", "--a", "0", "--fix", "x"],
             "--fix x: x is a column of the data, read per row: --fix names the parameters (a)",
         ),
+        (
+            "x,y\n1,2\n2,3\n",
+            ["(a*x - z)**2", "--a", "0"],
+            "missing value for input z: give --data a column z or pass --z VALUE",
+        ),
     ],
 )
 def test_minimize_data_says_what_is_wrong_with_rows_and_columns(tmp_path, rows, args, message):
