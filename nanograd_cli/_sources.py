@@ -182,6 +182,8 @@ def array_value(text: str, typed: str) -> InputValue:
 
     if text.startswith("@"):
         return _array_file(text[1:], typed)
+    if re.fullmatch(r"[\s\[\]]*\[\s*\][\s\[\]]*", text):  # [], [[]]
+        raise InputError(f"{typed}: an array has at least one element, such as [1, 2, 3]")
     from ._arrays import TooLarge
     from ._language import parse
 
