@@ -266,11 +266,12 @@ def finish(
     if failed and (written or streamed):  # a failed run leaves no file behind
         why = "the fit was interrupted" if interrupted else api.unconverged(result)
         door.report(f"note: {_listed(written + streamed)} not written: {why}")
+    placed: list[bool] = []
     try:
-        with together():  # every file new, or (stopped on the way) none
+        with together() as placed:  # every file new, or (stopped on the way) none
             _write(result, table, files, door, by, null, color, failed, written)
     except KeyboardInterrupt:
-        if written and not failed:
+        if written and not failed and not placed:
             door.report(f"note: {_listed(written)} not written: the run was interrupted")
         raise
     if interrupted:

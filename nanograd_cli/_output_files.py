@@ -195,20 +195,23 @@ _together: list[OutputFile] | None = None
 
 
 @contextlib.contextmanager
-def together() -> Iterator[None]:
+def together() -> Iterator[list[bool]]:
     """The files `write_atomically` writes in the block are put in place together at its
     end, each whole, a signal held off until all are: where the block raises or the run is
-    stopped before, none is (a fit's rows, picture and saved fit are all new, or all old)."""
+    stopped before, none is (a fit's rows, picture and saved fit are all new, or all old).
+    It gives a list that holds True once they are in place (a signal held off till then
+    comes after)."""
     global _together
     outer, _together = _together, []
-    pending = _together
+    pending, placed = _together, list[bool]()
     try:
-        yield
+        yield placed
         for output in pending:
             output.finish()
         with _held():
             for output in pending:
                 output.put_in_place()
+            placed.append(True)
     finally:
         for output in pending:
             output.discard()  # (those put in place have nothing left to discard)
