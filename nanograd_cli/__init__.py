@@ -12,7 +12,17 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any, Literal, SupportsFloat, cast, overload
 
-from ._door import bound_pairs, group_column, names, numbers, point, python_door, split, table
+from ._door import (
+    bound_pairs,
+    group_column,
+    names,
+    numbers,
+    point,
+    python_door,
+    saved_path,
+    split,
+    table,
+)
 from ._door import note as _note
 from .engine import Value
 from .errors import NanogradWarning
@@ -917,7 +927,7 @@ def load_fit(path: str | os.PathLike[str], /) -> Fit:
     from .errors import InputError
     from .results import Fits
 
-    found = api.load_fit(_saved_path(path, "load_fit"))
+    found = api.load_fit(saved_path(path, "load_fit"))
     if isinstance(found, Fits):
         raise InputError(
             f"{os.fspath(path)} holds a fit per {found.by} ({len(found)} groups): load it "
@@ -936,17 +946,10 @@ def load_fits(path: str | os.PathLike[str], /) -> Fits:
     from .errors import InputError
     from .results import Fits as Groups
 
-    found = api.load_fit(_saved_path(path, "load_fits"))
+    found = api.load_fit(saved_path(path, "load_fits"))
     if not isinstance(found, Groups):
         raise InputError(f"{os.fspath(path)} holds one fit: load it with load_fit(path)")
     return Fits.of(found)
-
-
-def _saved_path(path: object, function: str) -> str:
-    """The path of a saved fit, as `load_fit` and `load_fits` take it."""
-    if not isinstance(path, str | os.PathLike) or isinstance(os.fspath(path), bytes):
-        raise TypeError(f"{function}(path): path is a str or a path, not {type(path).__name__}")
-    return os.fspath(path)
 
 
 def compile(

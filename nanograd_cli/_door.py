@@ -114,6 +114,14 @@ def python_door(function: Callable[P, R]) -> Callable[P, R]:
     return call
 
 
+def saved_path(path: object, function: str) -> str:
+    """The path of a saved fit, as `load_fit`, `load_fits` and `save` (`function`) take it: a
+    str or a path, else a TypeError naming it."""
+    if not isinstance(path, str | os.PathLike) or isinstance(os.fspath(path), bytes):
+        raise TypeError(f"{function}(path): path is a str or a path, not {type(path).__name__}")
+    return os.fspath(path)
+
+
 def bound_pairs(given: object) -> Mapping[str, tuple[float, float] | str] | None:
     """`bounds=` as given, checked: a mapping of names to (LO, HI) pairs or `LO:HI` text."""
     if given is None:

@@ -10,7 +10,7 @@ from dataclasses import fields
 from typing import TYPE_CHECKING, Any, cast
 
 from . import results
-from ._door import note, python_door, table
+from ._door import note, python_door, saved_path, table
 
 if TYPE_CHECKING:
     import numpy as np
@@ -89,9 +89,8 @@ def _save(fit: Fit | Fits, path: str | os.PathLike[str]) -> None:
     from ._output_files import read_before, write_atomically
     from .errors import NanogradError, printable
 
-    if not isinstance(path, str | os.PathLike) or isinstance(os.fspath(path), bytes):
-        raise TypeError(f"save(path): path is a str or a path, not {type(path).__name__}")
+    name = saved_path(path, "save")
     if api.failure(fit):
-        raise NanogradError(f"{printable(os.fspath(path))} not written: {api.unconverged(fit)}")
+        raise NanogradError(f"{printable(name)} not written: {api.unconverged(fit)}")
     read_before(fit.read)  # (never over the data, as fit --save)
-    write_atomically(os.fspath(path), api.saved_fit(fit).encode())
+    write_atomically(name, api.saved_fit(fit).encode())
