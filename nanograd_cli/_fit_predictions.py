@@ -122,8 +122,8 @@ def loaded(text: str, path: str) -> Fit | Fits:
 def _fit_of(document: dict, model: dict, damaged: Callable[[str], InputError]) -> Fit:
     """The Fit saved in `document`, fitted with `model`'s source, target and sigma."""
     try:
-        parameters = _named_numbers(document, "parameters")
-        stderr = _named_numbers(document, "stderr")
+        parameters = named_numbers(document, "parameters")
+        stderr = named_numbers(document, "stderr")
         covariance = {
             str(a): {str(b): _number(x, f'"covariance" of {a} and {b}') for b, x in row.items()}
             for a, row in _mapping(document["covariance"]).items()
@@ -144,7 +144,7 @@ def _fit_of(document: dict, model: dict, damaged: Callable[[str], InputError]) -
             iterations=_count(document, "iterations", 0),
             converged=bool(document["converged"]),
             message=str(document["message"]),
-            inputs=_named_numbers(document, "inputs"),
+            inputs=named_numbers(document, "inputs"),
         )
         if fit.dof >= fit.n:
             raise ValueError(f'"dof" {fit.dof} of "n" {fit.n} rows: no parameter was fitted')
@@ -208,7 +208,7 @@ def _same(x: float, y: float) -> bool:
     return x == y or (math.isnan(x) and math.isnan(y))
 
 
-def _named_numbers(document: dict, key: str) -> dict[str, Any]:
+def named_numbers(document: dict, key: str) -> dict[str, Any]:
     """`document[key]`, an object of names, with each value a number or an array."""
     return {str(k): number_or_array(v, f'"{key}" of {k}') for k, v in _names(document, key)}
 

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from ._fit_predictions import FORMAT as FIT_FORMAT
 from ._fit_predictions import VERSION as FIT_VERSION
-from ._fit_predictions import number_or_array
+from ._fit_predictions import named_numbers
 from .errors import InputError
 
 if TYPE_CHECKING:
@@ -62,6 +62,6 @@ def loaded(text: str, path: str) -> dict[str, InputValue]:
     if not isinstance(parameters, dict):
         raise damaged('no "parameters" of names and values')
     try:
-        return {str(n): number_or_array(v, f'"parameters" of {n}') for n, v in parameters.items()}
+        return named_numbers(document, "parameters")
     except (TypeError, ValueError) as error:
         raise damaged(str(error)) from None
