@@ -966,9 +966,7 @@ def minimize(
         program.check_inputs({**start, **{n: 0.0 for n in program.inputs if n not in moved}})
     except MissingInputs as error:
         if data is not None:  # a column's name mistyped, as often as a start left out
-            wanted = f"columns {', '.join(error.names)}" if len(error.names) > 1 else (
-                f"a column {error.names[0]}")  # fmt: skip
-            error.other = f"{option('data')} {wanted}"
+            error.or_columns_of(option("data"))
         raise
     if wrt and fix:
         raise InputError(

@@ -245,10 +245,7 @@ def _missing(names: list[str], columns: list[str]) -> InputError:
     one_column = one_column_header(columns, names, "points")
     if one_column:
         return InputError(one_column)
-    error = MissingInputs(names)
-    wanted = f"columns {', '.join(names)}" if len(names) > 1 else f"a column {names[0]}"
-    error.other = f"{option('points')} {wanted}"
-    return error
+    return MissingInputs(names).or_columns_of(option("points"))
 
 
 def _is_number(text: str) -> bool:

@@ -216,6 +216,14 @@ class MissingInputs(InputError):
         plural = "s" if len(names) > 1 else ""
         super().__init__(f"missing value{plural} for input{plural} {', '.join(names)}")
 
+    def or_columns_of(self, where: str) -> MissingInputs:
+        """Said to be given as columns of `where` too (`--points`, `--data`): `give --data a
+        column z or pass --z VALUE`."""
+        names = self.names
+        wanted = f"columns {', '.join(names)}" if len(names) > 1 else f"a column {names[0]}"
+        self.other = f"{where} {wanted}"
+        return self
+
     @property
     def hint(self) -> str:
         given = self._given()
