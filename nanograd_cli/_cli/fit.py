@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import difflib
-import sys
 
 import click
 
@@ -34,12 +33,11 @@ from .output import (
     emit,
     json_nulls,
     note,
-    progress_color,
     progress_shown,
     reading,
     report,
-    rich_terminal,
     show_table,
+    stderr_color,
     write_out,
 )
 
@@ -270,7 +268,7 @@ def fit(
     else:
         refuse_with_load(ctx, files)
         result, interrupted, table = api.load_fit(load), None, None
-    color = rich_terminal(sys.stderr)  # (the plot in text goes there)
+    color = stderr_color()  # (the plot in text goes there)
     fit_outputs.finish(
         result, interrupted, table, files, Shown(fmt, digits, color), by, stats, json_nulls(),
         color,
@@ -351,7 +349,7 @@ def fitted(ctx: click.Context, source, var, data, data_format, target, sigma):
     groups = None if by is None else api.group_column(by, table, needed)
     if params["picture"]:
         api.fit_predictor(program, table.columns)
-    progress = FitProgress(color=progress_color()) if progress_shown() else None
+    progress = FitProgress(color=stderr_color()) if progress_shown() else None
     try:
         result = api.fit(
             program,

@@ -29,11 +29,11 @@ from .options import (
 from .output import (
     emit,
     json_nulls,
-    progress_color,
     progress_shown,
     report,
     rich_terminal,
     show_table,
+    stderr_color,
     warn,
 )
 
@@ -199,7 +199,7 @@ def points_results(program, points, values, fmt, wrt, mode, strict, output, form
         mode,
         strict,
         warn,
-        partial(RowsProgress, color=progress_color()) if progress_shown() else None,
+        partial(RowsProgress, color=stderr_color()) if progress_shown() else None,
         json_nulls(),
         na,
         flat,

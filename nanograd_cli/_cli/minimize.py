@@ -35,10 +35,10 @@ from .options import (
 from .output import (
     emit,
     note,
-    progress_color,
     progress_shown,
     reading,
     report,
+    stderr_color,
     warn,
     write_out,
 )
@@ -246,7 +246,7 @@ def minimize(
     start = given_values(
         ctx, var, [n for n in program.inputs if n not in (columns or ())], values=start
     )
-    progress = StepsProgress(steps, color=progress_color()) if progress_shown() else None
+    progress = StepsProgress(steps, color=stderr_color()) if progress_shown() else None
     steps_log = StepLog(log) if log else None
     stopped: Interrupted | Diverged | None
     try:

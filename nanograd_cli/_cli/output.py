@@ -56,8 +56,9 @@ def progress_shown() -> bool:
     return sys.stderr.isatty() and not quiet()
 
 
-def progress_color() -> bool:
-    """Whether a progress display, on standard error, is in colour: as --color says."""
+def stderr_color() -> bool:
+    """Whether what goes to standard error in colour (a progress display, a plot in text) is
+    drawn so: as --color says."""
     return rich_terminal(sys.stderr)
 
 
@@ -71,7 +72,7 @@ def reading(path: str) -> Callable | None:
     from ..render._progress import RowsProgress
 
     what = "standard input" if path == "-" else printable(path)
-    return partial(RowsProgress, label=f"reading {what}", color=progress_color())
+    return partial(RowsProgress, label=f"reading {what}", color=stderr_color())
 
 
 def rich_terminal(stream: TextIO | None = None) -> bool:
