@@ -255,14 +255,13 @@ def finish(
     for fit in [result] if isinstance(result, Fit) else result.values():
         fit.table_statistics = stats
     failed = interrupted is not None or not result.converged
-    if failed or not files.streamed():  # (else standard output carries that instead)
+    streamed = files.streamed()  # what standard output carries in place of the fit
+    if failed or not streamed:  # (a failed run shows the point reached there)
         door.fit(result)  # first: a file that cannot be written loses no result
     for remark in api.fit_notes(result):
         door.note(remark)
     written = files.written()
-    # what standard output would have carried: a failed run shows the point reached there
-    streamed = [f"the predictions of {s}" if s == option("predict") else s
-                for s in files.streamed()]  # fmt: skip
+    streamed = [f"the predictions of {s}" if s == option("predict") else s for s in streamed]
     if failed and (written or streamed):  # a failed run leaves no file behind
         why = "the fit was interrupted" if interrupted else api.unconverged(result)
         door.report(f"note: {_listed(written + streamed)} not written: {why}")
