@@ -57,15 +57,14 @@ def minimize(
 ) -> Solved:
     """The least sum of squares of `residuals` from `x0`, with their `jacobian`, in at most
     `max_nfev` evaluations. A start whose residuals are not finite is a ValueError."""
-    from scipy.linalg import svd  # LAPACK's gesdd as SciPy has it: SciPy's steps to the bit
-
     x = np.array(x0, dtype=float)
     f = residuals(x)
-    if not np.all(np.isfinite(f)):
+    if not np.isfinite(f).all():
         raise ValueError("Residuals are not finite in the initial point.")
     J = jacobian(x)
     nfev = njev = 1
     m = f.size
+    svd = _svd(J)
     cost = 0.5 * (f @ f)
     g = J.T @ f
     scale_inv = _column_norms(J)
@@ -74,14 +73,14 @@ def minimize(
     alpha = 0.0
     status = None
     while True:
-        if float(np.max(np.abs(g))) < gtol:
+        if abs(g).max() < gtol:
             status = 1
         if status is not None or nfev == max_nfev:
             break
         scale = 1 / scale_inv
         J_h = J * scale
         g_h = g * scale
-        u, s, vt = svd(J_h, full_matrices=False)  # (a Jacobian not finite: ValueError)
+        u, s, vt = svd(J_h)
         uf = u.T @ f
         reduction = -1.0
         while reduction <= 0 and nfev < max_nfev:
@@ -93,10 +92,10 @@ def minimize(
             f_new = residuals(x_new)
             nfev += 1
             step_h_norm = _norm(step_h)
-            if not np.all(np.isfinite(f_new)):
+            cost_new = 0.5 * (f_new @ f_new)  # (finite where every residual is)
+            if not np.isfinite(cost_new) and not np.isfinite(f_new).all():
                 delta = 0.25 * step_h_norm
                 continue
-            cost_new = 0.5 * (f_new @ f_new)
             reduction = cost - cost_new
             if predicted > 0:
                 ratio = reduction / predicted
@@ -124,6 +123,27 @@ def minimize(
     return Solved(x, 0 if status is None else status, nfev, njev)
 
 
+def _svd(J: np.ndarray) -> Callable[[np.ndarray], tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """The thin SVD of matrices shaped as `J`, as `scipy.linalg.svd(full_matrices=False)`
+    computes it (LAPACK's gesdd, with the workspace it asks for: SciPy's steps to the bit),
+    without its checks and wrappers; a matrix not finite is SciPy's ValueError."""
+    from scipy.linalg.lapack import get_lapack_funcs
+
+    gesdd, gesdd_lwork = get_lapack_funcs(("gesdd", "gesdd_lwork"), (J,), ilp64="preferred")
+    work, _ = gesdd_lwork(*J.shape, compute_uv=1, full_matrices=0)
+    lwork = int(work.real)
+
+    def svd(a: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        if not np.isfinite(a).all():
+            raise ValueError("array must not contain infs or NaNs")
+        u, s, vt, info = gesdd(a, compute_uv=1, lwork=lwork, full_matrices=0)
+        if info > 0:
+            raise np.linalg.LinAlgError("SVD did not converge")
+        return u, s, vt
+
+    return svd
+
+
 def _subproblem(
     m: int, uf: np.ndarray, s: np.ndarray, vt: np.ndarray, delta: float, alpha: float
 ) -> tuple[np.ndarray, float]:
@@ -139,15 +159,16 @@ def _subproblem(
             return newton, 0.0
     upper = _norm(suf) / delta
     lower = 0.0
+    phi = _Phi(suf, s, delta)
     if full_rank:
-        value, slope = _phi(0.0, suf, s, delta)
+        value, slope = phi(0.0)
         lower = -value / slope
     if not full_rank and alpha == 0:
         alpha = max(0.001 * upper, (lower * upper) ** 0.5)
     for _ in range(10):
         if alpha < lower or alpha > upper:
             alpha = max(0.001 * upper, (lower * upper) ** 0.5)
-        value, slope = _phi(alpha, suf, s, delta)
+        value, slope = phi(alpha)
         if value < 0:
             upper = alpha
         ratio = value / slope
@@ -155,19 +176,26 @@ def _subproblem(
         alpha -= (value + delta) * ratio / delta
         if abs(value) < 0.01 * delta:
             break
-    p = -(vt.T @ (suf / (s * s + alpha)))
+    p = -(vt.T @ (suf / (phi.squares + alpha)))
     return p * (delta / _norm(p)), alpha
 
 
-def _phi(alpha: float, suf: np.ndarray, s: np.ndarray, delta: float) -> tuple[float, float]:
-    """‖p(alpha)‖ - delta, and its derivative by alpha."""
-    denominator = s * s + alpha
-    p_norm = _norm(suf / denominator)
-    return p_norm - delta, -np.sum(suf**2 / denominator**3) / p_norm
+class _Phi:
+    """‖p(alpha)‖ - delta, and its derivative by alpha, for the step p(alpha) of `_subproblem`
+    (the squares of s and of sUᵀf computed once)."""
+
+    def __init__(self, suf: np.ndarray, s: np.ndarray, delta: float):
+        self.suf, self.squares, self.delta = suf, s * s, delta
+        self.suf_squared = suf**2
+
+    def __call__(self, alpha: float) -> tuple[float, float]:
+        denominator = self.squares + alpha
+        p_norm = _norm(self.suf / denominator)
+        return p_norm - self.delta, -(self.suf_squared / denominator**3).sum() / p_norm
 
 
 def _column_norms(J: np.ndarray) -> np.ndarray:
-    return np.sum(J**2, axis=0) ** 0.5
+    return (J**2).sum(axis=0) ** 0.5
 
 
 def _norm(v: np.ndarray) -> float:
