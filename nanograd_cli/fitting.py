@@ -673,6 +673,17 @@ class _Problem:
         self.jacobian = np.zeros((self.n, len(self.free)), order="F")
         block = min(self.n, self.tape.block)
         self._filled = {name: np.empty(block) for name in self.program.inputs}
+        # per block of rows: its rows, its data, and its rows of each column of the Jacobian
+        self._blocks = [
+            (
+                rows,
+                {name: values[rows] for name, values in self.data.items()},
+                [self.jacobian[rows, j] for j in range(len(self.free))],
+            )
+            for rows in (
+                slice(start, min(self.n, start + block)) for start in range(0, self.n, block)
+            )
+        ]
         self.residuals = np.empty(self.n)
         self.model = np.empty(self.n)
         self._at: bytes | None = None
@@ -768,7 +779,7 @@ class _Problem:
     def point(self, free: np.ndarray) -> dict[str, float]:
         """Every parameter's value, the free ones from the solver's `free`."""
         values = dict(self.starts)
-        values.update(zip(self.free, map(float, free * self.units), strict=True))
+        values.update(zip(self.free, (free * self.units).tolist(), strict=True))
         return values
 
     def choose_units(self) -> np.ndarray:
@@ -779,8 +790,13 @@ class _Problem:
         magnitudes = np.abs(self.jacobian)
         largest = np.max(magnitudes, axis=0, where=np.isfinite(magnitudes), initial=0.0)
         self.units = np.ldexp(1.0, [_exponent(column) for column in largest])
-        self._at = None
-        return x0 / self.units
+        x = x0 / self.units
+        if np.array_equal(x * self.units, x0):  # (a power of two: exact, unless out of range)
+            self.jacobian *= self.units  # the same bits as evaluating at x again
+            self._at = x.tobytes()
+        else:
+            self._at = None
+        return x
 
     def evaluate(self, free: np.ndarray) -> None:
         """Residuals and Jacobian at `free`, into `self.residuals` and `self.jacobian`: one
@@ -790,35 +806,34 @@ class _Problem:
             return
         self.evaluations += 1
         point = self.point(free)
-        tape, n = self.tape, self.n
+        tape, slope = self.tape, self._slope
         with np.errstate(all="ignore"):
-            for start in range(0, n, tape.block):
-                rows = slice(start, min(n, start + tape.block))
-                inputs = {name: values[rows] for name, values in self.data.items()}
-                (value, gradients), *_ = tape.run(self._with_parameters(point, rows, inputs),
-                                                  rows.stop - rows.start)  # fmt: skip
+            for rows, data, columns in self._blocks:
+                length = rows.stop - rows.start
+                inputs = self._with_parameters(point, rows, dict(data))
+                (value, gradients), *_ = tape.run(inputs, length)
                 self.model[rows] = value
-                slope = self._slope[rows] if isinstance(self._slope, np.ndarray) else self._slope
-                self._fill_jacobian(rows, gradients, slope)
+                sloped = slope[rows] if isinstance(slope, np.ndarray) else slope
+                self._fill_jacobian(rows, columns, gradients, sloped)
             np.subtract(self.observed, self.model, out=self.residuals)
             self.residuals *= self.weights
         self._at = key
 
     def _with_parameters(self, point: dict[str, float], rows: slice, inputs: dict) -> dict:
         """`inputs`, the data on `rows`, with every parameter's value at `point` on them."""
+        length = rows.stop - rows.start
         for name in self.parameters:
-            filled = self._filled[name][: rows.stop - rows.start]
+            filled = self._filled[name]
             filled.fill(point[name])
-            inputs[name] = filled
+            inputs[name] = filled if filled.size == length else filled[:length]
         return inputs
 
-    def _fill_jacobian(self, rows: slice, gradients: dict, slope) -> None:
-        """The Jacobian's `rows`: each free parameter's gradient times the slope of the
-        residual (and its unit)."""
-        for j, name in enumerate(self.free):
-            column = self.jacobian[rows, j]
+    def _fill_jacobian(self, rows: slice, columns: list, gradients: dict, slope) -> None:
+        """The Jacobian's `rows` (`columns`, their views): each free parameter's gradient
+        times the slope of the residual (and its unit)."""
+        for column, name, unit in zip(columns, self.free, self.units.tolist(), strict=True):
             np.multiply(gradients[name], slope, out=column)
-            column *= self.units[j]
+            column *= unit
 
     def scaled_bounds(self) -> tuple[np.ndarray, np.ndarray]:
         """The bounds of the free parameters in the solver's units (infinite where none)."""
@@ -925,11 +940,10 @@ class _Problem:
         def residuals(x):
             nonlocal in_a_row
             self.evaluate(x)
-            with np.errstate(over="ignore"):
-                rss = float(self.residuals @ self.residuals)
+            rss = float(self.residuals @ self.residuals)  # (called where NumPy warns of none)
             if not math.isfinite(rss) and self.first_non_finite() is not None:
                 rejected()  # (a finite sum has every residual finite)
-            elif not np.all(np.isfinite(self.jacobian)):
+            elif not np.isfinite(self.jacobian).all():
                 # a derivative nan or inf where the residuals are finite: rejected as a
                 # residual would be, so that the solver takes a shorter step
                 rejected()
@@ -1043,7 +1057,7 @@ class _Shared(_Problem):
             inputs[name] = np.broadcast_to(values[numbers], (self.n,))[rows]
         return inputs
 
-    def _fill_jacobian(self, rows: slice, gradients: dict, slope) -> None:
+    def _fill_jacobian(self, rows: slice, columns: list, gradients: dict, slope) -> None:
         at = np.arange(rows.start, rows.stop)
         for name, columns in self.column_of_row.items():
             j = np.broadcast_to(columns, (self.n,))[rows]
