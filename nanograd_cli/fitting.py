@@ -14,6 +14,7 @@ SciPy is imported only here, and only when fitting: `pip install 'nanograd-cli[f
 from __future__ import annotations
 
 import copy
+import functools
 import importlib.util
 import math
 import re
@@ -32,7 +33,7 @@ from ._ops import CONSTANTS
 from ._program import Program
 from ._robust import checked, curvature_weights, objective, row_weights
 from ._tape import Tape, batch_values
-from ._trust_region import Solved
+from ._trust_region import EPS, Solved
 from ._trust_region import minimize as trust_region
 from .errors import (
     InputError,
@@ -583,6 +584,7 @@ def solver() -> Callable[..., Any]:
     return least_squares
 
 
+@functools.cache  # (once found; a MissingSciPy is raised again at each call)
 def require_solver() -> None:
     """MissingSciPy where `solver` would raise it, found without importing SciPy's optimize
     (a quarter of a second): many groups fitted at once may never need it."""
@@ -1413,10 +1415,9 @@ def _rss_rounding(problem: _Problem) -> float:
     residual is a difference of the target and the model, each rounded to about an epsilon
     of itself, so a residual far smaller than them carries their rounding (8 epsilons of the
     sum for its own rounding on top)."""
-    eps = np.finfo(float).eps
     r = problem.residuals
     sizes = (np.abs(problem.observed) + np.abs(problem.model)) * problem.weights
-    return float(8 * eps * (r @ r) + 4 * eps * np.linalg.norm(r) * np.linalg.norm(sizes))
+    return float(8 * EPS * (r @ r) + 4 * EPS * _norm(r) * _norm(sizes))
 
 
 def _reason(result, minimized: str = "the sum of squares") -> str:
@@ -1433,8 +1434,8 @@ def _gradient_measure(problem: _Problem, x: np.ndarray) -> float:
     robust loss, of J and r weighted as `_Problem.weighted` says)."""
     problem.evaluate(x)
     jac, r = problem.weighted()
-    norm_r = float(np.linalg.norm(r))
-    norms = np.linalg.norm(jac, axis=0)
+    norm_r = _norm(r)
+    norms = _column_norms(jac)
     if norm_r == 0.0:
         return 0.0
     with np.errstate(all="ignore"):
@@ -1453,7 +1454,7 @@ def _small_gradient(problem: _Problem, x: np.ndarray) -> bool:
     than the test's tolerance, yet nothing is left to find)."""
     problem.evaluate(x)
     observed = problem.observed * problem.weights
-    if np.linalg.norm(problem.residuals) <= EXACT_FIT * np.linalg.norm(observed):
+    if _norm(problem.residuals) <= EXACT_FIT * _norm(observed):
         return True
     if _gradient_measure(problem, x) <= GRADIENT_TOLERANCE:  # (evaluated at x still)
         return True
@@ -1468,11 +1469,22 @@ def _gauss_newton(jac: np.ndarray, r: np.ndarray) -> tuple[np.ndarray, float] | 
     """The Gauss-Newton step for residuals `r` and their Jacobian `jac` (solved with the
     columns scaled to unit length), and the decrease of the sum of squares it predicts,
     ‖J step‖²; None where a column is zero or not finite."""
-    scale = np.linalg.norm(jac, axis=0)
-    if not np.all(np.isfinite(jac)) or not np.all(scale > 0):
+    scale = _column_norms(jac)
+    if not np.isfinite(jac).all() or not (scale > 0).all():
         return None
-    scaled, *_ = np.linalg.lstsq(jac / scale, -r, rcond=None)
-    return scaled / scale, float(np.sum((jac / scale @ scaled) ** 2))
+    columns = jac / scale
+    scaled, *_ = np.linalg.lstsq(columns, -r, rcond=None)
+    return scaled / scale, float(np.sum((columns @ scaled) ** 2))
+
+
+def _norm(v: np.ndarray) -> float:
+    """The 2-norm, as np.linalg.norm computes it (without its wrapper's cost)."""
+    return math.sqrt(v @ v)
+
+
+def _column_norms(jac: np.ndarray) -> np.ndarray:
+    """The 2-norm of each column, as np.linalg.norm(jac, axis=0) computes it."""
+    return np.sqrt((jac * jac).sum(axis=0))
 
 
 class _ScaledSVD(NamedTuple):

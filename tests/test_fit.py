@@ -476,6 +476,7 @@ def test_dates_complex_numbers_and_pandas_na_in_columns_from_python():
 
 def test_without_scipy_the_error_says_what_to_install(monkeypatch):
     monkeypatch.setitem(sys.modules, "scipy.optimize", None)
+    fitting.require_solver.cache_clear()  # (SciPy found by an earlier fit of this process)
     with pytest.raises(NanogradError) as error:
         fit(parse("a*x"), {"x": np.arange(3.0), "y": np.arange(3.0)}, {"a": 1})
     assert error.value.exit_code == 1
