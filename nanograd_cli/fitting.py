@@ -871,6 +871,7 @@ class _Problem:
             raise InputError(_not_finite_at_start(self, row))
         with np.errstate(over="ignore"):
             start_rss = float(self.residuals @ self.residuals)
+        start_cost = self.objective()  # (what the stages' ends are compared with)
         if not math.isfinite(start_rss):
             largest = math.ldexp(float(np.max(np.abs(self.residuals))), -self.exponent)
             size = math.ldexp(1.0, -self.exponent)
@@ -913,13 +914,13 @@ class _Problem:
                 stages.append(
                     _Stage("interrupted", best_x, None, INTERRUPTED, self.stage_jacobians)
                 )
-                reached = _summary(self, x0, stages, budget)
+                reached = _summary(self, x0, stages, budget, start_cost=start_cost)
                 raise Interrupted(
                     f"interrupted after {self.evaluations} evaluations: the output is the "
                     "best point reached",
                     reached,
                 ) from None
-            return _summary(self, x0, stages, budget)
+            return _summary(self, x0, stages, budget, start_cost=start_cost)
 
     def _stages(self, x0, budget, stages, seen=None) -> None:
         """The solver's stages from `x0`, each appended to `stages` as it ends; `seen(x,
@@ -1083,10 +1084,11 @@ def _summary(
     stages: list[_Stage],
     budget: int,
     pole: Callable[[_Problem, dict[str, float]], str | None] | None = None,
+    start_cost: float | None = None,
 ) -> Fit:
     """The Fit: the best point any stage reached, its statistics, and whether (and why not)
-    it converged."""
-    best, best_cost = _least(problem, x0, stages)
+    it converged. `start_cost` is the objective at `x0`, where the caller knows it."""
+    best, best_cost = _least(problem, x0, stages, start_cost)
     problem.evaluate(best)
     best_rss = (
         float(problem.residuals @ problem.residuals) if math.isfinite(best_cost) else math.inf
@@ -1239,11 +1241,15 @@ def _summary(
     )
 
 
-def _least(problem: _Problem, x0: np.ndarray, stages: list[_Stage]) -> tuple[np.ndarray, float]:
+def _least(
+    problem: _Problem, x0: np.ndarray, stages: list[_Stage], start_cost: float | None = None
+) -> tuple[np.ndarray, float]:
     """The point of `x0` and the stages' with the least objective, and that objective (inf
-    where every one has a residual nan or inf)."""
-    best, best_cost = x0, math.inf
-    for x in [x0] + [s.x for s in stages if np.all(np.isfinite(s.x))]:
+    where every one has a residual nan or inf); `x0`'s is `start_cost` where that is given
+    (else it is evaluated)."""
+    best, best_cost = x0, math.inf if start_cost is None else start_cost
+    ends = [s.x for s in stages if np.isfinite(s.x).all()]
+    for x in ends if start_cost is not None else [x0, *ends]:
         problem.evaluate(x)
         if problem.first_non_finite() is None:
             cost = problem.objective()
