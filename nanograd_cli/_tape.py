@@ -12,7 +12,7 @@ This module is imported for `grad --points` and for the points `diff` probes its
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Collection, Iterator, Mapping
 from itertools import count
 from typing import cast
 
@@ -41,19 +41,35 @@ _PRODUCT = -1  # the key of the array that holds a contribution before it is add
 class Tape:
     """The instructions the result depends on, in order, each bound to its step."""
 
-    def __init__(self, program: Program):
+    def __init__(self, program: Program, wrt: Collection[str] | None = None):
+        """The tape of `program`, whose runs give the gradients with respect to the inputs
+        `wrt` (every input by default; 0.0 for the others)."""
         self.program = program = program.pruned()
         self.constants: dict[int, float] = {}  # node -> its value, for nodes no input reaches
         self.steps: list[tuple[int, tuple[int, ...], Step]] = []
         self.input_slots = program.input_slots
         self.selecting: set[int] = set()  # the steps that are a `where`
+        # the nodes that an input of `wrt` reaches: the only ones a gradient flows back to
+        self.differentiated: set[int] = set()
         nodes = count()
+        made: dict[tuple, int] = {}  # (op, args) -> the step's node: each computed once
+
+        def input(name: str) -> int:
+            node = next(nodes)
+            if wrt is None or name in wrt:
+                self.differentiated.add(node)
+            return node
 
         def apply(op, *args: int) -> int:
             node = next(nodes)
             constants = tuple(self.constants.get(a) for a in args)
             if None in constants:
+                same = made.setdefault((op, args), node)
+                if same != node:  # x**n twice in the source: one step, its adjoint summed
+                    return same
                 self.steps.append((node, args, step_function(op, constants)))
+                if not self.differentiated.isdisjoint(args):
+                    self.differentiated.add(node)
                 if op is WHERE:
                     self.selecting.add(node)
             else:
@@ -65,7 +81,7 @@ class Tape:
             self.constants[node] = value
             return node
 
-        program.interpret(input=lambda name: next(nodes), const=const, apply=apply)
+        program.interpret(input=input, const=const, apply=apply)
         self.roots = list(program.results.values())
         self._step_of = {i: k for k, (i, _, _) in enumerate(self.steps)}
         self._workspaces: dict[int, tuple[list[Arrays], Arrays]] = {}
@@ -123,6 +139,7 @@ class Tape:
                 yield data[root], {n: adjoint.get(slots[n], 0.0) for n in self.program.inputs}
                 continue
             adjoint = {root: ONE}
+            differentiated = self.differentiated
             for (i, args, _), local in zip(
                 reversed(self.steps), reversed(derivatives), strict=True
             ):
@@ -130,7 +147,7 @@ class Tape:
                 if g is None:
                     continue
                 for a, d in zip(args, local, strict=True):
-                    if d is not None:
+                    if d is not None and a in differentiated:
                         _accumulate(adjoint, a, g, d, adjoint_out)
             yield data[root], {name: adjoint.get(slots[name], 0.0) for name in self.program.inputs}
 
@@ -149,7 +166,7 @@ class Tape:
                 continue
             selecting = i in self.selecting
             for a, d in zip(args, local, strict=True):
-                if d is None:
+                if d is None or a not in self.differentiated:
                     continue
                 rows = alive
                 if selecting:  # the rows where this argument is the one taken

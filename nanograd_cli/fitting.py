@@ -663,7 +663,7 @@ class _Problem:
         self.inverse_sigma = None if sigmas is None else 1.0 / sigmas
         self.absolute_sigma = False  # sigma taken as known (fit's absolute_sigma)
         self.loss, self.f_scale = "linear", 1.0  # (`robust`); a group's are its fit's
-        self.tape = Tape(program)
+        self.tape = Tape(program, wrt=self.parameters)  # (no gradient by the data)
         self._prepare()
 
     def _prepare(self) -> None:

@@ -59,6 +59,35 @@ def test_worked_example_on_the_tape():
     )
 
 
+def test_a_subexpression_written_twice_is_one_step_whose_gradient_is_summed():
+    """Hill's x**n twice: computed once, its two uses' adjoints summed, the gradients the
+    engine's."""
+    program = parse("V*x**n/(K**n + x**n)")
+    tape = Tape(program)
+    powers = [step for step in tape.steps if step[1] == tape.steps[0][1]]
+    assert len(powers) == 1 and len(tape.steps) == 5  # x**n, V*x**n, K**n, +, /
+    point = {"V": 1.5, "x": 0.7, "n": 2.5, "K": 2.0}
+    value, gradients = batch_gradients(program, point, tape)
+    engine = program.grad(point)
+    assert same(float(value[0]), engine.value)
+    for name in point:
+        assert same(float(gradients[name][0]), engine.gradients[name])
+
+
+def test_a_tape_differentiates_by_the_inputs_asked_for_alone():
+    """A fit asks for the parameters' gradients, not the data's: the same numbers, and no
+    gradient flows back to the data (0.0 for them)."""
+    program = parse("a*exp(-b*x) + c")
+    x = np.linspace(0, 4, 7)
+    point = {"a": 2.0, "b": 1.3, "c": 0.5, "x": x}
+    full = batch_gradients(program, point)[1]
+    tape = Tape(program, wrt=["a", "b", "c"])
+    (_, gradients), *_ = tape.run(dict(point, a=np.full(7, 2.0)), 7)
+    for name in "abc":
+        np.testing.assert_array_equal(np.broadcast_to(gradients[name], 7), full[name])
+    assert gradients["x"] == 0.0 and full["x"].any()
+
+
 @pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(expressions())
