@@ -433,6 +433,13 @@ class _Builder:
         value = float(text)
         if math.isinf(value):
             raise SyntaxProblem(f"the number {text} is too large for a float", self.source, offset)
+        if value == 0.0 and any(digit in "123456789" for digit in text.lower().split("e")[0]):
+            raise SyntaxProblem(
+                f"the number {text} is too small for a float (it would be 0): write 0 if 0 is "
+                "meant",
+                self.source,
+                offset,
+            )
         return self._emit(Const(value, offset))
 
     def binary(self, left: int, operator, right: int) -> int:

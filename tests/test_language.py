@@ -195,6 +195,10 @@ def test_missing_and_unknown_inputs_listed_at_once():
         ),
         ("x % % 2", "expected an expression after '%', found '%'"),
         ("1e400", "the number 1e400 is too large for a float"),
+        (
+            "x*1e-400",
+            "the number 1e-400 is too small for a float (it would be 0): write 0 if 0 is meant",
+        ),
         ("{1, 2}", "unexpected character '{': the language has no sets; an array is [1, 2, 3]"),
         ("[1, 2", "'[' is never closed"),
         ("(1 + 2]", "'(' is not closed before the ']' at column 7"),
