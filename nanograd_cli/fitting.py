@@ -584,6 +584,41 @@ def solver() -> Callable[..., Any]:
     return least_squares
 
 
+def _is(options: dict[str, Any], method: str) -> bool:
+    """Whether a stage's `options` are `method` with the Jacobian's scaling, which
+    `trust_region` (trf) and `levenberg_marquardt` (lm) run without SciPy's wrappers."""
+    return options["method"] == method and options["x_scale"] == "jac"
+
+
+def levenberg_marquardt(
+    residuals: Callable[[np.ndarray], np.ndarray],
+    jacobian: Callable[[np.ndarray], np.ndarray],
+    x0: np.ndarray,
+    max_nfev: int,
+    ftol: float,
+    xtol: float,
+    gtol: float,
+) -> Solved:
+    """MINPACK's Levenberg-Marquardt (lmder) from `x0`, scaled by the Jacobian's columns:
+    the one call of MINPACK that `least_squares(method="lm", x_scale="jac")` makes, through
+    SciPy's `leastsq`, without least_squares' wrappers of every evaluation; the same point,
+    evaluations and status to the last bit. A start whose residuals are not finite is a
+    ValueError, as there."""
+    try:
+        from scipy.optimize import leastsq
+    except ImportError:
+        raise MissingSciPy() from None
+    if not np.isfinite(residuals(x0)).all():
+        raise ValueError("Residuals are not finite in the initial point.")
+    x, _, info, _, code = leastsq(
+        residuals, x0, Dfun=jacobian, full_output=True, ftol=ftol, xtol=xtol, gtol=gtol,
+        maxfev=max_nfev,
+    )  # fmt: skip
+    # MINPACK's info as least_squares' status (6 to 8 need tolerances below an epsilon)
+    status = {1: 2, 2: 3, 3: 4, 4: 1, 5: 0}[code]
+    return Solved(x, status, int(info["nfev"]), int(info["njev"]))
+
+
 @functools.cache  # (once found; a MissingSciPy is raised again at each call)
 def require_solver() -> None:
     """MissingSciPy where `solver` would raise it, found without importing SciPy's optimize
@@ -969,15 +1004,17 @@ class _Problem:
         alone = self.bounds or robust
         stages_run = (FIRST_STAGE,) if alone else (FIRST_STAGE, SECOND_STAGE)
         limits: dict[str, Any] = {"bounds": self.scaled_bounds()} if self.bounds else {}
-        tolerances = (FIRST_STAGE["ftol"], FIRST_STAGE["xtol"], FIRST_STAGE["gtol"])
         if robust:
             limits |= {"loss": self.loss, "f_scale": self._solver_f_scale()}
         for options in stages_run:
             self.stage_jacobians = 0
             with np.errstate(all="ignore"):
                 try:
-                    if options is FIRST_STAGE and not limits:
+                    tolerances = (options["ftol"], options["xtol"], options["gtol"])
+                    if _is(options, "trf") and not limits:
                         result = trust_region(residuals, jacobian, x, budget, *tolerances)
+                    elif _is(options, "lm") and not limits:
+                        result = levenberg_marquardt(residuals, jacobian, x, budget, *tolerances)
                     else:
                         result = solver()(
                             residuals, x, jac=jacobian, max_nfev=budget, **options, **limits

@@ -1,7 +1,8 @@
 """The first stage of a fit without bounds or a robust loss takes SciPy's trust-region steps
 (`least_squares(method="trf", x_scale="jac")`) without SciPy's per-step overhead: on the same
 residuals it stops at the same point, bit for bit, after as many evaluations, for the same
-reason."""
+reason. So does the second stage, MINPACK's Levenberg-Marquardt, called without
+least_squares' wrappers."""
 
 from __future__ import annotations
 
@@ -151,3 +152,26 @@ def test_a_jacobian_not_finite_is_scipys_error():
     with np.errstate(all="ignore"):
         assert not np.all(np.isfinite(jacobian(x0)))
         assert assert_scipys_steps(residuals, jacobian, x0) is None
+
+
+@pytest.mark.parametrize("start", ["start1", "start2"])
+@pytest.mark.parametrize("name", FAST)
+def test_the_second_stage_is_least_squares_lm_to_the_bit(name, start):
+    """`levenberg_marquardt` is `least_squares(method="lm", x_scale="jac")`: the same point,
+    evaluations and status, from NIST's starts (and with a budget it runs out of)."""
+    residuals, jacobian, x0, _ = nist(name, start)
+    tolerances = {k: fitting.SECOND_STAGE[k] for k in ("ftol", "xtol", "gtol")}
+    for budget in (10_000, 3):
+        with np.errstate(all="ignore"):
+            theirs = least_squares(residuals, x0, jac=jacobian, max_nfev=budget,
+                                   **fitting.SECOND_STAGE)  # fmt: skip
+            ours = fitting.levenberg_marquardt(residuals, jacobian, x0, budget, **tolerances)
+        assert ours.x.tobytes() == theirs.x.tobytes(), (ours.x, theirs.x)
+        assert (ours.status, ours.nfev, ours.njev) == (theirs.status, theirs.nfev, theirs.njev)
+        assert ours.message == theirs.message
+
+
+def test_the_second_stage_refuses_a_start_whose_residuals_are_not_finite_as_scipy_does():
+    with pytest.raises(ValueError, match=r"^Residuals are not finite in the initial point\.$"):
+        fitting.levenberg_marquardt(lambda x: np.array([math.nan, 1.0]), lambda x: np.eye(2),
+                                    np.zeros(2), 10, **TOLERANCES)  # fmt: skip
