@@ -73,6 +73,10 @@ def note(where: SourceError | str) -> None:
         notes.append(text)
 
 
+# The annotations of the arguments that take text (a column's name, an expression, a word).
+TEXT = ("str", "str | None")
+
+
 def python_door(function: Callable[P, R]) -> Callable[P, R]:
     """`function`, a command called from Python: its warnings shown as NanogradWarning at
     the caller's line, and its errors worded for Python."""
@@ -82,6 +86,7 @@ def python_door(function: Callable[P, R]) -> Callable[P, R]:
                            reversed(function.__defaults__ or ()), strict=False)),
                 **(function.__kwdefaults__ or {})}  # fmt: skip
     flags = {name for name, default in defaults.items() if isinstance(default, bool)}
+    texts = {name for name, kind in function.__annotations__.items() if kind in TEXT}
 
     @functools.wraps(function)
     def call(*args: P.args, **kwargs: P.kwargs) -> R:
@@ -91,6 +96,19 @@ def python_door(function: Callable[P, R]) -> Callable[P, R]:
             if not isinstance(given, bool) and not numpy:
                 raise TypeError(
                     f"{flag}={given!r:.40}: give True or False, not {type(given).__name__}"
+                )
+        for name in texts & kwargs.keys():
+            given = kwargs[name]
+            if given is not None and not isinstance(given, str):
+                # fit(..., sigma=1): a parameter named as an argument, most likely
+                meant = (
+                    f"; a parameter named {name} takes its start in inputs={{{name!r}: "
+                    f"{given!r:.20}}}"
+                    if "inputs" in options and isinstance(given, SupportsFloat)
+                    else ""
+                )
+                raise TypeError(
+                    f"{name}={given!r:.40}: give text, not {type(given).__name__}{meant}"
                 )
         from ._output_files import new_run
 

@@ -92,3 +92,18 @@ def test_fit_takes_target_none_as_its_default_column():
     """target=None is the default target, the column y, as the lower layer takes it."""
     default = ng.fit("a*x", DATA, a=1.0).parameters
     assert ng.fit("a*x", DATA, a=1.0, target=None).parameters == default
+
+
+def test_a_parameter_named_as_an_argument_is_told_to_take_its_start_in_inputs():
+    """sigma=1 for a Gaussian's width gives fit's sigma (a column's name) a number: a
+    TypeError that says so and where the start goes, not a bare one from inside."""
+    gaussian = "A*exp(-(x - mu)**2/(2*sigma**2))"
+    with pytest.raises(TypeError) as error:
+        ng.fit(gaussian, DATA, A=1, mu=2, sigma=1)
+    assert str(error.value) == (
+        "sigma=1: give text, not int; a parameter named sigma takes its start in "
+        "inputs={'sigma': 1}"
+    )
+    assert ng.fit(gaussian, DATA, A=1, mu=2, inputs={"sigma": 1}).parameters["sigma"] != 1
+    with pytest.raises(TypeError, match=r"^target=\['y'\]: give text, not list$"):
+        ng.fit("a*x", DATA, a=1.0, target=["y"])
