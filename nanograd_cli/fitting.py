@@ -1126,6 +1126,8 @@ def _summary(
     """The Fit: the best point any stage reached, its statistics, and whether (and why not)
     it converged. `start_cost` is the objective at `x0`, where the caller knows it."""
     best, best_cost = _least(problem, x0, stages, start_cost)
+    if problem.bounds:
+        best, best_cost = _on_bounds(problem, best, best_cost)
     problem.evaluate(best)
     best_rss = (
         float(problem.residuals @ problem.residuals) if math.isfinite(best_cost) else math.inf
@@ -1293,6 +1295,21 @@ def _least(
             if cost <= best_cost:
                 best, best_cost = x, cost
     return best, best_cost
+
+
+def _on_bounds(problem: _Problem, x: np.ndarray, cost: float) -> tuple[np.ndarray, float]:
+    """`x` with each parameter at a bound (to `at_bound`'s 1e-10) exactly there, where the
+    solver leaves it a rounding inside (0.10000000000000002 for a bound at 0.1), and the
+    objective there; `x` as it is where that point's residuals are not finite."""
+    held = problem.at_bound(x)
+    if not held.any():
+        return x, cost
+    low, high = problem.scaled_bounds()
+    placed = np.where(held, np.where(x - low <= high - x, low, high), x)
+    problem.evaluate(placed)
+    if problem.first_non_finite() is not None:
+        return x, cost
+    return placed, problem.objective()
 
 
 def _polish(problem: _Problem, x: np.ndarray, rss: float) -> tuple[np.ndarray, float]:

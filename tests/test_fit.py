@@ -878,7 +878,9 @@ def test_a_bound_keeps_a_parameter_on_its_side_and_marks_one_that_ends_there():
         xtol=1e-15, ftol=1e-15, gtol=1e-15,
     ).x  # fmt: skip
     assert held.parameters["Vmax"] == pytest.approx(reference[0], rel=1e-9)
-    assert held.parameters["Km"] == pytest.approx(0.1, rel=1e-12)
+    assert held.parameters["Km"] == 0.1  # the bound itself, not a rounding inside it
+    high = api.fit(model, columns, {"Vmax": 100, "Km": 0.01}, target, bounds={"Km": (0, 0.03)})
+    assert high.at_bound == ["Km"] and high.parameters["Km"] == 0.03
     # Vmax's standard error as with Km fixed at the bound, on the fit's n - 2 degrees of
     # freedom (Km was fitted, to its bound) where the fixed fit has n - 1
     fixed = fit(model, columns, {"Vmax": 100, "Km": 0.1}, target=target, fix=["Km"])
