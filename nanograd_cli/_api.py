@@ -1406,7 +1406,7 @@ def _restarted(
 
     generator = np.random.default_rng(seed)
     results = [first]
-    for _ in range(restarts):
+    for restart in range(1, restarts + 1):
         start = {}
         for name, value in starts.items():
             if name not in held:
@@ -1423,7 +1423,11 @@ def _restarted(
             stop.reached = min(
                 results, key=lambda r: r.objective if math.isfinite(r.objective) else math.inf
             )
-            raise
+            raise Interrupted(
+                f"interrupted in restart {restart} of {restarts}: the output is the best point "
+                f"of the {len(results)} fits so far",
+                stop.reached,
+            ) from None
     finite = [r for r in results if math.isfinite(r.objective)]
     best = min(finite, key=lambda r: r.objective) if finite else first
     least = best.objective

@@ -1298,6 +1298,35 @@ def test_ctrl_c_while_profiling_gives_the_fit_with_its_asymptotic_intervals(monk
     )
 
 
+def test_ctrl_c_while_restarting_says_which_restart_and_gives_the_best_so_far(monkeypatch):
+    """Ctrl-C in the second of four restarts: the best of the three fits so far, and a
+    message that says where it stopped (not the interrupted restart's evaluations, which
+    are not the output's)."""
+    from nanograd_cli import _api as api
+    from nanograd_cli.errors import Interrupted
+
+    _, x, y = grouped_decay(rows=20)
+    program, starts = parse("a*exp(-k*x) + c"), {"a": 1, "k": 0.5, "c": 0}
+    first = api.fit(program, {"x": x, "y": y}, starts)
+    fits = 0
+    stages = fitting._Problem._stages
+
+    def stopped(self, *arguments):
+        nonlocal fits
+        fits += 1
+        if fits == 3:
+            raise KeyboardInterrupt
+        return stages(self, *arguments)
+
+    monkeypatch.setattr(fitting._Problem, "_stages", stopped)
+    with pytest.raises(Interrupted) as caught:
+        api.fit(program, {"x": x, "y": y}, starts, restarts=4, seed=1)
+    assert str(caught.value) == (
+        "interrupted in restart 2 of 4: the output is the best point of the 3 fits so far"
+    )
+    assert caught.value.reached.rss <= first.rss
+
+
 def test_ctrl_c_while_profiling_or_restarting_groups_gives_every_groups_fit(monkeypatch):
     """Ctrl-C in the second group's profile (or restarts) of a fit by group: the output is
     every group's fit, labelled, the message says where it stopped (it was the one group's
