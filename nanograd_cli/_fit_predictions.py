@@ -183,7 +183,9 @@ def _fit_of(document: dict, model: dict, damaged: Callable[[str], InputError]) -
     fit.derived = document.get("derived", {})
     fit.loss = str(document.get("loss", "linear"))
     fit.f_scale = float(document.get("f_scale", 1.0))
-    fit.cost = float(document.get("cost", math.nan))
+    # saved with a robust loss; a least-squares fit's is half its rss
+    half = fit.rss / 2 if fit.loss == "linear" else math.nan
+    fit.cost = float(document["cost"]) if "cost" in document else half
     fit.at_bound = list(document.get("at_bound", []))
     if "ci" in document:
         fit.ci = {k: (float(lo), float(hi)) for k, (lo, hi) in document["ci"].items()}

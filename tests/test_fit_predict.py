@@ -162,6 +162,7 @@ def test_a_saved_fit_loads_back_and_predicts_the_same_bit_for_bit(tmp_path):
     back = ng.load_fit(tmp_path / "decay.json")
     assert back == fit  # the parameters, errors, covariance, statistics of the fit
     assert (back.source, back.ci, back.ci_level) == ("a*exp(-b*t) + c", fit.ci, 0.95)
+    assert back.cost == fit.cost == fit.rss / 2  # (not saved: a least-squares fit's)
     for name, values in fit.predict({"t": AT}, band=0.95).items():
         assert back.predict({"t": AT}, band=0.95)[name].tolist() == values.tolist()
 
