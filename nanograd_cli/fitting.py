@@ -950,9 +950,10 @@ class _Problem:
                     _Stage("interrupted", best_x, None, INTERRUPTED, self.stage_jacobians)
                 )
                 reached = _summary(self, x0, stages, budget, start_cost=start_cost)
+                done = self.evaluations
                 raise Interrupted(
-                    f"interrupted after {self.evaluations} evaluations: the output is the "
-                    "best point reached",
+                    f"interrupted after {done} evaluation{'s' * (done != 1)}: the output is "
+                    "the best point reached",
                     reached,
                 ) from None
             return _summary(self, x0, stages, budget, start_cost=start_cost)
