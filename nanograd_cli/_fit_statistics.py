@@ -13,6 +13,7 @@ from .results import FitStatistics
 
 # A pair of parameters correlated beyond this is said in a note.
 CORRELATED = 0.99
+LN2 = math.log(2.0)
 
 
 def statistics(
@@ -20,33 +21,41 @@ def statistics(
     values: Mapping[str, float],
     stderr: Mapping[str, float],
     covariance: Mapping[str, Mapping[str, float]],
-    chi2: float,
+    scaled_chi2: float,
     dof: int,
     target: np.ndarray,
     weights: np.ndarray | float,
     known_sigma: bool = False,
+    exponent: int = 0,
 ) -> FitStatistics:
     """χ² (the weighted sum of squares at the solution), χ²/dof, R² (1 - χ² over the
     weighted sum of squares of the target about its weighted mean), AIC and BIC (R's
     `logLik.nls`, weights 1/sigma², counting the n - dof parameters fitted and sigma, one
     at a bound too, as R does), and of the `free` parameters t = value/se, its two-sided
     p from Student's t with `dof` degrees of freedom (with `known_sigma`, from the normal
-    distribution, with the χ² test's p-value `chi2_p`), and their correlations."""
+    distribution, with the χ² test's p-value `chi2_p`), and their correlations.
+
+    `weights` (1/sigma, or 1) and `scaled_chi2` are in the fit's working units: times
+    2**exponent and 4**exponent, where neither overflows nor underflows, so that R², AIC
+    and BIC, which do not depend on the data's scale but through a logarithm, are finite for
+    data at 1e300 or 1e-300 (χ² itself is in the data's units, inf beyond a float)."""
     # the distributions' functions themselves: scipy.stats would add 0.2 s to every fit
     from scipy import special  # the [fit] extra, which fitting needs already
 
     n = target.size
     k = n - dof  # the parameters fitted, of which `free` leaves out those at a bound
-    w = np.broadcast_to(np.asarray(weights, dtype=float) ** 2, target.shape)
-    centre = float(np.sum(w * target) / np.sum(w))
-    total = float(np.sum(w * (target - centre) ** 2))
+    root = np.broadcast_to(np.asarray(weights, dtype=float), target.shape)  # 1/sigma, scaled
+    with np.errstate(over="ignore", under="ignore", divide="ignore"):
+        chi2 = float(np.ldexp(scaled_chi2, -2 * exponent))  # (inf beyond a float)
+        relative = (root / root.max()) ** 2  # the weights 1/sigma², the largest 1
+        centre = float(np.sum(relative * target) / np.sum(relative))
+        total = float(np.sum((root * (target - centre)) ** 2))  # in the units of scaled_chi2
+        # log(1/sigma²) summed, and log χ², in the data's units
+        log_weights = 2 * (float(np.sum(np.log(root))) - n * exponent * LN2)
+        log_chi2 = math.log(scaled_chi2) - 2 * exponent * LN2 if scaled_chi2 > 0 else 0.0
     log_likelihood = (
-        0.5
-        * (
-            float(np.sum(np.log(w)))
-            - n * (math.log(2 * math.pi) + 1 - math.log(n) + math.log(chi2))
-        )
-        if chi2 > 0
+        0.5 * (log_weights - n * (math.log(2 * math.pi) + 1 - math.log(n) + log_chi2))
+        if scaled_chi2 > 0
         else math.inf
     )
     t = {name: values[name] / stderr[name] if stderr[name] else math.nan for name in free}
@@ -63,7 +72,7 @@ def statistics(
     found: FitStatistics = {
         "chi2": chi2,
         "reduced_chi2": chi2 / dof if dof > 0 else math.nan,
-        "r2": 1 - chi2 / total if total > 0 else math.nan,
+        "r2": 1 - scaled_chi2 / total if total > 0 else math.nan,
         "aic": -2 * log_likelihood + 2 * (k + 1),
         "bic": -2 * log_likelihood + math.log(n) * (k + 1),
         "t": t,

@@ -1248,11 +1248,12 @@ def _summary(
         values,
         stderr,
         cov,
-        rss,
+        best_rss,
         dof,
         problem.observed,
-        np.ldexp(problem.weights, -problem.exponent),  # 1/sigma, or 1
+        problem.weights,  # 1/sigma, or 1, times 2**exponent
         known,
+        problem.exponent,
     )
     return Fit(
         parameters=values,

@@ -799,6 +799,30 @@ def test_statistics_are_those_r_reports_for_puromycin():
     assert stats["correlation"]["Vm"]["K"] == pytest.approx(0.765, abs=5e-4)  # R's 0.77
 
 
+@pytest.mark.parametrize("scale", [1e300, 1e-300])
+def test_r2_aic_and_bic_of_data_at_the_ends_of_the_floats_are_those_of_the_data_at_1(scale):
+    """R² does not depend on the data's scale, AIC and BIC through n·log(scale) alone (each
+    log-likelihood has log RSS, or with sigma log(1/sigma²)): finite and so where the RSS
+    itself is beyond a float (1e300² is inf), as the fit works in units where it is not."""
+    x = np.linspace(0, 4, 30)
+    y = 2.5 * np.exp(-1.3 * x) + 0.5 + 0.02 * np.cos(11 * x)
+    model, n = parse("a*exp(-b*x) + c"), x.size
+    at_1 = fit(model, {"x": x, "y": y}, {"a": 1, "b": 0.5, "c": 0}).statistics
+    scaled = fit(model, {"x": x, "y": y * scale}, {"a": scale, "b": 0.5, "c": 0}).statistics
+    assert scaled["chi2"] == (math.inf if scale > 1 else 0.0)  # (in the data's units)
+    assert scaled["r2"] == pytest.approx(at_1["r2"], rel=1e-14)
+    shift = 2 * n * math.log(scale)
+    for name in ("aic", "bic"):
+        assert scaled[name] == pytest.approx(at_1[name] + shift, rel=1e-13)
+    weighted = {"x": x, "y": y * scale, "s": (0.01 + 0.01 * x) * scale}
+    unit = fit(model, {**weighted, "y": y, "s": 0.01 + 0.01 * x}, {"a": 1, "b": 0.5, "c": 0},
+               sigma="s").statistics  # fmt: skip
+    both = fit(model, weighted, {"a": scale, "b": 0.5, "c": 0}, sigma="s").statistics
+    assert both["chi2"] == pytest.approx(unit["chi2"], rel=1e-12)
+    assert both["r2"] == pytest.approx(unit["r2"], rel=1e-14)
+    assert both["aic"] == pytest.approx(unit["aic"] + shift, rel=1e-13)
+
+
 def test_aic_and_bic_count_a_parameter_at_its_bound_as_dof_does():
     """R's nls (algorithm "port", bounds) counts every coefficient in logLik's df, one at its
     bound too, as in the residual degrees of freedom; t and p are left out for it."""
