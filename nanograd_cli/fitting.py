@@ -94,6 +94,12 @@ RANK_TOLERANCE = 1e-10
 # residuals (|J_jᵀ r| ≤ GRADIENT_TOLERANCE · ‖J_j‖ · ‖r‖).
 GRADIENT_TOLERANCE = 1e-8
 
+# What a fit whose every free parameter the groups share says: it is no fit by group.
+EVERY_PARAMETER_SHARED = (
+    "every parameter is shared by the groups: this is one fit of all the rows, the same as "
+    "the fit without groups"
+)
+
 # What a fit with as many rows as free parameters says of its numbers.
 NO_DOF = (
     "as many rows as free parameters: the model can pass through every row, and the data "
@@ -180,7 +186,10 @@ def fit(
     for name in shared:
         if name not in problem.starts:
             raise NotAnInput(name, problem.parameters, "shared", "parameter")
-    return _Shared(problem, labels, indices, shared).solve(steps, progress)
+    joint = _Shared(problem, labels, indices, shared).solve(steps, progress)
+    if all(name in shared for name in problem.free):
+        joint.warnings.insert(0, EVERY_PARAMETER_SHARED)
+    return joint
 
 
 def _each_group(problem: _Problem, groups: dict[Hashable, np.ndarray], steps: int | None) -> Fits:

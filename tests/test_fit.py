@@ -1497,6 +1497,18 @@ def test_a_shared_parameter_is_one_fit_over_every_group():
     assert (result.rss, result.n, result.dof) == (pytest.approx(rss, rel=1e-9), 36, 29)
 
 
+def test_every_parameter_shared_is_the_fit_of_all_the_rows_and_says_so():
+    g, x, y = grouped_decay()
+    program, starts = parse("a*exp(-k*x) + c"), {"a": 1, "k": 0.5, "c": 0}
+    joint = fit(program, {"x": x, "y": y}, starts, groups=g, shared=["a", "k", "c"])
+    alone = fit(program, {"x": x, "y": y}, starts)
+    assert joint.parameters == pytest.approx(alone.parameters, rel=1e-9)
+    assert joint.warnings[0] == fitting.EVERY_PARAMETER_SHARED
+    assert fitting.EVERY_PARAMETER_SHARED not in fit(
+        program, {"x": x, "y": y}, starts, groups=g, shared=["k"], fix=["c"]
+    ).warnings
+
+
 def test_a_group_with_too_few_rows_says_so_and_the_others_are_fitted():
     import nanograd_cli
 
