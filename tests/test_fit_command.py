@@ -188,7 +188,7 @@ def test_a_fit_that_does_not_converge_prints_the_point_reached_and_exits_1(data,
         ),
         (
             ["a*x + b", "--data", "{data}", "--a", "1", "--b", "0", "--q", "1"],
-            "q is not an input of this source (its inputs: a, x, b)",
+            "q is not an input of this source (its inputs: a, b); x is a column of the data",
         ),
         (
             ["a*X + b", "--data", "{data}", "--a", "1", "--b", "0"],
