@@ -10,7 +10,7 @@ command line or the repl said otherwise.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Literal
@@ -243,14 +243,22 @@ class MissingInputs(InputError):
 class UnknownInputs(InputError):
     """Values given for names that the source does not read as inputs."""
 
-    def __init__(self, names: list[str], inputs: list[str], hint: str = ""):
+    def __init__(
+        self, names: list[str], inputs: list[str], hint: str = "", columns: Sequence[str] = ()
+    ):
+        """`inputs`: those that take a value (a fit's parameters); `columns`: the others,
+        which the data give."""
         self.names: list[str] = names
         self.meant: str = hint  # the option meant, said after the list
         listed = ", ".join(names)
         known = ", ".join(inputs) if inputs else "none"
         plural = "s" if len(names) > 1 else ""
         verb = "are not inputs" if plural else "is not an input"
-        super().__init__(f"{listed} {verb} of this source (its inputs: {known}){hint}")
+        read = ""
+        if columns:
+            which = "is a column" if len(columns) == 1 else "are columns"
+            read = f"; {', '.join(columns)} {which} of the data"
+        super().__init__(f"{listed} {verb} of this source (its inputs: {known}){read}{hint}")
 
 
 class BadInputValue(InputError):

@@ -654,11 +654,9 @@ class _Problem:
         inputs = set(program.inputs)
         unknown = [name for name in starts if name not in inputs]
         if unknown:  # the parameters listed, which take starts, and the columns said apart
-            read = [name for name in program.inputs if name in arrays]
-            which = "is a column" if len(read) == 1 else "are columns"
-            hint = f"; {', '.join(read)} {which} of the data" if read else ""
             parameters = [name for name in program.inputs if name not in arrays]
-            raise UnknownInputs(unknown, parameters, hint)
+            read = [name for name in program.inputs if name in arrays]
+            raise UnknownInputs(unknown, parameters, columns=read)
         given_column = next((name for name in starts if name in arrays), None)
         if given_column is not None:
             raise InputError(
