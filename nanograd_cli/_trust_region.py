@@ -64,7 +64,6 @@ def minimize(
     J = jacobian(x)
     nfev = njev = 1
     m = f.size
-    svd = _svd(J)
     cost = 0.5 * (f @ f)
     g = J.T @ f
     scale_inv = _column_norms(J)
@@ -80,7 +79,7 @@ def minimize(
         scale = 1 / scale_inv
         J_h = J * scale
         g_h = g * scale
-        u, s, vt = svd(J_h)
+        u, s, vt = _svd(J_h)
         uf = u.T @ f
         reduction = -1.0
         while reduction <= 0 and nfev < max_nfev:
@@ -123,25 +122,15 @@ def minimize(
     return Solved(x, 0 if status is None else status, nfev, njev)
 
 
-def _svd(J: np.ndarray) -> Callable[[np.ndarray], tuple[np.ndarray, np.ndarray, np.ndarray]]:
-    """The thin SVD of matrices shaped as `J`, as `scipy.linalg.svd(full_matrices=False)`
-    computes it (LAPACK's gesdd, with the workspace it asks for: SciPy's steps to the bit),
-    without its checks and wrappers; a matrix not finite is SciPy's ValueError."""
-    from scipy.linalg.lapack import get_lapack_funcs
+def _svd(a: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The thin SVD as SciPy's trf takes it (`scipy.linalg.svd`, whose LAPACK call differs
+    between SciPy's versions: its steps to the bit on each), the finite check done here, at
+    the cost of one test; a matrix not finite is SciPy's ValueError."""
+    from scipy.linalg import svd
 
-    gesdd, gesdd_lwork = get_lapack_funcs(("gesdd", "gesdd_lwork"), (J,), ilp64="preferred")
-    work, _ = gesdd_lwork(*J.shape, compute_uv=1, full_matrices=0)
-    lwork = int(work.real)
-
-    def svd(a: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        if not np.isfinite(a).all():
-            raise ValueError("array must not contain infs or NaNs")
-        u, s, vt, info = gesdd(a, compute_uv=1, lwork=lwork, full_matrices=0)
-        if info > 0:
-            raise np.linalg.LinAlgError("SVD did not converge")
-        return u, s, vt
-
-    return svd
+    if not np.isfinite(a).all():
+        raise ValueError("array must not contain infs or NaNs")
+    return svd(a, full_matrices=False, check_finite=False)
 
 
 def _subproblem(
