@@ -13,6 +13,7 @@ load the others (plotting and drawing bring NumPy, Matplotlib and Graphviz).
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
@@ -831,6 +832,14 @@ def failure(
         )
         if result.stopped:
             return f"{above}: {result.stopped}"
+        if result.start is not None:
+            value, norm = result.start
+            if result.value < value and result.gradient_norm >= norm:
+                return (
+                    f"{above}: the value fell from {value:.3g} to {result.value:.3g} and the "
+                    f"gradient's norm did not shrink (from {norm:.3g}): the loss may have no "
+                    "minimum, falling without bound"
+                )
         rate = f", or another {option('lr')}," if method not in SECOND_ORDER else ""
         return f"{above} (more {option('steps')}{rate} may reach it)"
     if isinstance(result, Fit):
@@ -1039,7 +1048,7 @@ def minimize(
         except Interrupted as stop:  # the point reached, in the inputs' shapes
             stop.reached = layout.shaped(cast(Minimum, stop.reached))
             raise
-        return layout.shaped(found)
+        return layout.shaped(_with_start(found, every_row or loss, point, moving))
     settled = (lambda at: over_every_row(every_row, at)[2] <= tol) if every_row else None
     try:
         result = descend(
@@ -1052,7 +1061,19 @@ def minimize(
     if every_row:  # the loss over every row, not the last batch's
         value, gradients, norm = over_every_row(every_row, result.inputs)
         result = Minimum(value, result.inputs, gradients, norm, result.steps, norm <= tol)
-    return layout.shaped(result)
+    return layout.shaped(_with_start(result, every_row or loss, point, moving))
+
+
+def _with_start(
+    result: Minimum, loss: Callable, point: Mapping[str, float], moving: Sequence[str]
+) -> Minimum:
+    """`result`, where the descent ran out of steps, with the value and gradient's norm
+    at its start (`failure` says from them whether the loss may have no minimum)."""
+    if result.converged or result.stopped:
+        return result
+    value, gradients = loss(dict(point))
+    start = (float(value), math.hypot(*(gradients[n] for n in moving)))
+    return dataclasses.replace(result, start=start)
 
 
 def _second_order_settings(

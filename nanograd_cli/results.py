@@ -490,6 +490,9 @@ class Minimum(_Table):
     interrupted: bool = False
     diverged: bool = False
     stopped: str = field(default="", compare=False)
+    # for a descent that ran out of steps: the value and gradient's norm at its start, which
+    # say whether the loss kept falling as its slope did not shrink (no minimum, perhaps)
+    start: tuple[float, float] | None = field(default=None, compare=False, repr=False)
 
 
 class Term:

@@ -4,6 +4,7 @@ written before either (Values and the optimizers' `step`), step for step the sam
 from __future__ import annotations
 
 import dataclasses
+import json
 import math
 
 import pytest
@@ -265,6 +266,30 @@ def test_a_descent_that_ran_out_of_steps_is_a_result_with_its_plot(tmp_path):
     assert done.stdout.splitlines()[-1].split() == ["steps", "5", "step", "limit"]
     assert done.stderr.startswith("note: did not converge: after 5 steps")
     assert picture.read_text().startswith("<?xml")
+
+
+@pytest.mark.parametrize(
+    ("args", "unbounded"),
+    [
+        (["x", "--x", "1", "--steps", "100"], True),  # falls forever, at a slope of 1
+        (["x**3", "--x", "-1", "--steps", "100"], True),  # falls ever faster
+        (["x", "--x", "1", "--steps", "5", "--method", "newton"], True),
+        (["(x - 3)**2", "--x", "0", "--steps", "5"], False),  # on its way to x = 3
+        (["(x - 3)**2", "--x", "0", "--steps", "1", "--method", "bfgs"], False),
+    ],
+)
+def test_a_loss_that_kept_falling_while_its_slope_did_not_shrink_may_have_no_minimum(
+    args, unbounded
+):
+    """Where the steps ran out, the note says more steps may reach a minimum, or, where the
+    value fell and the gradient's norm is no smaller than at the start, that there may be
+    none: x from 1 has no minimum, more steps would never reach one."""
+    done = in_process("minimize", *args, "--format", "json")
+    result = json.loads(done.stdout)
+    assert done.returncode == 0 and result["converged"] is False
+    said = "the loss may have no minimum, falling without bound\n"
+    assert done.stderr.endswith(said) is unbounded, done.stderr
+    assert ("may reach it)" in done.stderr) is not unbounded
 
 
 @pytest.mark.slow
