@@ -647,8 +647,7 @@ def minimize(
         from .render.figures import descent_figure
 
         assert descent is not None  # made for the picture
-        label = f"{method}, {result.steps} steps"
-        write_atomically(picture, descent_figure(program, descent, label, fmt))
+        write_atomically(picture, descent_figure(program, descent, method, result, fmt))
     if stopped:
         raise stopped
     return result

@@ -11,12 +11,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import nanograd_cli
 from nanograd_cli import _api as api
 from nanograd_cli import parse
 from nanograd_cli._descent import OPTIMIZERS, PointLoss, descent_source, not_finite
 from nanograd_cli._descent import minimize as descend
 from nanograd_cli.engine import Value
-from nanograd_cli.errors import Interrupted, MissingInputs, NanogradError
+from nanograd_cli.errors import Diverged, Interrupted, MissingInputs, NanogradError
 from nanograd_cli.results import Minimum
 
 from .helpers import default_signals, expressions, in_process
@@ -266,6 +267,36 @@ def test_a_descent_that_ran_out_of_steps_is_a_result_with_its_plot(tmp_path):
     assert done.stdout.splitlines()[-1].split() == ["steps", "5", "step", "limit"]
     assert done.stderr.startswith("note: did not converge: after 5 steps")
     assert picture.read_text().startswith("<?xml")
+
+
+@pytest.mark.parametrize(
+    ("source", "start", "last_drawn"),
+    [
+        ("(x - 3)**2", ["--x", "0"], "sgd, 161 steps, diverged, drawn up to step 130"),
+        ("(x - 3)**2 + (y + 1)**2", ["--x", "0", "--y", "0"], "step 1455, the last drawn"),
+    ],
+)
+def test_a_diverged_descent_is_drawn_up_to_where_a_picture_can_show_it(
+    tmp_path, source, start, last_drawn
+):
+    """A learning rate too large: the losses grow to near the largest float, more than an
+    axis can span; the plot, --save and the table are all written, the picture up to the
+    last step it can show, and says so."""
+    picture, saved = tmp_path / "path.svg", tmp_path / "descent.json"
+    options = ["--method", "sgd", "--plot", str(picture), "--save", str(saved)]
+    lr = ["--lr", "5" if len(start) == 2 else "1.1"]
+    done = in_process("minimize", source, *start, *lr, *options)
+    assert done.returncode == 1
+    assert done.stdout.splitlines()[-1].split()[-1] == "diverged"
+    assert done.stderr.startswith("error: diverged at step ")
+    assert last_drawn in picture.read_text()
+    assert json.loads(saved.read_text())
+    at = {name.removeprefix("--"): 0 for name in start[::2]}
+    with pytest.raises(Diverged):
+        nanograd_cli.minimize(
+            source, **at, method="sgd", lr=float(lr[1]), plot=str(tmp_path / "python.svg")
+        )
+    assert last_drawn in (tmp_path / "python.svg").read_text()
 
 
 @pytest.mark.parametrize(

@@ -291,9 +291,7 @@ def minimize(
         from ..render.figures import descent_figure
 
         assert descent is not None and picture_format is not None  # both made for picture
-        how = ", interrupted" if result.interrupted else ", diverged" if result.diverged else ""
-        label = f"{method}, {result.steps} steps{how}"
-        write_out(picture, descent_figure(program, descent, label, picture_format))
+        write_out(picture, descent_figure(program, descent, method, result, picture_format))
     if save:
         write_out(save, api.saved_point(result, program.source).encode())
     emit(fmt, result, digits)

@@ -8,6 +8,7 @@ GUI backend, and the format's own canvas (Agg for png) renders them.
 from __future__ import annotations
 
 import io
+import math
 import os
 import textwrap
 import warnings
@@ -37,6 +38,7 @@ if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
     from .._program import Program
+    from ..results import Minimum
 
 # `--ylim`: auto, full or (LO, HI); see plot.y_range.
 YLim = str | tuple[float, float]
@@ -370,6 +372,10 @@ def _too_wide(values: np.ndarray) -> bool:
     return bool(finite.size) and float(finite.max()) - float(finite.min()) > MAX_SPAN
 
 
+class TooWide(InputError):
+    """An axis that spans more than a picture can show."""
+
+
 def _drawable(**arrays: np.ndarray) -> None:
     """Refuse, naming it, an axis that spans too much for a picture: each of `arrays` is the
     finite numbers along one."""
@@ -377,10 +383,26 @@ def _drawable(**arrays: np.ndarray) -> None:
         values = np.asarray(values, dtype=float)
         if _too_wide(values):
             finite = values[np.isfinite(values)]
-            raise InputError(
+            raise TooWide(
                 f"a picture cannot show {what} from {finite.min():.3g} to {finite.max():.3g}: "
                 f"an axis spans at most {MAX_SPAN:.2g}; plot a narrower range"
             )
+
+
+# The largest number a log axis shows: Matplotlib's ticks overflow above about 1e270.
+LOG_TOP = 1e250
+
+
+def _drawable_prefix(values: Sequence[float], log: bool) -> int:
+    """How many of `values`, from the first, one axis of a picture can show (at least 1):
+    on a log axis, up to LOG_TOP; on a linear one, spanning up to MAX_SPAN."""
+    low = high = values[0]
+    for k, value in enumerate(values):
+        if math.isfinite(value):
+            low, high = min(low, value), max(high, value)
+            if (high > LOG_TOP) if log else (high - low > MAX_SPAN):
+                return max(1, k)
+    return len(values)
 
 
 def curve_figure(curve: Curve, fmt: str) -> bytes:
@@ -659,18 +681,27 @@ def fit_groups_figure(fits: Mapping[str, FitCurve], heading: str, fmt: str) -> b
 # The characters of a fit's title a line, at the figure's width: a longer one is wrapped.
 TITLE_WIDTH = 70
 
+# Characters of labels that fit across a path figure's legend (measured: 77 did not)
+LEGEND_CHARACTERS = 72
+
 # Groups named in a figure's legend at most (two columns of 12).
 LEGEND_GROUPS = 24
 
 
-def descent_figure(program: Program, descent: Descent, label: str, fmt: str) -> bytes:
+def descent_figure(
+    program: Program, descent: Descent, method: str, result: Minimum, fmt: str
+) -> bytes:
     """How gradient descent went: for two inputs, its path on the contour plot of f; else the
     loss at every step (on a log scale when every loss is positive and they span more than
-    two orders of magnitude)."""
+    two orders of magnitude). Of a descent that went beyond what a picture's axes can show (a
+    diverged one), the steps up to there, and the picture says that later ones are left out.
+    The legend names the method, the steps taken and how the descent stopped (`result`)."""
+    how = ", interrupted" if result.interrupted else ", diverged" if result.diverged else ""
+    label = f"{method}, {result.steps} steps{how}"
     steps, points, losses = descent.history()
-    if len(program.inputs) == 2:
-        return _path_figure(program, points, label, fmt)
-    with np.errstate(over="ignore"):  # a diverged descent's losses near the largest float
+    with _quietly():  # a diverged descent's numbers near the largest float
+        if len(program.inputs) == 2:
+            return _path_figure(program, steps, points, label, fmt)
         return _losses_figure(program, steps, losses, label, fmt)
 
 
@@ -678,11 +709,13 @@ def _losses_figure(
     program: Program, steps: list[int], losses: list[float], label: str, fmt: str
 ) -> bytes:
     """The loss at each step kept."""
-    _drawable(loss=np.array(losses))
+    log = 0 < min(losses) and LOG_SCALE * min(losses) < max(losses) and losses[0] <= LOG_TOP
+    kept = _drawable_prefix(losses, log)
     figure = _figure(figsize=(6.4, 4.8))
     axes = figure.subplots()
-    axes.plot(steps, losses, color="C0", label=label, gid="loss")
-    if min(losses) > 0 and max(losses) > LOG_SCALE * min(losses):
+    label += _left_out(steps, kept)
+    axes.plot(steps[:kept], losses[:kept], color="C0", label=label, gid="loss")
+    if log:
         axes.set_yscale("log")
     axes.set_xlabel("step")
     axes.set_ylabel("f (loss)")
@@ -692,10 +725,36 @@ def _losses_figure(
     return _save(figure, fmt)
 
 
+def _left_out(steps: list[int], kept: int) -> str:
+    """A legend's note that the steps after the `kept` first are not drawn, if any are."""
+    return "" if kept == len(steps) else f", drawn up to step {steps[kept - 1]}"
+
+
 def _path_figure(
-    program: Program, points: Sequence[Mapping[str, float]], label: str, fmt: str
+    program: Program,
+    steps: list[int],
+    points: Sequence[Mapping[str, float]],
+    label: str,
+    fmt: str,
 ) -> bytes:
-    """The optimizer's path drawn on the contour plot of f over a box around it."""
+    """The optimizer's path drawn on the contour plot of f over a box around it; where that
+    box spans more than the axes can show, around the path's first part, a quarter shorter at
+    each try."""
+    kept = len(points)
+    while True:
+        try:
+            end = "end" if kept == len(points) else f"step {steps[kept - 1]}, the last drawn"
+            return _path_picture(program, points[:kept], label, end, fmt)
+        except TooWide:
+            if kept == 1:
+                raise
+            kept -= max(1, kept // 4)
+
+
+def _path_picture(
+    program: Program, points: Sequence[Mapping[str, float]], label: str, end: str, fmt: str
+) -> bytes:
+    """The path on the contour plot of f, its last point marked `end`."""
     names = program.inputs
     path = {n: np.array([p[n] for p in points]) for n in names}
     spans = {}
@@ -716,10 +775,12 @@ def _path_figure(
         color="white",
         markeredgecolor="C3",
         markersize=14,
-        label="end",
+        label=end,
         gid="end",
     )
     handles = axes.get_legend_handles_labels()[0]
-    figure.legend(handles=[*handles, arrow], loc="outside lower center", ncols=2)
+    # two columns (the path and start, the end and the arrows) where their labels fit across
+    wide = max(len(label), 5) + max(len(end), len(str(arrow.get_label()))) > LEGEND_CHARACTERS
+    figure.legend(handles=[*handles, arrow], loc="outside lower center", ncols=1 if wide else 2)
     figure.suptitle(title(program.source, {}))
     return _save(figure, fmt)
