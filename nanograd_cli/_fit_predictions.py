@@ -13,7 +13,7 @@ import numpy as np
 
 from ._program import Program
 from .errors import InputError
-from .results import Fit, Fits, FitStatistics
+from .results import Fit, Fits, FitStatistics, by_element
 
 # What a saved fit says it is, and the version of its layout.
 FORMAT, VERSION = "nanograd fit", 1
@@ -42,27 +42,44 @@ def predicted(
     with np.errstate(all="ignore"):
         value, gradients = batch_gradients(written, {**data, **parameters})
         fitted = np.broadcast_to(np.asarray(value, dtype=float), (rows,)).copy()
-        # a parameter at its bound is held there, as the others' covariances take it
-        held = set(fit.at_bound)
-        names = [name for name in fit.covariance if name in gradients and name not in held]
-        slopes = np.column_stack([np.broadcast_to(gradients[n], (rows,)) for n in names])
-        covariance = np.array([[fit.covariance[a][b] for b in names] for a in names])
-        variance = np.einsum("ij,jk,ik->i", slopes, covariance, slopes) if names else 0 * fitted
-        se = np.sqrt(np.maximum(variance, 0.0))  # (a nan stays nan)
-    found = {"fitted": fitted, "fitted_se": se}
-    if level is None:
-        return found
-    half = quantile(level, None if fit.absolute_sigma else fit.dof)
-    found["lower"], found["upper"] = fitted - half * se, fitted + half * se
-    if fit.sigma is None:
-        observation = np.full(rows, fit.residual_sd**2)
-    elif sigma is None:
-        return found
-    else:
-        observation = sigma**2 * (1.0 if fit.absolute_sigma else fit.residual_sd**2)
-    spread = half * np.sqrt(se**2 + observation)
-    found["pred_lower"], found["pred_upper"] = fitted - spread, fitted + spread
+        se = _standard_errors(fit, gradients, rows)
+        found = {"fitted": fitted, "fitted_se": se}
+        if level is None:
+            return found
+        half = quantile(level, None if fit.absolute_sigma else fit.dof)
+        found["lower"], found["upper"] = fitted - half * se, fitted + half * se
+        if fit.sigma is None:
+            observation = np.full(rows, fit.residual_sd)
+        elif sigma is None:
+            return found
+        else:
+            observation = sigma * (1.0 if fit.absolute_sigma else fit.residual_sd)
+        spread = half * np.hypot(se, observation)  # (no square to overflow or underflow)
+        found["pred_lower"], found["pred_upper"] = fitted - spread, fitted + spread
     return found
+
+
+def _standard_errors(fit: Fit, gradients: Mapping[str, np.ndarray], rows: int) -> np.ndarray:
+    """sqrt(gᵀCg) per row, with g the `gradients` by the parameters and C the fit's
+    covariance, as se_a·se_b·r_ab: with each row's g·se scaled to at most 1 by a power of two,
+    so that it is finite where the covariance itself overflows or underflows (data near 1e300
+    or 1e-300). A parameter at its bound is held there, as the others' covariances take it;
+    a fixed one adds nothing."""
+    held = set(fit.at_bound)
+    correlation = fit.statistics.get("correlation")
+    if correlation is None:  # (a saved fit edited by hand): from the covariance
+        correlation = {a: {b: c / math.sqrt(row[a] * fit.covariance[b][b]) for b, c in row.items()}
+                       for a, row in fit.covariance.items() if row[a] > 0}  # fmt: skip
+    names = [n for n in correlation if n in gradients and n not in held]
+    if not names:
+        return np.zeros(rows)
+    stderr = by_element(fit.stderr)  # (an array parameter's by element: w[0,1])
+    sizes = np.column_stack([np.broadcast_to(gradients[n], (rows,)) * stderr[n] for n in names])
+    r = np.array([[correlation[a][b] for b in names] for a in names])
+    exponent = np.frexp(np.max(np.abs(sizes), axis=1))[1]
+    scaled = np.ldexp(sizes, -exponent[:, None])
+    variance = np.einsum("ij,jk,ik->i", scaled, r, scaled)
+    return np.ldexp(np.sqrt(np.maximum(variance, 0.0)), exponent)  # (a nan stays nan)
 
 
 def saved(fit: Fit | Fits, summary: Mapping[str, Any] | list[dict]) -> str:

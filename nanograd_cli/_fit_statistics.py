@@ -20,7 +20,7 @@ def statistics(
     free: Sequence[str],
     values: Mapping[str, float],
     stderr: Mapping[str, float],
-    covariance: Mapping[str, Mapping[str, float]],
+    scaled_covariance: Mapping[str, Mapping[str, float]],
     scaled_chi2: float,
     dof: int,
     target: np.ndarray,
@@ -33,7 +33,9 @@ def statistics(
     `logLik.nls`, weights 1/sigma², counting the n - dof parameters fitted and sigma, one
     at a bound too, as R does), and of the `free` parameters t = value/se, its two-sided
     p from Student's t with `dof` degrees of freedom (with `known_sigma`, from the normal
-    distribution, with the χ² test's p-value `chi2_p`), and their correlations.
+    distribution, with the χ² test's p-value `chi2_p`), and their correlations, from
+    `scaled_covariance`: the covariance in any units of the parameters (the solver's, where
+    the data's would overflow or underflow).
 
     `weights` (1/sigma, or 1) and `scaled_chi2` are in the fit's working units: times
     2**exponent and 4**exponent, where neither overflows nor underflows, so that R², AIC
@@ -68,7 +70,7 @@ def statistics(
             name: float(2 * special.stdtr(dof, -abs(t[name]))) if dof > 0 else math.nan
             for name in free
         }
-    correlation = {a: {b: _correlation(covariance, a, b) for b in free} for a in free}
+    correlation = {a: {b: _correlation(scaled_covariance, a, b) for b in free} for a in free}
     found: FitStatistics = {
         "chi2": chi2,
         "reduced_chi2": chi2 / dof if dof > 0 else math.nan,

@@ -454,17 +454,10 @@ def profile_intervals(
 
     fixed, bounds = list(fix), dict(bounds or {})
     free = [name for name in result.parameters if name not in fixed]
-    chi2, dof = result.rss, result.dof
-    if absolute_sigma:
-        threshold = chi2 + float(special.chdtri(1, 1 - level))
-    else:
-        threshold = chi2 * (1 + float(special.fdtri(1, dof, level)) / dof) if dof > 0 else math.nan
+    dof = result.dof
     intervals: dict[str, tuple[float, float]] = {}
     notes: list[str] = []
-    if not (math.isfinite(threshold) and threshold > chi2):
-        why = "no degrees of freedom" if dof <= 0 else "a sum of squares of 0"
-        notes.append(f"no profile intervals: the fit has {why}")
-        return {name: (math.nan, math.nan) for name in free}, notes
+    threshold = None
     for name in free:
         held = _Problem(
             program,
@@ -477,6 +470,21 @@ def profile_intervals(
             drop_nan,
         )
         profile = _Profiled(held, name, steps)
+        if threshold is None:  # χ² and its threshold in the problem's units, where neither
+            # overflows nor underflows (data near 1e300 or 1e-300)
+            chi2 = profile.minimum
+            if absolute_sigma:
+                threshold = chi2 + math.ldexp(
+                    float(special.chdtri(1, 1 - level)), 2 * held.exponent
+                )
+            elif dof > 0:
+                threshold = chi2 * (1 + float(special.fdtri(1, dof, level)) / dof)
+            else:
+                threshold = math.nan
+            if not (math.isfinite(threshold) and threshold > chi2):
+                why = "no degrees of freedom" if dof <= 0 else "a sum of squares of 0"
+                notes.append(f"no profile intervals: the fit has {why}")
+                return {name: (math.nan, math.nan) for name in free}, notes
         value, error = result.parameters[name], result.stderr[name]
         first = error if 0 < error < math.inf else max(abs(value) * 0.2, 1e-3)
         ends = []
@@ -494,13 +502,16 @@ def profile_intervals(
 class _Profiled:
     """χ² with one parameter held at a value and the others refitted, each refit from where
     the one at the nearest value ended (from the last would follow a refit that ran off to
-    an asymptote, where the others may be lost)."""
+    an asymptote, where the others may be lost). χ² in the problem's working units, as
+    `minimum`, the fit's own."""
 
     def __init__(self, problem: _Problem, name: str, steps: int | None) -> None:
         self.problem, self.name = problem, name
         self.budget = DEFAULT_STEPS if steps is None else int(steps)
         self.alone = name in problem.free  # no other parameter to refit
-        x = problem.choose_units()
+        x = problem.choose_units()  # (evaluated at the fit's parameters, its start)
+        with np.errstate(over="ignore"):
+            self.minimum = float(problem.residuals @ problem.residuals)
         self.reached: dict[float, tuple[np.ndarray, float]] = {problem.starts[name]: (x, math.nan)}
 
     def __call__(self, value: float) -> float:
@@ -520,9 +531,8 @@ class _Profiled:
                 stages: list[_Stage] = []
                 problem._stages(start, self.budget, stages)
                 x, rss = _least(problem, start, stages)
-        chi2 = problem.unscaled(rss)
-        self.reached[value] = (x, chi2)
-        return chi2
+        self.reached[value] = (x, rss)
+        return rss
 
 
 def _profile_side(
@@ -1230,17 +1240,26 @@ def _summary(
     names = problem.parameters
     at_bound = [problem.free[j] for j in np.flatnonzero(held)]
     slot = {problem.free[j]: i for i, j in enumerate(moving)}
-    stderr, cov = {}, {}
+    stderr = {}
     for a in names:
         i = slot.get(a)
         nothing = math.nan if a in at_bound else 0.0
         stderr[a] = nothing if i is None else float(errors[i])
-        cov[a] = {
-            b: (math.nan if a in at_bound or b in at_bound else 0.0)
-            if i is None or slot.get(b) is None
-            else float(covariance[i, slot[b]])
-            for b in names
+
+    def by_name(matrix: np.ndarray) -> dict[str, dict[str, float]]:
+        """Entries of a matrix of the moving parameters, by name: 0 for a fixed one, nan
+        for one at its bound."""
+        return {
+            a: {
+                b: (math.nan if a in at_bound or b in at_bound else 0.0)
+                if a not in slot or b not in slot
+                else float(matrix[slot[a], slot[b]])
+                for b in names
+            }
+            for a in names
         }
+
+    cov = by_name(covariance)
     dof = n - k
     # in the data's units: from the RSS as solved, so that neither underflows where the other
     # would not
@@ -1258,7 +1277,7 @@ def _summary(
         [name for name in problem.free if name not in at_bound],
         values,
         stderr,
-        cov,
+        by_name(solved),  # (the correlations of the parameters' units: the same, but finite)
         best_rss,
         dof,
         problem.observed,

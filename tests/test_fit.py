@@ -823,6 +823,39 @@ def test_r2_aic_and_bic_of_data_at_the_ends_of_the_floats_are_those_of_the_data_
     assert both["aic"] == pytest.approx(unit["aic"] + shift, rel=1e-13)
 
 
+@pytest.mark.parametrize("scale", [1e300, 1e160, 1e80, 1e-80, 1e-170, 1e-300])
+def test_correlations_predictions_and_profiles_of_data_at_any_scale_are_those_at_1(scale):
+    """The covariance of parameters near 1e160 is beyond a float (1e316), near 1e-170 below
+    it: the correlations come from the solver's units, a prediction's standard error from
+    the standard errors and correlations, a profile's χ² from the working units; each the
+    data at 1's, scaled. (The correlations were 0 and nan at 1e80 and 1e-80, fitted_se nan,
+    0 or an OverflowError, the profile intervals nan.)"""
+    from nanograd_cli import _api as api
+
+    x = np.linspace(0, 4, 30)
+    y = 2.5 * np.exp(-1.3 * x) + 0.5 + 0.02 * np.cos(11 * x)
+    model = parse("a*exp(-b*x) + c")
+
+    def fitted(unit: float):
+        data = {"x": x, "y": y * unit, "s": (0.01 + 0.01 * x) * unit}
+        starts = {"a": 2.5 * unit, "b": 1.0, "c": 0.0}
+        return api.fit(model, data, starts, ci=0.95, profile=True)
+
+    one, scaled = fitted(1.0), fitted(scale)
+    assert scaled.converged, scaled.message
+    correlation = scaled.statistics["correlation"]
+    for a, row in one.statistics["correlation"].items():
+        for b, r in row.items():
+            assert correlation[a][b] == pytest.approx(r, rel=1e-9, abs=1e-12)
+    for name, unit in (("a", scale), ("b", 1.0), ("c", scale)):
+        assert scaled.ci[name] == pytest.approx(np.multiply(one.ci[name], unit), rel=1e-7)
+    new = {"x": np.array([0.5, 2.0, 7.0])}
+    at_1, at_scale = api.predict(one, new, band=0.9), api.predict(scaled, new, band=0.9)
+    assert list(at_scale) == list(at_1)
+    for column, values in at_1.items():
+        assert at_scale[column] == pytest.approx(values * scale, rel=1e-9), column
+
+
 def test_aic_and_bic_count_a_parameter_at_its_bound_as_dof_does():
     """R's nls (algorithm "port", bounds) counts every coefficient in logLik's df, one at its
     bound too, as in the residual degrees of freedom; t and p are left out for it."""
