@@ -615,6 +615,7 @@ def minimize(
             table(data, api.data_reads(program), "data", "minimize", drop_nan),
         )
     at = numbers(point(program, "minimize", values, inputs), "minimize")
+    api.check_data_options(data, batch, drop_nan, seed, None, formats=False)
     schedule = api.lr_schedule(lr_schedule, steps, lr_step_size, lr_gamma, lr_t_max, lr_min)
     from .errors import Diverged, Interrupted
 

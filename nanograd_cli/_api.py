@@ -964,7 +964,8 @@ def minimize(
         if given:
             raise InputError(f"{given[0]} is a column of the data: give no start value for it")
         if data and not len(next(iter(data.values()))):
-            raise InputError("the data has no rows")
+            left = " left once the rows with a missing value are left out" if drop_nan else ""
+            raise InputError(f"the data has no rows{left}")
     inputs, moved = set(program.inputs), set(parameters)  # (an array's elements: 100,000 names)
     unknown = [n for n in start if n not in inputs]
     if unknown:  # `--epochs 5`: a setting of the descent, given as an input's value
@@ -1194,6 +1195,8 @@ def fit(
     level = fit_level(ci, profile, loss, f_scale)
     fitted_source = program.source
     program, numbers, layout = scalarized(program, starts, columns, no_start)
+    if by is not None:
+        _per_group_names(fix, bounds or {}, layout)
     limits = {
         element: interval
         for name, given in (bounds or {}).items()
@@ -1343,6 +1346,33 @@ def check_seed(seed: object, restarts: object) -> None:
         raise InputError(
             f"{option('seed')} draws the starts of {option('restarts')}: without them it does "
             "nothing"
+        )
+
+
+def check_data_options(
+    data: object,
+    batch: object,
+    drop_nan: bool,
+    seed: object,
+    random: bool | None,
+    data_format: object = None,
+    formats: bool = True,
+) -> None:
+    """`minimize`'s options for the rows of data given without data, and a seed with nothing
+    to draw: neither random starts (`random`; None at a door that has none) nor batches.
+    Bad input, at every door; `formats`: the door has an option for the data's format."""
+    if data is None and (batch is not None or data_format is not None or drop_nan):
+        named = [option("batch"), *[option("data_format")] * formats, option("drop_nan")]
+        raise InputError(
+            f"{', '.join(named[:-1])} and {named[-1]} are for the rows of {option('data', 'FILE')}"
+        )
+    if seed is not None and batch is None and not random:
+        batches = f"orders the batches of {option('batch', 'N')}"
+        draws = f"draws random starts ({option('W', 'normal(16, 2)', quoted=True)})"
+        raise InputError(
+            f"{option('seed')} {batches}: without batches it does nothing"
+            if random is None
+            else f"{option('seed')} {draws} and {batches}: with neither it does nothing"
         )
 
 
@@ -1548,6 +1578,14 @@ def _derived(name: str, text: str, result: Fit, layout: Layout = NO_ARRAYS) -> D
         )
     unknown = [n for n in program.inputs if n not in parameters]
     if unknown:
+        groups = [p for p in parameters if p.startswith(f"{unknown[0]}[")]
+        if groups:  # a[A] of a fit with --shared: a name the language reads as indexing
+            shared = [p for p in parameters if "[" not in p]
+            raise InputError(
+                f"{option('derive', name)} reads {unknown[0]}, which is fitted per group "
+                f"({', '.join(groups)}): a derived quantity of a fit with {option('shared')} "
+                f"reads its shared parameters ({', '.join(shared)})"
+            )
         raise InputError(
             f"{option('derive', name)} reads {unknown[0]}, which is no parameter of the fit "
             f"({', '.join(parameters)})"
@@ -1650,6 +1688,22 @@ def _sigma_program(sigma: str | None) -> Program | None:
         return parse(sigma)
     except SourceError as error:
         raise InputError(f"{option('sigma')}: {error}") from None
+
+
+def _per_group_names(fix: Iterable[str], bounds: Iterable[str], layout: Layout) -> None:
+    """Refuse a[A], one group's own parameter, to --fix or --bound: each holds or bounds a
+    parameter of the model in every group."""
+    for what, verb, value, names in (
+        ("fix", "holds", "", fix),
+        ("bound", "bounds", "=LO:HI", bounds),
+    ):
+        for name in names:
+            base = array_of(name)
+            if base != name and not layout.inputs.get(base):  # (x[0] of an array is one)
+                raise InputError(
+                    f"{option(what, name)}: {option(what)} {verb} a parameter of the model in "
+                    f"every group ({option(what, base + value)}), not one group's alone"
+                )
 
 
 def check_grouping(by: object, shared: Sequence[str]) -> None:
@@ -1906,16 +1960,23 @@ def saved_fit(fit: Fit | Fits) -> str:
 
 def load_fit(path: str) -> Fit | Fits:
     """The fit saved (`saved_fit`) in the file `path`, or the fits of its groups; bad input
-    where it is not one, or its model does not parse."""
+    where it is not one, or its model does not parse or has no input a parameter names."""
     from ._fit_predictions import loaded
     from ._language import parse
 
     fit = loaded(_saved_text(path), printable(path))
     one = fit if isinstance(fit, Fit) else next(iter(fit.values()))
     try:
-        parse(one.source)
+        program = parse(one.source)
     except SourceError as error:
         raise InputError(f"{path}: the saved model does not parse: {error}") from None
+    # a[g]: a of a fit with --shared; w[0,1]: an element of an array w
+    alien = [n for n in one.parameters if n.partition("[")[0] not in program.input_slots]
+    if alien:
+        raise InputError(
+            f"{path}: the saved model {one.source} has no input {alien[0]}, a parameter of "
+            "the saved fit: the file's source and parameters disagree"
+        )
     return fit
 
 

@@ -876,21 +876,12 @@ class Session:
     def minimize_command(self, args: Arguments, reply: Reply) -> None:
         steps, lr, tol, batch, seed = map(args.value, ("steps", "lr", "tol", "batch", "seed"))
         path = args.value("data")
-        if path is None and any(args.flag(n) for n in ("batch", "seed", "data-format", "drop-nan")):
-            raise InputError(
-                f"{option('batch')}, {option('seed')}, {option('data_format')} and "
-                f"{option('drop_nan')} are for the rows of {option('data', 'FILE')}"
-            )
-        if seed is not None and batch is None:
-            raise InputError(
-                f"{option('seed')} orders the batches of {option('batch', 'N')}: without "
-                "batches it does nothing"
-            )
+        drop_nan = args.flag("drop-nan")
+        api.check_data_options(path, batch, drop_nan, seed, None, args.value("data-format"))
         tolerance = 1e-8 if tol is None else api.number("tol", tol, None)
         method = args.value("method") or "adam"
         most = 10000 if steps is None else api.whole("steps", steps, None)
         source, program = self._program(args.expr)
-        drop_nan = args.flag("drop-nan")
         needed = api.data_reads(program)
         table = None if path is None else self._data(args, path, needed, drop_nan=drop_nan)
         columns = None if table is None else table.columns
@@ -942,17 +933,21 @@ class Session:
         from . import _fit_outputs as fit_outputs
 
         path, load, by = args.value("data"), args.value("load"), args.value("by")
+        predict, output = args.value("predict"), args.value("output")
+        files = fit_outputs.Files.asked(
+            predict, output, args.value("plot"), args.value("save"), args.value("band"),
+            args.flag("logx"), args.flag("logy"),
+        )  # fmt: skip
+        alone = load if not args.expr and path is None else None  # a saved fit alone
+        if alone is not None:  # what would make another fit first: by, shared among them
+            given = [option(name) for name in fit_outputs.FITTING if name in args.options]
+            fit_outputs.refuse_with_load(given, files, "EXPR")
         api.check_grouping(by, args.names("shared"))
         if by is not None and args.flag("keep"):
             raise InputError(
                 f"{option('keep')} makes one fit's parameters the inputs' values; "
                 f"{option('by', 'COLUMN')} fits each group: leave out {option('keep')}"
             )
-        predict, output = args.value("predict"), args.value("output")
-        files = fit_outputs.Files.asked(
-            predict, output, args.value("plot"), args.value("save"), args.value("band"),
-            args.flag("logx"), args.flag("logy"),
-        )  # fmt: skip
         if predict == "-":  # a script's lines come from standard input
             raise InputError(
                 f"{option('predict', '-')}: the session reads its lines from standard input; "
@@ -960,14 +955,12 @@ class Session:
             )
         files.check(load, bool(args.expr), path, "EXPR", by)
         table = interrupted = None
-        if load is not None and not args.expr and path is None:
-            given = [option(name) for name in fit_outputs.FITTING if name in args.options]
-            fit_outputs.refuse_with_load(given, files, "EXPR")
-            result: Fit | Fits = api.load_fit(load)
+        if alone is not None:
+            result: Fit | Fits = api.load_fit(alone)
             if args.flag("keep") and result.by is not None:
                 raise InputError(
                     f"{option('keep')} makes one fit's parameters the inputs' values; "
-                    f"{printable(load)} holds the fits of the groups of {result.by}: leave out "
+                    f"{printable(alone)} holds the fits of the groups of {result.by}: leave out "
                     f"{option('keep')}"
                 )
         else:

@@ -710,9 +710,11 @@ class _Problem:
                 sigmas = None if sigmas is None else sigmas[keep]
                 self.n = int(keep.sum())
                 if self.n < len(self.free):
+                    n, k = self.n, len(self.free)
+                    left = "none is" if n == 0 else f"{n} {'is' if n == 1 else 'are'}"
                     raise InputError(
-                        f"with the rows that have a missing value left out, {self.n} are left "
-                        f"for {len(self.free)} parameters: a fit needs at least as many"
+                        f"with the rows that have a missing value left out, {left} left for "
+                        f"{k} parameter{'s' * (k > 1)}: a fit needs at least as many"
                     )
         self.observed = observed
         self.index = np.arange(self.n)  # the rows held, of those fitted (`rows`)

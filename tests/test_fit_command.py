@@ -363,6 +363,32 @@ def test_bound_through_the_command_line(tmp_path):
     assert (done.returncode, done.stderr) == (2, "error: --bound expects NAME=LO:HI, got 'K'\n")
 
 
+@pytest.mark.parametrize(
+    ("command", "message"),
+    [
+        (["fit", "a*x", "--a", "1"], "none is left for 1 parameter"),
+        (["fit", "a*x + b", "--a", "1", "--b", "0"], "1 is left for 2 parameters"),
+        (["minimize", "(w*x - y)**2", "--w", "1"], None),
+    ],
+)
+def test_drop_nan_that_leaves_too_few_rows_says_so(tmp_path, command, message):
+    rows = "x,y\n1,\n2,NA\n" if message != "1 is left for 2 parameters" else "x,y\n1,\n2,3\n"
+    (tmp_path / "d.csv").write_text(rows)
+    done = in_process(*command, "--data", "d.csv", "--drop-nan", cwd=tmp_path)
+    assert done.returncode == 2
+    said = done.stderr.splitlines()[-1]
+    if message is None:  # minimize: its note says how many rows, then
+        assert (
+            said
+            == "error: the data has no rows left once the rows with a missing value are left out"
+        )
+    else:
+        assert said == (
+            f"error: with the rows that have a missing value left out, {message}: a fit "
+            "needs at least as many"
+        )
+
+
 def test_drop_nan_leaves_out_rows_with_a_missing_value(tmp_path):
     (tmp_path / "h.csv").write_text(
         "x,y\n0,3.02\n0.5,\n1,1.17\n1.5,NA\n2,nan\n2.5,0.6\n3,0.56\n3.5,0.53\n"

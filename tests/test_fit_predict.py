@@ -384,6 +384,38 @@ def test_a_saved_model_that_does_not_parse_is_exit_2(line, tmp_path):
     assert done.stderr.startswith(f"error: {saved}: the saved model does not parse: ")
 
 
+def test_a_saved_model_without_a_saved_parameter_is_exit_2(line, tmp_path):
+    """A source edited by hand to name another parameter: it was blamed on --predict's rows,
+    as a fit of groups sharing parameters."""
+    saved = tmp_path / "line.json"
+    in_process("fit", "a*x + b", "--data", line, "--a", "1", "--b", "0", "--save", str(saved))
+    document = json.loads(saved.read_text())
+    saved.write_text(json.dumps({**document, "source": "a*x + q"}))
+    (tmp_path / "new.csv").write_text("x\n1\n")
+    done = in_process("fit", "--load", str(saved), "--predict", str(tmp_path / "new.csv"))
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == (
+        f"error: {saved}: the saved model a*x + q has no input b, a parameter of the saved fit: "
+        "the file's source and parameters disagree\n"
+    )
+
+
+@pytest.mark.parametrize("grouping", [["--by", "g"], ["--shared", "a"]])
+def test_load_alone_refuses_by_and_shared_before_it_checks_them(line, tmp_path, grouping):
+    """--by was taken for a column --predict lacks, --shared for one without --by: the
+    refusal that says what is wrong comes first."""
+    saved = tmp_path / "line.json"
+    in_process("fit", "a*x + b", "--data", line, "--a", "1", "--b", "0", "--save", str(saved))
+    (tmp_path / "new.csv").write_text("x\n1\n")
+    done = in_process("fit", "--load", str(saved), "--predict", str(tmp_path / "new.csv"),
+                      *grouping)  # fmt: skip
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == (
+        f"error: --load alone takes a saved fit, not another one: leave out {grouping[0]} (or "
+        "give SOURCE and --data for a new fit from its values)\n"
+    )
+
+
 def test_load_alone_refuses_what_would_make_another_fit(line, tmp_path):
     saved = tmp_path / "line.json"
     in_process("fit", "a*x + b", "--data", line, "--a", "1", "--b", "0", "--save", str(saved))
@@ -554,6 +586,29 @@ def test_by_predicts_each_row_with_its_groups_fit(tmp_path):
         for ours, theirs in BANDS:
             assert row[ours] == pytest.approx(alone[ours][0], rel=1e-12, abs=1e-14), ours
             assert row[ours] == pytest.approx(frame[theirs].iloc[0], rel=1e-9), ours
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        (["--shared", "a", "--fix", "b[A]"],
+         "--fix b[A]: --fix holds a parameter of the model in every group (--fix b), not one "
+         "group's alone"),
+        (["--bound", "b[B]=0:1"],
+         "--bound b[B]: --bound bounds a parameter of the model in every group (--bound "
+         "b=LO:HI), not one group's alone"),
+        (["--shared", "a", "--derive", "r = b[A]/b[B]"],
+         "--derive r reads b, which is fitted per group (b[A], b[B], b[C]): a derived quantity "
+         "of a fit with --shared reads its shared parameters (a)"),
+    ],
+)  # fmt: skip
+def test_one_groups_own_parameter_is_refused_where_a_models_is_meant(tmp_path, options, message):
+    """b[A], as a fit with --shared names group A's b: it was read as an element of an array
+    (`--wrt b[A]: b is a number`)."""
+    data = grouped_csv(tmp_path, "data.csv", GROUPED)
+    done = in_process("fit", "a*x + b", "--data", data, "--by", "g", "--a", "1", "--b", "0",
+                      *options)  # fmt: skip
+    assert (done.returncode, done.stdout, done.stderr) == (2, "", f"error: {message}\n")
 
 
 def test_shared_predicts_with_the_joint_fits_covariance(tmp_path):

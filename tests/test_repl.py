@@ -607,7 +607,10 @@ def test_minimize_over_data_and_fit_take_starts_from_the_session(tmp_path: Path)
         "error: target: line 1, column 4: '(' is never closed\n  1 | log(\n         ^"
     )
     assert error(s, ":minimize w*x seed 1") == (
-        "error: batch, seed, data-format and drop-nan are for the rows of data FILE"
+        "error: seed orders the batches of batch N: without batches it does nothing"
+    )
+    assert error(s, ":minimize w*x drop-nan") == (
+        "error: batch, data-format and drop-nan are for the rows of data FILE"
     )
     assert error(s, ":minimize (w*x - y)**2 data -") == (
         "error: data -: the session reads its lines from standard input; give the data as a file"

@@ -10,7 +10,9 @@ import random
 
 import pytest
 
+import nanograd_cli
 from nanograd_cli import Value, nn
+from nanograd_cli.errors import InputError
 
 from .helpers import in_process, nanograd
 
@@ -180,3 +182,19 @@ def test_batch_without_data_is_refused():
         2,
         "error: --batch, --data-format and --drop-nan are for the rows of --data FILE\n",
     )
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"batch": 3}, "batch and drop_nan are for the rows of data='FILE'"),
+        ({"drop_nan": True}, "batch and drop_nan are for the rows of data='FILE'"),
+        ({"seed": 3}, "seed orders the batches of batch='N': without batches it does nothing"),
+    ],
+)
+def test_python_refuses_the_options_for_data_without_data_as_the_command_line_does(
+    options, message
+):
+    with pytest.raises(InputError) as raised:
+        nanograd_cli.minimize("(x - 3)**2", x=0, lr=0.1, **options)
+    assert str(raised.value) == message

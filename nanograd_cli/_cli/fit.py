@@ -260,14 +260,16 @@ def fit(
     reached: the point reached is printed, the reason said, and no -o or --plot file
     written), 2 for bad input.
     """
-    api.check_grouping(by, shared)
     files = fit_outputs.Files.asked(predict, output, picture, save, band, logx, logy, fmt)
-    files.check(load, source is not None, data, "SOURCE", by)
-    if load is None or source is not None or data is not None:
-        result, interrupted, table = fitted(ctx, source, var, data, data_format, target, sigma)
-    else:
+    alone = load if source is None and data is None else None  # a saved fit alone
+    if alone is not None:  # what would make another fit first: --by, --shared among them
         refuse_with_load(ctx, files)
-        result, interrupted, table = api.load_fit(load), None, None
+    api.check_grouping(by, shared)
+    files.check(load, source is not None, data, "SOURCE", by)
+    if alone is not None:
+        result, interrupted, table = api.load_fit(alone), None, None
+    else:
+        result, interrupted, table = fitted(ctx, source, var, data, data_format, target, sigma)
     color = stderr_color()  # (the plot in text goes there)
     fit_outputs.finish(
         result, interrupted, table, files, Shown(fmt, digits, color), by, stats, json_nulls(),

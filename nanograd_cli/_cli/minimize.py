@@ -217,13 +217,7 @@ def minimize(
         picture_format = format_of(picture)  # before any step: a bad name fails at once
         in_a_directory(picture)
         descent = Descent()
-    if data is None and (batch is not None or data_format is not None or drop_nan):
-        raise InputError("--batch, --data-format and --drop-nan are for the rows of --data FILE")
-    if seed is not None and batch is None and not random_starts(ctx, var):
-        raise InputError(
-            "--seed draws random starts (--W 'normal(16, 2)') and orders the batches of "
-            "--batch N: with neither it does nothing"
-        )
+    api.check_data_options(data, batch, drop_nan, seed, random_starts(ctx, var), data_format)
     one_standard_input(source, data, "--data")
     schedule = api.lr_schedule(lr_schedule, steps, lr_step_size, lr_gamma, lr_t_max, lr_min)
     for name, path in (("--save", save), ("--log", log)):
