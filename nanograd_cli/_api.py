@@ -1562,7 +1562,8 @@ def _derivations(given: Sequence[str]) -> list[tuple[str, str]]:
 def _derived(name: str, text: str, result: Fit, layout: Layout = NO_ARRAYS) -> DerivedQuantity:
     """A quantity of the fitted parameters, `text`, and its standard error by the delta
     method: sqrt(gᵀ C g), with g its exact gradient at the parameters and C their
-    covariance. `result` has a number per element of an array parameter (`c[0]`), and
+    covariance (as a prediction's, `standard_errors`: finite at any scale, a parameter at its
+    bound held there). `result` has a number per element of an array parameter (`c[0]`), and
     `layout` their arrays, which `text` reads whole (`c`) or by element (`c[1]`)."""
     from ._language import parse
 
@@ -1600,15 +1601,17 @@ def _derived(name: str, text: str, result: Fit, layout: Layout = NO_ARRAYS) -> D
             f"{option('derive', name)} is an array of shape {shape}: a derived quantity is "
             "one number (derive each element on its own, or a sum)"
         )
+    import numpy as np
+
+    from ._fit_predictions import standard_errors
+
     gradient = written.grad(point)
-    g = gradient.gradients
-    variance = sum(
-        g[a] * result.covariance[a][b] * g[b] for a in written.inputs for b in written.inputs
-    )
+    g = {a: np.array([slope]) for a, slope in gradient.gradients.items()}
+    stderr = float(standard_errors(result, g, 1)[0])
     if not math.isfinite(gradient.value):  # (no standard error of a value that is none)
         result.warnings.append(f"{name} = {text.strip()} is {gradient.value} at the fit's values")
-        variance = math.nan
-    return {"value": gradient.value, "stderr": math.sqrt(variance) if variance >= 0 else math.nan}
+        stderr = math.nan
+    return {"value": gradient.value, "stderr": stderr}
 
 
 def named_bounds(given: Iterable[str]) -> dict[str, str]:

@@ -42,7 +42,7 @@ def predicted(
     with np.errstate(all="ignore"):
         value, gradients = batch_gradients(written, {**data, **parameters})
         fitted = np.broadcast_to(np.asarray(value, dtype=float), (rows,)).copy()
-        se = _standard_errors(fit, gradients, rows)
+        se = standard_errors(fit, gradients, rows)
         found = {"fitted": fitted, "fitted_se": se}
         if level is None:
             return found
@@ -59,7 +59,7 @@ def predicted(
     return found
 
 
-def _standard_errors(fit: Fit, gradients: Mapping[str, np.ndarray], rows: int) -> np.ndarray:
+def standard_errors(fit: Fit, gradients: Mapping[str, np.ndarray], rows: int) -> np.ndarray:
     """sqrt(gᵀCg) per row, with g the `gradients` by the parameters and C the fit's
     covariance, as se_a·se_b·r_ab: with each row's g·se scaled to at most 1 by a power of two,
     so that it is finite where the covariance itself overflows or underflows (data near 1e300
@@ -68,8 +68,10 @@ def _standard_errors(fit: Fit, gradients: Mapping[str, np.ndarray], rows: int) -
     held = set(fit.at_bound)
     correlation = fit.statistics.get("correlation")
     if correlation is None:  # (a saved fit edited by hand): from the covariance
-        correlation = {a: {b: c / math.sqrt(row[a] * fit.covariance[b][b]) for b, c in row.items()}
-                       for a, row in fit.covariance.items() if row[a] > 0}  # fmt: skip
+        c = fit.covariance
+        varied = [a for a in c if c[a][a] > 0]
+        correlation = {a: {b: c[a][b] / math.sqrt(c[a][a] * c[b][b]) for b in varied}
+                       for a in varied}  # fmt: skip
     names = [n for n in correlation if n in gradients and n not in held]
     if not names:
         return np.zeros(rows)

@@ -826,8 +826,8 @@ def test_r2_aic_and_bic_of_data_at_the_ends_of_the_floats_are_those_of_the_data_
 @pytest.mark.parametrize("scale", [1e300, 1e160, 1e80, 1e-80, 1e-170, 1e-300])
 def test_correlations_predictions_and_profiles_of_data_at_any_scale_are_those_at_1(scale):
     """The covariance of parameters near 1e160 is beyond a float (1e316), near 1e-170 below
-    it: the correlations come from the solver's units, a prediction's standard error from
-    the standard errors and correlations, a profile's χ² from the working units; each the
+    it: the correlations come from the solver's units, a prediction's standard error (and a
+    derived quantity's) from the standard errors and correlations, a profile's χ² from the working units; each the
     data at 1's, scaled. (The correlations were 0 and nan at 1e80 and 1e-80, fitted_se nan,
     0 or an OverflowError, the profile intervals nan.)"""
     from nanograd_cli import _api as api
@@ -839,7 +839,8 @@ def test_correlations_predictions_and_profiles_of_data_at_any_scale_are_those_at
     def fitted(unit: float):
         data = {"x": x, "y": y * unit, "s": (0.01 + 0.01 * x) * unit}
         starts = {"a": 2.5 * unit, "b": 1.0, "c": 0.0}
-        return api.fit(model, data, starts, ci=0.95, profile=True)
+        derive = ["s = a + c", "h = log(2)/b"]
+        return api.fit(model, data, starts, ci=0.95, profile=True, derive=derive)
 
     one, scaled = fitted(1.0), fitted(scale)
     assert scaled.converged, scaled.message
@@ -849,11 +850,28 @@ def test_correlations_predictions_and_profiles_of_data_at_any_scale_are_those_at
             assert correlation[a][b] == pytest.approx(r, rel=1e-9, abs=1e-12)
     for name, unit in (("a", scale), ("b", 1.0), ("c", scale)):
         assert scaled.ci[name] == pytest.approx(np.multiply(one.ci[name], unit), rel=1e-7)
+    for name, unit in (("s", scale), ("h", 1.0)):
+        assert scaled.derived[name]["stderr"] == pytest.approx(
+            one.derived[name]["stderr"] * unit, rel=1e-9
+        )
     new = {"x": np.array([0.5, 2.0, 7.0])}
     at_1, at_scale = api.predict(one, new, band=0.9), api.predict(scaled, new, band=0.9)
     assert list(at_scale) == list(at_1)
     for column, values in at_1.items():
         assert at_scale[column] == pytest.approx(values * scale, rel=1e-9), column
+
+
+def test_a_derived_quantity_holds_a_parameter_at_its_bound_as_predictions_do():
+    """c[1] ends at its bound, where its covariances are nan: c[0] + c[1] has c[0]'s
+    standard error (it was nan)."""
+    from nanograd_cli import _api as api
+
+    x = np.linspace(0, 1, 12)
+    columns = {"x": x, "y": 1.0 + 0.5 * x + 0.01 * np.cos(9 * x)}
+    result = api.fit(parse("c[0] + c[1]*x"), columns, {"c": np.array([0.0, 0.0])},
+                     bounds={"c[1]": (-1, 0.2)}, derive=["t = c[0] + c[1]"])  # fmt: skip
+    assert result.at_bound == ["c[1]"]
+    assert result.derived["t"]["stderr"] == pytest.approx(result.stderr["c"][0], rel=1e-12)
 
 
 def test_aic_and_bic_count_a_parameter_at_its_bound_as_dof_does():
