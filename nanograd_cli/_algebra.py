@@ -266,7 +266,7 @@ def _as_fraction(value: float) -> Fraction | None:
     return None if ratio is None else Fraction(*ratio)
 
 
-def _in_fractions(f: Callable, *values: float) -> float | None:
+def in_fractions(f: Callable, *values: float) -> float | None:
     """f of the values done in fractions, correctly rounded, where each is a whole number or a
     simple fraction (2/3 - 1 is -1/3, where floats give -0.33333333333333337); else None."""
     exact = [_as_fraction(v) for v in values]
@@ -280,13 +280,13 @@ def _in_fractions(f: Callable, *values: float) -> float | None:
 
 def _sum(q: float, p: float, exactly: bool) -> float:
     """q + p; `exactly`, in fractions where both are simple ones."""
-    s = _in_fractions(operator.add, q, p) if exactly else None
+    s = in_fractions(operator.add, q, p) if exactly else None
     return q + p if s is None else s
 
 
 def _product(q: float, p: float, exactly: bool) -> float:
     """q * p; `exactly`, in fractions where both are simple ones."""
-    s = _in_fractions(operator.mul, q, p) if exactly else None
+    s = in_fractions(operator.mul, q, p) if exactly else None
     return q * p if s is None else s
 
 
@@ -371,7 +371,7 @@ class Builder:
         if numbers:
             folded = op.forward(*(a.value for a in args))
             if self.textbook and op in _RATIONAL:  # 2/3 - 1 is -1/3, as a textbook has it
-                exact = _in_fractions(_RATIONAL[op], *(a.value for a in args))
+                exact = in_fractions(_RATIONAL[op], *(a.value for a in args))
                 folded = folded if exact is None else exact
             arithmetic = op in _ARITHMETIC and op.forward is not POW.forward
             kept = self.textbook and not arithmetic and _symbolic(args, folded)

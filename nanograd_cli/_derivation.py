@@ -16,6 +16,7 @@ exponent, the chain rule.
 from __future__ import annotations
 
 import functools
+import operator
 from dataclasses import dataclass
 
 from ._algebra import (
@@ -26,6 +27,7 @@ from ._algebra import (
     Builder,
     Expr,
     Written,
+    in_fractions,
     layout,
     reachable,
 )
@@ -276,8 +278,9 @@ class _Deriver:
             named = any(n.kind == NUMBER and n.value in NAMED_CONSTANTS for n in reachable([b]))
             if given is None or named:  # x**n, x**e: n - 1, e - 1
                 less = self.w.op(SUB, b, self.one)
-            else:
-                less = self.number(given - 1.0)
+            else:  # in fractions where n is one: 1/3 - 1 is -2/3, not -0.6666666666666667
+                exact = in_fractions(operator.sub, given, 1.0)
+                less = self.number(given - 1.0 if exact is None else exact)
             result = self.times(b, self.power(a, less), self.d(a))
             u, n = self.part("u"), self.part("n")
             less = self.w.op(SUB, n, self.one)

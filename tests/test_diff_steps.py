@@ -38,6 +38,7 @@ SOURCES = [
     "exp(sin(x))**3",
     "pow(x, 3) + tan(2*x)",
     "pi*x**e + x**pi + x**2.5",
+    "(x**2 + 1)**(1/3) + x**(2/3)*sin(x)",
     "2**-x + relu(x - 3)",
 ]
 
@@ -146,6 +147,20 @@ def test_the_rules_are_named_for_a_student():
     for source, rule in rules.items():
         steps, _ = lines(nanograd_cli.diff(source, "x", steps=True))
         assert steps[0][2] == rule, source
+
+
+def test_a_fractional_exponent_less_one_is_a_fraction_on_every_line():
+    """1/3 - 1 in floats is -0.6666666666666667, which no fraction rounds to: the power
+    rule's line wrote it so, and only the result as -2/3."""
+    assert (
+        nanograd_cli.diff("(x**2+1)**(1/3)", "x", steps=True)
+        .splitlines()[0]
+        .startswith("d/dx [(x**2 + 1)**(1/3)] = 1/3*(x**2 + 1)**(-2/3)*d/dx [x**2 + 1]")
+    )
+    for source, line in [("x**(1/3)", "1/(3*x**(2/3))"), ("x**(1/7)", "1/(7*x**(6/7))"),
+                         ("x**(2/3)", "2/(3*x**(1/3))"), ("x**0.7", "0.7/x**0.3")]:  # fmt: skip
+        first = nanograd_cli.diff(source, "x", steps=True).splitlines()[0]
+        assert first.split(" = ")[1].split("    ")[0] == line, source
 
 
 def test_a_function_s_rule_is_its_ops_table_row_s():
