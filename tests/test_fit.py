@@ -827,9 +827,9 @@ def test_r2_aic_and_bic_of_data_at_the_ends_of_the_floats_are_those_of_the_data_
 def test_correlations_predictions_and_profiles_of_data_at_any_scale_are_those_at_1(scale):
     """The covariance of parameters near 1e160 is beyond a float (1e316), near 1e-170 below
     it: the correlations come from the solver's units, a prediction's standard error (and a
-    derived quantity's) from the standard errors and correlations, a profile's χ² from the working units; each the
-    data at 1's, scaled. (The correlations were 0 and nan at 1e80 and 1e-80, fitted_se nan,
-    0 or an OverflowError, the profile intervals nan.)"""
+    derived quantity's) from the standard errors and correlations, a profile's χ² from the
+    working units; each the data at 1's, scaled. (The correlations were 0 and nan at 1e80
+    and 1e-80, fitted_se nan, 0 or an OverflowError, the profile intervals nan.)"""
     from nanograd_cli import _api as api
 
     x = np.linspace(0, 4, 30)
