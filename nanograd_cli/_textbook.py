@@ -9,8 +9,9 @@ Rewrites over every sum and product of the derivative, from the inside out:
  * a sum of quotients is one fraction over the product of their denominators, the numerator
    multiplied out (`3/(5*x - 7) - 5*(3*x + 2)/(5*x - 7)**2` is `-31/(5*x - 7)**2`): its terms
    collect and cancel, and a numerator that is a denominator's base cancels against it
-   (`(cos(x) + 1)/(cos(x) + 1)**2`); the factors all its terms share are taken out where that
-   is shorter (`x*(x + 2)/(x + 1)**2`);
+   (`(cos(x) + 1)/(cos(x) + 1)**2`), as does a polynomial of the denominator that divides the
+   numerator (`(x**2 - 4*x + 4)/(x - 2)**2` is 1, noted `x - 2 != 0`); the factors all its
+   terms share are taken out where that is shorter (`x*(x + 2)/(x + 1)**2`);
  * terms that share a factor are written as one product where that makes a power of it
    (`x**x*(log(x) + 1)**2`, not `x**x*(log(x) + 1)*(log(x) + 1)`).
 Each but the first is kept where it makes the derivative no longer as printed (operations
@@ -166,16 +167,22 @@ class Finisher:
         if made.kind == SUM:  # x**x*log(x)*(log(x) + 1) + x**x*(log(x) + 1): a square
             made = _smaller(made, _grouped(b, made), ties=False)
         if made.kind == SUM:
-            together = _together(b, made)
+            cancelled: list[Note] = []
+            together = _together(b, made, cancelled)
             # -1/tan(x)**2 - 1 (of cos(x)/sin(x)) is -1/sin(x)**2, where tan(x) is
             # sin(x)/cos(x) again: where that is shorter, as a textbook writes it
             written_out = _sines_and_cosines(b, made)
             if written_out is not None:
-                together = _smaller(together or made, _together(b, written_out), ties=False)
+                other: list[Note] = []
+                shorter = _smaller(together or made, _together(b, written_out, other), ties=False)
+                if shorter is not together:
+                    together, cancelled = shorter, other
             # a fraction as long as the sum is the textbook's; a polynomial stays as it is
             chosen = _smaller(made, together, ties=_has_denominator(made))
             if chosen is made and together is not None:
                 self.fractions[id(e)] = together  # for a product it is a factor of
+            elif cancelled:  # where the fraction was nan and is not now
+                self.notes[id(e)] = [*self.notes.get(id(e), []), *cancelled]
             made = chosen
         return made
 
@@ -409,9 +416,11 @@ def _exponentials(b: Builder, e: Expr) -> Expr:
     return b.multiply(e.value, [*others, (b.apply(EXP, exponent), 1.0)]) or e
 
 
-def _together(b: Builder, s: Expr) -> Expr | None:
+def _together(b: Builder, s: Expr, cancelled: list[Note] | None = None) -> Expr | None:
     """s as one fraction: its terms times the product of its denominators, multiplied out,
-    over that product (with no denominator, s multiplied out)."""
+    over that product (with no denominator, s multiplied out). A polynomial of the
+    denominator that divides the numerator cancels (`_divided`), and `cancelled` gets the
+    note of where the fraction was nan and the result is not (`x - 2 != 0`)."""
     terms = [(w, _factors(t), _coefficient(t)) for t, w in _pairs(s)]
     if len(terms) > _TERMS:
         return None
@@ -456,6 +465,14 @@ def _together(b: Builder, s: Expr) -> Expr | None:
     if numerator.kind == SUM:
         numerator = _pythagorean(b, numerator)
     below = [(base, -d) for base, d in common.values()]
+    for k, (base, p) in enumerate(below):  # (x**2 - 4*x + 4)/(x - 2)**2 is 1, for x != 2
+        divided = _divided(b, numerator, base, int(-p)) if base.kind == SUM else None
+        if divided is not None:
+            numerator, times = divided
+            below[k] = (base, p + times)
+            if cancelled is not None:
+                cancelled.append(Note(base, "!="))
+    below = [(base, p) for base, p in below if p != 0.0]
     whole = b.multiply(1.0, [(numerator, 1.0), *below])
     # (1 - cos(x)**2)/cos(x)**2 is tan(x)**2; 2*exp(x)*exp(-x) is 2
     whole = whole and _tangents(b, _exponentials(b, whole))
@@ -470,6 +487,89 @@ def _together(b: Builder, s: Expr) -> Expr | None:
     if whole is None or numerator.kind != SUM or not below:  # a polynomial stays expanded
         return whole
     return _smaller(whole, _factored(b, numerator, below))
+
+
+def _divided(b: Builder, numerator: Expr, base: Expr, most: int) -> tuple[Expr, int] | None:
+    """numerator / base**k for the largest k up to `most` where both are polynomials in one
+    input with whole coefficients and base**k divides the numerator exactly, and k; None
+    where k is 0."""
+    top, under = _polynomial(numerator), _polynomial(base)
+    if top is None or under is None or len(under[1]) < 2:
+        return None
+    name = under[0]
+    if name is None or top[0] not in (name, None):
+        return None
+    quotient, times = top[1], 0
+    while times < most:
+        divided = _division(quotient, under[1])
+        if divided is None:
+            break
+        quotient, times = divided, times + 1
+    if not times:
+        return None
+    x, terms = b.var(name), []
+    for k, c in enumerate(quotient):
+        term = b.multiply(float(c), [(x, float(k))]) if k and c else None
+        if term is not None:
+            terms.append((term, 1.0))
+    made = b.add(float(quotient[0]), terms)
+    return (made, times) if made is not None else None
+
+
+def _polynomial(e: Expr) -> tuple[str | None, list[int]] | None:
+    """e as a polynomial in one input with whole coefficients (its name, None for a number,
+    and the coefficients from the constant up), or None."""
+    name: str | None = None
+    coefficients: dict[int, int] = {}
+
+    def term(c: float, k: int) -> bool:
+        if not float(c).is_integer() or abs(c) > 2.0**53:
+            return False
+        coefficients[k] = coefficients.get(k, 0) + int(c)
+        return True
+
+    terms = _pairs(e) if e.kind == SUM else [(e, 1.0)]
+    if e.kind == SUM and not term(e.value, 0):
+        return None
+    for t, w in terms:
+        if t.kind == NUMBER:
+            if not term(w * t.value, 0):
+                return None
+            continue
+        factors = _factors(t)
+        if len(factors) != 1:
+            return None
+        (x, p), c = factors[0], w * _coefficient(t)
+        if x.kind != INPUT or name not in (None, x.value) or not 0 < p <= _DEGREE:
+            return None
+        if not float(p).is_integer():
+            return None
+        name = x.value
+        if not term(c, int(p)):
+            return None
+    degree = max(coefficients, default=0)
+    return name, [coefficients.get(k, 0) for k in range(degree + 1)]
+
+
+# The highest power of a polynomial that a denominator's is divided into.
+_DEGREE = 64
+
+
+def _division(top: list[int], under: list[int]) -> list[int] | None:
+    """top / under for polynomials (coefficients from the constant up), where under divides
+    top exactly with whole coefficients; else None."""
+    top, lead = list(top), under[-1]
+    if len(top) < len(under):
+        return None
+    quotient = [0] * (len(top) - len(under) + 1)
+    for k in range(len(quotient) - 1, -1, -1):
+        c, left = divmod(top[k + len(under) - 1], lead)
+        if left:
+            return None
+        quotient[k] = c
+        for j, u in enumerate(under):
+            top[k + j] -= c * u
+    return quotient if not any(top) else None
 
 
 def _factored(b: Builder, s: Expr, below: list[tuple[Expr, float]]) -> Expr | None:

@@ -207,3 +207,22 @@ def test_a_sum_of_powers_of_one_name_stays_a_sum_as_a_textbook_keeps_it():
     assert in_process("diff", "5*x**3 - 2/x + 7", "--steps").stdout.endswith("= 15*x**2 + 2/x**2\n")
     # a quotient of other parts is still one fraction, as the quotient rule writes it
     assert in_process("diff", "sin(x)/x").stdout.startswith("(x*cos(x) - sin(x))/x**2\n# ")
+
+
+def test_a_polynomial_of_the_denominator_that_divides_the_numerator_cancels():
+    """(x**2 - 4)/(x - 2) is x + 2 but at x = 2: its derivative is 1 there, as a course
+    writes it, with where it holds (it was (x**2 - 4*x + 4)/(x - 2)**2)."""
+    x = sympy.Symbol("x")
+    for source, expected, note in [
+        ("(x**2 - 4)/(x - 2)", "1", "x - 2 != 0"),
+        ("(x**2 - 1)/(x + 1)", "1", "x + 1 != 0"),
+        ("(x**3 - 1)/(x - 1)", "2*x + 1", "x - 1 != 0"),
+        ("(2*x**2 + 3*x - 2)/(2*x - 1)", "1", "2*x - 1 != 0"),
+    ]:
+        done = in_process("diff", source)
+        assert done.stdout == f"{expected}\n# {note}\n", source
+        exact = sympy.diff(sympy.sympify(source), x)
+        assert sympy.simplify(sympy.sympify(expected) - exact) == 0, source
+    # what does not divide stays: the quotient rule's one fraction
+    assert in_process("diff", "(3*x + 2)/(5*x - 7)").stdout == "-31/(5*x - 7)**2\n"
+    assert in_process("diff", "(x**2 + 1)/(x - 1)").stdout == "(x**2 - 2*x - 1)/(x - 1)**2\n"
