@@ -802,6 +802,12 @@ class _Layout(Written):
             content = abs(_content(weights)) * (-1.0 if max(weights) < 0.0 else 1.0)
             reduced = _spread([(w / content, _divide(factors, common)) for w, factors in inner])
             reduced.sort(key=lambda term: not term[1])  # the number last: log(x) + 1
+            if len(reduced) == 1:  # what is left merged into one term: -2*exp(x)*sin(x)
+                (w, factors), place = reduced[0], rest[group[0]][0]
+                rest = [r for i, r in enumerate(rest) if i not in group] + [
+                    (place, (content * w, common + factors))
+                ]
+                continue
             sum_of = self.chain([(w, factors, None) for w, factors in reduced])
             pieces.append((rest[group[0]][0], (content, common, sum_of)))
             rest = [r for i, r in enumerate(rest) if i not in group]
@@ -879,10 +885,23 @@ class _Layout(Written):
         return self.op(POW, base, self.ratio(*ratio) if ratio else self.number(p))
 
     def times(self, factors: list[Expr]) -> Expr:
+        """The product of the factors; in a textbook form (`fractions`), a factor that is a
+        product shown is taken apart, 2*exp(x)*(x + 1), not 2*(exp(x)*(x + 1)) (the exact form
+        keeps the engine's order of the multiplications)."""
         shown = factors[0]
         for f in factors[1:]:
-            shown = self.op(MUL, shown, f)
+            for part in _product_chain(f) if self.fractions else [f]:
+                shown = self.op(MUL, shown, part)
         return shown
+
+
+def _product_chain(e: Expr) -> list[Expr]:
+    """The factors of a product shown, a*b*c, from the left (e alone if it is none)."""
+    chain = []
+    while e.kind == CALL and e.op is MUL:
+        chain.append(e.args[1])
+        e = e.args[0]
+    return [e, *reversed(chain)]
 
 
 def _spread(terms: list[Term]) -> list[Term]:

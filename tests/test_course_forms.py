@@ -226,3 +226,18 @@ def test_a_polynomial_of_the_denominator_that_divides_the_numerator_cancels():
     # what does not divide stays: the quotient rule's one fraction
     assert in_process("diff", "(3*x + 2)/(5*x - 7)").stdout == "-31/(5*x - 7)**2\n"
     assert in_process("diff", "(x**2 + 1)/(x - 1)").stdout == "(x**2 - 2*x - 1)/(x - 1)**2\n"
+
+
+def test_a_constant_factor_leads_its_product_and_a_product_is_one_chain():
+    """exp(x)*(-2*sin(x)) and 2*(exp(x)*(...)) were printed where a course writes the number
+    first and one product."""
+    x = sympy.Symbol("x")
+    e, sin, cos = sympy.exp(x), sympy.sin(x), sympy.cos(x)
+    for arguments, expected, function in [
+        (["exp(x)*(cos(x) - sin(x))"], "-2*exp(x)*sin(x)", e * (cos - sin)),
+        (["exp(x)*cos(x)", "--order", "2"], "-2*exp(x)*sin(x)", sympy.diff(e * cos, x)),
+        (["x*exp(x)*sin(x)", "--order", "2"], "2*exp(x)*(x*cos(x) + cos(x) + sin(x))",
+         sympy.diff(x * e * sin, x)),
+    ]:  # fmt: skip
+        assert in_process("diff", *arguments).stdout == f"{expected}\n", arguments
+        assert sympy.simplify(sympy.sympify(expected) - sympy.diff(function, x)) == 0, arguments
