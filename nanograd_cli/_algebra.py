@@ -171,6 +171,8 @@ def _exponent_sum(q: float, p: float, base: Expr, exactly: bool = False) -> floa
         return s if all(math.isfinite(v) and v != 0.0 for v in powers) else None
     if exactly and positive(base):  # sqrt(x**2 + 1)**2 is x**2 + 1
         return s
+    if exactly and (q > 0) == (p > 0) and _at_least_0(base):  # sqrt(x**2 + y**2)**2 too
+        return s
     if _integer(s) and not (_integer(q) and _integer(p)):
         return None
     if (q > 0) != (p > 0) and not (base.analytic and base.kind != NUMBER):
@@ -691,9 +693,13 @@ def positive(e: Expr) -> bool:
 
 def _at_least_0(e: Expr) -> bool:
     """Whether e is 0 or more wherever it is a number: a product of even powers (x**2,
-    x**2*y**4) with a positive coefficient, or something positive."""
+    x**2*y**4) with a positive coefficient, a sum of such with a constant of 0 or more
+    (x**2 + y**2), or something positive."""
     if e.kind == PRODUCT:
         return e.value > 0.0 and all(p % 2 == 0.0 for p in e.weights)
+    if e.kind == SUM:
+        terms = zip(e.args, e.weights, strict=True)
+        return e.value >= 0.0 and all(w > 0.0 and _at_least_0(t) for t, w in terms)
     return positive(e)
 
 

@@ -241,3 +241,14 @@ def test_a_constant_factor_leads_its_product_and_a_product_is_one_chain():
     ]:  # fmt: skip
         assert in_process("diff", *arguments).stdout == f"{expected}\n", arguments
         assert sympy.simplify(sympy.sympify(expected) - sympy.diff(function, x)) == 0, arguments
+
+
+def test_a_square_root_of_what_is_never_negative_times_itself_is_what_it_is_of():
+    """sqrt(u)*sqrt(u) is u where u is never negative (x**2 + y**2): the textbook answer of
+    an implicit derivative of a course (it was (x/t1 + y/t1)/t1/((x/t1 - y/t1)/t1)); where u
+    may be negative, sqrt(x)*sqrt(x) is nan there, and x is not: they stay apart."""
+    done = in_process("diff", "log(sqrt(x**2 + y**2))", "--wrt", "x")
+    assert done.stdout == "x/(x**2 + y**2)\n"
+    implicit = ["atan(y/x) == log(sqrt(x**2 + y**2))", "--implicit", "y", "--wrt", "x"]
+    assert in_process("diff", *implicit).stdout == "(x + y)/(x - y)\n"
+    assert in_process("diff", "log(sqrt(x))").stdout == "1/(2*sqrt(x)*sqrt(x))\n"

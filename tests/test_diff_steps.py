@@ -279,6 +279,7 @@ EQUATIONS = [
     "sqrt(x) + sqrt(y) == 4",
     "y**2 == x**3 - x + 1",
     "log(x*y) + x/y == 3",
+    "atan(y/x) == log(sqrt(x**2 + y**2))",
 ]
 
 
