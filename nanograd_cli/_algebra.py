@@ -891,23 +891,10 @@ class _Layout(Written):
         return self.op(POW, base, self.ratio(*ratio) if ratio else self.number(p))
 
     def times(self, factors: list[Expr]) -> Expr:
-        """The product of the factors; in a textbook form (`fractions`), a factor that is a
-        product shown is taken apart, 2*exp(x)*(x + 1), not 2*(exp(x)*(x + 1)) (the exact form
-        keeps the engine's order of the multiplications)."""
         shown = factors[0]
         for f in factors[1:]:
-            for part in _product_chain(f) if self.fractions else [f]:
-                shown = self.op(MUL, shown, part)
+            shown = self.op(MUL, shown, f)
         return shown
-
-
-def _product_chain(e: Expr) -> list[Expr]:
-    """The factors of a product shown, a*b*c, from the left (e alone if it is none)."""
-    chain = []
-    while e.kind == CALL and e.op is MUL:
-        chain.append(e.args[1])
-        e = e.args[0]
-    return [e, *reversed(chain)]
 
 
 def _spread(terms: list[Term]) -> list[Term]:

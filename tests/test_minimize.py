@@ -299,6 +299,22 @@ def test_a_diverged_descent_is_drawn_up_to_where_a_picture_can_show_it(
     assert last_drawn in (tmp_path / "python.svg").read_text()
 
 
+def test_losses_past_a_log_axis_from_the_first_step_are_drawn_on_a_linear_one(tmp_path):
+    """A loss above 1e250 at step 1 of a descent that goes on: a log axis would show step 0
+    alone (an empty picture); a linear one shows every step. A descent that diverged at its
+    first step is its start, drawn as a dot."""
+    picture = tmp_path / "loss.svg"
+    done = in_process("minimize", "x**2", "--x", "1", "--lr", "5e153", "--steps", "50",
+                      "--plot", str(picture))  # fmt: skip
+    assert done.returncode == 0
+    drawn = picture.read_text()
+    assert "adam, 50 steps<" in drawn and "drawn up to" not in drawn
+    done = in_process("minimize", "x**2", "--x", "1", "--method", "sgd", "--lr", "1e200",
+                      "--plot", str(picture))  # fmt: skip
+    assert done.returncode == 1
+    assert "sgd, 0 steps, diverged<" in picture.read_text()
+
+
 @pytest.mark.parametrize(
     ("args", "unbounded"),
     [

@@ -708,13 +708,20 @@ def descent_figure(
 def _losses_figure(
     program: Program, steps: list[int], losses: list[float], label: str, fmt: str
 ) -> bytes:
-    """The loss at each step kept."""
-    log = 0 < min(losses) and LOG_SCALE * min(losses) < max(losses) and losses[0] <= LOG_TOP
-    kept = _drawable_prefix(losses, log)
+    """The loss at each step kept: on a log axis where they are positive and span more than
+    LOG_SCALE, unless that shows less than half the steps a linear one does (losses past
+    LOG_TOP from the first steps on); a lone point as a dot."""
+    kept = _drawable_prefix(losses, False)
+    log = 0 < min(losses) and LOG_SCALE * min(losses) < max(losses)
+    if log and _drawable_prefix(losses, True) >= max(2, kept // 2):
+        kept = _drawable_prefix(losses, True)
+    else:
+        log = False
     figure = _figure(figsize=(6.4, 4.8))
     axes = figure.subplots()
     label += _left_out(steps, kept)
-    axes.plot(steps[:kept], losses[:kept], color="C0", label=label, gid="loss")
+    marker = "o" if kept == 1 else None
+    axes.plot(steps[:kept], losses[:kept], color="C0", marker=marker, label=label, gid="loss")
     if log:
         axes.set_yscale("log")
     axes.set_xlabel("step")
