@@ -261,10 +261,12 @@ def any_fraction(value: float) -> tuple[int, int] | None:
 
 
 def _as_fraction(value: float) -> Fraction | None:
-    """value as an exact fraction, if it is a whole number or a simple fraction."""
+    """value as an exact fraction, if it is a whole number or a fraction p/q to the last bit
+    for a q up to _WHOLE_DENOMINATOR (4/5 and 24/25, whose difference in floats is
+    -0.15999999999999992, in fractions -4/25)."""
     if _integer(value) and abs(value) <= 2.0**53:
         return Fraction(int(value))
-    ratio = fraction(value, _EXACT)
+    ratio = fraction(value, _EXACT) or any_fraction(value)
     return None if ratio is None else Fraction(*ratio)
 
 

@@ -249,3 +249,17 @@ def test_a_square_root_of_what_is_never_negative_times_itself_is_what_it_is_of()
     implicit = ["atan(y/x) == log(sqrt(x**2 + y**2))", "--implicit", "y", "--wrt", "x"]
     assert in_process("diff", *implicit).stdout == "(x + y)/(x - y)\n"
     assert in_process("diff", "log(sqrt(x))").stdout == "1/(2*sqrt(x)*sqrt(x))\n"
+
+
+def test_numbers_of_a_derivative_are_added_in_fractions_of_any_small_denominator():
+    """4/5 - 24/25 in floats is -0.15999999999999992, which no fraction rounds to: the second
+    derivative of (x**2 + 1)**(2/5) printed it so; in fractions it is -4/25."""
+    x = sympy.Symbol("x")
+    for source, expected in [
+        ("(x**2 + 1)**(2/5)", "4*(5 - x**2)/(25*(x**2 + 1)**(8/5))"),
+        ("(x**3 + 1)**(2/5)", "6*x*(x**3 + 10)/(25*(x**3 + 1)**(8/5))"),
+    ]:
+        done = in_process("diff", source, "--order", "2")
+        assert done.stdout.splitlines()[0] == expected, source
+        exact = sympy.diff(sympy.sympify(source), x, 2)
+        assert sympy.simplify(sympy.sympify(expected) - exact) == 0, source
