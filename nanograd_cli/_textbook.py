@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable
+from fractions import Fraction
 
 from ._algebra import (
     CALL,
@@ -40,6 +41,7 @@ from ._algebra import (
     SUM,
     Builder,
     Expr,
+    any_fraction,
     defined_everywhere,
     known_number,
     layout,
@@ -491,8 +493,8 @@ def _together(b: Builder, s: Expr, cancelled: list[Note] | None = None) -> Expr 
 
 def _divided(b: Builder, numerator: Expr, base: Expr, most: int) -> tuple[Expr, int] | None:
     """numerator / base**k for the largest k up to `most` where both are polynomials in one
-    input with whole coefficients and base**k divides the numerator exactly, and k; None
-    where k is 0."""
+    input (`_polynomial`) and base**k divides the numerator exactly, and k; None where k is
+    0."""
     top, under = _polynomial(numerator), _polynomial(base)
     if top is None or under is None or len(under[1]) < 2:
         return None
@@ -516,16 +518,22 @@ def _divided(b: Builder, numerator: Expr, base: Expr, most: int) -> tuple[Expr, 
     return (made, times) if made is not None else None
 
 
-def _polynomial(e: Expr) -> tuple[str | None, list[int]] | None:
-    """e as a polynomial in one input with whole coefficients (its name, None for a number,
-    and the coefficients from the constant up), or None."""
+def _polynomial(e: Expr) -> tuple[str | None, list[Fraction]] | None:
+    """e as a polynomial in one input whose coefficients are whole numbers or fractions to
+    the last bit (its name, None for a number, and the coefficients from the constant up,
+    exactly), or None."""
     name: str | None = None
-    coefficients: dict[int, int] = {}
+    coefficients: dict[int, Fraction] = {}
 
     def term(c: float, k: int) -> bool:
-        if not float(c).is_integer() or abs(c) > 2.0**53:
-            return False
-        coefficients[k] = coefficients.get(k, 0) + int(c)
+        if float(c).is_integer() and abs(c) <= 2.0**53:
+            exact = Fraction(int(c))
+        else:
+            ratio = any_fraction(c)
+            if ratio is None:
+                return False
+            exact = Fraction(*ratio)
+        coefficients[k] = coefficients.get(k, Fraction(0)) + exact
         return True
 
     terms = _pairs(e) if e.kind == SUM else [(e, 1.0)]
@@ -548,25 +556,22 @@ def _polynomial(e: Expr) -> tuple[str | None, list[int]] | None:
         if not term(c, int(p)):
             return None
     degree = max(coefficients, default=0)
-    return name, [coefficients.get(k, 0) for k in range(degree + 1)]
+    return name, [coefficients.get(k, Fraction(0)) for k in range(degree + 1)]
 
 
 # The highest power of a polynomial that a denominator's is divided into.
 _DEGREE = 64
 
 
-def _division(top: list[int], under: list[int]) -> list[int] | None:
+def _division(top: list[Fraction], under: list[Fraction]) -> list[Fraction] | None:
     """top / under for polynomials (coefficients from the constant up), where under divides
-    top exactly with whole coefficients; else None."""
+    top exactly; else None."""
     top, lead = list(top), under[-1]
     if len(top) < len(under):
         return None
-    quotient = [0] * (len(top) - len(under) + 1)
+    quotient = [Fraction(0)] * (len(top) - len(under) + 1)
     for k in range(len(quotient) - 1, -1, -1):
-        c, left = divmod(top[k + len(under) - 1], lead)
-        if left:
-            return None
-        quotient[k] = c
+        c = quotient[k] = top[k + len(under) - 1] / lead
         for j, u in enumerate(under):
             top[k + j] -= c * u
     return quotient if not any(top) else None
