@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Protocol
 from . import _api as api
 from . import _io as io
 from ._output_files import in_a_directory, together
-from .errors import InputError, Interrupted, NanogradError, option
+from .errors import InputError, Interrupted, NanogradError, option, printable
 
 if TYPE_CHECKING:
     import numpy as np
@@ -223,11 +223,20 @@ FITTING = (
 
 
 def saved_starts(
-    load: str, program: Program, columns: Mapping[str, object]
+    load: str, program: Program, columns: Mapping[str, object], given: Mapping[str, object]
 ) -> dict[str, InputValue]:
     """The values saved in `load` (a fit, or a point of minimize --save) of the parameters
-    of `program` (its inputs that are no column of the data)."""
+    of `program` (its inputs that are no column of the data). A parameter the file holds
+    per group (a[A], a[B], ... of a fit with --shared) and none is `given` is bad input."""
     saved = api.load_point(load)
+    for name in program.inputs:
+        groups = [n for n in saved if n.startswith(f"{name}[")]
+        if groups and name not in saved and name not in columns and name not in given:
+            raise InputError(
+                f"{printable(load)} holds {name} per group ({', '.join(groups)}), as a fit "
+                f"with {option('shared')} saves it, and no one value of it: give "
+                f"{option(name)} a start (the file's values start the others)"
+            )
     return {n: v for n, v in saved.items() if n in program.inputs and n not in columns}
 
 

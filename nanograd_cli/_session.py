@@ -1003,7 +1003,7 @@ class Session:
             n: self.inputs[n] for n in program.inputs if n in self.inputs and n not in columns
         }
         if load is not None:  # the saved values start the parameters they hold
-            starts = {**starts, **fit_outputs.saved_starts(load, program, columns)}
+            starts = {**starts, **fit_outputs.saved_starts(load, program, columns, starts)}
         groups = None if by is None else api.group_column(by, table, needed)
         if args.value("plot"):
             api.fit_predictor(program, columns)

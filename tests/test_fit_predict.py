@@ -611,6 +611,26 @@ def test_one_groups_own_parameter_is_refused_where_a_models_is_meant(tmp_path, o
     assert (done.returncode, done.stdout, done.stderr) == (2, "", f"error: {message}\n")
 
 
+def test_a_saved_shared_fit_starts_another_but_for_its_per_group_parameters(tmp_path):
+    """It said `no start for parameter b`, where the file holds b[A], b[B], b[C]: it says so,
+    and with --b given, the shared a starts from the file."""
+    data = grouped_csv(tmp_path, "data.csv", GROUPED)
+    saved = tmp_path / "shared.json"
+    fit = ["fit", "a*x + b", "--data", data, "--by", "g", "--shared", "a"]
+    in_process(*fit, "--a", "1", "--b", "0", "--save", str(saved))
+    done = in_process(*fit, "--load", str(saved))
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == (
+        f"error: {saved} holds b per group (b[A], b[B], b[C]), as a fit with --shared saves "
+        "it, and no one value of it: give --b a start (the file's values start the others)\n"
+    )
+    again = in_process(*fit, "--load", str(saved), "--b", "0", "--format", "json")
+    assert again.returncode == 0
+    assert (
+        json.loads(again.stdout)["inputs"]["a"] == json.loads(saved.read_text())["parameters"]["a"]
+    )
+
+
 def test_shared_predicts_with_the_joint_fits_covariance(tmp_path):
     sm = pytest.importorskip("statsmodels.api")
     data = grouped_csv(tmp_path, "data.csv", GROUPED)

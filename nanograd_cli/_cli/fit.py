@@ -345,7 +345,8 @@ def fitted(ctx: click.Context, source, var, data, data_format, target, sigma):
         progress=reading(data),
     )
     if params["load"] is not None:  # the saved values start the parameters given none
-        starts = {**fit_outputs.saved_starts(params["load"], program, table.columns), **starts}
+        saved = fit_outputs.saved_starts(params["load"], program, table.columns, starts)
+        starts = {**saved, **starts}
     check_starts(ctx, program, starts, table)
     by = params["by"]
     groups = None if by is None else api.group_column(by, table, needed)
