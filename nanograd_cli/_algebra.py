@@ -260,7 +260,7 @@ def any_fraction(value: float) -> tuple[int, int] | None:
     return (p, q) if q > 1 and p / q == value else None
 
 
-def _as_fraction(value: float) -> Fraction | None:
+def as_fraction(value: float) -> Fraction | None:
     """value as an exact fraction, if it is a whole number or a fraction p/q to the last bit
     for a q up to _WHOLE_DENOMINATOR (4/5 and 24/25, whose difference in floats is
     -0.15999999999999992, in fractions -4/25)."""
@@ -273,7 +273,7 @@ def _as_fraction(value: float) -> Fraction | None:
 def in_fractions(f: Callable, *values: float) -> float | None:
     """f of the values done in fractions, correctly rounded, where each is a whole number or a
     simple fraction (2/3 - 1 is -1/3, where floats give -0.33333333333333337); else None."""
-    exact = [_as_fraction(v) for v in values]
+    exact = [as_fraction(v) for v in values]
     if None in exact:
         return None
     try:
@@ -688,8 +688,7 @@ def positive(e: Expr) -> bool:
     if e.kind == CALL:
         return e.op.name == "cosh"
     if e.kind == SUM:
-        terms = zip(e.args, e.weights, strict=True)
-        return e.value > 0.0 and all(w > 0.0 and _at_least_0(t) for t, w in terms)
+        return e.value > 0.0 and _at_least_0(e)
     return False
 
 

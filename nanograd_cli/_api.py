@@ -2105,27 +2105,27 @@ def group_fit(result: Fit | Fits, group: Hashable) -> Fit:
         raise KeyError(group)
     renamed = {p: p.removesuffix(mark) for p in own}
 
+    def own_values(values: Mapping[str, Any]) -> dict[str, Any]:
+        """The values of the group's own parameters, by the model's names."""
+        return {renamed[p]: v for p, v in values.items() if p in renamed}
+
     def own_pairs(matrix: Mapping[str, Mapping[str, float]]) -> dict[str, dict[str, float]]:
-        return {
-            renamed[a]: {renamed[b]: row[b] for b in own if b in row}
-            for a, row in matrix.items()
-            if a in renamed
-        }
+        return {a: own_values(row) for a, row in own_values(matrix).items()}
 
     statistics = result.statistics.copy()  # t, p and correlations by the model's names
     if "t" in statistics:
-        statistics["t"] = {renamed[p]: t for p, t in statistics["t"].items() if p in renamed}
+        statistics["t"] = own_values(statistics["t"])
     if "p" in statistics:
-        statistics["p"] = {renamed[p]: v for p, v in statistics["p"].items() if p in renamed}
+        statistics["p"] = own_values(statistics["p"])
     if "correlation" in statistics:
         statistics["correlation"] = own_pairs(statistics["correlation"])
     return replace(
         result,
-        parameters={renamed[p]: result.parameters[p] for p in own},
-        stderr={renamed[p]: result.stderr[p] for p in own if p in result.stderr},
+        parameters=own_values(result.parameters),
+        stderr=own_values(result.stderr),
         covariance=own_pairs(result.covariance),
         statistics=statistics,
-        inputs={renamed[p]: result.inputs[p] for p in own if p in result.inputs},
+        inputs=own_values(result.inputs),
         at_bound=[renamed[p] for p in result.at_bound if p in renamed],
         fitted=None,
         residuals=None,

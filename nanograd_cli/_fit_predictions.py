@@ -68,10 +68,11 @@ def standard_errors(fit: Fit, gradients: Mapping[str, np.ndarray], rows: int) ->
     held = set(fit.at_bound)
     correlation = fit.statistics.get("correlation")
     if correlation is None:  # (a saved fit edited by hand): from the covariance
+        from ._fit_statistics import correlation_of
+
         c = fit.covariance
         varied = [a for a in c if c[a][a] > 0]
-        correlation = {a: {b: c[a][b] / math.sqrt(c[a][a] * c[b][b]) for b in varied}
-                       for a in varied}  # fmt: skip
+        correlation = {a: {b: correlation_of(c, a, b) for b in varied} for a in varied}
     names = [n for n in correlation if n in gradients and n not in held]
     if not names:
         return np.zeros(rows)

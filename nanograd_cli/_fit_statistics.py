@@ -70,7 +70,7 @@ def statistics(
             name: float(2 * special.stdtr(dof, -abs(t[name]))) if dof > 0 else math.nan
             for name in free
         }
-    correlation = {a: {b: _correlation(scaled_covariance, a, b) for b in free} for a in free}
+    correlation = {a: {b: correlation_of(scaled_covariance, a, b) for b in free} for a in free}
     found: FitStatistics = {
         "chi2": chi2,
         "reduced_chi2": chi2 / dof if dof > 0 else math.nan,
@@ -86,7 +86,8 @@ def statistics(
     return found
 
 
-def _correlation(covariance: Mapping[str, Mapping[str, float]], a: str, b: str) -> float:
+def correlation_of(covariance: Mapping[str, Mapping[str, float]], a: str, b: str) -> float:
+    """The correlation of a and b from their `covariance` (nan where a variance is 0)."""
     scale = math.sqrt(covariance[a][a] * covariance[b][b])
     return covariance[a][b] / scale if scale > 0 else math.nan
 

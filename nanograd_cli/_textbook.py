@@ -41,7 +41,7 @@ from ._algebra import (
     SUM,
     Builder,
     Expr,
-    any_fraction,
+    as_fraction,
     defined_everywhere,
     known_number,
     layout,
@@ -526,15 +526,10 @@ def _polynomial(e: Expr) -> tuple[str | None, list[Fraction]] | None:
     coefficients: dict[int, Fraction] = {}
 
     def term(c: float, k: int) -> bool:
-        if float(c).is_integer() and abs(c) <= 2.0**53:
-            exact = Fraction(int(c))
-        else:
-            ratio = any_fraction(c)
-            if ratio is None:
-                return False
-            exact = Fraction(*ratio)
-        coefficients[k] = coefficients.get(k, Fraction(0)) + exact
-        return True
+        exact = as_fraction(c)
+        if exact is not None:
+            coefficients[k] = coefficients.get(k, Fraction(0)) + exact
+        return exact is not None
 
     terms = _pairs(e) if e.kind == SUM else [(e, 1.0)]
     if e.kind == SUM and not term(e.value, 0):

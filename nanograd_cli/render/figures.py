@@ -712,11 +712,10 @@ def _losses_figure(
     LOG_SCALE, unless that shows less than half the steps a linear one does (losses past
     LOG_TOP from the first steps on); a lone point as a dot."""
     kept = _drawable_prefix(losses, False)
-    log = 0 < min(losses) and LOG_SCALE * min(losses) < max(losses)
-    if log and _drawable_prefix(losses, True) >= max(2, kept // 2):
-        kept = _drawable_prefix(losses, True)
-    else:
-        log = False
+    on_log = _drawable_prefix(losses, True)
+    log = 0 < min(losses) and LOG_SCALE * min(losses) < max(losses) and on_log >= max(2, kept // 2)
+    if log:
+        kept = on_log
     figure = _figure(figsize=(6.4, 4.8))
     axes = figure.subplots()
     label += _left_out(steps, kept)
