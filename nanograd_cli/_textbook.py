@@ -9,9 +9,10 @@ Rewrites over every sum and product of the derivative, from the inside out:
  * a sum of quotients is one fraction over the product of their denominators, the numerator
    multiplied out (`3/(5*x - 7) - 5*(3*x + 2)/(5*x - 7)**2` is `-31/(5*x - 7)**2`): its terms
    collect and cancel, and a numerator that is a denominator's base cancels against it
-   (`(cos(x) + 1)/(cos(x) + 1)**2`), as does a polynomial of the denominator that divides the
-   numerator (`(x**2 - 4*x + 4)/(x - 2)**2` is 1, noted `x - 2 != 0`); the factors all its
-   terms share are taken out where that is shorter (`x*(x + 2)/(x + 1)**2`);
+   (`(cos(x) + 1)/(cos(x) + 1)**2`), as does a factor that the numerator and a polynomial of
+   the denominator share (`(x**2 - 4*x + 4)/(x - 2)**2` is 1, noted `x - 2 != 0`;
+   `(x**3 - 3*x - 2)/(x**2 - 1)` is `(x**2 - x - 2)/(x - 1)`, noted `x + 1 != 0`); the
+   factors all its terms share are taken out where that is shorter (`x*(x + 2)/(x + 1)**2`);
  * terms that share a factor are written as one product where that makes a power of it
    (`x**x*(log(x) + 1)**2`, not `x**x*(log(x) + 1)*(log(x) + 1)`).
 Each but the first is kept where it makes the derivative no longer as printed (operations
@@ -29,6 +30,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable
 from fractions import Fraction
+from typing import cast
 
 from ._algebra import (
     CALL,
@@ -41,7 +43,6 @@ from ._algebra import (
     SUM,
     Builder,
     Expr,
-    as_fraction,
     defined_everywhere,
     known_number,
     layout,
@@ -51,6 +52,15 @@ from ._algebra import (
 )
 from ._formula import Note, write
 from ._ops import COMPARISONS, OPS, WHERE
+from ._polynomials import (
+    COMMON_DEGREE,
+    Poly,
+    common_factor,
+    divided,
+    polynomial,
+    primitive,
+    written,
+)
 from ._program import Apply
 
 # Where each function with a domain is a number, but at isolated points: its argument `a` in
@@ -466,14 +476,22 @@ def _together(b: Builder, s: Expr, cancelled: list[Note] | None = None) -> Expr 
         return None
     if numerator.kind == SUM:
         numerator = _pythagorean(b, numerator)
-    below = [(base, -d) for base, d in common.values()]
-    for k, (base, p) in enumerate(below):  # (x**2 - 4*x + 4)/(x - 2)**2 is 1, for x != 2
-        divided = _divided(b, numerator, base, int(-p)) if base.kind == SUM else None
-        if divided is not None:
-            numerator, times = divided
-            below[k] = (base, p + times)
-            if cancelled is not None:
-                cancelled.append(Note(base, "!="))
+    if known_number(numerator) == 0.0 and cancelled is not None:  # 0 where it was nan
+        cancelled += [
+            Note(base, "!=" if float(d).is_integer() else ">")
+            for base, d in common.values()
+            if not positive(base)
+        ]
+    below = []
+    for base, d in common.values():  # (x**2 - 4*x + 4)/(x - 2)**2 is 1, for x != 2
+        found = _cancelled(b, numerator, base, d) if base.kind == SUM else None
+        if found is None:
+            below.append((base, -d))
+            continue
+        numerator, left, gone = found
+        below += left
+        if cancelled is not None:
+            cancelled += [Note(factor, "!=") for factor in gone]
     below = [(base, p) for base, p in below if p != 0.0]
     whole = b.multiply(1.0, [(numerator, 1.0), *below])
     # (1 - cos(x)**2)/cos(x)**2 is tan(x)**2; 2*exp(x)*exp(-x) is 2
@@ -491,94 +509,83 @@ def _together(b: Builder, s: Expr, cancelled: list[Note] | None = None) -> Expr 
     return _smaller(whole, _factored(b, numerator, below))
 
 
-def _divided(b: Builder, numerator: Expr, base: Expr, most: int) -> tuple[Expr, int] | None:
-    """numerator / base**k for the largest k up to `most` where both are polynomials in one
-    input (`_polynomial`) and base**k divides the numerator exactly, and k; None where k is
-    0."""
-    top, under = _polynomial(numerator), _polynomial(base)
-    if top is None or under is None or len(under[1]) < 2:
+def _cancelled(
+    b: Builder, numerator: Expr, base: Expr, power: float
+) -> tuple[Expr, list[tuple[Expr, float]], list[Expr]] | None:
+    """numerator / base**power with what the two share cancelled, where both are polynomials
+    in one input (`polynomial`): the numerator left, the factors left of base**power (each with
+    its power, negative) and the factors cancelled (where the fraction was nan); None where
+    they share nothing. A base with a power that is not whole cancels only whole: its factors
+    need not be positive where it is."""
+    outside: list[tuple[Expr, float]] = []  # exp(x)*(x**3 - x**2 - 8*x + 12): exp(x)
+    if numerator.kind == SUM and not numerator.value:
+        if not any(_repeats(_factors(t)) for t in numerator.args):
+            aside = {
+                i: (e, p) for i, (e, p) in _shared_powers(numerator).items() if e.kind != INPUT
+            }
+            inner = _taken_out(b, numerator, aside) if aside else None
+            if inner is not None:
+                numerator, outside = inner, list(aside.values())
+    top, under = polynomial(numerator), polynomial(base)
+    if top is None or under is None or len(under[1]) < 2 or not top[1]:
         return None
     name = under[0]
     if name is None or top[0] not in (name, None):
         return None
-    quotient, times = top[1], 0
-    while times < most:
-        divided = _division(quotient, under[1])
-        if divided is None:
+    numbers, whole = top[1], float(power).is_integer()
+    # the denominator's polynomials: each, its power, and its expression where it is base
+    below: list[tuple[Poly, float, Expr | None]] = [(under[1], power, base)]
+    gone: dict[tuple[Fraction, ...], Expr | None] = {}
+    while True:
+        for k, (f, p, shown) in enumerate(below):
+            if p < 1:
+                continue
+            quotient, rest = divided(numbers, f)
+            if not rest:  # (x**2 - 4*x + 4)/(x - 2)**2 is 1
+                numbers, below[k] = quotient, (f, p - 1, shown)
+                gone.setdefault(tuple(f), shown)
+                break
+            if not whole or max(len(numbers), len(f)) > COMMON_DEGREE + 1:
+                continue
+            shared = common_factor(numbers, f)
+            if len(shared) < 2:
+                continue
+            # (x**3 - 3*x - 2)/(x**2 - 1) is (x**2 - x - 2)/(x - 1): x + 1 is shared
+            c, other = primitive(divided(f, shared)[0])
+            numbers = [n / c ** int(p) for n in divided(numbers, shared)[0]]
+            below[k : k + 1] = [(shared, p - 1, None), (other, p, None)]
+            gone.setdefault(tuple(shared), None)
             break
-        quotient, times = divided, times + 1
-    if not times:
+        else:
+            break
+    if not gone:
         return None
-    x, terms = b.var(name), []
-    for k, c in enumerate(quotient):
-        term = b.multiply(float(c), [(x, float(k))]) if k and c else None
-        if term is not None:
-            terms.append((term, 1.0))
-    made = b.add(float(quotient[0]), terms)
-    return (made, times) if made is not None else None
-
-
-def _polynomial(e: Expr) -> tuple[str | None, list[Fraction]] | None:
-    """e as a polynomial in one input whose coefficients are whole numbers or fractions to
-    the last bit (its name, None for a number, and the coefficients from the constant up,
-    exactly), or None."""
-    name: str | None = None
-    coefficients: dict[int, Fraction] = {}
-
-    def term(c: float, k: int) -> bool:
-        exact = as_fraction(c)
-        if exact is not None:
-            coefficients[k] = coefficients.get(k, Fraction(0)) + exact
-        return exact is not None
-
-    terms = _pairs(e) if e.kind == SUM else [(e, 1.0)]
-    if e.kind == SUM and not term(e.value, 0):
+    made = written(b, name, numbers)
+    made = made and b.multiply(1.0, [*outside, (made, 1.0)])
+    left = [(shown or written(b, name, f), -p) for f, p, shown in below if p]
+    notes = [shown or written(b, name, list(f)) for f, shown in gone.items()]
+    if made is None or None in (e for e, _ in left) or None in notes:
         return None
-    for t, w in terms:
-        if t.kind == NUMBER:
-            if not term(w * t.value, 0):
-                return None
-            continue
-        factors = _factors(t)
-        if len(factors) != 1:
-            return None
-        (x, p), c = factors[0], w * _coefficient(t)
-        if x.kind != INPUT or name not in (None, x.value) or not 0 < p <= _DEGREE:
-            return None
-        if not float(p).is_integer():
-            return None
-        name = x.value
-        if not term(c, int(p)):
-            return None
-    degree = max(coefficients, default=0)
-    return name, [coefficients.get(k, Fraction(0)) for k in range(degree + 1)]
-
-
-# The highest power of a polynomial that a denominator's is divided into.
-_DEGREE = 64
-
-
-def _division(top: list[Fraction], under: list[Fraction]) -> list[Fraction] | None:
-    """top / under for polynomials (coefficients from the constant up), where under divides
-    top exactly; else None."""
-    top, lead = list(top), under[-1]
-    if len(top) < len(under):
-        return None
-    quotient = [Fraction(0)] * (len(top) - len(under) + 1)
-    for k in range(len(quotient) - 1, -1, -1):
-        c = quotient[k] = top[k + len(under) - 1] / lead
-        for j, u in enumerate(under):
-            top[k + j] -= c * u
-    return quotient if not any(top) else None
+    return made, cast(list[tuple[Expr, float]], left), cast(list[Expr], notes)
 
 
 def _factored(b: Builder, s: Expr, below: list[tuple[Expr, float]]) -> Expr | None:
     """The sum s with the powers all its terms share taken out, times `below`:
     x*(x + 2)/(x + 1)**2, where x**2 + 2*x has one operation more."""
-    if s.kind != SUM or any(_repeats(_factors(t)) for t in s.args):
+    if s.kind != SUM or s.value or any(_repeats(_factors(t)) for t in s.args):
         return None
+    shared = _shared_powers(s)
+    inner = _taken_out(b, s, shared) if shared else None
+    if inner is None:
+        return None
+    return b.multiply(1.0, [*shared.values(), (inner, 1.0), *below])
+
+
+def _shared_powers(s: Expr) -> dict[int, tuple[Expr, float]]:
+    """The bases (by id) of which every term of the sum s has a positive power, each with
+    the least of those powers."""
     shared: dict[int, tuple[Expr, float]] | None = None
-    for t, _ in _pairs(s):
+    for t in s.args:
         powers = {id(base): (base, p) for base, p in _factors(t) if p > 0.0}
         if shared is None:
             shared = powers
@@ -586,8 +593,11 @@ def _factored(b: Builder, s: Expr, below: list[tuple[Expr, float]]) -> Expr | No
             shared = {
                 i: (base, min(p, powers[i][1])) for i, (base, p) in shared.items() if i in powers
             }
-    if not shared or s.value:
-        return None
+    return shared or {}
+
+
+def _taken_out(b: Builder, s: Expr, shared: dict[int, tuple[Expr, float]]) -> Expr | None:
+    """The sum s (with no number added) with the powers `shared` taken out of each term."""
     items = []
     for t, w in _pairs(s):
         left = [(base, p - shared.get(id(base), (base, 0.0))[1]) for base, p in _factors(t)]
@@ -595,10 +605,7 @@ def _factored(b: Builder, s: Expr, below: list[tuple[Expr, float]]) -> Expr | No
         if term is None:
             return None
         items.append((term, 1.0))
-    inner = b.add(0.0, items)
-    if inner is None:
-        return None
-    return b.multiply(1.0, [*shared.values(), (inner, 1.0), *below])
+    return b.add(0.0, items)
 
 
 def _has_denominator(s: Expr) -> bool:

@@ -6,6 +6,8 @@ from __future__ import annotations
 import math
 
 import sympy
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from nanograd_cli import _api as api
 from nanograd_cli._language import parse
@@ -53,10 +55,10 @@ def test_explain_writes_a_local_derivative_of_whole_numbers_as_a_fraction():
 
 
 def test_an_order_out_of_range_says_the_range():
-    for given in ("0", "21"):
-        done = in_process("diff", "x**3", "--order", given)
+    for order in ("0", "21"):
+        done = in_process("diff", "x**3", "--order", order)
         assert (done.returncode, done.stdout) == (2, "")
-        assert done.stderr == f"error: --order must be from 1 to 20, not {given}\n"
+        assert done.stderr == f"error: --order must be from 1 to 20, not {order}\n"
 
 
 def test_a_higher_derivative_is_named_as_a_textbook_does_in_latex():
@@ -209,9 +211,13 @@ def test_a_sum_of_powers_of_one_name_stays_a_sum_as_a_textbook_keeps_it():
     assert in_process("diff", "sin(x)/x").stdout.startswith("(x*cos(x) - sin(x))/x**2\n# ")
 
 
-def test_a_polynomial_of_the_denominator_that_divides_the_numerator_cancels():
+def test_a_factor_the_numerator_and_denominator_share_cancels_as_a_course_cancels_it():
     """(x**2 - 4)/(x - 2) is x + 2 but at x = 2: its derivative is 1 there, as a course
-    writes it, with where it holds (it was (x**2 - 4*x + 4)/(x - 2)**2)."""
+    writes it, with where it holds (it was (x**2 - 4*x + 4)/(x - 2)**2). A common factor is
+    found by Euclid's algorithm on the two polynomials, not only a denominator that divides
+    the numerator: (x**3 + 1)/(x**2 - 1) is (x**2 - x + 1)/(x - 1) but at x = -1 (it was
+    x*(x**3 - 3*x - 2)/(x**2 - 1)**2); a factor every term shares (exp(x)) is set aside first;
+    a numerator that is 0 says where the fraction was nan."""
     x = sympy.Symbol("x")
     for source, expected, note in [
         ("(x**2 - 4)/(x - 2)", "1", "x - 2 != 0"),
@@ -219,14 +225,54 @@ def test_a_polynomial_of_the_denominator_that_divides_the_numerator_cancels():
         ("(x**3 - 1)/(x - 1)", "2*x + 1", "x - 1 != 0"),
         ("(2*x**2 + 3*x - 2)/(2*x - 1)", "1", "2*x - 1 != 0"),
         ("(x**2 - 4)/(2*x - 4)", "1/2", "x - 2 != 0"),
+        ("(x**3 + 1)/(x**2 - 1)", "x*(x - 2)/(x - 1)**2", "x + 1 != 0"),
+        ("(x**2 + 3*x + 2)/(x**2 - 1)", "-3/(x - 1)**2", "x + 1 != 0"),
+        ("exp(x)*(x**2 - 4)/(x - 2)", "exp(x)*(x + 3)", "x - 2 != 0"),
+        ("x*exp(x)*(x**2 - 4)/(x - 2)", "exp(x)*(x**2 + 4*x + 2)", "x - 2 != 0"),
+        ("(x**2 - 1)/(x - 1)/(x + 1)", "0", "x - 1 != 0 and x + 1 != 0"),
     ]:
         done = in_process("diff", source)
         assert done.stdout == f"{expected}\n# {note}\n", source
         exact = sympy.diff(sympy.sympify(source), x)
         assert sympy.simplify(sympy.sympify(expected) - exact) == 0, source
-    # what does not divide stays: the quotient rule's one fraction
+    # what shares nothing stays: the quotient rule's one fraction
     assert in_process("diff", "(3*x + 2)/(5*x - 7)").stdout == "-31/(5*x - 7)**2\n"
     assert in_process("diff", "(x**2 + 1)/(x - 1)").stdout == "(x**2 - 2*x - 1)/(x - 1)**2\n"
+    done = in_process("diff", "sin(x)*(x**3 + 1)/(x**2 - 2)")
+    assert "# x" not in done.stdout and "/(x**2 - 2)**2" in done.stdout.splitlines()[0]
+
+
+@given(
+    st.lists(st.integers(-3, 3), min_size=1, max_size=3),
+    st.lists(st.integers(-3, 3), min_size=1, max_size=3),
+    st.integers(1, 3),
+)
+@settings(max_examples=40, deadline=None)
+def test_cancelled_fractions_of_linear_factors_are_sympys_derivative(tops, unders, scale):
+    """(scale*x + a)(x + b)... over (x + c)...: what diff prints is SymPy's derivative, and
+    every factor it says is not 0 is one the source's denominator had."""
+    x = sympy.Symbol("x")
+    top = " * ".join(f"({scale}*x + {a})" for a in tops)
+    under = " * ".join(f"(x + {c})" for c in unders)
+    source = f"({sympy.expand(sympy.sympify(top))})/({sympy.expand(sympy.sympify(under))})"
+    done = in_process("diff", source)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    notes = [line for line in lines if line.startswith("# ")]
+    named: dict[sympy.Symbol, sympy.Expr] = {}  # t1 = ..., a repeated part
+    for line in lines[: len(lines) - len(notes)]:
+        name, _, written = line.rpartition(" = ")
+        value = sympy.sympify(written).subs(named)
+        if name:
+            named[sympy.Symbol(name)] = value
+    exact = sympy.diff(sympy.sympify(source), x)
+    assert sympy.simplify(value - exact) == 0, source
+    zeros = {sympy.Integer(-c) for c in unders}
+    said = [part for note in notes for part in note.removeprefix("# ").split("; ")]
+    for conditions in (part for part in said if part.endswith(" != 0")):
+        for condition in conditions.split(" and "):
+            factor = sympy.sympify(condition.removesuffix(" != 0"))
+            assert set(sympy.solve(factor, x)) <= zeros, (source, condition)
 
 
 def test_what_a_shared_factor_leaves_as_one_term_joins_the_product_its_number_first():

@@ -1,0 +1,104 @@
+"""Polynomials in one input with exact coefficients: read from a derivative, divided, and
+their common factors found, so that a fraction of two cancels what they share.
+
+A polynomial is a list of Fractions from the constant up, with no trailing zero (0 is the
+empty list).
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+from ._algebra import INPUT, NUMBER, PRODUCT, SUM, Builder, Expr, as_fraction
+
+Poly = list[Fraction]
+
+# The highest power of a polynomial read, and the highest degree whose common factors are
+# looked for (Euclid's algorithm in fractions grows its numbers with the degree).
+DEGREE = 64
+COMMON_DEGREE = 24
+
+
+def polynomial(e: Expr) -> tuple[str | None, Poly] | None:
+    """e as a polynomial in one input whose coefficients are whole numbers or fractions to
+    the last bit (its name, None for a number, and the coefficients), or None."""
+    name: str | None = None
+    coefficients: dict[int, Fraction] = {}
+
+    def term(c: float, k: int) -> bool:
+        exact = as_fraction(c)
+        if exact is not None:
+            coefficients[k] = coefficients.get(k, Fraction(0)) + exact
+        return exact is not None
+
+    terms = list(zip(e.args, e.weights, strict=True)) if e.kind == SUM else [(e, 1.0)]
+    if e.kind == SUM and not term(e.value, 0):
+        return None
+    for t, w in terms:
+        if t.kind == NUMBER:
+            if not term(w * t.value, 0):
+                return None
+            continue
+        if t.kind == PRODUCT:
+            if len(t.args) != 1:
+                return None
+            (x,), (p,), c = t.args, t.weights, w * t.value
+        else:
+            x, p, c = t, 1.0, w
+        if x.kind != INPUT or name not in (None, x.value) or not 0 < p <= DEGREE:
+            return None
+        if not float(p).is_integer():
+            return None
+        name = x.value
+        if not term(c, int(p)):
+            return None
+    return name, _trimmed([coefficients.get(k, Fraction(0)) for k in range(DEGREE + 1)])
+
+
+def written(b: Builder, name: str, poly: Poly) -> Expr | None:
+    """The polynomial as an expression in the input `name`."""
+    x, terms = b.var(name), []
+    for k, c in enumerate(poly):
+        term = b.multiply(float(c), [(x, float(k))]) if k and c else None
+        if term is not None:
+            terms.append((term, 1.0))
+    return b.add(float(poly[0]) if poly else 0.0, terms)
+
+
+def divided(top: Poly, under: Poly) -> tuple[Poly, Poly]:
+    """The quotient and remainder of top / under (under not 0)."""
+    top, lead = list(top), under[-1]
+    if len(top) < len(under):
+        return [], _trimmed(top)
+    quotient = [Fraction(0)] * (len(top) - len(under) + 1)
+    for k in range(len(quotient) - 1, -1, -1):
+        c = quotient[k] = top[k + len(under) - 1] / lead
+        for j, u in enumerate(under):
+            top[k + j] -= c * u
+    return _trimmed(quotient), _trimmed(top[: len(under) - 1])
+
+
+def common_factor(a: Poly, b: Poly) -> Poly:
+    """The greatest common divisor of a and b (not both 0), with whole coefficients that
+    share no factor and a positive leading one: 2*x - 1, not x - 1/2."""
+    while b:
+        a, b = b, divided(a, b)[1]
+    return primitive(a)[1]
+
+
+def primitive(poly: Poly) -> tuple[Fraction, Poly]:
+    """poly as c times a polynomial with whole coefficients that share no factor and a
+    positive leading one, and c."""
+    denominators = math.lcm(*(c.denominator for c in poly))
+    whole = [int(c * denominators) for c in poly]
+    divisor = math.gcd(*whole)
+    content = Fraction(divisor if whole[-1] > 0 else -divisor, denominators)
+    return content, [c / content for c in poly]
+
+
+def _trimmed(poly: Poly) -> Poly:
+    end = len(poly)
+    while end and not poly[end - 1]:
+        end -= 1
+    return poly[:end]
