@@ -14,7 +14,10 @@ Rewrites over every sum and product of the derivative, from the inside out:
    `(x**3 - 3*x - 2)/(x**2 - 1)` is `(x**2 - x - 2)/(x - 1)`, noted `x + 1 != 0`); the
    factors all its terms share are taken out where that is shorter (`x*(x + 2)/(x + 1)**2`);
  * terms that share a factor are written as one product where that makes a power of it
-   (`x**x*(log(x) + 1)**2`, not `x**x*(log(x) + 1)*(log(x) + 1)`).
+   (`x**x*(log(x) + 1)**2`, not `x**x*(log(x) + 1)*(log(x) + 1)`);
+ * roots of a base that add to a whole power are that power (`sqrt(x)*sqrt(x)` is x), with
+   where the base is positive as a note (nan for x < 0, which x is not), unless what is left
+   takes a root of it still.
 Each but the first is kept where it makes the derivative no longer as printed (operations
 counted as `diff` prints them), first for its part and then for the whole; a fraction as long
 as the sum it replaces is kept, as a textbook writes the quotient rule.
@@ -127,6 +130,8 @@ class Finisher:
         self.rewrite = rewrite
         self.done: dict[int, Expr] = {}
         self.notes: dict[int, list[Note]] = {}  # per node: the conditions of its cancelled terms
+        # per node: the bases of the roots it joined (sqrt(x)*sqrt(x) is x, noted x > 0)
+        self.roots: dict[int, list[Expr]] = {}
         self.fractions: dict[int, Expr] = {}  # a sum as one fraction, where that was longer
         self.size: dict[int, int] = {}  # per node: its nodes as a tree, up to _SMALL
 
@@ -137,7 +142,18 @@ class Finisher:
             if id(e) not in self.done:
                 self.done[id(e)] = self._finished(e)
         notes = [n for e in order for n in self.notes.get(id(e), [])]
-        return self.done[id(root)], notes
+        done = self.done[id(root)]
+        roots = {id(base): base for e in order for base in self.roots.get(id(e), [])}
+        if roots:  # where the root does not take a root of it still
+            said = {id(n.expr) for n in notes if n.relation == ">"}
+            for node in reachable([done]):
+                if node.kind == PRODUCT:
+                    said.update(id(a) for a, p in _pairs(node) if not float(p).is_integer())
+            for i, base in roots.items():
+                note = Note(self.b.add(0.0, [(base, 1.0)]) or base, ">")
+                if i not in said and id(note.expr) not in said:
+                    notes.append(note)
+        return done, notes
 
     def _finished(self, e: Expr) -> Expr:
         b, done = self.b, self.done
@@ -158,6 +174,7 @@ class Finisher:
                 return e
             if not rewrite:
                 return self._without_zeros(e, made)
+            made = self._roots_joined(e, made)
             made = _tangents(b, made)
             made = _smaller(made, _exponentials(b, made), ties=False)
             if any(id(a) in self.fractions for a in e.args):  # 1/(x**2*(1/x**2 + 1))
@@ -197,6 +214,38 @@ class Finisher:
                 self.notes[id(e)] = [*self.notes.get(id(e), []), *cancelled]
             made = chosen
         return made
+
+    def _roots_joined(self, e: Expr, made: Expr) -> Expr:
+        """`made` (e rebuilt) with the powers of a base that comes more than once joined where
+        they add to a whole number: sqrt(x)*sqrt(x) is x, which is nan for x < 0 no longer,
+        so the note says where the base is positive (`x > 0`), unless the rest says it."""
+        if made.kind != PRODUCT or not _repeats(_pairs(made)):
+            return made
+        total: dict[int, float] = {}
+        signs: dict[int, set[bool]] = {}
+        roots: dict[int, Expr] = {}  # the bases joined from powers that are not whole
+        for base, p in _pairs(made):
+            total[id(base)] = total.get(id(base), 0.0) + p
+            signs.setdefault(id(base), set()).add(p > 0.0)
+            if not float(p).is_integer() and not positive(base):
+                roots[id(base)] = base
+        joined: set[int] = set()
+        factors = []
+        for base, p in _pairs(made):
+            # relu(x)/relu(x) stays: nan for every x < 0, and 1 would not say where
+            mixed = len(signs[id(base)]) > 1 and id(base) not in roots
+            if mixed or not float(total[id(base)]).is_integer():
+                factors.append((base, p))
+                roots.pop(id(base), None)
+                continue
+            if id(base) not in joined:
+                joined.add(id(base))
+                factors.append((base, total[id(base)]))
+        out = self.b.multiply(made.value, [(base, p) for base, p in factors if p != 0.0])
+        if out is None or len(factors) == len(made.args):
+            return made
+        self.roots[id(e)] = [*self.roots.get(id(e), []), *roots.values()]
+        return out
 
     def _without_zeros(self, e: Expr, made: Expr) -> Expr:
         """`made` (e rebuilt) without its terms multiplied by 0, with a note of where they

@@ -290,12 +290,24 @@ def test_what_a_shared_factor_leaves_as_one_term_joins_the_product_its_number_fi
 def test_a_square_root_of_what_is_never_negative_times_itself_is_what_it_is_of():
     """sqrt(u)*sqrt(u) is u where u is never negative (x**2 + y**2): the textbook answer of
     an implicit derivative of a course (it was (x/t1 + y/t1)/t1/((x/t1 - y/t1)/t1)); where u
-    may be negative, sqrt(x)*sqrt(x) is nan there, and x is not: they stay apart."""
+    may be negative, sqrt(x)*sqrt(x) is nan there, and x is not: they join, with the note
+    `x > 0` (log(sqrt(x)) gave 1/(2*sqrt(x)*sqrt(x)), where a course writes 1/(2*x))."""
     done = in_process("diff", "log(sqrt(x**2 + y**2))", "--wrt", "x")
     assert done.stdout == "x/(x**2 + y**2)\n"
     implicit = ["atan(y/x) == log(sqrt(x**2 + y**2))", "--implicit", "y", "--wrt", "x"]
     assert in_process("diff", *implicit).stdout == "(x + y)/(x - y)\n"
-    assert in_process("diff", "log(sqrt(x))").stdout == "1/(2*sqrt(x)*sqrt(x))\n"
+    # where u may be negative, the two join with a note of where they are numbers
+    for source, expected in [
+        ("log(sqrt(x))", "1/(2*x)\n# x > 0\n"),
+        ("sqrt(x)*sqrt(x)", "1\n# x > 0\n"),
+        ("log(sqrt(x)) + log(sqrt(1 - x))", "(x - 1/2)/(x*(x - 1))\n# 1 - x > 0 and x > 0\n"),
+        ("sqrt(relu(x))*sqrt(relu(x))", "step(x)\n# relu(x) > 0\n"),
+    ]:
+        assert in_process("diff", source).stdout == expected, source
+    # where what is left takes the root still, it says so itself: no note
+    assert in_process("diff", "atan(sqrt(x))").stdout == "1/(2*sqrt(x)*(x + 1))\n"
+    # relu(x)/relu(x) stays: it is nan for every x < 0, and a 1 would not say where
+    assert "relu(x)/relu(x)" in in_process("diff", "relu(x)/relu(x)").stdout
 
 
 def test_numbers_of_a_derivative_are_added_in_fractions_of_any_small_denominator():
