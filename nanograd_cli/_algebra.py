@@ -693,11 +693,12 @@ def positive(e: Expr) -> bool:
 
 
 def _at_least_0(e: Expr) -> bool:
-    """Whether e is 0 or more wherever it is a number: a product of even powers (x**2,
-    x**2*y**4) with a positive coefficient, a sum of such with a constant of 0 or more
-    (x**2 + y**2), or something positive."""
+    """Whether e is 0 or more wherever it is a number: a product of even powers and powers
+    that are not whole numbers (x**2, x**2*y**4, sqrt(x), nan for x < 0) with a positive
+    coefficient, a sum of such with a constant of 0 or more (x**2 + y**2, sqrt(x) + 1), or
+    something positive."""
     if e.kind == PRODUCT:
-        return e.value > 0.0 and all(p % 2 == 0.0 for p in e.weights)
+        return e.value > 0.0 and all(p % 2 == 0.0 or p % 1 != 0.0 for p in e.weights)
     if e.kind == SUM:
         terms = zip(e.args, e.weights, strict=True)
         return e.value >= 0.0 and all(w > 0.0 and _at_least_0(t) for t, w in terms)

@@ -492,7 +492,8 @@ def _together(b: Builder, s: Expr, cancelled: list[Note] | None = None) -> Expr 
         under: dict[int, tuple[Expr, float]] = {}
         for base, p in factors:
             if p < 0.0 and not _numbers_only(base):
-                if not (base.analytic or not float(p).is_integer()):
+                # (sqrt(x) + 1 is never 0: multiplied by itself over itself, the same)
+                if not (base.analytic or not float(p).is_integer() or positive(base)):
                     return None
                 under[id(base)] = (base, under.get(id(base), (base, 0.0))[1] - p)
         for i, (base, d) in under.items():
@@ -525,6 +526,17 @@ def _together(b: Builder, s: Expr, cancelled: list[Note] | None = None) -> Expr 
         return None
     if numerator.kind == SUM:
         numerator = _pythagorean(b, numerator)
+    if numerator.kind == SUM and 0.0 in numerator.weights:
+        # 0*sqrt(x), kept for its nan where x < 0, goes where the denominator takes the root
+        # of x too: the fraction is nan there all the same
+        roots = {i for i, (_, d) in common.items() if not float(d).is_integer()}
+        kept = [
+            (t, w)
+            for t, w in _pairs(numerator)
+            if w != 0.0 or not all(id(base) in roots for base, _ in _factors(t))
+        ]
+        if len(kept) < len(numerator.args):
+            numerator = b.add(numerator.value, kept) or numerator
     if known_number(numerator) == 0.0 and cancelled is not None:  # 0 where it was nan
         cancelled += [
             Note(base, "!=" if float(d).is_integer() else ">")

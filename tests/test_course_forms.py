@@ -304,6 +304,16 @@ def test_a_square_root_of_what_is_never_negative_times_itself_is_what_it_is_of()
         ("sqrt(relu(x))*sqrt(relu(x))", "step(x)\n# relu(x) > 0\n"),
     ]:
         assert in_process("diff", source).stdout == expected, source
+    # a sum of roots and a positive number is never 0: a fraction over it is one fraction
+    x = sympy.Symbol("x")
+    for source, expected in [
+        ("sqrt(x)/(1 + sqrt(x))", "1/(2*sqrt(x)*(sqrt(x) + 1)**2)"),
+        ("sqrt(x)/(2 + sqrt(x))**2", "(2 - sqrt(x))/(2*sqrt(x)*(sqrt(x) + 2)**3)"),
+    ]:
+        printed = in_process("diff", source).stdout.splitlines()[0]
+        assert printed == expected, source
+        exact = sympy.diff(sympy.sympify(source), x)
+        assert sympy.simplify(sympy.sympify(printed) - exact) == 0, source
     # where what is left takes the root still, it says so itself: no note
     assert in_process("diff", "atan(sqrt(x))").stdout == "1/(2*sqrt(x)*(x + 1))\n"
     # relu(x)/relu(x) stays: it is nan for every x < 0, and a 1 would not say where
