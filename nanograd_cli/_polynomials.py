@@ -23,6 +23,11 @@ COMMON_DEGREE = 24
 def polynomial(e: Expr) -> tuple[str | None, Poly] | None:
     """e as a polynomial in one input whose coefficients are whole numbers or fractions to
     the last bit (its name, None for a number, and the coefficients), or None."""
+    if e.kind == PRODUCT and tuple(e.weights) == (1.0,) and e.args[0].kind == SUM:  # 2*(x - 1)
+        inner, times = polynomial(e.args[0]), as_fraction(e.value)
+        if inner is None or times is None:
+            return None
+        return inner[0], [c * times for c in inner[1]]
     name: str | None = None
     coefficients: dict[int, Fraction] = {}
 

@@ -543,17 +543,23 @@ def _together(b: Builder, s: Expr, cancelled: list[Note] | None = None) -> Expr 
             for base, d in common.values()
             if not positive(base)
         ]
-    below = []
+    below: list[tuple[Expr, float]] = []
+    gone: list[Expr] = []
     for base, d in common.values():  # (x**2 - 4*x + 4)/(x - 2)**2 is 1, for x != 2
         found = _cancelled(b, numerator, base, d) if base.kind == SUM else None
         if found is None:
             below.append((base, -d))
             continue
-        numerator, left, gone = found
+        numerator, left, divisors = found
         below += left
-        if cancelled is not None:
-            cancelled += [Note(factor, "!=") for factor in gone]
+        gone += divisors
     below = [(base, p) for base, p in below if p != 0.0]
+    if cancelled is not None:  # where the fraction left is a number, but was not
+        cancelled += [
+            Note(factor, "!=")
+            for factor in gone
+            if not positive(factor) and not _divides_one_of(factor, below)
+        ]
     whole = b.multiply(1.0, [(numerator, 1.0), *below])
     # (1 - cos(x)**2)/cos(x)**2 is tan(x)**2; 2*exp(x)*exp(-x) is 2
     whole = whole and _tangents(b, _exponentials(b, whole))
@@ -578,20 +584,21 @@ def _cancelled(
     its power, negative) and the factors cancelled (where the fraction was nan); None where
     they share nothing. A base with a power that is not whole cancels only whole: its factors
     need not be positive where it is."""
-    outside: list[tuple[Expr, float]] = []  # exp(x)*(x**3 - x**2 - 8*x + 12): exp(x)
+    under = polynomial(base)
+    if under is None or under[0] is None or len(under[1]) < 2:
+        return None
+    name = under[0]
+    # exp(x)*(x**3 - x**2 - 8*x + 12), y*(x**2 - 1): exp(x) and y, set aside
+    outside: list[tuple[Expr, float]] = []
     if numerator.kind == SUM and not numerator.value:
         if not any(_repeats(_factors(t)) for t in numerator.args):
-            aside = {
-                i: (e, p) for i, (e, p) in _shared_powers(numerator).items() if e.kind != INPUT
-            }
+            powers = _shared_powers(numerator).items()
+            aside = {i: (e, p) for i, (e, p) in powers if e.kind != INPUT or e.value != name}
             inner = _taken_out(b, numerator, aside) if aside else None
             if inner is not None:
                 numerator, outside = inner, list(aside.values())
-    top, under = polynomial(numerator), polynomial(base)
-    if top is None or under is None or len(under[1]) < 2 or not top[1]:
-        return None
-    name = under[0]
-    if name is None or top[0] not in (name, None):
+    top = polynomial(numerator)
+    if top is None or not top[1] or top[0] not in (name, None):
         return None
     numbers, whole = top[1], float(power).is_integer()
     # the denominator's polynomials: each, its power, and its expression where it is base
@@ -628,6 +635,18 @@ def _cancelled(
     if made is None or None in (e for e, _ in left) or None in notes:
         return None
     return made, cast(list[tuple[Expr, float]], left), cast(list[Expr], notes)
+
+
+def _divides_one_of(factor: Expr, below: list[tuple[Expr, float]]) -> bool:
+    """Whether `factor`, a polynomial in one input, divides one of the bases of `below`."""
+    mine = polynomial(factor)
+    for base, _ in below:
+        theirs = base is factor or polynomial(base)
+        if theirs is True:
+            return True
+        if mine and theirs and theirs[0] == mine[0] and not divided(theirs[1], mine[1])[1]:
+            return True
+    return False
 
 
 def _factored(b: Builder, s: Expr, below: list[tuple[Expr, float]]) -> Expr | None:

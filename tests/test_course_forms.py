@@ -230,9 +230,24 @@ def test_a_factor_the_numerator_and_denominator_share_cancels_as_a_course_cancel
         ("exp(x)*(x**2 - 4)/(x - 2)", "exp(x)*(x + 3)", "x - 2 != 0"),
         ("x*exp(x)*(x**2 - 4)/(x - 2)", "exp(x)*(x**2 + 4*x + 2)", "x - 2 != 0"),
         ("(x**2 - 1)/(x - 1)/(x + 1)", "0", "x - 1 != 0 and x + 1 != 0"),
+        ("(x**2 - 4)/(x - 2) + (x**2 - 9)/(x - 3)", "2", "x - 2 != 0 and x - 3 != 0"),
     ]:
         done = in_process("diff", source)
         assert done.stdout == f"{expected}\n# {note}\n", source
+        exact = sympy.diff(sympy.sympify(source), x)
+        assert sympy.simplify(sympy.sympify(expected) - exact) == 0, source
+    # another name every term has is set aside as exp(x) is
+    for source in ["(x**2*y - y)/(x - 1)", "(x**2 - 1)*y/(x + 1)"]:
+        done = in_process("diff", source, "--wrt", "x")
+        assert done.stdout.splitlines()[0] == "y", source
+    # no note where the fraction left is a number nowhere else: the factor is never 0, or
+    # the denominator still has it
+    for source, expected in [
+        ("(x**4 - 16)/(x**2 + 4)", "2*x"),
+        ("(x**2 - 9)/(x**2 + 6*x + 9)", "6/(x**2 + 6*x + 9)"),
+        ("(x**2 - 1)**5/(x + 1)**3", "(x**2 - 1)**4*(7*x + 3)/(x + 1)**3"),
+    ]:
+        assert in_process("diff", source).stdout == f"{expected}\n", source
         exact = sympy.diff(sympy.sympify(source), x)
         assert sympy.simplify(sympy.sympify(expected) - exact) == 0, source
     # what shares nothing stays: the quotient rule's one fraction
