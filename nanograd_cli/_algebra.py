@@ -895,8 +895,27 @@ class _Layout(Written):
     def times(self, factors: list[Expr]) -> Expr:
         shown = factors[0]
         for f in factors[1:]:
-            shown = self.op(MUL, shown, f)
+            for part in _product_parts(f):
+                shown = self.op(MUL, shown, part)
         return shown
+
+
+# The most factors of a product shown that a product it is a factor of takes in as its own.
+_PARTS = 8
+
+
+def _product_parts(e: Expr) -> list[Expr]:
+    """The factors of e where it is a short product shown that begins with no number (the
+    layout of a sum whose terms share a factor, exp(x)*(a + b)): 2*exp(x)*(a + b), not
+    2*(exp(x)*(a + b)); else e alone."""
+    parts: list[Expr] = []
+    first = e
+    while first.kind == CALL and first.op is MUL and len(parts) < _PARTS:
+        parts.append(first.args[1])
+        first = first.args[0]
+    if parts and first.kind != NUMBER and not (first.kind == CALL and first.op in (MUL, NEG)):
+        return [first, *reversed(parts)]
+    return [e]
 
 
 def _spread(terms: list[Term]) -> list[Term]:

@@ -19,8 +19,9 @@ Rewrites over every sum and product of the derivative, from the inside out:
    where the base is positive as a note (nan for x < 0, which x is not), unless what is left
    takes a root of it still.
 Each but the first is kept where it makes the derivative no longer as printed (operations
-counted as `diff` prints them), first for its part and then for the whole; a fraction as long
-as the sum it replaces is kept, as a textbook writes the quotient rule.
+counted as `diff` prints them), first for its part and then for the whole; a fraction one
+operation longer than the nested form it replaces is kept, as a textbook writes the quotient
+rule: (f'g - fg')/g**2 costs that one more than (f' - fg'/g)/g.
 
 A function with a kink (relu, abs, where, ...) is kept as it is, arguments and all: its
 argument is as the engine computes it (see `symbolic`). Each rewrite is exact in real
@@ -97,7 +98,8 @@ def _one_minus_square(b: Builder, a: Expr) -> Expr:
 def finish(builder: Builder, roots: dict[str, Expr]) -> dict[str, tuple[Expr, list[Note]]]:
     """Each root finished, with the conditions where it is the root's value: with the terms
     multiplied by 0 gone, and the rewrites of fractions where that makes the whole no longer
-    (a rewrite that shortens one sum can lengthen what it is part of)."""
+    than the quotient rule's one operation more (a rewrite that shortens one sum can
+    lengthen what it is part of)."""
     cancelled, rewritten = Finisher(builder, False), Finisher(builder, True)
     done = {}
     for name, root in roots.items():
@@ -106,7 +108,7 @@ def finish(builder: Builder, roots: dict[str, Expr]) -> dict[str, tuple[Expr, li
             done[name] = (plain, plain_notes)
             continue
         full, notes = rewritten(root)
-        shorter = full is plain or printed_operations(full) <= printed_operations(plain)
+        shorter = full is plain or printed_operations(full) <= printed_operations(plain) + 1
         done[name] = (full, notes) if shorter else (plain, plain_notes)
     return done
 
@@ -178,8 +180,12 @@ class Finisher:
             made = _tangents(b, made)
             made = _smaller(made, _exponentials(b, made), ties=False)
             if any(id(a) in self.fractions for a in e.args):  # 1/(x**2*(1/x**2 + 1))
+                # one fraction, where it is at most the one operation longer that writing the
+                # quotient rule's (f'g - fg')/g**2 costs over (f' - fg'/g)/g
                 factors = [(self.fractions.get(id(a), done[id(a)]), p) for a, p in _pairs(e)]
-                made = _smaller(made, b.multiply(e.value, factors), ties=False)
+                whole = b.multiply(e.value, factors)
+                if whole is not None and operations(whole) <= operations(made) + 1:
+                    made = whole
             if made.kind == PRODUCT and any(a.kind == SUM for a in made.args):
                 # (x*log(x) + x)*(log(x) + 1) is x*(log(x) + 1)**2
                 factors = [(_factored(b, a, []) or a, p) for a, p in _pairs(made)]
@@ -206,8 +212,14 @@ class Finisher:
                 shorter = _smaller(together or made, _together(b, written_out, other), ties=False)
                 if shorter is not together:
                     together, cancelled = shorter, other
-            # a fraction as long as the sum is the textbook's; a polynomial stays as it is
-            chosen = _smaller(made, together, ties=_has_denominator(made))
+            # a fraction at most the one operation longer that writing the quotient rule's
+            # (f'g - fg')/g**2 costs over (f' - fg'/g)/g is the textbook's; a polynomial
+            # stays as it is
+            chosen = made
+            if together is not None and together is not made:
+                longer = operations(together) - operations(made)
+                if longer < 0 or (longer <= 1 and _has_denominator(made)):
+                    chosen = together
             if chosen is made and together is not None:
                 self.fractions[id(e)] = together  # for a product it is a factor of
             elif cancelled:  # where the fraction was nan and is not now
