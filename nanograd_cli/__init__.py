@@ -968,11 +968,23 @@ def compile(
 
 def draw_dot(root: Value, **options: Any) -> Digraph:
     """The computation graph of `root` as a `graphviz.Digraph` (see render.graph.draw_dot)."""
+    from collections.abc import Mapping
+
     from ._api import RANKDIRS, choice
     from .render.graph import draw_dot
 
     if not isinstance(root, Value):
         raise TypeError(f"draw_dot(root): root is a Value, not {type(root).__name__}")
+    names = options.get("names")
+    if names is not None:
+        if not isinstance(names, Mapping):
+            raise TypeError(f"names: give a dict of Values to str, not {type(names).__name__}")
+        for value, name in names.items():
+            if not isinstance(value, Value) or not isinstance(name, str):
+                raise TypeError(
+                    f"names: give a dict of Values to str, not one of {type(value).__name__} "
+                    f"to {type(name).__name__}"
+                )
     if options.get("rankdir") is not None:
         options["rankdir"] = choice("rankdir", options["rankdir"], RANKDIRS, any_case=True)
     for flag in ("hide_constants", "edge_grads", "legend"):

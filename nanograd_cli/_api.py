@@ -2225,7 +2225,9 @@ def draw(
     if _has_arrays(program, point) and not scalars and fmt != "html":
         if program.outputs:
             raise InputError(_SEVERAL_ARRAYS)
-        return _draw_arrays(program, point, fmt, rankdir, dpi, strict, warn, legend, edge_grads)
+        return _draw_arrays(
+            program, point, fmt, rankdir, dpi, strict, warn, legend, edge_grads, hide_constants
+        )
     program, point, _ = scalarized(program, point, missing=MissingInputs)
     outputs = program.outputs
     if grad_of is not None and grad_of not in outputs:
@@ -2308,9 +2310,11 @@ def _draw_arrays(
     warn: Warn | None,
     legend: bool,
     edge_grads: bool = False,
+    hide_constants: bool = False,
 ) -> bytes:
     """`draw` of a program with arrays, as the source writes them (render/_array_graph.py),
-    with a legend if `legend`, and the local derivatives on the edges if `edge_grads`."""
+    with a legend if `legend`, the local derivatives on the edges if `edge_grads`, and the
+    constants in their operations' labels if `hide_constants`."""
     from ._arrays import array_view
     from .render._array_graph import draw_arrays
     from .render.graph import render_drawing
@@ -2327,7 +2331,7 @@ def _draw_arrays(
     data = [node.data for node in evaluation.nodes]
     grads = [node.grad for node in evaluation.nodes]
     code = written.code if edge_grads else None
-    drawing = draw_arrays(program, nodes, data, grads, known, rankdir, legend, code)
+    drawing = draw_arrays(program, nodes, data, grads, known, rankdir, legend, code, hide_constants)
     return render_drawing(drawing, fmt, dpi)
 
 

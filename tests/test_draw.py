@@ -639,11 +639,47 @@ def test_a_picture_shows_no_signed_zero_and_a_legend_only_what_is_drawn():
         ("x*2 + y", [], 1),
         ("x*2 + y", ["--hide-constants"], 0),
         ("x*y", [], 0),
+        # a graph of arrays alike
+        ("sum(2*tanh(x)) + y", [], 1),
+        ("sum(2*tanh(x)) + y", ["--hide-constants"], 0),
+        ("sum(tanh(x)) + y", [], 0),
     ]:
-        dot = in_process(
-            "draw", source, "--x", "1", "--y", "2", *flags, "-o", "-", "--format", "dot"
-        )
+        x = "[1, 2]" if "sum" in source else "1"
+        dot = in_process("draw", source, "--x", x, "--y", "2", *flags, "-o", "-", "--format", "dot")
         assert dot.stdout.count(">constant</TD>") == shown, (source, flags)
+
+
+def test_hide_constants_folds_an_array_graphs_constants_into_its_operations():
+    """--hide-constants was ignored for a graph of arrays: each constant's node goes and its
+    operation's label writes it on its own side, as a scalar graph's does."""
+    args = [
+        "--W",
+        "[[1, 2], [3, 4]]",
+        "--x",
+        "[0.5, -1]",
+        "--no-legend",
+        "-o",
+        "-",
+        "--format",
+        "dot",
+    ]
+    source = "sum(2*tanh(W @ x)) - [1, 1] @ x/10"
+    shown = in_process("draw", source, *args).stdout
+    hidden = in_process("draw", source, *args, "--hide-constants").stdout
+    constant = f'fontcolor="{graph.CONSTANT_COLOUR}"'
+    # 2, [1, 1] (one node: its numbers are not drawn apart, unconnected) and 10
+    assert shown.count(constant) == 3 and hidden.count(constant) == 0
+    assert 'label="2 * ·"' in hidden and 'label="· / 10"' in hidden
+    assert "(2,): 1.0000, 1.0000 @ ·" in hidden  # the array literal, on its own side
+    assert hidden.count("->") < shown.count("->")
+
+
+def test_the_lightest_fill_is_a_tint_that_tells_a_small_gradient_from_a_zero_one():
+    """The smallest nonzero |grad| got #fff5eb, which looked as white as a zero gradient's
+    fill (micrograd's neuron: w2's grad 0 and x2's 0.5 looked the same)."""
+    lightest = graph.GRADIENT_COLOURS[0]
+    red, green, blue = (int(lightest[k : k + 2], 16) for k in (1, 3, 5))
+    assert min(red, green, blue) <= 0xD0 and lightest != graph.ZERO_COLOUR
 
 
 # --- several outputs in one graph ----------------------------------------------------------------

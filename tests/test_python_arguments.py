@@ -49,7 +49,7 @@ CALLS = {
     "compile": (ng.compile, ("x*y",), {"y": 2.0}),
     "parse": (ng.parse, ("x*y",), {}),
     "Value": (ng.Value, (2.0,), {}),
-    "draw_dot": (ng.draw_dot, (ng.Value(2.0) * 3,), {"rankdir": "LR"}),
+    "draw_dot": (ng.draw_dot, (ng.Value(2.0) * 3,), {"rankdir": "LR", "names": {}}),
     "load_fit": (ng.load_fit, ("no such fit.json",), {}),
     "load_fits": (ng.load_fits, ("no such fit.json",), {}),
 }

@@ -52,6 +52,7 @@ def draw_arrays(
     rankdir: str | None = None,
     legend: bool = True,
     scalar_code: Sequence[object] | None = None,
+    hide_constants: bool = False,
 ) -> Drawing:
     """The graph of `program`'s result: `nodes` holds each instruction's node in the scalar
     program (a number, an array of them, or a slice), whose values are `data` and gradients
@@ -60,7 +61,8 @@ def draw_arrays(
     operation of several operands say which is which (`a`, `b`); with `scalar_code`, the
     scalar program's instructions, an operation element by element has its local
     derivatives on its edges (times 0.5000, 0.2500); an array operation's are Jacobians,
-    not drawn."""
+    not drawn. With `hide_constants`, a constant is written into its operation's label on its
+    own side (`2 * ·`), as in a scalar graph, and has no node."""
     import graphviz  # type: ignore[import-untyped]  # graphviz ships no types
 
     code = program.code
@@ -82,16 +84,26 @@ def draw_arrays(
     dot.attr("node", fontname=FONT, fontsize="11")
     dot.attr("edge", fontname=FONT, fontsize="10", arrowsize="0.7")
     count = 0
+
+    def constant_of(i: int) -> str | None:
+        """The text of instruction i where it is a constant (a number, an array literal)."""
+        if not (type(code[i]) is Const or _literal(code[i], code)):
+            return None
+        value = values_of(i, data)
+        return constant(float(value)) if value.ndim == 0 else f"{value.shape}: {numbers(value)}"
+
     if legend:
-        table = legend_table(scale, norms, scalar_code is not None, arrays=True)
+        shows = not hide_constants and any(constant_of(i) is not None for i in drawn)
+        table = legend_table(scale, norms, scalar_code is not None, arrays=True, constants=shows)
         dot.node("legend", table, shape="plaintext", fontsize="10")
     for i in drawn:
         ins = code[i]
         value = values_of(i, data)
-        if type(ins) is Const or _literal(ins, code):
-            text = constant(float(value)) if value.ndim == 0 else f"{value.shape}: {numbers(value)}"
-            dot.node(f"v{i}", _escape(text), shape="plaintext", fontcolor=CONSTANT_COLOUR)
-            count += 1
+        text = constant_of(i)
+        if text is not None:
+            if not hide_constants:
+                dot.node(f"v{i}", _escape(text), shape="plaintext", fontcolor=CONSTANT_COLOUR)
+                count += 1
             continue
         grad = values_of(i, grads)
         fields = [names[i]] if i in names else []
@@ -116,13 +128,24 @@ def draw_arrays(
         operands = _operands(ins)
         labelled = len(operands) > 1 and ins.op not in COMMUTATIVE and ins.op is not LITERAL
         symbol = _operation(ins, nodes, known)
-        if labelled:
+        hidden = [constant_of(a) if hide_constants else None for a in operands]
+        folded = any(t is not None for t in hidden) and ins.op is not LITERAL
+        placeholder = folded and len(operands) - sum(t is not None for t in hidden) == 1
+        if folded:  # 2 * ·, · / 10: the constant on its own side
+            texts = [
+                t if t is not None else "·" if placeholder else p
+                for t, p in zip(hidden, ins.op.parameters, strict=False)
+            ]
+            symbol = _formula(ins.op, texts)
+        elif labelled:
             symbol = _formula(ins.op, ins.op.parameters)
         dot.node(f"op{i}", _escape(symbol), shape="ellipse", fontsize="10")
         count += 1
         elementwise = scalar_code is not None and type(ins.op) is not ArrayOp
         for j, a in enumerate(operands):
-            role = ins.op.parameters[j] if labelled else ""
+            if hidden[j] is not None:
+                continue
+            role = ins.op.parameters[j] if labelled and not placeholder else ""
             edge: dict[str, str] = {}
             if elementwise and type(code[a]) is not Const and not _literal(code[a], code):
                 local = _local(ins.op, j, nodes[i], scalar_code, data)  # type: ignore[arg-type]
@@ -164,13 +187,14 @@ AXIS_SECOND = ("sum", "mean", "prod", "amax", "amin", "norm", "softmax", "logsum
 
 
 def _drawn(program: Program) -> list[int]:
-    """The instructions that make the results' values, in order, reached through operands."""
+    """The instructions that make the results' values, in order, reached through operands
+    (an array literal of numbers is one, its numbers are not)."""
     reached = [False] * len(program.code)
     for root in program.results.values():
         reached[root] = True
     for i in range(len(program.code) - 1, -1, -1):
         ins = program.code[i]
-        if reached[i] and type(ins) is Apply:
+        if reached[i] and type(ins) is Apply and not _literal(ins, program.code):
             for a in _operands(ins):
                 reached[a] = True
     return [i for i, r in enumerate(reached) if r]

@@ -44,8 +44,9 @@ PURE_FORMATS = ("svg", "png")  # what graphviz-pure renders
 
 # Fill colours, light to dark, for |grad| on a log scale from the smallest nonzero |grad| in the
 # picture to the largest: each step is a sixth of that range, and never more than one order of
-# magnitude (below six orders under the largest, all get the lightest).
-GRADIENT_COLOURS = ("#fff5eb", "#fee6ce", "#fdd0a2", "#fdae6b", "#fd8d3c", "#f16913")
+# magnitude (below six orders under the largest, all get the lightest). ColorBrewer's Oranges
+# from its second step: its first, #fff5eb, looked white, as a zero gradient is drawn.
+GRADIENT_COLOURS = ("#fee6ce", "#fdd0a2", "#fdae6b", "#fd8d3c", "#f16913", "#d94801")
 MAX_ORDERS = len(GRADIENT_COLOURS)
 ZERO_COLOUR = "#ffffff"
 NON_FINITE_COLOUR = "#d9d9d9"
