@@ -1477,7 +1477,12 @@ def scripted(
             print(printable(f"error: {entry}", keep="\n\t"), file=err, flush=True)
             status = max(status, entry.exit_code)
             continue
-        reply = session.run(entry[1], entry[0])
+        try:
+            reply = session.run(entry[1], entry[0])
+        except KeyboardInterrupt:  # Ctrl-C stops the entry, as it stops :minimize's descent
+            print(f"error: line {entry[0]}: interrupted", file=err, flush=True)
+            status = max(status, 130)
+            continue
         for message in reply.err:
             print(message, file=err, flush=True)
         if reply.out and rich:

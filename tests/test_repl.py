@@ -6,6 +6,7 @@ import json
 import math
 import os
 import re
+import signal
 import subprocess
 import sys
 import time
@@ -791,6 +792,29 @@ def test_ctrl_c_stops_a_long_minimize_and_shows_the_point_reached(terminal):
     screen = terminal.type(":inputs")
     kept = next(line for line in screen if line.startswith("x = "))
     assert 0 < float(kept.split(" = ")[1]) < 3  # moved, and kept
+
+
+@pytest.mark.signals
+def test_ctrl_c_stops_a_long_entry_of_a_script_and_the_script_goes_on():
+    """Over a pipe, Ctrl-C in a long :hessian ended the whole script (exit 130, nothing
+    said, the lines after it never run): it stops that entry, as it stops :minimize's."""
+    long = "+".join(f"sin(x*{k})*cos(y + {k})" for k in range(3000))
+    child = subprocess.Popen(
+        [NANOGRAD, "repl"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=default_signals,
+    )
+    child.stdin.write(f"x = 2\ny = 1\n:hessian {long}\n")
+    child.stdin.flush()
+    time.sleep(1.5)
+    child.send_signal(signal.SIGINT)
+    out, err = child.communicate("x*x\n", timeout=60)
+    assert child.returncode == 130
+    assert err == "error: line 3: interrupted\n"
+    assert out.split()[:5] == ["value", "gradient", "result", "4.0", "x"]
 
 
 def test_an_inputs_value_typed_after_the_expression_says_how_to_give_it():
