@@ -1,5 +1,5 @@
 """python -m nanograd_cli"""
 
-from ._cli import command
+from ._entry import command
 
 command()

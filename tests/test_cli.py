@@ -372,6 +372,30 @@ def test_interrupt_exits_130_quietly():
     assert err == b""
 
 
+@pytest.mark.signals
+def test_interrupt_while_the_command_line_loads_exits_130_quietly():
+    """Ctrl-C in the tenth of a second the command line takes to load printed a traceback of
+    the import it stopped: it ends the run as Ctrl-C later does. The signal is sent from
+    inside the import, so that it comes then whatever the machine's speed."""
+    script = (
+        "import builtins, os, signal, sys\n"
+        "from nanograd_cli import _entry\n"
+        "real = builtins.__import__\n"
+        "def importing(name, *args, **kwargs):\n"
+        "    if name == '_cli':\n"
+        "        os.kill(os.getpid(), signal.SIGINT)\n"
+        "    return real(name, *args, **kwargs)\n"
+        "builtins.__import__ = importing\n"
+        "sys.argv = ['nanograd', 'grad', 'x', '--x', '1']\n"
+        "_entry.command()\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60,
+        preexec_fn=default_signals,
+    )  # fmt: skip
+    assert (done.returncode, done.stdout, done.stderr) == (130, "", "")
+
+
 @pytest.mark.slow
 def test_input_values_may_be_constant_expressions_and_warn_when_they_underflow():
     done = in_process("grad", "sin(x)", "--x", "pi/2", "--format", "json")
