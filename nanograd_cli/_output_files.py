@@ -21,7 +21,7 @@ import stat
 import sys
 import tempfile
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from types import FrameType
 from typing import BinaryIO
 
@@ -310,3 +310,14 @@ def _remove_then_stop(number: int, frame: FrameType | None) -> None:
         previous(number, frame)
     else:
         signal.raise_signal(number)
+
+
+def extension(path: str, known: Iterable[str]) -> str:
+    """The extension of the file name `path`, lower case ('' for none). A name that is one of
+    the `known` extensions alone (`-o .svg`) is an InputError: a file's name goes before it."""
+    name = os.path.basename(path)
+    if name.lower() in known:
+        raise InputError(
+            f"{printable(path)} is an extension alone: give the file a name before it (out{name})"
+        )
+    return os.path.splitext(path)[1].lower()

@@ -354,6 +354,29 @@ def test_the_program_ends_with_all_its_output_and_its_exit_code(tmp_path):
     )
 
 
+def test_a_format_in_capitals_is_taken_and_an_extension_alone_is_refused(tmp_path):
+    """--format SVG was refused where -o UP.SVG and --rankdir tb were taken; -o .svg said it
+    could not tell the format of .svg and to use .svg."""
+    lower = in_process("grad", "x*x", "--x", "2", "--format", "json").stdout
+    assert in_process("grad", "x*x", "--x", "2", "--format", "JSON").stdout == lower
+    drawn = in_process("draw", "x*x", "--x", "2", "--format", "SVG", "-o", "-")
+    assert drawn.returncode == 0 and drawn.stdout.startswith("<?xml")
+    points = tmp_path / "points.csv"
+    points.write_text("x\n1\n2\n")
+    for command, name, args in [
+        ("draw", ".svg", ["--x", "2"]),
+        ("plot", ".png", ["--x", "-1:1"]),
+        ("grad", ".csv", ["--points", str(points)]),
+    ]:
+        target = tmp_path / name
+        done = in_process(command, "x*x", *args, "-o", str(target))
+        assert done.returncode == 2, command
+        assert done.stderr == (
+            f"error: {target} is an extension alone: give the file a name before it (out{name})\n"
+        )
+        assert not target.exists()
+
+
 @pytest.mark.signals
 def test_interrupt_exits_130_quietly():
     proc = subprocess.Popen(

@@ -37,7 +37,7 @@ Examples:
 @click.option(
     "--format",
     "fmt",
-    type=click.Choice(api.DIFF_FORMATS),
+    type=click.Choice(api.DIFF_FORMATS, case_sensitive=False),
     default="text",
     show_default=True,
     help="The language itself, or LaTeX; with --steps also markdown.",

@@ -44,7 +44,7 @@ Examples:
 @click.option(
     "--format",
     "fmt",
-    type=click.Choice(api.DRAW_FORMATS),
+    type=click.Choice(api.DRAW_FORMATS, case_sensitive=False),
     help="Output format, whatever the extension.",
 )
 @click.option(

@@ -40,7 +40,7 @@ Examples:
 @click.option(
     "--format",
     "fmt",
-    type=click.Choice(api.EXPLAIN_FORMATS),
+    type=click.Choice(api.EXPLAIN_FORMATS, case_sensitive=False),
     help="Output format. [default: table; plain text when not on a terminal]",
 )
 @digits_option(

@@ -71,7 +71,7 @@ Examples:
 )
 @click.option(
     "--points-format",
-    type=click.Choice(["csv", "tsv", "parquet", "arrow", "jsonl", "json"]),
+    type=click.Choice(["csv", "tsv", "parquet", "arrow", "jsonl", "json"], case_sensitive=False),
     help="The format of --points FILE, and of the results where no extension says. "
     "[default: by the extension, else csv]",
 )
@@ -97,7 +97,7 @@ Examples:
 @click.option(
     "--output-format",
     "results_format",
-    type=click.Choice(["csv", "tsv", "parquet", "arrow", "jsonl", "json"]),
+    type=click.Choice(["csv", "tsv", "parquet", "arrow", "jsonl", "json"], case_sensitive=False),
     help="With --points: the format of the results, whatever -o's extension or "
     "--points-format say (Parquet on standard output from CSV read there, say).",
 )

@@ -160,7 +160,7 @@ def table_format(command):
     return click.option(
         "--format",
         "fmt",
-        type=click.Choice(["table", "json", "csv"]),
+        type=click.Choice(["table", "json", "csv"], case_sensitive=False),
         help="Output format. [default: table; plain text when not on a terminal]",
     )(command)
 
@@ -193,7 +193,9 @@ def data_format_option(command):
     """--data-format: the format of --data FILE where its extension does not say."""
     return click.option(
         "--data-format",
-        type=click.Choice(["csv", "tsv", "parquet", "arrow", "jsonl", "json"]),
+        type=click.Choice(
+            ["csv", "tsv", "parquet", "arrow", "jsonl", "json"], case_sensitive=False
+        ),
         help="The format of --data FILE where its extension does not say. [default: by the "
         "extension, else csv]",
     )(command)

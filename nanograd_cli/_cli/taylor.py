@@ -48,7 +48,7 @@ Examples:
 @click.option(
     "--format",
     "fmt",
-    type=click.Choice(api.TAYLOR_FORMATS),
+    type=click.Choice(api.TAYLOR_FORMATS, case_sensitive=False),
     help="A table of coefficients and the polynomial, JSON, or the polynomial in LaTeX. "
     "[default: table; plain text when not on a terminal]",
 )

@@ -54,8 +54,10 @@ def left_out(dropped: int) -> str:
 
 def format_of(path: str) -> str | None:
     """The format that a file's extension names, or None (for `-` or an unknown extension)."""
-    extension = os.path.splitext(path)[1].lower()
-    return next((f for f, known in EXTENSIONS.items() if extension in known), None)
+    from .._output_files import extension
+
+    found = extension(path, (e for known in EXTENSIONS.values() for e in known))
+    return next((f for f, known in EXTENSIONS.items() if found in known), None)
 
 
 def pyarrow_required(option: str = "points", extra: str = "points") -> None:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import io
 import math
-import os
 import textwrap
 import warnings
 from collections.abc import Mapping, Sequence
@@ -64,7 +63,9 @@ PLAIN_SYMBOLS = ["*", "o", "+", "x"]
 
 def format_of(output: str) -> str:
     """The picture format that the name of the output file asks for."""
-    fmt = EXTENSIONS.get(os.path.splitext(output)[1].lower())
+    from .._output_files import extension
+
+    fmt = EXTENSIONS.get(extension(output, EXTENSIONS))
     if fmt is None:
         raise InputError(
             f"cannot tell the format of {printable(output)} from its extension: "

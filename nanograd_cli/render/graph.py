@@ -726,7 +726,9 @@ def format_of(output: str) -> str:
     """The picture format that the name of the output file asks for."""
     if output == "-":
         return "dot"
-    fmt = EXTENSIONS.get(os.path.splitext(output)[1].lower())
+    from .._output_files import extension
+
+    fmt = EXTENSIONS.get(extension(output, EXTENSIONS))
     if fmt is None:
         raise InputError(
             f"cannot tell the format of {printable(output)} from its extension: "
