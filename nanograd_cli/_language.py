@@ -586,11 +586,8 @@ class _Builder:
         # arcsin is asin, arcsec is asec: the same hint
         if text in _ABSENT:
             return f"unknown function {text}: {_ABSENT[text]}"
-        if re.fullmatch(r"d[A-Za-z]\w*", text) and re.search(r"\bd\s*/\s*$", self.source[:offset]):
-            return (
-                f"d/{text}(...) is not written in a source: give the expression alone and ask "
-                f"for its derivative (diff EXPR --wrt {text[1:]})"
-            )
+        if _derivative_operator(text, self.source, offset):
+            return _not_written(f"d/{text}(...)", text)
         hint = _meant(text)
         if hint:
             return f"unknown function {text}: did you mean {_applied(hint, self.source, offset)}?"
@@ -599,6 +596,20 @@ class _Builder:
         if close:
             return f"unknown function {text}: did you mean {' or '.join(close)}?"
         return f"unknown function {text}; functions are {', '.join(names)}"
+
+
+def _derivative_operator(name: str, source: str, offset: int) -> bool:
+    """Whether the name `name` at `offset` is the dx of a d/dx written before an expression."""
+    return bool(re.fullmatch(r"d[A-Za-z]\w*", name)) and bool(
+        re.search(r"\bd\s*/\s*$", source[:offset])
+    )
+
+
+def _not_written(written: str, name: str) -> str:
+    return (
+        f"{written} is not written in a source: give the expression alone and ask for its "
+        f"derivative (diff EXPR --wrt {name[1:]})"
+    )
 
 
 def _applied(hint: str, source: str, offset: int) -> str:
@@ -853,6 +864,12 @@ def _syntax_error(
             f"unexpected {_describe(token)} in a list of outputs: list names only, and bind "
             "an expression to a name first (w = ...; u, w)"
         )
+    elif (
+        previous
+        and previous[0] == "NAME"
+        and _derivative_operator(previous[1], source, previous[2])
+    ):
+        message = _not_written(f"d/{previous[1]}", previous[1])  # d/dx x**2
     elif previous and previous[0] in ("NUMBER", "RPAR", "NAME") and kind in ("NAME", "NUMBER"):
         hint = f"write {previous[1]}*{text}"
         if previous[0] == "NAME" and ALIASES.get(previous[1], previous[1]) in FUNCTIONS:

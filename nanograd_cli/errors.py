@@ -295,7 +295,14 @@ class NotAnInput(InputError):
         self.kind: str = kind
         article = "an" if kind[:1] in "aeiou" else "a"
         listed = ", ".join(inputs) or "none"
-        super().__init__(f"{name} is not {article} {kind} ({kind}s: {listed})")
+        super().__init__(f"{name} is not {article} {kind} ({kind}s: {listed}){self._listed()}")
+
+    def _listed(self) -> str:
+        """Where the name is several of them joined by commas (x,y), how to give each."""
+        parts = [part.strip() for part in self.name.split(",")]
+        if len(parts) < 2 or not set(parts) <= set(self.inputs):
+            return ""
+        return "; give each on its own: " + " ".join(option(self.option, p) for p in parts)
 
     def named(self) -> NotAnInput:
         """This error, its message naming the option the name was given to."""

@@ -411,6 +411,11 @@ def test_minimize_moves_only_the_inputs_asked_for():
         (["--fix", "q"], "error: --fix q: q is not an input (inputs: x, y)\n"),
         (["--wrt", "q"], "error: --wrt q: q is not an input (inputs: x, y)\n"),
         (
+            ["--wrt", "x,y"],
+            "error: --wrt x,y: x,y is not an input (inputs: x, y); give each on its own: "
+            "--wrt x --wrt y\n",
+        ),
+        (
             ["--fix", "x", "--fix", "y"],
             "error: every input is held by --fix: there is nothing to move\n",
         ),
