@@ -840,6 +840,11 @@ class _Layout(Written):
         """c * product of base**p, times `last` (shown already) if given."""
         if not factors and last is None:
             return self.number(c)
+        # a sum of fractions as a sum of whole numbers over their denominator:
+        # (2*x + 1)/(2*sqrt(x)), not (x + 1/2)/sqrt(x)
+        wholes = {id(b): q for b, p in factors if _integer(p) and (q := self._denominator(b)) > 1}
+        for base, p in factors:
+            c *= float(wholes.get(id(base), 1)) ** -p
         negative = c < 0.0
         c = abs(c)
         top: list[Expr] = []
@@ -859,11 +864,19 @@ class _Layout(Written):
         # -(p - 1)*(p - y) is (1 - p)*(p - y): the sum that takes the sign is, where one can,
         # one with a number in it
         flippable = [
-            b for b, p in factors if abs(p) == 1.0 and b.kind == SUM and _short(b) and _mixed(b)
+            b
+            for b, p in factors
+            if abs(p) == 1.0 and b.kind == SUM and _short(b) and _mixed(b) and id(b) not in wholes
         ]
         flipped = max(flippable, key=lambda b: b.value != 0.0, default=None)
         for base, p in factors:
             shown = self.shown[id(base)]
+            if id(base) in wholes:
+                q = wholes[id(base)]
+                shown = self.terms(
+                    [(w * q, _factor_list(t)) for t, w in _pairs(base)]
+                    + ([(base.value * q, [])] if base.value else [])
+                )
             if negative and base is flipped:
                 # -(x - y)*z is (y - x)*z, and -z/(x - y) is z/(y - x) (only for a short sum,
                 # which is not worth sharing): 1/(1 - x) stays 1/(1 - x), whose zero is +0
@@ -883,6 +896,19 @@ class _Layout(Written):
         if bottom:
             shown = self.op(DIV, shown, self.times(bottom))
         return self.op(NEG, shown) if negative else shown
+
+    def _denominator(self, e: Expr) -> int:
+        """The least common denominator of the numbers of the sum e where a textbook form
+        writes fractions and each is p/q for a small q (1 where e is no such sum)."""
+        if not self.fractions or e.kind != SUM:
+            return 1
+        q = 1
+        for w in (*e.weights, *([e.value] if e.value else [])):
+            ratio = (int(w), 1) if _integer(w) else self._fraction(w)
+            if ratio is None:
+                return 1
+            q = math.lcm(q, ratio[1])
+        return q if q <= DENOMINATORS[-1] else 1
 
     def power(self, base: Expr, p: float) -> Expr:
         if p == 1.0:

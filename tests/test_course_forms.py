@@ -315,6 +315,24 @@ def test_the_quotient_rule_is_one_fraction_where_it_costs_one_operation_more():
     assert sympy.simplify(sympy.sympify(eighth) - exact) == 0
 
 
+def test_a_sum_of_fractions_in_a_product_is_written_in_whole_numbers_over_their_denominator():
+    """(x + 1/2)/(sqrt(x)*sqrt(x + 1)) is written (2*x + 1)/(2*sqrt(x)*sqrt(x + 1)), as a
+    course writes it."""
+    x = sympy.Symbol("x")
+    for source, expected in [
+        ("sqrt(x)*sqrt(x + 1)", "(2*x + 1)/(2*sqrt(x)*sqrt(x + 1))"),
+        ("x**2*sqrt(x + 1)", "x*(5*x + 4)/(2*sqrt(x + 1))"),
+        ("(x**2 - 1)/sqrt(x - 1)", "(3*x - 1)/(2*sqrt(x - 1))"),
+        ("x**(1/3)*(x + 1)", "(4*x + 1)/(3*x**(2/3))"),
+    ]:
+        printed = in_process("diff", source).stdout.splitlines()[0]
+        assert printed == expected, source
+        exact = sympy.diff(sympy.sympify(source), x)
+        assert sympy.simplify(sympy.sympify(printed) - exact) == 0, source
+    # a sum alone keeps its fractions: x**2 + 1/2, not (2*x**2 + 1)/2
+    assert in_process("diff", "x**3/3 + x/2").stdout == "x**2 + 1/2\n"
+
+
 def test_what_a_shared_factor_leaves_as_one_term_joins_the_product_its_number_first():
     """exp(x)*(-2*sin(x)) was printed where a course writes -2*exp(x)*sin(x)."""
     x = sympy.Symbol("x")
@@ -340,7 +358,7 @@ def test_a_square_root_of_what_is_never_negative_times_itself_is_what_it_is_of()
     for source, expected in [
         ("log(sqrt(x))", "1/(2*x)\n# x > 0\n"),
         ("sqrt(x)*sqrt(x)", "1\n# x > 0\n"),
-        ("log(sqrt(x)) + log(sqrt(1 - x))", "(x - 1/2)/(x*(x - 1))\n# 1 - x > 0 and x > 0\n"),
+        ("log(sqrt(x)) + log(sqrt(1 - x))", "(2*x - 1)/(2*x*(x - 1))\n# 1 - x > 0 and x > 0\n"),
         ("sqrt(relu(x))*sqrt(relu(x))", "step(x)\n# relu(x) > 0\n"),
     ]:
         assert in_process("diff", source).stdout == expected, source
