@@ -396,6 +396,7 @@ def explain(
     /,
     *,
     format: None = None,
+    digits: None = None,
     strict: bool = False,
     inputs: Mapping[str, InputArg] | None = None,
     **values: InputArg,
@@ -408,6 +409,7 @@ def explain(
     /,
     *,
     format: Literal["table", "markdown", "latex", "json"],
+    digits: int | Literal["full"] | None = None,
     strict: bool = False,
     inputs: Mapping[str, InputArg] | None = None,
     **values: InputArg,
@@ -420,24 +422,31 @@ def explain(
     /,
     *,
     format: Literal["table", "markdown", "latex", "json"] | None = None,
+    digits: int | Literal["full"] | None = None,
     strict: bool = False,
     inputs: Mapping[str, InputArg] | None = None,
     **values: InputArg,
 ) -> Explanation | str:
     """The forward and backward passes of `source` at the point given by keywords, node by
     node: an Explanation, or with `format` the text `nanograd explain --format` prints (a
-    plain table, Markdown, LaTeX or JSON, every number in full)."""
+    plain table, Markdown, LaTeX or JSON), every number in full or, with `digits`, to that
+    many significant digits in a table, Markdown and LaTeX."""
     from . import _api as api
+    from .errors import InputError
 
     fmt = None if format is None else api.choice("format", format, api.EXPLAIN_FORMATS)
+    shown = api.digits(digits)
+    if shown is not None and fmt is None:
+        raise InputError("digits= shapes the text that format= gives: give format too")
     program = parse(source)
     at = numbers(point(program, "explain", values, inputs), "explain")
     result = api.explain(program, at, strict, _note)
     if fmt is None:
         return result
     from .render._explanation import written
+    from .render._table import number_formats
 
-    return written(result, fmt)
+    return written(result, fmt, number_formats(shown)[0])
 
 
 @python_door

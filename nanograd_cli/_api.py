@@ -109,6 +109,20 @@ def choice(name: str, value: object, choices: Sequence[str], any_case: bool = Fa
     return value
 
 
+def digits(value: object) -> str | None:
+    """The value of the option digits, as text: a number of significant digits from 1 to 17
+    (an int, or its digits as text), or 'full'; None for none."""
+    if value is None or value == "full":
+        return value  # type: ignore[return-value]  # (None or "full")
+    whole = type(value) is int or (isinstance(value, str) and value.isdigit())
+    if not whole or not 1 <= int(value) <= 17:  # type: ignore[call-overload]
+        raise InputError(
+            f"invalid value for {option('digits')}: {value!r} is neither a number of digits "
+            "from 1 to 17 nor 'full'"
+        )
+    return str(int(value))  # type: ignore[call-overload]
+
+
 def number(name: str, value: object, least: float | None = 0.0, above: bool = False) -> float:
     """The value of the option `name`: a number (a str is read as the command line reads
     it) at least `least`, or with `above` more than it, and never nan; with `least` None,

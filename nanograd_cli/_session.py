@@ -123,7 +123,11 @@ OPTIONS: dict[str, dict[str, Option]] = {
         "format": Option("word", "|".join(api.TAYLOR_FORMATS)),
         **STRICT,
     },
-    ":explain": {"format": Option("word", "|".join(api.EXPLAIN_FORMATS)), **STRICT},
+    ":explain": {
+        "format": Option("word", "|".join(api.EXPLAIN_FORMATS)),
+        "digits": Option("word", "N|full"),
+        **STRICT,
+    },
     ":draw": {
         "format": Option("word", "|".join(api.DRAW_FORMATS)),
         "rankdir": Option("word", "|".join(api.RANKDIRS)),
@@ -444,16 +448,18 @@ class Explained(NamedTuple):
     """`:explain`'s two tables."""
 
     result: Explanation
+    digits: str | None = None
 
     def plain(self) -> str:
         from .render._explanation import plain
+        from .render._table import number_formats
 
-        return plain(self.result)
+        return plain(self.result, number_formats(self.digits)[0])
 
     def show(self) -> None:
         from .render._explanation import print_tables
 
-        print_tables(self.result, None)
+        print_tables(self.result, self.digits)
 
 
 class Plot(NamedTuple):
@@ -782,6 +788,7 @@ class Session:
     def explain_command(self, args: Arguments, reply: Reply) -> None:
         source, program = self._program(args.expr)
         fmt = api.choice("format", args.value("format") or "table", api.EXPLAIN_FORMATS)
+        digits = api.digits(args.value("digits"))
         result = api.explain(
             program,
             self._point(program),
@@ -789,11 +796,12 @@ class Session:
             warn=self._warner(source, reply),
         )
         if fmt == "table":
-            reply.out.append(Explained(result))
+            reply.out.append(Explained(result, digits))
         else:
             from .render._explanation import written
+            from .render._table import number_formats
 
-            reply.out.append(written(result, fmt))
+            reply.out.append(written(result, fmt, number_formats(digits)[0]))
 
     def draw_command(self, args: Arguments, reply: Reply) -> None:
         expr, path = args.expr, args.file

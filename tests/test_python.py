@@ -319,6 +319,16 @@ def test_diff_and_explain_take_the_command_lines_formats():
         done = in_process("explain", "x*y + tanh(x)", "--x", "2", "--y", "3", "--format", fmt)
         text = nanograd_cli.explain("x*y + tanh(x)", x=2, y=3, format=fmt)
         assert text + "\n" == done.stdout, fmt
+        # --digits is digits=, with the same numbers
+        done = in_process(
+            "explain", "x*y + tanh(x)", "--x", "2", "--y", "3", "--format", fmt, "--digits", "3"
+        )
+        text = nanograd_cli.explain("x*y + tanh(x)", x=2, y=3, format=fmt, digits=3)
+        assert text + "\n" == done.stdout, fmt
+    with pytest.raises(InputError, match="digits= shapes the text that format= gives"):
+        nanograd_cli.explain("x*y", x=2, y=3, digits=3)
+    with pytest.raises(InputError, match="invalid value for digits: 18 is neither"):
+        nanograd_cli.explain("x*y", x=2, y=3, format="latex", digits=18)
 
 
 def test_minimize_draws_its_descent(tmp_path):

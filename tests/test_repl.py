@@ -817,6 +817,18 @@ def test_ctrl_c_stops_a_long_entry_of_a_script_and_the_script_goes_on():
     assert out.split()[:5] == ["value", "gradient", "result", "4.0", "x"]
 
 
+def test_explain_takes_the_digits_of_the_command_line():
+    """:explain digits 3 prints what nanograd explain --digits 3 does."""
+    s = session("x = 2")
+    for fmt in ("table", "latex"):
+        reply = s.run(f":explain x**x format {fmt} digits 3")
+        done = in_process("explain", "x**x", "--x", "2", "--format", fmt, "--digits", "3")
+        assert reply.text() + "\n" == done.stdout, fmt
+    assert error(s, ":explain x**x digits 0") == (
+        "error: invalid value for digits: '0' is neither a number of digits from 1 to 17 nor 'full'"
+    )
+
+
 def test_an_inputs_value_typed_after_the_expression_says_how_to_give_it():
     s = session("x = 2")
     hint = "x 3: an input's value is not an option; give it on a line of its own first (x = 3)"
