@@ -252,12 +252,18 @@ _WHOLE_DENOMINATOR = 10_000
 
 
 def any_fraction(value: float) -> tuple[int, int] | None:
-    """(p, q) where value is p/q correctly rounded, for any q from 2 to _WHOLE_DENOMINATOR."""
+    """(p, q) where value is p/q correctly rounded, for any q from 2 to _WHOLE_DENOMINATOR,
+    and no other such fraction is: two of them are at least 1/(q*_WHOLE_DENOMINATOR) apart,
+    so a float whose spacing is that large (from about 1e7) may round from several
+    (-94456227930.13573 is -586667631674073/6211 to the last bit, and is
+    -6190283353629375/65536)."""
     if not math.isfinite(value) or _integer(value):
         return None
     ratio = Fraction(value).limit_denominator(_WHOLE_DENOMINATOR)
     p, q = ratio.numerator, ratio.denominator
-    return (p, q) if q > 1 and p / q == value else None
+    if q < 2 or p / q != value or math.ulp(value) * q * _WHOLE_DENOMINATOR >= 1:
+        return None
+    return p, q
 
 
 def as_fraction(value: float) -> Fraction | None:

@@ -108,7 +108,8 @@ def finish(builder: Builder, roots: dict[str, Expr]) -> dict[str, tuple[Expr, li
             done[name] = (plain, plain_notes)
             continue
         full, notes = rewritten(root)
-        shorter = full is plain or printed_operations(full) <= printed_operations(plain) + 1
+        longer = 0 if _kept_zeros(full) else 1  # (the quotient rule's one operation more)
+        shorter = full is plain or printed_operations(full) <= printed_operations(plain) + longer
         done[name] = (full, notes) if shorter else (plain, plain_notes)
     return done
 
@@ -155,7 +156,7 @@ class Finisher:
                 note = Note(self.b.add(0.0, [(base, 1.0)]) or base, ">")
                 if i not in said and id(note.expr) not in said:
                     notes.append(note)
-        return done, notes
+        return done, _needed(self.b, notes, done)
 
     def _finished(self, e: Expr) -> Expr:
         b, done = self.b, self.done
@@ -184,8 +185,10 @@ class Finisher:
                 # quotient rule's (f'g - fg')/g**2 costs over (f' - fg'/g)/g
                 factors = [(self.fractions.get(id(a), done[id(a)]), p) for a, p in _pairs(e)]
                 whole = b.multiply(e.value, factors)
-                if whole is not None and operations(whole) <= operations(made) + 1:
-                    made = whole
+                rule = any(p < 0.0 and not _numbers_only(a) for a, p in _pairs(e))  # (f' - fg'/g)/g
+                if whole is not None and not _kept_zeros(whole):
+                    if operations(whole) <= operations(made) + (1 if rule else -1):
+                        made = whole
             if made.kind == PRODUCT and any(a.kind == SUM for a in made.args):
                 # (x*log(x) + x)*(log(x) + 1) is x*(log(x) + 1)**2
                 factors = [(_factored(b, a, []) or a, p) for a, p in _pairs(made)]
@@ -218,7 +221,8 @@ class Finisher:
             chosen = made
             if together is not None and together is not made:
                 longer = operations(together) - operations(made)
-                if longer < 0 or (longer <= 1 and _has_denominator(made)):
+                quotient_rule = _quotients(made) and not _kept_zeros(together)
+                if longer < 0 or (longer <= 1 and quotient_rule):
                     chosen = together
             if chosen is made and together is not None:
                 self.fractions[id(e)] = together  # for a product it is a factor of
@@ -282,6 +286,47 @@ class Finisher:
         said = {(id(n.expr), n.relation) for n in _domain(self.b, rest) or []}
         self.notes[id(e)] = [n for n in needed if (id(n.expr), n.relation) not in said]
         return rest
+
+
+def _needed(b: Builder, notes: list[Note], root: Expr) -> list[Note]:
+    """The notes of where `root` holds, each once, those `!= 0` of a polynomial in one input
+    without the factors that a denominator of the root (or of a term of it) still has, where
+    it is no number either: x**2 - 2*x != 0 under -1/x**2 is x - 2 != 0, and x**2 + x != 0
+    under 1/(x*(x + 1)) says nothing."""
+    below = [polynomial(base) for term in (root.args if root.kind == SUM else [root])
+             for base, p in _factors(term) if p < 0.0]  # fmt: skip
+    needed: list[Note] = []
+    for note in notes:
+        kept: Note | None = note
+        if note.relation == "!=":  # (and without the factors of those said before it)
+            said = [polynomial(n.expr) for n in needed if n.relation == "!="]
+            known = [q for q in below + said if q is not None and q[1]]
+            kept = _without_factors(b, note, known)
+        if kept is not None and all(
+            n.expr is not kept.expr or n.relation != kept.relation for n in needed
+        ):
+            needed.append(kept)
+    return needed
+
+
+def _without_factors(b: Builder, note: Note, below: list) -> Note | None:
+    """The note `note.expr != 0` without the factors its polynomial shares with those of
+    `below` (each (name, polynomial)); None where nothing is left."""
+    mine = polynomial(note.expr)
+    if mine is None or mine[0] is None:
+        return note
+    name, left = mine[0], mine[1]
+    for other, under in below:
+        if other != name or len(under) < 2:
+            continue
+        while len(left) > 1 and len(shared := common_factor(left, under)) > 1:
+            left = divided(left, shared)[0]
+    if len(left) < 2:
+        return None
+    if len(left) == len(mine[1]):
+        return note
+    shown = written(b, name, primitive(left)[1])
+    return None if shown is None else Note(shown, "!=")
 
 
 def _pairs(e: Expr) -> list[tuple[Expr, float]]:
@@ -399,7 +444,8 @@ def _grouped(b: Builder, s: Expr) -> Expr | None:
 
 def _tangents(b: Builder, e: Expr) -> Expr:
     """e with each sin(a)**k/cos(a)**k as tan(a)**k, and each cos(a)**k*tan(a)**k as
-    sin(a)**k (the derivative of 1/tan(x) is -1/sin(x)**2)."""
+    sin(a)**k (the derivative of 1/tan(x) is -1/sin(x)**2), k a whole number:
+    sqrt(sin(a))/sqrt(cos(a)) is nan where both are negative, sqrt(tan(a)) is not."""
     if e.kind != PRODUCT or _repeats(_pairs(e)):
         return e
     e = _sines(b, e)
@@ -413,7 +459,7 @@ def _tangents(b: Builder, e: Expr) -> Expr:
     for base, p in factors:
         if base.kind == CALL and base.op is SIN:
             cosine = cosines.get(id(base.args[0]))
-            if cosine is not None and cosine[1] == -p:
+            if cosine is not None and cosine[1] == -p and float(p).is_integer():
                 changed.append(((base, p), cosine, b.apply(TAN, base.args[0])))
     if not changed:
         return e
@@ -424,17 +470,22 @@ def _tangents(b: Builder, e: Expr) -> Expr:
 
 
 def _sines_and_cosines(b: Builder, s: Expr) -> Expr | None:
-    """The sum s with each tan(a)**k of its terms as sin(a)**k/cos(a)**k (None where it has
-    no tan), so that sin(a)**2 + cos(a)**2 can be 1 in one fraction of its terms."""
+    """The sum s with each tan(a)**k of its terms, k a whole number, as sin(a)**k/cos(a)**k
+    (None where it has none), so that sin(a)**2 + cos(a)**2 can be 1 in one fraction of its
+    terms. sqrt(tan(a)) stays: sqrt(sin(a))/sqrt(cos(a)) is nan where both are negative."""
+
+    def whole_tan(base: Expr, p: float) -> bool:
+        return base.kind == CALL and base.op is TAN and float(p).is_integer()
+
     terms = []
     for t, w in _pairs(s):
         factors = _factors(t)
-        if not any(base.kind == CALL and base.op is TAN for base, _ in factors):
+        if not any(whole_tan(base, p) for base, p in factors):
             terms.append((t, w))
             continue
         written: list[tuple[Expr, float]] = []
         for base, p in factors:
-            if base.kind == CALL and base.op is TAN:
+            if whole_tan(base, p):
                 written += [(b.apply(SIN, base.args[0]), p), (b.apply(COS, base.args[0]), -p)]
             else:
                 written.append((base, p))
@@ -698,6 +749,23 @@ def _taken_out(b: Builder, s: Expr, shared: dict[int, tuple[Expr, float]]) -> Ex
             return None
         items.append((term, 1.0))
     return b.add(0.0, items)
+
+
+def _quotients(s: Expr) -> bool:
+    """Whether two terms or more of the sum s are divided by more than a number, as the
+    quotient rule's are (cos(x)/(x**2 + 1) - 2*x*sin(x)/(x**2 + 1)**2; not log(y) - y/x)."""
+    if s.kind != SUM:
+        return False
+    divided = (any(p < 0.0 and not _numbers_only(b) for b, p in _factors(t)) for t in s.args)
+    return sum(divided) >= 2
+
+
+def _kept_zeros(e: Expr) -> bool:
+    """Whether e has a term multiplied by 0, kept for its nan (0*log(y))."""
+    return any(
+        (node.kind == SUM and 0.0 in node.weights) or (node.kind == PRODUCT and node.value == 0)
+        for node in reachable([e])
+    )
 
 
 def _has_denominator(s: Expr) -> bool:
