@@ -324,9 +324,9 @@ def test_a_higher_derivative_that_grows_too_long_is_refused_in_time():
 @pytest.mark.slow
 def test_a_refused_order_says_the_highest_reached_and_it_is_given():
     """x**x's 20th derivative: the 10th is the highest written out (92,776 characters); taylor
-    gives the 20th's value at a point. tan's 20th, one fraction of
-    sines and cosines at each order, is written out (it stopped at the 13th when a fraction
-    one operation longer than its nested form was not taken), and is SymPy's."""
+    gives the 20th's value at a point. tan's 20th, one fraction of sines and cosines at each
+    order, is written out (it stopped at the 13th when a fraction one operation longer than
+    its nested form was not taken), and is P_20(tan(x)) of the recurrence."""
     done = in_process("diff", "x**x", "--order", "20")
     assert (done.returncode, done.stdout) == (1, "")
     assert done.stderr == (

@@ -333,6 +333,44 @@ def test_a_sum_of_fractions_in_a_product_is_written_in_whole_numbers_over_their_
     assert in_process("diff", "x**3/3 + x/2").stdout == "x**2 + 1/2\n"
 
 
+def test_a_root_of_tan_stays_one_where_its_sine_and_cosine_are_negative():
+    """sqrt(tan(x)) was written sqrt(sin(x))/sqrt(cos(x)), nan where both are negative (x = 4),
+    where the derivative is a number: grad's there."""
+    from nanograd_cli import parse
+
+    from .oracle import value_of
+
+    for source in ["(2*x + 5)*sqrt(tan(x))", "sqrt(tan(x))*sin(x)", "sqrt(sin(x))/sqrt(cos(x))"]:
+        printed = in_process("diff", source).stdout.splitlines()[0]
+        for x in (0.5, 4.0):
+            engine = parse(source).grad({"x": x}).gradients["x"]
+            ours = value_of(printed, {"x": x})
+            if math.isnan(engine):
+                assert math.isnan(ours), (source, x)  # nan where the source is
+            else:
+                assert math.isclose(ours, engine, rel_tol=1e-12), (source, x)
+
+
+def test_each_cancelled_factor_is_noted_once_and_only_where_the_result_is_a_number():
+    """x + 2 != 0 was noted twice, with x**2 + 2*x != 0 between, under 2*(x**2 + 9)/x**2."""
+    for source, expected in [
+        ("(2*x**3 + 4*x**2 - 18*x - 36)/(x**2 + 2*x)", "2*(x**2 + 9)/x**2\n# x + 2 != 0\n"),
+        ("(x**2 - 4)/(x**3 - x**2 - 2*x)", "-(x**2 + 4*x + 2)/(x**2*(x + 1)**2)\n# x - 2 != 0\n"),
+        ("(x + 1)/(x**2 + x)", "-1/x**2\n# x + 1 != 0\n"),
+        ("(x**3 - x)/(x**2 - x)", "1\n# x - 1 != 0 and x != 0\n"),
+    ]:
+        assert in_process("diff", source).stdout == expected, source
+
+
+def test_a_large_number_is_no_fraction_that_others_round_to_as_well():
+    """sqrt(x)'s 16th derivative printed -586667631674073/(6211*...): that fraction is the
+    float to the last bit, and so is the true -6190283353629375/65536."""
+    printed = in_process("diff", "sqrt(x)", "--order", "16").stdout
+    assert printed == "-94456227930.13573/x**(31/2)\n"
+    assert -6190283353629375 / 65536 == -94456227930.13573
+    assert in_process("diff", "sqrt(x)", "--order", "6").stdout == "-945/(64*x**(11/2))\n"
+
+
 def test_what_a_shared_factor_leaves_as_one_term_joins_the_product_its_number_first():
     """exp(x)*(-2*sin(x)) was printed where a course writes -2*exp(x)*sin(x)."""
     x = sympy.Symbol("x")
