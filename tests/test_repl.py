@@ -718,7 +718,7 @@ def test_options_are_parsed_alike_for_every_command():
 def test_another_commands_option_or_a_misspelt_one_after_names_is_said_to_be_no_option():
     s = session("x = 3", "stepz = 2")
     assert error(s, ":explain x*x order 2") == (
-        "error: :explain has no option order (its options: format, strict)"
+        "error: :explain has no option order (its options: format, digits, strict)"
     )
     assert error(s, ":grad x*x order 2") == (
         "error: :grad has no option order; did you mean mode? (its options: wrt, mode, strict)"
