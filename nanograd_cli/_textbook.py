@@ -618,11 +618,11 @@ def _together(b: Builder, s: Expr, cancelled: list[Note] | None = None) -> Expr 
         gone += divisors
     below = [(base, p) for base, p in below if p != 0.0]
     if cancelled is not None:  # where the fraction left is a number, but was not
-        cancelled += [
-            Note(factor, "!=")
-            for factor in gone
-            if not positive(factor) and not _divides_one_of(factor, below)
-        ]
+        known = [q for base, _ in below if (q := polynomial(base)) is not None and q[1]]
+        for factor in gone:
+            note = None if positive(factor) else _without_factors(b, Note(factor, "!="), known)
+            if note is not None:
+                cancelled.append(note)
     whole = b.multiply(1.0, [(numerator, 1.0), *below])
     # (1 - cos(x)**2)/cos(x)**2 is tan(x)**2; 2*exp(x)*exp(-x) is 2
     whole = whole and _tangents(b, _exponentials(b, whole))
@@ -698,18 +698,6 @@ def _cancelled(
     if made is None or None in (e for e, _ in left) or None in notes:
         return None
     return made, cast(list[tuple[Expr, float]], left), cast(list[Expr], notes)
-
-
-def _divides_one_of(factor: Expr, below: list[tuple[Expr, float]]) -> bool:
-    """Whether `factor`, a polynomial in one input, divides one of the bases of `below`."""
-    mine = polynomial(factor)
-    for base, _ in below:
-        theirs = base is factor or polynomial(base)
-        if theirs is True:
-            return True
-        if mine and theirs and theirs[0] == mine[0] and not divided(theirs[1], mine[1])[1]:
-            return True
-    return False
 
 
 def _factored(b: Builder, s: Expr, below: list[tuple[Expr, float]]) -> Expr | None:
