@@ -674,6 +674,24 @@ def test_hide_constants_folds_an_array_graphs_constants_into_its_operations():
     assert hidden.count("->") < shown.count("->")
 
 
+def test_a_node_of_another_nodes_elements_shows_no_gradient_of_their_whole():
+    """x[0] of sum(x) + x[0]**2 showed grad 2, the whole of x[0]'s gradient, where 1 flows
+    through it (its one edge: x 1 from a grad of 1): an index, a slice and a transpose are
+    drawn with their data alone, unfilled; the others keep theirs."""
+    for source, args, view in [
+        ("sum(x) + x[0]**2", ["--x", "[0.5, -1]"], '"data 0.5000"'),
+        ("3*sum(x[0:2]) + sum(x)", ["--x", "[1, 2, 3]"], '"shape (2,) | data 1.0000, 2.0000"'),
+        ("sum(W.T @ x)", ["--W", "[[1, 2], [3, 4]]", "--x", "[1, 1]"],
+         '"shape (2, 2) | data 1.0000, 3.0000, 2.0000, 4.0000"'),
+    ]:  # fmt: skip
+        dot = in_process("draw", source, *args, "--no-legend", "--format", "dot", "-o", "-")
+        line = next(line for line in dot.stdout.splitlines() if f"label={view}" in line)
+        assert "grad" not in line and "fillcolor" not in line, source
+        assert dot.stdout.count("| grad ") == dot.stdout.count("fillcolor"), source
+    dot = in_process("draw", "sum(x) + x[0]**2", "--x", "[0.5, -1]", "-o", "-", "--format", "dot")
+    assert "x | shape (2,) | data 0.5000, -1.0000 | grad 2.0000, 1.0000" in dot.stdout
+
+
 def test_the_lightest_fill_is_a_tint_that_tells_a_small_gradient_from_a_zero_one():
     """The smallest nonzero |grad| got #fff5eb, which looked as white as a zero gradient's
     fill (micrograd's neuron: w2's grad 0 and x2's 0.5 looked the same)."""

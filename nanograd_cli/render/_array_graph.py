@@ -77,7 +77,10 @@ def draw_arrays(
         with np.errstate(over="ignore", invalid="ignore"):
             return float(np.linalg.norm(grad))
 
-    norms = [size(values_of(i, grads)) for i in drawn if type(code[i]) is not Const]
+    views = _views(drawn, code, nodes)
+    norms = [
+        size(values_of(i, grads)) for i in drawn if type(code[i]) is not Const and i not in views
+    ]
     scale = gradient_scale(norms)
     layout = Layout("dot", rankdir or "LR", len(drawn))
     dot = graphviz.Digraph("nanograd", graph_attr={"rankdir": layout.rankdir})
@@ -109,12 +112,11 @@ def draw_arrays(
         fields = [names[i]] if i in names else []
         if value.ndim:
             fields.append(f"shape {value.shape}")
-        fields += [f"data {numbers(value)}", f"grad {numbers(grad)}"]
-        attrs = {
-            "shape": "record",
-            "style": "filled",
-            "fillcolor": gradient_colour(size(grad), scale),
-        }
+        fields.append(f"data {numbers(value)}")
+        attrs = {"shape": "record"}
+        if i not in views:  # (a view's elements are another node's: their gradient is its)
+            fields.append(f"grad {numbers(grad)}")
+            attrs.update(style="filled", fillcolor=gradient_colour(size(grad), scale))
         if i == program.result:
             attrs.update(color=RESULT_COLOUR, penwidth="3")
         elif type(ins) is Input:
@@ -157,6 +159,25 @@ def draw_arrays(
             dot.edge(f"v{a}", f"op{i}", **edge)
         dot.edge(f"op{i}", f"v{i}")
     return Drawing(dot, count, layout)
+
+
+def _views(drawn: list[int], code: Sequence[object], nodes: Sequence[object]) -> set[int]:
+    """The drawn operations whose elements are all elements of a node drawn before them (x[0],
+    x[0:2], W.T): the scalar program has no node of their own, so the gradient it holds for
+    their elements is the whole of the other node's, not what flows through them."""
+    seen: set[object] = set()
+    views = set()
+    for i in drawn:
+        node = nodes[i]
+        elements = (
+            set(np.asarray(node, dtype=object).ravel().tolist())
+            if isinstance(node, (int, np.ndarray))
+            else set()
+        )
+        if type(code[i]) is Apply and elements and elements <= seen:
+            views.add(i)
+        seen |= elements
+    return views
 
 
 def _local(op, j: int, node: object, code: Sequence[object], data: Sequence[float]) -> np.ndarray:
