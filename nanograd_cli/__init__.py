@@ -434,7 +434,9 @@ def explain(
     from . import _api as api
     from .errors import InputError
 
-    fmt = None if format is None else api.choice("format", format, api.EXPLAIN_FORMATS)
+    fmt = (
+        None if format is None else api.choice("format", format, api.EXPLAIN_FORMATS, any_case=True)
+    )
     shown = api.digits(digits)
     if shown is not None and fmt is None:
         raise InputError("digits= shapes the text that format= gives: give format too")

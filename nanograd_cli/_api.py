@@ -99,10 +99,12 @@ DPI = (1, 2400)
 
 
 def choice(name: str, value: object, choices: Sequence[str], any_case: bool = False) -> str:
-    """The value of the option `name`, which must be one of `choices` (upper-case `choices`
-    in any case with `any_case`: tb is TB)."""
-    if any_case and isinstance(value, str) and value.upper() in choices:
-        return value.upper()
+    """The value of the option `name`, which must be one of `choices` (in any case with
+    `any_case`: tb is TB, SVG is svg)."""
+    if any_case and isinstance(value, str):
+        same = next((c for c in choices if c.lower() == value.lower()), None)
+        if same is not None:
+            return same
     if not isinstance(value, str) or value not in choices:
         listed = ", ".join(repr(c) for c in choices)
         raise InputError(f"invalid value for {option(name)}: {value!r} is not one of {listed}")
@@ -114,7 +116,11 @@ def digits(value: object) -> str | None:
     (an int, or its digits as text), or 'full'; None for none."""
     if value is None or value == "full":
         return value  # type: ignore[return-value]  # (None or "full")
-    whole = type(value) is int or (isinstance(value, str) and value.isdigit())
+    if type(value) is not int and not isinstance(value, str):
+        raise TypeError(  # (only Python gives other than text)
+            f"digits={value!r}: give a number of digits or 'full', not {type(value).__name__}"
+        )
+    whole = isinstance(value, int) or value.isdigit()
     if not whole or not 1 <= int(value) <= 17:  # type: ignore[call-overload]
         raise InputError(
             f"invalid value for {option('digits')}: {value!r} is neither a number of digits "
@@ -338,7 +344,7 @@ def diff(
     `steps`: the derivation, a rule a line, ending with the derivative (`fmt` text, markdown
     or latex). `implicit` y: dy/dx for the one name x of `wrt`, where the source is an
     equation (`lhs == rhs`, or an expression that is 0) relating x and y."""
-    fmt = choice("format", fmt, DIFF_FORMATS)
+    fmt = choice("format", fmt, DIFF_FORMATS, any_case=True)
     latex = fmt == "latex"
     order = whole("order", order, 1, MAX_ORDER)
     if steps or implicit is not None:
@@ -2225,7 +2231,7 @@ def draw(
     is called if Graphviz takes a while."""
     from .render.graph import POSITIONED_LIMIT, draw_evaluation, png_pixels, render_drawing
 
-    fmt = choice("format", fmt, DRAW_FORMATS)
+    fmt = choice("format", fmt, DRAW_FORMATS, any_case=True)
     if rankdir is not None:
         rankdir = choice("rankdir", rankdir, RANKDIRS, any_case=True)
     dpi = None if dpi is None else whole("dpi", dpi, *DPI)

@@ -764,7 +764,9 @@ class Session:
         reply.out.append(Table(lambda number: table_rows(flattened(result), number)))
 
     def taylor_command(self, args: Arguments, reply: Reply) -> None:
-        fmt = api.choice("format", args.value("format") or "table", api.TAYLOR_FORMATS)
+        fmt = api.choice(
+            "format", args.value("format") or "table", api.TAYLOR_FORMATS, any_case=True
+        )
         source, program = self._program(args.expr)
         wrt = args.names("wrt")
         if len(wrt) > 1:
@@ -787,7 +789,9 @@ class Session:
 
     def explain_command(self, args: Arguments, reply: Reply) -> None:
         source, program = self._program(args.expr)
-        fmt = api.choice("format", args.value("format") or "table", api.EXPLAIN_FORMATS)
+        fmt = api.choice(
+            "format", args.value("format") or "table", api.EXPLAIN_FORMATS, any_case=True
+        )
         digits = api.digits(args.value("digits"))
         result = api.explain(
             program,
