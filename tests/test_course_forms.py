@@ -16,6 +16,17 @@ from nanograd_cli.sampling import Range
 from .helpers import in_process, nanograd, overfull, pdflatex
 
 
+def first_line(source: str, *options: str) -> str:
+    """The first line diff prints for `source`: the derivative, without its notes."""
+    return in_process("diff", source, *options).stdout.splitlines()[0]
+
+
+def sympys(source: str, printed: str, order: int = 1) -> bool:
+    """Whether `printed` is SymPy's `order`-th derivative of `source` by x."""
+    exact = sympy.diff(sympy.sympify(source), sympy.Symbol("x"), order)
+    return sympy.simplify(sympy.sympify(printed) - exact) == 0
+
+
 def test_taylor_of_whole_numbers_has_the_exact_coefficients_of_sympys_series():
     x = sympy.Symbol("x")
     for source, function in [
@@ -219,7 +230,6 @@ def test_a_factor_the_numerator_and_denominator_share_cancels_as_a_course_cancel
     the numerator: (x**3 + 1)/(x**2 - 1) is (x**2 - x + 1)/(x - 1) but at x = -1 (it was
     x*(x**3 - 3*x - 2)/(x**2 - 1)**2); a factor every term shares (exp(x)) is set aside first;
     a numerator that is 0 says where the fraction was nan."""
-    x = sympy.Symbol("x")
     for source, expected, note in [
         ("(x**2 - 4)/(x - 2)", "1", "x - 2 != 0"),
         ("(x**2 - 1)/(x + 1)", "1", "x + 1 != 0"),
@@ -233,10 +243,8 @@ def test_a_factor_the_numerator_and_denominator_share_cancels_as_a_course_cancel
         ("(x**2 - 1)/(x - 1)/(x + 1)", "0", "x - 1 != 0 and x + 1 != 0"),
         ("(x**2 - 4)/(x - 2) + (x**2 - 9)/(x - 3)", "2", "x - 2 != 0 and x - 3 != 0"),
     ]:
-        done = in_process("diff", source)
-        assert done.stdout == f"{expected}\n# {note}\n", source
-        exact = sympy.diff(sympy.sympify(source), x)
-        assert sympy.simplify(sympy.sympify(expected) - exact) == 0, source
+        assert in_process("diff", source).stdout == f"{expected}\n# {note}\n", source
+        assert sympys(source, expected), source
     # another name every term has is set aside as exp(x) is
     for source in ["(x**2*y - y)/(x - 1)", "(x**2 - 1)*y/(x + 1)"]:
         done = in_process("diff", source, "--wrt", "x")
@@ -249,8 +257,7 @@ def test_a_factor_the_numerator_and_denominator_share_cancels_as_a_course_cancel
         ("(x**2 - 1)**5/(x + 1)**3", "(x**2 - 1)**4*(7*x + 3)/(x + 1)**3"),
     ]:
         assert in_process("diff", source).stdout == f"{expected}\n", source
-        exact = sympy.diff(sympy.sympify(source), x)
-        assert sympy.simplify(sympy.sympify(expected) - exact) == 0, source
+        assert sympys(source, expected), source
     # what shares nothing stays: the quotient rule's one fraction
     assert in_process("diff", "(3*x + 2)/(5*x - 7)").stdout == "-31/(5*x - 7)**2\n"
     assert in_process("diff", "(x**2 + 1)/(x - 1)").stdout == "(x**2 - 2*x - 1)/(x - 1)**2\n"
@@ -302,10 +309,8 @@ def test_the_quotient_rule_is_one_fraction_where_it_costs_one_operation_more():
         ("(x - 1/x)**2", "2*(x**4 - 1)/x**3"),
         ("sin(x)*exp(x)*x**3", "x**2*exp(x)*(x*cos(x) + sin(x)*(x + 3))"),
     ]:
-        printed = in_process("diff", source).stdout.splitlines()[0]
-        assert printed == expected, source
-        exact = sympy.diff(sympy.sympify(source), x)
-        assert sympy.simplify(sympy.sympify(printed) - exact) == 0, source
+        assert first_line(source) == expected, source
+        assert sympys(source, expected), source
     eighth = in_process("diff", "tan(x)", "--order", "8").stdout
     assert eighth == (
         "128*sin(x)*(62*cos(x)**6 + 378*cos(x)**4*sin(x)**2 + 630*cos(x)**2*sin(x)**4 "
@@ -318,17 +323,14 @@ def test_the_quotient_rule_is_one_fraction_where_it_costs_one_operation_more():
 def test_a_sum_of_fractions_in_a_product_is_written_in_whole_numbers_over_their_denominator():
     """(x + 1/2)/(sqrt(x)*sqrt(x + 1)) is written (2*x + 1)/(2*sqrt(x)*sqrt(x + 1)), as a
     course writes it."""
-    x = sympy.Symbol("x")
     for source, expected in [
         ("sqrt(x)*sqrt(x + 1)", "(2*x + 1)/(2*sqrt(x)*sqrt(x + 1))"),
         ("x**2*sqrt(x + 1)", "x*(5*x + 4)/(2*sqrt(x + 1))"),
         ("(x**2 - 1)/sqrt(x - 1)", "(3*x - 1)/(2*sqrt(x - 1))"),
         ("x**(1/3)*(x + 1)", "(4*x + 1)/(3*x**(2/3))"),
     ]:
-        printed = in_process("diff", source).stdout.splitlines()[0]
-        assert printed == expected, source
-        exact = sympy.diff(sympy.sympify(source), x)
-        assert sympy.simplify(sympy.sympify(printed) - exact) == 0, source
+        assert first_line(source) == expected, source
+        assert sympys(source, expected), source
     # a sum alone keeps its fractions: x**2 + 1/2, not (2*x**2 + 1)/2
     assert in_process("diff", "x**3/3 + x/2").stdout == "x**2 + 1/2\n"
 
@@ -401,15 +403,12 @@ def test_a_square_root_of_what_is_never_negative_times_itself_is_what_it_is_of()
     ]:
         assert in_process("diff", source).stdout == expected, source
     # a sum of roots and a positive number is never 0: a fraction over it is one fraction
-    x = sympy.Symbol("x")
     for source, expected in [
         ("sqrt(x)/(1 + sqrt(x))", "1/(2*sqrt(x)*(sqrt(x) + 1)**2)"),
         ("sqrt(x)/(2 + sqrt(x))**2", "(2 - sqrt(x))/(2*sqrt(x)*(sqrt(x) + 2)**3)"),
     ]:
-        printed = in_process("diff", source).stdout.splitlines()[0]
-        assert printed == expected, source
-        exact = sympy.diff(sympy.sympify(source), x)
-        assert sympy.simplify(sympy.sympify(printed) - exact) == 0, source
+        assert first_line(source) == expected, source
+        assert sympys(source, expected), source
     # where what is left takes the root still, it says so itself: no note
     assert in_process("diff", "atan(sqrt(x))").stdout == "1/(2*sqrt(x)*(x + 1))\n"
     # relu(x)/relu(x) stays: it is nan for every x < 0, and a 1 would not say where
@@ -419,12 +418,9 @@ def test_a_square_root_of_what_is_never_negative_times_itself_is_what_it_is_of()
 def test_numbers_of_a_derivative_are_added_in_fractions_of_any_small_denominator():
     """4/5 - 24/25 in floats is -0.15999999999999992, which no fraction rounds to: the second
     derivative of (x**2 + 1)**(2/5) printed it so; in fractions it is -4/25."""
-    x = sympy.Symbol("x")
     for source, expected in [
         ("(x**2 + 1)**(2/5)", "4*(5 - x**2)/(25*(x**2 + 1)**(8/5))"),
         ("(x**3 + 1)**(2/5)", "6*x*(x**3 + 10)/(25*(x**3 + 1)**(8/5))"),
     ]:
-        done = in_process("diff", source, "--order", "2")
-        assert done.stdout.splitlines()[0] == expected, source
-        exact = sympy.diff(sympy.sympify(source), x, 2)
-        assert sympy.simplify(sympy.sympify(expected) - exact) == 0, source
+        assert first_line(source, "--order", "2") == expected, source
+        assert sympys(source, expected, 2), source
