@@ -800,8 +800,7 @@ class _Layout(Written):
             return self.op(POW, *(self.shown[id(a)] for a in e.args))
         if kind == PRODUCT:
             return self.terms([(e.value, _pairs(e))])
-        terms = [(w, _factor_list(t)) for t, w in _pairs(e)]
-        return self.terms([*terms, (e.value, [])] if e.value else terms)
+        return self.terms(_terms_of(e))
 
     def terms(self, terms: list[Term]) -> Expr:
         """A sum of weight * product of factors. Terms that share a factor that is more than
@@ -878,17 +877,11 @@ class _Layout(Written):
         for base, p in factors:
             shown = self.shown[id(base)]
             if id(base) in wholes:
-                q = wholes[id(base)]
-                shown = self.terms(
-                    [(w * q, _factor_list(t)) for t, w in _pairs(base)]
-                    + ([(base.value * q, [])] if base.value else [])
-                )
+                shown = self.terms(_terms_of(base, wholes[id(base)]))
             if negative and base is flipped:
                 # -(x - y)*z is (y - x)*z, and -z/(x - y) is z/(y - x) (only for a short sum,
                 # which is not worth sharing): 1/(1 - x) stays 1/(1 - x), whose zero is +0
-                shown = self.terms(
-                    [(-w, _factor_list(t)) for t, w in _pairs(base)] + [(-base.value, [])]
-                )
+                shown = self.terms(_terms_of(base, -1.0))
                 negative = False
             (top if p > 0.0 else bottom).append(self.power(shown, abs(p)))
         if last is not None:
@@ -950,6 +943,12 @@ def _product_parts(e: Expr) -> list[Expr]:
     return [e]
 
 
+def _terms_of(s: Expr, times: float = 1.0) -> list[Term]:
+    """The sum s as terms (weight, factors), its constant last (0 too: `_spread` drops it),
+    each weight times `times`."""
+    return [(w * times, _factor_list(t)) for t, w in _pairs(s)] + [(s.value * times, [])]
+
+
 def _spread(terms: list[Term]) -> list[Term]:
     """The terms with each multiple of a sum that is no factor of another term spread over
     it where that costs no operation (`_spreads`), like terms and the constants merged:
@@ -961,7 +960,7 @@ def _spread(terms: list[Term]) -> list[Term]:
         if len(factors) == 1 and factors[0][1] == 1.0:
             s = factors[0][0]
             if s.kind == SUM and id(s) not in elsewhere and _spreads(w, s):
-                parts = [(w * u, _factor_list(t)) for t, u in _pairs(s)] + [(w * s.value, [])]
+                parts = _terms_of(s, w)
         for v, f in parts:
             key = tuple((id(b), p) for b, p in f)
             if key in merged:
