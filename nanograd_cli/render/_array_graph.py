@@ -88,21 +88,23 @@ def draw_arrays(
     dot.attr("edge", fontname=FONT, fontsize="10", arrowsize="0.7")
     count = 0
 
-    def constant_of(i: int) -> str | None:
-        """The text of instruction i where it is a constant (a number, an array literal)."""
-        if not (type(code[i]) is Const or _literal(code[i], code)):
-            return None
+    def constant_of(i: int) -> str:
+        """The text of the constant that instruction i is (a number, an array literal)."""
         value = values_of(i, data)
         return constant(float(value)) if value.ndim == 0 else f"{value.shape}: {numbers(value)}"
 
+    constants = {
+        i: constant_of(i) for i in drawn if type(code[i]) is Const or _literal(code[i], code)
+    }
+
     if legend:
-        shows = not hide_constants and any(constant_of(i) is not None for i in drawn)
+        shows = not hide_constants and bool(constants)
         table = legend_table(scale, norms, scalar_code is not None, arrays=True, constants=shows)
         dot.node("legend", table, shape="plaintext", fontsize="10")
     for i in drawn:
         ins = code[i]
         value = values_of(i, data)
-        text = constant_of(i)
+        text = constants.get(i)
         if text is not None:
             if not hide_constants:
                 dot.node(f"v{i}", _escape(text), shape="plaintext", fontcolor=CONSTANT_COLOUR)
@@ -130,7 +132,7 @@ def draw_arrays(
         operands = _operands(ins)
         labelled = len(operands) > 1 and ins.op not in COMMUTATIVE and ins.op is not LITERAL
         symbol = _operation(ins, nodes, known)
-        hidden = [constant_of(a) if hide_constants else None for a in operands]
+        hidden = [constants.get(a) if hide_constants else None for a in operands]
         folded = any(t is not None for t in hidden) and ins.op is not LITERAL
         placeholder = folded and len(operands) - sum(t is not None for t in hidden) == 1
         if folded:  # 2 * ·, · / 10: the constant on its own side
