@@ -384,7 +384,7 @@ def diff(
     fmt = "latex" if latex else format or "text"
     wrt = (*names(names_, "wrt"), *names(wrt, "wrt"))
     text = api.diff(program, wrt, fmt, exact, shapes, order, steps, implicit)
-    found = api.diff_note(program)
+    found = api.diff_note(program, implicit)
     if found:
         _note(found)
     return text

@@ -545,9 +545,24 @@ def shape(name: str, given: Sequence[int] | int | str) -> tuple[int, ...]:
     return tuple(dims)
 
 
-def diff_note(program: Program) -> str | None:
+def diff_note(program: Program, implicit: str | None = None) -> str | None:
     """A note for a source that reads two inputs named as a ratio, `dy` and `dx`: they are
-    inputs, not the derivative of y by x, and how to ask for that."""
+    inputs, not the derivative of y by x, and how to ask for that; for an equation
+    differentiated without `implicit`: it compares, and how to ask for dy/dx."""
+    from ._instructions import Apply
+
+    last = program.code[program.result]
+    if implicit is None and isinstance(last, Apply) and last.op.name == "==":
+        compares = (
+            "note: == compares its sides (1 where they are equal, else 0): its derivative is 0"
+        )
+        if len(program.inputs) < 2:
+            return compares
+        x, y = program.inputs[0], program.inputs[-1]
+        return (
+            f"{compares}; for d{y}/d{x} along the curve the equation makes, use "
+            f"{option('implicit', y)} {option('wrt', x)}"
+        )
     named = set(program.inputs) | set(program.labels.values())
     ratios = [n for n in program.inputs if n[:1] == "d" and len(n) > 1]
     if len(ratios) != 2:

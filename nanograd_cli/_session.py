@@ -752,6 +752,9 @@ class Session:
             args.value("implicit"),
         )
         reply.out.append(str(text))
+        remark = api.diff_note(program, args.value("implicit"))
+        if remark:
+            reply.err.append(remark)
 
     def hessian_command(self, args: Arguments, reply: Reply) -> None:
         source, program = self._program(args.expr)

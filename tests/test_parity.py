@@ -420,6 +420,8 @@ def test_notes_are_worded_for_each_door(tmp_path, monkeypatch):
         nanograd_cli.diff("dy/dx")
     assert [str(w.message) for w in caught] == [note.format("wrt='x'")]
 
+    assert in_the_repl(["diff", "dy/dx"]) == (0, [f"note: {note.format('wrt x')}"])
+
     gaps = "f is nan or inf at"
     done = in_process("plot", "log(x)", "--x", "-1:1:11", "-o", "p.svg")
     assert done.stderr.startswith(f"warning: {gaps}")
@@ -519,3 +521,24 @@ def test_python_checks_an_option_as_the_command_line_does(args, call):
         str(raised.value)
         == f"invalid value for {name[2:]}: {first.removeprefix(prefix).rstrip('.')}"
     )
+
+
+def test_an_equation_differentiated_without_implicit_is_0_and_says_how_to_get_dy_dx():
+    compares = "== compares its sides (1 where they are equal, else 0): its derivative is 0"
+    hint = "{compares}; for dy/dx along the curve the equation makes, use {implicit} {wrt}"
+    done = in_process("diff", "x**2 + y**2 == 25")
+    assert (done.returncode, done.stdout) == (0, "d_x = 0\nd_y = 0\n")
+    said = hint.format(compares=compares, implicit="--implicit y", wrt="--wrt x")
+    assert done.stderr == f"note: {said}\n"
+    assert in_the_repl(["diff", "x**2 + y**2 == 25", "--wrt", "x"]) == (
+        0,
+        ["note: " + hint.format(compares=compares, implicit="implicit y", wrt="wrt x")],
+    )
+    with pytest.warns(nanograd_cli.NanogradWarning) as caught:
+        assert str(nanograd_cli.diff("x**2 + y**2 == 25", wrt="x")) == "0"
+    said = hint.format(compares=compares, implicit="implicit='y'", wrt="wrt='x'")
+    assert [str(w.message) for w in caught] == [said]
+    alone = in_process("diff", "t**2 == 25")  # one name: no curve to follow
+    assert (alone.stdout, alone.stderr) == ("0\n", f"note: {compares}\n")
+    assert in_process("diff", "x**2 + y**2 == 25", "--implicit", "y", "--wrt", "x").stderr == ""
+    assert in_process("diff", "(x == 1) + y", "--wrt", "y").stderr == ""  # no equation at the end

@@ -99,6 +99,6 @@ def diff(
     program = load_program(source, report)
     shaped = api.named_shapes(shapes)
     click.echo(str(api.diff(program, wrt, fmt, exact, shaped, order, steps, implicit)))
-    remark = api.diff_note(program)
+    remark = api.diff_note(program, implicit)
     if remark:
         note(remark.removeprefix("note: "))
