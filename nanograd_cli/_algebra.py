@@ -21,6 +21,7 @@ listed here. Nothing here recurses on the size of an expression.
 from __future__ import annotations
 
 import collections
+import contextlib
 import functools
 import itertools
 import math
@@ -300,6 +301,21 @@ def _product(q: float, p: float, exactly: bool) -> float:
     return q * p if s is None else s
 
 
+def _power(c: float, k: float, exactly: bool) -> float:
+    """c**k; `exactly`, in fractions where c is a simple one and k a small whole number
+    ((1/5)**3 is 1/125, where floats give 0.008000000000000002)."""
+    if exactly and _integer(k) and abs(k) <= _EXACT_POWER:
+        with contextlib.suppress(OverflowError):  # (2**53)**64 is past a float
+            s = in_fractions(lambda base: base ** int(k), c)
+            if s is not None:
+                return s
+    return power(c, k)
+
+
+# The largest whole exponent taken in fractions: (p/q)**k has k times the digits of p/q.
+_EXACT_POWER = 64
+
+
 def piecewise(op: Op) -> bool:
     """Whether op has kinks or flat pieces (relu, abs, step, sign, max, floor, ...): where its
     argument is near a kink, which side it falls on must be computed as the engine does."""
@@ -563,25 +579,32 @@ class Builder:
                 else _power_of_power(p, k)
                 for b, p in zip(e.args, e.weights, strict=True)
             ]
-            scalable = _integer(k) or (len(e.args) == 1 and c > 0.0)
+            # a positive number's root out of a one-factor product; a textbook's only where it
+            # is a whole number or one's root, or a simple fraction (sqrt(x/4) is sqrt(x)/2;
+            # sqrt(x/2) stays, as the chain rule writes it: 1/(4*sqrt(x/2)))
+            scalable = _integer(k) or (
+                len(e.args) == 1
+                and c > 0.0
+                and (not self.textbook or _integer(c) or as_fraction(power(c, k)) is not None)
+            )
             if scalable and None not in exponents:
                 factors = list(zip(e.args, cast("list[float]", exponents), strict=True))
                 if self.textbook and not _integer(k) and _symbolic((self.const(c),), power(c, k)):
                     return 1.0, [(self.const(c), k), *factors]  # sqrt(2*pi) is sqrt(2)*sqrt(pi)
-                return power(c, k), factors
+                return _power(c, k, self.textbook), factors
             if self.textbook and _integer(k) and 1 <= abs(k) <= 4 and _finite(power(c, k)):
                 # sqrt(x)**2 as sqrt(x)*sqrt(x), k times (exact, and nan where it is), so that
                 # another sqrt(x) adds up with them: x**(3/2)
                 sign = 1.0 if k > 0 else -1.0
                 copies = [(b, sign * p) for _ in range(int(abs(k))) for b, p in _pairs(e)]
-                return power(c, k), copies
+                return _power(c, k, True), copies
             return 1.0, [(e, k)]
         if e.kind == SUM and _integer(k) and len(e.args) <= FLAT_LIMIT:
             content = _content([*e.weights, e.value] if e.value else list(e.weights))
             if content != 1.0:
                 scaled = self.add(e.value / content, [(t, w / content) for t, w in _pairs(e)])
                 if scaled is not None and math.isfinite(power(content, k)):
-                    return power(content, k), [(scaled, k)]
+                    return _power(content, k, self.textbook), [(scaled, k)]
         return 1.0, [(e, k)]
 
     def _terms(self, e: Expr) -> list[tuple[Expr | None, float]]:

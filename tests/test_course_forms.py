@@ -424,3 +424,29 @@ def test_numbers_of_a_derivative_are_added_in_fractions_of_any_small_denominator
     ]:
         assert first_line(source, "--order", "2") == expected, source
         assert sympys(source, expected, 2), source
+
+
+def test_a_whole_power_of_a_fraction_of_x_has_exact_fractions_and_no_note():
+    for source, expected in [
+        ("(x/5)**3", "3*x**2/125"),
+        ("(x/3)**4", "4*x**3/81"),
+        ("(x/5 + 1)**3", "3*(x + 5)**2/125"),
+        ("(x/3)**-2", "-18/x**3"),
+    ]:
+        done = in_process("diff", source)
+        assert done.stdout == expected + "\n", source  # no `# x/5 != 0`: 3*x**2 is x**3's
+        assert sympys(source, expected)
+
+
+def test_a_root_of_a_fraction_of_x_is_written_as_the_chain_rule_gives_it():
+    for source, expected in [
+        ("sqrt(x/2)", "1/(4*sqrt(x/2))"),
+        ("sqrt(x/3)", "1/(6*sqrt(x/3))"),
+        ("(x/2)**(3/2)", "3*sqrt(x/2)/4"),
+        ("1/sqrt(x/2)", "-1/(4*(x/2)**(3/2))"),
+        ("sqrt(x/4)", "1/(4*sqrt(x))"),  # a fraction's root that is a fraction: taken out
+        ("sqrt(9*x/4)", "3/(4*sqrt(x))"),
+        ("sqrt(2*x)", "1/(sqrt(2)*sqrt(x))"),  # a whole number's: sqrt(2) by name
+    ]:
+        assert in_process("diff", source).stdout == expected + "\n", source
+        assert sympys(source, expected)
