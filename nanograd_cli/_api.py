@@ -493,7 +493,7 @@ def _diff_special(
             )
         with_inputs(program, "its derivative is 0 by every name")
         check_wrt(wrt, program.inputs)
-        text = written(derivations(program, wrt or program.inputs), fmt)
+        text = written(derivations(program, wrt or program.inputs), fmt, len(program.inputs) > 1)
     else:
         from ._implicit import implicit_text
 

@@ -25,7 +25,14 @@ from ._arrays import result_elements, written_out, written_out_with_shapes
 from ._formula import Note
 from ._ops import DIV, MUL, SUB
 from ._program import Apply, Program
-from ._symbolic import Derivatives, derivative_names, derive, to_source, written
+from ._symbolic import (
+    Derivatives,
+    derivative_names,
+    derive,
+    function_name,
+    to_source,
+    written,
+)
 from .errors import NanogradError
 from .results import Layout, Shape, array_of, element_name, element_names
 
@@ -344,7 +351,7 @@ def derivatives_text(
     builder = Builder(textbook)
     scalar, layout, instruction_shapes = written_out_with_shapes(program, shapes)
     result_shape = layout.results["result"]
-    found = Derivatives({}, {}, {}, textbook)
+    found = Derivatives({}, {}, {}, textbook, partial=True, function=function_name(program))
     if not result_shape:  # a Jacobian is written element by element
         plain = _without_vector_transposes(program, instruction_shapes)
         adjoints = ArrayAdjoints(builder, plain, shapes, instruction_shapes)

@@ -386,10 +386,11 @@ def _constant(e: Expr) -> float | None:
 RULE_COLUMN = 64
 
 
-def written(derivations: list[Derivation], fmt: str) -> str:
-    """The derivations as `diff --steps` prints them: in `fmt` text, markdown or latex."""
+def written(derivations: list[Derivation], fmt: str, partial: bool = False) -> str:
+    """The derivations as `diff --steps` prints them: in `fmt` text, markdown or latex;
+    `partial` (the source has several inputs): LaTeX's operator is ∂/∂x."""
     if fmt == "latex":
-        rows = [row for d in derivations for row in _Lines(d, latex=True).latex()]
+        rows = [row for d in derivations for row in _Lines(d, True, partial).latex()]
         return "\n".join([r"\begin{aligned}", " \\\\\n".join(_fitted(rows)), r"\end{aligned}"])
     lines = _Lines.markdown if fmt == "markdown" else _Lines.text
     return "\n\n".join(lines(_Lines(d, latex=False)) for d in derivations)
@@ -398,14 +399,15 @@ def written(derivations: list[Derivation], fmt: str) -> str:
 class _Lines:
     """One derivation's lines: each step's `d/dx [part] = result` and its rule."""
 
-    def __init__(self, derivation: Derivation, latex: bool):
+    def __init__(self, derivation: Derivation, latex: bool, partial: bool = False):
         self.d = derivation
         self.tex = latex
         printer = self.printer = Printer(latex)
         for hole, name in derivation.names.values():
             printer.write_as(hole, name)
         variable = printer(Written().input(derivation.name))
-        self.operator = rf"\frac{{d}}{{d{variable}}}" if latex else f"d/d{variable}"
+        d = r"\partial " if partial else "d"
+        self.operator = rf"\frac{{{d.strip()}}}{{{d}{variable}}}" if latex else f"d/d{variable}"
         for hole, part in derivation.derivatives.values():
             printer.write_as(hole, self.of(part))
 

@@ -217,13 +217,15 @@ def write(
     definitions: Mapping[str, Expr] | None = None,
     notes: Mapping[str, list[Note]] | None = None,
     is_array: Callable[[Expr], bool] | None = None,
+    by: tuple[str, bool] = ("f", False),
 ) -> str:
     r"""Statements that compute the roots: each of `definitions` (the names the roots use,
     in order), each bound sub-expression once (t1 = ...) before the first line that uses it,
     then, for one root, its expression; for several, one `NAME = expression` line each; under
     a root, a comment with its notes (`# x > 0`). In LaTeX, several lines are one `aligned`
     environment, and a product of two arrays (as `is_array` says) is `\odot`, element by
-    element, not read as a matrix product."""
+    element, not read as a matrix product. `by`: the name of the function the roots are
+    derivatives of, and whether they are partial ones (LaTeX's ∂f/∂x, else df/dx)."""
     definitions = definitions or {}
     notes = notes or {}
     note_parts = [n.expr for name in roots for n in notes.get(name, [])]
@@ -246,7 +248,7 @@ def write(
         while f"t{counter}" in taken:
             counter += 1
         names[id(e)] = f"t_{{{counter}}}" if latex else f"t{counter}"
-    printer: _Text = _Latex(is_array) if latex else _Text()
+    printer: _Text = _Latex(is_array, by) if latex else _Text()
     printer.bound = bound
     text: dict[int, tuple[Text, int]] = {}  # node -> (its text, its precedence)
     lines: dict[int, tuple[str, str]] = {}
@@ -261,7 +263,7 @@ def write(
         rows.append((printer.name(name), _join(text[id(d)][0])))
     rows += [lines[id(e)] for e in after]
     for name, root in roots.items():
-        rows.append((printer.name(name), _join(text[id(root)][0])))
+        rows.append((printer.label(name), _join(text[id(root)][0])))
         if notes.get(name):
             rows.append(("#", printer.conditions(notes[name], text)))
     if latex:
@@ -476,6 +478,10 @@ class _Text:
     def name(self, name: str) -> str:
         return name
 
+    def label(self, name: str) -> str:
+        """The name of a line of several: a derivative's (`d_x`, `d2_x`, `dy/dx`) as it is."""
+        return name
+
     def number(self, x: float) -> str:
         if x == math.pi:
             return "pi"
@@ -674,11 +680,14 @@ class _Latex(_Text):
     def words(self, text: str) -> str:
         return rf"\text{{{latex_text(text)}}}"
 
-    def __init__(self, is_array: Callable[[Expr], bool] | None = None) -> None:
+    def __init__(
+        self, is_array: Callable[[Expr], bool] | None = None, by: tuple[str, bool] = ("f", False)
+    ) -> None:
         # per node: the sign of the number a product is written beginning with, else 0
         self._leading: dict[int, float] = {}
         self.bound: set[int] = set()  # nodes written by a name they are bound to
         self.is_array = is_array or (lambda e: False)
+        self.function, self.partial = by  # a derivative's name: ∂f/∂x, or df/dx
 
     def parenthesised(self, text: Text) -> Text:
         return _cat(r"\left(", text, r"\right)")
@@ -697,15 +706,6 @@ class _Latex(_Text):
             return "\\" + name
         if len(name) == 1:
             return name if name != "_" else r"\mathrm{\_}"
-        order = re.fullmatch(r"d([0-9]+)_([A-Za-z][A-Za-z0-9]*)", name)
-        if order:  # d2_x, diff --order 2's name of the second derivative by x: d^2/dx^2
-            n, by = order[1], self.name(order[2])
-            return rf"\frac{{d^{{{n}}}}}{{d{by}^{{{n}}}}}"
-        implicit = re.fullmatch(r"d([0-9]*)([A-Za-z]\w*)/d([A-Za-z]\w*)", name)
-        if implicit:  # dy/dx, d2y/dx: diff --implicit's names of dy/dx and d^2y/dx^2
-            n, y, x = implicit[1], self.name(implicit[2]), self.name(implicit[3])
-            power = f"^{{{n}}}" if n else ""
-            return rf"\frac{{d{power}{y}}}{{d{x}{power}}}"
         head, _, subscript = name.partition("_")
         digits = re.fullmatch(r"([A-Za-z]+?)([0-9]+)", name)
         if digits and not subscript:  # x1, beta2
@@ -714,6 +714,25 @@ class _Latex(_Text):
             inner = self.name(subscript) if subscript in _GREEK or "_" in subscript else subscript
             return f"{self.name(head)}_{{{inner}}}"
         return r"\mathrm{" + name.replace("_", r"\_") + "}"
+
+    def label(self, name: str) -> str:
+        """A derivative's name as a course writes it: d_x is df/dx, d2_x d²f/dx², and by one
+        of several inputs ∂f/∂x, ∂²f/∂x², ∂f/∂W_{1,2} (d_W[1,2]); diff --implicit's dy/dx
+        and d2y/dx are dy/dx and d²y/dx²."""
+        by_name = re.fullmatch(r"d([0-9]*)_(.+?)_*", name)  # (d_x_ where d_x is taken)
+        if by_name:
+            n, by = by_name[1], self.name(by_name[2])
+            power = f"^{{{n}}}" if n else ""
+            f = self.name(self.function)
+            if self.partial:
+                return rf"\frac{{\partial{power} {f}}}{{\partial {by}{power}}}"
+            return rf"\frac{{d{power}{f}}}{{d{by}{power}}}"
+        implicit = re.fullmatch(r"d([0-9]*)([A-Za-z]\w*)/d([A-Za-z]\w*)", name)
+        if implicit:
+            n, y, x = implicit[1], self.name(implicit[2]), self.name(implicit[3])
+            power = f"^{{{n}}}" if n else ""
+            return rf"\frac{{d{power}{y}}}{{d{x}{power}}}"
+        return self.name(name)
 
     times = " "
 

@@ -403,6 +403,8 @@ class Derivatives:
     notes: dict[str, list[Note]] = field(default_factory=dict)
     textbook: bool = False
     whole: bool = False  # the source's numbers are whole: simple fractions as p/q (1/2)
+    partial: bool = False  # of several inputs (or arrays): LaTeX names them ∂f/∂x, not df/dx
+    function: str = "f"  # what LaTeX names the source in them: its result's name, if it has one
 
 
 def derive(
@@ -706,7 +708,8 @@ def written(
     }
     if probe is not None and derivatives.textbook:
         add_notes(probe, shown_roots, shown_notes)
-    return write(shown_roots, latex, shown_definitions, shown_notes, is_array)
+    by = (derivatives.function, derivatives.partial)
+    return write(shown_roots, latex, shown_definitions, shown_notes, is_array, by)
 
 
 def derivative_names(wrt: list[str], taken: set[str], order: int = 1) -> dict[str, str]:
@@ -747,6 +750,7 @@ def derivatives_text(
     result.roots = {labels[n]: e for n, e in result.roots.items()}
     result.notes = {labels[n]: e for n, e in result.notes.items()}
     result.whole = whole_numbers(program)
+    result.partial, result.function = len(program.inputs) > 1, function_name(program)
     return written(result, latex, probe=Probe(program, {label: n for n, label in labels.items()}))
 
 
@@ -810,11 +814,19 @@ def _higher(
         notes={labels[n]: e for n, e in notes.items() if e},
         textbook=not exact,
         whole=whole,
+        partial=len(program.inputs) > 1,
+        function=function_name(program),
     )
     # (not for the elements of arrays, x[0], which only `read` reads back; nor are they at
     # the first order, array_diff's)
     probe = Probe(program, {label: n for n, label in labels.items()}, order)
     return written(result, latex, probe=probe if read is None else None)
+
+
+def function_name(program: Program) -> str:
+    """The name of the source in its derivatives' names (LaTeX's ∂f/∂x): that of its result
+    (`loss = ...; loss`), else f."""
+    return program.labels.get(program.result, "f")
 
 
 def whole_numbers(program: Program) -> bool:

@@ -227,8 +227,8 @@ def test_higher_derivatives_in_textbook_form():
     assert diff("x*exp(x)", 5) == "exp(x)*(x + 5)"
     latex = derivatives_text(parse("x**3*y**2"), [], latex=True, order=2)
     assert (
-        latex == "\\begin{aligned}\n\\frac{d^{2}}{dx^{2}} &= 6 x y^{2} \\\\\n"
-        "\\frac{d^{2}}{dy^{2}} &= 2 x^{3}\n\\end{aligned}"
+        latex == "\\begin{aligned}\n\\frac{\\partial^{2} f}{\\partial x^{2}} &= 6 x y^{2} \\\\\n"
+        "\\frac{\\partial^{2} f}{\\partial y^{2}} &= 2 x^{3}\n\\end{aligned}"
     )
 
 

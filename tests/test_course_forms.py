@@ -78,8 +78,8 @@ def test_a_higher_derivative_is_named_as_a_textbook_does_in_latex():
     )
     assert (done.returncode, done.stderr) == (0, "")
     assert done.stdout == (
-        "\\begin{aligned}\n\\frac{d^{10}}{dx^{10}} &= 239500800 x^{2} y \\\\\n"
-        "\\frac{d^{10}}{dy^{10}} &= 0\n\\end{aligned}\n"
+        "\\begin{aligned}\n\\frac{\\partial^{10} f}{\\partial x^{10}} &= 239500800 x^{2} y \\\\\n"
+        "\\frac{\\partial^{10} f}{\\partial y^{10}} &= 0\n\\end{aligned}\n"
     )
     # 12!/2! is 239500800: the hand derivation
     assert 239500800 == math.factorial(12) // math.factorial(2)

@@ -355,3 +355,14 @@ def test_where_the_result_loses_digits_is_a_sentence_in_markdown_and_left_out_in
     )
     latex = nanograd_cli.diff("x*y + tanh(y)", "y", steps=True, format="latex")
     assert "loses" not in latex and r"\text{for }" not in latex
+
+
+def test_latex_steps_by_one_of_several_inputs_are_partial_derivatives():
+    done = in_process("diff", "x**2*y", "--wrt", "x", "--steps", "--format", "latex")
+    rows = done.stdout.splitlines()
+    assert rows[1].startswith(
+        r"\frac{\partial}{\partial x}\left[x^{2} y\right] &= \frac{\partial}{\partial x}"
+    )
+    assert rows[-2] == r"\frac{\partial}{\partial x}\left[x^{2} y\right] &= 2 x y"
+    alone = in_process("diff", "x**2", "--steps", "--format", "latex").stdout.splitlines()
+    assert alone[-2] == r"\frac{d}{dx}\left[x^{2}\right] &= 2 x"

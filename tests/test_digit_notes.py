@@ -109,7 +109,7 @@ def test_the_note_as_printed(source: str, printed: str) -> None:
 def test_the_note_in_latex_and_python() -> None:
     assert _diff("--format", "latex", "asin(x)") == (
         "\\begin{aligned}\n"
-        "d_{x} &= \\frac{1}{\\sqrt{1 - x^{2}}} \\\\\n"
+        "\\frac{df}{dx} &= \\frac{1}{\\sqrt{1 - x^{2}}} \\\\\n"
         "&\\qquad \\text{loses digits near } \\lvert x \\rvert \\text{ = 1 (1 - its square "
         "cancels)}; \\\\\n&\\qquad \\text{diff -{}-exact keeps them}\n"
         "\\end{aligned}\n"

@@ -225,7 +225,7 @@ def sin_chain_derivative(depth: int, latex: bool) -> str:
             factors.append(f"{cos}(" + f"{sin}(" * level + base + ")" * level + ")")
     if latex:
         rows = [line.replace(" = ", " &= ", 1) for line in lines]
-        rows.append("d_{x} &= " + times.join(factors))
+        rows.append(r"\frac{df}{dx} &= " + times.join(factors))
         return "\n".join([r"\begin{aligned}", " \\\\\n".join(rows), r"\end{aligned}"]) + "\n"
     return "\n".join([*lines, times.join(factors)]) + "\n"
 

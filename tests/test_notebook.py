@@ -74,8 +74,7 @@ def test_latex_derivatives_are_strings_that_show_as_formulas():
     assert one == "3 x^{2}" and isinstance(one, str) and str(one) == "3 x^{2}"
     assert one._repr_latex_() == "$$ 3 x^{2} $$"
     several = diff("x*y", latex=True)
-    assert several == "\\begin{aligned}\nd_{x} &= y \\\\\nd_{y} &= x\n\\end{aligned}"
-    assert several._repr_latex_() == (
-        "$$ \\begin{aligned} d_{x} &= y \\\\ d_{y} &= x \\end{aligned} $$"
-    )
+    by_x, by_y = r"\frac{\partial f}{\partial x} &= y", r"\frac{\partial f}{\partial y} &= x"
+    assert several == f"\\begin{{aligned}}\n{by_x} \\\\\n{by_y}\n\\end{{aligned}}"
+    assert several._repr_latex_() == f"$$ \\begin{{aligned}} {by_x} \\\\ {by_y} \\end{{aligned}} $$"
     assert not hasattr(diff("x**3", "x"), "_repr_latex_")  # text in the language

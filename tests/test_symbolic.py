@@ -215,7 +215,8 @@ def test_printed_derivative_is_sympys(source):
             "sigmoid(x)",
             "x",
             "\\begin{aligned}\n"
-            r"d_{x} &= \operatorname{sigmoid}(x) \left(1 - \operatorname{sigmoid}(x)\right) \\"
+            r"\frac{df}{dx} &= \operatorname{sigmoid}(x) "
+            r"\left(1 - \operatorname{sigmoid}(x)\right) \\"
             "\n"
             r"&\qquad \text{loses digits as } x \text{ grows, all past 37 (where sigmoid "
             r"rounds to 1)}; \\"
@@ -227,7 +228,7 @@ def test_printed_derivative_is_sympys(source):
             "x*y + tanh(x)",
             "x",
             "\\begin{aligned}\n"
-            r"d_{x} &= y + \frac{1}{{\cosh(x)}^{2}} \\"
+            r"\frac{\partial f}{\partial x} &= y + \frac{1}{{\cosh(x)}^{2}} \\"
             "\n"
             r"&\qquad \text{loses digits for } \lvert x \rvert "
             r"\text{ \textgreater{} 355 (cosh's square overflows)}; \\"
@@ -240,7 +241,7 @@ def test_printed_derivative_is_sympys(source):
             "asin(x)",
             "x",
             "\\begin{aligned}\n"
-            r"d_{x} &= \frac{1}{\sqrt{1 - x^{2}}} \\"
+            r"\frac{df}{dx} &= \frac{1}{\sqrt{1 - x^{2}}} \\"
             "\n"
             r"&\qquad \text{loses digits near } \lvert x \rvert \text{ = 1 (1 - its square "
             r"cancels)}; \\"
@@ -259,9 +260,31 @@ def test_latex(source, wrt, expected):
     assert diff(source, wrt, latex=True) == expected
 
 
-def test_latex_names_each_derivative():
-    latex = "\\begin{aligned}\nd_{x} &= y \\\\\nd_{y} &= x\n\\end{aligned}\n"
-    assert run("diff", "x*y", "--format", "latex") == (0, latex, "")
+def test_latex_names_each_derivative_as_a_course_does():
+    latex = [
+        r"\begin{aligned}",
+        r"\frac{\partial f}{\partial x} &= y \\",
+        r"\frac{\partial f}{\partial y} &= x",
+        r"\end{aligned}",
+    ]
+    assert run("diff", "x*y", "--format", "latex") == (0, "\n".join(latex) + "\n", "")
+    # the result's own name; the second derivative; an element of an array; a name taken
+    named = run("diff", "loss = (w*x - y)**2", "--wrt", "w", "--wrt", "y", "--format", "latex")
+    assert named[1].splitlines()[1].startswith(r"\frac{\partial \mathrm{loss}}{\partial w} &=")
+    second = run("diff", "x**3*y", "--order", "2", "--format", "latex")[1].splitlines()
+    assert second[1:3] == [
+        r"\frac{\partial^{2} f}{\partial x^{2}} &= 6 x y \\",
+        r"\frac{\partial^{2} f}{\partial y^{2}} &= 0",
+    ]
+    array = run("diff", "sum(x**2)*y", "--shape", "x=2", "--format", "latex")[1].splitlines()
+    assert array[1].startswith(r"\frac{\partial f}{\partial x} &= ")
+    taken = run("diff", "d_x*x", "--format", "latex")[1].splitlines()
+    assert taken[1:3] == [
+        r"\frac{\partial f}{\partial d_{x}} &= x \\",
+        r"\frac{\partial f}{\partial x} &= d_{x}",
+    ]
+    one = run("diff", "x**x", "--format", "latex")[1].splitlines()  # one input, with a note
+    assert one[1] == r"\frac{df}{dx} &= x^{x} \left(\log(x) + 1\right) \\"
 
 
 @pytest.mark.slow

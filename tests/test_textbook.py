@@ -41,7 +41,7 @@ def past_355(x: str) -> str:
 
 def noted(latex: str, note: str) -> str:
     """A one-line LaTeX derivative with a note under it."""
-    lines = [f"d_{{x}} &= {latex} \\\\", f"&\\qquad {note}{LATEX_KEEP}"]
+    lines = [f"\\frac{{df}}{{dx}} &= {latex} \\\\", f"&\\qquad {note}{LATEX_KEEP}"]
     return "\\begin{aligned}\n" + "\n".join(lines) + "\n\\end{aligned}"
 
 
@@ -54,7 +54,7 @@ EXERCISES = [
         "x**n",
         "n*x**(n - 1)\n# x != 0; loses digits where x**(n - 1) is below 2.2e-308 (it rounds "
         "first)" + KEEP,
-        "\\begin{aligned}\nd_{x} &= n x^{n - 1} \\\\\n"
+        "\\begin{aligned}\n\\frac{\\partial f}{\\partial x} &= n x^{n - 1} \\\\\n"
         "&\\qquad \\text{for } x \\neq 0; \\\\\n&\\qquad \\text{loses digits where } x^{n - 1} "
         "\\text{ is below 2.2e-308 (it rounds first)}" + LATEX_KEEP + "\n"
         "\\end{aligned}",
@@ -63,7 +63,7 @@ EXERCISES = [
     (
         "x**x",
         "x**x*(log(x) + 1)\n# x > 0",
-        "\\begin{aligned}\nd_{x} &= x^{x} \\left(\\log(x) + 1\\right) \\\\\n"
+        "\\begin{aligned}\n\\frac{df}{dx} &= x^{x} \\left(\\log(x) + 1\\right) \\\\\n"
         "&\\qquad \\text{for } x > 0\n\\end{aligned}",
         (0.1, 3),
     ),
@@ -132,7 +132,7 @@ EXERCISES = [
         "sin(x)/x",
         "(x*cos(x) - sin(x))/x**2\n# loses digits where x**2 overflows" + KEEP,
         "\\begin{aligned}\n"
-        r"d_{x} &= \frac{x \cos(x) - \sin(x)}{x^{2}} \\"
+        r"\frac{df}{dx} &= \frac{x \cos(x) - \sin(x)}{x^{2}} \\"
         "\n"
         r"&\qquad \text{loses digits where } x^{2} \text{ overflows};\ \text{diff -{}-exact "
         r"keeps them}"
@@ -238,7 +238,8 @@ EXERCISES = [
         "p = sigmoid(w*x + b)\n2*w*p*(y - p)*(p - 1)\n"
         "# loses digits as w*x + b grows, all past 37 (where sigmoid rounds to 1)" + KEEP,
         "\\begin{aligned}\np &= \\operatorname{sigmoid}(w x + b) \\\\\n"
-        "d_{x} &= 2 w p \\left(y - p\\right) \\left(p - 1\\right) \\\\\n"
+        "\\frac{\\partial \\mathrm{loss}}{\\partial x} &= "
+        "2 w p \\left(y - p\\right) \\left(p - 1\\right) \\\\\n"
         r"&\qquad \text{loses digits as } w x + b \text{ grows, all past 37 (where sigmoid "
         r"rounds to 1)}" + LATEX_KEEP + "\n\\end{aligned}",
         (-3, 3),
@@ -247,7 +248,7 @@ EXERCISES = [
         "z = 2*x + 2 + x\nq = relu(z) + z*x\nh = relu(z*z)\ny = h + q + q*x",
         "z = 2*x + 2 + x\nz*(2*x + 6*step(z*z) + 1) + 3*(x + 1)*(x + step(z)) + relu(z)",
         "\\begin{aligned}\nz &= 2 x + 2 + x \\\\\n"
-        "d_{x} &= z \\left(2 x + 6 \\operatorname{step}(z z) + 1\\right) "
+        "\\frac{dy}{dx} &= z \\left(2 x + 6 \\operatorname{step}(z z) + 1\\right) "
         "+ 3 \\left(x + 1\\right) \\left(x + \\operatorname{step}(z)\\right) \\\\\n"
         "&\\quad + \\operatorname{relu}(z)\n\\end{aligned}",
         (-3, 3),
