@@ -102,6 +102,32 @@ def primitive(poly: Poly) -> tuple[Fraction, Poly]:
     return content, [c / content for c in poly]
 
 
+def as_power(poly: Poly) -> tuple[Fraction, Poly, int] | None:
+    """poly as c*root**k with k at least 2 and root's coefficients whole, sharing no factor
+    (x**2 + 2*x + 1 is (x + 1)**2, 2*x**2 - 4*x + 2 is 2*(x - 1)**2); None where it is none."""
+    slope = [k * c for k, c in enumerate(poly)][1:]
+    if len(slope) < 2:
+        return None
+    repeated = common_factor(poly, slope)  # 1 where no factor repeats
+    root = primitive(divided(poly, repeated)[0])[1] if len(repeated) > 1 else poly
+    k, rest = divmod(len(poly) - 1, len(root) - 1)
+    if rest or k < 2:
+        return None
+    power = [Fraction(1)]
+    for _ in range(k):
+        power = _times(power, root)
+    c = poly[-1] / power[-1]
+    return (c, root, k) if [c * p for p in power] == poly else None
+
+
+def _times(a: Poly, b: Poly) -> Poly:
+    product = [Fraction(0)] * (len(a) + len(b) - 1)
+    for i, p in enumerate(a):
+        for j, q in enumerate(b):
+            product[i + j] += p * q
+    return product
+
+
 def _trimmed(poly: Poly) -> Poly:
     end = len(poly)
     while end and not poly[end - 1]:

@@ -59,6 +59,7 @@ from ._ops import COMPARISONS, OPS, WHERE
 from ._polynomials import (
     COMMON_DEGREE,
     Poly,
+    as_power,
     common_factor,
     divided,
     polynomial,
@@ -691,9 +692,17 @@ def _cancelled(
             break
     if not gone:
         return None
+    left = []
+    for f, p, shown in below:
+        powered = as_power(f) if p and float(p).is_integer() else None
+        if powered is not None:  # (x**2 + 2*x + 1)**p as (x + 1)**(2*p)
+            c, root, k = powered
+            numbers = [n / c ** int(p) for n in numbers]
+            left.append((written(b, name, root), -p * k))
+        elif p:
+            left.append((shown or written(b, name, f), -p))
     made = written(b, name, numbers)
     made = made and b.multiply(1.0, [*outside, (made, 1.0)])
-    left = [(shown or written(b, name, f), -p) for f, p, shown in below if p]
     notes = [shown or written(b, name, list(f)) for f, shown in gone.items()]
     if made is None or None in (e for e, _ in left) or None in notes:
         return None

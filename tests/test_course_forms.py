@@ -253,7 +253,7 @@ def test_a_factor_the_numerator_and_denominator_share_cancels_as_a_course_cancel
     # the denominator still has it
     for source, expected in [
         ("(x**4 - 16)/(x**2 + 4)", "2*x"),
-        ("(x**2 - 9)/(x**2 + 6*x + 9)", "6/(x**2 + 6*x + 9)"),
+        ("(x**2 - 9)/(x**2 + 6*x + 9)", "6/(x + 3)**2"),
         ("(x**2 - 1)**5/(x + 1)**3", "(x**2 - 1)**4*(7*x + 3)/(x + 1)**3"),
     ]:
         assert in_process("diff", source).stdout == f"{expected}\n", source
@@ -450,3 +450,15 @@ def test_a_root_of_a_fraction_of_x_is_written_as_the_chain_rule_gives_it():
     ]:
         assert in_process("diff", source).stdout == expected + "\n", source
         assert sympys(source, expected)
+
+
+def test_a_denominator_that_is_a_power_is_written_as_one_after_cancelling():
+    for source, expected in [
+        ("(x+1)/(x**2 + 2*x + 1)", "-1/(x + 1)**2"),
+        ("(x**2-1)/(x**4 - 2*x**2 + 1)", "-2*x/(x**2 - 1)**2"),
+        ("(x+1)/(2*x**2 - 4*x + 2)", "-(x + 3)/(2*(x - 1)**3)"),
+        ("(x+2)/(x**2+4*x+4)**2", "-3/(x + 2)**4"),
+    ]:
+        assert in_process("diff", source).stdout == expected + "\n", source
+        assert sympys(source, expected)
+    assert first_line("x/(x**2 - 4)") == "-(x**2 + 4)/(x**2 - 4)**2"  # no power: as it is
