@@ -91,6 +91,8 @@ EXPLAIN_FORMATS = ("table", "markdown", "latex", "json")
 TAYLOR_FORMATS = ("table", "json", "latex")
 # The dots per inch `draw` makes a png at.
 DPI = (1, 2400)
+# The extension of what --save writes, a fit or a point: JSON.
+SAVED = (".json",)
 
 
 # The checks of an option's value, worded as the command line words them (`invalid value for
