@@ -115,9 +115,11 @@ def choice(name: str, value: object, choices: Sequence[str], any_case: bool = Fa
 
 def digits(value: object) -> str | None:
     """The value of the option digits, as text: a number of significant digits from 1 to 17
-    (an int, or its digits as text), or 'full'; None for none."""
-    if value is None or value == "full":
-        return value  # type: ignore[return-value]  # (None or "full")
+    (an int, or its digits as text), or 'full' (in any case, as a format is); None for none."""
+    if value is None:
+        return None
+    if isinstance(value, str) and value.lower() == "full":
+        return "full"
     if type(value) is not int and not isinstance(value, str):
         raise TypeError(  # (only Python gives other than text)
             f"digits={value!r}: give a number of digits or 'full', not {type(value).__name__}"

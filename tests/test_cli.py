@@ -377,6 +377,27 @@ def test_a_format_in_capitals_is_taken_and_an_extension_alone_is_refused(tmp_pat
         assert not target.exists()
 
 
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["grad", "x*x", "--x", "2"],
+        ["hessian", "x*x", "--x", "2"],
+        ["check", "x*x", "--x", "2"],
+        ["minimize", "(x-1)**2", "--x", "0"],
+        ["explain", "x*x", "--x", "2"],
+        ["taylor", "exp(x)", "--x", "0", "--order", "2"],
+        ["fit", "a*x", "--data", "d.csv", "--a", "1"],
+    ],
+)
+def test_digits_full_is_taken_in_any_case_as_a_format_is(tmp_path, command):
+    """--digits FULL was refused where --format JSON was taken."""
+    (tmp_path / "d.csv").write_text("x,y\n1,2.1\n2,3.9\n3,6.2\n")
+    full = in_process(*command, "--digits", "full", cwd=tmp_path)
+    assert full.returncode == 0, full.stderr
+    for spelled in ("FULL", "Full"):
+        assert in_process(*command, "--digits", spelled, cwd=tmp_path).stdout == full.stdout
+
+
 # Every option that names a file to write, with what else its command needs: an input's
 # value, or the rows a fit reads (d.csv, with columns x and y, in the working directory).
 OUTPUT_OPTIONS = [

@@ -826,6 +826,8 @@ def test_explain_takes_the_digits_of_the_command_line():
         reply = s.run(f":explain x**x format {fmt} digits 3")
         done = in_process("explain", "x**x", "--x", "2", "--format", fmt, "--digits", "3")
         assert reply.text() + "\n" == done.stdout, fmt
+        full = s.run(f":explain x**x format {fmt} digits full").text()
+        assert s.run(f":explain x**x format {fmt} digits FULL").text() == full
     assert error(s, ":explain x**x digits 0") == (
         "error: invalid value for digits: '0' is neither a number of digits from 1 to 17 nor 'full'"
     )

@@ -147,9 +147,16 @@ def bound_option(help: str):
 
 
 def check_digits(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
-    if value is None or value == "full" or (value.isdigit() and 1 <= int(value) <= 17):
-        return value
-    raise click.BadParameter(f"{value!r} is neither a number of digits from 1 to 17 nor full")
+    """--digits as the api reads it (`full` in any case), refused in click's words."""
+    from .. import _api as api
+    from ..errors import InputError
+
+    try:
+        return api.digits(value)
+    except InputError:
+        raise click.BadParameter(
+            f"{value!r} is neither a number of digits from 1 to 17 nor full"
+        ) from None
 
 
 def digits_option(help: str):
