@@ -188,6 +188,21 @@ def test_draw_writes_the_graph(tmp_path: Path):
     assert error(s, ":draw x*y") == "error: :draw needs EXPR FILE, as in :draw x*y graph.svg"
 
 
+def test_a_file_given_to_a_command_that_writes_none_is_said_to_be_one(tmp_path: Path):
+    """:explain x*x g.svg said "missing operator between 'x' and 'g'"; and :draw read a
+    matrix product's second operand, W.T, as its FILE."""
+    s = session("x = [1, 2]", "W = [[1, 2], [3, 4]]")
+    assert error(s, ":explain x@x g.svg") == (
+        "error: :explain writes no file (g.svg): it takes :explain EXPR and its options "
+        "(format, digits, strict); :draw EXPR FILE writes a picture"
+    )
+    assert error(s, ":grad sum(x) wrt x out.csv").startswith("error: :grad writes no file")
+    assert out(s, ":grad x @ W.T @ x") == out(s, ":grad x@W.T@x")
+    target = tmp_path / "g.dot"
+    assert out(s, f":draw x @ W.T @ x {target}") == f"wrote {target}"
+    assert target.read_text().startswith("digraph")
+
+
 def test_diff_without_an_expression_or_a_name_says_so():
     s = session("x = 2")
     for entry in (":diff x wrt", ":diff wrt x"):
