@@ -91,6 +91,8 @@ EXPLAIN_FORMATS = ("table", "markdown", "latex", "json")
 TAYLOR_FORMATS = ("table", "json", "latex")
 # The dots per inch `draw` makes a png at.
 DPI = (1, 2400)
+# The extension of what --save writes, a fit or a point: JSON.
+SAVED = (".json",)
 
 
 # The checks of an option's value, worded as the command line words them (`invalid value for
@@ -113,9 +115,11 @@ def choice(name: str, value: object, choices: Sequence[str], any_case: bool = Fa
 
 def digits(value: object) -> str | None:
     """The value of the option digits, as text: a number of significant digits from 1 to 17
-    (an int, or its digits as text), or 'full'; None for none."""
-    if value is None or value == "full":
-        return value  # type: ignore[return-value]  # (None or "full")
+    (an int, or its digits as text), or 'full' (in any case, as a format is); None for none."""
+    if value is None:
+        return None
+    if isinstance(value, str) and value.lower() == "full":
+        return "full"
     if type(value) is not int and not isinstance(value, str):
         raise TypeError(  # (only Python gives other than text)
             f"digits={value!r}: give a number of digits or 'full', not {type(value).__name__}"

@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 import warnings
 from collections.abc import Callable, Iterator, Mapping
 from contextvars import ContextVar
+from numbers import Real
 from typing import TYPE_CHECKING, Any, ParamSpec, Protocol, SupportsFloat, TypeAlias, TypeVar
 
 from .errors import (
@@ -75,6 +77,11 @@ def note(where: SourceError | str) -> None:
 
 # The annotations of the arguments that take text (a column's name, an expression, a word).
 TEXT = ("str", "str | None")
+# Those of the arguments that take one of some words (`Literal["LR", "TB"]`), and of those
+# that take a whole number: a number that is not whole (2.5) is a wrong value, one that is
+# no number (True, a list) a wrong type; text is read as the command line reads it.
+WORDS = re.compile(r"Literal\[('[^']*'(, )?)+\]( \| None)?")
+WHOLE = ("int", "int | None")
 
 
 def python_door(function: Callable[P, R]) -> Callable[P, R]:
@@ -87,6 +94,12 @@ def python_door(function: Callable[P, R]) -> Callable[P, R]:
                 **(function.__kwdefaults__ or {})}  # fmt: skip
     flags = {name for name, default in defaults.items() if isinstance(default, bool)}
     texts = {name for name, kind in function.__annotations__.items() if kind in TEXT}
+    words = {
+        name: (re.findall(r"'([^']*)'", kind), kind.endswith("None"))
+        for name, kind in function.__annotations__.items()
+        if WORDS.fullmatch(kind)
+    }
+    wholes = {name for name, kind in function.__annotations__.items() if kind in WHOLE}
 
     @functools.wraps(function)
     def call(*args: P.args, **kwargs: P.kwargs) -> R:
@@ -109,6 +122,19 @@ def python_door(function: Callable[P, R]) -> Callable[P, R]:
                 )
                 raise TypeError(
                     f"{name}={given!r:.40}: give text, not {type(given).__name__}{meant}"
+                )
+        for name in words.keys() & kwargs.keys():
+            given, (choices, optional) = kwargs[name], words[name]
+            if not isinstance(given, str) and not (given is None and optional):
+                listed = ", ".join(map(repr, choices))
+                raise TypeError(
+                    f"{name}={given!r:.40}: give one of {listed}, not {type(given).__name__}"
+                )
+        for name in wholes & kwargs.keys():
+            given = kwargs[name]
+            if isinstance(given, bool) or not isinstance(given, str | Real | None):
+                raise TypeError(
+                    f"{name}={given!r:.40}: give a whole number, not {type(given).__name__}"
                 )
         from ._output_files import new_run
 

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from . import _api as api
 from . import _io as io
-from ._output_files import in_a_directory, together
+from ._output_files import check_output, together
 from .errors import InputError, Interrupted, NanogradError, option, printable
 
 if TYPE_CHECKING:
@@ -141,7 +141,7 @@ class Files:
                     raise InputError(
                         f"{path} is the {option(name)} file, which is read: write to another file"
                     )
-            in_a_directory(path)
+            check_output(path, api.SAVED if path == self.save else ())  # (the others: by format)
         header = _header(self.predict) if by is not None and self.predict else None
         if by is not None and header is not None:  # not after a fit that may take minutes
             api.check_group_column(by, header, (), predicting=True)

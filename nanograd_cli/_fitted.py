@@ -86,10 +86,11 @@ def _save(fit: Fit | Fits, path: str | os.PathLike[str]) -> None:
     """`fit` written to `path` as `fit --save` writes it, or, where it failed, the error
     that says why it is not."""
     from . import _api as api
-    from ._output_files import read_before, write_atomically
+    from ._output_files import check_output, read_before, write_atomically
     from .errors import NanogradError, printable
 
     name = saved_path(path, "save")
+    check_output(name, api.SAVED)
     if api.failure(fit):
         raise NanogradError(f"{printable(name)} not written: {api.unconverged(fit)}")
     read_before(fit.read)  # (never over the data, as fit --save)

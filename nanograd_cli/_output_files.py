@@ -14,7 +14,6 @@ writes goes through `OutputFile`, the one place that does this.
 from __future__ import annotations
 
 import contextlib
-import errno
 import os
 import signal
 import stat
@@ -72,11 +71,27 @@ def _not_read(path: str, target: str) -> None:
             )
 
 
-def in_a_directory(path: str) -> None:
-    """Refuse a file to write in a directory that does not exist: at the start of a run,
-    not after its work."""
-    if path != "-" and not os.path.isdir(os.path.dirname(os.path.abspath(path))):
+def check_output(path: str, known: Iterable[str] = ()) -> None:
+    """Refuse, at the start of a run and not after its work, a name to write that is one of
+    the `known` extensions alone (`.csv`), a directory (or ends in `/`), or a file in a
+    directory that does not exist. `-`, standard output, is no file."""
+    if path == "-":
+        return
+    extension(path, known)
+    a_directory(path)
+    if not os.path.isdir(os.path.dirname(os.path.abspath(path))):
         raise NanogradError(f"cannot write {printable(path)}: No such file or directory")
+
+
+def a_directory(path: str) -> None:
+    """Refuse to write `path` where it names a directory: bad input, not a file to make (`-o
+    sub/` made a file `sub`)."""
+    if os.path.isdir(path):
+        raise InputError(f"{printable(path)} is a directory: give the name of a file to write")
+    if path.endswith(("/", os.sep)):
+        raise InputError(
+            f"{printable(path)} ends in /, as a directory's name: give the name of a file to write"
+        )
 
 
 class OutputFile:
@@ -88,12 +103,11 @@ class OutputFile:
     def __init__(self, path: str):
         self.path = file_name(path)
         self.temporary: str | None = None
+        a_directory(path)  # (whichever door wrote it, before any file is made)
         try:
             self.target = target(path)
             _not_read(path, self.target)  # (bad input, before any file is made)
             mode = os.stat(self.target).st_mode if os.path.exists(self.target) else None
-            if mode is not None and stat.S_ISDIR(mode):
-                raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR))
             if _stream(self.target) or (mode is not None and not stat.S_ISREG(mode)):
                 # appended: /dev/stdout redirected to a file (> out.txt) keeps what this
                 # process wrote there before, which goes first

@@ -253,7 +253,7 @@ EVERY_OPTION = frozenset(name for options in OPTIONS.values() for name in option
 # A word that ends so goes on into the next one (`x *`, `f(`, `a = 1;`); one that begins with
 # a letter after any other word may begin the options: in the language, no expression goes on
 # with a name after a space.
-GOES_ON = tuple("+-*/^%(,=;<>!&|")
+GOES_ON = tuple("+-*/^%(,=;<>!&|@")
 LETTER = re.compile(r"[A-Za-z_]")
 # A name an option such as wrt takes: an input, or an element of an array input (W[1, 2]).
 NAME = re.compile(r"[A-Za-z_]\w*(?:\[[^\]]*\])?")
@@ -328,7 +328,7 @@ def arguments(command: str, text: str) -> Arguments:
             or word in EVERY_OPTION  # another command's option: said to be none of this one
             or _value_at(said, k)  # said to be no option below
             or (command in RANGES and _range_at(said, k))
-            or (command in FILES and _file_like(word))
+            or _file_like(word)  # a FILE, or one given to a command that writes none
             or bool(difflib.get_close_matches(word, known, n=1, cutoff=0.75))
         )
 
@@ -375,6 +375,12 @@ def arguments(command: str, text: str) -> Arguments:
         elif command in FILES and file is None and (k > first or _file_like(word)):
             file = word
             k += 1
+        elif command not in FILES and _file_like(word) and not NUMBER.fullmatch(word):
+            usage = " ".join(filter(None, (command, COMMANDS[command][0])))
+            raise InputError(
+                f"{command} writes no file ({word}): it takes {usage} and its options "
+                f"({', '.join(known) or 'none'}); :draw EXPR FILE writes a picture"
+            )
         elif (
             _value_at(said, k)
             and word not in EVERY_OPTION

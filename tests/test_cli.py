@@ -377,6 +377,82 @@ def test_a_format_in_capitals_is_taken_and_an_extension_alone_is_refused(tmp_pat
         assert not target.exists()
 
 
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["grad", "x*x", "--x", "2"],
+        ["hessian", "x*x", "--x", "2"],
+        ["check", "x*x", "--x", "2"],
+        ["minimize", "(x-1)**2", "--x", "0"],
+        ["explain", "x*x", "--x", "2"],
+        ["taylor", "exp(x)", "--x", "0", "--order", "2"],
+        ["fit", "a*x", "--data", "d.csv", "--a", "1"],
+    ],
+)
+def test_digits_full_is_taken_in_any_case_as_a_format_is(tmp_path, command):
+    """--digits FULL was refused where --format JSON was taken."""
+    (tmp_path / "d.csv").write_text("x,y\n1,2.1\n2,3.9\n3,6.2\n")
+    full = in_process(*command, "--digits", "full", cwd=tmp_path)
+    assert full.returncode == 0, full.stderr
+    for spelled in ("FULL", "Full"):
+        assert in_process(*command, "--digits", spelled, cwd=tmp_path).stdout == full.stdout
+
+
+# Every option that names a file to write, with what else its command needs: an input's
+# value, or the rows a fit reads (d.csv, with columns x and y, in the working directory).
+OUTPUT_OPTIONS = [
+    (["minimize", "(a-1)**2", "--a", "0"], "--log", ".csv"),
+    (["minimize", "(a-1)**2", "--a", "0"], "--save", ".json"),
+    (["minimize", "(a-1)**2", "--a", "0"], "--plot", ".svg"),
+    (["fit", "a*x+b", "--data", "d.csv", "--a", "1", "--b", "0"], "-o", ".csv"),
+    (["fit", "a*x+b", "--data", "d.csv", "--a", "1", "--b", "0"], "--save", ".json"),
+    (["fit", "a*x+b", "--data", "d.csv", "--a", "1", "--b", "0"], "--plot", ".png"),
+    (["grad", "x*x", "--points", "d.csv"], "-o", ".jsonl"),
+    (["draw", "x*x", "--x", "2"], "-o", ".dot"),
+    (["plot", "x*x", "--x", "-1:1"], "-o", ".pdf"),
+]
+
+
+@pytest.mark.parametrize(("command", "option", "name"), OUTPUT_OPTIONS)
+def test_every_output_option_refuses_an_extension_alone_and_a_directory(
+    tmp_path, command, option, name
+):
+    """--log .csv and --save .json wrote hidden files where --plot .svg was refused; -o sub/
+    wrote a file named sub. Each is bad input, and nothing is written."""
+    (tmp_path / "d.csv").write_text("x,y\n1,2.1\n2,3.9\n3,6.2\n")
+    (tmp_path / "dir").mkdir()
+    for target, message in [
+        (name, f"{name} is an extension alone: give the file a name before it (out{name})"),
+        ("sub/", "sub/ ends in /, as a directory's name: give the name of a file to write"),
+        ("dir", "dir is a directory: give the name of a file to write"),
+    ]:
+        done = in_process(*command, option, target, cwd=tmp_path)
+        assert (done.returncode, done.stderr) == (2, f"error: {message}\n"), target
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["d.csv", "dir"]
+        assert not any((tmp_path / "dir").iterdir())
+
+
+def test_python_and_the_repl_refuse_a_directory_and_an_extension_alone(tmp_path, monkeypatch):
+    """draw(output="sub/", format="svg") wrote a file named sub, as did Fit.save(".json") a
+    hidden one."""
+    import nanograd_cli as ng
+    from nanograd_cli.errors import InputError
+
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(InputError, match=r"^sub/ ends in /, as a directory's name"):
+        ng.draw("x*x", x=2, format="svg", output="sub/")
+    fitted = ng.fit("a*x", {"x": [1.0, 2.0], "y": [2.0, 4.1]}, a=1)
+    with pytest.raises(InputError, match=r"^\.json is an extension alone"):
+        fitted.save(".json")
+    lines = "x = 2\n:draw x*x sub/\n:plot x*x x -1:1 .png\n"
+    done = in_process("repl", stdin=lines, cwd=tmp_path)
+    assert done.stderr == (
+        "error: line 2: sub/ ends in /, as a directory's name: give the name of a file to write\n"
+        "error: line 3: .png is an extension alone: give the file a name before it (out.png)\n"
+    )
+    assert list(tmp_path.iterdir()) == []
+
+
 @pytest.mark.signals
 def test_interrupt_exits_130_quietly():
     proc = subprocess.Popen(

@@ -331,9 +331,11 @@ def test_diff_and_explain_take_the_command_lines_formats():
         nanograd_cli.explain("x*y", x=2, y=3, format="latex", digits=18)
     with pytest.raises(TypeError, match="digits=True: give a number of digits or 'full'"):
         nanograd_cli.explain("x*y", x=2, y=3, format="latex", digits=True)
-    # a format in any case, as the command line takes it
+    # a format in any case, as the command line takes it, and digits full too
     latex = nanograd_cli.explain("x*y", x=2, y=3, format="latex")
     assert nanograd_cli.explain("x*y", x=2, y=3, format="LATEX") == latex
+    full = nanograd_cli.explain("x*y", x=2, y=3, format="latex", digits="full")
+    assert nanograd_cli.explain("x*y", x=2, y=3, format="latex", digits="FULL") == full
     assert nanograd_cli.diff("x**3", format="LaTeX") == nanograd_cli.diff("x**3", format="latex")
 
 

@@ -107,3 +107,30 @@ def test_a_parameter_named_as_an_argument_is_told_to_take_its_start_in_inputs():
     assert ng.fit(gaussian, DATA, A=1, mu=2, inputs={"sigma": 1}).parameters["sigma"] != 1
     with pytest.raises(TypeError, match=r"^target=\['y'\]: give text, not list$"):
         ng.fit("a*x", DATA, a=1.0, target=["y"])
+
+
+def test_a_word_or_a_whole_number_of_the_wrong_type_is_a_type_error():
+    """draw(rankdir=1) and draw(dpi=True) were InputErrors where digits=True was a TypeError:
+    an argument of the wrong type is a TypeError that names it, and a wrong value of the
+    right type stays an InputError (a number that is not whole, for a whole number)."""
+    from nanograd_cli.errors import InputError
+
+    with pytest.raises(
+        TypeError, match=r"^rankdir=1: give one of 'LR', 'TB', 'RL', 'BT', not int$"
+    ):
+        ng.draw("x*x", x=2, rankdir=1)
+    with pytest.raises(TypeError, match=r"^dpi=True: give a whole number, not bool$"):
+        ng.draw("x*x", x=2, format="png", dpi=True)
+    with pytest.raises(TypeError, match=r"^method=None: give one of 'sgd', .*, not NoneType$"):
+        ng.minimize("x*x", x=1, method=None)
+    with pytest.raises(TypeError, match=r"^steps=\[3\]: give a whole number, not list$"):
+        ng.minimize("x*x", x=1, steps=[3])
+    with pytest.raises(InputError, match=r"^invalid value for steps: 2\.5 is not a valid integer"):
+        ng.minimize("x*x", x=1, steps=2.5)
+    with pytest.raises(InputError, match=r"^invalid value for rankdir: 'up' is not one of"):
+        ng.draw("x*x", x=2, rankdir="up")
+    with pytest.raises(InputError, match=r"^dpi must be from 1 to 2400, not 0$"):
+        ng.draw("x*x", x=2, format="png", dpi=0)
+    tb = ng.draw("x*x", x=2, format="dot", rankdir="TB")
+    assert ng.draw("x*x", x=2, format="dot", rankdir="tb", dpi=None) == tb
+    assert ng.draw("x*x", x=2, format="png", dpi=np.int64(50)).startswith(b"\x89PNG")

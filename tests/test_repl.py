@@ -188,6 +188,21 @@ def test_draw_writes_the_graph(tmp_path: Path):
     assert error(s, ":draw x*y") == "error: :draw needs EXPR FILE, as in :draw x*y graph.svg"
 
 
+def test_a_file_given_to_a_command_that_writes_none_is_said_to_be_one(tmp_path: Path):
+    """:explain x*x g.svg said "missing operator between 'x' and 'g'"; and :draw read a
+    matrix product's second operand, W.T, as its FILE."""
+    s = session("x = [1, 2]", "W = [[1, 2], [3, 4]]")
+    assert error(s, ":explain x@x g.svg") == (
+        "error: :explain writes no file (g.svg): it takes :explain EXPR and its options "
+        "(format, digits, strict); :draw EXPR FILE writes a picture"
+    )
+    assert error(s, ":grad sum(x) wrt x out.csv").startswith("error: :grad writes no file")
+    assert out(s, ":grad x @ W.T @ x") == out(s, ":grad x@W.T@x")
+    target = tmp_path / "g.dot"
+    assert out(s, f":draw x @ W.T @ x {target}") == f"wrote {target}"
+    assert target.read_text().startswith("digraph")
+
+
 def test_diff_without_an_expression_or_a_name_says_so():
     s = session("x = 2")
     for entry in (":diff x wrt", ":diff wrt x"):
@@ -826,6 +841,8 @@ def test_explain_takes_the_digits_of_the_command_line():
         reply = s.run(f":explain x**x format {fmt} digits 3")
         done = in_process("explain", "x**x", "--x", "2", "--format", fmt, "--digits", "3")
         assert reply.text() + "\n" == done.stdout, fmt
+        full = s.run(f":explain x**x format {fmt} digits full").text()
+        assert s.run(f":explain x**x format {fmt} digits FULL").text() == full
     assert error(s, ":explain x**x digits 0") == (
         "error: invalid value for digits: '0' is neither a number of digits from 1 to 17 nor 'full'"
     )

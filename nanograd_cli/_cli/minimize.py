@@ -8,7 +8,6 @@ import click
 
 from .. import _api as api
 from .. import _io as io
-from .._output_files import in_a_directory
 from .._sources import Source, input_values, load_program
 from .._step_log import StepLog
 from ..errors import Diverged, InputError, Interrupted
@@ -147,7 +146,7 @@ def picture_extensions() -> dict[str, str]:
 @training_options
 @output_option(
     "--save",
-    extensions=lambda: [".json"],
+    extensions=lambda: api.SAVED,
     metavar="FILE.json",
     help="Also write the point reached to FILE.json, which --load FILE.json of any command "
     "reads back as inputs' values.",
@@ -215,7 +214,6 @@ def minimize(
         from ..sampling import Descent
 
         picture_format = format_of(picture)  # before any step: a bad name fails at once
-        in_a_directory(picture)
         descent = Descent()
     api.check_data_options(data, batch, drop_nan, seed, random_starts(ctx, var), data_format)
     one_standard_input(source, data, "--data")
@@ -223,8 +221,6 @@ def minimize(
     for name, path in (("--save", save), ("--log", log)):
         if path == "-":
             raise InputError(f"{name} writes a file: give its name (- is standard output's)")
-        if path:
-            in_a_directory(path)
     program = load_program(source, report)
     start = input_values(ctx.meta["inputs"], var, report, seed, draws=True)
     columns = None

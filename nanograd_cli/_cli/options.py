@@ -19,8 +19,16 @@ PATH = click.Path(readable=False, allow_dash=True)
 def output_option(*decls: str, extensions: Callable[[], Iterable[str]], **attrs):
     """An option naming a file to write, in the format of its extension: completed as file
     names, and a name typed up to its dot (`graph.`) as each of `extensions()` (".svg", ...),
-    looked up only when completing. The file names come first: bash's script starts afresh
-    at them, and lists files only where no name follows."""
+    looked up only when completing or given. The file names come first: bash's script starts
+    afresh at them, and lists files only where no name follows. A name no file can be
+    written to (one of `extensions()` alone, a directory) is refused before the run."""
+
+    def check(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+        if value is not None and value != "-":
+            from .._output_files import check_output
+
+            check_output(value, extensions())
+        return value
 
     def complete(ctx: click.Context, param: click.Parameter, incomplete: str):
         from click.shell_completion import CompletionItem  # only when completing
@@ -32,7 +40,7 @@ def output_option(*decls: str, extensions: Callable[[], Iterable[str]], **attrs)
             named = [CompletionItem(stem + e) for e in known if e.startswith(f".{typed}")]
         return [CompletionItem(incomplete, type="file"), *named]
 
-    return click.option(*decls, type=PATH, shell_complete=complete, **attrs)
+    return click.option(*decls, type=PATH, shell_complete=complete, callback=check, **attrs)
 
 
 class Renamed(click.Option):
@@ -139,9 +147,16 @@ def bound_option(help: str):
 
 
 def check_digits(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
-    if value is None or value == "full" or (value.isdigit() and 1 <= int(value) <= 17):
-        return value
-    raise click.BadParameter(f"{value!r} is neither a number of digits from 1 to 17 nor full")
+    """--digits as the api reads it (`full` in any case), refused in click's words."""
+    from .. import _api as api
+    from ..errors import InputError
+
+    try:
+        return api.digits(value)
+    except InputError:
+        raise click.BadParameter(
+            f"{value!r} is neither a number of digits from 1 to 17 nor full"
+        ) from None
 
 
 def digits_option(help: str):

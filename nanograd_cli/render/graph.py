@@ -726,8 +726,9 @@ def format_of(output: str) -> str:
     """The picture format that the name of the output file asks for."""
     if output == "-":
         return "dot"
-    from .._output_files import extension
+    from .._output_files import a_directory, extension
 
+    a_directory(output)  # (`sub/` has no extension to tell, and is no file)
     fmt = EXTENSIONS.get(extension(output, EXTENSIONS))
     if fmt is None:
         raise InputError(
