@@ -644,18 +644,19 @@ def test_the_drawing_of_arrays_names_operands_and_draws_local_derivatives_on_req
     source = "h = tanh(W @ x - b); sum(h**2)"
     given = ["--W", "[[1, 2], [3, 4]]", "--x", "[0.5, -1]", "--b", "[0, 0.1]", "-o", "-"]
     dot = in_process("draw", source, *given).stdout
-    assert '[label="a @ b"' in dot and '[label="a - b"' in dot
-    assert dot.count("headlabel=a") == 3 and dot.count("headlabel=b") == 3  # and a ** b
+    # (numbered: the input b is no operand b)
+    assert '[label="#1 @ #2"' in dot and '[label="#1 - #2"' in dot
+    assert dot.count('headlabel="#1"') == 3 and dot.count('headlabel="#2"') == 3  # and a ** b
     dot = in_process("draw", source, *given, "--edge-grads").stdout
     z = np.array([[1.0, 2.0], [3.0, 4.0]]) @ np.array([0.5, -1.0]) - np.array([0.0, 0.1])
     local = ", ".join(f"{v:.4f}" for v in 1 / np.cosh(z) ** 2)
     assert f'[label="{TIMES}{local}"]' in dot  # into tanh
-    assert f'[label="b {TIMES}-1.0000, -1.0000" fontcolor="#7a3e9d"]' in dot
-    assert "headlabel=a" in dot  # @: which operand, and no local derivative
+    assert f'[label="#2 {TIMES}-1.0000, -1.0000" fontcolor="#7a3e9d"]' in dot
+    assert 'headlabel="#1"' in dot  # @: which operand, and no local derivative
     assert "an array operation's is no number" in dot
     # a constant's edge (the 2 of h**2) has no derivative; gradients too large for a 2-norm
     # colour their node without a NumPy warning
-    assert dot.count(f"b {TIMES}") == 1
+    assert dot.count(f"#2 {TIMES}") == 1
     with warnings.catch_warnings():
         warnings.simplefilter("error", RuntimeWarning)
         done = in_process("draw", "sum(W@x)", "--W", "[[1, 2]]", "--x", "[1e308, 1e308]", "-o", "-")

@@ -351,6 +351,27 @@ def test_every_operand_of_an_operation_is_identified(op):
 
 
 @needs_dot
+def test_operands_are_numbered_where_the_graph_has_a_name_of_their_parameters():
+    # b/a of inputs a and b: edges named a and b would say the opposite of what they are
+    nodes, edges, _ = svg_parts(drawn_svg("b/a + atan2(x, y)", dict(a=1.0, b=2.0, x=1.0, y=2.0)))
+    ids = by_name(nodes)
+    ops = {node_id: text for node_id, text in nodes.items() if node_id.endswith("op")}
+    assert sorted(ops.values()) == ["#1 / #2", "+", "atan2(#1, #2)"]
+    into = {(nodes[tail].split()[0], ops[head]): texts for tail, head, texts in edges if texts}
+    assert into == {
+        ("b", "#1 / #2"): ["#1"],
+        ("a", "#1 / #2"): ["#2"],
+        ("x", "atan2(#1, #2)"): ["#1"],
+        ("y", "atan2(#1, #2)"): ["#2"],
+    }
+    assert ids.keys() >= {"a", "b", "x", "y"}
+    dot = in_process("draw", "b/a", "--a", "1", "--b", "2", "-o", "-").stdout
+    assert '<FONT COLOR="#7a3e9d">#1</FONT>, <FONT COLOR="#7a3e9d">#2</FONT> on its edges' in dot
+    dot = in_process("draw", "u/v", "--u", "1", "--v", "2", "-o", "-").stdout  # no clash
+    assert '[label="a / b"' in dot and '<FONT COLOR="#7a3e9d">a</FONT>' in dot
+
+
+@needs_dot
 def test_t_over_2_and_10_over_t_are_told_apart():
     for source, t_role, constant_role, constant in (
         ("t/2", "a", "b", "2"),

@@ -32,6 +32,7 @@ from .graph import (
     gradient_scale,
     human,
     legend_table,
+    roles,
     versioned,
 )
 
@@ -68,6 +69,7 @@ def draw_arrays(
     code = program.code
     drawn = _drawn(program)
     names = versioned(program.labels)
+    taken = set(names.values())
 
     def values_of(i: int, of: Sequence[float]) -> np.ndarray:
         return np.vectorize(lambda k: of[k], otypes=[float])(np.asarray(nodes[i], dtype=object))
@@ -99,7 +101,9 @@ def draw_arrays(
 
     if legend:
         shows = not hide_constants and bool(constants)
-        table = legend_table(scale, norms, scalar_code is not None, arrays=True, constants=shows)
+        table = legend_table(
+            scale, norms, scalar_code is not None, arrays=True, constants=shows, taken=taken
+        )
         dot.node("legend", table, shape="plaintext", fontsize="10")
     for i in drawn:
         ins = code[i]
@@ -131,6 +135,7 @@ def draw_arrays(
             continue
         operands = _operands(ins)
         labelled = len(operands) > 1 and ins.op not in COMMUTATIVE and ins.op is not LITERAL
+        parameters = roles(ins.op, taken)
         symbol = _operation(ins, nodes, known)
         hidden = [constants.get(a) if hide_constants else None for a in operands]
         folded = any(t is not None for t in hidden) and ins.op is not LITERAL
@@ -138,18 +143,18 @@ def draw_arrays(
         if folded:  # 2 * ·, · / 10: the constant on its own side
             texts = [
                 t if t is not None else "·" if placeholder else p
-                for t, p in zip(hidden, ins.op.parameters, strict=False)
+                for t, p in zip(hidden, parameters, strict=False)
             ]
             symbol = _formula(ins.op, texts)
         elif labelled:
-            symbol = _formula(ins.op, ins.op.parameters)
+            symbol = _formula(ins.op, parameters)
         dot.node(f"op{i}", _escape(symbol), shape="ellipse", fontsize="10")
         count += 1
         elementwise = scalar_code is not None and type(ins.op) is not ArrayOp
         for j, a in enumerate(operands):
             if hidden[j] is not None:
                 continue
-            role = ins.op.parameters[j] if labelled and not placeholder else ""
+            role = parameters[j] if labelled and not placeholder else ""
             edge: dict[str, str] = {}
             if elementwise and type(code[a]) is not Const and not _literal(code[a], code):
                 local = _local(ins.op, j, nodes[i], scalar_code, data)  # type: ignore[arg-type]

@@ -17,12 +17,12 @@ import sys
 import threading
 from bisect import bisect_right
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Container, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING, NamedTuple
 
-from .._ops import ADD, CONST, MUL
+from .._ops import ADD, CONST, MUL, OPS
 from ..errors import InputError, NanogradError, printable
 
 if TYPE_CHECKING:
@@ -310,6 +310,15 @@ def _layout_attributes(layout: Layout) -> dict[str, str]:
 # --- the graph ---------------------------------------------------------------------------------
 
 
+def roles(op, taken: Container[str]) -> tuple[str, ...]:
+    """What an operation's operands are called on its edges and in its label: its parameters
+    (a / b), or #1, #2, ... where one of those is a name of the graph (a / b of inputs b and a
+    would say b of a)."""
+    if any(p in taken for p in op.parameters):
+        return tuple(f"#{k}" for k in range(1, len(op.parameters) + 1))
+    return op.parameters
+
+
 def _formula(op, operands: Sequence[str]) -> str:
     """`op` written as the language writes it, on these operand texts: a / 10, tanh(·)."""
     if op.syntax == "infix":
@@ -338,11 +347,13 @@ def legend_table(
     arrays: bool = False,
     constants: bool = True,
     outputs: tuple[str, str] | None = None,
+    taken: Container[str] = (),
 ) -> str:
     """An HTML-like table that says what the borders, fills and labels mean; with `arrays`,
     of a graph whose nodes are arrays, each filled by the norm of its gradient; `constants`:
     whether the graph shows any (none under --hide-constants); `outputs`: of a graph of
-    several outputs, the name of the one whose gradients it shows and those of the others."""
+    several outputs, the name of the one whose gradients it shows and those of the others;
+    `taken`: the graph's names, which the operands' names in it are not (`roles`)."""
 
     def row(sample: str, text: str, **cell: str) -> str:
         attrs = "".join(f' {k.upper()}="{v}"' for k, v in cell.items())
@@ -381,11 +392,12 @@ def legend_table(
                 BORDER="0",
             )
         )
+    a, b = roles(OPS["/"], taken)
     rows.append(
         row(
-            "a / b",
-            f'operation; <FONT COLOR="{OPERAND_COLOUR}">a</FONT>, '
-            f'<FONT COLOR="{OPERAND_COLOUR}">b</FONT> on its edges: which operand is which',
+            f"{a} / {b}",
+            f'operation; <FONT COLOR="{OPERAND_COLOUR}">{a}</FONT>, '
+            f'<FONT COLOR="{OPERAND_COLOUR}">{b}</FONT> on its edges: which operand is which',
             BORDER="0",
         )
     )
@@ -468,6 +480,7 @@ def draw_dot(
     import graphviz
 
     names = names or {}
+    taken = {name.split(" = ")[0] for name in names.values()}  # (z = w*x + b: z)
     nodes = reachable(root, order)
     backward = set(nodes)  # the nodes whose grad is root's gradient
     if also:
@@ -497,7 +510,7 @@ def draw_dot(
         if also:
             output = {v: names.get(v, "result").split(" = ")[0] for v in (root, *also)}
             listed = (output[root], ", ".join(output[o] for o in also))
-        table = legend_table(scale, grads, edge_grads, constants=shows, outputs=listed)
+        table = legend_table(scale, grads, edge_grads, constants=shows, outputs=listed, taken=taken)
         dot.node("legend", table, shape="plaintext", fontsize="10", **at)
     boxes: dict[tuple[int, str], list[tuple[str, str, dict[str, str]]]] = {}
 
@@ -543,15 +556,16 @@ def draw_dot(
         labelled = len(operands) > 1 and v.op not in COMMUTATIVE
         drawn = [c for c in operands if shown(c)]
         placeholder = len(drawn) == 1 and len(operands) > 1
+        parameters = roles(v.op, taken)
         texts = [
             constant(c.data) if not shown(c) else "·" if placeholder else parameter
-            for c, parameter in zip(operands, v.op.parameters, strict=True)
+            for c, parameter in zip(operands, parameters, strict=True)
         ]
         folded = len(drawn) < len(operands)
         symbol = _formula(v.op, texts) if folded or labelled else v.op.name
         node(v, operation_name(node_id), symbol, shape="ellipse", fontsize="10", margin="0.05,0.02")
         local = v.op.derivative(*(c.data for c in operands), v.data) if edge_grads else ()
-        for i, (operand, parameter) in enumerate(zip(operands, v.op.parameters, strict=True)):
+        for i, (operand, parameter) in enumerate(zip(operands, parameters, strict=True)):
             if not shown(operand):
                 continue
             edge: dict[str, str] = {}
