@@ -25,6 +25,8 @@ from .results import BackwardStep, Explanation, ForwardStep, LocalDerivative, Te
 
 # An unnamed sub-expression whose text is longer than this is named (t1, t2, ...) and written
 # by that name where it is used: the text stays short and linear in the size of the program.
+# So is one whose text an earlier node has: (x + y)*(x + y) has two nodes x + y, which a
+# reader must tell apart (x + y, and t1 = x + y; the result is (x + y)*t1).
 LONGEST_INLINE = 24
 
 NE, EQ = OPS["!="], OPS["=="]
@@ -137,6 +139,7 @@ class _Writer:
         self._printers = (Printer(), Printer(latex=True, names=self._latex_names))
         self._spare = spare_names(program)
         self._numbers: dict[tuple[Op, int], Term] = {}  # formulas that are numbers
+        self._inline: set[str] = set()  # the texts of the nodes written as they are
         # the fractions written p/q: any simple one where the source's numbers are whole (1/2,
         # as a textbook has it), else those with no short decimal (1/3, not 0.5's 1/2)
         self._fractions = DENOMINATORS if whole_numbers(program) else UNENDING
@@ -161,9 +164,12 @@ class _Writer:
         if name is None and type(ins) is Const:
             self._keep(expression, tree)
             return None
-        if name is None and len(expression.text) > LONGEST_INLINE:
+        if name is None and (
+            len(expression.text) > LONGEST_INLINE or expression.text in self._inline
+        ):
             name = next(self._spare)
         if name is None:
+            self._inline.add(expression.text)
             self._keep(expression, tree)
         else:
             leaf = self._leaf(name)

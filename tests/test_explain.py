@@ -809,3 +809,31 @@ def test_a_local_formula_is_written_by_its_own_sources_fractions():
 
     assert local("y = 0.5\nx/5 + y") == "0.2"
     assert local("x/5") == "1/5"
+
+
+@pytest.mark.parametrize(
+    "source", ["(x + y)*(x + y)", "sin(x)*sin(x) + x", "x*1.004 + x*1.004", "exp(x*y)*exp(x*y)"]
+)
+def test_no_two_nodes_read_alike(source):
+    """Two nodes of the same text (the source wrote it twice: two nodes, each with its own
+    gradient) are told apart: the second is named, t1 = ..., and read by that name."""
+    program = parse(source)
+    explained = explain(program, {name: 1.5 for name in program.inputs})
+    texts = [step.node.text for step in explained.forward]
+    assert len(set(texts)) == len(texts), texts
+    assert len({step.node.text for step in explained.backward}) == len(explained.backward)
+
+
+def test_the_second_of_two_alike_nodes_is_named_where_it_is_used():
+    explained = explain(parse("(x + y)*(x + y)"), {"x": 1.0, "y": 2.0})
+    rows = [(s.node.text, s.expression.text, s.value) for s in explained.forward]
+    assert rows[2:] == [
+        ("x + y", "x + y", 3.0),
+        ("t1", "x + y", 3.0),
+        ("(x + y)*t1", "(x + y)*t1", 9.0),
+    ]
+    assert [(s.node.text, s.gradient) for s in explained.backward[:3]] == [
+        ("(x + y)*t1", 1.0),
+        ("x + y", 3.0),
+        ("t1", 3.0),
+    ]
