@@ -686,6 +686,21 @@ def test_sliders_stay_finite_and_step_near_the_value_at_the_float_limits(tab, tm
     check_page_against(tab, parse("x*y + tanh(x)"), {"x": -5e-324, "y": 3.0})
 
 
+@pytest.mark.slow
+@pytest.mark.browser
+def test_a_slider_starts_on_round_values(tab, tmp_path):
+    # -3|x| to 3|x| out to a whole number of steps: its values are multiples of its step
+    open_page(tab, page(tmp_path, "x*y", "--x", "2.3456", "--y", "3"))
+    state = input_state(tab, 0)
+    assert (state["min"], state["max"], state["step"]) == ("-7.04", "7.04", "0.01")
+    assert (state["low"], state["high"]) == ("-7.04", "7.04")
+    assert agreed(tab, 0) == 2.3456  # the value as given, until the slider moves
+    tab.focus("#slider-0")
+    tab.keyboard.press("ArrowRight")
+    assert agreed(tab, 0) == 2.36
+    check_page_against(tab, parse("x*y"), {"x": 2.36, "y": 3.0})
+
+
 def commit(tab, selector: str, text: str) -> None:
     """Type into a box and leave it, as a user does."""
     tab.fill(selector, text)

@@ -476,10 +476,15 @@ function parse(text) {
   return Number.isFinite(x) ? x : null; // 1e999 overflows: bad input, as on the command line
 }
 // The range a slider starts with for a value x: -3|x| to 3|x| (-3 to 3 about 0, nan or inf),
-// 12 digits (0.9, not 0.8999999999999999), within the floats (3e308 is not one).
+// out to a whole number of its steps, so that the slider's values are round ones (-7.04 to
+// 7.04 by 0.01 for 2.3456, not -7.0368 + k*0.01), in 12 digits (0.9, not 0.8999999999999999),
+// within the floats (3e308 is not one).
 function startingRange(x) {
-  const half = Number.isFinite(x) && x !== 0 ? Math.min(Number((3 * Math.abs(x)).toPrecision(12)), Number.MAX_VALUE) : 3;
-  return [-half, half];
+  const within = (y) => Math.min(Number(y.toPrecision(12)), Number.MAX_VALUE);
+  const half = Number.isFinite(x) && x !== 0 ? within(3 * Math.abs(x)) : 3;
+  const step = niceStep(-half, half);
+  const whole = within(Math.ceil(half / step) * step);
+  return [-whole, whole];
 }
 // A slider's step: a power of ten near a thousandth of its range, and a float (5e-324 at
 // least, where that underflows). Halves first: the span of ends near the float limit overflows.
