@@ -44,6 +44,19 @@ def numbers(values: np.ndarray) -> str:
     return shown if flat.size <= ARRAY_NUMBERS else f"{shown}, … ({flat.size:,} in all)"
 
 
+def literal(value: np.ndarray) -> str:
+    """A constant as the source writes it, `3`, `[1, 2]`, `[[1, 2], [3, 4]]`; one of more
+    than ARRAY_NUMBERS numbers by its shape and its first numbers."""
+    if value.size > ARRAY_NUMBERS:
+        flat = ", ".join(constant(x) for x in value.ravel()[:ARRAY_NUMBERS].tolist())
+        return f"{value.shape}: {flat}, … ({value.size:,} in all)"
+
+    def written(v: np.ndarray) -> str:
+        return constant(float(v)) if v.ndim == 0 else f"[{', '.join(map(written, v))}]"
+
+    return written(value)
+
+
 def draw_arrays(
     program: Program,
     nodes: Sequence[object],
@@ -92,8 +105,7 @@ def draw_arrays(
 
     def constant_of(i: int) -> str:
         """The text of the constant that instruction i is (a number, an array literal)."""
-        value = values_of(i, data)
-        return constant(float(value)) if value.ndim == 0 else f"{value.shape}: {numbers(value)}"
+        return literal(values_of(i, data))
 
     constants = {
         i: constant_of(i) for i in drawn if type(code[i]) is Const or _literal(code[i], code)
