@@ -693,6 +693,10 @@ def test_hide_constants_folds_an_array_graphs_constants_into_its_operations():
     assert 'label="2 * ·"' in hidden and 'label="· / 10"' in hidden
     assert 'label="[1, 1] @ ·"' in hidden  # the array literal, as written, on its own side
     assert '[label="[1, 1]" fontcolor=' in shown
+    # a matrix of numbers: one constant, its rows no nodes of their own
+    matrix = in_process("draw", "sum([[1, 2], [3, 4]] @ x)", "--x", "[3, 4]", "-o", "-").stdout
+    assert matrix.count(constant) == 1 and '[label="[[1, 2], [3, 4]]" fontcolor=' in matrix
+    assert "shape (2, 2)" not in matrix
     assert hidden.count("->") < shown.count("->")
 
 

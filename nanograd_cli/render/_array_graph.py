@@ -241,9 +241,12 @@ def _drawn(program: Program) -> list[int]:
 
 
 def _literal(ins: object, code: Sequence) -> bool:
-    """Whether `ins` is an array literal of numbers the source writes."""
+    """Whether `ins` is an array literal of numbers the source writes (or of such literals:
+    a matrix's rows)."""
     return (
-        type(ins) is Apply and ins.op is LITERAL and all(type(code[a]) is Const for a in ins.args)
+        type(ins) is Apply
+        and ins.op is LITERAL
+        and all(type(code[a]) is Const or _literal(code[a], code) for a in ins.args)
     )
 
 
