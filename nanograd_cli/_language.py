@@ -906,8 +906,11 @@ def _syntax_error(
         message = _unknown_comparison(source[offset : offset + 2])
     elif kind in ("EQUAL", "AUGMENTED"):
         message = f"only a name can be assigned to, with '{text}'"
-        if text == "=":
-            message += "; to compare, write '=='"
+        if text == "=":  # (x**2 + y**2 = 25: an equation, for diff --implicit)
+            message += (
+                "; to compare, or to write an equation (for "
+                f"{option('implicit', 'y')} of {command('diff')}), write '=='"
+            )
     elif kind in _CLOSING:
         message = f"unmatched '{text}'"
     elif kind == "COLON":

@@ -15,10 +15,17 @@ from nanograd_cli.errors import (
     SourceError,
     UnknownInputs,
     speaking,
+    spell,
 )
 
 ROOT = Path(__file__).resolve().parents[1]
 WORKED_EXAMPLE = (ROOT / "tests" / "data" / "worked_example.txt").read_text()
+
+
+ASSIGNED = (
+    "only a name can be assigned to, with '='; to compare, or to write an equation (for "
+    "--implicit y of nanograd diff), write '=='"
+)
 
 
 def value(source: str, **inputs: float) -> float:
@@ -28,7 +35,7 @@ def value(source: str, **inputs: float) -> float:
 def message(source: str) -> str:
     with pytest.raises(SourceError) as caught:
         parse(source)
-    return caught.value.message
+    return spell(caught.value.message, "cli")
 
 
 def test_grammar_has_no_conflicts():
@@ -159,11 +166,8 @@ def test_missing_and_unknown_inputs_listed_at_once():
         ("x = 1; x(2)", "x is not a function; to multiply, write x*(...)"),
         ("sin(x, y)", "sin takes 1 argument, not 2"),
         ("sin()", "sin takes 1 argument, not 0"),
-        ("3 = x", "only a name can be assigned to, with '='; to compare, write '=='"),
-        (
-            "where(x = 2, 1, 0)",
-            "only a name can be assigned to, with '='; to compare, write '=='",
-        ),
+        ("3 = x", ASSIGNED),
+        ("where(x = 2, 1, 0)", ASSIGNED),
         ("x <> y", "unknown comparison '<>': write '!='"),
         ("x =< y", "unknown comparison '=<': write '<='"),
         ("x => y", "unknown comparison '=>': write '>='"),

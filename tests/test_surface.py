@@ -332,7 +332,10 @@ def test_inputs_in_the_order_read_after_an_augmented_assignment():
         (["grad", "x*y", "--x", "2", "--y", "3", "--wtr", "x"], "did you mean --wrt?"),
         (["diff", "x**2", "--latex"], "No such option: --latex; for LaTeX, give --format latex"),
         (["explain", "x", "--x", "1", "--latex"], "; for LaTeX, give --format latex"),
-        (["grad", "where(x = 2, 1, 0)", "--x", "1"], "to compare, write '=='"),
+        (
+            ["grad", "where(x = 2, 1, 0)", "--x", "1"],
+            "(for --implicit y of nanograd diff), write '=='",
+        ),
         (["grad", "x <> 1", "--x", "1"], "unknown comparison '<>': write '!='"),
         (["grad", "arcsec(x)", "--x", "2"], "unknown function arcsec: did you mean acos(1/x)?"),
         (["grad", "exp^x", "--x", "1"], "for e to a power, write exp(x) or e**x"),
