@@ -491,7 +491,7 @@ def _fitted(rows: list[tuple[str, str, str]]) -> list[str]:
     """The rows of an `aligned` display that fits a page: `left &= right && rule` where the
     widest left, right and rule fit together (a right side broken over lines to do so), else
     each step stacked, its left, `= right` and rule on lines of their own."""
-    from ._latex_lines import LINE, broken, pieces, width
+    from ._latex_lines import LINE, broken, continued, pieces, width
 
     def lines(tex: str, room: float) -> list[str]:
         return [" ".join(line) for line in broken(pieces(tex), 0, room)] if tex else []
@@ -503,11 +503,11 @@ def _fitted(rows: list[tuple[str, str, str]]) -> list[str]:
         shown = []
         for (left, _, rule), (first, *rest) in zip(rows, rights, strict=True):
             shown.append(f"{left} &= {first}{f' && {rule}' if rule else ''}")
-            shown += [rf"&\quad {line}" for line in rest]
+            shown += map(continued, rest)
         return shown
     shown = []
     for left, right, rule in rows:
         first, *rest = lines(right, LINE - 2)
-        shown += [f"&{left}", f"&= {first}", *(rf"&\quad {line}" for line in rest)]
+        shown += [f"&{left}", f"&= {first}", *map(continued, rest)]
         shown += [rf"&\qquad {line}" for line in lines(rule, LINE - 4)]
     return shown

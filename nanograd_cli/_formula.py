@@ -17,7 +17,7 @@ from typing import ClassVar, NamedTuple, cast
 
 from ._algebra import CALL, INPUT, NUMBER, Expr, reachable
 from ._array_ops import INDEX, LITERAL, MATMUL, TRANSPOSE
-from ._latex_lines import LINE, broken, pieces, width
+from ._latex_lines import LINE, broken, continued, pieces, width
 from ._ops import ADD, COMPARISONS, DIV, MOD, MUL, NEG, POW, SUB, Op
 
 # A call whose value is AS_WRITTEN is written as the source has it (explain's nodes): the
@@ -386,7 +386,7 @@ def _aligned(rows: list[tuple[str, str]], one: bool) -> str:
             continue
         lines = [" ".join(line) for line in broken(pieces(right), width(name))]
         first = f"{name} &{lines[0]}" if name else f"&{lines[0]}"
-        shown += [first, *(rf"&\quad {line}" for line in lines[1:])]
+        shown += [first, *map(continued, lines[1:])]
     return "\n".join([r"\begin{aligned}", " \\\\\n".join(shown), r"\end{aligned}"])
 
 

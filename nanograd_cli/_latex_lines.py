@@ -252,6 +252,16 @@ def _balanced(line: list[str]) -> list[str]:
     return ends
 
 
+# An operator a continued line begins with, on its own or after `\left.`
+_LEADING_OPERATOR = re.compile(r"^((?:\\left\. )?)(?=(?:[-+=]|\\cdot|\\approx) )")
+
+
+def continued(line: str) -> str:
+    r"""A line that goes on from the one above: `&\quad ...`, an operator it begins with set
+    between operands (`{} + b`), not as a sign, as TeX sets `+ b` alone."""
+    return "&\\quad " + _LEADING_OPERATOR.sub(r"\1{} ", line)
+
+
 def equations(rows: list[tuple[str, str]]) -> list[str]:
     """Equations `left = right` (`right` may hold more relations, `= 4, \\qquad 4 \\cdot 1
     = 4`) as one display: aligned at their first `=` where every line fits the page so;
@@ -271,6 +281,6 @@ def equations(rows: list[tuple[str, str]]) -> list[str]:
         lines = broken(parts, width(r"\quad") if alone else size)
         written = [" ".join(line) for line in lines]
         head = [f"& {left}", rf"&\quad {written[0]}"] if alone else [f"{left} &{written[0]}"]
-        rest = [rf"&\quad {line.removeprefix(chr(92) + 'qquad ')}" for line in written[1:]]
+        rest = [continued(line.removeprefix(chr(92) + "qquad ")) for line in written[1:]]
         body.append("\\begin{aligned}\n" + " \\\\\n".join([*head, *rest]) + "\n\\end{aligned}")
     return [r"\begin{gather*}", " \\\\\n".join(body), r"\end{gather*}"]

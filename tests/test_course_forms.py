@@ -47,8 +47,8 @@ def test_taylor_writes_19_factorial_in_digits_and_keeps_decimals_of_a_decimal_so
     assert done.returncode == 0
     # broken over lines, as diff's long LaTeX is
     assert done.stdout.splitlines()[-3:] == [
-        r"&\quad + \frac{x^{19}}{121645100408832000} \\",
-        r"&\quad + \frac{x^{20}}{2432902008176640000}",
+        r"&\quad {} + \frac{x^{19}}{121645100408832000} \\",
+        r"&\quad {} + \frac{x^{20}}{2432902008176640000}",
         r"\end{aligned}",
     ]
     decimal = api.taylor(parse("0.5*exp(x)"), {"x": 0.0}, "x", 2)
@@ -158,7 +158,7 @@ def test_a_long_sum_inside_brackets_is_broken_inside_them(tmp_path):
     done = in_process("diff", "sin(x)*exp(x)*x**3", "--order", "3", "--format", "latex")
     lines = done.stdout.splitlines()
     assert lines[1] == r"&2 e^{x} \left(x^{3} \cos(x) - x^{3} \sin(x) + 9 x^{2} \cos(x) \right. \\"
-    assert lines[2].startswith(r"&\quad \left. + 9 x \cos(x)")
+    assert lines[2].startswith(r"&\quad \left. {} + 9 x \cos(x)")
     pdflatex(tmp_path, f"\\[\n{done.stdout}\\]")
     assert overfull(tmp_path) == []
     # the same derivative as SymPy's third
@@ -206,7 +206,7 @@ def test_a_long_fraction_is_a_product_broken_over_lines(tmp_path):
     assert done.returncode == 0
     lines = done.stdout.splitlines()
     assert lines[1] == r"&\frac{1}{x^{2} + 1} \left(x^{7} \cos(x) + 6 x^{6} \sin(x) \right. \\"
-    assert lines[2].startswith(r"&\quad \left. - \frac{2 x}{x^{2} + 1} \left(x^{7} \sin(x)")
+    assert lines[2].startswith(r"&\quad \left. {} - \frac{2 x}{x^{2} + 1} \left(x^{7} \sin(x)")
     assert len(lines) == 8
     explained = in_process("explain", LONG_QUOTIENT, "--x", "0.5", "--format", "latex").stdout
     pdflatex(tmp_path, f"\\[\n{done.stdout}\\]\n{explained}")

@@ -437,7 +437,7 @@ def test_latex_structure():
     assert body[-5:] == [
         r"\begin{aligned}",
         r"\frac{\partial f}{\partial x} &= 3 + 0.07065082485316446 \\",
-        r"&\quad = 3.0706508248531645",
+        r"&\quad {} = 3.0706508248531645",
         r"\end{aligned}",
         r"\end{gather*}",
     ]

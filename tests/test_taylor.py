@@ -373,16 +373,16 @@ def test_a_number_is_never_broken_over_lines_in_latex():
     assert (done.returncode, done.stderr) == (0, "")
     assert done.stdout == (
         "\\begin{aligned}\n&2.6794896585028633 \\cdot 10^{-8} \\\\\n"
-        "&\\quad - 0.9999999999999997 \\left(x - 1.5707963\\right) \\\\\n"
-        "&\\quad - 1.3397448292514316 \\cdot 10^{-8} {\\left(x - 1.5707963\\right)}^{2}\n"
+        "&\\quad {} - 0.9999999999999997 \\left(x - 1.5707963\\right) \\\\\n"
+        "&\\quad {} - 1.3397448292514316 \\cdot 10^{-8} {\\left(x - 1.5707963\\right)}^{2}\n"
         "\\end{aligned}\n"
     )
     # the line broke between 3.061616997868383 and \cdot 10^{-12}
     coefficients = [6.123233995736766e-12, -1.0, -3.061616997868383e-12, 1 / 6, 2.55e-13, -1 / 120]
     lines = polynomial(coefficients, "x", 1.5707963267948, latex=True).splitlines()
     assert lines[2:4] == [
-        r"&\quad - \left(x - 1.5707963267948\right) \\",
-        r"&\quad - 3.061616997868383 \cdot 10^{-12} {\left(x - 1.5707963267948\right)}^{2} \\",
+        r"&\quad {} - \left(x - 1.5707963267948\right) \\",
+        r"&\quad {} - 3.061616997868383 \cdot 10^{-12} {\left(x - 1.5707963267948\right)}^{2} \\",
     ]
     assert not any(line.startswith(r"&\quad \cdot") for line in lines)
 

@@ -250,7 +250,7 @@ EXERCISES = [
         "\\begin{aligned}\nz &= 2 x + 2 + x \\\\\n"
         "\\frac{dy}{dx} &= z \\left(2 x + 6 \\operatorname{step}(z z) + 1\\right) "
         "+ 3 \\left(x + 1\\right) \\left(x + \\operatorname{step}(z)\\right) \\\\\n"
-        "&\\quad + \\operatorname{relu}(z)\n\\end{aligned}",
+        "&\\quad {} + \\operatorname{relu}(z)\n\\end{aligned}",
         (-3, 3),
     ),
     (  # a name used once is written out where it is used
