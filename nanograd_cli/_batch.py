@@ -13,7 +13,7 @@ import numpy as np
 from ._program import Program
 from ._tape import Tape, batch_jacobian
 from .errors import InputError, UnknownInputs
-from .results import element_names, result_names
+from .results import array_of, element_names, result_names
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -90,16 +90,17 @@ class BatchFunction:
             from ._arrays import ShapeProblem, numbers_array, scalarized
 
             given = {name: numbers_array(value, name) for name, value in arrays.items()}
+            fixed = {n: v for n, v in fixed.items() if n not in arrays}
             try:
-                written, by_element, _ = scalarized(program, given, columns or {})
-            except ShapeProblem as problem:  # w @ [x, y]: w's shape comes with the table
-                if all(n in fixed for n in program.inputs):
+                program, by_element, _ = scalarized(program, given, columns or {})
+            except ShapeProblem as problem:  # w @ x: x's shape comes with the rows
+                if all(n in fixed or n in given for n in program.inputs):
                     raise
-                written, by_element, self._unwritten = program, {}, problem
-            program = written
-            fixed = {**{n: v for n, v in fixed.items() if n not in arrays}, **by_element}
-            shapes = {name: value.shape for name, value in given.items()} | dict(columns or {})
-            wrt = [e for n in wrt or [] for e in element_names(n, shapes.get(n, ()))]
+                self._unwritten = problem  # (and made again for the rows' shapes)
+            else:
+                fixed |= by_element
+                shapes = {name: value.shape for name, value in given.items()} | dict(columns or {})
+                wrt = [e for n in wrt or [] for e in element_names(n, shapes.get(n, ()))]
         self.program = program
         self.fixed: dict[str, float] = {name: _fixed(name, value) for name, value in fixed.items()}
         self.wrt: list[str] = list(wrt or program.inputs)
@@ -142,11 +143,13 @@ class BatchFunction:
     def __call__(self, table: Table, /) -> Table: ...
     def __call__(self, table: Any = None, /, **columns: Any) -> Any:
         if table is None:
-            inputs = self._checked(columns)
-            results = self.results(inputs)
-            self._warn_non_finite(inputs, results)
-            return self._named(results)
-        if columns:
+            table = self._element_columns(columns)
+            if table is columns:
+                inputs = self._checked(columns)
+                results = self.results(inputs)
+                self._warn_non_finite(inputs, results)
+                return self._named(results)
+        elif columns:
             name = next(iter(columns))
             raise InputError(
                 f"{name} is given as a keyword beside a table: give it as a column of the "
@@ -164,6 +167,33 @@ class BatchFunction:
             function._warn_non_finite(inputs, results)
             return function._named(results)
         raise TypeError(f"expected a DataFrame, an Arrow table or a mapping, got {type(table)}")
+
+    def _element_columns(self, columns: dict[str, Any]) -> dict[str, Any]:
+        """Keyword arguments as a table's columns where they give an array input per row: x
+        of shape (rows, 2) as x[0] and x[1], which the function is then written out for, as
+        it is for a table's (`columns` itself where none does)."""
+        source = self._source
+        arrays = [n for n in source.inputs if n not in self._given[2]]
+        if not (source.arrays or self._unwritten):  # (x*y: numbers, w @ x: arrays)
+            arrays = [n for n in arrays if n not in self.program.inputs]
+        per_row = {
+            name: value
+            for name, value in columns.items()
+            if (name in arrays and np.ndim(value) > 1)
+            or (name not in source.inputs and array_of(name) in arrays)
+        }
+        if not per_row:
+            return columns
+        table: dict[str, Any] = {}
+        for name, value in columns.items():
+            if name not in per_row or name not in arrays:
+                table[name] = value
+                continue
+            rows = np.asarray(value)
+            flat = rows.reshape(rows.shape[0], -1)
+            for k, element in enumerate(element_names(name, rows.shape[1:])):
+                table[element] = flat[:, k]
+        return table
 
     def _checked(self, columns: Mapping[str, object]) -> dict[str, np.ndarray]:
         """Inputs given by name as `results` takes them, or an InputError naming the one at

@@ -62,6 +62,32 @@ def test_compile_reads_an_array_from_element_columns():
         ng.compile("w @ [x, y]")(frame[["x", "y"]])
 
 
+def test_compile_takes_an_array_per_row_by_keyword():
+    """x of shape (rows, 2) is x[0] and x[1] of each row, as a table's columns are: with a
+    fixed array whose product with x needs x's shape (compile raised UnknownInputs for
+    `w[0], w[1]`), by element's name, and with nothing fixed."""
+    rows = np.array([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])
+    f = ng.compile("w @ x + c", "w", w=np.array([0.3, -0.7]), c=0.1)
+    expected = {  # by hand: w @ x + c, and its gradient by w, x itself
+        "value": rows @ [0.3, -0.7] + 0.1,
+        "d_w[0]": rows[:, 0],
+        "d_w[1]": rows[:, 1],
+    }
+    for found in (f(x=rows), f(**{"x[0]": rows[:, 0], "x[1]": rows[:, 1]})):
+        assert found.keys() == expected.keys()
+        for name, values in expected.items():
+            np.testing.assert_allclose(found[name], values, rtol=1e-15)
+    g = ng.compile("sum(x**2)*y")
+    found = g(x=rows, y=np.array([1.0, 2.0, 3.0]))
+    np.testing.assert_array_equal(found["value"], [5.0, 50.0, 183.0])
+    np.testing.assert_array_equal(found["d_x[1]"], [4.0, 16.0, 36.0])  # 2*x[1]*y
+    np.testing.assert_array_equal(g(x=np.ones((2, 2, 2)), y=1.0)["value"], [4.0, 4.0])
+    with pytest.raises(InputError, match=r"^y has 4 values, x\[0\] 3: give every input as many$"):
+        g(x=rows, y=np.zeros(4))
+    with pytest.raises(InputError, match=r"give a 1-D array, one value per row$"):
+        ng.compile("x*y")(x=rows, y=1.0)  # numbers: x*y has no array x
+
+
 @pytest.mark.parametrize(
     "args",
     [("grad", "a @ [1, x]", "--x", "1"), ("grad", "a[0]"), ("minimize", "sum(a)**2")],
