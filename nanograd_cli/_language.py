@@ -416,6 +416,8 @@ class _Builder:
             elif re.match(r"(\^|\*\*)\s*[0-9]", after):  # sin^2(x)
                 message += f", and raise the call to a power: {text}(x)**2"
             raise NameProblem(message, self.source, offset)
+        if text in _PYTHON_VALUES:  # x[:, None], x[True]: no input of those names
+            raise NameProblem(_PYTHON_VALUES[text], self.source, offset)
         # an input; read in a definition's body, it is an input of the program there
         self.first_read[text] = offset
         self.code.append(Input(text, offset))
@@ -823,6 +825,21 @@ def _dotted(source: str, offset: int) -> str:
 _COMPARISONS = {"<>": "!=", "=<": "<=", "=>": ">=", "=!": "!=", "!==": "!=", "===": "=="}
 
 
+# Python's values, which a source may borrow from NumPy's or PyTorch's code
+_PYTHON_VALUES = {
+    "None": (
+        "None is Python's, not the language's: an array gains no new axis (x[:, None]); "
+        "arrays broadcast from their last axes, as NumPy's do, and .T turns a matrix"
+    ),
+    "True": "True is Python's, not the language's: write 1",
+    "False": "False is Python's, not the language's: write 0",
+}
+
+# An argument given by name after another, up to its `=`: `sum(W, axis` of sum(W, axis=0)
+# (where(x = 2, 1, 0) is a comparison meant)
+_KEYWORD = re.compile(r"(?P<call>[A-Za-z_]\w*)\([^()]*,\s*(?P<name>[A-Za-z_]\w*)\s*$")
+
+
 def _unknown_comparison(written: str) -> str:
     return f"unknown comparison '{written}': write '{_COMPARISONS[written]}'"
 
@@ -904,6 +921,10 @@ def _syntax_error(
         )
     elif text == "=" and source[offset : offset + 2] in _COMPARISONS:  # where(x =< 0, ...)
         message = _unknown_comparison(source[offset : offset + 2])
+    elif kind == "EQUAL" and (named := _KEYWORD.search(source[:offset])):  # sum(W, axis=0)
+        value = re.match(r"\s*([^,()]*?)\s*(?:[,)]|$)", source[offset + 1 :])
+        given = f"{value[1]}, not {named['name']}={value[1]}" if value and value[1] else "a value"
+        message = f"{named['call']} takes its arguments in order, not by name: write {given}"
     elif kind in ("EQUAL", "AUGMENTED"):
         message = f"only a name can be assigned to, with '{text}'"
         if text == "=":  # (x**2 + y**2 = 25: an equation, for diff --implicit)

@@ -172,6 +172,18 @@ def test_missing_and_unknown_inputs_listed_at_once():
         ("x =< y", "unknown comparison '=<': write '<='"),
         ("x => y", "unknown comparison '=>': write '>='"),
         ("x === y", "unknown comparison '===': write '=='"),
+        ("sum(W, axis=0)", "sum takes its arguments in order, not by name: write 0, not axis=0"),
+        (
+            "softmax(z, dim = -1)",
+            "softmax takes its arguments in order, not by name: write -1, not dim=-1",
+        ),
+        ("sum(W, axis=)", "sum takes its arguments in order, not by name: write a value"),
+        ("True + x", "True is Python's, not the language's: write 1"),
+        (
+            "sum(W[:, None])",
+            "None is Python's, not the language's: an array gains no new axis (x[:, None]); "
+            "arrays broadcast from their last axes, as NumPy's do, and .T turns a matrix",
+        ),
         ("where(x =< 0, 0, x)", "unknown comparison '=<': write '<='"),
         ("y = x => 0", "unknown comparison '=>': write '>='"),
         ("x < > y", "expected an expression after '<', found '>'"),
