@@ -2059,21 +2059,27 @@ def with_columns(
 ) -> bytes:
     """The rows of `table` with the columns `added` (one number per row) after its own, as
     a file of `fmt` (csv, parquet, arrow, jsonl); JSON's nan, inf and -inf are strings, or with
-    `null` null."""
+    `null` null. Every cell given comes back as it was: CSV and TSV write each column's text
+    as read, a missing value (empty, NA) too; the other formats write a column read as
+    numbers from text as those numbers, a missing value as null (`numbers.as_read`)."""
     import io as bytes_io
 
+    from ._io.numbers import as_read
     from ._io.writers import open_writer  # PyArrow: loaded once the data is read
     from ._points import Batch
 
     sink = bytes_io.BytesIO()
-    used = [name for name in table.names if name in table.columns]  # written as numbers
+    text = fmt in ("csv", "tsv")
+    used = [] if text else [name for name in table.names if name in table.columns]
     writer = open_writer(
-        sink, fmt, table.names, used, [], (), stream=False, named=list(added), null=null
+        sink, fmt, table.names, [], [], (), stream=False, named=list(added), null=null
     )
     for first_row, rows in table.batches:
         at = slice(first_row - 1, first_row - 1 + rows.num_rows)
-        numbers = {name: table.columns[name][at] for name in used}
-        writer.write(Batch(first_row, rows, numbers, [values[at] for values in added.values()]))
+        for name in used:
+            k = rows.schema.get_field_index(name)
+            rows = rows.set_column(k, name, as_read(rows.column(k), table.columns[name][at]))
+        writer.write(Batch(first_row, rows, {}, [values[at] for values in added.values()]))
     writer.close(table.schema)
     return sink.getvalue()
 

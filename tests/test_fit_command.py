@@ -406,8 +406,13 @@ def test_drop_nan_leaves_out_rows_with_a_missing_value(tmp_path):
     assert done.stderr == "note: 3 rows with a missing value (nan, empty or NA) left out\n"
     assert result["warnings"] == ["3 rows with a missing value (nan, empty or NA) left out"]
     rows = (tmp_path / "out.csv").read_text().splitlines()
-    # a missing value as NaN, which pandas, polars and DuckDB all read as a float
-    assert rows[2] == "0.5,NaN,NaN,NaN,NaN" and rows[4] == "1.5,NaN,NaN,NaN,NaN" and len(rows) == 9
+    # the cells given come back as they were; only what was computed is NaN
+    assert (rows[2], rows[4], rows[5]) == (
+        "0.5,,NaN,NaN,NaN",
+        "1.5,NA,NaN,NaN,NaN",
+        "2,nan,NaN,NaN,NaN",
+    )
+    assert len(rows) == 9
     (tmp_path / "kept.csv").write_text(
         "x,y\n0,3.02\n1,1.17\n2.5,0.6\n3,0.56\n3.5,0.53\n"
     )  # the same fit on the rows kept
@@ -418,6 +423,51 @@ def test_drop_nan_leaves_out_rows_with_a_missing_value(tmp_path):
                           "--drop-nan", "--format", "json", cwd=tmp_path)  # fmt: skip
     assert minimize.returncode == 0
     assert minimize.stderr == "note: 3 rows with a missing value (nan, empty or NA) left out\n"
+
+
+def test_o_gives_back_each_cell_as_it_was_in_every_format(tmp_path):
+    """-o of a fit with --drop-nan: a missing cell comes back missing (CSV as it was
+    written, null where a format has types), a column of text as text (an id's leading
+    zeros kept), a column the fit read as numbers."""
+    import pyarrow.parquet as pq
+
+    (tmp_path / "d.csv").write_text(
+        "id,x,y,label\n001,0,1,a\n002,1,3,\n003,2,NA,c\n004,3,7,NA\n005,4,,e\n"
+    )
+    fit = ["fit", "a*x + b", "--data", "d.csv", "--a", "1", "--b", "0", "--drop-nan"]
+    for name in ("out.csv", "out.jsonl", "out.parquet"):
+        done = in_process(*fit, "-o", name, cwd=tmp_path)
+        assert (done.returncode, done.stderr) == (
+            0,
+            "note: 2 rows with a missing value (nan, empty or NA) left out\n",
+        )
+    assert [line.split(",")[:4] for line in (tmp_path / "out.csv").read_text().splitlines()] == [
+        ["id", "x", "y", "label"],
+        ["001", "0", "1", "a"],
+        ["002", "1", "3", ""],
+        ["003", "2", "NA", "c"],
+        ["004", "3", "7", "NA"],
+        ["005", "4", "", "e"],
+    ]
+    lines = (tmp_path / "out.jsonl").read_text().splitlines()
+    rows = [json.loads(line) for line in lines]
+    assert [(r["id"], r["x"], r["y"], r["label"]) for r in rows] == [
+        ("001", 0.0, 1.0, "a"),
+        ("002", 1.0, 3.0, ""),
+        ("003", 2.0, None, "c"),
+        ("004", 3.0, 7.0, "NA"),
+        ("005", 4.0, None, "e"),
+    ]
+    assert [r["fitted"] for r in rows] == [1.0, 3.0, "nan", 7.0, "nan"]
+    table = pq.read_table(tmp_path / "out.parquet")
+    assert [str(table.schema.field(n).type) for n in ("id", "x", "y", "label")] == [
+        "string",
+        "double",
+        "double",
+        "string",
+    ]
+    assert table.column("id").to_pylist() == ["001", "002", "003", "004", "005"]
+    assert table.column("y").to_pylist() == [1.0, 3.0, None, 7.0, None]
 
 
 @pytest.mark.parametrize(
