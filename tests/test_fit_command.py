@@ -811,6 +811,25 @@ def test_seed_without_restarts_does_nothing_and_says_so(tmp_path):
         ng.fit("a*x + b", str(tmp_path / "d.csv"), a=1, b=0, seed=3)
 
 
+def test_restarts_beyond_the_most_are_refused_before_the_data_is_read(tmp_path):
+    """--restarts 100000000 would fit for days, keeping every fit: bad input that names the
+    most, said before a large file is read (here, one that does not exist)."""
+    fit = ["fit", "a*x + b", "--data", "absent.csv", "--a", "1", "--b", "0", "--seed", "1"]
+    done = in_process(*fit, "--restarts", "100000000", cwd=tmp_path)
+    assert (done.returncode, done.stdout, done.stderr) == (
+        2,
+        "",
+        "error: --restarts must be from 0 to 10000, not 100000000\n",
+    )
+    most = in_process(*fit, "--restarts", "10000", cwd=tmp_path)  # taken: the data is read
+    assert (most.returncode, most.stderr.startswith("error: --restarts")) == (1, False)
+    import nanograd_cli as ng
+
+    (tmp_path / "d.csv").write_text("x,y\n0,1\n1,3\n2,5.5\n")
+    with pytest.raises(ng.errors.InputError, match=r"^restarts must be from 0 to 10000, not "):
+        ng.fit("a*x + b", str(tmp_path / "d.csv"), a=1, b=0, restarts=10001)
+
+
 @pytest.mark.parametrize(
     ("options", "message"),
     [
