@@ -12,7 +12,14 @@ import subprocess
 import numpy as np
 import pytest
 
-from .helpers import NANOGRAD, default_signals, in_process, nanograd, wait_for_cpu
+from .helpers import (
+    NANOGRAD,
+    default_signals,
+    in_process,
+    nanograd,
+    wait_for_cpu,
+    wait_until_reading,
+)
 
 # y = 2.5*exp(-1.3*x) + 0.5, with a small wobble so that the fit has residuals
 ROWS = [(i / 5, 2.5 * math.exp(-1.3 * i / 5) + 0.5 + 0.01 * (-1) ** i) for i in range(21)]
@@ -263,6 +270,47 @@ def test_ctrl_c_prints_the_best_point_reached(tmp_path):
     assert error.startswith("error: interrupted after ")
     assert error.endswith(" evaluations: the output is the best point reached")
     assert not rows.exists()
+
+
+@pytest.mark.signals
+@pytest.mark.parametrize(
+    "command",
+    [["fit", "a*x + b", "--a", "1", "--b", "0"], ["minimize", "(a*x - y)**2", "--a", "0"]],
+    ids=["fit", "minimize"],
+)
+def test_ctrl_c_while_the_data_is_read_says_so(tmp_path, command):
+    """Ctrl-C while a large file is still being read ended the run without a word. The file
+    is a named pipe that a thread fills with rows and then holds open, so that the command
+    is still reading it, waiting for more, whatever the machine's speed, when it is sent."""
+    import os
+    import threading
+
+    path = tmp_path / "big.csv"
+    os.mkfifo(path)
+    rows = "x,y\n" + "".join(f"{i / 1000!r},{2 * i / 1000 + 1!r}\n" for i in range(200_000))
+    with subprocess.Popen(
+        [NANOGRAD, *command, "--data", str(path)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=default_signals,
+    ) as process:
+        try:
+            with open(path, "w") as pipe:  # (opens once the command opens it to read)
+                writer = threading.Thread(target=pipe.write, args=(rows,))
+                writer.start()
+                writer.join()  # every row but the last pipe's worth taken: reading
+                pipe.flush()
+                wait_until_reading(process)  # and waiting for more
+                process.send_signal(signal.SIGINT)
+                out, err = process.communicate(timeout=60)
+        finally:
+            process.kill()
+    assert (process.returncode, out, err) == (
+        130,
+        "",
+        f"error: interrupted while reading --data {path}\n",
+    )
 
 
 @pytest.mark.slow
