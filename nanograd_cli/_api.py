@@ -1242,9 +1242,8 @@ def fit(
         for interval in [bound(name, given)]
         for element in layout.elements([name])
     }
-    restarts = whole("restarts", restarts, 0)
     seed = None if seed is None else whole("seed", seed, 0)
-    check_seed(seed, restarts)
+    restarts = check_seed(seed, restarts)
     held = set(layout.elements(fix))
     # what every fit of this problem is given: the first, the restarts, the profiles' refits
     setup: dict[str, Any] = {
@@ -1379,13 +1378,21 @@ def confidence(name: str, value: object) -> float:
     return level
 
 
-def check_seed(seed: object, restarts: object) -> None:
-    """A seed without restarts does nothing: bad input, at every door."""
-    if seed is not None and not restarts:
+# The most restarts of a fit: each is a fit of its own, and 10,000 of a fit that takes a few
+# milliseconds take half a minute; more (a typo's extra zeros) would run for days.
+MOST_RESTARTS = 10_000
+
+
+def check_seed(seed: object, restarts: object) -> int:
+    """The number of restarts, from 0 to MOST_RESTARTS; a seed without restarts does
+    nothing: bad input, at every door, before the data is read."""
+    count = whole("restarts", restarts, 0, MOST_RESTARTS)
+    if seed is not None and not count:
         raise InputError(
             f"{option('seed')} draws the starts of {option('restarts')}: without them it does "
             "nothing"
         )
+    return count
 
 
 def check_data_options(
@@ -1495,7 +1502,9 @@ def _restarted(
     import numpy as np
 
     generator = np.random.default_rng(seed)
-    results = [first]
+    # the best fit and every fit's sum of squares: a Fit holds its rows' residuals, so that
+    # keeping each would take memory in proportion to the restarts times the rows
+    best, objectives = first, [first.objective]
     for restart in range(1, restarts + 1):
         start = {}
         for name, value in starts.items():
@@ -1505,25 +1514,31 @@ def _restarted(
                 value = min(max(value, low), high)
             start[name] = value
         try:
-            results.append(fitted(start))
+            result = fitted(start)
         except InputError:  # a start where the model is not finite: no fit, not the best
             continue
         except Interrupted as stop:  # Ctrl-C: the best of the fits so far
-            results.append(cast(Fit, stop.reached))
-            stop.reached = min(
-                results, key=lambda r: r.objective if math.isfinite(r.objective) else math.inf
-            )
+            result = cast(Fit, stop.reached)
             raise Interrupted(
                 f"interrupted in restart {restart} of {restarts}: the output is the best point "
-                f"of the {len(results)} fits so far",
-                stop.reached,
+                f"of the {len(objectives) + 1} fits so far",
+                _better(result, best),
             ) from None
-    finite = [r for r in results if math.isfinite(r.objective)]
-    best = min(finite, key=lambda r: r.objective) if finite else first
+        best = _better(result, best)
+        objectives.append(result.objective)
     least = best.objective
-    reached = sum(1 for r in finite if r.objective <= least * (1 + 1e-9) + 1e-300)
+    finite = [r for r in objectives if math.isfinite(r)]
+    reached = sum(1 for r in finite if r <= least * (1 + 1e-9) + 1e-300)
     best.restarts = {"starts": restarts + 1, "reached": reached}
     return best
+
+
+def _better(fit: Fit, best: Fit) -> Fit:
+    """Of two fits, the one of the lesser sum of squares (`best` where `fit`'s is no number,
+    or they are equal: the first reached stays)."""
+    if not math.isfinite(fit.objective):
+        return best
+    return fit if fit.objective < best.objective or not math.isfinite(best.objective) else best
 
 
 def _restarted_groups(
@@ -2059,21 +2074,27 @@ def with_columns(
 ) -> bytes:
     """The rows of `table` with the columns `added` (one number per row) after its own, as
     a file of `fmt` (csv, parquet, arrow, jsonl); JSON's nan, inf and -inf are strings, or with
-    `null` null."""
+    `null` null. Every cell given comes back as it was: CSV and TSV write each column's text
+    as read, a missing value (empty, NA) too; the other formats write a column read as
+    numbers from text as those numbers, a missing value as null (`numbers.as_read`)."""
     import io as bytes_io
 
+    from ._io.numbers import as_read
     from ._io.writers import open_writer  # PyArrow: loaded once the data is read
     from ._points import Batch
 
     sink = bytes_io.BytesIO()
-    used = [name for name in table.names if name in table.columns]  # written as numbers
+    text = fmt in ("csv", "tsv")
+    used = [] if text else [name for name in table.names if name in table.columns]
     writer = open_writer(
-        sink, fmt, table.names, used, [], (), stream=False, named=list(added), null=null
+        sink, fmt, table.names, [], [], (), stream=False, named=list(added), null=null
     )
     for first_row, rows in table.batches:
         at = slice(first_row - 1, first_row - 1 + rows.num_rows)
-        numbers = {name: table.columns[name][at] for name in used}
-        writer.write(Batch(first_row, rows, numbers, [values[at] for values in added.values()]))
+        for name in used:
+            k = rows.schema.get_field_index(name)
+            rows = rows.set_column(k, name, as_read(rows.column(k), table.columns[name][at]))
+        writer.write(Batch(first_row, rows, {}, [values[at] for values in added.values()]))
     writer.close(table.schema)
     return sink.getvalue()
 

@@ -247,11 +247,24 @@ def wait_for_cpu(process: subprocess.Popen, seconds: float, timeout: float = 120
 
 
 def wait_until_reading(process: subprocess.Popen, timeout: float = 120) -> None:
-    """Wait until `process` waits to read from a pipe (its standard input)."""
+    """Wait until `process` waits to read from a pipe (its standard input, or a named pipe),
+    in any of its threads (PyArrow reads a file in one of its own)."""
     deadline = time.monotonic() + timeout
-    while "pipe_read" not in Path(f"/proc/{process.pid}/wchan").read_text():
+    while not any("pipe_read" in waits for waits in _waits(process.pid)):
+        assert process.poll() is None, "the process ended first"
         assert time.monotonic() < deadline, f"not reading a pipe in {timeout} s"
         time.sleep(0.05)
+
+
+def _waits(pid: int) -> list[str]:
+    """Where each thread of the process `pid` waits in the kernel."""
+    found = []
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        try:
+            found.append((task / "wchan").read_text())
+        except OSError:  # a thread that ended meanwhile
+            pass
+    return found
 
 
 def graphviz_with_its_input(process: subprocess.Popen, timeout: float = 120) -> int:

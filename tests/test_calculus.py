@@ -261,7 +261,10 @@ def test_minimize_other_optimizers_and_divergence():
         "csv",
     )
     assert code == 0  # x - 0.5 * 2(x - 3) = 3: one step
-    assert out == "value,x,d_x,gradient_norm,steps,converged\n0.0,3.0,0.0,0.0,1,true\n"
+    assert (
+        out == "value,x,d_x,gradient_norm,steps,converged,interrupted,diverged\n"
+        "0.0,3.0,0.0,0.0,1,true,false,false\n"
+    )
     code, out, _ = run(
         "minimize",
         "(x - 3)**2",
@@ -380,7 +383,10 @@ def test_minimize_and_grad_points_work_with_standard_error_closed(tmp_path):
         "--format", "csv", preexec_fn=_stderr_closed,
     )  # fmt: skip
     assert (result.returncode, result.stderr) == (0, "")
-    assert result.stdout == "value,x,d_x,gradient_norm,steps,converged\n0.0,3.0,0.0,0.0,1,true\n"
+    assert (
+        result.stdout == "value,x,d_x,gradient_norm,steps,converged,interrupted,diverged\n"
+        "0.0,3.0,0.0,0.0,1,true,false,false\n"
+    )
     points = tmp_path / "p.csv"
     points.write_text("x\n1\n2\n")
     result = nanograd("grad", "x*x", "--points", str(points), preexec_fn=_stderr_closed)
@@ -445,11 +451,14 @@ def test_minimize_interrupted_prints_the_point_reached():
         process.send_signal(signal.SIGINT)
         out, err = process.communicate(timeout=60)
     header, row = out.splitlines()
-    value, x, d_x, norm, steps, converged = row.split(",")
+    value, x, d_x, norm, steps, converged, interrupted, diverged = row.split(",")
     assert float(norm) == abs(float(d_x))
-    assert (process.returncode, header) == (130, "value,x,d_x,gradient_norm,steps,converged")
+    assert (process.returncode, header) == (
+        130,
+        "value,x,d_x,gradient_norm,steps,converged,interrupted,diverged",
+    )
     assert err == f"error: interrupted at step {steps}: the output is the point reached\n"
-    assert int(steps) > 0 and converged == "false"
+    assert int(steps) > 0 and (converged, interrupted, diverged) == ("false", "true", "false")
     assert float(value) == pytest.approx((float(x) - 1) ** 2, rel=1e-12)
 
 

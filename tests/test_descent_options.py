@@ -125,8 +125,8 @@ def test_log_has_a_row_a_step_whether_or_not_stderr_is_a_terminal(tmp_path):
     done = nanograd("minimize", *SGD_RUN, "--log", str(log), "--format", "csv")
     assert done.returncode == 0
     assert (
-        done.stdout
-        == "value,x,d_x,gradient_norm,steps,converged\n0.140625,2.625,-0.75,0.75,3,false\n"
+        done.stdout == "value,x,d_x,gradient_norm,steps,converged,interrupted,diverged\n"
+        "0.140625,2.625,-0.75,0.75,3,false,false,false\n"
     )
     assert log.read_text() == LOG
     log.unlink()
@@ -172,6 +172,13 @@ def test_a_diverged_descent_prints_its_last_finite_point_and_writes_its_files(tm
     assert json.loads(Path(save).read_text())["parameters"] == {"x": x}
     table = in_process("minimize", "(x - 3)**2", "--x", "0", "--method", "sgd", "--lr", "1.5")
     assert table.stdout.splitlines()[-1].split() == ["steps", "510", "diverged"]
+    csv = in_process("minimize", "(x - 3)**2", "--x", "0", "--method", "sgd", "--lr", "1.5",
+                     "--format", "csv")  # fmt: skip
+    assert (csv.returncode, csv.stdout) == (
+        1,
+        "value,x,d_x,gradient_norm,steps,converged,interrupted,diverged\n"
+        f"{9 * 4.0**510!r},{x!r},{2 * (x - 3)!r},{-2 * (x - 3)!r},510,false,false,true\n",
+    )
 
 
 def test_a_descent_that_diverges_at_its_first_step_shows_its_start():

@@ -12,7 +12,14 @@ import subprocess
 import numpy as np
 import pytest
 
-from .helpers import NANOGRAD, default_signals, in_process, nanograd, wait_for_cpu
+from .helpers import (
+    NANOGRAD,
+    default_signals,
+    in_process,
+    nanograd,
+    wait_for_cpu,
+    wait_until_reading,
+)
 
 # y = 2.5*exp(-1.3*x) + 0.5, with a small wobble so that the fit has residuals
 ROWS = [(i / 5, 2.5 * math.exp(-1.3 * i / 5) + 0.5 + 0.01 * (-1) ** i) for i in range(21)]
@@ -265,6 +272,47 @@ def test_ctrl_c_prints_the_best_point_reached(tmp_path):
     assert not rows.exists()
 
 
+@pytest.mark.signals
+@pytest.mark.parametrize(
+    "command",
+    [["fit", "a*x + b", "--a", "1", "--b", "0"], ["minimize", "(a*x - y)**2", "--a", "0"]],
+    ids=["fit", "minimize"],
+)
+def test_ctrl_c_while_the_data_is_read_says_so(tmp_path, command):
+    """Ctrl-C while a large file is still being read ended the run without a word. The file
+    is a named pipe that a thread fills with rows and then holds open, so that the command
+    is still reading it, waiting for more, whatever the machine's speed, when it is sent."""
+    import os
+    import threading
+
+    path = tmp_path / "big.csv"
+    os.mkfifo(path)
+    rows = "x,y\n" + "".join(f"{i / 1000!r},{2 * i / 1000 + 1!r}\n" for i in range(200_000))
+    with subprocess.Popen(
+        [NANOGRAD, *command, "--data", str(path)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=default_signals,
+    ) as process:
+        try:
+            with open(path, "w") as pipe:  # (opens once the command opens it to read)
+                writer = threading.Thread(target=pipe.write, args=(rows,))
+                writer.start()
+                writer.join()  # every row but the last pipe's worth taken: reading
+                pipe.flush()
+                wait_until_reading(process)  # and waiting for more
+                process.send_signal(signal.SIGINT)
+                out, err = process.communicate(timeout=60)
+        finally:
+            process.kill()
+    assert (process.returncode, out, err) == (
+        130,
+        "",
+        f"error: interrupted while reading --data {path}\n",
+    )
+
+
 @pytest.mark.slow
 def test_plot_draws_the_data_the_fitted_curve_and_the_residuals(data, tmp_path):
     import xml.etree.ElementTree as ET
@@ -406,8 +454,13 @@ def test_drop_nan_leaves_out_rows_with_a_missing_value(tmp_path):
     assert done.stderr == "note: 3 rows with a missing value (nan, empty or NA) left out\n"
     assert result["warnings"] == ["3 rows with a missing value (nan, empty or NA) left out"]
     rows = (tmp_path / "out.csv").read_text().splitlines()
-    # a missing value as NaN, which pandas, polars and DuckDB all read as a float
-    assert rows[2] == "0.5,NaN,NaN,NaN,NaN" and rows[4] == "1.5,NaN,NaN,NaN,NaN" and len(rows) == 9
+    # the cells given come back as they were; only what was computed is NaN
+    assert (rows[2], rows[4], rows[5]) == (
+        "0.5,,NaN,NaN,NaN",
+        "1.5,NA,NaN,NaN,NaN",
+        "2,nan,NaN,NaN,NaN",
+    )
+    assert len(rows) == 9
     (tmp_path / "kept.csv").write_text(
         "x,y\n0,3.02\n1,1.17\n2.5,0.6\n3,0.56\n3.5,0.53\n"
     )  # the same fit on the rows kept
@@ -418,6 +471,51 @@ def test_drop_nan_leaves_out_rows_with_a_missing_value(tmp_path):
                           "--drop-nan", "--format", "json", cwd=tmp_path)  # fmt: skip
     assert minimize.returncode == 0
     assert minimize.stderr == "note: 3 rows with a missing value (nan, empty or NA) left out\n"
+
+
+def test_o_gives_back_each_cell_as_it_was_in_every_format(tmp_path):
+    """-o of a fit with --drop-nan: a missing cell comes back missing (CSV as it was
+    written, null where a format has types), a column of text as text (an id's leading
+    zeros kept), a column the fit read as numbers."""
+    import pyarrow.parquet as pq
+
+    (tmp_path / "d.csv").write_text(
+        "id,x,y,label\n001,0,1,a\n002,1,3,\n003,2,NA,c\n004,3,7,NA\n005,4,,e\n"
+    )
+    fit = ["fit", "a*x + b", "--data", "d.csv", "--a", "1", "--b", "0", "--drop-nan"]
+    for name in ("out.csv", "out.jsonl", "out.parquet"):
+        done = in_process(*fit, "-o", name, cwd=tmp_path)
+        assert (done.returncode, done.stderr) == (
+            0,
+            "note: 2 rows with a missing value (nan, empty or NA) left out\n",
+        )
+    assert [line.split(",")[:4] for line in (tmp_path / "out.csv").read_text().splitlines()] == [
+        ["id", "x", "y", "label"],
+        ["001", "0", "1", "a"],
+        ["002", "1", "3", ""],
+        ["003", "2", "NA", "c"],
+        ["004", "3", "7", "NA"],
+        ["005", "4", "", "e"],
+    ]
+    lines = (tmp_path / "out.jsonl").read_text().splitlines()
+    rows = [json.loads(line) for line in lines]
+    assert [(r["id"], r["x"], r["y"], r["label"]) for r in rows] == [
+        ("001", 0.0, 1.0, "a"),
+        ("002", 1.0, 3.0, ""),
+        ("003", 2.0, None, "c"),
+        ("004", 3.0, 7.0, "NA"),
+        ("005", 4.0, None, "e"),
+    ]
+    assert [r["fitted"] for r in rows] == [1.0, 3.0, "nan", 7.0, "nan"]
+    table = pq.read_table(tmp_path / "out.parquet")
+    assert [str(table.schema.field(n).type) for n in ("id", "x", "y", "label")] == [
+        "string",
+        "double",
+        "double",
+        "string",
+    ]
+    assert table.column("id").to_pylist() == ["001", "002", "003", "004", "005"]
+    assert table.column("y").to_pylist() == [1.0, 3.0, None, 7.0, None]
 
 
 @pytest.mark.parametrize(
@@ -759,6 +857,25 @@ def test_seed_without_restarts_does_nothing_and_says_so(tmp_path):
 
     with pytest.raises(ng.errors.InputError, match=r"^seed draws the starts of restarts: "):
         ng.fit("a*x + b", str(tmp_path / "d.csv"), a=1, b=0, seed=3)
+
+
+def test_restarts_beyond_the_most_are_refused_before_the_data_is_read(tmp_path):
+    """--restarts 100000000 would fit for days, keeping every fit: bad input that names the
+    most, said before a large file is read (here, one that does not exist)."""
+    fit = ["fit", "a*x + b", "--data", "absent.csv", "--a", "1", "--b", "0", "--seed", "1"]
+    done = in_process(*fit, "--restarts", "100000000", cwd=tmp_path)
+    assert (done.returncode, done.stdout, done.stderr) == (
+        2,
+        "",
+        "error: --restarts must be from 0 to 10000, not 100000000\n",
+    )
+    most = in_process(*fit, "--restarts", "10000", cwd=tmp_path)  # taken: the data is read
+    assert (most.returncode, most.stderr.startswith("error: --restarts")) == (1, False)
+    import nanograd_cli as ng
+
+    (tmp_path / "d.csv").write_text("x,y\n0,1\n1,3\n2,5.5\n")
+    with pytest.raises(ng.errors.InputError, match=r"^restarts must be from 0 to 10000, not "):
+        ng.fit("a*x + b", str(tmp_path / "d.csv"), a=1, b=0, restarts=10001)
 
 
 @pytest.mark.parametrize(

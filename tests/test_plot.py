@@ -538,6 +538,27 @@ def test_a_terminal_plot_leaves_out_poles_and_says_so():
     assert "clipped" not in "".join(given) and set(y_labels(given)) <= set(range(-3, 4))
 
 
+def test_a_terminal_plot_writes_zero_unsigned(tmp_path):
+    """An axis label a rounding below zero (-1e-17) was -0.0, and a tangent's slope at 0 of
+    -x**2 was -0: zero is written 0.0 and 0, the labels where they were."""
+    columns = {**os.environ, "COLUMNS": "60"}
+    result = in_process("plot", "x**2 - 1", "--x", "-0.3:0.1", env=columns)
+    assert result.returncode == 0
+    lines = result.stdout.splitlines()
+    assert lines[-2] == "-0.3        -0.2         -0.1          0.0          0.1"
+    tangent = in_process("plot", "--x", "-1:1", "--tangent", "-0", "-e", "-x**2", env=columns)
+    assert tangent.stdout.splitlines()[-1].strip() == (
+        "** f(x)   oo df/dx   ++ tangent at x = 0 (slope 0)"
+    )
+    (tmp_path / "q.csv").write_text("x,y\n-1,1\n-0.5,0.26\n0,0.01\n0.5,0.24\n1,1.01\n")
+    fit = in_process("fit", "a*x**2", "--data", "q.csv", "--a", "1", "--plot", "-",
+                     "--format", "csv", env=columns, cwd=tmp_path)  # fmt: skip
+    residuals = fit.stderr.split("residuals (the largest")[1].splitlines()
+    assert [line.rpartition("│")[2] for line in residuals if "│" in line] == [
+        " 0.01", "", " 0.00", "", " -0.01"
+    ]  # fmt: skip
+
+
 def test_a_terminal_plot_on_a_terminal_says_what_it_clipped():
     lines = visible(on_terminal("plot", "tan(x)", "--x", "-3:3", columns=60))
     assert all(len(line) <= 60 for line in lines)

@@ -84,7 +84,10 @@ def test_a_bounded_minimum_stops_on_the_bound():
     assert same.inputs == result["inputs"] and same.steps == result["steps"]
     opened = in_process("minimize", "(x - 3)**2", "--x", "0", "--method", "lbfgs",
                         "--bound", "x=-inf:1", "--format", "csv")  # fmt: skip
-    assert opened.stdout == "value,x,d_x,gradient_norm,steps,converged\n4.0,1.0,-4.0,0.0,1,true\n"
+    assert (
+        opened.stdout == "value,x,d_x,gradient_norm,steps,converged,interrupted,diverged\n"
+        "4.0,1.0,-4.0,0.0,1,true,false,false\n"
+    )
 
 
 def test_a_least_squares_line_from_rows_matches_its_closed_form(tmp_path):

@@ -107,8 +107,9 @@ Examples:
     type=CountFrom(min=0),
     default=0,
     metavar="N",
-    help="N more fits from starts drawn log-uniform between 0.1x and 10x each start (inside "
-    "its bounds); the least rss is kept, and the output says how many starts reached it.",
+    help="N more fits (at most 10000) from starts drawn log-uniform between 0.1x and 10x each "
+    "start (inside its bounds); the least rss is kept, and the output says how many starts "
+    "reached it.",
 )
 @click.option("--seed", type=int, metavar="N", help="The seed of --restarts' starts.")
 @click.option(

@@ -173,15 +173,21 @@ def read_table(
     value that is not a number is an error naming its row and column, as for `--points`.
     Without PyArrow, the error names `option` and the command that installs `extra`. With
     `missing`, an absent value (null, empty, NA) is nan instead of an error.
-    `progress(total_bytes, total_rows)` makes a display of the reading, as for `--points`."""
-    pyarrow_required(option, extra)
+    `progress(total_bytes, total_rows)` makes a display of the reading, as for `--points`.
+    Ctrl-C while it reads is `errors.Interrupted`, with nothing reached."""
     try:
+        pyarrow_required(option, extra)
         return _read_table(path, fmt, needed, missing, progress)
     except InputError as error:
         points = errors.option("points")
         if not error.message.startswith(points):
             raise
         raise InputError(_named(option) + error.message.removeprefix(points)) from None
+    except KeyboardInterrupt:  # Ctrl-C before any result: said as a run stopped later is
+        what = "standard input" if path == "-" else printable(path)
+        raise errors.Interrupted(
+            f"interrupted while reading {_named(option)} {what}", None
+        ) from None
 
 
 def _named(option: str) -> str:

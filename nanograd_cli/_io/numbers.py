@@ -85,6 +85,26 @@ def floats(column, name: str, first_row: int, missing: bool = False) -> np.ndarr
     raise InputError(f"{option('points')} column {name} holds {kind}, not numbers")
 
 
+def as_read(column, values: np.ndarray):
+    """A column that was read as text (`values`, its numbers, as `floats` read them with
+    `missing`) as those numbers, with null where a value was missing (null, or text such as
+    empty or NA that is no number), for a format that has types to write it in; text read
+    as nan stays nan. A column of any other type as it is."""
+    import pyarrow.compute as pc
+
+    kind = column.type
+    if pa.types.is_dictionary(kind):
+        column, kind = column.cast(kind.value_type), kind.value_type
+    if not (pa.types.is_string(kind) or pa.types.is_large_string(kind)):
+        return column
+    numbers = to_arrow(values)
+    if not np.isnan(values).any():
+        return numbers
+    said = pc.utf8_lower(pc.utf8_trim_whitespace(pc.fill_null(column, "")))
+    absent = np.isnan(values) & ~to_numpy(pc.equal(said, literal("nan")))
+    return pc.if_else(to_arrow(absent), pa.scalar(None, pa.float64()), numbers)
+
+
 def _is_list(kind) -> bool:
     return (
         pa.types.is_list(kind) or pa.types.is_large_list(kind) or pa.types.is_fixed_size_list(kind)

@@ -331,15 +331,19 @@ def _csv_line(fields: Iterable[str]) -> str:
 def _(result: Minimum) -> str:
     names = list(result.inputs)
     return _csv_line(
-        ["value", *names, *_gradient_columns(names), "gradient_norm", "steps", "converged"]
+        ["value", *names, *_gradient_columns(names), "gradient_norm", "steps", *DESCENT_ENDS]
     )
+
+
+# How a descent ended, as CSV's last columns: what JSON says by its keys of the same names.
+DESCENT_ENDS = ("converged", "interrupted", "diverged")
 
 
 @csv_rows.register(Minimum)
 def _(result: Minimum) -> list[str]:
     numbers = [result.value, *result.inputs.values(), *result.gradients.values()]
     numbers.append(result.gradient_norm)
-    tail = [str(result.steps), str(result.converged).lower()]
+    tail = [str(result.steps), *(str(getattr(result, end)).lower() for end in DESCENT_ENDS)]
     return [_csv_line([*map(csv_number, numbers), *tail])]
 
 

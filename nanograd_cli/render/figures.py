@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import io
 import math
+import re
 import textwrap
 import warnings
 from collections.abc import Mapping, Sequence
@@ -105,10 +106,36 @@ def _text_plotter(color: bool):
         raise NanogradError(
             f"a terminal plot needs uniplot: install it with: {install_command('plot-terminal')}"
         ) from None
+
+    def plotted(*args, **kwargs) -> str:
+        return unsigned_zeros(plot_to_string(*args, **kwargs))
+
     if color:
-        return plot_to_string, {"color": True}
+        return plotted, {"color": True}
     plain = {"color": False, "character_set": "ascii", "force_ascii_characters": PLAIN_SYMBOLS}
-    return plot_to_string, plain
+    return plotted, plain
+
+
+# A number that is zero in the digits shown, signed: -0, -0.0, -0.00 (an axis label a
+# rounding below zero, such as -1e-17, which uniplot writes with its sign).
+NEGATIVE_ZERO = re.compile(r"(?<![\w.])-(0(?:\.0+)?)(?![\w.])")
+
+
+def unsigned_zeros(drawn: str) -> str:
+    """uniplot's plot with the axis labels that are a signed zero written as zero (`-0.0`
+    as ` 0.0`, in the same width): those right of each box and those under it; the title
+    and the legend, which may quote the source, as they are."""
+    lines = drawn.split("\n")
+    inside = False
+    for k, line in enumerate(lines):
+        if "┌" in line or "└" in line:
+            inside = "┌" in line
+            if not inside and k + 1 < len(lines):  # the x axis' labels
+                lines[k + 1] = NEGATIVE_ZERO.sub(r" \1", lines[k + 1])
+        elif inside and "│" in line:
+            box, border, labels = line.rpartition("│")
+            lines[k] = box + border + NEGATIVE_ZERO.sub(r"\1", labels)
+    return "\n".join(lines)
 
 
 def curve_text(curve: Curve, columns: int, color: bool) -> str:
@@ -471,7 +498,7 @@ def _second_label(curve: Curve) -> str:
 
 def _tangent_label(curve: Curve) -> str:
     at, _, slope = cast("tuple[float, float, float]", curve.tangent)
-    return f"tangent at {curve.name} = {at:g} (slope {slope:.4g})"
+    return f"tangent at {curve.name} = {at + 0.0:g} (slope {slope + 0.0:.4g})"  # 0, not -0
 
 
 def _across(x: np.ndarray, y: np.ndarray, axis: YRange | None) -> tuple[np.ndarray, np.ndarray]:
