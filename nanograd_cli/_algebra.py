@@ -217,12 +217,16 @@ _RATIONAL: dict[Op, Callable[..., Any]] = {
 _ARITHMETIC = frozenset((ADD, SUB, MUL, DIV, NEG, POW, OPS["pow"]))
 
 
-def _symbolic(args: tuple[Expr, ...], value: float) -> bool:
+def _symbolic(
+    args: tuple[Expr, ...], value: float, denominators: tuple[int, ...] = ()
+) -> bool:
     """Whether a textbook keeps a function of these numbers as it is written: of whole
-    numbers or fractions without a short decimal (log(2), log(2/3)), when it is no whole
-    number itself. (A function of 2.5 is worked out, as SymPy works out one of a float; pi
-    and e are kept by name, not as numbers.)"""
-    exact = all(_integer(a.value) or fraction(a.value, UNENDING) for a in args)
+    numbers or fractions without a short decimal (log(2), log(2/3)), or of any of
+    `denominators` (where the source's numbers are whole, 0.5 is 1/2: log(1/2)), when it is
+    no whole number itself. (A function of 2.5 is worked out, as SymPy works out one of a
+    float; pi and e are kept by name, not as numbers.)"""
+    kept = UNENDING + denominators
+    exact = all(_integer(a.value) or fraction(a.value, kept) for a in args)
     return exact and not _integer(value)
 
 
@@ -332,9 +336,12 @@ class Builder:
     base is 0 (as `x/x` is 1: the base is analytic, so that is at isolated points only).
     """
 
-    def __init__(self, textbook: bool = False):
+    def __init__(self, textbook: bool = False, whole: bool = False):
         self._interned: dict[tuple, Expr] = {}
         self.textbook = textbook
+        # the denominators of the numbers a function of which is kept as written, besides
+        # those without a short decimal: where the source's numbers are whole, every one
+        self._exact = DENOMINATORS if whole else ()
         # an expression a source binds to a name, and the name: where a derivative builds it
         # again (sigmoid(z) in sigmoid's own derivative), it is the name
         self._names: dict[int, Expr] = {}
@@ -400,7 +407,7 @@ class Builder:
                 exact = in_fractions(_RATIONAL[op], *(a.value for a in args))
                 folded = folded if exact is None else exact
             arithmetic = op in _ARITHMETIC and op.forward is not POW.forward
-            kept = self.textbook and not arithmetic and _symbolic(args, folded)
+            kept = self.textbook and not arithmetic and _symbolic(args, folded, self._exact)
             if math.isfinite(folded) and not kept:
                 return self.const(folded)
         simpler = self._rewrite(op, args)
@@ -567,7 +574,7 @@ class Builder:
         if e.kind == NUMBER:
             value = power(e.value, k)
             # (a textbook derivative keeps sqrt(2) as it is: 2**0.5 is no whole number)
-            kept = self.textbook and not _integer(k) and _symbolic((e,), value)
+            kept = self.textbook and not _integer(k) and _symbolic((e,), value, self._exact)
             if math.isfinite(value) and not kept:
                 return value, []
             return 1.0, [(e, k)]

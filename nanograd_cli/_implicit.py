@@ -37,7 +37,7 @@ def implicit_text(program: Program, dependent: str, wrt: str, latex: bool, order
             f"{option('implicit', dependent)} and {option('wrt', wrt)} name the same input: "
             f"give the variable {dependent} depends on"
         )
-    builder = Builder(True)
+    builder = Builder(True, whole_numbers(program))
     function = _function(program, builder)
     slope, notes = _slope(builder, function, dependent, wrt)
     root = slope

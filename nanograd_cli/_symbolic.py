@@ -423,7 +423,8 @@ def derive(
     (nothing to c), and such a guard stays outermost as the adjoint flows on: a local
     derivative d times where(c, g, 0) is where(c, d*g, 0). So the branch not taken adds 0, not
     0 times its derivatives (nan where the branch is nan), as in the engine."""
-    builder = builder or (Builder(textbook=True) if textbook else EngineForm())
+    if builder is None:  # (the source's numbers whole: 0.5 is 1/2, and log(1/2) stays)
+        builder = Builder(True, whole_numbers(program)) if textbook else EngineForm()
     definitions: dict[str, Expr] = {}
     inputs = {n: (builder.var(n), builder.var(n)) for n in program.inputs}
     nodes = _interpret(builder, program, inputs, names, definitions)
@@ -779,8 +780,8 @@ def _higher(
     conditions of each step are the result's."""
     from ._language import parse
 
-    builder = EngineForm() if exact else Builder(textbook=True)
     whole = whole_numbers(program)
+    builder = EngineForm() if exact else Builder(True, whole)
     roots: dict[str, Expr] = {}
     notes: dict[str, list[Note]] = {}
     for name in wrt:

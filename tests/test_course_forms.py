@@ -462,3 +462,15 @@ def test_a_denominator_that_is_a_power_is_written_as_one_after_cancelling():
         assert in_process("diff", source).stdout == expected + "\n", source
         assert sympys(source, expected)
     assert first_line("x/(x**2 - 4)") == "-(x**2 + 4)/(x**2 - 4)**2"  # no power: as it is
+
+
+def test_a_function_of_a_simple_fraction_stays_as_written_where_the_source_is_whole():
+    for source, expected in [
+        ("(1/2)**x", "(1/2)**x*log(1/2)"),  # was -0.6931471805599453*(1/2)**x
+        ("(3/2)**x", "(3/2)**x*log(3/2)"),
+        ("log(1/2)*x", "log(1/2)"),
+    ]:
+        assert first_line(source) == expected, source
+        assert sympys(source, expected)
+    # a float in the source is worked out, as SymPy works out a function of a float
+    assert first_line("0.5**x") == "-0.6931471805599453*0.5**x"
