@@ -551,6 +551,8 @@ class Builder:
                 cancels = bases[i].analytic and bases[i].kind != NUMBER
                 if not _integer(total) and _finite(total) and (one_sign or cancels):
                     exponents[i] = [total]
+            elif self.textbook and bases[i].kind == NUMBER:
+                coefficient = self._root_in(coefficient, bases[i].value, ps)
         if not _finite(coefficient):
             return None
         factors = [(bases[i], p) for i, ps in exponents.items() for p in ps if p != 0.0]
@@ -568,6 +570,20 @@ class Builder:
             tuple(p + 0.0 for _, p in factors),
             coefficient + 0.0,
         )
+
+    @staticmethod
+    def _root_in(coefficient: float, n: float, exponents: list[float]) -> float:
+        """The coefficient of a product with n**p, for a whole n and -1 < p < 0, that n
+        divides taken into it: 3*3**(-1/2) is 3**(1/2) (`exponents` [p] made [p + 1]), as a
+        textbook writes the derivative of sqrt(3*x), sqrt(3)/(2*sqrt(x))."""
+        (p,) = exponents
+        ratio = as_fraction(coefficient)
+        if not (-1.0 < p < 0.0 and _integer(n) and n > 1.0 and ratio is not None):
+            return coefficient
+        if ratio.numerator % int(n):
+            return coefficient
+        exponents[0] = _sum(p, 1.0, True)
+        return float(ratio / int(n))
 
     def _factors(self, e: Expr, k: float) -> tuple[float, list[tuple[Expr, float]]]:
         """e**k as a coefficient and (base, exponent) factors."""

@@ -447,6 +447,8 @@ def test_a_root_of_a_fraction_of_x_is_written_as_the_chain_rule_gives_it():
         ("sqrt(x/4)", "1/(4*sqrt(x))"),  # a fraction's root that is a fraction: taken out
         ("sqrt(9*x/4)", "3/(4*sqrt(x))"),
         ("sqrt(2*x)", "1/(sqrt(2)*sqrt(x))"),  # a whole number's: sqrt(2) by name
+        ("sqrt(3*x)", "sqrt(3)/(2*sqrt(x))"),  # not 3/(2*sqrt(3)*sqrt(x))
+        ("sqrt(5*x)", "sqrt(5)/(2*sqrt(x))"),
     ]:
         assert in_process("diff", source).stdout == expected + "\n", source
         assert sympys(source, expected)
