@@ -217,9 +217,7 @@ _RATIONAL: dict[Op, Callable[..., Any]] = {
 _ARITHMETIC = frozenset((ADD, SUB, MUL, DIV, NEG, POW, OPS["pow"]))
 
 
-def _symbolic(
-    args: tuple[Expr, ...], value: float, denominators: tuple[int, ...] = ()
-) -> bool:
+def _symbolic(args: tuple[Expr, ...], value: float, denominators: tuple[int, ...] = ()) -> bool:
     """Whether a textbook keeps a function of these numbers as it is written: of whole
     numbers or fractions without a short decimal (log(2), log(2/3)), or of any of
     `denominators` (where the source's numbers are whole, 0.5 is 1/2: log(1/2)), when it is

@@ -218,6 +218,7 @@ def write(
     notes: Mapping[str, list[Note]] | None = None,
     is_array: Callable[[Expr], bool] | None = None,
     by: tuple[str, bool] = ("f", False),
+    digits_below: float = WHOLE_UP_TO,
 ) -> str:
     r"""Statements that compute the roots: each of `definitions` (the names the roots use,
     in order), each bound sub-expression once (t1 = ...) before the first line that uses it,
@@ -225,7 +226,9 @@ def write(
     a root, a comment with its notes (`# x > 0`). In LaTeX, several lines are one `aligned`
     environment, and a product of two arrays (as `is_array` says) is `\odot`, element by
     element, not read as a matrix product. `by`: the name of the function the roots are
-    derivatives of, and whether they are partial ones (LaTeX's ∂f/∂x, else df/dx)."""
+    derivatives of, and whether they are partial ones (LaTeX's ∂f/∂x, else df/dx). Whole
+    numbers from `digits_below` are written as floats (1.2e+17), not in digits they may not
+    have (a float past 2**53 is a rounding of the whole number it stands for)."""
     definitions = definitions or {}
     notes = notes or {}
     note_parts = [n.expr for name in roots for n in notes.get(name, [])]
@@ -249,6 +252,7 @@ def write(
             counter += 1
         names[id(e)] = f"t_{{{counter}}}" if latex else f"t{counter}"
     printer: _Text = _Latex(is_array, by) if latex else _Text()
+    printer.digits_below = digits_below
     printer.bound = bound
     text: dict[int, tuple[Text, int]] = {}  # node -> (its text, its precedence)
     lines: dict[int, tuple[str, str]] = {}
@@ -463,6 +467,8 @@ class _Text:
 
     # a + -b written a - b (and a - -b, a + b): the same numbers, exactly
     flips = True
+    # whole numbers below this are written in digits (`write`'s `digits_below`)
+    digits_below = WHOLE_UP_TO
     # a name -> the one to write in its place
     renamed: Mapping[str, str] = {}
     # nodes written by a name they are bound to (set per use; _Latex reads it)
@@ -488,6 +494,12 @@ class _Text:
         if x == math.e:
             return "e"
         text = repr(x)
+        if x.is_integer() and abs(x) >= self.digits_below:  # a float's: 7.9792266297612e+16
+            if "e" in text:
+                return text
+            sign, digits = "-" * (x < 0), text.removesuffix(".0").lstrip("-")  # (below 1e16)
+            shown = f"{digits[0]}.{digits[1:]}".rstrip("0").rstrip(".")
+            return f"{sign}{shown}e+{len(digits) - 1}"
         if text.endswith(".0"):
             return text[:-2]
         if x.is_integer() and abs(x) < WHOLE_UP_TO:

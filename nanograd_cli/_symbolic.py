@@ -51,7 +51,7 @@ from ._algebra import (
 )
 from ._array_ops import ArrayOp
 from ._engine_form import EngineForm
-from ._formula import LOSES, Note, occurrences, write
+from ._formula import LOSES, WHOLE_UP_TO, Note, occurrences, write
 from ._instructions import Apply, Const, Input
 from ._ops import ADD, MUL, POWER_RULE, SMALLEST_NORMAL, WHERE, Op, gaussian
 from ._overflow_notes import Probe, add_notes
@@ -710,7 +710,10 @@ def written(
     if probe is not None and derivatives.textbook:
         add_notes(probe, shown_roots, shown_notes)
     by = (derivatives.function, derivatives.partial)
-    return write(shown_roots, latex, shown_definitions, shown_notes, is_array, by)
+    # a whole number past 2**53 is a float's rounding of one: written as the float it is
+    # (7.9792266297612e+16, where 7**20 is 79792266297612001), not in digits it may not have
+    past = 2.0**53 if derivatives.textbook else WHOLE_UP_TO
+    return write(shown_roots, latex, shown_definitions, shown_notes, is_array, by, past)
 
 
 def derivative_names(wrt: list[str], taken: set[str], order: int = 1) -> dict[str, str]:

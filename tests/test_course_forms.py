@@ -476,3 +476,18 @@ def test_a_function_of_a_simple_fraction_stays_as_written_where_the_source_is_wh
         assert sympys(source, expected)
     # a float in the source is worked out, as SymPy works out a function of a float
     assert first_line("0.5**x") == "-0.6931471805599453*0.5**x"
+
+
+def test_a_whole_number_past_2_to_the_53_is_written_as_the_float_it_is():
+    """7**20 is 79792266297612001, which no float is: the 20th derivative of sin(7*x) wrote
+    the float's 79792266297612000 in digits, as if it were exact."""
+    printed = first_line("sin(7*x)", "--order", "20")
+    assert printed == "7.9792266297612e+16*sin(7*x)"
+    assert float(printed.split("*")[0]) == float(7**20)  # the nearest float to 7**20
+    assert first_line("x**30", "--order", "20") == "7.309657732919728e+25*x**10"
+    assert first_line("x**20", "--order", "5") == "1860480*x**15"  # below 2**53: digits
+    # taylor's coefficients are exact fractions: 1/19! in digits
+    assert (
+        "x**19/121645100408832000"
+        in in_process("taylor", "exp(x)", "--wrt", "x", "--x", "0", "--order", "19").stdout
+    )
