@@ -298,6 +298,7 @@ def diff(
     order: int = 1,
     steps: Literal[False] = False,
     implicit: str | None = None,
+    notes: Literal["all", "domain", "none"] = "all",
 ) -> Derivative: ...
 
 
@@ -314,6 +315,7 @@ def diff(
     order: int = 1,
     steps: bool = False,
     implicit: str | None = None,
+    notes: Literal["all", "domain", "none"] = "all",
 ) -> str: ...
 
 
@@ -330,6 +332,7 @@ def diff(
     order: int = 1,
     steps: bool = False,
     implicit: str | None = None,
+    notes: Literal["all", "domain", "none"] = "all",
 ) -> str: ...
 
 
@@ -346,6 +349,7 @@ def diff(
     order: int = 1,
     steps: Literal[True],
     implicit: str | None = None,
+    notes: Literal["all", "domain", "none"] = "all",
 ) -> str: ...
 
 
@@ -362,6 +366,7 @@ def diff(
     order: int = 1,
     steps: bool = False,
     implicit: str | None = None,
+    notes: Literal["all", "domain", "none"] = "all",
 ) -> Derivative | str:
     """The derivative of `source` by each input named (positionally or by `wrt`; by default
     all), as `nanograd diff` prints it: as text in the language, a `Derivative` (a str, the
@@ -372,7 +377,8 @@ def diff(
     `{"A": (3, 2), "x": 2}`; `order`: the N-th derivative, as `diff --order N`; `steps`:
     the derivation, a rule a line, as `diff --steps`, also with `format="markdown"`;
     `implicit="y"`: dy/dx where the source is an equation relating x and y, as
-    `diff --implicit y`)."""
+    `diff --implicit y`; `notes`: which `#` notes, as `diff --notes`: "all", "domain" (where
+    it holds) or "none")."""
     from . import _api as api
     from .errors import InputError
 
@@ -383,7 +389,7 @@ def diff(
     program = parse(source)
     fmt = "latex" if latex else format or "text"
     wrt = (*names(names_, "wrt"), *names(wrt, "wrt"))
-    text = api.diff(program, wrt, fmt, exact, shapes, order, steps, implicit)
+    text = api.diff(program, wrt, fmt, exact, shapes, order, steps, implicit, notes)
     found = api.diff_note(program, implicit)
     if found:
         _note(found)

@@ -89,6 +89,8 @@ LR = 0.01  # minimize's learning rate unless told
 DIFF_FORMATS = ("text", "latex", "markdown")
 EXPLAIN_FORMATS = ("table", "markdown", "latex", "json")
 TAYLOR_FORMATS = ("table", "json", "latex")
+# The notes `diff` writes under a derivative: all; where it holds; none.
+DIFF_NOTES = ("all", "domain", "none")
 # The dots per inch `draw` makes a png at.
 DPI = (1, 2400)
 # The extension of what --save writes, a fit or a point: JSON.
@@ -335,6 +337,7 @@ def diff(
     order: int | str = 1,
     steps: bool = False,
     implicit: str | None = None,
+    notes: str = "all",
 ) -> Derivative | str:
     """The derivative by each input in `wrt` (by default all) as text in the language (a
     `Derivative`: the text, and apart from it where each holds), or with `fmt` latex as
@@ -347,12 +350,15 @@ def diff(
     literal, element by element (the others are numbers).
     `steps`: the derivation, a rule a line, ending with the derivative (`fmt` text, markdown
     or latex). `implicit` y: dy/dx for the one name x of `wrt`, where the source is an
-    equation (`lhs == rhs`, or an expression that is 0) relating x and y."""
+    equation (`lhs == rhs`, or an expression that is 0) relating x and y. `notes`: which of
+    the `#` notes are shown: all, domain (where it holds, not where it loses digits the
+    engine keeps) or none."""
     fmt = choice("format", fmt, DIFF_FORMATS, any_case=True)
+    notes = choice("notes", notes, DIFF_NOTES, any_case=True)
     latex = fmt == "latex"
     order = whole("order", order, 1, MAX_ORDER)
     if steps or implicit is not None:
-        text = _diff_special(program, list(wrt), fmt, exact, shapes, order, steps, implicit)
+        text = _diff_special(program, list(wrt), fmt, exact, shapes, order, steps, implicit, notes)
         return Derivative.of(text, list(wrt)) if fmt == "text" and not steps else text
     if fmt == "markdown":
         raise InputError(
@@ -372,9 +378,9 @@ def diff(
 
         check_wrt(wrt, program.inputs, elements=True)
         if order == 1:
-            text = array_derivatives(program, sizes, list(wrt), latex, exact)
+            text = array_derivatives(program, sizes, list(wrt), latex, exact, notes)
         else:
-            text = _higher_of_elements(program, sizes, wrt, latex, exact, order)
+            text = _higher_of_elements(program, sizes, wrt, latex, exact, order, notes)
     else:
         from ._arrays import ShapeProblem
         from ._symbolic import derivatives_text
@@ -390,7 +396,7 @@ def diff(
                 shaped = option("shape", f"{array_of(name)}=N")
                 raise InputError(f"{option('wrt', name)}: give {array_of(name)} a shape, {shaped}")
         with_inputs(program, "its derivative is 0 by every name")
-        text = derivatives_text(program, list(wrt), latex, exact, order)
+        text = derivatives_text(program, list(wrt), latex, exact, order, notes=notes)
     return LaTeX(text) if latex else Derivative.of(text, list(wrt) or program.inputs)
 
 
@@ -443,9 +449,10 @@ def _higher_of_elements(
     latex: bool,
     exact: bool,
     order: int,
+    notes: str,
 ) -> str:
     """The `order`-th derivative by each of `wrt`, numbers or elements of arrays (`x[0]`),
-    of `program` written out in scalars for the arrays of `sizes`."""
+    of `program` written out in scalars for the arrays of `sizes` (`notes`: which are shown)."""
     from ._arrays import written_out
     from ._symbolic import derivatives_text
 
@@ -466,7 +473,7 @@ def _higher_of_elements(
 
     scalar, _ = written_out(program, sizes)
     names = [n if n in program.inputs else element_name(n, sizes.get(array_of(n), ())) for n in wrt]
-    return derivatives_text(scalar, names, latex, exact, order, read)
+    return derivatives_text(scalar, names, latex, exact, order, read, notes)
 
 
 def _diff_special(
@@ -478,6 +485,7 @@ def _diff_special(
     order: int,
     steps: bool,
     implicit: str | None,
+    notes: str,
 ) -> str:
     """`diff` with `steps` or `implicit` (see `diff`)."""
     asked = option("steps") if steps else option("implicit", implicit)
@@ -490,6 +498,7 @@ def _diff_special(
     one_output(program, "diff")
     if steps:
         from ._derivation import derivations, written
+        from ._formula import shown
 
         if order != 1:
             raise InputError(
@@ -497,7 +506,10 @@ def _diff_special(
             )
         with_inputs(program, "its derivative is 0 by every name")
         check_wrt(wrt, program.inputs)
-        text = written(derivations(program, wrt or program.inputs), fmt, len(program.inputs) > 1)
+        derived = derivations(program, wrt or program.inputs)
+        for derivation in derived:
+            derivation.notes = shown(derivation.notes, notes)
+        text = written(derived, fmt, len(program.inputs) > 1)
     else:
         from ._implicit import implicit_text
 
@@ -513,7 +525,7 @@ def _diff_special(
             )
         if len(wrt) > 1:
             raise InputError(f"{asked} takes one {option('wrt')}: {implicit} depends on one")
-        text = implicit_text(program, implicit, wrt[0], fmt == "latex", order)
+        text = implicit_text(program, implicit, wrt[0], fmt == "latex", order, notes)
     return LaTeX(text) if fmt == "latex" else text
 
 

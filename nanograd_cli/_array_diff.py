@@ -340,11 +340,12 @@ def derivatives_text(
     wrt: list[str],
     latex: bool = False,
     exact: bool = False,
+    notes: str = "all",
 ) -> str:
     """The derivative by each input in `wrt` (all when empty) as `diff` prints it, for array
     inputs of `shapes`: in vector form where one exists, else as an array literal (for an
     array result, the Jacobian: of the result's shape, then the input's). By an element,
-    `x[0]`, element by element."""
+    `x[0]`, element by element. `notes`: which are shown (diff's notes)."""
     wrt = [n if n in program.inputs else element_name(n, shapes.get(array_of(n), ())) for n in wrt]
     wrt = wrt or program.inputs
     textbook = not exact
@@ -375,9 +376,8 @@ def derivatives_text(
     labels = derivative_names(wrt, set(program.inputs) | set(program.labels.values()))
     found.roots = {labels[n]: found.roots[n] for n in wrt}
     found.notes = {labels[n]: found.notes[n] for n in wrt}
-    return written(
-        found, latex, ArrayAdjoints(builder, program, shapes, instruction_shapes).is_array
-    )
+    is_array = ArrayAdjoints(builder, program, shapes, instruction_shapes).is_array
+    return written(found, latex, is_array, notes=notes)
 
 
 def _by_element(

@@ -211,6 +211,14 @@ def occurrences(roots: list[Expr]) -> dict[str, int]:
     return {e.value: times.get(id(e), 0) for e in order if e.kind == INPUT}
 
 
+def shown(notes: list[Note], which: str) -> list[Note]:
+    """The notes `diff --notes` shows: `which` is all, domain (where it holds, not where it
+    loses digits the engine keeps) or none."""
+    if which == "all":
+        return notes
+    return [n for n in notes if n.relation != LOSES] if which == "domain" else []
+
+
 def write(
     roots: dict[str, Expr],
     latex: bool = False,

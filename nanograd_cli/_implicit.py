@@ -19,9 +19,11 @@ from .errors import InputError, NanogradError, option
 EQUALS = OPS["=="]
 
 
-def implicit_text(program: Program, dependent: str, wrt: str, latex: bool, order: int) -> str:
+def implicit_text(
+    program: Program, dependent: str, wrt: str, latex: bool, order: int, showing: str = "all"
+) -> str:
     """d`dependent`/d`wrt` (its `order`-th derivative) along the curve the source's equation
-    makes, as `diff` prints a derivative."""
+    makes, as `diff` prints a derivative (`showing`: which notes, diff's notes)."""
     if dependent not in program.inputs:
         raise InputError(
             f"{option('implicit', dependent)}: the source has no input {dependent} "
@@ -52,7 +54,7 @@ def implicit_text(program: Program, dependent: str, wrt: str, latex: bool, order
     kept = [n for n in notes + found if n.relation != LOSES]
     result = Derivatives({name: root}, notes={name: kept}, textbook=True)
     result.whole = whole_numbers(program)
-    return written(result, latex)
+    return written(result, latex, notes=showing)
 
 
 def _function(program: Program, builder: Builder) -> Program:

@@ -115,6 +115,7 @@ OPTIONS: dict[str, dict[str, Option]] = {
         "shape": Option("items", "NAME=DIMS..."),
         "steps": FLAG,
         "implicit": Option("word", "NAME"),
+        "notes": Option("word", "|".join(api.DIFF_NOTES)),
     },
     ":hessian": STRICT,
     ":taylor": {
@@ -756,6 +757,7 @@ class Session:
             order,
             args.flag("steps"),
             args.value("implicit"),
+            args.value("notes") or "all",
         )
         reply.out.append(str(text))
         remark = api.diff_note(program, args.value("implicit"))

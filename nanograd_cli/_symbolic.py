@@ -51,7 +51,7 @@ from ._algebra import (
 )
 from ._array_ops import ArrayOp
 from ._engine_form import EngineForm
-from ._formula import LOSES, WHOLE_UP_TO, Note, occurrences, write
+from ._formula import LOSES, WHOLE_UP_TO, Note, occurrences, shown, write
 from ._instructions import Apply, Const, Input
 from ._ops import ADD, MUL, POWER_RULE, SMALLEST_NORMAL, WHERE, Op, gaussian
 from ._overflow_notes import Probe, add_notes
@@ -691,23 +691,26 @@ def written(
     latex: bool = False,
     is_array: Callable[[Expr], bool] | None = None,
     probe: Probe | None = None,
+    notes: str = "all",
 ) -> str:
     """The derivatives as `diff` prints them: the names they use, each bound to its
     definition, then each large repeated sub-expression bound to a new name (t1, ...), then
     the derivatives, each with a note under it where it is not the engine's everywhere;
     `is_array` says which parts are arrays (for LaTeX's element-by-element product). With
     `probe` (the source, and the input each derivative is by), a textbook derivative's note
-    also says where it loses digits by a part overflowing (_overflow_notes.py)."""
-    roots, definitions, notes = derivatives.roots, derivatives.definitions, derivatives.notes
+    also says where it loses digits by a part overflowing (_overflow_notes.py). `notes`: which
+    are shown (diff's notes)."""
+    roots, definitions = derivatives.roots, derivatives.definitions
+    said = {name: shown(found, notes) for name, found in derivatives.notes.items()}
     parts = [*roots.values(), *definitions.values()]
-    parts += [n.expr for name in roots for n in notes.get(name, [])]
-    shown = iter(layout(parts, fractions=derivatives.textbook, whole=derivatives.whole))
-    shown_roots = {name: next(shown) for name in roots}
-    shown_definitions = {name: next(shown) for name in definitions}
+    parts += [n.expr for name in roots for n in said.get(name, [])]
+    laid = iter(layout(parts, fractions=derivatives.textbook, whole=derivatives.whole))
+    shown_roots = {name: next(laid) for name in roots}
+    shown_definitions = {name: next(laid) for name in definitions}
     shown_notes = {
-        name: [n._replace(expr=next(shown)) for n in notes.get(name, [])] for name in roots
+        name: [n._replace(expr=next(laid)) for n in said.get(name, [])] for name in roots
     }
-    if probe is not None and derivatives.textbook:
+    if probe is not None and derivatives.textbook and notes == "all":
         add_notes(probe, shown_roots, shown_notes)
     by = (derivatives.function, derivatives.partial)
     # a whole number past 2**53 is a float's rounding of one: written as the float it is
@@ -735,16 +738,17 @@ def derivatives_text(
     exact: bool = False,
     order: int = 1,
     read: Callable[[str], Program] | None = None,
+    notes: str = "all",
 ) -> str:
     """The derivative by each input in `wrt` (all when empty) as `diff` prints it: with one,
     a source whose result is the derivative; else one `d_NAME = ...` line each. Textbook
     unless `exact`; in the source's own names where one of them would be used twice.
     `order` N: the N-th derivative by each, written out (`d2_x = ...`), each derivative's
     text read again by `read` (the parser by default; for a program written out from arrays,
-    one that reads `x[0]` as the input of that name)."""
+    one that reads `x[0]` as the input of that name). `notes`: which are shown (diff's notes)."""
     wrt = wrt or program.inputs
     if order > 1:
-        return _higher(program, wrt, latex, exact, order, read)
+        return _higher(program, wrt, latex, exact, order, read, notes)
     labels = derivative_names(wrt, set(program.inputs) | set(program.labels.values()))
     candidates = bindable(program)
     kept = _names_used_twice(program, wrt, candidates, not exact) if candidates else {}
@@ -755,7 +759,8 @@ def derivatives_text(
     result.notes = {labels[n]: e for n, e in result.notes.items()}
     result.whole = whole_numbers(program)
     result.partial, result.function = len(program.inputs) > 1, function_name(program)
-    return written(result, latex, probe=Probe(program, {label: n for n, label in labels.items()}))
+    probe = Probe(program, {label: n for n, label in labels.items()})
+    return written(result, latex, probe=probe, notes=notes)
 
 
 # A derivative written out in at most this many characters is differentiated again (each
@@ -777,6 +782,7 @@ def _higher(
     exact: bool,
     order: int,
     read: Callable[[str], Program] | None,
+    showing: str,
 ) -> str:
     """The `order`-th derivative by each name of `wrt`: the derivative of the derivative, each
     written out as a program (no names of the source) and read again (by `read`); the
@@ -824,7 +830,7 @@ def _higher(
     # (not for the elements of arrays, x[0], which only `read` reads back; nor are they at
     # the first order, array_diff's)
     probe = Probe(program, {label: n for n, label in labels.items()}, order)
-    return written(result, latex, probe=probe if read is None else None)
+    return written(result, latex, probe=probe if read is None else None, notes=showing)
 
 
 def function_name(program: Program) -> str:

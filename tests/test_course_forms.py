@@ -9,8 +9,10 @@ import sympy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import nanograd_cli
 from nanograd_cli import _api as api
 from nanograd_cli._language import parse
+from nanograd_cli._session import Session
 from nanograd_cli.sampling import Range
 
 from .helpers import in_process, nanograd, overfull, pdflatex
@@ -491,3 +493,23 @@ def test_a_whole_number_past_2_to_the_53_is_written_as_the_float_it_is():
         "x**19/121645100408832000"
         in in_process("taylor", "exp(x)", "--wrt", "x", "--x", "0", "--order", "19").stdout
     )
+
+
+def test_notes_chooses_which_notes_are_printed_at_every_door():
+    """An answer key wants where a derivative holds, not where it loses digits the engine
+    keeps: --notes domain; --notes none prints none."""
+    holds, loses = "# x != 0", "# x != 0; loses digits where x**(n - 1) is below 2.2e-308"
+    assert in_process("diff", "x**n", "--wrt", "x").stdout.startswith(f"n*x**(n - 1)\n{loses}")
+    for notes, printed in [("domain", f"n*x**(n - 1)\n{holds}\n"), ("NONE", "n*x**(n - 1)\n")]:
+        assert in_process("diff", "x**n", "--wrt", "x", "--notes", notes).stdout == printed
+    latex = in_process("diff", "sin(x)/x", "--format", "latex", "--notes", "domain").stdout
+    assert latex == "\\frac{x \\cos(x) - \\sin(x)}{x^{2}}\n"  # no "loses digits" row
+    steps = in_process("diff", "x**n", "--wrt", "x", "--steps", "--notes", "domain").stdout
+    assert steps.endswith(f"= n*x**(n - 1)\n{holds}\n")
+    order = in_process("diff", "x**x", "--order", "2", "--notes", "none").stdout
+    assert "#" not in order
+    assert str(nanograd_cli.diff("x**n", "x", notes="domain")) == f"n*x**(n - 1)\n{holds}"
+    reply = Session().run(":diff x**n wrt x notes none")
+    assert (reply.status, reply.out) == (0, ["n*x**(n - 1)"])
+    bad = in_process("diff", "x", "--notes", "some")
+    assert bad.returncode == 2 and "'some' is not one of 'all', 'domain', 'none'" in bad.stderr

@@ -75,6 +75,14 @@ Examples:
     help="SOURCE is an equation (lhs == rhs, or an expression that is 0) that makes NAME a "
     "function of the one --wrt name: print dNAME/dWRT (with --order 2, the second).",
 )
+@click.option(
+    "--notes",
+    type=click.Choice(api.DIFF_NOTES, case_sensitive=False),
+    default="all",
+    show_default=True,
+    help="Which # notes to print under a derivative: all; domain, where it holds only "
+    "(x > 0), not where it loses digits the engine keeps; none.",
+)
 def diff(
     source: Source,
     wrt: tuple[str, ...],
@@ -84,6 +92,7 @@ def diff(
     shapes: tuple[str, ...],
     steps: bool,
     implicit: str | None,
+    notes: str,
 ) -> None:
     """Print the derivative of SOURCE as an expression in the language.
 
@@ -98,7 +107,7 @@ def diff(
     """
     program = load_program(source, report)
     shaped = api.named_shapes(shapes)
-    click.echo(str(api.diff(program, wrt, fmt, exact, shaped, order, steps, implicit)))
+    click.echo(str(api.diff(program, wrt, fmt, exact, shaped, order, steps, implicit, notes)))
     remark = api.diff_note(program, implicit)
     if remark:
         note(remark.removeprefix("note: "))
