@@ -375,12 +375,21 @@ def diff(
     one_output(program, "diff")
     if any(sizes.values()):
         from ._array_diff import derivatives_text as array_derivatives
+        from ._arrays import ShapeProblem
 
         check_wrt(wrt, program.inputs, elements=True)
-        if order == 1:
-            text = array_derivatives(program, sizes, list(wrt), latex, exact, notes)
-        else:
-            text = _higher_of_elements(program, sizes, wrt, latex, exact, order, notes)
+        try:
+            if order == 1:
+                text = array_derivatives(program, sizes, list(wrt), latex, exact, notes)
+            else:
+                text = _higher_of_elements(program, sizes, wrt, latex, exact, order, notes)
+        except ShapeProblem as problem:  # A@x, with a shape for A alone: x is a number
+            unshaped = [n for n in program.inputs if n not in sizes]
+            if not unshaped or "for a number" not in problem.message:
+                raise
+            hint = f" ({', '.join(unshaped)} {'has' if len(unshaped) == 1 else 'have'} no shape: "
+            hint += f"{option('shape', f'{unshaped[0]}=DIMS')})"
+            raise ShapeProblem(problem.message + hint, problem.source, problem.offset) from None
     else:
         from ._arrays import ShapeProblem
         from ._symbolic import derivatives_text

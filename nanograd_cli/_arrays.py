@@ -479,8 +479,9 @@ class _Writer:
             k = self.whole(sub, offset)
             size = array.shape[axis]
             if not -size <= k < size:
+                shown = k if abs(k) < 10**16 else f"{float(k):g}"  # 1e+300, not 301 digits
                 raise self.problem(
-                    f"index {k} is out of range for axis {axis} of shape {array.shape}", offset
+                    f"index {shown} is out of range for axis {axis} of shape {array.shape}", offset
                 )
             key.append(k)
         return array[tuple(key)]

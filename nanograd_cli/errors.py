@@ -272,11 +272,12 @@ class BadInputValue(InputError):
 def value_hint(name: str, text: str) -> str:
     """What an input's value `text` that is no number may have meant, said after the
     message: `--x 0:1` is a range, which plot and check --against take; `--x 1, 2` an array
-    without its brackets."""
+    without its brackets, `--x "{1,2}"` one in other brackets."""
     if text.count(":") in (1, 2):
         return "; a range LO:HI is for plot and check --against"
-    if ", " in text or text.count(",") > 1:  # not 1,5: a decimal comma
-        listed = text.strip().removeprefix("(").removesuffix(")")
+    braced = text.strip()[:1] in "({" and text.strip()[-1:] in ")}"  # (1, 2), {1,2}
+    if ", " in text or text.count(",") > 1 or (braced and "," in text):  # not 1,5: a decimal
+        listed = text.strip()[1:-1] if braced else text.strip()
         return f'; an array is written in brackets, {option(name)} "[{listed}]"'
     return ""
 

@@ -203,6 +203,13 @@ def test_an_array_operation_without_shapes_says_how_to_give_them():
         "error: line 1, column 2: @ multiplies arrays; for a number, write * "
         "(the shape of an array input: --shape NAME=DIMS)"
     )
+    # a shape for A alone: x's is missing
+    done = in_process("diff", "sum(A@x)", "--shape", "A=2,3")
+    assert (done.returncode, done.stderr.splitlines()[0]) == (
+        2,
+        "error: line 1, column 6: @ multiplies arrays; for a number, write * "
+        "(x has no shape: --shape x=DIMS)",
+    )
 
 
 def test_diff_by_an_element_is_that_element_of_the_derivative():

@@ -949,6 +949,13 @@ def test_an_array_without_brackets_and_a_bracket_left_open_say_so():
         "error: --x expects a number, got '1, 2, 3'; an array is written in brackets, "
         '--x "[1, 2, 3]"\n',
     )
+    for typed in ("{1,2}", "(1,2)"):  # other brackets
+        done = in_process("grad", "sum(x)", "--x", typed)
+        assert done.stderr.endswith('an array is written in brackets, --x "[1,2]"\n'), typed
+    assert (
+        "index 1e+300 is out of range"
+        in in_process("grad", "sum(x[1e300])", "--x", "[1, 2]").stderr
+    )
     done = nanograd("grad", "sum([1, 2, x) + 1", "--x", "1")
     assert (done.returncode, done.stderr) == (
         2,
