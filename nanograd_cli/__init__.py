@@ -94,15 +94,22 @@ _TYPES = {"Fit": "_fitted", "Fits": "_fitted", "BatchFunction": "_batch", "Progr
 if not TYPE_CHECKING:
 
     def __getattr__(name: str) -> Any:
-        if name in _TYPES:
-            import importlib
+        import importlib
 
+        if name in _TYPES:
             return getattr(importlib.import_module(f".{_TYPES[name]}", __name__), name)
+        if name in PUBLIC_MODULES:  # nanograd_cli.nn, as completion offers it
+            return importlib.import_module(f".{name}", __name__)
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
     def __dir__() -> list[str]:
-        """The module's names with those imported when first named (for completion)."""
-        return sorted({*globals(), *_TYPES})
+        """The public names, with the types imported when first named and the public modules
+        (docs/python.md): what completion offers, not `os` or `Any`, which the module uses."""
+        return sorted({*__all__, *_TYPES, *PUBLIC_MODULES})
+
+
+# The public modules (docs/python.md); every other one's name begins with an underscore.
+PUBLIC_MODULES = ("errors", "results", "engine", "nn", "fitting", "sampling", "grammar", "render")
 
 
 # Every command below takes the command line's options as keywords of the same names

@@ -418,3 +418,13 @@ def test_diff_takes_the_names_after_the_source_one_by_one_or_as_one_list():
         == nanograd_cli.diff("x*y", "x", "y")
         == "d_x = y\nd_y = x"
     )
+
+
+def test_completion_offers_the_public_names_only():
+    """dir() (what an editor or IPython completes) lists the public names and modules, not
+    what the package itself imports (os, Any, cast) or its helpers."""
+    listed = dir(nanograd_cli)
+    assert set(nanograd_cli.__all__) <= set(listed)
+    assert {"errors", "results", "engine", "Fit", "Program"} <= set(listed)
+    assert not {"os", "Any", "Literal", "cast", "TYPE_CHECKING", "annotations"} & set(listed)
+    assert all(hasattr(nanograd_cli, name) for name in listed)
