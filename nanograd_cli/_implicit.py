@@ -12,7 +12,15 @@ from ._algebra import NUMBER, Builder, Expr, layout
 from ._formula import LOSES, Note, write
 from ._ops import ADD, COMPARISONS, DIV, MUL, NEG, OPS, SUB
 from ._program import Apply, Program
-from ._symbolic import HIGHER_TEXT, Derivatives, derive, from_program, whole_numbers, written
+from ._symbolic import (
+    HIGHER_TEXT,
+    Derivatives,
+    derive,
+    from_program,
+    ordinal,
+    whole_numbers,
+    written,
+)
 from ._textbook import finish
 from .errors import InputError, NanogradError, option
 
@@ -43,8 +51,17 @@ def implicit_text(
     function = _function(program, builder)
     slope, notes = _slope(builder, function, dependent, wrt)
     root = slope
-    for _ in range(order - 1):
-        root, found = _along(builder, root, slope, dependent, wrt)
+    for reached in range(1, order):
+        try:
+            root, found = _along(builder, root, slope, dependent, wrt)
+        except _TooLong as long:
+            highest = ordinal(reached)
+            raise NanogradError(
+                f"the {ordinal(order)} derivative of {dependent} by {wrt} is too long to work "
+                f"out: the {highest}, the highest written out, has {long.length:,} characters "
+                f"(at most {HIGHER_TEXT:,} are differentiated again); ask for at most the "
+                f"{highest}"
+            ) from None
         notes += found
     # named as the derivative is (dy/dx, d2y/dx): LaTeX's label where bound parts come first
     name = f"d{order if order > 1 else ''}{dependent}/d{wrt}"
@@ -79,11 +96,16 @@ def _program(e: Expr) -> Program:
     (shown,) = layout([e], fractions=True)
     text = write({"": shown})
     if len(text) > HIGHER_TEXT:
-        raise NanogradError(
-            f"the derivative is too long to work out: {len(text):,} characters (at most "
-            f"{HIGHER_TEXT:,} are differentiated again); ask for a lower order"
-        )
+        raise _TooLong(len(text))
     return parse(text)
+
+
+class _TooLong(Exception):
+    """A derivative written out in more than HIGHER_TEXT characters: `length` of them."""
+
+    def __init__(self, length: int):
+        super().__init__(length)
+        self.length = length
 
 
 def _partials(

@@ -769,7 +769,7 @@ def derivatives_text(
 HIGHER_TEXT = 30_000
 
 
-def _ordinal(n: int) -> str:
+def ordinal(n: int) -> str:
     """1st, 2nd, 3rd, 4th, ..., 11th, 12th, 13th, 21st."""
     suffix = "th" if n % 100 in (11, 12, 13) else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
     return f"{n}{suffix}"
@@ -808,9 +808,9 @@ def _higher(
                 (shown,) = layout([root], fractions=not exact, whole=whole)
                 text = write({"": shown})
                 if len(text) > HIGHER_TEXT:
-                    reached = _ordinal(step + 1)
+                    reached = ordinal(step + 1)
                     raise NanogradError(
-                        f"the {_ordinal(order)} derivative by {name} is too long to work out: "
+                        f"the {ordinal(order)} derivative by {name} is too long to work out: "
                         f"the {reached}, the highest written out, has {len(text):,} characters "
                         f"(at most {HIGHER_TEXT:,} are differentiated again); ask for at most "
                         f"the {reached}, or for the value of a higher one at a point: "

@@ -321,6 +321,19 @@ def test_a_higher_derivative_that_grows_too_long_is_refused_in_time():
     )
 
 
+def test_an_implicit_derivative_that_grows_too_long_says_the_highest_order_written_out():
+    source = " + ".join(f"sin({k}*x + y)" for k in range(1, 1001)) + " == 0"
+    done = in_process("diff", source, "--implicit", "y", "--wrt", "x", "--order", "2")
+    assert (done.returncode, done.stdout) == (1, "")
+    assert done.stderr.startswith(
+        "error: the 2nd derivative of y by x is too long to work out: the 1st, the highest "
+        "written out, has "
+    ), done.stderr
+    assert done.stderr.endswith(
+        " characters (at most 30,000 are differentiated again); ask for at most the 1st\n"
+    )
+
+
 @pytest.mark.slow
 def test_a_refused_order_says_the_highest_reached_and_it_is_given():
     """x**x's 20th derivative: the 10th is the highest written out (92,776 characters); taylor
