@@ -85,6 +85,10 @@ _EXPANDED = 48
 _SMALL = 300
 _LARGE = 5000
 SIN, COS, TAN, EXP = OPS["sin"], OPS["cos"], OPS["tan"], OPS["exp"]
+SINH, COSH = OPS["sinh"], OPS["cosh"]
+# The squares that add up to 1: sin(a)**2 + cos(a)**2, and cosh(a)**2 - sinh(a)**2 (the
+# first's partner, and the sign of its weight in the sum)
+_SQUARES = {SIN: (COS, 1.0), COSH: (SINH, -1.0)}
 
 
 def _plus(b: Builder, a: Expr, c: float) -> Expr:
@@ -393,25 +397,30 @@ def _conditions(b: Builder, e: Expr) -> list[Expr] | None:
 
 
 def _pythagorean(b: Builder, s: Expr) -> Expr:
-    """s with each w*F*sin(a)**2 + w*F*cos(a)**2 as w*F, and c - c*cos(a)**2 as
-    c*sin(a)**2 (and c - c*sin(a)**2 as c*cos(a)**2)."""
-    squares: dict[tuple, int] = {}  # (sine?, a, weight, the other factors) -> the term's place
+    """s with each w*F*sin(a)**2 + w*F*cos(a)**2 as w*F (and w*F*cosh(a)**2 -
+    w*F*sinh(a)**2), and c - c*cos(a)**2 as c*sin(a)**2 (and c - c*sin(a)**2 as
+    c*cos(a)**2)."""
+    squares: dict[tuple, int] = {}  # (op, a, weight, the other factors) -> the term's place
     terms = _pairs(s)
     for k, (t, w) in enumerate(terms):
         factors = _factors(t)
         for j, (base, p) in enumerate(factors):
-            if base.kind == CALL and base.op in (SIN, COS) and p == 2.0:
+            if base.kind == CALL and base.op in (SIN, COS, SINH, COSH) and p == 2.0:
                 others = tuple(factors[:j] + factors[j + 1 :])
-                squares[(base.op is SIN, base.args[0], w * _coefficient(t), others)] = k
+                squares[(base.op, base.args[0], w * _coefficient(t), others)] = k
     items = list(terms)
     constant = s.value
-    for (sine, a, w, others), k in squares.items():
-        partner = squares.get((False, a, w, others)) if sine else None
+    for (op, a, w, others), k in squares.items():
+        sine = op is SIN
+        pair = _SQUARES.get(op)
+        partner = squares.get((pair[0], a, pair[1] * w, others)) if pair else None
         if partner is not None and items[k] is terms[k] and items[partner] is terms[partner]:
             both = b.multiply(w, list(others))
             if both is not None:
                 items[k], items[partner] = (both, 1.0), (b.const(0.0), 0.0)
-        elif constant and not others and w == -constant and items[k] is terms[k]:
+        elif (
+            op in (SIN, COS) and constant and not others and w == -constant and items[k] is terms[k]
+        ):
             other = b.multiply(constant, [(b.apply(COS if sine else SIN, a), 2.0)])
             if other is not None:
                 items[k], constant = (other, 1.0), 0.0

@@ -513,3 +513,13 @@ def test_notes_chooses_which_notes_are_printed_at_every_door():
     assert (reply.status, reply.out) == (0, ["n*x**(n - 1)"])
     bad = in_process("diff", "x", "--notes", "some")
     assert bad.returncode == 2 and "'some' is not one of 'all', 'domain', 'none'" in bad.stderr
+
+
+def test_cosh_squared_less_sinh_squared_is_1_as_sin_and_cos_squared_add_up_to_1():
+    for source, expected in [
+        ("sinh(x)/cosh(x)", "1/cosh(x)**2"),  # was 1 - sinh(x)**2/cosh(x)**2, tanh(x)'s form
+        ("x*cosh(x)**2 - x*sinh(x)**2", "1"),
+        ("cosh(x)**2 - sinh(x)**2", "0"),
+    ]:
+        assert first_line(source) == expected, source
+        assert sympys(source, expected)
