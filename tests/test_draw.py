@@ -367,6 +367,9 @@ def test_operands_are_numbered_where_the_graph_has_a_name_of_their_parameters():
     assert ids.keys() >= {"a", "b", "x", "y"}
     dot = in_process("draw", "b/a", "--a", "1", "--b", "2", "-o", "-").stdout
     assert '<FONT COLOR="#7a3e9d">#1</FONT>, <FONT COLOR="#7a3e9d">#2</FONT> on its edges' in dot
+    # atan2(#1, #2) beside inputs x and y: the legend's operation is numbered too
+    dot = in_process("draw", "atan2(x, y)", "--x", "1", "--y", "2", "-o", "-").stdout
+    assert '<TD BORDER="0">#1 / #2</TD>' in dot
     dot = in_process("draw", "u/v", "--u", "1", "--v", "2", "-o", "-").stdout  # no clash
     assert '[label="a / b"' in dot and '<FONT COLOR="#7a3e9d">a</FONT>' in dot
 

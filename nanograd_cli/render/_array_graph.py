@@ -113,8 +113,17 @@ def draw_arrays(
 
     if legend:
         shows = not hide_constants and bool(constants)
+        ops_labelled = [  # (as each operation's label is, below)
+            ins.op
+            for i in drawn
+            if isinstance(ins := code[i], Apply)
+            and len(_operands(ins)) > 1
+            and ins.op not in COMMUTATIVE
+            and ins.op is not LITERAL
+        ]
+        numbered = any(roles(op, taken) != op.parameters for op in ops_labelled)
         table = legend_table(
-            scale, norms, scalar_code is not None, arrays=True, constants=shows, taken=taken
+            scale, norms, scalar_code is not None, arrays=True, constants=shows, numbered=numbered
         )
         dot.node("legend", table, shape="plaintext", fontsize="10")
     for i in drawn:

@@ -22,7 +22,7 @@ from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING, NamedTuple
 
-from .._ops import ADD, CONST, MUL, OPS
+from .._ops import ADD, CONST, MUL
 from ..errors import InputError, NanogradError, printable
 
 if TYPE_CHECKING:
@@ -347,13 +347,13 @@ def legend_table(
     arrays: bool = False,
     constants: bool = True,
     outputs: tuple[str, str] | None = None,
-    taken: Container[str] = (),
+    numbered: bool = False,
 ) -> str:
     """An HTML-like table that says what the borders, fills and labels mean; with `arrays`,
     of a graph whose nodes are arrays, each filled by the norm of its gradient; `constants`:
     whether the graph shows any (none under --hide-constants); `outputs`: of a graph of
     several outputs, the name of the one whose gradients it shows and those of the others;
-    `taken`: the graph's names, which the operands' names in it are not (`roles`)."""
+    `numbered`: an operation's operands are numbered, #1 and #2, in the graph (`roles`)."""
 
     def row(sample: str, text: str, **cell: str) -> str:
         attrs = "".join(f' {k.upper()}="{v}"' for k, v in cell.items())
@@ -392,7 +392,7 @@ def legend_table(
                 BORDER="0",
             )
         )
-    a, b = roles(OPS["/"], taken)
+    a, b = ("#1", "#2") if numbered else ("a", "b")
     rows.append(
         row(
             f"{a} / {b}",
@@ -510,7 +510,16 @@ def draw_dot(
         if also:
             output = {v: names.get(v, "result").split(" = ")[0] for v in (root, *also)}
             listed = (output[root], ", ".join(output[o] for o in also))
-        table = legend_table(scale, grads, edge_grads, constants=shows, outputs=listed, taken=taken)
+        numbered = any(
+            len(v.children) > 1
+            and v.op not in COMMUTATIVE
+            and roles(v.op, taken) != v.op.parameters
+            for v in nodes
+            if v.op is not None and v.op is not CONST
+        )
+        table = legend_table(
+            scale, grads, edge_grads, constants=shows, outputs=listed, numbered=numbered
+        )
         dot.node("legend", table, shape="plaintext", fontsize="10", **at)
     boxes: dict[tuple[int, str], list[tuple[str, str, dict[str, str]]]] = {}
 
