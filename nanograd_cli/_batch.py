@@ -94,8 +94,8 @@ class BatchFunction:
             try:
                 program, by_element, _ = scalarized(program, given, columns or {})
             except ShapeProblem as problem:  # w @ x: x's shape comes with the rows
-                if all(n in fixed or n in given for n in program.inputs):
-                    raise
+                if all(n in fixed or n in given or n in (columns or {}) for n in program.inputs):
+                    raise  # (every shape known: they do not fit)
                 self._unwritten = problem  # (and made again for the rows' shapes)
             else:
                 fixed |= by_element
@@ -112,6 +112,11 @@ class BatchFunction:
         self.outputs: list[str] = list(program.outputs)
         self.names: list[str] = result_names(self.outputs, self.wrt)
         self._tape: Tape | None = None
+
+    def __repr__(self) -> str:
+        source, wrt, fixed = self._given
+        given = "".join(f", {name}=..." for name in fixed)
+        return f"nanograd_cli.compile({source!r}{''.join(f', {n!r}' for n in wrt)}{given})"
 
     def __reduce__(self) -> tuple[Callable[..., BatchFunction], tuple[object, ...]]:
         from ._language import parse
@@ -182,6 +187,14 @@ class BatchFunction:
             if (name in arrays and np.ndim(value) > 1)
             or (name not in source.inputs and array_of(name) in arrays)
         }
+        if self._unwritten is not None:  # w @ x, and x given as numbers
+            numbers = next((n for n in arrays if n in columns and n not in per_row), None)
+            if numbers is not None:
+                raise InputError(
+                    f"{numbers} is an array in {self._source.source.strip()!r:.60}: give it a "
+                    f"row per row, an array of shape (rows, ...), or its elements by name "
+                    f"({numbers}[0], {numbers}[1], ...)"
+                )
         if not per_row:
             return columns
         table: dict[str, Any] = {}

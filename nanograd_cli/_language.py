@@ -831,8 +831,8 @@ _PYTHON_VALUES = {
         "None is Python's, not the language's: an array gains no new axis (x[:, None]); "
         "arrays broadcast from their last axes, as NumPy's do, and .T turns a matrix"
     ),
-    "True": "True is Python's, not the language's: write 1",
-    "False": "False is Python's, not the language's: write 0",
+    "True": "True is Python's, not the language's: a comparison is 1 or 0 (x > 0)",
+    "False": "False is Python's, not the language's: a comparison is 1 or 0 (x > 0)",
 }
 
 # An argument given by name after another, up to its `=`: `sum(W, axis` of sum(W, axis=0)

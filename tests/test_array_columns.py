@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 import nanograd_cli as ng
-from nanograd_cli.errors import InputError
+from nanograd_cli.errors import InputError, ShapeProblem
 
 from .helpers import nanograd, run
 
@@ -86,6 +86,11 @@ def test_compile_takes_an_array_per_row_by_keyword():
         g(x=rows, y=np.zeros(4))
     with pytest.raises(InputError, match=r"give a 1-D array, one value per row$"):
         ng.compile("x*y")(x=rows, y=1.0)  # numbers: x*y has no array x
+    with pytest.raises(InputError, match=r"^x is an array in 'w @ x \+ c': give it a row per row"):
+        f(x=np.array([1.0, 2.0]))  # one number a row: no array
+    with pytest.raises(ShapeProblem, match=r"shapes \(2,\) and \(3,\) do not match for @"):
+        f(x=np.ones((3, 3)))  # three elements a row, where w has two
+    assert repr(f) == "nanograd_cli.compile('w @ x + c', 'w', w=..., c=...)"
 
 
 @pytest.mark.parametrize(

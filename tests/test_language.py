@@ -178,7 +178,7 @@ def test_missing_and_unknown_inputs_listed_at_once():
             "softmax takes its arguments in order, not by name: write -1, not dim=-1",
         ),
         ("sum(W, axis=)", "sum takes its arguments in order, not by name: write a value"),
-        ("True + x", "True is Python's, not the language's: write 1"),
+        ("True + x", "True is Python's, not the language's: a comparison is 1 or 0 (x > 0)"),
         (
             "sum(W[:, None])",
             "None is Python's, not the language's: an array gains no new axis (x[:, None]); "
