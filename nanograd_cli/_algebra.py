@@ -314,6 +314,21 @@ def _power(c: float, k: float, exactly: bool) -> float:
     return power(c, k)
 
 
+# The largest whole number whose square factors are taken out of its root (by trial division)
+_LARGEST_ROOTED = 1e12
+
+
+def _square_part(n: int) -> int:
+    """The largest m whose square divides n (12: 2)."""
+    m, d = 1, 2
+    while d * d <= n:
+        while n % (d * d) == 0:
+            n //= d * d
+            m *= d
+        d += 1
+    return m
+
+
 # The largest whole exponent taken in fractions: (p/q)**k has k times the digits of p/q.
 _EXACT_POWER = 64
 
@@ -542,6 +557,13 @@ class Builder:
             coefficient *= c
             for base, p in factors:
                 put(base, p)
+        # the roots of numbers (sqrt(2), sqrt(pi)): one alone is taken out of the denominator
+        roots = [
+            i
+            for i, ps in exponents.items()
+            if (bases[i].kind == NUMBER or known_number(bases[i]) is not None)
+            and not all(map(_integer, ps))
+        ]
         for i, ps in exponents.items():
             if self.textbook and len(ps) > 1:  # sqrt(x)**2*sqrt(x) is x**(3/2), nan where they are
                 total = functools.reduce(lambda q, p: _sum(q, p, True), ps)
@@ -549,7 +571,7 @@ class Builder:
                 cancels = bases[i].analytic and bases[i].kind != NUMBER
                 if not _integer(total) and _finite(total) and (one_sign or cancels):
                     exponents[i] = [total]
-            elif self.textbook and bases[i].kind == NUMBER:
+            elif self.textbook and bases[i].kind == NUMBER and len(roots) == 1:
                 coefficient = self._root_in(coefficient, bases[i].value, ps)
         if not _finite(coefficient):
             return None
@@ -569,16 +591,26 @@ class Builder:
             coefficient + 0.0,
         )
 
+    def _root_of(self, n: Expr, k: float) -> tuple[float, list[tuple[Expr, float]]]:
+        """n**k for a number n kept as written, a whole one's square factors taken out where
+        2*k is whole: sqrt(12) is 2*sqrt(3), 12**(-1/2) is (1/2)*3**(-1/2)."""
+        whole = n.value
+        if not (_integer(2 * k) and _integer(whole) and 1.0 < whole <= _LARGEST_ROOTED):
+            return 1.0, [(n, k)]
+        m = _square_part(int(whole))
+        if m == 1:
+            return 1.0, [(n, k)]
+        return power(float(m), 2 * k), [(self.const(whole / m**2), k)]
+
     @staticmethod
     def _root_in(coefficient: float, n: float, exponents: list[float]) -> float:
-        """The coefficient of a product with n**p, for a whole n and -1 < p < 0, that n
-        divides taken into it: 3*3**(-1/2) is 3**(1/2) (`exponents` [p] made [p + 1]), as a
-        textbook writes the derivative of sqrt(3*x), sqrt(3)/(2*sqrt(x))."""
+        """The coefficient of a product with n**p, for a whole n and -1 < p < 0, with n**p
+        made n**(p + 1)/n (`exponents` [p] made [p + 1]): the root out of the denominator, as
+        a textbook writes the derivative of sqrt(3*x), sqrt(3)/(2*sqrt(x)), and of sqrt(6*x),
+        sqrt(6)/(2*sqrt(x)), not 3/(sqrt(6)*sqrt(x))."""
         (p,) = exponents
         ratio = as_fraction(coefficient)
         if not (-1.0 < p < 0.0 and _integer(n) and n > 1.0 and ratio is not None):
-            return coefficient
-        if ratio.numerator % int(n):
             return coefficient
         exponents[0] = _sum(p, 1.0, True)
         return float(ratio / int(n))
@@ -591,7 +623,7 @@ class Builder:
             kept = self.textbook and not _integer(k) and _symbolic((e,), value, self._exact)
             if math.isfinite(value) and not kept:
                 return value, []
-            return 1.0, [(e, k)]
+            return self._root_of(e, k) if kept else (1.0, [(e, k)])
         if e.kind == PRODUCT and len(e.args) <= FLAT_LIMIT:
             c = e.value
             exponents = [  # sqrt(2)**2 is 2, for a positive number; (x**0.5)**2 is not x
@@ -611,7 +643,8 @@ class Builder:
             if scalable and None not in exponents:
                 factors = list(zip(e.args, cast("list[float]", exponents), strict=True))
                 if self.textbook and not _integer(k) and _symbolic((self.const(c),), power(c, k)):
-                    return 1.0, [(self.const(c), k), *factors]  # sqrt(2*pi) is sqrt(2)*sqrt(pi)
+                    outside, root = self._root_of(self.const(c), k)  # sqrt(2*pi): sqrt(2)*sqrt(pi)
+                    return outside, [*root, *factors]
                 return _power(c, k, self.textbook), factors
             if self.textbook and _integer(k) and 1 <= abs(k) <= 4 and _finite(power(c, k)):
                 # sqrt(x)**2 as sqrt(x)*sqrt(x), k times (exact, and nan where it is), so that

@@ -448,9 +448,13 @@ def test_a_root_of_a_fraction_of_x_is_written_as_the_chain_rule_gives_it():
         ("1/sqrt(x/2)", "-1/(4*(x/2)**(3/2))"),
         ("sqrt(x/4)", "1/(4*sqrt(x))"),  # a fraction's root that is a fraction: taken out
         ("sqrt(9*x/4)", "3/(4*sqrt(x))"),
-        ("sqrt(2*x)", "1/(sqrt(2)*sqrt(x))"),  # a whole number's: sqrt(2) by name
+        ("sqrt(2*x)", "sqrt(2)/(2*sqrt(x))"),  # a whole number's: sqrt(2) by name, on top
         ("sqrt(3*x)", "sqrt(3)/(2*sqrt(x))"),  # not 3/(2*sqrt(3)*sqrt(x))
-        ("sqrt(5*x)", "sqrt(5)/(2*sqrt(x))"),
+        ("sqrt(6*x)", "sqrt(6)/(2*sqrt(x))"),  # not 3/(sqrt(6)*sqrt(x))
+        ("sqrt(12*x)", "sqrt(3)/sqrt(x)"),  # sqrt(12) is 2*sqrt(3): not 6/(sqrt(12)*sqrt(x))
+        ("sqrt(50)*x**2", "10*sqrt(2)*x"),
+        ("x/sqrt(3)", "sqrt(3)/3"),
+        ("exp(-x**2/2)/sqrt(2*pi)", "-x*exp(-x**2/2)/(sqrt(2)*sqrt(pi))"),  # two roots: kept
     ]:
         assert in_process("diff", source).stdout == expected + "\n", source
         assert sympys(source, expected)
