@@ -314,14 +314,15 @@ def _power(c: float, k: float, exactly: bool) -> float:
     return power(c, k)
 
 
-# The largest whole number whose square factors are taken out of its root (by trial division)
-_LARGEST_ROOTED = 1e12
+# The largest whole number whose square factors are taken out of its root, and the largest
+# of those factors' roots tried (by trial division: a thousand at most)
+_LARGEST_ROOTED, _LARGEST_SQUARE_ROOT = 1e12, 1000
 
 
 def _square_part(n: int) -> int:
-    """The largest m whose square divides n (12: 2)."""
+    """The largest m up to _LARGEST_SQUARE_ROOT whose square divides n (12: 2)."""
     m, d = 1, 2
-    while d * d <= n:
+    while d * d <= n and d <= _LARGEST_SQUARE_ROOT:
         while n % (d * d) == 0:
             n //= d * d
             m *= d
@@ -612,8 +613,11 @@ class Builder:
         ratio = as_fraction(coefficient)
         if not (-1.0 < p < 0.0 and _integer(n) and n > 1.0 and ratio is not None):
             return coefficient
+        moved = ratio / int(n)
+        if moved.denominator > _WHOLE_DENOMINATOR:  # (a fraction a textbook would not write)
+            return coefficient
         exponents[0] = _sum(p, 1.0, True)
-        return float(ratio / int(n))
+        return float(moved)
 
     def _factors(self, e: Expr, k: float) -> tuple[float, list[tuple[Expr, float]]]:
         """e**k as a coefficient and (base, exponent) factors."""
