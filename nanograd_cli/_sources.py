@@ -193,6 +193,8 @@ def array_value(text: str, typed: str) -> InputValue:
         raise error.of_value(typed) from None
     except SourceError as error:
         element = _element_at(text, error.offset)
+        if len(element) > 60:  # 40 axes deep: the place of an element is no help
+            element = ""
         said = f"element {element}: " if element else ""
         raise InputError(f"{typed}: {said}{error.message}") from None
     if value is None:

@@ -956,6 +956,8 @@ def test_an_array_without_brackets_and_a_bracket_left_open_say_so():
         "index 1e+300 is out of range"
         in in_process("grad", "sum(x[1e300])", "--x", "[1, 2]").stderr
     )
+    deep = in_process("grad", "sum(x)", "--x", "[" * 300 + "1" + "]" * 300).stderr
+    assert deep.endswith("[…: an array has at most 32 axes\n") and len(deep) < 120  # no place
     done = nanograd("grad", "sum([1, 2, x) + 1", "--x", "1")
     assert (done.returncode, done.stderr) == (
         2,
