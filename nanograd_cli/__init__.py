@@ -184,16 +184,18 @@ def hessian(
     source: str,
     /,
     *,
+    wrt: Names = (),
     strict: bool = False,
     inputs: Mapping[str, InputArg] | None = None,
     **values: InputArg,
 ) -> Hessian:
-    """The value, gradient and Hessian of `source` at the point given by keywords."""
+    """The value, gradient and Hessian of `source` at the point given by keywords; only
+    the second derivatives by the inputs `wrt` (and the gradient by them), when given."""
     from . import _api as api
 
     program = parse(source)
     at = numbers(point(program, "hessian", values, inputs), "hessian")
-    return api.hessian(program, at, strict, _note)
+    return api.hessian(program, at, names(wrt, "wrt"), strict, _note)
 
 
 @python_door

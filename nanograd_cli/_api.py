@@ -310,16 +310,19 @@ def grad_points(
 def hessian(
     program: Program,
     point: Mapping[str, InputValue],
+    wrt: Sequence[str] = (),
     strict: bool = False,
     warn: Warn | None = None,
 ) -> Hessian:
     """The value, gradient and matrix of second derivatives at `point` (by the elements of
-    array inputs, W[1,2])."""
+    array inputs, W[1,2]); only those by the inputs `wrt` (or their elements), when given."""
     from ._symbolic import hessian as second_derivatives
 
-    program, point, _ = scalarized(program, point, missing=MissingInputs)
+    check_wrt(wrt, program.inputs, elements=True)
+    program, point, layout = scalarized(program, point, missing=MissingInputs)
     one_output(program, "hessian").check_inputs(point)
-    result = second_derivatives(program, dict(point))
+    chosen = set(layout.elements(wrt))
+    result = second_derivatives(program, dict(point), [n for n in program.inputs if n in chosen])
     non_finite(result.non_finite, strict, warn)
     return result
 

@@ -72,7 +72,7 @@ NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|[-+]?(?i:nan|inf
 COMMANDS = {
     ":grad": ("EXPR", "the value and gradient of EXPR, keeping none of its assignments"),
     ":diff": ("EXPR [wrt NAME...]", "the derivative of EXPR as an expression"),
-    ":hessian": ("EXPR", "the value, gradient and matrix of second derivatives"),
+    ":hessian": ("EXPR [wrt NAME...]", "the value, gradient and matrix of second derivatives"),
     ":explain": ("EXPR", "the forward and backward passes written out, node by node"),
     ":draw": ("EXPR FILE", "the computation graph, to FILE (.svg .png .pdf .dot .html)"),
     ":check": ("EXPR", "the gradient against finite differences, or against a formula"),
@@ -117,7 +117,7 @@ OPTIONS: dict[str, dict[str, Option]] = {
         "implicit": Option("word", "NAME"),
         "notes": Option("word", "|".join(api.DIFF_NOTES)),
     },
-    ":hessian": STRICT,
+    ":hessian": {"wrt": WRT, **STRICT},
     ":taylor": {
         "wrt": Option("names", "NAME"),
         "order": Option("word", "N"),
@@ -769,6 +769,7 @@ class Session:
         result = api.hessian(
             program,
             self._point(program),
+            args.names("wrt"),
             strict=args.flag("strict"),
             warn=self._warner(source, reply),
         )

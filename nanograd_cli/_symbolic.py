@@ -881,34 +881,36 @@ def _names_used_twice(
     return kept
 
 
-def hessian(program: Program, values: dict[str, float]) -> Hessian:
-    """The value, gradient and Hessian at `values`: the exact gradient (the engine's steps,
-    `EngineForm`) differentiated in forward mode (forward over reverse), so that a tiny
-    second derivative is made from the inputs outward, rounding once where it underflows
-    (reverse over reverse multiplies a tiny adjoint first: erf's at 27 was 13 units in the
-    last place off), then made symmetric: each mixed pair is the mean of the two orders,
-    which round apart (the one that is not nan where the other is)."""
-    return hessian_at(program)(values)
+def hessian(program: Program, values: dict[str, float], wrt: Sequence[str] = ()) -> Hessian:
+    """The value, gradient and Hessian at `values`, by the inputs `wrt` (by default all):
+    the exact gradient (the engine's steps, `EngineForm`) differentiated in forward mode
+    (forward over reverse), so that a tiny second derivative is made from the inputs outward,
+    rounding once where it underflows (reverse over reverse multiplies a tiny adjoint first:
+    erf's at 27 was 13 units in the last place off), then made symmetric: each mixed pair is
+    the mean of the two orders, which round apart (the one that is not nan where the other
+    is)."""
+    return hessian_at(program, wrt)(values)
 
 
-def hessian_at(program: Program) -> Callable[[dict[str, float]], Hessian]:
+def hessian_at(program: Program, wrt: Sequence[str] = ()) -> Callable[[dict[str, float]], Hessian]:
     """`hessian` at any point: the symbolic gradient is found once, for the many points of
     Newton's method."""
     from ._forward import forward_jacobian
 
-    names = program.inputs
-    of_gradient = _program_of(gradient(program, names), names) if names else None
+    names = list(wrt) or program.inputs
+    of_gradient = _program_of(gradient(program, names), program.inputs) if names else None
 
     def at(values: dict[str, float]) -> Hessian:
         first = program.grad(values)
+        gradients = {name: first.gradients[name] for name in names}
         if of_gradient is None:
-            return Hessian(first.value, first.inputs, first.gradients, {}, first.non_finite)
+            return Hessian(first.value, first.inputs, gradients, {}, first.non_finite)
         columns = forward_jacobian(of_gradient, values).jacobian
         matrix = {a: {b: columns[a][b] for b in names} for a in names}
         for i, a in enumerate(names):
             for b in names[i + 1 :]:
                 matrix[a][b] = matrix[b][a] = _mean(matrix[a][b], matrix[b][a])
-        return Hessian(first.value, first.inputs, first.gradients, matrix, first.non_finite)
+        return Hessian(first.value, first.inputs, gradients, matrix, first.non_finite)
 
     return at
 

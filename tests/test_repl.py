@@ -720,7 +720,7 @@ def test_options_are_parsed_alike_for_every_command():
     )
     assert error(s, ":check x*x rtol nan") == "error: invalid value for rtol: nan is not at least 0"
     assert error(s, ":hessian x strictly") == (
-        "error: :hessian has no option strictly; did you mean strict? (its options: strict)"
+        "error: :hessian has no option strictly; did you mean strict? (its options: wrt, strict)"
     )
     # After an operator, a word goes on with the expression; in parentheses, so does an option's
     # name; a word that is no option and like none is the expression's, and its syntax error

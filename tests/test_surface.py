@@ -324,7 +324,7 @@ def test_inputs_in_the_order_read_after_an_augmented_assignment():
         (["grad", "model.txt", "--x", "1"], "error: no such file: model.txt"),
         (["grad", "./nosuch", "--x", "1"], "error: no such file: ./nosuch"),
         (["grad", "x", "--x", "1", "--fromat", "json"], "did you mean --format?"),
-        (["hessian", "x*x", "--x", "1", "--wrt", "x"], "nanograd hessian has no --wrt option"),
+        (["draw", "x*x", "--x", "1", "--wrt", "x"], "nanograd draw has no --wrt option"),
         (["check", "x", "--x", "1", "--rtol", "-1"], "'--rtol': -1 is not at least 0"),
         (["grad", "-x**2", "--x", "1"], "goes after -e: nanograd grad -e '-x**2' (or last"),
         (["grad", "x", "--x", "1e999"], "error: --x 1e999 is too large for a float"),

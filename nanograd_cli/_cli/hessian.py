@@ -14,6 +14,7 @@ from .options import (
     source_and_inputs,
     strict_option,
     table_format,
+    wrt_option,
 )
 from .output import emit, warn
 
@@ -22,6 +23,7 @@ EXAMPLES = """
 Examples:
   nanograd hessian "x*y + tanh(x)" --x 2 --y 3
   nanograd hessian "(1 - x)**2 + 100*(y - x**2)**2" --x 1 --y 1 --format json
+  nanograd hessian "x*y*z" --x 1 --y 2 --z 3 --wrt x --wrt y
 """
 
 
@@ -30,6 +32,10 @@ Examples:
 )
 @source_and_inputs
 @load_option
+@wrt_option(
+    "Only the second derivatives by these inputs (an array's elements, or one element: "
+    "x[0]), and the gradient by them."
+)
 @table_format
 @strict_option
 @color_option
@@ -39,14 +45,15 @@ def hessian(
     ctx: click.Context,
     source: Source,
     var: tuple[str, ...],
+    wrt: tuple[str, ...],
     fmt: str | None,
     digits: str | None,
     strict: bool,
 ) -> None:
     """Print the value, gradient and Hessian (matrix of second derivatives) of SOURCE.
 
-    The Hessian is computed by automatic differentiation: the symbolic gradient is
-    differentiated again in reverse mode (no finite differences).
+    The Hessian is computed by automatic differentiation: the exact gradient is
+    differentiated again in forward mode (no finite differences).
     """
     program, point = program_and_point(ctx, source, var)
-    emit(fmt, api.hessian(program, point, strict, warn), digits)
+    emit(fmt, api.hessian(program, point, wrt, strict, warn), digits)

@@ -412,9 +412,13 @@ def _(result: Hessian, number: Number = repr) -> list[list[str]]:
         ["", "value", "gradient", *_gradient_columns(names)],
         ["result", number(result.value), "", *[""] * len(names)],
     ]
-    for n in names:
-        row = (number(result.hessian[n][m]) for m in names)
-        rows.append([n, number(result.inputs[n]), number(result.gradients[n]), *row])
+    for n, value in result.inputs.items():  # an input not differentiated by: its value
+        by = result.hessian.get(n)
+        if by is None:
+            rows.append([n, number(value), "", *[""] * len(names)])
+        else:
+            row = (number(by[m]) for m in names)
+            rows.append([n, number(value), number(result.gradients[n]), *row])
     return rows
 
 
