@@ -113,6 +113,9 @@ def finish(builder: Builder, roots: dict[str, Expr]) -> dict[str, tuple[Expr, li
             done[name] = (plain, plain_notes)
             continue
         full, notes = rewritten(root)
+        if full is not plain and _kept_zeros(full):  # a rewrite's own cancelled terms
+            full, more = cancelled(full)
+            notes = _needed(builder, notes + more, full)
         longer = 0 if _kept_zeros(full) else 1  # (the quotient rule's one operation more)
         shorter = full is plain or printed_operations(full) <= printed_operations(plain) + longer
         done[name] = (full, notes) if shorter else (plain, plain_notes)
