@@ -1778,7 +1778,9 @@ def row_count(arrays: dict[str, np.ndarray]) -> int:
     lengths = {array.size for array in arrays.values()}
     if len(lengths) > 1:
         listed = ", ".join(f"{name} {array.size}" for name, array in arrays.items())
-        raise InputError(f"the columns differ in length ({listed}): give every column as many")
+        raise InputError(
+            f"the columns differ in length ({listed}): give every column the same number of rows"
+        )
     return lengths.pop() if lengths else 0
 
 

@@ -411,7 +411,10 @@ def test_no_column_y_and_no_target():
 def test_columns_of_different_lengths():
     with pytest.raises(InputError) as error:
         fit(parse("a*x"), {"x": np.arange(3.0), "y": np.arange(2.0)}, {"a": 1})
-    assert str(error.value) == "the columns differ in length (x 3, y 2): give every column as many"
+    assert (
+        str(error.value)
+        == "the columns differ in length (x 3, y 2): give every column the same number of rows"
+    )
 
 
 def test_a_jacobian_too_large_for_memory_says_how_many_rows_fit(monkeypatch):

@@ -187,7 +187,7 @@ def test_json_rows_without_the_inputs_are_still_refused(tmp_path):
     )
 
 
-@pytest.mark.parametrize("missing", ["NA", "N/A", "null", "NULL", "None"])
+@pytest.mark.parametrize("missing", ["NA", "N/A", "n/a", "#N/A", "<NA>", "null", "NULL", "None"])
 def test_a_missing_value_written_as_na_names_the_option_that_reads_it(missing, tmp_path):
     (tmp_path / "p.csv").write_text(f"x\n1\n{missing}\n")
     done = in_process("grad", "x", "--points", "p.csv", cwd=tmp_path)

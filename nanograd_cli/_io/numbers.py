@@ -11,8 +11,9 @@ import pyarrow as pa
 
 from ..errors import InputError, option
 
-# What a table writes for a missing value, read as nan where missing values are left out.
-MISSING = ("", "NA", "N/A", "NaN", "null", "NULL", "None")
+# What a table writes for a missing value, read as nan where missing values are left out: R's
+# and a database's words, and a spreadsheet's (#N/A), as pandas reads them.
+MISSING = ("", "NA", "N/A", "n/a", "#N/A", "#N/A N/A", "#NA", "<NA>", "NaN", "null", "NULL", "None")
 
 
 class BadValue(InputError):
