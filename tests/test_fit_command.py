@@ -202,6 +202,12 @@ def test_a_fit_that_does_not_converge_prints_the_point_reached_and_exits_1(data,
             "--X VALUE, would make X a parameter)",
         ),
         (
+            ["a*exp(-b*time)", "--data", "{units}", "--a", "1", "--b", "1"],
+            "time is no column of --data (its columns: time (s), y); the column 'time (s)' is "
+            "read by its header, which is no name: rename it in the file's first line (as "
+            "time_s) and write that in the model",
+        ),
+        (
             ["h*exp(-x/sigma)", "--data", "{data}", "--h", "1", "--sigma", "1"],
             "no start for parameter sigma: --sigma is an option of nanograd fit; give the start "
             "as --var sigma=VALUE",
@@ -228,7 +234,9 @@ def test_bad_input_is_exit_2_naming_the_problem(arguments, message, data, tmp_pa
     (tmp_path / "bad.csv").write_text("x,y\n1,2\n2,oops\n")
     (tmp_path / "nan.csv").write_text("x,y\n0,1\n1,nan\n2,5\n")
     (tmp_path / "huge.csv").write_text("x,y\n0,1\n1,2\n2,3\n")
-    paths = {name: str(tmp_path / f"{name}.csv") for name in ("few", "bad", "nan", "huge")}
+    (tmp_path / "units.csv").write_text("time (s),y\n0,1\n1,2\n2,3\n")
+    names = ("few", "bad", "nan", "huge", "units")
+    paths = {name: str(tmp_path / f"{name}.csv") for name in names}
     paths["data"] = str(data)
     out = tmp_path / "out.csv"
     arguments = [a.format(**paths) for a in arguments]

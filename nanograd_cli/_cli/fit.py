@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import re
 
 import click
 
@@ -413,7 +414,17 @@ def check_starts(ctx: click.Context, program: Program, starts, table: io.Table) 
         near += [c for c in table.names if c.lower() == name.lower()]
         if near:
             columns = ", ".join(table.names)
+            meant = near[-1]
+            if not re.fullmatch(r"[A-Za-z_]\w*", meant):  # time (s): a header no model can read
+                renamed = re.sub(r"\W+", "_", meant).strip("_")
+                if not re.fullmatch(r"[A-Za-z_]\w*", renamed):
+                    renamed = f"_{renamed}"
+                raise InputError(
+                    f"{name} is no column of --data (its columns: {columns}); the column "
+                    f"{meant!r} is read by its header, which is no name: rename it in the "
+                    f"file's first line (as {renamed}) and write that in the model"
+                )
             raise InputError(
                 f"{name} is no column of --data (its columns: {columns}); did you mean "
-                f"{near[-1]}? (a start, --{name} VALUE, would make {name} a parameter)"
+                f"{meant}? (a start, --{name} VALUE, would make {name} a parameter)"
             )
