@@ -308,6 +308,7 @@ def diff(
     steps: Literal[False] = False,
     implicit: str | None = None,
     notes: Literal["all", "domain", "none"] = "all",
+    mixed: bool = False,
 ) -> Derivative: ...
 
 
@@ -325,6 +326,7 @@ def diff(
     steps: bool = False,
     implicit: str | None = None,
     notes: Literal["all", "domain", "none"] = "all",
+    mixed: bool = False,
 ) -> str: ...
 
 
@@ -342,6 +344,7 @@ def diff(
     steps: bool = False,
     implicit: str | None = None,
     notes: Literal["all", "domain", "none"] = "all",
+    mixed: bool = False,
 ) -> str: ...
 
 
@@ -359,6 +362,7 @@ def diff(
     steps: Literal[True],
     implicit: str | None = None,
     notes: Literal["all", "domain", "none"] = "all",
+    mixed: bool = False,
 ) -> str: ...
 
 
@@ -376,6 +380,7 @@ def diff(
     steps: bool = False,
     implicit: str | None = None,
     notes: Literal["all", "domain", "none"] = "all",
+    mixed: bool = False,
 ) -> Derivative | str:
     """The derivative of `source` by each input named (positionally or by `wrt`; by default
     all), as `nanograd diff` prints it: as text in the language, a `Derivative` (a str, the
@@ -387,7 +392,8 @@ def diff(
     the derivation, a rule a line, as `diff --steps`, also with `format="markdown"`;
     `implicit="y"`: dy/dx where the source is an equation relating x and y, as
     `diff --implicit y`; `notes`: which `#` notes, as `diff --notes`: "all", "domain" (where
-    it holds) or "none")."""
+    it holds) or "none"; `mixed`: with `order`, the mixed partial derivatives too, as
+    `diff --mixed`)."""
     from . import _api as api
     from .errors import InputError
 
@@ -398,7 +404,7 @@ def diff(
     program = parse(source)
     fmt = "latex" if latex else format or "text"
     wrt = (*names(names_, "wrt"), *names(wrt, "wrt"))
-    text = api.diff(program, wrt, fmt, exact, shapes, order, steps, implicit, notes)
+    text = api.diff(program, wrt, fmt, exact, shapes, order, steps, implicit, notes, mixed)
     found = api.diff_note(program, implicit)
     if found:
         _note(found)

@@ -341,6 +341,7 @@ def diff(
     steps: bool = False,
     implicit: str | None = None,
     notes: str = "all",
+    mixed: bool = False,
 ) -> Derivative | str:
     """The derivative by each input in `wrt` (by default all) as text in the language (a
     `Derivative`: the text, and apart from it where each holds), or with `fmt` latex as
@@ -355,11 +356,19 @@ def diff(
     or latex). `implicit` y: dy/dx for the one name x of `wrt`, where the source is an
     equation (`lhs == rhs`, or an expression that is 0) relating x and y. `notes`: which of
     the `#` notes are shown: all, domain (where it holds, not where it loses digits the
-    engine keeps) or none."""
+    engine keeps) or none. `mixed`, with `order` 2 or more: every mixed partial derivative
+    of that order by the names too (`d2_x_y`: by x, then by y)."""
     fmt = choice("format", fmt, DIFF_FORMATS, any_case=True)
     notes = choice("notes", notes, DIFF_NOTES, any_case=True)
     latex = fmt == "latex"
     order = whole("order", order, 1, MAX_ORDER)
+    if mixed and order == 1:
+        raise InputError(
+            f"{option('mixed')} is for {option('order', '2')} or more: a first derivative "
+            "is by one name"
+        )
+    if mixed and implicit is not None:
+        raise InputError(f"{option('mixed')} and {option('implicit')}: give one of them")
     if steps or implicit is not None:
         text = _diff_special(program, list(wrt), fmt, exact, shapes, order, steps, implicit, notes)
         return Derivative.of(text, list(wrt)) if fmt == "text" and not steps else text
@@ -385,7 +394,7 @@ def diff(
             if order == 1:
                 text = array_derivatives(program, sizes, list(wrt), latex, exact, notes)
             else:
-                text = _higher_of_elements(program, sizes, wrt, latex, exact, order, notes)
+                text = _higher_of_elements(program, sizes, wrt, latex, exact, order, notes, mixed)
         except ShapeProblem as problem:  # A@x, with a shape for A alone: x is a number
             unshaped = [n for n in program.inputs if n not in sizes]
             if not unshaped or "for a number" not in problem.message:
@@ -408,7 +417,7 @@ def diff(
                 shaped = option("shape", f"{array_of(name)}=N")
                 raise InputError(f"{option('wrt', name)}: give {array_of(name)} a shape, {shaped}")
         with_inputs(program, "its derivative is 0 by every name")
-        text = derivatives_text(program, list(wrt), latex, exact, order, notes=notes)
+        text = derivatives_text(program, list(wrt), latex, exact, order, notes=notes, mixed=mixed)
     return LaTeX(text) if latex else Derivative.of(text, list(wrt) or program.inputs)
 
 
@@ -462,9 +471,11 @@ def _higher_of_elements(
     exact: bool,
     order: int,
     notes: str,
+    mixed: bool,
 ) -> str:
-    """The `order`-th derivative by each of `wrt`, numbers or elements of arrays (`x[0]`),
-    of `program` written out in scalars for the arrays of `sizes` (`notes`: which are shown)."""
+    """The `order`-th derivative by each of `wrt` (`mixed`: by each combination of them too),
+    numbers or elements of arrays (`x[0]`), of `program` written out in scalars for the
+    arrays of `sizes` (`notes`: which are shown)."""
     from ._arrays import written_out
     from ._symbolic import derivatives_text
 
@@ -485,7 +496,7 @@ def _higher_of_elements(
 
     scalar, _ = written_out(program, sizes)
     names = [n if n in program.inputs else element_name(n, sizes.get(array_of(n), ())) for n in wrt]
-    return derivatives_text(scalar, names, latex, exact, order, read, notes)
+    return derivatives_text(scalar, names, latex, exact, order, read, notes, mixed)
 
 
 def _diff_special(

@@ -10,10 +10,11 @@ a string per node would copy its operands' at every level (D**2). Nothing here r
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 from collections.abc import Callable, Mapping
-from typing import ClassVar, NamedTuple, cast
+from typing import ClassVar, NamedTuple, TypeAlias, cast
 
 from ._algebra import CALL, INPUT, NUMBER, Expr, reachable
 from ._array_ops import INDEX, LITERAL, MATMUL, TRANSPOSE
@@ -28,6 +29,10 @@ AS_WRITTEN = "as written"
 LOSES = "loses"
 _LOSES = "loses digits "  # how each such note begins
 _KEPT = "diff --exact keeps them"  # and ends
+
+# What derivatives are of (the function's name), whether they are partial, and the inputs
+# each higher one is by in turn, by its name (see `write`).
+By: TypeAlias = tuple[str, bool, Mapping[str, tuple[str, ...]]]
 
 # A repeated sub-expression is bound to a name when it has at least this many operations.
 BIND_SIZE = 4
@@ -225,7 +230,7 @@ def write(
     definitions: Mapping[str, Expr] | None = None,
     notes: Mapping[str, list[Note]] | None = None,
     is_array: Callable[[Expr], bool] | None = None,
-    by: tuple[str, bool] = ("f", False),
+    by: By = ("f", False, {}),
     digits_below: float = WHOLE_UP_TO,
 ) -> str:
     r"""Statements that compute the roots: each of `definitions` (the names the roots use,
@@ -234,7 +239,8 @@ def write(
     a root, a comment with its notes (`# x > 0`). In LaTeX, several lines are one `aligned`
     environment, and a product of two arrays (as `is_array` says) is `\odot`, element by
     element, not read as a matrix product. `by`: the name of the function the roots are
-    derivatives of, and whether they are partial ones (LaTeX's ∂f/∂x, else df/dx). Whole
+    derivatives of, whether they are partial ones (LaTeX's ∂f/∂x, else df/dx), and the
+    inputs each higher one is by in turn (d2_x_y: x, then y: ∂²f/∂y∂x). Whole
     numbers from `digits_below` are written as floats (1.2e+17), not in digits they may not
     have (a float past 2**53 is a rounding of the whole number it stands for)."""
     definitions = definitions or {}
@@ -701,13 +707,14 @@ class _Latex(_Text):
         return rf"\text{{{latex_text(text)}}}"
 
     def __init__(
-        self, is_array: Callable[[Expr], bool] | None = None, by: tuple[str, bool] = ("f", False)
+        self, is_array: Callable[[Expr], bool] | None = None, by: By = ("f", False, {})
     ) -> None:
         # per node: the sign of the number a product is written beginning with, else 0
         self._leading: dict[int, float] = {}
         self.bound: set[int] = set()  # nodes written by a name they are bound to
         self.is_array = is_array or (lambda e: False)
-        self.function, self.partial = by  # a derivative's name: ∂f/∂x, or df/dx
+        # a derivative's name: ∂f/∂x, or df/dx; ∂²f/∂y∂x for d2_x_y, by x then y
+        self.function, self.partial, self.sequences = by
 
     def parenthesised(self, text: Text) -> Text:
         return _cat(r"\left(", text, r"\right)")
@@ -739,6 +746,14 @@ class _Latex(_Text):
         """A derivative's name as a course writes it: d_x is df/dx, d2_x d²f/dx², and by one
         of several inputs ∂f/∂x, ∂²f/∂x², ∂f/∂W_{1,2} (d_W[1,2]); diff --implicit's dy/dx
         and d2y/dx are dy/dx and d²y/dx²."""
+        sequence = self.sequences.get(name)
+        if sequence is not None and len(set(sequence)) > 1:  # d2_x_y: ∂²f/∂y∂x
+            runs = [(n, len(list(same))) for n, same in itertools.groupby(reversed(sequence))]
+            under = " ".join(
+                rf"\partial {self.name(n)}" + (f"^{{{k}}}" if k > 1 else "") for n, k in runs
+            )
+            f = self.name(self.function)
+            return rf"\frac{{\partial^{{{len(sequence)}}} {f}}}{{{under}}}"
         by_name = re.fullmatch(r"d([0-9]*)_(.+?)_*", name)  # (d_x_ where d_x is taken)
         if by_name:
             n, by = by_name[1], self.name(by_name[2])

@@ -112,6 +112,7 @@ OPTIONS: dict[str, dict[str, Option]] = {
         "format": Option("word", "|".join(api.DIFF_FORMATS)),
         "exact": FLAG,
         "order": Option("word", "N"),
+        "mixed": FLAG,
         "shape": Option("items", "NAME=DIMS..."),
         "steps": FLAG,
         "implicit": Option("word", "NAME"),
@@ -758,6 +759,7 @@ class Session:
             args.flag("steps"),
             args.value("implicit"),
             args.value("notes") or "all",
+            args.flag("mixed"),
         )
         reply.out.append(str(text))
         remark = api.diff_note(program, args.value("implicit"))

@@ -27,6 +27,7 @@ more than once is written in the source's own names (`z = w*x + b`, `p = sigmoid
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -58,7 +59,7 @@ from ._overflow_notes import Probe, add_notes
 from ._program import Program
 from ._textbook import finish
 from .engine import Value, apply
-from .errors import NanogradError, command
+from .errors import InputError, NanogradError, command, option
 from .results import Hessian, Shape
 
 # (canonical, as the engine computes it): the second is what a kinked function's argument is
@@ -405,6 +406,8 @@ class Derivatives:
     whole: bool = False  # the source's numbers are whole: simple fractions as p/q (1/2)
     partial: bool = False  # of several inputs (or arrays): LaTeX names them ∂f/∂x, not df/dx
     function: str = "f"  # what LaTeX names the source in them: its result's name, if it has one
+    # per name of a higher derivative, the inputs it is by in turn (d2_x_y: x, then y)
+    sequences: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
 
 def derive(
@@ -711,20 +714,20 @@ def written(
         name: [n._replace(expr=next(laid)) for n in said.get(name, [])] for name in roots
     }
     if probe is not None and derivatives.textbook and notes == "all":
-        add_notes(probe, shown_roots, shown_notes)
-    by = (derivatives.function, derivatives.partial)
+        add_notes(probe, {n: r for n, r in shown_roots.items() if n in probe.by}, shown_notes)
+    by = (derivatives.function, derivatives.partial, derivatives.sequences)
     # a whole number past 2**53 is a float's rounding of one: written as the float it is
     # (7.9792266297612e+16, where 7**20 is 79792266297612001), not in digits it may not have
     past = 2.0**53 if derivatives.textbook else WHOLE_UP_TO
     return write(shown_roots, latex, shown_definitions, shown_notes, is_array, by, past)
 
 
-def derivative_names(wrt: list[str], taken: set[str], order: int = 1) -> dict[str, str]:
-    """A name for each derivative that is free in the source: d_x, or d_x_ if d_x is taken;
-    d2_x for the second."""
+def derivative_names(wrt: list[str], taken: set[str]) -> dict[str, str]:
+    """A name for each derivative that is free in the source: d_x, or d_x_ if d_x is taken
+    (`higher_names` for the second and on)."""
     names = {}
     for w in wrt:
-        name = f"d{order if order > 1 else ''}_{w}"
+        name = f"d_{w}"
         while name in taken:
             name += "_"
         names[w] = name
@@ -739,16 +742,19 @@ def derivatives_text(
     order: int = 1,
     read: Callable[[str], Program] | None = None,
     notes: str = "all",
+    mixed: bool = False,
 ) -> str:
     """The derivative by each input in `wrt` (all when empty) as `diff` prints it: with one,
     a source whose result is the derivative; else one `d_NAME = ...` line each. Textbook
     unless `exact`; in the source's own names where one of them would be used twice.
     `order` N: the N-th derivative by each, written out (`d2_x = ...`), each derivative's
     text read again by `read` (the parser by default; for a program written out from arrays,
-    one that reads `x[0]` as the input of that name). `notes`: which are shown (diff's notes)."""
+    one that reads `x[0]` as the input of that name); with `mixed`, every mixed partial
+    derivative of that order too (`d2_x_y`: by x, then by y). `notes`: which are shown
+    (diff's notes)."""
     wrt = wrt or program.inputs
     if order > 1:
-        return _higher(program, wrt, latex, exact, order, read, notes)
+        return _higher(program, wrt, latex, exact, order, read, notes, mixed)
     labels = derivative_names(wrt, set(program.inputs) | set(program.labels.values()))
     candidates = bindable(program)
     kept = _names_used_twice(program, wrt, candidates, not exact) if candidates else {}
@@ -783,20 +789,24 @@ def _higher(
     order: int,
     read: Callable[[str], Program] | None,
     showing: str,
+    mixed: bool = False,
 ) -> str:
-    """The `order`-th derivative by each name of `wrt`: the derivative of the derivative, each
-    written out as a program (no names of the source) and read again (by `read`); the
-    conditions of each step are the result's."""
+    """The `order`-th derivative by each name of `wrt` (with `mixed`, by each combination of
+    them, in their order): the derivative of the derivative, each written out as a program
+    (no names of the source) and read again (by `read`); the conditions of each step are the
+    result's."""
     from ._language import parse
 
     whole = whole_numbers(program)
     builder = EngineForm() if exact else Builder(True, whole)
+    taken = set(program.inputs) | set(program.labels.values())
+    labels = higher_names(wrt, taken, order, mixed)
     roots: dict[str, Expr] = {}
     notes: dict[str, list[Note]] = {}
-    for name in wrt:
+    for sequence, label in labels.items():
         current, found = program, list[Note]()
         root = builder.const(0.0)
-        for step in range(order):
+        for step, name in enumerate(sequence):
             if name not in current.inputs:  # d/dx of 2*y: 0, and so on
                 root = builder.const(0.0)
                 break
@@ -809,28 +819,61 @@ def _higher(
                 text = write({"": shown})
                 if len(text) > HIGHER_TEXT:
                     reached = ordinal(step + 1)
+                    names = " then ".join(dict.fromkeys(sequence))
                     raise NanogradError(
-                        f"the {ordinal(order)} derivative by {name} is too long to work out: "
+                        f"the {ordinal(order)} derivative by {names} is too long to work out: "
                         f"the {reached}, the highest written out, has {len(text):,} characters "
                         f"(at most {HIGHER_TEXT:,} are differentiated again); ask for at most "
                         f"the {reached}, or for the value of a higher one at a point: "
                         f"{command('taylor')} gives f^(n)(A)/n! to high orders"
                     )
                 current = (read or parse)(text)
-        roots[name], notes[name] = root, _simplest(found)
-    labels = derivative_names(wrt, set(program.inputs) | set(program.labels.values()), order)
+        roots[label], notes[label] = root, _simplest(found)
     result = Derivatives(
-        {labels[n]: e for n, e in roots.items()},
-        notes={labels[n]: e for n, e in notes.items() if e},
+        roots,
+        notes={label: e for label, e in notes.items() if e},
         textbook=not exact,
         whole=whole,
         partial=len(program.inputs) > 1,
         function=function_name(program),
+        sequences={label: sequence for sequence, label in labels.items()},
     )
     # (not for the elements of arrays, x[0], which only `read` reads back; nor are they at
-    # the first order, array_diff's)
-    probe = Probe(program, {label: n for n, label in labels.items()}, order)
+    # the first order, array_diff's; nor for a mixed one, which Taylor's series in one input
+    # cannot check)
+    by = {label: s[0] for s, label in labels.items() if len(set(s)) == 1}
+    probe = Probe(program, by, order)
     return written(result, latex, probe=probe if read is None else None, notes=showing)
+
+
+# The most derivatives `diff --mixed` writes (those of order N by k inputs are
+# (N + k - 1)! / (N! (k - 1)!): 4th by 10 inputs, 715).
+MAX_MIXED = 100
+
+
+def higher_names(
+    wrt: list[str], taken: set[str], order: int, mixed: bool = False
+) -> dict[tuple[str, ...], str]:
+    """The name of each `order`-th derivative (of `mixed` ones too) by its names in turn:
+    d2_x by (x, x), d2_x_y by (x, y); each free in the source (d2_x_ where d2_x is taken)."""
+    if not mixed:
+        sequences = [(name,) * order for name in wrt]
+    else:
+        sequences = list(itertools.combinations_with_replacement(wrt, order))
+        if len(sequences) > MAX_MIXED:
+            raise InputError(
+                f"{option('mixed')}: {len(sequences):,} derivatives of order {order} by "
+                f"{len(wrt)} inputs; at most {MAX_MIXED} are written (name fewer with "
+                f"{option('wrt')})"
+            )
+    names: dict[tuple[str, ...], str] = {}
+    for sequence in sequences:
+        by = sequence[0] if len(set(sequence)) == 1 else "_".join(sequence)
+        name = f"d{order}_{by}"
+        while name in taken or name in names.values():
+            name += "_"
+        names[sequence] = name
+    return names
 
 
 def function_name(program: Program) -> str:

@@ -738,7 +738,7 @@ def test_another_commands_option_or_a_misspelt_one_after_names_is_said_to_be_no_
     assert error(s, ":grad x*x order 2") == (
         "error: :grad has no option order; did you mean mode? (its options: wrt, mode, strict)"
     )
-    diff_options = "(its options: wrt, format, exact, order, shape, steps, implicit, notes)"
+    diff_options = "(its options: wrt, format, exact, order, mixed, shape, steps, implicit, notes)"
     assert error(s, ":diff x**2 wrt x ordr 2") == (
         f"error: :diff has no option ordr; did you mean order? {diff_options}"
     )

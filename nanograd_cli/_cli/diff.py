@@ -18,6 +18,7 @@ Examples:
   nanograd diff "sin(x)**2" --wrt x --format latex
   nanograd diff "x**y" --wrt y --exact
   nanograd diff "sin(x)*exp(x)" --wrt x --order 2
+  nanograd diff "x**2*y**3 + sin(x*y)" --order 2 --mixed
   nanograd grad -e "$(nanograd diff 'x**3' --wrt x)" --x 2
   nanograd diff "norm(A@x - b)**2" --wrt x --shape A=3,2 --shape x=2 --shape b=3
   nanograd diff "x**2*sin(x)" --wrt x --steps
@@ -56,6 +57,12 @@ Examples:
     help="The N-th derivative by each --wrt name (a whole number from 1 to 20).",
 )
 @click.option(
+    "--mixed",
+    is_flag=True,
+    help="With --order N: every mixed partial derivative of order N by the --wrt names too "
+    "(d2_x_y: by x, then by y), each combination once.",
+)
+@click.option(
     "--shape",
     "shapes",
     multiple=True,
@@ -89,6 +96,7 @@ def diff(
     fmt: str,
     exact: bool,
     order: str,
+    mixed: bool,
     shapes: tuple[str, ...],
     steps: bool,
     implicit: str | None,
@@ -102,12 +110,14 @@ def diff(
     `nanograd grad` to evaluate it. A name of SOURCE that the derivative uses twice is kept,
     with its definition; another sub-expression that repeats is bound once to a name (t1).
     Without --wrt, every input's derivative is printed, one `d_NAME = ...` line each.
-    --order 2: the second derivative (`d2_NAME = ...`), and so on. --steps: how a course
+    --order 2: the second derivative (`d2_NAME = ...`), and so on; with --mixed the mixed
+    ones too (`d2_x_y = ...`, by x then y). --steps: how a course
     derives it, one rule a line; --implicit y --wrt x: dy/dx where SOURCE relates x and y.
     """
     program = load_program(source, report)
     shaped = api.named_shapes(shapes)
-    click.echo(str(api.diff(program, wrt, fmt, exact, shaped, order, steps, implicit, notes)))
+    derivative = api.diff(program, wrt, fmt, exact, shaped, order, steps, implicit, notes, mixed)
+    click.echo(str(derivative))
     remark = api.diff_note(program, implicit)
     if remark:
         note(remark.removeprefix("note: "))
