@@ -296,7 +296,19 @@ class NotAnInput(InputError):
         self.kind: str = kind
         article = "an" if kind[:1] in "aeiou" else "a"
         listed = ", ".join(inputs) or "none"
-        super().__init__(f"{name} is not {article} {kind} ({kind}s: {listed}){self._listed()}")
+        hint = self._listed() or self._joined()
+        super().__init__(f"{name} is not {article} {kind} ({kind}s: {listed}){hint}")
+
+    def _joined(self) -> str:
+        """Where an input is a function's name run into this one (sinx), how to call it."""
+        from ._ops import OPS
+
+        for joined in self.inputs:
+            function = joined.removesuffix(self.name)
+            if function != joined and function in OPS and OPS[function].syntax == "call":
+                call = f"{function}({self.name})"
+                return f"; {joined} is one name: write {call} to apply {function} to {self.name}"
+        return ""
 
     def _listed(self) -> str:
         """Where the name is several of them joined by commas (x,y), how to give each."""
