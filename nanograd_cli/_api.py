@@ -1799,12 +1799,15 @@ def _per_group_names(fix: Iterable[str], bounds: Iterable[str], layout: Layout) 
 
 
 def check_grouping(by: object, shared: Sequence[str]) -> None:
-    """Refuse `shared` without a column of groups."""
+    """Refuse `shared` without a column of groups, or naming a parameter twice."""
     if shared and by is None:
         raise InputError(
             f"{option('shared')} shares a parameter between the groups of {option('by')}: "
             "give the column of the groups"
         )
+    twice = next((name for k, name in enumerate(shared) if name in shared[:k]), None)
+    if twice is not None:
+        raise InputError(f"{option('shared', twice)} is given twice")
 
 
 def check_group_column(

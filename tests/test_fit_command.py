@@ -176,8 +176,28 @@ def test_a_fit_that_does_not_converge_prints_the_point_reached_and_exits_1(data,
         ),
         (
             ["a*x + b", "--data", "{data}", "--a", "1", "--b", "0", "--target", "log(z)"],
-            "the target reads z, which is not a column of the data: the target is an expression "
-            "over the columns",
+            "--target reads z, which is no column of --data (its columns: x, y, note)",
+        ),
+        (
+            ["a*x + b", "--data", "{data}", "--a", "1", "--b", "0", "--target", "log(yy)"],
+            "--target reads yy, which is no column of --data (its columns: x, y, note); did you "
+            "mean y?",
+        ),
+        (
+            ["a*x + b", "--data", "{data}", "--a", "1", "--b", "0", "--sigma", "0.1*nte"],
+            "--sigma reads nte, which is no column of --data (its columns: x, y, note); did you "
+            "mean note?",
+        ),
+        (
+            ["a*x", "--data", "{noy}", "--a", "1"],
+            "the data has no column y, the default target (its columns: x, z): give --target, "
+            "a column or an expression over the columns",
+        ),
+        (
+            ["a*x", "--data", "{units}", "--a", "1", "--target", "2*time_s"],
+            "--target reads time_s, which is no column of --data (its columns: time (s), y); the "
+            "column 'time (s)' is read by its header, which is no name: rename it in the "
+            "file's first line (as time_s) and write that in --target",
         ),
         (
             ["a*x + b", "--data", "{few}", "--a", "1", "--b", "0"],
@@ -235,7 +255,8 @@ def test_bad_input_is_exit_2_naming_the_problem(arguments, message, data, tmp_pa
     (tmp_path / "nan.csv").write_text("x,y\n0,1\n1,nan\n2,5\n")
     (tmp_path / "huge.csv").write_text("x,y\n0,1\n1,2\n2,3\n")
     (tmp_path / "units.csv").write_text("time (s),y\n0,1\n1,2\n2,3\n")
-    names = ("few", "bad", "nan", "huge", "units")
+    (tmp_path / "noy.csv").write_text("x,z\n0,1\n1,2\n2,3\n")
+    names = ("few", "bad", "nan", "huge", "units", "noy")
     paths = {name: str(tmp_path / f"{name}.csv") for name in names}
     paths["data"] = str(data)
     out = tmp_path / "out.csv"
@@ -1115,6 +1136,7 @@ def test_shared_names_a_parameter_per_group_and_the_shared_one_once(runs):
             ["--by", "run", "--shared", "k"],
             "--shared k: k is not a parameter (parameters: a, b, c)",
         ),
+        (["--by", "run", "--shared", "b", "--shared", "b"], "--shared b is given twice"),
     ],
 )
 def test_bad_groups_are_exit_2(runs, arguments, message):
