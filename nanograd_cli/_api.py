@@ -439,7 +439,7 @@ def taylor(
     around its value in `point`, to `order` (a whole number from 0): each coefficient
     f⁽ᵏ⁾(A)/k! from truncated power series carried through every operation (`_jets.py`), the
     other inputs held at their values."""
-    from ._jets import polynomial, series
+    from ._jets import pi_fraction, polynomial, series
     from ._symbolic import whole_numbers
 
     order = whole("order", order, 0, MAX_TAYLOR_ORDER)
@@ -458,7 +458,8 @@ def taylor(
     non_finite(where, strict, warn)
     inputs = {name: float(point[name]) for name in program.inputs}
     at = inputs[wrt]
-    exact = whole_numbers(program) and at.is_integer()
+    # a whole centre, or one that is a fraction of pi (pi/6), as a course takes it
+    exact = whole_numbers(program) and (at.is_integer() or pi_fraction(abs(at)) is not None)
     text, latex = (polynomial(coefficients, wrt, at, latex, exact) for latex in (False, True))
     return Taylor(program.source, wrt, at, inputs, coefficients, text, LaTeX(latex), where)
 

@@ -529,7 +529,8 @@ def polynomial(
     around 0, and a centre that is a multiple of pi by a small fraction written so (x - pi/2).
     With `whole` (the source's numbers are whole), a
     coefficient that is a fraction p/q to the last bit is written so: x**2/2, not 0.5*x**2,
-    and one that is such a fraction of e or pi too: e*(x - 1)**2/2."""
+    and one that is such a fraction of e, pi, sqrt(2) or sqrt(3) too: e*(x - 1)**2/2,
+    sqrt(3)*(x - pi/6)/2."""
     w = Written()
     x = w.input(wrt)
     if at == 0.0:
@@ -541,17 +542,17 @@ def polynomial(
         if c == 0.0 or _noise(coefficients, k):
             continue
         size = abs(c) if c == c else c
-        constant, ratio = _fraction_of_constant(size, k) if whole else (1.0, None)
+        constant, ratio = _fraction_of_constant(size, k) if whole else (None, None)
         top, bottom = ratio if ratio else (size, 1)
         factor = w.number(float(top))
-        if constant != 1.0:
-            named = w.number(constant)
+        if constant is not None:
+            named = _written_constant(w, constant)
             factor = named if top == 1 else w.op(MUL, factor, named)
         if k == 0:
             term = factor
         else:
             term = shift if k == 1 else w.op(POW, shift, w.number(float(k)))
-            if top != 1.0 or constant != 1.0:
+            if top != 1.0 or constant is not None:
                 term = w.op(MUL, factor, term)
         if bottom != 1:
             term = w.op(DIV, term, w.number(float(bottom)))
@@ -638,17 +639,39 @@ def _exact_ratio(c: float, k: int) -> tuple[int, int] | None:
     return _lowest(ratio) if abs(c - ratio) <= near else None
 
 
-def _fraction_of_constant(c: float, k: int) -> tuple[float, tuple[int, int] | None]:
-    """(1, p/q) where c is a fraction p/q by `_exact_ratio`, else (e or pi, p/q) where c over
-    it is one (e/2 of exp around 1), else (1, None). Division by the constant adds a unit in
-    the last place, within the tolerance `_exact_ratio` allows."""
-    ratio = _exact_ratio(c, k)
-    if ratio is None and math.isfinite(c) and c != 0.0:
-        for constant in (math.e, math.pi):
-            over = _exact_ratio(c / constant, k)
+# The constants a coefficient may be a fraction of, by how they are written: e and pi, and
+# the roots that sin and cos take at multiples of pi/4 and pi/6 (sqrt(3)/2 at pi/6).
+SERIES_CONSTANTS = {"e": math.e, "pi": math.pi, "sqrt(2)": math.sqrt(2), "sqrt(3)": math.sqrt(3)}
+
+
+def _fraction_of_constant(c: float, k: int) -> tuple[str | None, tuple[int, int] | None]:
+    """(None, p/q) where c is a fraction p/q by `_exact_ratio`, else (a constant of
+    SERIES_CONSTANTS, p/q) where c over it is one (e/2 of exp around 1), else (None, None).
+    Division by the constant adds a unit in the last place, within the tolerance
+    `_exact_ratio` allows."""
+    if not math.isfinite(c) or c.is_integer():
+        return None, None
+    ratio = _exact_ratio(c, k) or _whole(c, k)  # (0.9999999999999999 of tan around pi/4)
+    if ratio is None:
+        for name, constant in SERIES_CONSTANTS.items():
+            over = _exact_ratio(c / constant, k) or _whole(c / constant, k)
             if over:
-                return constant, over
-    return 1.0, ratio
+                return name, over
+    return None, ratio
+
+
+def _whole(c: float, k: int) -> tuple[int, int] | None:
+    """c (positive) as n/1, a whole number from 1 that it is within the k-th coefficient's
+    accuracy of (as `_exact_ratio` takes it), else None."""
+    n = round(c)
+    return (n, 1) if 1 <= n and abs(c - n) <= FRACTION_ULPS * (k + 1) * math.ulp(c) else None
+
+
+def _written_constant(w: Written, name: str) -> Expr:
+    """A constant of SERIES_CONSTANTS as the language writes it: e, pi, sqrt(2)."""
+    if name.startswith("sqrt("):
+        return w.op(OPS["sqrt"], w.number(float(name[5:-1])))
+    return w.number(SERIES_CONSTANTS[name])
 
 
 def _lowest(ratio: Fraction) -> tuple[int, int] | None:

@@ -541,3 +541,24 @@ def test_a_term_that_cancels_inside_a_rewritten_fraction_goes_as_any_cancelled_t
         printed = first_line(source, "--order", str(order), "--notes", "domain")
         assert printed == expected
         assert sympys(source, printed, order)
+
+
+def test_taylor_around_a_fraction_of_pi_has_sympys_exact_coefficients():
+    """sin around pi/6 is 1/2 + sqrt(3)*(x - pi/6)/2 - ..., as a course writes it; tan's
+    whole coefficients around pi/4 (floats 0.9999999999999999, ...) are whole numbers."""
+    x = sympy.Symbol("x")
+    for source, centre in [
+        ("sin(x)", "pi/6"),
+        ("cos(x)", "pi/3"),
+        ("sin(x) + cos(x)", "pi/4"),
+        ("tan(x)", "pi/4"),
+        ("sin(2*x)", "pi/8"),
+        ("cos(x)", "-3*pi/4"),
+        ("exp(x)", "1"),
+    ]:
+        result = nanograd_cli.taylor(source, x=centre, order=6)
+        a = sympy.sympify(centre)
+        expected = sympy.series(sympy.sympify(source), x, a, 7).removeO()
+        printed = sympy.sympify(result.polynomial, locals={"e": sympy.E})
+        assert sympy.simplify(printed - expected) == 0, source
+        assert "." not in result.polynomial, result.polynomial
