@@ -117,7 +117,7 @@ class ArrayAdjoints:
             return args[0][len(_indices(e.args[1:], args[0])) :]
         if name in _REDUCTIONS:
             return _without_axis(args[0], e.args[1:])
-        if name == "softmax":
+        if name in ("softmax", "log_softmax"):
             return args[0]
         if name == "outer":
             return (math.prod(args[0]), math.prod(args[1]))
@@ -196,6 +196,10 @@ class ArrayAdjoints:
             g = self.expanded(g, shape)  # sum(g*s), not g@s: -y/s*s is -y, as it cancels
             spread = self.times(out, self.summed(self.times(g, out)))
             return [(ins.args[0], b.apply(SUB, self.times(out, g), spread))]
+        if name == "log_softmax" and not axis and len(shape) == 1:  # g - softmax(x)*sum(g)
+            g = self.expanded(g, shape)
+            spread = self.times(b.apply(_SOFTMAX, x), self.summed(g))
+            return [(ins.args[0], b.apply(SUB, g, spread))]
         if name == "len":  # a length: the same for every value
             return []
         if name == "logsumexp" and not axis:
@@ -292,13 +296,14 @@ class ArrayAdjoints:
 
 def _needs_whole(ins: Apply, shapes: list[Shape]) -> bool:
     """Whether the adjoint of `ins` uses the adjoint of its value whole, not element by
-    element: a matrix product, outer, softmax, a row taken or a sum along rows."""
+    element: a matrix product, outer, softmax and log_softmax, a row taken or a sum along
+    rows."""
     first = shapes[ins.args[0]]
     if ins.op is MATMUL:
         return not len(first) == len(shapes[ins.args[1]]) == 1
     if ins.op is INDEX:
         return len(ins.args) - 1 < len(first)
-    return ins.op.name in ("outer", "softmax") or (
+    return ins.op.name in ("outer", "softmax", "log_softmax") or (
         ins.op.name in ("sum", "mean") and len(ins.args) == 2
     )
 

@@ -50,6 +50,9 @@ _CALLED = [
     ArrayOp("norm", (1, 2), "the Euclidean norm (along an axis)"),
     ArrayOp("softmax", (1, 2), "exp(x)/sum(exp(x)), computed without overflow (along an axis)"),
     ArrayOp("logsumexp", (1, 2), "log(sum(exp(x))), computed without overflow (along an axis)"),
+    ArrayOp(
+        "log_softmax", (1, 2), "x - logsumexp(x): log(softmax(x)) without underflow (along an axis)"
+    ),
     ArrayOp("dot", (2,), "the dot product of two vectors (a @ b)"),
     ArrayOp("outer", (2,), "the outer product of two vectors"),
     ArrayOp("len", (1,), "the length of the first axis"),

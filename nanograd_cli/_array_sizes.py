@@ -22,10 +22,13 @@ from ._program import Program
 from .results import Shape
 
 # Operations a reduction writes per element, at most (softmax: a max, a -, an exp, a + and
-# a /; the largest: a max, an ==, two + and a where and a - to share ties), and per line it
-# reduces (norm's ==, where and 0; the largest's 0, 1, /, -, and twice == and where).
+# a /; log_softmax the same, with a second - for the /; the largest: a max, an ==, two + and
+# a where and a - to share ties), and per line it reduces (norm's ==, where and 0; the
+# largest's 0, 1, /, -, and twice == and where).
 LARGEST = ("max", "min", "amax", "amin")
-PER_ELEMENT = {"softmax": 5, "logsumexp": 3, **dict.fromkeys(LARGEST, 6)}
+# The functions of an array that keep its shape: a number per element, from its whole line.
+SHAPED = ("softmax", "log_softmax")
+PER_ELEMENT = {"softmax": 5, "log_softmax": 5, "logsumexp": 3, **dict.fromkeys(LARGEST, 6)}
 PER_LINE = dict.fromkeys(LARGEST, 8)  # else 3
 
 
@@ -178,4 +181,4 @@ class _Counter:
         else:
             reduced = ()
         self.count += PER_ELEMENT.get(name, 1) * size + PER_LINE.get(name, 3) * math.prod(reduced)
-        return shape if name == "softmax" else reduced
+        return shape if name in SHAPED else reduced

@@ -31,7 +31,7 @@ from ._array_ops import (
     TRANSPOSE,
     ArrayOp,
 )
-from ._array_sizes import PER_ELEMENT
+from ._array_sizes import PER_ELEMENT, SHAPED
 from ._ops import ADD, DIV, MUL, OPS, SUB, WHERE, Op
 from ._program import Apply, Const, Input, Instruction, Place, Program
 from .errors import InputError, NanogradError, ShapeProblem, UnknownInputs
@@ -540,8 +540,8 @@ class _Writer:
         return np.full(sizes, one if name == "ones" else zero, dtype=object)
 
     def reduction(self, name: str, ins: Apply, args: list[Node]) -> Node:
-        """sum, mean, prod, max, min, norm, softmax, logsumexp: of every element, or along
-        the axis given second."""
+        """sum, mean, prod, max, min, norm, softmax, log_softmax, logsumexp: of every element,
+        or along the axis given second."""
         offset = ins.offset
         array = args[0]
         if not isinstance(array, np.ndarray):
@@ -561,7 +561,7 @@ class _Writer:
             axis = None
         self.room(max(4, PER_ELEMENT.get(name, 1)) * array.size, offset)
         combine = getattr(self, f"_{name}")
-        if name == "softmax":
+        if name in SHAPED:
             out = np.empty(lines.shape, dtype=object)
             for index in np.ndindex(lines.shape[:-1]):
                 out[index] = combine(lines[index].tolist(), offset)
@@ -636,6 +636,13 @@ class _Writer:
         _, exps = self._shifted_exps(xs, offset)
         total = self._sum(exps, offset)
         return [self.apply(DIV, (e, total), offset) for e in exps]
+
+    def _log_softmax(self, xs: list[int], offset: int) -> list[int]:
+        """(x - largest) - log(sum(exp(x - largest))) of each: finite where softmax rounds
+        to 0 and its log would be -inf."""
+        top, exps = self._shifted_exps(xs, offset)
+        log = self.apply(OPS["log"], (self._sum(exps, offset),), offset)
+        return [self.apply(SUB, (self.apply(SUB, (x, top), offset), log), offset) for x in xs]
 
     def _logsumexp(self, xs: list[int], offset: int) -> int:
         top, exps = self._shifted_exps(xs, offset)

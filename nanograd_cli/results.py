@@ -53,8 +53,9 @@ class Derivative(str):
     """A derivative as `diff` writes it in text: a str, what `nanograd diff` prints (each
     condition on a `#` line under its derivative), and apart, `text`, a program whose result
     is the derivative (with several names, a `d_x = ...` line each), and `conditions`, by the
-    name each derivative is by, where it holds when that is only part of the domain
-    (`{"x": "x > 0"}`; a name whose derivative holds everywhere is absent)."""
+    name each derivative is by (a mixed one's names joined, `x_y` for `d2_x_y`), where it
+    holds when that is only part of the domain (`{"x": "x > 0"}`; a name whose derivative
+    holds everywhere is absent)."""
 
     text: str
     conditions: Mapping[str, str]

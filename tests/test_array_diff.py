@@ -35,6 +35,8 @@ LEAST_SQUARES = ["--shape", "A=3,2", "--shape", "x=2", "--shape", "b=3"]
         ("sum(x)", {"x": 3}, "x", "ones(3)"),
         ("logsumexp(z) - z[1]", {"z": 3}, "z", "softmax(z) - [0, 1, 0]"),
         ("logsumexp(z) - y@z", {"z": 3, "y": 3}, "z", "softmax(z) - y"),
+        ("sum(-y*log_softmax(z))", {"z": 3, "y": 3}, "z", "softmax(z)*sum(y) - y"),
+        ("w@log_softmax(z)", {"z": 3, "w": 3}, "z", "w - softmax(z)*sum(w)"),
         (
             "sum(tanh(W@x))",
             {"W": (2, 3), "x": 3},

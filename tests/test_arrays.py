@@ -63,6 +63,11 @@ PROGRAMS = [
         lambda A, x: (torch.linalg.norm(A, dim=1) * torch.softmax(x, 0)).sum(),
     ),
     ("sum(logsumexp(A, 0))", {"A": (3, 4)}, lambda A: torch.logsumexp(A, 0).sum()),
+    (
+        "sum(log_softmax(z)**2) + sum(log_softmax(A, 1) * A)",
+        {"z": (4,), "A": (2, 3)},
+        lambda z, A: (torch.log_softmax(z, 0) ** 2).sum() + (torch.log_softmax(A, 1) * A).sum(),
+    ),
     ("x @ A @ x + len(x)", {"x": (3,), "A": (3, 3)}, lambda x, A: x @ A @ x + 3),
     (
         "sum(sum(A, 1)**2) + sum(A, -1)[0]",
@@ -178,6 +183,13 @@ def test_softmax_and_logsumexp_do_not_overflow():
         1.0,
         0.0,
     ]
+    # where softmax rounds to 0 (its log -inf), log_softmax is PyTorch's: finite, and so is
+    # the cross-entropy's gradient, softmax(z) - y
+    z, y = np.array([1000.0, 0.0, -5.0]), np.array([0.0, 1.0, 0.0])
+    loss = ng.grad("sum(-y*log_softmax(z))", z=z, y=y)
+    expected = torch.log_softmax(torch.tensor(z), 0).numpy()
+    assert loss.value == -expected[1] == 1000.0
+    np.testing.assert_allclose(loss.gradients["z"], np.exp(expected) - y, rtol=1e-15, atol=0)
 
 
 def test_an_array_program_is_the_same_computation_written_out_in_scalars():
