@@ -84,7 +84,7 @@ _EXPANDED = 48
 # tree), and on derivatives of at most _LARGE nodes: each try lays its part out once.
 _SMALL = 300
 _LARGE = 5000
-SIN, COS, TAN, EXP = OPS["sin"], OPS["cos"], OPS["tan"], OPS["exp"]
+SIN, COS, TAN, COT, EXP = OPS["sin"], OPS["cos"], OPS["tan"], OPS["cot"], OPS["exp"]
 SINH, COSH = OPS["sinh"], OPS["cosh"]
 # The squares that add up to 1: sin(a)**2 + cos(a)**2, and cosh(a)**2 - sinh(a)**2 (the
 # first's partner, and the sign of its weight in the sum)
@@ -456,7 +456,8 @@ def _grouped(b: Builder, s: Expr) -> Expr | None:
 
 
 def _tangents(b: Builder, e: Expr) -> Expr:
-    """e with each sin(a)**k/cos(a)**k as tan(a)**k, and each cos(a)**k*tan(a)**k as
+    """e with each sin(a)**k/cos(a)**k as tan(a)**k, cot(a)**k where k is negative (as a
+    course writes the derivative of log(sin(x)), cot(x)), and each cos(a)**k*tan(a)**k as
     sin(a)**k (the derivative of 1/tan(x) is -1/sin(x)**2), k a whole number:
     sqrt(sin(a))/sqrt(cos(a)) is nan where both are negative, sqrt(tan(a)) is not."""
     if e.kind != PRODUCT or _repeats(_pairs(e)):
@@ -478,17 +479,20 @@ def _tangents(b: Builder, e: Expr) -> Expr:
         return e
     gone = {(id(f[0]), f[1]) for sine, cosine, _ in changed for f in (sine, cosine)}
     kept = [(base, p) for base, p in factors if (id(base), p) not in gone]
-    kept += [(tangent, sine[1]) for sine, _, tangent in changed]
+    for sine, _, tangent in changed:
+        p = sine[1]
+        kept.append((tangent, p) if p > 0 else (b.apply(COT, tangent.args[0]), -p))
     return b.multiply(e.value, kept) or e
 
 
 def _sines_and_cosines(b: Builder, s: Expr) -> Expr | None:
     """The sum s with each tan(a)**k of its terms, k a whole number, as sin(a)**k/cos(a)**k
-    (None where it has none), so that sin(a)**2 + cos(a)**2 can be 1 in one fraction of its
-    terms. sqrt(tan(a)) stays: sqrt(sin(a))/sqrt(cos(a)) is nan where both are negative."""
+    (and cot(a)**k as cos(a)**k/sin(a)**k; None where it has neither), so that sin(a)**2 +
+    cos(a)**2 can be 1 in one fraction of its terms. sqrt(tan(a)) stays:
+    sqrt(sin(a))/sqrt(cos(a)) is nan where both are negative."""
 
     def whole_tan(base: Expr, p: float) -> bool:
-        return base.kind == CALL and base.op is TAN and float(p).is_integer()
+        return base.kind == CALL and base.op in (TAN, COT) and float(p).is_integer()
 
     terms = []
     for t, w in _pairs(s):
@@ -499,7 +503,8 @@ def _sines_and_cosines(b: Builder, s: Expr) -> Expr | None:
         written: list[tuple[Expr, float]] = []
         for base, p in factors:
             if whole_tan(base, p):
-                written += [(b.apply(SIN, base.args[0]), p), (b.apply(COS, base.args[0]), -p)]
+                k = p if base.op is TAN else -p  # (cot(a)**p is tan(a)**-p)
+                written += [(b.apply(SIN, base.args[0]), k), (b.apply(COS, base.args[0]), -k)]
             else:
                 written.append((base, p))
         term = b.multiply(_coefficient(t), written)

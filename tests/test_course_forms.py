@@ -562,3 +562,15 @@ def test_taylor_around_a_fraction_of_pi_has_sympys_exact_coefficients():
         printed = sympy.sympify(result.polynomial, locals={"e": sympy.E})
         assert sympy.simplify(printed - expected) == 0, source
         assert "." not in result.polynomial, result.polynomial
+
+
+def test_cos_over_sin_is_written_cot_as_a_course_writes_it():
+    """log(sin(x))' is cot(x), not 1/tan(x); its derivative -csc(x)**2, cot's own rule."""
+    for source, order, expected in [
+        ("log(sin(x))", 1, "cot(x)"),
+        ("log(sin(x))", 2, "-csc(x)**2"),
+        ("log(sin(2*x))", 1, "2*cot(2*x)"),
+        ("cos(x)/sin(x)", 1, "-1/sin(x)**2"),  # one fraction, where it is the shorter
+    ]:
+        assert first_line(source, "--order", str(order), "--notes", "none") == expected
+        assert sympys(source, expected, order), source
