@@ -364,7 +364,7 @@ def diff(
     order = whole("order", order, 1, MAX_ORDER)
     if mixed and order == 1:
         raise InputError(
-            f"{option('mixed')} is for {option('order', '2')} or more: a first derivative "
+            f"{option('mixed')} is for {option('order', 2)} or more: a first derivative "
             "is by one name"
         )
     if mixed and implicit is not None:

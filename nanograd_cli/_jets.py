@@ -521,7 +521,12 @@ RULES: dict[Op, Rule] = {
 
 
 def polynomial(
-    coefficients: Sequence[float], wrt: str, at: float, latex: bool = False, whole: bool = False
+    coefficients: Sequence[float],
+    wrt: str,
+    at: float,
+    latex: bool = False,
+    whole: bool = False,
+    digits: int | None = None,
 ) -> str:
     """Σ c_k (wrt - at)^k written in the language (or in LaTeX), as `diff` writes
     expressions: its zero terms left out, a coefficient 1 not written, a negative one
@@ -530,7 +535,9 @@ def polynomial(
     With `whole` (the source's numbers are whole), a
     coefficient that is a fraction p/q to the last bit is written so: x**2/2, not 0.5*x**2,
     and one that is such a fraction of e, pi, sqrt(2) or sqrt(3) too: e*(x - 1)**2/2,
-    sqrt(3)*(x - pi/6)/2."""
+    sqrt(3)*(x - pi/6)/2. Around a fraction of pi (whose series are of exact numbers only in
+    the functions' own kinds), a fraction's denominator is one of those kinds. `digits`:
+    the coefficients written as floats, to that many significant digits."""
     w = Written()
     x = w.input(wrt)
     if at == 0.0:
@@ -542,7 +549,10 @@ def polynomial(
         if c == 0.0 or _noise(coefficients, k):
             continue
         size = abs(c) if c == c else c
-        constant, ratio = _fraction_of_constant(size, k) if whole else (None, None)
+        simple = not float(at).is_integer()  # (pi/6: sin's 1/2, sqrt(3)/2; no 103855/1865641)
+        constant, ratio = _fraction_of_constant(size, k, simple) if whole else (None, None)
+        if ratio is None and digits is not None:
+            size = float(format(size, f".{digits}g"))
         top, bottom = ratio if ratio else (size, 1)
         factor = w.number(float(top))
         if constant is not None:
@@ -612,14 +622,15 @@ FRACTION_ULPS = 8
 FRACTION_CHANCE = 1e-3
 
 
-def _exact_ratio(c: float, k: int) -> tuple[int, int] | None:
+def _exact_ratio(c: float, k: int, simple: bool = False) -> tuple[int, int] | None:
     """c (positive) as p/q (q > 1), the k-th coefficient of a series of exact numbers, within
     its accuracy (FRACTION_ULPS*(k + 1) units in the last place), where a float that far off
     would be that near such a fraction by chance only rarely (FRACTION_CHANCE): a denominator
     of the series' own kinds, k! times one a fraction is written with (1/3628800) or a power
     of 2 up to 2**(2k + 1) (5/128, as in the series of sqrt), else the simplest fraction of a
     denominator small enough (-1/120, -53/5040 of x**x at 1). Else None: the float is shown,
-    never a fraction of a huge denominator that only rounding made."""
+    never a fraction of a huge denominator that only rounding made. `simple`: of the
+    series' own kinds of denominator only."""
     if not math.isfinite(c) or c == 0.0:
         return None
     near = FRACTION_ULPS * (k + 1) * math.ulp(c)
@@ -631,6 +642,8 @@ def _exact_ratio(c: float, k: int) -> tuple[int, int] | None:
         p = round(c * d)
         if p and abs(c - Fraction(p, d)) <= near:
             return _lowest(Fraction(p, d))
+    if simple:
+        return None
     # the fractions of denominators up to q are about 1/(0.6*q**2) apart (3/pi**2 of pairs
     # coprime): one is within `near` of a float with a chance of about 0.6*near*q**2
     # (past the doubles where c is tiny: a bound that large bounds nothing)
@@ -644,17 +657,19 @@ def _exact_ratio(c: float, k: int) -> tuple[int, int] | None:
 SERIES_CONSTANTS = {"e": math.e, "pi": math.pi, "sqrt(2)": math.sqrt(2), "sqrt(3)": math.sqrt(3)}
 
 
-def _fraction_of_constant(c: float, k: int) -> tuple[str | None, tuple[int, int] | None]:
+def _fraction_of_constant(
+    c: float, k: int, simple: bool = False
+) -> tuple[str | None, tuple[int, int] | None]:
     """(None, p/q) where c is a fraction p/q by `_exact_ratio`, else (a constant of
     SERIES_CONSTANTS, p/q) where c over it is one (e/2 of exp around 1), else (None, None).
     Division by the constant adds a unit in the last place, within the tolerance
-    `_exact_ratio` allows."""
+    `_exact_ratio` allows (`simple`: as it takes it)."""
     if not math.isfinite(c) or c.is_integer():
         return None, None
-    ratio = _exact_ratio(c, k) or _whole(c, k)  # (0.9999999999999999 of tan around pi/4)
+    ratio = _exact_ratio(c, k, simple) or _whole(c, k)  # (0.9999999999999999: tan at pi/4)
     if ratio is None:
         for name, constant in SERIES_CONSTANTS.items():
-            over = _exact_ratio(c / constant, k) or _whole(c / constant, k)
+            over = _exact_ratio(c / constant, k, simple) or _whole(c / constant, k)
             if over:
                 return name, over
     return None, ratio

@@ -855,7 +855,9 @@ def higher_names(
     wrt: list[str], taken: set[str], order: int, mixed: bool = False
 ) -> dict[tuple[str, ...], str]:
     """The name of each `order`-th derivative (of `mixed` ones too) by its names in turn:
-    d2_x by (x, x), d2_x_y by (x, y); each free in the source (d2_x_ where d2_x is taken)."""
+    d2_x by (x, x), d2_x_y by (x, y); each free in the source (d2_x_ where d2_x is taken).
+    A name given twice is one."""
+    wrt = list(dict.fromkeys(wrt))
     if not mixed:
         sequences = [(name,) * order for name in wrt]
     else:

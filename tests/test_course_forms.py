@@ -562,6 +562,13 @@ def test_taylor_around_a_fraction_of_pi_has_sympys_exact_coefficients():
         printed = sympy.sympify(result.polynomial, locals={"e": sympy.E})
         assert sympy.simplify(printed - expected) == 0, source
         assert "." not in result.polynomial, result.polynomial
+    # around a fraction of pi a coefficient is no fraction of a large denominator that only
+    # rounding made: 1/(1 + x**2)'s are rational functions of pi (SymPy), floats here
+    series = nanograd_cli.taylor("1/(1 + x**2)", x="-3*pi/4", order=2).polynomial
+    assert series == (
+        "0.15263324843958118 + 0.10978409503012128*(x + 3*pi/4) + "
+        "0.05566719427799887*(x + 3*pi/4)**2"
+    )
 
 
 def test_cos_over_sin_is_written_cot_as_a_course_writes_it():

@@ -189,6 +189,12 @@ def test_a_fit_that_does_not_converge_prints_the_point_reached_and_exits_1(data,
             "mean note?",
         ),
         (
+            ["a*x", "--data", "{units}", "--a", "1", "--sigma", "time"],
+            "--sigma reads time, which is no column of --data (its columns: time (s), y); the "
+            "column 'time (s)' is read by its header, which is no name: rename it in the "
+            "file's first line (as time_s) and write that in --sigma",
+        ),
+        (
             ["a*x", "--data", "{noy}", "--a", "1"],
             "the data has no column y, the default target (its columns: x, z): give --target, "
             "a column or an expression over the columns",

@@ -72,6 +72,16 @@ def test_the_course_example_prints_f_xx_f_xy_f_yy():
     assert done.stdout == "d2_y = 6*x**2*y\nd2_y_x = 6*x*y**2\nd2_x = 2*y**3\n"
 
 
+def test_a_name_given_twice_is_one():
+    once = in_process("diff", "x**2*y**3", "--order", "2", "--mixed", "--wrt", "x", "--wrt", "y")
+    twice = in_process(
+        "diff", "x**2*y**3", "--order", "2", "--mixed", "--wrt", "x", "--wrt", "y", "--wrt", "x"
+    )
+    assert twice.stdout == once.stdout == "d2_x = 2*y**3\nd2_x_y = 6*x*y**2\nd2_y = 6*x**2*y\n"
+    pure = in_process("diff", "x**2*y**3", "--order", "2", "--wrt", "x", "--wrt", "y", "--wrt", "x")
+    assert pure.stdout == "d2_x = 2*y**3\nd2_y = 6*x**2*y\n"
+
+
 def test_latex_names_each_as_a_course_does():
     done = in_process("diff", "x**2*y**3", "--order", "3", "--mixed", "--format", "latex")
     assert done.stdout == (

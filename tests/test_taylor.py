@@ -402,10 +402,14 @@ def test_digits_round_the_coefficients_and_the_centre_in_text_and_latex():
     assert done.stdout == (
         r"0.33 - 0.944 \left(x - 1.23\right) - 0.165 {\left(x - 1.23\right)}^{2}" + "\n"
     )
-    # a centre written as a fraction of pi stays so
+    # a centre written as a fraction of pi stays so, and exact coefficients too
     done = nanograd("taylor", "cos(x)", "--x", "pi/3", "--order", "1", "--digits", "3",
                     "--format", "latex")  # fmt: skip
-    assert done.stdout == r"0.5 - 0.866 \left(x - \frac{\pi}{3}\right)" + "\n"
+    assert done.stdout == (
+        r"\frac{1}{2} - \frac{\sqrt{3} \left(x - \frac{\pi}{3}\right)}{2}" + "\n"
+    )
+    done = nanograd("taylor", "cos(x)/3.5", "--x", "pi/3", "--order", "1", "--digits", "3")
+    assert done.stdout.splitlines()[-1] == "0.143 - 0.247*(x - pi/3)"
 
 
 def test_fractions_of_e_and_one_rule_for_fractions_across_the_polynomial():
@@ -468,12 +472,12 @@ def test_command_line_warns_of_an_infinite_coefficient():
     assert json.loads(done.stdout)["coefficients"] == [0.0, "inf"]
 
 
-def test_digits_round_the_table_and_the_polynomial_alike():
+def test_digits_round_the_table_and_the_polynomials_floats_not_its_exact_numbers():
     code, out, err = run("taylor", "exp(x)", "--x", "1", "--order", "2", "--digits", "4")
     assert (code, err) == (0, "")
-    assert out == (
-        "k  coefficient\n0  2.718\n1  2.718\n2  1.359\n\n2.718 + 2.718*(x - 1) + 1.359*(x - 1)**2\n"
-    )
+    assert out == "k  coefficient\n0  2.718\n1  2.718\n2  1.359\n\ne + e*(x - 1) + e*(x - 1)**2/2\n"
+    code, out, err = run("taylor", "log(x)", "--x", "2", "--order", "2", "--digits", "4")
+    assert out.splitlines()[-1] == "0.6931 + (x - 2)/2 - (x - 2)**2/8"
 
 
 def test_help_shows_the_examples():

@@ -422,6 +422,7 @@ def check_columns(target: Program | None, sigma: str | None, table: io.Table) ->
 def _near_column(name: str, names: list[str]) -> str | None:
     """The column of `names` that `name` was likely meant as, if any."""
     near = difflib.get_close_matches(name, names, n=1, cutoff=0.6)
+    near += [c for c in names if re.match(re.escape(name) + r"[^\w\[]", c)]  # err (mV), not x[0]
     near += [c for c in names if c.lower() == name.lower()]
     return near[-1] if near else None
 

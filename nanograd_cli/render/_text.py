@@ -435,7 +435,14 @@ def rounded(result: Taylor, digits: str | None) -> Taylor:
 
     coefficients = [shorter(c) for c in result.coefficients]
     at = result.at if pi_fraction(abs(result.at)) else shorter(result.at)
-    text, latex = (polynomial(coefficients, result.wrt, at, latex) for latex in (False, True))
+    # the exact coefficients (1/2, sqrt(3)/2) kept where the polynomial has them, the others
+    # rounded
+    whole = polynomial(result.coefficients, result.wrt, result.at, whole=True)
+    exact = whole == result.polynomial
+    text, latex = (
+        polynomial(result.coefficients, result.wrt, at, latex, exact, int(digits))
+        for latex in (False, True)
+    )
     return replace(result, coefficients=coefficients, polynomial=text, latex=LaTeX(latex))
 
 
