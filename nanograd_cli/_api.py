@@ -443,8 +443,15 @@ def taylor(
     from ._symbolic import whole_numbers
 
     order = whole("order", order, 0, MAX_TAYLOR_ORDER)
-    program, point, _ = scalarized(program, point, missing=MissingInputs)
+    program, point, layout = scalarized(program, point, missing=MissingInputs)
     one_output(program, "taylor").check_inputs(point)
+    shape = layout.inputs.get(wrt, ()) if wrt is not None else ()
+    if wrt is not None and shape:  # an array: the polynomial is in one of its elements
+        first = option("wrt", element_names(wrt, shape)[0])
+        raise InputError(
+            f"{option('wrt', wrt)}: {wrt} is an array of shape {shape}; a Taylor polynomial is "
+            f"in one number: give one of its elements, such as {first}"
+        )
     if wrt is None:
         if len(program.inputs) != 1:
             with_inputs(program, "there is nothing to expand in")

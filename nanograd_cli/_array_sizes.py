@@ -181,4 +181,4 @@ class _Counter:
         else:
             reduced = ()
         self.count += PER_ELEMENT.get(name, 1) * size + PER_LINE.get(name, 3) * math.prod(reduced)
-        return shape if name in SHAPED else reduced
+        return shapes[0] if name in SHAPED else reduced  # (softmax of a number: a number)

@@ -565,6 +565,8 @@ class _Writer:
             out = np.empty(lines.shape, dtype=object)
             for index in np.ndindex(lines.shape[:-1]):
                 out[index] = combine(lines[index].tolist(), offset)
+            if not isinstance(args[0], np.ndarray):  # of a number: a number, as NumPy's
+                return out.item()
             return np.moveaxis(out, -1, axis) if axis is not None else out.reshape(array.shape)
         reduced = np.empty(lines.shape[:-1], dtype=object)
         for index in np.ndindex(lines.shape[:-1]):

@@ -183,6 +183,8 @@ def test_softmax_and_logsumexp_do_not_overflow():
         1.0,
         0.0,
     ]
+    # of a number, a number (as NumPy's and PyTorch's of a 0-d array)
+    assert ng.grad("softmax(x) + log_softmax(x)", x=3.0).value == 1.0
     # where softmax rounds to 0 (its log -inf), log_softmax is PyTorch's: finite, and so is
     # the cross-entropy's gradient, softmax(z) - y
     z, y = np.array([1000.0, 0.0, -5.0]), np.array([0.0, 1.0, 0.0])

@@ -652,3 +652,14 @@ def test_a_tiny_coefficient_is_shown_as_a_float_not_a_crash(y):
     done = in_process("taylor", "x*y", "--wrt", "x", "--x", "1", "--y", y, "--order", "2")
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines()[-1] == f"{y} + {y}*(x - 1)"
+
+
+def test_an_array_to_expand_in_is_bad_input_that_names_an_element():
+    done = nanograd("taylor", "sum(x**3)", "--x", "[1, 2]", "--wrt", "x")
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == (
+        "error: --wrt x: x is an array of shape (2,); a Taylor polynomial is in one number: "
+        "give one of its elements, such as --wrt x[0]\n"
+    )
+    element = nanograd_cli.taylor("sum(x**3)", x=[1, 2], wrt="x[0]", order=3)
+    assert element.polynomial == "9 + 3*(x[0] - 1) + 3*(x[0] - 1)**2 + (x[0] - 1)**3"
