@@ -287,6 +287,14 @@ def _first_stage(
     return _Stage("trf", x, result, _reason(result))
 
 
+def started_column(name: str) -> InputError:
+    """The error for a start given to an input that is a column of the data."""
+    return InputError(
+        f"{name} is a column of the data, and a start is given for it too: a column is data, "
+        "not a parameter"
+    )
+
+
 def no_start(names: list[str]) -> InputError:
     """The error for parameters (inputs that name no column) given no start."""
     plural = "s" if len(names) > 1 else ""
@@ -669,10 +677,7 @@ class _Problem:
             raise UnknownInputs(unknown, parameters, columns=read)
         given_column = next((name for name in starts if name in arrays), None)
         if given_column is not None:
-            raise InputError(
-                f"{given_column} is a column of the data, and a start is given for it too: "
-                "a column is data, not a parameter"
-            )
+            raise started_column(given_column)
         self.parameters = [name for name in program.inputs if name not in arrays]
         missing = [name for name in self.parameters if name not in starts]
         if missing:

@@ -194,6 +194,11 @@ def test_a_fit_that_does_not_converge_prints_the_point_reached_and_exits_1(data,
             "column 'time (s)' is read by its header, which is no name: rename it in the "
             "file's first line (as time_s) and write that in --sigma",
         ),
+        (  # a column of text named as a parameter: said so, not read as numbers
+            ["a*exp(-k*t)", "--data", "{labels}", "--a", "1", "--k", "0.1"],
+            "a is a column of the data, and a start is given for it too: a column is data, not "
+            "a parameter",
+        ),
         (
             ["a*x", "--data", "{noy}", "--a", "1"],
             "the data has no column y, the default target (its columns: x, z): give --target, "
@@ -262,7 +267,8 @@ def test_bad_input_is_exit_2_naming_the_problem(arguments, message, data, tmp_pa
     (tmp_path / "huge.csv").write_text("x,y\n0,1\n1,2\n2,3\n")
     (tmp_path / "units.csv").write_text("time (s),y\n0,1\n1,2\n2,3\n")
     (tmp_path / "noy.csv").write_text("x,z\n0,1\n1,2\n2,3\n")
-    names = ("few", "bad", "nan", "huge", "units", "noy")
+    (tmp_path / "labels.csv").write_text("a,t,y\nA,0,5.1\nB,0,2.9\nA,1,3.0\nB,1,2.2\n")
+    names = ("few", "bad", "nan", "huge", "units", "noy", "labels")
     paths = {name: str(tmp_path / f"{name}.csv") for name in names}
     paths["data"] = str(data)
     out = tmp_path / "out.csv"

@@ -338,10 +338,14 @@ def fitted(ctx: click.Context, source, var, data, data_format, target, sigma):
     require_solver()  # a missing SciPy said before the data is read, and so are bad options
     api.fit_level(params["ci"], params["profile"], params["loss"], params["f_scale"])
     needed = api.fit_reads(program, target_program, sigma)
+    # a column the model alone reads and a start is given for: refused by its header below,
+    # not read (a column of text, `a` of groups A and B, is no number)
+    others = {*api.sigma_columns(sigma), *(target_program.inputs if target_program else ["y"])}
+    started = {name for name in starts if name in program.inputs and name not in others}
     table = io.read_rows(
         data,
         data_format or io.input_format(data, None, "data", "data_format"),
-        needed,
+        needed - started,
         extra="fit",
         drop_nan=params["drop_nan"],
         progress=reading(data),
@@ -349,6 +353,11 @@ def fitted(ctx: click.Context, source, var, data, data_format, target, sigma):
     if params["load"] is not None:  # the saved values start the parameters given none
         saved = fit_outputs.saved_starts(params["load"], program, table.columns, starts)
         starts = {**saved, **starts}
+    given_column = next((name for name in program.inputs if name in started & {*table.names}), None)
+    if given_column is not None:
+        from ..fitting import started_column
+
+        raise started_column(given_column)
     check_starts(ctx, program, starts, table)
     check_columns(target_program, sigma, table)
     by = params["by"]
