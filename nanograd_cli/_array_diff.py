@@ -251,8 +251,12 @@ class ArrayAdjoints:
         return self.b.apply(_ONES, *map(self.b.const, shape))
 
     def summed(self, e: Expr, *axis: int) -> Expr:
-        """sum(e) (along `axis`), a number that multiplies e taken out: 2*sum(x)."""
+        """sum(e) (along `axis`), a number that multiplies e taken out: 2*sum(x); of an array
+        of numbers (ones(3), [0, 1, 0]), the number."""
         k, rest = self._split(e)
+        total = None if axis else _constant_sum(rest)
+        if total is not None:
+            return self.b.const(k * total)
         return self.scaled(k, self.b.apply(_SUM, rest, *map(self.b.const, axis)))
 
     def one_hot(self, shape: Shape, at: tuple[int, ...]) -> Expr:
@@ -418,6 +422,24 @@ def _element(builder: Builder, root: Expr, name: str) -> Expr:
     """The element `name` (`W[1,2]`) of the array `root`: root[1, 2]."""
     index = name[name.index("[") + 1 : -1].split(",")
     return builder.apply(INDEX, root, *(builder.const(float(i)) for i in index))
+
+
+def _constant_sum(e: Expr) -> float | None:
+    """The sum of the elements of `e` where it is an array of numbers: ones, zeros, or a
+    literal of numbers; else None."""
+    if e.kind != CALL:
+        return None
+    if e.op in (_ONES, _ZEROS):
+        return math.prod(a.value for a in e.args) if e.op is _ONES else 0.0
+    if e.op is not LITERAL:
+        return None
+    total = 0.0
+    for part in e.args:
+        value = part.value if part.kind == NUMBER else _constant_sum(part)
+        if value is None:
+            return None
+        total += value
+    return total
 
 
 def _literal(builder: Builder, parts: np.ndarray) -> Expr:

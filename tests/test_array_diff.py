@@ -37,6 +37,9 @@ LEAST_SQUARES = ["--shape", "A=3,2", "--shape", "x=2", "--shape", "b=3"]
         ("logsumexp(z) - y@z", {"z": 3, "y": 3}, "z", "softmax(z) - y"),
         ("sum(-y*log_softmax(z))", {"z": 3, "y": 3}, "z", "softmax(z)*sum(y) - y"),
         ("w@log_softmax(z)", {"z": 3, "w": 3}, "z", "w - softmax(z)*sum(w)"),
+        # the sum of an array of numbers is that number
+        ("log_softmax(z)[1]", {"z": 3}, "z", "[0, 1, 0] - softmax(z)"),
+        ("sum(log_softmax(z))", {"z": 2}, "z", "ones(2) - 2*softmax(z)"),
         (
             "sum(tanh(W@x))",
             {"W": (2, 3), "x": 3},
