@@ -803,31 +803,44 @@ def _higher(
     labels = higher_names(wrt, taken, order, mixed)
     roots: dict[str, Expr] = {}
     notes: dict[str, list[Note]] = {}
+
+    def differentiated(
+        current: Program | None, found: list[Note], sequence: tuple[str, ...], step: int
+    ) -> tuple[Program | None, list[Note], Expr]:
+        """The derivative of `current` by the name `sequence[step]`: as a program read
+        again (None where it is 0, and so on: d/dx of 2*y), the notes so far, and its root."""
+        name = sequence[step]
+        if current is None or name not in current.inputs:
+            return None, found, builder.const(0.0)
+        result = derive(current, [name], textbook=not exact, builder=builder)
+        root = result.roots[name]
+        # where each order holds, but digits lost only by the one printed
+        found = [n for n in found if n.relation != LOSES] + result.notes.get(name, [])
+        if step < order - 1:
+            (shown,) = layout([root], fractions=not exact, whole=whole)
+            text = write({"": shown})
+            if len(text) > HIGHER_TEXT:
+                reached = ordinal(step + 1)
+                names = " then ".join(dict.fromkeys(sequence))
+                raise NanogradError(
+                    f"the {ordinal(order)} derivative by {names} is too long to work out: "
+                    f"the {reached}, the highest written out, has {len(text):,} characters "
+                    f"(at most {HIGHER_TEXT:,} are differentiated again); ask for at most "
+                    f"the {reached}, or for the value of a higher one at a point: "
+                    f"{command('taylor')} gives f^(n)(A)/n! to high orders"
+                )
+            current = (read or parse)(text)
+        return current, found, root
+
+    # each derivative by a sequence of names once: the mixed ones share their beginnings
+    done: dict[tuple[str, ...], tuple[Program | None, list[Note], Expr]] = {}
     for sequence, label in labels.items():
-        current, found = program, list[Note]()
-        root = builder.const(0.0)
-        for step, name in enumerate(sequence):
-            if name not in current.inputs:  # d/dx of 2*y: 0, and so on
-                root = builder.const(0.0)
-                break
-            result = derive(current, [name], textbook=not exact, builder=builder)
-            root = result.roots[name]
-            # where each order holds, but digits lost only by the one printed
-            found = [n for n in found if n.relation != LOSES] + result.notes.get(name, [])
-            if step < order - 1:
-                (shown,) = layout([root], fractions=not exact, whole=whole)
-                text = write({"": shown})
-                if len(text) > HIGHER_TEXT:
-                    reached = ordinal(step + 1)
-                    names = " then ".join(dict.fromkeys(sequence))
-                    raise NanogradError(
-                        f"the {ordinal(order)} derivative by {names} is too long to work out: "
-                        f"the {reached}, the highest written out, has {len(text):,} characters "
-                        f"(at most {HIGHER_TEXT:,} are differentiated again); ask for at most "
-                        f"the {reached}, or for the value of a higher one at a point: "
-                        f"{command('taylor')} gives f^(n)(A)/n! to high orders"
-                    )
-                current = (read or parse)(text)
+        current: Program | None = program
+        found: list[Note] = []
+        for step in range(order):
+            if sequence[: step + 1] not in done:
+                done[sequence[: step + 1]] = differentiated(current, found, sequence, step)
+            current, found, root = done[sequence[: step + 1]]
         roots[label], notes[label] = root, _simplest(found)
     result = Derivatives(
         roots,
