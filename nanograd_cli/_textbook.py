@@ -116,6 +116,9 @@ def finish(builder: Builder, roots: dict[str, Expr]) -> dict[str, tuple[Expr, li
         if full is not plain and _kept_zeros(full):  # a rewrite's own cancelled terms
             full, more = cancelled(full)
             notes = _needed(builder, notes + more, full)
+        if full is not plain and _joinable(full):  # a rewrite's own sqrt(x)*sqrt(x)
+            full, more = rewritten(full)
+            notes = _needed(builder, notes + more, full)
         longer = 0 if _kept_zeros(full) else 1  # (the quotient rule's one operation more)
         shorter = full is plain or printed_operations(full) <= printed_operations(plain) + longer
         done[name] = (full, notes) if shorter else (plain, plain_notes)
@@ -772,6 +775,11 @@ def _quotients(s: Expr) -> bool:
         return False
     divided = (any(p < 0.0 and not _numbers_only(b) for b, p in _factors(t)) for t in s.args)
     return sum(divided) >= 2
+
+
+def _joinable(e: Expr) -> bool:
+    """Whether a product of e has a base twice (sqrt(x)*sqrt(x)), which the rewrites join."""
+    return any(node.kind == PRODUCT and _repeats(_pairs(node)) for node in reachable([e]))
 
 
 def _kept_zeros(e: Expr) -> bool:
