@@ -532,8 +532,10 @@ def test_cosh_squared_less_sinh_squared_is_1_as_sin_and_cos_squared_add_up_to_1(
 
 
 def test_a_term_that_cancels_inside_a_rewritten_fraction_goes_as_any_cancelled_term_does():
-    """(e^x log(x) cos(x))'' left 0*x**2*log(x) in its numerator, where log(x) is elsewhere."""
+    """(e^x log(x) cos(x))'' left 0*x**2*log(x) in its numerator, where log(x) is elsewhere;
+    the third derivative of e^sqrt(x) left sqrt(x)*sqrt(x), where x**(5/2) says x > 0."""
     for source, order, expected in [
+        ("exp(sqrt(x))", 3, "exp(sqrt(x))*(x - 3*sqrt(x) + 3)/(8*x**(5/2))"),
         ("exp(x)*log(x)*cos(x)", 2, "-exp(x)*(2*x*sin(x)*(x*log(x) + 1) + cos(x)*(1 - 2*x))/x**2"),
         ("exp(x)*log(x)*sin(x)", 3,
          "exp(x)*(x*cos(x)*(2*x**2*log(x) + 6*x - 3) + sin(x)*(2 - 2*x**3*log(x) - 3*x))/x**3"),
