@@ -544,7 +544,8 @@ class _Writer:
         or along the axis given second."""
         offset = ins.offset
         array = args[0]
-        if not isinstance(array, np.ndarray):
+        of_number = not isinstance(array, np.ndarray)
+        if of_number:
             array = np.array([array], dtype=object)
             if len(args) == 2:
                 raise self.problem(f"{name} of a number has no axis", offset)
@@ -565,7 +566,7 @@ class _Writer:
             out = np.empty(lines.shape, dtype=object)
             for index in np.ndindex(lines.shape[:-1]):
                 out[index] = combine(lines[index].tolist(), offset)
-            if not isinstance(args[0], np.ndarray):  # of a number: a number, as NumPy's
+            if of_number:  # a number, as NumPy's
                 return out.item()
             return np.moveaxis(out, -1, axis) if axis is not None else out.reshape(array.shape)
         reduced = np.empty(lines.shape[:-1], dtype=object)

@@ -17,7 +17,7 @@ from ._symbolic import (
     Derivatives,
     derive,
     from_program,
-    ordinal,
+    too_long,
     whole_numbers,
     written,
 )
@@ -55,13 +55,8 @@ def implicit_text(
         try:
             root, found = _along(builder, root, slope, dependent, wrt)
         except _TooLong as long:
-            highest = ordinal(reached)
-            raise NanogradError(
-                f"the {ordinal(order)} derivative of {dependent} by {wrt} is too long to work "
-                f"out: the {highest}, the highest written out, has {long.length:,} characters "
-                f"(at most {HIGHER_TEXT:,} are differentiated again); ask for at most the "
-                f"{highest}"
-            ) from None
+            derivative = f"derivative of {dependent} by {wrt}"
+            raise NanogradError(too_long(derivative, order, reached, long.length)) from None
         notes += found
     # named as the derivative is (dy/dx, d2y/dx): LaTeX's label where bound parts come first
     name = f"d{order if order > 1 else ''}{dependent}/d{wrt}"

@@ -544,12 +544,12 @@ def polynomial(
         shift = x
     else:
         shift = w.op(SUB if at > 0 else ADD, x, _centre(w, abs(at)))
+    simple = not at.is_integer()  # (pi/6: sin's 1/2, sqrt(3)/2; no 103855/1865641)
     total = None
     for k, c in enumerate(coefficients):
         if c == 0.0 or _noise(coefficients, k):
             continue
         size = abs(c) if c == c else c
-        simple = not float(at).is_integer()  # (pi/6: sin's 1/2, sqrt(3)/2; no 103855/1865641)
         constant, ratio = _fraction_of_constant(size, k, simple) if whole else (None, None)
         if ratio is None and digits is not None:
             size = float(format(size, f".{digits}g"))

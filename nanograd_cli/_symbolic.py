@@ -775,7 +775,18 @@ def derivatives_text(
 HIGHER_TEXT = 30_000
 
 
-def ordinal(n: int) -> str:
+def too_long(derivative: str, order: int, reached: int, length: int) -> str:
+    """The message for the `order`-th `derivative` ("derivative by x") whose `reached`-th,
+    the highest written out, has `length` characters, more than HIGHER_TEXT."""
+    highest = _ordinal(reached)
+    return (
+        f"the {_ordinal(order)} {derivative} is too long to work out: the {highest}, the "
+        f"highest written out, has {length:,} characters (at most {HIGHER_TEXT:,} are "
+        f"differentiated again); ask for at most the {highest}"
+    )
+
+
+def _ordinal(n: int) -> str:
     """1st, 2nd, 3rd, 4th, ..., 11th, 12th, 13th, 21st."""
     suffix = "th" if n % 100 in (11, 12, 13) else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
     return f"{n}{suffix}"
@@ -820,14 +831,11 @@ def _higher(
             (shown,) = layout([root], fractions=not exact, whole=whole)
             text = write({"": shown})
             if len(text) > HIGHER_TEXT:
-                reached = ordinal(step + 1)
                 names = " then ".join(dict.fromkeys(sequence))
                 raise NanogradError(
-                    f"the {ordinal(order)} derivative by {names} is too long to work out: "
-                    f"the {reached}, the highest written out, has {len(text):,} characters "
-                    f"(at most {HIGHER_TEXT:,} are differentiated again); ask for at most "
-                    f"the {reached}, or for the value of a higher one at a point: "
-                    f"{command('taylor')} gives f^(n)(A)/n! to high orders"
+                    f"{too_long(f'derivative by {names}', order, step + 1, len(text))}, or for "
+                    f"the value of a higher one at a point: {command('taylor')} gives "
+                    "f^(n)(A)/n! to high orders"
                 )
             current = (read or parse)(text)
         return current, found, root

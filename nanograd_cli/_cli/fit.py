@@ -338,9 +338,10 @@ def fitted(ctx: click.Context, source, var, data, data_format, target, sigma):
     require_solver()  # a missing SciPy said before the data is read, and so are bad options
     api.fit_level(params["ci"], params["profile"], params["loss"], params["f_scale"])
     needed = api.fit_reads(program, target_program, sigma)
+    spread = api.sigma_columns(sigma)
     # a column the model alone reads and a start is given for: refused by its header below,
     # not read (a column of text, `a` of groups A and B, is no number)
-    others = {*api.sigma_columns(sigma), *(target_program.inputs if target_program else ["y"])}
+    others = {*spread, *(target_program.inputs if target_program else ["y"])}
     started = {name for name in starts if name in program.inputs and name not in others}
     table = io.read_rows(
         data,
@@ -353,13 +354,14 @@ def fitted(ctx: click.Context, source, var, data, data_format, target, sigma):
     if params["load"] is not None:  # the saved values start the parameters given none
         saved = fit_outputs.saved_starts(params["load"], program, table.columns, starts)
         starts = {**saved, **starts}
-    given_column = next((name for name in program.inputs if name in started & {*table.names}), None)
+    clash = started.intersection(table.names)
+    given_column = next((name for name in program.inputs if name in clash), None)
     if given_column is not None:
         from ..fitting import started_column
 
         raise started_column(given_column)
     check_starts(ctx, program, starts, table)
-    check_columns(target_program, sigma, table)
+    check_columns(target_program, spread, table)
     by = params["by"]
     groups = None if by is None else api.group_column(by, table, needed)
     if params["picture"]:
@@ -407,9 +409,10 @@ def target_of(text: str | None) -> Program | None:
         raise InputError(f"--target: {error}") from None
 
 
-def check_columns(target: Program | None, sigma: str | None, table: io.Table) -> None:
-    """A column that the target (by default y) or sigma reads and the data has not: said
-    with the data's columns and a near one, which the fit's own message cannot list."""
+def check_columns(target: Program | None, spread: set[str], table: io.Table) -> None:
+    """A column that the target (by default y) or sigma reads (`spread`, its columns) and
+    the data has not: said with the data's columns and a near one, which the fit's own
+    message cannot list."""
     columns = ", ".join(table.names)
     if target is None and "y" not in table.names:
         raise InputError(
@@ -417,7 +420,7 @@ def check_columns(target: Program | None, sigma: str | None, table: io.Table) ->
             "--target, a column or an expression over the columns"
         )
     read = [("target", target.inputs if target is not None else [])]
-    read.append(("sigma", sorted(api.sigma_columns(sigma))))
+    read.append(("sigma", sorted(spread)))
     for reader, names in read:
         for name in names:
             if name not in table.names:
@@ -436,11 +439,12 @@ def _near_column(name: str, names: list[str]) -> str | None:
     return near[-1] if near else None
 
 
-def _meant(column: str, where: str) -> str:
-    """The end of a message that a name was meant as `column`: did you mean it; or, where its
-    header is no name (time (s)), how to rename it so that `where` can read it."""
+def _meant(column: str, where: str, aside: str = "") -> str:
+    """The end of a message that a name was meant as `column`: did you mean it (then
+    `aside`); or, where its header is no name (time (s)), how to rename it so that `where`
+    can read it."""
     if re.fullmatch(r"[A-Za-z_]\w*", column):
-        return f"; did you mean {column}?"
+        return f"; did you mean {column}?{aside}"
     renamed = re.sub(r"\W+", "_", column).strip("_")
     if not re.fullmatch(r"[A-Za-z_]\w*", renamed):
         renamed = f"_{renamed}"
@@ -465,9 +469,8 @@ def check_starts(ctx: click.Context, program: Program, starts, table: io.Table) 
             )
         meant = _near_column(name, table.names)
         if meant:
-            hint = _meant(meant, "the model")
-            if hint.startswith("; did you mean"):
-                hint += f" (a start, --{name} VALUE, would make {name} a parameter)"
+            aside = f" (a start, --{name} VALUE, would make {name} a parameter)"
+            hint = _meant(meant, "the model", aside)
             raise InputError(
                 f"{name} is no column of --data (its columns: {', '.join(table.names)}){hint}"
             )
