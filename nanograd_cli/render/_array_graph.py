@@ -16,7 +16,6 @@ from .._program import Apply, Const, Input, Program
 from .graph import (
     ACROSS,
     ARRAY_NUMBERS,
-    COMMUTATIVE,
     CONSTANT_COLOUR,
     FONT,
     INPUT_COLOUR,
@@ -31,7 +30,9 @@ from .graph import (
     gradient_colour,
     gradient_scale,
     human,
+    labels_operands,
     legend_table,
+    numbered,
     roles,
     versioned,
 )
@@ -113,17 +114,18 @@ def draw_arrays(
 
     if legend:
         shows = not hide_constants and bool(constants)
-        ops_labelled = [  # (as each operation's label is, below)
-            ins.op
+        operations = [  # (as each operation's label is, below: a literal's is [ ])
+            (ins.op, len(_operands(ins)))
             for i in drawn
-            if isinstance(ins := code[i], Apply)
-            and len(_operands(ins)) > 1
-            and ins.op not in COMMUTATIVE
-            and ins.op is not LITERAL
+            if isinstance(ins := code[i], Apply) and ins.op is not LITERAL
         ]
-        numbered = any(roles(op, taken) != op.parameters for op in ops_labelled)
         table = legend_table(
-            scale, norms, scalar_code is not None, arrays=True, constants=shows, numbered=numbered
+            scale,
+            norms,
+            scalar_code is not None,
+            arrays=True,
+            constants=shows,
+            numbered=numbered(operations, taken),
         )
         dot.node("legend", table, shape="plaintext", fontsize="10")
     for i in drawn:
@@ -155,7 +157,7 @@ def draw_arrays(
         if type(ins) is not Apply:
             continue
         operands = _operands(ins)
-        labelled = len(operands) > 1 and ins.op not in COMMUTATIVE and ins.op is not LITERAL
+        labelled = labels_operands(ins.op, len(operands)) and ins.op is not LITERAL
         parameters = roles(ins.op, taken)
         symbol = _operation(ins, nodes, known)
         hidden = [constants.get(a) if hide_constants else None for a in operands]

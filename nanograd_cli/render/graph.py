@@ -22,7 +22,7 @@ from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING, NamedTuple
 
-from .._ops import ADD, CONST, MUL
+from .._ops import ADD, CONST, MUL, Op
 from ..errors import InputError, NanogradError, printable
 
 if TYPE_CHECKING:
@@ -310,6 +310,19 @@ def _layout_attributes(layout: Layout) -> dict[str, str]:
 # --- the graph ---------------------------------------------------------------------------------
 
 
+def labels_operands(op: Op, operands: int) -> bool:
+    """Whether an operation's label names its operands by their roles (a / b): two or more,
+    in an order that matters (not those of + and *)."""
+    return operands > 1 and op not in COMMUTATIVE
+
+
+def numbered(operations: Iterable[tuple[Op, int]], taken: Container[str]) -> bool:
+    """Whether the labels of `operations` (each an op and its number of operands) number the
+    operands of one, #1 and #2, as `roles` does where a role is a name of the graph: what the
+    legend then says."""
+    return any(labels_operands(op, n) and roles(op, taken) != op.parameters for op, n in operations)
+
+
 def roles(op, taken: Container[str]) -> tuple[str, ...]:
     """What an operation's operands are called on its edges and in its label: its parameters
     (a / b), or #1, #2, ... where one of those is a name of the graph (a / b of inputs b and a
@@ -510,15 +523,16 @@ def draw_dot(
         if also:
             output = {v: names.get(v, "result").split(" = ")[0] for v in (root, *also)}
             listed = (output[root], ", ".join(output[o] for o in also))
-        numbered = any(
-            len(v.children) > 1
-            and v.op not in COMMUTATIVE
-            and roles(v.op, taken) != v.op.parameters
-            for v in nodes
-            if v.op is not None and v.op is not CONST
-        )
+        operations = [
+            (v.op, len(v.children)) for v in nodes if v.op is not None and v.op is not CONST
+        ]
         table = legend_table(
-            scale, grads, edge_grads, constants=shows, outputs=listed, numbered=numbered
+            scale,
+            grads,
+            edge_grads,
+            constants=shows,
+            outputs=listed,
+            numbered=numbered(operations, taken),
         )
         dot.node("legend", table, shape="plaintext", fontsize="10", **at)
     boxes: dict[tuple[int, str], list[tuple[str, str, dict[str, str]]]] = {}
@@ -562,7 +576,7 @@ def draw_dot(
         if v.op is None:
             continue
         operands = v.children
-        labelled = len(operands) > 1 and v.op not in COMMUTATIVE
+        labelled = labels_operands(v.op, len(operands))
         drawn = [c for c in operands if shown(c)]
         placeholder = len(drawn) == 1 and len(operands) > 1
         parameters = roles(v.op, taken)
