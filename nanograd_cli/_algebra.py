@@ -731,13 +731,14 @@ def _describe(e: Expr) -> None:
     elif kind == PRODUCT:
         pairs = _pairs(e)
         e.total = all(_factor_total(b, p) for b, p in pairs)
-        e.analytic = all(b.analytic and _integer(p) for b, p in pairs)
+        # a positive base to any power is analytic: sqrt(x**2 + 1) is never nan, nor 0
+        e.analytic = all(b.analytic and (_integer(p) or positive(b)) for b, p in pairs)
         e.degree = sum(b.degree * p for b, p in pairs)
     elif kind == POWER:  # a positive number to a power is as exp: 2**x/2**x is 1
         base, exponent = e.args
-        positive = (known_number(base) or 0.0) > 0.0
-        e.total = positive and exponent.total
-        e.analytic = positive and exponent.analytic
+        of_number = (known_number(base) or 0.0) > 0.0
+        e.total = of_number and exponent.total
+        e.analytic = of_number and exponent.analytic
         e.degree = 0.0
     elif kind == NAMED:  # filled in by Builder.named
         e.total = e.analytic = True

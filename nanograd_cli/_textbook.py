@@ -17,7 +17,9 @@ Rewrites over every sum and product of the derivative, from the inside out:
    (`x**x*(log(x) + 1)**2`, not `x**x*(log(x) + 1)*(log(x) + 1)`);
  * roots of a base that add to a whole power are that power (`sqrt(x)*sqrt(x)` is x), with
    where the base is positive as a note (nan for x < 0, which x is not), unless what is left
-   takes a root of it still.
+   takes a root of it still; the powers of a base that is smooth where it is a number join
+   whatever they add to, with where it is a number and not 0 as notes (log(x)**2/log(x)**2
+   is 1, noted x > 0 and log(x) != 0), which go where the derivative says them itself.
 Each but the first is kept where it makes the derivative no longer as printed (operations
 counted as `diff` prints them), first for its part and then for the whole; a fraction one
 operation longer than the nested form it replaces is kept, as a textbook writes the quotient
@@ -32,6 +34,7 @@ says where. Nothing here recurses on the size of an expression.
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Callable
 from fractions import Fraction
 from typing import cast
@@ -243,35 +246,49 @@ class Finisher:
         return made
 
     def _roots_joined(self, e: Expr, made: Expr) -> Expr:
-        """`made` (e rebuilt) with the powers of a base that comes more than once joined where
-        they add to a whole number: sqrt(x)*sqrt(x) is x, which is nan for x < 0 no longer,
-        so the note says where the base is positive (`x > 0`), unless the rest says it."""
+        """`made` (e rebuilt) with the powers of a base that comes more than once joined
+        where they add to a whole number: sqrt(x)*sqrt(x) is x, which is nan for x < 0 no
+        longer, so the note says where the base is positive (`x > 0`), unless the rest says
+        it; and, for a base analytic where it is a number (`_smooth`), whatever they add to,
+        noted where it is a number and not 0: log(x)**2/log(x)**2 is 1 for x > 0 and
+        log(x) != 0, notes that the whole may say itself."""
         if made.kind != PRODUCT or not _repeats(_pairs(made)):
             return made
         total: dict[int, float] = {}
         signs: dict[int, set[bool]] = {}
+        whole: dict[int, bool] = {}
         roots: dict[int, Expr] = {}  # the bases joined from powers that are not whole
         for base, p in _pairs(made):
             total[id(base)] = total.get(id(base), 0.0) + p
             signs.setdefault(id(base), set()).add(p > 0.0)
+            whole[id(base)] = whole.get(id(base), True) and float(p).is_integer()
             if not float(p).is_integer() and not positive(base):
                 roots[id(base)] = base
         joined: set[int] = set()
         factors = []
+        notes: list[Note] = []
         for base, p in _pairs(made):
+            i = id(base)
             # relu(x)/relu(x) stays: nan for every x < 0, and 1 would not say where
-            mixed = len(signs[id(base)]) > 1 and id(base) not in roots
-            if mixed or not float(total[id(base)]).is_integer():
-                factors.append((base, p))
-                roots.pop(id(base), None)
-                continue
-            if id(base) not in joined:
-                joined.add(id(base))
-                factors.append((base, total[id(base)]))
+            mixed = len(signs[i]) > 1 and i not in roots
+            if mixed or not float(total[i]).is_integer():
+                if not (math.isfinite(total[i]) and _smooth(self.b, base)):  # (x**1e308 twice)
+                    factors.append((base, p))
+                    roots.pop(i, None)
+                    continue
+                if i not in joined:  # log(x)**2/log(x)**2, log(x)**(3/2)/log(x)**3
+                    side = self.b.add(0.0, [(base, 1.0)]) or base
+                    notes += _domain(self.b, base) or []
+                    notes.append(Note(base, "!=") if whole[i] else Note(side, ">"))
+                    roots.pop(i, None)
+            if i not in joined:
+                joined.add(i)
+                factors.append((base, total[i]))
         out = self.b.multiply(made.value, [(base, p) for base, p in factors if p != 0.0])
         if out is None or len(factors) == len(made.args):
             return made
         self.roots[id(e)] = [*self.roots.get(id(e), []), *roots.values()]
+        self.notes[id(e)] = [*self.notes.get(id(e), []), *notes]
         return out
 
     def _without_zeros(self, e: Expr, made: Expr) -> Expr:
@@ -304,10 +321,16 @@ def _needed(b: Builder, notes: list[Note], root: Expr) -> list[Note]:
     without the factors that a denominator of the root (or of a term of it) still has, where
     it is no number either: x**2 - 2*x != 0 under -1/x**2 is x - 2 != 0, and x**2 + x != 0
     under 1/(x*(x + 1)) says nothing."""
-    below = [polynomial(base) for term in (root.args if root.kind == SUM else [root])
-             for base, p in _factors(term) if p < 0.0]  # fmt: skip
+    dividing = [base for term in (root.args if root.kind == SUM else [root])
+                for base, p in _factors(term) if p < 0.0]  # fmt: skip
+    below = [polynomial(base) for base in dividing]
+    # what the root says itself: log(x) != 0 under 1/log(x), x > 0 where it has log(x)
+    implied = {(id(base), "!=") for base in dividing}
+    implied |= {(id(n.expr), ">") for n in _domain(b, root, every=False) or []}
     needed: list[Note] = []
     for note in notes:
+        if (id(note.expr), note.relation) in implied:
+            continue
         kept: Note | None = note
         if note.relation == "!=":  # (and without the factors of those said before it)
             said = [polynomial(n.expr) for n in needed if n.relation == "!="]
@@ -367,15 +390,32 @@ def _coefficient(e: Expr) -> float:
     return e.value if e.kind == PRODUCT else 1.0
 
 
-def _domain(b: Builder, e: Expr) -> list[Note] | None:
+def _domain(b: Builder, e: Expr, every: bool = True) -> list[Note] | None:
     """Where e is a number, but at isolated points, as notes (`x > 0`), each side a sum
     (1 - x**2, not -(x**2 - 1)); None if that is more than the functions of _DOMAINS and
-    powers say."""
-    found = _conditions(b, e)
+    powers say. Without `every`, the notes that they do say (e is nan where one fails)."""
+    found = _conditions(b, e, every)
     return None if found is None else [Note(b.add(0.0, [(n, 1.0)]) or n, ">") for n in found]
 
 
-def _conditions(b: Builder, e: Expr) -> list[Expr] | None:
+def _smooth(b: Builder, e: Expr) -> bool:
+    """Whether e is analytic where it is a number, and `_domain` says where that is: log(x),
+    sqrt(1 - x**2); not relu(x), which is 0 for every x < 0."""
+    return not _piecewise_in(e) and _domain(b, e) is not None
+
+
+def _piecewise_in(e: Expr) -> bool:
+    """Whether e has a kink or a flat piece: a call of relu, abs, where, ... (not asin, whose
+    derivative's formula takes a branch for its digits: analytic inside _DOMAINS' bounds)."""
+    return any(
+        node.kind == CALL
+        and node.op.name not in _DOMAINS
+        and (piecewise(node.op) or node.op is WHERE)
+        for node in reachable([e])
+    )
+
+
+def _conditions(b: Builder, e: Expr, every: bool = True) -> list[Expr] | None:
     """The expressions that must be positive for e to be a number (see `_domain`)."""
     found = []
     for node in reachable([e]):
@@ -385,8 +425,8 @@ def _conditions(b: Builder, e: Expr) -> list[Expr] | None:
                     continue
                 if not float(p).is_integer():
                     found.append(base)
-                elif p < 0.0 and not base.analytic:
-                    return None
+                elif p < 0.0 and not base.analytic and _piecewise_in(base) and every:
+                    return None  # 1/relu(x): 0 for every x < 0 (1/log(x): at x = 1 only)
         elif node.kind == POWER:
             base = node.args[0]
             if not positive(base):
@@ -395,9 +435,9 @@ def _conditions(b: Builder, e: Expr) -> list[Expr] | None:
             inside = _DOMAINS[node.op.name](b, node.args[0])
             if not positive(inside):
                 found.append(inside)
-        elif node.kind == CALL and not defined_everywhere(node.op):
+        elif node.kind == CALL and not defined_everywhere(node.op) and every:
             return None  # lgamma, digamma, ...: where are they nan?
-        elif node.kind == NAMED and not node.total:
+        elif node.kind == NAMED and not node.total and every:
             return None
     return found
 
@@ -577,7 +617,8 @@ def _together(b: Builder, s: Expr, cancelled: list[Note] | None = None) -> Expr 
         for base, p in factors:
             if p < 0.0 and not _numbers_only(base):
                 # (sqrt(x) + 1 is never 0: multiplied by itself over itself, the same)
-                if not (base.analytic or not float(p).is_integer() or positive(base)):
+                integer = float(p).is_integer()
+                if not (base.analytic or not integer or positive(base) or _smooth(b, base)):
                     return None
                 under[id(base)] = (base, under.get(id(base), (base, 0.0))[1] - p)
         for i, (base, d) in under.items():

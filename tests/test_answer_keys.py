@@ -154,7 +154,7 @@ KEYS = [
     ("cos(2*x)/sin(2*x)", "-2/sin(2*x)**2", (0.1, 0.7)),
 ]
 # The share of KEYS where diff's derivative is at most the key's size: it stays at least this.
-LEVEL = 0.965  # 117 of 121
+LEVEL = 0.98  # 119 of 121
 
 
 def diff(source: str, order: int = 1) -> str:
@@ -408,3 +408,38 @@ def test_the_textbook_form_is_sympys_where_the_engines_is(source, x, y):
 def test_a_quotient_of_trig_functions_through_the_installed_command():
     done = nanograd("diff", "cos(x)/sin(x)")
     assert (done.returncode, done.stdout, done.stderr) == (0, "-1/sin(x)**2\n", "")
+
+
+# A base over itself cancels where it is a number and not 0, as a course cancels it; where
+# the source is a number at more points than the result says, a note says where they agree
+# (and none where the derivative says it itself: log(x)**3 in a denominator); a base with
+# a kink (relu) stays, as 1 would not say where it is 0.
+CANCELLED = [
+    ("log(x + sqrt(x**2 + 1))", "x", 1, "1/sqrt(x**2 + 1)"),
+    (
+        "log(x + sqrt(x**2 + 1))",
+        "x",
+        3,
+        "(2*x**2 - 1)/(x**2 + 1)**(5/2)\n"
+        "# loses digits where (x**2 + 1)**(5/2) overflows; diff --exact keeps them",
+    ),
+    ("log(log(x))", "x", 3, "(log(x)*(2*log(x) + 3) + 2)/(x**3*log(x)**3)"),
+    ("sqrt(log(x))", "x", 3, "(2*log(x)*(4*log(x) + 3) + 3)/(8*x**3*log(x)**(5/2))"),
+    ("log(x)**2/log(x)**2*y", "y", 1, "1\n# x > 0 and log(x) != 0"),
+    ("log(x)**2/log(x)**2*y", "x", 1, "0\n# x > 0 and log(x) != 0"),
+    ("asin(x)**2/asin(x)*y", "x", 2, "x*y/(1 - x**2)**(3/2)\n# asin(x) != 0"),
+    ("relu(x)/relu(x)*y", "y", 1, "relu(x)/relu(x)"),
+]
+
+
+@pytest.mark.parametrize(("source", "wrt", "order", "text"), CANCELLED)
+def test_a_base_over_itself_cancels_with_a_note_of_where(source, wrt, order, text):
+    assert derivatives_text(parse(source), [wrt], order=order) == text
+
+
+@pytest.mark.parametrize(("source", "order"), [(s, n) for s, _, n, _ in CANCELLED[:4]])
+def test_the_cancelled_forms_are_sympys(source, order):
+    points = points_in((1.2, 3.0), source)
+    text = diff(source, order)
+    for x, exact in zip(points, sympy_at(source, order, points), strict=True):
+        assert value_of(text, {"x": x}) == pytest.approx(exact, rel=1e-9), (text, x)
