@@ -98,7 +98,8 @@ def test_strict_fails_on_an_operation_not_on_an_input_that_is_inf():
             "--points row 3, column y is empty: --na reads a missing value as nan",
         ),
         ("x,y\n1,2\n3,1_000\n", "--points row 2, column y: '1_000' is not a number"),
-        ("x,y\n1,2\n3,\xff\n", "--points row 2 is not valid UTF-8"),
+        # (text that is not UTF-8 is Windows-1252: \xff is ÿ)
+        ("x,y\n1,2\n3,\xff\n", "--points row 2, column y: 'ÿ' is not a number"),
         ("1,2\n3,4\n", "--points: the first line must name the columns, e.g. x,y; it reads 1,2"),
         ("", "--points: the first line must name the columns, e.g. x,y"),
         ("id,value,x,y\n1,2,3,4\n", "--points has a column value, which the results add"),
@@ -1269,4 +1270,37 @@ def test_na_reads_a_missing_value_as_nan_and_keeps_its_row(fmt, rows):
     ]
     assert done.stderr == (
         "warning: 3 rows have a non-finite result; the first: row 2 gives nan (input x is nan)\n"
+    )
+
+
+def test_text_that_is_not_utf8_is_read_as_windows_1252(tmp_path):
+    """Excel on Windows saves CSV in Windows-1252: its header and text read as they were
+    written (°, µ, ü), the text passed on as UTF-8, whether the header or a row is the first
+    to be other than ASCII; UTF-16 text is refused, saying so."""
+    (tmp_path / "header.csv").write_bytes("x,y (°C)\n1,2\n".encode("cp1252"))
+    done = in_process("grad", "2*x", "--points", "header.csv", cwd=tmp_path)
+    assert (done.returncode, done.stdout) == (0, "x,y (°C),value,d_x\n1,2,2.0,2.0\n")
+    rows = "x\tname\n1\tMüller\n2\tJosé \u2013 5µs\n"
+    for text, name in ((rows, "rows.tsv"), (rows.replace("\t", ","), "rows.csv")):
+        (tmp_path / name).write_bytes(text.encode("cp1252"))
+        done = in_process("grad", "2*x", "--points", name, cwd=tmp_path)
+        out = "x,name,value,d_x\n1,Müller,2.0,2.0\n2,José \u2013 5µs,4.0,2.0\n"
+        assert (done.returncode, done.stdout) == (0, out)
+    (tmp_path / "wide.csv").write_bytes("x,y\n1,2\n".encode("utf-16"))
+    done = in_process("grad", "x*y", "--points", "wide.csv", cwd=tmp_path)
+    assert (done.returncode, done.stderr) == (
+        2,
+        "error: --points: the header is not valid UTF-8: it is UTF-16 text (its first bytes "
+        "say so): save it as UTF-8\n",
+    )
+
+
+def test_a_fit_reads_a_windows_1252_file_and_names_its_columns():
+    data = "temp (°C),y\n1,2\n2,4\n3,6.1\n".encode("cp1252")
+    done = in_process("fit", "a*temp", "--data", "-", "--a", "1", stdin=data)
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == (
+        "error: temp is no column of --data (its columns: temp (°C), y); the column "
+        "'temp (°C)' is read by its header, which is no name: rename it in the file's first "
+        "line (as temp_C) and write that in the model\n"
     )

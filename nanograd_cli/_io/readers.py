@@ -109,16 +109,24 @@ class CsvReader(Reader):
             raise _never_closed(_records(error.before) - 1) from None
         if not header:
             raise InputError(f"{option('points')}: the first line must name the columns, e.g. x,y")
+        self.legacy = False  # read as Windows-1252 (`legacy_text`), not UTF-8
         try:
-            # "x, y": the space after a comma is no part of a name
-            fields = csv.reader([header.decode("utf-8")], delimiter=self.delimiter)
-            self.columns = [n.strip() for n in next(fields)]
+            text = header.decode("utf-8")
         except UnicodeDecodeError:
             from . import BINARY_FORMATS
 
             known = [(f, k) for magic, f, k in BINARY_FORMATS if header.startswith(magic)]
             hint = "".join(f": it is {kind} file: give its format, {fmt}" for fmt, kind in known)
-            raise InputError(f"{option('points')}: the header is not valid UTF-8{hint}") from None
+            if header.startswith(UTF16_BOMS):
+                hint = ": it is UTF-16 text (its first bytes say so): save it as UTF-8"
+            if hint:
+                raise InputError(
+                    f"{option('points')}: the header is not valid UTF-8{hint}"
+                ) from None
+            text, self.legacy = legacy_text(header), True
+        # "x, y": the space after a comma is no part of a name
+        fields = csv.reader([text], delimiter=self.delimiter)
+        self.columns = [n.strip() for n in next(fields)]
         self.schema = pa.schema([(n, pa.string()) for n in self.columns])
 
     @property
@@ -136,17 +144,27 @@ class CsvReader(Reader):
         )
         for piece in _pieces(self, quoted=True):
             piece = _blank_lines_emptied(piece)
+            if self.legacy:
+                piece = legacy_text(piece).encode("utf-8")
             # Newlines may be inside quotes only if there are quotes: the faster parse if not.
             parse = pcsv.ParseOptions(delimiter=self.delimiter, newlines_in_values=b'"' in piece)
             try:
                 try:
                     table = pcsv.read_csv(pa.py_buffer(piece), read, parse, convert)
                 except pa.ArrowInvalid as error:
-                    if "straddl" not in str(error):
+                    if "straddl" in str(error):
+                        # A row longer than Arrow's block (1 MB): the piece as one block.
+                        whole = pcsv.ReadOptions(
+                            column_names=self.columns, block_size=len(piece) + 1
+                        )
+                        table = pcsv.read_csv(pa.py_buffer(piece), whole, parse, convert)
+                    elif "UTF8" in str(error) and not self.legacy and not _utf8(piece):
+                        # a row of Windows-1252 text under a header of ASCII: so is the rest
+                        self.legacy = True
+                        piece = legacy_text(piece).encode("utf-8")
+                        table = pcsv.read_csv(pa.py_buffer(piece), read, parse, convert)
+                    else:
                         raise
-                    # A row longer than Arrow's block (1 MB): the piece as one block.
-                    whole = pcsv.ReadOptions(column_names=self.columns, block_size=len(piece) + 1)
-                    table = pcsv.read_csv(pa.py_buffer(piece), whole, parse, convert)
             except pa.ArrowInvalid as error:
                 raise self._bad_row(piece, error) from None
             yield table
@@ -168,6 +186,33 @@ class CsvReader(Reader):
             if any(_undecodable(field) for field in fields):
                 return InputError(f"{where} is not valid UTF-8")
         return InputError(f"{option('points')} rows after {self.rows_read}: {error}")
+
+
+# The byte order marks of UTF-16 text, little- and big-endian (Excel's "Unicode Text").
+UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
+
+
+def legacy_text(data: bytes) -> str:
+    """Text that is not UTF-8 read as Windows-1252, what Excel on Windows saves as CSV and a
+    superset of Latin-1's printable characters (`°C`, `µs`, `Müller`); its five unassigned
+    bytes as Latin-1 reads them."""
+    return data.decode("cp1252", errors="latin1_fallback")
+
+
+def _latin1_fallback(error: UnicodeError) -> tuple[str, int]:
+    assert isinstance(error, UnicodeDecodeError)
+    return error.object[error.start : error.end].decode("latin-1"), error.end
+
+
+codecs.register_error("latin1_fallback", _latin1_fallback)
+
+
+def _utf8(data: bytes) -> bool:
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 class TsvReader(CsvReader):
