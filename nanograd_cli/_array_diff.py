@@ -37,10 +37,12 @@ from .errors import NanogradError
 from .results import Layout, Shape, array_of, element_name, element_names
 
 _SUM = ARRAY_FUNCTIONS["sum"]
-_ONES, _ZEROS, _OUTER, _SOFTMAX = (
-    ARRAY_FUNCTIONS[n] for n in ("ones", "zeros", "outer", "softmax")
+_ONES, _ZEROS, _OUTER, _SOFTMAX, _MEAN = (
+    ARRAY_FUNCTIONS[n] for n in ("ones", "zeros", "outer", "softmax", "mean")
 )
-_REDUCTIONS = frozenset(("sum", "mean", "prod", "max", "min", "amax", "amin", "norm", "logsumexp"))
+_REDUCTIONS = frozenset(
+    ("sum", "mean", "var", "std", "prod", "max", "min", "amax", "amin", "norm", "logsumexp")
+)
 
 # The points the vector form is checked at (the same every run), each element drawn from
 # one of these ranges: away from the kinks at 0 and 1, one inside every function's domain.
@@ -200,6 +202,20 @@ class ArrayAdjoints:
             g = self.expanded(g, shape)
             spread = self.times(b.apply(_SOFTMAX, x), self.summed(g))
             return [(ins.args[0], b.apply(SUB, g, spread))]
+        if name in ("var", "std") and (not axis or len(shape) == 2):
+            # 2*g*(x - mean(x))/n, std's over 2*std; along the rows of W, each row's
+            mean, share = b.apply(_MEAN, *args), g
+            if name == "std":
+                share = b.apply(DIV, share, out)
+            if axis and _axis(axis[0], shape) == 1:  # var(W, 1): down each row
+                mean = b.apply(_OUTER, mean, self.ones(shape[1:]))
+                if self.shape(share):  # (one number broadcasts as it is)
+                    share = b.apply(_OUTER, share, self.ones(shape[1:]))
+            count = float(_count(shape, axis))
+            share = b.apply(
+                DIV, b.apply(MUL, b.const(2.0 if name == "var" else 1.0), share), b.const(count)
+            )
+            return [(ins.args[0], self.times(share, b.apply(SUB, x, mean)))]
         if name == "len":  # a length: the same for every value
             return []
         if name == "logsumexp" and not axis:

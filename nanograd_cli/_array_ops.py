@@ -47,6 +47,8 @@ _CALLED = [
     ArrayOp("min", (1,), "the smallest element; min(a, b) is element by element"),
     ArrayOp("amax", (1, 2), "the largest element (along an axis), as max(x) is"),
     ArrayOp("amin", (1, 2), "the smallest element (along an axis), as min(x) is"),
+    ArrayOp("var", (1, 2), "the variance, mean((x - mean(x))**2), as NumPy's (along an axis)"),
+    ArrayOp("std", (1, 2), "the standard deviation, sqrt(var(x)) (along an axis)"),
     ArrayOp("norm", (1, 2), "the Euclidean norm (along an axis)"),
     ArrayOp("softmax", (1, 2), "exp(x)/sum(exp(x)), computed without overflow (along an axis)"),
     ArrayOp("logsumexp", (1, 2), "log(sum(exp(x))), computed without overflow (along an axis)"),

@@ -28,7 +28,13 @@ from .results import Shape
 LARGEST = ("max", "min", "amax", "amin")
 # The functions of an array that keep its shape: a number per element, from its whole line.
 SHAPED = ("softmax", "log_softmax")
-PER_ELEMENT = {"softmax": 5, "log_softmax": 5, "logsumexp": 3, **dict.fromkeys(LARGEST, 6)}
+PER_ELEMENT = {
+    "softmax": 5,
+    "log_softmax": 5,
+    "logsumexp": 3,
+    **dict.fromkeys(("var", "std"), 4),  # (a + for the mean, a -, a * and a + for the squares)
+    **dict.fromkeys(LARGEST, 6),
+}
 PER_LINE = dict.fromkeys(LARGEST, 8)  # else 3
 
 

@@ -540,8 +540,8 @@ class _Writer:
         return np.full(sizes, one if name == "ones" else zero, dtype=object)
 
     def reduction(self, name: str, ins: Apply, args: list[Node]) -> Node:
-        """sum, mean, prod, max, min, norm, softmax, log_softmax, logsumexp: of every element,
-        or along the axis given second."""
+        """sum, mean, var, std, prod, max, min, norm, softmax, log_softmax, logsumexp: of every
+        element, or along the axis given second."""
         offset = ins.offset
         array = args[0]
         of_number = not isinstance(array, np.ndarray)
@@ -579,6 +579,18 @@ class _Writer:
 
     def _mean(self, xs: list[int], offset: int) -> int:
         return self.apply(DIV, (self._sum(xs, offset), self.const(float(len(xs)), offset)), offset)
+
+    def _var(self, xs: list[int], offset: int) -> int:
+        """The mean of the squared deviations from the mean (NumPy's var, PyTorch's with
+        correction=0): two passes, exact for data far from 0, where the mean of the
+        squares less the square of the mean cancels."""
+        mean = self._mean(xs, offset)
+        deviations = [self.apply(SUB, (x, mean), offset) for x in xs]
+        squares = [self.apply(MUL, (d, d), offset) for d in deviations]
+        return self._mean(squares, offset)
+
+    def _std(self, xs: list[int], offset: int) -> int:
+        return self.apply(OPS["sqrt"], (self._var(xs, offset),), offset)
 
     def _prod(self, xs: list[int], offset: int) -> int:
         return self.chain(MUL, xs, offset)

@@ -51,6 +51,16 @@ LEAST_SQUARES = ["--shape", "A=3,2", "--shape", "x=2", "--shape", "b=3"]
         ("sum(sum(W, 1)**2)", {"W": (2, 3)}, "W", "outer(2*sum(W, 1), ones(3))"),
         ("sum(W[1]**2)", {"W": (2, 3)}, "W", "outer([0, 1], 2*W[1])"),
         ("sum(W@x)**2", {"W": (2, 2), "x": 2}, "x", "2*W.T@ones(2)*sum(W@x)"),
+        ("var(x)", {"x": 3}, "x", "2*(x - mean(x))/3"),
+        ("std(x)", {"x": 4}, "x", "(x - mean(x))/(4*std(x))"),
+        ("var(W@x)", {"W": (2, 3), "x": 3}, "x", "W.T@(W@x - mean(W@x))"),
+        ("sum(var(W, 0))", {"W": (2, 3)}, "W", "W - mean(W, 0)"),
+        (
+            "std(W, 1)@z",
+            {"W": (2, 3), "z": 2},
+            "W",
+            "outer(z/std(W, 1), ones(3))*(W - outer(mean(W, 1), ones(3)))/3",
+        ),
     ],
 )
 def test_the_vector_form_is_what_a_person_writes(source, shapes, wrt, expected):

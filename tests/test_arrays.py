@@ -70,6 +70,20 @@ PROGRAMS = [
     ),
     ("x @ A @ x + len(x)", {"x": (3,), "A": (3, 3)}, lambda x, A: x @ A @ x + 3),
     (
+        "var(x) * std(x) + sum(var(A, 0)) + std(A, 1) @ z",
+        {"x": (4,), "A": (3, 2), "z": (3,)},
+        lambda x, A, z: (
+            x.var(correction=0) * x.std(correction=0)
+            + A.var(0, correction=0).sum()
+            + A.std(1, correction=0) @ z
+        ),
+    ),
+    (
+        "sum(w * (x - mean(x))/sqrt(var(x) + 1e-5))",
+        {"x": (5,), "w": (5,)},
+        lambda x, w: (w * torch.nn.functional.layer_norm(x, (5,))).sum(),
+    ),
+    (
         "sum(sum(A, 1)**2) + sum(A, -1)[0]",
         {"A": (2, 3)},
         lambda A: (A.sum(1) ** 2).sum() + A.sum(-1)[0],
