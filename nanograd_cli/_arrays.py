@@ -370,7 +370,8 @@ class _Writer:
         try:
             return np.broadcast_shapes(*shapes)
         except ValueError:
-            raise self.problem(f"shapes {_listed(shapes)} do not broadcast", offset) from None
+            why = f"shapes {_listed(shapes)} do not broadcast{_by_rows(shapes)}"
+            raise self.problem(why, offset) from None
 
     # array operations
 
@@ -676,6 +677,19 @@ def _written_slice(part: slice) -> str:
     """A slice as a subscript writes it: `2:2`, `5:`, `::-1`."""
     bounds = ["" if b is None else str(b) for b in (part.start, part.stop, part.step)]
     return ":".join(bounds if bounds[2] else bounds[:2])
+
+
+def _by_rows(shapes: Sequence[Shape]) -> str:
+    """How to pair a matrix's rows with a vector's elements, which NumPy's rule does not
+    (it pairs the last axes): through the transpose, as `(Z.T - mean(Z, 1)).T`."""
+    matrices = [s for s in shapes if len(s) == 2]
+    vectors = [s for s in shapes if len(s) == 1]
+    if len(shapes) == 2 and matrices and vectors and vectors[0][0] == matrices[0][0]:
+        return (
+            " (the last axes are paired): to pair each row with an element, work on the "
+            "transpose, as (Z.T - mean(Z, 1)).T does"
+        )
+    return ""
 
 
 def _listed(shapes: Sequence[Shape]) -> str:

@@ -277,6 +277,12 @@ def test_a_one_column_csv_is_a_vector(tmp_path):
             "  1 | x + y\n        ^\n",
         ),
         (
+            ["sum((Z - mean(Z, 1))**2)", "--Z", "[[1, 2, 3], [4, 5, 7]]"],
+            "error: line 1, column 8: shapes (2, 3) and (2,) do not broadcast (the last axes "
+            "are paired): to pair each row with an element, work on the transpose, as "
+            "(Z.T - mean(Z, 1)).T does\n  1 | sum((Z - mean(Z, 1))**2)\n             ^\n",
+        ),
+        (
             ["A @ x", "--A", "[[1, 2, 3]]", "--x", "[1, 2]"],
             "error: line 1, column 3: shapes (1, 3) and (2,) do not match for @: 3 and 2 differ\n"
             "  1 | A @ x\n        ^\n",
