@@ -163,7 +163,7 @@ def _exponent_sum(q: float, p: float, base: Expr, exactly: bool = False) -> floa
     cancellation, x**2/x) only for an analytic base, whose zeros are isolated; any for a
     positive number whose powers are finite and not 0. `exactly`: added in fractions, and
     any for a base that is positive wherever it is a number (x**2 + 1)."""
-    s = _sum(q, p, exactly)
+    s = exact_sum(q, p, exactly)
     if not _finite(s):  # x**1e308 * x**1e308: kept apart, not x**inf
         return None
     number = known_number(base)
@@ -291,13 +291,13 @@ def in_fractions(f: Callable, *values: float) -> float | None:
         return None
 
 
-def _sum(q: float, p: float, exactly: bool) -> float:
+def exact_sum(q: float, p: float, exactly: bool = True) -> float:
     """q + p; `exactly`, in fractions where both are simple ones."""
     s = in_fractions(operator.add, q, p) if exactly else None
     return q + p if s is None else s
 
 
-def _product(q: float, p: float, exactly: bool) -> float:
+def exact_product(q: float, p: float, exactly: bool = True) -> float:
     """q * p; `exactly`, in fractions where both are simple ones."""
     s = in_fractions(operator.mul, q, p) if exactly else None
     return q * p if s is None else s
@@ -462,15 +462,15 @@ class Builder:
         exactly = self.textbook  # in fractions: 1/3 - 1 is -2/3
         for e, w in items:
             if e.kind == NUMBER:
-                constant = _sum(constant, _product(w, e.value, exactly), exactly)
+                constant = exact_sum(constant, exact_product(w, e.value, exactly), exactly)
                 continue
             for term, u in self._terms(e):
                 if term is None:
-                    constant = _sum(constant, _product(w, u, exactly), exactly)
+                    constant = exact_sum(constant, exact_product(w, u, exactly), exactly)
                     continue
                 terms[id(term)] = term
                 held = weights.get(id(term), 0.0)
-                weights[id(term)] = _sum(held, _product(w, u, exactly), exactly)
+                weights[id(term)] = exact_sum(held, exact_product(w, u, exactly), exactly)
         constant = self._spread(constant, terms, weights)
         if not _finite(constant, *weights.values()):
             return None
@@ -534,7 +534,7 @@ class Builder:
 
         for e, k in items:
             c, factors = self._factors(e, k)
-            coefficient = _product(coefficient, c, self.textbook)
+            coefficient = exact_product(coefficient, c, self.textbook)
             for base, p in factors:
                 if self.textbook and base.kind == POWER and p == 1.0:
                     inner = base.args[0]
@@ -567,7 +567,7 @@ class Builder:
         ]
         for i, ps in exponents.items():
             if self.textbook and len(ps) > 1:  # sqrt(x)**2*sqrt(x) is x**(3/2), nan where they are
-                total = functools.reduce(lambda q, p: _sum(q, p, True), ps)
+                total = functools.reduce(lambda q, p: exact_sum(q, p, True), ps)
                 one_sign = all(p > 0 for p in ps) or all(p < 0 for p in ps)
                 cancels = bases[i].analytic and bases[i].kind != NUMBER
                 if not _integer(total) and _finite(total) and (one_sign or cancels):
@@ -616,7 +616,7 @@ class Builder:
         moved = ratio / int(n)
         if moved.denominator > _WHOLE_DENOMINATOR:  # (a fraction a textbook would not write)
             return coefficient
-        exponents[0] = _sum(p, 1.0, True)
+        exponents[0] = exact_sum(p, 1.0, True)
         return float(moved)
 
     def _factors(self, e: Expr, k: float) -> tuple[float, list[tuple[Expr, float]]]:
@@ -658,9 +658,11 @@ class Builder:
                 return _power(c, k, True), copies
             return 1.0, [(e, k)]
         if e.kind == SUM and _integer(k) and len(e.args) <= FLAT_LIMIT:
-            content = _content([*e.weights, e.value] if e.value else list(e.weights))
+            weights = [*e.weights, e.value] if e.value else list(e.weights)
+            content = _content(weights, self.textbook)
             if content != 1.0:
-                scaled = self.add(e.value / content, [(t, w / content) for t, w in _pairs(e)])
+                over = functools.partial(_quotient, content, exactly=self.textbook)
+                scaled = self.add(over(e.value), [(t, over(w)) for t, w in _pairs(e)])
                 if scaled is not None and math.isfinite(power(content, k)):
                     return _power(content, k, self.textbook), [(scaled, k)]
         return 1.0, [(e, k)]
@@ -680,10 +682,11 @@ def _pairs(e: Expr) -> list[tuple[Expr, float]]:
     return list(zip(e.args, e.weights, strict=True))
 
 
-def _content(weights: list[float]) -> float:
+def _content(weights: list[float], exactly: bool = False) -> float:
     """The number to take out of a sum with these weights (its constant last) so that its
     first weight is positive and, where the weights allow, they are the smallest integers:
-    2*x + 4 is 2*(x + 2)."""
+    2*x + 4 is 2*(x + 2); `exactly`, also of simple fractions: 48*x/125 + 168/125 is
+    24*(2*x + 7)/125."""
     first = weights[0]
     if first == 0.0:
         return 1.0
@@ -694,7 +697,18 @@ def _content(weights: list[float]) -> float:
         return math.copysign(g, first)
     if all(_integer(w / first) for w in weights):
         return first
+    fractions = [as_fraction(w) for w in weights] if exactly else [None]
+    if None not in fractions:
+        numerators = math.gcd(*(f.numerator for f in fractions))  # type: ignore[union-attr]
+        denominators = math.lcm(*(f.denominator for f in fractions))  # type: ignore[union-attr]
+        return math.copysign(numerators / denominators, first)
     return math.copysign(1.0, first)
+
+
+def _quotient(content: float, w: float, exactly: bool) -> float:
+    """w / content; `exactly`, in fractions where both are simple ones."""
+    s = in_fractions(operator.truediv, w, content) if exactly else None
+    return w / content if s is None else s
 
 
 def _term_order(term: Expr) -> tuple:

@@ -51,6 +51,8 @@ from ._algebra import (
     Builder,
     Expr,
     defined_everywhere,
+    exact_product,
+    exact_sum,
     known_number,
     layout,
     piecewise,
@@ -620,7 +622,7 @@ def _together(b: Builder, s: Expr, cancelled: list[Note] | None = None) -> Expr 
                 integer = float(p).is_integer()
                 if not (base.analytic or not integer or positive(base) or _smooth(b, base)):
                     return None
-                under[id(base)] = (base, under.get(id(base), (base, 0.0))[1] - p)
+                under[id(base)] = (base, exact_sum(under.get(id(base), (base, 0.0))[1], -p))
         for i, (base, d) in under.items():
             common[i] = (base, max(common.get(i, (base, 0.0))[1], d))
     # The whole fraction is nan where a base of the denominator with a fractional power is
@@ -639,10 +641,10 @@ def _together(b: Builder, s: Expr, cancelled: list[Note] | None = None) -> Expr 
         merged: dict[int, float] = {}
         for base, p in factors:
             if id(base) in common and (p < 0.0 or not common[id(base)][1].is_integer()):
-                merged[id(base)] = merged.get(id(base), 0.0) + p
+                merged[id(base)] = exact_sum(merged.get(id(base), 0.0), p)
         kept = [(base, p) for base, p in factors if id(base) not in merged]
-        kept += [(base, d + merged.get(i, 0.0)) for i, (base, d) in common.items()]
-        term = b.multiply(w * c, [(base, p) for base, p in kept if p != 0.0])
+        kept += [(base, exact_sum(d, merged.get(i, 0.0))) for i, (base, d) in common.items()]
+        term = b.multiply(exact_product(w, c), [(base, p) for base, p in kept if p != 0.0])
         if term is None:
             return None
         items += [(_exponentials(b, t), w) for t, w in _expanded(b, term)]
@@ -802,7 +804,8 @@ def _taken_out(b: Builder, s: Expr, shared: dict[int, tuple[Expr, float]]) -> Ex
     items = []
     for t, w in _pairs(s):
         left = [(base, p - shared.get(id(base), (base, 0.0))[1]) for base, p in _factors(t)]
-        term = b.multiply(w * _coefficient(t), [(base, p) for base, p in left if p != 0.0])
+        weight = exact_product(w, _coefficient(t))
+        term = b.multiply(weight, [(base, p) for base, p in left if p != 0.0])
         if term is None:
             return None
         items.append((term, 1.0))
@@ -870,7 +873,7 @@ def _expanded(b: Builder, term: Expr) -> list[tuple[Expr, float]]:
         weight = _coefficient(term)
         factors = list(others)
         for t, w in choice:
-            weight *= w
+            weight = exact_product(weight, w)
             factors.append((t, 1.0))
         made = b.multiply(weight, factors)
         if made is None:

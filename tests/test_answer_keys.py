@@ -443,3 +443,26 @@ def test_the_cancelled_forms_are_sympys(source, order):
     text = diff(source, order)
     for x, exact in zip(points, sympy_at(source, order, points), strict=True):
         assert value_of(text, {"x": x}) == pytest.approx(exact, rel=1e-9), (text, x)
+
+
+# A fractional power times a polynomial, as curve-sketching exercises have them: the numbers
+# are fractions in arithmetic (2/3*5 is 10/3, never 3.333333333333333 from floats), the
+# exponents add in fractions (never x**0.9999999999999999), and a numerator's fractions come
+# out as one number (24*(2*x + 7)/125, not 48*x/125 + 168/125).
+SKETCHED = [
+    ("x**(2/3)*(x - 5)", 1, "5*(x - 2)/(3*x**(1/3))"),
+    ("x**(2/3)*(x - 5)", 2, "10*(x + 1)/(9*x**(4/3))"),
+    ("x**(2/3)*(x - 5)", 3, "-10*(x + 4)/(27*x**(7/3))"),
+    ("x**(3/5)*(4 - x)", 2, "-24*(x + 1)/(25*x**(7/5))"),
+    ("x**(3/5)*(4 - x)", 3, "24*(2*x + 7)/(125*x**(12/5))"),
+    ("x**(4/3)*(x - 7)", 2, "28*(x - 1)/(9*x**(2/3))"),
+    ("x**(4/5)*(x - 3)**2", 2, "18*(7*x**2 - 12*x - 2)/(25*x**(6/5))"),
+]
+
+
+@pytest.mark.parametrize(("source", "order", "text"), SKETCHED)
+def test_a_fractional_power_times_a_polynomial_has_exact_fractions(source, order, text):
+    assert derivatives_text(parse(source), ["x"], order=order, notes="domain") == text
+    points = points_in((0.3, 4.0), source)
+    for x, exact in zip(points, sympy_at(source, order, points), strict=True):
+        assert value_of(text, {"x": x}) == pytest.approx(exact, rel=1e-12), (text, x)
