@@ -608,7 +608,7 @@ def _together(b: Builder, s: Expr, cancelled: list[Note] | None = None) -> Expr 
     over that product (with no denominator, s multiplied out). A polynomial of the
     denominator that divides the numerator cancels (`_divided`), and `cancelled` gets the
     note of where the fraction was nan and the result is not (`x - 2 != 0`)."""
-    terms = [(w, _factors(t), _coefficient(t)) for t, w in _pairs(s)]
+    terms = [(w, _negated_sums(b, _factors(t)), _coefficient(t)) for t, w in _pairs(s)]
     if len(terms) > _TERMS:
         return None
     if s.value:
@@ -701,6 +701,19 @@ def _together(b: Builder, s: Expr, cancelled: list[Note] | None = None) -> Expr 
     if whole is None or numerator.kind != SUM or not below:  # a polynomial stays expanded
         return whole
     return _smaller(whole, _factored(b, numerator, below))
+
+
+def _negated_sums(b: Builder, factors: list[tuple[Expr, float]]) -> list[tuple[Expr, float]]:
+    """The factors with a base -(x**2 - 1) written as the sum it is, 1 - x**2 (exact: the
+    same number negated), so that it meets the same sum elsewhere: the chain rule's
+    (-(x**2 - 1))**(-1/2) and sqrt(1 - x**2) share a denominator."""
+    return [
+        (b.add(0.0, [(base, 1.0)]) or base, p)
+        if base.kind == PRODUCT and base.value == -1.0 and base.weights == (1.0,)
+        and base.args[0].kind == SUM
+        else (base, p)
+        for base, p in factors
+    ]  # fmt: skip
 
 
 def _cancelled(

@@ -466,3 +466,21 @@ def test_a_fractional_power_times_a_polynomial_has_exact_fractions(source, order
     points = points_in((0.3, 4.0), source)
     for x, exact in zip(points, sympy_at(source, order, points), strict=True):
         assert value_of(text, {"x": x}) == pytest.approx(exact, rel=1e-12), (text, x)
+
+
+# A product with the root of c - x**2 (or c - x) is one fraction, as with x**2 + c: the chain
+# rule's -(x**2 - 4) under the root is the sum 4 - x**2 the root has.
+ROOTS = [
+    ("x*sqrt(1 - x**2)", "(1 - 2*x**2)/sqrt(1 - x**2)", (-0.9, 0.9)),
+    ("x**2*sqrt(4 - x**2)", "x*(8 - 3*x**2)/sqrt(4 - x**2)", (-1.9, 1.9)),
+    ("x*sqrt(1 - x)", "(2 - 3*x)/(2*sqrt(1 - x))", (-2.0, 0.9)),
+    ("(x**2 + 1)*sqrt(4 - x**2)", "x*(7 - 3*x**2)/sqrt(4 - x**2)", (-1.9, 1.9)),
+]
+
+
+@pytest.mark.parametrize(("source", "text", "domain"), ROOTS)
+def test_a_product_with_the_root_of_a_difference_is_one_fraction(source, text, domain):
+    assert derivatives_text(parse(source), ["x"], notes="domain") == text
+    points = points_in(domain, source)
+    for x, exact in zip(points, sympy_at(source, 1, points), strict=True):
+        assert value_of(text, {"x": x}) == pytest.approx(exact, rel=1e-12), (text, x)
