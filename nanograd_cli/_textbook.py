@@ -203,8 +203,11 @@ class Finisher:
                 whole = b.multiply(e.value, factors)
                 rule = any(p < 0.0 and not _numbers_only(a) for a, p in _pairs(e))  # (f' - fg'/g)/g
                 if whole is not None and not _kept_zeros(whole):
+                    # (x/sqrt(x**2 - 1) + 1)/(x + sqrt(x**2 - 1)): the sum over itself
+                    whole, roots, notes = self._joined(whole)
                     if operations(whole) <= operations(made) + (1 if rule else -1):
                         made = whole
+                        self._record(e, roots, notes)
             if made.kind == PRODUCT and any(a.kind == SUM for a in made.args):
                 # (x*log(x) + x)*(log(x) + 1) is x*(log(x) + 1)**2
                 factors = [(_factored(b, a, []) or a, p) for a, p in _pairs(made)]
@@ -236,10 +239,13 @@ class Finisher:
             # stays as it is
             chosen = made
             if together is not None and together is not made:
-                longer = operations(together) - operations(made)
-                quotient_rule = _quotients(made) and not _kept_zeros(together)
+                # t/(sqrt(x**2 - 1)*t), t = x + sqrt(x**2 - 1): the sum over itself
+                joined, roots, notes = self._joined(together)
+                longer = operations(joined) - operations(made)
+                quotient_rule = _quotients(made) and not _kept_zeros(joined)
                 if longer < 0 or (longer <= 1 and quotient_rule):
-                    chosen = together
+                    chosen = joined
+                    self._record(e, roots, notes)
             if chosen is made and together is not None:
                 self.fractions[id(e)] = together  # for a product it is a factor of
             elif cancelled:  # where the fraction was nan and is not now
@@ -249,13 +255,27 @@ class Finisher:
 
     def _roots_joined(self, e: Expr, made: Expr) -> Expr:
         """`made` (e rebuilt) with the powers of a base that comes more than once joined
-        where they add to a whole number: sqrt(x)*sqrt(x) is x, which is nan for x < 0 no
-        longer, so the note says where the base is positive (`x > 0`), unless the rest says
-        it; and, for a base analytic where it is a number (`_smooth`), whatever they add to,
-        noted where it is a number and not 0: log(x)**2/log(x)**2 is 1 for x > 0 and
-        log(x) != 0, notes that the whole may say itself."""
+        (`_joined`), and what that says of where it holds kept for e."""
+        out, roots, notes = self._joined(made)
+        self._record(e, roots, notes)
+        return out
+
+    def _record(self, e: Expr, roots: list[Expr], notes: list[Note]) -> None:
+        """The bases whose roots e joined, and the notes of where e holds."""
+        if roots:
+            self.roots[id(e)] = [*self.roots.get(id(e), []), *roots]
+        if notes:
+            self.notes[id(e)] = [*self.notes.get(id(e), []), *notes]
+
+    def _joined(self, made: Expr) -> tuple[Expr, list[Expr], list[Note]]:
+        """`made` with the powers of a base that comes more than once joined where they add
+        to a whole number: sqrt(x)*sqrt(x) is x, which is nan for x < 0 no longer, so the
+        note says where the base is positive (`x > 0`, among the bases returned), unless the
+        rest says it; and, for a base analytic where it is a number (`_smooth`), whatever
+        they add to, noted where it is a number and not 0: log(x)**2/log(x)**2 is 1 for
+        x > 0 and log(x) != 0 (the notes returned), notes that the whole may say itself."""
         if made.kind != PRODUCT or not _repeats(_pairs(made)):
-            return made
+            return made, [], []
         total: dict[int, float] = {}
         signs: dict[int, set[bool]] = {}
         whole: dict[int, bool] = {}
@@ -288,10 +308,8 @@ class Finisher:
                 factors.append((base, total[i]))
         out = self.b.multiply(made.value, [(base, p) for base, p in factors if p != 0.0])
         if out is None or len(factors) == len(made.args):
-            return made
-        self.roots[id(e)] = [*self.roots.get(id(e), []), *roots.values()]
-        self.notes[id(e)] = [*self.notes.get(id(e), []), *notes]
-        return out
+            return made, [], []
+        return out, list(roots.values()), notes
 
     def _without_zeros(self, e: Expr, made: Expr) -> Expr:
         """`made` (e rebuilt) without its terms multiplied by 0, with a note of where they
@@ -331,7 +349,7 @@ def _needed(b: Builder, notes: list[Note], root: Expr) -> list[Note]:
     implied |= {(id(n.expr), ">") for n in _domain(b, root, every=False) or []}
     needed: list[Note] = []
     for note in notes:
-        if (id(note.expr), note.relation) in implied:
+        if (id(note.expr), note.relation) in implied or _never_zero(b, note):
             continue
         kept: Note | None = note
         if note.relation == "!=":  # (and without the factors of those said before it)
@@ -343,6 +361,26 @@ def _needed(b: Builder, notes: list[Note], root: Expr) -> list[Note]:
         ):
             needed.append(kept)
     return needed
+
+
+def _never_zero(b: Builder, note: Note) -> bool:
+    """Whether the note says `s + c*sqrt(r) != 0` where c**2*r - s**2 is a number other
+    than 0, which it always is: x + sqrt(x**2 - 1) is 0 only where x**2 - 1 is x**2."""
+    e = note.expr
+    if note.relation != "!=" or e.kind != SUM or len(e.args) < 2:
+        return False
+    for k, (root, w) in enumerate(_pairs(e)):
+        if root.kind != PRODUCT or root.weights != (0.5,):
+            continue
+        rest = b.add(e.value, [(t, u) for j, (t, u) in enumerate(_pairs(e)) if j != k])
+        square = rest and b.multiply(1.0, [(rest, 2.0)])
+        inside = root.value**2 * w**2  # (w*c*sqrt(r))**2 is (w*c)**2 * r
+        if square is None:
+            continue
+        gap = b.add(0.0, [(root.args[0], inside), *((t, -u) for t, u in _expanded(b, square))])
+        if gap is not None and known_number(gap) not in (None, 0.0):  # (a number: not 0)
+            return True
+    return False
 
 
 def _without_factors(b: Builder, note: Note, below: list) -> Note | None:

@@ -484,3 +484,20 @@ def test_a_product_with_the_root_of_a_difference_is_one_fraction(source, text, d
     points = points_in(domain, source)
     for x, exact in zip(points, sympy_at(source, 1, points), strict=True):
         assert value_of(text, {"x": x}) == pytest.approx(exact, rel=1e-12), (text, x)
+
+
+# log(x + sqrt(x**2 + c)), the log form of acosh and asinh: the sum over itself cancels, and
+# needs no note: s + sqrt(r) is never 0 where r - s**2 is a number other than 0.
+@pytest.mark.parametrize(
+    ("source", "order", "text"),
+    [
+        ("log(x + sqrt(x**2 - 1))", 1, "1/sqrt(x**2 - 1)"),
+        ("log(x + sqrt(x**2 - 1))", 2, "-x/(x**2 - 1)**(3/2)"),
+        ("log(x - sqrt(x**2 - 1))", 1, "-1/sqrt(x**2 - 1)"),
+        ("log(2*x + sqrt(4*x**2 - 1))", 1, "2/sqrt(4*x**2 - 1)"),
+        ("log(x + 1 + sqrt(x**2 + 2*x + 3))", 1, "1/sqrt(x**2 + 2*x + 3)"),
+        ("log(x + sqrt(x**2))", 1, "1/sqrt(x**2)\n# sqrt(x**2) + x != 0"),  # 0 for x < 0
+    ],
+)
+def test_the_log_form_of_acosh_has_the_keys_derivative(source, order, text):
+    assert derivatives_text(parse(source), ["x"], order=order, notes="domain") == text
