@@ -364,11 +364,16 @@ def _needed(b: Builder, notes: list[Note], root: Expr) -> list[Note]:
 
 
 def _never_zero(b: Builder, note: Note) -> bool:
-    """Whether the note says `s + c*sqrt(r) != 0` where c**2*r - s**2 is a number other
-    than 0, which it always is: x + sqrt(x**2 - 1) is 0 only where x**2 - 1 is x**2."""
+    """Whether the note says `q != 0` of a quadratic q with no real root (x**2 + x + 1), or
+    `s + c*sqrt(r) != 0` where c**2*r - s**2 is a number other than 0, which it always is:
+    x + sqrt(x**2 - 1) is 0 only where x**2 - 1 is x**2."""
     e = note.expr
-    if note.relation != "!=" or e.kind != SUM or len(e.args) < 2:
+    if note.relation != "!=" or e.kind != SUM:
         return False
+    quadratic = polynomial(e)
+    if quadratic is not None and len(quadratic[1]) == 3:  # x**2 + x + 1: no real root
+        c, b1, a = quadratic[1]
+        return b1 * b1 < 4 * a * c
     for k, (root, w) in enumerate(_pairs(e)):
         if root.kind != PRODUCT or root.weights != (0.5,):
             continue

@@ -497,6 +497,9 @@ def test_a_product_with_the_root_of_a_difference_is_one_fraction(source, text, d
         ("log(2*x + sqrt(4*x**2 - 1))", 1, "2/sqrt(4*x**2 - 1)"),
         ("log(x + 1 + sqrt(x**2 + 2*x + 3))", 1, "1/sqrt(x**2 + 2*x + 3)"),
         ("log(x + sqrt(x**2))", 1, "1/sqrt(x**2)\n# sqrt(x**2) + x != 0"),  # 0 for x < 0
+        # a quadratic with no real root is never 0 either
+        ("(x**3 - 1)/(x**2 + x + 1)", 1, "1"),
+        ("(x**3 - 1)/(x - 1)", 1, "2*x + 1\n# x - 1 != 0"),
     ],
 )
 def test_the_log_form_of_acosh_has_the_keys_derivative(source, order, text):
