@@ -657,9 +657,14 @@ class Builder:
                 copies = [(b, sign * p) for _ in range(int(abs(k))) for b, p in _pairs(e)]
                 return _power(c, k, True), copies
             return 1.0, [(e, k)]
-        if e.kind == SUM and _integer(k) and len(e.args) <= FLAT_LIMIT:
+        rooted = self.textbook and _integer(2 * k)  # a root of a sum of simple fractions
+        if e.kind == SUM and (_integer(k) or rooted) and len(e.args) <= FLAT_LIMIT:
             weights = [*e.weights, e.value] if e.value else list(e.weights)
             content = _content(weights, self.textbook)
+            if not _integer(k):  # sqrt(1 - x**2/4) is sqrt(4 - x**2)/2, where the root is p/q
+                content = abs(content)
+                if _integer(content) or as_fraction(power(content, k)) is None:
+                    content = 1.0
             if content != 1.0:
                 over = functools.partial(_quotient, content, exactly=self.textbook)
                 scaled = self.add(over(e.value), [(t, over(w)) for t, w in _pairs(e)])

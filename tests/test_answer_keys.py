@@ -497,10 +497,17 @@ def test_a_product_with_the_root_of_a_difference_is_one_fraction(source, text, d
         ("log(2*x + sqrt(4*x**2 - 1))", 1, "2/sqrt(4*x**2 - 1)"),
         ("log(x + 1 + sqrt(x**2 + 2*x + 3))", 1, "1/sqrt(x**2 + 2*x + 3)"),
         ("log(x + sqrt(x**2))", 1, "1/sqrt(x**2)\n# sqrt(x**2) + x != 0"),  # 0 for x < 0
+        # the root of a sum of fractions whose root is a fraction: sqrt(1 - x**2/4) is
+        # sqrt(4 - x**2)/2
+        ("asin(x/2)", 1, "1/sqrt(4 - x**2)"),
+        ("asin(x/2)", 2, "x/(4 - x**2)**(3/2)"),
+        ("acos(x/3)", 1, "-1/sqrt(9 - x**2)"),
+        ("sqrt(x/4 + 1)", 1, "1/(4*sqrt(x + 4))"),
+        ("sqrt(x/2 + 1)", 1, "1/(4*sqrt(x/2 + 1))"),  # (sqrt(1/2) is no fraction)
         # a quadratic with no real root is never 0 either
         ("(x**3 - 1)/(x**2 + x + 1)", 1, "1"),
         ("(x**3 - 1)/(x - 1)", 1, "2*x + 1\n# x - 1 != 0"),
     ],
 )
-def test_the_log_form_of_acosh_has_the_keys_derivative(source, order, text):
+def test_roots_and_logs_of_roots_have_the_keys_derivative(source, order, text):
     assert derivatives_text(parse(source), ["x"], order=order, notes="domain") == text
