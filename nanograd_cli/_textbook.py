@@ -743,7 +743,20 @@ def _together(b: Builder, s: Expr, cancelled: list[Note] | None = None) -> Expr 
             whole = _smaller(whole, out, ties=False)
     if whole is None or numerator.kind != SUM or not below:  # a polynomial stays expanded
         return whole
+    whole = _smaller(whole, _powered(b, numerator, below))
     return _smaller(whole, _factored(b, numerator, below))
+
+
+def _powered(b: Builder, numerator: Expr, below: list[tuple[Expr, float]]) -> Expr | None:
+    """The numerator, a polynomial in one name that is a power, written as one, over
+    `below`: -6*(x**2 + 2*x + 1)/(x - 1)**4 is -6*(x + 1)**2/(x - 1)**4."""
+    found = polynomial(numerator)
+    powered = as_power(found[1]) if found is not None and found[0] is not None else None
+    if found is None or found[0] is None or powered is None:
+        return None
+    c, root, k = powered
+    base = written(b, found[0], root)
+    return None if base is None else b.multiply(float(c), [(base, float(k)), *below])
 
 
 def _negated_sums(b: Builder, factors: list[tuple[Expr, float]]) -> list[tuple[Expr, float]]:
@@ -914,7 +927,7 @@ def _expanded(b: Builder, term: Expr) -> list[tuple[Expr, float]]:
     sums, others = [], []
     for base, p in _factors(term):
         small = base.kind == SUM and len(base.args) < _TERMS
-        if small and p in (1.0, 2.0) and not _numbers_only(base):  # (pi + 1)**2 stays
+        if small and p in (1.0, 2.0, 3.0) and not _numbers_only(base):  # (pi + 1)**2 stays
             parts = [*_pairs(base), (b.const(1.0), base.value)] if base.value else _pairs(base)
             sums += [parts] * int(p)
         else:

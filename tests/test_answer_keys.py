@@ -504,6 +504,10 @@ def test_a_product_with_the_root_of_a_difference_is_one_fraction(source, text, d
         ("acos(x/3)", 1, "-1/sqrt(9 - x**2)"),
         ("sqrt(x/4 + 1)", 1, "1/(4*sqrt(x + 4))"),
         ("sqrt(x/2 + 1)", 1, "1/(4*sqrt(x/2 + 1))"),  # (sqrt(1/2) is no fraction)
+        # a power of a quotient: the cube multiplied out, and a numerator that is a power
+        # written as one
+        ("((x + 1)/(x - 1))**3", 1, "-6*(x + 1)**2/(x - 1)**4"),
+        ("((2*x + 1)/(x - 3))**3", 1, "-21*(2*x + 1)**2/(x - 3)**4"),
         # a quadratic with no real root is never 0 either
         ("(x**3 - 1)/(x**2 + x + 1)", 1, "1"),
         ("(x**3 - 1)/(x - 1)", 1, "2*x + 1\n# x - 1 != 0"),
