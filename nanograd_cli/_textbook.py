@@ -238,7 +238,8 @@ class Finisher:
             # (f'g - fg')/g**2 costs over (f' - fg'/g)/g is the textbook's; a polynomial
             # stays as it is
             chosen = made
-            if together is not None and together is not made:
+            # (a sum of powers of one name stays as a polynomial does: 6*x + 2/x**2 - 2/x**3)
+            if together is not None and together is not made and not _powers_of_one_name(made):
                 # t/(sqrt(x**2 - 1)*t), t = x + sqrt(x**2 - 1): the sum over itself
                 joined, roots, notes = self._joined(together)
                 longer = operations(joined) - operations(made)
@@ -903,14 +904,12 @@ def _kept_zeros(e: Expr) -> bool:
     )
 
 
-def _has_denominator(s: Expr) -> bool:
-    """Whether a term of the sum s is divided by more than a number, but for a sum of powers
-    of one name, which stays as a polynomial does (15*x**2 + 2/x**2)."""
+def _powers_of_one_name(s: Expr) -> bool:
+    """Whether the sum s is of powers of one name and numbers only, which stays as a
+    polynomial does, term by term (15*x**2 + 2/x**2)."""
     factors = [(base, p) for t in s.args for base, p in _factors(t)]
     names = {base.value for base, _ in factors if base.kind == INPUT}
-    if len(names) == 1 and all(base.kind == INPUT or _numbers_only(base) for base, _ in factors):
-        return False
-    return any(p < 0.0 and not _numbers_only(base) for base, p in factors)
+    return len(names) == 1 and all(base.kind == INPUT or _numbers_only(base) for base, _ in factors)
 
 
 def _numbers_only(e: Expr) -> bool:
