@@ -194,6 +194,8 @@ class Finisher:
             if not rewrite:
                 return self._without_zeros(e, made)
             made = self._roots_joined(e, made)
+            made, notes = _signs(b, made)
+            self._record(e, [], notes)
             made = _tangents(b, made)
             made = _smaller(made, _exponentials(b, made), ties=False)
             if any(id(a) in self.fractions for a in e.args):  # 1/(x**2*(1/x**2 + 1))
@@ -542,6 +544,41 @@ def _grouped(b: Builder, s: Expr) -> Expr | None:
         return None
     rest = [t for k, t in enumerate(terms) if k not in group]
     return b.add(s.value, [*rest, (shared, 1.0)])
+
+
+def _signs(b: Builder, e: Expr) -> tuple[Expr, list[Note]]:
+    """The product e with abs(a) and sign(a) of one a written as a course writes them: an
+    even power of abs(a) is that power of a, an even one of sign(a) is 1 (noted a != 0),
+    and sign(a)*abs(a)**n for an odd n is a**n (sign(x)/abs(x) is 1/x, log(abs(x))'s
+    derivative; noted a != 0 for n < 0, where it was 0/0)."""
+    if e.kind != PRODUCT:
+        return e, []
+    powers: dict[tuple[str, int], float] = {}
+    inside: dict[int, Expr] = {}
+    factors = []  # the others
+    for base, p in _pairs(e):
+        if base.kind == CALL and base.op.name in ("abs", "sign") and float(p).is_integer():
+            a = base.args[0]
+            inside[id(a)] = a
+            powers[(base.op.name, id(a))] = powers.get((base.op.name, id(a)), 0.0) + p
+        else:
+            factors.append((base, p))
+    notes: list[Note] = []
+    changed = False
+    for i, a in inside.items():
+        n, m = powers.get(("abs", i), 0.0), powers.get(("sign", i), 0.0)
+        odd_n, odd_m = n % 2 == 1, m % 2 == 1
+        changed |= bool(m and not odd_m) or bool(n and not odd_n) or (odd_m and odd_n)
+        if odd_m and odd_n:  # sign(a)*abs(a)**n is a**n; 0/0 at a = 0 where n < 0
+            factors.append((a, n))
+            notes += [Note(a, "!=")] if n < 0 else []
+            continue
+        # an even power of abs(a) is a's; an even one of sign(a) 1, but at a = 0
+        factors.append((b.apply(OPS["abs"], a), n) if odd_n else (a, n))
+        factors.append((b.apply(OPS["sign"], a), 1.0 if odd_m else 0.0))
+        notes += [Note(a, "!=")] if m and not odd_m else []
+    out = b.multiply(e.value, [(base, p) for base, p in factors if p != 0.0]) if changed else None
+    return (e, []) if out is None else (out, notes)
 
 
 def _tangents(b: Builder, e: Expr) -> Expr:
