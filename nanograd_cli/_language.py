@@ -756,6 +756,10 @@ def _bad_character(text: str, source: str, offset: int) -> str:
     if text in "{}":
         return f"unexpected character {text!r}: the language has no sets; an array is [1, 2, 3]"
     if text == "!":
+        before, after = source[:offset].rstrip()[-1:], source[offset + 1 :].lstrip()[:1]
+        factorial = before.isalnum() or before in tuple(")]_")
+        if factorial and not (after.isalnum() or after in tuple("(_")):  # 5!, (n + 1)!; not x ! y
+            return "unexpected character '!': the language has no factorial: n! is gamma(n + 1)"
         return "unexpected character '!': write x != y for not equal, and x == 0 for not x"
     if text == "|":
         return (

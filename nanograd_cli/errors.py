@@ -258,7 +258,17 @@ class UnknownInputs(InputError):
         if columns:
             which = "is a column" if len(columns) == 1 else "are columns"
             read = f"; {', '.join(columns)} {which} of the data"
+        if not hint and not read and len(names) == 1:
+            hint = _near_input(names[0], inputs)
         super().__init__(f"{listed} {verb} of this source (its inputs: {known}){read}{hint}")
+
+
+def _near_input(name: str, inputs: Sequence[str]) -> str:
+    """ "; did you mean x?" where one of `inputs` is `name` in another case (X for x), or a
+    typo of it (alpah for alpha)."""
+    same = [n for n in inputs if n.lower() == name.lower()]
+    meant = same[0] if same else nearest(name, inputs, cutoff=0.75) if len(name) > 2 else None
+    return f"; did you mean {meant}?" if meant else ""
 
 
 class BadInputValue(InputError):
@@ -296,7 +306,7 @@ class NotAnInput(InputError):
         self.kind: str = kind
         article = "an" if kind[:1] in "aeiou" else "a"
         listed = ", ".join(inputs) or "none"
-        hint = self._listed() or self._joined()
+        hint = self._listed() or self._joined() or _near_input(name, inputs)
         super().__init__(f"{name} is not {article} {kind} ({kind}s: {listed}){hint}")
 
     def _joined(self) -> str:

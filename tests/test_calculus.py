@@ -573,3 +573,23 @@ def test_hypot_of_subnormals_has_the_gradient_of_the_unit_vector():
         assert close_to(g["x"], math.sqrt(0.5), 2) and close_to(g["y"], math.sqrt(0.5), 2), path
     for path, g in gradients_on_every_path("hypot(x, y)", {"x": 3e-320, "y": -4e-320}).items():
         assert close_to(g["x"], 0.6, 4) and close_to(g["y"], -0.8, 4), path
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (
+            ["diff", "x**2", "--wrt", "X"],
+            "error: --wrt X: X is not an input (inputs: x); did you mean x?\n",
+        ),
+        (
+            ["grad", "alpha*x", "--alpah", "1", "--x", "2"],
+            "error: alpah is not an input of this source (its inputs: alpha, x); did you mean "
+            "alpha?\n",
+        ),
+        (["diff", "x*y", "--wrt", "z"], "error: --wrt z: z is not an input (inputs: x, y)\n"),
+    ],
+)
+def test_a_name_that_is_no_input_says_which_one_was_meant(args, message):
+    done = in_process(*args)
+    assert (done.returncode, done.stdout, done.stderr) == (2, "", message)

@@ -193,6 +193,12 @@ def test_missing_and_unknown_inputs_listed_at_once():
             "or put one comparison in parentheses",
         ),
         ("!x", "unexpected character '!': write x != y for not equal, and x == 0 for not x"),
+        ("x ! y", "unexpected character '!': write x != y for not equal, and x == 0 for not x"),
+        ("5!", "unexpected character '!': the language has no factorial: n! is gamma(n + 1)"),
+        (
+            "(n + 1)! / 2",
+            "unexpected character '!': the language has no factorial: n! is gamma(n + 1)",
+        ),
         ("arcsinh(x)", "unknown function arcsinh: did you mean asinh?"),
         ("gammaln(x)", "unknown function gammaln: did you mean lgamma?"),
         ("arcsec(x)", "unknown function arcsec: did you mean acos(1/x)?"),
