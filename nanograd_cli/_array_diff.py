@@ -202,10 +202,15 @@ class ArrayAdjoints:
             g = self.expanded(g, shape)
             spread = self.times(b.apply(_SOFTMAX, x), self.summed(g))
             return [(ins.args[0], b.apply(SUB, g, spread))]
-        if name in ("var", "std") and (not axis or len(shape) == 2):
+        if name == "var" or (name == "std" and not self.exact):  # (std: the engine has 0 at 0)
+            if axis and len(shape) != 2:
+                raise NoVectorForm
             # 2*g*(x - mean(x))/n, std's over 2*std; along the rows of W, each row's
             mean, share = b.apply(_MEAN, *args), g
             if name == "std":
+                note = Note(out, "!=")
+                self.noted.add(id(note))
+                conditions.append((ins.args[0], note))
                 share = b.apply(DIV, share, out)
             if axis and _axis(axis[0], shape) == 1:  # var(W, 1): down each row
                 mean = b.apply(_OUTER, mean, self.ones(shape[1:]))

@@ -35,7 +35,7 @@ PER_ELEMENT = {
     **dict.fromkeys(("var", "std"), 4),  # (a + for the mean, a -, a * and a + for the squares)
     **dict.fromkeys(LARGEST, 6),
 }
-PER_LINE = dict.fromkeys(LARGEST, 8)  # else 3
+PER_LINE = {**dict.fromkeys(LARGEST, 8), "std": 6}  # else 3 (std: /, sqrt, ==, where, 0)
 
 
 class _Untold(Exception):

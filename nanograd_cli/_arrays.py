@@ -591,7 +591,12 @@ class _Writer:
         return self._mean(squares, offset)
 
     def _std(self, xs: list[int], offset: int) -> int:
-        return self.apply(OPS["sqrt"], (self._var(xs, offset),), offset)
+        """sqrt(var), and at var = 0, where sqrt's derivative is inf, 0 through where, as
+        PyTorch's std (its gradient there is 0, not nan)."""
+        var = self._var(xs, offset)
+        zero = self.const(0.0, offset)
+        at_zero = self.apply(OPS["=="], (var, zero), offset)
+        return self.apply(WHERE, (at_zero, zero, self.apply(OPS["sqrt"], (var,), offset)), offset)
 
     def _prod(self, xs: list[int], offset: int) -> int:
         return self.chain(MUL, xs, offset)

@@ -52,14 +52,14 @@ LEAST_SQUARES = ["--shape", "A=3,2", "--shape", "x=2", "--shape", "b=3"]
         ("sum(W[1]**2)", {"W": (2, 3)}, "W", "outer([0, 1], 2*W[1])"),
         ("sum(W@x)**2", {"W": (2, 2), "x": 2}, "x", "2*W.T@ones(2)*sum(W@x)"),
         ("var(x)", {"x": 3}, "x", "2*(x - mean(x))/3"),
-        ("std(x)", {"x": 4}, "x", "(x - mean(x))/(4*std(x))"),
+        ("std(x)", {"x": 4}, "x", "(x - mean(x))/(4*std(x))\n# std(x) != 0"),
         ("var(W@x)", {"W": (2, 3), "x": 3}, "x", "W.T@(W@x - mean(W@x))"),
         ("sum(var(W, 0))", {"W": (2, 3)}, "W", "W - mean(W, 0)"),
         (
             "std(W, 1)@z",
             {"W": (2, 3), "z": 2},
             "W",
-            "outer(z/std(W, 1), ones(3))*(W - outer(mean(W, 1), ones(3)))/3",
+            "outer(z/std(W, 1), ones(3))*(W - outer(mean(W, 1), ones(3)))/3\n# std(W, 1) != 0",
         ),
     ],
 )

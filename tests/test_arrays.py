@@ -1112,3 +1112,13 @@ def test_an_array_result_where_one_number_is_taken_says_so(args):
         "number: end the source with a number made of it, such as sum(...) or one element [0] "
         "(nanograd grad takes several)\n"
     )
+
+
+def test_std_of_a_constant_row_has_pytorchs_gradient_0():
+    A, z = np.array([[2.0, 2.0, 2.0], [1.0, 2.0, 4.0]]), np.array([0.5, -1.0])
+    tensors = torch_inputs({"A": A, "z": z})
+    (tensors[0].std(1, correction=0) * tensors[1]).sum().backward()
+    result = ng.grad("sum(std(A, 1) * z)", A=A, z=z)
+    np.testing.assert_allclose(result.gradients["A"], tensors[0].grad.numpy(), rtol=1e-14)
+    assert result.gradients["A"][0].tolist() == [0.0, 0.0, 0.0]
+    assert ng.grad("std(x)", x=5.0).gradients["x"] == 0.0
