@@ -1290,9 +1290,33 @@ def test_text_that_is_not_utf8_is_read_as_windows_1252(tmp_path):
     done = in_process("grad", "x*y", "--points", "wide.csv", cwd=tmp_path)
     assert (done.returncode, done.stderr) == (
         2,
-        "error: --points: the header is not valid UTF-8: it is UTF-16 text (its first bytes "
-        "say so): save it as UTF-8\n",
+        "error: --points: the header is not valid UTF-8: it is UTF-16 or UTF-32 text (its "
+        "first bytes say so): save it as UTF-8\n",
     )
+    (tmp_path / "bare.csv").write_bytes("x,y\n1,2\n".encode("utf-16-le"))  # no byte order mark
+    done = in_process("grad", "x*y", "--points", "bare.csv", cwd=tmp_path)
+    assert (done.returncode, done.stderr) == (
+        2,
+        "error: --points: the header has NUL bytes: it is UTF-16 or UTF-32 text, or no text: "
+        "save it as UTF-8\n",
+    )
+
+
+def test_a_file_of_utf8_rows_with_one_from_windows_keeps_each_rows_text(tmp_path):
+    """Each line that is not UTF-8 is Windows-1252, the others UTF-8: neither is garbled,
+    whichever comes first."""
+    many = "".join(f"{i},Müller\n" for i in range(1000)).encode()
+    data = b"x,name\n" + many + "9,Zoë\n".encode("cp1252") + "10,Zoë\n".encode()
+    (tmp_path / "mixed.csv").write_bytes(data)
+    done = in_process("grad", "2*x", "--points", "mixed.csv", cwd=tmp_path)
+    assert done.returncode == 0
+    lines = done.stdout.splitlines()
+    assert (lines[1], lines[-2], lines[-1]) == (
+        "0,Müller,0.0,2.0",
+        "9,Zoë,18.0,2.0",
+        "10,Zoë,20.0,2.0",
+    )
+    assert sum("Müller" in line for line in lines) == 1000
 
 
 def test_a_fit_reads_a_windows_1252_file_and_names_its_columns():

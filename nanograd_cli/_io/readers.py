@@ -118,12 +118,17 @@ class CsvReader(Reader):
             known = [(f, k) for magic, f, k in BINARY_FORMATS if header.startswith(magic)]
             hint = "".join(f": it is {kind} file: give its format, {fmt}" for fmt, kind in known)
             if header.startswith(UTF16_BOMS):
-                hint = ": it is UTF-16 text (its first bytes say so): save it as UTF-8"
+                hint = ": it is UTF-16 or UTF-32 text (its first bytes say so): save it as UTF-8"
             if hint:
                 raise InputError(
                     f"{option('points')}: the header is not valid UTF-8{hint}"
                 ) from None
             text, self.legacy = legacy_text(header), True
+        if "\0" in text:  # UTF-16 without its byte order mark, or UTF-32
+            raise InputError(
+                f"{option('points')}: the header has NUL bytes: it is UTF-16 or UTF-32 text, or "
+                "no text: save it as UTF-8"
+            )
         # "x, y": the space after a comma is no part of a name
         fields = csv.reader([text], delimiter=self.delimiter)
         self.columns = [n.strip() for n in next(fields)]
@@ -145,7 +150,7 @@ class CsvReader(Reader):
         for piece in _pieces(self, quoted=True):
             piece = _blank_lines_emptied(piece)
             if self.legacy:
-                piece = legacy_text(piece).encode("utf-8")
+                piece = utf8_lines(piece)
             # Newlines may be inside quotes only if there are quotes: the faster parse if not.
             parse = pcsv.ParseOptions(delimiter=self.delimiter, newlines_in_values=b'"' in piece)
             try:
@@ -159,9 +164,9 @@ class CsvReader(Reader):
                         )
                         table = pcsv.read_csv(pa.py_buffer(piece), whole, parse, convert)
                     elif "UTF8" in str(error) and not self.legacy and not _utf8(piece):
-                        # a row of Windows-1252 text under a header of ASCII: so is the rest
+                        # a row of Windows-1252 text: so may others be
                         self.legacy = True
-                        piece = legacy_text(piece).encode("utf-8")
+                        piece = utf8_lines(piece)
                         table = pcsv.read_csv(pa.py_buffer(piece), read, parse, convert)
                     else:
                         raise
@@ -188,7 +193,8 @@ class CsvReader(Reader):
         return InputError(f"{option('points')} rows after {self.rows_read}: {error}")
 
 
-# The byte order marks of UTF-16 text, little- and big-endian (Excel's "Unicode Text").
+# The byte order marks of UTF-16 text, little- and big-endian (Excel's "Unicode Text"),
+# which UTF-32's begin with too.
 UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
 
 
@@ -205,6 +211,14 @@ def _latin1_fallback(error: UnicodeError) -> tuple[str, int]:
 
 
 codecs.register_error("latin1_fallback", _latin1_fallback)
+
+
+def utf8_lines(data: bytes) -> bytes:
+    """`data` with each line that is not UTF-8 read as Windows-1252 (`legacy_text`) and
+    written in UTF-8, the others as they are: a file of UTF-8 rows with one from Excel keeps
+    its Müller."""
+    lines = data.split(b"\n")
+    return b"\n".join(line if _utf8(line) else legacy_text(line).encode() for line in lines)
 
 
 def _utf8(data: bytes) -> bool:
