@@ -680,6 +680,8 @@ _LOOKALIKES = {
 ALIASES = {"ln": "log", "\u03c0": "pi"}
 # Other names people type from habit, and what the language calls them.
 _HINTS = {
+    "variance": "var",
+    "stddev": "std",
     "gammaln": "lgamma",
     "loggamma": "lgamma",
     "tgamma": "gamma",
@@ -929,6 +931,11 @@ def _syntax_error(
         value = re.match(r"\s*([^,()]*?)\s*(?:[,)]|$)", source[offset + 1 :])
         given = f"{value[1]}, not {named['name']}={value[1]}" if value and value[1] else "a value"
         message = f"{named['call']} takes its arguments in order, not by name: write {given}"
+        if named["call"] in ("var", "std") and named["name"] != "axis":  # ddof, correction
+            message = (
+                f"{named['call']} takes no {named['name']}: it divides by the number of "
+                "elements; for n - 1, write var(x)*len(x)/(len(x) - 1)"
+            )
     elif kind in ("EQUAL", "AUGMENTED"):
         message = f"only a name can be assigned to, with '{text}'"
         if text == "=":  # (x**2 + y**2 = 25: an equation, for diff --implicit)

@@ -258,7 +258,7 @@ class UnknownInputs(InputError):
         if columns:
             which = "is a column" if len(columns) == 1 else "are columns"
             read = f"; {', '.join(columns)} {which} of the data"
-        if not hint and not read and len(names) == 1:
+        if not hint and len(names) == 1:
             hint = _near_input(names[0], inputs)
         super().__init__(f"{listed} {verb} of this source (its inputs: {known}){read}{hint}")
 

@@ -588,6 +588,17 @@ def test_hypot_of_subnormals_has_the_gradient_of_the_unit_vector():
             "alpha?\n",
         ),
         (["diff", "x*y", "--wrt", "z"], "error: --wrt z: z is not an input (inputs: x, y)\n"),
+        (
+            ["grad", "var(x, ddof=1)", "--x", "[1, 2, 3]"],
+            "error: line 1, column 12: var takes no ddof: it divides by the number of elements; "
+            "for n - 1, write var(x)*len(x)/(len(x) - 1)\n  1 | var(x, ddof=1)\n"
+            "                 ^\n",
+        ),
+        (
+            ["grad", "variance(x)", "--x", "[1, 2]"],
+            "error: line 1, column 1: unknown function variance: did you mean var?\n"
+            "  1 | variance(x)\n      ^\n",
+        ),
     ],
 )
 def test_a_name_that_is_no_input_says_which_one_was_meant(args, message):
