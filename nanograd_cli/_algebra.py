@@ -509,10 +509,12 @@ class Builder:
             if c == 0.0 or not worth:
                 continue
             del terms[i], weights[i]
-            constant += c * s.value
+            exactly = self.textbook  # in fractions: 4/3*5 is 20/3, not 6.666666666666666
+            constant = exact_sum(constant, exact_product(c, s.value, exactly), exactly)
             for t, u in _pairs(s):
                 terms[id(t)] = t
-                weights[id(t)] = weights.get(id(t), 0.0) + c * u
+                held = weights.get(id(t), 0.0)
+                weights[id(t)] = exact_sum(held, exact_product(c, u, exactly), exactly)
         return constant
 
     def multiply(self, coefficient: float, items: list[tuple[Expr, float]]) -> Expr | None:
@@ -908,13 +910,16 @@ class _Layout(Written):
         an input have their common factors taken out: sigmoid(x)*(a + b) + c, but
         3*x**2 + 2*x; each time the factor that most terms share, until none is shared."""
         pieces: list[tuple[int, Piece]] = []
-        rest = list(enumerate(_spread(terms)))
+        rest = list(enumerate(_spread(terms, self.fractions)))
         while group := _sharing([factors for _, (_, factors) in rest]):
             inner = [rest[i][1] for i in group]
             common = _common_factors(inner)
             weights = [w for w, _ in inner]
             content = abs(_content(weights)) * (-1.0 if max(weights) < 0.0 else 1.0)
-            reduced = _spread([(w / content, _divide(factors, common)) for w, factors in inner])
+            reduced = _spread(
+                [(_quotient(content, w, self.fractions), _divide(f, common)) for w, f in inner],
+                self.fractions,
+            )
             reduced.sort(key=lambda term: not term[1])  # the number last: log(x) + 1
             if len(reduced) == 1:  # what is left merged into one term: -2*exp(x)*sin(x)
                 (w, factors), place = reduced[0], rest[group[0]][0]
@@ -1044,16 +1049,17 @@ def _product_parts(e: Expr) -> list[Expr]:
     return [e]
 
 
-def _terms_of(s: Expr, times: float = 1.0) -> list[Term]:
+def _terms_of(s: Expr, times: float = 1.0, exactly: bool = False) -> list[Term]:
     """The sum s as terms (weight, factors), its constant last (0 too: `_spread` drops it),
-    each weight times `times`."""
-    return [(w * times, _factor_list(t)) for t, w in _pairs(s)] + [(s.value * times, [])]
+    each weight times `times` (`exactly`: in fractions where both are simple ones)."""
+    times_ = functools.partial(exact_product, times, exactly=exactly)
+    return [(times_(w), _factor_list(t)) for t, w in _pairs(s)] + [(times_(s.value), [])]
 
 
-def _spread(terms: list[Term]) -> list[Term]:
+def _spread(terms: list[Term], exactly: bool = False) -> list[Term]:
     """The terms with each multiple of a sum that is no factor of another term spread over
-    it where that costs no operation (`_spreads`), like terms and the constants merged:
-    x + 2*(0.5 - y) is x + 1 - 2*y."""
+    it where that costs no operation (`_spreads`), like terms and the constants merged
+    (`exactly`: in fractions where they are simple ones): x + 2*(0.5 - y) is x + 1 - 2*y."""
     elsewhere = {id(b) for _, factors in terms if len(factors) > 1 for b, _ in factors}
     merged: dict[tuple, list] = {}
     for w, factors in terms:
@@ -1061,11 +1067,11 @@ def _spread(terms: list[Term]) -> list[Term]:
         if len(factors) == 1 and factors[0][1] == 1.0:
             s = factors[0][0]
             if s.kind == SUM and id(s) not in elsewhere and _spreads(w, s):
-                parts = _terms_of(s, w)
+                parts = _terms_of(s, w, exactly)
         for v, f in parts:
             key = tuple((id(b), p) for b, p in f)
             if key in merged:
-                merged[key][0] += v
+                merged[key][0] = exact_sum(merged[key][0], v, exactly)
             else:
                 merged[key] = [v, f]
     kept = [(w, f) for w, f in merged.values() if w or not all(_factor_total(b, p) for b, p in f)]
