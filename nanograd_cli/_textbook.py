@@ -549,8 +549,9 @@ def _grouped(b: Builder, s: Expr) -> Expr | None:
 def _signs(b: Builder, e: Expr) -> tuple[Expr, list[Note]]:
     """The product e with abs(a) and sign(a) of one a written as a course writes them: an
     even power of abs(a) is that power of a, an even one of sign(a) is 1 (noted a != 0),
-    and sign(a)*abs(a)**n for an odd n is a**n (sign(x)/abs(x) is 1/x, log(abs(x))'s
-    derivative; noted a != 0 for n < 0, where it was 0/0)."""
+    sign(a)*abs(a)**n for an odd n is a**n (sign(x)/abs(x) is 1/x, log(abs(x))'s
+    derivative; noted a != 0 for n < 0, where it was 0/0), and a*sign(a) is abs(a)
+    (x*abs(x)'s derivative is 2*abs(x)); an odd power of sign(a) is sign(a)."""
     if e.kind != PRODUCT:
         return e, []
     powers: dict[tuple[str, int], float] = {}
@@ -567,8 +568,13 @@ def _signs(b: Builder, e: Expr) -> tuple[Expr, list[Note]]:
     changed = False
     for i, a in inside.items():
         n, m = powers.get(("abs", i), 0.0), powers.get(("sign", i), 0.0)
+        if m % 2 == 1:  # a**k*sign(a) is a**(k - 1)*abs(a), 0 at a = 0 too: x*sign(x) is abs(x)
+            k = next((j for j, (base, p) in enumerate(factors) if base is a and p >= 1), None)
+            if k is not None and float(factors[k][1]).is_integer():
+                factors[k] = (a, factors[k][1] - 1.0)
+                n, m, changed = n + 1.0, m - 1.0, True
         odd_n, odd_m = n % 2 == 1, m % 2 == 1
-        changed |= bool(m and not odd_m) or bool(n and not odd_n) or (odd_m and odd_n)
+        changed |= bool(m and not odd_m) or bool(n and not odd_n) or (odd_m and (odd_n or m != 1))
         if odd_m and odd_n:  # sign(a)*abs(a)**n is a**n; 0/0 at a = 0 where n < 0
             factors.append((a, n))
             notes += [Note(a, "!=")] if n < 0 else []

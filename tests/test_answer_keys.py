@@ -517,6 +517,9 @@ def test_a_product_with_the_root_of_a_difference_is_one_fraction(source, text, d
         ("log(abs(x))", 2, "-1/x**2"),
         ("abs(x)**2", 1, "2*x"),
         ("sign(x)*abs(x)", 1, "1\n# x != 0"),  # (the engine's is 0 at 0: sign(0) is 0)
+        ("x*abs(x)", 1, "2*abs(x)"),  # x*sign(x) is abs(x), at 0 too
+        ("x**2*abs(x)", 1, "3*x*abs(x)"),
+        ("abs(x)*sign(x)**2", 1, "sign(x)"),
         # powers of one name stay term by term, as the power rule writes them
         ("3*x**2 - 2/x + 1/x**2", 1, "6*x + 2/x**2 - 2/x**3"),
         ("x**4 + 1/x**2", 2, "12*x**2 + 6/x**4"),

@@ -251,7 +251,7 @@ def test_printed_derivative_is_sympys(source):
         ),
         ("cot(x)", "x", r"-{\csc(x)}^{2}"),
         ("exp(x)**2", "x", r"2 {\left(e^{x}\right)}^{2}"),
-        ("x*abs(x)", "x", r"x \operatorname{sign}(x) + \left|x\right|"),
+        ("exp(x)*abs(x)", "x", r"e^{x} \left(\left|x\right| + \operatorname{sign}(x)\right)"),
         ("alpha*x1**2", "x1", r"2 \alpha x_{1}"),
         ("rate*time*x", "x", r"\mathrm{rate} \cdot \mathrm{time}"),  # no 'ratetime'
     ],
