@@ -169,7 +169,7 @@ class Finisher:
                 if node.kind == PRODUCT:
                     said.update(id(a) for a, p in _pairs(node) if not float(p).is_integer())
             for i, base in roots.items():
-                note = Note(self.b.add(0.0, [(base, 1.0)]) or base, ">")
+                note = _positive(self.b, base)
                 if i not in said and id(note.expr) not in said:
                     notes.append(note)
         return done, _needed(self.b, notes, done)
@@ -302,9 +302,8 @@ class Finisher:
                     roots.pop(i, None)
                     continue
                 if i not in joined:  # log(x)**2/log(x)**2, log(x)**(3/2)/log(x)**3
-                    side = self.b.add(0.0, [(base, 1.0)]) or base
                     notes += _domain(self.b, base) or []
-                    notes.append(Note(base, "!=") if whole[i] else Note(side, ">"))
+                    notes.append(Note(base, "!=") if whole[i] else _positive(self.b, base))
                     roots.pop(i, None)
             if i not in joined:
                 joined.add(i)
@@ -443,7 +442,12 @@ def _domain(b: Builder, e: Expr, every: bool = True) -> list[Note] | None:
     (1 - x**2, not -(x**2 - 1)); None if that is more than the functions of _DOMAINS and
     powers say. Without `every`, the notes that they do say (e is nan where one fails)."""
     found = _conditions(b, e, every)
-    return None if found is None else [Note(b.add(0.0, [(n, 1.0)]) or n, ">") for n in found]
+    return None if found is None else [_positive(b, n) for n in found]
+
+
+def _positive(b: Builder, e: Expr) -> Note:
+    """The note `e > 0`, e written as a sum (1 - x**2, not -(x**2 - 1))."""
+    return Note(b.add(0.0, [(e, 1.0)]) or e, ">")
 
 
 def _smooth(b: Builder, e: Expr) -> bool:
@@ -564,17 +568,17 @@ def _signs(b: Builder, e: Expr) -> tuple[Expr, list[Note]]:
             powers[(base.op.name, id(a))] = powers.get((base.op.name, id(a)), 0.0) + p
         else:
             factors.append((base, p))
+    if not inside:
+        return e, []
     notes: list[Note] = []
-    changed = False
     for i, a in inside.items():
         n, m = powers.get(("abs", i), 0.0), powers.get(("sign", i), 0.0)
         if m % 2 == 1:  # a**k*sign(a) is a**(k - 1)*abs(a), 0 at a = 0 too: x*sign(x) is abs(x)
             k = next((j for j, (base, p) in enumerate(factors) if base is a and p >= 1), None)
             if k is not None and float(factors[k][1]).is_integer():
                 factors[k] = (a, factors[k][1] - 1.0)
-                n, m, changed = n + 1.0, m - 1.0, True
+                n, m = n + 1.0, m - 1.0
         odd_n, odd_m = n % 2 == 1, m % 2 == 1
-        changed |= bool(m and not odd_m) or bool(n and not odd_n) or (odd_m and (odd_n or m != 1))
         if odd_m and odd_n:  # sign(a)*abs(a)**n is a**n; 0/0 at a = 0 where n < 0
             factors.append((a, n))
             notes += [Note(a, "!=")] if n < 0 else []
@@ -583,8 +587,8 @@ def _signs(b: Builder, e: Expr) -> tuple[Expr, list[Note]]:
         factors.append((b.apply(OPS["abs"], a), n) if odd_n else (a, n))
         factors.append((b.apply(OPS["sign"], a), 1.0 if odd_m else 0.0))
         notes += [Note(a, "!=")] if m and not odd_m else []
-    out = b.multiply(e.value, [(base, p) for base, p in factors if p != 0.0]) if changed else None
-    return (e, []) if out is None else (out, notes)
+    out = b.multiply(e.value, [(base, p) for base, p in factors if p != 0.0])
+    return (e, []) if out is None or out is e else (out, notes)  # (the builder's own node)
 
 
 def _tangents(b: Builder, e: Expr) -> Expr:
@@ -795,8 +799,10 @@ def _powered(b: Builder, numerator: Expr, below: list[tuple[Expr, float]]) -> Ex
     """The numerator, a polynomial in one name that is a power, written as one, over
     `below`: -6*(x**2 + 2*x + 1)/(x - 1)**4 is -6*(x + 1)**2/(x - 1)**4."""
     found = polynomial(numerator)
-    powered = as_power(found[1]) if found is not None and found[0] is not None else None
-    if found is None or found[0] is None or powered is None:
+    if found is None or found[0] is None:
+        return None
+    powered = as_power(found[1])
+    if powered is None:
         return None
     c, root, k = powered
     base = written(b, found[0], root)
