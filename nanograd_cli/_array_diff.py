@@ -183,9 +183,7 @@ class ArrayAdjoints:
                 spread = b.apply(_OUTER, self.expanded(spread, (shape[0],)), self.ones(shape[1:]))
             return [(ins.args[0], spread)]
         if name == "norm" and not axis and not self.exact:  # the engine has 0 at x = 0
-            note = Note(out, "!=")
-            self.noted.add(id(note))
-            conditions.append((ins.args[0], note))
+            self.where_nonzero(out, ins.args[0], conditions)
             return [(ins.args[0], b.apply(DIV, self.times(g, x), out))]
         if name == "dot":
             a, m = args
@@ -208,9 +206,7 @@ class ArrayAdjoints:
             # 2*g*(x - mean(x))/n, std's over 2*std; along the rows of W, each row's
             mean, share = b.apply(_MEAN, *args), g
             if name == "std":
-                note = Note(out, "!=")
-                self.noted.add(id(note))
-                conditions.append((ins.args[0], note))
+                self.where_nonzero(out, ins.args[0], conditions)
                 share = b.apply(DIV, share, out)
             if axis and _axis(axis[0], shape) == 1:  # var(W, 1): down each row
                 mean = b.apply(_OUTER, mean, self.ones(shape[1:]))
@@ -226,6 +222,13 @@ class ArrayAdjoints:
         if name == "logsumexp" and not axis:
             return [(ins.args[0], self.times(g, b.apply(_SOFTMAX, x)))]
         raise NoVectorForm
+
+    def where_nonzero(self, out: Expr, arg: int, conditions: list[tuple[int, Note]]) -> None:
+        """Add to `conditions` that the adjoint to `arg` holds where `out` is not 0 (the
+        engine's is 0 there: norm's and std's)."""
+        note = Note(out, "!=")
+        self.noted.add(id(note))
+        conditions.append((arg, note))
 
     def reduced(self, contribution: Expr, arg: int, value: int) -> Expr:
         """What an element-by-element operation (instruction `value`) passes back to its

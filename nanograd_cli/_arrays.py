@@ -594,9 +594,7 @@ class _Writer:
         """sqrt(var), and at var = 0, where sqrt's derivative is inf, 0 through where, as
         PyTorch's std (its gradient there is 0, not nan)."""
         var = self._var(xs, offset)
-        zero = self.const(0.0, offset)
-        at_zero = self.apply(OPS["=="], (var, zero), offset)
-        return self.apply(WHERE, (at_zero, zero, self.apply(OPS["sqrt"], (var,), offset)), offset)
+        return self._zero_where_zero(var, self.apply(OPS["sqrt"], (var,), offset), offset)
 
     def _prod(self, xs: list[int], offset: int) -> int:
         return self.chain(MUL, xs, offset)
@@ -642,9 +640,14 @@ class _Writer:
         if len(xs) == 1:
             return self.apply(OPS["abs"], (xs[0],), offset)
         norm = self.chain(OPS["hypot"], xs, offset)
+        return self._zero_where_zero(norm, norm, offset)
+
+    def _zero_where_zero(self, test: int, value: int, offset: int) -> int:
+        """where(test == 0, 0, value): 0, and no gradient through `value`, where `test` is 0
+        (the norm or the variance, where a root's derivative is inf)."""
         zero = self.const(0.0, offset)
-        at_zero = self.apply(OPS["=="], (norm, zero), offset)
-        return self.apply(WHERE, (at_zero, zero, norm), offset)
+        at_zero = self.apply(OPS["=="], (test, zero), offset)
+        return self.apply(WHERE, (at_zero, zero, value), offset)
 
     def _shifted_exps(self, xs: list[int], offset: int) -> tuple[int, list[int]]:
         """The largest element, and exp(x - largest) of each."""
