@@ -176,6 +176,14 @@ def points_in(domain: tuple[float, float], seed: str) -> list[float]:
     return [rng.uniform(low, high) for _ in range(5)]
 
 
+def assert_sympys(text: str, source: str, order: int, domain: tuple[float, float], rel: float):
+    """The printed derivative `text` is SymPy's `order`-th of the source, to `rel`, at points
+    of `domain`."""
+    points = points_in(domain, source)
+    for x, exact in zip(points, sympy_at(source, order, points), strict=True):
+        assert value_of(text, {"x": x}) == pytest.approx(exact, rel=rel), (text, x)
+
+
 @pytest.mark.parametrize(("source", "key", "domain"), KEYS)
 def test_the_key_and_diffs_derivative_are_sympys(source, key, domain):
     points = points_in(domain, source)
@@ -439,10 +447,7 @@ def test_a_base_over_itself_cancels_with_a_note_of_where(source, wrt, order, tex
 
 @pytest.mark.parametrize(("source", "order"), [(s, n) for s, _, n, _ in CANCELLED[:4]])
 def test_the_cancelled_forms_are_sympys(source, order):
-    points = points_in((1.2, 3.0), source)
-    text = diff(source, order)
-    for x, exact in zip(points, sympy_at(source, order, points), strict=True):
-        assert value_of(text, {"x": x}) == pytest.approx(exact, rel=1e-9), (text, x)
+    assert_sympys(diff(source, order), source, order, (1.2, 3.0), rel=1e-9)
 
 
 # A fractional power times a polynomial, as curve-sketching exercises have them: the numbers
@@ -467,9 +472,7 @@ SKETCHED = [
 @pytest.mark.parametrize(("source", "order", "text"), SKETCHED)
 def test_a_fractional_power_times_a_polynomial_has_exact_fractions(source, order, text):
     assert derivatives_text(parse(source), ["x"], order=order, notes="domain") == text
-    points = points_in((0.3, 4.0), source)
-    for x, exact in zip(points, sympy_at(source, order, points), strict=True):
-        assert value_of(text, {"x": x}) == pytest.approx(exact, rel=1e-12), (text, x)
+    assert_sympys(text, source, order, (0.3, 4.0), rel=1e-12)
 
 
 # A product with the root of c - x**2 (or c - x) is one fraction, as with x**2 + c: the chain
@@ -485,16 +488,16 @@ ROOTS = [
 @pytest.mark.parametrize(("source", "text", "domain"), ROOTS)
 def test_a_product_with_the_root_of_a_difference_is_one_fraction(source, text, domain):
     assert derivatives_text(parse(source), ["x"], notes="domain") == text
-    points = points_in(domain, source)
-    for x, exact in zip(points, sympy_at(source, 1, points), strict=True):
-        assert value_of(text, {"x": x}) == pytest.approx(exact, rel=1e-12), (text, x)
+    assert_sympys(text, source, 1, domain, rel=1e-12)
 
 
-# log(x + sqrt(x**2 + c)), the log form of acosh and asinh: the sum over itself cancels, and
-# needs no note: s + sqrt(r) is never 0 where r - s**2 is a number other than 0.
+# More forms as a key writes them, each group with the rule it holds.
 @pytest.mark.parametrize(
     ("source", "order", "text"),
     [
+        # log(x + sqrt(x**2 + c)), the log form of acosh and asinh: the sum over itself
+        # cancels, and needs no note: s + sqrt(r) is never 0 where r - s**2 is a number
+        # other than 0
         ("log(x + sqrt(x**2 - 1))", 1, "1/sqrt(x**2 - 1)"),
         ("log(x + sqrt(x**2 - 1))", 2, "-x/(x**2 - 1)**(3/2)"),
         ("log(x - sqrt(x**2 - 1))", 1, "-1/sqrt(x**2 - 1)"),
@@ -528,5 +531,5 @@ def test_a_product_with_the_root_of_a_difference_is_one_fraction(source, text, d
         ("(x**3 - 1)/(x - 1)", 1, "2*x + 1\n# x - 1 != 0"),
     ],
 )
-def test_roots_and_logs_of_roots_have_the_keys_derivative(source, order, text):
+def test_more_derivatives_are_written_as_a_key_writes_them(source, order, text):
     assert derivatives_text(parse(source), ["x"], order=order, notes="domain") == text
