@@ -932,9 +932,11 @@ def _syntax_error(
         given = f"{value[1]}, not {named['name']}={value[1]}" if value and value[1] else "a value"
         message = f"{named['call']} takes its arguments in order, not by name: write {given}"
         if named["call"] in ("var", "std") and named["name"] != "axis":  # ddof, correction
+            sample = "var(x)*len(x)/(len(x) - 1)"
             message = (
                 f"{named['call']} takes no {named['name']}: it divides by the number of "
-                "elements; for n - 1, write var(x)*len(x)/(len(x) - 1)"
+                "elements; for n - 1, write "
+                + (sample if named["call"] == "var" else f"sqrt({sample})")
             )
     elif kind in ("EQUAL", "AUGMENTED"):
         message = f"only a name can be assigned to, with '{text}'"

@@ -595,6 +595,12 @@ def test_hypot_of_subnormals_has_the_gradient_of_the_unit_vector():
             "                 ^\n",
         ),
         (
+            ["grad", "std(x, correction=1)", "--x", "[1, 2, 3]"],
+            "error: line 1, column 18: std takes no correction: it divides by the number of "
+            "elements; for n - 1, write sqrt(var(x)*len(x)/(len(x) - 1))\n"
+            "  1 | std(x, correction=1)\n                       ^\n",
+        ),
+        (
             ["grad", "variance(x)", "--x", "[1, 2]"],
             "error: line 1, column 1: unknown function variance: did you mean var?\n"
             "  1 | variance(x)\n      ^\n",
