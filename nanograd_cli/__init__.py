@@ -307,7 +307,7 @@ def diff(
     order: int = 1,
     steps: Literal[False] = False,
     implicit: str | None = None,
-    notes: Literal["all", "domain", "none"] = "all",
+    notes: Literal["usual", "all", "domain", "none"] = "usual",
     mixed: bool = False,
 ) -> Derivative: ...
 
@@ -325,7 +325,7 @@ def diff(
     order: int = 1,
     steps: bool = False,
     implicit: str | None = None,
-    notes: Literal["all", "domain", "none"] = "all",
+    notes: Literal["usual", "all", "domain", "none"] = "usual",
     mixed: bool = False,
 ) -> str: ...
 
@@ -343,7 +343,7 @@ def diff(
     order: int = 1,
     steps: bool = False,
     implicit: str | None = None,
-    notes: Literal["all", "domain", "none"] = "all",
+    notes: Literal["usual", "all", "domain", "none"] = "usual",
     mixed: bool = False,
 ) -> str: ...
 
@@ -361,7 +361,7 @@ def diff(
     order: int = 1,
     steps: Literal[True],
     implicit: str | None = None,
-    notes: Literal["all", "domain", "none"] = "all",
+    notes: Literal["usual", "all", "domain", "none"] = "usual",
     mixed: bool = False,
 ) -> str: ...
 
@@ -379,7 +379,7 @@ def diff(
     order: int = 1,
     steps: bool = False,
     implicit: str | None = None,
-    notes: Literal["all", "domain", "none"] = "all",
+    notes: Literal["usual", "all", "domain", "none"] = "usual",
     mixed: bool = False,
 ) -> Derivative | str:
     """The derivative of `source` by each input named (positionally or by `wrt`; by default
@@ -391,8 +391,9 @@ def diff(
     `{"A": (3, 2), "x": 2}`; `order`: the N-th derivative, as `diff --order N`; `steps`:
     the derivation, a rule a line, as `diff --steps`, also with `format="markdown"`;
     `implicit="y"`: dy/dx where the source is an equation relating x and y, as
-    `diff --implicit y`; `notes`: which `#` notes, as `diff --notes`: "all", "domain" (where
-    it holds) or "none"; `mixed`: with `order`, the mixed partial derivatives too, as
+    `diff --implicit y`; `notes`: which `#` notes, as `diff --notes`: "usual", "all" (also
+    where it loses digits only for inputs past 1e30 in size), "domain" (where it holds) or
+    "none"; `mixed`: with `order`, the mixed partial derivatives too, as
     `diff --mixed`)."""
     from . import _api as api
     from .errors import InputError

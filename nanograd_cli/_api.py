@@ -89,8 +89,9 @@ LR = 0.01  # minimize's learning rate unless told
 DIFF_FORMATS = ("text", "latex", "markdown")
 EXPLAIN_FORMATS = ("table", "markdown", "latex", "json")
 TAYLOR_FORMATS = ("table", "json", "latex")
-# The notes `diff` writes under a derivative: all; where it holds; none.
-DIFF_NOTES = ("all", "domain", "none")
+# The notes `diff` writes under a derivative: where it holds and where it loses digits for
+# inputs of usual size; all; where it holds; none.
+DIFF_NOTES = ("usual", "all", "domain", "none")
 # The dots per inch `draw` makes a png at.
 DPI = (1, 2400)
 # The extension of what --save writes, a fit or a point: JSON.
@@ -340,7 +341,7 @@ def diff(
     order: int | str = 1,
     steps: bool = False,
     implicit: str | None = None,
-    notes: str = "all",
+    notes: str = "usual",
     mixed: bool = False,
 ) -> Derivative | str:
     """The derivative by each input in `wrt` (by default all) as text in the language (a
@@ -355,8 +356,9 @@ def diff(
     `steps`: the derivation, a rule a line, ending with the derivative (`fmt` text, markdown
     or latex). `implicit` y: dy/dx for the one name x of `wrt`, where the source is an
     equation (`lhs == rhs`, or an expression that is 0) relating x and y. `notes`: which of
-    the `#` notes are shown: all, domain (where it holds, not where it loses digits the
-    engine keeps) or none. `mixed`, with `order` 2 or more: every mixed partial derivative
+    the `#` notes are shown: usual (all but where it loses digits the engine keeps only for
+    inputs past USUAL in size), all, domain (where it holds, not where it loses digits) or
+    none. `mixed`, with `order` 2 or more: every mixed partial derivative
     of that order by the names too (`d2_x_y`: by x, then by y)."""
     fmt = choice("format", fmt, DIFF_FORMATS, any_case=True)
     notes = choice("notes", notes, DIFF_NOTES, any_case=True)

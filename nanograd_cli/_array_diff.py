@@ -373,7 +373,7 @@ def derivatives_text(
     wrt: list[str],
     latex: bool = False,
     exact: bool = False,
-    notes: str = "all",
+    notes: str = "usual",
 ) -> str:
     """The derivative by each input in `wrt` (all when empty) as `diff` prints it, for array
     inputs of `shapes`: in vector form where one exists, else as an array literal (for an

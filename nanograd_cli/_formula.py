@@ -27,6 +27,10 @@ from ._ops import ADD, COMPARISONS, DIV, MOD, MUL, NEG, POW, SUB, Op
 AS_WRITTEN = "as written"
 # The relation of a note that says where a textbook derivative loses digits the engine keeps.
 LOSES = "loses"
+# Inputs from 1/USUAL to USUAL in size (or 0) are those of everyday use, physical constants
+# in SI units among them: `diff` says by default where a derivative loses digits for them,
+# and only with `--notes all` where it loses them past (`x/(x**2 + 1)**2` overflows at 1e77).
+USUAL = 1e30
 _LOSES = "loses digits "  # how each such note begins
 _KEPT = "diff --exact keeps them"  # and ends
 
@@ -184,12 +188,14 @@ class Note(NamedTuple):
     """A condition, `expr > 0` or `expr != 0`: where a textbook derivative is the engine's;
     or, with relation "loses", where it loses digits the engine keeps: `why`, its `{}` the
     text of expr (`loses digits for |{}| > 1e154 (its square overflows)`), where the
-    derivative has `part`."""
+    derivative has `part`; `extreme` where it loses them only for inputs past USUAL in size
+    (or below 1/USUAL)."""
 
     expr: Expr
     relation: str  # ">", "!=" or "loses"
     why: str = ""
     part: Expr | None = None  # (loses) the part of the derivative that loses them
+    extreme: bool = False
 
     def holds(self, value: float) -> bool:
         return holds(self.relation, value)
@@ -217,10 +223,13 @@ def occurrences(roots: list[Expr]) -> dict[str, int]:
 
 
 def shown(notes: list[Note], which: str) -> list[Note]:
-    """The notes `diff --notes` shows: `which` is all, domain (where it holds, not where it
-    loses digits the engine keeps) or none."""
+    """The notes `diff --notes` shows: `which` is all; usual (all but where it loses digits
+    the engine keeps only for inputs of extreme size); domain (where it holds, not where it
+    loses digits) or none."""
     if which == "all":
         return notes
+    if which == "usual":
+        return [n for n in notes if not n.extreme]
     return [n for n in notes if n.relation != LOSES] if which == "domain" else []
 
 

@@ -28,7 +28,7 @@ EQUALS = OPS["=="]
 
 
 def implicit_text(
-    program: Program, dependent: str, wrt: str, latex: bool, order: int, showing: str = "all"
+    program: Program, dependent: str, wrt: str, latex: bool, order: int, showing: str = "usual"
 ) -> str:
     """d`dependent`/d`wrt` (its `order`-th derivative) along the curve the source's equation
     makes, as `diff` prints a derivative (`showing`: which notes, diff's notes)."""

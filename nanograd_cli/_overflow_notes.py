@@ -24,7 +24,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ._algebra import INPUT, NAMED, NUMBER, Expr, known_number, layout, reachable
-from ._formula import LOSES, Note, write
+from ._formula import LOSES, USUAL, Note, write
 from ._jets import series
 from ._language import parse
 from ._ops import ADD, DIV, SMALLEST_NORMAL, SUB
@@ -109,7 +109,7 @@ def add_notes(probe: Probe, roots: Mapping[str, Expr], notes: dict[str, list[Not
         else:
             suspects = at
         engine = functools.partial(_derivative, program, wrt, probe.order)
-        for part, does in overflowing(roots[label], suspects, engine):
+        for part, does, extreme in overflowing(roots[label], suspects, engine):
             shown = _text(part)
             for text, says in said:  # what a note names already need not be said again
                 if shown in text:
@@ -117,7 +117,7 @@ def add_notes(probe: Probe, roots: Mapping[str, Expr], notes: dict[str, list[Not
             if does:
                 what = " or ".join(w for w in (OVERFLOWS, UNDERFLOWS) if w in does)
                 why = f"loses digits where {{}} {what}"
-                notes.setdefault(label, []).append(Note(part, LOSES, why, part))
+                notes.setdefault(label, []).append(Note(part, LOSES, why, part, extreme))
 
 
 def _says(why: str) -> set[str]:
@@ -175,21 +175,28 @@ def _unknown(e: Expr) -> bool:
 
 def overflowing(
     root: Expr, at: list[dict[str, float]], engine: Callable[[dict[str, float]], float]
-) -> list[tuple[Expr, set[str]]]:
+) -> list[tuple[Expr, set[str], bool]]:
     """The parts of the printed `root` (in its inputs alone) that make it lose the engine's
     digits (`engine`: its value at a point) at some of the points `at` by overflowing or
-    underflowing, each with what it does (OVERFLOWS, UNDERFLOWS or both), in the order they
-    are printed.
+    underflowing, each with what it does (OVERFLOWS, UNDERFLOWS or both) and whether it
+    does so only at points of extreme size (not _usual), in the order they are printed.
 
     At a point where the printed form is off, its parts are computed again with an exponent
     without bounds (_wide.py); where that agrees with the engine, the loss is over- or
     underflow, and a part is named that, left as the doubles have it, puts the form off."""
     order = reachable([root])
     found: dict[int, set[str]] = {}
+    usual: set[int] = set()  # the parts found at a point of usual size
     for point in at:
         values, origins = _values(order, point)
-        # a part found to overflow (or underflow) already need not be found again
-        origins = [(e, what) for e, what in origins if what not in found.get(id(e), ())]
+        # a part found to overflow (or underflow) already need not be found again, but at
+        # a point of usual size where it was found only at extreme ones
+        again = _usual(point)
+        origins = [
+            (e, what)
+            for e, what in origins
+            if what not in found.get(id(e), ()) or (again and id(e) not in usual)
+        ]
         if not origins:
             continue
         reference = engine(point)
@@ -202,7 +209,14 @@ def overflowing(
         for e, what in origins:
             if not _close(_wide_root(order, point, {id(e): wide(values[id(e)])}), reference):
                 found.setdefault(id(e), set()).add(what)
-    return [(e, found[id(e)]) for e in order if id(e) in found]
+                if again:
+                    usual.add(id(e))
+    return [(e, found[id(e)], id(e) not in usual) for e in order if id(e) in found]
+
+
+def _usual(point: Mapping[str, float]) -> bool:
+    """Whether every input at `point` is 0 or from 1/USUAL to USUAL in size."""
+    return all(v == 0.0 or 1.0 / USUAL <= abs(v) <= USUAL for v in point.values())
 
 
 def _close(value: float, reference: float) -> bool:

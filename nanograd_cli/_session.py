@@ -758,7 +758,7 @@ class Session:
             order,
             args.flag("steps"),
             args.value("implicit"),
-            args.value("notes") or "all",
+            args.value("notes") or "usual",
             args.flag("mixed"),
         )
         reply.out.append(str(text))

@@ -142,12 +142,14 @@ class Loss(NamedTuple):
     subject: str = "a"
     unless: tuple[str, ...] = ()
     apart: bool = False
+    extreme: bool = False  # it loses digits only past USUAL in size (or below its inverse)
 
 
 _SQUARES = Loss(  # atan2's
     "a**2 + b**2",
     "loses digits where {} overflows or underflows",
     "a**2 + b**2",
+    extreme=True,
 )
 _SUBNORMAL = "is below 2.2e-308 (it rounds first)"
 LOSSES = {
@@ -159,7 +161,9 @@ LOSSES = {
         "a**2",
         "loses digits near {} = 1 (its square - 1 cancels) and past 1e154 (it overflows)",
     ),
-    "1/sqrt(a**2 + 1)": Loss("a**2", "loses digits for |{}| > 1e154 (its square overflows)"),
+    "1/sqrt(a**2 + 1)": Loss(
+        "a**2", "loses digits for |{}| > 1e154 (its square overflows)", extreme=True
+    ),
     "1/cosh(a)**2": Loss("cosh(a)", "loses digits for |{}| > 355 (cosh's square overflows)"),
     "a/(a**2 + b**2)": _SQUARES,
     "-b/(a**2 + b**2)": _SQUARES,
@@ -168,6 +172,7 @@ LOSSES = {
         "loses digits where {} overflows or is subnormal",
         "out",
         ("a", "b"),
+        extreme=True,
     ),
     "exp(-a**2)": Loss(
         "exp(-a**2)",
@@ -199,7 +204,7 @@ class Formula:
     conditions: tuple[tuple[Program, str], ...] = ()
     # where it loses digits: (its subject, the part that loses them, LOSSES' note, the
     # parameters of which one being a number drops it, and two that drop it being one)
-    losses: tuple[tuple[Program, Program, str, tuple[Program, ...], tuple[Program, ...]], ...] = ()
+    losses: tuple[tuple[Program, Program, Loss, tuple[Program, ...], tuple[Program, ...]], ...] = ()
 
 
 @functools.cache
@@ -242,7 +247,7 @@ def _textbook(text: str, op: Op) -> Formula:
     tree = written.program(_parsed(text))
     rewritten: dict[int, Expr] = {}
     conditions: list[tuple[Expr, str]] = []
-    losses: list[tuple[Expr, Expr, str, tuple[Expr, ...], tuple[Expr, ...]]] = []
+    losses: list[tuple[Expr, Expr, Loss, tuple[Expr, ...], tuple[Expr, ...]]] = []
     for e in reachable([tree]):
         node = e if not e.args else written.op(e.op, *(rewritten[id(a)] for a in e.args))
         for pattern, text, condition in rules:
@@ -264,7 +269,7 @@ def _textbook(text: str, op: Op) -> Formula:
                 }
                 unless = tuple(binding[p] for p in loss.unless)
                 alike = (binding["a"], binding["b"]) if loss.apart else ()
-                losses.append((made["subject"], made["part"], loss.why, unless, alike))
+                losses.append((made["subject"], made["part"], loss, unless, alike))
             node = replacement.interpret(input=env, const=written.number, apply=written.op)[
                 replacement.result
             ]
@@ -296,11 +301,11 @@ def _textbook(text: str, op: Op) -> Formula:
             (
                 canonical(side),
                 canonical(part),
-                why,
+                loss,
                 tuple(map(canonical, unless)),
                 tuple(map(canonical, alike)),
             )
-            for side, part, why, unless, alike in losses
+            for side, part, loss, unless, alike in losses
         ),
     )
 
@@ -524,7 +529,7 @@ def _local_derivatives(
                 for n, v in zip(found, values, strict=True)
                 if v is None and not positive(n.expr)  # x**2 + 1 > 0 goes without saying
             )
-            for side, part, why, unless, alike in f.losses:
+            for side, part, loss, unless, alike in f.losses:
                 expr = _interpret(builder, side, env)[side.result][0]
                 lossy = _interpret(builder, part, env)[part.result][0]
                 numbers = [_constant(_interpret(builder, u, env)[u.result][0]) for u in unless]
@@ -533,7 +538,8 @@ def _local_derivatives(
                 if len({id(_interpret(builder, u, env)[u.result][0]) for u in alike}) == 1:
                     continue  # x**x
                 if _constant(expr) is None:
-                    conditions.append((ins.args[k], Note(expr, LOSES, why, lossy)))
+                    note = Note(expr, LOSES, loss.why, lossy, loss.extreme)
+                    conditions.append((ins.args[k], note))
     return local
 
 
@@ -694,7 +700,7 @@ def written(
     latex: bool = False,
     is_array: Callable[[Expr], bool] | None = None,
     probe: Probe | None = None,
-    notes: str = "all",
+    notes: str = "usual",
 ) -> str:
     """The derivatives as `diff` prints them: the names they use, each bound to its
     definition, then each large repeated sub-expression bound to a new name (t1, ...), then
@@ -713,8 +719,9 @@ def written(
     shown_notes = {
         name: [n._replace(expr=next(laid)) for n in said.get(name, [])] for name in roots
     }
-    if probe is not None and derivatives.textbook and notes == "all":
+    if probe is not None and derivatives.textbook and notes in ("all", "usual"):
         add_notes(probe, {n: r for n, r in shown_roots.items() if n in probe.by}, shown_notes)
+        shown_notes = {name: shown(found, notes) for name, found in shown_notes.items()}
     by = (derivatives.function, derivatives.partial, derivatives.sequences)
     # a whole number past 2**53 is a float's rounding of one: written as the float it is
     # (7.9792266297612e+16, where 7**20 is 79792266297612001), not in digits it may not have
@@ -741,7 +748,7 @@ def derivatives_text(
     exact: bool = False,
     order: int = 1,
     read: Callable[[str], Program] | None = None,
-    notes: str = "all",
+    notes: str = "usual",
     mixed: bool = False,
 ) -> str:
     """The derivative by each input in `wrt` (all when empty) as `diff` prints it: with one,

@@ -215,12 +215,7 @@ def test_diff_is_at_most_the_answer_keys_size_on_the_level_reached():
         ("cos(3*x)/sin(3*x)", "-3/sin(3*x)**2"),
         ("x*log(x)**2 - 2*x*log(x) + 2*x", "log(x)**2"),
         ("x/2 - sin(2*x)/4", "1/2 - cos(2*x)/2"),
-        # (true: sqrt(x**2 + 1) overflows past 1e154 too)
-        (
-            "sqrt(x**2+1)*x/2 + asinh(x)/2",
-            "sqrt(x**2 + 1)\n# loses digits for |x| > 1e154 (its square overflows); diff --exact "
-            "keeps them",
-        ),
+        ("sqrt(x**2+1)*x/2 + asinh(x)/2", "sqrt(x**2 + 1)"),
         ("0.5*x**2 + 0.25*x", "x + 0.25"),  # the source's decimals stay decimals
         ("x*log(x)*(y - y) + x", "1\n# x > 0"),  # 0*log(x) goes, where it is a number noted
     ],
@@ -428,8 +423,7 @@ CANCELLED = [
         "log(x + sqrt(x**2 + 1))",
         "x",
         3,
-        "(2*x**2 - 1)/(x**2 + 1)**(5/2)\n"
-        "# loses digits where (x**2 + 1)**(5/2) overflows; diff --exact keeps them",
+        "(2*x**2 - 1)/(x**2 + 1)**(5/2)",
     ),
     ("log(log(x))", "x", 3, "(log(x)*(2*log(x) + 3) + 2)/(x**3*log(x)**3)"),
     ("sqrt(log(x))", "x", 3, "(2*log(x)*(4*log(x) + 3) + 3)/(8*x**3*log(x)**(5/2))"),

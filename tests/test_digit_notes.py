@@ -1,5 +1,6 @@
 """`diff`'s note under a textbook derivative that loses digits the engine keeps: its exact
-text, and that it is true, the printed form evaluated against mpmath at 50 digits."""
+text, and that it is true, the printed form evaluated against mpmath at 50 digits. Every
+note is asked for (`--notes all`) but where the default is the subject."""
 
 from __future__ import annotations
 
@@ -21,8 +22,8 @@ HYPOT = "# loses digits where hypot(x, y) overflows or is subnormal" + KEEP
 GAUSSIAN = "# loses digits as |x| grows, up to 3 digits near 26.6 (its square rounds)" + KEEP
 
 
-def _diff(*args: str) -> str:
-    code, out, err = run("diff", *args)
+def _diff(*args: str, notes: str = "all") -> str:
+    code, out, err = run("diff", *args, "--notes", notes)
     assert code == 0, err
     return out
 
@@ -107,6 +108,15 @@ def test_the_note_as_printed(source: str, printed: str) -> None:
 
 
 def test_the_note_in_latex_and_python() -> None:
+    # a short one on one line
+    assert _diff("--format", "latex", "sin(x)/x") == (
+        "\\begin{aligned}\n"
+        r"\frac{df}{dx} &= \frac{x \cos(x) - \sin(x)}{x^{2}} \\"
+        "\n"
+        r"&\qquad \text{loses digits where } x^{2} \text{ overflows};\ \text{diff -{}-exact "
+        r"keeps them}"
+        "\n\\end{aligned}\n"
+    )
     assert _diff("--format", "latex", "asin(x)") == (
         "\\begin{aligned}\n"
         "\\frac{df}{dx} &= \\frac{1}{\\sqrt{1 - x^{2}}} \\\\\n"
@@ -114,7 +124,7 @@ def test_the_note_in_latex_and_python() -> None:
         "cancels)}; \\\\\n&\\qquad \\text{diff -{}-exact keeps them}\n"
         "\\end{aligned}\n"
     )
-    d = ng.diff("asinh(x)")
+    d = ng.diff("asinh(x)", notes="all")
     assert d.text == "1/sqrt(x**2 + 1)"
     assert d.conditions == {"x": "loses digits for |x| > 1e154 (its square overflows)" + KEEP}
 
@@ -164,7 +174,7 @@ def _error(text: str, reference, x: float) -> float:
 
 @pytest.mark.parametrize(("source", "reference", "lost", "kept"), CASES)
 def test_the_note_is_true(source: str, reference, lost: list[float], kept: list[float]) -> None:
-    textbook, exact = ng.diff(source), ng.diff(source, exact=True)
+    textbook, exact = ng.diff(source, notes="all"), ng.diff(source, exact=True)
     assert "loses digits" in textbook.conditions["x"]
     # where the note says so, the printed form loses digits (near 1, up to half of them, at
     # 1e-8 from it: closer, the square of a float near 1 is nearly exact) and the exact one
@@ -266,7 +276,7 @@ def _ulps_at(text: str, reference, point: dict[str, float]) -> float:
 
 @pytest.mark.parametrize(("source", "wrt", "reference", "lost", "kept"), CASES_2)
 def test_the_note_is_true_to_units_in_the_last_place(source, wrt, reference, lost, kept):
-    textbook = ng.diff(source, wrt=[wrt])
+    textbook = ng.diff(source, wrt=[wrt], notes="all")
     exact = ng.diff(source, wrt=[wrt], exact=True)
     assert "loses digits" in textbook.conditions[wrt]
     # at each point where the note says so, the printed form is more than 8 units in the last
@@ -386,3 +396,43 @@ def test_the_exact_form_never_begins_with_two_minus_signs():
     code, out, err = run("grad", "-e", exact, "--x", "2", "--y", "3", "--format", "json")
     assert code == 0, err
     assert json.loads(out)["value"] == pytest.approx(2 * 2 / 27, rel=1e-15)
+
+
+@pytest.mark.parametrize(
+    ("args", "printed"),
+    [
+        # past 1e30 in size only: (x**2 + 1)**2 overflows at 1e77, x**2 at 1e154
+        (["x/(x**2 + 1)"], "(1 - x**2)/(x**2 + 1)**2"),
+        (["sin(x)/x"], "(x*cos(x) - sin(x))/x**2"),
+        (["x**(1/3)*(x - 4)"], "4*(x - 1)/(3*x**(2/3))"),
+        (["asinh(x)"], "1/sqrt(x**2 + 1)"),
+        (["atan2(y, x)"], "d_y = x/(x**2 + y**2)\nd_x = -y/(x**2 + y**2)"),
+        (["hypot(x, y)"], "d_x = x/hypot(x, y)\nd_y = y/hypot(x, y)"),
+        (["x/y", "--wrt", "y", "--order", "2"], "2*x/y**3"),
+        # at inputs of usual size: exp overflows at 709.8, cosh's cube at 237
+        (["exp(x)/x"], "exp(x)*(x - 1)/x**2\n# loses digits where exp(x)*(x - 1) overflows" + KEEP),
+        (
+            ["tanh(x)", "--order", "2"],
+            "-2*sinh(x)/cosh(x)**3\n# loses digits where cosh(x)**3 overflows" + KEEP,
+        ),
+        (
+            ["x/y + atanh(y)", "--wrt", "y"],
+            "-x/y**2 - 1/(y**2 - 1)\n# loses digits near |y| = 1 (1 - its square cancels)" + KEEP,
+        ),
+        (
+            ["x**y", "--wrt", "x", "--order", "2"],
+            "y*x**(y - 2)*(y - 1)\n# x != 0; loses digits where x**(y - 2) is below 2.2e-308 (it "
+            "rounds first)" + KEEP,
+        ),
+    ],
+)
+def test_by_default_the_notes_are_of_inputs_of_usual_size(args, printed):
+    """A course's quotient rule has no note of a part that overflows only past 1e30 in size;
+    a loss for inputs from 1e-30 to 1e30 (exp(709), x**39 at 1e-8) is said as before."""
+    assert _diff(*args, notes="usual") == printed + "\n"
+    default = ng.diff(
+        args[0],
+        **({"wrt": [args[2]]} if "--wrt" in args else {}),
+        **({"order": int(args[-1])} if "--order" in args else {}),
+    )
+    assert str(default) == printed

@@ -85,10 +85,12 @@ Examples:
 @click.option(
     "--notes",
     type=click.Choice(api.DIFF_NOTES, case_sensitive=False),
-    default="all",
+    default="usual",
     show_default=True,
-    help="Which # notes to print under a derivative: all; domain, where it holds only "
-    "(x > 0), not where it loses digits the engine keeps; none.",
+    help="Which # notes to print under a derivative: usual, where it holds (x > 0) and "
+    "where it loses digits the engine keeps for inputs from 1e-30 to 1e30 in size; all, "
+    "also where it loses them past that (a part overflows at 1e77); domain, where it holds "
+    "only; none.",
 )
 def diff(
     source: Source,
