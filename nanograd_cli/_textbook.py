@@ -727,7 +727,7 @@ def _together(b: Builder, s: Expr, cancelled: list[Note] | None = None) -> Expr 
                 and any(p < 0.0 for base, p in factors if id(base) == i)
             ):
                 return None
-    items: list[tuple[Expr, float]] = []
+    over: list[tuple[float, list[tuple[Expr, float]]]] = []  # each term over the denominator
     for w, factors, c in terms:
         merged: dict[int, float] = {}
         for base, p in factors:
@@ -735,7 +735,38 @@ def _together(b: Builder, s: Expr, cancelled: list[Note] | None = None) -> Expr 
                 merged[id(base)] = exact_sum(merged.get(id(base), 0.0), p)
         kept = [(base, p) for base, p in factors if id(base) not in merged]
         kept += [(base, exact_sum(d, merged.get(i, 0.0))) for i, (base, d) in common.items()]
-        term = b.multiply(exact_product(w, c), [(base, p) for base, p in kept if p != 0.0])
+        over.append((exact_product(w, c), [(base, p) for base, p in kept if p != 0.0]))
+    # a sum every term has a power of taken out first, as a course factors it out, where
+    # that is no longer: 4*(x - 1)**3*(x + 1) - 4*(x - 1)**4 is 4*(x - 1)**3*(x + 1 - (x - 1)),
+    # 8*(x - 1)**3 (multiplied out, (x - 1)**4 stayed apart), but 2*(x + 1)*(x**2 + 1) -
+    # 2*x*(x + 1)**2 is 2*(1 - x**2)
+    notes: list[Note] = []
+    whole = _one_fraction(b, over, common, {}, notes)
+    shared = _shared_sums(over)
+    if shared:
+        taken_notes: list[Note] = []
+        taken = _one_fraction(b, over, common, shared, taken_notes)
+        if whole is None or _smaller(whole, taken) is taken:
+            whole, notes = taken, taken_notes
+    if cancelled is not None:
+        cancelled += notes
+    return whole
+
+
+def _one_fraction(
+    b: Builder,
+    over: list[tuple[float, list[tuple[Expr, float]]]],
+    common: dict[int, tuple[Expr, float]],
+    shared: dict[int, tuple[Expr, float]],
+    cancelled: list[Note],
+) -> Expr | None:
+    """The terms `over` (each a number and its factors) over the `common` denominator as one
+    fraction, with the `shared` powers of sums taken out of each; `cancelled` gets where
+    the fraction was nan and the result is not."""
+    items: list[tuple[Expr, float]] = []
+    for c, kept in over:
+        left = [(base, exact_sum(p, -shared.get(id(base), (base, 0.0))[1])) for base, p in kept]
+        term = b.multiply(c, [(base, p) for base, p in left if p != 0.0])
         if term is None:
             return None
         items += [(_exponentials(b, t), w) for t, w in _expanded(b, term)]
@@ -755,7 +786,7 @@ def _together(b: Builder, s: Expr, cancelled: list[Note] | None = None) -> Expr 
         ]
         if len(kept) < len(numerator.args):
             numerator = b.add(numerator.value, kept) or numerator
-    if known_number(numerator) == 0.0 and cancelled is not None:  # 0 where it was nan
+    if known_number(numerator) == 0.0:  # 0 where it was nan
         cancelled += [
             Note(base, "!=" if float(d).is_integer() else ">")
             for base, d in common.values()
@@ -771,13 +802,20 @@ def _together(b: Builder, s: Expr, cancelled: list[Note] | None = None) -> Expr 
         numerator, left, divisors = found
         below += left
         gone += divisors
-    below = [(base, p) for base, p in below if p != 0.0]
-    if cancelled is not None:  # where the fraction left is a number, but was not
-        known = [q for base, _ in below if (q := polynomial(base)) is not None and q[1]]
-        for factor in gone:
-            note = None if positive(factor) else _without_factors(b, Note(factor, "!="), known)
-            if note is not None:
-                cancelled.append(note)
+    # the sums taken out multiplied in again: one the denominator has too cancels there
+    # (x**2*(x + 2)**4/(x**2 - 4)**3's derivative has no x + 2: it was nan at -2)
+    powers: dict[int, tuple[Expr, float]] = {}
+    for base, p in [*below, *shared.values()]:
+        powers[id(base)] = (base, exact_sum(powers.get(id(base), (base, 0.0))[1], p))
+    under = {id(base) for base, p in below if p < 0.0}
+    gone += [base for i, (base, p) in powers.items() if i in shared and i in under and p >= 0.0]
+    below = [(base, p) for base, p in powers.values() if p != 0.0]
+    # where the fraction left is a number, but was not
+    known = [q for base, p in below if p < 0.0 and (q := polynomial(base)) is not None and q[1]]
+    for factor in gone:
+        note = None if positive(factor) else _without_factors(b, Note(factor, "!="), known)
+        if note is not None:
+            cancelled.append(note)
     whole = b.multiply(1.0, [(numerator, 1.0), *below])
     # (1 - cos(x)**2)/cos(x)**2 is tan(x)**2; 2*exp(x)*exp(-x) is 2
     whole = whole and _tangents(b, _exponentials(b, whole))
@@ -793,6 +831,27 @@ def _together(b: Builder, s: Expr, cancelled: list[Note] | None = None) -> Expr 
         return whole
     whole = _smaller(whole, _powered(b, numerator, below))
     return _smaller(whole, _factored(b, numerator, below))
+
+
+def _shared_sums(
+    terms: list[tuple[float, list[tuple[Expr, float]]]],
+) -> dict[int, tuple[Expr, float]]:
+    """The sums (not of numbers alone) of which each of two terms or more has a whole
+    positive power, each with the least of those powers, by id."""
+    if len(terms) < 2:
+        return {}
+    shared: dict[int, tuple[Expr, float]] | None = None
+    for _, factors in terms:
+        powers = {
+            id(base): (base, p)
+            for base, p in factors
+            if base.kind == SUM and p > 0.0 and float(p).is_integer() and not _numbers_only(base)
+        }
+        if shared is None:
+            shared = powers
+        else:
+            shared = {i: (e, min(p, powers[i][1])) for i, (e, p) in shared.items() if i in powers}
+    return shared or {}
 
 
 def _powered(b: Builder, numerator: Expr, below: list[tuple[Expr, float]]) -> Expr | None:

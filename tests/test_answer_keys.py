@@ -509,6 +509,15 @@ def test_a_product_with_the_root_of_a_difference_is_one_fraction(source, text, d
         # written as one
         ("((x + 1)/(x - 1))**3", 1, "-6*(x + 1)**2/(x - 1)**4"),
         ("((2*x + 1)/(x - 3))**3", 1, "-21*(2*x + 1)**2/(x - 3)**4"),
+        # a sum each term has a power of taken out first, as a course factors it out (the
+        # fourth power stayed apart from the cube multiplied out)
+        ("((x - 1)/(x + 1))**4", 1, "8*(x - 1)**3/(x + 1)**5"),
+        ("((x - 1)/(x + 1))**4", 2, "16*(x - 1)**2*(4 - x)/(x + 1)**6"),
+        ("(x - 1)**2/(x + 1)", 1, "(x - 1)*(x + 3)/(x + 1)**2"),
+        ("(x + 2)**4/(x + 1)", 1, "(x + 2)**3*(3*x + 2)/(x + 1)**2"),
+        ("(x + 1)**2/(x**2 + 1)", 1, "2*(1 - x**2)/(x**2 + 1)**2"),  # (shorter multiplied out)
+        # where what was taken out cancels against the denominator, where it was nan is said
+        ("x**2*(x + 2)**4/(x**2 - 4)**3", 1, "-8*(x**2 + x)/(x - 2)**4\n# x + 2 != 0"),
         # abs and sign of one argument, as a course writes them
         ("log(abs(x))", 1, "1/x"),
         ("log(abs(x))", 2, "-1/x**2"),

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 
+import pytest
 import sympy
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -229,6 +230,32 @@ def test_a_sum_of_powers_of_one_name_stays_a_sum_as_a_textbook_keeps_it():
     assert in_process("diff", "5*x**3 - 2/x + 7", "--steps").stdout.endswith("= 15*x**2 + 2/x**2\n")
     # a quotient of other parts is still one fraction, as the quotient rule writes it
     assert in_process("diff", "sin(x)/x").stdout == "(x*cos(x) - sin(x))/x**2\n"
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "((x - 1)/(x + 1))**4",
+        "((3 - x)/(x**2 + x + 1))**5",
+        "(x - 1)**4/(2*x + 3)**2",
+        "x*(x + 1)**4/(x - 1)**4",
+        "sin(x)*(x + 1)**5/(x - 1)**4",
+        "(x**2 + 1)**5*(2*x + 3)**2/(3 - x)",
+        "x**2*(x + 2)**4/(x**2 - 4)**3",
+        "(x + 1)**2*(x**2 - 4)**3",
+    ],
+)
+def test_a_sum_each_term_has_a_power_of_is_taken_out_as_a_course_factors_it(source):
+    """The quotient rule's numerator with the power of a sum its terms share taken out before
+    the rest is multiplied out: ((x - 1)/(x + 1))**4 gave 4*(x - 1)**3*(1 - (x - 1)/(x + 1))/
+    (x + 1)**4 (its (x - 1)**3 was multiplied out, (x - 1)**4 was not, and the two never met),
+    now 8*(x - 1)**3/(x + 1)**5; SymPy's derivative at the first two orders, with no quotient
+    left inside the numerator."""
+    for order in (1, 2):
+        printed = first_line(source, "--order", str(order), "--notes", "none")
+        assert sympys(source, printed, order), (order, printed)
+        numerator = printed.rsplit("/", 1)[0]
+        assert "/" not in numerator, printed
 
 
 def test_a_factor_the_numerator_and_denominator_share_cancels_as_a_course_cancels_it():
