@@ -287,7 +287,7 @@ class Finisher:
             total[id(base)] = total.get(id(base), 0.0) + p
             signs.setdefault(id(base), set()).add(p > 0.0)
             whole[id(base)] = whole.get(id(base), True) and float(p).is_integer()
-            if not float(p).is_integer() and not positive(base):
+            if not float(p).is_integer() and not positive(base) and not _abs(base):
                 roots[id(base)] = base
         joined: set[int] = set()
         factors = []
@@ -296,7 +296,12 @@ class Finisher:
             i = id(base)
             # relu(x)/relu(x) stays: nan for every x < 0, and 1 would not say where
             mixed = len(signs[i]) > 1 and i not in roots
-            if mixed or not float(total[i]).is_integer():
+            if _abs(base) and math.isfinite(total[i]):
+                # abs(x)**(3/2)*abs(x)**(3/2) is abs(x)**3, never nan; sqrt(abs(x))/abs(x)**3
+                # is nan at x = 0, where abs(x)**(-5/2) is inf
+                if i not in joined and len(signs[i]) > 1:
+                    notes.append(Note(base.args[0], "!="))
+            elif mixed or not float(total[i]).is_integer():
                 if not (math.isfinite(total[i]) and _smooth(self.b, base)):  # (x**1e308 twice)
                     factors.append((base, p))
                     roots.pop(i, None)
@@ -488,10 +493,31 @@ def _conditions(b: Builder, e: Expr, every: bool = True) -> list[Expr] | None:
             if not positive(inside):
                 found.append(inside)
         elif node.kind == CALL and not defined_everywhere(node.op) and every:
+            if node.op is OPS["**"] and _whole(node.args[1]):
+                continue  # x**2 as computed, a kinked function's argument
             return None  # lgamma, digamma, ...: where are they nan?
         elif node.kind == NAMED and not node.total and every:
             return None
     return found
+
+
+def _abs(e: Expr) -> bool:
+    """Whether e is abs(a): 0 or more wherever it is a number, so its powers join."""
+    return e.kind == CALL and e.op.name == "abs"
+
+
+def _zero_terms(e: Expr) -> list[Expr]:
+    """The terms of e, kept for their nan, where each is multiplied by 0 (0*log(x)), else
+    none."""
+    if e.kind == PRODUCT and e.value == 0.0:
+        return [e]
+    if e.kind == SUM and not e.value and not any(e.weights):
+        return list(e.args)
+    return []
+
+
+def _whole(e: Expr) -> bool:
+    return e.kind == NUMBER and float(e.value).is_integer()
 
 
 def _pythagorean(b: Builder, s: Expr) -> Expr:
@@ -574,9 +600,10 @@ def _signs(b: Builder, e: Expr) -> tuple[Expr, list[Note]]:
     for i, a in inside.items():
         n, m = powers.get(("abs", i), 0.0), powers.get(("sign", i), 0.0)
         if m % 2 == 1:  # a**k*sign(a) is a**(k - 1)*abs(a), 0 at a = 0 too: x*sign(x) is abs(x)
-            k = next((j for j, (base, p) in enumerate(factors) if base is a and p >= 1), None)
+            alike = (a, _canonical(b, a))  # (x - 1)*sign(x - 1), the second as computed
+            k = next((j for j, (base, p) in enumerate(factors) if base in alike and p >= 1), None)
             if k is not None and float(factors[k][1]).is_integer():
-                factors[k] = (a, factors[k][1] - 1.0)
+                factors[k] = (factors[k][0], factors[k][1] - 1.0)
                 n, m = n + 1.0, m - 1.0
         odd_n, odd_m = n % 2 == 1, m % 2 == 1
         if odd_m and odd_n:  # sign(a)*abs(a)**n is a**n; 0/0 at a = 0 where n < 0
@@ -589,6 +616,16 @@ def _signs(b: Builder, e: Expr) -> tuple[Expr, list[Note]]:
         notes += [Note(a, "!=")] if m and not odd_m else []
     out = b.multiply(e.value, [(base, p) for base, p in factors if p != 0.0])
     return (e, []) if out is None or out is e else (out, notes)  # (the builder's own node)
+
+
+def _canonical(b: Builder, e: Expr) -> Expr:
+    """e, the argument of a function with a kink as the engine computes it (x - 1 a call of
+    subtraction), as the builder writes it (the sum x - 1)."""
+    made: dict[int, Expr] = {}
+    for node in reachable([e]):
+        args = [made[id(a)] for a in node.args]
+        made[id(node)] = b.apply(node.op, *args) if node.kind == CALL else node
+    return made[id(e)]
 
 
 def _tangents(b: Builder, e: Expr) -> Expr:
@@ -769,7 +806,14 @@ def _one_fraction(
         term = b.multiply(c, [(base, p) for base, p in left if p != 0.0])
         if term is None:
             return None
-        items += [(_exponentials(b, t), w) for t, w in _expanded(b, term)]
+        # x*sign(x) - abs(x) is 0 (of abs(x)/x), for x != 0, and so is (x - 1)*sign(x - 1)
+        # - abs(x - 1) before (x - 1) is multiplied out
+        term, notes = _signs(b, term)
+        cancelled += notes
+        for t, w in _expanded(b, term):
+            signed, notes = _signs(b, t)
+            items.append((_exponentials(b, signed), w))
+            cancelled += notes
     numerator = b.add(0.0, items)
     if numerator is None:
         return None
@@ -786,6 +830,11 @@ def _one_fraction(
         ]
         if len(kept) < len(numerator.args):
             numerator = b.add(numerator.value, kept) or numerator
+    zeros = _zero_terms(numerator)
+    domains = [_domain(b, t) for t in zeros]
+    if zeros and None not in domains:  # 0*x*abs(x**2 - 1): 0 where its terms are numbers
+        numerator = b.const(0.0)
+        cancelled += [n for found in domains for n in found or []]
     if known_number(numerator) == 0.0:  # 0 where it was nan
         cancelled += [
             Note(base, "!=" if float(d).is_integer() else ">")

@@ -526,6 +526,15 @@ def test_a_product_with_the_root_of_a_difference_is_one_fraction(source, text, d
         ("x*abs(x)", 1, "2*abs(x)"),  # x*sign(x) is abs(x), at 0 too
         ("x**2*abs(x)", 1, "3*x*abs(x)"),
         ("abs(x)*sign(x)**2", 1, "sign(x)"),
+        # and where the quotient rule puts them over one denominator, a*sign(a) before a is
+        # multiplied out, a kink's argument as it is computed or not
+        ("abs(x)/x", 1, "0\n# x != 0"),
+        ("abs(x - 1)/(x - 1)", 1, "0\n# x - 1 != 0"),
+        ("abs(x**2 - 1)/(x**2 - 1)", 1, "0\n# x**2 - 1 != 0"),
+        ("(x - 1)**2*abs(x - 1)", 1, "3*abs(x - 1)*(x - 1)"),
+        # powers of abs(a) join, as it is never negative (where one divides, not at a = 0)
+        ("sqrt(abs(x))", 3, "3*sign(x)/(8*abs(x)**(5/2))\n# x != 0"),
+        ("sqrt(abs(x))", 4, "-15/(16*abs(x)**(7/2))\n# x != 0"),
         # powers of one name stay term by term, as the power rule writes them
         ("3*x**2 - 2/x + 1/x**2", 1, "6*x + 2/x**2 - 2/x**3"),
         ("x**4 + 1/x**2", 2, "12*x**2 + 6/x**4"),
