@@ -91,6 +91,9 @@ _SMALL = 300
 _LARGE = 5000
 SIN, COS, TAN, COT, EXP = OPS["sin"], OPS["cos"], OPS["tan"], OPS["cot"], OPS["exp"]
 SINH, COSH = OPS["sinh"], OPS["cosh"]
+SEC, CSC = OPS["sec"], OPS["csc"]
+# 1/cos(a) is sec(a), 1/sin(a) csc(a): where a derivative has sec(a) (csc(a)) already
+RECIPROCALS = {COS: SEC, SIN: CSC}
 # The squares that add up to 1: sin(a)**2 + cos(a)**2, and cosh(a)**2 - sinh(a)**2 (the
 # first's partner, and the sign of its weight in the sum)
 _SQUARES = {SIN: (COS, 1.0), COSH: (SINH, -1.0)}
@@ -153,10 +156,12 @@ class Finisher:
         self.roots: dict[int, list[Expr]] = {}
         self.fractions: dict[int, Expr] = {}  # a sum as one fraction, where that was longer
         self.size: dict[int, int] = {}  # per node: its nodes as a tree, up to _SMALL
+        self.reciprocals: set[int] = set()  # the sec(a) and csc(a) of the root, by id
 
     def __call__(self, root: Expr) -> tuple[Expr, list[Note]]:
         """The root finished, and the conditions where it is the root's value."""
         order = reachable([root])
+        self.reciprocals = {id(e) for e in order if e.kind == CALL and e.op in (SEC, CSC)}
         for e in order:
             if id(e) not in self.done:
                 self.done[id(e)] = self._finished(e)
@@ -214,7 +219,7 @@ class Finisher:
                 # (x*log(x) + x)*(log(x) + 1) is x*(log(x) + 1)**2
                 factors = [(_factored(b, a, []) or a, p) for a, p in _pairs(made)]
                 made = _smaller(made, b.multiply(made.value, factors), ties=False)
-            return self._without_zeros(e, made)
+            return self._without_zeros(e, self._reciprocals(made))
         made = e if same else b.add(e.value, [(done[id(t)], w) for t, w in _pairs(e)])
         if made is None:
             return e
@@ -233,7 +238,10 @@ class Finisher:
             written_out = _sines_and_cosines(b, made)
             if written_out is not None:
                 other: list[Note] = []
-                shorter = _smaller(together or made, _together(b, written_out, other), ties=False)
+                # (its terms may be one: cot(x)*sin(x) is cos(x))
+                alone = written_out.kind != SUM
+                candidate = written_out if alone else _together(b, written_out, other)
+                shorter = _smaller(together or made, candidate, ties=False)
                 if shorter is not together:
                     together, cancelled = shorter, other
             # a fraction at most the one operation longer that writing the quotient rule's
@@ -255,6 +263,21 @@ class Finisher:
                 self.notes[id(e)] = [*self.notes.get(id(e), []), *cancelled]
             made = chosen
         return made
+
+    def _reciprocals(self, made: Expr) -> Expr:
+        """The product `made` with 1/cos(a)**k as sec(a)**k where the root has sec(a) (and
+        1/sin(a)**k as csc(a)**k), as a course writes tan's derivative beside sec's:
+        log(sec(x) + tan(x))'s (sec(x)**2 + sec(x)*tan(x))/(sec(x) + tan(x)) is sec(x)."""
+        if made.kind != PRODUCT or not self.reciprocals:
+            return made
+        factors = []
+        for base, p in _pairs(made):
+            if base.kind == CALL and base.op in RECIPROCALS and p < 0 and float(p).is_integer():
+                reciprocal = self.b.apply(RECIPROCALS[base.op], base.args[0])
+                if id(reciprocal) in self.reciprocals:
+                    base, p = reciprocal, -p
+            factors.append((base, p))
+        return self.b.multiply(made.value, factors) or made
 
     def _roots_joined(self, e: Expr, made: Expr) -> Expr:
         """`made` (e rebuilt) with the powers of a base that comes more than once joined
@@ -599,21 +622,24 @@ def _signs(b: Builder, e: Expr) -> tuple[Expr, list[Note]]:
     notes: list[Note] = []
     for i, a in inside.items():
         n, m = powers.get(("abs", i), 0.0), powers.get(("sign", i), 0.0)
+        # a as the engine computes it (x - 1 a call of subtraction), and as the builder writes
+        # it (the sum x - 1), which it meets elsewhere as
+        canonical = _canonical(b, a)
         if m % 2 == 1:  # a**k*sign(a) is a**(k - 1)*abs(a), 0 at a = 0 too: x*sign(x) is abs(x)
-            alike = (a, _canonical(b, a))  # (x - 1)*sign(x - 1), the second as computed
+            alike = (a, canonical)
             k = next((j for j, (base, p) in enumerate(factors) if base in alike and p >= 1), None)
             if k is not None and float(factors[k][1]).is_integer():
                 factors[k] = (factors[k][0], factors[k][1] - 1.0)
                 n, m = n + 1.0, m - 1.0
         odd_n, odd_m = n % 2 == 1, m % 2 == 1
         if odd_m and odd_n:  # sign(a)*abs(a)**n is a**n; 0/0 at a = 0 where n < 0
-            factors.append((a, n))
-            notes += [Note(a, "!=")] if n < 0 else []
+            factors.append((canonical, n))
+            notes += [Note(canonical, "!=")] if n < 0 else []
             continue
         # an even power of abs(a) is a's; an even one of sign(a) 1, but at a = 0
-        factors.append((b.apply(OPS["abs"], a), n) if odd_n else (a, n))
+        factors.append((b.apply(OPS["abs"], a), n) if odd_n else (canonical, n))
         factors.append((b.apply(OPS["sign"], a), 1.0 if odd_m else 0.0))
-        notes += [Note(a, "!=")] if m and not odd_m else []
+        notes += [Note(canonical, "!=")] if m and not odd_m else []
     out = b.multiply(e.value, [(base, p) for base, p in factors if p != 0.0])
     return (e, []) if out is None or out is e else (out, notes)  # (the builder's own node)
 
@@ -736,6 +762,8 @@ def _together(b: Builder, s: Expr, cancelled: list[Note] | None = None) -> Expr 
     over that product (with no denominator, s multiplied out). A polynomial of the
     denominator that divides the numerator cancels (`_divided`), and `cancelled` gets the
     note of where the fraction was nan and the result is not (`x - 2 != 0`)."""
+    if s.kind != SUM:
+        return None
     terms = [(w, _negated_sums(b, _factors(t)), _coefficient(t)) for t, w in _pairs(s)]
     if len(terms) > _TERMS:
         return None

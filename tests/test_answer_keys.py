@@ -535,6 +535,13 @@ def test_a_product_with_the_root_of_a_difference_is_one_fraction(source, text, d
         # powers of abs(a) join, as it is never negative (where one divides, not at a = 0)
         ("sqrt(abs(x))", 3, "3*sign(x)/(8*abs(x)**(5/2))\n# x != 0"),
         ("sqrt(abs(x))", 4, "-15/(16*abs(x)**(7/2))\n# x != 0"),
+        # 1/cos(a)**2 as sec(a)**2 where the derivative has sec(a), as a course writes tan's
+        # derivative beside sec's (tan's alone stays 1/cos(x)**2)
+        ("log(sec(x) + tan(x))", 1, "sec(x)"),
+        ("log(abs(sec(x) + tan(x)))", 1, "sec(x)\n# sec(x) + tan(x) != 0"),
+        ("sec(x) + tan(x)", 1, "sec(x)*(sec(x) + tan(x))"),
+        ("sec(x)*tan(x)", 1, "sec(x)*(sec(x)**2 + tan(x)**2)"),
+        ("tan(x)", 1, "1/cos(x)**2"),
         # powers of one name stay term by term, as the power rule writes them
         ("3*x**2 - 2/x + 1/x**2", 1, "6*x + 2/x**2 - 2/x**3"),
         ("x**4 + 1/x**2", 2, "12*x**2 + 6/x**4"),

@@ -233,6 +233,23 @@ def test_a_sum_of_powers_of_one_name_stays_a_sum_as_a_textbook_keeps_it():
 
 
 @pytest.mark.parametrize(
+    ("source", "order", "printed"),
+    [
+        ("cot(x)*sin(x)", 2, "-cos(x)"),  # was cos(x) - 1
+        ("csc(x)**2*sin(x)", 1, "-cos(x)*csc(x)**2"),  # was cos(x) + 2*csc(x) - 1
+        ("log(sec(x) + tan(x))", 1, "sec(x)"),
+        ("log(csc(x) - cot(x))", 1, "csc(x)"),
+    ],
+)
+def test_a_sum_whose_sines_and_cosines_make_one_term_is_that_term(source, order, printed):
+    """Written with sin and cos, cos(x)*csc(x)**2 - 2*cot(x)*sin(x)*csc(x)**2 is one term,
+    -cos(x)*csc(x)**2, which was then read as a sum: its factors as terms, their powers as
+    weights (cos(x) + 2*csc(x) - 1, a wrong derivative)."""
+    assert first_line(source, "--order", str(order)) == printed
+    assert sympys(source, printed, order)
+
+
+@pytest.mark.parametrize(
     "source",
     [
         "((x - 1)/(x + 1))**4",

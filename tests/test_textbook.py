@@ -555,3 +555,32 @@ def test_explain_writes_hypots_local_derivatives_with_its_hypot():
 def test_a_power_of_a_nan_number_is_written_as_a_textbook_writes_it():
     """log(-2) is nan: both forms are nan everywhere, so the textbook one, not a helper."""
     assert diff("(-log(-2) ** x)") == "-log(-2)**x*log(log(-2))"
+
+
+# Products, quotients and powers of the trigonometric functions, whose textbook forms are
+# rewritten most (tan(a) as sin(a)/cos(a) and back, 1/cos(a)**2 as sec(a)**2, sin**2 + cos**2).
+_TRIG = st.sampled_from(["sin", "cos", "tan", "sec", "csc", "cot"])
+_ANGLE = st.sampled_from(["x", "2*x", "x + 1"])
+_TRIG_TERM = st.tuples(_TRIG, _ANGLE, st.sampled_from(["", "**2", "**3", "**-1"])).map(
+    lambda t: f"{t[0]}({t[1]}){t[2]}"
+)
+TRIG = st.tuples(_TRIG_TERM, st.sampled_from(["*", "/", " + ", " - "]), _TRIG_TERM).map(
+    lambda t: f"{t[0]}{t[1]}{t[2]}"
+) | st.tuples(_TRIG_TERM, _TRIG_TERM, _TRIG_TERM).map(lambda t: f"log(abs({t[0]} + {t[1]}))*{t[2]}")
+
+
+@pytest.mark.slow
+@settings(max_examples=150, deadline=None)
+@given(TRIG, st.sampled_from([1, 2]))
+@example("cot(x)*sin(x)", 2)  # (read as a sum of its factors: cos(x) - 1)
+@example("csc(x)**2*sin(x)", 1)
+def test_trigonometric_textbook_forms_are_the_engines_derivative(source, order):
+    """The textbook form against the engine's (`--exact`), read back at points where that
+    is a number: the rewrites of sines, cosines and their reciprocals change no value."""
+    program = parse(source)
+    textbook = derivatives_text(program, ["x"], order=order, notes="none")
+    exact = derivatives_text(program, ["x"], order=order, exact=True)
+    for x in (0.3, 0.7, 1.1, -0.4, 2.0, -2.5):
+        engine = value_of(exact, {"x": x})
+        if math.isfinite(engine) and abs(engine) < 1e12:
+            assert value_of(textbook, {"x": x}) == pytest.approx(engine, rel=1e-7, abs=1e-9), x
