@@ -31,6 +31,7 @@ from ._symbolic import (
     derive,
     function_name,
     to_source,
+    whole_numbers,
     written,
 )
 from .errors import NanogradError
@@ -382,10 +383,13 @@ def derivatives_text(
     wrt = [n if n in program.inputs else element_name(n, shapes.get(array_of(n), ())) for n in wrt]
     wrt = wrt or program.inputs
     textbook = not exact
-    builder = Builder(textbook)
+    # a source of whole numbers: its fractions as fractions (2*(x - mean(x))/27, not 0.074...)
+    whole_source = textbook and whole_numbers(program)
+    builder = Builder(textbook, whole_source)
     scalar, layout, instruction_shapes = written_out_with_shapes(program, shapes)
     result_shape = layout.results["result"]
     found = Derivatives({}, {}, {}, textbook, partial=True, function=function_name(program))
+    found.whole = whole_source
     if not result_shape:  # a Jacobian is written element by element
         plain = _without_vector_transposes(program, instruction_shapes)
         adjoints = ArrayAdjoints(builder, plain, shapes, instruction_shapes)
