@@ -1272,13 +1272,15 @@ def fit(
     group of rows with the same value is fitted alone, and the result is Fits, a Fit per
     group; with `shared` too, one Fit of every group where the parameters `shared` are one
     for all and each other one per group, named a[g] for the group g (see `fitting.fit`)."""
+    from .fitting import column_names, no_start
     from .fitting import fit as least_squares  # makes its checks as it sets the problem up
-    from .fitting import no_start
 
     steps = None if steps is None else whole("steps", steps, 1)
     level = fit_level(ci, profile, loss, f_scale)
     fitted_source = program.source
-    program, numbers, layout = scalarized(program, starts, columns, no_start)
+    program, numbers, layout = scalarized(
+        program, starts, columns, lambda names: no_start(names, column_names(columns))
+    )
     if by is not None:
         _per_group_names(fix, bounds or {}, layout)
     limits = {

@@ -335,7 +335,8 @@ def table(
             f"{option}: a mapping of column names to arrays, a DataFrame or a file's path, not "
             f"{type(data).__name__}"
         )
-    found = {n: columns[n] for n in columns if n in needed}
+    found = io.Columns((n, columns[n]) for n in columns if n in needed)
+    found.names = list(getattr(columns, "names", None) or columns)  # (for messages)
     if columns is data and drop_nan is False:  # a missing value in memory said as a file's is
         io.refuse_missing(found, list(found), needed, option, predicting)
     return found

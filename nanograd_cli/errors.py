@@ -271,6 +271,42 @@ def _near_input(name: str, inputs: Sequence[str]) -> str:
     return f"; did you mean {meant}?" if meant else ""
 
 
+def no_column(name: str, columns: Sequence[str], reader: str, why: str = "") -> str:
+    """The message that `reader` (the target, sigma, the model) reads `name`, which is no
+    column of the data: with the columns, and the one it was likely meant as, or `why`
+    (what `reader` reads)."""
+    meant = near_column(name, columns)
+    listed = ", ".join(columns)
+    said = f"{reader} reads {name}, which is no column of {option('data')} (its columns: {listed})"
+    return said + (column_hint(meant, reader) if meant else why)
+
+
+def near_column(name: str, columns: Sequence[str]) -> str | None:
+    """The column of `columns` that `name` was likely meant as, if any: a typo of it, its
+    header with units (err for `err (mV)`, not x for x[0]), or itself in another case."""
+    import difflib  # only on the way to an error
+
+    near = difflib.get_close_matches(name, list(columns), n=1, cutoff=0.6)
+    near += [c for c in columns if re.match(re.escape(name) + r"[^\w\[]", c)]
+    near += [c for c in columns if c.lower() == name.lower()]
+    return near[-1] if near else None
+
+
+def column_hint(column: str, where: str, aside: str = "") -> str:
+    """The end of a message that a name was meant as `column`: did you mean it (then
+    `aside`); or, where its header is no name (time (s)), how to rename it so that `where`
+    can read it."""
+    if re.fullmatch(r"[A-Za-z_]\w*", column):
+        return f"; did you mean {column}?{aside}"
+    renamed = re.sub(r"\W+", "_", column).strip("_")
+    if not re.fullmatch(r"[A-Za-z_]\w*", renamed):
+        renamed = f"_{renamed}"
+    return (
+        f"; the column {column!r} is read by its header, which is no name: rename it in the "
+        f"file's first line (as {renamed}) and write that in {where}"
+    )
+
+
 class BadInputValue(InputError):
     """A value given for an input that is not a number."""
 

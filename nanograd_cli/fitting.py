@@ -42,6 +42,9 @@ from .errors import (
     NotAnInput,
     SourceError,
     UnknownInputs,
+    column_hint,
+    near_column,
+    no_column,
     option,
     spell,
 )
@@ -295,8 +298,17 @@ def started_column(name: str) -> InputError:
     )
 
 
-def no_start(names: list[str]) -> InputError:
-    """The error for parameters (inputs that name no column) given no start."""
+def no_start(names: list[str], columns: Sequence[str] = ()) -> InputError:
+    """The error for parameters (inputs that name no column of `columns`) given no start:
+    where one was likely meant as a column, that it is no column."""
+    for name in names:
+        meant = near_column(name, columns)
+        if meant is not None:
+            aside = f" (a start for it would make {name} a parameter)"
+            return InputError(
+                f"{name} is no column of {option('data')} (its columns: {', '.join(columns)})"
+                + column_hint(meant, "the model", aside)
+            )
     plural = "s" if len(names) > 1 else ""
     return InputError(
         f"no start for parameter{plural} {', '.join(names)}: give a start value for each "
@@ -375,16 +387,22 @@ def not_shadowed(program: Program, columns: Mapping[str, object], what: str) -> 
 
 
 def sigma_values(
-    text: str, arrays: Mapping[str, np.ndarray], rows: int, drop_nan: bool = False
+    text: str,
+    arrays: Mapping[str, np.ndarray],
+    rows: int,
+    drop_nan: bool = False,
+    headers: Sequence[str] = (),
 ) -> np.ndarray:
     """Each of `rows` rows' standard deviation for `fit`'s sigma: a column of `arrays`, or an
     expression over the columns (`0.05*y`, `sqrt(y)`); with `drop_nan` a nan is let through
-    (its row is left out)."""
+    (its row is left out). `headers`: every column of the data, for the message of one that
+    is not (by default those of `arrays`)."""
+    headers = list(headers or arrays)
     from ._language import parse
 
     name = text.strip()
     if re.fullmatch(r"[A-Za-z_]\w*", name) and name not in arrays:
-        raise InputError(f"sigma: the data has no column {name}")
+        raise InputError(no_column(name, headers, option("sigma")))
     if name in CONSTANTS:  # (the column, or the constant? as the model and target read it)
         not_shadowed(parse(name), arrays, "sigma")
     if name in arrays:
@@ -397,10 +415,8 @@ def sigma_values(
         not_shadowed(program, arrays, "sigma")
         missing = [n for n in program.inputs if n not in arrays]
         if missing:
-            raise InputError(
-                f"sigma reads {missing[0]}, which is not a column of the data: sigma is a "
-                "column or an expression over the columns"
-            )
+            why = ": sigma is a column or an expression over the columns"
+            raise InputError(no_column(missing[0], headers, option("sigma"), why))
         columns = {n: arrays[n] for n in program.inputs}
         with np.errstate(all="ignore"):
             values = (
@@ -667,6 +683,7 @@ class _Problem:
     ) -> None:
         program = program.single("fit", None)
         self.program = program
+        self.headers = column_names(columns)
         arrays = columns_of(columns)
         self.n = self.given_rows = row_count(arrays)
         inputs = set(program.inputs)
@@ -681,7 +698,7 @@ class _Problem:
         self.parameters = [name for name in program.inputs if name not in arrays]
         missing = [name for name in self.parameters if name not in starts]
         if missing:
-            raise no_start(missing)
+            raise no_start(missing, self.headers)
         if not self.parameters:
             raise InputError("the model has no parameters: every input is a column of the data")
         self.starts = {name: _start(name, starts[name]) for name in self.parameters}
@@ -703,7 +720,9 @@ class _Problem:
         self.data = {name: arrays[name] for name in program.inputs if name in arrays}
         not_shadowed(program, arrays, "the model")
         observed = self._target(target, arrays)
-        sigmas = None if sigma is None else sigma_values(sigma, arrays, self.n, drop_nan)
+        sigmas = (
+            None if sigma is None else sigma_values(sigma, arrays, self.n, drop_nan, self.headers)
+        )
         self.kept: np.ndarray | None = None  # with drop_nan, the rows fitted
         if drop_nan:
             read = [*self.data.values(), *([] if sigmas is None else [sigmas])]
@@ -821,18 +840,17 @@ class _Problem:
         if target is None:
             if "y" not in arrays:
                 raise InputError(
-                    "the data has no column y, the default target: name the column (or an "
-                    "expression over the columns) to fit with a target"
+                    f"the data has no column y, the default target (its columns: "
+                    f"{', '.join(self.headers)}): give {option('target')}, a column or an "
+                    "expression over the columns"
                 )
             return arrays["y"]
         target = in_numbers(target).single("the target", None)
         not_shadowed(target, arrays, "the target")
         missing = [name for name in target.inputs if name not in arrays]
         if missing:
-            raise InputError(
-                f"the target reads {missing[0]}, which is not a column of the data: the "
-                "target is an expression over the columns"
-            )
+            why = ": the target is a column or an expression over the columns"
+            raise InputError(no_column(missing[0], self.headers, option("target"), why))
         if not target.inputs:
             value = target.values({})[target.result]
             return np.full(self.n, value)
@@ -1762,6 +1780,11 @@ def _exponent(values) -> int:
     if not math.isfinite(largest):  # (the quick maximum, unless some are not finite)
         largest = float(np.max(magnitudes, where=np.isfinite(magnitudes), initial=0.0))
     return min(1023, max(-1022, -math.frexp(largest)[1])) if largest > 0 else 0
+
+
+def column_names(columns: Mapping[str, ArrayLike]) -> list[str]:
+    """Every column of a fit's data, also those of its file that were not read."""
+    return list(getattr(columns, "names", None) or columns)
 
 
 def columns_of(columns: Mapping[str, ArrayLike]) -> dict[str, np.ndarray]:

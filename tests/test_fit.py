@@ -352,8 +352,8 @@ BAD = [
         "a*x + b",
         {"a": 1, "b": 0},
         {"target": "log(z)"},
-        "the target reads z, which is not a column of the data: the target is an expression "
-        "over the columns",
+        "target reads z, which is no column of data (its columns: x, y, w): the target is a "
+        "column or an expression over the columns",
     ),
     (
         "a*x + b*x**2 + c + d + g",
@@ -362,7 +362,18 @@ BAD = [
         "4 rows of data and 5 parameters to fit: a fit needs at least as many rows as free "
         "parameters",
     ),
-    ("a*x + b", {"a": 1, "b": 0}, {"sigma": "s"}, "sigma: the data has no column s"),
+    (
+        "a*x + b",
+        {"a": 1, "b": 0},
+        {"sigma": "s"},
+        "sigma reads s, which is no column of data (its columns: x, y, w)",
+    ),
+    (  # a name near a column's, or its header with units, said as what was meant
+        "a*x + b",
+        {"a": 1, "b": 0},
+        {"sigma": "W"},
+        "sigma reads W, which is no column of data (its columns: x, y, w); did you mean w?",
+    ),
     (
         "a*x + b",
         {"a": 1, "b": 0},
@@ -403,8 +414,8 @@ def test_no_column_y_and_no_target():
     with pytest.raises(InputError) as error:
         fit(parse("a*x"), {"x": np.arange(3.0)}, {"a": 1})
     assert str(error.value) == (
-        "the data has no column y, the default target: name the column (or an expression "
-        "over the columns) to fit with a target"
+        "the data has no column y, the default target (its columns: x): give target, a column "
+        "or an expression over the columns"
     )
 
 
@@ -1063,7 +1074,7 @@ def test_sigma_may_be_an_expression_over_the_columns():
     assert by_expression.stderr == pytest.approx(by_column.stderr, rel=1e-12)
     with pytest.raises(InputError, match=r"row 4 of sigma = y - 1 is -0\.14"):
         fit(model, {"x": x, "y": y}, starts, sigma="y - 1")
-    with pytest.raises(InputError, match="sigma reads q, which is not a column of the data"):
+    with pytest.raises(InputError, match=r"sigma reads q, which is no column of data \(its"):
         fit(model, {"x": x, "y": y}, starts, sigma="2*q")
 
 

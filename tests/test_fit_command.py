@@ -176,7 +176,8 @@ def test_a_fit_that_does_not_converge_prints_the_point_reached_and_exits_1(data,
         ),
         (
             ["a*x + b", "--data", "{data}", "--a", "1", "--b", "0", "--target", "log(z)"],
-            "--target reads z, which is no column of --data (its columns: x, y, note)",
+            "--target reads z, which is no column of --data (its columns: x, y, note): the "
+            "target is a column or an expression over the columns",
         ),
         (
             ["a*x + b", "--data", "{data}", "--a", "1", "--b", "0", "--target", "log(yy)"],
@@ -189,7 +190,7 @@ def test_a_fit_that_does_not_converge_prints_the_point_reached_and_exits_1(data,
             "mean note?",
         ),
         (
-            ["a*x", "--data", "{units}", "--a", "1", "--sigma", "time"],
+            ["a", "--data", "{units}", "--a", "1", "--sigma", "time"],
             "--sigma reads time, which is no column of --data (its columns: time (s), y); the "
             "column 'time (s)' is read by its header, which is no name: rename it in the "
             "file's first line (as time_s) and write that in --sigma",
@@ -205,7 +206,7 @@ def test_a_fit_that_does_not_converge_prints_the_point_reached_and_exits_1(data,
             "a column or an expression over the columns",
         ),
         (
-            ["a*x", "--data", "{units}", "--a", "1", "--target", "2*time_s"],
+            ["a*y", "--data", "{units}", "--a", "1", "--target", "2*time_s"],
             "--target reads time_s, which is no column of --data (its columns: time (s), y); the "
             "column 'time (s)' is read by its header, which is no name: rename it in the "
             "file's first line (as time_s) and write that in --target",
@@ -229,8 +230,8 @@ def test_a_fit_that_does_not_converge_prints_the_point_reached_and_exits_1(data,
         ),
         (
             ["a*X + b", "--data", "{data}", "--a", "1", "--b", "0"],
-            "X is no column of --data (its columns: x, y, note); did you mean x? (a start, "
-            "--X VALUE, would make X a parameter)",
+            "X is no column of --data (its columns: x, y, note); did you mean x? (a start for "
+            "it would make X a parameter)",
         ),
         (
             ["a*exp(-b*time)", "--data", "{units}", "--a", "1", "--b", "1"],

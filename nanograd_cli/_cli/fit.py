@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
-import re
-
 import click
 
 from .. import _api as api
@@ -361,7 +358,6 @@ def fitted(ctx: click.Context, source, var, data, data_format, target, sigma):
 
         raise started_column(given_column)
     check_starts(ctx, program, starts, table)
-    check_columns(target_program, spread, table)
     by = params["by"]
     groups = None if by is None else api.group_column(by, table, needed)
     if params["picture"]:
@@ -409,68 +405,13 @@ def target_of(text: str | None) -> Program | None:
         raise InputError(f"--target: {error}") from None
 
 
-def check_columns(target: Program | None, spread: set[str], table: io.Table) -> None:
-    """A column that the target (by default y) or sigma reads (`spread`, its columns) and
-    the data has not: said with the data's columns and a near one, which the fit's own
-    message cannot list."""
-    columns = ", ".join(table.names)
-    if target is None and "y" not in table.names:
-        raise InputError(
-            f"the data has no column y, the default target (its columns: {columns}): give "
-            "--target, a column or an expression over the columns"
-        )
-    read = [("target", target.inputs if target is not None else [])]
-    read.append(("sigma", sorted(spread)))
-    for reader, names in read:
-        for name in names:
-            if name not in table.names:
-                meant = _near_column(name, table.names)
-                raise InputError(
-                    f"{option(reader)} reads {name}, which is no column of --data (its "
-                    f"columns: {columns})" + (_meant(meant, option(reader)) if meant else "")
-                )
-
-
-def _near_column(name: str, names: list[str]) -> str | None:
-    """The column of `names` that `name` was likely meant as, if any."""
-    near = difflib.get_close_matches(name, names, n=1, cutoff=0.6)
-    near += [c for c in names if re.match(re.escape(name) + r"[^\w\[]", c)]  # err (mV), not x[0]
-    near += [c for c in names if c.lower() == name.lower()]
-    return near[-1] if near else None
-
-
-def _meant(column: str, where: str, aside: str = "") -> str:
-    """The end of a message that a name was meant as `column`: did you mean it (then
-    `aside`); or, where its header is no name (time (s)), how to rename it so that `where`
-    can read it."""
-    if re.fullmatch(r"[A-Za-z_]\w*", column):
-        return f"; did you mean {column}?{aside}"
-    renamed = re.sub(r"\W+", "_", column).strip("_")
-    if not re.fullmatch(r"[A-Za-z_]\w*", renamed):
-        renamed = f"_{renamed}"
-    return (
-        f"; the column {column!r} is read by its header, which is no name: rename it in the "
-        f"file's first line (as {renamed}) and write that in {where}"
-    )
-
-
 def check_starts(ctx: click.Context, program: Program, starts, table: io.Table) -> None:
-    """A parameter without a start that was meant as a column (a near name of one), or whose
-    start went to an option of the same name (--sigma): said so, before the fit's own
-    message, which cannot know."""
+    """A parameter whose start went to an option of the same name (--sigma): said so, before
+    the fit's own message, which cannot know."""
     own = {o[2:] for p in ctx.command.params for o in p.opts if o.startswith("--")}
     for name in program.inputs:
-        if name in table.columns or name in starts:
-            continue
-        if name in own:
+        if name in own and name not in table.columns and name not in starts:
             raise InputError(
                 f"no start for parameter {name}: --{name} is an option of nanograd fit; give "
                 f"the start as --var {name}=VALUE"
-            )
-        meant = _near_column(name, table.names)
-        if meant:
-            aside = f" (a start, --{name} VALUE, would make {name} a parameter)"
-            hint = _meant(meant, "the model", aside)
-            raise InputError(
-                f"{name} is no column of --data (its columns: {', '.join(table.names)}){hint}"
             )

@@ -146,6 +146,13 @@ def output_format(output: str | None, fmt: str | None, given: str | None) -> str
     return chosen or "csv"
 
 
+class Columns(dict):
+    """The columns read of a table, each a float64 array by its name, and `names`, every
+    column the table has (read or not), for messages that list them."""
+
+    names: list[str]
+
+
 class Table(NamedTuple):
     """A table read whole: `columns` holds those asked for as float64 arrays, `batches` the
     rows as read (first row number, Arrow table), `names` every column's name, `schema` their
@@ -229,10 +236,11 @@ def _read_table(
         finally:
             if display:
                 display.stop()
-        columns = {
-            name: np.concatenate(chunks) if chunks else np.empty(0)
+        columns = Columns(
+            (name, np.concatenate(chunks) if chunks else np.empty(0))
             for name, chunks in parts.items()
-        }
+        )
+        columns.names = list(names)
         return Table(columns, batches, names, reader.schema)
 
 
