@@ -613,6 +613,13 @@ def diff_note(program: Program, implicit: str | None = None) -> str | None:
             f"{option('implicit', y)} {option('wrt', x)}"
         )
     named = set(program.inputs) | set(program.labels.values())
+    glued = _glued_call(program.inputs, named)
+    if glued is not None:
+        name, function, argument = glued
+        return (
+            f"note: {name} is an input here, a name of its own; for {function} of "
+            f"{argument}, write {function}({argument})"
+        )
     ratios = [n for n in program.inputs if n[:1] == "d" and len(n) > 1]
     if len(ratios) != 2:
         return None
@@ -627,6 +634,21 @@ def diff_note(program: Program, implicit: str | None = None) -> str | None:
             f"note: {top} and {bottom} are inputs here; for the derivative of {top[1:]} "
             f"by {bottom[1:]}, give {top[1:]} itself and {option('wrt', bottom[1:])}"
         )
+    return None
+
+
+def _glued_call(inputs: list[str], named: set[str]) -> tuple[str, str, str] | None:
+    """An input that reads as a function glued to its argument, `sinx` or `lnx` (as `x*sinx`
+    or alone): the input, the function and the argument; None if there is none."""
+    from ._ops import FUNCTIONS
+
+    functions = {n: n for n, op in FUNCTIONS.items() if op.arity == 1} | {"ln": "log"}
+    for name in inputs:
+        for prefix, function in functions.items():
+            argument = name[len(prefix) :]
+            if name.startswith(prefix) and len(argument) == 1 and argument.isalpha():
+                if argument in named or inputs == [name]:
+                    return name, function, argument
     return None
 
 

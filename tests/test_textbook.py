@@ -13,6 +13,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from nanograd_cli import diff as ng_diff
 from nanograd_cli import parse
 from nanograd_cli._symbolic import derivatives_text, hessian
 
@@ -466,6 +467,30 @@ def test_dy_over_dx_in_a_source_gets_a_note_that_says_what_diff_does():
     assert alone.stderr == (
         "note: dy and dx are inputs here; for the derivative of y by x, give y itself and --wrt x\n"
     )
+
+
+@pytest.mark.parametrize(
+    ("source", "printed", "note"),
+    [
+        ("sinx", "1\n", "sinx is an input here, a name of its own; for sin of x, write sin(x)"),
+        ("x*sinx", "d_x = sinx\nd_sinx = x\n", "for sin of x, write sin(x)"),
+        ("lnx + x**2", "d_lnx = 1\nd_x = 2*x\n", "for log of x, write log(x)"),
+        ("sqrty*y", "d_sqrty = y\nd_y = sqrty\n", "for sqrt of y, write sqrt(y)"),
+        ("x*cos(x)", "cos(x) - x*sin(x)\n", None),
+        ("tanh2*x", "d_tanh2 = x\nd_x = tanh2\n", None),  # (2 is no name)
+    ],
+)
+def test_a_function_glued_to_its_argument_is_an_input_and_diff_says_so(source, printed, note):
+    """A student's `x*sinx` is the product of the inputs x and sinx, whose derivative by x is
+    sinx: right, and not what was meant, so a note says how to write sin of x."""
+    done = in_process("diff", source)
+    assert (done.returncode, done.stdout) == (0, printed)
+    if note is None:
+        assert done.stderr == ""
+    else:
+        assert done.stderr.startswith("note: ") and done.stderr.rstrip("\n").endswith(note)
+        with pytest.warns(Warning, match=re.escape(note)):
+            ng_diff(source)
 
 
 def test_check_against_reads_diffs_output_says_nothing_of_no_mismatch_and_is_strict_over_ranges():
