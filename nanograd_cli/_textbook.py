@@ -91,7 +91,7 @@ _SMALL = 300
 _LARGE = 5000
 SIN, COS, TAN, COT, EXP = OPS["sin"], OPS["cos"], OPS["tan"], OPS["cot"], OPS["exp"]
 SINH, COSH = OPS["sinh"], OPS["cosh"]
-SEC, CSC = OPS["sec"], OPS["csc"]
+SEC, CSC, CBRT = OPS["sec"], OPS["csc"], OPS["cbrt"]
 # 1/cos(a) is sec(a), 1/sin(a) csc(a): where a derivative has sec(a) (csc(a)) already
 RECIPROCALS = {COS: SEC, SIN: CSC}
 # The squares that add up to 1: sin(a)**2 + cos(a)**2, and cosh(a)**2 - sinh(a)**2 (the
@@ -198,7 +198,7 @@ class Finisher:
                 return e
             if not rewrite:
                 return self._without_zeros(e, made)
-            made = self._roots_joined(e, made)
+            made = self._roots_joined(e, _cubes(b, made))
             made, notes = _signs(b, made)
             self._record(e, [], notes)
             made = _tangents(b, made)
@@ -644,6 +644,21 @@ def _signs(b: Builder, e: Expr) -> tuple[Expr, list[Note]]:
     return (e, []) if out is None or out is e else (out, notes)  # (the builder's own node)
 
 
+def _cubes(b: Builder, e: Expr) -> Expr:
+    """The product e with each cbrt(a)**(3*k) as a**k, as it is for every real a
+    (3*cbrt(x)**3 in the numerator of cbrt(x)**2*(x - 5)'s derivative is 3*x)."""
+    if e.kind != PRODUCT:
+        return e
+    factors = [
+        (base.args[0], p / 3)
+        if base.kind == CALL and base.op is CBRT and float(p / 3).is_integer()
+        else (base, p)
+        for base, p in _pairs(e)
+    ]
+    made = b.multiply(e.value, factors)
+    return e if made is None else made
+
+
 def _canonical(b: Builder, e: Expr) -> Expr:
     """e, the argument of a function with a kink as the engine computes it (x - 1 a call of
     subtraction), as the builder writes it (the sum x - 1)."""
@@ -839,7 +854,7 @@ def _one_fraction(
         term, notes = _signs(b, term)
         cancelled += notes
         for t, w in _expanded(b, term):
-            signed, notes = _signs(b, t)
+            signed, notes = _signs(b, _cubes(b, t))
             items.append((_exponentials(b, signed), w))
             cancelled += notes
     numerator = b.add(0.0, items)
@@ -1090,11 +1105,14 @@ def _kept_zeros(e: Expr) -> bool:
 
 
 def _powers_of_one_name(s: Expr) -> bool:
-    """Whether the sum s is of powers of one name and numbers only, which stays as a
-    polynomial does, term by term (15*x**2 + 2/x**2)."""
+    """Whether the sum s is of whole powers of one name and numbers only, which stays as a
+    polynomial does, term by term (15*x**2 + 2/x**2); not of roots, which a course brings
+    over one denominator to find where the derivative is 0 (4*(x - 1)/(3*x**(2/3)))."""
     factors = [(base, p) for t in s.args for base, p in _factors(t)]
     names = {base.value for base, _ in factors if base.kind == INPUT}
-    return len(names) == 1 and all(base.kind == INPUT or _numbers_only(base) for base, _ in factors)
+    return len(names) == 1 and all(
+        (base.kind == INPUT and float(p).is_integer()) or _numbers_only(base) for base, p in factors
+    )
 
 
 def _numbers_only(e: Expr) -> bool:

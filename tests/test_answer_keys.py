@@ -542,8 +542,14 @@ def test_a_product_with_the_root_of_a_difference_is_one_fraction(source, text, d
         ("sec(x) + tan(x)", 1, "sec(x)*(sec(x) + tan(x))"),
         ("sec(x)*tan(x)", 1, "sec(x)*(sec(x)**2 + tan(x)**2)"),
         ("tan(x)", 1, "1/cos(x)**2"),
-        # powers of one name stay term by term, as the power rule writes them
+        # powers of one name stay term by term, as the power rule writes them, but roots are
+        # brought over one denominator, as a course does to find where the derivative is 0
         ("3*x**2 - 2/x + 1/x**2", 1, "6*x + 2/x**2 - 2/x**3"),
+        ("x**(4/3) - 4*x**(1/3)", 1, "4*(x - 1)/(3*x**(2/3))"),
+        ("x**(4/3) - 4*x**(1/3)", 2, "4*(x + 2)/(9*x**(5/3))"),
+        # cbrt(a)**3 is a, for every real a
+        ("cbrt(x)**2*(x - 5)", 1, "5*(x - 2)/(3*cbrt(x))"),
+        ("cbrt(x)**2*(x - 5)", 2, "10*(x + 1)/(9*cbrt(x)**4)"),
         ("x**4 + 1/x**2", 2, "12*x**2 + 6/x**4"),
         # a quadratic with no real root is never 0 either
         ("(x**3 - 1)/(x**2 + x + 1)", 1, "1"),
