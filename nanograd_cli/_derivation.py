@@ -33,7 +33,7 @@ from ._algebra import (
 )
 from ._formula import LOSES, Note, Printer, latex_text
 from ._ops import ADD, DIV, MUL, NEG, OPS, POW, SUB, WHERE, Op
-from ._overflow_notes import Probe, add_notes
+from ._overflow_notes import Probe, add_notes, rare
 from ._program import Apply, Program
 from ._symbolic import derive, textbook_formulas, whole_numbers
 from ._textbook import finish
@@ -98,6 +98,9 @@ def derivations(program: Program, wrt: list[str]) -> list[Derivation]:
     by = {name: name for name in wrt}
     results = {name: d.result for name, d in found.items()}
     add_notes(Probe(program, by), results, {name: d.notes for name, d in found.items()})
+    marked = rare(program, {name: d.notes for name, d in found.items()})
+    for name, derivation in found.items():
+        derivation.notes = marked[name]
     return list(found.values())
 
 

@@ -120,6 +120,39 @@ def add_notes(probe: Probe, roots: Mapping[str, Expr], notes: dict[str, list[Not
                 notes.setdefault(label, []).append(Note(part, LOSES, why, part, extreme))
 
 
+def rare(program: Program, notes: Mapping[str, list[Note]]) -> dict[str, list[Note]]:
+    """The notes, each that says a part is below the normal range (`x**(y - 1)`) marked as of
+    extreme inputs where the part is never so at the points of `program`'s inputs of usual
+    size (`x**(sin(x) - 1)`, which is 1e-60 at the least there); as they are for a source
+    of more than MAX_SOURCE instructions."""
+    if len(program.code) > MAX_SOURCE or not any(
+        _underflows(note) for found in notes.values() for note in found
+    ):
+        return dict(notes)
+    usual = [point for point in points(program.inputs) if _usual(point)]
+    columns = {name: np.array([point[name] for point in usual]) for name in program.inputs}
+    return {label: [_marked(note, columns) for note in found] for label, found in notes.items()}
+
+
+def _underflows(note: Note) -> bool:
+    """Whether the note says that its part is below the normal range, and only that."""
+    said = _says(note.why)
+    return note.relation == LOSES and note.part is not None and said == {UNDERFLOWS}
+
+
+def _marked(note: Note, columns: Mapping[str, np.ndarray]) -> Note:
+    if note.extreme or not _underflows(note):
+        return note
+    assert note.part is not None
+    form = parse(_text(layout([note.part], True)[0]))
+    if not set(form.inputs) <= columns.keys():
+        return note  # (in names of the source)
+    with np.errstate(all="ignore"):
+        values = batch_values(form, {name: columns[name] for name in form.inputs})
+    below = np.abs(np.broadcast_to(values, next(iter(columns.values())).shape)) < SMALLEST_NORMAL
+    return note if below.any() else note._replace(extreme=True)
+
+
 def _says(why: str) -> set[str]:
     """What a note's words say its part does: overflow, underflow (or round to the
     subnormals), both or neither (`1 - its square cancels`)."""

@@ -55,7 +55,7 @@ from ._engine_form import EngineForm
 from ._formula import LOSES, WHOLE_UP_TO, Note, occurrences, shown, write
 from ._instructions import Apply, Const, Input
 from ._ops import ADD, MUL, POWER_RULE, SMALLEST_NORMAL, WHERE, Op, gaussian
-from ._overflow_notes import Probe, add_notes
+from ._overflow_notes import Probe, add_notes, rare
 from ._program import Program
 from ._textbook import finish
 from .engine import Value, apply
@@ -710,7 +710,10 @@ def written(
     also says where it loses digits by a part overflowing (_overflow_notes.py). `notes`: which
     are shown (diff's notes)."""
     roots, definitions = derivatives.roots, derivatives.definitions
-    said = {name: shown(found, notes) for name, found in derivatives.notes.items()}
+    found_notes: Mapping[str, list[Note]] = derivatives.notes
+    if probe is not None and derivatives.textbook and notes == "usual":
+        found_notes = rare(probe.program, found_notes)
+    said = {name: shown(found, notes) for name, found in found_notes.items()}
     parts = [*roots.values(), *definitions.values()]
     parts += [n.expr for name in roots for n in said.get(name, [])]
     laid = iter(layout(parts, fractions=derivatives.textbook, whole=derivatives.whole))
