@@ -202,7 +202,7 @@ class Finisher:
             made, notes = _signs(b, made)
             self._record(e, [], notes)
             made = _tangents(b, made)
-            made = _smaller(made, _exponentials(b, made), ties=False)
+            made = _smaller(made, _exponentials(b, made))
             if any(id(a) in self.fractions for a in e.args):  # 1/(x**2*(1/x**2 + 1))
                 # one fraction, where it is at most the one operation longer that writing the
                 # quotient rule's (f'g - fg')/g**2 costs over (f' - fg'/g)/g
@@ -759,11 +759,14 @@ def _sines(b: Builder, e: Expr) -> Expr:
 
 
 def _exponentials(b: Builder, e: Expr) -> Expr:
-    """e with its powers of exp as one: exp(x)*exp(-x) is 1, exp(x)**2*exp(y) exp(2*x + y)."""
+    """e with its powers of exp as one: exp(x)*exp(-x) is 1, exp(x)**2*exp(y) exp(2*x + y),
+    exp(x)**2 exp(2*x)."""
     if e.kind != PRODUCT or _repeats(_pairs(e)):
         return e
     powers = [(base, p) for base, p in _pairs(e) if base.kind == CALL and base.op is EXP]
-    if len(powers) < 2 or not all(float(p).is_integer() for _, p in powers):
+    if not powers or powers == [(powers[0][0], 1.0)]:
+        return e
+    if not all(float(p).is_integer() for _, p in powers):
         return e
     exponent = b.add(0.0, [(base.args[0], p) for base, p in powers])
     if exponent is None:

@@ -49,7 +49,7 @@ PAST_355 = "\n# loses digits for |x| > 355 (cosh's square overflows); diff --exa
         ("sqrt(x)/x", "x", "-1/(2*x**(3/2))"),
         ("sin(x)*cos(x)", "x", "cos(x)**2 - sin(x)**2"),
         ("sin(x)**2 + cos(x)**2", "x", "0"),  # 2*sin*cos - 2*cos*sin: like terms
-        ("exp(x)*exp(x)", "x", "2*exp(x)**2"),
+        ("exp(x)*exp(x)", "x", "2*exp(2*x)"),
         ("tanh(x)**2", "x", "2*tanh(x)/cosh(x)**2" + PAST_355),
         ("atan(x)", "x", "1/(x**2 + 1)"),
         ("asin(x)", "x", "1/sqrt(1 - x**2)" + NEAR_1),  # a leading positive term
@@ -250,7 +250,8 @@ def test_printed_derivative_is_sympys(source):
             "\n\\end{aligned}",
         ),
         ("cot(x)", "x", r"-{\csc(x)}^{2}"),
-        ("exp(x)**2", "x", r"2 {\left(e^{x}\right)}^{2}"),
+        ("exp(x)**2", "x", r"2 e^{2 x}"),  # (a whole power of exp is one exp)
+        ("exp(x)**(3/2)", "x", r"\frac{3 {\left(e^{x}\right)}^{\frac{3}{2}}}{2}"),
         ("exp(x)*abs(x)", "x", r"e^{x} \left(\left|x\right| + \operatorname{sign}(x)\right)"),
         ("alpha*x1**2", "x1", r"2 \alpha x_{1}"),
         ("rate*time*x", "x", r"\mathrm{rate} \cdot \mathrm{time}"),  # no 'ratetime'
