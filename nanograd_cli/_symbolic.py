@@ -636,7 +636,8 @@ class _Guards:
         on while the sum has such a term."""
         while p.kind == SUM and id(q) in self.guarded:
             terms = list(zip(p.args, p.weights, strict=True))
-            best, k = max((self._shared(t, q), k) for k, (t, w) in enumerate(terms) if w == 1.0)
+            shares = [(self._shared(t, q), k) for k, (t, w) in enumerate(terms) if w == 1.0]
+            best, k = max(shares, default=(0, 0))  # (none of weight 1: 2*x - 3*y)
             if best == 0:
                 break
             rest = self.builder.add(p.value, terms[:k] + terms[k + 1 :])

@@ -389,3 +389,23 @@ def test_latex_compiles(tmp_path):
         program = parse(source)
         body.append(f"\\[ {derivatives_text(program, [], latex=True)} \\]")
     assert pdflatex(tmp_path, "\n".join(body)).stat().st_size > 0
+
+
+@pytest.mark.parametrize(
+    ("source", "order"),
+    [
+        ("where(x < 0, x, 0)*x**2/(x + 1)", 1),
+        ("softsign(x)*x**2/(x + 1)", 1),
+        ("sinc(x)*softsign(x)", 2),
+        ("where(x < 0, x, 0)*x/(x + 1)", 3),
+    ],
+)
+def test_a_guard_added_to_a_sum_with_no_term_of_weight_1_is_added_beside_it(source, order):
+    """where(c, P, 0) added to a sum whose terms all have weights other than 1 (2*a - 3*b)
+    found no term to join and failed (an internal error); it stands beside the sum, and the
+    derivative is the engine's."""
+    program = parse(source)
+    textbook = derivatives_text(program, ["x"], order=order)
+    exact = derivatives_text(program, ["x"], order=order, exact=True)
+    for x in (-2.5, -0.7, -0.3, 0.4, 1.3):
+        assert value_of(textbook, {"x": x}) == pytest.approx(value_of(exact, {"x": x}), rel=1e-9)
