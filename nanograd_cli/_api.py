@@ -445,8 +445,14 @@ def taylor(
     from ._symbolic import whole_numbers
 
     order = whole("order", order, 0, MAX_TAYLOR_ORDER)
-    program, point, layout = scalarized(program, point, missing=MissingInputs)
-    one_output(program, "taylor").check_inputs(point)
+    try:
+        program, point, layout = scalarized(program, point, missing=MissingInputs)
+        one_output(program, "taylor").check_inputs(point)
+    except MissingInputs as error:  # the value of the input expanded in is the point A
+        centre = wrt if wrt is not None else program.inputs[0] if len(program.inputs) == 1 else ""
+        if error.names == [centre]:
+            error.message += ", the point to expand around"
+        raise
     shape = layout.inputs.get(wrt, ()) if wrt is not None else ()
     if wrt is not None and shape:  # an array: the polynomial is in one of its elements
         first = option("wrt", element_names(wrt, shape)[0])

@@ -20,7 +20,7 @@ from nanograd_cli import parse
 from nanograd_cli._jets import RULES, polynomial
 from nanograd_cli._ops import OPS
 from nanograd_cli._session import Session
-from nanograd_cli.errors import InputError, NanogradWarning, NonFiniteResult
+from nanograd_cli.errors import InputError, MissingInputs, NanogradWarning, NonFiniteResult
 
 from .helpers import NANOGRAD, expressions, in_process, run
 
@@ -663,3 +663,16 @@ def test_an_array_to_expand_in_is_bad_input_that_names_an_element():
     )
     element = nanograd_cli.taylor("sum(x**3)", x=[1, 2], wrt="x[0]", order=3)
     assert element.polynomial == "9 + 3*(x[0] - 1) + 3*(x[0] - 1)**2 + (x[0] - 1)**3"
+
+
+def test_a_missing_point_says_it_is_the_point_to_expand_around():
+    done = in_process("taylor", "sin(x)*y", "--y", "1", "--wrt", "x")
+    assert (done.returncode, done.stderr) == (
+        2,
+        "error: missing value for input x, the point to expand around: pass --x VALUE\n",
+    )
+    assert in_process("taylor", "sin(x)*y", "--x", "0").stderr == (
+        "error: missing value for input y: pass --y VALUE\n"
+    )
+    with pytest.raises(MissingInputs, match="x, the point to expand around: give x=VALUE"):
+        nanograd_cli.taylor("sin(x)")
