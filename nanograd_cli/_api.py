@@ -643,18 +643,21 @@ def diff_note(program: Program, implicit: str | None = None) -> str | None:
     return None
 
 
-def _glued_call(inputs: list[str], named: set[str]) -> tuple[str, str, str] | None:
-    """An input that reads as a function glued to its argument, `sinx` or `lnx` (as `x*sinx`
-    or alone): the input, the function and the argument; None if there is none."""
-    from ._ops import FUNCTIONS
+# The functions of a course that a student may glue to their argument: sinx, ln2x.
+_GLUED = re.compile(r"(a?(?:sin|cos|tan|sec|csc|cot)h?|log|ln|exp|sqrt|cbrt|abs)([0-9]*)([A-Za-z])")
 
-    functions = {n: n for n, op in FUNCTIONS.items() if op.arity == 1} | {"ln": "log"}
-    for name in inputs:
-        for prefix, function in functions.items():
-            argument = name[len(prefix) :]
-            if name.startswith(prefix) and len(argument) == 1 and argument.isalpha():
-                if argument in named or inputs == [name]:
-                    return name, function, argument
+
+def _glued_call(inputs: list[str], named: set[str]) -> tuple[str, str, str] | None:
+    """An input that reads as a function of a course glued to its argument, `sinx`, `ln2x`
+    (where the argument's name is of the source too, as in `x*sinx`, or every input is so
+    glued, as in `sinx*cosx`): the input, the function and the argument; None if none."""
+    glued = {name: _GLUED.fullmatch(name) for name in inputs}
+    every = all(glued.values())
+    for name, found in glued.items():
+        if found is not None and (found[3] in named or every):
+            function, times, letter = found.groups()
+            argument = f"{times}*{letter}" if times else letter
+            return name, "log" if function == "ln" else function, argument
     return None
 
 

@@ -476,6 +476,9 @@ def test_dy_over_dx_in_a_source_gets_a_note_that_says_what_diff_does():
         ("x*sinx", "d_x = sinx\nd_sinx = x\n", "for sin of x, write sin(x)"),
         ("lnx + x**2", "d_lnx = 1\nd_x = 2*x\n", "for log of x, write log(x)"),
         ("sqrty*y", "d_sqrty = y\nd_y = sqrty\n", "for sqrt of y, write sqrt(y)"),
+        ("sinx*cosx", "d_sinx = cosx\nd_cosx = sinx\n", "for sin of x, write sin(x)"),
+        ("sin2x", "1\n", "for sin of 2*x, write sin(2*x)"),
+        ("stepz**2", "2*stepz\n", None),  # (step is no function of a course)
         ("x*cos(x)", "cos(x) - x*sin(x)\n", None),
         ("tanh2*x", "d_tanh2 = x\nd_x = tanh2\n", None),  # (2 is no name)
     ],
