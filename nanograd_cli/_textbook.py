@@ -470,7 +470,9 @@ def _domain(b: Builder, e: Expr, every: bool = True) -> list[Note] | None:
     (1 - x**2, not -(x**2 - 1)); None if that is more than the functions of _DOMAINS and
     powers say. Without `every`, the notes that they do say (e is nan where one fails)."""
     found = _conditions(b, e, every)
-    return None if found is None else [_positive(b, n) for n in found]
+    if found is None:
+        return None
+    return [_positive(b, n) if relation == ">" else Note(n, relation) for n, relation in found]
 
 
 def _positive(b: Builder, e: Expr) -> Note:
@@ -495,8 +497,9 @@ def _piecewise_in(e: Expr) -> bool:
     )
 
 
-def _conditions(b: Builder, e: Expr, every: bool = True) -> list[Expr] | None:
-    """The expressions that must be positive for e to be a number (see `_domain`)."""
+def _conditions(b: Builder, e: Expr, every: bool = True) -> list[tuple[Expr, str]] | None:
+    """The expressions that must be positive (">") for e to be a number, and those that must
+    not be 0 ("!="), the argument a of 1/abs(a) (see `_domain`)."""
     found = []
     for node in reachable([e]):
         if node.kind == PRODUCT:
@@ -504,17 +507,19 @@ def _conditions(b: Builder, e: Expr, every: bool = True) -> list[Expr] | None:
                 if known_number(base) is not None or positive(base):
                     continue
                 if not float(p).is_integer():
-                    found.append(base)
+                    found.append((base, ">"))
+                elif p < 0.0 and _abs(base) and not _piecewise_in(base.args[0]):
+                    found.append((base.args[0], "!="))  # 1/abs(x): inf at 0 alone
                 elif p < 0.0 and not base.analytic and _piecewise_in(base) and every:
                     return None  # 1/relu(x): 0 for every x < 0 (1/log(x): at x = 1 only)
         elif node.kind == POWER:
             base = node.args[0]
             if not positive(base):
-                found.append(base)
+                found.append((base, ">"))
         elif node.kind == CALL and node.op.name in _DOMAINS:
             inside = _DOMAINS[node.op.name](b, node.args[0])
             if not positive(inside):
-                found.append(inside)
+                found.append((inside, ">"))
         elif node.kind == CALL and not defined_everywhere(node.op) and every:
             if node.op is OPS["**"] and _whole(node.args[1]):
                 continue  # x**2 as computed, a kinked function's argument
