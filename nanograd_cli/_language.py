@@ -895,7 +895,12 @@ def _syntax_error(
         message = _not_written(f"d/{previous[1]}", previous[1])  # d/dx x**2
     elif previous and previous[0] in ("NUMBER", "RPAR", "NAME") and kind in ("NAME", "NUMBER"):
         hint = f"write {previous[1]}*{text}"
-        if previous[0] == "NAME" and ALIASES.get(previous[1], previous[1]) in FUNCTIONS:
+        if previous[0] == "NUMBER" and source[: previous[2]].rstrip().endswith("/"):  # 1/2x
+            hint = (
+                f"write ({previous[1]}*{text}): after /, {previous[1]}*{text} divides by "
+                f"{previous[1]} alone"
+            )
+        elif previous[0] == "NAME" and ALIASES.get(previous[1], previous[1]) in FUNCTIONS:
             hint = f"write {previous[1]}({text})"
         elif previous[0] == "NAME" and (meant := _meant(previous[1]) or "").isidentifier():
             hint = f"write {meant}({text})"  # arcsin x

@@ -595,8 +595,11 @@ def load_program(source: Source, warn: Callable[[str], None] | None = None) -> P
             )
     try:
         return parse(text)
-    except SourceError:
-        if kind == "either" and text is value and LOOKS_LIKE_A_PATH.fullmatch(value):
+    except SourceError as error:
+        # (1/2x is an expression with a number glued to a name, as 2x is, more likely than a
+        # file; model/2.txt, with an extension, a file)
+        glued = "missing operator between" in error.message and not re.search(r"\.[A-Za-z]", value)
+        if kind == "either" and text is value and LOOKS_LIKE_A_PATH.fullmatch(value) and not glued:
             raise NanogradError(f"no such file: {printable(value)}") from None
         raise
 

@@ -612,3 +612,15 @@ def test_trigonometric_textbook_forms_are_the_engines_derivative(source, order):
         engine = value_of(exact, {"x": x})
         if math.isfinite(engine) and abs(engine) < 1e12:
             assert value_of(textbook, {"x": x}) == pytest.approx(engine, rel=1e-7, abs=1e-9), x
+
+
+def test_a_source_with_a_number_glued_to_a_name_after_a_division_is_no_file_name():
+    """1/2x reads as a path (a / in it), but is an expression with 2x in it: the message says
+    how to write it, not that there is no such file."""
+    done = in_process("diff", "1/2x")
+    assert (done.returncode, done.stderr.splitlines()[0]) == (
+        2,
+        "error: line 1, column 4: missing operator between '2' and 'x': write (2*x): after /, "
+        "2*x divides by 2 alone",
+    )
+    assert in_process("diff", "model/2.txt").stderr == "error: no such file: model/2.txt\n"
