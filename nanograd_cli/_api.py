@@ -979,9 +979,19 @@ def failure(
         return f"the formulas for {named} differ from the engine's derivatives"
     for name, c in result.checks.items():
         if c.differ:
+            # (x**x*(log(x) + 1) is -inf at 0, where the engine's derivative is 0)
+            unbounded = c.differ == len(c.first) and all(
+                not math.isfinite(m.formula) and math.isfinite(m.engine) for m in c.first
+            )
+            where = (
+                ": the formula is not finite where they differ; where it holds only on part of "
+                "the range, say so on a line under it, as diff does (# x > 0)"
+                if unbounded and c.outside == 0
+                else ""
+            )
             return (
                 f"the formula for d/d{name} differs from the engine's derivative at "
-                f"{c.differ:,} of {c.points - c.skipped - c.kinks:,} points"
+                f"{c.differ:,} of {c.points - c.skipped - c.kinks:,} points{where}"
             )
         if c.points == c.skipped:
             return (

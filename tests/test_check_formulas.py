@@ -174,3 +174,22 @@ def test_points_where_the_source_is_nan_are_skipped_though_its_derivative_is_a_n
         "error: the source or its derivative by x is nan at every point: the range is outside "
         "its domain\n"
     )
+
+
+def test_a_formula_not_finite_where_it_differs_is_told_to_say_where_it_holds():
+    """x**x*(log(x) + 1) is right for x > 0 and -inf at 0, where the engine's derivative is 0:
+    the message says that the formula is not finite there, and how to say where it holds;
+    with diff's `# x > 0` under it, it passes."""
+    done = in_process("check", "x**x", "--against", "x**x*(log(x)+1)", "--x", "0:3")
+    assert (done.returncode, done.stderr) == (
+        1,
+        "error: the formula for d/dx differs from the engine's derivative at 1 of 101 points: "
+        "the formula is not finite where they differ; where it holds only on part of the "
+        "range, say so on a line under it, as diff does (# x > 0)\n",
+    )
+    said = in_process("check", "x**x", "--against", "x**x*(log(x)+1)\n# x > 0", "--x", "0:3")
+    assert said.returncode == 0
+    wrong = in_process("check", "x**2", "--against", "3*x", "--x", "0:3")
+    assert wrong.stderr == (
+        "error: the formula for d/dx differs from the engine's derivative at 100 of 101 points\n"
+    )
