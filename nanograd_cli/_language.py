@@ -593,6 +593,9 @@ class _Builder:
         hint = _meant(text)
         if hint:
             return f"unknown function {text}: did you mean {_applied(hint, self.source, offset)}?"
+        if text[1:] in FUNCTIONS and text[0].isalpha():  # xsin(x): x times sin(x)
+            argument = _call_argument(self.source, offset) or "..."
+            return f"unknown function {text}: did you mean {text[0]}*{text[1:]}({argument})?"
         names = [*FUNCTIONS, *DEFINED, *self.functions]
         close = difflib.get_close_matches(text, names, n=3, cutoff=0.6)
         if close:
@@ -614,9 +617,9 @@ def _not_written(written: str, name: str) -> str:
     )
 
 
-def _applied(hint: str, source: str, offset: int) -> str:
-    """`hint`, a form of one argument written with x (`x.T`, `acos(1/x)`), applied to the
-    argument of the call at `offset` in `source`: `A.T` for transpose(A); else `hint`."""
+def _call_argument(source: str, offset: int) -> str | None:
+    """The one argument of the call at `offset` in `source`, as written; None where it has
+    none or several."""
     opening = source.find("(", offset)
     depth, end = 0, opening
     for end in range(opening, len(source)):
@@ -624,7 +627,14 @@ def _applied(hint: str, source: str, offset: int) -> str:
         if depth == 0 or (depth == 1 and source[end] == ","):
             break
     argument = source[opening + 1 : end].strip()
-    if source[end : end + 1] != ")" or not argument or re.search(r"\bn\b", hint):
+    return argument if source[end : end + 1] == ")" and argument else None
+
+
+def _applied(hint: str, source: str, offset: int) -> str:
+    """`hint`, a form of one argument written with x (`x.T`, `acos(1/x)`), applied to the
+    argument of the call at `offset` in `source`: `A.T` for transpose(A); else `hint`."""
+    argument = _call_argument(source, offset)
+    if argument is None or re.search(r"\bn\b", hint):
         return hint  # not one argument, or a form of two (x**(1/n))
 
     def written(x: re.Match) -> str:
@@ -894,7 +904,9 @@ def _syntax_error(
     ):
         message = _not_written(f"d/{previous[1]}", previous[1])  # d/dx x**2
     elif previous and previous[0] in ("NUMBER", "RPAR", "NAME") and kind in ("NAME", "NUMBER"):
-        hint = f"write {previous[1]}*{text}"
+        called = ALIASES.get(text, text) in FUNCTIONS and source[offset + len(text) :][:1] == "("
+        argument = f"({_call_argument(source, offset) or '...'})" if called else ""
+        hint = f"write {previous[1]}*{text}{argument}"  # 2sin(x): 2*sin(x)
         if previous[0] == "NUMBER" and source[: previous[2]].rstrip().endswith("/"):  # 1/2x
             hint = (
                 f"write ({previous[1]}*{text}): after /, {previous[1]}*{text} divides by "
