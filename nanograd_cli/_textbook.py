@@ -230,6 +230,8 @@ class Finisher:
             made = _pythagorean(b, made)
         if made.kind == SUM:  # x**x*log(x)*(log(x) + 1) + x**x*(log(x) + 1): a square
             made = _smaller(made, _grouped(b, made), ties=False)
+        if made.kind == SUM:  # x**(sin(x) - 1)*sin(x) beside x**sin(x): x**sin(x)*sin(x)/x
+            made = _smaller(made, self._joined_powers(e, made), ties=False)
         if made.kind == SUM:
             cancelled: list[Note] = []
             together = _together(b, made, cancelled)
@@ -278,6 +280,44 @@ class Finisher:
                     base, p = reciprocal, -p
             factors.append((base, p))
         return self.b.multiply(made.value, factors) or made
+
+    def _joined_powers(self, e: Expr, s: Expr) -> Expr | None:
+        """The sum s with a**b taken out, where each term has a**b or a**(b - 1), b not a
+        number (the power rule beside d/db a**b): a**(b - 1) is a**b/a where a is not 0
+        (noted, unless a is positive): x**sin(x)*(cos(x)*log(x) + sin(x)/x), as a course
+        writes logarithmic differentiation; None where that is not so."""
+        b = self.b
+        if s.value:  # (a number added is no multiple of a**b)
+            return None
+        powers = {id(f): f for t in s.args for f, p in _factors(t) if f.kind == POWER and p == 1}
+        found = None
+        for power in powers.values():
+            a, exponent = power.args
+            higher = b.power(a, b.add(1.0, [(exponent, 1.0)]) or exponent)
+            if higher is not None and higher is not power and id(higher) in powers:
+                found = (power, higher)
+        if found is None:
+            return None
+        lower, higher = found
+        a = lower.args[0]
+        terms = []
+        for t, w in _pairs(s):
+            factors = _factors(t)
+            if (higher, 1.0) in factors:
+                left = [(f, p) for f, p in factors if f is not higher]
+            elif (lower, 1.0) in factors:
+                left = [(f, p) for f, p in factors if f is not lower] + [(a, -1.0)]
+            else:
+                return None
+            term = b.multiply(_coefficient(t), left)
+            if term is None:
+                return None
+            terms.append((term, w))
+        inner = b.add(0.0, terms)
+        out = None if inner is None else b.multiply(1.0, [(higher, 1.0), (inner, 1.0)])
+        if out is not None and not positive(a):
+            self._record(e, [], [Note(a, "!=")])
+        return out
 
     def _roots_joined(self, e: Expr, made: Expr) -> Expr:
         """`made` (e rebuilt) with the powers of a base that comes more than once joined

@@ -624,3 +624,27 @@ def test_a_source_with_a_number_glued_to_a_name_after_a_division_is_no_file_name
         "2*x divides by 2 alone",
     )
     assert in_process("diff", "model/2.txt").stderr == "error: no such file: model/2.txt\n"
+
+
+# Sums with powers whose bases and exponents both vary, which logarithmic differentiation
+# writes with a**b taken out of the power rule's a**(b - 1) beside it.
+_BASE = st.sampled_from(["x", "sin(x)", "(x**2 + 1)", "log(x)", "(x + 1)", "sqrt(x)", "exp(x)"])
+_EXPONENT = st.sampled_from(["x", "sin(x)", "1/x", "x**2", "(x - 1)", "log(x)"])
+_POWER = st.tuples(_BASE, _EXPONENT).map(lambda t: f"{t[0]}**{t[1]}")
+POWERS = st.tuples(_POWER, st.sampled_from(["", " + ", "*", " - 1/"]), _BASE).map(
+    lambda t: t[0] + (f"{t[1]}{t[2]}" if t[1] else "")
+)
+
+
+@pytest.mark.slow
+@settings(max_examples=100, deadline=None)
+@given(POWERS, st.sampled_from([1, 2]))
+@example("(x**2 + 1)**(x - 1) + (x + 1)/x", 2)  # (a number in the sum was taken out too)
+def test_powers_with_varying_exponents_are_the_engines_derivative(source, order):
+    program = parse(source)
+    textbook = derivatives_text(program, ["x"], order=order, notes="none")
+    exact = derivatives_text(program, ["x"], order=order, exact=True)
+    for x in (0.3, 0.7, 1.3, 2.2):
+        engine = value_of(exact, {"x": x})
+        if math.isfinite(engine) and abs(engine) < 1e12:
+            assert value_of(textbook, {"x": x}) == pytest.approx(engine, rel=1e-8, abs=1e-9), x
