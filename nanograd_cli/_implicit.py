@@ -21,8 +21,13 @@ from ._symbolic import (
     whole_numbers,
     written,
 )
-from ._textbook import finish
+from ._textbook import finish, one_fraction
 from .errors import InputError, NanogradError, option
+
+# An implicit derivative is one fraction, as a course writes it, where that is at most this
+# many operations longer than its terms apart (-9*(9*x**2 + 16*y**2)/(256*y**3), of an
+# ellipse, is 2 longer than -81*x**2/(256*y**3) - 9/(16*y)).
+IMPLICIT_LONGER = 2
 
 EQUALS = OPS["=="]
 
@@ -61,6 +66,8 @@ def implicit_text(
     # named as the derivative is (dy/dx, d2y/dx): LaTeX's label where bound parts come first
     name = f"d{order if order > 1 else ''}{dependent}/d{wrt}"
     ((root, found),) = finish(builder, {name: root}).values()
+    root, cancelled = one_fraction(builder, root, IMPLICIT_LONGER)
+    found += cancelled
     # where it holds; not where a rule's form loses digits: the slope is no form of the
     # engine's, and --exact is not for it
     kept = [n for n in notes + found if n.relation != LOSES]

@@ -133,6 +133,18 @@ def finish(builder: Builder, roots: dict[str, Expr]) -> dict[str, tuple[Expr, li
     return done
 
 
+def one_fraction(b: Builder, root: Expr, longer: int) -> tuple[Expr, list[Note]]:
+    """The finished `root`, a sum of quotients, as one fraction where that is at most
+    `longer` operations longer, with where the fraction holds; else root."""
+    if not _quotients(root):
+        return root, []
+    cancelled: list[Note] = []
+    together = _together(b, root, cancelled)
+    if together is None or operations(together) > operations(root) + longer:
+        return root, []
+    return together, cancelled
+
+
 def printed_operations(e: Expr) -> int:
     """The operations of e as `diff` prints it: a large repeated part bound to a name (t1)
     once, none for a part that is a number."""

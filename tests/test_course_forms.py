@@ -191,6 +191,11 @@ def test_a_source_of_whole_numbers_has_its_derivatives_numbers_as_exact_fraction
             "-243*x*(9*x**2 + 4*y**2)/(64*y**5)",
             sympy.idiff(x**2 / 4 + y**2 / 9 - 1, y, x, 3),
         ),
+        (  # one fraction, as a course writes it (was -81*x**2/(256*y**3) - 9/(16*y))
+            ["x**2/16 + y**2/9 == 1", "--implicit", "y", "--wrt", "x", "--order", "2"],
+            "-9*(9*x**2 + 16*y**2)/(256*y**3)",
+            sympy.idiff(x**2 / 16 + y**2 / 9 - 1, y, x, 2),
+        ),
     ]
     for args, expected, truth in cases:
         done = in_process("diff", *args)
