@@ -193,3 +193,14 @@ def test_a_formula_not_finite_where_it_differs_is_told_to_say_where_it_holds():
     assert wrong.stderr == (
         "error: the formula for d/dx differs from the engine's derivative at 100 of 101 points\n"
     )
+
+
+def test_on_a_terminal_each_table_has_its_heading():
+    """The table of the points where they differ, and of kinks, said what it is only in a
+    pipe: on a terminal it followed the summary with no heading."""
+    from .helpers import on_terminal, visible
+
+    lines = visible(on_terminal("check", "x**3", "--against", "3*x", "--x", "0.5:2:4"))
+    assert "first points where they differ:" in lines
+    lines = visible(on_terminal("check", "abs(x)", "--against", "x/abs(x)", "--x", "-1:1:5"))
+    assert "kinks, where the source has no derivative (not compared):" in lines
