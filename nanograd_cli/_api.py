@@ -1074,7 +1074,8 @@ def minimize(
         from .fitting import not_shadowed
 
         not_shadowed(program, data, "the source")
-    program, start, layout = scalarized(program, start, data or (), MissingInputs)
+    missing = missing_of(data)  # (before the columns are read as floats, which drops names)
+    program, start, layout = scalarized(program, start, data or (), missing)
     wrt, fix = layout.elements(wrt), layout.elements(fix)
     parameters = [n for n in program.inputs if data is None or n not in data]
     if data is not None:
@@ -1100,9 +1101,7 @@ def minimize(
     try:
         program.check_inputs({**start, **{n: 0.0 for n in program.inputs if n not in moved}})
     except MissingInputs as error:
-        if data is not None:  # a column's name mistyped, as often as a start left out
-            error.or_columns_of(option("data"))
-        raise
+        raise missing(error.names) from None
     if wrt and fix:
         raise InputError(
             f"give the inputs to move ({option('wrt')}) or those to hold ({option('fix')}), "
@@ -1313,14 +1312,15 @@ def fit(
     group of rows with the same value is fitted alone, and the result is Fits, a Fit per
     group; with `shared` too, one Fit of every group where the parameters `shared` are one
     for all and each other one per group, named a[g] for the group g (see `fitting.fit`)."""
-    from .fitting import column_names, no_start
+    from ._io import names_of
     from .fitting import fit as least_squares  # makes its checks as it sets the problem up
+    from .fitting import no_start
 
     steps = None if steps is None else whole("steps", steps, 1)
     level = fit_level(ci, profile, loss, f_scale)
     fitted_source = program.source
     program, numbers, layout = scalarized(
-        program, starts, columns, lambda names: no_start(names, column_names(columns))
+        program, starts, columns, lambda names: no_start(names, names_of(columns))
     )
     if by is not None:
         _per_group_names(fix, bounds or {}, layout)
@@ -2622,6 +2622,22 @@ def swept_elements(
             )
         if name.replace(" ", "") not in element_names(array, np.shape(value)):
             raise InputError(f"{swept}: {array} has shape {np.shape(value)}: no element {name}")
+
+
+def missing_of(data: Mapping[str, Any] | None) -> Callable[[list[str]], MissingInputs]:
+    """The error for inputs given no value where `data` may give them as columns: said so,
+    with the column a name was likely meant as (a column's name mistyped is as common as a
+    start left out)."""
+
+    from ._io import names_of
+
+    columns = None if data is None else names_of(data)
+
+    def missing(names: list[str]) -> MissingInputs:
+        error = MissingInputs(names)
+        return error if columns is None else error.or_columns_of(option("data"), columns)
+
+    return missing
 
 
 def scalarized(

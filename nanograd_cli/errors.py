@@ -211,23 +211,28 @@ class MissingInputs(InputError):
     def __init__(self, names: list[str], options: Iterable[str] = ()):
         self.names = names
         self.options: set[str] = set(options)
-        # Another way to give them, if any: `a column x of points`.
+        # Another way to give them, if any: `a column x of points`; and the column meant.
         self.other = ""
+        self.meant = ""
         plural = "s" if len(names) > 1 else ""
         super().__init__(f"missing value{plural} for input{plural} {', '.join(names)}")
 
-    def or_columns_of(self, where: str) -> MissingInputs:
+    def or_columns_of(self, where: str, columns: Sequence[str] = ()) -> MissingInputs:
         """Said to be given as columns of `where` too (`--points`, `--data`): `give --data a
-        column z or pass --z VALUE`."""
+        column z or pass --z VALUE`; with the `columns` it has, the one a name was likely
+        meant as."""
         names = self.names
         wanted = f"columns {', '.join(names)}" if len(names) > 1 else f"a column {names[0]}"
         self.other = f"{where} {wanted}"
+        meant = near_column(names[0], columns) if len(names) == 1 else None
+        if meant is not None:
+            self.meant = column_hint(meant, "the source")
         return self
 
     @property
     def hint(self) -> str:
         given = self._given()
-        return f"give {spell(self.other)} or {given}" if self.other else given
+        return (f"give {spell(self.other)} or {given}" if self.other else given) + self.meant
 
     def _given(self) -> str:
         if _door.get() != "python":

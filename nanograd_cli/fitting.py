@@ -27,7 +27,7 @@ import numpy as np
 
 from ._fit_statistics import correlated, statistics
 from ._instructions import Apply, Const, Input
-from ._io import complete_rows
+from ._io import complete_rows, names_of
 from ._io import left_out as rows_left_out
 from ._ops import CONSTANTS
 from ._program import Program
@@ -683,7 +683,7 @@ class _Problem:
     ) -> None:
         program = program.single("fit", None)
         self.program = program
-        self.headers = column_names(columns)
+        self.headers = names_of(columns)
         arrays = columns_of(columns)
         self.n = self.given_rows = row_count(arrays)
         inputs = set(program.inputs)
@@ -1780,11 +1780,6 @@ def _exponent(values) -> int:
     if not math.isfinite(largest):  # (the quick maximum, unless some are not finite)
         largest = float(np.max(magnitudes, where=np.isfinite(magnitudes), initial=0.0))
     return min(1023, max(-1022, -math.frexp(largest)[1])) if largest > 0 else 0
-
-
-def column_names(columns: Mapping[str, ArrayLike]) -> list[str]:
-    """Every column of a fit's data, also those of its file that were not read."""
-    return list(getattr(columns, "names", None) or columns)
 
 
 def columns_of(columns: Mapping[str, ArrayLike]) -> dict[str, np.ndarray]:

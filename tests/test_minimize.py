@@ -394,6 +394,19 @@ def test_ctrl_c_shows_the_point_reached_as_interrupted_and_draws_the_plot(tmp_pa
             ["(a*x - z)**2", "--a", "0"],
             "missing value for input z: give --data a column z or pass --z VALUE",
         ),
+        (  # a name near a column's, or a header with units, as fit says it
+            "x,y\n1,2\n2,3\n",
+            ["sum((a*X - y)**2)", "--a", "0"],
+            "missing value for input X: give --data a column X or pass --X VALUE; did you mean "
+            "x?",
+        ),
+        (
+            "time (s),y\n1,2\n2,3\n",
+            ["(a*time - y)**2", "--a", "0"],
+            "missing value for input time: give --data a column time or pass --time VALUE; the "
+            "column 'time (s)' is read by its header, which is no name: rename it in the file's "
+            "first line (as time_s) and write that in the source",
+        ),
     ],
 )
 def test_minimize_data_says_what_is_wrong_with_rows_and_columns(tmp_path, rows, args, message):

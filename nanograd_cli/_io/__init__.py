@@ -153,6 +153,12 @@ class Columns(dict):
     names: list[str]
 
 
+def names_of(columns: Mapping[str, Any]) -> list[str]:
+    """Every column of a table's `columns` (Columns), also those of its file that were not
+    read; of another mapping (a DataFrame), its keys."""
+    return list(getattr(columns, "names", None) or columns)
+
+
 class Table(NamedTuple):
     """A table read whole: `columns` holds those asked for as float64 arrays, `batches` the
     rows as read (first row number, Arrow table), `names` every column's name, `schema` their
