@@ -397,8 +397,7 @@ def test_ctrl_c_shows_the_point_reached_as_interrupted_and_draws_the_plot(tmp_pa
         (  # a name near a column's, or a header with units, as fit says it
             "x,y\n1,2\n2,3\n",
             ["sum((a*X - y)**2)", "--a", "0"],
-            "missing value for input X: give --data a column X or pass --X VALUE; did you mean "
-            "x?",
+            "missing value for input X: give --data a column X or pass --X VALUE; did you mean x?",
         ),
         (
             "time (s),y\n1,2\n2,3\n",
