@@ -336,7 +336,7 @@ def table(
             f"{type(data).__name__}"
         )
     found = io.Columns((n, columns[n]) for n in columns if n in needed)
-    found.names = list(getattr(columns, "names", None) or columns)  # (for messages)
+    found.names = io.names_of(columns)  # (for messages)
     if columns is data and drop_nan is False:  # a missing value in memory said as a file's is
         io.refuse_missing(found, list(found), needed, option, predicting)
     return found

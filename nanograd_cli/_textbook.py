@@ -992,18 +992,12 @@ def _shared_sums(
     positive power, each with the least of those powers, by id."""
     if len(terms) < 2:
         return {}
-    shared: dict[int, tuple[Expr, float]] | None = None
-    for _, factors in terms:
-        powers = {
-            id(base): (base, p)
-            for base, p in factors
-            if base.kind == SUM and p > 0.0 and float(p).is_integer() and not _numbers_only(base)
-        }
-        if shared is None:
-            shared = powers
-        else:
-            shared = {i: (e, min(p, powers[i][1])) for i, (e, p) in shared.items() if i in powers}
-    return shared or {}
+    shared = _least_powers([factors for _, factors in terms])
+    return {
+        i: (base, p)
+        for i, (base, p) in shared.items()
+        if base.kind == SUM and float(p).is_integer() and not _numbers_only(base)
+    }
 
 
 def _powered(b: Builder, numerator: Expr, below: list[tuple[Expr, float]]) -> Expr | None:
@@ -1117,9 +1111,15 @@ def _factored(b: Builder, s: Expr, below: list[tuple[Expr, float]]) -> Expr | No
 def _shared_powers(s: Expr) -> dict[int, tuple[Expr, float]]:
     """The bases (by id) of which every term of the sum s has a positive power, each with
     the least of those powers."""
+    return _least_powers([_factors(t) for t in s.args])
+
+
+def _least_powers(terms: list[list[tuple[Expr, float]]]) -> dict[int, tuple[Expr, float]]:
+    """The bases (by id) of which each term's factors have a positive power, each with the
+    least of those powers."""
     shared: dict[int, tuple[Expr, float]] | None = None
-    for t in s.args:
-        powers = {id(base): (base, p) for base, p in _factors(t) if p > 0.0}
+    for factors in terms:
+        powers = {id(base): (base, p) for base, p in factors if p > 0.0}
         if shared is None:
             shared = powers
         else:

@@ -153,7 +153,7 @@ class Columns(dict):
     names: list[str]
 
 
-def names_of(columns: Mapping[str, Any]) -> list[str]:
+def names_of(columns: Iterable[Any]) -> list[str]:
     """Every column of a table's `columns` (Columns), also those of its file that were not
     read; of another mapping (a DataFrame), its keys."""
     return list(getattr(columns, "names", None) or columns)
